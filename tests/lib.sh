@@ -1,0 +1,34 @@
+# Shared helpers for shell suites (tests/t_*.sh). Source it; call `finish` last.
+set -u
+PASS=0 FAIL=0
+BEDTOP=${BEDTOP:-$BEDTOP_SRCDIR/build/bedtop}
+SHARED=${BEDTOP_SHARED:-$BEDTOP_SRCDIR/../shared}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/bedtop-test.XXXXXX")
+CLEANUP=()
+cleanup_all() {
+    local c
+    for c in "${CLEANUP[@]}"; do eval "$c" >/dev/null 2>&1; done
+    rm -rf "$TMP"
+}
+trap cleanup_all EXIT
+ok()     { echo "ok - $*"; PASS=$((PASS + 1)); }
+notok()  { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
+check()  { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
+# expect_eq NAME GOT WANT
+expect_eq() {
+    if [ "$2" == "$3" ]; then ok "$1"; else notok "$1: got '$2' want '$3'"; fi
+}
+# expect_rc NAME WANT cmd...
+expect_rc() {
+    local name=$1 want=$2; shift 2
+    "$@" >"$TMP/last.out" 2>"$TMP/last.err"
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then ok "$name"; else
+        notok "$name: exit $rc want $want"; sed 's/^/#   /' "$TMP/last.err" | head -5
+    fi
+}
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+finish() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }
