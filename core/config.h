@@ -1,0 +1,44 @@
+/* The INI configuration of DESIGN.md, parsed with inih; errors as file:line: why. */
+#ifndef BEDTOP_CONFIG_H
+#define BEDTOP_CONFIG_H
+#include "core/burndown.h"
+#include "core/model.h"
+
+struct bt_config {
+    char path[512];
+    char profile[64];
+    char region[32];
+    char endpoint_url[512];
+    char admission[512];     /* global admission URL */
+    char theme[64];
+    double interval;         /* seconds between polls */
+    double admission_gap;    /* seconds between the two scrapes of `check` */
+    double cw_lag;           /* seconds CloudWatch needs before a minute is complete */
+    struct bt_threshold warn, crit;
+    double daily_warn_pct, daily_crit_pct;
+    double oversize_factor;  /* OVERSIZED_MAX_TOKENS when max_tokens > factor x p99 */
+    double oversize_margin;  /* recommended max_tokens = p99 x (1 + margin) */
+    double retry_share;      /* RETRY_LOAD when retries / offered above this */
+    bool cache_read_reserved; /* count cache reads in the reservation (one AWS reading) */
+    int history_minutes;
+    struct bt_route *routes;
+    int nroutes;
+    struct bt_burndown burndown;
+};
+
+/* Defaults with no routes; burndown table loaded from the data dir. */
+void bt_config_defaults(struct bt_config *c);
+/* Loads path (NULL: $XDG_CONFIG_HOME/bedtop/config if it exists). On error
+ * writes "file:line: why" into err and returns false. */
+bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t errlen);
+/* Parses an INI text (for tests and the recording header). */
+bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
+                            size_t errlen);
+/* After routes are known: resolve burndown and inference per route. */
+void bt_config_finish(struct bt_config *c);
+int bt_config_add_route(struct bt_config *c, const char *name);
+int bt_config_find_route(const struct bt_config *c, const char *name);
+void bt_config_free(struct bt_config *c);
+bool bt_parse_threshold(const char *s, struct bt_threshold *t);
+void bt_route_defaults(struct bt_route *r);
+#endif

@@ -1,0 +1,164 @@
+/* The model every view reads: routes, per-route per-minute series of samples,
+ * collector status and events. One kind of record flows in: a sample
+ * (time, route, signal, value), plus a few events. Nothing here knows about
+ * curses or the network. */
+#ifndef BEDTOP_MODEL_H
+#define BEDTOP_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One source of truth for signals: id, name in recordings/JSON, the
+ * AWS/Bedrock metric and statistic, the AWS/BedrockMantle metric, source. */
+#define BT_SIGNALS(X)                                                                         \
+    X(INVOCATIONS, "invocations", "Invocations", "Sum", "Inferences", CLOUDWATCH)               \
+    X(INPUT_TOKENS, "input_tokens", "InputTokenCount", "Sum", "TotalInputTokens", CLOUDWATCH)   \
+    X(OUTPUT_TOKENS, "output_tokens", "OutputTokenCount", "Sum", "TotalOutputTokens", CLOUDWATCH) \
+    X(CACHE_READ, "cache_read_tokens", "CacheReadInputTokenCount", "Sum", NULL, CLOUDWATCH)     \
+    X(CACHE_WRITE, "cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH)  \
+    X(THROTTLES, "throttles", "InvocationThrottles", "Sum", NULL, CLOUDWATCH)                   \
+    X(CLIENT_ERRORS, "client_errors", "InvocationClientErrors", "Sum", "InferenceClientErrors", CLOUDWATCH) \
+    X(SERVER_ERRORS, "server_errors", "InvocationServerErrors", "Sum", NULL, CLOUDWATCH)        \
+    X(LATENCY_AVG, "latency_avg_ms", "InvocationLatency", "Average", NULL, CLOUDWATCH)          \
+    X(LATENCY_P50, "latency_p50_ms", "InvocationLatency", "p50", NULL, CLOUDWATCH)              \
+    X(LATENCY_P90, "latency_p90_ms", "InvocationLatency", "p90", NULL, CLOUDWATCH)              \
+    X(LATENCY_P99, "latency_p99_ms", "InvocationLatency", "p99", NULL, CLOUDWATCH)              \
+    X(TTFT_AVG, "ttft_avg_ms", "TimeToFirstToken", "Average", NULL, CLOUDWATCH)                 \
+    X(ESTIMATED_TPM, "estimated_tpm", "EstimatedTPMQuotaUsage", "Sum", NULL, CLOUDWATCH)        \
+    X(ADM_IN_FLIGHT, "adm_in_flight", "bedrock_admission_in_flight", NULL, NULL, ADMISSION)     \
+    X(ADM_CONC_LIMIT, "adm_concurrency_limit", "bedrock_admission_concurrency_limit", NULL, NULL, ADMISSION) \
+    X(ADM_QUEUE, "adm_queue_depth", "bedrock_admission_queue_depth", NULL, NULL, ADMISSION)     \
+    X(ADM_ADMITTED, "adm_admitted_pm", "bedrock_admission_admitted_total", NULL, NULL, ADMISSION) \
+    X(ADM_REJECTED, "adm_rejected_pm", "bedrock_admission_rejected_total", NULL, NULL, ADMISSION) \
+    X(ADM_RETRIES, "adm_retries_pm", "bedrock_admission_retries_total", NULL, NULL, ADMISSION)  \
+    X(ADM_THROTTLED, "adm_throttled_pm", "bedrock_admission_throttled_total", NULL, NULL, ADMISSION) \
+    X(ADM_COMPLETED, "adm_completed_pm", "bedrock_admission_completed_total", NULL, NULL, ADMISSION) \
+    X(ADM_RESERVED, "adm_reserved_tpm", "bedrock_admission_reserved_tokens_total", NULL, NULL, ADMISSION) \
+    X(ADM_SETTLED, "adm_settled_tpm", "bedrock_admission_settled_tokens_total", NULL, NULL, ADMISSION) \
+    X(ADM_MAX_TOKENS, "adm_max_tokens", "bedrock_admission_max_tokens", NULL, NULL, ADMISSION)  \
+    X(ADM_OUT_P50, "adm_output_p50", "bedrock_admission_output_tokens", "p50", NULL, ADMISSION) \
+    X(ADM_OUT_P99, "adm_output_p99", "bedrock_admission_output_tokens", "p99", NULL, ADMISSION)
+
+enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
+
+#define BT_SIG_ENUM(id, name, metric, stat, mantle, src) BT_SIG_##id,
+enum bt_signal { BT_SIGNALS(BT_SIG_ENUM) BT_SIG_COUNT };
+#undef BT_SIG_ENUM
+
+struct bt_signal_info {
+    const char *name;      /* stable name used in recordings and exports */
+    const char *metric;    /* CloudWatch AWS/Bedrock metric or admission counter */
+    const char *stat;      /* CloudWatch statistic (Sum, Average, p99) or histogram quantile */
+    const char *mantle;    /* AWS/BedrockMantle metric, or NULL */
+    enum bt_source source;
+};
+extern const struct bt_signal_info bt_signal_info[BT_SIG_COUNT];
+int bt_signal_by_name(const char *name); /* -1 if unknown */
+const char *bt_source_name(enum bt_source s);
+
+enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };
+enum bt_inference { BT_INF_ON_DEMAND, BT_INF_CROSS_REGION, BT_INF_GLOBAL };
+enum bt_priority { BT_PRIO_ONLINE, BT_PRIO_OFFLINE };
+enum bt_quota_source { BT_QS_UNKNOWN, BT_QS_SERVICE_QUOTAS, BT_QS_CONFIG, BT_QS_DEFAULT };
+const char *bt_endpoint_name(enum bt_endpoint e);
+const char *bt_inference_name(enum bt_inference i);
+const char *bt_quota_source_name(enum bt_quota_source s);
+/* Infers the inference route from a model/profile ID prefix (us., eu., global., ...). */
+enum bt_inference bt_inference_from_model(const char *model_id);
+
+/* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM. */
+enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM, BT_Q_COUNT };
+const char *bt_quota_kind_name(enum bt_quota_kind k);
+
+struct bt_quota {
+    double value; /* NAN when unknown */
+    enum bt_quota_source source;
+    char code[32];   /* Service Quotas code, e.g. L-F4DDD3EB */
+    char name[192];  /* quota name as Service Quotas spells it */
+};
+
+struct bt_route {
+    char name[64];
+    char model[192];
+    char region[32];
+    char profile[64];
+    char project[64];        /* mantle Project dimension (optional) */
+    enum bt_endpoint endpoint;
+    enum bt_inference inference;
+    enum bt_priority priority;
+    bool inference_set;
+    double max_tokens;       /* NAN when unknown */
+    double burndown;         /* resolved output multiplier */
+    const char *burndown_source; /* "config", "table", "default" */
+    char admission[512];     /* per-route admission URL (empty: global or none) */
+    char quota_code[32];
+    struct bt_quota quota[BT_Q_COUNT];
+    int line;                /* config line, for messages */
+};
+
+struct bt_threshold {
+    double value;
+    bool pct;                /* percent of quota, else absolute TPM */
+};
+
+/* A ring of per-minute values for one route and one signal; allocated on
+ * first sample so memory follows what is actually observed. */
+struct bt_series {
+    float *v;                /* NAN = no data */
+    int64_t base;            /* minute (epoch s) stored at slot (base/60) % cap */
+    int64_t newest;          /* newest minute present, 0 if none */
+};
+
+enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO };
+struct bt_event {
+    int64_t t;
+    enum bt_event_type type;
+    int route;               /* -1: all routes of the source */
+    enum bt_source source;
+    enum bt_quota_kind quota_kind; /* BT_EV_QUOTA */
+    double value;            /* BT_EV_QUOTA */
+    enum bt_quota_source quota_source;
+    char code[32];           /* quota code or error code */
+    char text[224];
+};
+
+struct bt_source_status {
+    int64_t last_ok;         /* last successful poll, 0 never */
+    int64_t last_error;      /* 0 none since last_ok */
+    int64_t newest_sample;   /* arrival time of the newest sample */
+    char error[224];
+};
+
+#define BT_EVENT_RING 512
+struct bt_store {
+    int nroutes;
+    int history;             /* minutes kept per series */
+    struct bt_series *series; /* nroutes * BT_SIG_COUNT */
+    struct bt_source_status *status; /* nroutes * BT_SRC_COUNT */
+    struct bt_event events[BT_EVENT_RING];
+    uint64_t nevents;        /* total ever added; ring index = n % BT_EVENT_RING */
+    uint64_t nsamples;       /* total ever added */
+    uint64_t generation;     /* bumps on every change (views redraw on change) */
+};
+
+struct bt_sample {
+    int64_t t;               /* minute start for CloudWatch, scrape time for admission */
+    int route;
+    enum bt_signal signal;
+    double value;
+};
+
+void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
+void bt_store_free(struct bt_store *s);
+void bt_store_clear(struct bt_store *s);
+void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival);
+/* Value at a minute, NAN when missing or outside the window. */
+double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);
+/* Newest minute <= limit holding a value (0 if none within the window). */
+int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit);
+void bt_store_event(struct bt_store *s, const struct bt_event *ev);
+const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i); /* i < nevents */
+struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src);
+const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
+                                                 enum bt_source src);
+#endif

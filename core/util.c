@@ -1,0 +1,332 @@
+#include "core/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void *bt_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fputs("bedtop: out of memory\n", stderr);
+        exit(3);
+    }
+    return p;
+}
+
+void *bt_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) {
+        fputs("bedtop: out of memory\n", stderr);
+        exit(3);
+    }
+    return p;
+}
+
+void *bt_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fputs("bedtop: out of memory\n", stderr);
+        exit(3);
+    }
+    return q;
+}
+
+char *bt_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = bt_xmalloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+size_t bt_strlcpy(char *dst, const char *src, size_t dstsize)
+{
+    size_t n = strlen(src);
+    if (dstsize) {
+        size_t c = n < dstsize - 1 ? n : dstsize - 1;
+        memcpy(dst, src, c);
+        dst[c] = '\0';
+    }
+    return n;
+}
+
+void bt_buf_reserve(struct bt_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->buf = bt_xrealloc(b->buf, cap);
+    b->cap = cap;
+}
+
+void bt_buf_add(struct bt_buf *b, const void *data, size_t n)
+{
+    bt_buf_reserve(b, n);
+    memcpy(b->buf + b->len, data, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+
+void bt_buf_puts(struct bt_buf *b, const char *s)
+{
+    bt_buf_add(b, s, strlen(s));
+}
+
+void bt_buf_putc(struct bt_buf *b, char c)
+{
+    bt_buf_add(b, &c, 1);
+}
+
+void bt_buf_vprintf(struct bt_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return;
+    bt_buf_reserve(b, (size_t)n);
+    vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void bt_buf_printf(struct bt_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bt_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void bt_buf_reset(struct bt_buf *b)
+{
+    b->len = 0;
+    if (b->buf)
+        b->buf[0] = '\0';
+}
+
+void bt_buf_free(struct bt_buf *b)
+{
+    free(b->buf);
+    b->buf = NULL;
+    b->len = b->cap = 0;
+}
+
+const char *bt_buf_str(struct bt_buf *b)
+{
+    return b->buf ? b->buf : "";
+}
+
+char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct bt_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > maxlen) {
+            fclose(f);
+            bt_buf_free(&b);
+            errno = EFBIG;
+            return NULL;
+        }
+        bt_buf_add(&b, chunk, n);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        bt_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (!b.buf)
+        bt_buf_reserve(&b, 0), b.buf[0] = '\0';
+    if (lenp)
+        *lenp = b.len;
+    return b.buf;
+}
+
+int64_t bt_minute_floor(int64_t t)
+{
+    int64_t m = t / 60;
+    if (t < 0 && t % 60)
+        m--;
+    return m * 60;
+}
+
+void bt_fmt_iso(int64_t t, char *out, size_t n)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void bt_fmt_hhmm(int64_t t, char *out, size_t n)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(out, n, "%H:%M", &tm);
+}
+
+/* Days from civil date (Howard Hinnant's algorithm): no timegm() needed. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+bool bt_parse_iso(const char *s, int64_t *out)
+{
+    int Y, M, D, h = 0, mi = 0, sec = 0, used = 0;
+    if (sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &used) != 3)
+        return false;
+    const char *p = s + used;
+    if (*p == 'T' || *p == ' ') {
+        int u2 = 0;
+        if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &u2) != 2)
+            return false;
+        p += 1 + u2;
+        if (*p == ':') {
+            int u3 = 0;
+            if (sscanf(p + 1, "%2d%n", &sec, &u3) != 1)
+                return false;
+            p += 1 + u3;
+            if (*p == '.') {
+                p++;
+                while (isdigit((unsigned char)*p))
+                    p++;
+            }
+        }
+    }
+    if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec > 60)
+        return false;
+    int64_t t = days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400 + h * 3600 + mi * 60 + sec;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh = 0, om = 0;
+        int sign = *p == '-' ? -1 : 1;
+        if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+            return false;
+        t -= sign * (oh * 3600 + om * 60);
+        p += strlen(p);
+    }
+    if (*p)
+        return false;
+    *out = t;
+    return true;
+}
+
+bool bt_parse_duration(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v < 0)
+        return false;
+    double mul = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm')
+        mul = 60, end++;
+    else if (*end == 'h')
+        mul = 3600, end++;
+    else if (*end == 'd')
+        mul = 86400, end++;
+    if (*end)
+        return false;
+    *out = v * mul;
+    return true;
+}
+
+void bt_fmt_si(double v, char *out, size_t n)
+{
+    if (isnan(v)) {
+        snprintf(out, n, "-");
+        return;
+    }
+    double a = fabs(v);
+    if (a >= 1e9)
+        snprintf(out, n, "%.1fG", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(out, n, "%.2fM", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(out, n, "%.0fk", v / 1e3);
+    else if (a >= 1e3)
+        snprintf(out, n, "%.1fk", v / 1e3);
+    else if (a == floor(a))
+        snprintf(out, n, "%.0f", v);
+    else
+        snprintf(out, n, "%.1f", v);
+}
+
+bool bt_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v))
+        return false;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool bt_parse_long(const char *s, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || errno || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+char *bt_trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+bool bt_streq_nocase(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
+void bt_err(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("bedtop: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}

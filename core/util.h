@@ -1,0 +1,58 @@
+/* Small helpers that make the rest read like prose: a growable string,
+ * checked allocation, bounded copies, time parsing and formatting. */
+#ifndef BEDTOP_UTIL_H
+#define BEDTOP_UTIL_H
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+void *bt_xmalloc(size_t n);
+void *bt_xcalloc(size_t n, size_t size);
+void *bt_xrealloc(void *p, size_t n);
+char *bt_xstrdup(const char *s);
+
+/* Copies at most dstsize-1 bytes and always terminates; returns strlen(src). */
+size_t bt_strlcpy(char *dst, const char *src, size_t dstsize);
+
+/* Growable string. len excludes the NUL; buf is always terminated once used. */
+struct bt_buf {
+    char *buf;
+    size_t len;
+    size_t cap;
+};
+void bt_buf_reserve(struct bt_buf *b, size_t extra);
+void bt_buf_add(struct bt_buf *b, const void *data, size_t n);
+void bt_buf_puts(struct bt_buf *b, const char *s);
+void bt_buf_putc(struct bt_buf *b, char c);
+void bt_buf_printf(struct bt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bt_buf_vprintf(struct bt_buf *b, const char *fmt, va_list ap);
+void bt_buf_reset(struct bt_buf *b);
+void bt_buf_free(struct bt_buf *b);
+const char *bt_buf_str(struct bt_buf *b); /* never NULL */
+
+/* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
+char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
+
+/* Time: epoch seconds, UTC. */
+int64_t bt_minute_floor(int64_t t);
+void bt_fmt_iso(int64_t t, char *out, size_t n);     /* 2026-11-29T10:00:00Z */
+void bt_fmt_hhmm(int64_t t, char *out, size_t n);    /* 10:00 */
+bool bt_parse_iso(const char *s, int64_t *out);      /* full ISO-8601 with Z or offset */
+/* "90", "90s", "5m", "3h", "2d" -> seconds */
+bool bt_parse_duration(const char *s, double *out);
+/* Human-friendly number: 1.2M, 350k, 12 */
+void bt_fmt_si(double v, char *out, size_t n);
+
+/* Strict number parsing: the whole string must be a finite number. */
+bool bt_parse_double(const char *s, double *out);
+bool bt_parse_long(const char *s, long min, long max, long *out);
+/* Trims leading/trailing blanks in place; returns s. */
+char *bt_trim(char *s);
+bool bt_streq_nocase(const char *a, const char *b);
+
+/* Writes "bedtop: " + message to stderr. */
+void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
