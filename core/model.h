@@ -161,4 +161,9 @@ const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i); 
 struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src);
 const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
                                                  enum bt_source src);
+
+
+/* Records an event and applies it: BT_EV_QUOTA sets a route's quota,
+ * BT_EV_ERROR/BT_EV_OK update the source status (route -1: every route). */
+void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
 #endif

@@ -1,0 +1,44 @@
+/* The collector interface: behaviour as data (htop's Meter habit). Each
+ * collector is a table entry; main's single loop calls tick() when it is due
+ * and never blocks on a collector. Collectors only produce samples and events
+ * into the store (bt_store_add / bt_model_event); views read the model. */
+#ifndef BEDTOP_COLLECTOR_H
+#define BEDTOP_COLLECTOR_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/model.h"
+
+struct bt_http; /* collectors/http.h */
+
+enum bt_run_mode {
+    BT_MODE_LIVE,   /* keep polling on the interval */
+    BT_MODE_ONCE,   /* `bedtop check`: one evaluation's worth of data, then idle */
+};
+
+struct bt_ctx {
+    struct bt_config *cfg;
+    struct bt_store *store;
+    struct bt_http *http;    /* shared multi handle; NULL for the demo */
+    enum bt_run_mode mode;
+    int verbose;             /* --verbose: print requests sent (never secrets) */
+    /* Command-line overrides (NULL/empty: none). */
+    const char *profile;
+    const char *region;
+    const char *endpoint_url;
+    const char *admission_url;
+};
+
+struct bt_collector_ops {
+    const char *name;                           /* "cloudwatch", "quotas", "admission", "demo" */
+    void *(*create)(struct bt_ctx *ctx);        /* NULL: nothing to collect (not configured) */
+    void (*tick)(void *self, int64_t now);      /* start what is due; must not block */
+    int64_t (*next_due)(void *self);            /* epoch s of the next tick wanted */
+    bool (*busy)(void *self);                   /* requests in flight or work still owed */
+    void (*destroy)(void *self);
+};
+
+/* Applies an event to the model: records it, updates route quotas (BT_EV_QUOTA)
+ * and source status (BT_EV_ERROR / BT_EV_OK). Declared here, defined in core. */
+#endif
