@@ -15,7 +15,7 @@ PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lncursesw -ltinfo -lcurl -lssl -lcrypto -lcjson)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
-WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-format-truncation
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) \
              -I. $(PKG_CFLAGS) $(INIH_CFLAGS) -DBEDTOP_VERSION='"$(VERSION)"' \

@@ -65,6 +65,7 @@ struct bt_eval {
     double in_flight, conc_limit, queue_depth;
     double admitted, rejected, retries, completed, adm_throttled, adm_settled;
     double out_p50, out_p99;
+    double offered_growth, accepted_growth; /* over 5 minutes, NAN unknown */
     double recommended_max_tokens, fits_more_recommended;
     double tokens_today, tpd;
     double rpm_quota;

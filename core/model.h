@@ -88,6 +88,7 @@ struct bt_route {
     enum bt_priority priority;
     bool inference_set;
     double max_tokens;       /* NAN when unknown */
+    double concurrency_limit; /* tested concurrency (NAN: unknown); gauge wins */
     double burndown;         /* resolved output multiplier */
     const char *burndown_source; /* "config", "table", "default" */
     char admission[512];     /* per-route admission URL (empty: global or none) */

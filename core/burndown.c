@@ -1,0 +1,144 @@
+#include "core/burndown.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+void bt_burndown_add(struct bt_burndown *b, const char *pattern, double factor)
+{
+    b->rules = bt_xrealloc(b->rules, (size_t)(b->n + 1) * sizeof *b->rules);
+    bt_strlcpy(b->rules[b->n].pattern, pattern, sizeof b->rules[b->n].pattern);
+    b->rules[b->n].factor = factor;
+    b->n++;
+}
+
+bool bt_burndown_parse(struct bt_burndown *b, const char *text, const char *name, char *err,
+                       size_t errlen)
+{
+    int lineno = 0;
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        lineno++;
+        if (n >= sizeof line) {
+            snprintf(err, errlen, "%s:%d: line too long", name, lineno);
+            return false;
+        }
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p += n + (nl ? 1 : 0);
+        char *s = bt_trim(line);
+        if (!*s || *s == '#' || *s == ';')
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s:%d: expected 'model-pattern = factor'", name, lineno);
+            return false;
+        }
+        *eq = '\0';
+        char *pat = bt_trim(s);
+        char *val = bt_trim(eq + 1);
+        char *semi = strpbrk(val, ";#");
+        if (semi)
+            *semi = '\0', val = bt_trim(val);
+        double f;
+        if (!*pat || !bt_parse_double(val, &f) || f < 1 || f > 1000) {
+            snprintf(err, errlen, "%s:%d: bad burndown factor '%s' (a number from 1 to 1000)",
+                     name, lineno, val);
+            return false;
+        }
+        bt_burndown_add(b, pat, f);
+    }
+    return true;
+}
+
+bool bt_burndown_load_file(struct bt_burndown *b, const char *path, char *err, size_t errlen)
+{
+    char *text = bt_read_file(path, 1 << 20, NULL);
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = bt_burndown_parse(b, text, path, err, errlen);
+    free(text);
+    return ok;
+}
+
+/* Where data files live: $BEDTOP_DATADIR, the install dir, then the source
+ * tree beside the binary (build/bedtop or ./bedtop). */
+static bool find_data(const char *file, char *out, size_t n)
+{
+    const char *env = getenv("BEDTOP_DATADIR");
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const char *cands[4] = {env, BEDTOP_DATADIR, NULL, NULL};
+    char d1[1100], d2[1100];
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(d1, sizeof d1, "%s/data", exe);
+        snprintf(d2, sizeof d2, "%s/../data", exe);
+        cands[2] = d1;
+        cands[3] = d2;
+    }
+    for (size_t i = 0; i < BT_ARRAY_LEN(cands); i++) {
+        if (!cands[i] || !*cands[i])
+            continue;
+        snprintf(out, n, "%s/%s", cands[i], file);
+        if (access(out, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen)
+{
+    char path[1200];
+    if (!find_data("burndown.conf", path, sizeof path)) {
+        snprintf(err, errlen, "burndown.conf not found (set BEDTOP_DATADIR)");
+        return false;
+    }
+    return bt_burndown_load_file(b, path, err, errlen);
+}
+
+static const char *strip_profile_prefix(const char *id)
+{
+    static const char *const pre[] = {"us.", "eu.", "apac.", "jp.", "au.", "global.",
+                                      "us-gov.", "ca."};
+    for (size_t i = 0; i < BT_ARRAY_LEN(pre); i++)
+        if (strncmp(id, pre[i], strlen(pre[i])) == 0)
+            return id + strlen(pre[i]);
+    return id;
+}
+
+double bt_burndown_lookup(const struct bt_burndown *b, const char *model_id, bool *matched)
+{
+    const char *id = strip_profile_prefix(model_id);
+    for (int i = b->n - 1; i >= 0; i--) {
+        if (fnmatch(b->rules[i].pattern, id, 0) == 0 ||
+            fnmatch(b->rules[i].pattern, model_id, 0) == 0) {
+            if (matched)
+                *matched = strcmp(b->rules[i].pattern, "*") != 0;
+            return b->rules[i].factor;
+        }
+    }
+    if (matched)
+        *matched = false;
+    return 1;
+}
+
+void bt_burndown_free(struct bt_burndown *b)
+{
+    free(b->rules);
+    b->rules = NULL;
+    b->n = 0;
+}

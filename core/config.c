@@ -1,0 +1,452 @@
+#include "core/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+
+void bt_route_defaults(struct bt_route *r)
+{
+    memset(r, 0, sizeof *r);
+    r->max_tokens = NAN;
+    r->concurrency_limit = NAN;
+    r->burndown = NAN;
+    r->burndown_source = "default";
+    for (int k = 0; k < BT_Q_COUNT; k++)
+        r->quota[k].value = NAN;
+}
+
+void bt_config_defaults(struct bt_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->interval = 60;
+    c->admission_gap = 5;
+    c->cw_lag = 120;
+    c->warn = (struct bt_threshold){20, true};
+    c->crit = (struct bt_threshold){5, true};
+    c->daily_warn_pct = 80;
+    c->daily_crit_pct = 95;
+    c->oversize_factor = 4;
+    c->oversize_margin = 0.25;
+    c->retry_share = 0.2;
+    c->history_minutes = 1440;
+    bt_strlcpy(c->theme, "default", sizeof c->theme);
+}
+
+static void ensure_burndown(struct bt_config *c);
+
+bool bt_parse_threshold(const char *s, struct bt_threshold *t)
+{
+    char buf[64];
+    bt_strlcpy(buf, s, sizeof buf);
+    char *v = bt_trim(buf);
+    size_t n = strlen(v);
+    bool pct = n > 0 && v[n - 1] == '%';
+    if (pct)
+        v[n - 1] = '\0';
+    double d;
+    if (!bt_parse_double(v, &d) || d < 0 || (pct && d > 100))
+        return false;
+    t->value = d;
+    t->pct = pct;
+    return true;
+}
+
+int bt_config_find_route(const struct bt_config *c, const char *name)
+{
+    for (int i = 0; i < c->nroutes; i++)
+        if (strcmp(c->routes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int bt_config_add_route(struct bt_config *c, const char *name)
+{
+    c->routes = bt_xrealloc(c->routes, (size_t)(c->nroutes + 1) * sizeof *c->routes);
+    struct bt_route *r = &c->routes[c->nroutes];
+    bt_route_defaults(r);
+    bt_strlcpy(r->name, name, sizeof r->name);
+    return c->nroutes++;
+}
+
+struct parse_ctx {
+    struct bt_config *c;
+    const char *text;
+    const char *name;
+    char err[384];
+    int errline_hint;
+};
+
+/* Sets a positive number, or records why not. */
+static bool num(struct parse_ctx *p, const char *key, const char *value, double min, double max,
+                double *out)
+{
+    double d;
+    if (!bt_parse_double(value, &d) || d < min || d > max) {
+        snprintf(p->err, sizeof p->err, "bad number for %s: '%s' (expected %g to %g)", key,
+                 value, min, max);
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static bool duration(struct parse_ctx *p, const char *key, const char *value, double min,
+                     double *out)
+{
+    double d;
+    if (!bt_parse_duration(value, &d) || d < min) {
+        snprintf(p->err, sizeof p->err, "bad duration for %s: '%s' (e.g. 60, 90s, 5m)", key,
+                 value);
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static bool set_str(struct parse_ctx *p, const char *key, const char *value, char *dst, size_t n)
+{
+    if (strlen(value) >= n) {
+        snprintf(p->err, sizeof p->err, "value of %s too long (at most %zu characters)", key,
+                 n - 1);
+        return false;
+    }
+    bt_strlcpy(dst, value, n);
+    return true;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (bt_streq_nocase(v, "true") || bt_streq_nocase(v, "yes") || strcmp(v, "1") == 0 ||
+        bt_streq_nocase(v, "on"))
+        return *out = true, true;
+    if (bt_streq_nocase(v, "false") || bt_streq_nocase(v, "no") || strcmp(v, "0") == 0 ||
+        bt_streq_nocase(v, "off"))
+        return *out = false, true;
+    return false;
+}
+
+static bool global_key(struct parse_ctx *p, const char *k, const char *v)
+{
+    struct bt_config *c = p->c;
+    if (!strcmp(k, "profile"))
+        return set_str(p, k, v, c->profile, sizeof c->profile);
+    if (!strcmp(k, "region"))
+        return set_str(p, k, v, c->region, sizeof c->region);
+    if (!strcmp(k, "endpoint_url"))
+        return set_str(p, k, v, c->endpoint_url, sizeof c->endpoint_url);
+    if (!strcmp(k, "admission"))
+        return set_str(p, k, v, c->admission, sizeof c->admission);
+    if (!strcmp(k, "theme"))
+        return set_str(p, k, v, c->theme, sizeof c->theme);
+    if (!strcmp(k, "interval"))
+        return duration(p, k, v, 1, &c->interval);
+    if (!strcmp(k, "admission_gap"))
+        return duration(p, k, v, 0.1, &c->admission_gap);
+    if (!strcmp(k, "cloudwatch_lag"))
+        return duration(p, k, v, 0, &c->cw_lag);
+    if (!strcmp(k, "history")) {
+        double d;
+        if (!duration(p, k, v, 600, &d))
+            return false;
+        if (d > 15 * 86400) {
+            snprintf(p->err, sizeof p->err, "history at most 15d (CloudWatch keeps 1-minute data 15 days)");
+            return false;
+        }
+        c->history_minutes = (int)(d / 60);
+        return true;
+    }
+    if (!strcmp(k, "warn_headroom") || !strcmp(k, "crit_headroom")) {
+        struct bt_threshold *t = k[0] == 'w' ? &c->warn : &c->crit;
+        if (!bt_parse_threshold(v, t)) {
+            snprintf(p->err, sizeof p->err, "bad %s '%s' (a percentage like 20%% or tokens per minute)", k, v);
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(k, "daily_warn"))
+        return num(p, k, v, 1, 100, &c->daily_warn_pct);
+    if (!strcmp(k, "daily_crit"))
+        return num(p, k, v, 1, 100, &c->daily_crit_pct);
+    if (!strcmp(k, "oversize_factor"))
+        return num(p, k, v, 1, 1000, &c->oversize_factor);
+    if (!strcmp(k, "oversize_margin"))
+        return num(p, k, v, 0, 10, &c->oversize_margin);
+    if (!strcmp(k, "retry_share"))
+        return num(p, k, v, 0.01, 1, &c->retry_share);
+    if (!strcmp(k, "cache_read_reserved")) {
+        if (!parse_bool(v, &c->cache_read_reserved)) {
+            snprintf(p->err, sizeof p->err, "bad boolean for %s: '%s' (true or false)", k, v);
+            return false;
+        }
+        return true;
+    }
+    snprintf(p->err, sizeof p->err, "unknown key '%s' in [bedtop]", k);
+    return false;
+}
+
+static bool quota_key(struct parse_ctx *p, struct bt_route *r, enum bt_quota_kind kind,
+                      const char *k, const char *v)
+{
+    double d;
+    if (!num(p, k, v, 1, 1e15, &d))
+        return false;
+    r->quota[kind].value = d;
+    r->quota[kind].source = BT_QS_CONFIG;
+    snprintf(r->quota[kind].name, sizeof r->quota[kind].name, "%s in config", k);
+    return true;
+}
+
+static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, const char *v)
+{
+    if (!strcmp(k, "model"))
+        return set_str(p, k, v, r->model, sizeof r->model);
+    if (!strcmp(k, "region"))
+        return set_str(p, k, v, r->region, sizeof r->region);
+    if (!strcmp(k, "profile"))
+        return set_str(p, k, v, r->profile, sizeof r->profile);
+    if (!strcmp(k, "project"))
+        return set_str(p, k, v, r->project, sizeof r->project);
+    if (!strcmp(k, "admission"))
+        return set_str(p, k, v, r->admission, sizeof r->admission);
+    if (!strcmp(k, "quota_code"))
+        return set_str(p, k, v, r->quota_code, sizeof r->quota_code);
+    if (!strcmp(k, "endpoint")) {
+        if (!strcmp(v, "runtime") || !strcmp(v, "bedrock-runtime"))
+            r->endpoint = BT_EP_RUNTIME;
+        else if (!strcmp(v, "mantle") || !strcmp(v, "bedrock-mantle"))
+            r->endpoint = BT_EP_MANTLE;
+        else
+            return snprintf(p->err, sizeof p->err, "bad endpoint '%s' (runtime or mantle)", v), false;
+        return true;
+    }
+    if (!strcmp(k, "inference")) {
+        if (!strcmp(v, "on-demand"))
+            r->inference = BT_INF_ON_DEMAND;
+        else if (!strcmp(v, "cross-region"))
+            r->inference = BT_INF_CROSS_REGION;
+        else if (!strcmp(v, "global"))
+            r->inference = BT_INF_GLOBAL;
+        else
+            return snprintf(p->err, sizeof p->err,
+                            "bad inference '%s' (on-demand, cross-region or global)", v), false;
+        r->inference_set = true;
+        return true;
+    }
+    if (!strcmp(k, "priority")) {
+        if (!strcmp(v, "online"))
+            r->priority = BT_PRIO_ONLINE;
+        else if (!strcmp(v, "offline"))
+            r->priority = BT_PRIO_OFFLINE;
+        else
+            return snprintf(p->err, sizeof p->err, "bad priority '%s' (online or offline)", v), false;
+        return true;
+    }
+    if (!strcmp(k, "max_tokens"))
+        return num(p, k, v, 1, 10000000, &r->max_tokens);
+    if (!strcmp(k, "concurrency_limit"))
+        return num(p, k, v, 1, 1000000, &r->concurrency_limit);
+    if (!strcmp(k, "burndown")) {
+        if (!num(p, k, v, 1, 1000, &r->burndown))
+            return false;
+        r->burndown_source = "config";
+        return true;
+    }
+    if (!strcmp(k, "quota_tpm"))
+        return quota_key(p, r, BT_Q_TPM, k, v);
+    if (!strcmp(k, "quota_rpm"))
+        return quota_key(p, r, BT_Q_RPM, k, v);
+    if (!strcmp(k, "quota_tpd"))
+        return quota_key(p, r, BT_Q_TPD, k, v);
+    if (!strcmp(k, "quota_input_tpm"))
+        return quota_key(p, r, BT_Q_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_output_tpm"))
+        return quota_key(p, r, BT_Q_OUTPUT_TPM, k, v);
+    snprintf(p->err, sizeof p->err, "unknown key '%s' in [route %s]", k, r->name);
+    return false;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse_ctx *p = user;
+    if (p->err[0])
+        return 1; /* report the first error only */
+    if (!strcmp(section, "bedtop"))
+        return global_key(p, name, value);
+    if (!strcmp(section, "burndown")) {
+        double f;
+        if (!num(p, name, value, 1, 1000, &f))
+            return 0;
+        bt_burndown_add(&p->c->burndown, name, f);
+        return 1;
+    }
+    if (!strncmp(section, "route ", 6)) {
+        const char *rn = section + 6;
+        while (*rn == ' ')
+            rn++;
+        if (!*rn || strlen(rn) >= sizeof p->c->routes[0].name) {
+            snprintf(p->err, sizeof p->err, "bad route name in [%s]", section);
+            return 0;
+        }
+        int i = bt_config_find_route(p->c, rn);
+        if (i < 0)
+            i = bt_config_add_route(p->c, rn);
+        return route_key(p, &p->c->routes[i], name, value);
+    }
+    snprintf(p->err, sizeof p->err,
+             "unknown section [%s] (expected [bedtop], [route NAME] or [burndown])", section);
+    return 0;
+}
+
+/* Line of "[route NAME]" in the text, for messages about a whole section. */
+static int section_line(const char *text, const char *route, int nth)
+{
+    int line = 1, seen = 0;
+    for (const char *p = text; *p;) {
+        const char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == '[') {
+            q++;
+            while (*q == ' ')
+                q++;
+            if (!strncmp(q, "route", 5)) {
+                q += 5;
+                while (*q == ' ')
+                    q++;
+                size_t n = strlen(route);
+                const char *e = q + n;
+                while (*e == ' ')
+                    e++;
+                if (!strncmp(q, route, n) && *e == ']' && seen++ == nth)
+                    return line;
+            }
+        }
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+        line++;
+    }
+    return 0;
+}
+
+static bool check_routes(struct parse_ctx *p, char *err, size_t errlen)
+{
+    for (int i = 0; i < p->c->nroutes; i++) {
+        struct bt_route *r = &p->c->routes[i];
+        r->line = section_line(p->text, r->name, 0);
+        if (section_line(p->text, r->name, 1)) {
+            snprintf(err, errlen, "%s:%d: route '%s' defined twice", p->name,
+                     section_line(p->text, r->name, 1), r->name);
+            return false;
+        }
+        if (!r->model[0]) {
+            snprintf(err, errlen, "%s:%d: route '%s' has no model (add model = <model or inference-profile ID>)",
+                     p->name, r->line, r->name);
+            return false;
+        }
+        if (r->endpoint == BT_EP_RUNTIME &&
+            (!isnan(r->quota[BT_Q_INPUT_TPM].value) || !isnan(r->quota[BT_Q_OUTPUT_TPM].value))) {
+            snprintf(err, errlen, "%s:%d: route '%s': quota_input_tpm/quota_output_tpm apply to endpoint = mantle only",
+                     p->name, r->line, r->name);
+            return false;
+        }
+    }
+    if (p->c->crit.pct == p->c->warn.pct && p->c->crit.value > p->c->warn.value) {
+        snprintf(err, errlen, "%s: crit_headroom (%g) must not exceed warn_headroom (%g)", p->name,
+                 p->c->crit.value, p->c->warn.value);
+        return false;
+    }
+    return true;
+}
+
+bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
+                            size_t errlen)
+{
+    struct parse_ctx p = {.c = c, .text = text, .name = name};
+    ensure_burndown(c);
+    int rc = ini_parse_string(text, handler, &p);
+    if (rc != 0 || p.err[0]) {
+        if (rc > 0)
+            snprintf(err, errlen, "%s:%d: %s", name, rc, p.err[0] ? p.err : "syntax error (expected key = value or [section])");
+        else
+            snprintf(err, errlen, "%s: %s", name, p.err[0] ? p.err : "cannot parse");
+        return false;
+    }
+    if (!check_routes(&p, err, errlen))
+        return false;
+    bt_config_finish(c);
+    return true;
+}
+
+bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t errlen)
+{
+    char def[1024];
+    bool optional = false;
+    if (!path) {
+        const char *xdg = getenv("XDG_CONFIG_HOME");
+        const char *home = getenv("HOME");
+        if (xdg && *xdg)
+            snprintf(def, sizeof def, "%s/bedtop/config", xdg);
+        else
+            snprintf(def, sizeof def, "%s/.config/bedtop/config", home ? home : ".");
+        path = def;
+        optional = true;
+    }
+    bt_strlcpy(c->path, path, sizeof c->path);
+    char *text = bt_read_file(path, 4 << 20, NULL);
+    if (!text) {
+        if (optional && errno == ENOENT) {
+            c->path[0] = '\0';
+            return true;
+        }
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = bt_config_parse_string(c, text, path, err, errlen);
+    free(text);
+    return ok;
+}
+
+/* The data file first, so that [burndown] lines of the config come later and win. */
+static void ensure_burndown(struct bt_config *c)
+{
+    if (!c->burndown.n) {
+        char e[256];
+        if (!bt_burndown_load_default(&c->burndown, e, sizeof e))
+            bt_burndown_add(&c->burndown, "*", 1); /* table missing: every model at 1 */
+    }
+}
+
+void bt_config_finish(struct bt_config *c)
+{
+    ensure_burndown(c);
+    for (int i = 0; i < c->nroutes; i++) {
+        struct bt_route *r = &c->routes[i];
+        if (!r->inference_set)
+            r->inference = bt_inference_from_model(r->model);
+        if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0) {
+            bool matched;
+            r->burndown = bt_burndown_lookup(&c->burndown, r->model, &matched);
+            r->burndown_source = matched ? "table" : "default";
+        }
+        if (r->endpoint == BT_EP_MANTLE)
+            r->burndown = 1; /* burndown does not apply to bedrock-mantle */
+        if (!r->region[0])
+            bt_strlcpy(r->region, c->region, sizeof r->region);
+    }
+}
+
+void bt_config_free(struct bt_config *c)
+{
+    free(c->routes);
+    c->routes = NULL;
+    c->nroutes = 0;
+    bt_burndown_free(&c->burndown);
+}

@@ -1,0 +1,247 @@
+#include "core/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#define BT_SIG_INFO(id, name, metric, stat, mantle, src) \
+    [BT_SIG_##id] = {name, metric, stat, mantle, BT_SRC_##src},
+const struct bt_signal_info bt_signal_info[BT_SIG_COUNT] = {BT_SIGNALS(BT_SIG_INFO)};
+#undef BT_SIG_INFO
+
+int bt_signal_by_name(const char *name)
+{
+    for (int i = 0; i < BT_SIG_COUNT; i++)
+        if (strcmp(bt_signal_info[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const char *bt_source_name(enum bt_source s)
+{
+    static const char *const names[] = {"cloudwatch", "quotas", "admission"};
+    return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "?";
+}
+
+const char *bt_endpoint_name(enum bt_endpoint e)
+{
+    return e == BT_EP_MANTLE ? "mantle" : "runtime";
+}
+
+const char *bt_inference_name(enum bt_inference i)
+{
+    static const char *const names[] = {"on-demand", "cross-region", "global"};
+    return (unsigned)i < BT_ARRAY_LEN(names) ? names[i] : "?";
+}
+
+const char *bt_quota_source_name(enum bt_quota_source s)
+{
+    static const char *const names[] = {"unknown", "service-quotas", "config", "default"};
+    return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "?";
+}
+
+const char *bt_quota_kind_name(enum bt_quota_kind k)
+{
+    static const char *const names[] = {"tpm", "rpm", "tpd", "input_tpm", "output_tpm"};
+    return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
+}
+
+enum bt_inference bt_inference_from_model(const char *id)
+{
+    static const char *const geo[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca."};
+    if (strncmp(id, "global.", 7) == 0)
+        return BT_INF_GLOBAL;
+    for (size_t i = 0; i < BT_ARRAY_LEN(geo); i++)
+        if (strncmp(id, geo[i], strlen(geo[i])) == 0)
+            return BT_INF_CROSS_REGION;
+    return BT_INF_ON_DEMAND;
+}
+
+void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
+{
+    memset(s, 0, sizeof *s);
+    s->nroutes = nroutes;
+    s->history = history_minutes > 2 ? history_minutes : 2;
+    s->series = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SIG_COUNT, sizeof *s->series);
+    s->status = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SRC_COUNT, sizeof *s->status);
+}
+
+void bt_store_clear(struct bt_store *s)
+{
+    for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
+        free(s->series[i].v);
+        s->series[i] = (struct bt_series){0};
+    }
+    memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
+    s->nevents = 0;
+    s->nsamples = 0;
+    s->generation++;
+}
+
+void bt_store_free(struct bt_store *s)
+{
+    if (!s->series)
+        return;
+    bt_store_clear(s);
+    free(s->series);
+    free(s->status);
+    s->series = NULL;
+    s->status = NULL;
+}
+
+static size_t slot(const struct bt_store *s, int64_t minute)
+{
+    int64_t m = minute / 60;
+    int64_t h = s->history;
+    return (size_t)(((m % h) + h) % h);
+}
+
+static struct bt_series *series_of(const struct bt_store *s, int route, enum bt_signal sig)
+{
+    if (route < 0 || route >= s->nroutes || (unsigned)sig >= BT_SIG_COUNT)
+        return NULL;
+    return &s->series[(size_t)route * BT_SIG_COUNT + sig];
+}
+
+void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival)
+{
+    struct bt_series *se = series_of(s, smp->route, smp->signal);
+    if (!se || isnan(smp->value))
+        return;
+    int64_t minute = bt_minute_floor(smp->t);
+    int64_t span = (int64_t)s->history * 60;
+    if (!se->v) {
+        se->v = bt_xmalloc((size_t)s->history * sizeof *se->v);
+        for (int i = 0; i < s->history; i++)
+            se->v[i] = NAN;
+        se->newest = minute;
+    }
+    if (minute <= se->newest - span)
+        return; /* older than the window */
+    if (minute > se->newest) {
+        /* clear the slots skipped over so stale values never reappear */
+        int64_t from = se->newest + 60;
+        if (minute - from >= span)
+            from = minute - span + 60;
+        for (int64_t m = from; m < minute; m += 60)
+            se->v[slot(s, m)] = NAN;
+        se->newest = minute;
+    }
+    se->v[slot(s, minute)] = (float)smp->value;
+    struct bt_source_status *st = bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
+    if (st && arrival > st->newest_sample)
+        st->newest_sample = arrival;
+    s->nsamples++;
+    s->generation++;
+}
+
+double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute)
+{
+    const struct bt_series *se = series_of(s, route, sig);
+    if (!se || !se->v)
+        return NAN;
+    minute = bt_minute_floor(minute);
+    if (minute > se->newest || minute <= se->newest - (int64_t)s->history * 60)
+        return NAN;
+    return se->v[slot(s, minute)];
+}
+
+int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit)
+{
+    const struct bt_series *se = series_of(s, route, sig);
+    if (!se || !se->v)
+        return 0;
+    int64_t m = bt_minute_floor(limit);
+    if (m > se->newest)
+        m = se->newest;
+    for (int64_t lo = se->newest - (int64_t)s->history * 60; m > lo; m -= 60)
+        if (!isnan(se->v[slot(s, m)]))
+            return m;
+    return 0;
+}
+
+struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src)
+{
+    if (route < 0 || route >= s->nroutes || (unsigned)src >= BT_SRC_COUNT)
+        return NULL;
+    return &s->status[(size_t)route * BT_SRC_COUNT + src];
+}
+
+const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
+                                                 enum bt_source src)
+{
+    return bt_store_status((struct bt_store *)s, route, src);
+}
+
+void bt_store_event(struct bt_store *s, const struct bt_event *ev)
+{
+    s->events[s->nevents % BT_EVENT_RING] = *ev;
+    s->nevents++;
+    s->generation++;
+}
+
+const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i)
+{
+    if (i >= s->nevents || s->nevents - i > BT_EVENT_RING)
+        return NULL;
+    return &s->events[i % BT_EVENT_RING];
+}
+
+/* Precedence of quota sources: config beats the account's applied value,
+ * which beats a published default. */
+static int quota_rank(enum bt_quota_source q)
+{
+    switch (q) {
+    case BT_QS_CONFIG: return 3;
+    case BT_QS_SERVICE_QUOTAS: return 2;
+    case BT_QS_DEFAULT: return 1;
+    default: return 0;
+    }
+}
+
+static void apply_status(struct bt_store *s, int route, const struct bt_event *ev)
+{
+    struct bt_source_status *st = bt_store_status(s, route, ev->source);
+    if (!st)
+        return;
+    if (ev->type == BT_EV_OK) {
+        st->last_ok = ev->t;
+        st->last_error = 0;
+        st->error[0] = '\0';
+    } else {
+        st->last_error = ev->t;
+        bt_strlcpy(st->error, ev->text, sizeof st->error);
+    }
+}
+
+void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
+{
+    bt_store_event(s, ev);
+    switch (ev->type) {
+    case BT_EV_QUOTA: {
+        if (ev->route < 0 || ev->route >= s->nroutes || (unsigned)ev->quota_kind >= BT_Q_COUNT)
+            break;
+        struct bt_quota *q = &routes[ev->route].quota[ev->quota_kind];
+        if (quota_rank(ev->quota_source) < quota_rank(q->source))
+            break;
+        q->value = ev->value;
+        q->source = ev->quota_source;
+        bt_strlcpy(q->code, ev->code, sizeof q->code);
+        bt_strlcpy(q->name, ev->text, sizeof q->name);
+        break;
+    }
+    case BT_EV_OK:
+    case BT_EV_ERROR:
+        if (ev->route >= 0) {
+            apply_status(s, ev->route, ev);
+        } else {
+            for (int r = 0; r < s->nroutes; r++)
+                apply_status(s, r, ev);
+        }
+        break;
+    default:
+        break;
+    }
+}
