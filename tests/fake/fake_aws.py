@@ -1,0 +1,836 @@
+#!/usr/bin/env python3
+"""fake_aws.py: a fake CloudWatch + Service Quotas endpoint for bedtop's tests.
+
+Listens on 127.0.0.1 only. Every request's SigV4 signature is verified with an
+implementation independent of bedtop's C signer (self-check: --selftest DIR runs the
+AWS signing suite in DIR, e.g. ../shared/testdata/sigv4/v4).
+
+Command line
+  --port N            0 (default): pick a free port; "PORT <n>" is printed on stdout
+  --log FILE          one JSON line per request (see "Log lines" below)
+  --scenario FILE     the data and the fault script (format below)
+  --access-key K      default AKIDEXAMPLE
+  --secret-key S      default wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY
+  --session-token T   when given, every request must carry X-Amz-Security-Token T
+  --now EPOCH         pins the server's notion of "now" for data (overrides scenario "now")
+  --selftest DIR      verify the signing suite in DIR and exit (0: all cases pass)
+
+Protocols served (POST /, dispatched on X-Amz-Target)
+  CloudWatch, JSON 1.0 (Content-Type application/x-amz-json-1.0, SigV4 service "monitoring"):
+    GraniteServiceVersion20100801.GetMetricData, GraniteServiceVersion20100801.ListMetrics
+  Service Quotas, JSON 1.1 (application/x-amz-json-1.1, service "servicequotas"):
+    ServiceQuotasV20190624.ListServiceQuotas, .ListAWSDefaultServiceQuotas, .GetServiceQuota
+  Errors are JSON {"__type": ..., "message"/"Message": ...} as the real services send them;
+  CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender.
+
+Scenario file (JSON; every key optional)
+  {
+    "now": 1764410400,             # server "now" for data (epoch s); default: wall clock
+    "clock_offset": 0,             # server clock = wall clock + offset (s): used for the
+                                   # signature age check (> 300 s off: InvalidSignatureException
+                                   # "Signature expired") and the Date response header
+    "series": [                    # per-minute metric data
+      {"namespace": "AWS/Bedrock", "metric": "InputTokenCount",
+       "dimensions": {"ModelId": "anthropic.claude-3"}, "stat": "Sum",
+       "values": [1, 2, null, 4],  # one per minute, oldest first; null = no datapoint
+       "end": 1764410280,          # minute of the last value; default: last complete minute
+                                   # (floor(now/60)*60 - 60)
+       "start": 1764410100},       # alternative to "end": minute of the first value
+      {"namespace": "AWS/Bedrock", "metric": "Invocations", "dimensions": {"ModelId": "m"},
+       "stat": "Sum", "generator": {"constant": 5}},            # every minute: 5
+      {"namespace": "AWS/Bedrock", "metric": "OutputTokenCount", "dimensions": {"ModelId": "m"},
+       "stat": "Sum", "generator": {"linear": {"start": 100, "step": 10}},
+       "start": 1764406800, "end": 1764410340}   # value(t) = 100 + 10*(t - start)/60
+    ],                             # generators default to start = end - 24 h
+    "metrics": [ {"Namespace":..., "MetricName":..., "Dimensions":[{"Name":..,"Value":..}]} ],
+                                   # ListMetrics answer; default: one per distinct series metric
+    "quotas": [ {"QuotaCode": "L-1", "QuotaName": "...", "Value": 2000000} ],  # applied values
+    "default_quotas": [ ... ],     # AWS defaults (ListAWSDefaultServiceQuotas); same shape.
+                                   # Missing fields are filled in: ServiceCode "bedrock",
+                                   # ServiceName, QuotaArn, Unit "None", Adjustable, GlobalQuota
+    "page_size": {"GetMetricData": 2, "ListMetrics": 500,
+                  "ListServiceQuotas": 3, "ListAWSDefaultServiceQuotas": [3, 0, 1]},
+                                   # results per page; a list gives successive page sizes (the
+                                   # last repeats), so short and even empty pages with a
+                                   # NextToken can be scripted. Service Quotas also honours
+                                   # MaxResults. GetMetricData counts MetricDataResults.
+    "datapoints_per_page": 0,      # GetMetricData: > 0 splits long series across pages
+                                   # (same Id again, StatusCode PartialData until the last)
+    "expired_tokens": ["OLD"],     # session tokens answered with ExpiredTokenException
+    "faults": [                    # applied by request count, before normal handling
+      {"op": "GetMetricData", "nth": 1, "count": 1, "action": "throttle"}
+    ]
+  }
+  Fault rule fields: "op" (operation name without prefix, or "*" for any request, counted
+  together), "nth" (1-based request number for that op; default 1), "count" (how many
+  consecutive requests from nth; default 1; 0 = every request from nth on), "action":
+    throttle        400 ThrottlingException (CloudWatch) / TooManyRequestsException (Quotas)
+    5xx             500 (or "status": 502/503/504) InternalServiceFault / ServiceException
+    delay           sleep "secs" (default 2) then answer normally
+    truncate        send the headers with the full Content-Length, then half the body, close
+    malformed       200 with a body that is not JSON
+    reset           close the connection without an answer (TCP RST)
+    expired_token   400 ExpiredTokenException
+    skew            403 InvalidSignatureException "Signature expired" (with a Date header)
+    hang            read the request, never answer (for "secs", default 3600)
+    error           "status" (default 400), "code", "message": any error answer
+
+Known behaviour of the real APIs that is reproduced
+  GetMetricData: at most 500 MetricDataQueries (else 400 ValidationError); only datapoints
+  with StartTime <= t < EndTime; Timestamps newest first (ScanBy TimestampDescending, the
+  default) or oldest first (TimestampAscending); Period > 60 aggregates the per-minute
+  values (Sum/SampleCount: sum, Average: mean, Maximum/Minimum, pNN: max) on period
+  boundaries; unknown metrics give empty Timestamps/Values with StatusCode Complete;
+  timestamps are epoch seconds (JSON 1.0). Bad NextToken: 400 InvalidNextToken /
+  InvalidPaginationTokenException.
+
+Log lines (--log): one JSON object per request, written after the answer:
+  {"n": <request number, all ops>, "op": "GetMetricData", "target": <X-Amz-Target>,
+   "service": <scope service>, "region": <scope region>, "sig_ok": true, "sig_error": "",
+   "token_ok": true|false|null (null: no token configured or sent), "attempt": <from
+   amz-sdk-request "attempt=N", else null>, "amz_date": "...", "body": <request JSON or null>,
+   "status": <code sent, 0 when none was>, "error": <error code sent or null>,
+   "fault": <fault action applied or null>, "user_agent": "..."}
+  Never a secret: no Authorization header, no signature, no token value.
+"""
+
+import argparse
+import base64
+import datetime
+import hashlib
+import hmac
+import json
+import os
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT_AK = "AKIDEXAMPLE"
+DEFAULT_SK = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+MAX_BODY = 16 * 1024 * 1024
+CW_PREFIX = "GraniteServiceVersion20100801."
+SQ_PREFIX = "ServiceQuotasV20190624."
+OPS = {
+    CW_PREFIX + "GetMetricData": ("monitoring", "GetMetricData"),
+    CW_PREFIX + "ListMetrics": ("monitoring", "ListMetrics"),
+    SQ_PREFIX + "ListServiceQuotas": ("servicequotas", "ListServiceQuotas"),
+    SQ_PREFIX + "ListAWSDefaultServiceQuotas": ("servicequotas", "ListAWSDefaultServiceQuotas"),
+    SQ_PREFIX + "GetServiceQuota": ("servicequotas", "GetServiceQuota"),
+}
+CONTENT_TYPES = {"monitoring": "application/x-amz-json-1.0",
+                 "servicequotas": "application/x-amz-json-1.1"}
+# CloudWatch is awsQueryCompatible: errors carry the query-protocol code in a header.
+CW_QUERY_CODES = {"ThrottlingException": "Throttling", "InternalServiceFault": "InternalServiceError",
+                  "InvalidNextToken": "InvalidNextToken", "ValidationError": "ValidationError"}
+
+
+# ---------------------------------------------------------------- SigV4 verification
+
+def _uri_encode(s, safe):
+    return urllib.parse.quote(s, safe=safe)
+
+
+def canonical_path(raw_path, normalize=True):
+    """Normalised, URI-encoded path (non-S3 rules: remove dot segments, merge slashes)."""
+    path = urllib.parse.unquote(raw_path)
+    if not normalize:
+        return _uri_encode(path, "/-_.~")
+    segs = []
+    for seg in path.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if segs:
+                segs.pop()
+            continue
+        segs.append(seg)
+    out = "/" + "/".join(_uri_encode(s, "-_.~") for s in segs)
+    if path.endswith("/") and len(out) > 1:
+        out += "/"
+    return out
+
+
+def canonical_query(raw_query):
+    pairs = []
+    if raw_query:
+        for part in raw_query.split("&"):
+            if part == "":
+                continue
+            k, _, v = part.partition("=")
+            k = urllib.parse.unquote(k)
+            v = urllib.parse.unquote(v)
+            pairs.append((_uri_encode(k, "-_.~"), _uri_encode(v, "-_.~")))
+    pairs.sort()
+    return "&".join(k + "=" + v for k, v in pairs)
+
+
+def _trim(v):
+    return re.sub(r"\s+", " ", v.strip())
+
+
+def parse_authorization(value):
+    if not value or not value.startswith("AWS4-HMAC-SHA256 "):
+        return None
+    fields = {}
+    for part in value[len("AWS4-HMAC-SHA256 "):].split(","):
+        k, _, v = part.strip().partition("=")
+        fields[k] = v
+    if not all(k in fields for k in ("Credential", "SignedHeaders", "Signature")):
+        return None
+    cred = fields["Credential"].split("/")
+    if len(cred) != 5 or cred[4] != "aws4_request":
+        return None
+    return {"access_key": cred[0], "date": cred[1], "region": cred[2], "service": cred[3],
+            "signed_headers": fields["SignedHeaders"].split(";"), "signature": fields["Signature"]}
+
+
+def signing_key(secret, date, region, service):
+    k = hmac.new(("AWS4" + secret).encode(), date.encode(), hashlib.sha256).digest()
+    for part in (region, service, "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    return k
+
+
+def verify_sigv4(method, raw_path, raw_query, headers, body, keys, now, normalize=True):
+    """headers: list of (name, value). keys: {access_key: secret}.
+    Returns (ok, error_code, message, auth_dict)."""
+    hmap = {}
+    for name, value in headers:
+        hmap.setdefault(name.lower(), []).append(value)
+    auth = parse_authorization((hmap.get("authorization") or [None])[0])
+    if auth is None:
+        return False, "IncompleteSignatureException", "Authorization header missing or malformed", None
+    if auth["access_key"] not in keys:
+        return False, "UnrecognizedClientException", "The security token included in the request is invalid.", auth
+    amz_date = (hmap.get("x-amz-date") or [None])[0]
+    if amz_date is None:
+        return False, "IncompleteSignatureException", "X-Amz-Date header missing", auth
+    if "host" not in auth["signed_headers"]:
+        return False, "IncompleteSignatureException", "host must be a signed header", auth
+    if "x-amz-date" not in auth["signed_headers"]:
+        return False, "IncompleteSignatureException", "x-amz-date must be a signed header", auth
+    try:
+        t = datetime.datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        return False, "IncompleteSignatureException", "X-Amz-Date is not yyyyMMddTHHmmssZ", auth
+    if auth["date"] != amz_date[:8]:
+        return False, "InvalidSignatureException", "Credential date does not match X-Amz-Date", auth
+    canon_headers = ""
+    for name in auth["signed_headers"]:
+        if name not in hmap:
+            return False, "InvalidSignatureException", "signed header %s not in request" % name, auth
+        canon_headers += name + ":" + ",".join(_trim(v) for v in hmap[name]) + "\n"
+    payload_hash = hashlib.sha256(body).hexdigest()
+    declared = (hmap.get("x-amz-content-sha256") or [None])[0]
+    if declared is not None and declared != "UNSIGNED-PAYLOAD":
+        if declared != payload_hash:
+            return False, "InvalidSignatureException", "x-amz-content-sha256 does not match the body", auth
+    creq = "\n".join([method, canonical_path(raw_path, normalize), canonical_query(raw_query), canon_headers,
+                      ";".join(auth["signed_headers"]), payload_hash])
+    scope = "/".join([auth["date"], auth["region"], auth["service"], "aws4_request"])
+    sts = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(creq.encode()).hexdigest()])
+    key = signing_key(keys[auth["access_key"]], auth["date"], auth["region"], auth["service"])
+    want = hmac.new(key, sts.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(want, auth["signature"]):
+        return False, "InvalidSignatureException", (
+            "The request signature we calculated does not match the signature you provided."), auth
+    if now is not None:
+        age = now - t.timestamp()
+        if abs(age) > 300:
+            return False, "InvalidSignatureException", "Signature expired: %s is now earlier than %s (%s - 5 min.)" % (
+                amz_date, fmt_amz(now - 300), fmt_amz(now)), auth
+    return True, None, None, auth
+
+
+def fmt_amz(t):
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def selftest(suite_dir):
+    """Checks the verifier against the AWS signing suite's signed requests (header form)."""
+    passed = failed = 0
+    for case in sorted(os.listdir(suite_dir)):
+        d = os.path.join(suite_dir, case)
+        f = os.path.join(d, "header-signed-request.txt")
+        if not os.path.isfile(f):
+            continue
+        with open(os.path.join(d, "context.json")) as cf:
+            ctx = json.load(cf)
+        with open(f, "rb") as rf:
+            raw = rf.read().decode("utf-8")
+        head, _, body = raw.partition("\n\n")
+        lines = head.split("\n")
+        method, _, rest = lines[0].partition(" ")
+        target = rest.rsplit(" ", 1)[0]
+        path, _, query = target.partition("?")
+        headers = []
+        for line in lines[1:]:
+            if line[:1] in (" ", "\t") and headers:
+                headers[-1] = (headers[-1][0], headers[-1][1] + "\n" + line)
+                continue
+            name, _, value = line.partition(":")
+            headers.append((name, value))
+        keys = {ctx["credentials"]["access_key_id"]: ctx["credentials"]["secret_access_key"]}
+        norm = ctx.get("normalize", True)
+        ok, code, msg, _ = verify_sigv4(method, path, query, headers, body.encode(), keys, None, norm)
+        # Flipping one byte of the body of a POST, or the date, must break the signature.
+        bad = [(n, v.replace("20150830T123600Z", "20150830T123601Z")) for n, v in headers]
+        bad_ok = verify_sigv4(method, path, query, bad, body.encode(), keys, None, norm)[0]
+        if ok and not bad_ok:
+            passed += 1
+            print("ok - selftest %s" % case)
+        else:
+            failed += 1
+            print("not ok - selftest %s: %s %s (tampered accepted: %s)" % (case, code, msg, bad_ok))
+    print("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+# ---------------------------------------------------------------- scenario data
+
+class ApiError(Exception):
+    def __init__(self, status, code, message):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def minute_floor(t):
+    return int(t) // 60 * 60
+
+
+class Scenario:
+    def __init__(self, data, now_override):
+        self.data = data
+        self.pinned_now = now_override if now_override is not None else data.get("now")
+        self.clock_offset = float(data.get("clock_offset", 0))
+        self.page_size = data.get("page_size", {})
+        self.dp_per_page = int(data.get("datapoints_per_page", 0))
+        self.expired_tokens = set(data.get("expired_tokens", []))
+        self.faults = data.get("faults", [])
+        self.series = {}
+        for s in data.get("series", []):
+            self.series[self.series_key(s["namespace"], s["metric"], s.get("dimensions", {}),
+                                        s.get("stat", "Sum"))] = s
+        self.quotas = [self.fill_quota(q, True) for q in data.get("quotas", [])]
+        self.default_quotas = [self.fill_quota(q, False) for q in data.get("default_quotas", [])]
+
+    def now(self):
+        return float(self.pinned_now) if self.pinned_now is not None else time.time()
+
+    def server_clock(self):
+        return time.time() + self.clock_offset
+
+    @staticmethod
+    def series_key(ns, metric, dims, stat):
+        return (ns, metric, tuple(sorted(dims.items())), stat)
+
+    @staticmethod
+    def fill_quota(q, applied):
+        q = dict(q)
+        code = q.setdefault("ServiceCode", "bedrock")
+        q.setdefault("ServiceName", "Amazon Bedrock")
+        acct = "123456789012" if applied else ""
+        q.setdefault("QuotaArn", "arn:aws:servicequotas:us-east-1:%s:%s/%s" % (acct, code, q.get("QuotaCode", "")))
+        q.setdefault("Unit", "None")
+        q.setdefault("Adjustable", True)
+        q.setdefault("GlobalQuota", False)
+        if applied:
+            q.setdefault("QuotaAppliedAtLevel", "ACCOUNT")
+        return q
+
+    def minute_values(self, s):
+        """{minute epoch: value} for one series."""
+        last_complete = minute_floor(self.now()) - 60
+        out = {}
+        if "values" in s:
+            vals = s["values"]
+            if "start" in s:
+                start = minute_floor(s["start"])
+            else:
+                start = minute_floor(s.get("end", last_complete)) - 60 * (len(vals) - 1)
+            for i, v in enumerate(vals):
+                if v is not None:
+                    out[start + 60 * i] = float(v)
+            return out
+        gen = s.get("generator", {})
+        end = minute_floor(s.get("end", last_complete))
+        start = minute_floor(s.get("start", end - 86400 + 60))
+        for t in range(start, end + 1, 60):
+            i = (t - start) // 60
+            if "constant" in gen:
+                out[t] = float(gen["constant"])
+            elif "linear" in gen:
+                out[t] = float(gen["linear"].get("start", 0)) + float(gen["linear"].get("step", 0)) * i
+        return out
+
+    def sizes(self, op):
+        ps = self.page_size.get(op)
+        if ps is None:
+            return [500 if op in ("ListMetrics", "GetMetricData") else 100]
+        return ps if isinstance(ps, list) else [ps]
+
+
+def encode_token(offset, page):
+    return base64.b64encode(json.dumps([offset, page]).encode()).decode()
+
+
+def decode_token(tok, bad_code):
+    try:
+        offset, page = json.loads(base64.b64decode(tok.encode(), validate=True))
+        return int(offset), int(page)
+    except Exception:
+        raise ApiError(400, bad_code, "Invalid NextToken")
+
+
+def paginate(items, sizes, token, bad_code, max_results=None):
+    offset, page = (0, 0) if not token else decode_token(token, bad_code)
+    if offset < 0 or offset > len(items):
+        raise ApiError(400, bad_code, "Invalid NextToken")
+    n = sizes[min(page, len(sizes) - 1)]
+    if max_results is not None:
+        n = min(n, max_results)
+    chunk = items[offset:offset + n]
+    nxt = offset + len(chunk)
+    # A scripted empty page keeps a token so clients must follow it.
+    if nxt < len(items):
+        return chunk, encode_token(nxt, page + 1)
+    return chunk, None
+
+
+def parse_time(v, what):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return datetime.datetime.fromisoformat(v.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    raise ApiError(400, "ValidationError", "%s is not a timestamp" % what)
+
+
+def aggregate(vals, stat):
+    if stat in ("Sum", "SampleCount"):
+        return sum(vals)
+    if stat == "Average":
+        return sum(vals) / len(vals)
+    if stat == "Minimum":
+        return min(vals)
+    return max(vals)
+
+
+def op_get_metric_data(sc, req):
+    queries = req.get("MetricDataQueries")
+    if not isinstance(queries, list) or not queries:
+        raise ApiError(400, "ValidationError", "MetricDataQueries is required")
+    if len(queries) > 500:
+        raise ApiError(400, "ValidationError",
+                       "The collection MetricDataQueries must not have a size greater than 500.")
+    if "StartTime" not in req or "EndTime" not in req:
+        raise ApiError(400, "ValidationError", "StartTime and EndTime are required")
+    start = parse_time(req["StartTime"], "StartTime")
+    end = parse_time(req["EndTime"], "EndTime")
+    if end <= start:
+        raise ApiError(400, "ValidationError", "The parameter StartTime must be less than the parameter EndTime.")
+    ascending = req.get("ScanBy", "TimestampDescending") == "TimestampAscending"
+    chunks = []   # one entry per (Id, page part)
+    ids = set()
+    for q in queries:
+        qid = q.get("Id")
+        if not isinstance(qid, str) or not re.match(r"^[a-z][a-zA-Z0-9_]*$", qid) or qid in ids:
+            raise ApiError(400, "ValidationError", "Invalid or duplicate Id: %r" % (qid,))
+        ids.add(qid)
+        if q.get("ReturnData") is False:
+            continue
+        ms = q.get("MetricStat")
+        if ms is None:
+            chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+                           "StatusCode": "InternalError",
+                           "Messages": [{"Code": "Unsupported", "Value": "metric math is not faked"}]})
+            continue
+        m = ms.get("Metric", {})
+        period = int(ms.get("Period", 60))
+        if period <= 0 or period % 60:
+            raise ApiError(400, "ValidationError", "Period must be a multiple of 60")
+        dims = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
+        key = Scenario.series_key(m.get("Namespace"), m.get("MetricName"), dims, ms.get("Stat"))
+        s = sc.series.get(key)
+        buckets = {}
+        if s is not None:
+            for t, v in sc.minute_values(s).items():
+                if start <= t < end:
+                    buckets.setdefault(t // period * period, []).append(v)
+        ts = sorted(buckets, reverse=not ascending)
+        points = [(t, aggregate(buckets[t], ms.get("Stat"))) for t in ts]
+        label = q.get("Label", m.get("MetricName"))
+        per = sc.dp_per_page if sc.dp_per_page > 0 else max(len(points), 1)
+        parts = [points[i:i + per] for i in range(0, len(points), per)] or [[]]
+        for i, part in enumerate(parts):
+            chunks.append({"Id": qid, "Label": label,
+                           "Timestamps": [float(t) for t, _ in part],
+                           "Values": [v for _, v in part],
+                           "StatusCode": "PartialData" if i < len(parts) - 1 else "Complete",
+                           "Messages": []})
+    page, nxt = paginate(chunks, sc.sizes("GetMetricData"), req.get("NextToken"), "InvalidNextToken")
+    out = {"MetricDataResults": page, "Messages": []}
+    if nxt:
+        out["NextToken"] = nxt
+    return out
+
+
+def op_list_metrics(sc, req):
+    metrics = sc.data.get("metrics")
+    if metrics is None:
+        metrics, seen = [], set()
+        for (ns, name, dims, _stat) in sc.series:
+            if (ns, name, dims) in seen:
+                continue
+            seen.add((ns, name, dims))
+            metrics.append({"Namespace": ns, "MetricName": name,
+                            "Dimensions": [{"Name": k, "Value": v} for k, v in dims]})
+    out = []
+    for m in metrics:
+        if req.get("Namespace") and m.get("Namespace") != req["Namespace"]:
+            continue
+        if req.get("MetricName") and m.get("MetricName") != req["MetricName"]:
+            continue
+        have = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
+        good = True
+        for f in req.get("Dimensions", []):
+            if f["Name"] not in have or ("Value" in f and have[f["Name"]] != f["Value"]):
+                good = False
+        if good:
+            out.append(m)
+    page, nxt = paginate(out, sc.sizes("ListMetrics"), req.get("NextToken"), "InvalidNextToken")
+    res = {"Metrics": page}
+    if nxt:
+        res["NextToken"] = nxt
+    return res
+
+
+def _service_code(req):
+    code = req.get("ServiceCode")
+    if not isinstance(code, str) or not re.match(r"^[a-zA-Z][a-zA-Z0-9-]{1,63}$", code):
+        raise ApiError(400, "IllegalArgumentException", "ServiceCode is required")
+    return code
+
+
+def _max_results(req):
+    mr = req.get("MaxResults")
+    if mr is None:
+        return None
+    if not isinstance(mr, int) or not 1 <= mr <= 100:
+        raise ApiError(400, "IllegalArgumentException", "MaxResults must be between 1 and 100")
+    return mr
+
+
+def op_list_quotas(sc, req, op):
+    code = _service_code(req)
+    src = sc.quotas if op == "ListServiceQuotas" else sc.default_quotas
+    items = [q for q in src if q["ServiceCode"] == code and
+             (op != "ListServiceQuotas" or not req.get("QuotaCode") or q["QuotaCode"] == req["QuotaCode"])]
+    page, nxt = paginate(items, sc.sizes(op), req.get("NextToken"), "InvalidPaginationTokenException",
+                         _max_results(req))
+    res = {"Quotas": page}
+    if nxt:
+        res["NextToken"] = nxt
+    return res
+
+
+def op_get_quota(sc, req):
+    code = _service_code(req)
+    qc = req.get("QuotaCode")
+    for src in (sc.quotas, sc.default_quotas):
+        for q in src:
+            if q["ServiceCode"] == code and q["QuotaCode"] == qc:
+                return {"Quota": q}
+    raise ApiError(400, "NoSuchResourceException", "The request failed because the specified quota does not exist.")
+
+
+# ---------------------------------------------------------------- HTTP server
+
+class State:
+    def __init__(self, args, scenario):
+        self.args = args
+        self.sc = scenario
+        self.keys = {args.access_key: args.secret_key}
+        self.lock = threading.Lock()
+        self.counts = {}
+        self.total = 0
+        self.log = open(args.log, "a", buffering=1) if args.log else None
+
+    def count(self, op):
+        with self.lock:
+            self.total += 1
+            self.counts[op] = self.counts.get(op, 0) + 1
+            return self.total, self.counts[op]
+
+    def fault_for(self, op, n_op, n_all):
+        for rule in self.sc.faults:
+            rop = rule.get("op", "*")
+            if rop not in ("*", op):
+                continue
+            n = n_all if rop == "*" else n_op
+            first = int(rule.get("nth", 1))
+            cnt = int(rule.get("count", 1))
+            if n >= first and (cnt == 0 or n < first + cnt):
+                return rule
+        return None
+
+    def write_log(self, entry):
+        if self.log:
+            with self.lock:
+                self.log.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake_aws/1"
+    sys_version = ""
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def date_time_string(self, timestamp=None):
+        st = self.server.state
+        return super().date_time_string(st.sc.server_clock() if timestamp is None else timestamp)
+
+    def do_GET(self):
+        self.handle_any()
+
+    def do_PUT(self):
+        self.handle_any()
+
+    def do_POST(self):
+        self.handle_any()
+
+    def handle_any(self):
+        st = self.server.state
+        sc = st.sc
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            self.send_json(413, {"__type": "RequestEntityTooLarge", "message": "body too large"}, None)
+            return
+        body = self.rfile.read(length) if length else b""
+        target = self.headers.get("X-Amz-Target", "")
+        service, op = OPS.get(target, (None, target.rpartition(".")[2] or "?"))
+        n_all, n_op = st.count(op)
+        entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
+                 "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),
+                 "body": None, "status": 0, "error": None, "fault": None,
+                 "user_agent": self.headers.get("User-Agent")}
+        m = re.search(r"attempt=(\d+)", self.headers.get("amz-sdk-request", ""))
+        if m:
+            entry["attempt"] = int(m.group(1))
+        try:
+            entry["body"] = json.loads(body) if body else None
+        except ValueError:
+            entry["body"] = None
+        self._entry = entry
+        try:
+            self.process(st, sc, entry, body, service, op, n_op, n_all)
+        finally:
+            self.flush_log()
+
+    def flush_log(self):
+        """Logs the request once, before any answer byte leaves, so a client that
+        has its answer always finds the line in the log."""
+        entry = getattr(self, "_entry", None)
+        if entry is not None:
+            self._entry = None
+            self.server.state.write_log(entry)
+
+    def process(self, st, sc, entry, body, service, op, n_op, n_all):
+        path, _, query = self.path.partition("?")
+        ok, code, msg, auth = verify_sigv4(self.command, path, query, list(self.headers.items()), body,
+                                           st.keys, sc.server_clock())
+        entry["sig_ok"] = ok
+        entry["sig_error"] = code or ""
+        if auth:
+            entry["service"], entry["region"] = auth["service"], auth["region"]
+        token = self.headers.get("X-Amz-Security-Token")
+        if token is not None or st.args.session_token is not None:
+            entry["token_ok"] = token is not None and token == st.args.session_token
+        rule = st.fault_for(op, n_op, n_all)
+        if rule is not None:
+            entry["fault"] = rule.get("action")
+            if self.apply_fault(rule, entry, service):
+                return
+        if not ok:
+            return self.send_error_json(entry, service, 403, code, msg)
+        if token is not None and token in sc.expired_tokens:
+            return self.send_error_json(entry, service, 400, "ExpiredTokenException",
+                                        "The security token included in the request is expired")
+        if st.args.session_token is not None and not entry["token_ok"]:
+            return self.send_error_json(entry, service, 403, "UnrecognizedClientException",
+                                        "The security token included in the request is invalid.")
+        if token is not None and "x-amz-security-token" not in auth["signed_headers"]:
+            return self.send_error_json(entry, service, 403, "IncompleteSignatureException",
+                                        "x-amz-security-token must be signed")
+        if service is None:
+            return self.send_error_json(entry, service, 400, "UnknownOperationException",
+                                        "unknown X-Amz-Target %r" % (self.headers.get("X-Amz-Target"),))
+        if auth["service"] != service:
+            return self.send_error_json(entry, service, 403, "InvalidSignatureException",
+                                        "Credential should be scoped to correct service: '%s'." % service)
+        if self.command != "POST" or self.headers.get("Content-Type", "") != CONTENT_TYPES[service]:
+            return self.send_error_json(entry, service, 400, "UnknownOperationException",
+                                        "expected POST with Content-Type %s" % CONTENT_TYPES[service])
+        try:
+            req = json.loads(body or b"{}")
+            if not isinstance(req, dict):
+                raise ValueError
+        except ValueError:
+            return self.send_error_json(entry, service, 400, "SerializationException", "body is not a JSON object")
+        try:
+            if op == "GetMetricData":
+                res = op_get_metric_data(sc, req)
+            elif op == "ListMetrics":
+                res = op_list_metrics(sc, req)
+            elif op in ("ListServiceQuotas", "ListAWSDefaultServiceQuotas"):
+                res = op_list_quotas(sc, req, op)
+            else:
+                res = op_get_quota(sc, req)
+        except ApiError as e:
+            return self.send_error_json(entry, service, e.status, e.code, e.message)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            return self.send_error_json(entry, service, 400, "ValidationError", "bad request: %s" % e)
+        entry["status"] = 200
+        self.send_json(200, res, service)
+
+    def apply_fault(self, rule, entry, service):
+        """Returns True when the fault answered (or dropped) the request."""
+        action = rule.get("action")
+        if action == "delay":
+            time.sleep(float(rule.get("secs", 2)))
+            return False
+        if action == "throttle":
+            if service == "servicequotas":
+                self.send_error_json(entry, service, 400, "TooManyRequestsException", "Rate exceeded")
+            else:
+                self.send_error_json(entry, service, 400, "ThrottlingException", "Rate exceeded")
+            return True
+        if action == "5xx":
+            code = "ServiceException" if service == "servicequotas" else "InternalServiceFault"
+            self.send_error_json(entry, service, int(rule.get("status", 500)), code, "Internal failure")
+            return True
+        if action == "expired_token":
+            self.send_error_json(entry, service, 400, "ExpiredTokenException",
+                                 "The security token included in the request is expired")
+            return True
+        if action == "skew":
+            now = self.server.state.sc.server_clock()
+            self.send_error_json(entry, service, 403, "InvalidSignatureException",
+                                 "Signature expired: %s is now earlier than %s (%s - 5 min.)" % (
+                                     entry.get("amz_date"), fmt_amz(now - 300), fmt_amz(now)))
+            return True
+        if action == "error":
+            self.send_error_json(entry, service, int(rule.get("status", 400)), rule.get("code", "ValidationError"),
+                                 rule.get("message", "scripted error"))
+            return True
+        if action == "malformed":
+            entry["status"] = 200
+            self.send_raw(200, b'{"MetricDataResults": [{"Id": "q1", "Timestamps": [1.7E9,', service)
+            return True
+        if action == "truncate":
+            data = json.dumps({"MetricDataResults": [], "Messages": [], "Padding": "x" * 200}).encode()
+            entry["status"] = 200
+            self.flush_log()
+            self.send_response(200)
+            self.send_header("Content-Type", CONTENT_TYPES.get(service, "application/json"))
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return True
+        if action == "reset":
+            self.flush_log()
+            self.close_connection = True
+            try:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except OSError:
+                pass
+            self.connection.close()
+            return True
+        if action == "hang":
+            self.flush_log()
+            time.sleep(float(rule.get("secs", 3600)))
+            self.close_connection = True
+            return True
+        return False
+
+    def send_error_json(self, entry, service, status, code, message):
+        entry["status"] = status
+        entry["error"] = code
+        key = "Message" if service == "servicequotas" else "message"
+        typ = code
+        if service == "monitoring" and code in CW_QUERY_CODES:
+            typ = "com.amazonaws.cloudwatch#" + code
+        payload = {"__type": typ, key: message}
+        extra = []
+        if service == "monitoring":
+            sender = "Receiver" if status >= 500 else "Sender"
+            extra.append(("x-amzn-query-error", "%s;%s" % (CW_QUERY_CODES.get(code, code), sender)))
+        self.send_json(status, payload, service, extra)
+
+    def send_json(self, status, obj, service, extra=()):
+        self.send_raw(status, json.dumps(obj).encode(), service, extra)
+
+    def send_raw(self, status, data, service, extra=()):
+        entry = getattr(self, "_entry", None)
+        if entry is not None:
+            entry["status"] = status
+        self.flush_log()
+        self.send_response(status)
+        self.send_header("x-amzn-RequestId", "11111111-2222-3333-4444-%012d" % self.server.state.total)
+        self.send_header("Content-Type", CONTENT_TYPES.get(service, "application/x-amz-json-1.0"))
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    ap = argparse.ArgumentParser(description="fake CloudWatch + Service Quotas endpoint (tests only)")
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--log")
+    ap.add_argument("--scenario")
+    ap.add_argument("--access-key", default=DEFAULT_AK)
+    ap.add_argument("--secret-key", default=DEFAULT_SK)
+    ap.add_argument("--session-token")
+    ap.add_argument("--now", type=float)
+    ap.add_argument("--selftest")
+    args = ap.parse_args()
+    if args.selftest:
+        return selftest(args.selftest)
+    data = {}
+    if args.scenario:
+        try:
+            with open(args.scenario) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            print("fake_aws: scenario %s: %s" % (args.scenario, e), file=sys.stderr)
+            return 2
+    srv = Server(("127.0.0.1", args.port), Handler)
+    srv.state = State(args, Scenario(data, args.now))
+    print("PORT %d" % srv.server_address[1], flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
