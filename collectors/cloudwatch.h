@@ -1,0 +1,98 @@
+/* CloudWatch collector: GetMetricData (JSON 1.0) for every CloudWatch signal
+ * of every route, grouped by (profile, Region) and batched 500 queries per
+ * request; ListMetrics to learn the cache-metric spelling and, with no routes
+ * configured, to discover routes. The pure parts (request building, response
+ * parsing, the settled-minute window) are exposed for tests. */
+#ifndef BEDTOP_CLOUDWATCH_H
+#define BEDTOP_CLOUDWATCH_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/collector.h"
+#include "core/util.h"
+
+extern const struct bt_collector_ops bt_cloudwatch_collector;
+
+#define BT_CW_MAX_QUERIES 500   /* GetMetricData limit per request */
+#define BT_CW_PERIOD 60
+
+/* One MetricDataQuery: which route and signal, and what CloudWatch calls it. */
+struct bt_cw_query {
+    int route;
+    enum bt_signal signal;
+    const char *ns;          /* AWS/Bedrock or AWS/BedrockMantle */
+    const char *metric;
+    const char *stat;
+};
+
+/* The metric spellings a route's account publishes for the two cache metrics
+ * (ListMetrics); NULL members mean the signal table's spelling. */
+struct bt_cw_spelling {
+    const char *cache_read;
+    const char *cache_write;
+};
+
+/* Appends route ri's queries to out (at most max); returns how many. */
+int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
+                                const struct bt_cw_spelling *sp, struct bt_cw_query *out,
+                                int max);
+/* Query Id "r<route>_s<signal>", valid for ^[a-z][a-zA-Z0-9_]*$. */
+void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n);
+bool bt_cloudwatch_parse_id(const char *id, int *route, int *sig);
+/* Requests needed for n queries: ceil(n / 500). */
+int bt_cloudwatch_nrequests(int nqueries);
+/* GetMetricData body for queries q[0..nq) over [start, end), with an optional NextToken. */
+void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *routes,
+                                const struct bt_cw_query *q, int nq, int64_t start,
+                                int64_t end, const char *next_token);
+
+/* What a GetMetricData page delivers, by callback. */
+struct bt_cw_sink {
+    void (*sample)(void *arg, const char *id, int64_t t, double v);
+    /* a result whose StatusCode is not Complete (PartialData, InternalError, Forbidden) */
+    void (*status)(void *arg, const char *id, const char *code, const char *detail);
+    void (*message)(void *arg, const char *code, const char *value); /* top-level Messages */
+    void *arg;
+};
+/* Parses one page; *next_token gets a malloc'd NextToken or NULL. On a
+ * malformed body returns false with err set (nothing half-delivered is lost:
+ * samples already delivered stay valid minutes). */
+bool bt_cloudwatch_parse_page(const char *body, size_t len, const struct bt_cw_sink *sink,
+                              char **next_token, char *err, size_t errlen);
+
+/* ListMetrics: body for AWS/Bedrock metrics with a ModelId dimension. */
+void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token);
+/* Calls fn(arg, metric, model_id) for every metric carrying a ModelId dimension. */
+bool bt_cloudwatch_parse_list(const char *body, size_t len,
+                              void (*fn)(void *arg, const char *metric, const char *model_id),
+                              void *arg, char **next_token, char *err, size_t errlen);
+
+/* Settled minutes: minute m is complete once now >= m + 60 + lag + 60. */
+int64_t bt_cloudwatch_newest_settled(int64_t now, double lag);
+/* EndTime of a poll at now: the current (partial) minute is excluded. */
+int64_t bt_cloudwatch_end(int64_t now);
+/* After a successful poll over [.., end) at now: the newest settled minute
+ * fetched (never moves back). */
+int64_t bt_cloudwatch_settle(int64_t now, double lag, int64_t end, int64_t prev);
+/* StartTime for a route: the minute after the newest settled minute fetched
+ * (settled_through, 0: never), else the backfill start. */
+int64_t bt_cloudwatch_route_start(int64_t now, int64_t settled_through, int backfill_minutes);
+/* Backfill on the first poll: live mode at least 3 hours, check mode at least
+ * 10 minutes, and in both since UTC midnight (the daily-token total), capped
+ * at the store's history. */
+int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int history_minutes);
+/* Short route name from a model ID: us.anthropic.claude-sonnet-4-5-20250929-v1:0
+ * -> us.claude-sonnet-4-5. */
+void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n);
+
+/* GetMetricData is billed per metric requested: metrics per poll and per day
+ * (per poll x 86400 / interval). */
+void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day);
+/* GetMetricData/ListMetrics requests sent so far (pages included). */
+unsigned long bt_cloudwatch_requests(void *self);
+/* With no routes configured: ListMetrics AWS/Bedrock (ModelId) for the Region
+ * and add one route per ModelId. Runs ctx->http itself until done (startup,
+ * before the store exists). Returns routes added, or -1 with err set. */
+int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen);
+#endif
