@@ -126,15 +126,19 @@ static bool rule_oversized(const struct bt_config *cfg, const struct bt_route *r
     double basis = p99 ? e->out_p99 : e->avg_output;
     if (isnan(basis) || basis <= 0 || e->max_tokens <= cfg->oversize_factor * basis)
         return false;
-    char now[32], rec[32];
-    bt_fmt_si(e->fits_more, now, sizeof now);
-    bt_fmt_si(e->fits_more_recommended, rec, sizeof rec);
+    char gain[96] = "";
+    if (!isnan(e->fits_more) && !isnan(e->fits_more_recommended)) {
+        char now[32], rec[32];
+        bt_fmt_si(e->fits_more, now, sizeof now);
+        bt_fmt_si(e->fits_more_recommended, rec, sizeof rec);
+        snprintf(gain, sizeof gain, " would fit %s more calls instead of %s", rec, now);
+    }
     say(w, BT_ST_WARN,
-        "max_tokens %.0f is %.0fx the observed %s output (%.0f tokens%s); max_tokens %.0f "
-        "(%s + %.0f%% margin) would fit %s more calls instead of %s",
+        "max_tokens %.0f is %.0fx the observed %s output (%.0f tokens%s); recommended max_tokens "
+        "%.0f (%s + %.0f%% margin)%s",
         e->max_tokens, e->max_tokens / basis, p99 ? "p99" : "mean", basis,
         p99 ? ", admission histogram" : ", OutputTokenCount/Invocations: no histogram, using the mean",
-        e->recommended_max_tokens, p99 ? "p99" : "2 x mean", 100 * cfg->oversize_margin, rec, now);
+        e->recommended_max_tokens, p99 ? "p99" : "2 x mean", 100 * cfg->oversize_margin, gain);
     return true;
 }
 

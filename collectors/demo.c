@@ -1,0 +1,404 @@
+#include "collectors/demo.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/*
+ * The story (story minute = minutes since 10:00 UTC, modulo 30):
+ *   triage      retry storm 12-20: retries reach half of offered load, completions
+ *               stay flat, reservations approach and pass the 2M TPM quota.
+ *   summarize   max_tokens 64,000 for ~300-token answers: from minute 6 to 18 it is
+ *               throttled while EstimatedTPMQuotaUsage sits near 6% of quota.
+ *   workers     10 workers x 4 parallel calls = 40 in flight against a tested 25
+ *               from minute 4.
+ *   agents      a bedrock-mantle route: input and output quotas apart; input
+ *               demand grows 20-26.
+ *   backfill    an offline backlog on online quota; its daily tokens cross 80%
+ *               of the daily quota around minute 15.
+ *   legacy      nothing but EstimatedTPMQuotaUsage; quota is a published default.
+ *   experiments quota unknown; its Region's CloudWatch fails from 18 to 26.
+ */
+
+enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS, R_N };
+
+static const struct demo_route {
+    const char *name, *model, *region;
+    enum bt_endpoint ep;
+    enum bt_priority prio;
+    double max_tokens;         /* config side; NAN: not set */
+    const char *admission;     /* shown as the route's admission source */
+} demo_routes[R_N] = {
+    [R_TRIAGE] = {"triage", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "us-east-1",
+                  BT_EP_RUNTIME, BT_PRIO_ONLINE, 1024, "demo://triage"},
+    [R_SUMMARIZE] = {"summarize", "anthropic.claude-3-5-haiku-20241022-v1:0", "us-east-1",
+                     BT_EP_RUNTIME, BT_PRIO_ONLINE, 64000, NULL},
+    [R_WORKERS] = {"workers", "anthropic.claude-3-haiku-20240307-v1:0", "us-east-1",
+                   BT_EP_RUNTIME, BT_PRIO_ONLINE, NAN, "demo://workers"},
+    [R_AGENTS] = {"agents", "anthropic.claude-opus-4-7", "us-east-1", BT_EP_MANTLE,
+                  BT_PRIO_ONLINE, 2000, NULL},
+    [R_BACKFILL] = {"backfill", "meta.llama3-3-70b-instruct-v1:0", "us-west-2", BT_EP_RUNTIME,
+                    BT_PRIO_OFFLINE, 1024, NULL},
+    [R_LEGACY] = {"legacy", "amazon.nova-lite-v1:0", "us-east-1", BT_EP_RUNTIME,
+                  BT_PRIO_ONLINE, NAN, NULL},
+    [R_EXPERIMENTS] = {"experiments", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", "eu-west-1",
+                       BT_EP_RUNTIME, BT_PRIO_ONLINE, 4096, NULL},
+};
+
+/* Quotas as the demo account's Service Quotas would report them. */
+static const struct demo_quota {
+    int route;
+    enum bt_quota_kind kind;
+    double value;
+    enum bt_quota_source source;
+    const char *code, *name;
+} demo_quotas[] = {
+    {R_TRIAGE, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00001",
+     "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1"},
+    {R_TRIAGE, BT_Q_RPM, 2000, BT_QS_SERVICE_QUOTAS, "L-DEM00002",
+     "Cross-region model inference requests per minute for Anthropic Claude Sonnet 4.5 V1"},
+    {R_SUMMARIZE, BT_Q_TPM, 400000, BT_QS_SERVICE_QUOTAS, "L-DEM00003",
+     "On-demand model inference tokens per minute for Anthropic Claude 3.5 Haiku"},
+    {R_WORKERS, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00004",
+     "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"},
+    {R_BACKFILL, BT_Q_TPM, 1500000, BT_QS_SERVICE_QUOTAS, "L-DEM00005",
+     "On-demand model inference tokens per minute for Meta Llama 3.3 70B Instruct"},
+    {R_BACKFILL, BT_Q_TPD, 290000000, BT_QS_SERVICE_QUOTAS, "L-DEM00006",
+     "Model invocation max tokens per day for Meta Llama 3.3 70B Instruct (doubled for "
+     "cross-region calls)"},
+    {R_LEGACY, BT_Q_TPM, 1000000, BT_QS_DEFAULT, "L-DEM00007",
+     "On-demand model inference tokens per minute for Amazon Nova Lite"},
+};
+
+void bt_demo_config(struct bt_config *cfg)
+{
+    for (int i = 0; i < R_N; i++) {
+        const struct demo_route *d = &demo_routes[i];
+        int r = bt_config_add_route(cfg, d->name);
+        struct bt_route *rt = &cfg->routes[r];
+        bt_strlcpy(rt->model, d->model, sizeof rt->model);
+        bt_strlcpy(rt->region, d->region, sizeof rt->region);
+        rt->endpoint = d->ep;
+        rt->priority = d->prio;
+        rt->max_tokens = d->max_tokens;
+        if (d->admission)
+            bt_strlcpy(rt->admission, d->admission, sizeof rt->admission);
+        if (i == R_AGENTS) {
+            rt->quota[BT_Q_INPUT_TPM] = (struct bt_quota){20000000, BT_QS_CONFIG, "",
+                                                          "quota_input_tpm in config"};
+            rt->quota[BT_Q_OUTPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "",
+                                                           "quota_output_tpm in config"};
+        }
+        if (i == R_WORKERS)
+            rt->concurrency_limit = 25;
+    }
+    if (!cfg->region[0])
+        bt_strlcpy(cfg->region, "us-east-1", sizeof cfg->region);
+    bt_config_finish(cfg);
+}
+
+/* Deterministic jitter in [-1, 1] from (route, minute, salt). */
+static double jitter(int route, int64_t minute, int salt)
+{
+    uint64_t x = (uint64_t)(minute / 60) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(route * 131 + salt);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (double)(x % 20001) / 10000.0 - 1.0;
+}
+
+static double vary(double v, double pct, int route, int64_t minute, int salt)
+{
+    return round(v * (1 + pct * jitter(route, minute, salt)));
+}
+
+/* Story minute: -1 before 10:00 (the calm history), else minutes since 10:00 mod 30. */
+static int story(int64_t minute)
+{
+    if (minute < BT_DEMO_T0)
+        return -1;
+    return (int)(((minute - BT_DEMO_T0) / 60) % BT_DEMO_STORY_MINUTES);
+}
+
+/* Retry-storm intensity for triage: a triangle over minutes 12..20, peak at 16. */
+static double storm(int k)
+{
+    if (k < 12 || k > 20)
+        return 0;
+    return 1 - fabs((double)k - 16) / 4;
+}
+
+struct cw_minute {
+    double v[BT_SIG_COUNT];    /* NAN: not published this minute */
+};
+
+static void cw_values(int r, int64_t m, struct cw_minute *o)
+{
+    for (int i = 0; i < BT_SIG_COUNT; i++)
+        o->v[i] = NAN;
+    int k = story(m);
+    double inv = 0, in_avg = 0, out_avg = 0, thr = 0, p50 = 800, p99 = 3000, cw_avg = 0;
+    double burndown = 1;
+    switch (r) {
+    case R_TRIAGE: {
+        double s = storm(k);
+        inv = 300, in_avg = 1500, out_avg = 250, cw_avg = 67, burndown = 5;
+        thr = round(60 * s);
+        p50 = 900 + 600 * s, p99 = 4100 + 5000 * s;
+        break;
+    }
+    case R_SUMMARIZE:
+        inv = k >= 6 && k < 18 ? 10 : (k >= 18 ? 5 : 4);
+        in_avg = 2000, out_avg = 300;
+        thr = k >= 6 && k < 18 ? 2 : 0;
+        p50 = 1200, p99 = 3500;
+        break;
+    case R_WORKERS:
+        inv = k >= 4 ? 200 : 120;
+        in_avg = 3000, out_avg = 400;
+        p50 = 2000, p99 = 7000;
+        break;
+    case R_AGENTS:
+        inv = k >= 20 && k < 27 ? 520 : 400;
+        in_avg = 30000, out_avg = 800;
+        break;
+    case R_BACKFILL:
+        inv = k >= 5 ? 400 : 150;
+        in_avg = 2000, out_avg = 500;
+        p50 = 3000, p99 = 9000;
+        break;
+    case R_LEGACY:
+        inv = 80, in_avg = 2000, out_avg = 500;
+        p50 = 700, p99 = 2100;
+        break;
+    case R_EXPERIMENTS:
+        inv = 30, in_avg = 1200, out_avg = 600;
+        p50 = 600, p99 = 1900;
+        break;
+    default:
+        return;
+    }
+    inv = vary(inv, 0.03, r, m, 1);
+    double in = round(inv * vary(in_avg, 0.02, r, m, 2));
+    double out = round(inv * vary(out_avg, 0.05, r, m, 3));
+    o->v[BT_SIG_INVOCATIONS] = inv;
+    o->v[BT_SIG_INPUT_TOKENS] = in;
+    o->v[BT_SIG_OUTPUT_TOKENS] = out;
+    if (r == R_AGENTS) {
+        o->v[BT_SIG_CLIENT_ERRORS] = 0;
+        return; /* mantle publishes no latency, throttle or estimate metric */
+    }
+    double cw = round(inv * cw_avg);
+    o->v[BT_SIG_CACHE_WRITE] = cw;
+    o->v[BT_SIG_CACHE_READ] = round(cw * 5);
+    o->v[BT_SIG_THROTTLES] = thr;
+    o->v[BT_SIG_CLIENT_ERRORS] = 0;
+    o->v[BT_SIG_SERVER_ERRORS] = r == R_TRIAGE && storm(k) > 0.7 ? 1 : 0;
+    o->v[BT_SIG_LATENCY_P50] = vary(p50, 0.05, r, m, 4);
+    o->v[BT_SIG_LATENCY_P90] = vary((p50 + p99) / 2, 0.05, r, m, 5);
+    o->v[BT_SIG_LATENCY_P99] = vary(p99, 0.05, r, m, 6);
+    o->v[BT_SIG_LATENCY_AVG] = vary(p50 * 1.2, 0.05, r, m, 7);
+    o->v[BT_SIG_TTFT_AVG] = vary(p50 * 0.3, 0.05, r, m, 8);
+    /* AWS's estimate: the completion-time formula, computed over completed calls. */
+    o->v[BT_SIG_ESTIMATED_TPM] = round((in + cw + out * burndown) * (1 + 0.01 * jitter(r, m, 9)));
+}
+
+struct adm_values {
+    bool present;
+    double v[BT_SIG_COUNT];
+};
+
+static void adm_values(int r, int64_t t, struct adm_values *o)
+{
+    int64_t m = bt_minute_floor(t);
+    int k = story(m);
+    o->present = false;
+    for (int i = 0; i < BT_SIG_COUNT; i++)
+        o->v[i] = NAN;
+    if (r == R_TRIAGE) {
+        double s = storm(k);
+        double admitted = vary(300 + 60 * s, 0.02, r, m, 11);
+        double retries = round(20 + 400 * s);
+        double completed = vary(300, 0.02, r, m, 12);
+        o->v[BT_SIG_ADM_ADMITTED] = admitted;
+        o->v[BT_SIG_ADM_RETRIES] = retries;
+        o->v[BT_SIG_ADM_REJECTED] = round(30 * s);
+        o->v[BT_SIG_ADM_COMPLETED] = completed;
+        o->v[BT_SIG_ADM_THROTTLED] = round(60 * s);
+        /* each admitted call or retry reserves input (1,567) + max_tokens (1,024) */
+        o->v[BT_SIG_ADM_RESERVED] = (admitted + retries) * 2591;
+        o->v[BT_SIG_ADM_SETTLED] = completed * (1567 + 250 * 5);
+        o->v[BT_SIG_ADM_IN_FLIGHT] = s > 0 ? 50 : vary(20, 0.1, r, m, 13);
+        o->v[BT_SIG_ADM_CONC_LIMIT] = 50;
+        o->v[BT_SIG_ADM_QUEUE] = round(60 * s);
+        o->v[BT_SIG_ADM_MAX_TOKENS] = 1024;
+        o->v[BT_SIG_ADM_OUT_P50] = 220;
+        o->v[BT_SIG_ADM_OUT_P99] = 700;
+        o->present = true;
+    } else if (r == R_WORKERS) {
+        bool wide = k >= 4;
+        double admitted = vary(wide ? 200 : 120, 0.02, r, m, 11);
+        o->v[BT_SIG_ADM_ADMITTED] = admitted;
+        o->v[BT_SIG_ADM_RETRIES] = 2;
+        o->v[BT_SIG_ADM_REJECTED] = 0;
+        o->v[BT_SIG_ADM_COMPLETED] = admitted;
+        o->v[BT_SIG_ADM_THROTTLED] = 0;
+        o->v[BT_SIG_ADM_RESERVED] = admitted * (3000 + 2048);
+        o->v[BT_SIG_ADM_SETTLED] = admitted * 3400;
+        /* 10 workers x 4 parallel model calls each */
+        o->v[BT_SIG_ADM_IN_FLIGHT] = wide ? 40 : 20;
+        o->v[BT_SIG_ADM_CONC_LIMIT] = 25;
+        o->v[BT_SIG_ADM_QUEUE] = 0;
+        o->v[BT_SIG_ADM_MAX_TOKENS] = 2048;
+        o->v[BT_SIG_ADM_OUT_P50] = 350;
+        o->v[BT_SIG_ADM_OUT_P99] = 900;
+        o->present = true;
+    }
+}
+
+#define DEMO_CW_LAG 90  /* seconds after a minute ends before the demo "publishes" it */
+#define DEMO_ADM_STEP 15 /* seconds between simulated admission scrapes */
+#define DEMO_PREFILL (10 * 60) /* minutes of history before the first tick: since 00:00 */
+
+struct demo {
+    struct bt_ctx *ctx;
+    int64_t next_cw;           /* next minute to publish */
+    int64_t next_adm;          /* next scrape time */
+    bool started;
+};
+
+static void *demo_create(struct bt_ctx *ctx)
+{
+    struct demo *d = bt_xcalloc(1, sizeof *d);
+    d->ctx = ctx;
+    return d;
+}
+
+static void put(struct demo *d, int r, enum bt_signal s, int64_t t, double v, int64_t now)
+{
+    if (isnan(v))
+        return;
+    struct bt_sample smp = {.t = t, .route = r, .signal = s, .value = v};
+    bt_store_add(d->ctx->store, &smp, now);
+}
+
+static void event(struct demo *d, int64_t t, enum bt_event_type type, int r, enum bt_source src,
+                  const char *text)
+{
+    struct bt_event ev = {.t = t, .type = type, .route = r, .source = src};
+    bt_strlcpy(ev.text, text, sizeof ev.text);
+    bt_model_event(d->ctx->store, d->ctx->cfg->routes, &ev);
+}
+
+static bool experiments_failing(int64_t minute)
+{
+    int k = story(minute);
+    return k >= 18 && k < 26;
+}
+
+static void publish_minute(struct demo *d, int64_t m, int64_t now)
+{
+    for (int r = 0; r < R_N && r < d->ctx->cfg->nroutes; r++) {
+        if (r == R_EXPERIMENTS && experiments_failing(m + 60 + DEMO_CW_LAG))
+            continue;
+        struct cw_minute cw;
+        cw_values(r, m, &cw);
+        for (int s = 0; s < BT_SIG_COUNT; s++)
+            put(d, r, (enum bt_signal)s, m, cw.v[s], now);
+    }
+}
+
+static void demo_quotas_learned(struct demo *d, int64_t now)
+{
+    for (size_t i = 0; i < BT_ARRAY_LEN(demo_quotas); i++) {
+        const struct demo_quota *q = &demo_quotas[i];
+        struct bt_event ev = {.t = now, .type = BT_EV_QUOTA, .route = q->route,
+                              .source = BT_SRC_QUOTAS, .quota_kind = q->kind,
+                              .value = q->value, .quota_source = q->source};
+        bt_strlcpy(ev.code, q->code, sizeof ev.code);
+        bt_strlcpy(ev.text, q->name, sizeof ev.text);
+        bt_model_event(d->ctx->store, d->ctx->cfg->routes, &ev);
+    }
+    event(d, now, BT_EV_OK, -1, BT_SRC_QUOTAS, "demo quotas");
+}
+
+static void demo_tick(void *self, int64_t now)
+{
+    struct demo *d = self;
+    if (d->ctx->cfg->nroutes < R_N)
+        return;
+    if (!d->started) {
+        d->started = true;
+        /* history back to UTC midnight at least, so today's token total is whole */
+        int64_t first = bt_minute_floor(now - 60 - DEMO_CW_LAG) - DEMO_PREFILL * 60;
+        int64_t midnight = now - (now % 86400);
+        d->next_cw = first < midnight ? first : midnight;
+        d->next_adm = now - 120;
+        demo_quotas_learned(d, now);
+    }
+    /* CloudWatch: each minute appears DEMO_CW_LAG seconds after it ends. */
+    while (d->next_cw + 60 + DEMO_CW_LAG <= now) {
+        int64_t arrival = d->next_cw + 60 + DEMO_CW_LAG;
+        publish_minute(d, d->next_cw, arrival);
+        bool fail = experiments_failing(arrival);
+        if (fail)
+            event(d, arrival, BT_EV_ERROR, R_EXPERIMENTS, BT_SRC_CLOUDWATCH,
+                  "monitoring.eu-west-1: connection timed out after 10 s (3 attempts)");
+        if (!fail) {
+            /* one OK per poll for every route, like a successful GetMetricData */
+            if (arrival >= now - 180)
+                event(d, arrival, BT_EV_OK, -1, BT_SRC_CLOUDWATCH, "demo poll");
+        } else {
+            for (int r = 0; r < R_N; r++)
+                if (r != R_EXPERIMENTS && arrival >= now - 180)
+                    event(d, arrival, BT_EV_OK, r, BT_SRC_CLOUDWATCH, "demo poll");
+        }
+        d->next_cw += 60;
+    }
+    /* Admission counters: a scrape every DEMO_ADM_STEP seconds. */
+    while (d->next_adm <= now) {
+        for (int r = 0; r < R_N; r++) {
+            struct adm_values a;
+            adm_values(r, d->next_adm, &a);
+            if (!a.present)
+                continue;
+            for (int s = 0; s < BT_SIG_COUNT; s++)
+                put(d, r, (enum bt_signal)s, d->next_adm, a.v[s], d->next_adm);
+            if (d->next_adm >= now - 60)
+                event(d, d->next_adm, BT_EV_OK, r, BT_SRC_ADMISSION, "demo scrape");
+        }
+        d->next_adm += DEMO_ADM_STEP;
+    }
+}
+
+static int64_t demo_next_due(void *self)
+{
+    struct demo *d = self;
+    int64_t cw = d->next_cw + 60 + DEMO_CW_LAG;
+    return cw < d->next_adm ? cw : d->next_adm;
+}
+
+static bool demo_busy(void *self)
+{
+    (void)self;
+    return false;
+}
+
+static void demo_destroy(void *self)
+{
+    free(self);
+}
+
+const struct bt_collector_ops bt_demo_collector = {
+    .name = "demo",
+    .create = demo_create,
+    .tick = demo_tick,
+    .next_due = demo_next_due,
+    .busy = demo_busy,
+    .destroy = demo_destroy,
+};

@@ -1,0 +1,371 @@
+#include "core/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool bt_format_parse(const char *s, enum bt_format *out)
+{
+    if (!strcmp(s, "text"))
+        *out = BT_FMT_TEXT;
+    else if (!strcmp(s, "json"))
+        *out = BT_FMT_JSON;
+    else if (!strcmp(s, "prometheus") || !strcmp(s, "prom"))
+        *out = BT_FMT_PROMETHEUS;
+    else
+        return false;
+    return true;
+}
+
+void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
+                     const struct bt_store *st, int64_t now)
+{
+    memset(r, 0, sizeof *r);
+    r->cfg = cfg;
+    r->store = st;
+    r->now = now;
+    r->n = cfg->nroutes;
+    r->evals = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *r->evals);
+    r->status = BT_ST_OK;
+    r->mode = "live";
+    r->metrics_per_poll = r->metrics_per_day = NAN;
+    for (int i = 0; i < r->n; i++) {
+        bt_eval_route(cfg, st, i, now, &r->evals[i]);
+        r->status = bt_status_worse(r->status, r->evals[i].status);
+    }
+}
+
+void bt_report_free(struct bt_report *r)
+{
+    free(r->evals);
+    r->evals = NULL;
+}
+
+/* Numbers: whole where whole, one decimal for percentages; null when unknown. */
+static void add_num(cJSON *o, const char *k, double v)
+{
+    if (isnan(v) || isinf(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, round(v));
+}
+
+static void add_pct(cJSON *o, const char *k, double v)
+{
+    if (isnan(v) || isinf(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, round(v * 10) / 10);
+}
+
+static void add_time(cJSON *o, const char *k, int64_t t)
+{
+    if (!t) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    char iso[32];
+    bt_fmt_iso(t, iso, sizeof iso);
+    cJSON_AddStringToObject(o, k, iso);
+}
+
+cJSON *bt_report_route_json(const struct bt_report *r, int i)
+{
+    const struct bt_eval *e = &r->evals[i];
+    const struct bt_route *rt = &r->cfg->routes[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", rt->name);
+    cJSON_AddStringToObject(o, "model_id", rt->model);
+    cJSON_AddStringToObject(o, "region", rt->region);
+    cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(rt->endpoint));
+    cJSON_AddStringToObject(o, "inference", bt_inference_name(rt->inference));
+    cJSON_AddStringToObject(o, "priority", rt->priority == BT_PRIO_OFFLINE ? "offline" : "online");
+
+    cJSON *q = cJSON_AddObjectToObject(o, "quota");
+    add_num(q, "tpm", e->mantle ? NAN : rt->quota[BT_Q_TPM].value);
+    add_num(q, "rpm", rt->quota[BT_Q_RPM].value);
+    add_num(q, "tpd", rt->quota[BT_Q_TPD].value);
+    if (e->mantle) {
+        add_num(q, "input_tpm", rt->quota[BT_Q_INPUT_TPM].value);
+        add_num(q, "output_tpm", rt->quota[BT_Q_OUTPUT_TPM].value);
+    }
+    cJSON_AddStringToObject(q, "source", bt_quota_source_name(e->quota_source));
+    const struct bt_quota *tq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    if (tq->code[0])
+        cJSON_AddStringToObject(q, "code", tq->code);
+
+    cJSON *t = cJSON_AddObjectToObject(o, "tpm");
+    add_num(t, "settled", e->settled);
+    add_num(t, "estimated", e->estimated);
+    add_num(t, "reserved", e->reserved);
+    if (e->reserved_source)
+        cJSON_AddStringToObject(t, "reserved_source", e->reserved_source);
+    else
+        cJSON_AddNullToObject(t, "reserved_source");
+    add_num(t, "used", e->used);
+
+    add_num(o, "headroom_tpm", e->headroom_tpm);
+    add_pct(o, "headroom_pct", e->headroom_pct);
+    add_num(o, "fits_more", e->fits_more);
+    if (e->mantle) {
+        cJSON *m = cJSON_AddObjectToObject(o, "mantle");
+        cJSON *in = cJSON_AddObjectToObject(m, "input");
+        add_num(in, "quota", e->in_quota);
+        add_num(in, "used", e->in_used);
+        add_num(in, "headroom_tpm", e->in_headroom);
+        add_pct(in, "headroom_pct", e->in_pct);
+        cJSON *out = cJSON_AddObjectToObject(m, "output");
+        add_num(out, "quota", e->out_quota);
+        add_num(out, "used", e->out_used);
+        add_num(out, "headroom_tpm", e->out_headroom);
+        add_pct(out, "headroom_pct", e->out_pct);
+    }
+    add_num(o, "max_tokens", e->max_tokens);
+    cJSON_AddNumberToObject(o, "burndown", rt->burndown);
+    add_num(o, "invocations_per_min", e->invocations);
+    add_num(o, "throttles_per_min", e->throttles);
+    cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");
+    add_num(l, "p50", e->lat_p50);
+    add_num(l, "p99", e->lat_p99);
+    add_num(o, "in_flight", e->in_flight);
+    add_num(o, "concurrency_limit", e->conc_limit);
+    add_num(o, "tokens_today", e->tokens_today);
+    add_time(o, "data_minute", e->minute);
+    add_time(o, "admission_at", e->adm_minute);
+    cJSON_AddBoolToObject(o, "stale", e->stale);
+    cJSON_AddStringToObject(o, "status", bt_status_name(e->status));
+    cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
+    for (int w = 0; w < e->nwarn; w++) {
+        cJSON *wj = cJSON_CreateObject();
+        cJSON_AddStringToObject(wj, "code", bt_wcode_name(e->warnings[w].code));
+        cJSON_AddStringToObject(wj, "severity", e->warnings[w].severity == BT_ST_OK
+                                                    ? "info"
+                                                    : bt_status_name(e->warnings[w].severity));
+        cJSON_AddStringToObject(wj, "message", e->warnings[w].message);
+        cJSON_AddStringToObject(wj, "action", bt_wcode_action(e->warnings[w].code));
+        cJSON_AddItemToArray(ws, wj);
+    }
+    return o;
+}
+
+cJSON *bt_report_json(const struct bt_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_time(o, "generated_at", r->now);
+    cJSON_AddStringToObject(o, "status", bt_status_name(r->status));
+    cJSON_AddStringToObject(o, "mode", r->mode);
+    cJSON *routes = cJSON_AddArrayToObject(o, "routes");
+    for (int i = 0; i < r->n; i++)
+        cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+    if (!isnan(r->metrics_per_poll)) {
+        cJSON *c = cJSON_AddObjectToObject(o, "cost");
+        add_num(c, "metrics_per_poll", r->metrics_per_poll);
+        add_num(c, "metrics_per_day", r->metrics_per_day);
+    }
+    return o;
+}
+
+/* ---- text ---- */
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+
+static const char *status_color(enum bt_status s)
+{
+    switch (s) {
+    case BT_ST_OK: return "\033[32m";
+    case BT_ST_WARN: return "\033[33m";
+    case BT_ST_CRIT: return "\033[1;31m";
+    default: return "\033[35m";
+    }
+}
+
+static void cell_si(char *out, size_t n, double v)
+{
+    bt_fmt_si(v, out, n);
+}
+
+static void render_text(const struct bt_report *r, bool color, struct bt_buf *b)
+{
+    char iso[32];
+    bt_fmt_iso(r->now, iso, sizeof iso);
+    bt_buf_printf(b, "bedtop check  %s  %d route%s  status %s%s%s\n\n", iso, r->n,
+                  r->n == 1 ? "" : "s", color ? status_color(r->status) : "",
+                  bt_status_name(r->status), color ? C_RESET : "");
+    if (!r->n) {
+        bt_buf_puts(b, "no routes: add [route NAME] sections to the config, or let bedtop "
+                       "discover them from CloudWatch\n");
+        return;
+    }
+    /* Column widths follow the data: the route and model names vary most. */
+    int wname = 5, wmodel = 5;
+    for (int i = 0; i < r->n; i++) {
+        int a = (int)strlen(r->cfg->routes[i].name), m = (int)strlen(r->cfg->routes[i].model);
+        wname = a > wname ? a : wname;
+        wmodel = m > wmodel ? m : wmodel;
+    }
+    if (wmodel > 46)
+        wmodel = 46;
+    bt_buf_printf(b, "%-*s  %-*s  %-12s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %6s  %s\n",
+                  wname, "ROUTE", wmodel, "MODEL", "REGION", "EP", "INFERENCE", "QUOTA",
+                  "SOURCE", "SETTLED", "ESTIM", "RESERVED", "HEAD%", "FITS", "THR/MIN", "P99",
+                  "INFL", "STATUS");
+    for (int i = 0; i < r->n; i++) {
+        const struct bt_eval *e = &r->evals[i];
+        const struct bt_route *rt = &r->cfg->routes[i];
+        char q[16], s[16], es[16], res[16], fits[16], thr[16], p99[16], infl[24], hp[16];
+        cell_si(q, sizeof q, e->quota);
+        cell_si(s, sizeof s, e->settled);
+        cell_si(es, sizeof es, e->estimated);
+        cell_si(res, sizeof res, e->reserved);
+        cell_si(fits, sizeof fits, e->fits_more);
+        cell_si(thr, sizeof thr, e->throttles);
+        cell_si(p99, sizeof p99, e->lat_p99);
+        if (isnan(e->headroom_pct))
+            snprintf(hp, sizeof hp, "-");
+        else
+            snprintf(hp, sizeof hp, "%.1f", e->headroom_pct);
+        if (isnan(e->in_flight))
+            snprintf(infl, sizeof infl, "-");
+        else if (isnan(e->conc_limit))
+            snprintf(infl, sizeof infl, "%.0f", e->in_flight);
+        else
+            snprintf(infl, sizeof infl, "%.0f/%.0f", e->in_flight, e->conc_limit);
+        bt_buf_printf(b, "%-*s  %-*.*s  %-12s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %6s  %s%s%s%s\n",
+                      wname, rt->name, wmodel, wmodel, rt->model, rt->region,
+                      bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), q,
+                      bt_quota_source_name(e->quota_source), s, es, res, hp, fits, thr, p99,
+                      infl, color ? status_color(e->status) : "", bt_status_name(e->status),
+                      e->stale ? " (stale)" : "", color ? C_RESET : "");
+    }
+    bool any = false;
+    for (int i = 0; i < r->n; i++) {
+        const struct bt_eval *e = &r->evals[i];
+        for (int w = 0; w < e->nwarn; w++) {
+            if (!any)
+                bt_buf_puts(b, "\nWARNINGS\n");
+            any = true;
+            const struct bt_warning *wa = &e->warnings[w];
+            bt_buf_printf(b, "%s%-9s%s %s%s%s: %s\n", color ? status_color(wa->severity) : "",
+                          wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity),
+                          color ? C_RESET : "", color ? C_BOLD : "", r->cfg->routes[i].name,
+                          color ? C_RESET : "", bt_wcode_name(wa->code));
+            bt_buf_printf(b, "          %s\n          -> %s\n", wa->message,
+                          bt_wcode_action(wa->code));
+        }
+    }
+    if (!isnan(r->metrics_per_poll))
+        bt_buf_printf(b, "\ncost: %.0f metrics requested per poll, %.0f per day\n",
+                      r->metrics_per_poll, r->metrics_per_day);
+}
+
+/* ---- Prometheus text (node-exporter textfile collector) ---- */
+
+static void prom_label(struct bt_buf *b, const char *k, const char *v, bool first)
+{
+    bt_buf_printf(b, "%s%s=\"", first ? "" : ",", k);
+    for (const char *p = v; *p; p++) {
+        if (*p == '\\' || *p == '"')
+            bt_buf_putc(b, '\\'), bt_buf_putc(b, *p);
+        else if (*p == '\n')
+            bt_buf_puts(b, "\\n");
+        else
+            bt_buf_putc(b, *p);
+    }
+    bt_buf_putc(b, '"');
+}
+
+static void prom_route_labels(struct bt_buf *b, const struct bt_route *rt)
+{
+    prom_label(b, "route", rt->name, true);
+    prom_label(b, "model_id", rt->model, false);
+    prom_label(b, "region", rt->region, false);
+    prom_label(b, "endpoint", bt_endpoint_name(rt->endpoint), false);
+    prom_label(b, "inference", bt_inference_name(rt->inference), false);
+}
+
+static void prom_value(struct bt_buf *b, double v)
+{
+    if (isnan(v))
+        bt_buf_puts(b, " NaN\n");
+    else
+        bt_buf_printf(b, " %.17g\n", v);
+}
+
+struct prom_metric {
+    const char *name, *help;
+    size_t offset;             /* into struct bt_eval */
+};
+
+#define EV(f) offsetof(struct bt_eval, f)
+static const struct prom_metric prom_metrics[] = {
+    {"bedtop_quota_tpm", "Tokens-per-minute quota (binding quota for mantle routes).", EV(quota)},
+    {"bedtop_settled_tpm", "Tokens charged at completion in the last complete minute.", EV(settled)},
+    {"bedtop_estimated_tpm", "AWS EstimatedTPMQuotaUsage (Sum) in the last complete minute.", EV(estimated)},
+    {"bedtop_reserved_tpm", "Tokens reserved at admission (input + max_tokens) per minute.", EV(reserved)},
+    {"bedtop_used_tpm", "max(settled, estimated, reserved): quota considered used.", EV(used)},
+    {"bedtop_headroom_tpm", "Quota minus used, tokens per minute.", EV(headroom_tpm)},
+    {"bedtop_headroom_ratio", "Headroom as a fraction of the quota (0-1).", EV(headroom_pct)},
+    {"bedtop_fits_more", "More calls of the average size that fit in the headroom.", EV(fits_more)},
+    {"bedtop_throttles_per_minute", "InvocationThrottles in the last complete minute.", EV(throttles)},
+    {"bedtop_latency_p99_ms", "InvocationLatency p99, milliseconds.", EV(lat_p99)},
+    {"bedtop_in_flight", "Model calls in flight (admission counters).", EV(in_flight)},
+    {"bedtop_concurrency_limit", "Configured/tested bound on calls in flight.", EV(conc_limit)},
+};
+
+static void render_prom(const struct bt_report *r, struct bt_buf *b)
+{
+    for (size_t m = 0; m < BT_ARRAY_LEN(prom_metrics); m++) {
+        const struct prom_metric *pm = &prom_metrics[m];
+        bt_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", pm->name, pm->help, pm->name);
+        for (int i = 0; i < r->n; i++) {
+            double v = *(const double *)((const char *)&r->evals[i] + pm->offset);
+            if (pm->offset == EV(headroom_pct))
+                v /= 100;
+            bt_buf_printf(b, "%s{", pm->name);
+            prom_route_labels(b, &r->cfg->routes[i]);
+            bt_buf_putc(b, '}');
+            prom_value(b, v);
+        }
+    }
+    bt_buf_puts(b, "# HELP bedtop_route_status Route status as a check exit code (0 ok, 1 warn, 2 crit, 3 unknown).\n"
+                   "# TYPE bedtop_route_status gauge\n");
+    for (int i = 0; i < r->n; i++) {
+        bt_buf_puts(b, "bedtop_route_status{");
+        prom_route_labels(b, &r->cfg->routes[i]);
+        bt_buf_printf(b, "} %d\n", bt_status_exit(r->evals[i].status));
+    }
+    bt_buf_puts(b, "# HELP bedtop_warning A warning code active on a route (1).\n"
+                   "# TYPE bedtop_warning gauge\n");
+    for (int i = 0; i < r->n; i++) {
+        for (int w = 0; w < r->evals[i].nwarn; w++) {
+            bt_buf_puts(b, "bedtop_warning{");
+            prom_label(b, "route", r->cfg->routes[i].name, true);
+            prom_label(b, "code", bt_wcode_name(r->evals[i].warnings[w].code), false);
+            bt_buf_puts(b, "} 1\n");
+        }
+    }
+    bt_buf_printf(b, "# HELP bedtop_status Overall status as a check exit code.\n"
+                     "# TYPE bedtop_status gauge\nbedtop_status %d\n"
+                     "# HELP bedtop_last_run_timestamp_seconds When this evaluation ran.\n"
+                     "# TYPE bedtop_last_run_timestamp_seconds gauge\n"
+                     "bedtop_last_run_timestamp_seconds %lld\n",
+                  bt_status_exit(r->status), (long long)r->now);
+}
+
+void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out)
+{
+    if (f == BT_FMT_JSON) {
+        cJSON *j = bt_report_json(r);
+        char *s = cJSON_Print(j);
+        bt_buf_puts(out, s);
+        bt_buf_putc(out, '\n');
+        cJSON_free(s);
+        cJSON_Delete(j);
+    } else if (f == BT_FMT_PROMETHEUS) {
+        render_prom(r, out);
+    } else {
+        render_text(r, color, out);
+    }
+}
