@@ -423,8 +423,9 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         snprintf(e->stale_reason, sizeof e->stale_reason,
                  "no CloudWatch datapoints since %s UTC (%.0f min older than the publishing lag): "
                  "collector failing or metric silent", hm, (double)(expect - e->minute) / 60);
-    } else if (!e->minute && !cw->last_ok && (adm->last_ok || adm->last_error)) {
-        /* admission configured but CloudWatch never answered: not stale, just absent */
+    } else if (!e->minute && !cw->last_ok && !adm->last_ok) {
+        e->stale = true;
+        snprintf(e->stale_reason, sizeof e->stale_reason, "no data yet: CloudWatch has not answered");
     }
     if (adm->last_error && adm->last_error >= adm->last_ok && !e->stale) {
         e->stale = true;

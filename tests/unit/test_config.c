@@ -1,0 +1,114 @@
+/* Config parsing: every key of DESIGN.md, and errors as file:line: why. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "tests/tap.h"
+
+static const char *design_example =
+    "[bedtop]\n"
+    "profile = prod\n"
+    "region = us-east-1\n"
+    "interval = 60\n"
+    "warn_headroom = 20%\n"
+    "crit_headroom = 5%\n"
+    "\n"
+    "[route triage]\n"
+    "model = us.anthropic.claude-sonnet-4-5-20250929-v1:0\n"
+    "region = us-east-1          ; a route may also set its own profile (another account)\n"
+    "endpoint = runtime          ; runtime | mantle\n"
+    "inference = cross-region    ; on-demand | cross-region | global\n"
+    "max_tokens = 1024           ; the output allowance callers request\n"
+    "priority = online           ; online | offline\n"
+    "admission = http://127.0.0.1:9464/metrics\n"
+    "quota_code = L-F4DDD3EB     ; optional: the Service Quotas code to use for TPM\n"
+    "quota_tpm = 2000000         ; optional override of the applied quota\n"
+    "burndown = 5                ; optional override of the burndown table\n"
+    "\n"
+    "[route agents]\n"
+    "model = anthropic.claude-opus-4-7\n"
+    "endpoint = mantle\n"
+    "max_tokens = 2000\n"
+    "quota_input_tpm = 20000000  ; mantle quotas are not in Service Quotas\n"
+    "quota_output_tpm = 4000000\n";
+
+static void test_design_example(void)
+{
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    bool ok = bt_config_parse_string(&c, design_example, "design.conf", err, sizeof err);
+    OK(ok, "DESIGN.md example parses (%s)", err);
+    if (!ok)
+        return;
+    OK(c.nroutes == 2, "two routes");
+    STREQ(c.profile, "prod", "profile");
+    NEAR(c.interval, 60, 0, "interval");
+    OK(c.warn.pct && c.warn.value == 20 && c.crit.value == 5, "thresholds as percentages");
+    const struct bt_route *t = &c.routes[0];
+    STREQ(t->name, "triage", "route name");
+    OK(t->inference == BT_INF_CROSS_REGION && t->endpoint == BT_EP_RUNTIME, "inference and endpoint");
+    NEAR(t->max_tokens, 1024, 0, "max_tokens (inline comment stripped)");
+    STREQ(t->admission, "http://127.0.0.1:9464/metrics", "admission URL");
+    STREQ(t->quota_code, "L-F4DDD3EB", "quota_code");
+    OK(t->quota[BT_Q_TPM].value == 2000000 && t->quota[BT_Q_TPM].source == BT_QS_CONFIG, "quota_tpm from config");
+    NEAR(t->burndown, 5, 0, "burndown override");
+    OK(t->line == 8, "route line recorded (%d)", t->line);
+    const struct bt_route *a = &c.routes[1];
+    OK(a->endpoint == BT_EP_MANTLE && a->quota[BT_Q_INPUT_TPM].value == 20000000 &&
+       a->quota[BT_Q_OUTPUT_TPM].value == 4000000, "mantle quotas");
+    STREQ(a->region, "us-east-1", "route inherits the global region");
+    OK(a->inference == BT_INF_ON_DEMAND, "inference from model ID (no prefix: on-demand)");
+    bt_config_free(&c);
+}
+
+static void expect_error(const char *text, const char *want, const char *what)
+{
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    bool ok = bt_config_parse_string(&c, text, "bad.conf", err, sizeof err);
+    OK(!ok && strstr(err, want) != NULL, "%s -> '%s'", what, err);
+    bt_config_free(&c);
+}
+
+static void test_errors(void)
+{
+    expect_error("[bedtop]\ninterval = 60\nbogus = 1\n", "bad.conf:3: unknown key 'bogus' in [bedtop]",
+                 "unknown key names file:line");
+    expect_error("[route a]\nmodel = x\nmax_tokens = lots\n", "bad.conf:3: bad number for max_tokens",
+                 "bad number names file:line");
+    expect_error("[bedtop]\n\n[route lonely]\nregion = us-east-1\n", "bad.conf:3: route 'lonely' has no model",
+                 "route without model names the section line");
+    expect_error("[route a]\nmodel = x\nendpoint = grpc\n", "bad.conf:3: bad endpoint 'grpc'",
+                 "bad endpoint");
+    expect_error("[routes]\nmodel = x\n", "unknown section [routes]", "unknown section");
+    expect_error("[bedtop]\nwarn_headroom = 120%\n", "bad.conf:2: bad warn_headroom", "bad threshold");
+    expect_error("[bedtop]\nwarn_headroom = 5%\ncrit_headroom = 10%\n", "crit_headroom (10) must not exceed",
+                 "crit above warn");
+    expect_error("[route a]\nmodel = x\nquota_input_tpm = 5\n", "apply to endpoint = mantle only",
+                 "mantle quota on a runtime route");
+    expect_error("this is not ini\n", "bad.conf:1:", "garbage line");
+    expect_error("[route a]\nmodel = x\n[route a]\nmodel = y\n", "bad.conf:3: route 'a' defined twice",
+                 "duplicate route");
+    expect_error("[bedtop]\nhistory = 30d\n", "history at most 15d", "history bound");
+}
+
+static void test_load_missing(void)
+{
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    OK(!bt_config_load(&c, "/nonexistent/bedtop.conf", err, sizeof err) &&
+       strstr(err, "/nonexistent/bedtop.conf: No such file"), "missing explicit config is an error");
+    bt_config_free(&c);
+}
+
+int main(void)
+{
+    test_design_example();
+    test_errors();
+    test_load_missing();
+    return tap_done();
+}
