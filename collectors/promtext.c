@@ -812,6 +812,8 @@ static bool jfail(char *err, size_t errlen, const char *fmt, ...)
 
 static cJSON *json_parse(const char *text, size_t len, char *err, size_t errlen)
 {
+    if (errlen)
+        err[0] = '\0';
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
