@@ -68,12 +68,21 @@ void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
     s->status = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SRC_COUNT, sizeof *s->status);
 }
 
+void bt_store_track_arrival(struct bt_store *s)
+{
+    s->track_arrival = true;
+}
+
 void bt_store_clear(struct bt_store *s)
 {
     for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
         free(s->series[i].v);
+        free(s->series[i].arr);
         s->series[i] = (struct bt_series){0};
     }
+    free(s->log);
+    s->log = NULL;
+    s->nlog = s->caplog = 0;
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
     s->nsamples = 0;
@@ -116,6 +125,8 @@ void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
         se->v = bt_xmalloc((size_t)s->history * sizeof *se->v);
         for (int i = 0; i < s->history; i++)
             se->v[i] = NAN;
+        if (s->track_arrival)
+            se->arr = bt_xcalloc((size_t)s->history, sizeof *se->arr);
         se->newest = minute;
     }
     if (minute <= se->newest - span)
@@ -129,7 +140,16 @@ void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
             se->v[slot(s, m)] = NAN;
         se->newest = minute;
     }
-    se->v[slot(s, minute)] = (float)smp->value;
+    size_t k = slot(s, minute);
+    if (se->arr) {
+        int64_t a = arrival - minute;
+        a = a < INT32_MIN ? INT32_MIN : a > INT32_MAX ? INT32_MAX : a;
+        if (isnan(se->v[k]) || a < se->arr[k])
+            se->arr[k] = (int32_t)a; /* visible from its first arrival */
+    }
+    se->v[k] = (float)smp->value;
+    if (s->tap.sample)
+        s->tap.sample(s->tap.arg, smp, arrival);
     struct bt_source_status *st = bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
     if (st && arrival > st->newest_sample)
         st->newest_sample = arrival;
@@ -145,7 +165,10 @@ double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int6
     minute = bt_minute_floor(minute);
     if (minute > se->newest || minute <= se->newest - (int64_t)s->history * 60)
         return NAN;
-    return se->v[slot(s, minute)];
+    size_t k = slot(s, minute);
+    if (s->horizon && se->arr && minute + se->arr[k] > s->horizon)
+        return NAN;
+    return se->v[k];
 }
 
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit)
@@ -156,9 +179,14 @@ int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig,
     int64_t m = bt_minute_floor(limit);
     if (m > se->newest)
         m = se->newest;
-    for (int64_t lo = se->newest - (int64_t)s->history * 60; m > lo; m -= 60)
-        if (!isnan(se->v[slot(s, m)]))
-            return m;
+    for (int64_t lo = se->newest - (int64_t)s->history * 60; m > lo; m -= 60) {
+        size_t k = slot(s, m);
+        if (isnan(se->v[k]))
+            continue;
+        if (s->horizon && se->arr && m + se->arr[k] > s->horizon)
+            continue;
+        return m;
+    }
     return 0;
 }
 
@@ -180,6 +208,15 @@ void bt_store_event(struct bt_store *s, const struct bt_event *ev)
     s->events[s->nevents % BT_EVENT_RING] = *ev;
     s->nevents++;
     s->generation++;
+    if (s->track_arrival) {
+        if (s->nlog == s->caplog) {
+            s->caplog = s->caplog ? s->caplog * 2 : 256;
+            s->log = bt_xrealloc(s->log, s->caplog * sizeof *s->log);
+        }
+        s->log[s->nlog++] = *ev;
+    }
+    if (s->tap.event)
+        s->tap.event(s->tap.arg, ev);
 }
 
 const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i)
@@ -201,6 +238,8 @@ static int quota_rank(enum bt_quota_source q)
     }
 }
 
+static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
+
 static void apply_status(struct bt_store *s, int route, const struct bt_event *ev)
 {
     struct bt_source_status *st = bt_store_status(s, route, ev->source);
@@ -219,6 +258,11 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
 {
     bt_store_event(s, ev);
+    apply_event(s, routes, ev);
+}
+
+static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
+{
     switch (ev->type) {
     case BT_EV_QUOTA: {
         if (ev->route < 0 || ev->route >= s->nroutes || (unsigned)ev->quota_kind >= BT_Q_COUNT)
@@ -244,4 +288,17 @@ void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt
     default:
         break;
     }
+}
+
+void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
+                          const struct bt_route *base_routes, int64_t t)
+{
+    s->horizon = t;
+    memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
+    for (int r = 0; r < s->nroutes; r++)
+        memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
+    for (size_t i = 0; i < s->nlog; i++)
+        if (!t || s->log[i].t <= t)
+            apply_event(s, routes, &s->log[i]);
+    s->generation++;
 }

@@ -106,6 +106,7 @@ struct bt_threshold {
  * first sample so memory follows what is actually observed. */
 struct bt_series {
     float *v;                /* NAN = no data */
+    int32_t *arr;            /* replay: first arrival - minute, seconds (NULL live) */
     int64_t base;            /* minute (epoch s) stored at slot (base/60) % cap */
     int64_t newest;          /* newest minute present, 0 if none */
 };
@@ -131,6 +132,16 @@ struct bt_source_status {
 };
 
 #define BT_EVENT_RING 512
+
+struct bt_sample;
+struct bt_event;
+/* Sees every sample and event the store takes (the recording writer). */
+struct bt_store_tap {
+    void (*sample)(void *arg, const struct bt_sample *smp, int64_t arrival);
+    void (*event)(void *arg, const struct bt_event *ev);
+    void *arg;
+};
+
 struct bt_store {
     int nroutes;
     int history;             /* minutes kept per series */
@@ -140,6 +151,13 @@ struct bt_store {
     uint64_t nevents;        /* total ever added; ring index = n % BT_EVENT_RING */
     uint64_t nsamples;       /* total ever added */
     uint64_t generation;     /* bumps on every change (views redraw on change) */
+    struct bt_store_tap tap; /* .sample NULL: none */
+    /* Replay: every sample keeps its first arrival and every event is logged, so
+     * the model can be seen as it was at any time (the horizon). */
+    bool track_arrival;
+    int64_t horizon;         /* 0: everything visible */
+    struct bt_event *log;
+    size_t nlog, caplog;
 };
 
 struct bt_sample {
@@ -158,6 +176,13 @@ double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int6
 /* Newest minute <= limit holding a value (0 if none within the window). */
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit);
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
+/* Replay: keep arrivals and an event log (call right after init). */
+void bt_store_track_arrival(struct bt_store *s);
+/* Replay: show the model as at time t: samples that arrived later are hidden,
+ * source status and quotas are rebuilt from the events up to t. base_routes
+ * holds the routes' quotas before any event (the recording header). */
+void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
+                          const struct bt_route *base_routes, int64_t t);
 const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i); /* i < nevents */
 struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src);
 const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,

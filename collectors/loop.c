@@ -1,0 +1,200 @@
+#include "collectors/loop.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/http.h"
+
+volatile sig_atomic_t bt_loop_quit_signal;
+volatile sig_atomic_t bt_loop_winch;
+
+double bt_wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double bt_clock_nowf(const struct bt_clock *c)
+{
+    if (c->frozen)
+        return c->sim0;
+    return c->sim0 + (bt_wall_now() - c->wall0) * c->speed;
+}
+
+int64_t bt_clock_now(const struct bt_clock *c)
+{
+    return (int64_t)floor(bt_clock_nowf(c));
+}
+
+void bt_clock_start(struct bt_clock *c, double sim_now, double speed)
+{
+    c->speed = speed > 0 ? speed : 1;
+    c->sim0 = sim_now;
+    c->wall0 = bt_wall_now();
+    c->frozen = false;
+}
+
+void bt_clock_freeze(struct bt_clock *c, bool frozen)
+{
+    if (frozen == c->frozen)
+        return;
+    double now = bt_clock_nowf(c);
+    c->frozen = frozen;
+    c->sim0 = now;
+    c->wall0 = bt_wall_now();
+}
+
+void bt_clock_set_speed(struct bt_clock *c, double speed)
+{
+    double now = bt_clock_nowf(c);
+    c->sim0 = now;
+    c->wall0 = bt_wall_now();
+    c->speed = speed > 0 ? speed : 1;
+}
+
+void bt_clock_jump(struct bt_clock *c, double sim_now)
+{
+    c->sim0 = sim_now;
+    c->wall0 = bt_wall_now();
+}
+
+static void on_quit(int sig)
+{
+    bt_loop_quit_signal = sig;
+}
+
+static void on_winch(int sig)
+{
+    (void)sig;
+    bt_loop_winch = 1;
+}
+
+void bt_loop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_quit;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+int64_t bt_loop_next_due(const struct bt_loop *l)
+{
+    int64_t due = INT64_MAX;
+    for (int i = 0; i < l->n; i++) {
+        if (!l->inst[i])
+            continue;
+        int64_t d = l->ops[i]->next_due(l->inst[i]);
+        if (d < due)
+            due = d;
+    }
+    return due;
+}
+
+static bool any_busy(const struct bt_loop *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->inst[i] && l->ops[i]->busy(l->inst[i]))
+            return true;
+    return l->ctx->http && bt_http_pending(l->ctx->http) > 0;
+}
+
+static void tick_due(struct bt_loop *l, int64_t now, bool force)
+{
+    for (int i = 0; i < l->n; i++) {
+        if (!l->inst[i])
+            continue;
+        if (force || l->ops[i]->next_due(l->inst[i]) <= now)
+            l->ops[i]->tick(l->inst[i], now);
+    }
+    if (l->after_tick)
+        l->after_tick(l->after_tick_arg, now);
+}
+
+/* Milliseconds of real time until the next thing to do. */
+static int wait_ms(struct bt_loop *l, int64_t now)
+{
+    long ms = 60000;
+    if (!l->paused) {
+        int64_t due = bt_loop_next_due(l);
+        if (due != INT64_MAX) {
+            double sim = (double)due - bt_clock_nowf(&l->clock);
+            double real = sim / (l->clock.speed > 0 ? l->clock.speed : 1);
+            long d = real <= 0 ? 0 : (long)ceil(real * 1000);
+            if (d < ms)
+                ms = d;
+        }
+    }
+    if (l->view && l->view->next_wakeup_ms) {
+        int v = l->view->next_wakeup_ms(l->view->self);
+        if (v >= 0 && v < ms)
+            ms = v;
+    }
+    (void)now;
+    if (l->deadline > 0) {
+        double left = (l->deadline - bt_wall_now()) * 1000;
+        if (left < ms)
+            ms = left < 0 ? 0 : (long)ceil(left);
+    }
+    return (int)ms;
+}
+
+int bt_loop_run(struct bt_loop *l)
+{
+    bool first = true;
+    for (;;) {
+        if (bt_loop_quit_signal) {
+            l->exit_signal = bt_loop_quit_signal;
+            return l->exit_signal;
+        }
+        if (bt_loop_winch) {
+            bt_loop_winch = 0;
+            if (l->view && l->view->on_resize)
+                l->view->on_resize(l->view->self);
+        }
+        if (l->deadline > 0 && bt_wall_now() > l->deadline)
+            return -2;
+        int64_t now = bt_clock_now(&l->clock);
+        if (!l->paused || l->refresh || first) {
+            tick_due(l, now, l->refresh || first);
+            l->refresh = false;
+            first = false;
+        }
+        if (l->view) {
+            l->view->on_update(l->view->self, now);
+            if (l->view->done(l->view->self))
+                return 0;
+        } else if (!any_busy(l)) {
+            return 0;
+        }
+        int ms = wait_ms(l, now);
+        int fd = l->view ? l->view->input_fd : -1;
+        bool ready = false;
+        if (l->ctx->http) {
+            if (bt_http_poll(l->ctx->http, ms, fd, &ready) < 0) {
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                if (poll(&p, fd >= 0 ? 1 : 0, ms > 100 ? 100 : ms) > 0)
+                    ready = true;
+            }
+        } else {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            int r = poll(&p, fd >= 0 ? 1 : 0, ms);
+            if (r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+                ready = true;
+            else if (r < 0 && errno != EINTR)
+                return -1;
+        }
+        if (ready && l->view && l->view->on_input)
+            l->view->on_input(l->view->self);
+    }
+}
