@@ -90,6 +90,43 @@ srv=$(sed -n 's/^Date: //Ip' "$TMP/hdr" | tr -d '\r')
 delta=$(( $(date -d "$srv" +%s) - $(date +%s) ))
 check "Date header carries the server clock" test "$delta" -gt 800 -a "$delta" -lt 1000
 
+# Paging scenario: 5 applied quotas, page sizes [3, 0, 1] (the last repeats),
+# so the pages hold 3, 0, 1, 1 quotas and only the last has no NextToken.
+check "fake with paging starts" start_fake paging --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_paging.json"
+sq() {
+    curl -s --aws-sigv4 "aws:amz:us-east-1:servicequotas" --user "$AK:$SK" \
+        -H 'Content-Type: application/x-amz-json-1.1' -H "X-Amz-Target: ServiceQuotasV20190624.$1" \
+        -d "$2" "http://127.0.0.1:$PORT/"
+}
+pages=() tok=
+for i in 1 2 3 4 5; do
+    body='{"ServiceCode":"bedrock"'${tok:+,\"NextToken\":\"$tok\"}'}'
+    out=$(sq ListServiceQuotas "$body")
+    pages+=("$(echo "x $out" | jget 'len(d["Quotas"])')")
+    tok=$(echo "x $out" | jget 'd.get("NextToken", "")')
+    [ -z "$tok" ] && break
+done
+expect_eq "ListServiceQuotas short and empty pages" "${pages[*]}" "3 0 1 1"
+out=$(sq ListServiceQuotas '{"ServiceCode":"bedrock","MaxResults":2}')
+expect_eq "MaxResults caps a page" "$(echo "x $out" | jget 'len(d["Quotas"])')" 2
+out=$(sq ListServiceQuotas '{"ServiceCode":"bedrock","NextToken":"bm9wZQ=="}')
+expect_eq "bad NextToken refused" "$(echo "x $out" | jget 'd["__type"]')" InvalidPaginationTokenException
+out=$(sq GetServiceQuota '{"ServiceCode":"bedrock","QuotaCode":"L-00000003"}')
+expect_eq "GetServiceQuota" "$(echo "x $out" | jget 'int(d["Quota"]["Value"])')" 4000000
+# 12 minutes of Invocations with 5 datapoints per page part: parts of 5, 5, 2;
+# 2 results per page: page 1 holds two PartialData parts, page 2 the Complete rest.
+M='{"Namespace":"AWS/Bedrock","MetricName":"Invocations","Dimensions":[{"Name":"ModelId","Value":"anthropic.claude-3-haiku-20240307-v1:0"}]}'
+Q="{\"MetricDataQueries\":[{\"Id\":\"a\",\"MetricStat\":{\"Metric\":$M,\"Period\":60,\"Stat\":\"Sum\"}}],\"StartTime\":1795945680,\"EndTime\":1795946400}"
+out=$(cw "$AK:$SK" GetMetricData "$Q")
+expect_eq "GetMetricData page 1 splits a long series" \
+    "$(echo "$out" | jget '[(r["Id"], len(r["Values"]), r["StatusCode"]) for r in d["MetricDataResults"]]')" \
+    "[('a', 5, 'PartialData'), ('a', 5, 'PartialData')]"
+tok=$(echo "$out" | jget 'd["NextToken"]')
+out=$(cw "$AK:$SK" GetMetricData "${Q%\}},\"NextToken\":\"$tok\"}")
+expect_eq "GetMetricData page 2 completes it" \
+    "$(echo "$out" | jget '[(len(r["Values"]), r["StatusCode"]) for r in d["MetricDataResults"]], "NextToken" in d')" \
+    "([(2, 'Complete')], False)"
+
 check "fake with a session token starts" start_fake tok --session-token GOODTOKEN
 out=$(cw "$AK:$SK" ListMetrics '{}')
 expect_eq "missing session token refused" "${out%% *}" 403

@@ -90,7 +90,8 @@ Log lines (--log): one JSON object per request, written after the answer:
    "token_ok": true|false|null (null: no token configured or sent), "attempt": <from
    amz-sdk-request "attempt=N", else null>, "amz_date": "...", "body": <request JSON or null>,
    "status": <code sent, 0 when none was>, "error": <error code sent or null>,
-   "fault": <fault action applied or null>, "user_agent": "..."}
+   "fault": <fault action applied or null>, "user_agent": "...",
+   "client_port": <the client's TCP port: equal ports mean a reused connection>}
   Never a secret: no Authorization header, no signature, no token value.
 """
 
@@ -622,7 +623,7 @@ class Handler(BaseHTTPRequestHandler):
         entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
                  "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),
                  "body": None, "status": 0, "error": None, "fault": None,
-                 "user_agent": self.headers.get("User-Agent")}
+                 "user_agent": self.headers.get("User-Agent"), "client_port": self.client_address[1]}
         m = re.search(r"attempt=(\d+)", self.headers.get("amz-sdk-request", ""))
         if m:
             entry["attempt"] = int(m.group(1))

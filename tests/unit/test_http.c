@@ -312,6 +312,12 @@ static void test_signed_request(void)
     OK(res.status == 403 && res.attempts == 1, "unsigned: 403 not retried (got %ld, %d)", res.status,
        res.attempts);
     STREQ(res.code, "IncompleteSignatureException", "unsigned: error code");
+    log = fake_log(&f);
+    OK(cJSON_GetArraySize(log) == 2 && log_num(log, 0, "client_port") > 0 &&
+       log_num(log, 0, "client_port") == log_num(log, 1, "client_port"),
+       "connection reused for the second request (ports %.0f, %.0f)", log_num(log, 0, "client_port"),
+       log_num(log, 1, "client_port"));
+    cJSON_Delete(log);
     bt_http_free(h);
     bt_creds_clear(&p.creds);
     result_free(&res);
