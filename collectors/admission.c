@@ -699,13 +699,14 @@ static void *adm_create(struct bt_ctx *ctx)
 static void adm_tick(void *self, int64_t now)
 {
     struct adm *a = self;
-    if (now < a->next)
-        return;
     if (a->ctx->mode == BT_MODE_ONCE) {
+        if (now < a->next)
+            return; /* the loop's first tick is forced: the gap still holds */
         if (a->rounds_started >= a->rounds_needed || a->rounds_done < a->rounds_started)
             return;
         a->next = NEVER; /* set again when this round is over */
     } else {
+        /* an early (forced, e.g. refresh) tick scrapes now */
         a->next = now + (int64_t)ceil(a->period);
     }
     a->round_start = now;
