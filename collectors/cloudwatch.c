@@ -3,9 +3,14 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/http.h"
 
 #define NS_RUNTIME "AWS/Bedrock"
 #define NS_MANTLE "AWS/BedrockMantle"
@@ -387,4 +392,631 @@ void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n)
     if (!core[0])
         bt_strlcpy(core, model_id, sizeof core);
     snprintf(out, n, "%s%s", prefix, core);
+}
+
+/* ---- the collector -------------------------------------------------------
+ * Per (profile, Region) group: ListMetrics first (cache-metric spelling,
+ * again every 6 hours), then each poll sends ceil(queries / 500)
+ * GetMetricData requests concurrently, follows NextToken pages from the
+ * callbacks, and when every request of the group is done marks per route
+ * either OK (and the newest settled minute fetched) or the first error. */
+
+#define CW_TARGET "GraniteServiceVersion20100801."
+#define CW_CTYPE "application/x-amz-json-1.0"
+#define LIST_EVERY (6 * 3600)
+#define LIST_RETRY 600       /* a failed ListMetrics is tried again after 10 minutes */
+#define MAX_PAGES 1000       /* a pagination that never ends is an error */
+#define POLL_OFFSET 10       /* poll this long after the minute boundary */
+#define ALT_READ "CacheReadInputTokens"
+#define ALT_WRITE "CacheWriteInputTokens"
+
+struct cw;
+struct cw_group;
+
+struct cw_chunk {
+    struct cw_group *g;
+    int first, count;        /* queries [first, first + count) of the group */
+    int64_t start;
+    char *token;
+    int pages;
+};
+
+struct cw_group {
+    struct cw *cw;
+    struct bt_awsgroup *ag;
+    char label[96];          /* "cloudwatch us-east-1" */
+    struct bt_cw_query *q;
+    int nq;
+    struct cw_chunk *chunks;
+    int nchunks, outstanding;
+    bool polling, listing, listed;
+    int64_t listed_at;
+    int64_t poll_now, poll_end;
+    char *list_token;
+    int list_pages;
+};
+
+/* What ListMetrics showed for a route's model. */
+enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8 };
+
+struct cw {
+    struct bt_ctx *ctx;
+    struct bt_awsgroups ag;
+    struct cw_group *g;
+    int ng;
+    int nroutes;
+    int64_t *settled;        /* per route: newest settled minute fetched (0 none) */
+    struct bt_cw_spelling *spell;
+    unsigned *seen;
+    char (*err)[224];        /* per route: first failure of the running poll */
+    int *group_of;           /* per route: group index, -1 none */
+    int64_t next;
+    bool started;            /* check mode: the one poll was started */
+    unsigned long requests;
+};
+
+static void cw_event(struct cw *cw, int route, enum bt_event_type type, const char *text)
+{
+    if (!cw->ctx->store)
+        return;
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = type, .route = route,
+                          .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(ev.text, text ? text : "", sizeof ev.text);
+    bt_model_event(cw->ctx->store, cw->ctx->cfg->routes, &ev);
+}
+
+static void route_fail(struct cw *cw, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void route_fail(struct cw *cw, int r, const char *fmt, ...)
+{
+    if (r < 0 || r >= cw->nroutes || cw->err[r][0])
+        return; /* the first failure says the most */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cw->err[r], sizeof cw->err[r], fmt, ap);
+    va_end(ap);
+}
+
+static void build_queries(struct cw_group *g)
+{
+    struct cw *cw = g->cw;
+    const struct bt_route *routes = cw->ctx->cfg->routes;
+    free(g->q);
+    g->q = bt_xcalloc((size_t)g->ag->nroutes * BT_SIG_COUNT + 1, sizeof *g->q);
+    g->nq = 0;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        g->nq += bt_cloudwatch_route_queries(&routes[r], r, &cw->spell[r], g->q + g->nq,
+                                             BT_SIG_COUNT);
+    }
+}
+
+static void submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
+                   void *arg)
+{
+    struct cw *cw = g->cw;
+    char target[96], label[160];
+    snprintf(target, sizeof target, CW_TARGET "%s", op);
+    snprintf(label, sizeof label, "%s %s", g->label, op);
+    struct bt_http_req req = {
+        .method = "POST", .url = g->ag->url, .service = "monitoring", .region = g->ag->region,
+        .creds = &cw->ag.prov[g->ag->provider].p, .target = target, .content_type = CW_CTYPE,
+        .body = body->buf ? body->buf : "", .body_len = body->len, .label = label,
+        .timeout = bt_awsgroup_timeout(),
+    };
+    cw->requests++;
+    bt_http_submit(cw->ctx->http, &req, cb, arg);
+}
+
+/* --- polling --- */
+
+static void finish_poll(struct cw_group *g)
+{
+    struct cw *cw = g->cw;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        if (cw->err[r][0]) {
+            cw_event(cw, r, BT_EV_ERROR, cw->err[r]);
+        } else {
+            cw->settled[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag, g->poll_end,
+                                                  cw->settled[r]);
+            cw_event(cw, r, BT_EV_OK, NULL);
+        }
+    }
+    g->polling = false;
+}
+
+static void chunk_done(struct cw_chunk *c)
+{
+    free(c->token);
+    c->token = NULL;
+    if (--c->g->outstanding == 0)
+        finish_poll(c->g);
+}
+
+static void chunk_fail(struct cw_chunk *c, const char *why)
+{
+    struct cw_group *g = c->g;
+    for (int i = c->first; i < c->first + c->count; i++)
+        route_fail(g->cw, g->q[i].route, "%s: %s", g->label, why);
+    chunk_done(c);
+}
+
+static void on_sample(void *arg, const char *id, int64_t t, double v)
+{
+    struct cw_chunk *c = arg;
+    struct cw *cw = c->g->cw;
+    int r, s;
+    /* only what this group asked for, inside the window asked for */
+    if (!bt_cloudwatch_parse_id(id, &r, &s) || r >= cw->nroutes ||
+        cw->group_of[r] != (int)(c->g - cw->g) || t < c->start || t >= c->g->poll_end ||
+        bt_signal_info[s].source != BT_SRC_CLOUDWATCH)
+        return;
+    if (cw->ctx->store)
+        bt_store_add(cw->ctx->store,
+                     &(struct bt_sample){.t = bt_minute_floor(t), .route = r,
+                                         .signal = (enum bt_signal)s, .value = v},
+                     (int64_t)time(NULL));
+}
+
+static void on_status(void *arg, const char *id, const char *code, const char *detail)
+{
+    struct cw_chunk *c = arg;
+    int r, s;
+    if (strcmp(code, "PartialData") == 0 || !bt_cloudwatch_parse_id(id, &r, &s) ||
+        r >= c->g->cw->nroutes)
+        return; /* PartialData: the rest comes with NextToken */
+    const struct bt_route *rt = &c->g->cw->ctx->cfg->routes[r];
+    char d[128];
+    bt_strlcpy(d, detail, sizeof d);
+    route_fail(c->g->cw, r, "%s: %s for %s %s (%s)%s%s", c->g->label, code,
+               rt->endpoint == BT_EP_MANTLE ? bt_signal_info[s].mantle : bt_signal_info[s].metric,
+               bt_signal_info[s].stat, rt->model, d[0] ? ": " : "", d);
+}
+
+static void on_message(void *arg, const char *code, const char *value)
+{
+    struct cw_chunk *c = arg;
+    if (c->g->cw->ctx->verbose)
+        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label, code, value);
+}
+
+static void submit_page(struct cw_chunk *c);
+
+static void page_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct cw_chunk *c = arg;
+    char why[224];
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        chunk_fail(c, why);
+        return;
+    }
+    struct bt_cw_sink sink = {on_sample, on_status, on_message, c};
+    char *token = NULL;
+    char err[160];
+    if (!bt_cloudwatch_parse_page(resp->body, resp->body_len, &sink, &token, err, sizeof err)) {
+        snprintf(why, sizeof why, "GetMetricData: %s (%s)", err, resp->url ? resp->url : "");
+        chunk_fail(c, why);
+        return;
+    }
+    if (!token) {
+        chunk_done(c);
+        return;
+    }
+    if (++c->pages >= MAX_PAGES || (c->token && strcmp(c->token, token) == 0)) {
+        free(token);
+        chunk_fail(c, "GetMetricData pagination does not end (NextToken repeats)");
+        return;
+    }
+    free(c->token);
+    c->token = token;
+    submit_page(c);
+}
+
+static void submit_page(struct cw_chunk *c)
+{
+    struct cw_group *g = c->g;
+    struct bt_buf body = {0};
+    bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->q + c->first, c->count,
+                               c->start, g->poll_end, c->token);
+    submit(g, "GetMetricData", &body, page_done, c);
+    bt_buf_free(&body);
+}
+
+static void start_poll(struct cw_group *g, int64_t now)
+{
+    struct cw *cw = g->cw;
+    const struct bt_config *cfg = cw->ctx->cfg;
+    int back = bt_cloudwatch_backfill_minutes(now, cw->ctx->mode, cfg->history_minutes);
+    for (int i = 0; i < g->ag->nroutes; i++)
+        cw->err[g->ag->routes[i]][0] = '\0';
+    g->poll_now = now;
+    g->poll_end = bt_cloudwatch_end(now);
+    g->nchunks = bt_cloudwatch_nrequests(g->nq);
+    free(g->chunks);
+    g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
+    for (int k = 0; k < g->nchunks; k++) {
+        struct cw_chunk *c = &g->chunks[k];
+        c->g = g;
+        c->first = k * BT_CW_MAX_QUERIES;
+        c->count = g->nq - c->first < BT_CW_MAX_QUERIES ? g->nq - c->first : BT_CW_MAX_QUERIES;
+        /* one StartTime per request: the oldest unsettled minute of its routes */
+        c->start = g->poll_end;
+        for (int i = c->first; i < c->first + c->count; i++) {
+            int64_t s = bt_cloudwatch_route_start(now, cw->settled[g->q[i].route], back);
+            if (s < c->start)
+                c->start = s;
+        }
+    }
+    if (g->nchunks == 0)
+        return;
+    g->polling = true;
+    g->outstanding = g->nchunks;
+    for (int k = 0; k < g->nchunks; k++)
+        submit_page(&g->chunks[k]);
+}
+
+/* --- ListMetrics: which cache-metric spelling exists --- */
+
+static void on_metric(void *arg, const char *metric, const char *model)
+{
+    struct cw_group *g = arg;
+    struct cw *cw = g->cw;
+    unsigned bit = strcmp(metric, bt_signal_info[BT_SIG_CACHE_READ].metric) == 0 ? SEEN_READ
+                   : strcmp(metric, ALT_READ) == 0                               ? SEEN_READ_ALT
+                   : strcmp(metric, bt_signal_info[BT_SIG_CACHE_WRITE].metric) == 0 ? SEEN_WRITE
+                   : strcmp(metric, ALT_WRITE) == 0 ? SEEN_WRITE_ALT
+                                                    : 0;
+    if (!bit)
+        return;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        if (strcmp(cw->ctx->cfg->routes[r].model, model) == 0)
+            cw->seen[r] |= bit;
+    }
+}
+
+static void list_finish(struct cw_group *g, bool ok)
+{
+    struct cw *cw = g->cw;
+    free(g->list_token);
+    g->list_token = NULL;
+    g->listing = false;
+    g->listed = true;
+    g->listed_at = ok ? g->poll_now : g->poll_now - LIST_EVERY + LIST_RETRY;
+    if (ok) {
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            /* the table's spelling unless only the other one exists */
+            cw->spell[r].cache_read =
+                (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
+            cw->spell[r].cache_write =
+                (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+        }
+    }
+    build_queries(g);
+    start_poll(g, g->poll_now);
+}
+
+static void submit_list(struct cw_group *g);
+
+static void list_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct cw_group *g = arg;
+    char why[224];
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        if (g->cw->ctx->verbose)
+            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, why);
+        list_finish(g, false);
+        return;
+    }
+    char *token = NULL;
+    char err[160];
+    if (!bt_cloudwatch_parse_list(resp->body, resp->body_len, on_metric, g, &token, err,
+                                  sizeof err)) {
+        if (g->cw->ctx->verbose)
+            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, err);
+        list_finish(g, false);
+        return;
+    }
+    if (!token || ++g->list_pages >= MAX_PAGES ||
+        (g->list_token && strcmp(g->list_token, token) == 0)) {
+        free(token);
+        list_finish(g, true);
+        return;
+    }
+    free(g->list_token);
+    g->list_token = token;
+    submit_list(g);
+}
+
+static void submit_list(struct cw_group *g)
+{
+    struct bt_buf body = {0};
+    bt_cloudwatch_list_json(&body, g->list_token);
+    submit(g, "ListMetrics", &body, list_done, g);
+    bt_buf_free(&body);
+}
+
+static void start_list(struct cw_group *g, int64_t now)
+{
+    for (int i = 0; i < g->ag->nroutes; i++)
+        g->cw->seen[g->ag->routes[i]] = 0;
+    g->listing = true;
+    g->list_pages = 0;
+    g->poll_now = now;
+    submit_list(g);
+}
+
+/* --- the interface --- */
+
+static int64_t next_poll(const struct cw *cw, int64_t now)
+{
+    int64_t iv = (int64_t)cw->ctx->cfg->interval;
+    if (iv < 10)
+        iv = 10;
+    /* on the interval grid, a little after the minute so the new minute is there */
+    int64_t t = ((now - POLL_OFFSET) / iv + 1) * iv + POLL_OFFSET;
+    return t > now ? t : now + iv;
+}
+
+static void *cw_create(struct bt_ctx *ctx)
+{
+    if (!ctx->http || ctx->cfg->nroutes == 0)
+        return NULL;
+    struct cw *cw = bt_xcalloc(1, sizeof *cw);
+    cw->ctx = ctx;
+    cw->nroutes = ctx->cfg->nroutes;
+    bt_awsgroups_build(&cw->ag, ctx, "monitoring", false);
+    cw->settled = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled);
+    cw->spell = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->spell);
+    cw->seen = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->seen);
+    cw->err = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->err);
+    cw->group_of = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->group_of);
+    for (int r = 0; r < cw->nroutes; r++)
+        cw->group_of[r] = -1;
+    cw->ng = cw->ag.n;
+    cw->g = bt_xcalloc((size_t)(cw->ng ? cw->ng : 1), sizeof *cw->g);
+    for (int i = 0; i < cw->ng; i++) {
+        struct cw_group *g = &cw->g[i];
+        g->cw = cw;
+        g->ag = &cw->ag.g[i];
+        snprintf(g->label, sizeof g->label, "cloudwatch %s", g->ag->region[0] ? g->ag->region : "(no region)");
+        for (int k = 0; k < g->ag->nroutes; k++)
+            cw->group_of[g->ag->routes[k]] = i;
+        build_queries(g);
+    }
+    return cw;
+}
+
+static void cw_tick(void *self, int64_t now)
+{
+    struct cw *cw = self;
+    if (cw->ctx->mode == BT_MODE_ONCE && cw->started)
+        return;
+    cw->started = true;
+    for (int i = 0; i < cw->ng; i++) {
+        struct cw_group *g = &cw->g[i];
+        if (g->polling || g->listing)
+            continue; /* the previous poll is still out: never pile up */
+        if (!g->ag->url[0]) {
+            for (int k = 0; k < g->ag->nroutes; k++) {
+                char text[224];
+                snprintf(text, sizeof text, "%s: %s", g->label, g->ag->error);
+                cw_event(cw, g->ag->routes[k], BT_EV_ERROR, text);
+            }
+            continue;
+        }
+        if (!g->listed || now - g->listed_at >= LIST_EVERY)
+            start_list(g, now);
+        else
+            start_poll(g, now);
+    }
+    cw->next = next_poll(cw, now);
+}
+
+static int64_t cw_next_due(void *self)
+{
+    struct cw *cw = self;
+    if (cw->ctx->mode == BT_MODE_ONCE)
+        return cw->started ? INT64_MAX : 0;
+    return cw->next;
+}
+
+static bool cw_busy(void *self)
+{
+    struct cw *cw = self;
+    if (cw->ctx->mode == BT_MODE_ONCE && !cw->started)
+        return true;
+    for (int i = 0; i < cw->ng; i++)
+        if (cw->g[i].polling || cw->g[i].listing)
+            return true;
+    return false;
+}
+
+static void cw_destroy(void *self)
+{
+    struct cw *cw = self;
+    if (!cw)
+        return;
+    for (int i = 0; i < cw->ng; i++) {
+        struct cw_group *g = &cw->g[i];
+        for (int k = 0; k < g->nchunks; k++)
+            free(g->chunks[k].token);
+        free(g->chunks);
+        free(g->q);
+        free(g->list_token);
+    }
+    free(cw->g);
+    bt_awsgroups_free(&cw->ag);
+    free(cw->settled);
+    free(cw->spell);
+    free(cw->seen);
+    free(cw->err);
+    free(cw->group_of);
+    free(cw);
+}
+
+const struct bt_collector_ops bt_cloudwatch_collector = {
+    .name = "cloudwatch",
+    .create = cw_create,
+    .tick = cw_tick,
+    .next_due = cw_next_due,
+    .busy = cw_busy,
+    .destroy = cw_destroy,
+};
+
+void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
+{
+    struct cw *cw = self;
+    double n = 0;
+    for (int i = 0; cw && i < cw->ng; i++)
+        n += cw->g[i].nq;
+    double iv = cw && cw->ctx->cfg->interval > 0 ? cw->ctx->cfg->interval : 60;
+    if (metrics_per_poll)
+        *metrics_per_poll = n;
+    if (metrics_per_day)
+        *metrics_per_day = n * 86400.0 / iv;
+}
+
+unsigned long bt_cloudwatch_requests(void *self)
+{
+    const struct cw *cw = self;
+    return cw ? cw->requests : 0;
+}
+
+/* --- route discovery --- */
+
+struct discover {
+    struct bt_ctx *ctx;
+    struct bt_awsgroup_provider prov;
+    char region[32];
+    char url[512];
+    char *token;
+    int pages;
+    bool done, ok;
+    char err[256];
+    char (*models)[192];
+    int nmodels;
+};
+
+#define MAX_DISCOVER 200
+
+static void on_discovered(void *arg, const char *metric, const char *model)
+{
+    struct discover *d = arg;
+    (void)metric;
+    for (int i = 0; i < d->nmodels; i++)
+        if (strcmp(d->models[i], model) == 0)
+            return;
+    if (d->nmodels < MAX_DISCOVER)
+        bt_strlcpy(d->models[d->nmodels++], model, sizeof d->models[0]);
+}
+
+static void discover_submit(struct discover *d);
+
+static void discover_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct discover *d = arg;
+    if (resp->status != 200) {
+        char why[224];
+        bt_awsgroup_describe(resp, why, sizeof why);
+        snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s", d->region, why);
+        d->done = true;
+        return;
+    }
+    char *token = NULL;
+    char err[160];
+    if (!bt_cloudwatch_parse_list(resp->body, resp->body_len, on_discovered, d, &token, err,
+                                  sizeof err)) {
+        snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s (%s)", d->region,
+                 err, resp->url ? resp->url : "");
+        d->done = true;
+        return;
+    }
+    if (!token || ++d->pages >= MAX_PAGES || (d->token && strcmp(d->token, token) == 0)) {
+        free(token);
+        d->ok = d->done = true;
+        return;
+    }
+    free(d->token);
+    d->token = token;
+    discover_submit(d);
+}
+
+static void discover_submit(struct discover *d)
+{
+    struct bt_buf body = {0};
+    bt_cloudwatch_list_json(&body, d->token);
+    char label[96];
+    snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
+    struct bt_http_req req = {
+        .method = "POST", .url = d->url, .service = "monitoring", .region = d->region,
+        .creds = &d->prov.p, .target = CW_TARGET "ListMetrics", .content_type = CW_CTYPE,
+        .body = body.buf ? body.buf : "", .body_len = body.len, .label = label,
+        .timeout = bt_awsgroup_timeout(),
+    };
+    bt_http_submit(d->ctx->http, &req, discover_done, d);
+    bt_buf_free(&body);
+}
+
+int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
+{
+    struct bt_config *cfg = ctx->cfg;
+    if (cfg->nroutes > 0)
+        return 0;
+    if (!ctx->http) {
+        snprintf(err, errlen, "route discovery needs the network");
+        return -1;
+    }
+    struct discover d;
+    memset(&d, 0, sizeof d);
+    d.ctx = ctx;
+    bt_awsgroup_route_region(ctx, NULL, d.region, sizeof d.region);
+    if (!d.region[0]) {
+        snprintf(err, errlen, "route discovery: no Region (set region in the config or --region)");
+        return -1;
+    }
+    const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;
+    const char *ep = ctx->endpoint_url && *ctx->endpoint_url ? ctx->endpoint_url : cfg->endpoint_url;
+    bt_awsgroup_provider_init(&d.prov, profile, d.region, ep);
+    if (bt_aws_endpoint(&d.prov.opts, "monitoring", d.region, d.url, sizeof d.url) != 0) {
+        snprintf(err, errlen, "route discovery: no CloudWatch endpoint for Region %s", d.region);
+        bt_awsgroup_provider_free(&d.prov);
+        return -1;
+    }
+    d.models = bt_xcalloc(MAX_DISCOVER, sizeof *d.models);
+    discover_submit(&d);
+    /* startup, before the dashboard: wait here; http bounds every attempt */
+    while (!d.done && bt_http_pending(ctx->http) > 0)
+        if (bt_http_poll(ctx->http, 1000, -1, NULL) < 0)
+            break;
+    int added = -1;
+    if (!d.done) {
+        snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
+    } else if (!d.ok) {
+        snprintf(err, errlen, "%s", d.err);
+    } else {
+        added = 0;
+        for (int i = 0; i < d.nmodels; i++) {
+            char name[64], unique[64];
+            bt_cloudwatch_short_name(d.models[i], name, sizeof name);
+            bt_strlcpy(unique, name, sizeof unique);
+            for (int k = 2; bt_config_find_route(cfg, unique) >= 0; k++)
+                snprintf(unique, sizeof unique, "%.56s-%d", name, k);
+            int r = bt_config_add_route(cfg, unique);
+            struct bt_route *rt = &cfg->routes[r];
+            bt_strlcpy(rt->model, d.models[i], sizeof rt->model);
+            bt_strlcpy(rt->region, d.region, sizeof rt->region);
+            rt->endpoint = BT_EP_RUNTIME;
+            rt->inference = bt_inference_from_model(rt->model);
+            added++;
+        }
+    }
+    free(d.token);
+    free(d.models);
+    bt_awsgroup_provider_free(&d.prov);
+    return added;
 }

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/http.h"
 
 #define MAX_TOKEN_LEN 4096   /* bound on a NextToken we echo back */
 #define MAX_QUOTAS 20000     /* bound on quotas kept from one listing */
@@ -475,4 +479,298 @@ double bt_quotas_effective_value(const struct bt_route *r, enum bt_quota_kind k,
     if (k == BT_Q_TPD && r->inference != BT_INF_ON_DEMAND)
         return q->value * 2;
     return q->value;
+}
+
+/* ---- the collector -------------------------------------------------------
+ * Per (profile, Region) group of runtime routes: ListServiceQuotas pages
+ * until no NextToken, match, emit; then, only if a route still has no TPM
+ * quota, ListAWSDefaultServiceQuotas the same way for the published
+ * defaults. Every 6 hours (5 minutes after a failure); once in check mode. */
+
+#define SQ_TARGET "ServiceQuotasV20190624."
+#define SQ_CTYPE "application/x-amz-json-1.1"
+#define SQ_RETRY 300
+#define SQ_MAX_PAGES 500
+
+struct sq;
+
+struct sq_group {
+    struct sq *sq;
+    struct bt_awsgroup *ag;
+    char label[96];          /* "quotas us-east-1" */
+    struct bt_sq_list list;
+    char *token;
+    int pages;
+    bool busy, defaults;     /* defaults: the fallback listing is running */
+    bool *need_tpm;          /* per route of the group */
+};
+
+struct sq {
+    struct bt_ctx *ctx;
+    struct bt_awsgroups ag;
+    struct sq_group *g;
+    int ng;
+    struct bt_quota_hints hints;
+    int64_t next;
+    bool started, failed;
+    unsigned long requests;
+};
+
+static void sq_event(struct sq *sq, const struct bt_event *ev)
+{
+    if (sq->ctx->store)
+        bt_model_event(sq->ctx->store, sq->ctx->cfg->routes, ev);
+}
+
+static void sq_status(struct sq_group *g, enum bt_event_type type, const char *text)
+{
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        struct bt_event ev = {.t = (int64_t)time(NULL), .type = type, .route = g->ag->routes[i],
+                              .source = BT_SRC_QUOTAS};
+        bt_strlcpy(ev.text, text ? text : "", sizeof ev.text);
+        sq_event(g->sq, &ev);
+    }
+}
+
+/* Emits what the list says for route r; true if a TPM quota was found. */
+static bool emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool only_missing,
+                       const bool *had)
+{
+    const struct bt_route *rt = &g->sq->ctx->cfg->routes[r];
+    static const enum bt_quota_kind kinds[] = {BT_Q_TPM, BT_Q_RPM, BT_Q_TPD};
+    bool tpm = false;
+    for (size_t k = 0; k < BT_ARRAY_LEN(kinds); k++) {
+        if (only_missing && had[k])
+            continue;
+        int i = bt_quotas_match(rt, kinds[k], &g->list, &g->sq->hints);
+        if (i < 0)
+            continue;
+        struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_QUOTA, .route = r,
+                              .source = BT_SRC_QUOTAS, .quota_kind = kinds[k],
+                              .value = bt_quotas_effective_value(rt, kinds[k], &g->list.q[i]),
+                              .quota_source = src};
+        bt_strlcpy(ev.code, g->list.q[i].code, sizeof ev.code);
+        bt_strlcpy(ev.text, g->list.q[i].name, sizeof ev.text);
+        sq_event(g->sq, &ev);
+        if (kinds[k] == BT_Q_TPM)
+            tpm = true;
+    }
+    return tpm;
+}
+
+static void sq_submit(struct sq_group *g);
+
+static void group_end(struct sq_group *g, const char *error)
+{
+    free(g->token);
+    g->token = NULL;
+    bt_sq_list_free(&g->list);
+    g->busy = false;
+    g->defaults = false;
+    if (error) {
+        g->sq->failed = true;
+        sq_status(g, BT_EV_ERROR, error);
+    } else {
+        sq_status(g, BT_EV_OK, NULL);
+    }
+}
+
+static void listing_complete(struct sq_group *g)
+{
+    const struct bt_route *routes = g->sq->ctx->cfg->routes;
+    if (!g->defaults) {
+        bool any = false;
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            bool tpm = emit_route(g, r, BT_QS_SERVICE_QUOTAS, false, NULL);
+            g->need_tpm[i] = !tpm && routes[r].quota[BT_Q_TPM].source != BT_QS_CONFIG;
+            any = any || g->need_tpm[i];
+        }
+        if (!any) {
+            group_end(g, NULL);
+            return;
+        }
+        /* the published defaults, for routes the account list did not cover */
+        bt_sq_list_free(&g->list);
+        free(g->token);
+        g->token = NULL;
+        g->defaults = true;
+        g->pages = 0;
+        sq_submit(g);
+        return;
+    }
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        if (!g->need_tpm[i])
+            continue;
+        bool had[3];
+        for (int k = 0; k < 3; k++)
+            had[k] = !isnan(routes[r].quota[k].value) &&
+                     routes[r].quota[k].source != BT_QS_DEFAULT;
+        emit_route(g, r, BT_QS_DEFAULT, true, had);
+    }
+    group_end(g, NULL);
+}
+
+static void sq_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct sq_group *g = arg;
+    const char *op = g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
+    char why[224], text[224];
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        snprintf(text, sizeof text, "%s: %s: %s", g->label, op, why);
+        group_end(g, text);
+        return;
+    }
+    char *token = NULL;
+    char err[160];
+    if (!bt_quotas_parse_page(resp->body, resp->body_len, &g->list, &token, err, sizeof err)) {
+        snprintf(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
+                 resp->url ? resp->url : "");
+        group_end(g, text);
+        return;
+    }
+    if (!token) {
+        listing_complete(g);
+        return;
+    }
+    /* pages may be short or empty and still carry a token: keep going */
+    if (++g->pages >= SQ_MAX_PAGES || (g->token && strcmp(g->token, token) == 0)) {
+        free(token);
+        snprintf(text, sizeof text, "%s: %s pagination does not end", g->label, op);
+        group_end(g, text);
+        return;
+    }
+    free(g->token);
+    g->token = token;
+    sq_submit(g);
+}
+
+static void sq_submit(struct sq_group *g)
+{
+    struct sq *sq = g->sq;
+    const char *op = g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
+    char target[96], label[160];
+    snprintf(target, sizeof target, SQ_TARGET "%s", op);
+    snprintf(label, sizeof label, "%s %s", g->label, op);
+    struct bt_buf body = {0};
+    bt_quotas_request_json(&body, g->token);
+    struct bt_http_req req = {
+        .method = "POST", .url = g->ag->url, .service = "servicequotas", .region = g->ag->region,
+        .creds = &sq->ag.prov[g->ag->provider].p, .target = target, .content_type = SQ_CTYPE,
+        .body = body.buf, .body_len = body.len, .label = label,
+        .timeout = bt_awsgroup_timeout(),
+    };
+    sq->requests++;
+    bt_http_submit(sq->ctx->http, &req, sq_done, g);
+    bt_buf_free(&body);
+}
+
+static void *sq_create(struct bt_ctx *ctx)
+{
+    int nruntime = 0;
+    for (int i = 0; i < ctx->cfg->nroutes; i++)
+        nruntime += ctx->cfg->routes[i].endpoint == BT_EP_RUNTIME;
+    if (!ctx->http || nruntime == 0)
+        return NULL;
+    struct sq *sq = bt_xcalloc(1, sizeof *sq);
+    sq->ctx = ctx;
+    char err[512];
+    if (!bt_quota_hints_load_default(&sq->hints, err, sizeof err) && ctx->verbose)
+        bt_err("quota-name hints: %s (names are still matched from model IDs)", err);
+    bt_awsgroups_build(&sq->ag, ctx, "servicequotas", true);
+    sq->ng = sq->ag.n;
+    sq->g = bt_xcalloc((size_t)(sq->ng ? sq->ng : 1), sizeof *sq->g);
+    for (int i = 0; i < sq->ng; i++) {
+        struct sq_group *g = &sq->g[i];
+        g->sq = sq;
+        g->ag = &sq->ag.g[i];
+        g->need_tpm = bt_xcalloc((size_t)g->ag->nroutes, sizeof *g->need_tpm);
+        snprintf(g->label, sizeof g->label, "quotas %s",
+                 g->ag->region[0] ? g->ag->region : "(no region)");
+    }
+    return sq;
+}
+
+static void sq_tick(void *self, int64_t now)
+{
+    struct sq *sq = self;
+    if (sq->ctx->mode == BT_MODE_ONCE && sq->started)
+        return;
+    sq->started = true;
+    sq->failed = false;
+    for (int i = 0; i < sq->ng; i++) {
+        struct sq_group *g = &sq->g[i];
+        if (g->busy)
+            continue;
+        if (!g->ag->url[0]) {
+            char text[224];
+            snprintf(text, sizeof text, "%s: %s", g->label, g->ag->error);
+            sq_status(g, BT_EV_ERROR, text);
+            sq->failed = true;
+            continue;
+        }
+        g->busy = true;
+        g->defaults = false;
+        g->pages = 0;
+        sq_submit(g);
+    }
+    sq->next = now + BT_SQ_REFRESH;
+}
+
+static int64_t sq_next_due(void *self)
+{
+    struct sq *sq = self;
+    if (sq->ctx->mode == BT_MODE_ONCE)
+        return sq->started ? INT64_MAX : 0;
+    bool busy = false;
+    for (int i = 0; i < sq->ng; i++)
+        busy = busy || sq->g[i].busy;
+    /* a failed listing is retried soon; the applied values rarely change */
+    if (sq->failed && !busy)
+        return sq->next - BT_SQ_REFRESH + SQ_RETRY;
+    return sq->next;
+}
+
+static bool sq_busy(void *self)
+{
+    struct sq *sq = self;
+    if (sq->ctx->mode == BT_MODE_ONCE && !sq->started)
+        return true;
+    for (int i = 0; i < sq->ng; i++)
+        if (sq->g[i].busy)
+            return true;
+    return false;
+}
+
+static void sq_destroy(void *self)
+{
+    struct sq *sq = self;
+    if (!sq)
+        return;
+    for (int i = 0; i < sq->ng; i++) {
+        free(sq->g[i].token);
+        free(sq->g[i].need_tpm);
+        bt_sq_list_free(&sq->g[i].list);
+    }
+    free(sq->g);
+    bt_awsgroups_free(&sq->ag);
+    bt_quota_hints_free(&sq->hints);
+    free(sq);
+}
+
+const struct bt_collector_ops bt_quotas_collector = {
+    .name = "quotas",
+    .create = sq_create,
+    .tick = sq_tick,
+    .next_due = sq_next_due,
+    .busy = sq_busy,
+    .destroy = sq_destroy,
+};
+
+unsigned long bt_quotas_requests(void *self)
+{
+    const struct sq *sq = self;
+    return sq ? sq->requests : 0;
 }

@@ -65,4 +65,6 @@ int bt_quotas_match(const struct bt_route *r, enum bt_quota_kind k, const struct
 /* The value to use for a match: the daily quota doubles for cross-region calls. */
 double bt_quotas_effective_value(const struct bt_route *r, enum bt_quota_kind k,
                                  const struct bt_sq_quota *q);
+/* ListServiceQuotas/ListAWSDefaultServiceQuotas requests sent so far (pages included). */
+unsigned long bt_quotas_requests(void *self);
 #endif

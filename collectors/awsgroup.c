@@ -1,0 +1,190 @@
+#include "collectors/awsgroup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static double req_timeout;
+
+void bt_awsgroup_set_timeout(double seconds)
+{
+    req_timeout = seconds > 0 ? seconds : 0;
+}
+
+double bt_awsgroup_timeout(void)
+{
+    return req_timeout;
+}
+
+static int provider_refresh(struct bt_creds_provider *p, char *err, size_t errlen)
+{
+    struct bt_awsgroup_provider *gp = p->arg;
+    struct bt_creds c;
+    memset(&c, 0, sizeof c);
+    if (bt_aws_resolve_creds(&gp->opts, &c, err, errlen) != 0) {
+        bt_creds_clear(&c);
+        return -1;
+    }
+    bt_creds_copy(&p->creds, &c);
+    bt_creds_clear(&c);
+    return 0;
+}
+
+void bt_awsgroup_provider_init(struct bt_awsgroup_provider *p, const char *profile,
+                               const char *region, const char *endpoint_url)
+{
+    memset(p, 0, sizeof *p);
+    bt_strlcpy(p->profile, profile ? profile : "", sizeof p->profile);
+    bt_strlcpy(p->region, region ? region : "", sizeof p->region);
+    bt_strlcpy(p->endpoint_url, endpoint_url ? endpoint_url : "", sizeof p->endpoint_url);
+    p->opts.profile = p->profile[0] ? p->profile : NULL;
+    p->opts.region = p->region[0] ? p->region : NULL;
+    p->opts.endpoint_url = p->endpoint_url[0] ? p->endpoint_url : NULL;
+    p->p.refresh = provider_refresh;
+    p->p.arg = p;
+}
+
+void bt_awsgroup_provider_free(struct bt_awsgroup_provider *p)
+{
+    bt_creds_clear(&p->p.creds);
+    p->p.valid = false;
+}
+
+static const char *route_profile(const struct bt_ctx *ctx, const struct bt_route *r)
+{
+    if (r->profile[0])
+        return r->profile;
+    if (ctx->profile && *ctx->profile)
+        return ctx->profile;
+    return ctx->cfg->profile;
+}
+
+static const char *endpoint_override(const struct bt_ctx *ctx)
+{
+    if (ctx->endpoint_url && *ctx->endpoint_url)
+        return ctx->endpoint_url;
+    return ctx->cfg->endpoint_url;
+}
+
+void bt_awsgroup_route_region(const struct bt_ctx *ctx, const struct bt_route *r, char *out,
+                              size_t n)
+{
+    if (r && r->region[0]) {
+        bt_strlcpy(out, r->region, n);
+    } else if (ctx->region && *ctx->region) {
+        bt_strlcpy(out, ctx->region, n);
+    } else if (ctx->cfg->region[0]) {
+        bt_strlcpy(out, ctx->cfg->region, n);
+    } else {
+        struct bt_aws_profile_opts o = {.profile = r ? route_profile(ctx, r) : ctx->cfg->profile};
+        if (o.profile && !*o.profile)
+            o.profile = NULL;
+        char err[256];
+        if (bt_aws_resolve_region(&o, out, n, err, sizeof err) != 0)
+            out[0] = '\0';
+    }
+}
+
+void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const char *service,
+                        bool runtime_only)
+{
+    const struct bt_config *cfg = ctx->cfg;
+    memset(gs, 0, sizeof *gs);
+    int max = cfg->nroutes > 0 ? cfg->nroutes : 1;
+    gs->prov = bt_xcalloc((size_t)max, sizeof *gs->prov);
+    gs->g = bt_xcalloc((size_t)max, sizeof *gs->g);
+    for (int i = 0; i < cfg->nroutes; i++) {
+        const struct bt_route *r = &cfg->routes[i];
+        if (runtime_only && r->endpoint != BT_EP_RUNTIME)
+            continue;
+        const char *profile = route_profile(ctx, r);
+        char region[32];
+        bt_awsgroup_route_region(ctx, r, region, sizeof region);
+        int pi = 0;
+        while (pi < gs->nprov && strcmp(gs->prov[pi].profile, profile) != 0)
+            pi++;
+        if (pi == gs->nprov)
+            bt_awsgroup_provider_init(&gs->prov[gs->nprov++], profile, region,
+                                      endpoint_override(ctx));
+        int gi = 0;
+        while (gi < gs->n && (gs->g[gi].provider != pi || strcmp(gs->g[gi].region, region) != 0))
+            gi++;
+        struct bt_awsgroup *g = &gs->g[gi];
+        if (gi == gs->n) {
+            gs->n++;
+            g->provider = pi;
+            bt_strlcpy(g->profile, profile, sizeof g->profile);
+            bt_strlcpy(g->region, region, sizeof g->region);
+            g->routes = bt_xcalloc((size_t)max, sizeof *g->routes);
+            struct bt_aws_profile_opts o = gs->prov[pi].opts;
+            o.region = region[0] ? region : NULL;
+            if (!region[0]) {
+                snprintf(g->error, sizeof g->error,
+                         "no Region for route %s (set region in the config or --region)",
+                         r->name);
+            } else if (bt_aws_endpoint(&o, service, region, g->url, sizeof g->url) != 0) {
+                g->url[0] = '\0';
+                snprintf(g->error, sizeof g->error, "no %s endpoint for Region %s", service,
+                         region);
+            }
+        }
+        g->routes[g->nroutes++] = i;
+    }
+}
+
+void bt_awsgroups_free(struct bt_awsgroups *gs)
+{
+    for (int i = 0; i < gs->nprov; i++)
+        bt_awsgroup_provider_free(&gs->prov[i]);
+    for (int i = 0; i < gs->n; i++)
+        free(gs->g[i].routes);
+    free(gs->prov);
+    free(gs->g);
+    memset(gs, 0, sizeof *gs);
+}
+
+/* AWS error messages can quote the canonical request or string to sign
+ * (SignatureDoesNotMatch): keep only the part before any of that. */
+static void safe_message(const char *in, char *out, size_t n)
+{
+    static const char *const cut[] = {"\n", "\\n", "The Canonical String", "canonical request",
+                                      "String-to-Sign", "string to sign", "Signature=",
+                                      "X-Amz-Security-Token", "Credential="};
+    bt_strlcpy(out, in, n);
+    for (size_t i = 0; i < BT_ARRAY_LEN(cut); i++) {
+        char *p = strstr(out, cut[i]);
+        if (p)
+            *p = '\0';
+    }
+    bt_trim(out);
+    size_t l = strlen(out);
+    if (l > 120)
+        out[120] = '\0';
+}
+
+void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
+{
+    const char *url = resp->url ? resp->url : "";
+    int att = resp->attempts;
+    if (resp->status == 0) {
+        char t[256];
+        safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,
+                     sizeof t);
+        if (att > 1)
+            snprintf(out, n, "%s after %d attempts (%s)", t, att, url);
+        else
+            snprintf(out, n, "%s (%s)", t, url);
+        return;
+    }
+    char msg[160];
+    safe_message(resp->error_message, msg, sizeof msg);
+    char code[128];
+    if (resp->error_code[0])
+        bt_strlcpy(code, resp->error_code, sizeof code);
+    else
+        snprintf(code, sizeof code, "HTTP %ld", resp->status);
+    snprintf(out, n, "%s after %d attempt%s%s%s", code, att, att == 1 ? "" : "s",
+             msg[0] ? ": " : "", msg);
+}

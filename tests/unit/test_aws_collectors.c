@@ -1,0 +1,452 @@
+/* The CloudWatch and Service Quotas collectors end to end, in process: real
+ * HTTP over loopback to tests/fake/fake_aws.py (which verifies every SigV4
+ * signature), the real HTTP layer, credential chain, store and model events.
+ * Expected numbers are the scenario's constants (scenario_integration.json);
+ * page counts are worked out by hand next to each check. Then the fault
+ * cases: each must end in a clear error event and no data, never a crash, and
+ * no output may carry a secret. */
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/cloudwatch.h"
+#include "collectors/http.h"
+#include "collectors/quotas.h"
+#include "core/config.h"
+#include "core/util.h"
+#include "tests/tap.h"
+
+#define SK "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+#define TOKEN "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENVALUE"
+
+static char tmpdir[256];
+static pid_t fake_pid;
+
+static bool start_fake(const char *scenario, const char *log, int *port)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return false;
+    char fake[1024];
+    snprintf(fake, sizeof fake, "%s/tests/fake/fake_aws.py", tap_srcdir());
+    fake_pid = fork();
+    if (fake_pid == 0) {
+        dup2(fds[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 2);
+        close(fds[0]);
+        execlp("python3", "python3", fake, "--port", "0", "--scenario", scenario, "--log", log,
+               "--session-token", TOKEN, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    char line[128];
+    *port = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "PORT %d", port) == 1)
+            break;
+    /* keep the pipe open: the fake may print more */
+    return *port > 0;
+}
+
+static void stop_fake(void)
+{
+    if (fake_pid > 0) {
+        kill(fake_pid, SIGTERM);
+        waitpid(fake_pid, NULL, 0);
+        fake_pid = 0;
+    }
+}
+
+struct run {
+    struct bt_config cfg;
+    struct bt_store store;
+    struct bt_http *http;
+    struct bt_ctx ctx;
+    int64_t now;
+    char stderr_path[300];
+    char *errout;            /* everything written to stderr during the run */
+};
+
+/* Runs both collectors once (check mode) against endpoint; stderr captured. */
+static void run_once(struct run *r, const char *endpoint)
+{
+    char err[512];
+    char conf[1024];
+    memset(r, 0, sizeof *r);
+    snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
+    bt_config_defaults(&r->cfg);
+    if (!bt_config_load(&r->cfg, conf, err, sizeof err))
+        printf("# config: %s\n", err);
+    bt_store_init(&r->store, r->cfg.nroutes, r->cfg.history_minutes);
+    r->http = bt_http_new(1);
+    bt_http_set_backoff(r->http, 0.05, 0.2);
+    r->ctx = (struct bt_ctx){.cfg = &r->cfg, .store = &r->store, .http = r->http,
+                             .mode = BT_MODE_ONCE, .verbose = 1, .endpoint_url = endpoint};
+    snprintf(r->stderr_path, sizeof r->stderr_path, "%s/stderr.txt", tmpdir);
+    fflush(stderr);
+    int saved = dup(2);
+    int fd = open(r->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 2);
+    close(fd);
+
+    void *cw = bt_cloudwatch_collector.create(&r->ctx);
+    void *sq = bt_quotas_collector.create(&r->ctx);
+    r->now = (int64_t)time(NULL);
+    if (cw)
+        bt_cloudwatch_collector.tick(cw, r->now);
+    if (sq)
+        bt_quotas_collector.tick(sq, r->now);
+    /* a guard against hanging forever, not a timing assertion */
+    for (int i = 0; i < 600; i++) {
+        bool busy = (cw && bt_cloudwatch_collector.busy(cw)) || (sq && bt_quotas_collector.busy(sq));
+        if (!busy)
+            break;
+        bt_http_poll(r->http, 100, -1, NULL);
+    }
+    OK(cw && !bt_cloudwatch_collector.busy(cw) && bt_cloudwatch_collector.next_due(cw) == INT64_MAX,
+       "check mode: cloudwatch finished and wants no more ticks");
+    OK(sq && !bt_quotas_collector.busy(sq), "check mode: quotas finished");
+    bt_http_free(r->http);
+    r->http = NULL;
+    bt_cloudwatch_collector.destroy(cw);
+    bt_quotas_collector.destroy(sq);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    r->errout = bt_read_file(r->stderr_path, 1 << 24, NULL);
+}
+
+static void run_free(struct run *r)
+{
+    free(r->errout);
+    bt_store_free(&r->store);
+    bt_config_free(&r->cfg);
+}
+
+static int route_of(const struct run *r, const char *name)
+{
+    return bt_config_find_route(&r->cfg, name);
+}
+
+/* The event texts of one type, joined. */
+static void events_text(const struct run *r, enum bt_event_type type, enum bt_source src,
+                        struct bt_buf *out)
+{
+    for (uint64_t i = 0; i < r->store.nevents; i++) {
+        const struct bt_event *e = bt_store_event_at(&r->store, i);
+        if (e && e->type == type && e->source == src)
+            bt_buf_printf(out, "%s | ", e->text);
+    }
+}
+
+static bool no_secret(const char *s)
+{
+    return !s || (!strstr(s, SK) && !strstr(s, TOKEN) && !strstr(s, "Signature="));
+}
+
+static void secrets_check(const struct run *r, const char *what)
+{
+    struct bt_buf ev = {0};
+    for (uint64_t i = 0; i < r->store.nevents; i++) {
+        const struct bt_event *e = bt_store_event_at(&r->store, i);
+        if (e)
+            bt_buf_printf(&ev, "%s %s\n", e->code, e->text);
+    }
+    OK(no_secret(r->errout) && no_secret(bt_buf_str(&ev)),
+       "%s: no secret key, session token or signature in stderr or events", what);
+    bt_buf_free(&ev);
+}
+
+struct logstat {
+    int lines, sig_bad, token_bad;
+    int op_count[5], op_ok[5];
+    int throttled_gmd, expired, skewed, max_queries, min_queries;
+};
+static const char *const ops[5] = {"GetMetricData", "ListMetrics", "ListServiceQuotas",
+                                   "ListAWSDefaultServiceQuotas", "GetServiceQuota"};
+
+static void read_log(const char *path, struct logstat *ls)
+{
+    memset(ls, 0, sizeof *ls);
+    ls->min_queries = 1 << 30;
+    char *text = bt_read_file(path, 1 << 26, NULL);
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        if (j) {
+            ls->lines++;
+            const cJSON *sig = cJSON_GetObjectItem(j, "sig_ok");
+            const cJSON *tok = cJSON_GetObjectItem(j, "token_ok");
+            ls->sig_bad += !cJSON_IsTrue(sig);
+            ls->token_bad += !cJSON_IsTrue(tok);
+            const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(j, "op"));
+            const char *fault = cJSON_GetStringValue(cJSON_GetObjectItem(j, "fault"));
+            const char *error = cJSON_GetStringValue(cJSON_GetObjectItem(j, "error"));
+            double status = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status"));
+            for (int i = 0; i < 5; i++) {
+                if (op && strcmp(op, ops[i]) == 0) {
+                    ls->op_count[i]++;
+                    ls->op_ok[i] += status == 200;
+                }
+            }
+            if (op && !strcmp(op, "GetMetricData") && fault && !strcmp(fault, "throttle"))
+                ls->throttled_gmd++;
+            if (error && strstr(error, "ExpiredToken"))
+                ls->expired++;
+            if (fault && !strcmp(fault, "skew"))
+                ls->skewed++;
+            if (error && !strcmp(error, "InvalidSignatureException"))
+                ls->skewed++;
+            const cJSON *body = cJSON_GetObjectItem(j, "body");
+            const cJSON *q = cJSON_GetObjectItem(body, "MetricDataQueries");
+            if (cJSON_IsArray(q)) {
+                int n = cJSON_GetArraySize(q);
+                ls->max_queries = n > ls->max_queries ? n : ls->max_queries;
+                ls->min_queries = n < ls->min_queries ? n : ls->min_queries;
+            }
+            cJSON_Delete(j);
+        }
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
+}
+
+static double at(const struct run *r, const char *route, enum bt_signal s, int64_t m)
+{
+    return bt_store_at(&r->store, route_of(r, route), s, m);
+}
+
+static void test_integration(void)
+{
+    char scen[1024], log[300];
+    snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    snprintf(log, sizeof log, "%s/integration.log", tmpdir);
+    int port;
+    OK(start_fake(scen, log, &port), "fake AWS started on 127.0.0.1:%d", port);
+    char ep[64];
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", port);
+    struct run r;
+    run_once(&r, ep);
+    stop_fake();
+
+    /* the last complete minute; the scenario's series are constants */
+    int64_t m = bt_minute_floor(r.now) - 60;
+    int tr = route_of(&r, "triage"), ba = route_of(&r, "batch"), ag = route_of(&r, "agents");
+    OK(tr >= 0 && ba >= 0 && ag >= 0, "three routes from integration.conf");
+    NEAR(at(&r, "triage", BT_SIG_INPUT_TOKENS, m), 300000, 0, "triage input tokens");
+    NEAR(at(&r, "triage", BT_SIG_OUTPUT_TOKENS, m), 50000, 0, "triage output tokens");
+    NEAR(at(&r, "triage", BT_SIG_INVOCATIONS, m), 100, 0, "triage invocations");
+    NEAR(at(&r, "triage", BT_SIG_CACHE_WRITE, m), 20000, 0,
+         "triage cache write, published as CacheWriteInputTokens (ListMetrics spelling)");
+    NEAR(at(&r, "triage", BT_SIG_CACHE_READ, m), 80000, 0, "triage cache read (other spelling)");
+    NEAR(at(&r, "triage", BT_SIG_ESTIMATED_TPM, m), 500000, 0, "triage EstimatedTPMQuotaUsage");
+    NEAR(at(&r, "triage", BT_SIG_THROTTLES, m), 0, 0, "triage throttles: a real zero");
+    NEAR(at(&r, "triage", BT_SIG_LATENCY_P50, m), 900, 0, "triage latency p50");
+    NEAR(at(&r, "triage", BT_SIG_LATENCY_P99, m), 4100, 0, "triage latency p99");
+    OK(isnan(at(&r, "triage", BT_SIG_LATENCY_P90, m)), "p90 not served: stays missing, not 0");
+    NEAR(at(&r, "triage", BT_SIG_INPUT_TOKENS, m - 9 * 60), 300000, 0,
+         "check mode backfills at least 10 minutes");
+    NEAR(at(&r, "batch", BT_SIG_INVOCATIONS, m), 10, 0, "batch invocations");
+    NEAR(at(&r, "batch", BT_SIG_OUTPUT_TOKENS, m), 700, 0, "batch output tokens");
+    NEAR(at(&r, "agents", BT_SIG_INVOCATIONS, m), 20, 0, "agents (mantle) Inferences");
+    NEAR(at(&r, "agents", BT_SIG_INPUT_TOKENS, m), 90000, 0, "agents (mantle) TotalInputTokens");
+    NEAR(at(&r, "agents", BT_SIG_OUTPUT_TOKENS, m), 30000, 0, "agents (mantle) TotalOutputTokens");
+
+    const struct bt_route *rt = r.cfg.routes;
+    OK(tr >= 0 && rt[tr].quota[BT_Q_TPM].value == 2000000 &&
+           rt[tr].quota[BT_Q_TPM].source == BT_QS_SERVICE_QUOTAS &&
+           !strcmp(rt[tr].quota[BT_Q_TPM].code, "L-SON45CR"),
+       "triage (us.) TPM: the applied cross-region 2,000,000, not on-demand, global or the default");
+    OK(tr >= 0 && rt[tr].quota[BT_Q_RPM].value == 2000, "triage RPM 2,000");
+    /* 144,000,000 tokens per day, doubled for cross-region calls */
+    OK(tr >= 0 && rt[tr].quota[BT_Q_TPD].value == 288000000, "triage TPD 288,000,000");
+    OK(ba >= 0 && rt[ba].quota[BT_Q_TPM].value == 2000000 &&
+           rt[ba].quota[BT_Q_TPM].source == BT_QS_DEFAULT,
+       "batch: no applied quota, the published default 2,000,000 (source default)");
+    OK(ba >= 0 && rt[ba].quota[BT_Q_RPM].value == 1000 && rt[ba].quota[BT_Q_TPD].value == 2880000000.0,
+       "batch: default RPM and (on-demand, not doubled) TPD");
+    OK(ag >= 0 && rt[ag].quota[BT_Q_INPUT_TPM].value == 20000000 &&
+           rt[ag].quota[BT_Q_INPUT_TPM].source == BT_QS_CONFIG && isnan(rt[ag].quota[BT_Q_TPM].value),
+       "agents (mantle): config quotas untouched, nothing from Service Quotas");
+    bool all_ok = true;
+    for (int i = 0; i < r.cfg.nroutes; i++) {
+        const struct bt_source_status *s = bt_store_status_c(&r.store, i, BT_SRC_CLOUDWATCH);
+        all_ok = all_ok && s->last_ok > 0 && s->last_error == 0;
+    }
+    OK(all_ok, "every route: CloudWatch OK event, no error");
+    OK(bt_store_status_c(&r.store, tr, BT_SRC_QUOTAS)->last_ok > 0 &&
+           bt_store_status_c(&r.store, ba, BT_SRC_QUOTAS)->last_ok > 0,
+       "runtime routes: quotas OK event");
+
+    struct logstat ls;
+    read_log(log, &ls);
+    OK(ls.lines > 0 && ls.sig_bad == 0 && ls.token_bad == 0,
+       "fake log: all %d requests signature-verified with the session token", ls.lines);
+    /* 14 + 14 + 4 = 32 queries: one request (<= 500); 7 results per page: 5 pages,
+     * plus the first attempt, throttled and retried */
+    OK(ls.throttled_gmd == 1 && ls.op_count[0] == 6 && ls.op_ok[0] == 5,
+       "GetMetricData: 1 throttled + 5 pages of 7 results (got %d requests, %d ok)",
+       ls.op_count[0], ls.op_ok[0]);
+    OK(ls.max_queries == 32 && ls.min_queries == 32, "every GetMetricData page asks the 32 queries");
+    /* ListMetrics AWS/Bedrock: 8 triage metrics + 3 batch = 11, 4 per page: 3 pages */
+    OK(ls.op_count[1] == 3 && ls.op_ok[1] == 3, "ListMetrics: 3 pages (got %d)", ls.op_count[1]);
+    /* 8 applied quotas at page sizes 3, 0, 1, 1, ...: 3|0|1|1|1|1|1 = 7 pages */
+    OK(ls.op_count[2] == 7 && ls.op_ok[2] == 7,
+       "ListServiceQuotas: 7 pages, short and empty ones followed (got %d)", ls.op_count[2]);
+    /* 4 default quotas, 2 per page: 2 pages, asked once (batch lacked a TPM quota) */
+    OK(ls.op_count[3] == 2 && ls.op_ok[3] == 2, "ListAWSDefaultServiceQuotas: 2 pages (got %d)",
+       ls.op_count[3]);
+    secrets_check(&r, "integration");
+    run_free(&r);
+}
+
+/* A fault scenario: the integration data plus faults (JSON text). */
+static void write_scenario(const char *path, const char *extra)
+{
+    char src[1024];
+    snprintf(src, sizeof src, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    char *text = bt_read_file(src, 1 << 20, NULL);
+    cJSON *j = cJSON_Parse(text ? text : "{}");
+    free(text);
+    cJSON_DeleteItemFromObject(j, "faults");
+    cJSON *x = cJSON_Parse(extra);
+    cJSON *it = x ? x->child : NULL;
+    while (it) {
+        cJSON *next = it->next;
+        cJSON_DeleteItemFromObject(j, it->string);
+        cJSON_AddItemToObject(j, it->string, cJSON_Duplicate(it, 1));
+        it = next;
+    }
+    cJSON_Delete(x);
+    char *out = cJSON_Print(j);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(out, f);
+        fclose(f);
+    }
+    free(out);
+    cJSON_Delete(j);
+}
+
+static void fault_case(const char *name, const char *extra, bool want_ok, const char *want_text)
+{
+    char scen[300], log[300];
+    snprintf(scen, sizeof scen, "%s/%s.json", tmpdir, name);
+    snprintf(log, sizeof log, "%s/%s.log", tmpdir, name);
+    write_scenario(scen, extra);
+    int port;
+    if (!start_fake(scen, log, &port)) {
+        OK(false, "%s: fake started", name);
+        return;
+    }
+    char ep[64];
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", port);
+    struct run r;
+    run_once(&r, ep);
+    stop_fake();
+    struct bt_buf errs = {0};
+    events_text(&r, BT_EV_ERROR, BT_SRC_CLOUDWATCH, &errs);
+    int tr = route_of(&r, "triage");
+    const struct bt_source_status *s = bt_store_status_c(&r.store, tr, BT_SRC_CLOUDWATCH);
+    double v = at(&r, "triage", BT_SIG_INPUT_TOKENS, bt_minute_floor(r.now) - 60);
+    if (want_ok) {
+        OK(s->last_ok > 0 && s->last_error == 0 && v == 300000,
+           "%s: recovered, data arrived (%s)", name, bt_buf_str(&errs));
+    } else {
+        OK(s->last_error > 0 && s->last_ok == 0 && isnan(v), "%s: error event, no data", name);
+        OK(strstr(bt_buf_str(&errs), want_text) != NULL,
+           "%s: the error says '%s': %.200s", name, want_text, bt_buf_str(&errs));
+    }
+    struct logstat ls;
+    read_log(log, &ls);
+    if (!strcmp(name, "expired-token"))
+        OK(ls.expired >= 1, "%s: the fake answered ExpiredTokenException first", name);
+    if (!strcmp(name, "clock-skew"))
+        OK(ls.skewed >= 1, "%s: the fake refused the skewed signature first", name);
+    OK(ls.sig_bad == 0 || !strcmp(name, "clock-skew"), "%s: signatures verified", name);
+    secrets_check(&r, name);
+    bt_buf_free(&errs);
+    run_free(&r);
+}
+
+static void test_faults(void)
+{
+    fault_case("5xx-burst",
+               "{\"faults\":[{\"op\":\"*\",\"nth\":1,\"count\":0,\"action\":\"5xx\",\"status\":503}]}",
+               false, "after 3 attempts");
+    bt_awsgroup_set_timeout(0.5);
+    fault_case("timeout",
+               "{\"faults\":[{\"op\":\"GetMetricData\",\"nth\":1,\"count\":0,\"action\":\"hang\",\"secs\":20}]}",
+               false, "cloudwatch us-east-1: ");
+    bt_awsgroup_set_timeout(0);
+    fault_case("truncated",
+               "{\"faults\":[{\"op\":\"GetMetricData\",\"nth\":1,\"count\":0,\"action\":\"truncate\"}]}",
+               false, "cloudwatch us-east-1: ");
+    fault_case("malformed",
+               "{\"faults\":[{\"op\":\"GetMetricData\",\"nth\":1,\"count\":0,\"action\":\"malformed\"}]}",
+               false, "malformed JSON");
+    fault_case("expired-token",
+               "{\"faults\":[{\"op\":\"GetMetricData\",\"nth\":1,\"count\":1,\"action\":\"expired_token\"}]}",
+               true, "");
+    fault_case("clock-skew", "{\"clock_offset\":900}", true, "");
+
+    /* connection refused: a port nothing listens on */
+    struct run r;
+    run_once(&r, "http://127.0.0.1:9");
+    struct bt_buf errs = {0};
+    events_text(&r, BT_EV_ERROR, BT_SRC_CLOUDWATCH, &errs);
+    OK(strstr(bt_buf_str(&errs), "cloudwatch us-east-1: ") &&
+           strstr(bt_buf_str(&errs), "(http://127.0.0.1:9"),
+       "connection refused: names the endpoint: %.160s", bt_buf_str(&errs));
+    OK(r.store.nsamples == 0, "connection refused: no data");
+    bt_buf_reset(&errs);
+    events_text(&r, BT_EV_ERROR, BT_SRC_QUOTAS, &errs);
+    OK(strstr(bt_buf_str(&errs), "quotas us-east-1: ListServiceQuotas: ") != NULL,
+       "connection refused: quotas error event too");
+    secrets_check(&r, "connection refused");
+    bt_buf_free(&errs);
+    run_free(&r);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "%s/bedtop-awsc.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    char datadir[1100];
+    snprintf(datadir, sizeof datadir, "%s/data", tap_srcdir());
+    setenv("BEDTOP_DATADIR", datadir, 1);
+    setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", SK, 1);
+    setenv("AWS_SESSION_TOKEN", TOKEN, 1);
+    setenv("AWS_CONFIG_FILE", "/nonexistent/bedtop-test", 1);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/bedtop-test", 1);
+    setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+    unsetenv("AWS_PROFILE");
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_ENDPOINT_URL_CLOUDWATCH");
+    unsetenv("AWS_ENDPOINT_URL_SERVICE_QUOTAS");
+    signal(SIGPIPE, SIG_IGN);
+    test_integration();
+    test_faults();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        printf("# could not remove %s\n", tmpdir);
+    return tap_done();
+}
