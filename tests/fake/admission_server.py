@@ -149,7 +149,8 @@ def main():
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     srv.daemon_threads = True
-    print(srv.server_address[1], flush=True)
+    sys.stdout.write(f"{srv.server_address[1]}\n")
+    sys.stdout.flush()
     srv.serve_forever()
 
 

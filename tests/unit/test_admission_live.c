@@ -20,6 +20,7 @@
 
 static pid_t server_pid = -1;
 static char log_path[256];
+static int server_out = -1;
 
 static int start_server(void)
 {
@@ -39,13 +40,19 @@ static int start_server(void)
         _exit(127);
     }
     close(fds[1]);
+    /* read up to the newline, and keep the pipe open while the server runs:
+     * an unbuffered python writes the port and the newline separately */
     char line[32] = "";
-    ssize_t n = read(fds[0], line, sizeof line - 1);
-    close(fds[0]);
-    if (n <= 0)
-        return -1;
-    line[n] = '\0';
-    return atoi(line);
+    size_t got = 0;
+    while (got < sizeof line - 1 && !memchr(line, '\n', got)) {
+        ssize_t n = read(fds[0], line + got, sizeof line - 1 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        line[got] = '\0';
+    }
+    server_out = fds[0];
+    return memchr(line, '\n', got) ? atoi(line) : -1;
 }
 
 static void stop_server(void)
@@ -54,6 +61,8 @@ static void stop_server(void)
         kill(server_pid, SIGTERM);
         waitpid(server_pid, NULL, 0);
     }
+    if (server_out >= 0)
+        close(server_out);
     unlink(log_path);
 }
 
