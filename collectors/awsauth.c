@@ -952,6 +952,13 @@ int bt_aws_resolve_creds(const struct bt_aws_profile_opts *o, struct bt_creds *o
         bt_buf_puts(&tried, "environment (skipped: --profile given)");
     }
 
+    /* Web identity (EKS IRSA) comes next in the CLI chain; IMDS would hand out the node's role. */
+    if (!flag_given && env_nonempty("AWS_ROLE_ARN") && env_nonempty("AWS_WEB_IDENTITY_TOKEN_FILE")) {
+        seterr(err, errlen, "AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE are set (web identity), which "
+               "bedtop does not support; use EKS Pod Identity (container credentials) or credential_process");
+        goto out;
+    }
+
     struct profile p;
     if (profile_load(&p, name, err, errlen) != 0) {
         profile_free(&p);
@@ -964,18 +971,20 @@ int bt_aws_resolve_creds(const struct bt_aws_profile_opts *o, struct bt_creds *o
         profile_free(&p);
         goto out;
     }
-    int prc = profile_creds(&p, &got, err, errlen);
-    if (prc <= 0) {
-        profile_free(&p);
-        rc = prc;
-        goto out;
-    }
+    /* The CLI ranks these above the profile's static keys: using the keys instead would
+     * silently pick another identity, so say what is unsupported. */
     if (p.assume_role || p.sso || p.web_identity) {
         seterr(err, errlen, "profile \"%s\" uses %s, which bedtop does not support; export keys with "
                "`aws configure export-credentials --profile %s --format env` or use credential_process",
                name, p.assume_role ? "role_arn/source_profile (assume role)"
                      : p.sso ? "IAM Identity Center (SSO)" : "web_identity_token_file", name);
         profile_free(&p);
+        goto out;
+    }
+    int prc = profile_creds(&p, &got, err, errlen);
+    if (prc <= 0) {
+        profile_free(&p);
+        rc = prc;
         goto out;
     }
     bt_buf_printf(&tried, ", profile \"%s\" in ", name);

@@ -176,6 +176,20 @@ static void test_profiles(void)
     OK(rc == -1 && strstr(err, "assume role") && strstr(err, "not support"),
        "profile: role_arn-only profile says assume role is unsupported (%s)", err);
 
+    /* role_arn outranks static keys in the CLI: never fall back to the keys silently. */
+    fresh_case();
+    write_home("config", "[profile both]\naws_access_key_id = AKIDSTATIC\naws_secret_access_key = s\n"
+                         "sso_session = corp\n");
+    rc = resolve("both", &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "SSO"), "profile: SSO profile with static keys is refused, not half-used (%s)", err);
+
+    fresh_case();
+    setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/irsa", 1);
+    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/token", 1);
+    write_home("credentials", "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = s\n");
+    rc = resolve(NULL, &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "web identity"), "profile: web identity env is named as unsupported (%s)", err);
+
     /* Real session tokens are ~1-2 KB on one line: inih's default 200-byte lines would cut them. */
     fresh_case();
     char tok[3001];
