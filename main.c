@@ -8,9 +8,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <locale.h>
+#include <sys/stat.h>
+
+#include "collectors/admission.h"
+#include "collectors/cloudwatch.h"
 #include "collectors/collector.h"
 #include "collectors/demo.h"
+#include "collectors/http.h"
+#include "collectors/loop.h"
+#include "collectors/quotas.h"
 #include "core/config.h"
+#include "core/recording.h"
 #include "core/report.h"
 #include "core/util.h"
 
@@ -18,6 +28,8 @@ struct opts {
     const char *config, *profile, *region, *endpoint_url, *admission, *theme, *record;
     const char *format, *from, *to, *since, *at, *route;
     const char *file;          /* positional FILE of replay/record/export */
+    const char *output;        /* export: write here (0600) instead of stdout */
+    double duration;           /* record: stop after this much (simulated) time; NAN none */
     double interval;           /* NAN: config */
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
@@ -32,9 +44,15 @@ struct command {
 
 static int cmd_dashboard(struct opts *o);
 static int cmd_check(struct opts *o);
+static int cmd_record(struct opts *o);
+static int cmd_replay(struct opts *o);
+static int cmd_export(struct opts *o);
 
 static const struct command commands[] = {
     {"check", "check [--format text|json|prometheus]   one poll, print, exit 0/1/2/3", cmd_check},
+    {"record", "record FILE [--demo] [--duration D]      headless recording until signalled", cmd_record},
+    {"replay", "replay FILE [--at TIME --format text|json]   replay a recording", cmd_replay},
+    {"export", "export FILE --format csv|json [--from T] [--to T] [--route R] [-o OUT]", cmd_export},
 };
 
 static void usage(FILE *f)
@@ -60,6 +78,10 @@ static void usage(FILE *f)
             "      --no-color           no colors (also NO_COLOR)\n"
             "      --ascii              ASCII graphs and borders\n"
             "      --record FILE        record what is watched\n"
+            "      --duration D         record: stop after D (e.g. 90s, 30m, 2h) of watched time\n"
+            "      --at TIME            replay: print the numbers at TIME (14:32, -30m, +5m, ISO)\n"
+            "      --from T, --to T     export: time range; --route NAME: one route\n"
+            "  -o, --output FILE        export: write FILE (created 0600) instead of stdout\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
@@ -67,7 +89,8 @@ static void usage(FILE *f)
 }
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
-       O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE };
+       O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
+       O_DURATION };
 
 static const struct option long_opts[] = {
     {"config", required_argument, NULL, 'c'},
@@ -89,6 +112,8 @@ static const struct option long_opts[] = {
     {"since", required_argument, NULL, O_SINCE},
     {"at", required_argument, NULL, O_AT},
     {"route", required_argument, NULL, O_ROUTE},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -98,10 +123,10 @@ static const struct option long_opts[] = {
 /* Returns 0 to go on, or an exit code + 1. */
 static int parse_args(int argc, char **argv, struct opts *o, const struct command **cmd)
 {
-    *o = (struct opts){.interval = NAN, .demo_speed = 1, .demo_at = NAN};
+    *o = (struct opts){.interval = NAN, .demo_speed = 1, .demo_at = NAN, .duration = NAN};
     *cmd = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, "+c:i:f:vhV", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:i:f:o:vhV", long_opts, NULL)) != -1) {
         switch (c) {
         case 'c': o->config = optarg; break;
         case O_PROFILE: o->profile = optarg; break;
@@ -120,6 +145,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_AT: o->at = optarg; break;
         case O_ROUTE: o->route = optarg; break;
         case 'v': o->verbose = true; break;
+        case 'o': o->output = optarg; break;
+        case O_DURATION:
+            if (!bt_parse_duration(optarg, &o->duration) || o->duration <= 0) {
+                bt_err("--duration: '%s' is not a duration (e.g. 90s, 30m, 2h)", optarg);
+                return 3 + 1;
+            }
+            break;
         case 'i':
             if (!bt_parse_duration(optarg, &o->interval) || o->interval < 1) {
                 bt_err("--interval: '%s' is not a duration of at least 1 s", optarg);
@@ -144,58 +176,24 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case 'V': printf("bedtop %s\n", BEDTOP_VERSION); return 0 + 1;
         default: usage(stderr); return 3 + 1;
         }
-        /* options may follow the subcommand: restart after it */
-        if (optind < argc && !*cmd && argv[optind][0] != '-') {
-            for (size_t i = 0; i < BT_ARRAY_LEN(commands); i++)
-                if (!strcmp(argv[optind], commands[i].name))
-                    *cmd = &commands[i];
-            if (*cmd)
-                optind++;
-        }
     }
-    while (optind < argc) {
-        const char *a = argv[optind++];
-        if (!*cmd) {
-            for (size_t i = 0; i < BT_ARRAY_LEN(commands); i++)
-                if (!strcmp(a, commands[i].name))
-                    *cmd = &commands[i];
-            if (!*cmd) {
-                bt_err("unknown command '%s' (try --help)", a);
-                return 3 + 1;
-            }
-            /* parse the options after the command */
-            int r = 0;
-            int sub_argc = argc - optind + 1;
-            char **sub_argv = argv + optind - 1;
-            optind = 1;
-            const struct command *keep = *cmd;
-            struct opts saved = *o;
-            r = parse_args(sub_argc, sub_argv, o, cmd);
-            /* merge: options before the command stay unless repeated after it */
-            #define KEEP(f) if (!o->f) o->f = saved.f
-            KEEP(config); KEEP(profile); KEEP(region); KEEP(endpoint_url); KEEP(admission);
-            KEEP(theme); KEEP(record); KEEP(format); KEEP(from); KEEP(to); KEEP(since);
-            KEEP(at); KEEP(route); KEEP(file);
-            #undef KEEP
-            o->demo |= saved.demo;
-            o->no_color |= saved.no_color;
-            o->ascii |= saved.ascii;
-            o->verbose |= saved.verbose;
-            if (isnan(o->interval)) o->interval = saved.interval;
-            if (isnan(o->demo_at)) o->demo_at = saved.demo_at;
-            if (o->demo_speed == 1) o->demo_speed = saved.demo_speed;
-            if (*cmd && *cmd != keep) {
-                bt_err("two commands given: %s and %s", keep->name, (*cmd)->name);
-                return 3 + 1;
-            }
-            *cmd = keep;
-            return r;
-        }
-        if (o->file) {
-            bt_err("unexpected argument '%s'", a);
+    /* GNU getopt moved the operands to the end: [COMMAND] [FILE] */
+    for (int i = optind; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!*cmd && i == optind) {
+            for (size_t k = 0; k < BT_ARRAY_LEN(commands); k++)
+                if (!strcmp(arg, commands[k].name))
+                    *cmd = &commands[k];
+            if (*cmd)
+                continue;
+            bt_err("unknown command '%s' (try --help)", arg);
             return 3 + 1;
         }
-        o->file = a;
+        if (o->file || !*cmd) {
+            bt_err("unexpected argument '%s' (try --help)", arg);
+            return 3 + 1;
+        }
+        o->file = arg;
     }
     return 0;
 }
@@ -229,10 +227,130 @@ static bool setup_config(struct opts *o, struct bt_config *cfg)
     return true;
 }
 
-static int64_t demo_now(const struct opts *o)
+static int64_t demo_now(const struct opts *o, double default_minute)
 {
-    double minute = isnan(o->demo_at) ? 16 : o->demo_at;
+    double minute = isnan(o->demo_at) ? default_minute : o->demo_at;
     return BT_DEMO_T0 + (int64_t)llround(minute * 60);
+}
+
+/* ---- the running application: config, store, collectors, loop ---- */
+
+static const struct bt_collector_ops *const live_collectors[] = {
+    &bt_cloudwatch_collector, &bt_quotas_collector, &bt_admission_collector,
+};
+static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
+
+struct app {
+    struct opts *o;
+    struct bt_config cfg;
+    struct bt_store store;
+    struct bt_ctx ctx;
+    struct bt_loop loop;
+    void *inst[8];
+    struct bt_recorder *rec;
+    uint64_t errors_seen;      /* events already printed (check, record) */
+    char last_error[BT_SRC_COUNT][224]; /* printed once until it changes */
+    bool config_ok;
+};
+
+static void app_free(struct app *a)
+{
+    for (int i = 0; i < a->loop.n; i++)
+        if (a->inst[i])
+            a->loop.ops[i]->destroy(a->inst[i]);
+    a->loop.n = 0;
+    if (a->rec)
+        bt_recorder_close(a->rec);
+    a->rec = NULL;
+    if (a->ctx.http)
+        bt_http_free(a->ctx.http);
+    a->ctx.http = NULL;
+    bt_store_free(&a->store);
+    if (a->config_ok)
+        bt_config_free(&a->cfg);
+    a->config_ok = false;
+}
+
+/* Sets everything up; returns an exit code (3) on failure, 0 on success. */
+static int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
+{
+    memset(a, 0, sizeof *a);
+    a->o = o;
+    if (!setup_config(o, &a->cfg))
+        return 3;
+    a->config_ok = true;
+    a->ctx = (struct bt_ctx){.cfg = &a->cfg, .store = &a->store, .mode = mode,
+                             .verbose = o->verbose, .profile = o->profile, .region = o->region,
+                             .endpoint_url = o->endpoint_url, .admission_url = o->admission};
+    if (!o->demo) {
+        a->ctx.http = bt_http_new(o->verbose);
+        if (!a->ctx.http) {
+            bt_err("cannot initialise libcurl");
+            return 3;
+        }
+        if (!a->cfg.nroutes) {
+            char err[512];
+            int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
+            if (n < 0) {
+                bt_err("route discovery: %s", err);
+                return 3;
+            }
+            if (n == 0) {
+                bt_err("no routes configured%s%s and CloudWatch lists no AWS/Bedrock ModelId metrics",
+                       a->cfg.path[0] ? " in " : "", a->cfg.path);
+                return 3;
+            }
+            bt_config_finish(&a->cfg);
+        }
+    }
+    bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
+    const struct bt_collector_ops *const *ops = o->demo ? demo_collectors : live_collectors;
+    int n = o->demo ? (int)BT_ARRAY_LEN(demo_collectors) : (int)BT_ARRAY_LEN(live_collectors);
+    a->loop = (struct bt_loop){.ctx = &a->ctx, .ops = ops, .inst = a->inst, .n = n};
+    for (int i = 0; i < n; i++)
+        a->inst[i] = ops[i]->create(&a->ctx);
+    bt_clock_start(&a->loop.clock, sim_start, o->demo ? o->demo_speed : 1);
+    return 0;
+}
+
+static void *find_inst(struct app *a, const struct bt_collector_ops *ops)
+{
+    for (int i = 0; i < a->loop.n; i++)
+        if (a->loop.ops[i] == ops)
+            return a->inst[i];
+    return NULL;
+}
+
+static void app_cost(struct app *a, double *per_poll, double *per_day)
+{
+    void *cw = find_inst(a, &bt_cloudwatch_collector);
+    *per_poll = *per_day = NAN;
+    if (cw)
+        bt_cloudwatch_cost(cw, per_poll, per_day);
+}
+
+/* Collector errors seen since the last call, once each, on stderr. */
+static void print_new_errors(struct app *a)
+{
+    const struct bt_store *s = &a->store;
+    uint64_t from = a->errors_seen;
+    if (s->nevents > BT_EVENT_RING && from < s->nevents - BT_EVENT_RING)
+        from = s->nevents - BT_EVENT_RING;
+    for (uint64_t i = from; i < s->nevents; i++) {
+        const struct bt_event *ev = bt_store_event_at(s, i);
+        if (!ev || ev->type != BT_EV_ERROR)
+            continue;
+        bool dup = false;
+        for (uint64_t j = from; j < i && !dup; j++) {
+            const struct bt_event *p = bt_store_event_at(s, j);
+            dup = p && p->type == BT_EV_ERROR && !strcmp(p->text, ev->text);
+        }
+        if (!dup && strcmp(a->last_error[ev->source], ev->text) != 0) {
+            bt_err("%s: %s", bt_source_name(ev->source), ev->text);
+            bt_strlcpy(a->last_error[ev->source], ev->text, sizeof a->last_error[0]);
+        }
+    }
+    a->errors_seen = s->nevents;
 }
 
 static int cmd_check(struct opts *o)
@@ -242,47 +360,341 @@ static int cmd_check(struct opts *o)
         bt_err("--format: '%s' is not text, json or prometheus", o->format);
         return 3;
     }
-    struct bt_config cfg;
-    if (!setup_config(o, &cfg))
-        return 3;
-    struct bt_store store;
-    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
-    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .mode = BT_MODE_ONCE,
-                         .verbose = o->verbose, .profile = o->profile, .region = o->region,
-                         .endpoint_url = o->endpoint_url, .admission_url = o->admission};
+    struct app a;
+    int64_t start = o->demo ? demo_now(o, 16) : (int64_t)time(NULL);
+    int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);
+    if (rc) {
+        app_free(&a);
+        return rc;
+    }
     int64_t now;
     if (o->demo) {
-        now = demo_now(o);
-        void *d = bt_demo_collector.create(&ctx);
-        bt_demo_collector.tick(d, now);
-        bt_demo_collector.destroy(d);
+        now = start;
+        bt_demo_collector.tick(a.inst[0], now);
     } else {
+        /* One evaluation's worth of data: every collector once (admission twice, a
+         * gap apart, for rates); give up after a bound and report what is stale. */
+        a.loop.deadline = bt_wall_now() + 30 + 2 * a.cfg.admission_gap;
+        bt_loop_signals();
+        bt_loop_run(&a.loop);
         now = (int64_t)time(NULL);
-        if (!cfg.nroutes) {
-            bt_err("no routes configured%s%s (route discovery needs the CloudWatch collector)",
-                   cfg.path[0] ? " in " : "", cfg.path);
-            bt_store_free(&store);
-            bt_config_free(&cfg);
-            return 3;
-        }
+        print_new_errors(&a);
     }
     struct bt_report rep;
-    bt_report_build(&rep, &cfg, &store, now);
+    bt_report_build(&rep, &a.cfg, &a.store, now);
     rep.mode = o->demo ? "demo" : "live";
+    app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) &&
                  !getenv("NO_COLOR");
     struct bt_buf out = {0};
     bt_report_render(&rep, fmt, color, &out);
     fwrite(out.buf, 1, out.len, stdout);
-    int rc = bt_status_exit(rep.status);
+    rc = bt_status_exit(rep.status);
     bt_buf_free(&out);
     bt_report_free(&rep);
-    bt_store_free(&store);
-    bt_config_free(&cfg);
+    app_free(&a);
     if (fflush(stdout) != 0) {
         bt_err("stdout: %s", strerror(errno));
         return 3;
     }
+    return rc;
+}
+
+/* ---- record ---- */
+
+static void record_after_tick(void *arg, int64_t now)
+{
+    struct app *a = arg;
+    bool had = bt_recorder_error(a->rec) != NULL;
+    bt_recorder_flush(a->rec, now);
+    const char *e = bt_recorder_error(a->rec);
+    if (e && !had)
+        bt_err("%s", e);
+    else if (!e && had)
+        bt_err("recording %s: writing again", bt_recorder_path(a->rec));
+    print_new_errors(a);
+}
+
+static int cmd_record(struct opts *o)
+{
+    if (!o->file) {
+        bt_err("record: which file? (bedtop record FILE)");
+        return 3;
+    }
+    if (o->since || o->from || o->to) {
+        bt_err("record: backfill from CloudWatch history (--since/--from/--to) is not available in this build");
+        return 3;
+    }
+    struct app a;
+    int64_t start = o->demo ? demo_now(o, 0) : (int64_t)time(NULL);
+    int rc = app_init(&a, o, BT_MODE_LIVE, (double)start);
+    if (rc) {
+        app_free(&a);
+        return rc;
+    }
+    char err[600];
+    a.rec = bt_recorder_open(o->file, &a.cfg, o->demo ? "demo" : "live", start, err, sizeof err);
+    if (!a.rec) {
+        bt_err("%s", err);
+        app_free(&a);
+        return 3;
+    }
+    bt_recorder_attach(a.rec, &a.store);
+    a.loop.after_tick = record_after_tick;
+    a.loop.after_tick_arg = &a;
+    a.loop.forever = true;
+    if (!isnan(o->duration))
+        a.loop.until = start + (int64_t)o->duration;
+    bt_loop_signals();
+    int sig = bt_loop_run(&a.loop);
+    bt_recorder_flush(a.rec, bt_clock_now(&a.loop.clock));
+    unsigned long lines = bt_recorder_lines(a.rec), dropped = bt_recorder_dropped(a.rec);
+    app_free(&a);
+    fprintf(stderr, "bedtop: recorded %lu poll%s to %s%s%s\n", lines, lines == 1 ? "" : "s",
+            o->file, dropped ? " (some lines dropped: write errors)" : "",
+            sig > 0 ? " (stopped by signal)" : "");
+    return dropped ? 1 : 0;
+}
+
+/* ---- replay and export ---- */
+
+static void replay_warn(void *arg, const char *msg)
+{
+    (void)arg;
+    bt_err("%s", msg);
+}
+
+static bool open_recording(struct opts *o, struct bt_replay *rp)
+{
+    char err[600];
+    if (!o->file) {
+        bt_err("which recording? (bedtop replay FILE)");
+        return false;
+    }
+    if (!bt_replay_open(rp, o->file, replay_warn, NULL, err, sizeof err)) {
+        bt_err("%s", err);
+        return false;
+    }
+    if (!rp->npolls) {
+        bt_err("%s: no polls recorded", o->file);
+        bt_replay_free(rp);
+        return false;
+    }
+    return true;
+}
+
+static bool when(const struct bt_replay *rp, const char *what, const char *s, int64_t *out)
+{
+    int64_t rel = s[0] == '+' ? rp->start : rp->end;
+    if (!bt_parse_when(s, rp->start, rp->end, rel, out)) {
+        bt_err("%s: '%s' is not a time (14:32, -30m, +5m, 2026-11-29T14:32:00Z)", what, s);
+        return false;
+    }
+    return true;
+}
+
+static int replay_print(struct opts *o, struct bt_replay *rp)
+{
+    enum bt_format fmt = BT_FMT_TEXT;
+    if (o->format && !bt_format_parse(o->format, &fmt)) {
+        bt_err("--format: '%s' is not text, json or prometheus", o->format);
+        return 3;
+    }
+    int64_t t;
+    if (!when(rp, "--at", o->at, &t))
+        return 3;
+    if (t < rp->start || t > rp->end) {
+        char a[32], b[32], c[32];
+        bt_fmt_iso(t, a, sizeof a);
+        bt_fmt_iso(rp->start, b, sizeof b);
+        bt_fmt_iso(rp->end, c, sizeof c);
+        bt_err("--at %s is outside the recording (%s to %s)", a, b, c);
+        return 3;
+    }
+    bt_replay_seek(rp, t);
+    struct bt_report rep;
+    bt_report_build(&rep, &rp->cfg, &rp->store, t);
+    rep.mode = "replay";
+    bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    struct bt_buf out = {0};
+    bt_report_render(&rep, fmt, color, &out);
+    if (fmt == BT_FMT_TEXT && !rp->has_admission)
+        bt_buf_puts(&out, "\nnote: this recording has no admission counters (backfilled or none configured)\n");
+    fwrite(out.buf, 1, out.len, stdout);
+    int rc = bt_status_exit(rep.status);
+    bt_buf_free(&out);
+    bt_report_free(&rep);
+    return rc;
+}
+
+static int cmd_replay(struct opts *o)
+{
+    struct bt_replay rp;
+    if (!open_recording(o, &rp))
+        return 3;
+    int rc;
+    if (o->at)
+        rc = replay_print(o, &rp);
+    else {
+        bt_err("replay: the interactive replay needs the dashboard; use --at TIME for now");
+        rc = 3;
+    }
+    bt_replay_free(&rp);
+    return rc;
+}
+
+static void csv_field(struct bt_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        bt_buf_puts(b, s);
+        return;
+    }
+    bt_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            bt_buf_putc(b, '"');
+        bt_buf_putc(b, *s);
+    }
+    bt_buf_putc(b, '"');
+}
+
+static void csv_num(struct bt_buf *b, double v)
+{
+    bt_buf_putc(b, ',');
+    if (!isnan(v))
+        bt_buf_printf(b, "%.10g", v);
+}
+
+static int cmd_export(struct opts *o)
+{
+    bool csv;
+    if (!o->format || !strcmp(o->format, "csv"))
+        csv = true;
+    else if (!strcmp(o->format, "json"))
+        csv = false;
+    else {
+        bt_err("export --format: '%s' is not csv or json", o->format);
+        return 3;
+    }
+    struct bt_replay rp;
+    if (!open_recording(o, &rp))
+        return 3;
+    int64_t from = rp.start, to = rp.end;
+    int only = -1;
+    if ((o->from && !when(&rp, "--from", o->from, &from)) || (o->to && !when(&rp, "--to", o->to, &to))) {
+        bt_replay_free(&rp);
+        return 3;
+    }
+    if (o->route) {
+        only = bt_config_find_route(&rp.cfg, o->route);
+        if (only < 0) {
+            bt_err("--route: no route '%s' in %s", o->route, o->file);
+            bt_replay_free(&rp);
+            return 3;
+        }
+    }
+    FILE *out = stdout;
+    if (o->output) {
+        int fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        out = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!out) {
+            bt_err("%s: %s", o->output, strerror(errno));
+            bt_replay_free(&rp);
+            return 3;
+        }
+    }
+    struct bt_buf b = {0};
+    if (csv) {
+        bt_buf_puts(&b, "time,route,model_id,region,endpoint,inference");
+        for (int k = 0; k < BT_SIG_COUNT; k++)
+            bt_buf_printf(&b, ",%s", bt_signal_info[k].name);
+        bt_buf_puts(&b, ",settled_tpm,estimated_tpm,reserved_tpm,reserved_source,used_tpm,quota_tpm,"
+                        "quota_source,headroom_tpm,headroom_pct,fits_more,status,warnings\n");
+    } else {
+        bt_buf_puts(&b, "[\n");
+    }
+    /* Each minute's row: its signals (final values) and the headroom and warnings
+     * bedtop showed when that minute was the newest complete one. */
+    int64_t lag = (int64_t)rp.cfg.cw_lag;
+    bool first = true;
+    for (int64_t m = bt_minute_floor(from - 60 - lag); m + 60 + lag <= to; m += 60) {
+        int64_t shown = m + 60 + lag;
+        if (shown < from)
+            continue;
+        bt_replay_seek(&rp, shown);
+        for (int r = 0; r < rp.cfg.nroutes; r++) {
+            if (only >= 0 && r != only)
+                continue;
+            const struct bt_route *rt = &rp.cfg.routes[r];
+            struct bt_eval e;
+            bt_eval_route(&rp.cfg, &rp.store, r, shown, &e);
+            char iso[32];
+            bt_fmt_iso(m, iso, sizeof iso);
+            if (csv) {
+                bt_buf_printf(&b, "%s,", iso);
+                csv_field(&b, rt->name);
+                bt_buf_putc(&b, ',');
+                csv_field(&b, rt->model);
+                bt_buf_printf(&b, ",%s,%s,%s", rt->region, bt_endpoint_name(rt->endpoint),
+                              bt_inference_name(rt->inference));
+                for (int k = 0; k < BT_SIG_COUNT; k++)
+                    csv_num(&b, bt_store_at(&rp.store, r, (enum bt_signal)k,
+                                            bt_signal_info[k].source == BT_SRC_ADMISSION ? e.adm_minute : m));
+                csv_num(&b, e.settled);
+                csv_num(&b, e.estimated);
+                csv_num(&b, e.reserved);
+                bt_buf_printf(&b, ",%s", e.reserved_source ? e.reserved_source : "");
+                csv_num(&b, e.used);
+                csv_num(&b, e.quota);
+                bt_buf_printf(&b, ",%s", bt_quota_source_name(e.quota_source));
+                csv_num(&b, e.headroom_tpm);
+                csv_num(&b, isnan(e.headroom_pct) ? NAN : round(e.headroom_pct * 10) / 10);
+                csv_num(&b, e.fits_more);
+                bt_buf_printf(&b, ",%s,", bt_status_name(e.status));
+                for (int w = 0; w < e.nwarn; w++)
+                    bt_buf_printf(&b, "%s%s", w ? ";" : "", bt_wcode_name(e.warnings[w].code));
+                bt_buf_putc(&b, '\n');
+            } else {
+                struct bt_report rep = {.cfg = &rp.cfg, .store = &rp.store, .now = shown,
+                                        .evals = &e, .n = 1, .mode = "replay"};
+                /* route_json reads cfg->routes[i] and evals[i]: point at this route */
+                struct bt_config one = rp.cfg;
+                one.routes = &rp.cfg.routes[r];
+                one.nroutes = 1;
+                rep.cfg = &one;
+                cJSON *j = bt_report_route_json(&rep, 0);
+                cJSON_AddStringToObject(j, "time", iso);
+                cJSON *sig = cJSON_AddObjectToObject(j, "signals");
+                for (int k = 0; k < BT_SIG_COUNT; k++) {
+                    double v = bt_store_at(&rp.store, r, (enum bt_signal)k,
+                                           bt_signal_info[k].source == BT_SRC_ADMISSION ? e.adm_minute : m);
+                    if (!isnan(v))
+                        cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
+                }
+                char *s = cJSON_PrintUnformatted(j);
+                bt_buf_printf(&b, "%s%s", first ? "" : ",\n", s);
+                cJSON_free(s);
+                cJSON_Delete(j);
+            }
+            first = false;
+        }
+        if (b.len > (1 << 20)) {
+            fwrite(b.buf, 1, b.len, out);
+            bt_buf_reset(&b);
+        }
+    }
+    if (!csv)
+        bt_buf_puts(&b, "\n]\n");
+    fwrite(b.buf, 1, b.len, out);
+    bt_buf_free(&b);
+    int rc = 0;
+    if (fflush(out) != 0 || ferror(out)) {
+        bt_err("%s: %s", o->output ? o->output : "stdout", strerror(errno));
+        rc = 3;
+    }
+    if (out != stdout)
+        fclose(out);
+    bt_replay_free(&rp);
     return rc;
 }
 
@@ -296,6 +708,8 @@ int main(int argc, char **argv)
 {
     struct opts o;
     const struct command *cmd;
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C"); /* JSON, CSV and recordings need a dot */
     int r = parse_args(argc, argv, &o, &cmd);
     if (r)
         return r - 1;

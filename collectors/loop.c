@@ -140,6 +140,12 @@ static int wait_ms(struct bt_loop *l, int64_t now)
         if (v >= 0 && v < ms)
             ms = v;
     }
+    if (l->until) {
+        double left = ((double)l->until - bt_clock_nowf(&l->clock)) /
+                      (l->clock.speed > 0 ? l->clock.speed : 1) * 1000;
+        if (left < ms)
+            ms = left < 0 ? 0 : (long)ceil(left);
+    }
     (void)now;
     if (l->deadline > 0) {
         double left = (l->deadline - bt_wall_now()) * 1000;
@@ -170,11 +176,13 @@ int bt_loop_run(struct bt_loop *l)
             l->refresh = false;
             first = false;
         }
+        if (l->until && now >= l->until)
+            return 0;
         if (l->view) {
             l->view->on_update(l->view->self, now);
             if (l->view->done(l->view->self))
                 return 0;
-        } else if (!any_busy(l)) {
+        } else if (!l->forever && !any_busy(l)) {
             return 0;
         }
         int ms = wait_ms(l, now);

@@ -49,6 +49,8 @@ struct bt_loop {
     void *after_tick_arg;
     int exit_signal;           /* the signal that ended the loop, 0 none */
     double deadline;           /* wall time after which run() gives up (-2), 0 none */
+    bool forever;              /* no view: run until a signal (headless recording) */
+    int64_t until;             /* simulated time at which run() returns 0, 0 none */
 };
 
 /* Installs SIGINT/SIGTERM/SIGHUP/SIGWINCH handlers (no SA_RESTART so waits return). */

@@ -1,0 +1,71 @@
+/* Recordings (man 5 bedtop-recording): JSON Lines. A versioned header carries
+ * routes, quotas, thresholds and burndown values, so a recording replays with
+ * no config; then one line per poll with its samples and events. Written
+ * append-only, flushed per line, created 0600; never a credential in it. */
+#ifndef BEDTOP_RECORDING_H
+#define BEDTOP_RECORDING_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/model.h"
+
+#define BT_REC_FORMAT "bedtop-recording"
+#define BT_REC_MAJOR 1
+#define BT_REC_MINOR 0
+
+struct bt_recorder;
+/* Creates path (0600, refuses to overwrite) and writes the header. */
+struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *cfg,
+                                     const char *mode, int64_t now, char *err, size_t errlen);
+/* Taps the store: every sample and event it takes goes into the next line. */
+void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s);
+/* Writes one line with what was taken since the last (nothing pending: no line).
+ * A failed write (disk full) is reported once through bt_recorder_error and the
+ * line is dropped; recording resumes when writes succeed. Returns 0 or -1. */
+int bt_recorder_flush(struct bt_recorder *r, int64_t t);
+void bt_recorder_marker(struct bt_recorder *r, struct bt_store *s, int64_t t, const char *note);
+const char *bt_recorder_error(const struct bt_recorder *r); /* NULL when fine */
+unsigned long bt_recorder_lines(const struct bt_recorder *r);
+unsigned long bt_recorder_dropped(const struct bt_recorder *r);
+const char *bt_recorder_path(const struct bt_recorder *r);
+void bt_recorder_close(struct bt_recorder *r);
+
+struct bt_marker {
+    int64_t t;
+    char text[224];
+};
+
+/* An opened recording: its routes, all samples (each visible from its
+ * arrival), the events, the poll times and the markers. */
+struct bt_replay {
+    char path[512];
+    char mode[16];               /* what was recorded: live, demo, backfill */
+    char created_by[64];
+    struct bt_config cfg;
+    struct bt_route *base;       /* routes as in the header (quotas before events) */
+    struct bt_store store;
+    int64_t start, end;          /* first and last poll time */
+    int64_t *polls;              /* poll times, ascending */
+    size_t npolls;
+    struct bt_marker *markers;
+    size_t nmarkers;
+    unsigned long skipped;       /* corrupt or truncated lines */
+    char first_problem[256];     /* the first of them, "FILE:LINE: why" */
+    bool has_admission;          /* any admission sample present */
+};
+
+/* warn(arg, msg) is called for each skipped line (may be NULL). */
+bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
+                    void *warn_arg, char *err, size_t errlen);
+/* Shows the model as it was at t (clamped to the recording). */
+void bt_replay_seek(struct bt_replay *rp, int64_t t);
+/* Index of the last poll at or before t (0 if before the first). */
+size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t);
+void bt_replay_free(struct bt_replay *rp);
+
+/* Times as users type them: "14:32" (UTC, on the recording's day nearest cur),
+ * "-30m"/"+5m" (relative to rel), an ISO time, or epoch seconds. */
+bool bt_parse_when(const char *s, int64_t start, int64_t end, int64_t rel, int64_t *out);
+#endif
