@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# `bedtop check` end to end against the fake AWS endpoint: the real binary, real
+# HTTP over loopback, SigV4 verified by the fake, CloudWatch and Service Quotas
+# paginated, one GetMetricData throttled and retried. Scenario:
+# tests/fake/scenario_integration.json (per-minute constants), config:
+# tests/fake/integration.conf. Expected numbers by hand (DESIGN.md formulas):
+#
+# triage: us.anthropic.claude-sonnet-4-5 (cross-region), burndown 5, max_tokens 1024
+#   Invocations 100, Input 300,000, CacheWrite 20,000 (published as CacheWriteInputTokens),
+#   Output 50,000, EstimatedTPMQuotaUsage 500,000
+#   settled   = 300,000 + 20,000 + 50,000 x 5        = 570,000
+#   reserved  = 300,000 + 20,000 + 100 x 1,024        = 422,400
+#   used      = max(570,000, 500,000, 422,400)        = 570,000
+#   quota     = applied cross-region TPM               = 2,000,000 (service-quotas)
+#   headroom  = 2,000,000 - 570,000                   = 1,430,000 -> 71.5 %
+#   fits_more = floor(1,430,000 / (320,000/100 + 1,024)) = floor(338.54) = 338
+# batch: anthropic.claude-3-haiku (on-demand), burndown 1, max_tokens 500
+#   Invocations 10, Input 5,000, Output 700
+#   settled = 5,700; reserved = 5,000 + 10 x 500 = 10,000; used = 10,000
+#   quota = no applied value, published default 2,000,000 (default)
+#   headroom = 1,990,000 -> 99.5 %; fits_more = floor(1,990,000 / (500 + 500)) = 1,990
+# agents: mantle anthropic.claude-opus-4-7, max_tokens 2000, quotas 20M in / 4M out (config)
+#   input used  = 90,000 + 20 x 2,000 = 130,000 -> headroom 19,870,000 (99.35 %)
+#   output used = 30,000                     -> headroom 3,970,000 (99.25 %) binds;
+#   the JSON rounds percentages to 0.1: 99.3
+# Daily: the applied daily quota 1,000,000,000 is doubled for us. routes; a full
+# day at 570,000/min is 820,800,000 = 41 %, so DAILY_QUOTA never fires whatever
+# the time of day (the status does not depend on the clock).
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+FAKE=$BEDTOP_SRCDIR/tests/fake/fake_aws.py
+SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+TOKEN='IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENVALUE'
+
+start_fake() { # start_fake NAME args...: sets PORT
+    local name=$1; shift
+    python3 "$FAKE" --log "$TMP/$name.log" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    CLEANUP+=("kill $!")
+    PORT=
+    local i
+    for i in $(seq 1 100); do
+        PORT=$(awk '/^PORT /{print $2}' "$TMP/$name.out")
+        [ -n "$PORT" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+run_check() { # run_check PORT OUT: bedtop check --format json against the fake
+    env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION \
+        AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_SESSION_TOKEN="$TOKEN" \
+        AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
+        AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
+        "$BEDTOP" check --format json --verbose --config "$BEDTOP_SRCDIR/tests/fake/integration.conf" \
+        --endpoint-url "http://127.0.0.1:$1" >"$2.json" 2>"$2.err"
+    echo $? >"$2.rc"
+}
+
+# jq-like: j FILE EXPR (EXPR sees r = routes by name, d = the document)
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($2)" "$1"; }
+# log stats: l LOG EXPR (EXPR sees L = list of log lines as dicts)
+l() { python3 -c "import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print($2)" "$1"; }
+
+check "fake AWS starts" start_fake main --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_integration.json" \
+    --session-token "$TOKEN"
+run_check "$PORT" "$TMP/main"
+nreq=$(l "$TMP/main.log" "len(L)" 2>/dev/null || echo 0)
+if [ "${nreq:-0}" -eq 0 ]; then
+    # main.c does not start the CloudWatch/Service Quotas collectors for `check` yet.
+    notok "not wired: bedtop check sent no request to the fake endpoint (main.c must create and run the cloudwatch and quotas collectors); skipping the headroom asserts"
+    sed 's/^/#   /' "$TMP/main.err" | head -5
+else
+    rc=$(cat "$TMP/main.rc")
+    st=$(j "$TMP/main.json" "d['status']" 2>/dev/null)
+    want=$(case $st in ok) echo 0;; warn) echo 1;; crit) echo 2;; *) echo 3;; esac)
+    expect_eq "exit code matches status ($st)" "$rc" "$want"
+
+    expect_eq "triage quota: applied cross-region TPM" \
+        "$(j "$TMP/main.json" "(r['triage']['quota']['tpm'], r['triage']['quota']['source'])")" "(2000000, 'service-quotas')"
+    expect_eq "triage settled / estimated / reserved" \
+        "$(j "$TMP/main.json" "(r['triage']['tpm']['settled'], r['triage']['tpm']['estimated'], r['triage']['tpm']['reserved'])")" \
+        "(570000, 500000, 422400)"
+    expect_eq "triage headroom 1,430,000 = 71.5 %" \
+        "$(j "$TMP/main.json" "(r['triage']['headroom_tpm'], r['triage']['headroom_pct'])")" "(1430000, 71.5)"
+    expect_eq "triage fits_more 338" "$(j "$TMP/main.json" "r['triage']['fits_more']")" 338
+    expect_eq "batch quota: published default" \
+        "$(j "$TMP/main.json" "(r['batch']['quota']['tpm'], r['batch']['quota']['source'])")" "(2000000, 'default')"
+    expect_eq "batch headroom 1,990,000 = 99.5 %, fits 1,990" \
+        "$(j "$TMP/main.json" "(r['batch']['headroom_tpm'], r['batch']['headroom_pct'], r['batch']['fits_more'])")" \
+        "(1990000, 99.5, 1990)"
+    expect_eq "agents (mantle): output quota binds at 99.25 % (shown 99.3)" \
+        "$(j "$TMP/main.json" "(r['agents']['headroom_tpm'], r['agents']['headroom_pct'])")" "(3970000, 99.3)"
+    expect_eq "triage daily quota 2 x 1,000,000,000 (cross-region)" \
+        "$(j "$TMP/main.json" "r['triage']['quota']['tpd']")" 2000000000
+    expect_eq "status warn: only batch's OVERSIZED_MAX_TOKENS (500 vs 70 mean output)" \
+        "$(j "$TMP/main.json" "(d['status'], sorted(w['code'] for x in d['routes'] for w in x['warnings'] if w['code'] != 'QUOTA_DEFAULT'))")" \
+        "('warn', ['OVERSIZED_MAX_TOKENS'])"
+
+    expect_eq "every request's signature verified by the fake" \
+        "$(l "$TMP/main.log" "all(x['sig_ok'] and x['token_ok'] for x in L)")" True
+    # 32 queries in one request, 7 results per page: 5 pages, plus the throttled first attempt
+    expect_eq "GetMetricData: one throttled, retried, 5 pages" \
+        "$(l "$TMP/main.log" "(sum(x['op']=='GetMetricData' and x['fault']=='throttle' for x in L), sum(x['op']=='GetMetricData' and x['status']==200 for x in L))")" \
+        "(1, 5)"
+    expect_eq "ListServiceQuotas: 7 pages (sizes 3, 0, 1, 1, 1, 1, 1)" \
+        "$(l "$TMP/main.log" "sum(x['op']=='ListServiceQuotas' and x['status']==200 for x in L)")" 7
+    expect_eq "ListAWSDefaultServiceQuotas: 2 pages" \
+        "$(l "$TMP/main.log" "sum(x['op']=='ListAWSDefaultServiceQuotas' and x['status']==200 for x in L)")" 2
+fi
+
+# Connection refused: an error that names the endpoint, stale data, no crash.
+port=$(free_port)
+run_check "$port" "$TMP/refused"
+rc=$(cat "$TMP/refused.rc")
+check "connection refused: no crash (exit $rc is 0-3)" test "$rc" -le 3
+if [ "${nreq:-0}" -gt 0 ]; then
+    expect_eq "connection refused: status unknown" "$(j "$TMP/refused.json" "d['status']")" unknown
+fi
+
+# Secrets: nothing printed or logged carries the secret key, the token or a signature.
+hits=$(cat "$TMP"/main.json "$TMP"/main.err "$TMP"/main.log "$TMP"/refused.json "$TMP"/refused.err 2>/dev/null |
+       grep -c -e "$SK" -e "$TOKEN" -e 'Signature=')
+expect_eq "no secret key, session token or Signature= in any output" "$hits" 0
+finish
