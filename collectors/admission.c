@@ -395,7 +395,7 @@ struct adm {
     int nsrc;
     double period;           /* seconds between rounds */
     int64_t next;            /* next round due (INT64_MAX: none / waiting) */
-    int64_t round_start;
+    double round_start;      /* wall time the current round began */
     int rounds_needed;       /* BT_MODE_ONCE: 2 with any scraped source, else 1 */
     int rounds_started, rounds_done;
     bool starting;           /* inside tick: a round is not over before all are queued */
@@ -505,7 +505,7 @@ static void round_check(struct adm *a)
     a->rounds_done++;
     if (a->ctx->mode == BT_MODE_ONCE) {
         /* the second scrape is due a gap after the first began */
-        int64_t due = a->round_start + (int64_t)ceil(a->period);
+        int64_t due = (int64_t)ceil(a->round_start + a->period);
         int64_t now = (int64_t)now_real();
         a->next = a->rounds_started < a->rounds_needed ? (due > now ? due : now) : NEVER;
     }
@@ -709,7 +709,7 @@ static void adm_tick(void *self, int64_t now)
         /* an early (forced, e.g. refresh) tick scrapes now */
         a->next = now + (int64_t)ceil(a->period);
     }
-    a->round_start = now;
+    a->round_start = now_real();
     a->rounds_started++;
     a->starting = true;
     for (int i = 0; i < a->nsrc; i++) {

@@ -111,6 +111,9 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self):
+        if ARGS.access_log:
+            with LOCK, open(ARGS.access_log, "a") as f:
+                f.write(self.path + "\n")
         u = urllib.parse.urlsplit(self.path)
         parts = [p for p in u.path.split("/") if p]
         text = "text/plain; version=0.0.4; charset=utf-8"
@@ -145,7 +148,8 @@ def main():
     global ARGS
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--log", default="")
+    p.add_argument("--log", default="", help="append each /api/v1/query query here")
+    p.add_argument("--access-log", default="", help="append each request path here")
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     srv.daemon_threads = True
