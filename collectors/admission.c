@@ -370,6 +370,14 @@ int bt_adm_ingest_api(const struct bt_prom_doc *doc, enum bt_signal sig,
 /* ---- the collector ----------------------------------------------------- */
 
 struct adm;
+struct adm_source;
+
+/* The callback argument of one Prometheus query; lives in its source, so a
+ * collector destroyed with queries in flight leaks nothing. */
+struct api_req {
+    struct adm_source *s;
+    enum bt_signal sig;
+};
 
 struct adm_source {
     struct adm *a;
@@ -386,6 +394,7 @@ struct adm_source {
     bool failed;
     char err[224];
     char code[32];
+    struct api_req q[BT_SIG_COUNT];
 };
 
 struct adm {
@@ -564,11 +573,6 @@ static void on_scrape(void *arg, const struct bt_http_resp *resp)
     source_done(s);
 }
 
-struct api_req {
-    struct adm_source *s;
-    enum bt_signal sig;
-};
-
 static void on_query(void *arg, const struct bt_http_resp *resp)
 {
     struct api_req *q = arg;
@@ -588,7 +592,6 @@ static void on_query(void *arg, const struct bt_http_resp *resp)
         }
         bt_prom_free(&doc);
     }
-    free(q);
     if (!s->inflight)
         source_done(s);
 }
@@ -638,13 +641,12 @@ static void start_source(struct adm *a, struct adm_source *s)
         struct bt_buf u = {0};
         bt_buf_printf(&u, "%s/api/v1/query?query=", s->url);
         url_escape(&u, query);
-        struct api_req *q = bt_xmalloc(sizeof *q);
+        struct api_req *q = &s->q[i];
         *q = (struct api_req){s, (enum bt_signal)i};
         req.url = bt_buf_str(&u);
         s->inflight++;
         if (bt_http_submit(a->ctx->http, &req, on_query, q) < 0) {
             s->inflight--;
-            free(q);
             source_fail(s, "Submit", "cannot queue the request");
         }
         bt_buf_free(&u);
