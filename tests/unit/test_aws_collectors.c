@@ -234,8 +234,9 @@ static void test_integration(void)
     char scen[1024], log[300];
     snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
     snprintf(log, sizeof log, "%s/integration.log", tmpdir);
-    int port;
-    OK(start_fake(scen, log, &port), "fake AWS started on 127.0.0.1:%d", port);
+    int port = 0;
+    bool started = start_fake(scen, log, &port);
+    OK(started, "fake AWS started on 127.0.0.1:%d", port);
     char ep[64];
     snprintf(ep, sizeof ep, "http://127.0.0.1:%d", port);
     struct run r;
@@ -421,6 +422,101 @@ static void test_faults(void)
     run_free(&r);
 }
 
+/* Live mode: three polls a minute apart (the tick's clock, not the wall's).
+ * lag 120 (the default): minute m settles once now >= m + 60 + 120 + 60.
+ *   poll 1 at T: [end0 - backfill, end0) with end0 = floor(T/60)*60; settled
+ *          through S1 = floor((T - 240)/60)*60
+ *   poll 2 at T+60: [S1 + 60, end0 + 60); poll 3: [S1 + 120, end0 + 120)
+ * so each minute is fetched at most once after it settled. */
+static void test_live(void)
+{
+    char scen[1024], log[300], err[512], conf[1024];
+    snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    snprintf(log, sizeof log, "%s/live.log", tmpdir);
+    snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
+    int port = 0;
+    if (!start_fake(scen, log, &port)) {
+        OK(false, "live: fake started");
+        return;
+    }
+    char ep[64];
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", port);
+    struct bt_config cfg;
+    struct bt_store store;
+    bt_config_defaults(&cfg);
+    bt_config_load(&cfg, conf, err, sizeof err);
+    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    struct bt_http *http = bt_http_new(0);
+    bt_http_set_backoff(http, 0.05, 0.2);
+    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
+                         .endpoint_url = ep};
+    void *cw = bt_cloudwatch_collector.create(&ctx);
+    int64_t T = (int64_t)time(NULL);
+    int64_t nows[3] = {T, T + 60, T + 120};
+    bool due_ok = true;
+    for (int p = 0; p < 3; p++) {
+        bt_cloudwatch_collector.tick(cw, nows[p]);
+        for (int i = 0; i < 600 && bt_cloudwatch_collector.busy(cw); i++)
+            bt_http_poll(http, 100, -1, NULL);
+        /* the next poll: on the minute grid, 10 s after the boundary */
+        int64_t want = ((nows[p] - 10) / 60 + 1) * 60 + 10;
+        due_ok = due_ok && bt_cloudwatch_collector.next_due(cw) == want;
+    }
+    OK(due_ok, "live: next_due is 10 s after the next minute boundary");
+    double per_poll = 0, per_day = 0;
+    bt_cloudwatch_cost(cw, &per_poll, &per_day);
+    /* 32 metrics per poll x 1,440 polls a day (interval 60) = 46,080 */
+    OK(per_poll == 32 && per_day == 46080, "cost: 32 metrics per poll, 46,080 per day");
+    /* 3 ListMetrics pages once + 3 polls x 5 GetMetricData pages (retries not counted) */
+    OK(bt_cloudwatch_requests(cw) == 18, "requests counted: %lu (3 + 3 x 5 = 18)",
+       bt_cloudwatch_requests(cw));
+    bt_http_free(http);
+    bt_cloudwatch_collector.destroy(cw);
+    stop_fake();
+
+    /* the windows sent, first page of each poll, in order */
+    int64_t start[8], end[8];
+    int n = 0, lists = 0;
+    char *text = bt_read_file(log, 1 << 26, NULL);
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(j, "op"));
+        const cJSON *body = cJSON_GetObjectItem(j, "body");
+        double st = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status"));
+        if (op && !strcmp(op, "ListMetrics"))
+            lists++;
+        if (op && !strcmp(op, "GetMetricData") && st == 200 &&
+            !cJSON_GetObjectItem(body, "NextToken") && n < 8) {
+            start[n] = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "StartTime"));
+            end[n] = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "EndTime"));
+            n++;
+        }
+        cJSON_Delete(j);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
+    int64_t end0 = T / 60 * 60, s1 = (T - 240) / 60 * 60;
+    int back = bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, cfg.history_minutes);
+    OK(n == 3, "live: three polls sent (%d)", n);
+    OK(n == 3 && start[0] == end0 - back * 60 && end[0] == end0, "poll 1: the backfill window");
+    OK(n == 3 && start[1] == s1 + 60 && end[1] == end0 + 60, "poll 2: from the first unsettled minute");
+    OK(n == 3 && start[2] == s1 + 120 && end[2] == end0 + 120, "poll 3: advanced by one minute");
+    int twice = 0;
+    for (int64_t m = end0 - back * 60; n == 3 && m < end0 + 120; m += 60) {
+        int k = 0;
+        for (int p = 0; p < 3; p++)
+            k += m >= start[p] && m < end[p] && nows[p] >= m + 240;
+        twice += k > 1;
+    }
+    OK(n == 3 && twice == 0, "live: no minute fetched twice once settled");
+    OK(lists == 3, "live: ListMetrics (3 pages) only on the first poll, not every poll");
+    bt_store_free(&store);
+    bt_config_free(&cfg);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/bedtop-awsc.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -443,6 +539,7 @@ int main(void)
     unsetenv("AWS_ENDPOINT_URL_SERVICE_QUOTAS");
     signal(SIGPIPE, SIG_IGN);
     test_integration();
+    test_live();
     test_faults();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
