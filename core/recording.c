@@ -382,6 +382,8 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
     }
     if (jstr(h, "mode"))
         bt_strlcpy(rp->mode, jstr(h, "mode"), sizeof rp->mode);
+    if (jstr(h, "created"))
+        bt_parse_iso(jstr(h, "created"), &rp->start);
     if (jstr(h, "created_by"))
         bt_strlcpy(rp->created_by, jstr(h, "created_by"), sizeof rp->created_by);
     /* signal indices in the file -> ours (unknown names are dropped) */
@@ -632,7 +634,8 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
         }
         rp->polls[j] = v;
     }
-    rp->start = rp->npolls ? rp->polls[0] : 0;
+    if (!rp->start || (rp->npolls && rp->polls[0] < rp->start))
+        rp->start = rp->npolls ? rp->polls[0] : 0;
     rp->end = rp->npolls ? rp->polls[rp->npolls - 1] : 0;
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);

@@ -46,7 +46,7 @@ struct bt_replay {
     struct bt_config cfg;
     struct bt_route *base;       /* routes as in the header (quotas before events) */
     struct bt_store store;
-    int64_t start, end;          /* first and last poll time */
+    int64_t start, end;          /* recording start (header) and last poll time */
     int64_t *polls;              /* poll times, ascending */
     size_t npolls;
     struct bt_marker *markers;

@@ -1,0 +1,82 @@
+# Record, replay, export: round trip against `check --demo-at`, damaged files, permissions.
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+REC=$TMP/demo.rec
+
+# Record the demo headless at high speed for 30 simulated minutes.
+"$BEDTOP" record "$REC" --demo --demo-speed 3000 --duration 30m 2>"$TMP/rec.err"
+expect_eq "record exits 0" "$?" 0
+expect_eq "recording is created 0600" "$(stat -c %a "$REC")" 600
+check "recording header names its format and version" \
+    grep -q '^{"format":"bedtop-recording","version":"1\.' "$REC"
+check "record reports what it wrote" grep -q "recorded [0-9]* polls to $REC" "$TMP/rec.err"
+expect_rc "recording over an existing file is refused" 3 "$BEDTOP" record "$REC" --demo --duration 1m
+check "refusal says why" grep -q "never overwritten" "$TMP/last.err"
+
+# Round trip: the replayed numbers at a moment equal what check --demo-at computes.
+same=0 total=0
+for m in 0 5 9 13 16 19 22 25 29; do
+    total=$((total + 1))
+    "$BEDTOP" replay "$REC" --at "+${m}m" --format json >"$TMP/r$m.json"
+    "$BEDTOP" check --demo --demo-at "$m" --format json >"$TMP/c$m.json"
+    if python3 - "$TMP/r$m.json" "$TMP/c$m.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a.pop("mode"); b.pop("mode")
+sys.exit(0 if a == b else 1)
+PY
+    then same=$((same + 1)); else echo "# minute $m differs"; fi
+done
+expect_eq "replay --at equals check --demo-at at $total moments" "$same" "$total"
+"$BEDTOP" replay "$REC" --at 10:16 --format json >"$TMP/hhmm.json"
+check "replay --at HH:MM is the same moment as +16m" python3 -c "
+import json,sys; a=json.load(open('$TMP/hhmm.json')); b=json.load(open('$TMP/r16.json')); sys.exit(a!=b)"
+"$BEDTOP" replay "$REC" --at 2026-11-29T10:16:00Z --format json >"$TMP/iso.json"
+check "replay --at ISO time" cmp -s "$TMP/iso.json" "$TMP/hhmm.json"
+expect_rc "replay --at outside the recording is an error" 3 "$BEDTOP" replay "$REC" --at 2026-11-30T10:00:00Z
+check "... naming the recording's span" grep -q "outside the recording" "$TMP/last.err"
+"$BEDTOP" replay "$REC" --at +16m >"$TMP/text.txt"
+check "replay --at prints the text table" grep -q "^triage " "$TMP/text.txt"
+
+# A recording replays with no config at all, even when the current config has other routes.
+printf '[route other]\nmodel = amazon.nova-pro-v1:0\n' >"$TMP/other.conf"
+XDG_CONFIG_HOME=$TMP/none "$BEDTOP" replay "$REC" --config "$TMP/other.conf" --at +16m --format json >"$TMP/nocfg.json"
+check "recording replays with its own routes, whatever the config" cmp -s "$TMP/nocfg.json" "$TMP/r16.json"
+
+# Damage: a truncated last line, a corrupt middle line, an empty file, a future version.
+head -c -40 "$REC" >"$TMP/trunc.rec"
+"$BEDTOP" replay "$TMP/trunc.rec" --at +16m --format json >"$TMP/t.json" 2>"$TMP/t.err"
+rc=$?
+check "truncated last line: replay still works (rc $rc)" test -s "$TMP/t.json"
+lines=$(wc -l <"$REC")
+check "truncated last line: warning names the line" grep -q "trunc.rec:$((lines)): truncated last line" "$TMP/t.err"
+awk 'NR==40{print "{\"t\":17959, garbage"; next} {print}' "$REC" >"$TMP/corrupt.rec"
+"$BEDTOP" replay "$TMP/corrupt.rec" --at +29m --format json >"$TMP/k.json" 2>"$TMP/k.err"
+check "corrupt middle line: warning names line 40" grep -q "corrupt.rec:40: not valid JSON; line skipped" "$TMP/k.err"
+check "corrupt middle line: the rest replays" test -s "$TMP/k.json"
+: >"$TMP/empty.rec"
+expect_rc "empty recording is refused" 3 "$BEDTOP" replay "$TMP/empty.rec" --at +1m
+check "... with a clear message" grep -q "empty recording" "$TMP/last.err"
+sed '1s/"version":"1\.0"/"version":"2.0"/' "$REC" >"$TMP/future.rec"
+expect_rc "newer major version is refused" 3 "$BEDTOP" replay "$TMP/future.rec" --at +1m
+check "... saying to upgrade" grep -q "recording format 2.0 is newer than this bedtop reads (1.x)" "$TMP/last.err"
+echo '{"hello":"world"}' >"$TMP/notrec.rec"
+expect_rc "a JSON file that is not a recording is refused" 3 "$BEDTOP" replay "$TMP/notrec.rec" --at +1m
+expect_rc "a missing recording is an error" 3 "$BEDTOP" replay "$TMP/nope.rec" --at +1m
+
+# Export: one row per route per minute, every signal, headroom and warnings.
+"$BEDTOP" export "$REC" --format csv --from +10m --to +15m -o "$TMP/out.csv"
+expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
+check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^time,route,model_id,region,endpoint,inference,invocations,.*,headroom_tpm,headroom_pct,fits_more,status,warnings$'"
+rows=$(($(wc -l <"$TMP/out.csv") - 1))
+# --from +10m (10:10) .. --to +15m (10:15): rows for minutes shown 10:10..10:15 = 6 minutes x 7 routes
+expect_eq "csv has 6 minutes x 7 routes" "$rows" 42
+check "csv rows carry warnings" grep -q 'summarize.*THROTTLED_BELOW_ESTIMATE' "$TMP/out.csv"
+"$BEDTOP" export "$REC" --format json --route triage --from +16m --to +16m >"$TMP/out.json"
+check "json export for one route parses" python3 -c "
+import json,sys
+rows=json.load(open('$TMP/out.json'))
+assert len(rows)==1 and rows[0]['name']=='triage' and rows[0]['time']=='2026-11-29T10:13:00Z', rows
+assert rows[0]['signals']['invocations'] > 0 and 'RETRY_LOAD' in [w['code'] for w in rows[0]['warnings']]
+"
+expect_rc "export of an unknown route is an error" 3 "$BEDTOP" export "$REC" --route nosuch
+finish
