@@ -107,6 +107,23 @@ else
         "$(l "$TMP/main.log" "sum(x['op']=='ListAWSDefaultServiceQuotas' and x['status']==200 for x in L)")" 2
 fi
 
+# No routes configured: discovered from ListMetrics (AWS/Bedrock, ModelId), named
+# after the model ID without vendor, date and version.
+if [ "${nreq:-0}" -gt 0 ]; then
+    printf '[bedtop]\nregion = us-east-1\n' >"$TMP/empty.conf"
+    env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION \
+        AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_SESSION_TOKEN="$TOKEN" \
+        AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
+        AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
+        "$BEDTOP" check --format json --config "$TMP/empty.conf" \
+        --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/disc.json" 2>"$TMP/disc.err"
+    expect_eq "discovery: one route per ModelId, with inference from the prefix" \
+        "$(j "$TMP/disc.json" "sorted((x['name'], x['model_id'], x['inference']) for x in d['routes'])")" \
+        "[('claude-3-haiku', 'anthropic.claude-3-haiku-20240307-v1:0', 'on-demand'), ('us.claude-sonnet-4-5', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'cross-region')]"
+    expect_eq "discovery: quotas matched for discovered routes" \
+        "$(j "$TMP/disc.json" "r['us.claude-sonnet-4-5']['quota']['tpm']")" 2000000
+fi
+
 # Connection refused: an error that names the endpoint, stale data, no crash.
 port=$(free_port)
 run_check "$port" "$TMP/refused"
@@ -117,7 +134,8 @@ if [ "${nreq:-0}" -gt 0 ]; then
 fi
 
 # Secrets: nothing printed or logged carries the secret key, the token or a signature.
-hits=$(cat "$TMP"/main.json "$TMP"/main.err "$TMP"/main.log "$TMP"/refused.json "$TMP"/refused.err 2>/dev/null |
+hits=$(cat "$TMP"/main.json "$TMP"/main.err "$TMP"/main.log "$TMP"/refused.json "$TMP"/refused.err \
+           "$TMP"/disc.json "$TMP"/disc.err 2>/dev/null |
        grep -c -e "$SK" -e "$TOKEN" -e 'Signature=')
 expect_eq "no secret key, session token or Signature= in any output" "$hits" 0
 finish
