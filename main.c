@@ -203,9 +203,14 @@ static bool setup_config(struct opts *o, struct bt_config *cfg)
 {
     char err[512];
     bt_config_defaults(cfg);
+    if (o->region)
+        bt_strlcpy(cfg->override_region, o->region, sizeof cfg->override_region);
+    if (o->profile)
+        bt_strlcpy(cfg->override_profile, o->profile, sizeof cfg->override_profile);
     if (o->demo) {
         if (o->config && !bt_config_load(cfg, o->config, err, sizeof err)) {
             bt_err("%s", err);
+            bt_config_free(cfg);
             return false;
         }
         bt_config_free(cfg);
@@ -216,6 +221,7 @@ static bool setup_config(struct opts *o, struct bt_config *cfg)
         bt_demo_config(cfg);
     } else if (!bt_config_load(cfg, o->config, err, sizeof err)) {
         bt_err("%s", err);
+        bt_config_free(cfg);
         return false;
     }
     if (!isnan(o->interval))

@@ -338,7 +338,8 @@ static void demo_tick(void *self, int64_t now)
         int64_t first = bt_minute_floor(now - 60 - DEMO_CW_LAG) - DEMO_PREFILL * 60;
         int64_t midnight = now - (now % 86400);
         d->next_cw = first < midnight ? first : midnight;
-        d->next_adm = now - 120;
+        /* scrapes on a fixed 15 s grid, so any run sees the same scrape times */
+        d->next_adm = (now - 600) - ((now - 600) % DEMO_ADM_STEP);
         demo_quotas_learned(d, now);
     }
     /* CloudWatch: each minute appears DEMO_CW_LAG seconds after it ends. */

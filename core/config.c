@@ -427,6 +427,10 @@ static void ensure_burndown(struct bt_config *c)
 void bt_config_finish(struct bt_config *c)
 {
     ensure_burndown(c);
+    if (c->override_region[0])
+        bt_strlcpy(c->region, c->override_region, sizeof c->region);
+    if (c->override_profile[0])
+        bt_strlcpy(c->profile, c->override_profile, sizeof c->profile);
     for (int i = 0; i < c->nroutes; i++) {
         struct bt_route *r = &c->routes[i];
         if (!r->inference_set)

@@ -8,6 +8,9 @@ struct bt_config {
     char path[512];
     char profile[64];
     char region[32];
+    /* --profile/--region: win over [bedtop] (routes naming their own keep them) */
+    char override_profile[64];
+    char override_region[32];
     char endpoint_url[512];
     char admission[512];     /* global admission URL */
     char theme[64];
