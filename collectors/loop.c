@@ -170,7 +170,8 @@ int bt_loop_run(struct bt_loop *l)
         }
         if (l->deadline > 0 && bt_wall_now() > l->deadline)
             return -2;
-        int64_t now = bt_clock_now(&l->clock);
+        /* the first tick happens at the start time exactly (deterministic demo recordings) */
+        int64_t now = first ? (int64_t)floor(l->clock.sim0) : bt_clock_now(&l->clock);
         if (!l->paused || l->refresh || first) {
             tick_due(l, now, l->refresh || first);
             l->refresh = false;
