@@ -349,6 +349,7 @@ static bool read_label_value(struct parser *ps, char **out)
         return fail(ps, "unterminated label value");
     }
     ps->p++;
+    b.buf[b.len] = '\0'; /* an empty value added nothing, so terminate here */
     if (!utf8_valid((const unsigned char *)b.buf, b.len)) {
         bt_buf_free(&b);
         return fail(ps, "invalid UTF-8 in label value");
@@ -652,6 +653,7 @@ static char *unescape_help(const char *s, size_t n, enum bt_prom_format fmt)
         }
         bt_buf_putc(&b, s[i]);
     }
+    b.buf[b.len] = '\0'; /* empty HELP text */
     return b.buf;
 }
 

@@ -236,6 +236,15 @@ static void test_bounds(void)
     OK(!parse_mem("a{l=\"\xc3\x28\"} 1\n", 14, BT_PROM_TEXT, err, sizeof err), "bad UTF-8");
     STREQ(err, "line 1: invalid UTF-8 in label value", "bad UTF-8 error");
     OK(parse_mem("a{l=\"caf\xc3\xa9\"} 1\n", 15, BT_PROM_TEXT, err, sizeof err), "UTF-8 ok");
+    /* empty label value and empty HELP (found by fuzz/fuzz_promtext.c) */
+    struct bt_prom_doc ed;
+    bt_prom_init(&ed);
+    const char *et = "# HELP m\nm{route=\"\"} 1\nm{route=\"a\"} 2\n";
+    OK(bt_prom_parse(&ed, et, strlen(et), BT_PROM_TEXT, err, sizeof err) && ed.nseries == 2,
+       "empty label value parses");
+    STREQ(ed.nseries ? bt_prom_label(&ed.series[0], "route") : "?", "", "empty label value");
+    STREQ(ed.nfamilies ? ed.families[0].help : "?", "", "empty HELP text");
+    bt_prom_free(&ed);
     /* empty input: fine in 0.0.4, truncated in OpenMetrics */
     OK(parse_mem("", 0, BT_PROM_TEXT, err, sizeof err), "empty 0.0.4");
     OK(!parse_mem("", 0, BT_PROM_OPENMETRICS, err, sizeof err), "empty OpenMetrics rejected");
