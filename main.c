@@ -79,6 +79,7 @@ static void usage(FILE *f)
             "      --ascii              ASCII graphs and borders\n"
             "      --record FILE        record what is watched\n"
             "      --duration D         record: stop after D (e.g. 90s, 30m, 2h) of watched time\n"
+            "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch history\n"
             "      --at TIME            replay: print the numbers at TIME (14:32, -30m, +5m, ISO)\n"
             "      --from T, --to T     export: time range; --route NAME: one route\n"
             "  -o, --output FILE        export: write FILE (created 0600) instead of stdout\n"
@@ -421,16 +422,119 @@ static void record_after_tick(void *arg, int64_t now)
     print_new_errors(a);
 }
 
+/* Backfill: a recording built from CloudWatch history, one line per minute as
+ * bedtop would have seen it (the minute plus the publishing lag). */
+static int record_backfill(struct opts *o)
+{
+    if (o->demo) {
+        bt_err("record: --since/--from/--to read CloudWatch history; the demo has none");
+        return 3;
+    }
+    int64_t now = (int64_t)time(NULL);
+    int64_t from, to = bt_minute_floor(now);
+    double d;
+    if (o->since && (o->from || o->to)) {
+        bt_err("record: use --since, or --from/--to, not both");
+        return 3;
+    }
+    if (o->since) {
+        if (!bt_parse_duration(o->since, &d) || d < 60) {
+            bt_err("--since: '%s' is not a duration of at least 1m (e.g. 3h)", o->since);
+            return 3;
+        }
+        from = now - (int64_t)d;
+    } else {
+        if (!o->from || !bt_parse_when(o->from, 0, 0, now, &from)) {
+            bt_err("--from: '%s' is not a time (ISO 8601, or -3h)", o->from ? o->from : "");
+            return 3;
+        }
+        if (o->to && !bt_parse_when(o->to, 0, 0, now, &to)) {
+            bt_err("--to: '%s' is not a time", o->to);
+            return 3;
+        }
+    }
+    from = bt_minute_floor(from);
+    to = bt_minute_floor(to);
+    if (to > bt_minute_floor(now))
+        to = bt_minute_floor(now);
+    if (from >= to || now - from > 15 * 86400) {
+        bt_err("record: the window must be non-empty and within the last 15 days "
+               "(CloudWatch keeps 1-minute data that long)");
+        return 3;
+    }
+    struct app a;
+    int rc = app_init(&a, o, BT_MODE_ONCE, (double)now);
+    if (rc) {
+        app_free(&a);
+        return rc;
+    }
+    /* the store must hold the whole window */
+    bt_store_free(&a.store);
+    a.cfg.history_minutes = (int)((to - from) / 60) + 2;
+    bt_store_init(&a.store, a.cfg.nroutes, a.cfg.history_minutes);
+    a.ctx.window_from = from;
+    a.ctx.window_to = to;
+    /* admission counters have no history: only CloudWatch and Service Quotas */
+    for (int i = 0; i < a.loop.n; i++) {
+        if (a.loop.ops[i] == &bt_admission_collector && a.inst[i]) {
+            a.loop.ops[i]->destroy(a.inst[i]);
+            a.inst[i] = NULL;
+        }
+    }
+    a.loop.deadline = bt_wall_now() + 300;
+    bt_loop_signals();
+    bt_loop_run(&a.loop);
+    print_new_errors(&a);
+    char err[600];
+    /* the recording starts when its first minute would have been on screen */
+    int64_t lag = (int64_t)a.cfg.cw_lag;
+    struct bt_recorder *rec = bt_recorder_open(o->file, &a.cfg, "backfill", from + 60 + lag, err,
+                                               sizeof err);
+    if (!rec) {
+        bt_err("%s", err);
+        app_free(&a);
+        return 3;
+    }
+    unsigned long minutes = 0, samples = 0;
+    for (int64_t m = from; m < to; m += 60) {
+        int64_t seen = m + 60 + lag;
+        struct bt_event ok = {.t = seen, .type = BT_EV_OK, .route = -1, .source = BT_SRC_CLOUDWATCH};
+        if (m == from)
+            bt_strlcpy(ok.text, "backfilled from CloudWatch history (no admission counters)", sizeof ok.text);
+        bt_recorder_add_event(rec, &ok);
+        for (int r = 0; r < a.cfg.nroutes; r++) {
+            for (int k = 0; k < BT_SIG_COUNT; k++) {
+                if (bt_signal_info[k].source != BT_SRC_CLOUDWATCH)
+                    continue;
+                double v = bt_store_at(&a.store, r, (enum bt_signal)k, m);
+                if (isnan(v))
+                    continue;
+                struct bt_sample smp = {.t = m, .route = r, .signal = (enum bt_signal)k, .value = v};
+                bt_recorder_add_sample(rec, &smp, seen);
+                samples++;
+            }
+        }
+        bt_recorder_flush(rec, seen);
+        minutes++;
+    }
+    const char *werr = bt_recorder_error(rec);
+    if (werr)
+        bt_err("%s", werr);
+    rc = werr ? 3 : 0;
+    bt_recorder_close(rec);
+    app_free(&a);
+    fprintf(stderr, "bedtop: backfilled %lu minutes (%lu samples) to %s\n", minutes, samples, o->file);
+    return rc;
+}
+
 static int cmd_record(struct opts *o)
 {
     if (!o->file) {
         bt_err("record: which file? (bedtop record FILE)");
         return 3;
     }
-    if (o->since || o->from || o->to) {
-        bt_err("record: backfill from CloudWatch history (--since/--from/--to) is not available in this build");
-        return 3;
-    }
+    if (o->since || o->from || o->to)
+        return record_backfill(o);
     struct app a;
     int64_t start = o->demo ? demo_now(o, 0) : (int64_t)time(NULL);
     int rc = app_init(&a, o, BT_MODE_LIVE, (double)start);

@@ -632,7 +632,7 @@ static void start_poll(struct cw_group *g, int64_t now)
     for (int i = 0; i < g->ag->nroutes; i++)
         cw->err[g->ag->routes[i]][0] = '\0';
     g->poll_now = now;
-    g->poll_end = bt_cloudwatch_end(now);
+    g->poll_end = cw->ctx->window_to ? cw->ctx->window_to : bt_cloudwatch_end(now);
     g->nchunks = bt_cloudwatch_nrequests(g->nq);
     free(g->chunks);
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
@@ -644,7 +644,9 @@ static void start_poll(struct cw_group *g, int64_t now)
         /* one StartTime per request: the oldest unsettled minute of its routes */
         c->start = g->poll_end;
         for (int i = c->first; i < c->first + c->count; i++) {
-            int64_t s = bt_cloudwatch_route_start(now, cw->settled[g->q[i].route], back);
+            int64_t s = cw->ctx->window_from
+                            ? cw->ctx->window_from
+                            : bt_cloudwatch_route_start(now, cw->settled[g->q[i].route], back);
             if (s < c->start)
                 c->start = s;
         }

@@ -28,6 +28,9 @@ struct bt_ctx {
     const char *region;
     const char *endpoint_url;
     const char *admission_url;
+    /* Backfill (`bedtop record --since`): fetch exactly [window_from, window_to)
+     * once, in BT_MODE_ONCE. 0: the collector's own window. */
+    int64_t window_from, window_to;
 };
 
 struct bt_collector_ops {

@@ -201,6 +201,16 @@ static void on_event(void *arg, const struct bt_event *ev)
     cJSON_free(s);
 }
 
+void bt_recorder_add_sample(struct bt_recorder *r, const struct bt_sample *smp, int64_t arrival)
+{
+    on_sample(r, smp, arrival);
+}
+
+void bt_recorder_add_event(struct bt_recorder *r, const struct bt_event *ev)
+{
+    on_event(r, ev);
+}
+
 void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s)
 {
     s->tap = (struct bt_store_tap){.sample = on_sample, .event = on_event, .arg = r};
@@ -538,26 +548,21 @@ static bool load_line(struct bt_replay *rp, const char *line, const int *sigmap,
     return true;
 }
 
-bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
-                    void *warn_arg, char *err, size_t errlen)
+/* The one reader behind bt_replay_open and bt_replay_open_mem: takes text
+ * (NUL-terminated, len bytes, malloc'd) and frees it. */
+static bool replay_open_text(struct bt_replay *rp, const char *path, char *text, size_t len,
+                             void (*warn)(void *, const char *), void *warn_arg, char *err,
+                             size_t errlen)
 {
-    memset(rp, 0, sizeof *rp);
-    bt_strlcpy(rp->path, path, sizeof rp->path);
-    bt_strlcpy(rp->mode, "live", sizeof rp->mode);
-    bt_config_defaults(&rp->cfg);
-    size_t len;
-    char *text = bt_read_file(path, (size_t)4 << 30, &len);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    if (len == 0 || !memchr(text, '\n', len)) {
+    /* memchr, not strchr: a NUL byte before the first newline must not hide it */
+    char *nl = len ? memchr(text, '\n', len) : NULL;
+    if (!nl) {
         snprintf(err, errlen, "%s: empty recording (no complete header line)", path);
         free(text);
+        bt_config_free(&rp->cfg);
         return false;
     }
     int sigmap[256];
-    char *nl = strchr(text, '\n');
     *nl = '\0';
     if (!parse_header(rp, text, sigmap, err, errlen)) {
         free(text);
@@ -640,6 +645,39 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);
     return true;
+}
+
+bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
+                    void *warn_arg, char *err, size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    bt_strlcpy(rp->path, path, sizeof rp->path);
+    bt_strlcpy(rp->mode, "live", sizeof rp->mode);
+    bt_config_defaults(&rp->cfg);
+    size_t len;
+    char *text = bt_read_file(path, (size_t)4 << 30, &len);
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        bt_config_free(&rp->cfg);
+        return false;
+    }
+    return replay_open_text(rp, path, text, len, warn, warn_arg, err, errlen);
+}
+
+bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data, size_t len,
+                        void (*warn)(void *, const char *), void *warn_arg, char *err,
+                        size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    bt_strlcpy(rp->path, name, sizeof rp->path);
+    bt_strlcpy(rp->mode, "live", sizeof rp->mode);
+    bt_config_defaults(&rp->cfg);
+    /* a private terminated copy, as bt_read_file gives: the reader edits it in place */
+    char *text = bt_xmalloc(len + 1);
+    if (len)
+        memcpy(text, data, len);
+    text[len] = '\0';
+    return replay_open_text(rp, name, text, len, warn, warn_arg, err, errlen);
 }
 
 void bt_replay_seek(struct bt_replay *rp, int64_t t)

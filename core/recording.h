@@ -25,6 +25,9 @@ void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s);
  * A failed write (disk full) is reported once through bt_recorder_error and the
  * line is dropped; recording resumes when writes succeed. Returns 0 or -1. */
 int bt_recorder_flush(struct bt_recorder *r, int64_t t);
+/* Adds to the next line directly (backfill writes minutes it fetched itself). */
+void bt_recorder_add_sample(struct bt_recorder *r, const struct bt_sample *smp, int64_t arrival);
+void bt_recorder_add_event(struct bt_recorder *r, const struct bt_event *ev);
 void bt_recorder_marker(struct bt_recorder *r, struct bt_store *s, int64_t t, const char *note);
 const char *bt_recorder_error(const struct bt_recorder *r); /* NULL when fine */
 unsigned long bt_recorder_lines(const struct bt_recorder *r);
@@ -59,6 +62,11 @@ struct bt_replay {
 /* warn(arg, msg) is called for each skipped line (may be NULL). */
 bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
                     void *warn_arg, char *err, size_t errlen);
+/* The same from memory (data need not be terminated); name stands for the
+ * path in messages. */
+bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data, size_t len,
+                        void (*warn)(void *, const char *), void *warn_arg, char *err,
+                        size_t errlen);
 /* Shows the model as it was at t (clamped to the recording). */
 void bt_replay_seek(struct bt_replay *rp, int64_t t);
 /* Index of the last poll at or before t (0 if before the first). */
