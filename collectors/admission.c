@@ -419,17 +419,20 @@ static double now_real(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* user:password@ never reaches a message or a recording. */
+/* user:password@ and ?query (may hold a token) never reach a message or a
+ * recording. */
 static void redact_url(const char *url, char *out, size_t n)
 {
     const char *s = strstr(url, "://");
     const char *host = s ? s + 3 : url;
+    size_t end = strcspn(url, "?#");
     const char *at = strchr(host, '@');
     const char *slash = strchr(host, '/');
-    if (at && (!slash || at < slash))
-        snprintf(out, n, "%.*s%s", (int)(host - url), url, at + 1);
+    if (at && (!slash || at < slash) && (size_t)(at - url) < end)
+        snprintf(out, n, "%.*s%.*s", (int)(host - url), url, (int)(end - (size_t)(at + 1 - url)),
+                 at + 1);
     else
-        snprintf(out, n, "%s", url);
+        snprintf(out, n, "%.*s", (int)end, url);
 }
 
 static void add_source(struct adm *a, const char *url, int route)
