@@ -139,39 +139,11 @@ bool bt_quota_hints_parse(struct bt_quota_hints *h, const char *text, const char
     return true;
 }
 
-/* Data files live in $BEDTOP_DATADIR, the install dir, or data/ beside the
- * binary (build/bedtop or ./bedtop), as for the burndown table. */
-static bool find_data(const char *file, char *out, size_t n)
-{
-    const char *env = getenv("BEDTOP_DATADIR");
-    char exe[1024];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    const char *cands[4] = {env, BEDTOP_DATADIR, NULL, NULL};
-    char d1[1100], d2[1100];
-    if (len > 0) {
-        exe[len] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        snprintf(d1, sizeof d1, "%s/data", exe);
-        snprintf(d2, sizeof d2, "%s/../data", exe);
-        cands[2] = d1;
-        cands[3] = d2;
-    }
-    for (size_t i = 0; i < BT_ARRAY_LEN(cands); i++) {
-        if (!cands[i] || !*cands[i])
-            continue;
-        snprintf(out, n, "%s/%s", cands[i], file);
-        if (access(out, R_OK) == 0)
-            return true;
-    }
-    return false;
-}
 
 bool bt_quota_hints_load_default(struct bt_quota_hints *h, char *err, size_t errlen)
 {
     char path[1200];
-    if (!find_data("quota-names.conf", path, sizeof path)) {
+    if (!bt_data_path("quota-names.conf", path, sizeof path)) {
         snprintf(err, errlen, "quota-names.conf not found (set BEDTOP_DATADIR)");
         return false;
     }

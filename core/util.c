@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void *bt_xmalloc(size_t n)
 {
@@ -329,4 +330,36 @@ void bt_err(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+bool bt_exe_dir(char *out, size_t n)
+{
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return false;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    bt_strlcpy(out, exe, n);
+    return true;
+}
+
+bool bt_data_path(const char *file, char *out, size_t n)
+{
+    char exe[1024], d1[1100] = "", d2[1100] = "";
+    if (bt_exe_dir(exe, sizeof exe)) {
+        snprintf(d1, sizeof d1, "%s/data", exe);
+        snprintf(d2, sizeof d2, "%s/../data", exe);
+    }
+    const char *cands[] = {getenv("BEDTOP_DATADIR"), d1, d2, BEDTOP_DATADIR};
+    for (size_t i = 0; i < BT_ARRAY_LEN(cands); i++) {
+        if (!cands[i] || !*cands[i])
+            continue;
+        snprintf(out, n, "%s/%s", cands[i], file);
+        if (access(out, R_OK) == 0)
+            return true;
+    }
+    return false;
 }

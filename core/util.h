@@ -53,6 +53,13 @@ bool bt_parse_long(const char *s, long min, long max, long *out);
 char *bt_trim(char *s);
 bool bt_streq_nocase(const char *a, const char *b);
 
+/* Directory of the running binary (from /proc/self/exe). */
+bool bt_exe_dir(char *out, size_t n);
+/* Finds a data file (burndown.conf, quota-names.conf, ...): $BEDTOP_DATADIR, then
+ * data/ beside the binary or its parent (a source-tree build never picks up an
+ * older install), then the install directory. */
+bool bt_data_path(const char *file, char *out, size_t n);
+
 /* Writes "bedtop: " + message to stderr. */
 void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif
