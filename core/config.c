@@ -371,7 +371,16 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
 {
     struct parse_ctx p = {.c = c, .text = text, .name = name};
     ensure_burndown(c);
+    /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. */
+    bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
+    int max_line = ini_max_line;
+    ini_use_stack = false;
+    ini_allow_realloc = true;
+    ini_max_line = 8192;
     int rc = ini_parse_string(text, handler, &p);
+    ini_use_stack = use_stack;
+    ini_allow_realloc = allow_realloc;
+    ini_max_line = max_line;
     if (rc != 0 || p.err[0]) {
         if (rc > 0)
             snprintf(err, errlen, "%s:%d: %s", name, rc, p.err[0] ? p.err : "syntax error (expected key = value or [section])");

@@ -95,6 +95,22 @@ static void test_errors(void)
     expect_error("[bedtop]\nhistory = 30d\n", "history at most 15d", "history bound");
 }
 
+static void test_long_line(void)
+{
+    /* a 400-character admission URL must survive (Debian's inih cuts at 200 by default) */
+    char text[1024], url[512];
+    memset(url, 'a', 400);
+    url[400] = '\0';
+    memcpy(url, "http://", 7);
+    snprintf(text, sizeof text, "[route r]\nmodel = m\nadmission = %s\n", url);
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    OK(bt_config_parse_string(&c, text, "long.conf", err, sizeof err) && !strcmp(c.routes[0].admission, url),
+       "a 400-character value is kept whole (%s)", err);
+    bt_config_free(&c);
+}
+
 static void test_load_missing(void)
 {
     struct bt_config c;
@@ -110,5 +126,6 @@ int main(void)
     test_design_example();
     test_errors();
     test_load_missing();
+    test_long_line();
     return tap_done();
 }
