@@ -29,7 +29,7 @@ TEST_SRC = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_OBJ = $(B)/tests/tap.o
 
-.PHONY: all check test asan valgrind fuzz fuzz-smoke bench demo install uninstall clean deps lint manlint
+.PHONY: all check test asan valgrind fuzz fuzz-smoke fuzz-long fuzz-targets bench demo install uninstall clean deps lint manlint
 all: bedtop
 
 bedtop: $(B)/bedtop
@@ -69,6 +69,34 @@ asan:
 
 valgrind: bedtop $(TEST_BIN)
 	VALGRIND=1 BEDTOP=$(CURDIR)/$(B)/bedtop TESTBIN=$(CURDIR)/$(B)/tests tests/run
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c), one per parser of outside input, under
+# ASan+UBSan. The library is rebuilt with clang into build-fuzz/ with
+# -fsanitize=fuzzer-no-link so its code is instrumented for coverage (no tui/: no parser there).
+FUZZ_CC   ?= clang
+FUZZ_SAN   = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRC   = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN   = $(FUZZ_SRC:tests/fuzz/%.c=$(B)/%)
+FUZZ_TIME ?= 600
+
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found (scripts/deps installs clang)" >&2; exit 1; }
+	$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) WARN="$(WARN) -Wno-unknown-warning-option" \
+	    LIB_SRC="$(sort $(wildcard core/*.c collectors/*.c))" \
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+$(B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/libbedtop.a
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(B)/libbedtop.a $(LDLIBS)
+
+# Each target a fixed number of runs from a fixed seed over its corpus (part of check).
+fuzz-smoke:
+	BEDTOP_SRCDIR=$(CURDIR) bash tests/t_fuzz_smoke.sh
+
+# On demand: each target for FUZZ_TIME seconds; new inputs go to build-fuzz/corpus/.
+fuzz-long: fuzz
+	BEDTOP_SRCDIR=$(CURDIR) FUZZ_TIME=$(FUZZ_TIME) bash tests/fuzz/long.sh
 
 # The banned-function list (curl's habit) and the one-way dependency rule of DESIGN.md.
 lint:
