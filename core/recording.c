@@ -303,6 +303,13 @@ static bool jnum(const cJSON *o, const char *k, double *out)
     return true;
 }
 
+/* Times in a file become int64_t: converting an infinite or huge double is
+ * undefined behaviour (fuzzing found 1e999 here), so bound them first. */
+static bool time_ok(double t)
+{
+    return isfinite(t) && fabs(t) < 1e15;
+}
+
 static int name_index(const char *const *names, int n, const char *s)
 {
     for (int i = 0; s && i < n; i++)
@@ -463,7 +470,7 @@ static bool load_line(struct bt_replay *rp, const char *line, const int *sigmap,
 {
     cJSON *o = cJSON_Parse(line);
     double t;
-    if (!o || !jnum(o, "t", &t)) {
+    if (!o || !jnum(o, "t", &t) || !time_ok(t)) {
         snprintf(why, n, o ? "no poll time \"t\"" : "not valid JSON");
         cJSON_Delete(o);
         return false;
@@ -481,6 +488,7 @@ static bool load_line(struct bt_replay *rp, const char *line, const int *sigmap,
         const cJSON *r = cJSON_GetArrayItem(g, 0), *m = cJSON_GetArrayItem(g, 1),
                     *a = cJSON_GetArrayItem(g, 2), *kv = cJSON_GetArrayItem(g, 3);
         if (!cJSON_IsNumber(r) || !cJSON_IsNumber(m) || !cJSON_IsNumber(a) || !cJSON_IsArray(kv) ||
+            !time_ok(m->valuedouble) || !time_ok(a->valuedouble) ||
             r->valueint < 0 || r->valueint >= rp->cfg.nroutes || cJSON_GetArraySize(kv) % 2) {
             snprintf(why, n, "bad sample group (want [route, minute, arrival, [signal, value, ...]])");
             cJSON_Delete(o);
@@ -509,7 +517,7 @@ static bool load_line(struct bt_replay *rp, const char *line, const int *sigmap,
         struct bt_event ev = {.route = -1};
         double v;
         int ty = ev_type(jstr(g, "type"));
-        if (ty < 0 || !jnum(g, "t", &v))
+        if (ty < 0 || !jnum(g, "t", &v) || !time_ok(v))
             continue;
         ev.type = (enum bt_event_type)ty;
         ev.t = (int64_t)v;
@@ -581,7 +589,7 @@ static bool replay_open_text(struct bt_replay *rp, const char *path, char *text,
         if (!e)
             break;
         double t;
-        if (sscanf(p, "{\"t\":%lf", &t) == 1 && isfinite(t)) {
+        if (sscanf(p, "{\"t\":%lf", &t) == 1 && time_ok(t)) {
             if (!first || t < first)
                 first = (int64_t)t;
             if (t > last)
