@@ -1,0 +1,80 @@
+#include "tui/keys.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#define CTRL(c) ((c) & 0x1f)
+
+/* Aliases follow their main entry with an empty help text. */
+const struct bt_key bt_keys[] = {
+    {'q', "q", "quit (terminal restored)", BT_CTX_ALL, BT_ACT_QUIT},
+    {27, "Esc", "back: close help, leave detail, clear filter", BT_CTX_ALL, BT_ACT_BACK},
+    {'?', "?", "this help", BT_CTX_ALL, BT_ACT_HELP},
+    {KEY_F(1), "F1", "", BT_CTX_ALL, BT_ACT_HELP},
+    {'h', "h", "", BT_CTX_OVERVIEW | BT_CTX_DETAIL, BT_ACT_HELP},
+    {KEY_UP, "Up", "select previous route", BT_CTX_OVERVIEW, BT_ACT_UP},
+    {'k', "k", "", BT_CTX_OVERVIEW, BT_ACT_UP},
+    {KEY_DOWN, "Down", "select next route", BT_CTX_OVERVIEW, BT_ACT_DOWN},
+    {'j', "j", "", BT_CTX_OVERVIEW, BT_ACT_DOWN},
+    {KEY_PPAGE, "PgUp", "page up", BT_CTX_OVERVIEW, BT_ACT_PGUP},
+    {KEY_NPAGE, "PgDn", "page down", BT_CTX_OVERVIEW, BT_ACT_PGDN},
+    {KEY_HOME, "Home", "first route", BT_CTX_OVERVIEW, BT_ACT_HOME},
+    {'g', "g", "", BT_CTX_OVERVIEW, BT_ACT_HOME},
+    {KEY_END, "End", "last route", BT_CTX_OVERVIEW, BT_ACT_END},
+    {'G', "G", "", BT_CTX_OVERVIEW, BT_ACT_END},
+    {'\n', "Enter", "route detail: graphs, warnings and actions", BT_CTX_OVERVIEW, BT_ACT_OPEN},
+    {'\r', "", "", BT_CTX_OVERVIEW, BT_ACT_OPEN},
+    {KEY_ENTER, "", "", BT_CTX_OVERVIEW, BT_ACT_OPEN},
+    {KEY_LEFT, "Left", "previous route (detail)", BT_CTX_DETAIL, BT_ACT_PREV_ROUTE},
+    {'k', "k", "", BT_CTX_DETAIL, BT_ACT_PREV_ROUTE},
+    {KEY_UP, "", "", BT_CTX_DETAIL, BT_ACT_PREV_ROUTE},
+    {KEY_RIGHT, "Right", "next route (detail)", BT_CTX_DETAIL, BT_ACT_NEXT_ROUTE},
+    {'j', "j", "", BT_CTX_DETAIL, BT_ACT_NEXT_ROUTE},
+    {KEY_DOWN, "", "", BT_CTX_DETAIL, BT_ACT_NEXT_ROUTE},
+    {'>', ">", "sort by the next column", BT_CTX_OVERVIEW, BT_ACT_SORT_NEXT},
+    {'s', "s", "", BT_CTX_OVERVIEW, BT_ACT_SORT_NEXT},
+    {'<', "<", "sort by the previous column", BT_CTX_OVERVIEW, BT_ACT_SORT_PREV},
+    {'I', "I", "invert the sort order", BT_CTX_OVERVIEW, BT_ACT_SORT_REVERSE},
+    {'/', "/", "filter by name, model, Region, warning code",
+     BT_CTX_OVERVIEW, BT_ACT_FILTER},
+    {'p', "p", "pause / resume polling", BT_CTX_ALL, BT_ACT_PAUSE},
+    {' ', "Space", "", BT_CTX_OVERVIEW | BT_CTX_DETAIL, BT_ACT_PAUSE},
+    {'+', "+", "poll less often (longer interval)", BT_CTX_ALL, BT_ACT_SLOWER},
+    {'-', "-", "poll more often (shorter interval)", BT_CTX_ALL, BT_ACT_FASTER},
+    {'t', "t", "next theme", BT_CTX_ALL, BT_ACT_THEME},
+    {'r', "r", "refresh now", BT_CTX_ALL, BT_ACT_REFRESH},
+    {'m', "m", "add a marker to the recording", BT_CTX_ALL, BT_ACT_MARKER},
+    {CTRL('l'), "^L", "redraw the screen", BT_CTX_ALL, BT_ACT_REDRAW},
+};
+const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
+
+enum bt_action bt_key_action(int key, unsigned ctx)
+{
+    for (size_t i = 0; i < bt_nkeys; i++)
+        if (bt_keys[i].key == key && (bt_keys[i].contexts & ctx))
+            return bt_keys[i].action;
+    return BT_ACT_NONE;
+}
+
+int bt_keys_help(char lines[][96], int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < bt_nkeys && n < max; i++) {
+        if (!bt_keys[i].help[0])
+            continue;
+        /* gather the named aliases that follow this entry */
+        char names[48];
+        bt_strlcpy(names, bt_keys[i].name, sizeof names);
+        for (size_t j = i + 1; j < bt_nkeys && !bt_keys[j].help[0]; j++) {
+            if (!bt_keys[j].name[0] || bt_keys[j].action != bt_keys[i].action)
+                continue;
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, ", %s", bt_keys[j].name);
+        }
+        snprintf(lines[n++], 96, "%-13s %s", names, bt_keys[i].help);
+    }
+    return n;
+}

@@ -1,0 +1,32 @@
+/* The one key table: every binding with its name, help text and the views
+ * it works in. The help overlay is generated from it (tmux's command table habit). */
+#ifndef BEDTOP_KEYS_H
+#define BEDTOP_KEYS_H
+#include <stddef.h>
+
+enum bt_action {
+    BT_ACT_NONE, BT_ACT_QUIT, BT_ACT_BACK, BT_ACT_HELP, BT_ACT_UP, BT_ACT_DOWN, BT_ACT_PGUP,
+    BT_ACT_PGDN, BT_ACT_HOME, BT_ACT_END, BT_ACT_OPEN, BT_ACT_PREV_ROUTE, BT_ACT_NEXT_ROUTE,
+    BT_ACT_SORT_NEXT, BT_ACT_SORT_PREV, BT_ACT_SORT_REVERSE, BT_ACT_FILTER, BT_ACT_PAUSE,
+    BT_ACT_FASTER, BT_ACT_SLOWER, BT_ACT_THEME, BT_ACT_REFRESH, BT_ACT_MARKER, BT_ACT_REDRAW,
+};
+
+enum { BT_CTX_OVERVIEW = 1, BT_CTX_DETAIL = 2, BT_CTX_HELP = 4, BT_CTX_ALL = 7 };
+
+struct bt_key {
+    int key;              /* curses key code or character */
+    const char *name;     /* as shown in the help: "q", "Enter", "F1" */
+    const char *help;     /* empty: an alias, shown on the line above it */
+    unsigned contexts;
+    enum bt_action action;
+};
+
+extern const struct bt_key bt_keys[];
+extern const size_t bt_nkeys;
+
+/* The action bound to key in context ctx (BT_ACT_NONE if none). */
+enum bt_action bt_key_action(int key, unsigned ctx);
+/* Help lines generated from the table: "  q            quit"; aliases joined
+ * ("?, F1"). Returns the number of lines, writing at most max of width w. */
+int bt_keys_help(char lines[][96], int max);
+#endif

@@ -1,0 +1,50 @@
+/* The full-screen dashboard (ncursesw): overview, route detail, help. It only
+ * reads the model through the host and never blocks: the app's single loop
+ * calls bt_tui_input when stdin is readable and bt_tui_update after data,
+ * input, a timer or a resize; signal handlers live in the loop. */
+#ifndef BEDTOP_TUI_H
+#define BEDTOP_TUI_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/model.h"
+
+struct bt_tui_host {                 /* provided by the app; the TUI only reads the model through it */
+    const struct bt_config *cfg;
+    const struct bt_store *store;
+    const char *mode;                /* "live", "demo", "replay" */
+    int64_t now;                     /* current (simulated/recorded) time, updated by the loop */
+    int64_t next_poll;               /* when the next poll is due (0 unknown) */
+    double interval;                 /* poll interval, seconds */
+    bool paused;
+    double metrics_per_poll, metrics_per_day; /* NAN unknown: cost of watching */
+    const char *recording;           /* path being recorded, or NULL */
+    void *arg;                       /* for the actions below */
+    void (*refresh_now)(void *arg);
+    void (*set_paused)(void *arg, bool paused);
+    void (*set_interval)(void *arg, double seconds);
+    void (*add_marker)(void *arg, const char *note); /* `m` (recording); may be NULL */
+};
+
+struct bt_tui_opts {
+    const char *theme;               /* NULL: cfg->theme, else "default" */
+    bool ascii;                      /* ASCII graphs/borders (automatic when the locale is not UTF-8) */
+    bool no_color;                   /* also NO_COLOR in the environment */
+};
+
+struct bt_tui;
+/* Initialises the terminal (setlocale must already be done by main). err gets a reason on failure. */
+struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host, char *err,
+                          size_t errlen);
+void bt_tui_input(struct bt_tui *t);       /* stdin readable: read every pending key (nodelay), act */
+void bt_tui_update(struct bt_tui *t);      /* redraw iff model generation, clock second, size, or state changed */
+void bt_tui_resize(struct bt_tui *t);      /* after SIGWINCH */
+bool bt_tui_quit(const struct bt_tui *t);
+int bt_tui_next_wakeup_ms(const struct bt_tui *t); /* ms until the TUI wants an update (clock tick), -1 none */
+/* Restores the terminal (endwin) and frees t; NULL is fine, and the terminal
+ * part is idempotent (after bt_tui_emergency_restore it does nothing twice). */
+void bt_tui_free(struct bt_tui *t);
+void bt_tui_emergency_restore(void);       /* best effort for atexit/crash paths */
+#endif
