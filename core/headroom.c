@@ -427,10 +427,16 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         e->stale = true;
         snprintf(e->stale_reason, sizeof e->stale_reason, "no data yet: CloudWatch has not answered");
     }
-    if (adm->last_error && adm->last_error >= adm->last_ok && !e->stale) {
+    if (adm->last_error && adm->last_error >= adm->last_ok) {
+        char why[224];
+        snprintf(why, sizeof why, "admission counters failing (%s)", adm->error);
+        if (e->stale) {
+            size_t n = strlen(e->stale_reason);
+            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; %s", why);
+        } else {
+            bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
+        }
         e->stale = true;
-        snprintf(e->stale_reason, sizeof e->stale_reason, "admission counters failing (%s)",
-                 adm->error);
     } else if (e->adm_minute && e->adm_minute < bt_minute_floor(e->now) - 180 - (int64_t)cfg->interval &&
                !e->stale) {
         e->stale = true;
