@@ -200,4 +200,15 @@ for w in $(sed -nE 's/.*names\[\] = \{(.*)\};/\1/p' core/model.c | grep -oE '"[a
 done
 expect_eq "bedtop-recording(5) names every source, quota source and quota kind of core/model.c" "$missing" ""
 
+# ---- README.md: the make targets it names exist ----
+if [ -f README.md ]; then
+    grep -oE '(^|[`( ])make [a-z][a-z-]*' README.md | sed -E 's/.*make //' | sort -u >"$TMP/readme_targets"
+    check "README.md names make targets" test -s "$TMP/readme_targets"
+    missing=""
+    while read -r t; do grep -qE "^$t:" Makefile || missing="$missing $t"; done <"$TMP/readme_targets"
+    expect_eq "every make target README.md names exists in the Makefile" "$missing" ""
+    expect_eq "README.md's quick start is make demo, then make check" \
+        "$(grep -A1 '^make demo ' README.md | sed -E 's/ +#.*//' | tr '\n' ' ')" "make demo make check "
+fi
+
 finish
