@@ -320,11 +320,14 @@ static int section_line(const char *text, const char *route, int nth)
                 while (*q == ' ')
                     q++;
                 size_t n = strlen(route);
-                const char *e = q + n;
-                while (*e == ' ')
-                    e++;
-                if (!strncmp(q, route, n) && *e == ']' && seen++ == nth)
-                    return line;
+                /* only past a match is q + n inside the text (fuzz_config read beyond it) */
+                if (!strncmp(q, route, n)) {
+                    const char *e = q + n;
+                    while (*e == ' ')
+                        e++;
+                    if (*e == ']' && seen++ == nth)
+                        return line;
+                }
             }
         }
         const char *nl = strchr(p, '\n');
