@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -464,55 +465,337 @@ static int ev_type(const char *s)
     return -1;
 }
 
-/* One poll line into the store. Returns false (with why) for a corrupt line. */
-static bool load_line(struct bt_replay *rp, const char *line, const int *sigmap, int64_t *t_out,
-                      char *why, size_t n)
+/* ---- the poll-line scanner ----
+ * Poll lines are most of a recording (a 24-hour, 200-route file is ~50 MB),
+ * so the "s" arrays are read by a small hand-written scanner instead of a
+ * cJSON tree per line (a 3-hour backfill line alone made a ~70 MB tree).
+ * It accepts what cJSON accepts (numbers exactly as cJSON reads them) and
+ * every other value, and the events, still go through cJSON. */
+
+#define SCAN_DEPTH 1000      /* cJSON's nesting limit */
+
+static const char *skip_ws(const char *p)
 {
-    cJSON *o = cJSON_Parse(line);
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+static bool num_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
+}
+
+/* A number as cJSON reads one: the run of [0-9+-eE.] (at most 63 bytes) given to
+ * strtod. Plain decimals of up to 15 digits take Clinger's fast path instead
+ * (an exact mantissa divided by an exact power of ten rounds once, as strtod). */
+static const char *scan_number(const char *p, double *out)
+{
+    static const double pow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    if (*p != '-' && (*p < '0' || *p > '9'))
+        return NULL;
+    const char *q = p + (*p == '-');
+    int digits = 0, frac = 0;
+    uint64_t v = 0;
+    while (*q >= '0' && *q <= '9' && digits < 16) {
+        v = v * 10 + (uint64_t)(*q - '0');
+        q++;
+        digits++;
+    }
+    if (*q == '.' && digits && q[1] >= '0' && q[1] <= '9') {
+        for (q++; *q >= '0' && *q <= '9' && digits < 16; q++, frac++, digits++)
+            v = v * 10 + (uint64_t)(*q - '0');
+    }
+    if (digits && digits <= 15 && !num_char(*q)) {
+        double d = (double)v / pow10[frac];
+        *out = *p == '-' ? -d : d;
+        return q;
+    }
+    char buf[64];
+    size_t n = 0;
+    while (n < sizeof buf - 1 && num_char(p[n]))
+        n++;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    char *end;
+    *out = strtod(buf, &end);
+    return end == buf ? NULL : p + (end - buf);
+}
+
+static const char *skip_string(const char *p)
+{
+    if (*p != '"')
+        return NULL;
+    for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && !*++p)
+            return NULL;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+/* Any JSON value; NULL when it is not one. */
+static const char *skip_value(const char *p, int depth)
+{
+    double d;
+    p = skip_ws(p);
+    if (depth > SCAN_DEPTH)
+        return NULL;
+    switch (*p) {
+    case '"':
+        return skip_string(p);
+    case '[':
+    case '{': {
+        char close = *p == '[' ? ']' : '}';
+        p = skip_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = skip_string(skip_ws(p));
+                if (!p || *(p = skip_ws(p)) != ':')
+                    return NULL;
+                p++;
+            }
+            p = skip_value(p, depth + 1);
+            if (!p)
+                return NULL;
+            p = skip_ws(p);
+            if (*p == close)
+                return p + 1;
+            if (*p != ',')
+                return NULL;
+            p++;
+        }
+    }
+    case 't':
+        return strncmp(p, "true", 4) ? NULL : p + 4;
+    case 'f':
+        return strncmp(p, "false", 5) ? NULL : p + 5;
+    case 'n':
+        return strncmp(p, "null", 4) ? NULL : p + 4;
+    default:
+        return scan_number(p, &d);
+    }
+}
+
+/* What a sample array holds: the minutes it spans (pass one sizes the store). */
+struct scan_span {
+    int64_t min, max;        /* 0: no sample yet */
+};
+
+enum scan_result { SCAN_OK, SCAN_SYNTAX, SCAN_BAD_GROUP };
+
+/* One "s" array at p: [[route, minute, arrival, [signal, value, ...]], ...].
+ * With rp NULL it only checks (and measures the minutes into span); with rp
+ * the samples go into its store. *endp is set past the array. */
+static enum scan_result scan_samples(struct bt_replay *rp, int nroutes, const int *sigmap,
+                                     const char *p, const char **endp, struct scan_span *span)
+{
+    p = skip_ws(p);
+    if (*p != '[')
+        return SCAN_SYNTAX;
+    p = skip_ws(p + 1);
+    if (*p == ']') {
+        *endp = p + 1;
+        return SCAN_OK;
+    }
+    for (;;) {
+        p = skip_ws(p);
+        if (*p != '[')
+            return SCAN_BAD_GROUP; /* the caller tells it from broken JSON */
+        p++;
+        double hd[3];
+        bool ok = true;
+        int nhead = 0;
+        /* the route, minute and arrival */
+        for (; nhead < 3; nhead++) {
+            p = skip_ws(p);
+            if (*p == ']')
+                break;
+            const char *q = scan_number(p, &hd[nhead]);
+            if (!q) {
+                ok = false;
+                if (!(q = skip_value(p, 3)))
+                    return SCAN_SYNTAX;
+            }
+            p = skip_ws(q);
+            if (*p == ',')
+                p++;
+            else if (*p != ']')
+                return SCAN_SYNTAX;
+        }
+        if (nhead < 3 || *p == ']')
+            return SCAN_BAD_GROUP;
+        int route = 0;
+        int64_t m = 0, a = 0;
+        if (ok) {
+            /* cJSON's valueint truncates toward zero */
+            ok = hd[0] > -1 && hd[0] < nroutes && time_ok(hd[1]) && time_ok(hd[2]);
+            route = ok ? (int)hd[0] : 0;
+            m = ok ? (int64_t)hd[1] : 0;
+            a = ok ? (int64_t)hd[2] : 0;
+        }
+        p = skip_ws(p);
+        if (*p != '[')
+            return SCAN_BAD_GROUP;
+        p = skip_ws(p + 1);
+        int count = 0;
+        int sig = -1;
+        if (*p == ']') {
+            p++;
+        } else {
+            for (;;) {
+                double d;
+                const char *q = scan_number(skip_ws(p), &d);
+                bool isnum = q != NULL;
+                if (!q && !(q = skip_value(p, 4)))
+                    return SCAN_SYNTAX;
+                if (count % 2 == 0) {
+                    sig = isnum && d > -1 && d < 256 ? sigmap[(int)d] : -1;
+                } else if (sig >= 0 && isnum && ok) {
+                    if (span && (!span->min || m < span->min))
+                        span->min = m;
+                    if (span && m > span->max)
+                        span->max = m;
+                    if (rp) {
+                        struct bt_sample smp = {.t = m, .route = route,
+                                                .signal = (enum bt_signal)sig, .value = d};
+                        bt_store_add(&rp->store, &smp, a);
+                        if (bt_signal_info[sig].source == BT_SRC_ADMISSION)
+                            rp->has_admission = true;
+                    }
+                }
+                count++;
+                p = skip_ws(q);
+                if (*p == ']') {
+                    p++;
+                    break;
+                }
+                if (*p != ',')
+                    return SCAN_SYNTAX;
+                p++;
+            }
+        }
+        if (count % 2)
+            ok = false;
+        /* anything after the four items is ignored, as before */
+        for (p = skip_ws(p); *p == ',';) {
+            if (!(p = skip_value(p + 1, 3)))
+                return SCAN_SYNTAX;
+            p = skip_ws(p);
+        }
+        if (*p != ']')
+            return SCAN_SYNTAX;
+        if (!ok)
+            return SCAN_BAD_GROUP;
+        p = skip_ws(p + 1);
+        if (*p == ']') {
+            *endp = p + 1;
+            return SCAN_OK;
+        }
+        if (*p != ',')
+            return SCAN_SYNTAX;
+        p++;
+    }
+}
+
+/* A poll line's parts, located and checked without touching the store. */
+struct poll_line {
     double t;
-    if (!o || !jnum(o, "t", &t) || !time_ok(t)) {
-        snprintf(why, n, o ? "no poll time \"t\"" : "not valid JSON");
-        cJSON_Delete(o);
+    const char *s;           /* the "s" array, NULL: none */
+    const char *e, *e_end;   /* the "e" array, NULL: none */
+};
+
+static bool scan_line(const char *line, int nroutes, const int *sigmap, struct poll_line *pl,
+                      struct scan_span *span, char *why, size_t n)
+{
+    const char *p = skip_ws(line);
+    bool have_t = false, not_array = false, bad_group = false;
+    *pl = (struct poll_line){0};
+    bool seen_t = false, seen_s = false, seen_e = false;
+    if (*p != '{')
+        goto syntax;
+    p = skip_ws(p + 1);
+    if (*p != '}') {
+        for (;;) {
+            const char *k = skip_ws(p);
+            const char *ke = skip_string(k);
+            if (!ke)
+                goto syntax;
+            p = skip_ws(ke);
+            if (*p != ':')
+                goto syntax;
+            p = skip_ws(p + 1);
+            size_t klen = (size_t)(ke - k);
+            /* the first of duplicate keys counts, as cJSON_GetObjectItem finds it */
+            if (klen == 3 && k[1] == 't' && !seen_t) {
+                seen_t = true;
+                const char *q = scan_number(p, &pl->t);
+                have_t = q && isfinite(pl->t);
+                if (!q && !(q = skip_value(p, 1)))
+                    goto syntax;
+                p = q;
+            } else if (klen == 3 && k[1] == 's' && !seen_s) {
+                seen_s = true;
+                const char *q;
+                if (*p != '[') {
+                    not_array = true; /* null too: cJSON's null is not an array */
+                    if (!(q = skip_value(p, 1)))
+                        goto syntax;
+                } else if (scan_samples(NULL, nroutes, sigmap, p, &q, span) != SCAN_OK) {
+                    /* a bad group, unless the array is not JSON at all */
+                    bad_group = true;
+                    if (!(q = skip_value(p, 1)))
+                        goto syntax;
+                } else {
+                    pl->s = p;
+                }
+                p = q;
+            } else if (klen == 3 && k[1] == 'e' && !seen_e) {
+                seen_e = true;
+                const char *q = skip_value(p, 1);
+                if (!q)
+                    goto syntax;
+                if (*p != '[')
+                    not_array = true;
+                else {
+                    pl->e = p;
+                    pl->e_end = q;
+                }
+                p = q;
+            } else if (!(p = skip_value(p, 1))) {
+                goto syntax;
+            }
+            p = skip_ws(p);
+            if (*p == '}')
+                break;
+            if (*p != ',')
+                goto syntax;
+            p++;
+        }
+    }
+    /* cJSON_Parse ignores what follows the object */
+    if (!have_t || !time_ok(pl->t)) {
+        snprintf(why, n, "no poll time \"t\"");
         return false;
     }
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "s");
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "e");
-    if ((s && !cJSON_IsArray(s)) || (e && !cJSON_IsArray(e))) {
+    if (not_array) {
         snprintf(why, n, "\"s\" and \"e\" must be arrays");
-        cJSON_Delete(o);
         return false;
     }
-    /* validate before touching the store, so a corrupt line adds nothing */
+    if (bad_group) {
+        snprintf(why, n, "bad sample group (want [route, minute, arrival, [signal, value, ...]])");
+        return false;
+    }
+    return true;
+syntax:
+    snprintf(why, n, "not valid JSON");
+    return false;
+}
+
+static void load_events(struct bt_replay *rp, const cJSON *e)
+{
     const cJSON *g;
-    cJSON_ArrayForEach(g, s) {
-        const cJSON *r = cJSON_GetArrayItem(g, 0), *m = cJSON_GetArrayItem(g, 1),
-                    *a = cJSON_GetArrayItem(g, 2), *kv = cJSON_GetArrayItem(g, 3);
-        if (!cJSON_IsNumber(r) || !cJSON_IsNumber(m) || !cJSON_IsNumber(a) || !cJSON_IsArray(kv) ||
-            !time_ok(m->valuedouble) || !time_ok(a->valuedouble) ||
-            r->valueint < 0 || r->valueint >= rp->cfg.nroutes || cJSON_GetArraySize(kv) % 2) {
-            snprintf(why, n, "bad sample group (want [route, minute, arrival, [signal, value, ...]])");
-            cJSON_Delete(o);
-            return false;
-        }
-    }
-    cJSON_ArrayForEach(g, s) {
-        int r = cJSON_GetArrayItem(g, 0)->valueint;
-        int64_t m = (int64_t)cJSON_GetArrayItem(g, 1)->valuedouble;
-        int64_t a = (int64_t)cJSON_GetArrayItem(g, 2)->valuedouble;
-        const cJSON *kv = cJSON_GetArrayItem(g, 3);
-        int cnt = cJSON_GetArraySize(kv);
-        const cJSON *it = kv->child;
-        for (int i = 0; i + 1 < cnt && it && it->next; i += 2, it = it->next->next) {
-            int k = cJSON_IsNumber(it) && it->valueint >= 0 && it->valueint < 256 ? sigmap[it->valueint] : -1;
-            if (k < 0 || !cJSON_IsNumber(it->next))
-                continue;
-            struct bt_sample smp = {.t = m, .route = r, .signal = (enum bt_signal)k,
-                                    .value = it->next->valuedouble};
-            bt_store_add(&rp->store, &smp, a);
-            if (bt_signal_info[k].source == BT_SRC_ADMISSION)
-                rp->has_admission = true;
-        }
-    }
     cJSON_ArrayForEach(g, e) {
         struct bt_event ev = {.route = -1};
         double v;
@@ -551,77 +834,130 @@ static bool load_line(struct bt_replay *rp, const char *line, const int *sigmap,
             rp->nmarkers++;
         }
     }
-    cJSON_Delete(o);
-    *t_out = (int64_t)t;
-    return true;
 }
 
-/* The one reader behind bt_replay_open and bt_replay_open_mem: takes text
- * (NUL-terminated, len bytes, malloc'd) and frees it. */
-static bool replay_open_text(struct bt_replay *rp, const char *path, char *text, size_t len,
-                             void (*warn)(void *, const char *), void *warn_arg, char *err,
-                             size_t errlen)
+/* Lines of a recording, from a file (read twice: one pass sizes the store)
+ * or from memory. A line is handed out terminated, without its newline. */
+struct line_src {
+    FILE *f;                 /* NULL: memory */
+    const char *mem;
+    size_t len, pos;
+    char *buf;
+    size_t cap;
+};
+
+/* 1 a complete line, 2 a last line without newline, 0 the end. */
+static int next_line(struct line_src *ls, char **line, size_t *n)
 {
-    /* memchr, not strchr: a NUL byte before the first newline must not hide it */
-    char *nl = len ? memchr(text, '\n', len) : NULL;
-    if (!nl) {
-        snprintf(err, errlen, "%s: empty recording (no complete header line)", path);
-        free(text);
-        bt_config_free(&rp->cfg);
-        return false;
+    if (ls->f) {
+        ssize_t got = getdelim(&ls->buf, &ls->cap, '\n', ls->f);
+        if (got <= 0)
+            return 0;
+        bool nl = ls->buf[got - 1] == '\n';
+        ls->buf[got - (nl ? 1 : 0)] = '\0';
+        *line = ls->buf;
+        *n = (size_t)got - (nl ? 1 : 0);
+        return nl ? 1 : 2;
     }
+    if (ls->pos >= ls->len)
+        return 0;
+    const char *p = ls->mem + ls->pos;
+    const char *e = memchr(p, '\n', ls->len - ls->pos);
+    size_t k = e ? (size_t)(e - p) : ls->len - ls->pos;
+    if (k + 1 > ls->cap) {
+        ls->cap = k + 1;
+        ls->buf = bt_xrealloc(ls->buf, ls->cap);
+    }
+    memcpy(ls->buf, p, k);
+    ls->buf[k] = '\0';
+    ls->pos += k + (e ? 1 : 0);
+    *line = ls->buf;
+    *n = k;
+    return e ? 1 : 2;
+}
+
+static bool rewind_src(struct line_src *ls)
+{
+    if (!ls->f) {
+        ls->pos = 0;
+        return true;
+    }
+    return fseek(ls->f, 0, SEEK_SET) == 0;
+}
+
+/* The one reader behind bt_replay_open and bt_replay_open_mem. */
+static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_src *ls,
+                            void (*warn)(void *, const char *), void *warn_arg, char *err,
+                            size_t errlen)
+{
+    char *line;
+    size_t len;
     int sigmap[256];
-    *nl = '\0';
-    if (!parse_header(rp, text, sigmap, err, errlen)) {
-        free(text);
-        bt_config_free(&rp->cfg);
+    if (next_line(ls, &line, &len) != 1) {
+        snprintf(err, errlen, "%s: empty recording (no complete header line)", path);
         return false;
     }
+    if (!parse_header(rp, line, sigmap, err, errlen))
+        return false;
     rp->base = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *rp->base);
     memcpy(rp->base, rp->cfg.routes, (size_t)rp->cfg.nroutes * sizeof *rp->base);
     bt_burndown_free(&rp->cfg.burndown);
     bt_burndown_add(&rp->cfg.burndown, "*", 1); /* burndown comes from the header */
 
-    /* First pass: poll times, to size the store to the whole recording. */
+    /* First pass: the minutes the samples span, to size the store to them
+     * (demo and backfill recordings start with history before the first poll). */
+    struct scan_span span = {0};
     int64_t first = 0, last = 0;
-    for (char *p = nl + 1; *p;) {
-        char *e = strchr(p, '\n');
-        if (!e)
-            break;
-        double t;
-        if (sscanf(p, "{\"t\":%lf", &t) == 1 && time_ok(t)) {
-            if (!first || t < first)
-                first = (int64_t)t;
-            if (t > last)
-                last = (int64_t)t;
-        }
-        p = e + 1;
+    int kind;
+    while ((kind = next_line(ls, &line, &len)) == 1) {
+        struct poll_line pl;
+        char why[160];
+        if (!scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
+            continue;
+        int64_t t = (int64_t)pl.t;
+        if (!first || t < first)
+            first = t;
+        if (t > last)
+            last = t;
     }
-    /* history: the day before the first poll (demo and backfill prefill) to the last */
-    int64_t span_min = first ? (last - first) / 60 + 1 + 1440 + 60 : 1440;
+    int64_t lo = span.min && span.min < first ? span.min : first;
+    int64_t hi = span.max > last ? span.max : last;
+    /* a margin of an hour: views look a little past the newest minute */
+    int64_t span_min = first ? (hi - lo) / 60 + 1 + 60 : 1440;
     if (span_min > 16 * 1440)
         span_min = 16 * 1440;
     rp->cfg.history_minutes = (int)span_min;
     bt_store_init(&rp->store, rp->cfg.nroutes, (int)span_min);
     bt_store_track_arrival(&rp->store);
+    if (!rewind_src(ls)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    next_line(ls, &line, &len); /* the header again */
 
     int lineno = 1;
     size_t cap = 0;
-    for (char *p = nl + 1; *p;) {
+    while ((kind = next_line(ls, &line, &len)) != 0) {
         lineno++;
-        char *e = strchr(p, '\n');
         char why[160];
-        bool truncated = !e;
-        if (e)
-            *e = '\0';
-        int64_t t;
-        bool blank = !*p;
-        if (!blank && !truncated && load_line(rp, p, sigmap, &t, why, sizeof why)) {
+        bool truncated = kind == 2;
+        struct poll_line pl;
+        bool blank = !len;
+        if (!blank && !truncated &&
+            scan_line(line, rp->cfg.nroutes, sigmap, &pl, NULL, why, sizeof why)) {
+            const char *end;
+            if (pl.s)
+                scan_samples(rp, rp->cfg.nroutes, sigmap, pl.s, &end, NULL);
+            if (pl.e) {
+                cJSON *e = cJSON_ParseWithLength(pl.e, (size_t)(pl.e_end - pl.e));
+                load_events(rp, e);
+                cJSON_Delete(e);
+            }
             if (rp->npolls == cap) {
                 cap = cap ? cap * 2 : 1024;
                 rp->polls = bt_xrealloc(rp->polls, cap * sizeof *rp->polls);
             }
-            rp->polls[rp->npolls++] = t;
+            rp->polls[rp->npolls++] = (int64_t)pl.t;
         } else if (!blank) {
             char msg[300];
             snprintf(msg, sizeof msg, "%s:%d: %s; line skipped", path, lineno,
@@ -634,9 +970,7 @@ static bool replay_open_text(struct bt_replay *rp, const char *path, char *text,
         }
         if (truncated)
             break;
-        p = e + 1;
     }
-    free(text);
     /* polls are written in order; sort defensively for binary search */
     for (size_t i = 1; i < rp->npolls; i++) {
         int64_t v = rp->polls[i];
@@ -662,14 +996,34 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
     bt_strlcpy(rp->path, path, sizeof rp->path);
     bt_strlcpy(rp->mode, "live", sizeof rp->mode);
     bt_config_defaults(&rp->cfg);
-    size_t len;
-    char *text = bt_read_file(path, (size_t)4 << 30, &len);
-    if (!text) {
+    struct line_src ls = {0};
+    char *text = NULL;
+    struct stat st;
+    ls.f = fopen(path, "rb");
+    bool fail = !ls.f || fstat(fileno(ls.f), &st) != 0;
+    if (!fail && (!S_ISREG(st.st_mode) || st.st_size > ((off_t)4 << 30))) {
+        /* a pipe cannot be read twice, and the old bound stays: read it whole */
+        fclose(ls.f);
+        ls.f = NULL;
+        text = bt_read_file(path, (size_t)4 << 30, &ls.len);
+        fail = !text;
+        ls.mem = text;
+    }
+    if (fail) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (ls.f)
+            fclose(ls.f);
         bt_config_free(&rp->cfg);
         return false;
     }
-    return replay_open_text(rp, path, text, len, warn, warn_arg, err, errlen);
+    bool ok = replay_open_src(rp, path, &ls, warn, warn_arg, err, errlen);
+    if (ls.f)
+        fclose(ls.f);
+    free(ls.buf);
+    free(text);
+    if (!ok)
+        bt_replay_free(rp);
+    return ok;
 }
 
 bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data, size_t len,
@@ -680,12 +1034,12 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
     bt_strlcpy(rp->path, name, sizeof rp->path);
     bt_strlcpy(rp->mode, "live", sizeof rp->mode);
     bt_config_defaults(&rp->cfg);
-    /* a private terminated copy, as bt_read_file gives: the reader edits it in place */
-    char *text = bt_xmalloc(len + 1);
-    if (len)
-        memcpy(text, data, len);
-    text[len] = '\0';
-    return replay_open_text(rp, name, text, len, warn, warn_arg, err, errlen);
+    struct line_src ls = {.mem = data, .len = len};
+    bool ok = replay_open_src(rp, name, &ls, warn, warn_arg, err, errlen);
+    free(ls.buf);
+    if (!ok)
+        bt_replay_free(rp);
+    return ok;
 }
 
 void bt_replay_seek(struct bt_replay *rp, int64_t t)
