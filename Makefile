@@ -113,6 +113,15 @@ demo:
 deps:
 	scripts/deps
 
+# PREFIX is compiled in (BEDTOP_DATADIR, where the data files are found): objects are
+# rebuilt when it or VERSION changes, so `make install PREFIX=/usr` after a plain `make`
+# installs a binary that finds /usr/share/bedtop.
+$(B)/build-vars: FORCE
+	@mkdir -p $(B)
+	@echo '$(DATADIR) $(VERSION)' | cmp -s - $@ || echo '$(DATADIR) $(VERSION)' > $@
+$(LIB_OBJ) $(B)/main.o: $(B)/build-vars
+FORCE:
+
 install: bedtop
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 	    $(DESTDIR)$(DATADIR)/themes $(DESTDIR)$(DATADIR)
