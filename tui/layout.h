@@ -10,7 +10,7 @@
 #define BT_LAYOUT_MIN_COLS 60
 #define BT_LAYOUT_MIN_ROWS 12
 #define BT_LAYOUT_MAX_GRAPHS 8
-#define BT_LAYOUT_GRAPH_MIN_H 4   /* title rule + 3 plot rows */
+#define BT_LAYOUT_GRAPH_MIN_H 5   /* title rule, 3 plot rows, time axis */
 #define BT_LAYOUT_WIDE 120        /* from this width the detail graphs sit two abreast */
 
 struct bt_rect {

@@ -470,7 +470,7 @@ static void draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_ro
         "Set max_tokens or expose admission counters.",
         " ESTIMATE ONLY: %s. Headroom rests on EstimatedTPMQuotaUsage alone; Bedrock throttles "
         "on input + max_tokens reservations it never sees.",
-        " ESTIMATE ONLY %s: EstimatedTPMQuotaUsage alone misses max_tokens reservations",
+        " ESTIMATE ONLY %s: EstimatedTPMQuotaUsage misses max_tokens reservations",
         " ESTIMATE ONLY %s: blind to max_tokens reservations",
         " ESTIMATE ONLY %s",
     };
@@ -565,10 +565,15 @@ static void draw_status(struct bt_tui *t, const struct bt_layout *l)
         snprintf(part, sizeof part, " REC %s", h->recording);
         x += text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
     }
+    /* a message answers the key just pressed, so it may cover the right of the bar */
     const char *hint = t->msg[0] ? t->msg : "? help  q quit";
-    int hw = (int)strlen(hint) + 1;
-    if (l->cols - hw > x + 1)
-        text(y, l->cols - hw, hw, hint, A(t, t->msg[0] ? BT_ROLE_KEY : BT_ROLE_STATUS));
+    int hw = (int)strlen(hint) + 2;
+    if (t->msg[0] && hw > l->cols)
+        hw = l->cols;
+    if (t->msg[0] || l->cols - hw > x) {
+        fill(y, l->cols - hw, hw, A(t, BT_ROLE_STATUS));
+        text(y, l->cols - hw + 1, hw - 1, hint, A(t, t->msg[0] ? BT_ROLE_KEY : BT_ROLE_STATUS));
+    }
 }
 
 /* ---------- overview ---------- */
@@ -762,8 +767,12 @@ static void draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title
         int y = area.y + 1 + i;
         if (i == rows - 1 && n > rows) {
             char more[96];
-            snprintf(more, sizeof more, " ... %d more (Enter on a route shows all of its "
-                     "warnings)", n - rows + 1);
+            if (t->view == BT_VIEW_DETAIL)
+                snprintf(more, sizeof more, " ... %d more lines (a taller terminal shows "
+                         "them)", n - rows + 1);
+            else
+                snprintf(more, sizeof more, " ... %d more (Enter on a route shows all of its "
+                         "warnings)", n - rows + 1);
             text(y, area.x, area.w, more, A(t, BT_ROLE_DIM));
             break;
         }
@@ -1016,10 +1025,6 @@ static void draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
         };
         bt_graph_plot(&cv, 0, 0, p.w, p.h, s, 4, ymax, t->utf8);
         int x = a.x + 4 + (int)strlen(title) + 1, xm = a.x + a.w - 1;
-        char ql[32];
-        bt_fmt_si(quota, s1, sizeof s1);
-        snprintf(ql, sizeof ql, "quota %s", s1);
-        x = legend(t, a.y, x, xm, BT_ROLE_QUOTA, '-', ql);
         bt_fmt_si(e->mantle ? e->input_tokens : e->settled, s1, sizeof s1);
         bt_fmt_si(e->estimated, s2, sizeof s2);
         bt_fmt_si(e->mantle ? e->in_used : e->reserved, s3, sizeof s3);
@@ -1027,12 +1032,14 @@ static void draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
         snprintf(lab, sizeof lab, "%s %s", e->mantle ? "input" : "settled", s1);
         x = legend(t, a.y, x, xm, BT_ROLE_SETTLED, t->utf8 ? lg : '*', lab);
         if (!e->mantle) {
-            snprintf(lab, sizeof lab, "estimated %s", s2);
+            snprintf(lab, sizeof lab, "est %s", s2);
             x = legend(t, a.y, x, xm, BT_ROLE_ESTIMATED, t->utf8 ? lg : '+', lab);
         }
         snprintf(lab, sizeof lab, "reserved %s", s3);
         x = legend(t, a.y, x, xm, BT_ROLE_RESERVED, t->utf8 ? lg : 'x', lab);
-        (void)x;
+        bt_fmt_si(quota, s1, sizeof s1);
+        snprintf(lab, sizeof lab, "quota %s", s1);
+        legend(t, a.y, x, xm, BT_ROLE_QUOTA, '-', lab);
         break;
     }
     case G_MANTLE_OUT: {

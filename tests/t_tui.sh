@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Terminal tests (tmux's habit): the dashboard on the demo, frozen at simulated
+# minute 16, in a private tmux server at fixed sizes; keys driven with send-keys,
+# screens captured with capture-pane -p and compared with tests/term/golden/*.txt.
+# UPDATE_GOLDEN=1 rewrites the goldens (then read them before committing).
+# TUI_CMD overrides the program (default: tests/term/tuidrv.c built here, which
+# wires demo + event loop + TUI exactly as the dashboard does).
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+SRC=$BEDTOP_SRCDIR
+GOLD=$SRC/tests/term/golden
+if ! command -v tmux >/dev/null; then
+    echo "# tmux not installed"; notok "tmux available"; finish; exit
+fi
+if [ -z "${TUI_CMD:-}" ]; then
+    lib=$(dirname "$BEDTOP")/libbedtop.a
+    # shellcheck disable=SC2046
+    if cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -I"$SRC" \
+        $(pkg-config --cflags ncursesw libcjson 2>/dev/null) -o "$TMP/tuidrv" \
+        "$SRC/tests/term/tuidrv.c" "$lib" \
+        $(pkg-config --libs ncursesw libcurl openssl libcjson 2>/dev/null) -linih -lm \
+        2>"$TMP/cc.err"; then
+        ok "driver builds against the library"
+    else
+        notok "driver builds against the library"; sed 's/^/#   /' "$TMP/cc.err" | head; finish; exit
+    fi
+    TUI_CMD="$TMP/tuidrv --demo-at 16"
+fi
+# Themes from the source tree through the user theme dir (also isolates the user's own).
+mkdir -p "$TMP/xdg/bedtop"
+ln -s "$SRC/themes" "$TMP/xdg/bedtop/themes"
+SOCK=bedtop-test-$$
+T() { tmux -L "$SOCK" "$@"; }
+CLEANUP+=("tmux -L $SOCK kill-server")
+# a session that lives all along: the server exits with its last session otherwise
+T -f /dev/null -u new-session -d -s keep -x 80 -y 24 "sleep 300"
+
+# start NAME W H LANG [extra args] : the program in a new session; after it exits the
+# pane shows "EXITED rc=N" on the normal screen
+start() {
+    local name=$1 w=$2 h=$3 lang=$4; shift 4
+    T -f /dev/null -u new-session -d -s "$name" -x "$w" -y "$h" \
+        "env TERM=xterm-256color LANG=$lang LC_ALL= XDG_CONFIG_HOME=$TMP/xdg BEDTOP_DATADIR=$SRC/data $* $TUI_CMD $EXTRA; echo EXITED rc=\$?; sleep 60"
+}
+# wait_for NAME TEXT : polls the screen until TEXT shows (max ~5 s)
+wait_for() {
+    local i
+    for i in $(seq 1 100); do
+        T capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+wait_gone() {
+    local i
+    for i in $(seq 1 100); do
+        T capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" || return 0
+        sleep 0.05
+    done
+    return 1
+}
+# golden NAME SESSION : compares the screen with tests/term/golden/NAME.txt
+golden() {
+    T capture-pane -p -t "$2" >"$TMP/$1.txt"
+    if [ -n "${UPDATE_GOLDEN:-}" ]; then
+        cp "$TMP/$1.txt" "$GOLD/$1.txt"; ok "golden $1 (updated)"; return
+    fi
+    if diff -u "$GOLD/$1.txt" "$TMP/$1.txt" >"$TMP/$1.diff" 2>&1; then ok "golden $1"; else
+        notok "golden $1"; head -40 "$TMP/$1.diff" | sed 's/^/#   /'
+    fi
+}
+keys() { T send-keys -t "$1" "${@:2}"; }
+EXTRA=""
+HEAD="ROUTE "     # the table heading: the dashboard is up
+
+# Overview at every size, UTF-8 and ASCII.
+for size in 80x24 120x40 200x60; do
+    w=${size%x*} h=${size#*x}
+    for lang in C.UTF-8 C; do
+        s=ov-$size-$lang; s=${s//./}
+        start "$s" "$w" "$h" "$lang"
+        check "overview $size LANG=$lang comes up" wait_for "$s" "$HEAD"
+        golden "overview-$size-${lang//./}" "$s"
+        T kill-session -t "$s"
+    done
+done
+
+# The story is where an engineer looks (80x24): banner, worst routes first, warnings pane.
+s=story; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+scr=$(T capture-pane -p -t $s)
+check "banner names the estimate-only route and why" \
+    grep -q "^ ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations" <<<"$scr"
+row3=$(sed -n 4p <<<"$scr"); row4=$(sed -n 5p <<<"$scr")
+check "worst route first (summarize, -64.9%)" grep -q "^summarize *CRIT *-64.9" <<<"$row3"
+check "then triage over its quota (-0.5%)" grep -q "^triage *CRIT *-0.5" <<<"$row4"
+check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
+check "status bar: freshness, lag, paused, cost, mode" \
+    grep -q "CW 30s lag 2m .* paused .* metrics/day | demo" <<<"$scr"
+
+# Enter: route detail of the selected route (j moves to triage).
+keys $s j Enter
+check "Enter opens the route detail" wait_for $s "Warnings for triage"
+T kill-session -t $s
+for spec in "120x40 C.UTF-8" "80x24 C" "200x60 C.UTF-8"; do
+    set -- $spec; w=${1%x*} h=${1#*x}; lang=$2
+    s=det-$1-${lang//./}; start "$s" "$w" "$h" "$lang"; wait_for "$s" "$HEAD"
+    keys "$s" j Enter
+    check "detail $1 LANG=$lang" wait_for "$s" "Warnings for triage"
+    golden "detail-triage-$1-${lang//./}" "$s"
+    if [ "$1" = 120x40 ]; then
+        check "operating point marks where concurrency stopped paying" \
+            wait_for "$s" "flat beyond 18 in flight"
+        keys "$s" Escape
+        check "Esc backs out to the overview" wait_for "$s" "$HEAD"
+    fi
+    T kill-session -t "$s"
+done
+
+# Help overlay from the key table; Esc closes it.
+s=help; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s '?'
+check "? opens the help" wait_for $s "bedtop keys"
+golden help-80x24-CUTF-8 $s
+keys $s Escape
+check "Esc closes the help" wait_gone $s "bedtop keys"
+keys $s F1
+check "F1 opens the help too" wait_for $s "bedtop keys"
+T kill-session -t $s
+
+# Filter and sort.
+s=filt; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s / w o r k
+check "/ shows the filter prompt" wait_for $s "filter: work_"
+keys $s Enter
+check "filter keeps the matching route" wait_for $s 'filter "work"'
+golden filter-work-80x24 $s
+scr=$(T capture-pane -p -t $s)
+check "filter hides the others" bash -c '! grep -q "^triage " <<<"$1"' _ "$scr"
+keys $s Escape
+check "Esc clears the filter" wait_for $s "triage "
+keys $s s s
+check "s s sorts by used" wait_for $s "sort by used"
+golden sort-used-80x24 $s
+row=$(T capture-pane -p -t $s | sed -n 4p)
+check "sorted by used: agents (12.32M) first" grep -q "^agents " <<<"$row"
+T kill-session -t $s
+
+# Too small, then recovery on resize.
+s=small; start $s 40 10 C.UTF-8
+check "40x10 shows the too-small screen" wait_for $s "terminal too small:"
+golden too-small-40x10 $s
+T resize-window -t $s -x 80 -y 24
+check "resize to 80x24 recovers" wait_for $s "$HEAD"
+golden overview-80x24-CUTF-8 $s
+T resize-window -t $s -x 59 -y 24
+check "shrinking below 60 columns says so again" wait_for $s "need 60x12"
+T kill-session -t $s
+
+# Color: 256 colors by default; none with --no-color or NO_COLOR; same text either way.
+s=col; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+check "color escapes with TERM=xterm-256color" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[38;5;[0-9]*m\|\[48;5;"' _ "$SOCK" $s
+T kill-session -t $s
+EXTRA="--no-color"; s=noc; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+check "--no-color: no color escapes" bash -c '! tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[3[0-9];\|\[4[0-9];\|\[3[0-7]m\|\[4[0-7]m\|38;5\|48;5"' _ "$SOCK" $s
+check "--no-color: reverse video marks the selection" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[7m\|;7m"' _ "$SOCK" $s
+golden overview-80x24-CUTF-8 $s
+T kill-session -t $s
+EXTRA=""; s=noc2; start $s 80 24 C.UTF-8 NO_COLOR=1; wait_for $s "$HEAD"
+check "NO_COLOR: no color escapes" bash -c '! tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "38;5\|48;5\|\[3[0-7]m\|\[4[0-7]m"' _ "$SOCK" $s
+T kill-session -t $s
+
+# Theme cycling.
+s=theme; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s t
+check "t switches to the next theme" wait_for $s "theme high-contrast"
+T kill-session -t $s
+
+# Idle: frozen demo, nothing changes, so (almost) no CPU: < 5 ticks (50 ms) in 1 s.
+s=idle; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+ppid=$(T display -p -t $s '#{pane_pid}')
+pid=$(pgrep -P "${ppid:-1}" | head -1)
+pid=${pid:-0}
+t0=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+sleep 1
+t1=$(awk '{print $14+$15}' "/proc/$pid/stat" 2>/dev/null || echo 999)
+check "idle CPU near zero ($((t1 - t0)) ticks in 1 s)" test $((t1 - t0)) -lt 5
+
+# SIGTERM restores the terminal.
+kill -TERM "$pid"
+check "SIGTERM: program exits (128+15)" wait_for $s "EXITED rc=143"
+check "SIGTERM: alternate screen left" test "$(T display -p -t $s '#{alternate_on}')" = 0
+check "SIGTERM: cursor visible again" test "$(T display -p -t $s '#{cursor_flag}')" = 1
+check "SIGTERM: dashboard gone from the screen" wait_gone $s "$HEAD"
+T kill-session -t $s
+
+# q restores the terminal.
+s=quit; start $s 80 24 C; wait_for $s "$HEAD"
+keys $s q
+check "q: program exits 0" wait_for $s "EXITED rc=0"
+check "q: alternate screen left" test "$(T display -p -t $s '#{alternate_on}')" = 0
+check "q: cursor visible again" test "$(T display -p -t $s '#{cursor_flag}')" = 1
+check "q: dashboard gone from the screen" wait_gone $s "$HEAD"
+T kill-session -t $s
+finish
