@@ -18,10 +18,28 @@ double bt_awsgroup_timeout(void)
     return req_timeout;
 }
 
+/* Shared files readable by others leak keys: say so once per file and run. */
+static void warn_file_perms(void)
+{
+    static char warned[2][512];
+    char path[512], msg[1200];
+    for (int i = 0; i < 2; i++) {
+        if (i == 0)
+            bt_aws_credentials_file(path, sizeof path);
+        else
+            bt_aws_config_file(path, sizeof path);
+        if (!strcmp(warned[i], path) || !bt_aws_check_file_perms(path, msg, sizeof msg))
+            continue;
+        bt_strlcpy(warned[i], path, sizeof warned[i]);
+        bt_err("warning: %s", msg);
+    }
+}
+
 static int provider_refresh(struct bt_creds_provider *p, char *err, size_t errlen)
 {
     struct bt_awsgroup_provider *gp = p->arg;
     struct bt_creds c;
+    warn_file_perms();
     memset(&c, 0, sizeof c);
     if (bt_aws_resolve_creds(&gp->opts, &c, err, errlen) != 0) {
         bt_creds_clear(&c);
