@@ -98,6 +98,17 @@ fuzz-smoke:
 fuzz-long: fuzz
 	BEDTOP_SRCDIR=$(CURDIR) FUZZ_TIME=$(FUZZ_TIME) bash tests/fuzz/long.sh
 
+# Benchmarks: timings, so never part of check. tests/bench/bench.py prints one line per
+# figure with its reference and ratio and rewrites BENCHMARKS.md's table; BENCH_ARGS=--quick
+# for a shorter run.
+BENCH_ARGS ?=
+bench: bedtop $(B)/bench/bench_drv
+	python3 tests/bench/bench.py --bedtop $(CURDIR)/$(B)/bedtop --drv $(CURDIR)/$(B)/bench/bench_drv $(BENCH_ARGS)
+
+$(B)/bench/%: tests/bench/%.c $(B)/libbedtop.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libbedtop.a $(LDLIBS)
+
 # The banned-function list (curl's habit) and the one-way dependency rule of DESIGN.md.
 lint:
 	@scripts/lint

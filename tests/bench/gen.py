@@ -164,7 +164,8 @@ def config(a):
              "[bedtop]", "region = us-east-1", "interval = 60", ""]
     for i in range(a.routes):
         model, _, _ = route_model(i)
-        lines += ["[route r%03d]" % i, "model = %s" % model, "max_tokens = 1024", ""]
+        lines += ["[route r%03d]" % i, "model = %s" % model, "max_tokens = 1024",
+                  "quota_tpm = %d" % [400000, 1000000, 2000000, 4000000][i % 4], ""]
     with open(a.out, "w") as f:
         f.write("\n".join(lines))
     return 0

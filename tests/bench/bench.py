@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""bench.py: bedtop's benchmarks (make bench). Not a test: it asserts nothing.
+
+Each figure is measured several times (median) on this machine next to a reference
+measured the same way, and printed as one line:
+    figure: value (reference: value, ratio Nx, target ...: met|NOT met)
+Then BENCHMARKS.md's table (between its "bench:table" markers) is rewritten with
+the figures, the machine and the date, so a regression shows in git diff.
+
+Only 127.0.0.1: the fake AWS endpoint (tests/fake/fake_aws.py) serves every request.
+Inputs come from tests/bench/gen.py. Drivers that need the library in process are in
+tests/bench/bench_drv.c (built by make bench).
+"""
+import argparse
+import datetime
+import fcntl
+import json
+import math
+import os
+import platform
+import pty
+import re
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEN = os.path.join(SRC, "tests", "bench", "gen.py")
+FAKE = os.path.join(SRC, "tests", "fake", "fake_aws.py")
+AK = "AKIDEXAMPLE"
+SK = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+CW_TARGET = "GraniteServiceVersion20100801.GetMetricData"
+
+FIGURES = []
+
+
+def env_aws():
+    e = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    e.update(AWS_ACCESS_KEY_ID=AK, AWS_SECRET_ACCESS_KEY=SK, AWS_CONFIG_FILE="/nonexistent",
+             AWS_SHARED_CREDENTIALS_FILE="/nonexistent", AWS_EC2_METADATA_DISABLED="true",
+             AWS_DEFAULT_REGION="us-east-1", BEDTOP_DATADIR=os.path.join(SRC, "data"),
+             AWS_CLI_AUTO_PROMPT="off", AWS_PAGER="")
+    return e
+
+
+def run(cmd, env=None, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL):
+    """Runs cmd; returns (wall s, cpu s, peak RSS kB, exit code)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=subprocess.DEVNULL, stdin=stdin)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
+
+
+def med(cmd, n, env=None):
+    rs = [run(cmd, env) for _ in range(n)]
+    return (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
+            max(r[2] for r in rs), rs[-1][3])
+
+
+def figure(name, value, unit, ref_name, ref_value, ratio, target, met, note=""):
+    FIGURES.append(dict(name=name, value=value, unit=unit, ref_name=ref_name,
+                        ref_value=ref_value, ratio=ratio, target=target, met=met, note=note))
+    v = fmt(value, unit)
+    r = "" if ref_value is None else "%s %s" % (ref_name, fmt(ref_value, unit))
+    rt = "" if ratio is None else ", ratio %.2fx" % ratio
+    m = "met" if met else ("NOT met" if met is False else "no target")
+    print("%s: %s (reference: %s%s, target %s: %s)%s" % (name, v, r or ref_name, rt, target, m,
+                                                       ("  # " + note) if note else ""), flush=True)
+
+
+def fmt(v, unit):
+    if v is None:
+        return "n/a"
+    if unit == "s":
+        return "%.1f ms" % (v * 1000) if v < 1 else "%.2f s" % v
+    if unit == "kB":
+        return "%.1f MB" % (v / 1024)
+    if unit == "%":
+        return "%.3f %%" % v
+    if isinstance(v, float) and not v.is_integer():
+        return "%.3g %s" % (v, unit)
+    return "%d %s" % (v, unit)
+
+
+def gen(*args):
+    subprocess.run([sys.executable, GEN] + [str(a) for a in args], check=True)
+
+
+class Fake:
+    def __init__(self, tmp, name, scenario):
+        self.log = os.path.join(tmp, name + ".log")
+        out = open(os.path.join(tmp, name + ".out"), "w+")
+        self.p = subprocess.Popen([sys.executable, FAKE, "--scenario", scenario, "--log", self.log],
+                                  stdout=out, stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.port = None
+        for _ in range(200):
+            out.seek(0)
+            m = re.search(r"^PORT (\d+)", out.read(), re.M)
+            if m:
+                self.port = int(m.group(1))
+                break
+            time.sleep(0.05)
+        if not self.port:
+            raise SystemExit("bench: the fake AWS endpoint did not start")
+        self.url = "http://127.0.0.1:%d" % self.port
+
+    def entries(self):
+        with open(self.log) as f:
+            return [json.loads(x) for x in f if x.strip()]
+
+    def stop(self):
+        self.p.terminate()
+        self.p.wait()
+
+
+# ---------------------------------------------------------------- quick check over SSH
+
+def bench_check(a, tmp):
+    n = 50
+    conf, scen = os.path.join(tmp, "c50.conf"), os.path.join(tmp, "s50.json")
+    gen("config", conf, "--routes", n)
+    gen("scenario", scen, "--routes", n, "--minutes", 60)
+    fake = Fake(tmp, "check", scen)
+    env = env_aws()
+    try:
+        cmd = [a.bedtop, "check", "--format", "json", "--config", conf, "--endpoint-url", fake.url]
+        w, _, _, rc = run(cmd, env)
+        if rc > 2:
+            print("bench: bedtop check exited %d against the fake" % rc)
+        # the exact GetMetricData bodies bedtop sent: the references fetch the same
+        bodies = [e["body"] for e in fake.entries() if e["op"] == "GetMetricData"]
+        paths = []
+        for i, b in enumerate(bodies):
+            p = os.path.join(tmp, "gmd%d.json" % i)
+            with open(p, "w") as f:
+                json.dump(b, f)
+            paths.append(p)
+        runs = a.runs
+        bt = med(cmd, runs, env)
+        aws_cmds = [["aws", "cloudwatch", "get-metric-data", "--cli-input-json", "file://" + p,
+                     "--endpoint-url", fake.url, "--region", "us-east-1", "--output", "json"]
+                    for p in paths]
+        aws_t = []
+        have_aws = shutil.which("aws") is not None
+        for _ in range(max(1, runs // 2) if have_aws else 0):
+            aws_t.append(sum(run(c, env)[0] for c in aws_cmds))
+        big = max(paths, key=os.path.getsize)
+        curl = ["curl", "-s", "-o", "/dev/null", "-X", "POST", fake.url + "/", "--aws-sigv4",
+                "aws:amz:us-east-1:monitoring", "--user", AK + ":" + SK,
+                "-H", "Content-Type: application/x-amz-json-1.0", "-H", "X-Amz-Target: " + CW_TARGET,
+                "--data-binary", "@" + big]
+        ct = med(curl, runs)
+        nq = sum(len(b["MetricDataQueries"]) for b in bodies)
+        if aws_t:
+            am = statistics.median(aws_t)
+            figure("check, %d routes vs AWS CLI" % n, bt[0], "s",
+                   "aws cloudwatch get-metric-data x%d (same %d queries)" % (len(paths), nq), am,
+                   am / bt[0], ">= 10x faster", am / bt[0] >= 10)
+        figure("check, %d routes vs one curl --aws-sigv4 GetMetricData" % n, bt[0], "s",
+               "curl, one request of %d queries" % len(json.load(open(big))["MetricDataQueries"]),
+               ct[0], bt[0] / ct[0], "<= 1.5x the curl floor", bt[0] / ct[0] <= 1.5,
+               "bedtop's own CPU %.0f ms; it also sends ListMetrics, %d GetMetricData and the "
+               "Service Quotas calls, all answered by the Python fake" % (bt[1] * 1000, len(paths)))
+    finally:
+        fake.stop()
+
+
+# ---------------------------------------------------------------- API cost
+
+def bench_cost(a, tmp):
+    lag = 120
+    for n in (20, 200):
+        conf, scen = os.path.join(tmp, "k%d.conf" % n), os.path.join(tmp, "k%d.json" % n)
+        gen("config", conf, "--routes", n)
+        gen("scenario", scen, "--routes", n, "--minutes", 240)
+        fake = Fake(tmp, "cost%d" % n, scen)
+        try:
+            out = subprocess.run([a.drv, "cost", conf, fake.url, "4"], env=env_aws(),
+                                 capture_output=True, text=True, check=True).stdout
+            r = json.loads(out)
+            log = [e for e in fake.entries() if e["op"] in ("GetMetricData", "ListMetrics")]
+        finally:
+            fake.stop()
+        q = r["metrics_per_poll"]
+        want = math.ceil(q / 500)
+        # assign log lines to polls by the requests each poll sent, in order
+        polls, i = [], 0
+        for p in r["polls"]:
+            polls.append((p["now"], log[i:i + p["requests"]]))
+            i += p["requests"]
+        gmd = [[e for e in L if e["op"] == "GetMetricData"] for _, L in polls]
+        steady = [len(x) for x in gmd[1:]]
+        twice = 0
+        settled = {}   # (query id, minute) -> poll index where it was fetched settled
+        points = []
+        for k, (now, _) in enumerate(polls):
+            pts = 0
+            for e in gmd[k]:
+                b = e["body"]
+                for mq in b["MetricDataQueries"]:
+                    for m in range(int(b["StartTime"]), int(b["EndTime"]), 60):
+                        pts += 1
+                        key = (mq["Id"], m)
+                        if key in settled:
+                            twice += 1
+                        if now >= m + 60 + lag + 60:
+                            settled.setdefault(key, k)
+            points.append(pts)
+        figure("API cost, %d routes: metrics per poll" % n, q, "metrics",
+               "14 CloudWatch signals x %d routes" % n, 14 * n, q / (14 * n), "= 14 per route",
+               q == 14 * n, "%d metrics per day at a 60 s poll (GetMetricData bills per metric)"
+               % r["metrics_per_day"])
+        figure("API cost, %d routes: GetMetricData requests per poll" % n, max(steady), "requests",
+               "ceil(%d / 500)" % q, want, max(steady) / want, "= ceil(queries / 500)",
+               all(s == want for s in steady))
+        figure("API cost, %d routes: minutes fetched again once settled" % n, twice, "minutes",
+               "none", 0, None, "0", twice == 0)
+        naive = 180 * q
+        st = statistics.median(points[1:])
+        figure("API cost, %d routes: datapoints requested per steady poll" % n, st, "points",
+               "re-fetching the 3 h window each poll", naive, naive / st,
+               "less than re-fetching", st < naive)
+
+
+# ---------------------------------------------------------------- terminal helpers
+
+class Pty:
+    """Runs cmd on a pseudo-terminal of the given size; counts bytes it writes."""
+
+    def __init__(self, cmd, cols=200, rows=50, env=None):
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        e = dict(env or os.environ, TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        self.p = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=subprocess.DEVNULL,
+                                  env=e, start_new_session=True)
+        os.close(slave)
+        self.nbytes = 0
+        self.t = threading.Thread(target=self._drain, daemon=True)
+        self.t.start()
+
+    def _drain(self):
+        while True:
+            try:
+                d = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not d:
+                return
+            self.nbytes += len(d)
+
+    def wait(self, timeout=600):
+        rc = self.p.wait(timeout)
+        self.t.join(2)
+        os.close(self.master)
+        return rc
+
+
+def dashboard_wired(bedtop):
+    """True when `bedtop --demo` opens the dashboard (it stays up on a terminal)."""
+    t = Pty([bedtop, "--demo"])
+    time.sleep(1.5)
+    alive = t.p.poll() is None
+    if alive:
+        t.p.send_signal(signal.SIGTERM)
+    t.wait()
+    return alive
+
+
+# ---------------------------------------------------------------- render
+
+def callgrind_ir(cmd, tmp, tag):
+    out = os.path.join(tmp, "cg.%s" % tag)
+    t = Pty(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
+             "--toggle-collect=bt_tui_update"] + cmd)
+    t.wait()
+    with open(out) as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    return None
+
+
+def bench_render(a, tmp):
+    rec = os.path.join(tmp, "r500.rec")
+    gen("recording", rec, "--routes", 500, "--hours", 1)
+    res = os.path.join(tmp, "render.json")
+    frames = []
+    for _ in range(a.runs):
+        t = Pty([a.drv, "render", rec, "50", res])
+        t.wait()
+        frames.append(json.load(open(res))["frame_median_s"])
+    fm = statistics.median(frames)
+    note = "200x50 pty, all 500 routes evaluated per frame"
+    if shutil.which("valgrind"):
+        i1 = callgrind_ir([a.drv, "render", rec, "1", res], tmp, "1")
+        i11 = callgrind_ir([a.drv, "render", rec, "11", res], tmp, "11")
+        if i1 and i11:
+            note += "; %.2fM instructions per frame (callgrind, bt_tui_update)" % ((i11 - i1) / 10 / 1e6)
+    figure("render: one overview frame, 500 routes", fm, "s", "budget", 0.002, fm / 0.002,
+           "< 2 ms", fm < 0.002, note)
+
+
+# ---------------------------------------------------------------- replay
+
+def bench_replay(a, tmp):
+    rec = os.path.join(tmp, "d200.rec")
+    gen("recording", rec, "--routes", 200, "--hours", 24)
+    size = os.path.getsize(rec)
+    rs = []
+    for s in range(a.runs):
+        out = subprocess.run([a.drv, "replay", rec, "10", str(s + 1)], capture_output=True,
+                             text=True, check=True).stdout
+        rs.append(json.loads(out))
+    ref = med([sys.executable, "-c",
+               "import json,sys\nfor l in open(sys.argv[1]): json.loads(l)", rec], a.runs)
+    op = statistics.median(r["open_s"] for r in rs)
+    figure("replay: open a 24 h, 200-route recording (%.0f MB)" % (size / 2**20), op, "s",
+           "python3 json.loads of every line", ref[0], op / ref[0], "no target (startup)", None)
+    sk = max(r["seek_report_max_s"] for r in rs)
+    figure("replay: seek to a random minute + the screen's report (worst of %d)" % (10 * len(rs)),
+           sk, "s", "budget", 0.1, sk / 0.1, "< 100 ms each", sk < 0.1,
+           "seek alone: median %.2f ms" % (statistics.median(r["seek_median_s"] for r in rs) * 1000))
+    pk = max(r["peak_kb"] for r in rs)
+    figure("replay: peak resident memory", pk, "kB", "python3 json.loads (one line at a time)",
+           ref[2], pk / ref[2], "< 64 MB", pk < 64 * 1024)
+    at = med([a.bedtop, "replay", rec, "--at", "12:00", "--format", "json"], a.runs)
+    figure("startup: bedtop replay --at (24 h, 200 routes), to the printed report", at[0], "s",
+           "python3 json.loads of every line", ref[0], at[0] / ref[0], "no target", None,
+           "peak RSS %.1f MB" % (at[2] / 1024))
+    step = statistics.median(r["seek_report_median_s"] for r in rs)
+    speed = 60 / step
+    figure("replay: fastest speed without lag (a minute's seek + report per step)", speed,
+           "x", "1000x", 1000, speed / 1000, ">= 1000x", speed >= 1000,
+           "derived: 60 s / %.2f ms; the frame's drawing adds the render figure" % (step * 1000))
+
+
+# ---------------------------------------------------------------- idle and startup (dashboard)
+
+def bench_dashboard(a, tmp):
+    if not dashboard_wired(a.bedtop):
+        for f in ("idle: CPU of the live dashboard", "idle: bytes to the terminal per minute",
+                  "startup: bedtop --demo to the first complete frame"):
+            figure(f, None, "", "not measured: `bedtop --demo` does not open the dashboard yet "
+                   "(main.c)", None, None, "-", None)
+        return
+    if not shutil.which("tmux"):
+        return
+    sock = os.path.join(tmp, "tmux.sock")
+    tm = ["tmux", "-S", sock]
+    secs = 20 if a.quick else 60
+    pipe = os.path.join(tmp, "pane.out")
+    subprocess.run(tm + ["-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
+                         "env TERM=tmux-256color %s --demo --interval 60 --demo-speed 1" % a.bedtop],
+                   check=True)
+    try:
+        pid = int(subprocess.run(tm + ["display", "-p", "#{pane_pid}"], capture_output=True,
+                                 text=True).stdout.strip())
+        time.sleep(3)
+        subprocess.run(tm + ["pipe-pane", "-o", "cat >> %s" % pipe], check=True)
+        time.sleep(1)
+        def cpu():
+            with open("/proc/%d/stat" % pid) as f:
+                x = f.read().rsplit(")", 1)[1].split()
+            return (int(x[11]) + int(x[12])) / os.sysconf("SC_CLK_TCK")
+        c0, s0 = cpu(), os.path.getsize(pipe) if os.path.exists(pipe) else 0
+        t0 = time.monotonic()
+        time.sleep(secs)
+        c1 = cpu()
+        s1 = os.path.getsize(pipe) if os.path.exists(pipe) else 0
+        el = time.monotonic() - t0
+    finally:
+        subprocess.run(tm + ["kill-server"], stderr=subprocess.DEVNULL)
+    pct = 100 * (c1 - c0) / el
+    figure("idle: CPU of the live dashboard (demo, 60 s poll, 1 s clock, %d s under tmux)" % secs,
+           pct, "%", "budget", 0.2, pct / 0.2, "< 0.2 % of a core", pct < 0.2,
+           "CPU ticks are 10 ms: the resolution is %.3f %%" % (100 * 0.01 / el))
+    bpm = (s1 - s0) * 60 / el
+    figure("idle: bytes to the terminal per minute", bpm, "B", "a full 200x50 screen",
+           200 * 50, bpm / (200 * 50), "near zero (the clock only)", bpm < 200 * 50 / 10)
+    # startup: time until the header shows, polled; reference: the same poll of `echo`
+    def first_frame(cmd, needle):
+        subprocess.run(tm + ["kill-server"], stderr=subprocess.DEVNULL)
+        t0 = time.perf_counter()
+        subprocess.run(tm + ["-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
+                             cmd], check=True)
+        while time.perf_counter() - t0 < 10:
+            o = subprocess.run(tm + ["capture-pane", "-p"], capture_output=True, text=True).stdout
+            if needle in o:
+                break
+        dt = time.perf_counter() - t0
+        subprocess.run(tm + ["kill-server"], stderr=subprocess.DEVNULL)
+        return dt
+    bt = statistics.median(first_frame("env TERM=tmux-256color %s --demo" % a.bedtop, "triage")
+                           for _ in range(a.runs))
+    ec = statistics.median(first_frame("echo triage; sleep 10", "triage") for _ in range(a.runs))
+    figure("startup: bedtop --demo to the first complete frame (tmux)", bt, "s",
+           "the same tmux poll of `echo`", ec, bt / ec, "no target", None)
+
+
+# ---------------------------------------------------------------- BENCHMARKS.md
+
+def write_md(path, a):
+    rows = ["| figure | value | reference | ratio | target | met |", "|---|---|---|---|---|---|"]
+    for f in FIGURES:
+        ref = f["ref_name"] + ("" if f["ref_value"] is None else ": " + fmt(f["ref_value"], f["unit"]))
+        rows.append("| %s | %s | %s | %s | %s | %s |" % (
+            f["name"], fmt(f["value"], f["unit"]), ref,
+            "" if f["ratio"] is None else "%.2fx" % f["ratio"], f["target"],
+            "yes" if f["met"] else ("**NO**" if f["met"] is False else "-")))
+        if f["note"]:
+            rows[-1] = rows[-1][:-1] + "| " if False else rows[-1]
+    notes = [" - %s: %s" % (f["name"], f["note"]) for f in FIGURES if f["note"]]
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    rev = subprocess.run(["git", "-C", SRC, "rev-parse", "--short", "HEAD"], capture_output=True,
+                         text=True).stdout.strip()
+    block = ["<!-- bench:table (written by make bench) -->",
+             "Measured %s at %s on %s, %d cores, %s; median of %d runs%s." % (
+                 datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                 rev or "?", cpu, os.cpu_count() or 0, platform.platform(), a.runs,
+                 " (--quick)" if a.quick else ""),
+             ""] + rows + ["", "Notes:"] + notes + ["<!-- /bench:table -->"]
+    text = open(path).read() if os.path.exists(path) else ""
+    m = re.search(r"<!-- bench:table.*?<!-- /bench:table -->", text, re.S)
+    if m:
+        text = text[:m.start()] + "\n".join(block) + text[m.end():]
+    else:
+        text += "\n" + "\n".join(block) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    print("bench: wrote the table to %s" % path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bedtop", default=os.path.join(SRC, "build", "bedtop"))
+    ap.add_argument("--drv", default=os.path.join(SRC, "build", "bench", "bench_drv"))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="3 runs, 20 s idle")
+    ap.add_argument("--only", default="", help="comma list: check,cost,render,replay,dashboard")
+    ap.add_argument("--md", default=os.path.join(SRC, "BENCHMARKS.md"))
+    ap.add_argument("--no-md", action="store_true")
+    a = ap.parse_args()
+    if a.quick:
+        a.runs = 3
+    parts = {"check": bench_check, "cost": bench_cost, "render": bench_render,
+             "replay": bench_replay, "dashboard": bench_dashboard}
+    only = [x for x in a.only.split(",") if x] or list(parts)
+    with tempfile.TemporaryDirectory(prefix="bedtop-bench.") as tmp:
+        for name in only:
+            parts[name](a, tmp)
+    if not a.no_md and not a.only:
+        write_md(a.md, a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+/* Benchmark driver for tests/bench/bench.py (make bench): the measurements
+ * that need bedtop's library in process. Each prints one JSON object on stdout
+ * (render: to the file given, its stdout is the terminal). Not a test: it
+ * asserts nothing and is never part of make check.
+ *   replay FILE N SEED       open a recording, then N seeks to random minutes
+ *                            (seek alone, and seek + the report a screen needs)
+ *   render FILE N            the overview of a recording's routes drawn N times
+ *                            on the terminal it runs on (a pty); timing to OUT
+ *   cost CONF URL POLLS      the CloudWatch collector in live mode against the
+ *                            fake, POLLS polls a simulated minute apart */
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/cloudwatch.h"
+#include "collectors/http.h"
+#include "core/config.h"
+#include "core/recording.h"
+#include "core/report.h"
+#include "core/util.h"
+#include "tui/tui.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Peak resident memory so far (VmHWM), kB. */
+static long peak_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+}
+
+static int do_replay(const char *path, int n, unsigned seed)
+{
+    struct bt_replay rp;
+    char err[600];
+    double t0 = now_s();
+    if (!bt_replay_open(&rp, path, NULL, NULL, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return 3;
+    }
+    double open_s = now_s() - t0;
+    long open_kb = peak_kb();
+    double *seek = bt_xcalloc((size_t)n + 1, sizeof *seek);
+    double *full = bt_xcalloc((size_t)n + 1, sizeof *full);
+    double worst = 0;
+    srand(seed);
+    for (int i = 0; i < n; i++) {
+        int64_t span = rp.end - rp.start;
+        int64_t t = rp.start + (span > 0 ? (int64_t)((double)rand() / RAND_MAX * (double)span) : 0);
+        double a = now_s();
+        bt_replay_seek(&rp, t);
+        double b = now_s();
+        struct bt_report rep;
+        bt_report_build(&rep, &rp.cfg, &rp.store, t);
+        double c = now_s();
+        bt_report_free(&rep);
+        seek[i] = b - a;
+        full[i] = c - a;
+        if (full[i] > worst)
+            worst = full[i];
+    }
+    printf("{\"open_s\":%.6f,\"open_peak_kb\":%ld,\"seek_median_s\":%.6f,"
+           "\"seek_report_median_s\":%.6f,\"seek_report_max_s\":%.6f,\"peak_kb\":%ld,"
+           "\"routes\":%d,\"polls\":%zu,\"skipped\":%lu}\n",
+           open_s, open_kb, median(seek, n), median(full, n), worst, peak_kb(), rp.cfg.nroutes,
+           rp.npolls, rp.skipped);
+    free(seek);
+    free(full);
+    bt_replay_free(&rp);
+    return 0;
+}
+
+static int do_render(const char *path, int n, const char *out)
+{
+    struct bt_replay rp;
+    char err[600];
+    if (!bt_replay_open(&rp, path, NULL, NULL, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return 3;
+    }
+    struct bt_tui_host host = {.cfg = &rp.cfg, .store = &rp.store, .mode = "replay",
+                               .now = rp.end, .interval = rp.cfg.interval, .paused = true,
+                               .metrics_per_poll = NAN, .metrics_per_day = NAN};
+    struct bt_tui_opts o = {0};
+    double t0 = now_s();
+    struct bt_tui *t = bt_tui_new(&o, &host, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        bt_replay_free(&rp);
+        return 3;
+    }
+    bt_tui_update(t); /* the first frame: terminal set-up and the full screen */
+    double first = now_s() - t0;
+    double *f = bt_xcalloc((size_t)n + 1, sizeof *f);
+    for (int i = 0; i < n; i++) {
+        rp.store.generation++; /* the model changed: the overview is rebuilt */
+        double a = now_s();
+        bt_tui_update(t);
+        f[i] = now_s() - a;
+    }
+    bt_tui_free(t);
+    FILE *o_f = fopen(out, "w");
+    if (o_f) {
+        fprintf(o_f, "{\"first_frame_s\":%.6f,\"frame_median_s\":%.6f,\"routes\":%d}\n", first,
+                median(f, n), rp.cfg.nroutes);
+        fclose(o_f);
+    }
+    free(f);
+    bt_replay_free(&rp);
+    return 0;
+}
+
+static int do_cost(const char *conf, const char *url, int polls)
+{
+    struct bt_config cfg;
+    struct bt_store store;
+    char err[600];
+    bt_config_defaults(&cfg);
+    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return 3;
+    }
+    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    struct bt_http *http = bt_http_new(0);
+    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
+                         .endpoint_url = url};
+    void *cw = bt_cloudwatch_collector.create(&ctx);
+    int64_t t = (int64_t)time(NULL);
+    printf("{\"start\":%lld,\"polls\":[", (long long)t);
+    for (int p = 0; p < polls; p++) {
+        unsigned long before = bt_cloudwatch_requests(cw);
+        bt_cloudwatch_collector.tick(cw, t + p * 60);
+        for (int i = 0; i < 6000 && bt_cloudwatch_collector.busy(cw); i++)
+            bt_http_poll(http, 100, -1, NULL);
+        printf("%s{\"now\":%lld,\"requests\":%lu}", p ? "," : "", (long long)(t + p * 60),
+               bt_cloudwatch_requests(cw) - before);
+    }
+    double per_poll = NAN, per_day = NAN;
+    bt_cloudwatch_cost(cw, &per_poll, &per_day);
+    printf("],\"routes\":%d,\"metrics_per_poll\":%.0f,\"metrics_per_day\":%.0f,"
+           "\"samples\":%llu}\n",
+           cfg.nroutes, per_poll, per_day, (unsigned long long)store.nsamples);
+    bt_cloudwatch_collector.destroy(cw);
+    bt_http_free(http);
+    bt_store_free(&store);
+    bt_config_free(&cfg);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    if (argc == 5 && !strcmp(argv[1], "replay"))
+        return do_replay(argv[2], atoi(argv[3]), (unsigned)atoi(argv[4]));
+    if (argc == 5 && !strcmp(argv[1], "render"))
+        return do_render(argv[2], atoi(argv[3]), argv[4]);
+    if (argc == 5 && !strcmp(argv[1], "cost"))
+        return do_cost(argv[2], argv[3], atoi(argv[4]));
+    fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS\n");
+    return 3;
+}
