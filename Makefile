@@ -23,7 +23,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLA
 LDLIBS   = $(PKG_LIBS) $(INIH_LIBS) -lm
 
 B       ?= build
-LIB_SRC  = $(sort $(wildcard core/*.c collectors/*.c tui/*.c))
+LIB_SRC  = $(sort $(wildcard core/*.c collectors/*.c tui/*.c app/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)

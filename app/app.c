@@ -1,0 +1,167 @@
+/* The running application: config, store, collectors, loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "collectors/admission.h"
+#include "collectors/cloudwatch.h"
+#include "collectors/demo.h"
+#include "collectors/http.h"
+#include "collectors/loop.h"
+#include "collectors/quotas.h"
+#include "core/recording.h"
+#include "core/report.h"
+#include "core/util.h"
+
+bool app_setup_config(struct opts *o, struct bt_config *cfg)
+{
+    char err[512];
+    bt_config_defaults(cfg);
+    if (o->region)
+        bt_strlcpy(cfg->override_region, o->region, sizeof cfg->override_region);
+    if (o->profile)
+        bt_strlcpy(cfg->override_profile, o->profile, sizeof cfg->override_profile);
+    if (o->demo) {
+        if (o->config && !bt_config_load(cfg, o->config, err, sizeof err)) {
+            bt_err("%s", err);
+            bt_config_free(cfg);
+            return false;
+        }
+        bt_config_free(cfg);
+        struct bt_config keep = *cfg;
+        bt_config_defaults(cfg);
+        cfg->warn = keep.warn;
+        cfg->crit = keep.crit;
+        bt_demo_config(cfg);
+    } else if (!bt_config_load(cfg, o->config, err, sizeof err)) {
+        bt_err("%s", err);
+        bt_config_free(cfg);
+        return false;
+    }
+    if (!isnan(o->interval))
+        cfg->interval = o->interval;
+    if (o->admission)
+        bt_strlcpy(cfg->admission, o->admission, sizeof cfg->admission);
+    if (o->theme)
+        bt_strlcpy(cfg->theme, o->theme, sizeof cfg->theme);
+    return true;
+}
+
+int64_t app_demo_now(const struct opts *o, double default_minute)
+{
+    double minute = isnan(o->demo_at) ? default_minute : o->demo_at;
+    return BT_DEMO_T0 + (int64_t)llround(minute * 60);
+}
+
+/* ---- the running application: config, store, collectors, loop ---- */
+
+static const struct bt_collector_ops *const live_collectors[] = {
+    &bt_cloudwatch_collector, &bt_quotas_collector, &bt_admission_collector,
+};
+static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
+
+void app_free(struct app *a)
+{
+    for (int i = 0; i < a->loop.n; i++)
+        if (a->inst[i])
+            a->loop.ops[i]->destroy(a->inst[i]);
+    a->loop.n = 0;
+    if (a->rec)
+        bt_recorder_close(a->rec);
+    a->rec = NULL;
+    if (a->ctx.http)
+        bt_http_free(a->ctx.http);
+    a->ctx.http = NULL;
+    bt_store_free(&a->store);
+    if (a->config_ok)
+        bt_config_free(&a->cfg);
+    a->config_ok = false;
+}
+
+/* Sets everything up; returns an exit code (3) on failure, 0 on success. */
+int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
+{
+    memset(a, 0, sizeof *a);
+    a->o = o;
+    if (!app_setup_config(o, &a->cfg))
+        return 3;
+    a->config_ok = true;
+    a->ctx = (struct bt_ctx){.cfg = &a->cfg, .store = &a->store, .mode = mode,
+                             .verbose = o->verbose, .profile = o->profile, .region = o->region,
+                             .endpoint_url = o->endpoint_url, .admission_url = o->admission};
+    if (!o->demo) {
+        a->ctx.http = bt_http_new(o->verbose);
+        if (!a->ctx.http) {
+            bt_err("cannot initialise libcurl");
+            return 3;
+        }
+        if (!a->cfg.nroutes) {
+            char err[512];
+            int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
+            if (n < 0) {
+                bt_err("route discovery: %s", err);
+                return 3;
+            }
+            if (n == 0) {
+                bt_err("no routes configured%s%s and CloudWatch lists no AWS/Bedrock ModelId metrics",
+                       a->cfg.path[0] ? " in " : "", a->cfg.path);
+                return 3;
+            }
+            bt_config_finish(&a->cfg);
+        }
+    }
+    bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
+    const struct bt_collector_ops *const *ops = o->demo ? demo_collectors : live_collectors;
+    int n = o->demo ? (int)BT_ARRAY_LEN(demo_collectors) : (int)BT_ARRAY_LEN(live_collectors);
+    a->loop = (struct bt_loop){.ctx = &a->ctx, .ops = ops, .inst = a->inst, .n = n};
+    for (int i = 0; i < n; i++)
+        a->inst[i] = ops[i]->create(&a->ctx);
+    bt_clock_start(&a->loop.clock, sim_start, o->demo ? o->demo_speed : 1);
+    return 0;
+}
+
+void *app_find_inst(struct app *a, const struct bt_collector_ops *ops)
+{
+    for (int i = 0; i < a->loop.n; i++)
+        if (a->loop.ops[i] == ops)
+            return a->inst[i];
+    return NULL;
+}
+
+void app_cost(struct app *a, double *per_poll, double *per_day)
+{
+    void *cw = app_find_inst(a, &bt_cloudwatch_collector);
+    *per_poll = *per_day = NAN;
+    if (cw)
+        bt_cloudwatch_cost(cw, per_poll, per_day);
+}
+
+/* Collector errors seen since the last call, once each, on stderr. */
+void app_print_new_errors(struct app *a)
+{
+    const struct bt_store *s = &a->store;
+    uint64_t from = a->errors_seen;
+    if (s->nevents > BT_EVENT_RING && from < s->nevents - BT_EVENT_RING)
+        from = s->nevents - BT_EVENT_RING;
+    for (uint64_t i = from; i < s->nevents; i++) {
+        const struct bt_event *ev = bt_store_event_at(s, i);
+        if (!ev || ev->type != BT_EV_ERROR)
+            continue;
+        bool dup = false;
+        for (uint64_t j = from; j < i && !dup; j++) {
+            const struct bt_event *p = bt_store_event_at(s, j);
+            dup = p && p->type == BT_EV_ERROR && !strcmp(p->text, ev->text);
+        }
+        if (!dup && strcmp(a->last_error[ev->source], ev->text) != 0) {
+            bt_err("%s: %s", bt_source_name(ev->source), ev->text);
+            bt_strlcpy(a->last_error[ev->source], ev->text, sizeof a->last_error[0]);
+        }
+    }
+    a->errors_seen = s->nevents;
+}

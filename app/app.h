@@ -1,0 +1,58 @@
+/* The running application shared by the commands: options, config, store,
+ * collectors, the loop and the recorder. main.c parses and dispatches only. */
+#ifndef BEDTOP_APP_H
+#define BEDTOP_APP_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collectors/collector.h"
+#include "collectors/loop.h"
+#include "core/config.h"
+#include "core/model.h"
+
+struct opts {
+    const char *config, *profile, *region, *endpoint_url, *admission, *theme, *record;
+    const char *format, *from, *to, *since, *at, *route;
+    const char *file;          /* positional FILE of replay/record/export */
+    const char *output;        /* export: write here (0600) instead of stdout */
+    double duration;           /* record: stop after this much (simulated) time; NAN none */
+    double interval;           /* NAN: config */
+    double demo_speed;
+    double demo_at;            /* simulated minute; NAN: now */
+    bool demo, no_color, ascii, verbose;
+};
+
+
+struct bt_recorder;
+
+struct app {
+    struct opts *o;
+    struct bt_config cfg;
+    struct bt_store store;
+    struct bt_ctx ctx;
+    struct bt_loop loop;
+    void *inst[8];
+    struct bt_recorder *rec;
+    uint64_t errors_seen;      /* events already printed (check, record) */
+    char last_error[BT_SRC_COUNT][224]; /* printed once until it changes */
+    bool config_ok;
+};
+
+/* Loads the config (or the demo's) and applies command-line overrides. */
+bool app_setup_config(struct opts *o, struct bt_config *cfg);
+/* Simulated start time of the demo (minute --demo-at, else default_minute). */
+int64_t app_demo_now(const struct opts *o, double default_minute);
+/* Config, HTTP, route discovery, store, collectors, clock. 0 or an exit code. */
+int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start);
+void app_free(struct app *a);
+void *app_find_inst(struct app *a, const struct bt_collector_ops *ops);
+void app_cost(struct app *a, double *per_poll, double *per_day);
+/* Collector errors since the last call on stderr, each text once until it changes. */
+void app_print_new_errors(struct app *a);
+
+int cmd_check(struct opts *o);
+int cmd_record(struct opts *o);
+int cmd_replay(struct opts *o);
+int cmd_export(struct opts *o);
+int cmd_dashboard(struct opts *o);
+#endif

@@ -1,0 +1,161 @@
+/* The live dashboard: the TUI on the single loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "collectors/admission.h"
+#include "collectors/cloudwatch.h"
+#include "collectors/demo.h"
+#include "collectors/http.h"
+#include "collectors/loop.h"
+#include "collectors/quotas.h"
+#include "core/recording.h"
+#include "core/report.h"
+#include "core/util.h"
+#include "tui/tui.h"
+
+struct dash {
+    struct app *a;
+    struct bt_tui *tui;
+    struct bt_tui_host host;
+};
+
+static void dash_refresh(void *arg)
+{
+    struct dash *d = arg;
+    d->a->loop.refresh = true;
+}
+
+static void dash_pause(void *arg, bool paused)
+{
+    struct dash *d = arg;
+    d->a->loop.paused = paused;
+    d->host.paused = paused;
+    bt_clock_freeze(&d->a->loop.clock, paused);
+}
+
+static void dash_interval(void *arg, double s)
+{
+    struct dash *d = arg;
+    d->host.interval = s;
+    d->a->cfg.interval = s;
+}
+
+static void dash_marker(void *arg, const char *note)
+{
+    struct dash *d = arg;
+    if (d->a->rec)
+        bt_recorder_marker(d->a->rec, &d->a->store, bt_clock_now(&d->a->loop.clock), note);
+}
+
+static void dash_input(void *self)
+{
+    struct dash *d = self;
+    bt_tui_input(d->tui);
+}
+
+static void dash_update(void *self, int64_t now)
+{
+    struct dash *d = self;
+    d->host.now = now;
+    int64_t due = bt_loop_next_due(&d->a->loop);
+    d->host.next_poll = due == INT64_MAX ? 0 : due;
+    app_cost(d->a, &d->host.metrics_per_poll, &d->host.metrics_per_day);
+    bt_tui_update(d->tui);
+}
+
+static void dash_resize(void *self)
+{
+    struct dash *d = self;
+    bt_tui_resize(d->tui);
+}
+
+static bool dash_done(void *self)
+{
+    struct dash *d = self;
+    return bt_tui_quit(d->tui);
+}
+
+static int dash_wakeup(void *self)
+{
+    struct dash *d = self;
+    return bt_tui_next_wakeup_ms(d->tui);
+}
+
+static void dash_after_tick(void *arg, int64_t now)
+{
+    struct app *a = arg;
+    if (a->rec)
+        bt_recorder_flush(a->rec, now);
+}
+
+int cmd_dashboard(struct opts *o)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        bt_err("the dashboard needs a terminal; for plain output use: bedtop check%s",
+               o->demo ? " --demo" : "");
+        return 3;
+    }
+    struct app a;
+    bool frozen = o->demo && !isnan(o->demo_at);
+    int64_t start = o->demo ? app_demo_now(o, 0) : (int64_t)time(NULL);
+    int rc = app_init(&a, o, BT_MODE_LIVE, (double)start);
+    if (rc) {
+        app_free(&a);
+        return rc;
+    }
+    char err[600];
+    if (o->record) {
+        a.rec = bt_recorder_open(o->record, &a.cfg, o->demo ? "demo" : "live", start, err, sizeof err);
+        if (!a.rec) {
+            bt_err("%s", err);
+            app_free(&a);
+            return 3;
+        }
+        bt_recorder_attach(a.rec, &a.store);
+    }
+    /* --demo-at M: the dashboard opens at minute M and stays paused there */
+    if (frozen) {
+        a.loop.paused = true;
+        bt_clock_freeze(&a.loop.clock, true);
+    }
+    static struct dash d;
+    d.a = &a;
+    d.host = (struct bt_tui_host){.cfg = &a.cfg, .store = &a.store,
+                                  .mode = o->demo ? "demo" : "live", .interval = a.cfg.interval,
+                                  .paused = frozen, .metrics_per_poll = NAN,
+                                  .metrics_per_day = NAN,
+                                  .recording = a.rec ? bt_recorder_path(a.rec) : NULL, .arg = &d,
+                                  .refresh_now = dash_refresh, .set_paused = dash_pause,
+                                  .set_interval = dash_interval,
+                                  .add_marker = a.rec ? dash_marker : NULL};
+    struct bt_tui_opts to = {.theme = o->theme, .ascii = o->ascii, .no_color = o->no_color};
+    d.tui = bt_tui_new(&to, &d.host, err, sizeof err);
+    if (!d.tui) {
+        bt_err("%s", err);
+        app_free(&a);
+        return 3;
+    }
+    atexit(bt_tui_emergency_restore);
+    struct bt_loop_view view = {.self = &d, .input_fd = STDIN_FILENO, .on_input = dash_input,
+                                .on_update = dash_update, .on_resize = dash_resize,
+                                .done = dash_done, .next_wakeup_ms = dash_wakeup};
+    a.loop.view = &view;
+    a.loop.after_tick = dash_after_tick;
+    a.loop.after_tick_arg = &a;
+    bt_loop_signals();
+    int sig = bt_loop_run(&a.loop);
+    bt_tui_free(d.tui);
+    d.tui = NULL;
+    const char *rerr = a.rec ? bt_recorder_error(a.rec) : NULL;
+    if (rerr)
+        bt_err("%s", rerr);
+    app_free(&a);
+    return sig > 0 ? 128 + sig : 0;
+}
