@@ -103,6 +103,13 @@ if [ -f tui/keys.c ]; then
         "$(comm -23 "$TMP/src_keys" "$TMP/man_keys" | tr '\n' ' ')" ""
     expect_eq "bedtop(1) lists no dashboard key that tui/keys.c lacks" \
         "$(comm -13 "$TMP/src_keys" "$TMP/man_dash_keys" | tr '\n' ' ')" ""
+    # replay's own keys, once the key table has them
+    if grep -q 'CTX_REPLAY' tui/keys.h tui/keys.c; then
+        awk '/^     In replay/ { f = 1; next } f && /^     [^ ].*:$/ { exit } f' "$TMP/keys_sec" |
+            tags | split_names | sort -u >"$TMP/man_replay_keys"
+        expect_eq "bedtop(1) lists no replay key that tui/keys.c lacks" \
+            "$(comm -13 "$TMP/src_keys" "$TMP/man_replay_keys" | tr '\n' ' ')" ""
+    fi
 else
     notok "tui/keys.c is missing: the KEYS section cannot be checked"
 fi
