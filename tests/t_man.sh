@@ -207,6 +207,34 @@ for w in $(sed -nE 's/.*names\[\] = \{(.*)\};/\1/p' core/model.c | grep -oE '"[a
 done
 expect_eq "bedtop-recording(5) names every source, quota source and quota kind of core/model.c" "$missing" ""
 
+# The reading rules bedtop-recording(5) states, on variants of that recording.
+R=$TMP/rec.jsonl
+replay_at() { "$BEDTOP" replay "$1" --at +2m >"$TMP/ra.out" 2>"$TMP/ra.err"; echo $? >"$TMP/ra.rc"; }
+sed '1s/"version":"[0-9.]*"/"version":"1.9","member_from_1_9":{"x":1}/' "$R" >"$TMP/v19.jsonl"
+replay_at "$TMP/v19.jsonl"
+check "a newer minor version with unknown header members is read silently" \
+    test -s "$TMP/ra.out" -a ! -s "$TMP/ra.err"
+sed '1s/"version":"[0-9.]*"/"version":"2.0"/' "$R" >"$TMP/v20.jsonl"
+replay_at "$TMP/v20.jsonl"
+expect_eq "a newer major version is refused (exit 3, 'upgrade bedtop')" \
+    "$(cat "$TMP/ra.rc") $(grep -c 'upgrade bedtop' "$TMP/ra.err")" "3 1"
+python3 - "$R" "$TMP" <<'PY'
+import json, sys
+L = open(sys.argv[1]).read().splitlines()
+o = json.loads(L[2]); o["member_from_1_9"] = [1, 2]
+open(sys.argv[2] + "/extra.jsonl", "w").write("\n".join(L[:2] + [json.dumps(o)] + L[3:]) + "\n")
+o = json.loads(L[2]); o["s"][0][3].append(5)
+open(sys.argv[2] + "/odd.jsonl", "w").write("\n".join(L[:2] + [json.dumps(o)] + L[3:]) + "\n")
+PY
+replay_at "$TMP/extra.jsonl"
+check "unknown poll-line members are ignored" test -s "$TMP/ra.out" -a ! -s "$TMP/ra.err"
+replay_at "$TMP/odd.jsonl"
+check "a sample group with an odd pair list skips its line with FILE:LINE" \
+    grep -q "odd.jsonl:3: .*line skipped" "$TMP/ra.err"
+head -c -20 "$R" >"$TMP/trunc.jsonl"
+replay_at "$TMP/trunc.jsonl"
+check "a truncated last line is skipped with a warning" grep -q "truncated last line.*line skipped" "$TMP/ra.err"
+
 # ---- README.md: the make targets it names exist ----
 if [ -f README.md ]; then
     grep -oE '(^|[`( ])make [a-z][a-z-]*' README.md | sed -E 's/.*make //' | sort -u >"$TMP/readme_targets"
