@@ -62,6 +62,57 @@ expect_eq "the broken endpoint does not make triage's admission data stale" \
     "$(j "r['triage']['tpm']['reserved'] is not None and r['broken']['tpm']['reserved'] is None")" True
 check "exit code is a monitoring-plugin code" test "$rc" -ge 0 -a "$rc" -le 3
 
+# The three counter-driven warnings and ESTIMATE_ONLY, with CloudWatch from the fake AWS
+# endpoint: route storm has counters, route plain has only CloudWatch.
+#   storm: admitted 10/s = 600/min, retries 5/s = 300/min, rejected 0:
+#     retries share = 300 / (600 + 300) = 33% > 20%          -> RETRY_LOAD (warn, < 50%)
+#     max_tokens gauge 4,096; output histogram 128:10 256:40 +Inf:50 -> p99 = 256 (the
+#     last finite bucket, as histogram_quantile); 4,096 > 4 x 256 -> OVERSIZED_MAX_TOKENS,
+#     recommended = ceil(256 x 1.25 / 64) x 64 = 320
+#     in flight 38 > limit 25                               -> HIDDEN_PARALLELISM
+#     reserved 25,000/s = 1,500,000/min from the counters   -> no ESTIMATE_ONLY
+#   plain: CloudWatch only (EstimatedTPMQuotaUsage 400,000), no max_tokens -> ESTIMATE_ONLY
+SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+cat >"$TMP/scen.json" <<EOF
+{"series": [
+ {"namespace": "AWS/Bedrock", "metric": "EstimatedTPMQuotaUsage", "stat": "Sum",
+  "dimensions": {"ModelId": "anthropic.claude-3-haiku-20240307-v1:0"}, "generator": {"constant": 400000}},
+ {"namespace": "AWS/Bedrock", "metric": "EstimatedTPMQuotaUsage", "stat": "Sum",
+  "dimensions": {"ModelId": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}, "generator": {"constant": 400000}},
+ {"namespace": "AWS/Bedrock", "metric": "Invocations", "stat": "Sum",
+  "dimensions": {"ModelId": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}, "generator": {"constant": 600}}]}
+EOF
+python3 "$BEDTOP_SRCDIR/tests/fake/fake_aws.py" --scenario "$TMP/scen.json" >"$TMP/aws.out" 2>"$TMP/aws.err" &
+CLEANUP+=("kill $!")
+for _ in $(seq 100); do awsport=$(awk '/^PORT /{print $2}' "$TMP/aws.out"); [ -n "$awsport" ] && break; sleep 0.05; done
+cat >"$TMP/storm.conf" <<EOF
+[bedtop]
+region = us-east-1
+admission_gap = 2
+[route storm]
+model = us.anthropic.claude-sonnet-4-5-20250929-v1:0
+quota_tpm = 2000000
+admission = http://127.0.0.1:$port/text/storm?retries=5&max_tokens=4096
+[route plain]
+model = anthropic.claude-3-haiku-20240307-v1:0
+quota_tpm = 1000000
+EOF
+env -i PATH="$PATH" HOME="$TMP" AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
+    AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_EC2_METADATA_DISABLED=true \
+    "$BEDTOP" check --config "$TMP/storm.conf" --format json --endpoint-url "http://127.0.0.1:$awsport" \
+    >"$TMP/out.json" 2>"$TMP/err.txt"
+expect_eq "storm: RETRY_LOAD, OVERSIZED_MAX_TOKENS, HIDDEN_PARALLELISM, no ESTIMATE_ONLY" \
+    "$(j "[c in [w['code'] for w in r['storm']['warnings']] for c in ('RETRY_LOAD','OVERSIZED_MAX_TOKENS','HIDDEN_PARALLELISM','ESTIMATE_ONLY')]")" \
+    "[True, True, True, False]"
+expect_eq "RETRY_LOAD names the 33% retry share" \
+    "$(j "[w['message'][:32] for w in r['storm']['warnings'] if w['code']=='RETRY_LOAD'][0]")" \
+    "retries are 33% of offered load"
+expect_eq "OVERSIZED_MAX_TOKENS: 16x the p99 256, recommends 320" \
+    "$(j "[('16x the observed p99' in w['message'], 'recommended max_tokens 320' in w['message']) for w in r['storm']['warnings'] if w['code']=='OVERSIZED_MAX_TOKENS'][0]")" \
+    "(True, True)"
+expect_eq "plain (CloudWatch estimate only): ESTIMATE_ONLY" \
+    "$(j "'ESTIMATE_ONLY' in [w['code'] for w in r['plain']['warnings']]")" True
+
 # --admission: one endpoint for every route, mapped by route / model_id labels
 cat >"$TMP/fleet.conf" <<EOF
 [bedtop]

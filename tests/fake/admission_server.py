@@ -7,7 +7,8 @@ twice must find those rates per minute:
   admitted_total              10/s              (600 per minute)
   settled_tokens_total    12,000/s              (720,000 per minute)
 Paths (ROUTE is the route name put in the route label):
-  /text/ROUTE     Prometheus text 0.0.4, no timestamps
+  /text/ROUTE     Prometheus text 0.0.4, no timestamps; ?retries=R (per second,
+                  default 1) and ?max_tokens=M (gauge, default 1024)
   /om/ROUTE       OpenMetrics, every counter carries the server's timestamp,
                   reserved grows 5,000/s (300,000 per minute exactly)
   /json/ROUTE     the JSON form, reserved grows 1,000/s (60,000 per minute)
@@ -35,7 +36,8 @@ ARGS = None
 HIST = [("128", 10), ("256", 40), ("+Inf", 50)]  # p50 192, p99 256
 
 
-def text_for(route, label="route", with_ts=False, reserved_rate=25000.0, om=False):
+def text_for(route, label="route", with_ts=False, reserved_rate=25000.0, om=False,
+             retries_rate=1.0, max_tokens=1024):
     now = time.time()
     e = now - START
     lab = f'{label}="{route}"' if route else ""
@@ -43,9 +45,9 @@ def text_for(route, label="route", with_ts=False, reserved_rate=25000.0, om=Fals
     ts = f" {now:.3f}" if with_ts else ""
     counters = [("admitted", 10.0 * e), ("reserved_tokens", reserved_rate * e),
                 ("settled_tokens", 12000.0 * e), ("completed", 9.0 * e),
-                ("retries", 1.0 * e), ("throttled", 0.5 * e), ("rejected", 0.0)]
+                ("retries", retries_rate * e), ("throttled", 0.5 * e), ("rejected", 0.0)]
     gauges = [("in_flight", 38), ("concurrency_limit", 25), ("queue_depth", 4),
-              ("max_tokens", 1024)]
+              ("max_tokens", max_tokens)]
     out = []
     for name, v in counters:
         fam = f"bedrock_admission_{name}"
@@ -121,7 +123,11 @@ class Handler(BaseHTTPRequestHandler):
             q = urllib.parse.parse_qs(u.query).get("query", [""])[0]
             return self.send(200, "application/json", api_answer(q))
         if len(parts) == 2 and parts[0] == "text":
-            return self.send(200, text, text_for(parts[1]))
+            # ?retries=R&max_tokens=M: a retry storm and an oversized allowance
+            qs = urllib.parse.parse_qs(u.query)
+            return self.send(200, text, text_for(
+                parts[1], retries_rate=float(qs.get("retries", ["1"])[0]),
+                max_tokens=int(qs.get("max_tokens", ["1024"])[0])))
         if len(parts) == 2 and parts[0] == "om":
             return self.send(200, "application/openmetrics-text; version=1.0.0; charset=utf-8",
                              text_for(parts[1], with_ts=True, reserved_rate=5000.0, om=True))
