@@ -105,7 +105,7 @@ expect_eq "storm: RETRY_LOAD, OVERSIZED_MAX_TOKENS, HIDDEN_PARALLELISM, no ESTIM
     "$(j "[c in [w['code'] for w in r['storm']['warnings']] for c in ('RETRY_LOAD','OVERSIZED_MAX_TOKENS','HIDDEN_PARALLELISM','ESTIMATE_ONLY')]")" \
     "[True, True, True, False]"
 expect_eq "RETRY_LOAD names the 33% retry share" \
-    "$(j "[w['message'][:32] for w in r['storm']['warnings'] if w['code']=='RETRY_LOAD'][0]")" \
+    "$(j "[w['message'][:31] for w in r['storm']['warnings'] if w['code']=='RETRY_LOAD'][0]")" \
     "retries are 33% of offered load"
 expect_eq "OVERSIZED_MAX_TOKENS: 16x the p99 256, recommends 320" \
     "$(j "[('16x the observed p99' in w['message'], 'recommended max_tokens 320' in w['message']) for w in r['storm']['warnings'] if w['code']=='OVERSIZED_MAX_TOKENS'][0]")" \
