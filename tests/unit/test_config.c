@@ -111,6 +111,16 @@ static void test_long_line(void)
     bt_config_free(&c);
 }
 
+static void test_example_config(void)
+{
+    struct bt_config c;
+    char err[512] = "", path[1024];
+    snprintf(path, sizeof path, "%s/examples/bedtop.conf", tap_srcdir());
+    bt_config_defaults(&c);
+    OK(bt_config_load(&c, path, err, sizeof err) && c.nroutes == 4, "examples/bedtop.conf parses (%s)", err);
+    bt_config_free(&c);
+}
+
 static void test_load_missing(void)
 {
     struct bt_config c;
@@ -127,5 +137,6 @@ int main(void)
     test_errors();
     test_load_missing();
     test_long_line();
+    test_example_config();
     return tap_done();
 }
