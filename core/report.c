@@ -190,7 +190,8 @@ static void render_text(const struct bt_report *r, bool color, struct bt_buf *b)
 {
     char iso[32];
     bt_fmt_iso(r->now, iso, sizeof iso);
-    bt_buf_printf(b, "bedtop check  %s  %d route%s  status %s%s%s\n\n", iso, r->n,
+    bt_buf_printf(b, "bedtop %s  %s  %d route%s  status %s%s%s\n\n",
+                  strcmp(r->mode, "replay") ? "check" : "replay", iso, r->n,
                   r->n == 1 ? "" : "s", color ? status_color(r->status) : "",
                   bt_status_name(r->status), color ? C_RESET : "");
     if (!r->n) {
