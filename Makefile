@@ -33,7 +33,7 @@ TEST_OBJ = $(B)/tests/tap.o
 all: bedtop
 
 bedtop: $(B)/bedtop
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(B)/bedtop: $(B)/main.o $(B)/libbedtop.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
