@@ -10,6 +10,7 @@
 
 #include "app/app.h"
 #include "collectors/admission.h"
+#include "collectors/awsgroup.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
 #include "collectors/http.h"
@@ -96,6 +97,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
                              .verbose = o->verbose, .profile = o->profile, .region = o->region,
                              .endpoint_url = o->endpoint_url, .admission_url = o->admission};
     if (!o->demo) {
+        bt_awsgroup_warn_file_perms(); /* now, before a dashboard takes the screen */
         a->ctx.http = bt_http_new(o->verbose);
         if (!a->ctx.http) {
             bt_err("cannot initialise libcurl");

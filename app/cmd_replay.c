@@ -1,6 +1,7 @@
 /* bedtop replay and bedtop export: recordings read back. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,10 @@ int cmd_export(struct opts *o)
     FILE *out = stdout;
     if (o->output) {
         int fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd >= 0 && fchmod(fd, 0600) != 0) { /* an existing file keeps its mode otherwise */
+            close(fd);
+            fd = -1;
+        }
         out = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (!out) {
             bt_err("%s: %s", o->output, strerror(errno));

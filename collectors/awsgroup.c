@@ -19,7 +19,7 @@ double bt_awsgroup_timeout(void)
 }
 
 /* Shared files readable by others leak keys: say so once per file and run. */
-static void warn_file_perms(void)
+void bt_awsgroup_warn_file_perms(void)
 {
     static char warned[2][512];
     char path[512], msg[1200];
@@ -39,7 +39,7 @@ static int provider_refresh(struct bt_creds_provider *p, char *err, size_t errle
 {
     struct bt_awsgroup_provider *gp = p->arg;
     struct bt_creds c;
-    warn_file_perms();
+    bt_awsgroup_warn_file_perms();
     memset(&c, 0, sizeof c);
     if (bt_aws_resolve_creds(&gp->opts, &c, err, errlen) != 0) {
         bt_creds_clear(&c);

@@ -57,5 +57,8 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n);
 /* Seconds per attempt for the collectors' requests (0: the HTTP layer's 10 s);
  * tests shorten it. */
 void bt_awsgroup_set_timeout(double seconds);
+/* Warns on stderr, once per file, when the shared credentials/config files are
+ * readable by others. The dashboard calls it before the screen is taken. */
+void bt_awsgroup_warn_file_perms(void);
 double bt_awsgroup_timeout(void);
 #endif
