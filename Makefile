@@ -102,7 +102,7 @@ fuzz-long: fuzz
 # figure with its reference and ratio and rewrites BENCHMARKS.md's table; BENCH_ARGS=--quick
 # for a shorter run.
 BENCH_ARGS ?=
-bench: bedtop $(B)/bench/bench_drv
+bench: $(B)/bedtop $(B)/bench/bench_drv
 	python3 tests/bench/bench.py --bedtop $(CURDIR)/$(B)/bedtop --drv $(CURDIR)/$(B)/bench/bench_drv $(BENCH_ARGS)
 
 $(B)/bench/%: tests/bench/%.c $(B)/libbedtop.a

@@ -51,13 +51,28 @@ def env_aws():
 
 
 def run(cmd, env=None, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL):
-    """Runs cmd; returns (wall s, cpu s, peak RSS kB, exit code)."""
+    """Runs cmd; returns (wall s, cpu s, peak RSS kB, exit code). The peak comes
+    from /usr/bin/time when present: wait4's ru_maxrss of a direct child includes
+    this (large) Python process's own peak, carried over by exec."""
+    timef = None
+    if os.path.exists("/usr/bin/time"):
+        fd, timef = tempfile.mkstemp(prefix="bench-time.")
+        os.close(fd)
+        cmd = ["/usr/bin/time", "-q", "-f", "%M", "-o", timef] + cmd
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=stdout, stderr=subprocess.DEVNULL, stdin=stdin)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, p.returncode
+    rc = os.waitstatus_to_exitcode(status)
+    rss = ru.ru_maxrss
+    if timef:
+        try:
+            with open(timef) as f:
+                rss = int(f.read().split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
+        os.unlink(timef)
+    return wall, ru.ru_utime + ru.ru_stime, rss, rc
 
 
 def med(cmd, n, env=None):
@@ -86,6 +101,8 @@ def fmt(v, unit):
         return "%.1f MB" % (v / 1024)
     if unit == "%":
         return "%.3f %%" % v
+    if unit in ("x", "B"):
+        return "%.0f%s" % (v, unit if unit == "x" else " B")
     if isinstance(v, float) and not v.is_integer():
         return "%.3g %s" % (v, unit)
     return "%d %s" % (v, unit)
