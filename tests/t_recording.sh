@@ -66,6 +66,9 @@ expect_rc "a missing recording is an error" 3 "$BEDTOP" replay "$TMP/nope.rec" -
 # Export: one row per route per minute, every signal, headroom and warnings.
 "$BEDTOP" export "$REC" --format csv --from +10m --to +15m -o "$TMP/out.csv"
 expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
+: >"$TMP/old.csv"; chmod 644 "$TMP/old.csv"
+"$BEDTOP" export "$REC" --format csv --from +10m --to +11m -o "$TMP/old.csv"
+expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
 check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^time,route,model_id,region,endpoint,inference,invocations,.*,headroom_tpm,headroom_pct,fits_more,status,warnings$'"
 rows=$(($(wc -l <"$TMP/out.csv") - 1))
 # --from +10m (10:10) .. --to +15m (10:15): rows for minutes shown 10:10..10:15 = 6 minutes x 7 routes
