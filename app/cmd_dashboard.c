@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/view.h"
 #include "collectors/admission.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
@@ -18,11 +19,9 @@
 #include "core/recording.h"
 #include "core/report.h"
 #include "core/util.h"
-#include "tui/tui.h"
 
 struct dash {
     struct app *a;
-    struct bt_tui *tui;
     struct bt_tui_host host;
 };
 
@@ -54,38 +53,13 @@ static void dash_marker(void *arg, const char *note)
         bt_recorder_marker(d->a->rec, &d->a->store, bt_clock_now(&d->a->loop.clock), note);
 }
 
-static void dash_input(void *self)
+static void dash_before_update(void *arg, int64_t now)
 {
-    struct dash *d = self;
-    bt_tui_input(d->tui);
-}
-
-static void dash_update(void *self, int64_t now)
-{
-    struct dash *d = self;
+    struct dash *d = arg;
     d->host.now = now;
     int64_t due = bt_loop_next_due(&d->a->loop);
     d->host.next_poll = due == INT64_MAX ? 0 : due;
     app_cost(d->a, &d->host.metrics_per_poll, &d->host.metrics_per_day);
-    bt_tui_update(d->tui);
-}
-
-static void dash_resize(void *self)
-{
-    struct dash *d = self;
-    bt_tui_resize(d->tui);
-}
-
-static bool dash_done(void *self)
-{
-    struct dash *d = self;
-    return bt_tui_quit(d->tui);
-}
-
-static int dash_wakeup(void *self)
-{
-    struct dash *d = self;
-    return bt_tui_next_wakeup_ms(d->tui);
 }
 
 static void dash_after_tick(void *arg, int64_t now)
@@ -135,27 +109,14 @@ int cmd_dashboard(struct opts *o)
                                   .refresh_now = dash_refresh, .set_paused = dash_pause,
                                   .set_interval = dash_interval,
                                   .add_marker = a.rec ? dash_marker : NULL};
-    struct bt_tui_opts to = {.theme = o->theme, .ascii = o->ascii, .no_color = o->no_color};
-    d.tui = bt_tui_new(&to, &d.host, err, sizeof err);
-    if (!d.tui) {
-        bt_err("%s", err);
-        app_free(&a);
-        return 3;
-    }
-    atexit(bt_tui_emergency_restore);
-    struct bt_loop_view view = {.self = &d, .input_fd = STDIN_FILENO, .on_input = dash_input,
-                                .on_update = dash_update, .on_resize = dash_resize,
-                                .done = dash_done, .next_wakeup_ms = dash_wakeup};
-    a.loop.view = &view;
     a.loop.after_tick = dash_after_tick;
     a.loop.after_tick_arg = &a;
-    bt_loop_signals();
-    int sig = bt_loop_run(&a.loop);
-    bt_tui_free(d.tui);
-    d.tui = NULL;
+    struct app_view v = {.host = &d.host, .loop = &a.loop, .before_update = dash_before_update,
+                         .arg = &d};
+    rc = app_view_run(&v, o);
     const char *rerr = a.rec ? bt_recorder_error(a.rec) : NULL;
     if (rerr)
         bt_err("%s", rerr);
     app_free(&a);
-    return sig > 0 ? 128 + sig : 0;
+    return rc;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/replay_view.h"
 #include "collectors/admission.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
@@ -97,10 +98,8 @@ int cmd_replay(struct opts *o)
     int rc;
     if (o->at)
         rc = replay_print(o, &rp);
-    else {
-        bt_err("replay: the interactive replay needs the dashboard; use --at TIME for now");
-        rc = 3;
-    }
+    else
+        rc = replay_view_run(o, &rp);
     bt_replay_free(&rp);
     return rc;
 }

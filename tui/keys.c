@@ -8,45 +8,63 @@
 
 #define CTRL(c) ((c) & 0x1f)
 
+/* Views in both modes, and the replay's own views. */
+#define OV (BT_CTX_OVERVIEW | BT_CTX_R_OVERVIEW)
+#define DET (BT_CTX_DETAIL | BT_CTX_R_DETAIL)
+#define REPLAY (BT_CTX_R_OVERVIEW | BT_CTX_R_DETAIL)
+
 /* Aliases follow their main entry with an empty help text. */
 const struct bt_key bt_keys[] = {
     {'q', "q", "quit (terminal restored)", BT_CTX_ALL, BT_ACT_QUIT},
     {27, "Esc", "back: close help, leave detail, clear filter", BT_CTX_ALL, BT_ACT_BACK},
     {'?', "?", "this help", BT_CTX_ALL, BT_ACT_HELP},
     {KEY_F(1), "F1", "", BT_CTX_ALL, BT_ACT_HELP},
-    {'h', "h", "", BT_CTX_OVERVIEW | BT_CTX_DETAIL, BT_ACT_HELP},
-    {KEY_UP, "Up", "select previous route", BT_CTX_OVERVIEW, BT_ACT_UP},
-    {'k', "k", "", BT_CTX_OVERVIEW, BT_ACT_UP},
-    {KEY_DOWN, "Down", "select next route", BT_CTX_OVERVIEW, BT_ACT_DOWN},
-    {'j', "j", "", BT_CTX_OVERVIEW, BT_ACT_DOWN},
-    {KEY_PPAGE, "PgUp", "page up", BT_CTX_OVERVIEW, BT_ACT_PGUP},
-    {KEY_NPAGE, "PgDn", "page down", BT_CTX_OVERVIEW, BT_ACT_PGDN},
+    {'h', "h", "", OV | DET, BT_ACT_HELP},
+    /* replay: time controls (the recording is read-only, so m lists markers) */
+    {' ', "Space", "play / pause", REPLAY, BT_ACT_PLAY},
+    {'p', "p", "", REPLAY, BT_ACT_PLAY},
+    {'.', ".", "step one poll forward (pauses)", REPLAY, BT_ACT_STEP_FWD},
+    {',', ",", "step one poll back (pauses)", REPLAY, BT_ACT_STEP_BACK},
+    {']', "]", "play faster (1x to 1000x)", REPLAY, BT_ACT_SPEED_UP},
+    {'[', "[", "play slower", REPLAY, BT_ACT_SPEED_DOWN},
+    {'g', "g", "go to a time: 14:32, -30m, +5m, 2026-11-29T14:32:00Z", REPLAY, BT_ACT_GOTO},
+    {'n', "n", "next warning or throttle", REPLAY, BT_ACT_NEXT_EVENT},
+    {'N', "N", "previous warning or throttle", REPLAY, BT_ACT_PREV_EVENT},
+    {KEY_HOME, "Home", "start of the recording", REPLAY, BT_ACT_REPLAY_START},
+    {KEY_END, "End", "end of the recording", REPLAY, BT_ACT_REPLAY_END},
+    {'M', "M", "markers: list them, Enter jumps", REPLAY, BT_ACT_MARKERS},
+    {'m', "m", "", REPLAY, BT_ACT_MARKERS},
+    {KEY_UP, "Up", "select previous route", OV, BT_ACT_UP},
+    {'k', "k", "", OV, BT_ACT_UP},
+    {KEY_DOWN, "Down", "select next route", OV, BT_ACT_DOWN},
+    {'j', "j", "", OV, BT_ACT_DOWN},
+    {KEY_PPAGE, "PgUp", "page up", OV, BT_ACT_PGUP},
+    {KEY_NPAGE, "PgDn", "page down", OV, BT_ACT_PGDN},
     {KEY_HOME, "Home", "first route", BT_CTX_OVERVIEW, BT_ACT_HOME},
     {'g', "g", "", BT_CTX_OVERVIEW, BT_ACT_HOME},
     {KEY_END, "End", "last route", BT_CTX_OVERVIEW, BT_ACT_END},
     {'G', "G", "", BT_CTX_OVERVIEW, BT_ACT_END},
-    {'\n', "Enter", "route detail: graphs, warnings and actions", BT_CTX_OVERVIEW, BT_ACT_OPEN},
-    {'\r', "", "", BT_CTX_OVERVIEW, BT_ACT_OPEN},
-    {KEY_ENTER, "", "", BT_CTX_OVERVIEW, BT_ACT_OPEN},
-    {KEY_LEFT, "Left", "previous route (detail)", BT_CTX_DETAIL, BT_ACT_PREV_ROUTE},
-    {'k', "k", "", BT_CTX_DETAIL, BT_ACT_PREV_ROUTE},
-    {KEY_UP, "", "", BT_CTX_DETAIL, BT_ACT_PREV_ROUTE},
-    {KEY_RIGHT, "Right", "next route (detail)", BT_CTX_DETAIL, BT_ACT_NEXT_ROUTE},
-    {'j', "j", "", BT_CTX_DETAIL, BT_ACT_NEXT_ROUTE},
-    {KEY_DOWN, "", "", BT_CTX_DETAIL, BT_ACT_NEXT_ROUTE},
-    {'>', ">", "sort by the next column", BT_CTX_OVERVIEW, BT_ACT_SORT_NEXT},
-    {'s', "s", "", BT_CTX_OVERVIEW, BT_ACT_SORT_NEXT},
-    {'<', "<", "sort by the previous column", BT_CTX_OVERVIEW, BT_ACT_SORT_PREV},
-    {'I', "I", "invert the sort order", BT_CTX_OVERVIEW, BT_ACT_SORT_REVERSE},
-    {'/', "/", "filter by name, model, Region, warning code",
-     BT_CTX_OVERVIEW, BT_ACT_FILTER},
-    {'p', "p", "pause / resume polling", BT_CTX_ALL, BT_ACT_PAUSE},
+    {'\n', "Enter", "route detail: graphs, warnings and actions", OV, BT_ACT_OPEN},
+    {'\r', "", "", OV, BT_ACT_OPEN},
+    {KEY_ENTER, "", "", OV, BT_ACT_OPEN},
+    {KEY_LEFT, "Left", "previous route (detail)", DET, BT_ACT_PREV_ROUTE},
+    {'k', "k", "", DET, BT_ACT_PREV_ROUTE},
+    {KEY_UP, "", "", DET, BT_ACT_PREV_ROUTE},
+    {KEY_RIGHT, "Right", "next route (detail)", DET, BT_ACT_NEXT_ROUTE},
+    {'j', "j", "", DET, BT_ACT_NEXT_ROUTE},
+    {KEY_DOWN, "", "", DET, BT_ACT_NEXT_ROUTE},
+    {'>', ">", "sort by the next column", OV, BT_ACT_SORT_NEXT},
+    {'s', "s", "", OV, BT_ACT_SORT_NEXT},
+    {'<', "<", "sort by the previous column", OV, BT_ACT_SORT_PREV},
+    {'I', "I", "invert the sort order", OV, BT_ACT_SORT_REVERSE},
+    {'/', "/", "filter by name, model, Region, warning code", OV, BT_ACT_FILTER},
+    {'p', "p", "pause / resume polling", BT_CTX_LIVE, BT_ACT_PAUSE},
     {' ', "Space", "", BT_CTX_OVERVIEW | BT_CTX_DETAIL, BT_ACT_PAUSE},
-    {'+', "+", "poll less often (longer interval)", BT_CTX_ALL, BT_ACT_SLOWER},
-    {'-', "-", "poll more often (shorter interval)", BT_CTX_ALL, BT_ACT_FASTER},
+    {'+', "+", "poll less often (longer interval)", BT_CTX_LIVE, BT_ACT_SLOWER},
+    {'-', "-", "poll more often (shorter interval)", BT_CTX_LIVE, BT_ACT_FASTER},
     {'t', "t", "next theme", BT_CTX_ALL, BT_ACT_THEME},
-    {'r', "r", "refresh now", BT_CTX_ALL, BT_ACT_REFRESH},
-    {'m', "m", "add a marker to the recording", BT_CTX_ALL, BT_ACT_MARKER},
+    {'r', "r", "refresh now", BT_CTX_LIVE, BT_ACT_REFRESH},
+    {'m', "m", "add a marker with a note to the recording", BT_CTX_LIVE, BT_ACT_MARKER},
     {CTRL('l'), "^L", "redraw the screen", BT_CTX_ALL, BT_ACT_REDRAW},
 };
 const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
@@ -59,17 +77,18 @@ enum bt_action bt_key_action(int key, unsigned ctx)
     return BT_ACT_NONE;
 }
 
-int bt_keys_help(char lines[][96], int max)
+int bt_keys_help_mode(char lines[][96], int max, unsigned mode)
 {
     int n = 0;
     for (size_t i = 0; i < bt_nkeys && n < max; i++) {
-        if (!bt_keys[i].help[0])
+        if (!bt_keys[i].help[0] || !(bt_keys[i].contexts & mode))
             continue;
         /* gather the named aliases that follow this entry */
         char names[48];
         bt_strlcpy(names, bt_keys[i].name, sizeof names);
         for (size_t j = i + 1; j < bt_nkeys && !bt_keys[j].help[0]; j++) {
-            if (!bt_keys[j].name[0] || bt_keys[j].action != bt_keys[i].action)
+            if (!bt_keys[j].name[0] || bt_keys[j].action != bt_keys[i].action ||
+                !(bt_keys[j].contexts & mode))
                 continue;
             size_t len = strlen(names);
             snprintf(names + len, sizeof names - len, ", %s", bt_keys[j].name);
@@ -77,4 +96,9 @@ int bt_keys_help(char lines[][96], int max)
         snprintf(lines[n++], 96, "%-13s %s", names, bt_keys[i].help);
     }
     return n;
+}
+
+int bt_keys_help(char lines[][96], int max)
+{
+    return bt_keys_help_mode(lines, max, BT_CTX_LIVE);
 }

@@ -9,9 +9,19 @@ enum bt_action {
     BT_ACT_PGDN, BT_ACT_HOME, BT_ACT_END, BT_ACT_OPEN, BT_ACT_PREV_ROUTE, BT_ACT_NEXT_ROUTE,
     BT_ACT_SORT_NEXT, BT_ACT_SORT_PREV, BT_ACT_SORT_REVERSE, BT_ACT_FILTER, BT_ACT_PAUSE,
     BT_ACT_FASTER, BT_ACT_SLOWER, BT_ACT_THEME, BT_ACT_REFRESH, BT_ACT_MARKER, BT_ACT_REDRAW,
+    /* replay */
+    BT_ACT_PLAY, BT_ACT_STEP_FWD, BT_ACT_STEP_BACK, BT_ACT_SPEED_UP, BT_ACT_SPEED_DOWN,
+    BT_ACT_GOTO, BT_ACT_NEXT_EVENT, BT_ACT_PREV_EVENT, BT_ACT_REPLAY_START, BT_ACT_REPLAY_END,
+    BT_ACT_MARKERS,
 };
 
-enum { BT_CTX_OVERVIEW = 1, BT_CTX_DETAIL = 2, BT_CTX_HELP = 4, BT_CTX_ALL = 7 };
+/* A context is a (view, mode) pair, one bit each, so a key may mean one thing
+ * in the live dashboard and another in replay (Home: first route / start). */
+enum {
+    BT_CTX_OVERVIEW = 1, BT_CTX_DETAIL = 2, BT_CTX_HELP = 4,          /* live dashboard */
+    BT_CTX_R_OVERVIEW = 8, BT_CTX_R_DETAIL = 16, BT_CTX_R_HELP = 32,  /* replay */
+    BT_CTX_LIVE = 7, BT_CTX_REPLAY = 56, BT_CTX_ALL = 63,
+};
 
 struct bt_key {
     int key;              /* curses key code or character */
@@ -26,7 +36,9 @@ extern const size_t bt_nkeys;
 
 /* The action bound to key in context ctx (BT_ACT_NONE if none). */
 enum bt_action bt_key_action(int key, unsigned ctx);
-/* Help lines generated from the table: "  q            quit"; aliases joined
- * ("?, F1"). Returns the number of lines, writing at most max of width w. */
+/* Help lines of the live dashboard generated from the table: "q            quit";
+ * aliases joined ("?, F1"). Returns the number of lines, writing at most max. */
 int bt_keys_help(char lines[][96], int max);
+/* The same for the keys that work in mode (BT_CTX_LIVE or BT_CTX_REPLAY). */
+int bt_keys_help_mode(char lines[][96], int max, unsigned mode);
 #endif

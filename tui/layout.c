@@ -178,6 +178,12 @@ void bt_layout_compute(int cols, int rows, const struct bt_layout_opts *o, struc
     }
     l->status = rect(0, rows - 1, cols, 1);
     int avail = rows - 1 - top;
+    if (o->timeline) {
+        l->timeline = rect(0, rows - 2, cols, 1);
+        avail--;
+    } else {
+        l->timeline = rect(0, rows - 1, cols, 0);
+    }
     columns(cols, l);
     if (o->view == BT_VIEW_DETAIL)
         detail(o, top, avail, l);

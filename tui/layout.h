@@ -44,6 +44,7 @@ struct bt_layout_opts {
     int ngraphs;         /* detail graphs wanted (<= BT_LAYOUT_MAX_GRAPHS) */
     bool help;           /* help overlay shown */
     int help_lines;      /* lines of help text */
+    bool timeline;       /* replay: a one-row timeline above the status bar */
 };
 
 struct bt_layout {
@@ -51,6 +52,7 @@ struct bt_layout {
     bool too_small;
     int need_cols, need_rows;
     struct bt_rect header, banner, table, warnings, status;
+    struct bt_rect timeline; /* replay only (h 0 otherwise) */
     /* overview: chosen columns in display order */
     int ncols;
     enum bt_col col[BT_COL_COUNT];

@@ -65,6 +65,11 @@ struct bt_tui {
     int scroll;
     bool quit;
     char msg[160];
+    /* a one-line prompt in the status bar: go to a time (replay), a marker's note (live) */
+    enum { PR_NONE, PR_GOTO, PR_MARKER } prompt;
+    char input[96];
+    bool markers_open;     /* replay: the markers list overlay */
+    int marker_sel;
 
     struct bt_eval *evals;
     int *order;            /* visible routes, sorted */
@@ -78,6 +83,7 @@ struct bt_tui {
     bool d_paused;
     double d_interval;
     unsigned state, d_state;
+    unsigned d_rversion;
 };
 
 static bool g_curses_on;
@@ -443,6 +449,8 @@ static void draw_header(struct bt_tui *t, const struct bt_layout *l)
         x += text(l->header.y, x, l->cols - x, f, A(t, BT_ROLE_HEADER));
     }
     const char *right = h->paused ? "PAUSED " : "";
+    if (h->replay && h->replay->playing)
+        right = "PLAYING ";
     int rw = (int)strlen(right);
     if (rw && l->cols - rw > x)
         text(l->header.y, l->cols - rw, rw, right, A(t, BT_ROLE_STALE));
@@ -484,6 +492,44 @@ static void draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_ro
     text(l->banner.y, 0, l->cols, line, A(t, BT_ROLE_BANNER));
 }
 
+/* The right end of the status bar: a message answering the last key, else the hint. */
+static void status_hint(struct bt_tui *t, const struct bt_layout *l, int x)
+{
+    int y = l->status.y;
+    /* a message answers the key just pressed, so it may cover the right of the bar */
+    const char *hint = t->msg[0] ? t->msg : "? help  q quit";
+    int hw = (int)strlen(hint) + 2;
+    if (t->msg[0] && hw > l->cols)
+        hw = l->cols;
+    if (t->msg[0] || l->cols - hw > x) {
+        fill(y, l->cols - hw, hw, A(t, BT_ROLE_STATUS));
+        text(y, l->cols - hw + 1, hw - 1, hint, A(t, t->msg[0] ? BT_ROLE_KEY : BT_ROLE_STATUS));
+    }
+}
+
+/* Replay: the recorded time and speed instead of the poll schedule and cost. */
+static void draw_replay_status(struct bt_tui *t, const struct bt_layout *l, int x)
+{
+    const struct bt_tui_host *h = t->host;
+    const struct bt_tui_replay *rp = h->replay;
+    int y = l->status.y;
+    char part[160], hm[16];
+    bt_fmt_hhmm(h->now, hm, sizeof hm);
+    snprintf(part, sizeof part, " %s:%02d %s %gx |", hm, (int)(((h->now % 60) + 60) % 60),
+             rp->playing ? "playing" : "paused", rp->speed);
+    x += text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
+    x += text(y, x, l->cols - x, " REPLAY", A(t, BT_ROLE_STATUS));
+    if (rp->problem) {
+        snprintf(part, sizeof part, " %s", rp->problem);
+        x += text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
+    }
+    if (rp->note) {
+        snprintf(part, sizeof part, " %s", rp->note);
+        x += text(y, x, l->cols - x, part, A(t, BT_ROLE_WARN));
+    }
+    status_hint(t, l, x);
+}
+
 static void draw_status(struct bt_tui *t, const struct bt_layout *l)
 {
     const struct bt_tui_host *h = t->host;
@@ -492,6 +538,16 @@ static void draw_status(struct bt_tui *t, const struct bt_layout *l)
     if (t->filtering) {
         char line[128];
         snprintf(line, sizeof line, " filter: %s_   (Enter keeps, Esc clears)", t->filter);
+        text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
+        return;
+    }
+    if (t->prompt != PR_NONE) {
+        char line[192];
+        if (t->prompt == PR_GOTO)
+            snprintf(line, sizeof line, " go to: %s_   (14:32, -30m, +5m, ISO time; Enter goes, "
+                     "Esc cancels)", t->input);
+        else
+            snprintf(line, sizeof line, " marker note: %s_   (Enter adds, Esc cancels)", t->input);
         text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
         return;
     }
@@ -539,6 +595,10 @@ static void draw_status(struct bt_tui *t, const struct bt_layout *l)
         x += text(y, x, l->cols - x, " |", A(t, BT_ROLE_STATUS));
     }
     char part[128];
+    if (h->replay) {
+        draw_replay_status(t, l, x);
+        return;
+    }
     if (h->paused) {
         snprintf(part, sizeof part, " paused |");
     } else if (h->next_poll > 0) {
@@ -565,15 +625,7 @@ static void draw_status(struct bt_tui *t, const struct bt_layout *l)
         snprintf(part, sizeof part, " REC %s", h->recording);
         x += text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
     }
-    /* a message answers the key just pressed, so it may cover the right of the bar */
-    const char *hint = t->msg[0] ? t->msg : "? help  q quit";
-    int hw = (int)strlen(hint) + 2;
-    if (t->msg[0] && hw > l->cols)
-        hw = l->cols;
-    if (t->msg[0] || l->cols - hw > x) {
-        fill(y, l->cols - hw, hw, A(t, BT_ROLE_STATUS));
-        text(y, l->cols - hw + 1, hw - 1, hint, A(t, t->msg[0] ? BT_ROLE_KEY : BT_ROLE_STATUS));
-    }
+    status_hint(t, l, x);
 }
 
 /* ---------- overview ---------- */
@@ -1256,16 +1308,89 @@ static void draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     draw_status(t, l);
 }
 
-/* ---------- help, too small ---------- */
+/* ---------- replay: timeline and markers ---------- */
 
-static void draw_help(struct bt_tui *t, const struct bt_layout *l)
+enum { TL_UNSCANNED, TL_QUIET, TL_EVENT, TL_MARKER };
+
+/* Column of time v on a bar of w columns over [a, b]. */
+static int tl_col(int64_t v, int64_t a, int64_t b, int w)
 {
-    struct bt_rect h = l->help;
-    if (h.w < 10 || h.h < 3)
+    if (b <= a || v <= a)
+        return 0;
+    if (v >= b)
+        return w - 1;
+    int c = (int)((double)(v - a) * w / (double)(b - a));
+    return c >= w ? w - 1 : c;
+}
+
+/* One row: start time, the span scaled to the width with a mark for each minute
+ * where a warning or throttling started and for each marker, the position, end time. */
+static void draw_timeline(struct bt_tui *t, const struct bt_layout *l)
+{
+    const struct bt_tui_replay *rp = t->host->replay;
+    struct bt_rect r = l->timeline;
+    if (!rp || r.h < 1)
         return;
-    char lines[64][96];
-    int n = bt_keys_help(lines, 64);
-    attr_t a = A(t, BT_ROLE_HELP);
+    fill(r.y, 0, r.w, A(t, BT_ROLE_NORMAL));
+    char a[16], b[16];
+    bt_fmt_hhmm(rp->start, a, sizeof a);
+    bt_fmt_hhmm(rp->end, b, sizeof b);
+    int x0 = 1 + (int)strlen(a) + 2, w = r.w - x0 - (int)strlen(b) - 3;
+    text(r.y, 1, (int)strlen(a), a, A(t, BT_ROLE_AXIS));
+    text(r.y, x0 + w + 2, (int)strlen(b), b, A(t, BT_ROLE_AXIS));
+    if (w < 4)
+        return;
+    unsigned char *col = bt_xcalloc((size_t)w, 1);
+    int64_t span = rp->end - rp->start;
+    for (int c = 0; c < w; c++) {
+        /* the minutes this column covers: not all scanned yet shows as such */
+        int64_t ta = rp->start + (int64_t)((double)span * c / w);
+        int64_t tb = rp->start + (int64_t)((double)span * (c + 1) / w) - 1;
+        if (tb < ta)
+            tb = ta;
+        col[c] = TL_QUIET;
+        if (!rp->minutes || !rp->nminutes) {
+            col[c] = TL_UNSCANNED;
+            continue;
+        }
+        for (int64_t m = bt_minute_floor(ta); m <= tb; m += 60) {
+            int64_t k = (m - rp->minute0) / 60;
+            if (k < 0 || (size_t)k >= rp->nminutes)
+                continue;
+            if (rp->minutes[k] == 0)
+                col[c] = TL_UNSCANNED;
+        }
+    }
+    /* one mark per minute where something started, at the minute's middle */
+    for (size_t k = 0; rp->minutes && k < rp->nminutes; k++)
+        if (rp->minutes[k] == 2)
+            col[tl_col(rp->minute0 + (int64_t)k * 60 + 30, rp->start, rp->end, w)] = TL_EVENT;
+    for (size_t i = 0; i < rp->nmarkers; i++)
+        col[tl_col(rp->markers[i].t, rp->start, rp->end, w)] = TL_MARKER;
+    int cur = tl_col(t->host->now, rp->start, rp->end, w);
+    for (int c = 0; c < w; c++) {
+        uint32_t g;
+        enum bt_role role;
+        switch (col[c]) {
+        case TL_UNSCANNED: g = t->utf8 ? 0x00B7 : '.'; role = BT_ROLE_DIM; break;
+        case TL_EVENT: g = '!'; role = BT_ROLE_WARN; break;
+        case TL_MARKER: g = 'M'; role = BT_ROLE_KEY; break;
+        default: g = t->utf8 ? 0x2500 : '-'; role = BT_ROLE_RULE; break;
+        }
+        if (c == cur) {
+            g = t->utf8 ? 0x25C6 : '#';
+            role = BT_ROLE_SELECTED;
+        }
+        glyph(r.y, x0 + c, g, A(t, role));
+    }
+    glyph(r.y, x0 - 1, t->utf8 ? 0x251C : '[', A(t, BT_ROLE_RULE));
+    glyph(r.y, x0 + w, t->utf8 ? 0x2524 : ']', A(t, BT_ROLE_RULE));
+    free(col);
+}
+
+/* A bordered box with a title, drawn over the other panes (help, markers). */
+static void draw_box(const struct bt_tui *t, struct bt_rect h, const char *title, attr_t a)
+{
     for (int y = 0; y < h.h; y++)
         fill(h.y + y, h.x, h.w, a);
     uint32_t hz = t->utf8 ? 0x2500 : '-', vt = t->utf8 ? 0x2502 : '|';
@@ -1285,7 +1410,55 @@ static void draw_help(struct bt_tui *t, const struct bt_layout *l)
     glyph(h.y, h.x + h.w - 1, c[1], a);
     glyph(h.y + h.h - 1, h.x, c[2], a);
     glyph(h.y + h.h - 1, h.x + h.w - 1, c[3], a);
-    text(h.y, h.x + 2, h.w - 4, " bedtop keys (Esc or ? closes) ", a | A_BOLD);
+    text(h.y, h.x + 2, h.w - 4, title, a | A_BOLD);
+}
+
+/* The recording's markers, one a line, the selected one highlighted. */
+static void draw_markers(struct bt_tui *t, const struct bt_layout *l)
+{
+    const struct bt_tui_replay *rp = t->host->replay;
+    int n = (int)rp->nmarkers;
+    int w = l->cols - 2 < 76 ? l->cols - 2 : 76;
+    int rows = l->rows - 4;
+    int hh = (n ? n : 1) + 2;
+    if (hh > rows + 2)
+        hh = rows + 2;
+    struct bt_rect h = {(l->cols - w) / 2, (l->rows - hh) / 2, w, hh};
+    if (h.w < 10 || h.h < 3)
+        return;
+    attr_t a = A(t, BT_ROLE_HELP);
+    draw_box(t, h, " markers (Enter jumps, Esc closes) ", a);
+    if (!n) {
+        text(h.y + 1, h.x + 2, h.w - 4, "no markers in this recording", a);
+        return;
+    }
+    int vis = h.h - 2;
+    if (t->marker_sel >= n)
+        t->marker_sel = n - 1;
+    int first = t->marker_sel >= vis ? t->marker_sel - vis + 1 : 0;
+    for (int i = 0; i < vis && first + i < n; i++) {
+        int k = first + i;
+        char line[300], ts[32];
+        bt_fmt_iso(rp->markers[k].t, ts, sizeof ts);
+        snprintf(line, sizeof line, "%s  %s", ts, rp->markers[k].text ? rp->markers[k].text : "");
+        attr_t la = k == t->marker_sel ? A(t, BT_ROLE_SELECTED) : a;
+        fill(h.y + 1 + i, h.x + 1, h.w - 2, la);
+        text(h.y + 1 + i, h.x + 2, h.w - 4, line, la);
+    }
+}
+
+/* ---------- help, too small ---------- */
+
+static void draw_help(struct bt_tui *t, const struct bt_layout *l)
+{
+    struct bt_rect h = l->help;
+    if (h.w < 10 || h.h < 3)
+        return;
+    char lines[64][96];
+    int n = bt_keys_help_mode(lines, 64, t->host->replay ? BT_CTX_REPLAY : BT_CTX_LIVE);
+    attr_t a = A(t, BT_ROLE_HELP);
+    draw_box(t, h, t->host->replay ? " bedtop replay keys (Esc or ? closes) "
+                                   : " bedtop keys (Esc or ? closes) ", a);
     for (int i = 0; i < n && i < h.h - 2; i++) {
         int y = h.y + 1 + i;
         if (i == h.h - 3 && n > h.h - 2) {
@@ -1324,7 +1497,8 @@ static void draw(struct bt_tui *t)
     enum gkind gk[BT_LAYOUT_MAX_GRAPHS];
     char help[64][96];
     lo.help = t->help;
-    lo.help_lines = bt_keys_help(help, 64);
+    lo.help_lines = bt_keys_help_mode(help, 64, t->host->replay ? BT_CTX_REPLAY : BT_CTX_LIVE);
+    lo.timeline = t->host->replay != NULL;
     if (t->view == BT_VIEW_DETAIL && t->sel_route < 0)
         t->view = BT_VIEW_OVERVIEW;
     lo.view = t->view;
@@ -1347,6 +1521,10 @@ static void draw(struct bt_tui *t)
         draw_detail(t, &l, nw, gk);
     else
         draw_overview(t, &l, nw);
+    if (!l.too_small)
+        draw_timeline(t, &l);
+    if (!l.too_small && t->markers_open && t->host->replay)
+        draw_markers(t, &l);
     if (!l.too_small && t->help)
         draw_help(t, &l);
     wnoutrefresh(stdscr);
@@ -1392,8 +1570,104 @@ static void step_interval(struct bt_tui *t, int dir)
     snprintf(t->msg, sizeof t->msg, "interval %.0fs", next);
 }
 
+static const double speeds[] = {1, 2, 5, 10, 30, 100, 300, 1000};
+
+static void step_speed(struct bt_tui *t, int dir)
+{
+    struct bt_tui_replay *rp = t->host->replay;
+    int n = (int)BT_ARRAY_LEN(speeds), k = 0;
+    for (int i = 0; i < n; i++)
+        if (speeds[i] <= rp->speed)
+            k = i;
+    k += dir;
+    k = k < 0 ? 0 : k >= n ? n - 1 : k;
+    rp->set_speed(rp->arg, speeds[k]);
+    snprintf(t->msg, sizeof t->msg, "speed %gx", speeds[k]);
+}
+
+static void replay_seek(struct bt_tui *t, int64_t to)
+{
+    struct bt_tui_replay *rp = t->host->replay;
+    if (to < rp->start)
+        to = rp->start;
+    if (to > rp->end)
+        to = rp->end;
+    rp->seek(rp->arg, to);
+}
+
+/* One poll forward or back from the current time; stepping pauses. */
+static void step_poll(struct bt_tui *t, int dir)
+{
+    struct bt_tui_replay *rp = t->host->replay;
+    int64_t now = t->host->now, to = 0;
+    if (rp->playing)
+        rp->set_playing(rp->arg, false);
+    if (dir > 0) {
+        for (size_t i = 0; i < rp->npolls && !to; i++)
+            if (rp->polls[i] > now)
+                to = rp->polls[i];
+    } else {
+        for (size_t i = rp->npolls; i > 0 && !to; i--)
+            if (rp->polls[i - 1] < now)
+                to = rp->polls[i - 1];
+    }
+    if (!to) {
+        snprintf(t->msg, sizeof t->msg, dir > 0 ? "at the last poll" : "at the first poll");
+        return;
+    }
+    replay_seek(t, to);
+}
+
+static void find_event(struct bt_tui *t, int dir)
+{
+    struct bt_tui_replay *rp = t->host->replay;
+    char what[120] = "";
+    int64_t to = rp->find(rp->arg, t->host->now, dir, what, sizeof what);
+    if (!to) {
+        snprintf(t->msg, sizeof t->msg, "no %s warning or throttle", dir > 0 ? "later" : "earlier");
+        return;
+    }
+    replay_seek(t, to);
+    snprintf(t->msg, sizeof t->msg, "%s", what);
+}
+
+/* Replay's own actions; false when a is not one. */
+static bool act_replay(struct bt_tui *t, enum bt_action a)
+{
+    struct bt_tui_replay *rp = t->host->replay;
+    if (!rp)
+        return false;
+    switch (a) {
+    case BT_ACT_PLAY: rp->set_playing(rp->arg, !rp->playing); break;
+    case BT_ACT_STEP_FWD: step_poll(t, 1); break;
+    case BT_ACT_STEP_BACK: step_poll(t, -1); break;
+    case BT_ACT_SPEED_UP: step_speed(t, 1); break;
+    case BT_ACT_SPEED_DOWN: step_speed(t, -1); break;
+    case BT_ACT_GOTO:
+        t->prompt = PR_GOTO;
+        t->input[0] = '\0';
+        break;
+    case BT_ACT_NEXT_EVENT: find_event(t, 1); break;
+    case BT_ACT_PREV_EVENT: find_event(t, -1); break;
+    case BT_ACT_REPLAY_START: replay_seek(t, rp->start); break;
+    case BT_ACT_REPLAY_END: replay_seek(t, rp->end); break;
+    case BT_ACT_MARKERS:
+        t->markers_open = true;
+        /* the marker at or before the current time is the likely one wanted */
+        t->marker_sel = 0;
+        for (size_t i = 0; i < rp->nmarkers; i++)
+            if (rp->markers[i].t <= t->host->now)
+                t->marker_sel = (int)i;
+        break;
+    default: return false;
+    }
+    return true;
+}
+
 static void act(struct bt_tui *t, enum bt_action a)
 {
+    if (act_replay(t, a))
+        return;
     struct bt_tui_host *h = t->host;
     int page = LINES > 6 ? LINES - 6 : 1;
     switch (a) {
@@ -1463,8 +1737,8 @@ static void act(struct bt_tui *t, enum bt_action a)
         break;
     case BT_ACT_MARKER:
         if (h->add_marker && h->recording) {
-            h->add_marker(h->arg, "marker");
-            snprintf(t->msg, sizeof t->msg, "marker added");
+            t->prompt = PR_MARKER;
+            t->input[0] = '\0';
         } else {
             snprintf(t->msg, sizeof t->msg, "markers need --record FILE");
         }
@@ -1491,6 +1765,73 @@ static void filter_key(struct bt_tui *t, int c)
     }
 }
 
+/* Enter on the prompt: go to the time typed, or write the marker. */
+static void prompt_done(struct bt_tui *t)
+{
+    struct bt_tui_host *h = t->host;
+    int kind = t->prompt;
+    t->prompt = PR_NONE;
+    if (kind == PR_MARKER) {
+        const char *note = t->input[0] ? t->input : "marker";
+        h->add_marker(h->arg, note);
+        snprintf(t->msg, sizeof t->msg, "marker added: %.60s", note);
+        return;
+    }
+    struct bt_tui_replay *rp = h->replay;
+    int64_t to;
+    if (!t->input[0])
+        return;
+    if (!rp->parse_time(rp->arg, t->input, h->now, &to)) {
+        snprintf(t->msg, sizeof t->msg, "'%.40s' is not a time (14:32, -30m, +5m, ISO)", t->input);
+        return;
+    }
+    if (to < rp->start || to > rp->end)
+        snprintf(t->msg, sizeof t->msg, "%.40s is outside the recording: at its %s", t->input,
+                 to < rp->start ? "start" : "end");
+    replay_seek(t, to);
+}
+
+static void prompt_key(struct bt_tui *t, int c)
+{
+    size_t len = strlen(t->input);
+    if (c == 27) {
+        t->prompt = PR_NONE;
+    } else if (c == '\n' || c == '\r' || c == KEY_ENTER) {
+        prompt_done(t);
+    } else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
+        if (len)
+            t->input[len - 1] = '\0';
+    } else if (c >= 32 && c < 127 && len + 1 < sizeof t->input) {
+        t->input[len] = (char)c;
+        t->input[len + 1] = '\0';
+    }
+}
+
+/* The markers overlay: move, Enter jumps to the selected marker, Esc closes. */
+static void markers_key(struct bt_tui *t, int c)
+{
+    struct bt_tui_replay *rp = t->host->replay;
+    int n = (int)rp->nmarkers;
+    if (c == KEY_UP || c == 'k') {
+        if (t->marker_sel > 0)
+            t->marker_sel--;
+    } else if (c == KEY_DOWN || c == 'j') {
+        if (t->marker_sel + 1 < n)
+            t->marker_sel++;
+    } else if (c == '\n' || c == '\r' || c == KEY_ENTER) {
+        t->markers_open = false;
+        if (n) {
+            const struct bt_tui_marker *m = &rp->markers[t->marker_sel];
+            replay_seek(t, m->t);
+            snprintf(t->msg, sizeof t->msg, "marker: %.100s", m->text ? m->text : "");
+        }
+    } else if (c == 27 || c == 'M' || c == 'm') {
+        t->markers_open = false;
+    } else if (c == 'q') {
+        t->quit = true;
+    }
+}
+
 void bt_tui_input(struct bt_tui *t)
 {
     if (!t || !t->active)
@@ -1509,8 +1850,20 @@ void bt_tui_input(struct bt_tui *t)
             filter_key(t, c);
             continue;
         }
+        if (t->prompt != PR_NONE) {
+            prompt_key(t, c);
+            continue;
+        }
+        if (t->markers_open && t->host->replay) {
+            markers_key(t, c);
+            if (t->quit)
+                break;
+            continue;
+        }
         unsigned ctx = t->help ? BT_CTX_HELP
                        : t->view == BT_VIEW_DETAIL ? BT_CTX_DETAIL : BT_CTX_OVERVIEW;
+        if (t->host->replay)
+            ctx <<= 3; /* the replay's contexts sit three bits up (tui/keys.h) */
         act(t, bt_key_action(c, ctx));
         if (t->quit)
             break;
@@ -1578,7 +1931,8 @@ void bt_tui_update(struct bt_tui *t)
     const struct bt_tui_host *h = t->host;
     if (t->drawn && t->d_gen == h->store->generation && t->d_now == h->now &&
         t->d_next_poll == h->next_poll && t->d_cols == COLS && t->d_rows == LINES &&
-        t->d_paused == h->paused && t->d_interval == h->interval && t->d_state == t->state)
+        t->d_paused == h->paused && t->d_interval == h->interval && t->d_state == t->state &&
+        (!h->replay || t->d_rversion == h->replay->version))
         return;
     draw(t);
     t->drawn = true;
@@ -1590,6 +1944,7 @@ void bt_tui_update(struct bt_tui *t)
     t->d_paused = h->paused;
     t->d_interval = h->interval;
     t->d_state = t->state;
+    t->d_rversion = h->replay ? h->replay->version : 0;
 }
 
 void bt_tui_resize(struct bt_tui *t)
@@ -1609,7 +1964,17 @@ bool bt_tui_quit(const struct bt_tui *t)
 
 int bt_tui_next_wakeup_ms(const struct bt_tui *t)
 {
-    if (!t || !t->active || t->host->paused)
+    if (!t || !t->active)
+        return -1;
+    const struct bt_tui_replay *rp = t->host->replay;
+    if (rp) {
+        if (!rp->playing)
+            return -1;
+        /* one redraw per recorded second, at most ten a second at high speed */
+        int ms = rp->speed > 0 ? (int)(1000 / rp->speed) : 1000;
+        return ms < 100 ? 100 : ms;
+    }
+    if (t->host->paused)
         return -1;
     /* the status bar counts seconds: wake at the next wall-clock second */
     struct timespec ts;

@@ -11,6 +11,40 @@
 #include "core/config.h"
 #include "core/model.h"
 
+struct bt_tui_marker {
+    int64_t t;
+    const char *text;
+};
+
+/* Replay's time controls, provided by the app (host->replay; NULL when live).
+ * Times are recording times (seconds); the TUI knows no recording format. */
+struct bt_tui_replay {
+    int64_t start, end;              /* the span the timeline shows */
+    const int64_t *polls;            /* poll times, ascending */
+    size_t npolls;
+    const struct bt_tui_marker *markers;
+    size_t nmarkers;
+    double speed;                    /* recorded seconds per real second */
+    bool playing;
+    const char *note;                /* e.g. "backfilled: no admission counters"; NULL none */
+    const char *problem;             /* e.g. the first corrupt line; NULL none */
+    /* Timeline marks, one per minute from minute0: 0 not scanned yet, 1 quiet,
+     * 2 a warning or throttling started in that minute. */
+    const unsigned char *minutes;
+    size_t nminutes;
+    int64_t minute0;
+    unsigned version;                /* bumped by the app when anything above changes */
+    void *arg;
+    void (*seek)(void *arg, int64_t t);      /* shows the model at t (sets host->now) */
+    void (*set_speed)(void *arg, double speed);
+    void (*set_playing)(void *arg, bool on);
+    /* The next (dir +1) or previous (-1) time after/before from at which a warning
+     * starts or throttling begins, 0 when none; what gets a short description. */
+    int64_t (*find)(void *arg, int64_t from, int dir, char *what, size_t n);
+    /* Parses a time as users type it (14:32, -30m, +5m, ISO) relative to rel. */
+    bool (*parse_time)(void *arg, const char *s, int64_t rel, int64_t *out);
+};
+
 struct bt_tui_host {                 /* provided by the app; the TUI only reads the model through it */
     const struct bt_config *cfg;
     const struct bt_store *store;
@@ -26,6 +60,7 @@ struct bt_tui_host {                 /* provided by the app; the TUI only reads 
     void (*set_paused)(void *arg, bool paused);
     void (*set_interval)(void *arg, double seconds);
     void (*add_marker)(void *arg, const char *note); /* `m` (recording); may be NULL */
+    struct bt_tui_replay *replay;    /* replay controls, NULL in the live dashboard */
 };
 
 struct bt_tui_opts {
