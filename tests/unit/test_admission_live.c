@@ -138,6 +138,9 @@ static const struct bt_source_status *status(struct fixture *f, int route)
  * and includes a few ms of network jitter over a 2 s gap. */
 static void near_rel(double got, double want, double rel, const char *what)
 {
+    /* under valgrind the client's parse time skews its measured gap by a few % */
+    if (getenv("VALGRIND") && rel < 0.1)
+        rel = 0.1;
     tap_ok(fabs(got - want) <= rel * fabs(want), __FILE__, __LINE__, "%s: got %.1f want %.1f",
            what, got, want);
 }
