@@ -31,6 +31,8 @@ struct rview {
      * it was throttled (THROTTLE_BIT). */
     uint32_t *mask;
     unsigned char *evaluated;
+    int64_t *ev_t;           /* per poll: 0 not known, -1 nothing started, else when it showed */
+    uint32_t *newbits;       /* scratch: per route, what started */
     unsigned char *minutes;
     size_t scan_next;
     bool displaced;          /* the scan moved the store's horizon: put it back */
@@ -84,16 +86,16 @@ static bool event_at(struct rview *v, size_t i)
     bool ev = false;
     for (int r = 0; r < v->nr && !ev; r++)
         ev = (b[r] & ~a[r]) != 0;
-    /* the timeline's minute mark follows from the same answer */
-    int64_t k = (v->rp->polls[i] - v->ctl.minute0) / 60;
-    if (k >= 0 && (size_t)k < v->ctl.nminutes) {
-        unsigned char want = ev ? 2 : 1;
-        if (v->minutes[k] < want) {
-            v->minutes[k] = want;
-            v->ctl.version++;
-        }
-    }
     return ev;
+}
+
+static void mark_minute(struct rview *v, int64_t t, unsigned char want)
+{
+    int64_t k = (t - v->ctl.minute0) / 60;
+    if (k >= 0 && (size_t)k < v->ctl.nminutes && v->minutes[k] < want) {
+        v->minutes[k] = want;
+        v->ctl.version++;
+    }
 }
 
 static bool visible(struct rview *v, const uint32_t *newbits, int64_t t)
@@ -108,11 +110,16 @@ static bool visible(struct rview *v, const uint32_t *newbits, int64_t t)
 
 /* The first second at which what appeared at poll i shows: samples carry their
  * arrival, so this is when the data said so, not when the poll happened to run. */
-static int64_t refine(struct rview *v, size_t i, uint32_t *newbits)
+static void new_bits(struct rview *v, size_t i, uint32_t *newbits)
 {
     const uint32_t *a = mask_at(v, i - 1), *b = mask_at(v, i);
     for (int r = 0; r < v->nr; r++)
         newbits[r] = b[r] & ~a[r];
+}
+
+static int64_t refine(struct rview *v, size_t i, uint32_t *newbits)
+{
+    new_bits(v, i, newbits);
     int64_t lo = v->rp->polls[i - 1], hi = v->rp->polls[i];
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -122,6 +129,26 @@ static int64_t refine(struct rview *v, size_t i, uint32_t *newbits)
             lo = mid;
     }
     return hi;
+}
+
+/* When something started between poll i-1 and poll i (-1: nothing); cached,
+ * and marked on the timeline at that minute. */
+static int64_t poll_event(struct rview *v, size_t i)
+{
+    if (i == 0 || i >= v->rp->npolls)
+        return -1;
+    if (v->ev_t[i])
+        return v->ev_t[i];
+    if (event_at(v, i)) {
+        v->ev_t[i] = refine(v, i, v->newbits);
+        mark_minute(v, v->ev_t[i], 2);
+    } else {
+        v->ev_t[i] = -1;
+    }
+    /* minutes without a poll of their own (a late loop) are scanned too */
+    for (int64_t m = bt_minute_floor(v->rp->polls[i - 1]); m <= v->rp->polls[i]; m += 60)
+        mark_minute(v, m, 1);
+    return v->ev_t[i];
 }
 
 static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *what, size_t n)
@@ -152,33 +179,36 @@ static int64_t rv_find(void *arg, int64_t from, int dir, char *what, size_t n)
 {
     struct rview *v = arg;
     const struct bt_replay *rp = v->rp;
-    uint32_t *newbits = bt_xcalloc((size_t)v->nr + 1, sizeof *newbits);
     int64_t found = 0;
+    size_t at = 0;
     if (dir > 0) {
-        /* events at polls up to from showed by from */
+        /* what started by a poll up to from already showed at from */
         size_t i = 1;
         while (i < rp->npolls && rp->polls[i] <= from)
             i++;
-        for (; i < rp->npolls && !found; i++)
-            if (event_at(v, i)) {
-                int64_t t = refine(v, i, newbits);
-                if (t > from)
-                    found = t;
+        for (; i < rp->npolls && !found; i++) {
+            int64_t t = poll_event(v, i);
+            if (t > from) {
+                found = t;
+                at = i;
             }
+        }
     } else {
         size_t i = rp->npolls;
         while (i > 1 && rp->polls[i - 2] >= from)
             i--;
-        for (; i > 1 && !found; i--)
-            if (event_at(v, i - 1)) {
-                int64_t t = refine(v, i - 1, newbits);
-                if (t < from)
-                    found = t;
+        for (; i > 1 && !found; i--) {
+            int64_t t = poll_event(v, i - 1);
+            if (t > 0 && t < from) {
+                found = t;
+                at = i - 1;
             }
+        }
     }
-    if (found)
-        describe(v, newbits, found, what, n);
-    free(newbits);
+    if (found) {
+        new_bits(v, at, v->newbits);
+        describe(v, v->newbits, found, what, n);
+    }
     show(v, v->host.now);
     return found;
 }
@@ -220,14 +250,10 @@ static void scan_slice(struct rview *v)
 {
     double t0 = bt_wall_now();
     while (v->scan_next < v->rp->npolls) {
-        event_at(v, v->scan_next);
-        if (v->scan_next == 0) {
-            evaluate_poll(v, 0);
-            if (v->ctl.nminutes && !v->minutes[0]) {
-                v->minutes[0] = 1;
-                v->ctl.version++;
-            }
-        }
+        if (v->scan_next == 0)
+            mark_minute(v, v->rp->polls[0], 1);
+        else
+            poll_event(v, v->scan_next);
         v->scan_next++;
         if (bt_wall_now() - t0 > SCAN_SLICE)
             break;
@@ -287,6 +313,8 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
     size_t cells = rp->npolls * (size_t)(v.nr ? v.nr : 1);
     v.mask = bt_xcalloc(cells, sizeof *v.mask);
     v.evaluated = bt_xcalloc(rp->npolls, 1);
+    v.ev_t = bt_xcalloc(rp->npolls, sizeof *v.ev_t);
+    v.newbits = bt_xcalloc((size_t)v.nr + 1, sizeof *v.newbits);
     v.ctx = (struct bt_ctx){.cfg = &rp->cfg, .store = &rp->store, .mode = BT_MODE_LIVE};
     v.loop = (struct bt_loop){.ctx = &v.ctx};
     bt_clock_start(&v.loop.clock, (double)rp->start, 1);
@@ -328,6 +356,8 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
     int rc = app_view_run(&view, o);
     free(v.mask);
     free(v.evaluated);
+    free(v.ev_t);
+    free(v.newbits);
     free(v.minutes);
     free(v.markers);
     return rc;

@@ -1341,11 +1341,13 @@ static void draw_timeline(struct bt_tui *t, const struct bt_layout *l)
     if (w < 4)
         return;
     unsigned char *col = bt_xcalloc((size_t)w, 1);
-    int64_t span = rp->end - rp->start;
+    /* whole minutes, so a recording that ended a second later scales the same */
+    int64_t t0 = bt_minute_floor(rp->start), t1 = bt_minute_floor(rp->end) + 60;
+    int64_t span = t1 - t0;
     for (int c = 0; c < w; c++) {
         /* the minutes this column covers: not all scanned yet shows as such */
-        int64_t ta = rp->start + (int64_t)((double)span * c / w);
-        int64_t tb = rp->start + (int64_t)((double)span * (c + 1) / w) - 1;
+        int64_t ta = t0 + (int64_t)((double)span * c / w);
+        int64_t tb = t0 + (int64_t)((double)span * (c + 1) / w) - 1;
         if (tb < ta)
             tb = ta;
         col[c] = TL_QUIET;
@@ -1364,10 +1366,10 @@ static void draw_timeline(struct bt_tui *t, const struct bt_layout *l)
     /* one mark per minute where something started, at the minute's middle */
     for (size_t k = 0; rp->minutes && k < rp->nminutes; k++)
         if (rp->minutes[k] == 2)
-            col[tl_col(rp->minute0 + (int64_t)k * 60 + 30, rp->start, rp->end, w)] = TL_EVENT;
+            col[tl_col(rp->minute0 + (int64_t)k * 60 + 30, t0, t1, w)] = TL_EVENT;
     for (size_t i = 0; i < rp->nmarkers; i++)
-        col[tl_col(rp->markers[i].t, rp->start, rp->end, w)] = TL_MARKER;
-    int cur = tl_col(t->host->now, rp->start, rp->end, w);
+        col[tl_col(rp->markers[i].t, t0, t1, w)] = TL_MARKER;
+    int cur = tl_col(t->host->now, t0, t1, w);
     for (int c = 0; c < w; c++) {
         uint32_t g;
         enum bt_role role;

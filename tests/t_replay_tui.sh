@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Interactive replay in tmux (helpers in tests/termlib.sh): `bedtop replay FILE` on a
+# headless demo recording, driven with its keys, screens compared with
+# tests/term/golden/replay-*.txt (UPDATE_GOLDEN=1 rewrites them). Markers are
+# written by the live dashboard's m; a backfill recording comes from the fake AWS.
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+TUI_CMD=""
+. "$BEDTOP_SRCDIR/tests/termlib.sh"
+EXTRA=""
+
+REC=$TMP/demo.rec
+"$BEDTOP" record "$REC" --demo --demo-speed 3000 --duration 30m 2>"$TMP/record.err"
+expect_eq "demo recording written (30 simulated minutes)" "$?" 0
+# Poll times as the file has them (they depend on how late the loop woke, so a
+# screen after a one-poll step is checked against the file, not a golden).
+poll_iso() { python3 - "$REC" "$1" <<'PY'
+import json, sys, time
+polls = [json.loads(l)["t"] for l in open(sys.argv[1]).readlines()[1:] if l.strip()]
+print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(polls[int(sys.argv[2])])))
+PY
+}
+FIRST=$(poll_iso 0) SECOND=$(poll_iso 1) LAST=$(poll_iso -1)
+expect_eq "the demo's first poll is at its start" "$FIRST" 2026-11-29T10:00:00Z
+# header time: the replay shows the model at exactly this moment
+at() { wait_for "$1" " bedtop  REPLAY  $2 "; }
+# The xterm sequences of Home and End, sent whole (tmux's own differ from TERM=xterm's).
+HOME_KEY=$'\eOH' END_KEY=$'\eOF'
+lit() { T send-keys -t "$1" -l "$2"; }
+
+# n from 10:16:00: the next thing to start is experiments going STALE at 10:18:30. Its
+# Region's CloudWatch fails from story minute 18 (collectors/demo.c); minute 10:16 is
+# published 60 s + DEMO_CW_LAG 90 s after it starts = 10:18:30, and that publication
+# is the first failure. N from there goes back to 10:16:00: triage's retry storm
+# throttles from story minute 13 (storm(13) = 0.25), and minute 10:13 counts once
+# complete: 10:13 + 60 s + the recording's cloudwatch_lag 120 s = 10:16:00.
+N_AT=2026-11-29T10:18:30Z P_AT=2026-11-29T10:16:00Z
+stale_at() { # codes of experiments (STALE?) and triage throttles at time $1, from --at
+    "$BEDTOP" replay "$REC" --at "$1" --format json | python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}
+print("STALE" in [w["code"] for w in r["experiments"]["warnings"]], r["triage"]["throttles_per_min"] > 0)'
+}
+expect_eq "--at 10:18:29: experiments not yet stale" "$(stale_at 10:18:29)" "False True"
+expect_eq "--at 10:18:30: experiments stale" "$(stale_at 10:18:30)" "True True"
+expect_eq "--at 10:15:59: triage not yet throttled" "$(stale_at 10:15:59)" "False False"
+expect_eq "--at 10:16:00: triage throttled" "$(stale_at 10:16:00)" "False True"
+
+for size in 120x40 80x24; do
+    w=${size%x*} h=${size#*x}
+    s=rp-$size; TUI_CMD="$BEDTOP replay $REC"
+    start "$s" "$w" "$h" C.UTF-8
+    check "$size: replay opens at the first poll, paused" at "$s" "$FIRST"
+    golden "replay-open-$size" "$s"
+    keys "$s" g
+    check "$size: g prompts for a time" wait_for "$s" "go to: _"
+    keys "$s" 1 0 : 1 6 Enter
+    check "$size: g 10:16 goes to 10:16:00" at "$s" 2026-11-29T10:16:00Z
+    golden "replay-goto-1016-$size" "$s"
+    keys "$s" n
+    check "$size: n lands on the next start: experiments STALE at 10:18:30" at "$s" "$N_AT"
+    check "$size: n says what started" wait_for "$s" "10:18:30 experiments: STALE"
+    golden "replay-next-$size" "$s"
+    keys "$s" N
+    check "$size: N goes back to triage's throttling at 10:16:00" at "$s" "$P_AT"
+    golden "replay-prev-$size" "$s"
+    keys "$s" ]
+    check "$size: ] doubles the speed" wait_for "$s" "paused 2x"
+    golden "replay-speed-$size" "$s"
+    lit "$s" "$END_KEY"
+    check "$size: End goes to the last poll ($LAST)" at "$s" "$LAST"
+    lit "$s" "$HOME_KEY"
+    check "$size: Home goes back to the start" at "$s" "$FIRST"
+    keys "$s" .
+    check "$size: . steps to the second poll ($SECOND)" at "$s" "$SECOND"
+    keys "$s" ,
+    check "$size: , steps back to the first poll" at "$s" "$FIRST"
+    keys "$s" [
+    check "$size: [ halves the speed again" wait_for "$s" "paused 1x"
+    golden "replay-home-step-$size" "$s"
+    T kill-session -t "$s"
+done
+
+# Help in replay shows the replay's keys (and not the live-only ones).
+s=help; TUI_CMD="$BEDTOP replay $REC"; start $s 120 40 C.UTF-8; at $s "$FIRST"
+keys $s '?'
+check "? opens the replay help" wait_for $s "bedtop replay keys"
+golden replay-help-120x40 $s
+scr=$(T capture-pane -p -t $s)
+for k in "Space, p      play / pause" "n             next warning" "Home          start of the recording" \
+         "g             go to a time" "]             play faster"; do
+    check "help lists '$k'" grep -qF -- "$k" <<<"$scr"
+done
+check "help leaves out live-only keys (+ interval, r refresh)" \
+    bash -c '! grep -qE "poll less often|refresh now" <<<"$1"' _ "$scr"
+keys $s Escape
+check "Esc closes the help" wait_gone $s "bedtop replay keys"
+# Playing: space runs recorded time forward at the chosen speed, space stops it.
+keys $s ] ] ] ] ] ' '
+check "space plays (100x)" wait_for $s "playing 100x"
+check "the header says PLAYING" wait_for $s "PLAYING"
+check "recorded time moves while playing" wait_gone $s " bedtop  REPLAY  $FIRST "
+keys $s ' '
+check "space pauses again" wait_for $s "paused 100x"
+# A time that is not one, and one outside the recording.
+keys $s g x y z Enter
+check "g rejects what is not a time" wait_for $s "'xyz' is not a time"
+keys $s g 0 9 : 0 0 Enter
+check "g before the start clamps to the start" wait_for $s "outside the recording: at its start"
+check "... and shows the start" at $s "$FIRST"
+keys $s q
+check "q: replay exits 0" wait_for $s "EXITED rc=0"
+check "q: alternate screen left" test "$(T display -p -t $s '#{alternate_on}')" = 0
+check "q: cursor visible again" test "$(T display -p -t $s '#{cursor_flag}')" = 1
+check "q: dashboard gone from the screen" wait_gone $s "REPLAY"
+T kill-session -t $s
+
+# Markers: the live dashboard's m asks for a note and writes it into the recording.
+MREC=$TMP/marked.rec
+s=live; TUI_CMD="$BEDTOP --demo --demo-speed 60 --record $MREC"; start $s 160 24 C.UTF-8
+check "live demo dashboard with --record comes up" wait_for $s " REC "
+sleep 1 # a minute of simulated time, so the marker sits apart from the start
+keys $s m
+check "m asks for a note" wait_for $s "marker note: _"
+keys $s -l "deploy v2 canary"
+keys $s Enter
+check "Enter adds the marker" wait_for $s "marker added: deploy v2 canary"
+keys $s q
+check "live dashboard exits 0" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+MARK=$(python3 - "$MREC" <<'PY'
+import json, sys, time
+for l in open(sys.argv[1]).readlines()[1:]:
+    for e in json.loads(l).get("e", []):
+        if e["type"] == "marker":
+            print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(e["t"])), e["text"])
+PY
+)
+expect_eq "the recording holds the marker and its note" "${MARK#* }" "deploy v2 canary"
+MARK_T=${MARK%% *}
+sum0=$(md5sum <"$MREC")
+s=marks; TUI_CMD="$BEDTOP replay $MREC"; start $s 80 24 C.UTF-8; wait_for $s "REPLAY"
+keys $s M
+check "M lists the markers" wait_for $s "$MARK_T  deploy v2 canary"
+check "the list says how to use it" wait_for $s "markers (Enter jumps, Esc closes)"
+check "the timeline marks it" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 23p | grep -q "M"' _ "$SOCK" $s
+keys $s Enter
+check "Enter jumps to the marker ($MARK_T)" at $s "$MARK_T"
+check "... and names it" wait_for $s "marker: deploy v2 canary"
+keys $s m
+check "m in replay lists markers too (the file is read-only)" wait_for $s "markers (Enter jumps"
+keys $s Escape
+check "Esc closes the list" wait_gone $s "markers (Enter jumps"
+keys $s q
+wait_for $s "EXITED rc=0"
+expect_eq "replay left the recording untouched" "$(md5sum <"$MREC")" "$sum0"
+T kill-session -t $s
+
+# A damaged line is skipped with a warning in the status bar; the rest opens.
+BAD=$TMP/damaged.rec
+sed '5s/.*/{"t": this is not JSON/' "$REC" >"$BAD"
+s=bad; TUI_CMD="$BEDTOP replay $BAD"; start $s 120 40 C.UTF-8
+check "a recording with a damaged line opens" at $s "$FIRST"
+check "the status bar says a line was skipped, and which" wait_for $s "1 damaged line skipped (line 5)"
+T kill-session -t $s
+
+# A backfill recording (from the fake CloudWatch) has no admission counters: the replay says so.
+FAKE=$SRC/tests/fake/fake_aws.py
+NOW=$(date +%s)
+python3 - "$TMP/scen.json" "$(( (NOW / 60) * 60 - 40 * 60 ))" <<'PY'
+import json, sys
+start = int(sys.argv[2]); mid = "anthropic.claude-3-haiku-20240307-v1:0"
+ser = lambda m, f: {"namespace": "AWS/Bedrock", "metric": m, "stat": "Sum", "dimensions": {"ModelId": mid},
+                    "start": start, "values": [f(i) for i in range(40)]}
+json.dump({"series": [ser("Invocations", lambda i: 100 + i), ser("InputTokenCount", lambda i: 1000 * (100 + i)),
+                      ser("OutputTokenCount", lambda i: 200 * (100 + i))], "quotas": []}, open(sys.argv[1], "w"))
+PY
+printf '[bedtop]\nregion = us-east-1\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\n' >"$TMP/b.conf"
+python3 "$FAKE" --log "$TMP/fake.log" --scenario "$TMP/scen.json" >"$TMP/fake.out" 2>"$TMP/fake.err" &
+CLEANUP+=("kill $!")
+for i in $(seq 1 100); do PORT=$(awk '/^PORT /{print $2}' "$TMP/fake.out"); [ -n "$PORT" ] && break; sleep 0.05; done
+env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
+    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' \
+    AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true \
+    "$BEDTOP" record "$TMP/bf.rec" --since 20m --config "$TMP/b.conf" \
+    --endpoint-url "http://127.0.0.1:${PORT:-1}" 2>"$TMP/bf.err"
+expect_eq "backfill recording written" "$?" 0
+s=bf; TUI_CMD="$BEDTOP replay $TMP/bf.rec"; start $s 120 40 C.UTF-8
+check "a backfill recording opens in replay" wait_for $s "REPLAY"
+check "the status bar says it has no admission counters" wait_for $s "backfilled: no admission counters"
+keys $s q
+check "q: exits 0" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+
+# Without a terminal, the interactive replay says what to use instead.
+"$BEDTOP" replay "$REC" </dev/null >"$TMP/nt.out" 2>"$TMP/nt.err"
+expect_eq "replay without a terminal exits 3" "$?" 3
+check "... and points to --at" grep -q "replay needs a terminal; for a report use: bedtop replay .* --at TIME" "$TMP/nt.err"
+finish
