@@ -38,6 +38,14 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         out[n++] = (struct bt_cw_query){.route = ri, .signal = (enum bt_signal)s,
                                         .ns = mantle ? NS_MANTLE : NS_RUNTIME,
                                         .metric = metric, .stat = si->stat};
+        /* unknown spelling: both names in the same request, whichever has data wins */
+        if (!mantle && sp && sp->both && n < max &&
+            (s == BT_SIG_CACHE_READ || s == BT_SIG_CACHE_WRITE))
+            out[n++] = (struct bt_cw_query){.route = ri, .signal = (enum bt_signal)s, .alt = true,
+                                            .ns = NS_RUNTIME,
+                                            .metric = s == BT_SIG_CACHE_READ ? "CacheReadInputTokens"
+                                                                             : "CacheWriteInputTokens",
+                                            .stat = si->stat};
     }
     return n;
 }
@@ -58,6 +66,8 @@ bool bt_cloudwatch_parse_id(const char *id, int *route, int *sig)
     if (errno || end[0] != '_' || end[1] != 's' || end[2] < '0' || end[2] > '9')
         return false;
     s = strtol(end + 2, &end, 10);
+    if (!strcmp(end, "_a"))
+        end += 2;
     if (errno || *end || r < 0 || r > 1000000 || s < 0 || s >= BT_SIG_COUNT)
         return false;
     *route = (int)r;
@@ -98,6 +108,8 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
         const struct bt_route *rt = &routes[q[i].route];
         char id[32];
         bt_cloudwatch_query_id(q[i].route, q[i].signal, id, sizeof id);
+        if (q[i].alt)
+            bt_strlcpy(id + strlen(id), "_a", sizeof id - strlen(id));
         cJSON *mq = cJSON_CreateObject();
         cJSON_AddStringToObject(mq, "Id", id);
         cJSON *ms = cJSON_AddObjectToObject(mq, "MetricStat");
@@ -811,10 +823,17 @@ static void cw_tick(void *self, int64_t now)
             }
             continue;
         }
-        if (!g->listed || now - g->listed_at >= LIST_EVERY)
-            start_list(g, now);
-        else
+        if (cw->ctx->mode == BT_MODE_ONCE) {
+            /* one round trip: no ListMetrics, both cache spellings asked at once */
+            for (int k = 0; k < g->ag->nroutes; k++)
+                cw->spell[g->ag->routes[k]].both = true;
+            build_queries(g);
             start_poll(g, now);
+        } else if (!g->listed || now - g->listed_at >= LIST_EVERY) {
+            start_list(g, now);
+        } else {
+            start_poll(g, now);
+        }
     }
     cw->next = next_poll(cw, now);
 }

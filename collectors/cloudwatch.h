@@ -21,6 +21,7 @@ extern const struct bt_collector_ops bt_cloudwatch_collector;
 struct bt_cw_query {
     int route;
     enum bt_signal signal;
+    bool alt;                /* the other spelling of a cache metric (Id suffix _a) */
     const char *ns;          /* AWS/Bedrock or AWS/BedrockMantle */
     const char *metric;
     const char *stat;
@@ -31,13 +32,15 @@ struct bt_cw_query {
 struct bt_cw_spelling {
     const char *cache_read;
     const char *cache_write;
+    bool both;               /* not listed yet: ask for both spellings (check mode) */
 };
 
 /* Appends route ri's queries to out (at most max); returns how many. */
 int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
                                 const struct bt_cw_spelling *sp, struct bt_cw_query *out,
                                 int max);
-/* Query Id "r<route>_s<signal>", valid for ^[a-z][a-zA-Z0-9_]*$. */
+/* Query Id "r<route>_s<signal>" (the other cache spelling: "..._a"), valid for
+ * ^[a-z][a-zA-Z0-9_]*$. */
 void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n);
 bool bt_cloudwatch_parse_id(const char *id, int *route, int *sig);
 /* Requests needed for n queries: ceil(n / 500). */

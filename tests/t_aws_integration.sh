@@ -97,10 +97,13 @@ else
 
     expect_eq "every request's signature verified by the fake" \
         "$(l "$TMP/main.log" "all(x['sig_ok'] and x['token_ok'] for x in L)")" True
-    # 32 queries in one request, 7 results per page: 5 pages, plus the throttled first attempt
-    expect_eq "GetMetricData: one throttled, retried, 5 pages" \
+    # 36 queries (both cache spellings: check skips ListMetrics) in one request, 7 results
+    # per page: ceil(36 / 7) = 6 pages, plus the throttled first attempt
+    expect_eq "GetMetricData: one throttled, retried, 6 pages" \
         "$(l "$TMP/main.log" "(sum(x['op']=='GetMetricData' and x['fault']=='throttle' for x in L), sum(x['op']=='GetMetricData' and x['status']==200 for x in L))")" \
-        "(1, 5)"
+        "(1, 6)"
+    expect_eq "check: no ListMetrics round trip" \
+        "$(l "$TMP/main.log" "sum(x['op']=='ListMetrics' for x in L)")" 0
     expect_eq "ListServiceQuotas: 7 pages (sizes 3, 0, 1, 1, 1, 1, 1)" \
         "$(l "$TMP/main.log" "sum(x['op']=='ListServiceQuotas' and x['status']==200 for x in L)")" 7
     expect_eq "ListAWSDefaultServiceQuotas: 2 pages" \

@@ -271,6 +271,23 @@ static void test_parse(void)
     OK(bt_cloudwatch_parse_id("r12_s3", &r, &sig) && r == 12 && sig == 3, "Id r12_s3 -> 12, 3");
     OK(!bt_cloudwatch_parse_id("r12_s99", &r, &sig), "Id with an unknown signal rejected");
     OK(!bt_cloudwatch_parse_id("cpu", &r, &sig), "foreign Id rejected");
+    OK(bt_cloudwatch_parse_id("r2_s3_a", &r, &sig) && r == 2 && sig == 3,
+       "Id of the other cache spelling r2_s3_a -> 2, 3");
+    OK(!bt_cloudwatch_parse_id("r2_s3_b", &r, &sig), "unknown Id suffix rejected");
+    {
+        /* spelling unknown (check mode): both names of each cache metric, 14 + 2 queries */
+        struct bt_route rt;
+        bt_route_defaults(&rt);
+        bt_strlcpy(rt.model, "anthropic.claude-3-haiku-20240307-v1:0", sizeof rt.model);
+        struct bt_cw_spelling both = {.both = true};
+        struct bt_cw_query q[BT_SIG_COUNT + 4];
+        int n = bt_cloudwatch_route_queries(&rt, 0, &both, q, BT_SIG_COUNT + 4);
+        int alts = 0;
+        for (int i = 0; i < n; i++)
+            alts += q[i].alt && (!strcmp(q[i].metric, "CacheReadInputTokens") ||
+                                 !strcmp(q[i].metric, "CacheWriteInputTokens"));
+        OK(n == 16 && alts == 2, "both spellings: 16 queries, 2 of them the other spelling (%d, %d)", n, alts);
+    }
 
     /* malformed bodies: a clear error, nothing delivered */
     const char *bad[] = {
