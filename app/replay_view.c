@@ -35,6 +35,8 @@ struct rview {
     uint32_t *newbits;       /* scratch: per route, what started */
     unsigned char *minutes;
     size_t scan_next;
+    bool marks_dirty;        /* timeline marks changed since the screen last showed them */
+    double marks_shown;      /* wall time of that */
     bool displaced;          /* the scan moved the store's horizon: put it back */
 };
 
@@ -94,7 +96,7 @@ static void mark_minute(struct rview *v, int64_t t, unsigned char want)
     int64_t k = (t - v->ctl.minute0) / 60;
     if (k >= 0 && (size_t)k < v->ctl.nminutes && v->minutes[k] < want) {
         v->minutes[k] = want;
-        v->ctl.version++;
+        v->marks_dirty = true;
     }
 }
 
@@ -121,6 +123,9 @@ static int64_t refine(struct rview *v, size_t i, uint32_t *newbits)
 {
     new_bits(v, i, newbits);
     int64_t lo = v->rp->polls[i - 1], hi = v->rp->polls[i];
+    /* live recordings: data arrives with its poll, one look settles it */
+    if (hi - lo > 1 && !visible(v, newbits, hi - 1))
+        return hi;
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
         if (visible(v, newbits, mid))
@@ -266,6 +271,13 @@ static void rv_before_update(void *arg, int64_t now)
     (void)now; /* the loop's clock is read here, clamped to the recording */
     if (v->scan_next < v->rp->npolls)
         scan_slice(v);
+    /* a redraw of 200 routes costs more than a slice: show scan progress 4 times a second */
+    double wall = bt_wall_now();
+    if (v->marks_dirty && (v->scan_next >= v->rp->npolls || wall - v->marks_shown > 0.25)) {
+        v->ctl.version++;
+        v->marks_dirty = false;
+        v->marks_shown = wall;
+    }
     if (v->ctl.playing) {
         int64_t t = bt_clock_now(&v->loop.clock);
         if (t < v->rp->start)
