@@ -114,6 +114,19 @@ check "q: cursor visible again" test "$(T display -p -t $s '#{cursor_flag}')" = 
 check "q: dashboard gone from the screen" wait_gone $s "REPLAY"
 T kill-session -t $s
 
+# ASCII twins (LANG=C) of the timeline; SIGTERM restores the terminal (128+15).
+s=ascii; TUI_CMD="$BEDTOP replay $REC"; start $s 80 24 C; at $s "$FIRST"
+keys $s g 1 0 : 1 6 Enter
+check "LANG=C: g 10:16 goes to 10:16:00" at $s 2026-11-29T10:16:00Z
+golden replay-goto-1016-80x24-C $s
+ppid=$(T display -p -t $s '#{pane_pid}')
+pid=$(pgrep -P "${ppid:-1}" | head -1)
+kill -TERM "${pid:-0}"
+check "SIGTERM: replay exits 143" wait_for $s "EXITED rc=143"
+check "SIGTERM: alternate screen left" test "$(T display -p -t $s '#{alternate_on}')" = 0
+check "SIGTERM: cursor visible again" test "$(T display -p -t $s '#{cursor_flag}')" = 1
+T kill-session -t $s
+
 # Markers: the live dashboard's m asks for a note and writes it into the recording.
 MREC=$TMP/marked.rec
 s=live; TUI_CMD="$BEDTOP --demo --demo-speed 60 --record $MREC"; start $s 160 24 C.UTF-8
