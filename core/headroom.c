@@ -278,7 +278,9 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
     char when[48] = "";
     if (rate > 0 && e->tokens_today < e->tpd) {
         char hm[8];
-        bt_fmt_hhmm(e->now + (int64_t)((e->tpd - e->tokens_today) / rate * 60), hm, sizeof hm);
+        /* from the minute, not the second: an evaluation is a function of the minute */
+        bt_fmt_hhmm(bt_minute_floor(e->now) + (int64_t)((e->tpd - e->tokens_today) / rate * 60), hm,
+                    sizeof hm);
         snprintf(when, sizeof when, "; at the current rate it runs out at %s UTC", hm);
     }
     say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,

@@ -72,6 +72,9 @@ struct bt_tui {
     int marker_sel;
 
     struct bt_eval *evals;
+    uint64_t e_gen;        /* evals were computed for this store generation, */
+    int64_t e_minute;      /* this minute */
+    int e_n;               /* and this many routes */
     int *order;            /* visible routes, sorted */
     int nvis;
 
@@ -319,12 +322,21 @@ static void evaluate(struct bt_tui *t)
 {
     const struct bt_config *cfg = t->host->cfg;
     int n = cfg->nroutes;
-    free(t->evals);
+    /* An evaluation depends on the store and the minute only: the clock ticking
+     * each second redraws without evaluating every route again. */
+    int64_t minute = bt_minute_floor(t->host->now);
+    if (!t->evals || t->e_gen != t->host->store->generation || t->e_minute != minute ||
+        t->e_n != n) {
+        free(t->evals);
+        t->evals = bt_xcalloc((size_t)n + 1, sizeof *t->evals);
+        for (int r = 0; r < n; r++)
+            bt_eval_route(cfg, t->host->store, r, t->host->now, &t->evals[r]);
+        t->e_gen = t->host->store->generation;
+        t->e_minute = minute;
+        t->e_n = n;
+    }
     free(t->order);
-    t->evals = bt_xcalloc((size_t)n + 1, sizeof *t->evals);
     t->order = bt_xcalloc((size_t)n + 1, sizeof *t->order);
-    for (int r = 0; r < n; r++)
-        bt_eval_route(cfg, t->host->store, r, t->host->now, &t->evals[r]);
     t->nvis = 0;
     for (int r = 0; r < n; r++)
         if (matches(t, r))
@@ -365,8 +377,11 @@ static void fmt_age(int64_t s, char *o, size_t n)
 {
     if (s < 0)
         s = 0;
-    if (s < 120)
+    /* ten-second steps: an idle screen over a slow link changes once in ten seconds */
+    if (s < 10)
         snprintf(o, n, "%llds", (long long)s);
+    else if (s < 120)
+        snprintf(o, n, "%llds", (long long)(s / 10 * 10));
     else if (s < 7200)
         snprintf(o, n, "%lldm", (long long)(s / 60));
     else
