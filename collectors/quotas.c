@@ -97,46 +97,26 @@ bool bt_quotas_parse_page(const char *body, size_t len, struct bt_sq_list *l,
 
 /* ---- hints file ------------------------------------------------------------ */
 
+static bool hint_line(void *arg, char *pat, char *disp, const char *name, int lineno, char *err,
+                      size_t errlen)
+{
+    struct bt_quota_hints *h = arg;
+    if (!*pat || !*disp || strlen(pat) >= sizeof h->h->pattern || strlen(disp) >= sizeof h->h->name) {
+        snprintf(err, errlen, "%s:%d: empty or overlong pattern or name", name, lineno);
+        return false;
+    }
+    h->h = bt_xrealloc(h->h, (size_t)(h->n + 1) * sizeof *h->h);
+    bt_strlcpy(h->h[h->n].pattern, pat, sizeof h->h[h->n].pattern);
+    bt_strlcpy(h->h[h->n].name, disp, sizeof h->h[h->n].name);
+    h->n++;
+    return true;
+}
+
 bool bt_quota_hints_parse(struct bt_quota_hints *h, const char *text, const char *name,
                           char *err, size_t errlen)
 {
-    int lineno = 0;
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char line[512];
-        lineno++;
-        if (n >= sizeof line) {
-            snprintf(err, errlen, "%s:%d: line too long", name, lineno);
-            return false;
-        }
-        memcpy(line, p, n);
-        line[n] = '\0';
-        p += n + (nl ? 1 : 0);
-        char *s = bt_trim(line);
-        if (!*s || *s == '#' || *s == ';')
-            continue;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            snprintf(err, errlen, "%s:%d: expected 'model-pattern = quota display name'", name,
-                     lineno);
-            return false;
-        }
-        *eq = '\0';
-        char *pat = bt_trim(s);
-        char *disp = bt_trim(eq + 1);
-        if (!*pat || !*disp || strlen(pat) >= sizeof h->h->pattern ||
-            strlen(disp) >= sizeof h->h->name) {
-            snprintf(err, errlen, "%s:%d: empty or overlong pattern or name", name, lineno);
-            return false;
-        }
-        h->h = bt_xrealloc(h->h, (size_t)(h->n + 1) * sizeof *h->h);
-        bt_strlcpy(h->h[h->n].pattern, pat, sizeof h->h[h->n].pattern);
-        bt_strlcpy(h->h[h->n].name, disp, sizeof h->h[h->n].name);
-        h->n++;
-    }
-    return true;
+    return bt_parse_kv_lines(text, name, "model-pattern = quota display name", hint_line, h, err,
+                             errlen);
 }
 
 

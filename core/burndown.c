@@ -17,46 +17,28 @@ void bt_burndown_add(struct bt_burndown *b, const char *pattern, double factor)
     b->n++;
 }
 
+static bool burndown_line(void *arg, char *pat, char *val, const char *name, int lineno,
+                          char *err, size_t errlen)
+{
+    char *semi = strpbrk(val, ";#");
+    if (semi) {
+        *semi = '\0';
+        val = bt_trim(val);
+    }
+    double f;
+    if (!*pat || !bt_parse_double(val, &f) || f < 1 || f > 1000) {
+        snprintf(err, errlen, "%s:%d: bad burndown factor '%s' (a number from 1 to 1000)", name,
+                 lineno, val);
+        return false;
+    }
+    bt_burndown_add(arg, pat, f);
+    return true;
+}
+
 bool bt_burndown_parse(struct bt_burndown *b, const char *text, const char *name, char *err,
                        size_t errlen)
 {
-    int lineno = 0;
-    const char *p = text;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        char line[512];
-        lineno++;
-        if (n >= sizeof line) {
-            snprintf(err, errlen, "%s:%d: line too long", name, lineno);
-            return false;
-        }
-        memcpy(line, p, n);
-        line[n] = '\0';
-        p += n + (nl ? 1 : 0);
-        char *s = bt_trim(line);
-        if (!*s || *s == '#' || *s == ';')
-            continue;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            snprintf(err, errlen, "%s:%d: expected 'model-pattern = factor'", name, lineno);
-            return false;
-        }
-        *eq = '\0';
-        char *pat = bt_trim(s);
-        char *val = bt_trim(eq + 1);
-        char *semi = strpbrk(val, ";#");
-        if (semi)
-            *semi = '\0', val = bt_trim(val);
-        double f;
-        if (!*pat || !bt_parse_double(val, &f) || f < 1 || f > 1000) {
-            snprintf(err, errlen, "%s:%d: bad burndown factor '%s' (a number from 1 to 1000)",
-                     name, lineno, val);
-            return false;
-        }
-        bt_burndown_add(b, pat, f);
-    }
-    return true;
+    return bt_parse_kv_lines(text, name, "model-pattern = factor", burndown_line, b, err, errlen);
 }
 
 bool bt_burndown_load_file(struct bt_burndown *b, const char *path, char *err, size_t errlen)

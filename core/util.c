@@ -363,3 +363,35 @@ bool bt_data_path(const char *file, char *out, size_t n)
     }
     return false;
 }
+
+bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
+                       void *arg, char *err, size_t errlen)
+{
+    int lineno = 0;
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        char buf[512];
+        lineno++;
+        if (n >= sizeof buf) {
+            snprintf(err, errlen, "%s:%d: line too long", name, lineno);
+            return false;
+        }
+        memcpy(buf, p, n);
+        buf[n] = '\0';
+        p += n + (nl ? 1 : 0);
+        char *s = bt_trim(buf);
+        if (!*s || *s == '#' || *s == ';')
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s:%d: expected '%s'", name, lineno, expect);
+            return false;
+        }
+        *eq = '\0';
+        if (!line(arg, bt_trim(s), bt_trim(eq + 1), name, lineno, err, errlen))
+            return false;
+    }
+    return true;
+}

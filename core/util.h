@@ -53,6 +53,14 @@ bool bt_parse_long(const char *s, long min, long max, long *out);
 char *bt_trim(char *s);
 bool bt_streq_nocase(const char *a, const char *b);
 
+/* Data files of "key = value" lines (# and ; start comments, blank lines
+ * skipped): calls line(arg, key, value, lineno) for each; a false return stops
+ * with the message it left in err. Errors read "name:line: why". */
+typedef bool (*bt_kv_fn)(void *arg, char *key, char *value, const char *name, int lineno,
+                         char *err, size_t errlen);
+bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
+                       void *arg, char *err, size_t errlen);
+
 /* Directory of the running binary (from /proc/self/exe). */
 bool bt_exe_dir(char *out, size_t n);
 /* Finds a data file (burndown.conf, quota-names.conf, ...): $BEDTOP_DATADIR, then

@@ -121,6 +121,22 @@ static void test_example_config(void)
     bt_config_free(&c);
 }
 
+static void test_burndown_file(void)
+{
+    struct bt_burndown b = {0};
+    char err[256] = "";
+    OK(bt_burndown_parse(&b, "# table\n* = 1\nacme.* = 7   ; comment\n", "b.conf", err, sizeof err) &&
+           b.n == 2 && b.rules[1].factor == 7,
+       "burndown file: comments, inline comment, two rules (%s)", err);
+    OK(!bt_burndown_parse(&b, "* = 1\nacme.* = lots\n", "b.conf", err, sizeof err) &&
+           strstr(err, "b.conf:2: bad burndown factor 'lots'"),
+       "burndown file: bad factor names file:line (%s)", err);
+    OK(!bt_burndown_parse(&b, "no equals here\n", "b.conf", err, sizeof err) &&
+           strstr(err, "b.conf:1: expected 'model-pattern = factor'"),
+       "burndown file: a line without = (%s)", err);
+    bt_burndown_free(&b);
+}
+
 static void test_load_missing(void)
 {
     struct bt_config c;
@@ -138,5 +154,6 @@ int main(void)
     test_load_missing();
     test_long_line();
     test_example_config();
+    test_burndown_file();
     return tap_done();
 }
