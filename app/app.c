@@ -167,3 +167,24 @@ void app_print_new_errors(struct app *a)
     }
     a->errors_seen = s->nevents;
 }
+
+int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *start)
+{
+    *start = o->demo ? app_demo_now(o, 0) : (int64_t)time(NULL);
+    int rc = app_init(a, o, BT_MODE_LIVE, (double)*start);
+    if (rc) {
+        app_free(a);
+        return rc;
+    }
+    if (!rec_path)
+        return 0;
+    char err[600];
+    a->rec = bt_recorder_open(rec_path, &a->cfg, o->demo ? "demo" : "live", *start, err, sizeof err);
+    if (!a->rec) {
+        bt_err("%s", err);
+        app_free(a);
+        return 3;
+    }
+    bt_recorder_attach(a->rec, &a->store);
+    return 0;
+}

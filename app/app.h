@@ -45,6 +45,10 @@ int64_t app_demo_now(const struct opts *o, double default_minute);
 /* Config, HTTP, route discovery, store, collectors, clock. 0 or an exit code. */
 int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start);
 void app_free(struct app *a);
+/* Live watching (dashboard, headless record): app_init at the demo's start or
+ * now, and a recorder on rec_path when given. Sets *start; 0 or an exit code
+ * (the app is freed on failure). */
+int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *start);
 void *app_find_inst(struct app *a, const struct bt_collector_ops *ops);
 void app_cost(struct app *a, double *per_poll, double *per_day);
 /* Collector errors since the last call on stderr, each text once until it changes. */

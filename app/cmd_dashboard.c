@@ -78,22 +78,10 @@ int cmd_dashboard(struct opts *o)
     }
     struct app a;
     bool frozen = o->demo && !isnan(o->demo_at);
-    int64_t start = o->demo ? app_demo_now(o, 0) : (int64_t)time(NULL);
-    int rc = app_init(&a, o, BT_MODE_LIVE, (double)start);
-    if (rc) {
-        app_free(&a);
+    int64_t start;
+    int rc = app_init_live(&a, o, o->record, &start);
+    if (rc)
         return rc;
-    }
-    char err[600];
-    if (o->record) {
-        a.rec = bt_recorder_open(o->record, &a.cfg, o->demo ? "demo" : "live", start, err, sizeof err);
-        if (!a.rec) {
-            bt_err("%s", err);
-            app_free(&a);
-            return 3;
-        }
-        bt_recorder_attach(a.rec, &a.store);
-    }
     /* --demo-at M: the dashboard opens at minute M and stays paused there */
     if (frozen) {
         a.loop.paused = true;

@@ -146,20 +146,10 @@ int cmd_record(struct opts *o)
     if (o->since || o->from || o->to)
         return record_backfill(o);
     struct app a;
-    int64_t start = o->demo ? app_demo_now(o, 0) : (int64_t)time(NULL);
-    int rc = app_init(&a, o, BT_MODE_LIVE, (double)start);
-    if (rc) {
-        app_free(&a);
+    int64_t start;
+    int rc = app_init_live(&a, o, o->file, &start);
+    if (rc)
         return rc;
-    }
-    char err[600];
-    a.rec = bt_recorder_open(o->file, &a.cfg, o->demo ? "demo" : "live", start, err, sizeof err);
-    if (!a.rec) {
-        bt_err("%s", err);
-        app_free(&a);
-        return 3;
-    }
-    bt_recorder_attach(a.rec, &a.store);
     a.loop.after_tick = record_after_tick;
     a.loop.after_tick_arg = &a;
     a.loop.forever = true;
