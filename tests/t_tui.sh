@@ -130,6 +130,19 @@ check "SIGTERM: cursor visible again" test "$(T display -p -t $s '#{cursor_flag}
 check "SIGTERM: dashboard gone from the screen" wait_gone $s "$HEAD"
 T kill-session -t $s
 
+# SIGINT and SIGHUP (a dropped SSH link) restore it too.
+for sig in INT:2 HUP:1; do
+    name=${sig%%:*} num=${sig##*:} want=$((128 + ${sig##*:}))
+    s=sig$name; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+    ppid=$(T display -p -t $s '#{pane_pid}')
+    pid=$(pgrep -P "${ppid:-1}" | head -1)
+    kill -"$name" "${pid:-0}"
+    check "SIG$name: program exits (128+$num)" wait_for $s "EXITED rc=$want"
+    check "SIG$name: alternate screen left, cursor visible" \
+        test "$(T display -p -t $s '#{alternate_on}#{cursor_flag}')" = 01
+    T kill-session -t $s
+done
+
 # q restores the terminal.
 s=quit; start $s 80 24 C; wait_for $s "$HEAD"
 keys $s q
