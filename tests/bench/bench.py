@@ -186,8 +186,8 @@ def bench_check(a, tmp):
         figure("check, %d routes vs one curl --aws-sigv4 GetMetricData" % n, bt[0], "s",
                "curl, one request of %d queries" % len(json.load(open(big))["MetricDataQueries"]),
                ct[0], bt[0] / ct[0], "<= 1.5x the curl floor", bt[0] / ct[0] <= 1.5,
-               "bedtop's own CPU %.0f ms; it also sends ListMetrics, %d GetMetricData and the "
-               "Service Quotas calls, all answered by the Python fake" % (bt[1] * 1000, len(paths)))
+               "bedtop's own CPU %.0f ms; it sends %d GetMetricData (%d queries) and the "
+               "Service Quotas calls, all answered by the Python fake" % (bt[1] * 1000, len(paths), nq))
     finally:
         fake.stop()
 
