@@ -86,6 +86,8 @@ void bt_loop_signals(void)
     sigaction(SIGWINCH, &sa, NULL);
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
+    /* a file-size limit reached while recording is a write error to report, not death */
+    sigaction(SIGXFSZ, &sa, NULL);
 }
 
 int64_t bt_loop_next_due(const struct bt_loop *l)

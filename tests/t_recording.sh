@@ -12,6 +12,16 @@ check "record reports what it wrote" grep -q "recorded [0-9]* polls to $REC" "$T
 expect_rc "recording over an existing file is refused" 3 "$BEDTOP" record "$REC" --demo --duration 1m
 check "refusal says why" grep -q "never overwritten" "$TMP/last.err"
 
+# A full disk (here: a file-size limit) is reported once and watching goes on: the
+# recorder drops lines, says so, and keeps running to the end of its duration.
+( ulimit -f 64; exec "$BEDTOP" record "$TMP/full.rec" --demo --demo-speed 3000 --duration 10m ) \
+    >"$TMP/full.out" 2>"$TMP/full.err"
+rc=$?
+expect_eq "disk full: record runs to the end and exits 1 (lines dropped)" "$rc" 1
+check "disk full: the write error is reported" grep -q "recording $TMP/full.rec: File too large (lines are being dropped)" "$TMP/full.err"
+expect_eq "disk full: reported once, not per line" "$(grep -c 'lines are being dropped' "$TMP/full.err")" 1
+check "disk full: the summary says lines were dropped" grep -q "some lines dropped" "$TMP/full.err"
+
 # Round trip: the replayed numbers at a moment equal what check --demo-at computes.
 same=0 total=0
 for m in 0 5 9 13 16 19 22 25 29; do
