@@ -60,6 +60,7 @@ static void dash_before_update(void *arg, int64_t now)
     int64_t due = bt_loop_next_due(&d->a->loop);
     d->host.next_poll = due == INT64_MAX ? 0 : due;
     app_cost(d->a, &d->host.metrics_per_poll, &d->host.metrics_per_day);
+    d->host.recording_failed = d->a->rec && bt_recorder_error(d->a->rec) != NULL;
 }
 
 static void dash_after_tick(void *arg, int64_t now)

@@ -143,6 +143,16 @@ for sig in INT:2 HUP:1; do
     T kill-session -t $s
 done
 
+# Recording onto a full disk (a file-size limit): the status bar says so, the view goes on.
+printf 'ulimit -f 8\nexec "%s" --demo-at 16 --record "%s"\n' "$BEDTOP" "$TMP/full.rec" >"$TMP/fullrec.sh"
+saved=$TUI_CMD; TUI_CMD="sh $TMP/fullrec.sh"
+s=recfull; start $s 200 60 C.UTF-8; wait_for $s "$HEAD"
+TUI_CMD=$saved
+check "a recording that cannot be written shows REC FAILED" wait_for $s "REC FAILED (lines dropped) $TMP/full.rec"
+keys $s Enter
+check "... and the dashboard still answers keys" wait_for $s "Warnings for"
+T kill-session -t $s
+
 # q restores the terminal.
 s=quit; start $s 80 24 C; wait_for $s "$HEAD"
 keys $s q

@@ -81,6 +81,7 @@ struct bt_tui {
     /* what the screen shows now: redraw only when one of these changes */
     bool drawn;
     uint64_t d_gen;
+    bool d_recfail;
     int64_t d_now, d_next_poll;
     int d_cols, d_rows;
     bool d_paused;
@@ -637,7 +638,8 @@ static void draw_status(struct bt_tui *t, const struct bt_layout *l)
     snprintf(part, sizeof part, " %s", h->mode ? h->mode : "live");
     x += text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
     if (h->recording) {
-        snprintf(part, sizeof part, " REC %s", h->recording);
+        snprintf(part, sizeof part, h->recording_failed ? " REC FAILED (lines dropped) %s" : " REC %s",
+                 h->recording);
         x += text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
     }
     status_hint(t, l, x);
@@ -1949,6 +1951,7 @@ void bt_tui_update(struct bt_tui *t)
     if (t->drawn && t->d_gen == h->store->generation && t->d_now == h->now &&
         t->d_next_poll == h->next_poll && t->d_cols == COLS && t->d_rows == LINES &&
         t->d_paused == h->paused && t->d_interval == h->interval && t->d_state == t->state &&
+        t->d_recfail == h->recording_failed &&
         (!h->replay || t->d_rversion == h->replay->version))
         return;
     draw(t);
@@ -1961,6 +1964,7 @@ void bt_tui_update(struct bt_tui *t)
     t->d_paused = h->paused;
     t->d_interval = h->interval;
     t->d_state = t->state;
+    t->d_recfail = h->recording_failed;
     t->d_rversion = h->replay ? h->replay->version : 0;
 }
 

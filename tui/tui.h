@@ -55,6 +55,7 @@ struct bt_tui_host {                 /* provided by the app; the TUI only reads 
     bool paused;
     double metrics_per_poll, metrics_per_day; /* NAN unknown: cost of watching */
     const char *recording;           /* path being recorded, or NULL */
+    bool recording_failed;           /* writes to it fail (disk full): lines are dropped */
     void *arg;                       /* for the actions below */
     void (*refresh_now)(void *arg);
     void (*set_paused)(void *arg, bool paused);
