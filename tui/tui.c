@@ -380,7 +380,7 @@ static void fmt_age(int64_t s, char *o, size_t n)
         s = 0;
     /* ten-second steps: an idle screen over a slow link changes once in ten seconds */
     if (s < 10)
-        snprintf(o, n, "%llds", (long long)s);
+        snprintf(o, n, "<10s");
     else if (s < 120)
         snprintf(o, n, "%llds", (long long)(s / 10 * 10));
     else if (s < 7200)
