@@ -29,7 +29,7 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         if (si->source != BT_SRC_CLOUDWATCH)
             continue;
         const char *metric = mantle ? si->mantle : si->metric;
-        if (!metric)
+        if (!metric || bt_signal_daily((enum bt_signal)s))
             continue;
         if (!mantle && sp && s == BT_SIG_CACHE_READ && sp->cache_read)
             metric = sp->cache_read;
@@ -46,6 +46,29 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
                                             .metric = s == BT_SIG_CACHE_READ ? "CacheReadInputTokens"
                                                                              : "CacheWriteInputTokens",
                                             .stat = si->stat};
+    }
+    return n;
+}
+
+int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt_cw_spelling *sp,
+                              struct bt_cw_query *out, int max)
+{
+    static const enum bt_signal day[] = {BT_SIG_DAY_INPUT_TOKENS, BT_SIG_DAY_OUTPUT_TOKENS,
+                                         BT_SIG_DAY_CACHE_WRITE};
+    int n = 0;
+    if (rt->endpoint == BT_EP_MANTLE)
+        return 0; /* mantle has no daily token quota */
+    for (size_t i = 0; i < BT_ARRAY_LEN(day) && n < max; i++) {
+        const struct bt_signal_info *si = &bt_signal_info[day[i]];
+        out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .ns = NS_RUNTIME,
+                                        .metric = si->metric, .stat = si->stat, .period = 86400};
+        /* unknown cache spelling: both, as for the minute queries */
+        if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->cache_write)
+            out[n - 1].metric = sp->cache_write;
+        else if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->both && n < max)
+            out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .alt = true,
+                                            .ns = NS_RUNTIME, .metric = "CacheWriteInputTokens",
+                                            .stat = si->stat, .period = 86400};
     }
     return n;
 }
@@ -124,7 +147,7 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
         } else {
             add_dim(dims, "ModelId", rt->model);
         }
-        cJSON_AddNumberToObject(ms, "Period", BT_CW_PERIOD);
+        cJSON_AddNumberToObject(ms, "Period", q[i].period ? q[i].period : BT_CW_PERIOD);
         cJSON_AddStringToObject(ms, "Stat", q[i].stat);
         cJSON_AddBoolToObject(mq, "ReturnData", 1);
         cJSON_AddItemToArray(arr, mq);
@@ -365,7 +388,8 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
 {
     int since_midnight = (int)((now - (now / 86400) * 86400) / 60) + 1;
     int want = mode == BT_MODE_ONCE ? 10 : 180;
-    if (since_midnight > want)
+    /* live: every minute since midnight for the daily total; check asks one-day sums */
+    if (mode != BT_MODE_ONCE && since_midnight > want)
         want = since_midnight;
     if (history_minutes > 0 && want > history_minutes)
         want = history_minutes;
@@ -439,6 +463,7 @@ struct cw_group {
     char label[96];          /* "cloudwatch us-east-1" */
     struct bt_cw_query *q;
     int nq;
+    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: one-day sums */
     struct cw_chunk *chunks;
     int nchunks, outstanding;
     bool polling, listing, listed;
@@ -494,12 +519,20 @@ static void build_queries(struct cw_group *g)
     struct cw *cw = g->cw;
     const struct bt_route *routes = cw->ctx->cfg->routes;
     free(g->q);
-    g->q = bt_xcalloc((size_t)g->ag->nroutes * BT_SIG_COUNT + 1, sizeof *g->q);
+    g->q = bt_xcalloc((size_t)g->ag->nroutes * (BT_SIG_COUNT + 4) + 1, sizeof *g->q);
     g->nq = 0;
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
         g->nq += bt_cloudwatch_route_queries(&routes[r], r, &cw->spell[r], g->q + g->nq,
                                              BT_SIG_COUNT);
+    }
+    g->nq_min = g->nq;
+    /* check: the day's token sums in one datapoint each, not every minute since midnight */
+    if (cw->ctx->mode == BT_MODE_ONCE && !cw->ctx->window_to) {
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            g->nq += bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
+        }
     }
 }
 
@@ -645,14 +678,24 @@ static void start_poll(struct cw_group *g, int64_t now)
         cw->err[g->ag->routes[i]][0] = '\0';
     g->poll_now = now;
     g->poll_end = cw->ctx->window_to ? cw->ctx->window_to : bt_cloudwatch_end(now);
-    g->nchunks = bt_cloudwatch_nrequests(g->nq);
+    /* per-minute queries and one-day sums go in separate requests: one StartTime each */
+    int nmin = bt_cloudwatch_nrequests(g->nq_min);
+    /* in the first minute of the day there is no whole minute to sum yet */
+    int nday = now % 86400 >= 60 ? bt_cloudwatch_nrequests(g->nq - g->nq_min) : 0;
+    g->nchunks = nmin + nday;
     free(g->chunks);
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
     for (int k = 0; k < g->nchunks; k++) {
         struct cw_chunk *c = &g->chunks[k];
+        bool day = k >= nmin;
+        int base = day ? g->nq_min : 0, end = day ? g->nq : g->nq_min;
         c->g = g;
-        c->first = k * BT_CW_MAX_QUERIES;
-        c->count = g->nq - c->first < BT_CW_MAX_QUERIES ? g->nq - c->first : BT_CW_MAX_QUERIES;
+        c->first = base + (day ? k - nmin : k) * BT_CW_MAX_QUERIES;
+        c->count = end - c->first < BT_CW_MAX_QUERIES ? end - c->first : BT_CW_MAX_QUERIES;
+        if (day) {
+            c->start = now - (now % 86400); /* UTC midnight: one datapoint per query */
+            continue;
+        }
         /* one StartTime per request: the oldest unsettled minute of its routes */
         c->start = g->poll_end;
         for (int i = c->first; i < c->first + c->count; i++) {

@@ -22,6 +22,7 @@ struct bt_cw_query {
     int route;
     enum bt_signal signal;
     bool alt;                /* the other spelling of a cache metric (Id suffix _a) */
+    int period;              /* seconds; 0: BT_CW_PERIOD (one day for the DAY_* signals) */
     const char *ns;          /* AWS/Bedrock or AWS/BedrockMantle */
     const char *metric;
     const char *stat;
@@ -39,6 +40,11 @@ struct bt_cw_spelling {
 int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
                                 const struct bt_cw_spelling *sp, struct bt_cw_query *out,
                                 int max);
+/* A runtime route's one-day sums of input, output and cache-write tokens (the
+ * DAY_* signals, Period 86400 from UTC midnight): what `check` needs for the
+ * daily-token total instead of every minute since midnight. Returns how many. */
+int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt_cw_spelling *sp,
+                              struct bt_cw_query *out, int max);
 /* Query Id "r<route>_s<signal>" (the other cache spelling: "..._a"), valid for
  * ^[a-z][a-zA-Z0-9_]*$. */
 void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n);

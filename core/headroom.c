@@ -628,7 +628,14 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
     /* Tokens today: settled per minute summed since UTC midnight (within history). */
     e->tpd = rt->quota[BT_Q_TPD].value;
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
-    if (!isnan(e->tpd) && m) {
+    double day_in = m ? bt_store_at(st, r, BT_SIG_DAY_INPUT_TOKENS, m - (m % 86400)) : NAN;
+    double day_out = m ? bt_store_at(st, r, BT_SIG_DAY_OUTPUT_TOKENS, m - (m % 86400)) : NAN;
+    if (!isnan(e->tpd) && m && (!isnan(day_in) || !isnan(day_out))) {
+        /* the day's sums as CloudWatch gave them (check's one-day-Period queries) */
+        e->tokens_today = bt_settled_tpm(
+            z(day_in), z(bt_store_at(st, r, BT_SIG_DAY_CACHE_WRITE, m - (m % 86400))), z(day_out),
+            rt->burndown);
+    } else if (!isnan(e->tpd) && m) {
         int64_t day = m - (m % 86400);
         double sum = 0;
         for (int64_t t = day; t <= m; t += 60) {

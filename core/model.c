@@ -19,6 +19,11 @@ int bt_signal_by_name(const char *name)
     return -1;
 }
 
+bool bt_signal_daily(enum bt_signal s)
+{
+    return s == BT_SIG_DAY_INPUT_TOKENS || s == BT_SIG_DAY_OUTPUT_TOKENS || s == BT_SIG_DAY_CACHE_WRITE;
+}
+
 const char *bt_source_name(enum bt_source s)
 {
     static const char *const names[] = {"cloudwatch", "quotas", "admission"};

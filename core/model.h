@@ -37,7 +37,10 @@
     X(ADM_SETTLED, "adm_settled_tpm", "bedrock_admission_settled_tokens_total", NULL, NULL, ADMISSION) \
     X(ADM_MAX_TOKENS, "adm_max_tokens", "bedrock_admission_max_tokens", NULL, NULL, ADMISSION)  \
     X(ADM_OUT_P50, "adm_output_p50", "bedrock_admission_output_tokens", "p50", NULL, ADMISSION) \
-    X(ADM_OUT_P99, "adm_output_p99", "bedrock_admission_output_tokens", "p99", NULL, ADMISSION)
+    X(ADM_OUT_P99, "adm_output_p99", "bedrock_admission_output_tokens", "p99", NULL, ADMISSION) \
+    X(DAY_INPUT_TOKENS, "day_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH)          \
+    X(DAY_OUTPUT_TOKENS, "day_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)       \
+    X(DAY_CACHE_WRITE, "day_cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH)
 
 enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
 
@@ -54,6 +57,10 @@ struct bt_signal_info {
 };
 extern const struct bt_signal_info bt_signal_info[BT_SIG_COUNT];
 int bt_signal_by_name(const char *name); /* -1 if unknown */
+/* The DAY_* signals hold one value per UTC day (stored at midnight): the day's sum
+ * so far, fetched with a one-day Period so that `check` need not fetch every minute
+ * since midnight for the daily-token total. */
+bool bt_signal_daily(enum bt_signal s);
 const char *bt_source_name(enum bt_source s);
 
 enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };

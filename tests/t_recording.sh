@@ -66,7 +66,10 @@ check "corrupt middle line: the rest replays" test -s "$TMP/k.json"
 : >"$TMP/empty.rec"
 expect_rc "empty recording is refused" 3 "$BEDTOP" replay "$TMP/empty.rec" --at +1m
 check "... with a clear message" grep -q "empty recording" "$TMP/last.err"
-sed '1s/"version":"1\.0"/"version":"2.0"/' "$REC" >"$TMP/future.rec"
+sed '1s/"version":"1\.[0-9]*"/"version":"1.9"/' "$REC" >"$TMP/minor.rec"
+"$BEDTOP" replay "$TMP/minor.rec" --at +16m --format json >"$TMP/minor.json" 2>"$TMP/minor.err"
+check "a newer minor version is read (additions are ignored)" cmp -s "$TMP/minor.json" "$TMP/r16.json"
+sed '1s/"version":"1\.[0-9]*"/"version":"2.0"/' "$REC" >"$TMP/future.rec"
 expect_rc "newer major version is refused" 3 "$BEDTOP" replay "$TMP/future.rec" --at +1m
 check "... saying to upgrade" grep -q "recording format 2.0 is newer than this bedtop reads (1.x)" "$TMP/last.err"
 echo '{"hello":"world"}' >"$TMP/notrec.rec"

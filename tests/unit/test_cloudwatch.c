@@ -358,7 +358,24 @@ static void test_settled(void)
      * = 601 minutes; live mode at least 180; the store's history caps both */
     OK(bt_cloudwatch_backfill_minutes(1795910700, BT_MODE_ONCE, 1440) == 10,
        "check at 00:05: 10 minutes");
-    OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_ONCE, 1440) == 601, "check at 10:00: since midnight");
+    OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_ONCE, 1440) == 10,
+       "check at 10:00: 10 minutes (the day's total comes from one-day sums)");
+    OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 1440) == 601, "live at 10:00: since midnight");
+    {
+        /* a runtime route's day sums: 3 queries of Period 86400, 4 with both spellings;
+         * none for mantle */
+        struct bt_route rt;
+        bt_route_defaults(&rt);
+        bt_strlcpy(rt.model, "anthropic.claude-3-haiku-20240307-v1:0", sizeof rt.model);
+        struct bt_cw_query q[8];
+        struct bt_cw_spelling both = {.both = true};
+        int n1 = bt_cloudwatch_day_queries(&rt, 0, NULL, q, 8);
+        OK(n1 == 3 && q[0].period == 86400 && q[0].signal == BT_SIG_DAY_INPUT_TOKENS,
+           "day sums: 3 queries, Period 86400");
+        OK(bt_cloudwatch_day_queries(&rt, 0, &both, q, 8) == 4, "day sums with both spellings: 4");
+        rt.endpoint = BT_EP_MANTLE;
+        OK(bt_cloudwatch_day_queries(&rt, 0, NULL, q, 8) == 0, "mantle: no day sums");
+    }
     OK(bt_cloudwatch_backfill_minutes(1795910700, BT_MODE_LIVE, 1440) == 180, "live: 3 hours");
     OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 120) == 120, "capped by history");
 }
