@@ -103,14 +103,6 @@ int bt_cloudwatch_nrequests(int nqueries)
     return nqueries <= 0 ? 0 : (nqueries + BT_CW_MAX_QUERIES - 1) / BT_CW_MAX_QUERIES;
 }
 
-static void add_dim(cJSON *dims, const char *name, const char *value)
-{
-    cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "Name", name);
-    cJSON_AddStringToObject(d, "Value", value);
-    cJSON_AddItemToArray(dims, d);
-}
-
 static void put_json(struct bt_buf *out, cJSON *root)
 {
     char *s = cJSON_PrintUnformatted(root);
@@ -121,44 +113,52 @@ static void put_json(struct bt_buf *out, cJSON *root)
     cJSON_Delete(root);
 }
 
+/* Written straight into the buffer: a poll re-sends this body for every page, and
+ * building it as a cJSON tree cost more than parsing the answers. */
+static void dim_json(struct bt_buf *out, const char *name, const char *value, bool first)
+{
+    bt_buf_printf(out, "%s{\"Name\":\"%s\",\"Value\":", first ? "" : ",", name);
+    bt_buf_json_str(out, value);
+    bt_buf_putc(out, '}');
+}
+
 void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *routes,
                                 const struct bt_cw_query *q, int nq, int64_t start,
                                 int64_t end, const char *next_token)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *arr = cJSON_AddArrayToObject(root, "MetricDataQueries");
+    bt_buf_reset(out);
+    bt_buf_puts(out, "{\"MetricDataQueries\":[");
     for (int i = 0; i < nq; i++) {
         const struct bt_route *rt = &routes[q[i].route];
         char id[32];
         bt_cloudwatch_query_id(q[i].route, q[i].signal, id, sizeof id);
         if (q[i].alt)
             bt_strlcpy(id + strlen(id), "_a", sizeof id - strlen(id));
-        cJSON *mq = cJSON_CreateObject();
-        cJSON_AddStringToObject(mq, "Id", id);
-        cJSON *ms = cJSON_AddObjectToObject(mq, "MetricStat");
-        cJSON *m = cJSON_AddObjectToObject(ms, "Metric");
-        cJSON_AddStringToObject(m, "Namespace", q[i].ns);
-        cJSON_AddStringToObject(m, "MetricName", q[i].metric);
-        cJSON *dims = cJSON_AddArrayToObject(m, "Dimensions");
+        bt_buf_printf(out, "%s{\"Id\":\"%s\",\"MetricStat\":{\"Metric\":{\"Namespace\":",
+                      i ? "," : "", id);
+        bt_buf_json_str(out, q[i].ns);
+        bt_buf_puts(out, ",\"MetricName\":");
+        bt_buf_json_str(out, q[i].metric);
+        bt_buf_puts(out, ",\"Dimensions\":[");
         if (strcmp(q[i].ns, NS_MANTLE) == 0) {
-            add_dim(dims, "Model", rt->model);
+            dim_json(out, "Model", rt->model, true);
             if (rt->project[0])
-                add_dim(dims, "Project", rt->project);
+                dim_json(out, "Project", rt->project, false);
         } else {
-            add_dim(dims, "ModelId", rt->model);
+            dim_json(out, "ModelId", rt->model, true);
         }
-        cJSON_AddNumberToObject(ms, "Period", q[i].period ? q[i].period : BT_CW_PERIOD);
-        cJSON_AddStringToObject(ms, "Stat", q[i].stat);
-        cJSON_AddBoolToObject(mq, "ReturnData", 1);
-        cJSON_AddItemToArray(arr, mq);
+        bt_buf_printf(out, "]},\"Period\":%d,\"Stat\":", q[i].period ? q[i].period : BT_CW_PERIOD);
+        bt_buf_json_str(out, q[i].stat);
+        bt_buf_puts(out, "},\"ReturnData\":true}");
     }
-    cJSON_AddNumberToObject(root, "StartTime", (double)start);
-    cJSON_AddNumberToObject(root, "EndTime", (double)end);
     /* oldest first so appended pages extend series in time order */
-    cJSON_AddStringToObject(root, "ScanBy", "TimestampAscending");
-    if (next_token && *next_token)
-        cJSON_AddStringToObject(root, "NextToken", next_token);
-    put_json(out, root);
+    bt_buf_printf(out, "],\"StartTime\":%lld,\"EndTime\":%lld,\"ScanBy\":\"TimestampAscending\"",
+                  (long long)start, (long long)end);
+    if (next_token && *next_token) {
+        bt_buf_puts(out, ",\"NextToken\":");
+        bt_buf_json_str(out, next_token);
+    }
+    bt_buf_putc(out, '}');
 }
 
 void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token)

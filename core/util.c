@@ -122,6 +122,22 @@ void bt_buf_free(struct bt_buf *b)
     b->len = b->cap = 0;
 }
 
+void bt_buf_json_str(struct bt_buf *b, const char *s)
+{
+    bt_buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            bt_buf_putc(b, '\\');
+            bt_buf_putc(b, (char)*p);
+        } else if (*p < 0x20) {
+            bt_buf_printf(b, "\\u%04x", *p);
+        } else {
+            bt_buf_putc(b, (char)*p);
+        }
+    }
+    bt_buf_putc(b, '"');
+}
+
 const char *bt_buf_str(struct bt_buf *b)
 {
     return b->buf ? b->buf : "";

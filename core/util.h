@@ -32,6 +32,8 @@ void bt_buf_vprintf(struct bt_buf *b, const char *fmt, va_list ap);
 void bt_buf_reset(struct bt_buf *b);
 void bt_buf_free(struct bt_buf *b);
 const char *bt_buf_str(struct bt_buf *b); /* never NULL */
+/* Appends s as a JSON string literal (quotes, escapes, control characters). */
+void bt_buf_json_str(struct bt_buf *b, const char *s);
 
 /* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
 char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);

@@ -137,6 +137,28 @@ static void test_request(void)
     OK(strstr(bt_buf_str(&b), "\"NextToken\":\"tok-2\"") != NULL, "NextToken echoed on page 2");
     bt_buf_free(&b);
 
+    {
+        /* the body is written by hand: an odd model ID must still come out as valid JSON */
+        struct bt_route odd[1];
+        bt_route_defaults(&odd[0]);
+        bt_strlcpy(odd[0].model, "we\"ird\\model\tid", sizeof odd[0].model);
+        struct bt_cw_query oq = {.route = 0, .signal = BT_SIG_INVOCATIONS, .ns = "AWS/Bedrock",
+                                 .metric = "Invocations", .stat = "Sum"};
+        struct bt_buf ob = {0};
+        bt_cloudwatch_request_json(&ob, odd, &oq, 1, 0, 60, "t\"k");
+        cJSON *oj = cJSON_Parse(bt_buf_str(&ob));
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+                    cJSON_GetObjectItemCaseSensitive(oj, "MetricDataQueries"), 0), "MetricStat"),
+                "Metric"), "Dimensions"), 0), "Value");
+        OK(oj && cJSON_IsString(v) && !strcmp(v->valuestring, odd[0].model) &&
+               !strcmp(cJSON_GetObjectItemCaseSensitive(oj, "NextToken")->valuestring, "t\"k"),
+           "quotes, backslashes and tabs in a model ID and token are escaped");
+        cJSON_Delete(oj);
+        bt_buf_free(&ob);
+    }
+
     /* a project-less mantle route carries only the Model dimension */
     rt[2].project[0] = '\0';
     bt_cloudwatch_request_json(&b, rt, q + 28, 1, 0, 60, NULL);
