@@ -206,3 +206,20 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
     snprintf(out, n, "%s after %d attempt%s%s%s", code, att, att == 1 ? "" : "s",
              msg[0] ? ": " : "", msg);
 }
+
+void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, struct bt_http *h,
+                        const char *service, const char *target_prefix, const char *content_type,
+                        const char *label, const char *op, const struct bt_buf *body,
+                        bt_http_cb cb, void *arg)
+{
+    char target[96], full_label[160];
+    snprintf(target, sizeof target, "%s%s", target_prefix, op);
+    snprintf(full_label, sizeof full_label, "%s %s", label, op);
+    struct bt_http_req req = {
+        .method = "POST", .url = g->url, .service = service, .region = g->region,
+        .creds = &gs->prov[g->provider].p, .target = target, .content_type = content_type,
+        .body = body->buf ? body->buf : "", .body_len = body->len, .label = full_label,
+        .timeout = bt_awsgroup_timeout(),
+    };
+    bt_http_submit(h, &req, cb, arg);
+}

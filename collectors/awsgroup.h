@@ -10,6 +10,7 @@
 #include "collectors/awsauth.h"
 #include "collectors/collector.h"
 #include "collectors/http.h"
+#include "core/util.h"
 
 struct bt_awsgroup_provider {
     char profile[64];
@@ -57,6 +58,12 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n);
 /* Seconds per attempt for the collectors' requests (0: the HTTP layer's 10 s);
  * tests shorten it. */
 void bt_awsgroup_set_timeout(double seconds);
+/* A signed AWS JSON-protocol POST of group g: X-Amz-Target target_prefix + op,
+ * labelled "<label> <op>" for --verbose and errors. */
+void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, struct bt_http *h,
+                        const char *service, const char *target_prefix, const char *content_type,
+                        const char *label, const char *op, const struct bt_buf *body,
+                        bt_http_cb cb, void *arg);
 /* Warns on stderr, once per file, when the shared credentials/config files are
  * readable by others. The dashboard calls it before the screen is taken. */
 void bt_awsgroup_warn_file_perms(void);

@@ -540,17 +540,9 @@ static void submit(struct cw_group *g, const char *op, const struct bt_buf *body
                    void *arg)
 {
     struct cw *cw = g->cw;
-    char target[96], label[160];
-    snprintf(target, sizeof target, CW_TARGET "%s", op);
-    snprintf(label, sizeof label, "%s %s", g->label, op);
-    struct bt_http_req req = {
-        .method = "POST", .url = g->ag->url, .service = "monitoring", .region = g->ag->region,
-        .creds = &cw->ag.prov[g->ag->provider].p, .target = target, .content_type = CW_CTYPE,
-        .body = body->buf ? body->buf : "", .body_len = body->len, .label = label,
-        .timeout = bt_awsgroup_timeout(),
-    };
     cw->requests++;
-    bt_http_submit(cw->ctx->http, &req, cb, arg);
+    bt_awsgroup_submit(&cw->ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE, g->label,
+                       op, body, cb, arg);
 }
 
 /* --- polling --- */

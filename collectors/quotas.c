@@ -602,20 +602,12 @@ static void sq_done(void *arg, const struct bt_http_resp *resp)
 static void sq_submit(struct sq_group *g)
 {
     struct sq *sq = g->sq;
-    const char *op = g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
-    char target[96], label[160];
-    snprintf(target, sizeof target, SQ_TARGET "%s", op);
-    snprintf(label, sizeof label, "%s %s", g->label, op);
     struct bt_buf body = {0};
     bt_quotas_request_json(&body, g->token);
-    struct bt_http_req req = {
-        .method = "POST", .url = g->ag->url, .service = "servicequotas", .region = g->ag->region,
-        .creds = &sq->ag.prov[g->ag->provider].p, .target = target, .content_type = SQ_CTYPE,
-        .body = body.buf, .body_len = body.len, .label = label,
-        .timeout = bt_awsgroup_timeout(),
-    };
     sq->requests++;
-    bt_http_submit(sq->ctx->http, &req, sq_done, g);
+    bt_awsgroup_submit(&sq->ag, g->ag, sq->ctx->http, "servicequotas", SQ_TARGET, SQ_CTYPE,
+                       g->label, g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas",
+                       &body, sq_done, g);
     bt_buf_free(&body);
 }
 
