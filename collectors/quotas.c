@@ -127,14 +127,7 @@ bool bt_quota_hints_load_default(struct bt_quota_hints *h, char *err, size_t err
         snprintf(err, errlen, "quota-names.conf not found (set BEDTOP_DATADIR)");
         return false;
     }
-    char *text = bt_read_file(path, 1 << 20, NULL);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = bt_quota_hints_parse(h, text, path, err, errlen);
-    free(text);
-    return ok;
+    return bt_parse_kv_file(path, "model-pattern = quota display name", hint_line, h, err, errlen);
 }
 
 void bt_quota_hints_free(struct bt_quota_hints *h)

@@ -43,14 +43,7 @@ bool bt_burndown_parse(struct bt_burndown *b, const char *text, const char *name
 
 bool bt_burndown_load_file(struct bt_burndown *b, const char *path, char *err, size_t errlen)
 {
-    char *text = bt_read_file(path, 1 << 20, NULL);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = bt_burndown_parse(b, text, path, err, errlen);
-    free(text);
-    return ok;
+    return bt_parse_kv_file(path, "model-pattern = factor", burndown_line, b, err, errlen);
 }
 
 

@@ -411,3 +411,16 @@ bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, b
     }
     return true;
 }
+
+bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
+                      size_t errlen)
+{
+    char *text = bt_read_file(path, 1 << 20, NULL);
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
+    free(text);
+    return ok;
+}

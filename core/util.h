@@ -62,6 +62,9 @@ typedef bool (*bt_kv_fn)(void *arg, char *key, char *value, const char *name, in
                          char *err, size_t errlen);
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
                        void *arg, char *err, size_t errlen);
+/* The same, reading the file at path (at most 1 MiB). */
+bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
+                      size_t errlen);
 
 /* Directory of the running binary (from /proc/self/exe). */
 bool bt_exe_dir(char *out, size_t n);
