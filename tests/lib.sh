@@ -31,4 +31,20 @@ expect_rc() {
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
+# start_fake NAME [fake_aws.py args...]: the fake AWS endpoint on 127.0.0.1; its
+# request log is $TMP/NAME.log, its stdout $TMP/NAME.out. Sets PORT (1 if it never came up).
+start_fake() {
+    local name=$1; shift
+    python3 "$BEDTOP_SRCDIR/tests/fake/fake_aws.py" --log "$TMP/$name.log" "$@" \
+        >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    CLEANUP+=("kill $!")
+    PORT=
+    local i
+    for i in $(seq 1 100); do
+        PORT=$(awk '/^PORT /{print $2}' "$TMP/$name.out")
+        [ -n "$PORT" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
 finish() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }

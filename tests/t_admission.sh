@@ -82,9 +82,8 @@ cat >"$TMP/scen.json" <<EOF
  {"namespace": "AWS/Bedrock", "metric": "Invocations", "stat": "Sum",
   "dimensions": {"ModelId": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"}, "generator": {"constant": 600}}]}
 EOF
-python3 "$BEDTOP_SRCDIR/tests/fake/fake_aws.py" --scenario "$TMP/scen.json" >"$TMP/aws.out" 2>"$TMP/aws.err" &
-CLEANUP+=("kill $!")
-for _ in $(seq 100); do awsport=$(awk '/^PORT /{print $2}' "$TMP/aws.out"); [ -n "$awsport" ] && break; sleep 0.05; done
+start_fake aws --scenario "$TMP/scen.json"
+awsport=$PORT
 cat >"$TMP/storm.conf" <<EOF
 [bedtop]
 region = us-east-1

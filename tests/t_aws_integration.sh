@@ -27,23 +27,9 @@
 # day at 570,000/min is 820,800,000 = 41 %, so DAILY_QUOTA never fires whatever
 # the time of day (the status does not depend on the clock).
 . "$BEDTOP_SRCDIR/tests/lib.sh"
-FAKE=$BEDTOP_SRCDIR/tests/fake/fake_aws.py
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 TOKEN='IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENVALUE'
 
-start_fake() { # start_fake NAME args...: sets PORT
-    local name=$1; shift
-    python3 "$FAKE" --log "$TMP/$name.log" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-    CLEANUP+=("kill $!")
-    PORT=
-    local i
-    for i in $(seq 1 100); do
-        PORT=$(awk '/^PORT /{print $2}' "$TMP/$name.out")
-        [ -n "$PORT" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
 
 run_check() { # run_check PORT OUT: bedtop check --format json against the fake
     env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION \

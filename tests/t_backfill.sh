@@ -1,7 +1,6 @@
 # Backfill: `bedtop record FILE --since 20m` builds a recording from CloudWatch
 # history served by the fake; the minutes and values must come back exactly.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
-FAKE=$BEDTOP_SRCDIR/tests/fake/fake_aws.py
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 NOW=$(date +%s)
 START=$(( (NOW / 60) * 60 - 40 * 60 ))   # 40 minutes of data, oldest first
@@ -22,9 +21,7 @@ json.dump({"series": [ser("Invocations", lambda i: 100 + i),
           open(sys.argv[1], "w"))
 PY
 printf '[bedtop]\nregion = us-east-1\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\n' >"$TMP/b.conf"
-python3 "$FAKE" --log "$TMP/fake.log" --scenario "$TMP/scen.json" >"$TMP/fake.out" 2>"$TMP/fake.err" &
-CLEANUP+=("kill $!")
-for i in $(seq 1 100); do PORT=$(awk '/^PORT /{print $2}' "$TMP/fake.out"); [ -n "$PORT" ] && break; sleep 0.05; done
+start_fake fake --scenario "$TMP/scen.json"
 run() {
     env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
         AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_CONFIG_FILE=/nonexistent \

@@ -10,19 +10,6 @@ CW_T=GraniteServiceVersion20100801
 
 expect_rc "verifier passes the AWS SigV4 suite" 0 python3 "$FAKE" --selftest "$SHARED/testdata/sigv4/v4"
 
-start_fake() { # start_fake NAME args...: sets PORT
-    local name=$1; shift
-    python3 "$FAKE" --log "$TMP/$name.log" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-    CLEANUP+=("kill $!")
-    PORT=
-    local i
-    for i in $(seq 1 100); do
-        PORT=$(awk '/^PORT /{print $2}' "$TMP/$name.out")
-        [ -n "$PORT" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
 # cw USER TARGET BODY [extra curl args]: prints "<status> <body>"
 cw() {
     local user=$1 target=$2 body=$3; shift 3

@@ -177,7 +177,6 @@ check "the status bar says a line was skipped, and which" wait_for $s "1 damaged
 T kill-session -t $s
 
 # A backfill recording (from the fake CloudWatch) has no admission counters: the replay says so.
-FAKE=$SRC/tests/fake/fake_aws.py
 NOW=$(date +%s)
 python3 - "$TMP/scen.json" "$(( (NOW / 60) * 60 - 40 * 60 ))" <<'PY'
 import json, sys
@@ -188,9 +187,7 @@ json.dump({"series": [ser("Invocations", lambda i: 100 + i), ser("InputTokenCoun
                       ser("OutputTokenCount", lambda i: 200 * (100 + i))], "quotas": []}, open(sys.argv[1], "w"))
 PY
 printf '[bedtop]\nregion = us-east-1\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\n' >"$TMP/b.conf"
-python3 "$FAKE" --log "$TMP/fake.log" --scenario "$TMP/scen.json" >"$TMP/fake.out" 2>"$TMP/fake.err" &
-CLEANUP+=("kill $!")
-for i in $(seq 1 100); do PORT=$(awk '/^PORT /{print $2}' "$TMP/fake.out"); [ -n "$PORT" ] && break; sleep 0.05; done
+start_fake fake --scenario "$TMP/scen.json"
 env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
     AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' \
     AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true \
