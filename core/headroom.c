@@ -391,12 +391,11 @@ static double at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
 }
 
 /* Settled tokens per minute at minute m (NAN without token counts). */
-static double settled_at(const struct bt_config *cfg, const struct bt_store *st, int r,
+static double settled_at(const struct bt_store *st, int r,
                          const struct bt_route *rt, int64_t m)
 {
     double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
     double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    (void)cfg;
     if (isnan(in) && isnan(out))
         return NAN;
     return bt_settled_tpm(z(in), z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m)), z(out),
@@ -463,13 +462,17 @@ static double growth(const struct bt_store *st, int r, const enum bt_signal *sig
     return a > 0 ? (b - a) / a : NAN;
 }
 
-static void compute_runtime(const struct bt_config *cfg, const struct bt_route *rt,
-                            struct bt_eval *e)
+static void compute_runtime(const struct bt_route *rt, struct bt_eval *e)
 {
     e->quota = rt->quota[BT_Q_TPM].value;
     e->quota_source = rt->quota[BT_Q_TPM].source;
     e->used = nanmax(nanmax(e->settled, e->estimated), e->reserved);
-    (void)cfg;
+}
+
+/* A mantle route's headroom is the side (input or output quota) with less left. */
+static bool mantle_in_binds(const struct bt_eval *e)
+{
+    return isnan(e->out_pct) || (!isnan(e->in_pct) && e->in_pct <= e->out_pct);
 }
 
 static void compute_mantle(const struct bt_route *rt, struct bt_eval *e)
@@ -482,7 +485,7 @@ static void compute_mantle(const struct bt_route *rt, struct bt_eval *e)
     e->out_headroom = e->out_quota - z(e->out_used);
     e->in_pct = 100 * e->in_headroom / e->in_quota;
     e->out_pct = 100 * e->out_headroom / e->out_quota;
-    bool in_binds = isnan(e->out_pct) || (!isnan(e->in_pct) && e->in_pct <= e->out_pct);
+    bool in_binds = mantle_in_binds(e);
     e->quota = in_binds ? e->in_quota : e->out_quota;
     e->quota_source = rt->quota[in_binds ? BT_Q_INPUT_TPM : BT_Q_OUTPUT_TPM].source;
     e->used = in_binds ? e->in_used : e->out_used;
@@ -525,7 +528,7 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
     e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, m);
     e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, m);
     if (m && !e->mantle)
-        e->settled = settled_at(cfg, st, r, rt, m);
+        e->settled = settled_at(st, r, rt, m);
     else if (m && (!isnan(e->input_tokens) || !isnan(e->output_tokens)))
         e->settled = z(e->input_tokens) + z(e->output_tokens);
     /* Cache reads are not charged at completion; one AWS page counts them in the
@@ -584,7 +587,7 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
     if (e->mantle)
         compute_mantle(rt, e);
     else
-        compute_runtime(cfg, rt, e);
+        compute_runtime(rt, e);
 
     check_staleness(cfg, st, r, expect, e);
 
@@ -596,7 +599,7 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
         used = 0;
     if (!isnan(e->quota) && !isnan(used)) {
         if (e->mantle) {
-            bool in_binds = e->quota == e->in_quota && used == z(e->in_used);
+            bool in_binds = mantle_in_binds(e);
             e->headroom_tpm = in_binds ? e->in_headroom : e->out_headroom;
             e->headroom_pct = in_binds ? e->in_pct : e->out_pct;
         } else {
@@ -639,7 +642,7 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
         int64_t day = m - (m % 86400);
         double sum = 0;
         for (int64_t t = day; t <= m; t += 60) {
-            double v = settled_at(cfg, st, r, rt, t);
+            double v = settled_at(st, r, rt, t);
             if (!isnan(v))
                 sum += v;
         }

@@ -70,6 +70,17 @@ static void add_time(cJSON *o, const char *k, int64_t t)
     cJSON_AddStringToObject(o, k, iso);
 }
 
+/* One side of a mantle route (input or output TPM): its own quota and headroom. */
+static void add_mantle_side(cJSON *m, const char *side, double quota, double used,
+                            double headroom, double pct)
+{
+    cJSON *o = cJSON_AddObjectToObject(m, side);
+    add_num(o, "quota", quota);
+    add_num(o, "used", used);
+    add_num(o, "headroom_tpm", headroom);
+    add_pct(o, "headroom_pct", pct);
+}
+
 cJSON *bt_report_route_json(const struct bt_report *r, int i)
 {
     const struct bt_eval *e = &r->evals[i];
@@ -110,16 +121,8 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(o, "fits_more", e->fits_more);
     if (e->mantle) {
         cJSON *m = cJSON_AddObjectToObject(o, "mantle");
-        cJSON *in = cJSON_AddObjectToObject(m, "input");
-        add_num(in, "quota", e->in_quota);
-        add_num(in, "used", e->in_used);
-        add_num(in, "headroom_tpm", e->in_headroom);
-        add_pct(in, "headroom_pct", e->in_pct);
-        cJSON *out = cJSON_AddObjectToObject(m, "output");
-        add_num(out, "quota", e->out_quota);
-        add_num(out, "used", e->out_used);
-        add_num(out, "headroom_tpm", e->out_headroom);
-        add_pct(out, "headroom_pct", e->out_pct);
+        add_mantle_side(m, "input", e->in_quota, e->in_used, e->in_headroom, e->in_pct);
+        add_mantle_side(m, "output", e->out_quota, e->out_used, e->out_headroom, e->out_pct);
     }
     add_num(o, "max_tokens", e->max_tokens);
     cJSON_AddNumberToObject(o, "burndown", rt->burndown);
