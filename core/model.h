@@ -87,6 +87,11 @@ struct bt_quota {
 struct bt_route {
     char name[64];
     char model[192];
+    char base_model[192];    /* underlying base model when `model` is an application
+                              * inference profile (GetInferenceProfile or config
+                              * `base_model =`); empty: `model` itself */
+    char account[16];        /* CloudWatch AccountId (cross-account observability);
+                              * empty: the caller's own account */
     char region[32];
     char profile[64];
     char project[64];        /* mantle Project dimension (optional) */

@@ -1,0 +1,131 @@
+/* See sanitize.h: one sanitiser per sink for outside strings. */
+#include "core/sanitize.h"
+#include "core/util.h"
+
+#include <string.h>
+
+int bt_utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c == 0) return 0;
+    if (c < 0x80) return 1;
+    int n;
+    unsigned min;
+    if ((c & 0xe0) == 0xc0) { n = 2; c &= 0x1f; min = 0x80; }
+    else if ((c & 0xf0) == 0xe0) { n = 3; c &= 0x0f; min = 0x800; }
+    else if ((c & 0xf8) == 0xf0) { n = 4; c &= 0x07; min = 0x10000; }
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        c = (c << 6) | (s[i] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    return n;
+}
+
+/* C1 controls U+0080..U+009F are encoded as C2 80..C2 9F. */
+static bool is_c1(const unsigned char *s, int n)
+{
+    return n == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+}
+
+void bt_san_term_buf(struct bt_buf *b, const char *s, bool ascii_only)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        if (*p < 0x80) {
+            bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+            p++;
+            continue;
+        }
+        int n = bt_utf8_len(p);
+        if (n == 0) { bt_buf_putc(b, '?'); p++; continue; }
+        if (ascii_only || is_c1(p, n)) bt_buf_putc(b, '?');
+        else bt_buf_add(b, p, (size_t)n);
+        p += n;
+    }
+}
+
+char *bt_san_term(char *out, size_t n, const char *s)
+{
+    if (n == 0) return out;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t o = 0;
+    while (*p) {
+        if (*p < 0x80) {
+            if (o + 1 >= n) break;
+            out[o++] = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
+            p++;
+            continue;
+        }
+        int k = bt_utf8_len(p);
+        if (k == 0 || is_c1(p, k)) {
+            if (o + 1 >= n) break;
+            out[o++] = '?';
+            p += k ? k : 1;
+            continue;
+        }
+        if (o + (size_t)k >= n) break;
+        memcpy(out + o, p, (size_t)k);
+        o += (size_t)k;
+        p += k;
+    }
+    out[o] = 0;
+    return out;
+}
+
+bool bt_san_term_clean(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        if (*p < 0x80) {
+            if (*p < 0x20 || *p == 0x7f) return false;
+            p++;
+            continue;
+        }
+        int n = bt_utf8_len(p);
+        if (n == 0 || is_c1(p, n)) return false;
+        p += n;
+    }
+    return true;
+}
+
+void bt_san_csv_buf(struct bt_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    bt_buf_putc(b, '"');
+    if (*p == '=' || *p == '+' || *p == '-' || *p == '@' || *p == '\t' || *p == '\r')
+        bt_buf_putc(b, '\'');
+    while (*p) {
+        if (*p == '"') { bt_buf_puts(b, "\"\""); p++; continue; }
+        if (*p < 0x80) {
+            bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+            p++;
+            continue;
+        }
+        int n = bt_utf8_len(p);
+        if (n == 0 || is_c1(p, n)) { bt_buf_putc(b, '?'); p += n ? n : 1; continue; }
+        bt_buf_add(b, p, (size_t)n);
+        p += n;
+    }
+    bt_buf_putc(b, '"');
+}
+
+void bt_san_prom_label_buf(struct bt_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        if (*p == '\\') { bt_buf_puts(b, "\\\\"); p++; continue; }
+        if (*p == '"') { bt_buf_puts(b, "\\\""); p++; continue; }
+        if (*p == '\n') { bt_buf_puts(b, "\\n"); p++; continue; }
+        if (*p < 0x80) {
+            bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+            p++;
+            continue;
+        }
+        int n = bt_utf8_len(p);
+        if (n == 0 || is_c1(p, n)) { bt_buf_putc(b, '?'); p += n ? n : 1; continue; }
+        bt_buf_add(b, p, (size_t)n);
+        p += n;
+    }
+}

@@ -1,0 +1,73 @@
+/* One sanitiser per sink (core/sanitize.h). Expected outputs are written out by
+ * hand from the rules in the header. */
+#include <string.h>
+
+#include "core/sanitize.h"
+#include "core/util.h"
+#include "tests/tap.h"
+
+static const char *term(const char *s, bool ascii)
+{
+    static struct bt_buf b;
+    bt_buf_reset(&b);
+    bt_san_term_buf(&b, s, ascii);
+    return bt_buf_str(&b);
+}
+
+static const char *csv(const char *s)
+{
+    static struct bt_buf b;
+    bt_buf_reset(&b);
+    bt_san_csv_buf(&b, s);
+    return bt_buf_str(&b);
+}
+
+static const char *prom(const char *s)
+{
+    static struct bt_buf b;
+    bt_buf_reset(&b);
+    bt_san_prom_label_buf(&b, s);
+    return bt_buf_str(&b);
+}
+
+int main(void)
+{
+    /* The red-team string: ESC [2J (clear), OSC 0;PWNED BEL (retitle). */
+    STREQ(term("evil\x1b[2J\x1b]0;PWNED\amodel", false), "evil?[2J?]0;PWNED?model",
+          "terminal: ESC and BEL become ?");
+    STREQ(term("a\x7f" "b\r\nc", false), "a?b??c", "terminal: DEL, CR, LF become ?");
+    /* U+009B (CSI as C1) is C2 9B: one '?' for the whole sequence */
+    STREQ(term("x\xc2\x9b" "31my", false), "x?31my", "terminal: C1 CSI becomes one ?");
+    /* "é" (C3 A9) kept, or '?' in ASCII mode; a lone continuation byte is '?' */
+    STREQ(term("caf\xc3\xa9", false), "caf\xc3\xa9", "terminal: valid UTF-8 kept");
+    STREQ(term("caf\xc3\xa9", true), "caf?", "terminal: ASCII-only replaces UTF-8");
+    STREQ(term("a\x80z", false), "a?z", "terminal: stray continuation byte");
+    /* overlong '/' (C0 AF) and a UTF-16 surrogate (ED A0 80) are not valid UTF-8 */
+    STREQ(term("\xc0\xaf", false), "??", "terminal: overlong form rejected");
+    STREQ(term("\xed\xa0\x80", false), "???", "terminal: surrogate rejected");
+    STREQ(term(NULL, false), "", "terminal: NULL is empty");
+    OK(bt_san_term_clean("us.anthropic.claude-sonnet-4-5"), "clean model id");
+    OK(!bt_san_term_clean("a\x1b"), "ESC is not clean");
+
+    char small[6];
+    STREQ(bt_san_term(small, sizeof small, "ab\xc3\xa9\xc3\xa9"), "ab\xc3\xa9",
+          "fixed buffer cut on a character boundary (5 bytes max)");
+    STREQ(bt_san_term(small, sizeof small, "\x1b[2Jxyz"), "?[2Jx", "fixed buffer: ESC replaced, cut at 5 bytes");
+
+    STREQ(csv("triage"), "\"triage\"", "csv: always quoted");
+    STREQ(csv("us-east-1,x"), "\"us-east-1,x\"", "csv: comma stays inside the quotes");
+    STREQ(csv("say \"hi\""), "\"say \"\"hi\"\"\"", "csv: quotes doubled");
+    STREQ(csv("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"",
+          "csv: formula neutralised with an apostrophe");
+    STREQ(csv("+1"), "\"'+1\"", "csv: leading +");
+    STREQ(csv("-2"), "\"'-2\"", "csv: leading -");
+    STREQ(csv("@SUM(A1)"), "\"'@SUM(A1)\"", "csv: leading @");
+    STREQ(csv("a\nb"), "\"a?b\"", "csv: newline cannot break the row");
+
+    STREQ(prom("a\"b\\c\nd"), "a\\\"b\\\\c\\nd", "prometheus: \\\" \\\\ \\n escaped");
+    STREQ(prom("x\x1b[2J"), "x?[2J", "prometheus: ESC replaced");
+
+    OK(bt_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80") == 4, "4-byte UTF-8 (U+1F600)");
+    OK(bt_utf8_len((const unsigned char *)"\xf4\x90\x80\x80") == 0, "above U+10FFFF rejected");
+    return tap_done();
+}
