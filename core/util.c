@@ -209,41 +209,83 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)doe - 719468;
 }
 
+/* n decimal digits at *p: their value (p moves past them), or -1. Every field
+ * of an ISO time is followed by a separator or the end, so more digits fail there. */
+static int digits(const char **p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)(*p)[i]))
+            return -1;
+        v = v * 10 + ((*p)[i] - '0');
+    }
+    *p += n;
+    return v;
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int d[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : d[m - 1];
+}
+
+/* Strict: YYYY-MM-DD, then optionally T (or a blank) HH:MM[:SS[.fraction]], then
+ * optionally Z or a UTC offset +HH:MM, +HHMM or +HH. A real calendar day, every
+ * field its width, nothing after it. No zone is UTC. */
 bool bt_parse_iso(const char *s, int64_t *out)
 {
-    int Y, M, D, h = 0, mi = 0, sec = 0, used = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &used) != 3)
+    const char *p = s;
+    int Y = digits(&p, 4);
+    if (Y < 0 || *p++ != '-')
         return false;
-    const char *p = s + used;
-    if (*p == 'T' || *p == ' ') {
-        int u2 = 0;
-        if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &u2) != 2)
+    int M = digits(&p, 2);
+    if (M < 1 || M > 12 || *p++ != '-')
+        return false;
+    int D = digits(&p, 2);
+    if (D < 1 || D > days_in_month(Y, M))
+        return false;
+    int h = 0, mi = 0, sec = 0;
+    if (*p == 'T' || *p == 't' || *p == ' ') {
+        p++;
+        h = digits(&p, 2);
+        if (h < 0 || h > 23 || *p++ != ':')
             return false;
-        p += 1 + u2;
+        mi = digits(&p, 2);
+        if (mi < 0 || mi > 59)
+            return false;
         if (*p == ':') {
-            int u3 = 0;
-            if (sscanf(p + 1, "%2d%n", &sec, &u3) != 1)
+            p++;
+            sec = digits(&p, 2);
+            if (sec < 0 || sec > 60) /* 60: a leap second */
                 return false;
-            p += 1 + u3;
-            if (*p == '.') {
+            if (*p == '.' || *p == ',') {
                 p++;
+                if (!isdigit((unsigned char)*p))
+                    return false;
                 while (isdigit((unsigned char)*p))
                     p++;
             }
         }
     }
-    if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec > 60)
-        return false;
     int64_t t = days_from_civil(Y, (unsigned)M, (unsigned)D) * 86400 + h * 3600 + mi * 60 + sec;
     if (*p == 'Z' || *p == 'z') {
         p++;
     } else if (*p == '+' || *p == '-') {
-        int oh = 0, om = 0;
-        int sign = *p == '-' ? -1 : 1;
-        if (sscanf(p + 1, "%2d:%2d", &oh, &om) < 1)
+        int sign = *p++ == '-' ? -1 : 1;
+        int oh = digits(&p, 2), om = 0;
+        if (oh < 0 || oh > 23)
+            return false;
+        if (*p == ':') {
+            p++;
+            if ((om = digits(&p, 2)) < 0)
+                return false;
+        } else if (isdigit((unsigned char)*p)) {
+            om = digits(&p, 2); /* +0530 */
+        }
+        if (om < 0 || om > 59)
             return false;
         t -= sign * (oh * 3600 + om * 60);
-        p += strlen(p);
     }
     if (*p)
         return false;
@@ -253,10 +295,21 @@ bool bt_parse_iso(const char *s, int64_t *out)
 
 bool bt_parse_duration(const char *s, double *out)
 {
+    /* digits with an optional fraction, then an optional unit: no sign, no
+     * exponent, no hex, no inf/nan, nothing around it (strtod takes all those) */
+    const char *p = s;
+    bool any = false;
+    while (isdigit((unsigned char)*p))
+        p++, any = true;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++)
+            any = true;
+    if (!any)
+        return false;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v < 0)
+    if (end != p || errno || !isfinite(v))
         return false;
     double mul = 1;
     if (*end == 's')
@@ -269,7 +322,10 @@ bool bt_parse_duration(const char *s, double *out)
         mul = 86400, end++;
     if (*end)
         return false;
-    *out = v * mul;
+    v *= mul;
+    if (!(v <= BT_DURATION_MAX)) /* callers make int64_t seconds of it */
+        return false;
+    *out = v;
     return true;
 }
 

@@ -42,8 +42,12 @@ char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
 int64_t bt_minute_floor(int64_t t);
 void bt_fmt_iso(int64_t t, char *out, size_t n);     /* 2026-11-29T10:00:00Z */
 void bt_fmt_hhmm(int64_t t, char *out, size_t n);    /* 10:00 */
-bool bt_parse_iso(const char *s, int64_t *out);      /* full ISO-8601 with Z or offset */
-/* "90", "90s", "5m", "3h", "2d" -> seconds */
+/* Strict ISO-8601: YYYY-MM-DD[(T| )HH:MM[:SS[.frac]]][Z|+HH:MM|+HHMM|+HH], a real
+ * calendar day (no Feb 31), nothing after it; no zone means UTC. */
+bool bt_parse_iso(const char *s, int64_t *out);
+/* "90", "90s", "1.5m", "3h", "2d" -> seconds: digits and an optional fraction, then
+ * an optional unit; no sign, exponent, blank or inf. At most BT_DURATION_MAX. */
+#define BT_DURATION_MAX (100.0 * 365 * 86400) /* 100 years: any longer is a typo */
 bool bt_parse_duration(const char *s, double *out);
 /* Human-friendly number: 1.2M, 350k, 12 */
 void bt_fmt_si(double v, char *out, size_t n);
