@@ -328,6 +328,23 @@ def bench_render(a, tmp):
            "< 2 ms", fm < 0.002, note)
 
 
+# ---------------------------------------------------------------- config
+
+def bench_config(a, tmp):
+    """Start-up reads the config once: 20,000 routes must cost about ten times 2,000
+    (it was quadratic: 10,000 routes 6.2 s, 20,000 21.8 s)."""
+    t = {}
+    for n in (2000, 20000):
+        conf = os.path.join(tmp, "c%d.conf" % n)
+        gen("config", conf, "--routes", n)
+        out = subprocess.run([a.drv, "config", conf, str(a.runs)], check=True,
+                             capture_output=True, text=True, env=env_aws()).stdout
+        t[n] = json.loads(out)["load_median_s"]
+    ratio = t[20000] / (10 * t[2000])
+    figure("config: load 20,000 routes", t[20000], "s", "10 x 2,000 routes", 10 * t[2000], ratio,
+           "ratio <= 2 (linear)", ratio <= 2, "bench_drv config, median of %d loads" % a.runs)
+
+
 # ---------------------------------------------------------------- replay
 
 def bench_replay(a, tmp):
@@ -513,14 +530,14 @@ def main():
     ap.add_argument("--drv", default=os.path.join(SRC, "build", "bench", "bench_drv"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="3 runs, 20 s idle")
-    ap.add_argument("--only", default="", help="comma list: check,cost,render,replay,dashboard")
+    ap.add_argument("--only", default="", help="comma list: check,cost,render,replay,dashboard,config")
     ap.add_argument("--md", default=os.path.join(SRC, "BENCHMARKS.md"))
     ap.add_argument("--no-md", action="store_true")
     a = ap.parse_args()
     if a.quick:
         a.runs = 3
     parts = {"check": bench_check, "cost": bench_cost, "render": bench_render,
-             "replay": bench_replay, "dashboard": bench_dashboard}
+             "replay": bench_replay, "dashboard": bench_dashboard, "config": bench_config}
     only = [x for x in a.only.split(",") if x] or list(parts)
     with tempfile.TemporaryDirectory(prefix="bedtop-bench.") as tmp:
         for name in only:

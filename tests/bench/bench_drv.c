@@ -7,7 +7,8 @@
  *   render FILE N            the overview of a recording's routes drawn N times
  *                            on the terminal it runs on (a pty); timing to OUT
  *   cost CONF URL POLLS      the CloudWatch collector in live mode against the
- *                            fake, POLLS polls a simulated minute apart */
+ *                            fake, POLLS polls a simulated minute apart
+ *   config CONF N            bt_config_load of CONF, N times (median) */
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -174,6 +175,29 @@ static int do_cost(const char *conf, const char *url, int polls)
     return 0;
 }
 
+static int do_config(const char *path, int n)
+{
+    double *t = bt_xcalloc((size_t)(n > 0 ? n : 1), sizeof *t);
+    int routes = 0;
+    for (int i = 0; i < n; i++) {
+        struct bt_config c;
+        char err[512];
+        bt_config_defaults(&c);
+        double t0 = now_s();
+        if (!bt_config_load(&c, path, err, sizeof err)) {
+            fprintf(stderr, "bench_drv: %s\n", err);
+            free(t);
+            return 3;
+        }
+        t[i] = now_s() - t0;
+        routes = c.nroutes;
+        bt_config_free(&c);
+    }
+    printf("{\"routes\": %d, \"load_median_s\": %.6f}\n", routes, median(t, n));
+    free(t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -184,6 +208,9 @@ int main(int argc, char **argv)
         return do_render(argv[2], atoi(argv[3]), argv[4]);
     if (argc == 5 && !strcmp(argv[1], "cost"))
         return do_cost(argv[2], argv[3], atoi(argv[4]));
-    fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS\n");
+    if (argc == 4 && !strcmp(argv[1], "config"))
+        return do_config(argv[2], atoi(argv[3]));
+    fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS"
+                    " | config CONF N\n");
     return 3;
 }
