@@ -17,6 +17,7 @@
 #include "collectors/http.h"
 #include "collectors/loop.h"
 #include "collectors/quotas.h"
+#include "core/json.h"
 #include "core/recording.h"
 #include "core/report.h"
 #include "core/util.h"
@@ -236,9 +237,8 @@ int cmd_export(struct opts *o)
                     if (!isnan(v))
                         cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
                 }
-                char *s = cJSON_PrintUnformatted(j);
-                bt_buf_printf(&b, "%s%s", first ? "" : ",\n", s);
-                cJSON_free(s);
+                bt_buf_puts(&b, first ? "" : ",\n");
+                bt_buf_json(&b, j, false);
                 cJSON_Delete(j);
             }
             first = false;

@@ -11,6 +11,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/http.h"
+#include "core/json.h"
 
 #define NS_RUNTIME "AWS/Bedrock"
 #define NS_MANTLE "AWS/BedrockMantle"
@@ -105,11 +106,8 @@ int bt_cloudwatch_nrequests(int nqueries)
 
 static void put_json(struct bt_buf *out, cJSON *root)
 {
-    char *s = cJSON_PrintUnformatted(root);
     bt_buf_reset(out);
-    if (s)
-        bt_buf_puts(out, s);
-    free(s);
+    bt_buf_json(out, root, false);
     cJSON_Delete(root);
 }
 

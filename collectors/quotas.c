@@ -13,6 +13,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/http.h"
+#include "core/json.h"
 
 #define MAX_TOKEN_LEN 4096   /* bound on a NextToken we echo back */
 #define MAX_QUOTAS 20000     /* bound on quotas kept from one listing */
@@ -32,11 +33,8 @@ void bt_quotas_request_json(struct bt_buf *out, const char *next_token)
     cJSON_AddNumberToObject(root, "MaxResults", 100);
     if (next_token && *next_token)
         cJSON_AddStringToObject(root, "NextToken", next_token);
-    char *s = cJSON_PrintUnformatted(root);
     bt_buf_reset(out);
-    if (s)
-        bt_buf_puts(out, s);
-    free(s);
+    bt_buf_json(out, root, false);
     cJSON_Delete(root);
 }
 

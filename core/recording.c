@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/json.h"
 #include "core/util.h"
 
 /* ---- writing ---- */
@@ -27,6 +28,8 @@ struct bt_recorder {
     bool g_open;
     unsigned long lines, dropped;
     char error[256];
+    off_t good;                /* file size after the last complete line */
+    bool torn;                 /* a failed write may have left part of a line after it */
 };
 
 static cJSON *route_json(const struct bt_route *r)
@@ -104,7 +107,7 @@ static char *header_json(const struct bt_config *cfg, const char *mode, int64_t 
     cJSON *routes = cJSON_AddArrayToObject(h, "routes");
     for (int i = 0; i < cfg->nroutes; i++)
         cJSON_AddItemToArray(routes, route_json(&cfg->routes[i]));
-    char *s = cJSON_PrintUnformatted(h);
+    char *s = bt_json_print(h, false);
     cJSON_Delete(h);
     return s;
 }
@@ -137,6 +140,7 @@ struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *c
     bt_strlcpy(r->path, path, sizeof r->path);
     char *h = header_json(cfg, mode, now);
     bool ok = write_all(fd, h, strlen(h)) && write_all(fd, "\n", 1);
+    r->good = (off_t)strlen(h) + 1;
     cJSON_free(h);
     if (!ok) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -195,12 +199,10 @@ static void on_event(void *arg, const struct bt_event *ev)
         cJSON_AddStringToObject(o, "code", ev->code);
     if (ev->text[0])
         cJSON_AddStringToObject(o, "text", ev->text);
-    char *s = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
     if (r->nevents++)
         bt_buf_putc(&r->events, ',');
-    bt_buf_puts(&r->events, s);
-    cJSON_free(s);
+    bt_buf_json(&r->events, o, false);
+    cJSON_Delete(o);
 }
 
 void bt_recorder_add_sample(struct bt_recorder *r, const struct bt_sample *smp, int64_t arrival)
@@ -218,28 +220,48 @@ void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s)
     s->tap = (struct bt_store_tap){.sample = on_sample, .event = on_event, .arg = r};
 }
 
+/* After a failed write the file may end in part of a line: cut it back to the
+ * last complete line (shrinking needs no space on a full disk). */
+static void mend(struct bt_recorder *r)
+{
+    if (r->torn && ftruncate(r->fd, r->good) == 0)
+        r->torn = false;
+}
+
 int bt_recorder_flush(struct bt_recorder *r, int64_t t)
 {
     if (!r->nsamples && !r->nevents)
         return 0;
     close_group(r);
     struct bt_buf out = {0};
-    bt_buf_printf(&out, "{\"t\":%lld,\"s\":[%s],\"e\":[%s]}\n", (long long)t,
-                  bt_buf_str(&r->line), bt_buf_str(&r->events));
+    mend(r);
+    /* could not cut it back: a newline ends the partial line (the reader skips
+     * that one line), so this line starts on a line of its own */
+    bt_buf_printf(&out, "%s{\"t\":%lld,\"s\":[%s],\"e\":[%s]}\n", r->torn ? "\n" : "",
+                  (long long)t, bt_buf_str(&r->line), bt_buf_str(&r->events));
     bt_buf_reset(&r->line);
     bt_buf_reset(&r->events);
     r->nsamples = r->nevents = 0;
     bool ok = write_all(r->fd, out.buf, out.len);
+    size_t len = out.len;
     bt_buf_free(&out);
     if (!ok) {
-        /* Disk full or similar: say so once, drop this line, keep watching. The
-         * file may now end in a partial line; the reader skips it. */
+        /* Disk full or similar: say so once, drop this line, keep watching.
+         * Recording resumes on a line boundary when writes succeed again. */
+        int e = errno;
+        r->torn = true;
+        mend(r);
         if (!r->error[0])
             snprintf(r->error, sizeof r->error, "recording %s: %s (lines are being dropped)",
-                     r->path, strerror(errno));
+                     r->path, strerror(e));
         r->dropped++;
         return -1;
     }
+    /* the size as the file has it: after a newline written over a partial line
+     * (mend failed), the partial bytes count too */
+    struct stat st;
+    r->torn = false;
+    r->good = fstat(r->fd, &st) == 0 ? st.st_size : r->good + (off_t)len;
     r->error[0] = '\0';
     r->lines++;
     return 0;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
+
 bool bt_format_parse(const char *s, enum bt_format *out)
 {
     if (!strcmp(s, "text"))
@@ -362,10 +364,8 @@ void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, s
 {
     if (f == BT_FMT_JSON) {
         cJSON *j = bt_report_json(r);
-        char *s = cJSON_Print(j);
-        bt_buf_puts(out, s);
+        bt_buf_json(out, j, true);
         bt_buf_putc(out, '\n');
-        cJSON_free(s);
         cJSON_Delete(j);
     } else if (f == BT_FMT_PROMETHEUS) {
         render_prom(r, out);

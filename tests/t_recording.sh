@@ -21,6 +21,11 @@ expect_eq "disk full: record runs to the end and exits 1 (lines dropped)" "$rc" 
 check "disk full: the write error is reported" grep -q "recording $TMP/full.rec: File too large (lines are being dropped)" "$TMP/full.err"
 expect_eq "disk full: reported once, not per line" "$(grep -c 'lines are being dropped' "$TMP/full.err")" 1
 check "disk full: the summary says lines were dropped" grep -q "some lines dropped" "$TMP/full.err"
+# issue 16 item 5: no partial line is left for the next line to be appended to
+expect_eq "disk full: the recording ends on a line boundary" "$(tail -c 1 "$TMP/full.rec" | od -An -c | tr -d ' ')" '\n'
+"$BEDTOP" replay "$TMP/full.rec" --at +1m >/dev/null 2>"$TMP/full.replay.err"
+check "disk full: replay of what was written skips no line" test ! -s "$TMP/full.replay.err"
+sed 's/^/#   /' "$TMP/full.replay.err" | head -3
 
 # Round trip: the replayed numbers at a moment equal what check --demo-at computes.
 same=0 total=0

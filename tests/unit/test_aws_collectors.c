@@ -341,7 +341,7 @@ static void write_scenario(const char *path, const char *extra)
         fputs(out, f);
         fclose(f);
     }
-    free(out);
+    cJSON_free(out);
     cJSON_Delete(j);
 }
 

@@ -93,25 +93,25 @@ static void test_request(void)
           "\"MetricName\":\"InvocationLatency\",\"Dimensions\":[{\"Name\":\"ModelId\",\"Value\":"
           "\"" SONNET "\"}]},\"Period\":60,\"Stat\":\"p99\"},\"ReturnData\":true}",
           "runtime p99 latency query");
-    free(s);
+    cJSON_free(s);
     s = item_json(arr, "r0_s13");
     OK(s && strstr(s, "\"MetricName\":\"EstimatedTPMQuotaUsage\"") &&
            strstr(s, "\"Stat\":\"Sum\""),
        "EstimatedTPMQuotaUsage as a Sum");
-    free(s);
+    cJSON_free(s);
     s = item_json(arr, "r0_s3");
     OK(s && strstr(s, "\"MetricName\":\"CacheReadInputTokenCount\""),
        "route 0: the table's cache-read spelling");
-    free(s);
+    cJSON_free(s);
     s = item_json(arr, "r1_s3");
     OK(s && strstr(s, "\"MetricName\":\"CacheReadInputTokens\"") &&
            strstr(s, "\"Value\":\"" HAIKU "\""),
        "route 1: the discovered cache-read spelling and its ModelId");
-    free(s);
+    cJSON_free(s);
     s = item_json(arr, "r1_s4");
     OK(s && strstr(s, "\"MetricName\":\"CacheWriteInputTokens\""),
        "route 1: the discovered cache-write spelling");
-    free(s);
+    cJSON_free(s);
     s = item_json(arr, "r2_s0");
     STREQ(s,
           "{\"Id\":\"r2_s0\",\"MetricStat\":{\"Metric\":{\"Namespace\":\"AWS/BedrockMantle\","
@@ -119,10 +119,10 @@ static void test_request(void)
           "\"},{\"Name\":\"Project\",\"Value\":\"proj-agents\"}]},\"Period\":60,\"Stat\":"
           "\"Sum\"},\"ReturnData\":true}",
           "mantle Inferences query with Model and Project dimensions");
-    free(s);
+    cJSON_free(s);
     s = item_json(arr, "r2_s11");
     OK(s == NULL, "no latency query for mantle (not published there)");
-    free(s);
+    cJSON_free(s);
     int mantle_ns = 0;
     cJSON_ArrayForEach(it, arr) {
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(
