@@ -1020,30 +1020,31 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
     bt_strlcpy(rp->mode, "live", sizeof rp->mode);
     bt_config_defaults(&rp->cfg);
     struct line_src ls = {0};
-    char *text = NULL;
     struct stat st;
-    ls.f = fopen(path, "rb");
-    bool fail = !ls.f || fstat(fileno(ls.f), &st) != 0;
-    if (!fail && (!S_ISREG(st.st_mode) || st.st_size > ((off_t)4 << 30))) {
-        /* a pipe cannot be read twice, and the old bound stays: read it whole */
-        fclose(ls.f);
-        ls.f = NULL;
-        text = bt_read_file(path, (size_t)4 << 30, &ls.len);
-        fail = !text;
-        ls.mem = text;
-    }
-    if (fail) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (ls.f)
-            fclose(ls.f);
+    /* O_NONBLOCK: a FIFO must not block the open before it can be refused */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        /* /dev/zero behind a symlink was read up to 4 GiB into memory */
+        why = "not a regular file; replay reads recordings bedtop record wrote (save a "
+              "pipe's output to a file first)";
+    else if (st.st_size > ((off_t)4 << 30))
+        why = "larger than the 4 GiB bedtop reads; split it (the header line with any "
+              "run of poll lines is a recording)";
+    else if (!(ls.f = fdopen(fd, "rb")))
+        why = strerror(errno);
+    if (why) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        if (fd >= 0)
+            close(fd);
         bt_config_free(&rp->cfg);
         return false;
     }
     bool ok = replay_open_src(rp, path, &ls, warn, warn_arg, err, errlen);
-    if (ls.f)
-        fclose(ls.f);
+    fclose(ls.f);
     free(ls.buf);
-    free(text);
     if (!ok)
         bt_replay_free(rp);
     return ok;

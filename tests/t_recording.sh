@@ -27,6 +27,18 @@ expect_eq "disk full: the recording ends on a line boundary" "$(tail -c 1 "$TMP/
 check "disk full: replay of what was written skips no line" test ! -s "$TMP/full.replay.err"
 sed 's/^/#   /' "$TMP/full.replay.err" | head -3
 
+# Issue 16 item 6, replay of a non-regular file: a symlink to /dev/zero was read up to
+# 4 GiB into memory, a FIFO blocked. Both are refused at once with one line.
+ln -s /dev/zero "$TMP/zero.rec"
+expect_rc "replay of a non-regular file (symlink to /dev/zero) is refused" 3 \
+    timeout 20 "$BEDTOP" replay "$TMP/zero.rec" --at +1m
+expect_eq "... with one line saying why" "$(cat "$TMP/last.err")" \
+    "bedtop: $TMP/zero.rec: not a regular file; replay reads recordings bedtop record wrote (save a pipe's output to a file first)"
+mkfifo "$TMP/fifo.rec"
+expect_rc "replay of a FIFO is refused without waiting for a writer" 3 \
+    timeout 20 "$BEDTOP" replay "$TMP/fifo.rec" --at +1m
+expect_rc "export of a non-regular file is refused" 3 timeout 20 "$BEDTOP" export "$TMP/zero.rec" --format csv
+
 # Round trip: the replayed numbers at a moment equal what check --demo-at computes.
 same=0 total=0
 for m in 0 5 9 13 16 19 22 25 29; do
