@@ -208,8 +208,8 @@ struct adm_acc {
 
 static void store(struct bt_store *s, int route, enum bt_signal sig, double v, double now)
 {
-    if (!isfinite(v))
-        return;
+    if (isnan(v))
+        return; /* no value; an infinity is refused by the store, with the reason */
     int64_t t = (int64_t)floor(now);
     bt_store_add(s, &(struct bt_sample){.t = t, .route = route, .signal = sig, .value = v}, t);
 }
@@ -348,7 +348,7 @@ int bt_adm_ingest_api(const struct bt_prom_doc *doc, enum bt_signal sig,
     for (int i = 0; i < doc->nseries; i++) {
         const struct bt_prom_series *se = &doc->series[i];
         int r = route_in_scope(se, sc);
-        if (r < 0 || !isfinite(se->value))
+        if (r < 0 || isnan(se->value))
             continue;
         bool sum = k == ADM_COUNTER || (k == ADM_GAUGE && sig != BT_SIG_ADM_MAX_TOKENS);
         v[r] = !has[r] ? se->value : sum ? v[r] + se->value : fmax(v[r], se->value);

@@ -1,9 +1,11 @@
 #include "core/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plausible.h"
 #include "core/util.h"
 
 #define BT_SIG_INFO(id, name, metric, stat, mantle, src) \
@@ -119,11 +121,23 @@ static struct bt_series *series_of(const struct bt_store *s, int route, enum bt_
     return &s->series[(size_t)route * BT_SIG_COUNT + sig];
 }
 
-void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival)
+bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival)
 {
     struct bt_series *se = series_of(s, smp->route, smp->signal);
     if (!se || isnan(smp->value))
-        return;
+        return false;
+    char why[160];
+    if (!bt_sample_plausible(smp->signal, smp->value, why, sizeof why)) {
+        struct bt_source_status *bad =
+            bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
+        if (bad && !bad->implausible[0]) {
+            char hm[8];
+            bt_fmt_hhmm(bt_minute_floor(smp->t), hm, sizeof hm);
+            snprintf(bad->implausible, sizeof bad->implausible, "%s = %.9g at %s UTC: %s; not used",
+                     bt_signal_info[smp->signal].name, smp->value, hm, why);
+        }
+        return false;
+    }
     int64_t minute = bt_minute_floor(smp->t);
     int64_t span = (int64_t)s->history * 60;
     if (!se->v) {
@@ -135,7 +149,7 @@ void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
         se->newest = minute;
     }
     if (minute <= se->newest - span)
-        return; /* older than the window */
+        return false; /* older than the window */
     if (minute > se->newest) {
         /* clear the slots skipped over so stale values never reappear */
         int64_t from = se->newest + 60;
@@ -160,6 +174,7 @@ void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
         st->newest_sample = arrival;
     s->nsamples++;
     s->generation++;
+    return true;
 }
 
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute)
@@ -260,10 +275,61 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
     }
 }
 
-void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
+static void record_apply(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
 {
     bt_store_event(s, ev);
     apply_event(s, routes, ev);
+}
+
+/* The error an OK becomes for route r when its poll brought a value out of
+ * bounds; false when none did. */
+static bool implausible_error(struct bt_store *s, int r, const struct bt_event *ok,
+                              struct bt_event *err)
+{
+    struct bt_source_status *st = bt_store_status(s, r, ok->source);
+    if (!st || !st->implausible[0])
+        return false;
+    *err = *ok;
+    err->type = BT_EV_ERROR;
+    err->route = r;
+    bt_strlcpy(err->code, "Implausible", sizeof err->code);
+    snprintf(err->text, sizeof err->text, "implausible value: %s", st->implausible);
+    st->implausible[0] = '\0';
+    return true;
+}
+
+void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
+{
+    struct bt_event e;
+    char why[160];
+    if (ev->type == BT_EV_QUOTA && !bt_quota_plausible(ev->quota_kind, ev->value, why, sizeof why)) {
+        e = (struct bt_event){.t = ev->t, .type = BT_EV_ERROR, .route = ev->route,
+                              .source = BT_SRC_QUOTAS};
+        bt_strlcpy(e.code, "Implausible", sizeof e.code);
+        snprintf(e.text, sizeof e.text, "implausible value: quota %s = %.9g: %s; not used",
+                 bt_quota_kind_name(ev->quota_kind), ev->value, why);
+        record_apply(s, routes, &e);
+        return;
+    }
+    if (ev->type == BT_EV_OK && ev->route >= 0 && implausible_error(s, ev->route, ev, &e)) {
+        record_apply(s, routes, &e);
+        return;
+    }
+    if (ev->type == BT_EV_ERROR) {
+        /* the poll failed anyway: that error is the reason, no later OK's */
+        for (int r = ev->route < 0 ? 0 : ev->route; r < s->nroutes; r++) {
+            struct bt_source_status *st = bt_store_status(s, r, ev->source);
+            if (st)
+                st->implausible[0] = '\0';
+            if (ev->route >= 0)
+                break;
+        }
+    }
+    record_apply(s, routes, ev);
+    if (ev->type == BT_EV_OK && ev->route < 0)
+        for (int r = 0; r < s->nroutes; r++)
+            if (implausible_error(s, r, ev, &e))
+                record_apply(s, routes, &e);
 }
 
 static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)

@@ -141,6 +141,9 @@ struct bt_source_status {
     int64_t last_error;      /* 0 none since last_ok */
     int64_t newest_sample;   /* arrival time of the newest sample */
     char error[224];
+    /* the first value out of bounds (core/plausible.h) since the source last
+     * reported on this route: its next OK becomes an error with this reason */
+    char implausible[160];
 };
 
 #define BT_EVENT_RING 512
@@ -182,7 +185,10 @@ struct bt_sample {
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
 void bt_store_free(struct bt_store *s);
 void bt_store_clear(struct bt_store *s);
-void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival);
+/* Takes a sample. NAN (no value) is skipped; a value out of bounds
+ * (bt_sample_plausible) is not stored and is held as the reason the source's next
+ * OK for the route is an error. Returns whether the sample was stored. */
+bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival);
 /* Value at a minute, NAN when missing or outside the window. */
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);
 /* Newest minute <= limit holding a value (0 if none within the window). */
@@ -202,6 +208,8 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
 
 
 /* Records an event and applies it: BT_EV_QUOTA sets a route's quota,
- * BT_EV_ERROR/BT_EV_OK update the source status (route -1: every route). */
+ * BT_EV_ERROR/BT_EV_OK update the source status (route -1: every route). An OK for
+ * a route whose poll brought a value out of bounds is recorded as an error with
+ * the reason, and so is a quota out of bounds (core/plausible.h). */
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
 #endif

@@ -1,0 +1,33 @@
+/* What a sample can plausibly be. Every number from outside may be negative, huge
+ * or not a number (issue 16: every value -5000 gave "used -5000, headroom 100.3%",
+ * 1e308 printed "infG" and "-nan% of calls"); the store takes only samples inside
+ * these bounds, and a value outside makes its source's poll an error for the route
+ * (it goes stale, with this reason), so no view ever shows one. The bounds sit far
+ * above any real account (the largest quotas are a few million tokens a minute):
+ *   calls (per minute, or in flight / queued / a limit at once)   0 .. 1e9
+ *   tokens per minute (CloudWatch sums, estimate, counter rates)  0 .. 1e12
+ *   tokens per call (max_tokens, output-token quantiles)           0 .. 1e9
+ *   tokens per day (the DAY_* sums)                                0 .. 1e12 x 1440
+ *   latency and time to first token, milliseconds                  0 .. 86,400,000 (1 day)
+ * NAN is "no value" (bt_store_add skips it silently); infinities are out of bounds.
+ * A quota (tokens or requests per minute or day) is 0 .. 1e15, as the config allows. */
+#ifndef BEDTOP_PLAUSIBLE_H
+#define BEDTOP_PLAUSIBLE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/model.h"
+
+#define BT_MAX_CALLS 1e9
+#define BT_MAX_TOKENS_PER_MIN 1e12
+#define BT_MAX_TOKENS_PER_CALL 1e9
+#define BT_MAX_TOKENS_PER_DAY (1e12 * 1440)
+#define BT_MAX_LATENCY_MS 86400000.0
+#define BT_MAX_QUOTA 1e15
+
+/* true when v is a value sig can have; else false with the reason in why
+ * ("a count, rate or time is never negative"). */
+bool bt_sample_plausible(enum bt_signal sig, double v, char *why, size_t n);
+/* The same for a quota of kind k. */
+bool bt_quota_plausible(enum bt_quota_kind k, double v, char *why, size_t n);
+#endif
