@@ -2,8 +2,6 @@
 # on 127.0.0.1: reserved tokens growing 25,000/s must read as 1,500,000 TPM, and with a
 # 2,000,000 TPM quota leave 25% headroom; 38 calls in flight against a limit of 25 is
 # HIDDEN_PARALLELISM. CloudWatch is pointed at a closed loopback port (no AWS).
-# Until main.c runs the admission collector in `check`, the fake sees no scrape and
-# the suite says so and skips instead of failing.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 
 python3 "$BEDTOP_SRCDIR/tests/fake/admission_server.py" --access-log "$TMP/access.log" \
@@ -41,11 +39,7 @@ EOF
 
 run_check --config "$TMP/bedtop.conf" --format json >"$TMP/out.json" 2>"$TMP/err.txt"
 rc=$?
-if ! grep -q '^/text/triage' "$TMP/access.log" 2>/dev/null; then
-    echo "# SKIP: bedtop check does not run the admission collector yet (main.c wiring)"
-    finish
-    exit
-fi
+check "bedtop check scraped the admission endpoint" grep -q '^/text/triage' "$TMP/access.log"
 expect_eq "two scrapes of the triage endpoint" "$(grep -c '^/text/triage' "$TMP/access.log")" 2
 
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($1)" "$TMP/out.json"; }

@@ -291,7 +291,7 @@ if $DNS_OK; then
     check "dns: the error names the host and the resolve failure" \
         grep -Eqi 'bedtop-nonexistent.invalid.*(resolve|host)|(resolve|host).*bedtop-nonexistent.invalid' "$TMP/dns.err"
 else
-    ok "dns: SKIPPED (unshare -rn unavailable: a lookup could reach the non-loopback resolver)"
+    skip "dns: unshare -rn unavailable: a lookup could reach the non-loopback resolver"
 fi
 
 # credentials rotated
