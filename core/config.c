@@ -148,17 +148,28 @@ static size_t name_len(const char *k, size_t len)
     return len;
 }
 
+/* inih keeps at most 49 bytes of a section name (its MAX_SECTION, 50) and cuts
+ * the rest silently: a longer [route NAME] would become another route's name. */
+#define INI_SECTION_MAX 49
+
 /* Every "[route NAME]" line of the text (blanks allowed around "route" and the
- * name): the first and second line of each name. */
-static void index_sections(struct name_ix *ix, const char *text)
+ * name): the first and second line of each name. *toolong: the first section line
+ * longer than inih reads (0: none). */
+static void index_sections(struct name_ix *ix, const char *text, int *toolong)
 {
     int line = 1;
+    *toolong = 0;
     for (const char *p = text; *p; line++) {
         const char *q = p;
         while (*q == ' ' || *q == '\t')
             q++;
         if (*q == '[') {
             q++;
+            const char *close = q;
+            while (*close && *close != ']' && *close != '\n')
+                close++;
+            if (*close == ']' && close - q > INI_SECTION_MAX && !*toolong)
+                *toolong = line;
             while (*q == ' ')
                 q++;
             if (!strncmp(q, "route", 5)) {
@@ -472,8 +483,13 @@ static bool check_routes_in(struct parse_ctx *p, const struct name_ix *sections,
 static bool check_routes(struct parse_ctx *p, char *err, size_t errlen)
 {
     struct name_ix sections = {0};
-    index_sections(&sections, p->text);
-    bool ok = check_routes_in(p, &sections, err, errlen);
+    int toolong;
+    index_sections(&sections, p->text, &toolong);
+    bool ok = !toolong;
+    if (toolong)
+        snprintf(err, errlen, "%s:%d: section name longer than %d characters (a route name "
+                 "can have %d); shorten it", p->name, toolong, INI_SECTION_MAX, INI_SECTION_MAX - 6);
+    ok = ok && check_routes_in(p, &sections, err, errlen);
     ix_free(&sections);
     return ok;
 }

@@ -78,5 +78,19 @@ int main(void)
     ok = bt_config_parse_string(&c, "\n\n[route lone]\nregion = us-east-1\n", "m.conf", err, sizeof err);
     OK(!ok && strstr(err, "m.conf:3: route 'lone' has no model"), "no model: the section's line (%s)", err);
     bt_config_free(&c);
+    /* inih keeps 49 bytes of a section name: a longer route name used to be cut to
+     * 43 characters silently (and two such routes could merge), with line 0 */
+    bt_config_defaults(&c);
+    ok = bt_config_parse_string(&c, "[bedtop]\n[route aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeX]\nmodel = m\n",
+                                "long.conf", err, sizeof err);
+    OK(!ok && strstr(err, "long.conf:2: section name longer than 49 characters"),
+       "a route name inih would cut is refused at its line (%s)", err);
+    bt_config_free(&c);
+    bt_config_defaults(&c);
+    ok = bt_config_parse_string(&c, "[route aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeee]\nmodel = m\n",
+                                "long.conf", err, sizeof err);
+    OK(ok && c.nroutes == 1 && strlen(c.routes[0].name) == 43 && c.routes[0].line == 1,
+       "a 43-character route name is read whole (%s)", err);
+    bt_config_free(&c);
     return tap_done();
 }
