@@ -100,6 +100,7 @@ fuzz-smoke:
 	BEDTOP_SRCDIR=$(CURDIR) bash tests/t_fuzz_smoke.sh
 
 # On demand: each target for FUZZ_TIME seconds; new inputs go to build-fuzz/corpus/.
+# FUZZ_ONLY="config time" limits it to those targets.
 fuzz-long: fuzz
 	BEDTOP_SRCDIR=$(CURDIR) FUZZ_TIME=$(FUZZ_TIME) bash tests/fuzz/long.sh
 

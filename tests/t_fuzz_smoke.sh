@@ -4,7 +4,9 @@
 # under ASan+UBSan. A crash, leak, sanitizer report or a parse failure without
 # a message fails the target; the crashing input is kept in build-fuzz/artifacts/.
 # Needs clang (scripts/deps installs it): without it this suite fails, loudly.
-# FUZZ_RUNS overrides the per-target count (default keeps the suite < 60 s on 2 cores).
+# FUZZ_RUNS overrides the per-target count (default keeps the suite < 60 s on 2 cores);
+# a target whose inputs are slow by design (fuzz_config_routes reaches 10,000 routes)
+# says "fuzz-smoke-runs: N" in its source and runs N (scaled like FUZZ_RUNS).
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 RUNS=${FUZZ_RUNS:-3000}
 SEED=${FUZZ_SEED:-1}
@@ -35,8 +37,11 @@ for src in "$BEDTOP_SRCDIR"/tests/fuzz/fuzz_*.c; do
     fi
     # new inputs go to a scratch dir (the first one), never into the committed corpus
     mkdir -p "$TMP/new-$parser"
+    runs=$RUNS
+    own=$(sed -nE 's/.*fuzz-smoke-runs: ([0-9]+).*/\1/p' "$src" | head -n 1)
+    [ -n "$own" ] && runs=$((own * RUNS / 3000)) && [ "$runs" -lt 1 ] && runs=1
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "$FB/$name" -runs="$RUNS" -seed="$SEED" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+        "$FB/$name" -runs="$runs" -seed="$SEED" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$ART/$name-" "$TMP/new-$parser" "$corpus" >"$TMP/$name.log" 2>&1
     rc=$?
     if [ "$rc" -eq 0 ] && grep -q '^Done [0-9]* runs' "$TMP/$name.log"; then

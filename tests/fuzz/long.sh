@@ -2,7 +2,8 @@
 # make fuzz-long: each target for FUZZ_TIME seconds (default 600), growing its
 # own corpus in build-fuzz/corpus/<parser>/ (seeded from tests/fuzz/corpus/).
 # Crashes land in build-fuzz/artifacts/; copy interesting new inputs into the
-# committed corpus by hand (small ones only).
+# committed corpus by hand (small ones only). FUZZ_ONLY="config time" runs only
+# those targets (the parser names, fuzz_ dropped).
 set -u
 src=${BEDTOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 fb=$src/build-fuzz
@@ -12,6 +13,7 @@ mkdir -p "$fb/artifacts"
 for t in "$src"/tests/fuzz/fuzz_*.c; do
     name=$(basename "$t" .c)
     parser=${name#fuzz_}
+    case " ${FUZZ_ONLY:-$parser} " in *" $parser "*) ;; *) continue ;; esac
     mkdir -p "$fb/corpus/$parser"
     echo "== $name: $time s"
     if ! ASAN_OPTIONS=detect_leaks=1 "$fb/$name" -max_total_time="$time" -max_len=65536 -timeout=10 \
