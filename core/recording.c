@@ -129,16 +129,17 @@ static bool write_all(int fd, const char *p, size_t n)
 struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *cfg,
                                      const char *mode, int64_t now, char *err, size_t errlen)
 {
+    char *h = header_json(cfg, mode, now); /* first: out of memory leaves no file */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
                  errno == EEXIST ? " (recordings are never overwritten: choose a new name)" : "");
+        cJSON_free(h);
         return NULL;
     }
     struct bt_recorder *r = bt_xcalloc(1, sizeof *r);
     r->fd = fd;
     bt_strlcpy(r->path, path, sizeof r->path);
-    char *h = header_json(cfg, mode, now);
     bool ok = write_all(fd, h, strlen(h)) && write_all(fd, "\n", 1);
     r->good = (off_t)strlen(h) + 1;
     cJSON_free(h);
