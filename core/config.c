@@ -221,7 +221,9 @@ static int route_of_section(struct parse_ctx *p, const char *section, const char
         i = sl->a;
     } else {
         i = bt_config_add_route(p->c, rn);
-        p->names = bt_xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names);
+        size_t n = (size_t)p->nnames; /* doubled at powers of two, as the routes */
+        if ((n & (n - 1)) == 0)
+            p->names = bt_xrealloc(p->names, (n ? 2 * n : 1) * sizeof *p->names);
         char *k = p->names[p->nnames++] = bt_xstrdup(rn);
         ix_get(&p->routes, k, len)->a = i;
     }
