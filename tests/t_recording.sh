@@ -76,9 +76,12 @@ rc=$?
 check "truncated last line: replay still works (rc $rc)" test -s "$TMP/t.json"
 lines=$(wc -l <"$REC")
 check "truncated last line: warning names the line" grep -q "trunc.rec:$((lines)): truncated last line" "$TMP/t.err"
-awk 'NR==40{print "{\"t\":17959, garbage"; next} {print}' "$REC" >"$TMP/corrupt.rec"
+# the middle line of what was recorded: the demo is paced by the wall clock, so a
+# loaded machine records fewer, longer polls (line 40 was not always there)
+mid=$((lines / 2 > 2 ? lines / 2 : 2))
+awk -v n="$mid" 'NR==n{print "{\"t\":17959, garbage"; next} {print}' "$REC" >"$TMP/corrupt.rec"
 "$BEDTOP" replay "$TMP/corrupt.rec" --at +29m --format json >"$TMP/k.json" 2>"$TMP/k.err"
-check "corrupt middle line: warning names line 40" grep -q "corrupt.rec:40: not valid JSON; line skipped" "$TMP/k.err"
+check "corrupt middle line: warning names line $mid of $lines" grep -q "corrupt.rec:$mid: not valid JSON; line skipped" "$TMP/k.err"
 check "corrupt middle line: the rest replays" test -s "$TMP/k.json"
 : >"$TMP/empty.rec"
 expect_rc "empty recording is refused" 3 "$BEDTOP" replay "$TMP/empty.rec" --at +1m
