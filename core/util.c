@@ -1,4 +1,5 @@
 #include "core/util.h"
+#include "core/format.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -275,23 +276,7 @@ bool bt_parse_duration(const char *s, double *out)
 
 void bt_fmt_si(double v, char *out, size_t n)
 {
-    if (isnan(v)) {
-        snprintf(out, n, "-");
-        return;
-    }
-    double a = fabs(v);
-    if (a >= 1e9)
-        snprintf(out, n, "%.1fG", v / 1e9);
-    else if (a >= 1e6)
-        snprintf(out, n, "%.2fM", v / 1e6);
-    else if (a >= 1e4)
-        snprintf(out, n, "%.0fk", v / 1e3);
-    else if (a >= 1e3)
-        snprintf(out, n, "%.1fk", v / 1e3);
-    else if (a == floor(a))
-        snprintf(out, n, "%.0f", v);
-    else
-        snprintf(out, n, "%.1f", v);
+    bt_fmt_tokens(v, out, n); /* one formatter per figure: core/format.h */
 }
 
 bool bt_parse_double(const char *s, double *out)
