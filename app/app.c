@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -187,4 +188,55 @@ int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *
     }
     bt_recorder_attach(a->rec, &a->store);
     return 0;
+}
+
+bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep)
+{
+    *keep = NULL;
+    if (!o->nroutes)
+        return true;
+    bool *k = bt_xcalloc((size_t)(cfg->nroutes ? cfg->nroutes : 1), sizeof *k);
+    for (int i = 0; i < o->nroutes; i++) {
+        int r = bt_config_find_route(cfg, o->routes[i]);
+        if (r >= 0) {
+            k[r] = true;
+            continue;
+        }
+        struct bt_buf names = {0};
+        for (int j = 0; j < cfg->nroutes; j++) {
+            bt_buf_puts(&names, j ? ", " : "");
+            bt_buf_puts(&names, cfg->routes[j].name);
+        }
+        bt_err("--route: no route '%s'; the routes are: %s", o->routes[i],
+               cfg->nroutes ? bt_buf_str(&names) : "(none)");
+        bt_buf_free(&names);
+        free(k);
+        return false;
+    }
+    *keep = k;
+    return true;
+}
+
+enum bt_status app_unknown_as(const struct opts *o)
+{
+    enum bt_status s = BT_ST_WARN;
+    if (o->unknown_as)
+        bt_status_parse(o->unknown_as, &s); /* checked when parsed */
+    return s;
+}
+
+FILE *app_open_output(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0 && fchmod(fd, 0600) != 0) { /* an existing file keeps its mode otherwise */
+        close(fd);
+        fd = -1;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        bt_err("-o %s: %s; choose a file in a directory you can write", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return f;
 }

@@ -19,11 +19,25 @@
 #include "core/report.h"
 #include "core/util.h"
 
+/* True when no source answered for any route shown: nothing was read, so the
+ * report says nothing about capacity (exit 3, as when bedtop cannot run). */
+static bool nothing_read(const struct bt_report *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        for (int s = 0; s < BT_SRC_COUNT; s++)
+            if (bt_store_status_c(r->store, i, (enum bt_source)s)->last_ok)
+                return false;
+    }
+    return true;
+}
+
 int cmd_check(struct opts *o)
 {
     enum bt_format fmt = BT_FMT_TEXT;
     if (o->format && !bt_format_parse(o->format, &fmt)) {
-        bt_err("--format: '%s' is not text, json or prometheus", o->format);
+        bt_err("check --format: '%s' is not a format; use text, json or prometheus", o->format);
         return 3;
     }
     struct app a;
@@ -32,6 +46,17 @@ int cmd_check(struct opts *o)
     if (rc) {
         app_free(&a);
         return rc;
+    }
+    bool *keep;
+    if (!app_select_routes(o, &a.cfg, &keep)) {
+        app_free(&a);
+        return 3;
+    }
+    FILE *out = stdout;
+    if (o->output && !(out = app_open_output(o->output))) {
+        free(keep);
+        app_free(&a);
+        return 3;
     }
     int64_t now;
     if (o->demo) {
@@ -48,20 +73,32 @@ int cmd_check(struct opts *o)
     }
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
+    bt_report_select(&rep, keep, app_unknown_as(o));
     rep.mode = o->demo ? "demo" : "live";
+    rep.wide = o->wide;
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
-    bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) &&
-                 !getenv("NO_COLOR");
-    struct bt_buf out = {0};
-    bt_report_render(&rep, fmt, color, &out);
-    fwrite(out.buf, 1, out.len, stdout);
+    bool color = fmt == BT_FMT_TEXT && !o->no_color && out == stdout &&
+                 isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    struct bt_buf buf = {0};
+    bt_report_render(&rep, fmt, color, &buf);
+    fwrite(buf.buf, 1, buf.len, out);
     rc = bt_status_exit(rep.status);
-    bt_buf_free(&out);
+    if (!o->demo && nothing_read(&rep)) {
+        bt_err("check: no source answered (CloudWatch, Service Quotas, admission counters); "
+               "see the errors above, or try bedtop check --demo");
+        rc = 3;
+    }
+    bt_buf_free(&buf);
     bt_report_free(&rep);
+    free(keep);
     app_free(&a);
-    if (fflush(stdout) != 0) {
-        bt_err("stdout: %s", strerror(errno));
-        return 3;
+    bool bad = fflush(out) != 0 || ferror(out);
+    if (out != stdout)
+        bad |= fclose(out) != 0;
+    if (bad) {
+        bt_err("%s: %s; check the disk and the path", o->output ? o->output : "stdout",
+               strerror(errno));
+        rc = 3;
     }
     return rc;
 }

@@ -489,6 +489,10 @@ static void compute_mantle(const struct bt_route *rt, struct bt_eval *e)
     e->quota = in_binds ? e->in_quota : e->out_quota;
     e->quota_source = rt->quota[in_binds ? BT_Q_INPUT_TPM : BT_Q_OUTPUT_TPM].source;
     e->used = in_binds ? e->in_used : e->out_used;
+    /* Settled on the same side as the quota and used shown beside it: input and
+     * output count against different quotas, so their sum is no figure at all. */
+    if (!isnan(e->settled))
+        e->settled = in_binds ? z(e->input_tokens) : z(e->output_tokens);
 }
 
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,

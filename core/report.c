@@ -1,5 +1,8 @@
 #include "core/report.h"
 
+#include "core/format.h"
+#include "core/sanitize.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +33,41 @@ void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
     r->status = BT_ST_OK;
     r->mode = "live";
     r->metrics_per_poll = r->metrics_per_day = NAN;
-    for (int i = 0; i < r->n; i++) {
+    for (int i = 0; i < r->n; i++)
         bt_eval_route(cfg, st, i, now, &r->evals[i]);
-        r->status = bt_status_worse(r->status, r->evals[i].status);
+    bt_report_select(r, NULL, BT_ST_WARN);
+}
+
+bool bt_report_shows(const struct bt_report *r, int i)
+{
+    return !r->keep || r->keep[i];
+}
+
+/* Exit 3 means "bedtop could not run"; a route whose quota or data is unknown
+ * counts as --unknown-as (warn by default), so it never masks another route's
+ * warn or crit. */
+void bt_report_select(struct bt_report *r, const bool *keep, enum bt_status unknown_as)
+{
+    r->keep = keep;
+    r->unknown_as = unknown_as;
+    r->status = BT_ST_OK;
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        enum bt_status s = r->evals[i].status;
+        r->status = bt_status_worse(r->status, s == BT_ST_UNKNOWN ? unknown_as : s);
     }
+}
+
+bool bt_status_parse(const char *s, enum bt_status *out)
+{
+    static const enum bt_status all[] = {BT_ST_WARN, BT_ST_CRIT, BT_ST_UNKNOWN};
+    for (size_t i = 0; i < BT_ARRAY_LEN(all); i++)
+        if (!strcmp(s, bt_status_name(all[i]))) {
+            *out = all[i];
+            return true;
+        }
+    return false;
 }
 
 void bt_report_free(struct bt_report *r)
@@ -160,7 +194,8 @@ cJSON *bt_report_json(const struct bt_report *r)
     cJSON_AddStringToObject(o, "mode", r->mode);
     cJSON *routes = cJSON_AddArrayToObject(o, "routes");
     for (int i = 0; i < r->n; i++)
-        cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+        if (bt_report_shows(r, i))
+            cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
     if (!isnan(r->metrics_per_poll)) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         add_num(c, "metrics_per_poll", r->metrics_per_poll);
@@ -173,6 +208,7 @@ cJSON *bt_report_json(const struct bt_report *r)
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
+#define TEXT_WIDTH 80
 
 static const char *status_color(enum bt_status s)
 {
@@ -184,84 +220,314 @@ static const char *status_color(enum bt_status s)
     }
 }
 
-static void cell_si(char *out, size_t n, double v)
+/* Most severe first: crit, warn, unknown, ok (info). */
+static int severity_rank(enum bt_status s)
 {
-    bt_fmt_si(v, out, n);
+    switch (s) {
+    case BT_ST_CRIT: return 0;
+    case BT_ST_WARN: return 1;
+    case BT_ST_UNKNOWN: return 2;
+    default: return 3;
+    }
+}
+
+/* Columns of sanitised UTF-8 text: one per character. */
+static int text_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+static void pad(struct bt_buf *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        bt_buf_putc(b, ' ');
+}
+
+/* Outside text s, sanitised for the terminal, in exactly w columns: padded, or
+ * cut with a closing '~' when longer; w < 0: as it is. */
+static void put_cell(struct bt_buf *b, const char *s, int w, bool right)
+{
+    struct bt_buf t = {0};
+    bt_san_term_buf(&t, s, false);
+    const char *p = bt_buf_str(&t);
+    int cols = text_cols(p);
+    if (w >= 0 && cols > w) {
+        size_t k = 0;
+        for (int c = 0; c < w - 1; c++)
+            for (k++; (p[k] & 0xc0) == 0x80; k++)
+                ;
+        bt_buf_add(b, p, k);
+        if (w > 0)
+            bt_buf_putc(b, '~');
+    } else {
+        if (right && w > cols)
+            pad(b, w - cols);
+        bt_buf_puts(b, p);
+        if (!right && w > cols)
+            pad(b, w - cols);
+    }
+    bt_buf_free(&t);
+}
+
+/* Outside text, sanitised, word-wrapped to width columns (0: one line): the first
+ * line follows what is already on it (at column col), the others start with
+ * indent spaces. A word longer than a line is cut across lines. */
+static void put_wrapped(struct bt_buf *b, const char *text, int col, int indent, int width)
+{
+    struct bt_buf t = {0};
+    bt_san_term_buf(&t, text, false);
+    const char *p = bt_buf_str(&t);
+    bool first_word = true;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " ");
+        int wc = 0;
+        for (size_t k = 0; k < len; k++)
+            wc += ((unsigned char)p[k] & 0xc0) != 0x80;
+        if (width > 0 && !first_word && col + 1 + wc > width) {
+            bt_buf_putc(b, '\n');
+            pad(b, indent);
+            col = indent;
+            first_word = true;
+        }
+        if (!first_word) {
+            bt_buf_putc(b, ' ');
+            col++;
+        }
+        /* the word, cut at the right edge when it cannot fit any line */
+        for (size_t k = 0; k < len;) {
+            size_t cl = 1;
+            while (k + cl < len && ((unsigned char)p[k + cl] & 0xc0) == 0x80)
+                cl++;
+            if (width > 0 && col >= width) {
+                bt_buf_putc(b, '\n');
+                pad(b, indent);
+                col = indent;
+            }
+            bt_buf_add(b, p + k, cl);
+            col++;
+            k += cl;
+        }
+        first_word = false;
+        p += len;
+    }
+    bt_buf_putc(b, '\n');
+    bt_buf_free(&t);
+}
+
+/* The routes shown, most severe first (crit, warn, unknown, ok), then as configured. */
+static int route_order(const struct bt_report *r, int *idx)
+{
+    int n = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        int k = n++;
+        int rank = severity_rank(r->evals[i].status);
+        while (k > 0 && severity_rank(r->evals[idx[k - 1]].status) > rank) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+    }
+    return n;
+}
+
+struct text_row {
+    char quota[BT_FMT_SHORT], settled[BT_FMT_SHORT], est[BT_FMT_SHORT], res[BT_FMT_SHORT];
+    char pct[BT_FMT_SHORT], fits[BT_FMT_SHORT], thr[BT_FMT_SHORT], p99[BT_FMT_SHORT];
+    char infl[2 * BT_FMT_SHORT + 2];
+};
+
+static void row_figures(const struct bt_eval *e, struct text_row *t)
+{
+    bt_fmt_tokens(e->quota, t->quota, sizeof t->quota);
+    bt_fmt_tokens(e->settled, t->settled, sizeof t->settled);
+    bt_fmt_tokens(e->estimated, t->est, sizeof t->est);
+    bt_fmt_tokens(e->reserved, t->res, sizeof t->res);
+    bt_fmt_pct(e->headroom_pct, t->pct, sizeof t->pct);
+    bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
+    bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
+    bt_fmt_latency(e->lat_p99, t->p99, sizeof t->p99);
+    char a[BT_FMT_SHORT], l[BT_FMT_SHORT];
+    bt_fmt_count(e->in_flight, a, sizeof a);
+    if (isnan(e->in_flight) || isnan(e->conc_limit))
+        snprintf(t->infl, sizeof t->infl, "%s", a);
+    else
+        snprintf(t->infl, sizeof t->infl, "%s/%s", a, bt_fmt_count(e->conc_limit, l, sizeof l));
+}
+
+static void put_status(struct bt_buf *b, const struct bt_eval *e, bool color, int w)
+{
+    char st[16];
+    snprintf(st, sizeof st, "%s%s", bt_status_name(e->status), e->stale ? "*" : "");
+    bt_buf_puts(b, color ? status_color(e->status) : "");
+    put_cell(b, st, w, false);
+    bt_buf_puts(b, color ? C_RESET : "");
+}
+
+/* 80 columns: the figures that say how much is left and why. */
+static void table_compact(const struct bt_report *r, const int *idx, int n, bool color,
+                          struct bt_buf *b)
+{
+    int wname = 5;
+    for (int k = 0; k < n; k++) {
+        struct bt_buf t = {0};
+        bt_san_term_buf(&t, r->cfg->routes[idx[k]].name, false);
+        int c = text_cols(bt_buf_str(&t));
+        wname = c > wname ? c : wname;
+        bt_buf_free(&t);
+    }
+    /* 2 + 8 + 5 x (1 + 6) + 3 x (1 + 5) columns follow the name */
+    int fixed = 2 + 8 + 5 * 7 + 3 * 6;
+    if (wname > TEXT_WIDTH - fixed)
+        wname = TEXT_WIDTH - fixed;
+    put_cell(b, "ROUTE", wname, false);
+    bt_buf_printf(b, "  %-8s %6s %6s %6s %6s %6s %5s %5s %5s\n", "STATUS", "QUOTA", "SETTLD",
+                  "ESTIM", "RESERV", "HEAD%", "FITS", "THR/M", "P99");
+    bool stale = false;
+    for (int k = 0; k < n; k++) {
+        const struct bt_eval *e = &r->evals[idx[k]];
+        struct text_row t;
+        row_figures(e, &t);
+        put_cell(b, r->cfg->routes[idx[k]].name, wname, false);
+        bt_buf_puts(b, "  ");
+        put_status(b, e, color, 8);
+        bt_buf_printf(b, " %6s %6s %6s %6s %6s %5s %5s %5s\n", t.quota, t.settled, t.est, t.res,
+                      t.pct, t.fits, t.thr, t.p99);
+        stale |= e->stale;
+    }
+    if (stale)
+        bt_buf_puts(b, "* stale: the newest data is older than expected (see STALE below)\n");
+}
+
+/* --wide: every column, one line per route whatever its length. */
+static void table_wide(const struct bt_report *r, const int *idx, int n, bool color,
+                       struct bt_buf *b)
+{
+    int wname = 5, wmodel = 5;
+    for (int k = 0; k < n; k++) {
+        struct bt_buf t = {0};
+        bt_san_term_buf(&t, r->cfg->routes[idx[k]].name, false);
+        int a = text_cols(bt_buf_str(&t));
+        bt_buf_reset(&t);
+        bt_san_term_buf(&t, r->cfg->routes[idx[k]].model, false);
+        int m = text_cols(bt_buf_str(&t));
+        bt_buf_free(&t);
+        wname = a > wname ? a : wname;
+        wmodel = m > wmodel ? m : wmodel;
+    }
+    put_cell(b, "ROUTE", wname, false);
+    bt_buf_puts(b, "  ");
+    put_cell(b, "STATUS", 8, false);
+    bt_buf_puts(b, " ");
+    put_cell(b, "MODEL", wmodel, false);
+    bt_buf_printf(b, "  %-14s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n", "REGION",
+                  "EP", "INFERENCE", "QUOTA", "SOURCE", "SETTLED", "ESTIM", "RESERVED", "HEAD%",
+                  "FITS", "THR/MIN", "P99", "INFL");
+    for (int k = 0; k < n; k++) {
+        const struct bt_eval *e = &r->evals[idx[k]];
+        const struct bt_route *rt = &r->cfg->routes[idx[k]];
+        struct text_row t;
+        row_figures(e, &t);
+        put_cell(b, rt->name, wname, false);
+        bt_buf_puts(b, "  ");
+        put_status(b, e, color, 8);
+        bt_buf_puts(b, " ");
+        put_cell(b, rt->model, wmodel, false);
+        bt_buf_puts(b, "  ");
+        put_cell(b, rt->region, 14, false);
+        bt_buf_printf(b, " %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n",
+                      bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), t.quota,
+                      bt_quota_source_name(e->quota_source), t.settled, t.est, t.res, t.pct,
+                      t.fits, t.thr, t.p99, t.infl);
+    }
+}
+
+struct text_warning {
+    int route, pos, w;
+};
+
+/* Every warning of the routes shown, most severe first, then in route order. */
+static void warnings_text(const struct bt_report *r, const int *idx, int n, bool color,
+                          struct bt_buf *b)
+{
+    int total = 0;
+    for (int k = 0; k < n; k++)
+        total += r->evals[idx[k]].nwarn;
+    if (!total)
+        return;
+    struct text_warning *ws = bt_xcalloc((size_t)total, sizeof *ws);
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        for (int w = 0; w < r->evals[idx[k]].nwarn; w++) {
+            struct text_warning cur = {idx[k], k, w};
+            int rank = severity_rank(r->evals[idx[k]].warnings[w].severity);
+            int j = m++;
+            while (j > 0 &&
+                   severity_rank(r->evals[ws[j - 1].route].warnings[ws[j - 1].w].severity) > rank) {
+                ws[j] = ws[j - 1];
+                j--;
+            }
+            ws[j] = cur;
+        }
+    }
+    int width = r->wide ? 0 : TEXT_WIDTH;
+    bt_buf_puts(b, "\nWARNINGS (most severe first)\n");
+    for (int i = 0; i < m; i++) {
+        const struct bt_warning *wa = &r->evals[ws[i].route].warnings[ws[i].w];
+        const char *sev = wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity);
+        bt_buf_printf(b, "%s%-9s%s %s", color ? status_color(wa->severity) : "", sev,
+                      color ? C_RESET : "", color ? C_BOLD : "");
+        struct bt_buf head = {0};
+        bt_buf_printf(&head, "%s: %s", r->cfg->routes[ws[i].route].name, bt_wcode_name(wa->code));
+        put_wrapped(b, bt_buf_str(&head), 10, 10, width);
+        bt_buf_free(&head);
+        if (color)
+            bt_buf_puts(b, C_RESET);
+        pad(b, 10);
+        put_wrapped(b, wa->message, 10, 10, width);
+        pad(b, 10);
+        bt_buf_puts(b, "-> ");
+        put_wrapped(b, bt_wcode_action(wa->code), 13, 13, width);
+    }
+    free(ws);
 }
 
 static void render_text(const struct bt_report *r, bool color, struct bt_buf *b)
 {
     char iso[32];
     bt_fmt_iso(r->now, iso, sizeof iso);
+    int *idx = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *idx);
+    int n = route_order(r, idx);
     bt_buf_printf(b, "bedtop %s  %s  %d route%s  status %s%s%s\n\n",
-                  strcmp(r->mode, "replay") ? "check" : "replay", iso, r->n,
-                  r->n == 1 ? "" : "s", color ? status_color(r->status) : "",
+                  strcmp(r->mode, "replay") ? "check" : "replay", iso, n,
+                  n == 1 ? "" : "s", color ? status_color(r->status) : "",
                   bt_status_name(r->status), color ? C_RESET : "");
-    if (!r->n) {
-        bt_buf_puts(b, "no routes: add [route NAME] sections to the config, or let bedtop "
+    if (!n) {
+        bt_buf_puts(b, "no routes: add [route NAME] sections to the config, or let bedtop\n"
                        "discover them from CloudWatch\n");
+        free(idx);
         return;
     }
-    /* Column widths follow the data: the route and model names vary most. */
-    int wname = 5, wmodel = 5;
-    for (int i = 0; i < r->n; i++) {
-        int a = (int)strlen(r->cfg->routes[i].name), m = (int)strlen(r->cfg->routes[i].model);
-        wname = a > wname ? a : wname;
-        wmodel = m > wmodel ? m : wmodel;
+    if (r->wide)
+        table_wide(r, idx, n, color, b);
+    else
+        table_compact(r, idx, n, color, b);
+    warnings_text(r, idx, n, color, b);
+    if (!isnan(r->metrics_per_poll)) {
+        char a[BT_FMT_LONG], d[BT_FMT_LONG];
+        bt_buf_printf(b, "\ncost: %s metrics requested per poll, %s per day\n",
+                      bt_fmt_grouped(r->metrics_per_poll, a, sizeof a),
+                      bt_fmt_grouped(r->metrics_per_day, d, sizeof d));
     }
-    if (wmodel > 46)
-        wmodel = 46;
-    bt_buf_printf(b, "%-*s  %-*s  %-12s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %6s  %s\n",
-                  wname, "ROUTE", wmodel, "MODEL", "REGION", "EP", "INFERENCE", "QUOTA",
-                  "SOURCE", "SETTLED", "ESTIM", "RESERVED", "HEAD%", "FITS", "THR/MIN", "P99",
-                  "INFL", "STATUS");
-    for (int i = 0; i < r->n; i++) {
-        const struct bt_eval *e = &r->evals[i];
-        const struct bt_route *rt = &r->cfg->routes[i];
-        char q[16], s[16], es[16], res[16], fits[16], thr[16], p99[16], infl[24], hp[16];
-        cell_si(q, sizeof q, e->quota);
-        cell_si(s, sizeof s, e->settled);
-        cell_si(es, sizeof es, e->estimated);
-        cell_si(res, sizeof res, e->reserved);
-        cell_si(fits, sizeof fits, e->fits_more);
-        cell_si(thr, sizeof thr, e->throttles);
-        cell_si(p99, sizeof p99, e->lat_p99);
-        if (isnan(e->headroom_pct))
-            snprintf(hp, sizeof hp, "-");
-        else
-            snprintf(hp, sizeof hp, "%.1f", e->headroom_pct);
-        if (isnan(e->in_flight))
-            snprintf(infl, sizeof infl, "-");
-        else if (isnan(e->conc_limit))
-            snprintf(infl, sizeof infl, "%.0f", e->in_flight);
-        else
-            snprintf(infl, sizeof infl, "%.0f/%.0f", e->in_flight, e->conc_limit);
-        bt_buf_printf(b, "%-*s  %-*.*s  %-12s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %6s  %s%s%s%s\n",
-                      wname, rt->name, wmodel, wmodel, rt->model, rt->region,
-                      bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), q,
-                      bt_quota_source_name(e->quota_source), s, es, res, hp, fits, thr, p99,
-                      infl, color ? status_color(e->status) : "", bt_status_name(e->status),
-                      e->stale ? " (stale)" : "", color ? C_RESET : "");
-    }
-    bool any = false;
-    for (int i = 0; i < r->n; i++) {
-        const struct bt_eval *e = &r->evals[i];
-        for (int w = 0; w < e->nwarn; w++) {
-            if (!any)
-                bt_buf_puts(b, "\nWARNINGS\n");
-            any = true;
-            const struct bt_warning *wa = &e->warnings[w];
-            bt_buf_printf(b, "%s%-9s%s %s%s%s: %s\n", color ? status_color(wa->severity) : "",
-                          wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity),
-                          color ? C_RESET : "", color ? C_BOLD : "", r->cfg->routes[i].name,
-                          color ? C_RESET : "", bt_wcode_name(wa->code));
-            bt_buf_printf(b, "          %s\n          -> %s\n", wa->message,
-                          bt_wcode_action(wa->code));
-        }
-    }
-    if (!isnan(r->metrics_per_poll))
-        bt_buf_printf(b, "\ncost: %.0f metrics requested per poll, %.0f per day\n",
-                      r->metrics_per_poll, r->metrics_per_day);
+    free(idx);
 }
 
 /* ---- Prometheus text (node-exporter textfile collector) ---- */
@@ -324,6 +590,8 @@ static void render_prom(const struct bt_report *r, struct bt_buf *b)
         const struct prom_metric *pm = &prom_metrics[m];
         bt_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", pm->name, pm->help, pm->name);
         for (int i = 0; i < r->n; i++) {
+            if (!bt_report_shows(r, i))
+                continue;
             double v = *(const double *)((const char *)&r->evals[i] + pm->offset);
             if (pm->offset == EV(headroom_pct))
                 v /= 100;
@@ -336,6 +604,8 @@ static void render_prom(const struct bt_report *r, struct bt_buf *b)
     bt_buf_puts(b, "# HELP bedtop_route_status Route status as a check exit code (0 ok, 1 warn, 2 crit, 3 unknown).\n"
                    "# TYPE bedtop_route_status gauge\n");
     for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
         bt_buf_puts(b, "bedtop_route_status{");
         prom_route_labels(b, &r->cfg->routes[i]);
         bt_buf_printf(b, "} %d\n", bt_status_exit(r->evals[i].status));
@@ -343,7 +613,7 @@ static void render_prom(const struct bt_report *r, struct bt_buf *b)
     bt_buf_puts(b, "# HELP bedtop_warning A warning code active on a route (1).\n"
                    "# TYPE bedtop_warning gauge\n");
     for (int i = 0; i < r->n; i++) {
-        for (int w = 0; w < r->evals[i].nwarn; w++) {
+        for (int w = 0; w < r->evals[i].nwarn && bt_report_shows(r, i); w++) {
             bt_buf_puts(b, "bedtop_warning{");
             prom_label(b, "route", r->cfg->routes[i].name, true);
             prom_label(b, "code", bt_wcode_name(r->evals[i].warnings[w].code), false);

@@ -39,10 +39,93 @@ check "demo is deterministic" cmp -s "$TMP/a.json" "$TMP/b.json"
 # Text: aligned table, no escape codes when stdout is not a terminal.
 "$BEDTOP" check --demo --demo-at 16 >"$TMP/t.txt"
 check "text output has no escape codes when piped" bash -c "! grep -q $'\033' '$TMP/t.txt'"
-check "text output has the header row" grep -q '^ROUTE .*HEAD%.*STATUS' "$TMP/t.txt"
+check "text output has the header row" grep -q '^ROUTE  *STATUS .*HEAD%' "$TMP/t.txt"
 check "text output lists warnings with actions" grep -q -- '-> ' "$TMP/t.txt"
 expect_eq "text rows align (STATUS column at one offset)" \
     "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
+
+# 80 columns by default: no line longer than 80 characters (characters, not bytes).
+longest() { python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' "$1"; }
+worst=0
+for m in 0 8 16 20 24 29; do
+    "$BEDTOP" check --demo --demo-at "$m" >"$TMP/w$m.txt"
+    n=$(longest "$TMP/w$m.txt"); [ "$n" -gt "$worst" ] && worst=$n
+done
+check "check text fits 80 columns at every sampled minute (longest $worst)" test "$worst" -le 80
+"$BEDTOP" check --demo --demo-at 16 --wide >"$TMP/wide.txt"
+check "--wide shows every column (model, region, source, in flight)" \
+    grep -q '^ROUTE .*MODEL .*REGION .*SOURCE .*INFL' "$TMP/wide.txt"
+check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
+# Routes crit first, then warn, unknown, ok (minute 16: triage and summarize crit;
+# workers, backfill, legacy warn; experiments unknown; agents ok).
+expect_eq "routes ordered crit, warn, unknown, ok" \
+    "$(awk '/^ROUTE/{on=1;next} on&&/^$/{exit} on{print $2}' "$TMP/t.txt" | paste -sd' ')" \
+    "crit crit warn warn warn unknown ok"
+expect_eq "warnings ordered by severity" \
+    "$(awk '/^WARNINGS/{on=1;next} on&&/^(crit|warn|unknown|info) /{print $1}' "$TMP/t.txt" | uniq | paste -sd' ')" \
+    "crit warn unknown info"
+# One figure, one formatter: latency in s with its unit (not 5.3k); the mantle
+# route's SETTLD is its input side, as the dashboard shows it (11.54M, not
+# input + output 11.86M: they count against different quotas).
+check "p99 latency printed with a unit" grep -q '^triage .* 5\.3s$' "$TMP/t.txt"
+check "mantle SETTLD is the binding (input) side: 11.54M" grep -q '^agents .* 11\.54M ' "$TMP/t.txt"
+check "no exponent anywhere in check text" bash -c "! grep -qE '[0-9]e[+-]?[0-9]' '$TMP/t.txt'"
+
+# --route (repeatable) filters; an unknown name lists the names.
+"$BEDTOP" check --demo --demo-at 16 --route agents --route triage --format json >"$TMP/sel.json"
+expect_eq "--route twice: just those routes, config order in JSON" \
+    "$(python3 -c 'import json,sys; print(" ".join(r["name"] for r in json.load(open(sys.argv[1]))["routes"]))' "$TMP/sel.json")" \
+    "triage agents"
+expect_rc "--route agents alone: ok, exit 0" 0 "$BEDTOP" check --demo --demo-at 16 --route agents
+check "... and the text shows only that route" bash -c "grep -q '1 route  status ok' '$TMP/last.out' && ! grep -q '^triage' '$TMP/last.out'"
+expect_rc "--route nosuch exits 3" 3 "$BEDTOP" check --demo --demo-at 16 --route nosuch
+check "... naming the routes there are" grep -q "no route 'nosuch'; the routes are: triage, summarize, workers, agents, backfill, legacy, experiments" "$TMP/last.err"
+
+# -o FILE: written there (0600), nothing on stdout; an existing 0644 file becomes 0600.
+: >"$TMP/o.txt"; chmod 644 "$TMP/o.txt"
+expect_rc "check -o FILE exits with the status (crit)" 2 "$BEDTOP" check --demo --demo-at 16 -o "$TMP/o.txt"
+expect_eq "check -o writes nothing to stdout" "$(wc -c <"$TMP/last.out")" 0
+check "check -o wrote the report" grep -q '^triage ' "$TMP/o.txt"
+expect_eq "check -o file is 0600" "$(stat -c %a "$TMP/o.txt")" 600
+expect_rc "check -o into a missing directory exits 3" 3 "$BEDTOP" check --demo --demo-at 16 -o "$TMP/no/such/dir"
+check "... one line naming the file" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q '^bedtop: -o $TMP/no/such/dir: No such file or directory; ' '$TMP/last.err'"
+
+# Exit codes: worst of ok/warn/crit; an unknown route counts as --unknown-as (default
+# warn), so it never masks another route; 3 is "bedtop could not run". Minute 0:
+# summarize and legacy warn, experiments unknown (no quota), nothing crit.
+expect_rc "minute 0: warn + unknown route exits 1 (unknown counts as warn)" 1 "$BEDTOP" check --demo --demo-at 0
+expect_rc "--unknown-as unknown: exits 3" 3 "$BEDTOP" check --demo --demo-at 0 --unknown-as unknown
+expect_rc "--unknown-as crit: exits 2" 2 "$BEDTOP" check --demo --demo-at 0 --unknown-as crit
+expect_rc "only the unknown route: exits 1 by default" 1 "$BEDTOP" check --demo --demo-at 0 --route experiments
+expect_rc "minute 16: crit beside an unknown route exits 2" 2 "$BEDTOP" check --demo --demo-at 16
+"$BEDTOP" check --demo --demo-at 0 --format json >"$TMP/u.json"
+expect_eq "JSON status follows the same rule (warn), the route keeps 'unknown'" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], {r["name"]:r["status"] for r in d["routes"]}["experiments"])' "$TMP/u.json")" \
+    "warn unknown"
+expect_rc "--unknown-as bogus exits 3" 3 "$BEDTOP" check --demo --unknown-as maybe
+check "... saying what is accepted" grep -q "use warn, crit or unknown" "$TMP/last.err"
+
+# Options that do not apply are errors, one line naming the option and the command.
+na() { # NAME ARGS...
+    local name=$1; shift
+    expect_rc "$name exits 3" 3 "$BEDTOP" "$@"
+    check "... one line naming the option and command" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ]"
+}
+na "check --at" check --demo --at 10:00
+check "... says it is for replay" grep -q "^bedtop: --at does not apply to check; it is for replay" "$TMP/last.err"
+na "export --at" export "$TMP/x.rec" --at 10:00
+check "... names export" grep -q "^bedtop: --at does not apply to export" "$TMP/last.err"
+na "check --since" check --demo --since 3h
+na "check --interval" check --demo --interval 30
+na "check --theme" check --demo --theme light
+na "record --route" record "$TMP/r.rec" --demo --route triage
+na "dashboard --format" --demo --format json
+na "check --demo-at 30 (help says 0-29)" check --demo-at 30
+check "... says 0 to 29" grep -q "use 0 to 29" "$TMP/last.err"
+na "check --demo-at -1" check --demo-at -1
+na "--bogus" --bogus
+expect_eq "--bogus prints one line, not the usage" "$(cat "$TMP/last.err")" "bedtop: unknown option --bogus; see bedtop --help"
+na "--route without a value" check --route
 
 # Prometheus text: every sample line is name{labels} value; HELP/TYPE before samples.
 "$BEDTOP" check --demo --demo-at 16 --format prometheus >"$TMP/p.prom"
