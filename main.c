@@ -153,7 +153,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         switch (c) {
         case 'c': o->config = optarg; break;
         case O_PROFILE: o->profile = optarg; break;
-        case O_REGION: o->region = optarg; break;
+        case O_REGION:
+            if (!bt_config_valid_region(optarg)) {
+                bt_err("--region: '%s' is not an AWS Region; use a name like us-east-1", optarg);
+                return 3 + 1;
+            }
+            o->region = optarg;
+            break;
         case O_ENDPOINT: o->endpoint_url = optarg; break;
         case O_ADMISSION: o->admission = optarg; break;
         case 'f': o->format = optarg; break;

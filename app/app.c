@@ -23,7 +23,7 @@
 
 bool app_setup_config(struct opts *o, struct bt_config *cfg)
 {
-    char err[512];
+    char err[2048];
     bt_config_defaults(cfg);
     if (o->region)
         bt_strlcpy(cfg->override_region, o->region, sizeof cfg->override_region);
@@ -86,6 +86,20 @@ void app_free(struct app *a)
     a->config_ok = false;
 }
 
+/* What to do about a failed route discovery, by what failed. */
+static const char *discovery_remedy(const char *err)
+{
+    if (strstr(err, "credentials"))
+        return "set AWS_PROFILE (or --profile), export AWS_ACCESS_KEY_ID and "
+               "AWS_SECRET_ACCESS_KEY, or run aws sso login; without AWS: bedtop --demo";
+    if (strstr(err, "Region"))
+        return "without AWS: bedtop --demo";
+    if (strstr(err, "AccessDenied") || strstr(err, "not authorized"))
+        return "grant cloudwatch:ListMetrics, or list the routes in the config (bedtop.conf(5))";
+    return "check the network and --endpoint-url, or list the routes in the config "
+           "(bedtop.conf(5)); without AWS: bedtop --demo";
+}
+
 /* Sets everything up; returns an exit code (3) on failure, 0 on success. */
 int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
 {
@@ -105,14 +119,16 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             return 3;
         }
         if (!a->cfg.nroutes) {
-            char err[512];
+            char err[2048];
             int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
             if (n < 0) {
-                bt_err("route discovery: %s", err);
+                bt_err("%s; %s", err, discovery_remedy(err));
                 return 3;
             }
             if (n == 0) {
-                bt_err("no routes configured%s%s and CloudWatch lists no AWS/Bedrock ModelId metrics",
+                bt_err("route discovery: no routes configured%s%s and CloudWatch lists no "
+                       "AWS/Bedrock ModelId metrics in this Region; add [route NAME] sections "
+                       "(bedtop.conf(5)), or try bedtop --demo",
                        a->cfg.path[0] ? " in " : "", a->cfg.path);
                 return 3;
             }

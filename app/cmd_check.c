@@ -19,15 +19,17 @@
 #include "core/report.h"
 #include "core/util.h"
 
-/* True when no source answered for any route shown: nothing was read, so the
- * report says nothing about capacity (exit 3, as when bedtop cannot run). */
-static bool nothing_read(const struct bt_report *r)
+/* True when no usage source (CloudWatch, admission counters) answered for any
+ * route shown: nothing says how much is used, so the report says nothing about
+ * capacity (exit 3, as when bedtop cannot run). Quotas alone do not count. */
+static bool no_usage_read(const struct bt_report *r)
 {
+    static const enum bt_source usage[] = {BT_SRC_CLOUDWATCH, BT_SRC_ADMISSION};
     for (int i = 0; i < r->n; i++) {
         if (!bt_report_shows(r, i))
             continue;
-        for (int s = 0; s < BT_SRC_COUNT; s++)
-            if (bt_store_status_c(r->store, i, (enum bt_source)s)->last_ok)
+        for (size_t s = 0; s < BT_ARRAY_LEN(usage); s++)
+            if (bt_store_status_c(r->store, i, usage[s])->last_ok)
                 return false;
     }
     return true;
@@ -83,9 +85,9 @@ int cmd_check(struct opts *o)
     bt_report_render(&rep, fmt, color, &buf);
     fwrite(buf.buf, 1, buf.len, out);
     rc = bt_status_exit(rep.status);
-    if (!o->demo && nothing_read(&rep)) {
-        bt_err("check: no source answered (CloudWatch, Service Quotas, admission counters); "
-               "see the errors above, or try bedtop check --demo");
+    if (!o->demo && no_usage_read(&rep)) {
+        bt_err("check: no usage data: neither CloudWatch nor the admission counters answered "
+               "for any route; see the errors above (or bedtop check --demo)");
         rc = 3;
     }
     bt_buf_free(&buf);

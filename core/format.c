@@ -105,22 +105,23 @@ char *bt_fmt_age(double seconds, char *out, size_t n)
 
 char *bt_fmt_grouped(double v, char *out, size_t n)
 {
+    char p[BT_FMT_LONG], tmp[2 * BT_FMT_LONG];
+    bt_fmt_plain(v, 6, p, sizeof p); /* "-1234567.25", "10000000", "" */
     if (!isfinite(v) || fabs(v) >= 1e18) {
-        bt_fmt_plain(v, 0, out, n);
+        snprintf(out, n, "%s", p);
         return out;
     }
-    char digits[32];
-    snprintf(digits, sizeof digits, "%.0f", fabs(round(v)));
-    size_t len = strlen(digits), o = 0;
-    char tmp[48];
-    if (v < 0 && round(v) != 0)
-        tmp[o++] = '-';
-    for (size_t i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
+    const char *s = p;
+    size_t o = 0;
+    if (*s == '-')
+        tmp[o++] = *s++;
+    size_t whole = strcspn(s, ".");
+    for (size_t i = 0; i < whole; i++) {
+        if (i && (whole - i) % 3 == 0)
             tmp[o++] = ',';
-        tmp[o++] = digits[i];
+        tmp[o++] = s[i];
     }
-    tmp[o] = '\0';
+    snprintf(tmp + o, sizeof tmp - o, "%s", s + whole);
     snprintf(out, n, "%s", tmp);
     return out;
 }

@@ -9,7 +9,7 @@
  *   pct      a percentage with one decimal and no sign: 38.4 (the caller adds %)
  *   latency  milliseconds in, a unit out: 850ms, 5.3s, 42s, 2.5m
  *   age      seconds in: 45s, 12m, 3h05m, 2d04h
- *   grouped  an exact whole number with thousands separators: 10,000,000
+ *   grouped  an exact number with thousands separators: 10,000,000, 0.01
  *   plain    a machine-readable number: whole numbers as digits, others with
  *            up to 6 decimals, no exponent (CSV, ranges in messages)
  *

@@ -47,6 +47,8 @@ int main(void)
     F(bt_fmt_grouped, 1e15, "1,000,000,000,000,000");
     F(bt_fmt_grouped, -1234, "-1,234");
     F(bt_fmt_grouped, 999, "999");
+    F(bt_fmt_grouped, 1234.25, "1,234.25");
+    F(bt_fmt_grouped, 0.01, "0.01");
     {
         char b[BT_FMT_LONG];
         STREQ(bt_fmt_plain(10000000, 0, b, sizeof b), "10000000", "plain 1e7 has no exponent");
