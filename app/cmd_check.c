@@ -81,15 +81,16 @@ int cmd_check(struct opts *o)
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
     bool color = fmt == BT_FMT_TEXT && !o->no_color && out == stdout &&
                  isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    bool blind = !o->demo && no_usage_read(&rep);
+    if (blind)
+        rep.status = BT_ST_UNKNOWN; /* the JSON status says what the exit code says */
     struct bt_buf buf = {0};
     bt_report_render(&rep, fmt, color, &buf);
     fwrite(buf.buf, 1, buf.len, out);
     rc = bt_status_exit(rep.status);
-    if (!o->demo && no_usage_read(&rep)) {
+    if (blind)
         bt_err("check: no usage data: neither CloudWatch nor the admission counters answered "
                "for any route; see the errors above (or bedtop check --demo)");
-        rc = 3;
-    }
     bt_buf_free(&buf);
     bt_report_free(&rep);
     free(keep);

@@ -215,8 +215,10 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
             cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
     }
     char *s = cJSON_PrintUnformatted(j);
-    if (s)
-        bt_buf_printf(b, "%s%s", first ? "" : ",\n", s);
+    if (s) {
+        bt_buf_puts(b, first ? "" : ",\n");
+        bt_san_json_text(b, s);
+    }
     cJSON_free(s);
     cJSON_Delete(j);
 }

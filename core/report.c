@@ -633,8 +633,10 @@ void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, s
     if (f == BT_FMT_JSON) {
         cJSON *j = bt_report_json(r);
         char *s = cJSON_Print(j);
-        bt_buf_puts(out, s);
-        bt_buf_putc(out, '\n');
+        if (s) {
+            bt_san_json_text(out, s);
+            bt_buf_putc(out, '\n');
+        }
         cJSON_free(s);
         cJSON_Delete(j);
     } else if (f == BT_FMT_PROMETHEUS) {
