@@ -21,10 +21,10 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"check", "check [--format text|json|prometheus] [--route R]... [--wide] [-o FILE]", C_CHECK, cmd_check},
+    {"check", "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", C_CHECK, cmd_check},
     {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
     {"replay", "replay FILE [--at TIME [--format text|json] [--wide]]", C_REPLAY, cmd_replay},
-    {"export", "export FILE [--format csv|json] [--from T] [--to T] [--route R]... [-o FILE]", C_EXPORT, cmd_export},
+    {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
 
@@ -32,7 +32,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bedtop [options]                 live dashboard\n"
-            "       bedtop --demo                    dashboard on the built-in simulated workload\n");
+            "       bedtop --demo                    dashboard on the simulated workload\n");
     for (size_t i = 0; i < BT_ARRAY_LEN(commands); i++)
         fprintf(f, "       bedtop %s\n", commands[i].usage);
     fprintf(f,
@@ -53,11 +53,11 @@ static void usage(FILE *f)
             "      --no-color           no colors (also NO_COLOR)\n"
             "      --ascii              dashboard, replay: ASCII graphs and borders\n"
             "      --record FILE        dashboard: record what is watched\n"
-            "      --duration D         record: stop after D (e.g. 90s, 30m, 2h) of watched time\n"
+            "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
             "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch\n"
-            "      --at TIME            replay: print the numbers at TIME (14:32, +5m from the\n"
-            "                           start, -30m before the end, ISO 8601)\n"
-            "      --from T, --to T     export: data minutes from T to T; record: backfill window\n"
+            "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
+            "                           the start, -30m before the end, ISO 8601)\n"
+            "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
             "      --route NAME         check, export: only this route (repeatable)\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"

@@ -31,7 +31,7 @@ static void replay_warn(void *arg, const char *msg)
 
 static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd)
 {
-    char err[600];
+    char err[4608]; /* the whole path and reason, never cut */
     if (!o->file) {
         bt_err("%s: which recording?; use bedtop %s FILE", cmd, cmd);
         return false;
