@@ -161,6 +161,16 @@ void app_cost(struct app *a, double *per_poll, double *per_day)
         bt_cloudwatch_cost(cw, per_poll, per_day);
 }
 
+/* What to do about a collector's error; the routes it feeds show as stale meanwhile. */
+static const char *source_remedy(enum bt_source s)
+{
+    if (s == BT_SRC_ADMISSION)
+        return "check the admission URL (--admission or admission = in the config); "
+               "the routes show as stale until it answers";
+    return "check the network, the credentials and --endpoint-url; the routes show as stale "
+           "until it answers";
+}
+
 /* Collector errors seen since the last call, once each, on stderr. */
 void app_print_new_errors(struct app *a)
 {
@@ -178,7 +188,11 @@ void app_print_new_errors(struct app *a)
             dup = p && p->type == BT_EV_ERROR && !strcmp(p->text, ev->text);
         }
         if (!dup && strcmp(a->last_error[ev->source], ev->text) != 0) {
-            bt_err("%s: %s", bt_source_name(ev->source), ev->text);
+            /* collectors start their text with their name ("cloudwatch us-east-1: ...") */
+            const char *src = bt_source_name(ev->source);
+            bool named = !strncmp(ev->text, src, strlen(src));
+            bt_err("%s%s%s; %s", named ? "" : src, named ? "" : ": ", ev->text,
+                   source_remedy(ev->source));
             bt_strlcpy(a->last_error[ev->source], ev->text, sizeof a->last_error[0]);
         }
     }

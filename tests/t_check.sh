@@ -154,8 +154,49 @@ printf '[route x]\nmodel = m\nquota_tpm = -4\n' >"$TMP/neg.conf"
 expect_rc "bad number exits 3" 3 "$BEDTOP" check --config "$TMP/neg.conf"
 check "bad number message" grep -q "neg.conf:3: bad number for quota_tpm" "$TMP/last.err"
 expect_rc "missing config file exits 3" 3 "$BEDTOP" check --config "$TMP/nope.conf"
+
+# Error messages: one line, "bedtop: what: why; what to do", never cut short.
+printf '[route a]\nmodel = m\nmax_token = 5\n' >"$TMP/typo.conf"
+expect_rc "misspelt key exits 3" 3 "$BEDTOP" check --config "$TMP/typo.conf"
+check "misspelt key: did you mean 'max_tokens'?" grep -q "typo.conf:3: unknown key 'max_token' in \[route a\]; did you mean 'max_tokens'?" "$TMP/last.err"
+printf '[bedtop]\nintervall = 30\n' >"$TMP/typo2.conf"
+expect_rc "misspelt global key exits 3" 3 "$BEDTOP" check --config "$TMP/typo2.conf"
+check "misspelt global key: did you mean 'interval'?" grep -q "did you mean 'interval'?" "$TMP/last.err"
+printf '[bedtop\nregion = us-east-1\n' >"$TMP/unterm.conf"
+expect_rc "unterminated [bedtop exits 3" 3 "$BEDTOP" check --config "$TMP/unterm.conf"
+check "unterminated [bedtop: file:line and what is wrong" grep -q "unterm.conf:1: unterminated section header '\[bedtop'; close it with ']'" "$TMP/last.err"
+printf '[route a]\nmodel = m\nquota_tpm = 1e300\n' >"$TMP/huge.conf"
+expect_rc "quota out of range exits 3" 3 "$BEDTOP" check --config "$TMP/huge.conf"
+check "range printed without an exponent" grep -q "bad number for quota_tpm: '1e300'; use 1 to 1,000,000,000,000,000" "$TMP/last.err"
+noaws() { env -i PATH="$PATH" HOME="$TMP/home" AWS_EC2_METADATA_DISABLED=true \
+    AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent "$@"; }
+mkdir -p "$TMP/home"
+expect_rc "no Region exits 3" 3 noaws "$BEDTOP" check
+check "no Region: one line naming AWS_REGION and --region" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q 'no AWS Region is set; set AWS_REGION, pass --region' '$TMP/last.err'"
+expect_rc "no credentials exits 3" 3 noaws AWS_REGION=us-east-1 "$BEDTOP" check
+check "no credentials: one line, the whole list tried, a remedy and --demo" python3 - "$TMP/last.err" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+assert t.count("\n") == 1, t
+assert t.startswith("bedtop: route discovery (ListMetrics us-east-1): "), t
+assert "route discovery: route discovery" not in t, t
+assert "IMDSv2" in t, "cut short: " + t          # the last source tried is there
+assert "aws sso login" in t and "bedtop --demo" in t, t
+PY
+mkdir -p "$TMP/adir"
+expect_rc "replay of a directory exits 3" 3 "$BEDTOP" replay "$TMP/adir"
+check "replay of a directory says so" grep -q "replay: $TMP/adir is a directory; give a recording file" "$TMP/last.err"
+closed=$(free_port)
+printf '[route a]\nmodel = m\nregion = us-east-1\n' >"$TMP/one.conf"
+expect_rc "nothing answers: exit 3 (bedtop could not read any usage)" 3 noaws AWS_ACCESS_KEY_ID=AKIDEXAMPLE \
+    AWS_SECRET_ACCESS_KEY=x "$BEDTOP" check --config "$TMP/one.conf" --endpoint-url "http://127.0.0.1:$closed" --format json
+expect_eq "... and the JSON status says unknown" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$TMP/last.out")" unknown
+check "... each collector error once, without a doubled prefix, with a remedy" \
+    bash -c "grep -q '^bedtop: cloudwatch us-east-1: .*; check the network, the credentials and --endpoint-url' '$TMP/last.err' && ! grep -q 'cloudwatch: cloudwatch' '$TMP/last.err'"
 expect_rc "bad --format exits 3" 3 "$BEDTOP" check --demo --format yaml
 expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help
+check "--help fits 80 columns" bash -c "[ \$(awk '{ if (length(\$0) > m) m = length(\$0) } END { print m }' '$TMP/last.out') -le 80 ]"
 check "--version prints the version" bash -c "'$BEDTOP' --version | grep -q '^bedtop [0-9]'"
 finish
