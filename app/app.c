@@ -270,3 +270,14 @@ FILE *app_open_output(const char *path)
     }
     return f;
 }
+
+bool app_close_output(FILE *out, const char *path)
+{
+    bool bad = fflush(out) != 0 || ferror(out);
+    if (out != stdout)
+        bad |= fclose(out) != 0;
+    if (bad)
+        bt_err("%s: %s; check the disk and the path", out != stdout && path ? path : "stdout",
+               strerror(errno));
+    return !bad;
+}

@@ -67,6 +67,9 @@ bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool *
 enum bt_status app_unknown_as(const struct opts *o);
 /* -o FILE: created (or truncated) with mode 0600; NULL with a one-line error. */
 FILE *app_open_output(const char *path);
+/* Flushes and closes what app_open_output gave (stdout: flushed only); false,
+ * with a one-line error, when anything could not be written. */
+bool app_close_output(FILE *out, const char *path);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);

@@ -95,13 +95,7 @@ int cmd_check(struct opts *o)
     bt_report_free(&rep);
     free(keep);
     app_free(&a);
-    bool bad = fflush(out) != 0 || ferror(out);
-    if (out != stdout)
-        bad |= fclose(out) != 0;
-    if (bad) {
-        bt_err("%s: %s; check the disk and the path", o->output ? o->output : "stdout",
-               strerror(errno));
+    if (!app_close_output(out, o->output))
         rc = 3;
-    }
     return rc;
 }

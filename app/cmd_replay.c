@@ -306,15 +306,7 @@ int cmd_export(struct opts *o)
         bt_buf_puts(&b, "\n]\n");
     fwrite(b.buf, 1, b.len, out);
     bt_buf_free(&b);
-    rc = 0;
-    bool bad = fflush(out) != 0 || ferror(out);
-    if (out != stdout)
-        bad |= fclose(out) != 0;
-    if (bad) {
-        bt_err("%s: %s; check the disk and the path", o->output ? o->output : "stdout",
-               strerror(errno));
-        rc = 3;
-    }
+    rc = app_close_output(out, o->output) ? 0 : 3;
 out:
     free(keep);
     bt_replay_free(&rp);

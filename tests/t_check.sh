@@ -143,31 +143,24 @@ for line in open(sys.argv[1]):
 PY
 check "prometheus has the headroom of triage" grep -q '^bedtop_headroom_tpm{route="triage"' "$TMP/p.prom"
 
-# Bad config: file:line: why, exit 3, nothing on stdout.
-printf '[bedtop]\ninterval = 60\nfrobnicate = yes\n' >"$TMP/bad.conf"
-expect_rc "unknown key exits 3" 3 "$BEDTOP" check --config "$TMP/bad.conf"
-check "unknown key message names file:line" grep -q "bad.conf:3: unknown key 'frobnicate'" "$TMP/last.err"
-printf '[route x]\nregion = us-east-1\n' >"$TMP/nomodel.conf"
-expect_rc "route without model exits 3" 3 "$BEDTOP" check --config "$TMP/nomodel.conf"
-check "route without model names file:line" grep -q "nomodel.conf:1: route 'x' has no model" "$TMP/last.err"
-printf '[route x]\nmodel = m\nquota_tpm = -4\n' >"$TMP/neg.conf"
-expect_rc "bad number exits 3" 3 "$BEDTOP" check --config "$TMP/neg.conf"
-check "bad number message" grep -q "neg.conf:3: bad number for quota_tpm" "$TMP/last.err"
+# Bad config: one line "file:line: why; what to do", exit 3. As data: name, config
+# text (printf format), the message expected (grep pattern).
+cfg_err() {
+    printf "$2" >"$TMP/$1.conf"
+    expect_rc "$1: exits 3" 3 "$BEDTOP" check --config "$TMP/$1.conf"
+    check "$1: says $3" grep -q -- "$1.conf:$3" "$TMP/last.err"
+}
+cfg_err bad '[bedtop]\ninterval = 60\nfrobnicate = yes\n' "3: unknown key 'frobnicate'"
+cfg_err nomodel '[route x]\nregion = us-east-1\n' "1: route 'x' has no model"
+cfg_err neg '[route x]\nmodel = m\nquota_tpm = -4\n' "3: bad number for quota_tpm"
+cfg_err typo '[route a]\nmodel = m\nmax_token = 5\n' "3: unknown key 'max_token' in \[route a\]; did you mean 'max_tokens'?"
+cfg_err typo2 '[bedtop]\nintervall = 30\n' "2: unknown key 'intervall' in \[bedtop\]; did you mean 'interval'?"
+cfg_err unterm '[bedtop\nregion = us-east-1\n' "1: unterminated section header '\[bedtop'; close it with ']'"
+cfg_err huge '[route a]\nmodel = m\nquota_tpm = 1e300\n' "3: bad number for quota_tpm: '1e300'; use 1 to 1,000,000,000,000,000"
+cfg_err nosection 'region = us-east-1\n' "1: 'region' is outside any section; put it under \[bedtop\] or \[route NAME\]"
 expect_rc "missing config file exits 3" 3 "$BEDTOP" check --config "$TMP/nope.conf"
 
 # Error messages: one line, "bedtop: what: why; what to do", never cut short.
-printf '[route a]\nmodel = m\nmax_token = 5\n' >"$TMP/typo.conf"
-expect_rc "misspelt key exits 3" 3 "$BEDTOP" check --config "$TMP/typo.conf"
-check "misspelt key: did you mean 'max_tokens'?" grep -q "typo.conf:3: unknown key 'max_token' in \[route a\]; did you mean 'max_tokens'?" "$TMP/last.err"
-printf '[bedtop]\nintervall = 30\n' >"$TMP/typo2.conf"
-expect_rc "misspelt global key exits 3" 3 "$BEDTOP" check --config "$TMP/typo2.conf"
-check "misspelt global key: did you mean 'interval'?" grep -q "did you mean 'interval'?" "$TMP/last.err"
-printf '[bedtop\nregion = us-east-1\n' >"$TMP/unterm.conf"
-expect_rc "unterminated [bedtop exits 3" 3 "$BEDTOP" check --config "$TMP/unterm.conf"
-check "unterminated [bedtop: file:line and what is wrong" grep -q "unterm.conf:1: unterminated section header '\[bedtop'; close it with ']'" "$TMP/last.err"
-printf '[route a]\nmodel = m\nquota_tpm = 1e300\n' >"$TMP/huge.conf"
-expect_rc "quota out of range exits 3" 3 "$BEDTOP" check --config "$TMP/huge.conf"
-check "range printed without an exponent" grep -q "bad number for quota_tpm: '1e300'; use 1 to 1,000,000,000,000,000" "$TMP/last.err"
 noaws() { env -i PATH="$PATH" HOME="$TMP/home" AWS_EC2_METADATA_DISABLED=true \
     AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent "$@"; }
 mkdir -p "$TMP/home"
