@@ -42,6 +42,10 @@ int cmd_check(struct opts *o)
         bt_err("check --format: '%s' is not a format; use text, json or prometheus", o->format);
         return 3;
     }
+    if (o->wide && fmt != BT_FMT_TEXT) {
+        bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
+        return 3;
+    }
     struct app a;
     int64_t start = o->demo ? app_demo_now(o, 16) : (int64_t)time(NULL);
     int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);

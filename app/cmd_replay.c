@@ -79,6 +79,10 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
         bt_err("replay --format: '%s' is not a format; use text, json or prometheus", o->format);
         return 3;
     }
+    if (o->wide && fmt != BT_FMT_TEXT) {
+        bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
+        return 3;
+    }
     int64_t t;
     if (!when(rp, "--at", o->at, &t))
         return 3;

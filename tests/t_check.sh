@@ -126,6 +126,7 @@ na "check --demo-at -1" check --demo-at -1
 na "--bogus" --bogus
 expect_eq "--bogus prints one line, not the usage" "$(cat "$TMP/last.err")" "bedtop: unknown option --bogus; see bedtop --help"
 na "--route without a value" check --route
+na "--wide with --format json" check --demo --wide --format json
 
 # Prometheus text: every sample line is name{labels} value; HELP/TYPE before samples.
 "$BEDTOP" check --demo --demo-at 16 --format prometheus >"$TMP/p.prom"
