@@ -255,29 +255,57 @@ enum bt_status app_unknown_as(const struct opts *o)
     return s;
 }
 
-FILE *app_open_output(const char *path)
+bool app_output_open(struct app_output *w, const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd >= 0 && fchmod(fd, 0600) != 0) { /* an existing file keeps its mode otherwise */
-        close(fd);
-        fd = -1;
-    }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        bt_err("-o %s: %s; choose a file in a directory you can write", path, strerror(errno));
-        if (fd >= 0)
+    *w = (struct app_output){.f = stdout, .path = path};
+    if (!path)
+        return true;
+    struct stat st;
+    int fd;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fd = open(path, O_WRONLY | O_CLOEXEC); /* a device or pipe: written as it is */
+    } else {
+        /* a regular file appears whole or not at all (a textfile collector or a
+         * cron job never reads half a report): written beside it, then renamed */
+        size_t n = strlen(path) + 8;
+        w->tmp = bt_xmalloc(n);
+        snprintf(w->tmp, n, "%s.XXXXXX", path);
+        fd = mkstemp(w->tmp);
+        if (fd >= 0 && fchmod(fd, 0600) != 0) {
             close(fd);
+            unlink(w->tmp);
+            fd = -1;
+        }
     }
-    return f;
+    w->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!w->f) {
+        bt_err("-o %s: %s; choose a file in a directory you can write", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            if (w->tmp)
+                unlink(w->tmp);
+        }
+        free(w->tmp);
+        w->tmp = NULL;
+        return false;
+    }
+    return true;
 }
 
-bool app_close_output(FILE *out, const char *path)
+bool app_output_close(struct app_output *w)
 {
-    bool bad = fflush(out) != 0 || ferror(out);
-    if (out != stdout)
-        bad |= fclose(out) != 0;
-    if (bad)
-        bt_err("%s: %s; check the disk and the path", out != stdout && path ? path : "stdout",
+    bool bad = fflush(w->f) != 0 || ferror(w->f);
+    if (w->f != stdout)
+        bad |= fclose(w->f) != 0;
+    if (!bad && w->tmp && rename(w->tmp, w->path) != 0)
+        bad = true;
+    if (bad) {
+        bt_err("%s: %s; check the disk and the path", w->path ? w->path : "stdout",
                strerror(errno));
+        if (w->tmp)
+            unlink(w->tmp);
+    }
+    free(w->tmp);
+    *w = (struct app_output){0};
     return !bad;
 }

@@ -65,11 +65,19 @@ void app_print_new_errors(struct app *a);
 bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep);
 /* --unknown-as (warn when not given). */
 enum bt_status app_unknown_as(const struct opts *o);
-/* -o FILE: created (or truncated) with mode 0600; NULL with a one-line error. */
-FILE *app_open_output(const char *path);
-/* Flushes and closes what app_open_output gave (stdout: flushed only); false,
- * with a one-line error, when anything could not be written. */
-bool app_close_output(FILE *out, const char *path);
+/* -o FILE, or standard output when path is NULL. A regular file is written
+ * beside it (mode 0600) and renamed over it when closed, so it is whole or
+ * unchanged. */
+struct app_output {
+    FILE *f;
+    const char *path;
+    char *tmp;
+};
+/* False, with a one-line error, when the file cannot be created. */
+bool app_output_open(struct app_output *w, const char *path);
+/* Flushes, closes and renames into place; false, with a one-line error, when
+ * anything could not be written (the old file, if any, is then unchanged). */
+bool app_output_close(struct app_output *w);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);

@@ -58,8 +58,8 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 3;
     }
-    FILE *out = stdout;
-    if (o->output && !(out = app_open_output(o->output))) {
+    struct app_output out;
+    if (!app_output_open(&out, o->output)) {
         free(keep);
         app_free(&a);
         return 3;
@@ -83,14 +83,14 @@ int cmd_check(struct opts *o)
     rep.mode = o->demo ? "demo" : "live";
     rep.wide = o->wide;
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
-    bool color = fmt == BT_FMT_TEXT && !o->no_color && out == stdout &&
+    bool color = fmt == BT_FMT_TEXT && !o->no_color && out.f == stdout &&
                  isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     bool blind = !o->demo && no_usage_read(&rep);
     if (blind)
         rep.status = BT_ST_UNKNOWN; /* the JSON status says what the exit code says */
     struct bt_buf buf = {0};
     bt_report_render(&rep, fmt, color, &buf);
-    fwrite(buf.buf, 1, buf.len, out);
+    fwrite(buf.buf, 1, buf.len, out.f);
     rc = bt_status_exit(rep.status);
     if (blind)
         bt_err("check: no usage data: neither CloudWatch nor the admission counters answered "
@@ -99,7 +99,7 @@ int cmd_check(struct opts *o)
     bt_report_free(&rep);
     free(keep);
     app_free(&a);
-    if (!app_close_output(out, o->output))
+    if (!app_output_close(&out))
         rc = 3;
     return rc;
 }

@@ -276,8 +276,8 @@ int cmd_export(struct opts *o)
     }
     if (!app_select_routes(o, &rp.cfg, &keep))
         goto out;
-    FILE *out = stdout;
-    if (o->output && !(out = app_open_output(o->output)))
+    struct app_output w;
+    if (!app_output_open(&w, o->output))
         goto out;
     struct bt_buf b = {0};
     if (csv)
@@ -302,15 +302,15 @@ int cmd_export(struct opts *o)
             first_row = false;
         }
         if (b.len > (1 << 20)) {
-            fwrite(b.buf, 1, b.len, out);
+            fwrite(b.buf, 1, b.len, w.f);
             bt_buf_reset(&b);
         }
     }
     if (!csv)
         bt_buf_puts(&b, "\n]\n");
-    fwrite(b.buf, 1, b.len, out);
+    fwrite(b.buf, 1, b.len, w.f);
     bt_buf_free(&b);
-    rc = app_close_output(out, o->output) ? 0 : 3;
+    rc = app_output_close(&w) ? 0 : 3;
 out:
     free(keep);
     bt_replay_free(&rp);

@@ -87,6 +87,9 @@ expect_rc "check -o FILE exits with the status (crit)" 2 "$BEDTOP" check --demo 
 expect_eq "check -o writes nothing to stdout" "$(wc -c <"$TMP/last.out")" 0
 check "check -o wrote the report" grep -q '^triage ' "$TMP/o.txt"
 expect_eq "check -o file is 0600" "$(stat -c %a "$TMP/o.txt")" 600
+expect_eq "check -o leaves no temporary file (written beside, renamed into place)" \
+    "$(ls "$TMP" | grep -c '^o\.txt\.')" 0
+expect_rc "check -o /dev/null (not a regular file) is written as it is" 2 "$BEDTOP" check --demo --demo-at 16 -o /dev/null
 expect_rc "check -o into a missing directory exits 3" 3 "$BEDTOP" check --demo --demo-at 16 -o "$TMP/no/such/dir"
 check "... one line naming the file" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q '^bedtop: -o $TMP/no/such/dir: No such file or directory; ' '$TMP/last.err'"
 
