@@ -1162,3 +1162,8 @@ bool bt_parse_when(const char *s, int64_t start, int64_t end, int64_t rel, int64
     }
     return false;
 }
+
+bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out)
+{
+    return bt_parse_when(s, rp->start, rp->end, s[0] == '+' ? rp->start : rp->end, out);
+}

