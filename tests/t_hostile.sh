@@ -54,7 +54,7 @@ PY
 # error line itself is sanitised.
 printf '[route evil\033[2Jname]\nmodel = m\n' >"$TMP/name.conf"
 expect_rc "hostile_config_strings: a route name with an escape is refused" 3 "$BEDTOP" check --config "$TMP/name.conf"
-check "... with file:line and the allowed characters" grep -q "name.conf:2: bad route name in \[route evil?\[2Jname\]; use up to 63 letters, digits and - _ . : /" "$TMP/last.err"
+check "... with file:line and the allowed characters" grep -q "name.conf:2: bad route name in \[route evil?\[2Jname\]; use up to 43 letters, digits and - _ . : /" "$TMP/last.err"
 check "... and no control character on stderr" no_ctl "$TMP/last.err"
 printf '[route =HYPERLINK("http://x")]\nmodel = m\n' >"$TMP/formula.conf"
 expect_rc "hostile_config_strings: a route name that is a formula is refused" 3 "$BEDTOP" check --config "$TMP/formula.conf"
