@@ -173,7 +173,7 @@ int cmd_export(struct opts *o)
         bt_buf_puts(&b, "time,route,model_id,region,endpoint,inference");
         for (int k = 0; k < BT_SIG_COUNT; k++)
             bt_buf_printf(&b, ",%s", bt_signal_info[k].name);
-        bt_buf_puts(&b, ",settled_tpm,estimated_tpm,reserved_tpm,reserved_source,used_tpm,quota_tpm,"
+        bt_buf_puts(&b, ",settled_tpm,estimated_tpm,held_tpm,reserved_tpm,reserved_source,used_tpm,quota_tpm,"
                         "quota_source,headroom_tpm,headroom_pct,fits_more,status,warnings\n");
     } else {
         bt_buf_puts(&b, "[\n");
@@ -182,17 +182,18 @@ int cmd_export(struct opts *o)
      * bedtop showed when that minute was the newest complete one. */
     int64_t lag = (int64_t)rp.cfg.cw_lag;
     bool first = true;
+    struct bt_eval *evals = bt_xcalloc((size_t)(rp.cfg.nroutes ? rp.cfg.nroutes : 1), sizeof *evals);
     for (int64_t m = bt_minute_floor(from - 60 - lag); m + 60 + lag <= to; m += 60) {
         int64_t shown = m + 60 + lag;
         if (shown < from)
             continue;
         bt_replay_seek(&rp, shown);
+        bt_eval_all(&rp.cfg, &rp.store, shown, evals); /* routes on one quota together */
         for (int r = 0; r < rp.cfg.nroutes; r++) {
             if (only >= 0 && r != only)
                 continue;
             const struct bt_route *rt = &rp.cfg.routes[r];
-            struct bt_eval e;
-            bt_eval_route(&rp.cfg, &rp.store, r, shown, &e);
+            const struct bt_eval e = evals[r];
             char iso[32];
             bt_fmt_iso(m, iso, sizeof iso);
             if (csv) {
@@ -207,7 +208,8 @@ int cmd_export(struct opts *o)
                                             bt_signal_info[k].source == BT_SRC_ADMISSION ? e.adm_minute : m));
                 csv_num(&b, e.settled);
                 csv_num(&b, e.estimated);
-                csv_num(&b, e.reserved);
+                csv_num(&b, e.held);
+                csv_num(&b, e.reserved_per_min);
                 bt_buf_printf(&b, ",%s", e.reserved_source ? e.reserved_source : "");
                 csv_num(&b, e.used);
                 csv_num(&b, e.quota);
@@ -221,13 +223,8 @@ int cmd_export(struct opts *o)
                 bt_buf_putc(&b, '\n');
             } else {
                 struct bt_report rep = {.cfg = &rp.cfg, .store = &rp.store, .now = shown,
-                                        .evals = &e, .n = 1, .mode = "replay"};
-                /* route_json reads cfg->routes[i] and evals[i]: point at this route */
-                struct bt_config one = rp.cfg;
-                one.routes = &rp.cfg.routes[r];
-                one.nroutes = 1;
-                rep.cfg = &one;
-                cJSON *j = bt_report_route_json(&rep, 0);
+                                        .evals = evals, .n = rp.cfg.nroutes, .mode = "replay"};
+                cJSON *j = bt_report_route_json(&rep, r);
                 cJSON_AddStringToObject(j, "time", iso);
                 cJSON *sig = cJSON_AddObjectToObject(j, "signals");
                 for (int k = 0; k < BT_SIG_COUNT; k++) {
@@ -248,6 +245,7 @@ int cmd_export(struct opts *o)
             bt_buf_reset(&b);
         }
     }
+    free(evals);
     if (!csv)
         bt_buf_puts(&b, "\n]\n");
     fwrite(b.buf, 1, b.len, out);
