@@ -16,7 +16,8 @@ for m in $(seq 0 29); do
 done
 expect_eq "JSON validates and exit code matches status at every demo minute" "$bad" 0
 for c in ESTIMATE_ONLY THROTTLED_BELOW_ESTIMATE OVERSIZED_MAX_TOKENS RETRY_LOAD HIDDEN_PARALLELISM \
-         LOW_HEADROOM QUOTA_DEFAULT QUOTA_UNKNOWN STALE DAILY_QUOTA BATCH_CANDIDATE; do
+         LOW_HEADROOM QUOTA_DEFAULT QUOTA_UNKNOWN STALE DAILY_QUOTA BATCH_CANDIDATE \
+         NO_QUOTA SHARED_QUOTA BURNDOWN_MISMATCH; do
     case " $codes " in *" $c "*) ok "demo timeline triggers $c";; *) notok "demo timeline never triggers $c";; esac
 done
 
@@ -28,6 +29,24 @@ expect_eq "minute 12: summarize throttled while the estimate is ~6% of quota" \
     "$(j 12 "r['summarize']['tpm']['estimated'] < 0.1*r['summarize']['quota']['tpm'] and r['summarize']['throttles_per_min']>0")" True
 expect_eq "workers: 40 in flight vs 25" "$(j 10 "(r['workers']['in_flight'], r['workers']['concurrency_limit'])")" "(40, 25)"
 expect_eq "agents is mantle with split quotas" "$(j 10 "(r['agents']['endpoint'], r['agents']['mantle']['input']['quota'], r['agents']['mantle']['output']['quota'])")" "('mantle', 20000000, 4000000)"
+# Headroom v2 story beats (docs/headroom.md): a handful of short calls with max_tokens
+# 64,000 is not critical; the retry storm is blamed on retries, not on max_tokens.
+expect_eq "summarize (10 short calls a minute, max_tokens 64,000) is never crit" \
+    "$(for m in $(seq 0 29); do j "$m" "r['summarize']['status']"; done | grep -c crit)" 0
+expect_eq "minute 12: summarize holds ~0.25 calls in flight (Little's law)" \
+    "$(j 12 "(0.2 < r['summarize']['in_flight'] < 0.3, r['summarize']['in_flight_source'])")" "(True, 'littles-law')"
+expect_eq "minute 16: triage's throttles are put down to retries, not max_tokens" \
+    "$(j 16 "[('retry' in w['message'], 'max_tokens' in w['action']) for w in r['triage']['warnings'] if w['code']=='THROTTLED_BELOW_ESTIMATE']")" "[(True, True)]"
+check "minute 16: ... and its action says lowering max_tokens will not help" \
+    grep -q "lowering max_tokens will not help" "$TMP/m16.json"
+expect_eq "triage and triage-app share one quota" \
+    "$(j 10 "(r['triage']['quota']['shared_with'], r['triage-app']['quota']['shared_with'], r['triage']['headroom_tpm'] == r['triage-app']['headroom_tpm'])")" \
+    "(['triage-app'], ['triage'], True)"
+expect_eq "preview: applied quota 0 is NO_QUOTA crit, headroom_pct null" \
+    "$(j 10 "(r['preview']['status'], r['preview']['headroom_pct'], [w['code'] for w in r['preview']['warnings']])")" \
+    "('crit', None, ['NO_QUOTA'])"
+expect_eq "experiments: burndown measured from the estimate vs the config's 1" \
+    "$(j 10 "(r['experiments']['burndown'], round(r['experiments']['burndown_measured']))")" "(1, 5)"
 expect_eq "experiments goes stale at 20 and recovers by 28" \
     "$(j 20 "r['experiments']['stale']") $(j 28 "r['experiments']['stale']")" "True False"
 
@@ -42,7 +61,7 @@ check "text output has no escape codes when piped" bash -c "! grep -q $'\033' '$
 check "text output has the header row" grep -q '^ROUTE .*HEAD%.*STATUS' "$TMP/t.txt"
 check "text output lists warnings with actions" grep -q -- '-> ' "$TMP/t.txt"
 expect_eq "text rows align (STATUS column at one offset)" \
-    "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
+    "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments|triage-app|preview) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
 
 # Prometheus text: every sample line is name{labels} value; HELP/TYPE before samples.
 "$BEDTOP" check --demo --demo-at 16 --format prometheus >"$TMP/p.prom"
