@@ -807,12 +807,14 @@ static double growth(const struct bt_store *st, int r, const enum bt_signal *sig
 }
 
 /* The CloudWatch minute to evaluate: the newest complete one given the publishing
- * lag. Data one minute late is used as is; older means the route went idle when
- * the poll succeeded (CloudWatch publishes nothing for a minute without calls). */
+ * lag. A route whose newest datapoint is older than what the last successful poll
+ * could see (one minute of slack for late publishing) went idle: CloudWatch
+ * publishes nothing for a minute without calls. */
 static int64_t pick_minute(const struct bt_config *cfg, const struct bt_store *st, int r,
                            int64_t now, bool *idle)
 {
-    int64_t expect = bt_minute_floor(now - (int64_t)cfg->cw_lag) - 60;
+    int64_t lag = (int64_t)cfg->cw_lag;
+    int64_t expect = bt_minute_floor(now - lag) - 60;
     int64_t newest = 0;
     for (size_t i = 0; i < BT_ARRAY_LEN(usage_signals); i++) {
         int64_t m = bt_store_newest(st, r, usage_signals[i], expect);
@@ -821,13 +823,13 @@ static int64_t pick_minute(const struct bt_config *cfg, const struct bt_store *s
     }
     const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
     *idle = false;
-    if (newest && newest >= expect - 60)
+    if (!cw->last_ok || source_failing(cw) || now - cw->last_ok > stale_after(cfg))
+        return newest; /* no recent good poll: what there is, and STALE says why */
+    int64_t seen = bt_minute_floor((cw->last_ok < now ? cw->last_ok : now) - lag) - 60;
+    if (newest && newest >= seen - 60)
         return newest;
-    if (cw->last_ok && !source_failing(cw) && now - cw->last_ok <= stale_after(cfg)) {
-        *idle = true;
-        return expect;
-    }
-    return newest;
+    *idle = true;
+    return seen > newest ? seen : newest + 60;
 }
 
 /* Everything about one route that does not depend on the other routes. */
