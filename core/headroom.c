@@ -643,6 +643,8 @@ static void read_raw(const struct bt_store *st, int r, const struct bt_route *rt
         x->inv = x->input = x->output = x->cache_read = x->cache_write = 0;
         x->estimated = NAN; /* AWS may not publish it for this model at all: not claimed */
     }
+    if (isnan(x->inv) && at(st, r, BT_SIG_THROTTLES, m) > 0)
+        x->inv = 0; /* only throttles this minute: nothing was accepted */
     x->adm_in_flight = at(st, r, BT_SIG_ADM_IN_FLIGHT, am);
     x->adm_held = at(st, r, BT_SIG_ADM_RESERVED_HELD, am);
     x->adm_reserved = at(st, r, BT_SIG_ADM_RESERVED, am);
@@ -1073,8 +1075,8 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
         bt_strlcpy(e->quota_code, src ? src->code : "", sizeof e->quota_code);
         e->headroom_tpm = head;
         e->headroom_pct = pct_of(head, quota);
-        if (quota == 0 && !isnan(head))
-            e->fits_more = 0;
+        if (quota == 0)
+            e->fits_more = 0; /* no usable quota: nothing fits, whatever is known */
 
         e->status = BT_ST_OK;
         e->nwarn = 0;
