@@ -84,8 +84,8 @@ expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
 check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^time,route,model_id,region,endpoint,inference,invocations,.*,headroom_tpm,headroom_pct,fits_more,status,warnings$'"
 rows=$(($(wc -l <"$TMP/out.csv") - 1))
-# --from +10m (10:10) .. --to +15m (10:15): rows for minutes shown 10:10..10:15 = 6 minutes x 7 routes
-expect_eq "csv has 6 minutes x 7 routes" "$rows" 42
+# --from +10m (10:10) .. --to +15m (10:15): rows for minutes shown 10:10..10:15 = 6 minutes x 9 routes
+expect_eq "csv has 6 minutes x 9 routes" "$rows" 54
 check "csv rows carry warnings" grep -q 'summarize.*THROTTLED_BELOW_ESTIMATE' "$TMP/out.csv"
 "$BEDTOP" export "$REC" --format json --route triage --from +16m --to +16m >"$TMP/out.json"
 check "json export for one route parses" python3 -c "

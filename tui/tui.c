@@ -685,8 +685,9 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     if (bt_layout_has_col(l, BT_COL_BAR, &bx, &bw)) {
         struct bt_canvas cv;
         bt_canvas_init(&cv, bw, 1);
-        /* core's figures follow the mantle side that binds: nothing to choose here */
-        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->used};
+        /* core's figures follow the mantle side that binds: nothing to choose here;
+         * the last segment is the whole quota group's use, so the bar matches HEAD% */
+        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->group_used};
         double total = e->quota;
         static const unsigned char roles[BT_SEG_COUNT] = {BT_ROLE_SETTLED, BT_ROLE_ESTIMATED,
                                                           BT_ROLE_RESERVED};
