@@ -167,10 +167,6 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(o, "tokens_today_group", e->group_tokens_today);
     add_time(o, "data_minute", e->minute);
     add_time(o, "admission_at", e->adm_minute);
-    /* freshness of the per-minute sources (quotas are read once, at start) */
-    cJSON *fr = cJSON_AddObjectToObject(o, "last_ok");
-    add_time(fr, "cloudwatch", e->last_ok[BT_SRC_CLOUDWATCH]);
-    add_time(fr, "admission", e->last_ok[BT_SRC_ADMISSION]);
     cJSON_AddBoolToObject(o, "idle", e->idle);
     cJSON_AddBoolToObject(o, "stale", e->stale);
     cJSON_AddStringToObject(o, "status", bt_status_name(e->status));
