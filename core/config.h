@@ -1,4 +1,4 @@
-/* The INI configuration of DESIGN.md, parsed with inih; errors as file:line: why. */
+/* The INI configuration of bedtop.conf(5), parsed with inih; errors as file:line: why. */
 #ifndef BEDTOP_CONFIG_H
 #define BEDTOP_CONFIG_H
 #include "core/burndown.h"

@@ -111,7 +111,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     cJSON_AddStringToObject(o, "inference", bt_inference_name(rt->inference));
     cJSON_AddStringToObject(o, "priority", rt->priority == BT_PRIO_OFFLINE ? "offline" : "online");
 
-    /* the quota the route draws from: its group's (DESIGN: headroom per quota) */
+    /* the quota the route draws from: its group's (docs/headroom.md) */
     cJSON *q = cJSON_AddObjectToObject(o, "quota");
     add_num(q, "tpm", e->mantle ? NAN : e->quota);
     add_num(q, "rpm", rt->quota[BT_Q_RPM].value);

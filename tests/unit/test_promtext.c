@@ -417,7 +417,7 @@ static void test_api(void)
 
 static void test_quantile(void)
 {
-    /* DESIGN.md's example: {128:10, 256:40, +Inf:50}.
+    /* examples/admission-counters.prom's kind of histogram: {128:10, 256:40, +Inf:50}.
      * p50: rank 25 in (128,256] holding 30: 128 + 128*15/30 = 192
      * p10: rank 5 in [0,128] holding 10: 128*5/10 = 64
      * p99: rank 49.5 in the +Inf bucket: the highest finite bound, 256 */
