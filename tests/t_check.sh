@@ -90,6 +90,24 @@ printf '[route x]\nmodel = m\nquota_tpm = -4\n' >"$TMP/neg.conf"
 expect_rc "bad number exits 3" 3 "$BEDTOP" check --config "$TMP/neg.conf"
 check "bad number message" grep -q "neg.conf:3: bad number for quota_tpm" "$TMP/last.err"
 expect_rc "missing config file exits 3" 3 "$BEDTOP" check --config "$TMP/nope.conf"
+# A burndown table that cannot be read is an error naming its path, never every model
+# at 1 (Claude Sonnet 4.5 would settle 562,704 instead of 872,784). The binary is run
+# from outside the tree, with BEDTOP_DATADIR pointing at an empty directory.
+mkdir -p "$TMP/bin" "$TMP/nodata"
+cp "$BEDTOP" "$TMP/bin/bedtop"
+if [ -r /usr/local/share/bedtop/burndown.conf ]; then
+    echo "# SKIP missing burndown table: an installed /usr/local/share/bedtop/burndown.conf would be found"
+else
+    BEDTOP_DATADIR=$TMP/nodata "$TMP/bin/bedtop" check --demo >"$TMP/nob.out" 2>"$TMP/nob.err"
+    expect_eq "missing burndown table: exit 3" "$?" 3
+    check "... naming the path it looked for" grep -q "^bedtop: burndown table: $TMP/nodata/burndown.conf: cannot be read" "$TMP/nob.err"
+    check "... nothing on stdout" test ! -s "$TMP/nob.out"
+fi
+mkdir -p "$TMP/baddata"
+printf 'anthropic.claude-sonnet-4* = five\n' >"$TMP/baddata/burndown.conf"
+BEDTOP_DATADIR=$TMP/baddata "$TMP/bin/bedtop" check --demo >"$TMP/bad.out" 2>"$TMP/bad.err"
+expect_eq "unparsable burndown table: exit 3" "$?" 3
+check "... naming file and line" grep -q "$TMP/baddata/burndown.conf:1: bad burndown factor 'five'" "$TMP/bad.err"
 expect_rc "bad --format exits 3" 3 "$BEDTOP" check --demo --format yaml
 expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help
