@@ -159,7 +159,7 @@ static const char *const act_daily =
     "request a higher daily quota if the volume is planned.";
 static const char *const act_retries =
     "Cap retries with a retry budget and back off with jitter; lowering max_tokens will not help "
-    "while retries make up the load.";
+    "while retries are much of the load.";
 static const char *const act_held =
     "Lower max_tokens toward the observed output length plus a margin: each call holds "
     "input + max_tokens of the quota while in flight.";
