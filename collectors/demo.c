@@ -414,7 +414,7 @@ static void demo_tick(void *self, int64_t now)
                 continue;
             for (int s = 0; s < BT_SIG_COUNT; s++)
                 put(d, r, (enum bt_signal)s, d->next_adm, a.v[s], d->next_adm);
-            if (d->next_adm >= d->start - 60)
+            if (d->next_adm >= now - 60) /* staleness reads the scrapes' samples */
                 event(d, d->next_adm, BT_EV_OK, r, BT_SRC_ADMISSION, "demo scrape");
         }
         d->next_adm += DEMO_ADM_STEP;
