@@ -817,16 +817,19 @@ static int64_t pick_minute(const struct bt_config *cfg, const struct bt_store *s
 {
     int64_t lag = (int64_t)cfg->cw_lag;
     int64_t expect = bt_minute_floor(now - lag) - 60;
-    int64_t newest = 0;
+    int64_t newest = 0, fresher = 0;
     for (size_t i = 0; i < BT_ARRAY_LEN(usage_signals); i++) {
         int64_t m = bt_store_newest(st, r, usage_signals[i], expect);
-        if (m > newest)
-            newest = m;
+        int64_t f = bt_store_newest(st, r, usage_signals[i], now);
+        newest = m > newest ? m : newest;
+        fresher = f > fresher ? f : fresher;
     }
     const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
     *idle = false;
     if (!cw->last_ok || source_failing(cw) || now - cw->last_ok > stale_after(cfg))
         return newest; /* no recent good poll: what there is, and STALE says why */
+    if (fresher > expect)
+        return newest; /* calls in a minute not complete yet: not idle */
     int64_t seen = bt_minute_floor((cw->last_ok < now ? cw->last_ok : now) - lag) - 60;
     if (newest && newest >= seen - 60)
         return newest;
