@@ -1259,11 +1259,14 @@ static void draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     int x = text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
     x += text(y, x, 5, status_label(e->status), A(t, status_role(e->status))) + 1;
     bt_fmt_si(e->max_tokens, mt, sizeof mt);
-    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s)",
+    char meas[32] = "";
+    if (!isnan(e->burndown_measured))
+        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s%s)",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
                                                                              : "online",
-             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
+             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
     text(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
     bt_fmt_si(e->headroom_tpm, hd, sizeof hd);
