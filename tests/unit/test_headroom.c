@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/headroom.h"
+#include "core/recording.h"
 #include "core/report.h"
 #include "core/util.h"
 #include "tests/tap.h"
@@ -622,6 +624,30 @@ static void test_precision(void)
     put(&f, r, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000, 1234567891);
     NEAR(bt_store_at(&f.st, r, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000), 1234567891, 0,
          "1,234,567,891 stored exactly");
+    /* ... and through a recording and back (format 1.2: as many digits as it takes) */
+    char path[] = "/tmp/bedtop-precision-XXXXXX";
+    int fd = mkstemp(path);
+    OK(fd >= 0, "temporary file");
+    close(fd);
+    unlink(path);
+    char err[512];
+    struct bt_recorder *rec = bt_recorder_open(path, &f.cfg, "live", NOW, err, sizeof err);
+    OK(rec != NULL, "recorder opens: %s", rec ? "" : err);
+    if (rec) {
+        bt_recorder_attach(rec, &f.st);
+        put(&f, r, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000, 1234567891.25);
+        put(&f, r, BT_SIG_LATENCY_AVG, M, 0.1);
+        bt_recorder_flush(rec, NOW);
+        bt_recorder_close(rec);
+        struct bt_replay rp;
+        OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+        bt_replay_seek(&rp, NOW);
+        NEAR(bt_store_at(&rp.store, 0, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000), 1234567891.25, 0,
+             "1,234,567,891.25 read back exactly from the recording");
+        NEAR(bt_store_at(&rp.store, 0, BT_SIG_LATENCY_AVG, M), 0.1, 0, "0.1 read back exactly");
+        bt_replay_free(&rp);
+        unlink(path);
+    }
     fx_free(&f);
 }
 
