@@ -630,7 +630,7 @@ static void test_precision(void)
     OK(fd >= 0, "temporary file");
     close(fd);
     unlink(path);
-    char err[512];
+    char err[512] = "";
     struct bt_recorder *rec = bt_recorder_open(path, &f.cfg, "live", NOW, err, sizeof err);
     OK(rec != NULL, "recorder opens: %s", rec ? "" : err);
     if (rec) {
