@@ -288,7 +288,10 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
     if (!strcmp(k, "retry_share"))
         return num(p, k, v, 0.01, 1, &c->retry_share);
     if (!strcmp(k, "cache_read_reserved")) {
-        if (!parse_bool(v, &c->cache_read_reserved)) {
+        /* obsolete since headroom v2: cache reads always count in the reservation,
+         * as AWS reserves a request's total input; still accepted in old configs */
+        bool ignored;
+        if (!parse_bool(v, &ignored)) {
             snprintf(p->err, sizeof p->err, "bad boolean for %s: '%s' (true or false)", k, v);
             return false;
         }
@@ -516,6 +519,10 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
 {
     struct parse_ctx p = {.c = c, .text = text, .name = name};
     ensure_burndown(c);
+    if (c->burndown_error[0]) {
+        snprintf(err, errlen, "%s", c->burndown_error);
+        return false;
+    }
     /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. */
     bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
     int max_line = ini_max_line;
@@ -574,10 +581,10 @@ bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t err
 /* The data file first, so that [burndown] lines of the config come later and win. */
 static void ensure_burndown(struct bt_config *c)
 {
-    if (!c->burndown.n) {
-        char e[256];
-        if (!bt_burndown_load_default(&c->burndown, e, sizeof e))
-            bt_burndown_add(&c->burndown, "*", 1); /* table missing: every model at 1 */
+    if (!c->burndown.n && !c->burndown_error[0]) {
+        /* table missing: an error the caller reports, never every model at 1 */
+        if (!bt_burndown_load_default(&c->burndown, c->burndown_error, sizeof c->burndown_error))
+            bt_burndown_free(&c->burndown);
     }
 }
 
@@ -594,7 +601,9 @@ void bt_config_finish(struct bt_config *c)
             r->inference = bt_inference_from_model(r->model);
         if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0) {
             bool matched;
-            r->burndown = bt_burndown_lookup(&c->burndown, r->model, &matched);
+            /* an application inference profile burns down as its base model */
+            r->burndown = bt_burndown_lookup(&c->burndown, r->base_model[0] ? r->base_model
+                                                                           : r->model, &matched);
             r->burndown_source = matched ? "table" : "default";
         }
         if (r->endpoint == BT_EP_MANTLE)

@@ -152,7 +152,7 @@ void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
         if (isnan(se->v[k]) || a < se->arr[k])
             se->arr[k] = (int32_t)a; /* visible from its first arrival */
     }
-    se->v[k] = (float)smp->value;
+    se->v[k] = smp->value;
     if (s->tap.sample)
         s->tap.sample(s->tap.arg, smp, arrival);
     struct bt_source_status *st = bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
@@ -233,7 +233,7 @@ const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i)
 
 /* Precedence of quota sources: config beats the account's applied value,
  * which beats a published default. */
-static int quota_rank(enum bt_quota_source q)
+int bt_quota_rank(enum bt_quota_source q)
 {
     switch (q) {
     case BT_QS_CONFIG: return 3;
@@ -273,7 +273,7 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
         if (ev->route < 0 || ev->route >= s->nroutes || (unsigned)ev->quota_kind >= BT_Q_COUNT)
             break;
         struct bt_quota *q = &routes[ev->route].quota[ev->quota_kind];
-        if (quota_rank(ev->quota_source) < quota_rank(q->source))
+        if (bt_quota_rank(ev->quota_source) < bt_quota_rank(q->source))
             break;
         q->value = ev->value;
         q->source = ev->quota_source;

@@ -33,6 +33,8 @@ static cJSON *route_json(const struct bt_route *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", r->name);
     cJSON_AddStringToObject(o, "model", r->model);
+    if (r->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", r->base_model);
     cJSON_AddStringToObject(o, "region", r->region);
     if (r->profile[0])
         cJSON_AddStringToObject(o, "profile", r->profile);
@@ -98,7 +100,6 @@ static char *header_json(const struct bt_config *cfg, const char *mode, int64_t 
     cJSON_AddNumberToObject(c, "oversize_factor", cfg->oversize_factor);
     cJSON_AddNumberToObject(c, "oversize_margin", cfg->oversize_margin);
     cJSON_AddNumberToObject(c, "retry_share", cfg->retry_share);
-    cJSON_AddBoolToObject(c, "cache_read_reserved", cfg->cache_read_reserved);
     cJSON_AddNumberToObject(c, "history_minutes", cfg->history_minutes);
     cJSON *routes = cJSON_AddArrayToObject(h, "routes");
     for (int i = 0; i < cfg->nroutes; i++)
@@ -170,8 +171,12 @@ static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
     } else {
         bt_buf_putc(&r->line, ',');
     }
-    /* floats keep 9 significant digits: the store holds floats, so this round-trips */
-    bt_buf_printf(&r->line, "%d,%.9g", (int)smp->signal, smp->value);
+    /* full double precision, in the fewest digits that read back exactly */
+    char num[32];
+    snprintf(num, sizeof num, "%.15g", smp->value);
+    if (strtod(num, NULL) != smp->value)
+        snprintf(num, sizeof num, "%.17g", smp->value);
+    bt_buf_printf(&r->line, "%d,%s", (int)smp->signal, num);
     r->nsamples++;
 }
 
@@ -332,6 +337,8 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     bt_route_defaults(r);
     bt_strlcpy(r->name, name, sizeof r->name);
     bt_strlcpy(r->model, model, sizeof r->model);
+    if (jstr(o, "base_model"))
+        bt_strlcpy(r->base_model, jstr(o, "base_model"), sizeof r->base_model);
     if (jstr(o, "region"))
         bt_strlcpy(r->region, jstr(o, "region"), sizeof r->region);
     if (jstr(o, "profile"))
@@ -434,7 +441,6 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         c->oversize_margin = d;
     if (jnum(cj, "retry_share", &d))
         c->retry_share = d;
-    c->cache_read_reserved = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cj, "cache_read_reserved"));
     const cJSON *routes = cJSON_GetObjectItemCaseSensitive(h, "routes");
     int nr = cJSON_GetArraySize(routes);
     if (!cJSON_IsArray(routes) || nr > 100000) {
