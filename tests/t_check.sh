@@ -75,11 +75,12 @@ check "check text fits 80 columns at every sampled minute (longest $worst)" test
 check "--wide shows every column (model, region, source, in flight)" \
     grep -q '^ROUTE .*MODEL .*REGION .*SOURCE .*INFL' "$TMP/wide.txt"
 check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
-# Routes crit first, then warn, unknown, ok (minute 16: triage and summarize crit;
-# workers, backfill, legacy warn; experiments unknown; agents ok).
+# Routes crit first, then warn, unknown, ok (minute 16: triage (retry storm) and preview
+# (applied quota 0) crit; summarize, workers, backfill, legacy warn; experiments unknown;
+# agents and triage-app ok).
 expect_eq "routes ordered crit, warn, unknown, ok" \
     "$(awk '/^ROUTE/{on=1;next} on&&/^$/{exit} on{print $2}' "$TMP/t.txt" | paste -sd' ')" \
-    "crit crit warn warn warn unknown ok"
+    "crit crit warn warn warn warn unknown ok ok"
 expect_eq "warnings ordered by severity" \
     "$(awk '/^WARNINGS/{on=1;next} on&&/^(crit|warn|unknown|info) /{print $1}' "$TMP/t.txt" | uniq | paste -sd' ')" \
     "crit warn unknown info"
@@ -113,14 +114,16 @@ expect_rc "check -o into a missing directory exits 3" 3 "$BEDTOP" check --demo -
 check "... one line naming the file" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q '^bedtop: -o $TMP/no/such/dir: No such file or directory; ' '$TMP/last.err'"
 
 # Exit codes: worst of ok/warn/crit; an unknown route counts as --unknown-as (default
-# warn), so it never masks another route; 3 is "bedtop could not run". Minute 0:
-# summarize and legacy warn, experiments unknown (no quota), nothing crit.
-expect_rc "minute 0: warn + unknown route exits 1 (unknown counts as warn)" 1 "$BEDTOP" check --demo --demo-at 0
-expect_rc "--unknown-as unknown: exits 3" 3 "$BEDTOP" check --demo --demo-at 0 --unknown-as unknown
-expect_rc "--unknown-as crit: exits 2" 2 "$BEDTOP" check --demo --demo-at 0 --unknown-as crit
+# warn), so it never masks another route; 3 is "bedtop could not run". Minute 0 without
+# preview (its applied quota of 0 is crit at every minute): summarize and legacy warn,
+# experiments unknown (no quota), nothing crit.
+m0=(--demo --demo-at 0 --route summarize --route legacy --route experiments --route agents)
+expect_rc "minute 0: warn + unknown route exits 1 (unknown counts as warn)" 1 "$BEDTOP" check "${m0[@]}"
+expect_rc "--unknown-as unknown: exits 3" 3 "$BEDTOP" check "${m0[@]}" --unknown-as unknown
+expect_rc "--unknown-as crit: exits 2" 2 "$BEDTOP" check "${m0[@]}" --unknown-as crit
 expect_rc "only the unknown route: exits 1 by default" 1 "$BEDTOP" check --demo --demo-at 0 --route experiments
 expect_rc "minute 16: crit beside an unknown route exits 2" 2 "$BEDTOP" check --demo --demo-at 16
-"$BEDTOP" check --demo --demo-at 0 --format json >"$TMP/u.json"
+"$BEDTOP" check "${m0[@]}" --format json >"$TMP/u.json"
 expect_eq "JSON status follows the same rule (warn), the route keeps 'unknown'" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], {r["name"]:r["status"] for r in d["routes"]}["experiments"])' "$TMP/u.json")" \
     "warn unknown"

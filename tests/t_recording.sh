@@ -203,11 +203,11 @@ with open(sys.argv[2], "w") as out:
 PY
 "$BEDTOP" export "$TMP/short.rec" >"$TMP/short.csv"
 "$BEDTOP" replay "$TMP/short.rec" --at +0m --format json >"$TMP/short.json"
-check "a 40-second recording exports the minute replay shows, 7 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
+check "a 40-second recording exports the minute replay shows, 9 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 rep = {r["name"]: r for r in json.load(open(sys.argv[2]))["routes"]}
-assert len(rows) == 7, len(rows)
+assert len(rows) == 9, len(rows)
 for r in rows:
     assert r["time"] == rep[r["route"]]["data_minute"], (r["time"], rep[r["route"]]["data_minute"])
     want = rep[r["route"]]["tpm"]["settled"]
