@@ -95,6 +95,7 @@ struct bt_route {
     char region[32];
     char profile[64];
     char project[64];        /* mantle Project dimension (optional) */
+    char context[16];        /* context-length variant of the quota ("" standard, "1m") */
     enum bt_endpoint endpoint;
     enum bt_inference inference;
     enum bt_priority priority;
