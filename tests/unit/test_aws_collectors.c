@@ -526,6 +526,162 @@ static void test_live(void)
     bt_config_free(&cfg);
 }
 
+
+/* The GetMetricData requests of a fake log (first pages, answered 200): how many
+ * MetricDataQueries each sent, its StartTime, and whether AccountId sits on
+ * exactly the queries of route Ids starting with acct_prefix. */
+struct gmd_log {
+    int n, queries[16], accounts_ok, model_ok, checked;
+    int64_t start[16];
+};
+
+static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g)
+{
+    memset(g, 0, sizeof *g);
+    char *text = bt_read_file(log, 1 << 26, NULL);
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(j, "op"));
+        const cJSON *body = cJSON_GetObjectItem(j, "body");
+        if (op && strcmp(op, "GetInferenceProfile") != 0) {
+            g->checked++;
+            g->model_ok += cJSON_IsTrue(cJSON_GetObjectItem(j, "model_ok"));
+        }
+        if (op && !strcmp(op, "GetMetricData") &&
+            cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status")) == 200 &&
+            !cJSON_GetObjectItem(body, "NextToken") && g->n < 16) {
+            const cJSON *qs = cJSON_GetObjectItem(body, "MetricDataQueries"), *q;
+            g->queries[g->n] = cJSON_GetArraySize(qs);
+            g->start[g->n] = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "StartTime"));
+            int good = 1;
+            cJSON_ArrayForEach(q, qs) {
+                const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(q, "Id"));
+                const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(q, "AccountId"));
+                bool want = id && !strncmp(id, acct_prefix, strlen(acct_prefix));
+                good = good && (want ? a && !strcmp(a, "111122223333") : a == NULL);
+            }
+            g->accounts_ok += good;
+            g->n++;
+        }
+        cJSON_Delete(j);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
+}
+
+/* Routes on one model share their queries; a route of another account asks with
+ * AccountId; the detail queries go every 5 minutes and backfill the minutes
+ * between. Six live polls a minute apart on the tick's clock. */
+static void test_shared_and_cadence(void)
+{
+    char scen[400], log[400], conf[400], err[512];
+    snprintf(scen, sizeof scen, "%s/shared.json", tmpdir);
+    snprintf(log, sizeof log, "%s/shared.log", tmpdir);
+    snprintf(conf, sizeof conf, "%s/shared.conf", tmpdir);
+    FILE *f = fopen(conf, "w");
+    fputs("[bedtop]\nregion = us-east-1\n"
+          "[route a]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\nmax_tokens = 1024\n"
+          "[route b]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\nmax_tokens = 512\n"
+          "[route c]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\naccount = 111122223333\n",
+          f);
+    fclose(f);
+    /* the ticks run up to 5 minutes ahead of the wall clock: data until 10 minutes on */
+    int64_t T = (int64_t)time(NULL);
+    f = fopen(scen, "w");
+    fprintf(f, "{\"series\":["
+               "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"Invocations\",\"stat\":\"Sum\",\"end\":%lld,"
+               "\"dimensions\":{\"ModelId\":\"us.anthropic.claude-sonnet-4-5-20250929-v1:0\"},\"generator\":{\"constant\":100}},"
+               "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"InvocationLatency\",\"stat\":\"p99\",\"end\":%lld,"
+               "\"dimensions\":{\"ModelId\":\"us.anthropic.claude-sonnet-4-5-20250929-v1:0\"},\"generator\":{\"constant\":4100}},"
+               "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"Invocations\",\"stat\":\"Sum\",\"account\":\"111122223333\",\"end\":%lld,"
+               "\"dimensions\":{\"ModelId\":\"us.anthropic.claude-sonnet-4-5-20250929-v1:0\"},\"generator\":{\"constant\":7}}"
+               "]}",
+            (long long)(T + 600), (long long)(T + 600), (long long)(T + 600));
+    fclose(f);
+    int port = 0;
+    if (!start_fake(scen, log, &port)) {
+        OK(false, "shared: fake started");
+        return;
+    }
+    char ep[64];
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", port);
+    struct bt_config cfg;
+    struct bt_store store;
+    bt_config_defaults(&cfg);
+    OK(bt_config_load(&cfg, conf, err, sizeof err), "shared: config loads (%s)", err);
+    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    struct bt_http *http = bt_http_new(0);
+    bt_http_set_backoff(http, 0.05, 0.2);
+    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
+                         .endpoint_url = ep};
+    void *cw = bt_cloudwatch_collector.create(&ctx);
+    for (int p = 0; p < 6; p++) {
+        bt_cloudwatch_collector.tick(cw, T + 60 * p);
+        for (int i = 0; i < 600 && bt_cloudwatch_collector.busy(cw); i++)
+            bt_http_poll(http, 100, -1, NULL);
+    }
+    double per_poll = 0, per_day = 0;
+    bt_cloudwatch_cost(cw, &per_poll, &per_day);
+    bt_cloudwatch_collector.destroy(cw);
+    bt_http_free(http);
+    stop_fake();
+
+    struct gmd_log g;
+    read_gmd(log, "r2_", &g);
+    /* a and b share one set of 14; c (another account) has its own 14 */
+    OK(g.n == 6 && g.queries[0] == 28, "poll 1: 28 queries for 3 routes (a and b share 14), got %d",
+       g.queries[0]);
+    /* polls 2-5: the every-poll 8 per set; poll 6, five minutes on: the detail 6 again */
+    OK(g.n == 6 && g.queries[1] == 16 && g.queries[2] == 16 && g.queries[3] == 16 &&
+           g.queries[4] == 16 && g.queries[5] == 28,
+       "polls 2-5 ask 2 x 8, poll 6 (5 minutes on) 2 x 14");
+    OK(g.n == 6 && g.accounts_ok == 6, "AccountId on every query of route c and no other (%d of %d)",
+       g.accounts_ok, g.n);
+    OK(g.checked > 0 && g.model_ok == g.checked,
+       "every request fits the CloudWatch model (AccountId, IncludeLinkedAccounts): %d of %d",
+       g.model_ok, g.checked);
+    /* poll 1 settled through S1 = floor((T - 240) / 60) * 60; the detail queries of
+     * poll 6 start right after it: the minutes between are backfilled */
+    int64_t s1 = (T - 240) / 60 * 60, end0 = T / 60 * 60;
+    OK(g.n == 6 && g.start[5] == s1 + 60 && g.start[4] > s1 + 60,
+       "poll 6 reaches back to the first minute its detail queries have not settled");
+    int a = bt_config_find_route(&cfg, "a"), b = bt_config_find_route(&cfg, "b"),
+        c = bt_config_find_route(&cfg, "c");
+    /* minute end0: after poll 1's window, before where poll 6's every-poll queries start
+     * (S5 + 60 = end0 + 60): only the backfill of the detail queries asks it */
+    int64_t m = end0;
+    OK(bt_store_at(&store, b, BT_SIG_INVOCATIONS, end0 + 240) == 100 &&
+           bt_store_at(&store, a, BT_SIG_INVOCATIONS, end0 + 240) == 100,
+       "one answer feeds both routes on the model");
+    OK(bt_store_at(&store, c, BT_SIG_INVOCATIONS, end0 + 240) == 7,
+       "route c reads its own account's metric (7, not 100)");
+    OK(bt_store_at(&store, a, BT_SIG_LATENCY_P99, m) == 4100 &&
+           bt_store_at(&store, b, BT_SIG_LATENCY_P99, m) == 4100,
+       "p99 for a minute between detail polls was backfilled by poll 6");
+    /* distinct queries: 2 sets x 8 every poll (1,440 a day) + 2 x 6 every 5 minutes (288) */
+    OK(per_poll == 28 && per_day == 16 * 1440 + 12 * 288, "cost: %g per poll, %g a day", per_poll,
+       per_day);
+    bt_store_free(&store);
+    bt_config_free(&cfg);
+
+    /* per route per hour, one route: 8 x 60 + 6 x 12 = 552 metrics, against the naive
+     * 14 x 60 = 840 (66 %); two routes on one model: 276 each (33 %) */
+    bt_config_defaults(&cfg);
+    OK(bt_config_parse_string(&cfg, "[bedtop]\nregion = us-east-1\n[route a]\nmodel = m\n", "x", err,
+                              sizeof err),
+       "one-route config");
+    ctx = (struct bt_ctx){.cfg = &cfg, .http = (struct bt_http *)1, .mode = BT_MODE_LIVE,
+                          .endpoint_url = ep};
+    cw = bt_cloudwatch_collector.create(&ctx);
+    bt_cloudwatch_cost(cw, &per_poll, &per_day);
+    OK(per_day / 24 == 552, "one runtime route: %g metrics an hour (naive 840)", per_day / 24);
+    bt_cloudwatch_collector.destroy(cw);
+    bt_config_free(&cfg);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/bedtop-awsc.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -549,6 +705,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     test_integration();
     test_live();
+    test_shared_and_cadence();
     test_faults();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
