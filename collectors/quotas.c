@@ -646,6 +646,8 @@ static void emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool
         quota_unknown(sq, r, kinds[0], sq->prof[r].error);
         return;
     }
+    int rpm = -1;
+    bool tpm = false;
     for (size_t k = 0; k < nk; k++) {
         const struct bt_quota *have = &rt->quota[kinds[k]];
         if (only_missing && !isnan(have->value) && have->source != BT_QS_DEFAULT)
@@ -658,6 +660,9 @@ static void emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool
         }
         if (i < 0)
             continue;
+        tpm = tpm || kinds[k] == BT_Q_TPM;
+        if (kinds[k] == BT_Q_RPM)
+            rpm = i;
         struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_QUOTA, .route = r,
                               .source = BT_SRC_QUOTAS, .quota_kind = kinds[k],
                               .value = bt_quotas_effective_value(rt, kinds[k], &g->list.q[i]),
@@ -665,6 +670,15 @@ static void emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool
         bt_strlcpy(ev.code, g->list.q[i].code, sizeof ev.code);
         bt_strlcpy(ev.text, g->list.q[i].name, sizeof ev.text);
         sq_event(sq, &ev);
+    }
+    if (rpm >= 0 && !tpm) {
+        char why[224];
+        snprintf(why, sizeof why,
+                 "%s lists only a requests-per-minute quota for this model (%s = %g), not enforced "
+                 "since 2026-05-27",
+                 src == BT_QS_DEFAULT ? "AWS's defaults list" : "the account", g->list.q[rpm].code,
+                 g->list.q[rpm].value);
+        quota_unknown(sq, r, BT_Q_TPM, why);
     }
 }
 
@@ -803,9 +817,11 @@ static void profile_done(void *arg, const struct bt_http_resp *resp)
     struct bt_infprofile ip;
     if (resp->status != 200) {
         bt_awsgroup_describe(resp, why, sizeof why);
-        snprintf(p->error, sizeof p->error, "GetInferenceProfile failed: %s", why);
+        snprintf(p->error, sizeof p->error,
+                 "GetInferenceProfile failed: %s; set base_model or allow bedrock:GetInferenceProfile",
+                 why);
     } else if (!bt_infprofile_parse(resp->body, resp->body_len, &ip, why, sizeof why)) {
-        snprintf(p->error, sizeof p->error, "GetInferenceProfile: %s", why);
+        snprintf(p->error, sizeof p->error, "GetInferenceProfile: %s; set base_model", why);
     } else {
         p->error[0] = '\0';
         p->resolved_at = g->sq->next - BT_SQ_REFRESH;
