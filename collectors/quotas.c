@@ -790,22 +790,29 @@ static void sq_submit(struct sq_group *g)
 static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip)
 {
     struct bt_config *cfg = sq->ctx->cfg;
-    struct bt_route *rt = &cfg->routes[r];
-    bt_strlcpy(rt->base_model, ip->base_model, sizeof rt->base_model);
-    if (!rt->inference_set)
-        rt->inference = ip->inference;
+    const struct bt_route *rt = &cfg->routes[r];
+    enum bt_inference inf = rt->inference_set ? rt->inference : ip->inference;
+    double burndown = rt->burndown;
     if (strcmp(rt->burndown_source, "config") != 0 && rt->endpoint == BT_EP_RUNTIME) {
         bool matched;
-        rt->burndown = bt_burndown_lookup(&cfg->burndown, rt->base_model, &matched);
-        rt->burndown_source = matched ? "table" : "default";
+        burndown = bt_burndown_lookup(&cfg->burndown, ip->base_model, &matched);
+        cfg->routes[r].burndown_source = matched ? "table" : "default";
     }
+    char why[96];
+    snprintf(why, sizeof why, "application inference profile in %d Region%s; GetInferenceProfile",
+             ip->nregions, ip->nregions == 1 ? "" : "s");
+    /* applied by the model, as a replay of the recording will */
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
                           .source = BT_SRC_QUOTAS};
-    snprintf(ev.text, sizeof ev.text,
-             "application inference profile: base model %.120s, %s (%d Region%s; GetInferenceProfile)",
-             ip->base_model, bt_inference_name(rt->inference), ip->nregions,
-             ip->nregions == 1 ? "" : "s");
-    sq_event(sq, &ev);
+    bt_strlcpy(ev.code, BT_EVCODE_BASE_MODEL, sizeof ev.code);
+    bt_base_model_text(ev.text, sizeof ev.text, ip->base_model, inf, burndown, why);
+    if (sq->ctx->store) {
+        sq_event(sq, &ev);
+    } else {
+        cfg->routes[r].inference = inf;
+        cfg->routes[r].burndown = burndown;
+        bt_strlcpy(cfg->routes[r].base_model, ip->base_model, sizeof cfg->routes[r].base_model);
+    }
 }
 
 static void profile_done(void *arg, const struct bt_http_resp *resp)

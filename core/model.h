@@ -202,7 +202,16 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
                                                  enum bt_source src);
 
 
-/* Records an event and applies it: BT_EV_QUOTA sets a route's quota,
+/* BT_EV_INFO with code BT_EVCODE_BASE_MODEL: an application inference profile was
+ * resolved (GetInferenceProfile). Its text, "base model ID, INFERENCE, burndown N
+ * ...", is applied to the route (base_model, inference, burndown), so that a replay
+ * shows what the live screen showed. */
+#define BT_EVCODE_BASE_MODEL "BASE_MODEL"
+void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
+                        double burndown, const char *why);
+
+/* Records an event and applies it: BT_EV_QUOTA sets a route's quota, BT_EVCODE_BASE_MODEL
+ * a route's base model,
  * BT_EV_ERROR/BT_EV_OK update the source status (route -1: every route). */
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
 #endif

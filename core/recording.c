@@ -38,6 +38,12 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON_AddStringToObject(o, "profile", r->profile);
     if (r->project[0])
         cJSON_AddStringToObject(o, "project", r->project);
+    if (r->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", r->base_model);
+    if (r->account[0])
+        cJSON_AddStringToObject(o, "account", r->account);
+    if (r->context[0])
+        cJSON_AddStringToObject(o, "context", r->context);
     cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(r->endpoint));
     cJSON_AddStringToObject(o, "inference", bt_inference_name(r->inference));
     cJSON_AddStringToObject(o, "priority", r->priority == BT_PRIO_OFFLINE ? "offline" : "online");
@@ -338,6 +344,12 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         bt_strlcpy(r->profile, jstr(o, "profile"), sizeof r->profile);
     if (jstr(o, "project"))
         bt_strlcpy(r->project, jstr(o, "project"), sizeof r->project);
+    if (jstr(o, "base_model"))
+        bt_strlcpy(r->base_model, jstr(o, "base_model"), sizeof r->base_model);
+    if (jstr(o, "account"))
+        bt_strlcpy(r->account, jstr(o, "account"), sizeof r->account);
+    if (jstr(o, "context"))
+        bt_strlcpy(r->context, jstr(o, "context"), sizeof r->context);
     int e = name_index(eps, 2, jstr(o, "endpoint"));
     r->endpoint = e == 1 ? BT_EP_MANTLE : BT_EP_RUNTIME;
     int inf = name_index(infs, 3, jstr(o, "inference"));
