@@ -1199,8 +1199,10 @@ struct discover {
 static void on_discovered(void *arg, const char *metric, const char *model, const char *account)
 {
     struct discover *d = arg;
+    const char *want = d->ctx->cfg->account;
     (void)metric;
-    (void)account;
+    if (want[0] && account && strcmp(account, want) != 0)
+        return; /* another source account's model */
     for (int i = 0; i < d->nmodels; i++)
         if (strcmp(d->models[i], model) == 0)
             return;
@@ -1242,7 +1244,8 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
 static void discover_submit(struct discover *d)
 {
     struct bt_buf body = {0};
-    bt_cloudwatch_list_json(&body, d->token, false, NULL);
+    const char *acct = d->ctx->cfg->account;
+    bt_cloudwatch_list_json(&body, d->token, acct[0] != '\0', acct);
     char label[96];
     snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
     struct bt_http_req req = {

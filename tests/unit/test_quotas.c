@@ -342,6 +342,41 @@ static void test_infprofile(void)
            "bad answer %zu rejected: %s", i, err);
 }
 
+/* A resolved profile travels as an event, applied by the model live and in replay. */
+static void test_base_model_event(void)
+{
+    struct bt_route routes[1], base[1];
+    bt_route_defaults(&routes[0]);
+    bt_strlcpy(routes[0].model, "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1",
+               sizeof routes[0].model);
+    routes[0].burndown = 1;
+    base[0] = routes[0];
+    struct bt_store st;
+    bt_store_init(&st, 1, 60);
+    bt_store_track_arrival(&st);
+    struct bt_event ev = {.t = 1000, .type = BT_EV_INFO, .route = 0, .source = BT_SRC_QUOTAS};
+    bt_strlcpy(ev.code, BT_EVCODE_BASE_MODEL, sizeof ev.code);
+    bt_base_model_text(ev.text, sizeof ev.text, "anthropic.claude-sonnet-4-5-20250929-v1:0",
+                       BT_INF_CROSS_REGION, 5, "GetInferenceProfile");
+    STREQ(ev.text,
+          "base model anthropic.claude-sonnet-4-5-20250929-v1:0, cross-region, burndown 5 (GetInferenceProfile)",
+          "the event reads as a sentence");
+    bt_model_event(&st, routes, &ev);
+    OK(!strcmp(routes[0].base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           routes[0].inference == BT_INF_CROSS_REGION && routes[0].burndown == 5,
+       "the event sets base model, inference and burndown");
+    bt_store_set_horizon(&st, routes, base, 999);
+    OK(!routes[0].base_model[0] && routes[0].inference == BT_INF_ON_DEMAND && routes[0].burndown == 1,
+       "replay before the event: the header's route");
+    bt_store_set_horizon(&st, routes, base, 1000);
+    OK(routes[0].burndown == 5 && routes[0].base_model[0], "replay from the event on: resolved");
+    struct bt_event bad = ev;
+    bt_strlcpy(bad.text, "base model x, cross-region, burndown NaN", sizeof bad.text);
+    bt_model_event(&st, routes, &bad);
+    OK(routes[0].burndown == 5, "a malformed text changes nothing");
+    bt_store_free(&st);
+}
+
 static void test_pages(void)
 {
     struct bt_buf b = {0};
@@ -400,6 +435,7 @@ int main(void)
     test_model_matches(&hints);
     test_route_match(&hints);
     test_infprofile();
+    test_base_model_event();
     test_pages();
     bt_quota_table_free(&hints);
     return tap_done();
