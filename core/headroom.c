@@ -234,8 +234,7 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
             "quota is AWS's published default, not the value applied to this account; applied "
             "values can be lower");
     else
-        say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas%s",
-            e->mantle ? " (mantle quotas are not in Service Quotas)" : "");
+        say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas");
     return true;
 }
 

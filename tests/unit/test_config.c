@@ -30,7 +30,7 @@ static const char *design_example =
     "model = anthropic.claude-opus-4-7\n"
     "endpoint = mantle\n"
     "max_tokens = 2000\n"
-    "quota_input_tpm = 20000000  ; mantle quotas are not in Service Quotas\n"
+    "quota_input_tpm = 20000000  ; overrides Service Quotas\n"
     "quota_output_tpm = 4000000\n";
 
 static void test_design_example(void)
