@@ -787,9 +787,9 @@ static void on_status(void *arg, const char *id, const char *code, const char *d
     if (strcmp(code, "PartialData") == 0 || w < 0)
         return; /* PartialData: the rest comes with NextToken */
     const struct bt_cw_query *x = &c->g->q[c->g->wire[w]];
-    char d[128], what[200];
+    char d[128], what[256];
     bt_strlcpy(d, detail, sizeof d);
-    snprintf(what, sizeof what, "%s for %s %s (%s)%s", code, x->metric, x->stat,
+    snprintf(what, sizeof what, "%s: %s for %s %s (%s)%s", c->g->label, code, x->metric, x->stat,
              c->g->cw->ctx->cfg->routes[x->route].model, d[0] ? ": " : "");
     wire_fail(c->g, w, "%s%s", what, d);
 }

@@ -173,6 +173,15 @@ static void test_model_matches(struct bt_quota_table *hints)
         {"deepseek.r1-v1:0", "DeepSeek R1", true},
         {"ai21.jamba-1-5-large-v1:0", "AI21 Labs Jamba 1.5 Large", true},
         {"ai21.jamba-1-5-mini-v1:0", "AI21 Labs Jamba 1.5 Large", false},
+        /* names as today's quota list spells them */
+        {"anthropic.claude-opus-4-5-20251101-v1:0", "Anthropic Claude Opus 4.5", true},
+        {"global.anthropic.claude-opus-4-5-20251101-v1:0", "Anthropic Claude Opus 4.1", false},
+        {"us.meta.llama4-maverick-17b-instruct-v1:0", "Meta Llama 4 Maverick 17B Instruct", true},
+        {"us.meta.llama4-scout-17b-instruct-v1:0", "Meta Llama 4 Maverick 17B Instruct", false},
+        {"amazon.nova-premier-v1:0", "Amazon Nova Premier", true},
+        {"mistral.pixtral-large-2502-v1:0", "Mistral Pixtral Large 25.02", true},
+        {"anthropic.claude-opus-4-7", "Anthropic Claude Opus 4.7", true},
+        {"anthropic.claude-opus-4-7", "Anthropic Claude Opus 4", false},
         /* ID with no "-vN": needs the hint from data/quota-names.conf */
         {"openai.gpt-oss-120b-1:0", "OpenAI gpt-oss-120b", true},
         {"openai.gpt-oss-20b-1:0", "OpenAI gpt-oss-120b", false},
