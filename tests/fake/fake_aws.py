@@ -157,9 +157,11 @@ def _uri_encode(s, safe):
     return urllib.parse.quote(s, safe=safe)
 
 
-def canonical_path(raw_path, normalize=True):
-    """Normalised, URI-encoded path (non-S3 rules: remove dot segments, merge slashes)."""
-    path = urllib.parse.unquote(raw_path)
+def canonical_path(raw_path, normalize=True, decode=True):
+    """Normalised, URI-encoded path (non-S3 rules: remove dot segments, merge slashes).
+    decode=False: a REST path as sent is URI-encoded once more (an encoded ':', %3A,
+    becomes %253A), as AWS signs every service but S3."""
+    path = urllib.parse.unquote(raw_path) if decode else raw_path
     if not normalize:
         return _uri_encode(path, "/-_.~")
     segs = []
@@ -218,24 +220,6 @@ def signing_key(secret, date, region, service):
     return k
 
 
-def canonical_path_rest(raw_path):
-    """The non-S3 rule for a REST path: dot segments removed, then the path as sent is
-    URI-encoded once more (an encoded ':' (%3A) becomes %253A)."""
-    segs = []
-    for seg in raw_path.split("/"):
-        if seg in ("", "."):
-            continue
-        if seg == "..":
-            if segs:
-                segs.pop()
-            continue
-        segs.append(seg)
-    out = "/" + "/".join(_uri_encode(s, "-_.~") for s in segs)
-    if raw_path.endswith("/") and len(out) > 1:
-        out += "/"
-    return out
-
-
 def verify_sigv4(method, raw_path, raw_query, headers, body, keys, now, normalize=True, rest=False):
     """headers: list of (name, value). keys: {access_key: secret}.
     Returns (ok, error_code, message, auth_dict)."""
@@ -270,7 +254,7 @@ def verify_sigv4(method, raw_path, raw_query, headers, body, keys, now, normaliz
     if declared is not None and declared != "UNSIGNED-PAYLOAD":
         if declared != payload_hash:
             return False, "InvalidSignatureException", "x-amz-content-sha256 does not match the body", auth
-    cpath = canonical_path_rest(raw_path) if rest else canonical_path(raw_path, normalize)
+    cpath = canonical_path(raw_path, normalize, decode=not rest)
     creq = "\n".join([method, cpath, canonical_query(raw_query), canon_headers,
                       ";".join(auth["signed_headers"]), payload_hash])
     scope = "/".join([auth["date"], auth["region"], auth["service"], "aws4_request"])
