@@ -8,6 +8,7 @@
 #define BEDTOP_INFPROFILE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/model.h"
 
@@ -31,4 +32,13 @@ struct bt_infprofile {
  * model, or routes to more than one model. */
 bool bt_infprofile_parse(const char *body, size_t len, struct bt_infprofile *out, char *err,
                          size_t errlen);
+
+/* Answers kept between runs (so that `bedtop check` from cron does not ask every
+ * minute): $XDG_CACHE_HOME/bedtop/inference-profiles.json (default ~/.cache/...),
+ * mode 0600. get: true with *out and *at when arn was resolved less than
+ * BT_INFPROFILE_REFRESH before now. put: records an answer, dropping stale ones.
+ * Failures to read or write are silent: the call is then simply made. */
+bool bt_infprofile_cache_get(const char *arn, int64_t now, struct bt_infprofile *out,
+                             int64_t *at);
+void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, int64_t at);
 #endif

@@ -787,7 +787,7 @@ static void sq_submit(struct sq_group *g)
 
 /* A resolved profile sets the route's base model, and with it the burndown and
  * (unless the config says) the inference type. */
-static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip)
+static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip, int64_t cached_at)
 {
     struct bt_config *cfg = sq->ctx->cfg;
     const struct bt_route *rt = &cfg->routes[r];
@@ -798,9 +798,11 @@ static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip)
         burndown = bt_burndown_lookup(&cfg->burndown, ip->base_model, &matched);
         cfg->routes[r].burndown_source = matched ? "table" : "default";
     }
-    char why[96];
-    snprintf(why, sizeof why, "application inference profile in %d Region%s; GetInferenceProfile",
-             ip->nregions, ip->nregions == 1 ? "" : "s");
+    char why[96], when[32] = "";
+    if (cached_at)
+        bt_fmt_iso(cached_at, when, sizeof when);
+    snprintf(why, sizeof why, "application inference profile in %d Region%s; GetInferenceProfile%s%s",
+             ip->nregions, ip->nregions == 1 ? "" : "s", cached_at ? " at " : "", when);
     /* applied by the model, as a replay of the recording will */
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
                           .source = BT_SRC_QUOTAS};
@@ -832,7 +834,8 @@ static void profile_done(void *arg, const struct bt_http_resp *resp)
     } else {
         p->error[0] = '\0';
         p->resolved_at = g->sq->next - BT_SQ_REFRESH;
-        profile_apply(sq, p->route, &ip);
+        profile_apply(sq, p->route, &ip, 0);
+        bt_infprofile_cache_put(sq->ctx->cfg->routes[p->route].model, &ip, p->resolved_at);
     }
     if (p->error[0])
         sq->failed = true;
@@ -884,6 +887,14 @@ static void profiles_start(struct sq_group *g, int64_t now)
         if (p->resolved_at && now - p->resolved_at < BT_INFPROFILE_REFRESH)
             continue;
         p->error[0] = '\0';
+        struct bt_infprofile ip;
+        int64_t at;
+        if (!p->resolved_at && bt_infprofile_cache_get(rt->model, now, &ip, &at)) {
+            /* resolved by an earlier run within the last hours */
+            p->resolved_at = at;
+            profile_apply(sq, r, &ip, at);
+            continue;
+        }
         profile_submit(g, r);
     }
 }

@@ -32,6 +32,7 @@ run_check() { # run_check OUT [args...]: bedtop check --format json, AWS environ
         AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
         AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
         AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
+        XDG_CACHE_HOME="$TMP/cache-$(basename "$out")" \
         "$@" "$BEDTOP" check --format json --config "$CONF" >"$out.json" 2>"$out.err"
     echo $? >"$out.rc"
 }
@@ -108,6 +109,20 @@ expect_eq "AWS_ENDPOINT_URL_BEDROCK: GetInferenceProfile goes there, nothing els
     "(4, True) (0, True)"
 expect_eq "the profile resolved through the Bedrock endpoint" "$(j "$TMP/ep.json" "r['app']['base_model']")" \
     anthropic.claude-sonnet-4-5-20250929-v1:0
+# The answer is kept for hours between runs: a second check asks only for the
+# profile that failed.
+cp -r "$TMP/cache-q" "$TMP/cache-again"
+n0=$(l "$L" "len(L)")
+PORT=$(awk '/^PORT /{print $2}' "$TMP/q.out")
+run_check "$TMP/again" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
+expect_eq "cache: a second run asks GetInferenceProfile only for the failed profile" \
+    "$(l "$L" "[x['path'].rsplit('%2F',1)[1] for x in L[$n0:] if x['op']=='GetInferenceProfile']")" "['deadbeef0000']"
+expect_eq "cache: the profile still resolved, burndown 5" \
+    "$(j "$TMP/again.json" "(r['app']['base_model'], r['app']['inference'], r['app']['burndown'])")" \
+    "('anthropic.claude-sonnet-4-5-20250929-v1:0', 'cross-region', 5)"
+expect_eq "cache file: 0600, the resolved profile only" \
+    "$(stat -c %a "$TMP/cache-again/bedtop/inference-profiles.json") $(python3 -c "import json,sys; print(sorted(k.rsplit('/',1)[1] for k in json.load(open(sys.argv[1]))))" "$TMP/cache-again/bedtop/inference-profiles.json")" \
+    "600 ['a1b2c3d4e5f6']"
 hits=$(cat "$TMP"/*.json "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -c -e "$SK" -e 'Signature=')
 expect_eq "no secret key or signature in any output" "$hits" 0
 finish
