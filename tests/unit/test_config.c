@@ -150,7 +150,7 @@ static void test_example_config(void)
     char err[512] = "", path[1024];
     snprintf(path, sizeof path, "%s/examples/bedtop.conf", tap_srcdir());
     bt_config_defaults(&c);
-    OK(bt_config_load(&c, path, err, sizeof err) && c.nroutes == 4, "examples/bedtop.conf parses (%s)", err);
+    OK(bt_config_load(&c, path, err, sizeof err) && c.nroutes == 5, "examples/bedtop.conf parses, 5 routes (%s)", err);
     bt_config_free(&c);
 }
 
