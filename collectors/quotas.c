@@ -671,7 +671,14 @@ static void emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool
         bt_strlcpy(ev.text, g->list.q[i].name, sizeof ev.text);
         sq_event(sq, &ev);
     }
-    if (rpm >= 0 && !tpm) {
+    if (!tpm && rt->endpoint == BT_EP_RUNTIME && rt->context[0] && !rt->quota_code[0]) {
+        char why[224];
+        snprintf(why, sizeof why,
+                 "%s lists no %s-context tokens-per-minute quota for this model (context = %s)",
+                 src == BT_QS_DEFAULT ? "AWS's defaults list" : "the account", rt->context,
+                 rt->context);
+        quota_unknown(sq, r, BT_Q_TPM, why);
+    } else if (rpm >= 0 && !tpm) {
         char why[224];
         snprintf(why, sizeof why,
                  "%s lists only a requests-per-minute quota for this model (%s = %g), not enforced "

@@ -19,6 +19,9 @@
 # agents: mantle -> "Bedrock Mantle input/output tokens per minute for Anthropic Claude
 #         Opus 4.7" = 20,000,000 / 4,000,000 from Service Quotas (no config override);
 #         project = default set, token totals still read by Model: output used 30,000
+# long:   context = 1m on the cr model -> the 1M-context row beside the standard one:
+#         L-CR45M = 500,000, its name shown
+# long-haiku: context = 1m, no 1M-context quota listed for Claude 3 Haiku: unknown, said so
 # legacy: only "On-demand InvokeModel requests per minute for Amazon Nova Lite" = 2,000:
 #         TPM unknown (QUOTA_UNKNOWN), the RPM row shown as not enforced, never a bound.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
@@ -71,6 +74,12 @@ expect_eq "pinned: base_model from the config, older name family, burndown 1" \
     "$(j "$J" "(r['pinned']['base_model'], r['pinned']['quota']['tpm'], r['pinned']['quota']['code'], r['pinned']['burndown'], r['pinned']['tpm']['settled'])")" \
     "('anthropic.claude-3-haiku-20240307-v1:0', 400000, 'L-H3OD', 1, 5700)"
 
+expect_eq "long: context = 1m takes the 1M-context quota, name shown" \
+    "$(j "$J" "(r['long']['quota']['tpm'], r['long']['quota']['code'], r['long']['quota']['name'].endswith('1M Context Length'))")" \
+    "(500000, 'L-CR45M', True)"
+expect_eq "long-haiku: no 1M-context quota listed: unknown, and why" \
+    "$(j "$J" "(r['long-haiku']['quota']['tpm'], 'no 1m-context tokens-per-minute quota' in r['long-haiku']['quota']['unknown_reason'])")" \
+    "(None, True)"
 expect_eq "agents: mantle quotas from Service Quotas" \
     "$(j "$J" "(r['agents']['quota']['input_tpm'], r['agents']['quota']['output_tpm'], r['agents']['quota']['source'], r['agents']['mantle']['input']['quota'], r['agents']['mantle']['output']['quota'])")" \
     "(20000000, 4000000, 'service-quotas', 20000000, 4000000)"
