@@ -15,6 +15,9 @@ struct bt_config {
     char admission[512];     /* global admission URL */
     char theme[64];
     double interval;         /* seconds between polls */
+    double detail_interval;  /* seconds between polls of the detail metrics (latency
+                              * percentiles, errors, time to first token); 0: every poll */
+    char account[16];        /* CloudWatch AccountId for every route that sets none */
     double admission_gap;    /* seconds between the two scrapes of `check` */
     double cw_lag;           /* seconds CloudWatch needs before a minute is complete */
     struct bt_threshold warn, crit;

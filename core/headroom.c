@@ -379,9 +379,13 @@ static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_rout
     (void)cfg;
     if (!isnan(e->quota))
         return false;
+    /* the quotas collector keeps why in the quota's name while it is unknown */
+    const struct bt_quota *q = &r->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     say(w, BT_ST_UNKNOWN,
-        "no %s quota known for %s: headroom cannot be computed",
-        e->mantle ? "input/output TPM" : "tokens-per-minute", r->model);
+        "no %s quota known for %s: headroom cannot be computed%s%s%s",
+        e->mantle ? "input/output TPM" : "tokens-per-minute", r->model,
+        isnan(q->value) && q->name[0] ? " (" : "", isnan(q->value) ? q->name : "",
+        isnan(q->value) && q->name[0] ? ")" : "");
     return true;
 }
 

@@ -1,6 +1,7 @@
 #include "core/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,6 +261,27 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
     }
 }
 
+void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
+                        double burndown, const char *why)
+{
+    snprintf(out, n, "base model %s, %s, burndown %g (%s)", model, bt_inference_name(inf),
+             burndown, why);
+}
+
+static void apply_base_model(struct bt_route *r, const char *text)
+{
+    char model[192], inf[16];
+    double burndown;
+    if (sscanf(text, "base model %191[^,], %15[^,], burndown %lf", model, inf, &burndown) != 3 ||
+        !isfinite(burndown) || burndown < 1 || burndown > 1000)
+        return;
+    for (int i = BT_INF_ON_DEMAND; i <= BT_INF_GLOBAL; i++)
+        if (!strcmp(inf, bt_inference_name((enum bt_inference)i)))
+            r->inference = (enum bt_inference)i;
+    bt_strlcpy(r->base_model, model, sizeof r->base_model);
+    r->burndown = burndown;
+}
+
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
 {
     bt_store_event(s, ev);
@@ -281,6 +303,10 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
         bt_strlcpy(q->name, ev->text, sizeof q->name);
         break;
     }
+    case BT_EV_INFO:
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_BASE_MODEL))
+            apply_base_model(&routes[ev->route], ev->text);
+        break;
     case BT_EV_OK:
     case BT_EV_ERROR:
         if (ev->route >= 0) {
@@ -300,8 +326,13 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
 {
     s->horizon = t;
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
-    for (int r = 0; r < s->nroutes; r++)
+    for (int r = 0; r < s->nroutes; r++) {
         memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
+        /* what events change besides quotas: an application profile's base model */
+        bt_strlcpy(routes[r].base_model, base_routes[r].base_model, sizeof routes[r].base_model);
+        routes[r].inference = base_routes[r].inference;
+        routes[r].burndown = base_routes[r].burndown;
+    }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)
             apply_event(s, routes, &s->log[i]);

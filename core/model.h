@@ -98,6 +98,7 @@ struct bt_route {
     char region[32];
     char profile[64];
     char project[64];        /* mantle Project dimension (optional) */
+    char context[16];        /* context-length variant of the quota ("" standard, "1m") */
     enum bt_endpoint endpoint;
     enum bt_inference inference;
     enum bt_priority priority;
@@ -204,7 +205,16 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
                                                  enum bt_source src);
 
 
-/* Records an event and applies it: BT_EV_QUOTA sets a route's quota,
+/* BT_EV_INFO with code BT_EVCODE_BASE_MODEL: an application inference profile was
+ * resolved (GetInferenceProfile). Its text, "base model ID, INFERENCE, burndown N
+ * ...", is applied to the route (base_model, inference, burndown), so that a replay
+ * shows what the live screen showed. */
+#define BT_EVCODE_BASE_MODEL "BASE_MODEL"
+void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
+                        double burndown, const char *why);
+
+/* Records an event and applies it: BT_EV_QUOTA sets a route's quota, BT_EVCODE_BASE_MODEL
+ * a route's base model,
  * BT_EV_ERROR/BT_EV_OK update the source status (route -1: every route). */
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
 #endif

@@ -40,6 +40,12 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON_AddStringToObject(o, "profile", r->profile);
     if (r->project[0])
         cJSON_AddStringToObject(o, "project", r->project);
+    if (r->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", r->base_model);
+    if (r->account[0])
+        cJSON_AddStringToObject(o, "account", r->account);
+    if (r->context[0])
+        cJSON_AddStringToObject(o, "context", r->context);
     cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(r->endpoint));
     cJSON_AddStringToObject(o, "inference", bt_inference_name(r->inference));
     cJSON_AddStringToObject(o, "priority", r->priority == BT_PRIO_OFFLINE ? "offline" : "online");
@@ -337,14 +343,21 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     bt_route_defaults(r);
     bt_strlcpy(r->name, name, sizeof r->name);
     bt_strlcpy(r->model, model, sizeof r->model);
-    if (jstr(o, "base_model"))
-        bt_strlcpy(r->base_model, jstr(o, "base_model"), sizeof r->base_model);
-    if (jstr(o, "region"))
-        bt_strlcpy(r->region, jstr(o, "region"), sizeof r->region);
-    if (jstr(o, "profile"))
-        bt_strlcpy(r->profile, jstr(o, "profile"), sizeof r->profile);
-    if (jstr(o, "project"))
-        bt_strlcpy(r->project, jstr(o, "project"), sizeof r->project);
+    const struct {
+        const char *key;
+        char *dst;
+        size_t n;
+    } strs[] = {
+        {"region", r->region, sizeof r->region},
+        {"profile", r->profile, sizeof r->profile},
+        {"project", r->project, sizeof r->project},
+        {"base_model", r->base_model, sizeof r->base_model},
+        {"account", r->account, sizeof r->account},
+        {"context", r->context, sizeof r->context},
+    };
+    for (size_t i = 0; i < BT_ARRAY_LEN(strs); i++)
+        if (jstr(o, strs[i].key))
+            bt_strlcpy(strs[i].dst, jstr(o, strs[i].key), strs[i].n);
     int e = name_index(eps, 2, jstr(o, "endpoint"));
     r->endpoint = e == 1 ? BT_EP_MANTLE : BT_EP_RUNTIME;
     int inf = name_index(infs, 3, jstr(o, "inference"));

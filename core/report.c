@@ -138,7 +138,14 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", rt->name);
     cJSON_AddStringToObject(o, "model_id", rt->model);
-    add_str(o, "base_model", rt->base_model);
+    if (rt->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", rt->base_model);
+    else
+        cJSON_AddNullToObject(o, "base_model");
+    if (rt->project[0])
+        cJSON_AddStringToObject(o, "project", rt->project);
+    if (rt->account[0])
+        cJSON_AddStringToObject(o, "account", rt->account);
     cJSON_AddStringToObject(o, "region", rt->region);
     cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(rt->endpoint));
     cJSON_AddStringToObject(o, "inference", bt_inference_name(rt->inference));
@@ -147,7 +154,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     /* the quota the route draws from: its group's (docs/headroom.md) */
     cJSON *q = cJSON_AddObjectToObject(o, "quota");
     add_num(q, "tpm", e->mantle ? NAN : e->quota);
-    add_num(q, "rpm", rt->quota[BT_Q_RPM].value);
+    /* RPM is retired (not enforced since 2026-05-27): never a bound, listed apart */
+    cJSON_AddNullToObject(q, "rpm");
+    add_num(q, "rpm_not_enforced", rt->quota[BT_Q_RPM].value);
     add_num(q, "tpd", e->tpd);
     if (e->mantle) {
         add_num(q, "input_tpm", e->in_quota);
@@ -158,6 +167,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     cJSON *sw = cJSON_AddArrayToObject(q, "shared_with");
     for (int k = 0; k < e->nshared && k < BT_MAX_SHARED; k++)
         cJSON_AddItemToArray(sw, cJSON_CreateString(r->cfg->routes[e->shared_with[k]].name));
+    const struct bt_quota *tq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    if (tq->name[0])
+        cJSON_AddStringToObject(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);
 
     cJSON *t = cJSON_AddObjectToObject(o, "tpm");
     add_num(t, "settled", e->settled);
