@@ -35,19 +35,42 @@ void bt_awsgroup_warn_file_perms(void)
     }
 }
 
-static int provider_refresh(struct bt_creds_provider *p, char *err, size_t errlen)
+/* --verbose names each identity once it is known (account and role, never a key). */
+static void show_identity(struct bt_awsgroup_provider *gp, struct bt_http *h, const struct bt_creds *c)
+{
+    if (!bt_http_verbose(h) || !strcmp(gp->shown, c->source))
+        return;
+    bt_strlcpy(gp->shown, c->source, sizeof gp->shown);
+    fprintf(stderr, "bedtop: credentials for profile %s: %s\n", gp->profile[0] ? gp->profile : "(default chain)",
+            c->source);
+}
+
+static void provider_done(void *arg, const struct bt_creds *c, const char *err)
+{
+    struct bt_awsgroup_provider *gp = arg;
+    gp->job = NULL;
+    if (c)
+        show_identity(gp, gp->h, c);
+    bt_creds_provider_done(&gp->p, c, err);
+}
+
+/* Starts the chain inside the loop; STS, SSO and credential_process never block it. */
+static int provider_refresh(struct bt_creds_provider *p, struct bt_http *h, char *err, size_t errlen)
 {
     struct bt_awsgroup_provider *gp = p->arg;
-    struct bt_creds c;
     bt_awsgroup_warn_file_perms();
+    if (gp->job)
+        return 1;
+    gp->h = h;
+    struct bt_creds c;
     memset(&c, 0, sizeof c);
-    if (bt_aws_resolve_creds(&gp->opts, &c, err, errlen) != 0) {
-        bt_creds_clear(&c);
-        return -1;
+    int rc = bt_aws_creds_start(h, &gp->opts, &c, provider_done, gp, &gp->job, err, errlen);
+    if (rc == 0) {
+        bt_creds_copy(&p->creds, &c);
+        show_identity(gp, h, &c);
     }
-    bt_creds_copy(&p->creds, &c);
     bt_creds_clear(&c);
-    return 0;
+    return rc;
 }
 
 void bt_awsgroup_provider_init(struct bt_awsgroup_provider *p, const char *profile,
@@ -66,6 +89,8 @@ void bt_awsgroup_provider_init(struct bt_awsgroup_provider *p, const char *profi
 
 void bt_awsgroup_provider_free(struct bt_awsgroup_provider *p)
 {
+    bt_aws_job_cancel(p->job);
+    p->job = NULL;
     bt_creds_clear(&p->p.creds);
     p->p.valid = false;
 }

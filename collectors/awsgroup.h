@@ -18,6 +18,9 @@ struct bt_awsgroup_provider {
     char endpoint_url[512];
     struct bt_aws_profile_opts opts;   /* points into the strings above */
     struct bt_creds_provider p;
+    struct bt_aws_job *job;            /* a refresh in flight, NULL none */
+    struct bt_http *h;
+    char shown[128];                   /* the identity --verbose last named */
 };
 
 struct bt_awsgroup {

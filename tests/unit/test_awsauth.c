@@ -38,7 +38,8 @@ static const char *aws_vars[] = {
     "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
     "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
     "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_EC2_METADATA_DISABLED", "AWS_ROLE_ARN",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_SESSION_NAME", "AWS_ENDPOINT_URL_STS",
+    "AWS_ENDPOINT_URL_SSO", "AWS_ENDPOINT_URL_SSO_OIDC", "AWS_STS_REGIONAL_ENDPOINTS",
 };
 
 /* A fresh HOME (with ~/.aws) and a clean AWS environment for each case. */
@@ -170,25 +171,40 @@ static void test_profiles(void)
     rc = resolve("half", &c, err, sizeof err);
     OK(rc == -1 && strstr(err, "aws_secret_access_key"), "profile: key id without secret is an error (%s)", err);
 
+    /* Assume role: the chain is followed (not refused); a missing source is named. */
     fresh_case();
-    write_home("config", "[profile assumer]\nrole_arn = arn:aws:iam::123456789012:role/x\nsource_profile = default\n");
+    write_home("config", "[profile assumer]\nrole_arn = arn:aws:iam::123456789012:role/x\nsource_profile = nosuch\n");
     rc = resolve("assumer", &c, err, sizeof err);
-    OK(rc == -1 && strstr(err, "assume role") && strstr(err, "not support"),
-       "profile: role_arn-only profile says assume role is unsupported (%s)", err);
+    OK(rc == -1 && strstr(err, "source_profile \"nosuch\" not found"),
+       "profile: assume role with a missing source_profile names it (%s)", err);
 
-    /* role_arn outranks static keys in the CLI: never fall back to the keys silently. */
+    /* botocore's loop rule: a -> b -> a is refused; a profile may source itself only with keys. */
+    fresh_case();
+    write_home("config", "[profile a]\nrole_arn = arn:aws:iam::123456789012:role/a\nsource_profile = b\n"
+                         "[profile b]\nrole_arn = arn:aws:iam::123456789012:role/b\nsource_profile = a\n");
+    rc = resolve("a", &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "loops back"), "profile: a source_profile loop is refused (%s)", err);
+
+    fresh_case();
+    write_home("config", "[profile x]\nrole_arn = arn:aws:iam::123456789012:role/x\ncredential_source = Nowhere\n");
+    rc = resolve("x", &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "Ec2InstanceMetadata"), "profile: unknown credential_source lists the valid ones (%s)", err);
+
+    /* SSO outranks static keys in the CLI: never fall back to the keys silently. */
     fresh_case();
     write_home("config", "[profile both]\naws_access_key_id = AKIDSTATIC\naws_secret_access_key = s\n"
                          "sso_session = corp\n");
     rc = resolve("both", &c, err, sizeof err);
-    OK(rc == -1 && strstr(err, "SSO"), "profile: SSO profile with static keys is refused, not half-used (%s)", err);
+    OK(rc == -1 && strstr(err, "sso-session corp"), "profile: SSO profile with static keys is not half-used (%s)", err);
 
+    /* Web identity env outranks the default profile's keys (CLI order); the token file is read. */
     fresh_case();
     setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/irsa", 1);
-    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/token", 1);
+    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/nonexistent/token", 1);
     write_home("credentials", "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = s\n");
     rc = resolve(NULL, &c, err, sizeof err);
-    OK(rc == -1 && strstr(err, "web identity"), "profile: web identity env is named as unsupported (%s)", err);
+    OK(rc == -1 && strstr(err, "web identity") && strstr(err, "/nonexistent/token"),
+       "profile: web identity env is used before the profile (%s)", err);
 
     /* Real session tokens are ~1-2 KB on one line: inih's default 200-byte lines would cut them. */
     fresh_case();
