@@ -1214,8 +1214,12 @@ static void sts_answer(struct bt_aws_job *j, const struct bt_http_resp *r, const
     }
     char account[16] = "?", role[128] = "?";
     bt_arn_identity(res.arn, account, sizeof account, role, sizeof role);
-    snprintf(res.creds.source, sizeof res.creds.source, "account %s role %s (%s, profile %s)", account, role,
-             j->hop > 0 || j->pl.kind != S_WEB ? "assume role" : "web identity", prof);
+    if (strcmp(prof, "environment") == 0)
+        snprintf(res.creds.source, sizeof res.creds.source, "account %s role %s (web identity, "
+                 "AWS_WEB_IDENTITY_TOKEN_FILE)", account, role);
+    else
+        snprintf(res.creds.source, sizeof res.creds.source, "account %s role %s (%s, profile %s)", account, role,
+                 j->hop > 0 || j->pl.kind != S_WEB ? "assume role" : "web identity", prof);
     job_got(j, &res.creds);
     bt_sts_result_clear(&res);
 }

@@ -45,13 +45,53 @@ static void show_identity(struct bt_awsgroup_provider *gp, struct bt_http *h, co
             c->source);
 }
 
-static void provider_done(void *arg, const struct bt_creds *c, const char *err)
+/* One resolution per identity at a time, shared by every provider that needs it (the
+ * CloudWatch and Service Quotas collectors use the same profile): one STS call, one SSO token
+ * refresh (a refresh token may be single-use), one MFA prompt. */
+#define MAX_SHARED 32
+#define MAX_WAITERS 16
+static struct shared {
+    char key[700];
+    struct bt_http *h;
+    struct bt_aws_job *job;
+    struct bt_awsgroup_provider *waiters[MAX_WAITERS];
+    int nw;
+} shared[MAX_SHARED];
+
+static void provider_key(const struct bt_awsgroup_provider *gp, char *out, size_t n)
 {
-    struct bt_awsgroup_provider *gp = arg;
-    gp->job = NULL;
-    if (c)
-        show_identity(gp, gp->h, c);
-    bt_creds_provider_done(&gp->p, c, err);
+    snprintf(out, n, "%s|%s|%s", gp->profile, gp->region, gp->endpoint_url);
+}
+
+static void shared_done(void *arg, const struct bt_creds *c, const char *err)
+{
+    struct shared *sh = arg;
+    struct shared copy = *sh;
+    memset(sh, 0, sizeof *sh);
+    for (int i = 0; i < copy.nw; i++) {
+        struct bt_awsgroup_provider *gp = copy.waiters[i];
+        gp->job = NULL;
+        if (c)
+            show_identity(gp, gp->h, c);
+        bt_creds_provider_done(&gp->p, c, err);
+    }
+}
+
+static void shared_leave(struct bt_awsgroup_provider *gp)
+{
+    for (int i = 0; i < MAX_SHARED; i++) {
+        struct shared *sh = &shared[i];
+        for (int k = 0; k < sh->nw; k++) {
+            if (sh->waiters[k] != gp)
+                continue;
+            sh->waiters[k] = sh->waiters[--sh->nw];
+            if (sh->nw == 0) {
+                bt_aws_job_cancel(sh->job);
+                memset(sh, 0, sizeof *sh);
+            }
+            return;
+        }
+    }
 }
 
 /* Starts the chain inside the loop; STS, SSO and credential_process never block it. */
@@ -62,9 +102,37 @@ static int provider_refresh(struct bt_creds_provider *p, struct bt_http *h, char
     if (gp->job)
         return 1;
     gp->h = h;
+    char key[700];
+    provider_key(gp, key, sizeof key);
+    struct shared *free_slot = NULL;
+    for (int i = 0; i < MAX_SHARED; i++) {
+        struct shared *sh = &shared[i];
+        if (sh->job && sh->h == h && !strcmp(sh->key, key) && sh->nw < MAX_WAITERS) {
+            sh->waiters[sh->nw++] = gp;
+            gp->job = sh->job;
+            return 1;
+        }
+        if (!sh->job && !free_slot)
+            free_slot = sh;
+    }
     struct bt_creds c;
     memset(&c, 0, sizeof c);
-    int rc = bt_aws_creds_start(h, &gp->opts, &c, provider_done, gp, &gp->job, err, errlen);
+    struct bt_aws_job *job = NULL;
+    int rc;
+    if (free_slot) {
+        rc = bt_aws_creds_start(h, &gp->opts, &c, shared_done, free_slot, &job, err, errlen);
+        if (rc == 1) {
+            bt_strlcpy(free_slot->key, key, sizeof free_slot->key);
+            free_slot->h = h;
+            free_slot->job = job;
+            free_slot->waiters[0] = gp;
+            free_slot->nw = 1;
+            gp->job = job;
+        }
+    } else {
+        snprintf(err, errlen, "too many credential refreshes at once");
+        rc = -1;
+    }
     if (rc == 0) {
         bt_creds_copy(&p->creds, &c);
         show_identity(gp, h, &c);
@@ -89,7 +157,7 @@ void bt_awsgroup_provider_init(struct bt_awsgroup_provider *p, const char *profi
 
 void bt_awsgroup_provider_free(struct bt_awsgroup_provider *p)
 {
-    bt_aws_job_cancel(p->job);
+    shared_leave(p);
     p->job = NULL;
     bt_creds_clear(&p->p.creds);
     p->p.valid = false;

@@ -111,6 +111,8 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import fake_identity  # STS, SSO portal, SSO OIDC (--identity)
+
 DEFAULT_AK = "AKIDEXAMPLE"
 DEFAULT_SK = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 MAX_BODY = 16 * 1024 * 1024
@@ -617,6 +619,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(413, {"__type": "RequestEntityTooLarge", "message": "body too large"}, None)
             return
         body = self.rfile.read(length) if length else b""
+        if fake_identity.handle(self, st, body, verify_sigv4, sc.server_clock()):
+            return
         target = self.headers.get("X-Amz-Target", "")
         service, op = OPS.get(target, (None, target.rpartition(".")[2] or "?"))
         n_all, n_op = st.count(op)
@@ -663,6 +667,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
         if not ok:
             return self.send_error_json(entry, service, 403, code, msg)
+        if fake_identity.check_request(st, auth, token):
+            return self.send_error_json(entry, service, *fake_identity.check_request(st, auth, token))
         if token is not None and token in sc.expired_tokens:
             return self.send_error_json(entry, service, 400, "ExpiredTokenException",
                                         "The security token included in the request is expired")
@@ -812,6 +818,7 @@ def main():
     ap.add_argument("--session-token")
     ap.add_argument("--now", type=float)
     ap.add_argument("--selftest")
+    fake_identity.add_args(ap)
     args = ap.parse_args()
     if args.selftest:
         return selftest(args.selftest)
@@ -825,6 +832,7 @@ def main():
             return 2
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args, Scenario(data, args.now))
+    fake_identity.setup(srv.state, args)
     print("PORT %d" % srv.server_address[1], flush=True)
     try:
         srv.serve_forever()
