@@ -1199,11 +1199,12 @@ static void sts_answer(struct bt_aws_job *j, const struct bt_http_resp *r, const
         safe_copy(msg, sizeof msg, res.message[0] ? res.message : r->error_message, 160);
         const char *code = res.code[0] ? res.code : r->error_code[0] ? r->error_code : "error";
         const char *hint = !strcmp(code, "ExpiredToken") || !strcmp(code, "ExpiredTokenException")
-                               ? "; the source credentials have expired: renew them (aws sso login, or new keys)"
+                               ? "the source credentials have expired; renew them"
                          : !strcmp(code, "RegionDisabledException")
-                               ? "; activate STS in this Region (IAM console) or set sts_regional_endpoints/region"
-                         : !strcmp(code, "AccessDenied") ? "; check the role's trust policy and external_id" : "";
-        job_fail(j, "%s: %s (HTTP %ld)%s%s%s", what, code, r->status, msg[0] ? ": " : "", msg, hint);
+                               ? "STS is not active in this Region; activate it or set region"
+                         : !strcmp(code, "AccessDenied") ? "check the role's trust policy and external_id"
+                         : !strcmp(code, "InvalidIdentityToken") ? "the web identity token was refused" : "";
+        job_fail(j, "%s: %s%s%s%s%s", what, code, hint[0] ? "; " : "", hint, msg[0] ? ": " : "", msg);
         bt_sts_result_clear(&res);
         return;
     }

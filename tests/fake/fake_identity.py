@@ -32,7 +32,8 @@ Identity file (JSON; every key optional):
            "clients": {"<clientId>": {"secret": "<clientSecret>",
                                       "refresh_tokens": {"<refresh>": "<access token it renews>"}}}},
    "credential_seconds": 3600,
-   "temporary_only": false}
+   "temporary_only": false,
+   "secrets_file": "<path>"}      # every secret, session token and SSO token issued, one a line
 Log lines (the fake's --log): {"op": "AssumeRole", "role": ..., "caller": <ARN>, "external_id_ok",
   "signed", "web_token": <label>, "status", "error", ...}: never a key, token or signature.
 """
@@ -82,7 +83,16 @@ class Identity:
         with self.lock:
             self.keys[akid] = secret
             self.issued[akid] = {"token": token, "expires": expires, "arn": arn}
+            self.remember(secret, token)
         return akid, secret, token, expires
+
+    def remember(self, *values):
+        """Tests grep every output for what was issued: "secrets_file" lists it, one a line."""
+        path = self.cfg.get("secrets_file")
+        if path:
+            with open(path, "a") as f:
+                for v in values:
+                    f.write(v + "\n")
 
     def caller_arn(self, akid):
         if akid in self.issued:
@@ -347,6 +357,7 @@ def oidc(h, idn, entry, body):
     with idn.lock:
         idn.sso_tokens[new_access] = grant
         rts[new_refresh] = new_access
+        idn.remember(new_access, new_refresh)
     entry["status"] = 200
     _send(h, 200, "application/json", json.dumps({
         "accessToken": new_access, "tokenType": "Bearer", "expiresIn": 3600,
