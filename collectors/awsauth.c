@@ -1245,8 +1245,8 @@ static void start_assume(struct bt_aws_job *j, const struct hop *h)
         hop_what(h, what, sizeof what);
         if (!mfa_prompt || mfa_prompt(h->mfa_serial, code, sizeof code, mfa_prompt_arg) != 0 || !code[0]) {
             bt_buf_free(&body);
-            job_fail(j, "%s needs an MFA code (mfa_serial %s) and there is no terminal to ask on; run bedtop "
-                     "from a terminal, or use a profile without mfa_serial", what, h->mfa_serial);
+            job_fail(j, "%s needs a new MFA code (mfa_serial %s), which bedtop asks for only at start-up; "
+                     "restart it from a terminal", what, h->mfa_serial);
             return;
         }
         bt_form_add(&body, "SerialNumber", h->mfa_serial);

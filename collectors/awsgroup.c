@@ -245,6 +245,45 @@ void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const
     }
 }
 
+int bt_awsgroup_mfa_preflight(const struct bt_ctx *ctx, bt_aws_mfa_prompt_fn prompt, char *err, size_t errlen)
+{
+    enum { MAX_DISTINCT = 64 };
+    const char *seen[MAX_DISTINCT];
+    int nseen = 0;
+    int n = ctx->cfg->nroutes > 0 ? ctx->cfg->nroutes : 1;
+    for (int i = 0; i < n; i++) {
+        const struct bt_route *r = ctx->cfg->nroutes > 0 ? &ctx->cfg->routes[i] : NULL;
+        const char *profile = r ? route_profile(ctx, r) : (ctx->profile && *ctx->profile ? ctx->profile
+                                                                                        : ctx->cfg->profile);
+        bool dup = false;
+        for (int k = 0; k < nseen && !dup; k++)
+            dup = strcmp(seen[k], profile) == 0;
+        if (dup || nseen == MAX_DISTINCT)
+            continue;
+        seen[nseen++] = profile;
+        char region[32];
+        bt_awsgroup_route_region(ctx, r, region, sizeof region);
+        struct bt_aws_profile_opts o = {.profile = *profile ? profile : NULL, .region = region[0] ? region : NULL};
+        if (!bt_aws_profile_needs_mfa(&o))
+            continue;
+        if (!prompt) {
+            snprintf(err, errlen, "profile \"%s\" assumes a role with mfa_serial and needs an MFA code, but there "
+                     "is no terminal to ask on; run bedtop from a terminal, or use a profile without mfa_serial",
+                     *profile ? profile : "default");
+            return -1;
+        }
+        struct bt_creds c;
+        memset(&c, 0, sizeof c);
+        bt_aws_set_mfa_prompt(prompt, NULL);
+        int rc = bt_aws_resolve_creds(&o, &c, err, errlen);
+        bt_aws_set_mfa_prompt(NULL, NULL);
+        bt_creds_clear(&c);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 void bt_awsgroups_free(struct bt_awsgroups *gs)
 {
     for (int i = 0; i < gs->nprov; i++)

@@ -226,6 +226,26 @@ bt mfa --profile mfa
 expect_eq "mfa_serial in check without a terminal: exit 3" "$(rc_of mfa)" 3
 check "mfa_serial without a terminal: says so, no prompt" grep -q "needs an MFA code.*no terminal" "$TMP/out/mfa.err"
 
+# On a terminal the code is asked for once, as the CLI does (not echoed), before the loop
+# starts; both collectors then share the one AssumeRole.
+if ! command -v tmux >/dev/null 2>&1; then
+    skip "tmux not installed: the MFA prompt on a terminal was not checked"
+else
+    m=$(mark)
+    TS="tmux -L bt-cred-$$ -f /dev/null"
+    CLEANUP+=("$TS kill-server")
+    $TS new-session -d -x 120 -y 10 "$(printf '%q ' "${CRED_ENV[@]}" "$BEDTOP" check --format json --verbose \
+        --profile mfa --config "$CONF") >$TMP/out/mfa-tty.json 2>$TMP/out/mfa-tty.err; echo \$? >$TMP/out/mfa-tty.rc; sleep 30"
+    for i in $(seq 1 100); do $TS capture-pane -p | grep -q "Enter MFA code for arn:aws:iam::111111111111:mfa/alice:" && break; sleep 0.1; done
+    check "mfa_serial on a terminal: the CLI's prompt appears" sh -c "$TS capture-pane -p | grep -q 'Enter MFA code for'"
+    $TS send-keys 123456 Enter
+    for i in $(seq 1 100); do [ -s "$TMP/out/mfa-tty.rc" ] && break; sleep 0.1; done
+    check "mfa_serial on a terminal: the code is not echoed" sh -c "! $TS capture-pane -p | grep -q 123456"
+    expect_eq "mfa_serial on a terminal: check succeeds with one AssumeRole carrying the code" \
+        "$(rc_of mfa-tty)/$(l "$m" "sum(1 for x in L if x['op'] == 'AssumeRole' and x['status'] == 200)")" "1/1"
+    $TS kill-server 2>/dev/null
+fi
+
 # ---------------------------------------------------------------- IAM Identity Center
 m=$(mark)
 bt sso --profile sso
