@@ -94,6 +94,8 @@ struct bt_route {
                               * empty: the caller's own account */
     char region[32];
     char profile[64];
+    char identity[128];      /* live: the AWS identity its last good CloudWatch poll ran as
+                              * (account and role, never a key); empty otherwise */
     char project[64];        /* mantle Project dimension (optional) */
     enum bt_endpoint endpoint;
     enum bt_inference inference;
