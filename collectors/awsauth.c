@@ -952,14 +952,15 @@ static int plan_build(struct plan *pl, const struct bt_aws_profile_opts *o, char
     struct bt_buf tried = {0};
     int rc = -1;
     struct profile p;
-    if (profile_load(&p, name, err, errlen) != 0)
-        goto out;
-    plan_sts_endpoint(pl, o, &p);
+    memset(&p, 0, sizeof p);
     /* 1. environment keys (not with --profile: an explicit profile negates them, as in botocore) */
     if (!flag_given && env_static_present()) {
         rc = plan_env_static(pl, err, errlen);
         goto out;
     }
+    if (profile_load(&p, name, err, errlen) != 0)
+        goto out;
+    plan_sts_endpoint(pl, o, &p);
     bt_buf_puts(&tried, flag_given ? "environment (skipped: --profile given)" : "environment");
     bool found = p.section_found[SRC_CREDS] || p.section_found[SRC_CONFIG];
     if (explicit_name && !found) {
@@ -1601,22 +1602,20 @@ static void start_container(struct bt_aws_job *j)
     }
 }
 
-static void container_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
+/* The container endpoint's and IMDS's JSON answer {AccessKeyId, SecretAccessKey, Token, Expiration}. */
+static void json_creds_answer(struct bt_aws_job *j, const struct bt_http_resp *r, const char *what,
+                              const char *source)
 {
-    char what[320], safe_url[256];
-    safe_copy(safe_url, sizeof safe_url, r->url ? r->url : "", 200);
-    snprintf(what, sizeof what, "container credentials (%s)", safe_url);
-    if (r->status == 0) {
-        job_fail(j, "%s: %s", what, r->transport_error);
-        return;
-    }
     if (r->status != 200) {
-        job_fail(j, "%s: HTTP %ld", what, r->status);
+        if (r->status == 0)
+            job_fail(j, "%s: %s", what, r->transport_error);
+        else
+            job_fail(j, "%s: HTTP %ld", what, r->status);
         return;
     }
     struct bt_creds c = {0};
-    char err[512];
-    snprintf(c.source, sizeof c.source, "%s", what);
+    char err[700];
+    bt_strlcpy(c.source, source, sizeof c.source);
     if (creds_from_json(r->body, r->body_len, false, &c, what, err, sizeof err) != 0) {
         bt_creds_clear(&c);
         job_fail(j, "%s", err);
@@ -1624,6 +1623,14 @@ static void container_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     }
     job_got(j, &c);
     bt_creds_clear(&c);
+}
+
+static void container_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
+{
+    char what[320], safe_url[256];
+    safe_copy(safe_url, sizeof safe_url, r->url ? r->url : "", 200);
+    snprintf(what, sizeof what, "container credentials (%s)", safe_url);
+    json_creds_answer(j, r, what, what);
 }
 
 static void imds_request(struct bt_aws_job *j, const char *method, const char *path)
@@ -1703,23 +1710,9 @@ static void imds_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     }
     char what[512];
     snprintf(what, sizeof what, "IMDSv2 (%s) role %s", safe_base, j->imds_role);
-    if (r->status != 200) {
-        if (r->status == 0)
-            job_fail(j, "%s: %s", what, r->transport_error);
-        else
-            job_fail(j, "%s: HTTP %ld", what, r->status);
-        return;
-    }
-    struct bt_creds c = {0};
-    char err[600];
-    snprintf(c.source, sizeof c.source, "IMDSv2 role %s", j->imds_role);
-    if (creds_from_json(r->body, r->body_len, false, &c, what, err, sizeof err) != 0) {
-        bt_creds_clear(&c);
-        job_fail(j, "%s", err);
-        return;
-    }
-    job_got(j, &c);
-    bt_creds_clear(&c);
+    char source[200];
+    snprintf(source, sizeof source, "IMDSv2 role %s", j->imds_role);
+    json_creds_answer(j, r, what, source);
 }
 
 static void job_http_cb(void *arg, const struct bt_http_resp *r)

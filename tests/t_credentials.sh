@@ -286,6 +286,22 @@ expect_eq "per-route profiles: --verbose names the three identities" \
     "$(grep -o 'account [0-9]* role [A-Za-z0-9]*' "$TMP/out/multi.err" | sort -u | tr '\n' ' ')" \
     "account 333333333333 role Hop2 account 555555555555 role Legacy account 555555555555 role ReadOnly "
 
+# The dashboard's route detail names the identity the route is polled as.
+if command -v tmux >/dev/null 2>&1; then
+    TD="tmux -L bt-credd-$$ -f /dev/null"
+    CLEANUP+=("$TD kill-server")
+    $TD new-session -d -x 200 -y 40 "$(printf '%q ' "${CRED_ENV[@]}" TERM=xterm "$BEDTOP" --profile chain \
+        --config "$CONF") 2>$TMP/out/dash.err; sleep 30"
+    for i in $(seq 1 100); do $TD capture-pane -p | grep -q "triage" && break; sleep 0.1; done
+    $TD send-keys Enter
+    for i in $(seq 1 100); do $TD capture-pane -p | grep -q "account 333333333333 role Hop2" && break; sleep 0.1; done
+    $TD capture-pane -p >"$TMP/out/dash.screen"
+    check "dashboard: the route detail names the identity (account and role)" \
+        grep -q "account 333333333333 role Hop2 (assume role, profile chain)" "$TMP/out/dash.screen"
+    $TD send-keys q
+    $TD kill-server 2>/dev/null
+fi
+
 # ---------------------------------------------------------------- web identity, rotating token
 # bedtop record polls every second; the Pod role's credentials live 302 s, i.e. inside the
 # 5-minute refresh margin after 2 s, so bedtop refreshes them (without stalling the polls)

@@ -14,6 +14,7 @@ Command line
   --session-token T   when given, every request must carry X-Amz-Security-Token T
   --now EPOCH         pins the server's notion of "now" for data (overrides scenario "now")
   --selftest DIR      verify the signing suite in DIR and exit (0: all cases pass)
+  --identity FILE     also serve STS, the SSO portal and SSO OIDC (see fake_identity.py)
 
 Protocols served (POST /, dispatched on X-Amz-Target)
   CloudWatch, JSON 1.0 (Content-Type application/x-amz-json-1.0, SigV4 service "monitoring"):
