@@ -1016,6 +1016,24 @@ out:
     return rc;
 }
 
+int bt_aws_sts_endpoint(const struct bt_aws_profile_opts *o, char *url, size_t n, char *region, size_t rn)
+{
+    struct plan pl;
+    memset(&pl, 0, sizeof pl);
+    struct profile p;
+    char err[256];
+    bool explicit_name;
+    if (profile_load(&p, profile_name(o, &explicit_name), err, sizeof err) != 0) {
+        profile_free(&p);
+        return -1;
+    }
+    plan_sts_endpoint(&pl, o, &p);
+    profile_free(&p);
+    bt_strlcpy(url, pl.sts_url, n);
+    bt_strlcpy(region, pl.sts_region, rn);
+    return pl.sts_url[0] ? 0 : -1;
+}
+
 /* ---- MFA codes ------------------------------------------------------------------------ */
 
 static bt_aws_mfa_prompt_fn mfa_prompt;
@@ -1199,13 +1217,17 @@ static void sts_answer(struct bt_aws_job *j, const struct bt_http_resp *r, const
         char msg[200];
         safe_copy(msg, sizeof msg, res.message[0] ? res.message : r->error_message, 160);
         const char *code = res.code[0] ? res.code : r->error_code[0] ? r->error_code : "error";
+        /* the known codes get what to do instead of AWS's longer sentence */
         const char *hint = !strcmp(code, "ExpiredToken") || !strcmp(code, "ExpiredTokenException")
                                ? "the source credentials have expired; renew them"
                          : !strcmp(code, "RegionDisabledException")
-                               ? "STS is not active in this Region; activate it or set region"
+                               ? "activate STS in this Region (IAM console) or set another region"
                          : !strcmp(code, "AccessDenied") ? "check the role's trust policy and external_id"
                          : !strcmp(code, "InvalidIdentityToken") ? "the web identity token was refused" : "";
-        job_fail(j, "%s: %s%s%s%s%s", what, code, hint[0] ? "; " : "", hint, msg[0] ? ": " : "", msg);
+        if (hint[0])
+            job_fail(j, "%s: %s; %s", what, code, hint);
+        else
+            job_fail(j, "%s: %s%s%s", what, code, msg[0] ? ": " : "", msg);
         bt_sts_result_clear(&res);
         return;
     }

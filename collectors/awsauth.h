@@ -42,6 +42,9 @@ void bt_aws_job_cancel(struct bt_aws_job *j);
  * none set, such a profile is an error. Credentials obtained with a code are kept for the session. */
 typedef int (*bt_aws_mfa_prompt_fn)(const char *serial, char *code, size_t n, void *arg);
 void bt_aws_set_mfa_prompt(bt_aws_mfa_prompt_fn fn, void *arg);
+/* The STS endpoint and signing Region the chain uses for profile o (o->endpoint_url does not
+ * apply, as --endpoint-url in the CLI is for the command's own service). 0 or -1. */
+int bt_aws_sts_endpoint(const struct bt_aws_profile_opts *o, char *url, size_t n, char *region, size_t rn);
 /* True when resolving o needs an MFA code that is not cached yet. */
 bool bt_aws_profile_needs_mfa(const struct bt_aws_profile_opts *o);
 void bt_aws_forget_cached(void);

@@ -320,8 +320,11 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
     int att = resp->attempts;
     if (resp->status == 0) {
         char t[256];
-        safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,
-                     sizeof t);
+        if (strncmp(resp->transport_error, "credentials: ", 13) == 0) /* ours, whole */
+            bt_strlcpy(t, resp->transport_error, sizeof t);
+        else
+            safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,
+                         sizeof t);
         if (att > 1)
             snprintf(out, n, "%s after %d attempts (%s)", t, att, url);
         else

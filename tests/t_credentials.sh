@@ -39,7 +39,13 @@ cat >"$TMP/ident.json" <<EOF
                                                                           "pod-token-two": "t2"},
                                                   "seconds": 302},
            "arn:aws:iam::777777777777:role/Mfa": {"trust": ["arn:aws:iam::111111111111:user/alice"],
-                                                  "mfa": "123456"}},
+                                                  "mfa": "123456"},
+           "arn:aws:iam::888888888888:role/Far": {"trust": ["arn:aws:iam::111111111111:user/alice"],
+                                                  "error": "RegionDisabledException", "status": 403,
+                                                  "message": "STS is not activated in this region for account:888888888888. Your account administrator can activate STS in this region using the IAM Console."},
+           "arn:aws:iam::999999999999:role/Old": {"trust": ["arn:aws:iam::111111111111:user/alice"],
+                                                  "error": "ExpiredToken", "status": 400,
+                                                  "message": "The security token included in the request is expired"}},
  "sso": {"access_tokens": {"sso-access-valid": {"accounts": {"555555555555": ["ReadOnly", "Legacy"]}}},
          "clients": {"client-1": {"secret": "client-secret-1",
                                   "refresh_tokens": {"sso-refresh-1": "sso-access-valid"}}}},
@@ -79,6 +85,14 @@ source_profile = loop2
 [profile loop2]
 role_arn = arn:aws:iam::222222222222:role/Hop1
 source_profile = loop1
+
+[profile far]
+role_arn = arn:aws:iam::888888888888:role/Far
+source_profile = base
+
+[profile old]
+role_arn = arn:aws:iam::999999999999:role/Old
+source_profile = base
 
 [profile mfa]
 role_arn = arn:aws:iam::777777777777:role/Mfa
@@ -162,6 +176,13 @@ bt() {
     echo $? >"$TMP/out/$name.rc"
 }
 rc_of() { cat "$TMP/out/$1.rc"; }
+# every line that reports the code says it whole: profile, role, code and what to do
+one_line() { # one_line NAME CODE FULL: lines with CODE (not --verbose HTTP lines) all hold FULL
+    local any full
+    any=$(grep -v '^bedtop: http:' "$TMP/out/$1.err" | grep -c "$2")
+    full=$(grep -v '^bedtop: http:' "$TMP/out/$1.err" | grep -c -F "$3")
+    [ "$any" -ge 1 ] && [ "$any" -eq "$full" ]
+}
 # log lines since mark: l MARK EXPR (EXPR sees L = the log lines as dicts)
 mark() { wc -l <"$LOG"; }
 l() { python3 -c "import json,sys; L=[json.loads(x) for x in open(sys.argv[1]).readlines()[int(sys.argv[2]):] if x.strip()]; print($2)" "$LOG" "$1"; }
@@ -208,6 +229,8 @@ expect_eq "chain: check succeeds through two AssumeRole hops" "$(rc_of chain)/$(
 expect_eq "chain: hops in order Hop1 then Hop2, each answered 200" \
     "$(l "$m" "[(x['role'].split('/')[-1], x['status'], x['external_id_ok']) for x in L if x['op'] == 'AssumeRole']")" \
     "[('Hop1', 200, True), ('Hop2', 200, True)]"
+expect_eq "chain: duration_seconds is sent for the hop that sets it" \
+    "$(l "$m" "[x['duration'] for x in L if x['op'] == 'AssumeRole']")" "[None, '3600']"
 expect_eq "chain: the second hop is signed by the first hop's session" \
     "$(l "$m" "[x['caller'].startswith('arn:aws:sts::222222222222:assumed-role/Hop1/') for x in L if x['op'] == 'AssumeRole'][1]")" "True"
 # (the scenario throttles one GetMetricData: a 400 ThrottlingException is expected and retried)
@@ -218,8 +241,15 @@ check "chain: --verbose names the identity (account and role)" \
 
 bt badext --profile badext
 expect_eq "wrong external_id: exit 3" "$(rc_of badext)" 3
-check "wrong external_id: one line naming profile, role and AccessDenied" \
-    grep -q 'profile "badext": AssumeRole arn:aws:iam::333333333333:role/Hop2: AccessDenied; check the role' "$TMP/out/badext.err"
+check "wrong external_id: one line naming profile, role and AccessDenied" one_line badext AccessDenied \
+    'profile "badext": AssumeRole arn:aws:iam::333333333333:role/Hop2: AccessDenied; check the role'"'"'s trust policy and external_id'
+bt far --profile far
+check "RegionDisabledException: one line naming profile, role and what to do" one_line far RegionDisabledException \
+    'profile "far": AssumeRole arn:aws:iam::888888888888:role/Far: RegionDisabledException; activate STS in this Region (IAM console) or set another region'
+bt old --profile old
+check "ExpiredToken: one line naming profile, role and what to do" one_line old ExpiredToken \
+    'profile "old": AssumeRole arn:aws:iam::999999999999:role/Old: ExpiredToken; the source credentials have expired; renew them'
+expect_eq "STS errors: exit 3" "$(rc_of far)$(rc_of old)" "33"
 bt loop --profile loop1
 check "source_profile loop: refused with a clear error" grep -q "loops back" "$TMP/out/loop.err"
 bt mfa --profile mfa

@@ -26,7 +26,9 @@ Identity file (JSON; every key optional):
                  "trust": ["arn:aws:iam::111111111111:user/alice"],   # caller ARN prefixes
                  "external_id": "ext-1",                              # required when set
                  "web_identity_tokens": {"<token>": "<label>"},       # accepted tokens
-                 "seconds": 3600}},                                   # lifetime of issued creds
+                 "seconds": 3600,                                     # lifetime of issued creds
+                 "mfa": "123456",                                     # TokenCode required
+                 "error": "RegionDisabledException", "status": 403}}, # answer with this error
    "sso": {"access_tokens": {"<token>": {"accounts": {"555555555555": ["ReadOnly"]},
                                          "expires": <epoch or absent>}},
            "clients": {"<clientId>": {"secret": "<clientSecret>",
@@ -255,6 +257,7 @@ def sts(h, state, idn, entry, path, query, body, verify_sigv4, now):
     role_arn = p.get("RoleArn", "")
     session = p.get("RoleSessionName", "")
     entry["role"] = role_arn
+    entry["duration"] = p.get("DurationSeconds")
     if not _valid_session_name(session):
         return sts_error(h, entry, 400, "ValidationError",
                          "1 validation error detected: Value at 'roleSessionName' failed to satisfy constraint")

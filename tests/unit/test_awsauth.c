@@ -444,6 +444,44 @@ static void test_endpoint(void)
     OK(bt_aws_endpoint(&o, "monitoring", "us-east-1", out, 10) == -1, "endpoint: small buffer refused");
 }
 
+/* STS as botocore picks it: Regional by default, the global endpoint for the legacy Regions
+ * with sts_regional_endpoints = legacy (or no Region), overrides from AWS_ENDPOINT_URL_STS /
+ * AWS_ENDPOINT_URL, never from --endpoint-url. */
+static void test_sts_endpoint(void)
+{
+    char url[256], region[32];
+    fresh_case();
+    write_home("config", "[profile r]\nregion = eu-west-1\n[profile legacy]\nregion = us-east-1\n"
+                         "sts_regional_endpoints = legacy\n[profile legacy-hk]\nregion = ap-east-1\n"
+                         "sts_regional_endpoints = legacy\n[profile none]\n");
+    struct bt_aws_profile_opts o = {.profile = "r", .endpoint_url = "http://127.0.0.1:9"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.eu-west-1.amazonaws.com") && !strcmp(region, "eu-west-1"),
+       "sts: Regional endpoint by default, --endpoint-url not applied (%s %s)", url, region);
+    o = (struct bt_aws_profile_opts){.profile = "legacy"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.amazonaws.com") && !strcmp(region, "us-east-1"),
+       "sts: legacy mode in us-east-1 is the global endpoint (%s)", url);
+    o = (struct bt_aws_profile_opts){.profile = "legacy-hk"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.ap-east-1.amazonaws.com"),
+       "sts: legacy mode outside the legacy list stays Regional (%s)", url);
+    o = (struct bt_aws_profile_opts){.profile = "none"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.amazonaws.com") && !strcmp(region, "us-east-1"),
+       "sts: no Region at all is the global endpoint signed for us-east-1 (%s %s)", url, region);
+    setenv("AWS_STS_REGIONAL_ENDPOINTS", "legacy", 1);
+    o = (struct bt_aws_profile_opts){.profile = "r", .region = "us-west-2"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.amazonaws.com"), "sts: AWS_STS_REGIONAL_ENDPOINTS=legacy (%s)", url);
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:8/", 1);
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 && !strcmp(url, "http://127.0.0.1:8"),
+       "sts: AWS_ENDPOINT_URL applies (%s)", url);
+    setenv("AWS_ENDPOINT_URL_STS", "http://127.0.0.1:7", 1);
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 && !strcmp(url, "http://127.0.0.1:7"),
+       "sts: AWS_ENDPOINT_URL_STS wins over AWS_ENDPOINT_URL (%s)", url);
+}
+
 static void test_refresh_and_perms(void)
 {
     struct bt_creds c = {0};
@@ -625,6 +663,7 @@ int main(void)
     test_no_creds_message();
     test_region();
     test_endpoint();
+    test_sts_endpoint();
     test_refresh_and_perms();
     test_http_sources();
     stop_fake();
