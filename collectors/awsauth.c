@@ -1331,6 +1331,24 @@ static const char *json_s(const cJSON *o, const char *k)
     return cJSON_IsString(it) && it->valuestring && *it->valuestring ? it->valuestring : NULL;
 }
 
+/* expiresAt as the CLIs wrote it: "2026-12-01T10:00:00Z" (botocore, CLI v2 today) or
+ * "2020-06-17T10:18:08UTC" (early CLI v2); botocore reads both with dateutil. */
+static bool sso_time(const char *s, int64_t *out)
+{
+    if (!s)
+        return false;
+    if (bt_parse_iso(s, out))
+        return true;
+    char tmp[64];
+    size_t n = strlen(s);
+    if (n < 4 || n >= sizeof tmp || strcmp(s + n - 3, "UTC") != 0)
+        return false;
+    memcpy(tmp, s, n - 3);
+    tmp[n - 3] = 'Z';
+    tmp[n - 2] = '\0';
+    return bt_parse_iso(tmp, out);
+}
+
 static void sso_login_hint(const struct bt_aws_job *j, char *out, size_t n)
 {
     if (j->pl.sso_session[0] && strcmp(j->pl.src_profile, j->pl.top) != 0)
@@ -1461,7 +1479,7 @@ static void oidc_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
         const char *old = json_s(j->cache, "accessToken");
         int64_t exp = 0;
         const char *e = json_s(j->cache, "expiresAt");
-        if (old && e && bt_parse_iso(e, &exp) && exp > (int64_t)time(NULL)) {
+        if (old && e && sso_time(e, &exp) && exp > (int64_t)time(NULL)) {
             start_portal(j, old);
             return;
         }
@@ -1518,7 +1536,7 @@ static void start_sso(struct bt_aws_job *j)
     free(text);
     const char *at = json_s(j->cache, "accessToken"), *e = json_s(j->cache, "expiresAt");
     int64_t exp = 0;
-    if (!at || !e || !bt_parse_iso(e, &exp)) {
+    if (!at || !e || !sso_time(e, &exp)) {
         job_fail(j, "profile \"%s\": the cached IAM Identity Center token %s is not valid; %s", j->pl.src_profile,
                  j->cache_path, hint);
         return;
@@ -1541,7 +1559,7 @@ static void start_sso(struct bt_aws_job *j)
     const char *rt = json_s(j->cache, "refreshToken"), *cid = json_s(j->cache, "clientId");
     const char *cs = json_s(j->cache, "clientSecret"), *rexp = json_s(j->cache, "registrationExpiresAt");
     int64_t reg = 0;
-    if (!rt || !cid || !cs || !rexp || !bt_parse_iso(rexp, &reg) || reg <= now) {
+    if (!rt || !cid || !cs || !rexp || !sso_time(rexp, &reg) || reg <= now) {
         if (exp > now) {
             start_portal(j, at);
             return;

@@ -154,7 +154,7 @@ sso_cache() {
 }
 sso_cache corp 2099-01-01T00:00:00Z
 sso_cache corp-expired 2020-01-01T00:00:00Z
-sso_cache https://legacy.awsapps.com/start 2099-01-01T00:00:00Z
+sso_cache https://legacy.awsapps.com/start 2099-01-01T00:00:00UTC   # early CLI v2 wrote "UTC"
 
 check "fake AWS + identity starts" start_fake ident --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_integration.json" \
     --identity "$TMP/ident.json"
@@ -385,6 +385,25 @@ if pgrep -f "$TMP/hang-helper" >/dev/null; then
     pkill -f "$TMP/hang-helper"
 else
     ok "hanging credential_process: the helper's process group was killed"
+fi
+
+# The dashboard with that hanging helper: the keys still work at once (help opens, q quits).
+if command -v tmux >/dev/null 2>&1; then
+    TH="tmux -L bt-credh-$$ -f /dev/null"
+    CLEANUP+=("$TH kill-server")
+    $TH new-session -d -x 120 -y 30 "$(printf '%q ' "${CRED_ENV[@]}" TERM=xterm "$BEDTOP" --profile hang \
+        --config "$CONF") 2>$TMP/out/dash-hang.err; echo \$? >$TMP/out/dash-hang.rc; sleep 30"
+    for i in $(seq 1 100); do $TH capture-pane -p | grep -q "triage" && break; sleep 0.1; done
+    for i in $(seq 1 100); do pgrep -f "$TMP/hang-helper" >/dev/null && break; sleep 0.05; done
+    $TH send-keys '?'
+    for i in $(seq 1 100); do $TH capture-pane -p | grep -q 'bedtop keys (Esc' && break; sleep 0.1; done
+    check "hanging credential_process: the dashboard still answers keys (help opens)" \
+        sh -c "$TH capture-pane -p | grep -q 'bedtop keys (Esc'"
+    $TH send-keys Escape q
+    for i in $(seq 1 100); do [ -s "$TMP/out/dash-hang.rc" ] && break; sleep 0.1; done
+    expect_eq "hanging credential_process: q quits the dashboard (exit 0) and the helper is gone" \
+        "$(cat "$TMP/out/dash-hang.rc" 2>/dev/null)/$(pgrep -f "$TMP/hang-helper" >/dev/null && echo running || echo gone)" "0/gone"
+    $TH kill-server 2>/dev/null
 fi
 
 # ---------------------------------------------------------------- no secret anywhere
