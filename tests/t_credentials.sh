@@ -189,10 +189,25 @@ l() { python3 -c "import json,sys; L=[json.loads(x) for x in open(sys.argv[1]).r
 used() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({r['name']: r['tpm']['used'] for r in d['routes']}.get('triage'))" "$TMP/out/$1.json" 2>/dev/null; }
 
 # ---------------------------------------------------------------- the AWS CLI against the fake
+# Only a CLI that honours AWS_ENDPOINT_URL may run here (v1 with botocore >= 1.31, v2 >=
+# 2.13): an older one would ignore it and try AWS. Belt and braces: any request not for
+# 127.0.0.1 goes to a dead proxy.
+cli_version_ok() {
+    aws --version 2>&1 | python3 -c "
+import re,sys
+v=sys.stdin.read()
+cli=re.search(r'aws-cli/(\d+)\.(\d+)', v); bc=re.search(r'botocore/(\d+)\.(\d+)', v)
+if not cli: sys.exit(1)
+major,minor=int(cli.group(1)),int(cli.group(2))
+ok=(major==1 and bc and (int(bc.group(1)),int(bc.group(2)))>=(1,31)) or (major==2 and minor>=13) or major>2
+sys.exit(0 if ok else 1)"
+}
 if ! command -v aws >/dev/null 2>&1; then
     skip "AWS CLI not installed: the fake's faithfulness checks did not run"
+elif ! cli_version_ok; then
+    skip "$(aws --version 2>&1 | head -1) does not honour AWS_ENDPOINT_URL: the fake's faithfulness checks did not run"
 else
-    aws_q() { cred_env "$@" 2>"$TMP/aws.err"; }
+    aws_q() { cred_env HTTPS_PROXY=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1 "$@" 2>"$TMP/aws.err"; }
     got=$(aws_q aws --region us-east-1 sts get-caller-identity --profile chain --query Arn --output text)
     expect_eq "aws CLI: two-hop role chain with external_id" "$got" "arn:aws:sts::333333333333:assumed-role/Hop2/bedtop-test"
     got=$(aws_q aws --region us-east-1 sts get-caller-identity --profile sso --query Account --output text)
