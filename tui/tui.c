@@ -1267,7 +1267,8 @@ static void draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
                                                                              : "online",
              mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
-    text(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
+    x += text(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL)) + 2;
+    text(y, x, l->cols - x, rt->identity[0] ? rt->identity : "", A(t, BT_ROLE_STATUS)); /* AWS identity */
     char hd[16], used[16], fits[16];
     bt_fmt_si(e->headroom_tpm, hd, sizeof hd);
     bt_fmt_si(e->quota, q, sizeof q);
