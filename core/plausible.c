@@ -15,6 +15,9 @@ static double bound_of(enum bt_signal sig, const char **unit)
     case BT_SIG_ADM_SETTLED:
         *unit = "tokens per minute";
         return BT_MAX_TOKENS_PER_MIN;
+    case BT_SIG_ADM_RESERVED_HELD:
+        *unit = "tokens held at once";
+        return BT_MAX_TOKENS_PER_MIN;
     case BT_SIG_LATENCY_AVG:
     case BT_SIG_LATENCY_P50:
     case BT_SIG_LATENCY_P90:

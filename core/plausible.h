@@ -6,6 +6,7 @@
  * above any real account (the largest quotas are a few million tokens a minute):
  *   calls (per minute, or in flight / queued / a limit at once)   0 .. 1e9
  *   tokens per minute (CloudWatch sums, estimate, counter rates)  0 .. 1e12
+ *   tokens held by calls in flight (reserved_tokens_held)          0 .. 1e12
  *   tokens per call (max_tokens, output-token quantiles)           0 .. 1e9
  *   tokens per day (the DAY_* sums)                                0 .. 1e12 x 1440
  *   latency and time to first token, milliseconds                  0 .. 86,400,000 (1 day)

@@ -71,7 +71,7 @@ static void printers(const char *dir)
     struct bt_buf b = {0};
     bt_quotas_request_json(&b, "tok");
     OK(strstr(bt_buf_str(&b), "\"NextToken\":\"tok\"") != NULL, "Service Quotas request body");
-    bt_cloudwatch_list_json(&b, "tok");
+    bt_cloudwatch_list_json(&b, "tok", false, NULL);
     OK(strstr(bt_buf_str(&b), "\"NextToken\":\"tok\"") != NULL, "ListMetrics request body");
 
     struct bt_config c;

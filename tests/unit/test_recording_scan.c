@@ -39,7 +39,7 @@ static bool open_lines(struct bt_replay *rp, const char *body, char *err, size_t
 }
 
 /* Every [route, minute, arrival, [sig, value...]] of a line, as cJSON reads it,
- * must be what the store holds (values are stored as floats). */
+ * must be what the store holds (values are stored as doubles, exactly). */
 static void same_as_cjson(const char *line, const char *what)
 {
     char err[300];
@@ -63,7 +63,7 @@ static void same_as_cjson(const char *line, const char *what)
             char why[160];
             bool plausible = bt_sample_plausible(sig_of(it->valueint), it->next->valuedouble, why,
                                                  sizeof why);
-            double want = plausible ? (double)(float)it->next->valuedouble : NAN;
+            double want = plausible ? it->next->valuedouble : NAN;
             n++;
             if (!(got == want || (isnan(got) && isnan(want)))) {
                 bad++;
