@@ -11,7 +11,8 @@
  *   tokens per day (the DAY_* sums)                                0 .. 1e12 x 1440
  *   latency and time to first token, milliseconds                  0 .. 86,400,000 (1 day)
  * NAN is "no value" (bt_store_add skips it silently); infinities are out of bounds.
- * A quota (tokens or requests per minute or day) is 0 .. 1e15, as the config allows. */
+ * A quota (tokens or requests per minute or day) is 0 .. 1e15, as the config allows
+ * (a quota event of NAN is not a value: it says why the quota is unknown). */
 #ifndef BEDTOP_PLAUSIBLE_H
 #define BEDTOP_PLAUSIBLE_H
 #include <stdbool.h>

@@ -219,7 +219,7 @@ check "... each collector error once, without a doubled prefix, with a remedy" \
 mkdir -p "$TMP/bin" "$TMP/nodata"
 cp "$BEDTOP" "$TMP/bin/bedtop"
 if [ -r /usr/local/share/bedtop/burndown.conf ]; then
-    echo "# SKIP missing burndown table: an installed /usr/local/share/bedtop/burndown.conf would be found"
+    skip "missing burndown table: an installed /usr/local/share/bedtop/burndown.conf would be found"
 else
     BEDTOP_DATADIR=$TMP/nodata "$TMP/bin/bedtop" check --demo >"$TMP/nob.out" 2>"$TMP/nob.err"
     expect_eq "missing burndown table: exit 3" "$?" 3
