@@ -1,0 +1,79 @@
+/* The route detail: identity, headroom, graphs and every warning with its action. */
+#include "tui/view.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "core/util.h"
+
+int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
+{
+    const struct bt_eval *e = &t->evals[r];
+    int n = 0;
+    if (e->stale && e->stale_reason[0]) {
+        char buf[300];
+        snprintf(buf, sizeof buf, "STALE data: %s", e->stale_reason);
+        tui_wrap(lines, &n, buf, width, 0, BT_ROLE_CRIT);
+    }
+    for (int rank = 4; rank >= 1; rank--)
+        for (int w = 0; w < e->nwarn; w++) {
+            const struct bt_warning *wa = &e->warnings[w];
+            if (tui_sev_rank(wa->severity) != rank)
+                continue;
+            char buf[400];
+            snprintf(buf, sizeof buf, "%-4s %s: %s", tui_sev_label(wa->severity),
+                     bt_wcode_name(wa->code), bt_wcode_title(wa->code));
+            tui_add_wline(lines, &n, BT_ROLE_KEY, buf, 4, tui_sev_role(wa->severity));
+            tui_wrap(lines, &n, wa->message, width, 5, BT_ROLE_NORMAL);
+            snprintf(buf, sizeof buf, "-> %s", bt_wcode_action(wa->code));
+            tui_wrap(lines, &n, buf, width, 5, BT_ROLE_INFO);
+        }
+    return n;
+}
+
+void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
+                        const enum gkind *gk)
+{
+    int r = t->sel_route;
+    tui_draw_header(t, l);
+    tui_draw_banner(t, l, r);
+    const struct bt_route *rt = &t->host->cfg->routes[r];
+    const struct bt_eval *e = &t->evals[r];
+    char line[512], mt[16], q[16];
+    int y = l->info.y;
+    tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    int x = tui_text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
+    x += tui_text(y, x, 5, tui_status_label(e->status), A(t, tui_status_role(e->status))) + 1;
+    bt_fmt_si(e->max_tokens, mt, sizeof mt);
+    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s)",
+             rt->model, rt->region, bt_endpoint_name(rt->endpoint),
+             bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
+                                                                             : "online",
+             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
+    tui_text(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
+    char hd[16], used[16], fits[16];
+    bt_fmt_si(e->headroom_tpm, hd, sizeof hd);
+    bt_fmt_si(e->quota, q, sizeof q);
+    bt_fmt_si(e->used, used, sizeof used);
+    bt_fmt_si(e->fits_more, fits, sizeof fits);
+    const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    char pct[16];
+    if (isnan(e->headroom_pct))
+        snprintf(pct, sizeof pct, "-");
+    else
+        snprintf(pct, sizeof pct, "%.1f%%", e->headroom_pct);
+    snprintf(line, sizeof line, " headroom %s of %s TPM (%s)  fits %s more calls  used %s  "
+             "reserved from %s  quota: %s%s%s", hd, q, pct, fits, used,
+             e->reserved_source ? e->reserved_source : "nothing",
+             bt_quota_source_name(e->quota_source), qq->code[0] ? " " : "", qq->code);
+    tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    tui_text(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
+    for (int i = 0; i < l->ngraphs; i++)
+        tui_draw_graph(t, r, gk[i], l->graph[i]);
+    char title[96];
+    snprintf(title, sizeof title, "Warnings for %s: what was seen, what to do", rt->name);
+    if (nw == 0)
+        snprintf(title, sizeof title, "No warnings for %s", rt->name);
+    tui_draw_wlines(t, l->warnings, title, t->lines, nw);
+    tui_draw_status(t, l);
+}

@@ -1,0 +1,156 @@
+/* What the dashboard's files share (internal to tui/): the state of one
+ * dashboard and the functions each file offers the others. One file per view
+ * or concern: draw (primitives), color (theme to attributes), routes (list,
+ * filter, sort), labels, bars (header, banner, status), pane (wrapped text),
+ * overview, detail, dgraph (detail graphs), timeline (replay), help, input. */
+#ifndef BEDTOP_TUI_VIEW_H
+#define BEDTOP_TUI_VIEW_H
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/headroom.h"
+#include "tui/graph.h"
+#include "tui/layout.h"
+#include "tui/theme.h"
+#include "tui/tui.h"
+
+enum color_mode { CM_MONO, CM_8, CM_256, CM_DIRECT };
+
+enum sort_key { SORT_STATUS, SORT_HEADROOM, SORT_USED, SORT_THROTTLES, SORT_P99, SORT_INFLIGHT,
+                SORT_NAME, SORT_CONFIG, SORT_COUNT };
+struct tui_sort {
+    const char *name;
+    enum bt_col col;       /* the column it sorts by (BT_COL_COUNT: none) */
+};
+extern const struct tui_sort tui_sort_info[SORT_COUNT];
+
+#define MAX_THEMES 32
+#define MAX_WLINES 160
+
+struct wline {
+    char s[400];
+    enum bt_role role;
+    int lead;              /* the first lead bytes drawn in lead_role */
+    enum bt_role lead_role;
+};
+
+enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_LATENCY, G_INFLIGHT, G_OPPOINT };
+
+struct bt_tui {
+    struct bt_tui_host *host;
+    SCREEN *scr;
+    bool active;
+    bool utf8;
+    enum color_mode cm;
+    bool color_allowed;
+    struct bt_theme theme;
+    char themes[MAX_THEMES][64];
+    int nthemes, theme_idx;
+    attr_t attr[BT_ROLE_COUNT];
+
+    enum bt_view view;
+    bool help;
+    bool filtering;
+    char filter[64];
+    enum sort_key sort;
+    bool sort_rev;
+    int sel_route;         /* selected route index (config order), -1 none */
+    int scroll;
+    bool quit;
+    char msg[160];
+    /* a one-line prompt in the status bar: go to a time (replay), a marker's note (live) */
+    enum { PR_NONE, PR_GOTO, PR_MARKER } prompt;
+    char input[96];
+    bool markers_open;     /* replay: the markers list overlay */
+    int marker_sel;
+
+    struct bt_eval *evals;
+    uint64_t e_gen;        /* evals were computed for this store generation, */
+    int64_t e_minute;      /* this minute */
+    int e_n;               /* and this many routes */
+    int *order;            /* visible routes, sorted */
+    int nvis;
+
+    /* what the screen shows now: redraw only when one of these changes */
+    bool drawn;
+    uint64_t d_gen;
+    bool d_recfail;
+    int64_t d_now, d_next_poll;
+    int d_cols, d_rows;
+    bool d_paused;
+    double d_interval;
+    unsigned state, d_state;
+    unsigned d_rversion;
+    struct wline lines[MAX_WLINES]; /* the warnings pane being drawn */
+};
+
+static inline attr_t A(const struct bt_tui *t, enum bt_role r)
+{
+    return t->attr[r];
+}
+
+/* draw.c */
+int tui_text(int y, int x, int w, const char *s, attr_t a);
+void tui_fill(int y, int x, int w, attr_t a);
+void tui_glyph(int y, int x, uint32_t cp, attr_t a);
+void tui_rule(const struct bt_tui *t, int y, int x, int w, const char *title);
+void tui_blit(const struct bt_tui *t, const struct bt_canvas *cv, int y, int x);
+void tui_box(const struct bt_tui *t, struct bt_rect h, const char *title, attr_t a);
+
+/* color.c */
+void tui_apply_theme(struct bt_tui *t);
+void tui_load_theme(struct bt_tui *t, const char *name);
+
+/* routes.c */
+int tui_sev_rank(enum bt_status s);
+void tui_evaluate(struct bt_tui *t);
+int tui_sel_pos(const struct bt_tui *t);
+void tui_move_sel(struct bt_tui *t, int delta);
+
+/* labels.c */
+void tui_fmt_ms(double ms, char *o, size_t n);
+void tui_fmt_age(int64_t s, char *o, size_t n);
+const char *tui_status_label(enum bt_status s);
+enum bt_role tui_status_role(enum bt_status s);
+enum bt_role tui_sev_role(enum bt_status s);
+const char *tui_sev_label(enum bt_status s);
+bool tui_estimate_only(const struct bt_eval *e);
+
+/* bars.c */
+void tui_draw_header(struct bt_tui *t, const struct bt_layout *l);
+void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route);
+void tui_draw_status(struct bt_tui *t, const struct bt_layout *l);
+
+/* pane.c */
+void tui_add_wline(struct wline *lines, int *n, enum bt_role role, const char *s, int lead,
+                   enum bt_role lead_role);
+void tui_wrap(struct wline *lines, int *n, const char *s, int w, int indent, enum bt_role role);
+void tui_draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title,
+                     const struct wline *lines, int n);
+
+/* overview.c */
+int tui_overview_warnings(struct bt_tui *t, struct wline *lines);
+void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw);
+
+/* dgraph.c */
+int tui_detail_graphs(const struct bt_tui *t, int r, enum gkind *g);
+void tui_draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a);
+
+/* detail.c */
+int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines);
+void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw, const enum gkind *gk);
+
+/* timeline.c */
+void tui_draw_timeline(struct bt_tui *t, const struct bt_layout *l);
+void tui_draw_markers(struct bt_tui *t, const struct bt_layout *l);
+
+/* help.c */
+void tui_draw_help(struct bt_tui *t, const struct bt_layout *l);
+void tui_draw_too_small(struct bt_tui *t, int cols, int rows);
+
+/* input.c */
+void tui_replay_seek(struct bt_tui *t, int64_t to);
+void tui_markers_key(struct bt_tui *t, int c);
+#endif
