@@ -93,6 +93,17 @@ T resize-window -t $s -x 59 -y 24
 check "shrinking below 60 columns says so again" wait_for $s "need 60x12"
 T kill-session -t $s
 
+# Shrinking repaints every cell: 120x40 -> 80x24 reads exactly as a fresh start at 80x24
+# (the text against the fresh-start golden, the attributes against a fresh session).
+s=shrink; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+fresh=fresh; start $fresh 80 24 C.UTF-8; wait_for $fresh "$HEAD"
+T resize-window -t $s -x 80 -y 24
+check "resize 120x40 -> 80x24 redraws" wait_gone $s " P50 "
+golden overview-80x24-CUTF-8 $s
+check "resize 120x40 -> 80x24: colors and attributes as a fresh start" \
+    cmp -s <(T capture-pane -e -p -t $s) <(T capture-pane -e -p -t $fresh)
+T kill-session -t $s; T kill-session -t $fresh
+
 # Color: 256 colors by default; none with --no-color or NO_COLOR; same text either way.
 s=col; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "color escapes with TERM=xterm-256color" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[38;5;[0-9]*m\|\[48;5;"' _ "$SOCK" $s

@@ -304,8 +304,10 @@ void bt_tui_input(struct bt_tui *t)
         if (c == ERR)
             break;
         t->state++;
-        if (c == KEY_RESIZE)
+        if (c == KEY_RESIZE) {
+            t->repaint = true;
             continue;
+        }
         if (t->msg[0])
             t->msg[0] = '\0';
         if (t->filtering) {

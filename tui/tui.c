@@ -20,6 +20,12 @@ static bool g_curses_on;
 static void draw(struct bt_tui *t)
 {
     tui_evaluate(t);
+    if (t->repaint) {
+        /* after a resize the terminal's cells are unknown (it may have re-flowed
+         * them): repaint every cell, as ^L does, instead of sending a difference */
+        clearok(curscr, TRUE);
+        t->repaint = false;
+    }
     erase();
     int cols = COLS, rows = LINES;
     struct bt_layout_opts lo = {.view = t->view, .nroutes = t->nvis};
@@ -146,6 +152,7 @@ void bt_tui_resize(struct bt_tui *t)
     struct winsize ws;
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0)
         resize_term(ws.ws_row, ws.ws_col);
+    t->repaint = true;
     t->state++;
 }
 

@@ -75,6 +75,7 @@ struct bt_tui {
 
     /* what the screen shows now: redraw only when one of these changes */
     bool drawn;
+    bool repaint;          /* the next draw repaints every cell (after a resize) */
     uint64_t d_gen;
     bool d_recfail;
     int64_t d_now, d_next_poll;
