@@ -171,6 +171,37 @@ wait_for $s "EXITED rc=0"
 expect_eq "replay left the recording untouched" "$(md5sum <"$MREC")" "$sum0"
 T kill-session -t $s
 
+# Issue 16, break 4: one admission gauge of 4e10 in flight sized the operating-point
+# graph's table ((int)xmax + 1: undefined behaviour, then out of memory, exit 3) as
+# soon as the detail view opened. The fixture with triage's gauge at 4e10 throughout.
+HUGE=$TMP/huge-in-flight.rec
+python3 - "$REC" "$HUGE" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+hdr = json.loads(lines[0])
+r = [x["name"] for x in hdr["routes"]].index("triage")
+sig = hdr["signals"].index("adm_in_flight")
+out = [lines[0]]
+for l in lines[1:]:
+    d = json.loads(l)
+    for smp in d.get("s", []):
+        kv = smp[3]
+        for i in range(0, len(kv), 2):
+            if smp[0] == r and kv[i] == sig:
+                kv[i + 1] = 4e10
+    out.append(json.dumps(d, separators=(",", ":")))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+PY
+s=huge; TUI_CMD="$BEDTOP replay $HUGE"; start $s 120 40 C.UTF-8; at $s "$FIRST"
+keys $s g 1 0 : 1 6 Enter; at $s 2026-11-29T10:16:00Z
+keys $s / t r i a g e Enter Enter
+check "4e10 in flight: the detail view opens" wait_for $s "Warnings for triage"
+check "4e10 in flight: the operating point is drawn, bounded" wait_for $s "─ operating point: "
+check "4e10 in flight: the dashboard is still running" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s
+keys $s q
+check "4e10 in flight: q exits 0" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+
 # A damaged line is skipped with a warning in the status bar; the rest opens.
 BAD=$TMP/damaged.rec
 sed '5s/.*/{"t": this is not JSON/' "$REC" >"$BAD"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/headroom.h"
+#include "core/oppoint.h"
 #include "core/util.h"
 #include "tui/graph.h"
 
@@ -284,31 +285,19 @@ void tui_draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
             xmax = x > xmax ? x : xmax;
             ymx = yv > ymx ? yv : ymx;
         }
-        /* knee: the least concurrency whose mean completions reach 95% of the best level */
-        double best = 0, knee = NAN;
-        int levels = (int)xmax + 1;
-        double *sum = bt_xcalloc((size_t)levels + 1, sizeof(double));
-        int *cnt = bt_xcalloc((size_t)levels + 1, sizeof(int));
-        for (int i = 0; i < n; i++) {
-            int k = (int)lround(xs[i]);
-            if (k >= 0 && k <= levels) {
-                sum[k] += ys[i];
-                cnt[k]++;
-            }
-        }
-        for (int k = 0; k <= levels; k++)
-            if (cnt[k] && sum[k] / cnt[k] > best)
-                best = sum[k] / cnt[k];
-        for (int k = 0; k <= levels && isnan(knee); k++)
-            if (cnt[k] && sum[k] / cnt[k] >= 0.95 * best)
-                knee = k;
-        bool plateau = !isnan(knee) && knee < (int)lround(xmax) - 1;
+        struct bt_oppoint op;
+        bt_oppoint_compute(xs, ys, n, &op);
+        bool plateau = op.enough && op.plateau;
+        double knee = op.knee;
         if (plateau)
             snprintf(title, sizeof title, "operating point: completions/min vs in flight; "
                      "flat beyond %.0f in flight", knee);
-        else
+        else if (op.enough)
             snprintf(title, sizeof title, "operating point: completions/min vs in flight; "
                      "no plateau seen");
+        else
+            snprintf(title, sizeof title, "operating point: not enough data yet (%d minutes "
+                     "at %d in-flight levels)", op.points, op.levels);
         xmax = axis_max(xmax * 1.1);
         ymx = axis_max(ymx * 1.15);
         p = graph_frame(t, a, title, ymx, 0, 0, false);
@@ -324,8 +313,6 @@ void tui_draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
         bt_canvas_init(&cv, p.w, p.h);
         bt_graph_scatter(&cv, 0, 0, p.w, p.h, xs, ys, n, xmax, ymx, BT_ROLE_SETTLED,
                          plateau ? knee : NAN, BT_ROLE_KNEE, t->utf8);
-        free(sum);
-        free(cnt);
         free(xs);
         free(ys);
         break;

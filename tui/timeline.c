@@ -52,13 +52,16 @@ void tui_draw_timeline(struct bt_tui *t, const struct bt_layout *l)
             col[c] = TL_UNSCANNED;
             continue;
         }
-        for (int64_t m = bt_minute_floor(ta); m <= tb; m += 60) {
-            int64_t k = (m - rp->minute0) / 60;
-            if (k < 0 || (size_t)k >= rp->nminutes)
-                continue;
+        /* the minutes of the index this column covers: bounded by the index, never
+         * by the span (a recording's times come from outside) */
+        int64_t k0 = (bt_minute_floor(ta) - rp->minute0) / 60, k1 = (tb - rp->minute0) / 60;
+        if (k0 < 0)
+            k0 = 0;
+        if (k1 >= (int64_t)rp->nminutes)
+            k1 = (int64_t)rp->nminutes - 1;
+        for (int64_t k = k0; k <= k1; k++)
             if (rp->minutes[k] == 0)
                 col[c] = TL_UNSCANNED;
-        }
     }
     /* one mark per minute where something started, at the minute's middle */
     for (size_t k = 0; rp->minutes && k < rp->nminutes; k++)
