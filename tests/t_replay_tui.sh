@@ -83,6 +83,22 @@ for size in 120x40 80x24; do
     T kill-session -t "$s"
 done
 
+# A stale route at every size, UTF-8 and ASCII: at 10:20 experiments' CloudWatch has
+# failed since 10:18:30 (see n above); its row is dimmed and shows the age of its newest
+# data instead of a headroom that is not current.
+for size in 80x24 120x40 200x60; do
+    w=${size%x*} h=${size#*x}
+    for lang in C.UTF-8 C; do
+        L=${lang//./}; s=stale-$size-$L; TUI_CMD="$BEDTOP replay $REC"
+        start "$s" "$w" "$h" "$lang"; at "$s" "$FIRST"
+        keys "$s" g 1 0 : 2 0 Enter
+        check "$size $lang: g 10:20" at "$s" 2026-11-29T10:20:00Z
+        check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 4m"
+        golden "replay-stale-$size-$L" "$s"
+        T kill-session -t "$s"
+    done
+done
+
 # Help in replay shows the replay's keys (and not the live-only ones).
 s=help; TUI_CMD="$BEDTOP replay $REC"; start $s 120 40 C.UTF-8; at $s "$FIRST"
 keys $s '?'
@@ -195,11 +211,13 @@ PY
 s=huge; TUI_CMD="$BEDTOP replay $HUGE"; start $s 120 40 C.UTF-8; at $s "$FIRST"
 keys $s g 1 0 : 1 6 Enter; at $s 2026-11-29T10:16:00Z
 keys $s / t r i a g e Enter Enter
-check "4e10 in flight: the detail view opens" wait_for $s "Warnings for triage"
-check "4e10 in flight: the operating point is drawn, bounded" wait_for $s "─ operating point: "
+check "4e10 in flight: the detail view opens" wait_for $s " PgDn"
+keys $s PageDown
+check "4e10 in flight: the operating point is drawn, bounded" wait_for $s "─ Operating point: "
+check "4e10 in flight: the operating point reads 40G now" wait_for $s "now 40.0G in flight"
 check "4e10 in flight: the dashboard is still running" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s
-keys $s q
-check "4e10 in flight: q exits 0" wait_for $s "EXITED rc=0"
+keys $s Q
+check "4e10 in flight: Q exits 0" wait_for $s "EXITED rc=0"
 T kill-session -t $s
 
 # A damaged line is skipped with a warning in the status bar; the rest opens.

@@ -10,54 +10,138 @@ TUI_CMD=${TUI_CMD:-"$BEDTOP --demo-at 16"}
 EXTRA=""
 HEAD="ROUTE "     # the table heading: the dashboard is up
 
-# Overview at every size, UTF-8 and ASCII.
+# The xterm sequences of Home and End, sent whole (tmux's own differ from TERM=xterm's).
+HOME_KEY=$'\eOH' END_KEY=$'\eOF'
+lit() { T send-keys -t "$1" -l "$2"; }
+
+# At every size, UTF-8 and ASCII: the overview; the detail of triage (every runtime
+# graph: tokens, throttles, latency, in flight, operating point); the same detail
+# scrolled to its end (the last warning).
 for size in 80x24 120x40 200x60; do
     w=${size%x*} h=${size#*x}
     for lang in C.UTF-8 C; do
-        s=ov-$size-$lang; s=${s//./}
+        s=ov-$size-$lang; s=${s//./}; L=${lang//./}
         start "$s" "$w" "$h" "$lang"
         check "overview $size LANG=$lang comes up" wait_for "$s" "$HEAD"
-        golden "overview-$size-${lang//./}" "$s"
+        golden "overview-$size-$L" "$s"
+        keys "$s" j Enter
+        check "detail $size LANG=$lang" wait_for "$s" " triage CRIT "
+        golden "detail-triage-$size-$L" "$s"
+        lit "$s" "$END_KEY"
+        check "detail $size LANG=$lang: End goes to the last warning" wait_for "$s" " PgUp"
+        golden "detail-triage-end-$size-$L" "$s"
         T kill-session -t "$s"
     done
 done
 
-# The story is where an engineer looks (80x24): banner, worst routes first, warnings pane.
+# The story is where an engineer looks (80x24): worst routes first, warnings pane.
 s=story; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 scr=$(T capture-pane -p -t $s)
-check "banner names the estimate-only route and why" \
-    grep -q "^ ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations" <<<"$scr"
-row3=$(sed -n 4p <<<"$scr"); row4=$(sed -n 5p <<<"$scr")
-check "worst route first (summarize, -64.9%)" grep -q "^summarize *CRIT *-64.9" <<<"$row3"
-check "then triage over its quota (-0.5%)" grep -q "^triage *CRIT *-0.5" <<<"$row4"
+# Two routes are critical: the ESTIMATE ONLY banner gives up its line and is one
+# warning among the others.
+check "two crit routes: no ESTIMATE ONLY banner line" bash -c '! grep -q "^ ESTIMATE ONLY" <<<"$1"' _ "$scr"
+check "... the estimate-only warning is in the warnings pane" grep -q "WARN legacy *ESTIMATE_ONLY" <<<"$scr"
+row2=$(sed -n 3p <<<"$scr"); row3=$(sed -n 4p <<<"$scr")
+check "worst route first (summarize, -64.9%)" grep -q "^summarize *CRIT *-64.9" <<<"$row2"
+check "then triage over its quota (-0.5%)" grep -q "^triage *CRIT *-0.5" <<<"$row3"
 check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
+check "a warning cut at the edge ends in an ellipsis" grep -q "…$" <<<"$scr"
+check "the warnings pane says where it is" grep -q "1-13/15 (Tab scrolls)" <<<"$scr"
 check "status bar: freshness, lag, paused, cost, mode" \
     grep -q "CW 30s lag 2m .* paused .* metrics/day | demo" <<<"$scr"
-
-# Enter: route detail of the selected route (j moves to triage).
-keys $s j Enter
-check "Enter opens the route detail" wait_for $s "Warnings for triage"
+# Tab moves to the warnings pane; its keys scroll it.
+keys $s Tab
+check "Tab: the warnings pane has the keys" wait_for $s "warnings: Up/Down/PgUp/PgDn scroll"
+keys $s Down Down
+check "Down scrolls the warnings pane" wait_for $s " 3-15/15 "
+keys $s Tab
+# With only the estimate-only route shown, nothing is worse: the banner has its line.
+keys $s / l e g a c y Enter
+check "nothing worse: the banner names the estimate-only route and why" \
+    wait_for $s " ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations"
 T kill-session -t $s
-for spec in "120x40 C.UTF-8" "80x24 C" "200x60 C.UTF-8"; do
-    set -- $spec; w=${1%x*} h=${1#*x}; lang=$2
-    s=det-$1-${lang//./}; start "$s" "$w" "$h" "$lang"; wait_for "$s" "$HEAD"
-    keys "$s" j Enter
-    check "detail $1 LANG=$lang" wait_for "$s" "Warnings for triage"
-    golden "detail-triage-$1-${lang//./}" "$s"
-    if [ "$1" = 120x40 ]; then
-        check "operating point marks where concurrency stopped paying" \
-            wait_for "$s" "flat beyond 18 in flight"
-        keys "$s" Escape
-        check "Esc backs out to the overview" wait_for "$s" "$HEAD"
-    fi
-    T kill-session -t "$s"
-done
 
-# Help overlay from the key table; Esc closes it.
+# Keys: q and Esc and Left back out of the detail; Q and F10 quit from anywhere.
+s=keys; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+keys $s j Enter; wait_for $s " triage CRIT "
+keys $s PageDown
+check "PgDn scrolls the detail to the operating point" wait_for $s "flat beyond 18 in flight"
+check "... and says where it is" wait_for $s " 28-62/62 PgUp"
+keys $s q
+check "q in the detail goes back to the overview" wait_for $s "$HEAD"
+check "... and does not quit" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s Left
+check "Left goes back too" wait_for $s "$HEAD"
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s Tab
+check "Tab in the detail: the next route" wait_for $s " backfill WARN "
+keys $s BTab
+check "Shift-Tab: the previous route" wait_for $s " triage CRIT "
+keys $s Escape
+check "Esc backs out to the overview" wait_for $s "$HEAD"
+keys $s z
+check "a key with no action says so" wait_for $s "'z' does nothing here; ? lists the keys"
+check "wide terminals have an F-key bar" wait_for $s "F1Help  F3Search  F4Filter  F5Refresh  F6SortBy  F10Quit"
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s Q
+check "Q quits from the detail (exit 0)" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+s=f10; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s '?'; wait_for $s "bedtop keys"
+keys $s F10
+check "F10 quits from the help (exit 0)" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+
+# Sorting by a column that 80 columns hide says so.
+s=sorthid; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s s s s s
+check "sort by p99 at 80 columns: its column is hidden, and the bar says so" \
+    wait_for $s "sort by p99 (its column is hidden at this width)"
+T kill-session -t $s
+
+# The mouse, as tmux passes it on (SGR 1006: ESC [ < button ; column ; row M/m, 1-based).
+click() { lit "$1" $'\e[<'"$2;$3;$4M"$'\e[<'"$2;$3;$4m"; }
+s=mouse; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+click $s 0 3 5      # row 5 on screen: the third route, backfill
+keys $s Enter
+check "mouse: a click selects the row (Enter opens backfill)" wait_for $s " backfill WARN "
+keys $s Escape; wait_for $s "$HEAD"
+# a double click on row 6 (workers), in one burst as a terminal sends it
+lit $s $'\e[<0;3;6M\e[<0;3;6m\e[<0;3;6M\e[<0;3;6m'
+check "mouse: a double click opens the detail" wait_for $s " workers WARN "
+lit $s $'\e[<65;10;10M'
+check "mouse: the wheel scrolls the detail" wait_for $s " 4-23/"
+keys $s Escape; wait_for $s "$HEAD"
+click $s 0 72 2     # the heading THR/m
+check "mouse: a click on a heading sorts by it" wait_for $s "sort by throttles"
+check "... triage (15/min) first" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 3p | grep -q "^triage "' _ "$SOCK" $s
+lit $s $'\e[<65;10;15M'
+check "mouse: the wheel over the warnings scrolls them" wait_for $s " 3-15/15 "
+T kill-session -t $s
+
+# Help overlay from the key table: complete at 80x24 by scrolling; Esc closes it.
+for lang in C.UTF-8 C; do
+    L=${lang//./}; s=help-$L; start $s 80 24 $lang; wait_for $s "$HEAD"
+    keys $s '?'
+    check "? opens the help ($lang)" wait_for $s "bedtop keys"
+    golden help-80x24-$L $s
+    keys $s PageDown
+    check "PgDn scrolls the help ($lang)" wait_gone $s " 1-20/"
+    golden help-80x24-pgdn-$L $s
+    lit $s "$END_KEY"
+    check "End: the end of the help ($lang)" wait_for $s "stale row"
+    golden help-80x24-end-$L $s
+    T kill-session -t $s
+done
 s=help; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
-keys $s '?'
-check "? opens the help" wait_for $s "bedtop keys"
-golden help-80x24-CUTF-8 $s
+keys $s '?'; wait_for $s "bedtop keys"
+seen=""
+for i in 1 2 3 4; do seen+=$(T capture-pane -p -t $s); keys $s PageDown; sleep 0.2; done
+for k in "t             next theme" "r, F5         refresh now" "m             add a marker" \
+         "^L            redraw the screen" "USED/QUOTA" "graphs"; do
+    check "help at 80x24 shows '$k' by scrolling" grep -qF -- "$k" <<<"$seen"
+done
 keys $s Escape
 check "Esc closes the help" wait_gone $s "bedtop keys"
 keys $s F1
@@ -78,7 +162,7 @@ check "Esc clears the filter" wait_for $s "triage "
 keys $s s s
 check "s s sorts by used" wait_for $s "sort by used"
 golden sort-used-80x24 $s
-row=$(T capture-pane -p -t $s | sed -n 4p)
+row=$(T capture-pane -p -t $s | sed -n 3p)
 check "sorted by used: agents (12.32M) first" grep -q "^agents " <<<"$row"
 T kill-session -t $s
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "tui/keys.h"
 
 void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
 {
@@ -79,13 +80,38 @@ void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route
     tui_text(l->banner.y, 0, l->cols, line, A(t, BT_ROLE_BANNER));
 }
 
-/* The right end of the status bar: a message answering the last key, else the hint. */
+/* The F-key bar of wide terminals (htop's): "F1Help  F3Search ... F10Quit". */
+void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l)
+{
+    t->nfbar_x = 0;
+    if (!l->fbar.h)
+        return;
+    int y = l->fbar.y, x = 0;
+    tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    for (size_t i = 0; i < bt_nfbar && i + 1 < BT_ARRAY_LEN(t->fbar_x); i++) {
+        if (bt_fbar[i].key == KEY_F(5) && t->host->replay)
+            continue;
+        char k[8];
+        snprintf(k, sizeof k, "F%d", bt_fbar[i].key - KEY_F(0));
+        t->fbar_x[t->nfbar_x] = x;
+        t->fbar_key[t->nfbar_x++] = bt_fbar[i].key;
+        x += tui_text(y, x, l->cols - x, k, A(t, BT_ROLE_KEY));
+        x += tui_text(y, x, l->cols - x, bt_fbar[i].label, A(t, BT_ROLE_STATUS));
+        x += tui_text(y, x, l->cols - x, "  ", A(t, BT_ROLE_NORMAL));
+    }
+    t->fbar_x[t->nfbar_x] = x;
+}
+
+/* The right end of the status bar: a message answering the last key, else the hint
+ * (in the detail, which rows of its document are shown). */
 static void status_hint(struct bt_tui *t, const struct bt_layout *l, int x)
 {
     int y = l->status.y;
+    const char *hint = t->view == BT_VIEW_DETAIL ? "? help  q back" : "? help  q quit";
     /* a message answers the key just pressed, so it may cover the right of the bar */
-    const char *hint = t->msg[0] ? t->msg : "? help  q quit";
-    int hw = (int)strlen(hint) + 2;
+    if (t->msg[0])
+        hint = t->msg;
+    int hw = tui_width(hint) + 2;
     if (t->msg[0] && hw > l->cols)
         hw = l->cols;
     if (t->msg[0] || l->cols - hw > x) {

@@ -36,12 +36,33 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
 {
     int r = t->sel_route;
     tui_draw_header(t, l);
-    tui_draw_banner(t, l, r);
+    if (l->banner.h)
+        tui_draw_banner(t, l, r);
     const struct bt_route *rt = &t->host->cfg->routes[r];
     const struct bt_eval *e = &t->evals[r];
     char line[512], mt[16], q[16];
     int y = l->info.y;
     tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    /* the document below the identity: graphs then warnings, scrolled as one */
+    struct tui_scroll *sc = &t->dsc;
+    sc->lines = l->doc_h;
+    sc->page = l->body.h > 1 ? l->body.h - 1 : 1;
+    sc->max = l->doc_h > l->body.h ? l->doc_h - l->body.h : 0;
+    if (sc->pos > sc->max)
+        sc->pos = sc->max;
+    if (sc->pos < 0)
+        sc->pos = 0;
+    int tag_w = 0;
+    char pos[48];
+    tui_scroll_pos(sc, l->body.h, pos, sizeof pos);
+    if (pos[0]) {
+        /* where the document is, at the right of the identity line */
+        char tag[64];
+        snprintf(tag, sizeof tag, " %s %s", pos, sc->pos < sc->max ? "PgDn" : "PgUp");
+        int w = tui_width(tag);
+        tui_text(l->info.y, l->cols - w, w, tag, A(t, BT_ROLE_TITLE));
+        tag_w = w;
+    }
     int x = tui_text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
     x += tui_text(y, x, 5, tui_status_label(e->status), A(t, tui_status_role(e->status))) + 1;
     bt_fmt_si(e->max_tokens, mt, sizeof mt);
@@ -50,7 +71,7 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
                                                                              : "online",
              mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
-    tui_text(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
+    tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
     bt_fmt_si(e->headroom_tpm, hd, sizeof hd);
     bt_fmt_si(e->quota, q, sizeof q);
@@ -67,13 +88,16 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              e->reserved_source ? e->reserved_source : "nothing",
              bt_quota_source_name(e->quota_source), qq->code[0] ? " " : "", qq->code);
     tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
-    tui_text(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
+    tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
+    tui_clip(l->body.y, l->body.y + l->body.h, sc->pos - l->body.y);
     for (int i = 0; i < l->ngraphs; i++)
         tui_draw_graph(t, r, gk[i], l->graph[i]);
     char title[96];
     snprintf(title, sizeof title, "Warnings for %s: what was seen, what to do", rt->name);
     if (nw == 0)
         snprintf(title, sizeof title, "No warnings for %s", rt->name);
-    tui_draw_wlines(t, l->warnings, title, t->lines, nw);
+    struct tui_scroll all = {0};
+    tui_draw_wlines(t, l->warnings, title, t->lines, nw, &all, false);
+    tui_unclip();
     tui_draw_status(t, l);
 }

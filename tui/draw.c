@@ -4,27 +4,112 @@
 #include <string.h>
 #include <wchar.h>
 
-/* Draws s (at most w columns): bytes outside printable ASCII become '?', so
- * outside tui_text (route names, error strings) can never emit escape sequences. */
+#include "core/sanitize.h"
+
+/* Where drawing lands: rows [top, bottom) of the screen, document row y drawn at
+ * y - yoff (the detail's scrolled document); by default the whole screen. */
+static struct {
+    int top, bottom, yoff;
+} clip = {0, 1 << 30, 0};
+static bool g_utf8;
+
+void tui_draw_utf8(bool on)
+{
+    g_utf8 = on;
+}
+
+void tui_clip(int top, int bottom, int yoff)
+{
+    clip.top = top;
+    clip.bottom = bottom;
+    clip.yoff = yoff;
+}
+
+void tui_unclip(void)
+{
+    tui_clip(0, 1 << 30, 0);
+}
+
+/* Screen row of drawing row y, or -1 when it is clipped away. */
+static int row(int y)
+{
+    y -= clip.yoff;
+    if (y < clip.top || y >= clip.bottom || y < 0 || y >= LINES)
+        return -1;
+    return y;
+}
+
+/* The next character of s: its code point (U+FFFD '?' for what a terminal must not
+ * get), its length in bytes and its width in columns. Valid printable UTF-8 is
+ * kept in a UTF-8 locale; control bytes, C1 and invalid sequences become '?'. */
+static uint32_t next_char(const char *s, int *len, int *cols)
+{
+    unsigned char c = (unsigned char)s[0];
+    *len = 1;
+    *cols = 1;
+    if (c >= 32 && c < 127)
+        return c;
+    int n = c >= 0x80 ? bt_utf8_len((const unsigned char *)s) : 0;
+    if (n > 1) {
+        *len = n;
+        uint32_t cp = c & (0xFF >> (n + 1));
+        for (int i = 1; i < n; i++)
+            cp = cp << 6 | ((unsigned char)s[i] & 0x3F);
+        int w = cp >= 0xA0 ? wcwidth((wchar_t)cp) : -1;
+        if (g_utf8 && w >= 1) {
+            *cols = w;
+            return cp;
+        }
+    }
+    return '?';
+}
+
+int tui_width(const char *s)
+{
+    int w = 0, len, cols;
+    for (; s && *s; s += len) {
+        next_char(s, &len, &cols);
+        w += cols;
+    }
+    return w;
+}
+
+/* Draws s in at most w columns; returns the columns drawn. Outside text (route
+ * names, error strings, marker notes) can never emit an escape sequence. */
 int tui_text(int y, int x, int w, const char *s, attr_t a)
 {
-    int n = 0;
-    if (y < 0 || y >= LINES || x < 0)
+    int n = 0, len, cols;
+    y = row(y);
+    if (y < 0 || x < 0)
         return 0;
     if (x + w > COLS)
         w = COLS - x;
-    attrset(a);
-    for (; s && s[n] && n < w; n++) {
-        unsigned char c = (unsigned char)s[n];
-        mvaddch(y, x + n, (c < 32 || c > 126) ? '?' : c);
+    for (; s && *s; s += len) {
+        uint32_t cp = next_char(s, &len, &cols);
+        if (n + cols > w)
+            break;
+        tui_glyph(y + clip.yoff, x + n, cp, a);
+        n += cols;
     }
-    attrset(A_NORMAL);
     return n;
+}
+
+/* As tui_text, but text cut at w ends in an ellipsis so the cut shows. */
+int tui_text_cut(int y, int x, int w, const char *s, attr_t a)
+{
+    if (w <= 0)
+        return 0;
+    if (tui_width(s) <= w)
+        return tui_text(y, x, w, s, a);
+    int n = tui_text(y, x, w - 1, s, a);
+    tui_glyph(y, x + n, g_utf8 ? 0x2026 : '~', a);
+    return n + 1;
 }
 
 void tui_fill(int y, int x, int w, attr_t a)
 {
-    if (y < 0 || y >= LINES)
+    y = row(y);
+    if (y < 0)
         return;
     if (x + w > COLS)
         w = COLS - x;
@@ -36,7 +121,8 @@ void tui_fill(int y, int x, int w, attr_t a)
 
 void tui_glyph(int y, int x, uint32_t cp, attr_t a)
 {
-    if (y < 0 || y >= LINES || x < 0 || x >= COLS)
+    y = row(y);
+    if (y < 0 || x < 0 || x >= COLS)
         return;
     if (cp < 128) {
         attrset(a);
@@ -73,6 +159,17 @@ void tui_blit(const struct bt_tui *t, const struct bt_canvas *cv, int y, int x)
 }
 
 /* A bordered box with a title, drawn over the other panes (help, markers). */
+/* A canvas in one attribute (the selected or a stale row): the glyphs stay. */
+void tui_blit_attr(const struct bt_canvas *cv, int y, int x, attr_t a)
+{
+    for (int cy = 0; cy < cv->h; cy++)
+        for (int cx = 0; cx < cv->w; cx++) {
+            const struct bt_cell *c = bt_canvas_get(cv, cx, cy);
+            if (c->ch)
+                tui_glyph(y + cy, x + cx, c->ch, a);
+        }
+}
+
 void tui_box(const struct bt_tui *t, struct bt_rect h, const char *title, attr_t a)
 {
     for (int y = 0; y < h.h; y++)

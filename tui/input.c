@@ -3,7 +3,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "core/sanitize.h"
 #include "core/util.h"
 #include "tui/keys.h"
 
@@ -114,6 +116,11 @@ static bool act_replay(struct bt_tui *t, enum bt_action a)
     case BT_ACT_REPLAY_START: tui_replay_seek(t, rp->start); break;
     case BT_ACT_REPLAY_END: tui_replay_seek(t, rp->end); break;
     case BT_ACT_MARKERS:
+        if (!rp->nmarkers) {
+            snprintf(t->msg, sizeof t->msg, "no markers in this recording (the live dashboard's "
+                     "m adds them with --record)");
+            break;
+        }
         t->markers_open = true;
         /* the marker at or before the current time is the likely one wanted */
         t->marker_sel = 0;
@@ -126,47 +133,144 @@ static bool act_replay(struct bt_tui *t, enum bt_action a)
     return true;
 }
 
+/* Moves a scrolled pane; says so when it cannot move. */
+static void scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what)
+{
+    long to = (long)sc->pos + delta;
+    if (to > sc->max)
+        to = sc->max;
+    if (to < 0)
+        to = 0;
+    if (to == sc->pos && delta) {
+        if (sc->max == 0)
+            snprintf(t->msg, sizeof t->msg, "all of the %s is shown", what);
+        else
+            snprintf(t->msg, sizeof t->msg, delta < 0 ? "top of the %s" : "end of the %s", what);
+    }
+    sc->pos = (int)to;
+}
+
+/* Moves the selection; says so at either end. */
+static void select_by(struct bt_tui *t, int delta)
+{
+    if (!t->nvis) {
+        snprintf(t->msg, sizeof t->msg, "no routes to select");
+        return;
+    }
+    int before = t->sel_route;
+    tui_move_sel(t, delta);
+    if (t->sel_route == before && delta)
+        snprintf(t->msg, sizeof t->msg, delta < 0 ? "first route" : "last route");
+}
+
+/* Up, Down, pages, Home and End move whatever has the focus: the help, the detail's
+ * document, the warnings pane, else the route selection. */
+static void move_focus(struct bt_tui *t, long delta, bool page)
+{
+    struct tui_scroll *sc = NULL;
+    const char *what = "";
+    if (t->help) {
+        sc = &t->hsc, what = "help";
+    } else if (t->view == BT_VIEW_DETAIL) {
+        sc = &t->dsc, what = "detail";
+    } else if (t->wfocus) {
+        sc = &t->wsc, what = "warnings";
+    }
+    int pg = sc ? (sc->page > 1 ? sc->page : 1) : (t->lay.table.h > 2 ? t->lay.table.h - 2 : 1);
+    long d = page ? delta * pg : delta;
+    if (d > 1 << 20)
+        d = 1 << 20;
+    if (d < -(1 << 20))
+        d = -(1 << 20);
+    if (sc)
+        scroll_pane(t, sc, (int)d, what);
+    else
+        select_by(t, (int)d);
+}
+
+/* The sort just chosen, and why the rows may not seem to follow it. */
+static void sort_msg(struct bt_tui *t)
+{
+    enum bt_col c = tui_sort_info[t->sort].col;
+    bool shown = c == BT_COL_COUNT || bt_layout_has_col(&t->lay, c, NULL, NULL);
+    snprintf(t->msg, sizeof t->msg, "sort by %s%s%s", tui_sort_info[t->sort].name,
+             t->sort_rev ? " (inverted)" : "",
+             shown ? "" : " (its column is hidden at this width)");
+}
+
+static void open_detail(struct bt_tui *t)
+{
+    if (t->sel_route < 0) {
+        snprintf(t->msg, sizeof t->msg, "no route to open");
+        return;
+    }
+    t->view = BT_VIEW_DETAIL;
+    t->dsc.pos = 0;
+}
+
 static void act(struct bt_tui *t, enum bt_action a)
 {
     if (act_replay(t, a))
         return;
     struct bt_tui_host *h = t->host;
-    int page = LINES > 6 ? LINES - 6 : 1;
     switch (a) {
     case BT_ACT_QUIT: t->quit = true; break;
-    case BT_ACT_BACK:
+    case BT_ACT_BACK_OR_QUIT:
         if (t->help)
             t->help = false;
         else if (t->view == BT_VIEW_DETAIL)
             t->view = BT_VIEW_OVERVIEW;
         else
+            t->quit = true;
+        break;
+    case BT_ACT_BACK:
+        if (t->help)
+            t->help = false;
+        else if (t->view == BT_VIEW_DETAIL)
+            t->view = BT_VIEW_OVERVIEW;
+        else if (t->filter[0])
             t->filter[0] = '\0';
+        else if (t->wfocus)
+            t->wfocus = false;
+        else
+            snprintf(t->msg, sizeof t->msg, "nothing to go back from (q or F10 quits)");
         break;
-    case BT_ACT_HELP: t->help = !t->help; break;
-    case BT_ACT_UP: tui_move_sel(t, -1); break;
-    case BT_ACT_DOWN: tui_move_sel(t, 1); break;
-    case BT_ACT_PGUP: tui_move_sel(t, -page); break;
-    case BT_ACT_PGDN: tui_move_sel(t, page); break;
-    case BT_ACT_HOME: tui_move_sel(t, -t->nvis); break;
-    case BT_ACT_END: tui_move_sel(t, t->nvis); break;
-    case BT_ACT_OPEN:
-        if (t->sel_route >= 0)
-            t->view = BT_VIEW_DETAIL;
+    case BT_ACT_HELP:
+        t->help = !t->help;
+        t->hsc.pos = 0;
         break;
-    case BT_ACT_PREV_ROUTE: tui_move_sel(t, -1); break;
-    case BT_ACT_NEXT_ROUTE: tui_move_sel(t, 1); break;
+    case BT_ACT_UP: move_focus(t, -1, false); break;
+    case BT_ACT_DOWN: move_focus(t, 1, false); break;
+    case BT_ACT_PGUP: move_focus(t, -1, true); break;
+    case BT_ACT_PGDN: move_focus(t, 1, true); break;
+    case BT_ACT_HOME: move_focus(t, -(1L << 20), false); break;
+    case BT_ACT_END: move_focus(t, 1L << 20, false); break;
+    case BT_ACT_FOCUS:
+        if (!t->wfocus && t->wsc.lines == 0) {
+            snprintf(t->msg, sizeof t->msg, "no warnings to move to");
+            break;
+        }
+        t->wfocus = !t->wfocus;
+        snprintf(t->msg, sizeof t->msg, t->wfocus ? "warnings: Up/Down/PgUp/PgDn scroll, Tab "
+                 "goes back" : "routes");
+        break;
+    case BT_ACT_OPEN: open_detail(t); break;
+    case BT_ACT_PREV_ROUTE:
+    case BT_ACT_NEXT_ROUTE:
+        select_by(t, a == BT_ACT_NEXT_ROUTE ? 1 : -1);
+        t->dsc.pos = 0;
+        break;
     case BT_ACT_SORT_NEXT:
         t->sort = (enum sort_key)((t->sort + 1) % SORT_COUNT);
-        snprintf(t->msg, sizeof t->msg, "sort by %s", tui_sort_info[t->sort].name);
+        sort_msg(t);
         break;
     case BT_ACT_SORT_PREV:
         t->sort = (enum sort_key)((t->sort + SORT_COUNT - 1) % SORT_COUNT);
-        snprintf(t->msg, sizeof t->msg, "sort by %s", tui_sort_info[t->sort].name);
+        sort_msg(t);
         break;
     case BT_ACT_SORT_REVERSE:
         t->sort_rev = !t->sort_rev;
-        snprintf(t->msg, sizeof t->msg, "sort by %s%s", tui_sort_info[t->sort].name,
-                 t->sort_rev ? " (inverted)" : "");
+        sort_msg(t);
         break;
     case BT_ACT_FILTER: t->filtering = true; break;
     case BT_ACT_PAUSE:
@@ -210,6 +314,145 @@ static void act(struct bt_tui *t, enum bt_action a)
     }
 }
 
+/* A key that does nothing where it was pressed says so. */
+static void unbound(struct bt_tui *t, int c)
+{
+    char name[32];
+    if (c >= 33 && c < 127)
+        snprintf(name, sizeof name, "'%c'", c);
+    else if (c >= KEY_F(1) && c <= KEY_F(63))
+        snprintf(name, sizeof name, "F%d", c - KEY_F(0));
+    else if (c == ' ')
+        snprintf(name, sizeof name, "Space");
+    else
+        snprintf(name, sizeof name, "%s", keyname(c) ? keyname(c) : "that key");
+    snprintf(t->msg, sizeof t->msg, "%s does nothing %s; ? lists the keys", name,
+             t->help ? "in the help" : t->view == BT_VIEW_DETAIL ? "in the detail" : "here");
+}
+
+static unsigned context(const struct bt_tui *t)
+{
+    unsigned ctx = t->help ? BT_CTX_HELP
+                   : t->view == BT_VIEW_DETAIL ? BT_CTX_DETAIL : BT_CTX_OVERVIEW;
+    if (t->host->replay)
+        ctx <<= 3; /* the replay's contexts sit three bits up (tui/keys.h) */
+    return ctx;
+}
+
+static void key(struct bt_tui *t, int c)
+{
+    enum bt_action a = bt_key_action(c, context(t));
+    if (a == BT_ACT_NONE)
+        unbound(t, c);
+    else
+        act(t, a);
+}
+
+static bool in(struct bt_rect r, int x, int y)
+{
+    return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+}
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The wheel scrolls what is under the pointer. */
+static void wheel(struct bt_tui *t, int y, int dir)
+{
+    const struct bt_layout *l = &t->lay;
+    if (t->help)
+        scroll_pane(t, &t->hsc, 3 * dir, "help");
+    else if (t->view == BT_VIEW_DETAIL)
+        scroll_pane(t, &t->dsc, 3 * dir, "detail");
+    else if (in(l->warnings, 0, y))
+        scroll_pane(t, &t->wsc, 3 * dir, "warnings");
+    else
+        select_by(t, dir);
+}
+
+/* A click on a column heading sorts by it (again: inverts). */
+static void click_heading(struct bt_tui *t, int x)
+{
+    const struct bt_layout *l = &t->lay;
+    for (int i = 0; i < l->ncols; i++) {
+        enum bt_col c = l->col[i];
+        if (x < l->col_x[c] || x >= l->col_x[c] + l->col_w[c])
+            continue;
+        for (int k = 0; k < SORT_COUNT; k++) {
+            if (tui_sort_info[k].col != c)
+                continue;
+            if (t->sort == (enum sort_key)k)
+                t->sort_rev = !t->sort_rev;
+            else
+                t->sort = (enum sort_key)k, t->sort_rev = false;
+            sort_msg(t);
+            return;
+        }
+        snprintf(t->msg, sizeof t->msg, "%s does not sort; > and < cycle through the sorts",
+                 bt_col_info[c].title);
+        return;
+    }
+}
+
+static void click(struct bt_tui *t, int x, int y)
+{
+    const struct bt_layout *l = &t->lay;
+    if (in(l->fbar, x, y)) {
+        for (int i = 0; i < t->nfbar_x; i++)
+            if (x >= t->fbar_x[i] && x < t->fbar_x[i + 1]) {
+                key(t, t->fbar_key[i]);
+                return;
+            }
+        return;
+    }
+    if (t->help) {
+        if (!in(l->help, x, y))
+            t->help = false;
+        return;
+    }
+    if (t->view != BT_VIEW_OVERVIEW)
+        return;
+    if (y == l->table.y) {
+        click_heading(t, x);
+        return;
+    }
+    if (in(l->table, x, y)) {
+        int k = t->scroll + (y - l->table.y - 1);
+        if (k < 0 || k >= t->nvis)
+            return;
+        int r = t->order[k];
+        double now = mono_now();
+        bool dbl = r == t->click_route && now - t->click_time < 0.4;
+        t->sel_route = r;
+        t->wfocus = false;
+        t->click_route = dbl ? -1 : r;
+        t->click_time = now;
+        if (dbl)
+            open_detail(t);
+        return;
+    }
+    if (in(l->warnings, x, y) && t->wsc.lines)
+        t->wfocus = true;
+}
+
+static void mouse(struct bt_tui *t)
+{
+    MEVENT ev;
+    /* every event queued (a burst of input can hold several) */
+    for (int guard = 0; guard < 64 && getmouse(&ev) == OK; guard++) {
+        if (ev.bstate & BUTTON4_PRESSED)
+            wheel(t, ev.y, -1);
+        else if (ev.bstate & BUTTON5_PRESSED)
+            wheel(t, ev.y, 1);
+        else if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
+            click(t, ev.x, ev.y);
+    }
+}
+
 static void filter_key(struct bt_tui *t, int c)
 {
     size_t len = strlen(t->filter);
@@ -234,9 +477,10 @@ static void prompt_done(struct bt_tui *t)
     int kind = t->prompt;
     t->prompt = PR_NONE;
     if (kind == PR_MARKER) {
-        const char *note = t->input[0] ? t->input : "marker";
+        char note[sizeof t->input];
+        bt_san_term(note, sizeof note, t->input[0] ? t->input : "marker");
         h->add_marker(h->arg, note);
-        snprintf(t->msg, sizeof t->msg, "marker added: %.60s", note);
+        snprintf(t->msg, sizeof t->msg, "marker added: %s", note);
         return;
     }
     struct bt_tui_replay *rp = h->replay;
@@ -261,9 +505,15 @@ static void prompt_key(struct bt_tui *t, int c)
     } else if (c == '\n' || c == '\r' || c == KEY_ENTER) {
         prompt_done(t);
     } else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
+        /* a whole character: its continuation bytes, then its lead byte */
+        while (len && ((unsigned char)t->input[len - 1] & 0xC0) == 0x80)
+            len--;
         if (len)
-            t->input[len - 1] = '\0';
-    } else if (c >= 32 && c < 127 && len + 1 < sizeof t->input) {
+            len--;
+        t->input[len] = '\0';
+    } else if (c >= 32 && c < 256 && c != 127 && len + 1 < sizeof t->input) {
+        /* bytes of 0x80 and up are UTF-8 arriving one byte a key (a note may say
+         * "déploiement"); what is not valid UTF-8 is replaced when the note is kept */
         t->input[len] = (char)c;
         t->input[len + 1] = '\0';
     }
@@ -287,10 +537,12 @@ void tui_markers_key(struct bt_tui *t, int c)
             tui_replay_seek(t, m->t);
             snprintf(t->msg, sizeof t->msg, "marker: %.100s", m->text ? m->text : "");
         }
-    } else if (c == 27 || c == 'M' || c == 'm') {
+    } else if (c == 27 || c == 'M' || c == 'm' || c == 'q' || c == KEY_LEFT) {
         t->markers_open = false;
-    } else if (c == 'q') {
+    } else if (c == 'Q' || c == KEY_F(10)) {
         t->quit = true;
+    } else if (c != KEY_MOUSE) {
+        snprintf(t->msg, sizeof t->msg, "markers: Up/Down choose, Enter jumps, Esc closes");
     }
 }
 
@@ -324,11 +576,10 @@ void bt_tui_input(struct bt_tui *t)
                 break;
             continue;
         }
-        unsigned ctx = t->help ? BT_CTX_HELP
-                       : t->view == BT_VIEW_DETAIL ? BT_CTX_DETAIL : BT_CTX_OVERVIEW;
-        if (t->host->replay)
-            ctx <<= 3; /* the replay's contexts sit three bits up (tui/keys.h) */
-        act(t, bt_key_action(c, ctx));
+        if (c == KEY_MOUSE)
+            mouse(t);
+        else
+            key(t, c);
         if (t->quit)
             break;
     }

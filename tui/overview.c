@@ -23,36 +23,58 @@ static void cell_text(int y, const struct bt_layout *l, enum bt_col c, const cha
     int x, w;
     if (!bt_layout_has_col(l, c, &x, &w))
         return;
-    int len = (int)strlen(s);
+    int len = tui_width(s);
     if (bt_col_info[c].right && len < w)
         x += w - len;
-    if (len > w && !bt_col_info[c].right && w > 1) {
-        /* cut text shows it was cut */
-        tui_text(y, x, w - 1, s, a);
-        tui_text(y, x + w - 1, 1, "~", a);
-        return;
-    }
-    tui_text(y, x, w, s, a);
+    tui_text_cut(y, x, w, s, a); /* cut text shows it was cut */
+}
+
+/* How a row's cell looks: the selected row in one attribute across its whole width
+ * (with --no-color too: reverse video everywhere, not only in the gaps); a stale
+ * row dimmed; else the cell's own role. */
+struct rowlook {
+    const struct bt_tui *t;
+    bool sel, stale;
+};
+
+static attr_t look(const struct rowlook *k, enum bt_role role)
+{
+    if (k->sel)
+        return A(k->t, BT_ROLE_SELECTED);
+    if (k->stale)
+        return A(k->t, BT_ROLE_DIM) | A_DIM;
+    return A(k->t, role);
 }
 
 static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, bool sel)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
     const struct bt_eval *e = &t->evals[r];
-    attr_t base = sel ? A(t, BT_ROLE_SELECTED) : A(t, BT_ROLE_NORMAL);
+    struct rowlook k = {t, sel, e->stale};
+    attr_t base = look(&k, BT_ROLE_NORMAL);
     tui_fill(y, 0, l->cols, base);
     char b[128];
-    cell_text(y, l, BT_COL_NAME, rt->name, sel ? base : base | A_BOLD);
+    cell_text(y, l, BT_COL_NAME, rt->name, sel || e->stale ? base : base | A_BOLD);
     cell_text(y, l, BT_COL_MODEL, rt->model, base);
     cell_text(y, l, BT_COL_REGION, rt->region, base);
     cell_text(y, l, BT_COL_EP, bt_endpoint_name(rt->endpoint), base);
     cell_text(y, l, BT_COL_INF, bt_inference_name(rt->inference), base);
-    cell_text(y, l, BT_COL_STATUS, tui_status_label(e->status), A(t, tui_status_role(e->status)));
-    if (isnan(e->headroom_pct))
+    attr_t st = look(&k, tui_status_role(e->status));
+    cell_text(y, l, BT_COL_STATUS, tui_status_label(e->status), st);
+    if (e->stale) {
+        /* stale: the age of the newest data instead of a headroom that is not current */
+        char age[16];
+        tui_fmt_age(t->host->now - (e->minute + 60), age, sizeof age);
+        if (e->minute)
+            snprintf(b, sizeof b, "old%3s", age);
+        else
+            snprintf(b, sizeof b, "nodata");
+    } else if (isnan(e->headroom_pct)) {
         snprintf(b, sizeof b, "-");
-    else
+    } else {
         snprintf(b, sizeof b, "%.1f", e->headroom_pct);
-    cell_text(y, l, BT_COL_HEADPCT, b, A(t, tui_status_role(e->status)));
+    }
+    cell_text(y, l, BT_COL_HEADPCT, b, st);
     int bx, bw;
     if (bt_layout_has_col(l, BT_COL_BAR, &bx, &bw)) {
         struct bt_canvas cv;
@@ -68,7 +90,10 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         static const unsigned char roles[BT_SEG_COUNT] = {BT_ROLE_SETTLED, BT_ROLE_ESTIMATED,
                                                           BT_ROLE_RESERVED};
         if (bt_graph_hbar(&cv, 0, 0, bw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT, t->utf8)) {
-            tui_blit(t, &cv, y, bx);
+            if (sel || e->stale)
+                tui_blit_attr(&cv, y, bx, base); /* the glyphs still tell the segments apart */
+            else
+                tui_blit(t, &cv, y, bx);
         } else {
             char used[16];
             bt_fmt_si(e->used, used, sizeof used);
@@ -76,16 +101,16 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                 snprintf(b, sizeof b, "%s used, no quota known", used);
             else
                 snprintf(b, sizeof b, "no quota");
-            cell_text(y, l, BT_COL_BAR, b, A(t, BT_ROLE_UNKNOWN));
+            cell_text(y, l, BT_COL_BAR, b, look(&k, BT_ROLE_UNKNOWN));
         }
         bt_canvas_free(&cv);
     }
     bt_fmt_si(e->mantle ? e->input_tokens : e->settled, b, sizeof b);
-    cell_text(y, l, BT_COL_SETTLED, b, sel ? base : A(t, BT_ROLE_SETTLED));
+    cell_text(y, l, BT_COL_SETTLED, b, look(&k, BT_ROLE_SETTLED));
     bt_fmt_si(e->estimated, b, sizeof b);
-    cell_text(y, l, BT_COL_ESTIMATED, b, sel ? base : A(t, BT_ROLE_ESTIMATED));
+    cell_text(y, l, BT_COL_ESTIMATED, b, look(&k, BT_ROLE_ESTIMATED));
     bt_fmt_si(e->mantle ? e->in_used : e->reserved, b, sizeof b);
-    cell_text(y, l, BT_COL_RESERVED, b, sel ? base : A(t, BT_ROLE_RESERVED));
+    cell_text(y, l, BT_COL_RESERVED, b, look(&k, BT_ROLE_RESERVED));
     char q[16];
     bt_fmt_si(e->quota, q, sizeof q);
     if (isnan(e->quota))
@@ -95,11 +120,11 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     enum bt_role qr = e->quota_source == BT_QS_SERVICE_QUOTAS ? BT_ROLE_NORMAL
                       : e->quota_source == BT_QS_UNKNOWN      ? BT_ROLE_UNKNOWN
                                                               : BT_ROLE_WARN;
-    cell_text(y, l, BT_COL_QUOTA, b, qr == BT_ROLE_NORMAL ? base : A(t, qr));
+    cell_text(y, l, BT_COL_QUOTA, b, look(&k, qr));
     bt_fmt_si(e->invocations, b, sizeof b);
     cell_text(y, l, BT_COL_RPM, b, base);
     bt_fmt_si(e->throttles, b, sizeof b);
-    cell_text(y, l, BT_COL_THR, b, e->throttles > 0 ? A(t, BT_ROLE_CRIT) : base);
+    cell_text(y, l, BT_COL_THR, b, look(&k, e->throttles > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
     tui_fmt_ms(e->lat_p50, b, sizeof b);
     cell_text(y, l, BT_COL_P50, b, base);
     tui_fmt_ms(e->lat_p99, b, sizeof b);
@@ -111,7 +136,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     else
         snprintf(b, sizeof b, "%.0f/%.0f", e->in_flight, e->conc_limit);
     cell_text(y, l, BT_COL_INFL, b,
-              e->in_flight > e->conc_limit ? A(t, BT_ROLE_WARN) : base);
+              look(&k, e->in_flight > e->conc_limit ? BT_ROLE_WARN : BT_ROLE_NORMAL));
     int wx, ww;
     if (bt_layout_has_col(l, BT_COL_WARN, &wx, &ww)) {
         /* worst first, so a cut list still shows what matters; " +N" counts the rest */
@@ -133,7 +158,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                 snprintf(codes + len, sizeof codes - len, "%s%s", shown ? " " : "", c);
                 shown++;
             }
-        cell_text(y, l, BT_COL_WARN, codes, e->nwarn ? A(t, tui_sev_role(e->status)) : base);
+        cell_text(y, l, BT_COL_WARN, codes, look(&k, e->nwarn ? tui_sev_role(e->status) : BT_ROLE_NORMAL));
     }
 }
 
@@ -172,7 +197,8 @@ static void bar_legend(const struct bt_tui *t, int y, int x, int w, attr_t a)
 void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
 {
     tui_draw_header(t, l);
-    tui_draw_banner(t, l, -1);
+    if (l->banner.h)
+        tui_draw_banner(t, l, -1);
     /* column headings, the sort column marked */
     int y = l->table.y;
     tui_fill(y, 0, l->cols, A(t, BT_ROLE_COLHEAD));
@@ -211,6 +237,6 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
     snprintf(title, sizeof title, "Warnings (%d)", nw);
     if (nw == 0)
         snprintf(title, sizeof title, "Warnings: none");
-    tui_draw_wlines(t, l->warnings, title, t->lines, nw);
+    tui_draw_wlines(t, l->warnings, title, t->lines, nw, &t->wsc, t->wfocus);
     tui_draw_status(t, l);
 }

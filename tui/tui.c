@@ -30,38 +30,50 @@ static void draw(struct bt_tui *t)
     int cols = COLS, rows = LINES;
     struct bt_layout_opts lo = {.view = t->view, .nroutes = t->nvis};
     enum gkind gk[BT_LAYOUT_MAX_GRAPHS];
-    char help[64][96];
+    int help_w = cols - 2 < 76 ? cols - 2 : 76;
+    int nhelp = t->help ? tui_help_build(t, help_w - 4) : 0;
     lo.help = t->help;
-    lo.help_lines = bt_keys_help_mode(help, 64, t->host->replay ? BT_CTX_REPLAY : BT_CTX_LIVE);
+    lo.help_lines = nhelp;
     lo.timeline = t->host->replay != NULL;
     if (t->view == BT_VIEW_DETAIL && t->sel_route < 0)
         t->view = BT_VIEW_OVERVIEW;
     lo.view = t->view;
     int nw;
+    /* The ESTIMATE ONLY banner takes its own line only while nothing is worse: in
+     * a critical incident it is one line among the warnings (where it always is). */
+    bool estimate_only = false, crit = false;
     if (t->view == BT_VIEW_DETAIL) {
-        lo.banner = tui_estimate_only(&t->evals[t->sel_route]);
+        const struct bt_eval *e = &t->evals[t->sel_route];
+        estimate_only = tui_estimate_only(e);
+        crit = e->status == BT_ST_CRIT;
         nw = tui_detail_warnings(t, t->sel_route, cols - 2, t->lines);
         lo.ngraphs = tui_detail_graphs(t, t->sel_route, gk);
     } else {
-        for (int i = 0; i < t->nvis; i++)
-            lo.banner |= tui_estimate_only(&t->evals[t->order[i]]);
+        for (int i = 0; i < t->nvis; i++) {
+            const struct bt_eval *e = &t->evals[t->order[i]];
+            estimate_only |= tui_estimate_only(e);
+            crit |= e->status == BT_ST_CRIT;
+        }
         nw = tui_overview_warnings(t, t->lines);
     }
+    lo.banner = estimate_only && !crit;
     lo.nwarn_lines = nw;
-    struct bt_layout l;
-    bt_layout_compute(cols, rows, &lo, &l);
-    if (l.too_small)
+    struct bt_layout *l = &t->lay;
+    bt_layout_compute(cols, rows, &lo, l);
+    if (l->too_small)
         tui_draw_too_small(t, cols, rows);
     else if (t->view == BT_VIEW_DETAIL)
-        tui_draw_detail(t, &l, nw, gk);
+        tui_draw_detail(t, l, nw, gk);
     else
-        tui_draw_overview(t, &l, nw);
-    if (!l.too_small)
-        tui_draw_timeline(t, &l);
-    if (!l.too_small && t->markers_open && t->host->replay)
-        tui_draw_markers(t, &l);
-    if (!l.too_small && t->help)
-        tui_draw_help(t, &l);
+        tui_draw_overview(t, l, nw);
+    if (!l->too_small) {
+        tui_draw_timeline(t, l);
+        tui_draw_fbar(t, l);
+    }
+    if (!l->too_small && t->markers_open && t->host->replay)
+        tui_draw_markers(t, l);
+    if (!l->too_small && t->help)
+        tui_draw_help(t, l, nhelp);
     wnoutrefresh(stdscr);
     doupdate();
 }
@@ -85,6 +97,7 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
     const char *theme = o->theme && *o->theme ? o->theme
                         : host->cfg->theme[0] ? host->cfg->theme : "default";
     tui_load_theme(t, theme);
+    tui_draw_utf8(t->utf8);
     t->scr = newterm(NULL, stdout, stdin);
     if (!t->scr) {
         const char *term = getenv("TERM");
@@ -103,6 +116,10 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
     set_escdelay(25);
     curs_set(0);
     leaveok(stdscr, TRUE);
+    /* the mouse as htop has it: click, double-click (timed here), wheel */
+    mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+    t->click_route = -1;
     t->cm = CM_MONO;
     if (t->color_allowed && has_colors()) {
         start_color();

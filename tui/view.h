@@ -29,12 +29,29 @@ extern const struct tui_sort tui_sort_info[SORT_COUNT];
 #define MAX_THEMES 32
 #define MAX_WLINES 160
 
+/* A scrolled pane: the first line shown; the largest first line, the lines of a
+ * page and the lines in all, as the last draw found them. */
+struct tui_scroll {
+    int pos, max, page, lines;
+};
+
 struct wline {
     char s[400];
     enum bt_role role;
     int lead;              /* the first lead bytes drawn in lead_role */
     enum bt_role lead_role;
 };
+
+/* Each series of the detail graphs has its own glyph, so they are told apart in
+ * monochrome and with NO_COLOR (the help's legend lists them). */
+struct tui_pattern {
+    const char *name;
+    uint32_t utf8, ascii;
+    enum bt_role role;
+};
+enum { PAT_QUOTA, PAT_SETTLED, PAT_ESTIMATED, PAT_BOTH, PAT_RESERVED, PAT_THROTTLE, PAT_P50,
+       PAT_P99, PAT_INFLIGHT, PAT_LIMIT, PAT_POINT, PAT_NOW, PAT_KNEE, TUI_NPAT };
+extern const struct tui_pattern tui_patterns[TUI_NPAT];
 
 enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_LATENCY, G_INFLIGHT, G_OPPOINT };
 
@@ -85,6 +102,14 @@ struct bt_tui {
     unsigned state, d_state;
     unsigned d_rversion;
     struct wline lines[MAX_WLINES]; /* the warnings pane being drawn */
+    struct wline help_lines[MAX_WLINES];
+    struct tui_scroll wsc, dsc, hsc; /* overview warnings, detail document, help */
+    bool wfocus;           /* the overview's keys scroll the warnings pane */
+    struct bt_layout lay;  /* the layout on screen (the mouse maps onto it) */
+    int fbar_x[16], fbar_key[16], nfbar_x; /* F-key bar: where each key starts (its end
+                                            * last) and which key it is */
+    int click_route;       /* the route clicked last and when: a second click is a double */
+    double click_time;
 };
 
 static inline attr_t A(const struct bt_tui *t, enum bt_role r)
@@ -93,11 +118,17 @@ static inline attr_t A(const struct bt_tui *t, enum bt_role r)
 }
 
 /* draw.c */
+void tui_draw_utf8(bool on);
+void tui_clip(int top, int bottom, int yoff);
+void tui_unclip(void);
+int tui_width(const char *s);
 int tui_text(int y, int x, int w, const char *s, attr_t a);
+int tui_text_cut(int y, int x, int w, const char *s, attr_t a);
 void tui_fill(int y, int x, int w, attr_t a);
 void tui_glyph(int y, int x, uint32_t cp, attr_t a);
 void tui_rule(const struct bt_tui *t, int y, int x, int w, const char *title);
 void tui_blit(const struct bt_tui *t, const struct bt_canvas *cv, int y, int x);
+void tui_blit_attr(const struct bt_canvas *cv, int y, int x, attr_t a);
 void tui_box(const struct bt_tui *t, struct bt_rect h, const char *title, attr_t a);
 
 /* color.c */
@@ -123,13 +154,17 @@ bool tui_estimate_only(const struct bt_eval *e);
 void tui_draw_header(struct bt_tui *t, const struct bt_layout *l);
 void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route);
 void tui_draw_status(struct bt_tui *t, const struct bt_layout *l);
+void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l);
 
 /* pane.c */
 void tui_add_wline(struct wline *lines, int *n, enum bt_role role, const char *s, int lead,
                    enum bt_role lead_role);
 void tui_wrap(struct wline *lines, int *n, const char *s, int w, int indent, enum bt_role role);
+void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,
+                    struct tui_scroll *sc);
+void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n);
 void tui_draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title,
-                     const struct wline *lines, int n);
+                     const struct wline *lines, int n, struct tui_scroll *sc, bool focus);
 
 /* overview.c */
 int tui_overview_warnings(struct bt_tui *t, struct wline *lines);
@@ -148,7 +183,8 @@ void tui_draw_timeline(struct bt_tui *t, const struct bt_layout *l);
 void tui_draw_markers(struct bt_tui *t, const struct bt_layout *l);
 
 /* help.c */
-void tui_draw_help(struct bt_tui *t, const struct bt_layout *l);
+int tui_help_build(struct bt_tui *t, int width);
+void tui_draw_help(struct bt_tui *t, const struct bt_layout *l, int n);
 void tui_draw_too_small(struct bt_tui *t, int cols, int rows);
 
 /* input.c */
