@@ -95,6 +95,12 @@ for size in 80x24 120x40 200x60; do
         check "$size $lang: g 10:20" at "$s" 2026-11-29T10:20:00Z
         check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 4m"
         golden "replay-stale-$size-$L" "$s"
+        if [ "$size" = 80x24 ]; then
+            keys "$s" / e x p Enter Enter
+            check "$size $lang: the stale route's detail says how old its data is" \
+                wait_for "$s" "experiments UNKN STALE 4m old"
+            golden "replay-stale-detail-$size-$L" "$s"
+        fi
         T kill-session -t "$s"
     done
 done
@@ -153,9 +159,9 @@ check "live demo dashboard with --record comes up" wait_for $s " REC "
 sleep 1 # a minute of simulated time, so the marker sits apart from the start
 keys $s m
 check "m asks for a note" wait_for $s "marker note: _"
-keys $s -l "deploy v2 canary"
+keys $s -l "déploiement v2 canary ✓" # not ASCII: a note keeps its UTF-8
 keys $s Enter
-check "Enter adds the marker" wait_for $s "marker added: deploy v2 canary"
+check "Enter adds the marker" wait_for $s "marker added: déploiement v2 canary ✓"
 keys $s q
 check "live dashboard exits 0" wait_for $s "EXITED rc=0"
 T kill-session -t $s
@@ -167,17 +173,17 @@ for l in open(sys.argv[1]).readlines()[1:]:
             print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(e["t"])), e["text"])
 PY
 )
-expect_eq "the recording holds the marker and its note" "${MARK#* }" "deploy v2 canary"
+expect_eq "the recording holds the marker and its note, UTF-8 kept" "${MARK#* }" "déploiement v2 canary ✓"
 MARK_T=${MARK%% *}
 sum0=$(md5sum <"$MREC")
 s=marks; TUI_CMD="$BEDTOP replay $MREC"; start $s 80 24 C.UTF-8; wait_for $s "REPLAY"
 keys $s M
-check "M lists the markers" wait_for $s "$MARK_T  deploy v2 canary"
+check "M lists the markers" wait_for $s "$MARK_T  déploiement v2 canary ✓"
 check "the list says how to use it" wait_for $s "markers (Enter jumps, Esc closes)"
 check "the timeline marks it" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 23p | grep -q "M"' _ "$SOCK" $s
 keys $s Enter
 check "Enter jumps to the marker ($MARK_T)" at $s "$MARK_T"
-check "... and names it" wait_for $s "marker: deploy v2 canary"
+check "... and names it" wait_for $s "marker: déploiement v2 canary ✓"
 keys $s m
 check "m in replay lists markers too (the file is read-only)" wait_for $s "markers (Enter jumps"
 keys $s Escape

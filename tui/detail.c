@@ -65,6 +65,13 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     }
     int x = tui_text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
     x += tui_text(y, x, 5, tui_status_label(e->status), A(t, tui_status_role(e->status))) + 1;
+    if (e->stale) {
+        /* stale is explicit state: how old the newest data is, before anything else */
+        char age[16], st[48];
+        tui_fmt_age(t->host->now - (e->minute + 60), age, sizeof age);
+        snprintf(st, sizeof st, e->minute ? "STALE %s old" : "STALE no data", age);
+        x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
+    }
     bt_fmt_si(e->max_tokens, mt, sizeof mt);
     snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s)",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
