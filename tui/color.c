@@ -11,7 +11,7 @@ static int term_color(const struct bt_tui *t, int c)
 {
     if (c == BT_COLOR_DEFAULT)
         return -1;
-    switch (t->cm) {
+    switch (t->look.cm) {
     case CM_DIRECT:
         if (c & BT_COLOR_RGB)
             return c & 0xffffff;
@@ -37,7 +37,7 @@ static int term_color(const struct bt_tui *t, int c)
 void tui_apply_theme(struct bt_tui *t)
 {
     for (int r = 0; r < BT_ROLE_COUNT; r++) {
-        const struct bt_style *s = &t->theme.role[r];
+        const struct bt_style *s = &t->look.theme.role[r];
         attr_t a = A_NORMAL;
         if (s->attrs & BT_ATTR_BOLD)
             a |= A_BOLD;
@@ -47,31 +47,31 @@ void tui_apply_theme(struct bt_tui *t)
             a |= A_REVERSE;
         if (s->attrs & BT_ATTR_UNDERLINE)
             a |= A_UNDERLINE;
-        if (t->cm == CM_MONO) {
+        if (t->look.cm == CM_MONO) {
             /* without color a background is the only thing reverse video can say */
             if (s->bg != BT_COLOR_DEFAULT)
                 a |= A_REVERSE;
         } else if (s->fg != BT_COLOR_DEFAULT || s->bg != BT_COLOR_DEFAULT) {
             int pair = r + 1;
             int fg = term_color(t, s->fg), bg = term_color(t, s->bg);
-            if (t->cm == CM_DIRECT)
+            if (t->look.cm == CM_DIRECT)
                 init_extended_pair(pair, fg, bg);
             else
                 init_pair((short)pair, (short)fg, (short)bg);
             a |= COLOR_PAIR(pair);
             /* 8-color terminals: bright names are bold of the base color */
-            if (t->cm == CM_8 && s->fg >= 8 && s->fg < 16)
+            if (t->look.cm == CM_8 && s->fg >= 8 && s->fg < 16)
                 a |= A_BOLD;
         }
-        t->attr[r] = a;
+        t->look.attr[r] = a;
     }
 }
 
 void tui_load_theme(struct bt_tui *t, const char *name)
 {
     char err[400];
-    if (!bt_theme_load(&t->theme, name, err, sizeof err)) {
-        bt_theme_default(&t->theme);
+    if (!bt_theme_load(&t->look.theme, name, err, sizeof err)) {
+        bt_theme_default(&t->look.theme);
         snprintf(t->msg, sizeof t->msg, "%s; using the default theme", err);
     }
 }

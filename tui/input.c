@@ -282,18 +282,18 @@ static void act(struct bt_tui *t, enum bt_action a)
     case BT_ACT_SLOWER: step_interval(t, 1); break;
     case BT_ACT_FASTER: step_interval(t, -1); break;
     case BT_ACT_THEME:
-        t->nthemes = bt_theme_list(t->themes, MAX_THEMES);
-        if (t->nthemes > 0) {
+        t->look.nthemes = bt_theme_list(t->look.themes, MAX_THEMES);
+        if (t->look.nthemes > 0) {
             int cur = 0;
-            for (int i = 0; i < t->nthemes; i++)
-                if (!strcmp(t->themes[i], t->theme.name))
+            for (int i = 0; i < t->look.nthemes; i++)
+                if (!strcmp(t->look.themes[i], t->look.theme.name))
                     cur = i;
-            t->theme_idx = (cur + 1) % t->nthemes;
+            t->look.theme_idx = (cur + 1) % t->look.nthemes;
             t->msg[0] = '\0';
-            tui_load_theme(t, t->themes[t->theme_idx]);
+            tui_load_theme(t, t->look.themes[t->look.theme_idx]);
             tui_apply_theme(t);
             if (!t->msg[0])
-                snprintf(t->msg, sizeof t->msg, "theme %s", t->theme.name);
+                snprintf(t->msg, sizeof t->msg, "theme %s", t->look.theme.name);
         }
         break;
     case BT_ACT_REFRESH:

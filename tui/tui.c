@@ -93,7 +93,7 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
     const char *cs = nl_langinfo(CODESET);
     t->utf8 = !o->ascii && cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
     const char *nc = getenv("NO_COLOR");
-    t->color_allowed = !o->no_color && !(nc && *nc);
+    t->look.color_allowed = !o->no_color && !(nc && *nc);
     const char *theme = o->theme && *o->theme ? o->theme
                         : host->cfg->theme[0] ? host->cfg->theme : "default";
     tui_load_theme(t, theme);
@@ -120,46 +120,52 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
     mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     t->click_route = -1;
-    t->cm = CM_MONO;
-    if (t->color_allowed && has_colors()) {
+    t->look.cm = CM_MONO;
+    if (t->look.color_allowed && has_colors()) {
         start_color();
         use_default_colors();
         if (COLORS >= 0x1000000)
-            t->cm = CM_DIRECT;
+            t->look.cm = CM_DIRECT;
         else if (COLORS >= 256)
-            t->cm = CM_256;
+            t->look.cm = CM_256;
         else if (COLORS >= 8)
-            t->cm = CM_8;
+            t->look.cm = CM_8;
         if (COLOR_PAIRS < BT_ROLE_COUNT + 1)
-            t->cm = CM_MONO;
+            t->look.cm = CM_MONO;
     }
     tui_apply_theme(t);
     return t;
+}
+
+/* What the screen would show now. */
+static struct tui_shown to_show(const struct bt_tui *t)
+{
+    const struct bt_tui_host *h = t->host;
+    return (struct tui_shown){.gen = h->store->generation, .recfail = h->recording_failed,
+                              .now = h->now, .next_poll = h->next_poll, .cols = COLS,
+                              .rows = LINES, .paused = h->paused, .interval = h->interval,
+                              .state = t->state,
+                              .rversion = h->replay ? h->replay->version : 0};
+}
+
+static bool same(const struct tui_shown *a, const struct tui_shown *b)
+{
+    return a->gen == b->gen && a->recfail == b->recfail && a->now == b->now &&
+           a->next_poll == b->next_poll && a->cols == b->cols && a->rows == b->rows &&
+           a->paused == b->paused && a->interval == b->interval && a->state == b->state &&
+           a->rversion == b->rversion;
 }
 
 void bt_tui_update(struct bt_tui *t)
 {
     if (!t || !t->active)
         return;
-    const struct bt_tui_host *h = t->host;
-    if (t->drawn && t->d_gen == h->store->generation && t->d_now == h->now &&
-        t->d_next_poll == h->next_poll && t->d_cols == COLS && t->d_rows == LINES &&
-        t->d_paused == h->paused && t->d_interval == h->interval && t->d_state == t->state &&
-        t->d_recfail == h->recording_failed &&
-        (!h->replay || t->d_rversion == h->replay->version))
+    struct tui_shown now = to_show(t);
+    if (t->drawn && same(&t->shown, &now))
         return;
     draw(t);
     t->drawn = true;
-    t->d_gen = h->store->generation;
-    t->d_now = h->now;
-    t->d_next_poll = h->next_poll;
-    t->d_cols = COLS;
-    t->d_rows = LINES;
-    t->d_paused = h->paused;
-    t->d_interval = h->interval;
-    t->d_state = t->state;
-    t->d_recfail = h->recording_failed;
-    t->d_rversion = h->replay ? h->replay->version : 0;
+    t->shown = now;
 }
 
 void bt_tui_resize(struct bt_tui *t)

@@ -55,17 +55,33 @@ extern const struct tui_pattern tui_patterns[TUI_NPAT];
 
 enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_LATENCY, G_INFLIGHT, G_OPPOINT };
 
-struct bt_tui {
-    struct bt_tui_host *host;
-    SCREEN *scr;
-    bool active;
-    bool utf8;
+/* How the dashboard looks: the theme, the terminal's colors, one attribute per role. */
+struct tui_look {
     enum color_mode cm;
     bool color_allowed;
     struct bt_theme theme;
     char themes[MAX_THEMES][64];
     int nthemes, theme_idx;
     attr_t attr[BT_ROLE_COUNT];
+};
+
+/* What the screen shows now: the dashboard redraws only when one of these changes. */
+struct tui_shown {
+    uint64_t gen;
+    bool recfail;
+    int64_t now, next_poll;
+    int cols, rows;
+    bool paused;
+    double interval;
+    unsigned state, rversion;
+};
+
+struct bt_tui {
+    struct bt_tui_host *host;
+    SCREEN *scr;
+    bool active;
+    bool utf8;
+    struct tui_look look;
 
     enum bt_view view;
     bool help;
@@ -90,17 +106,10 @@ struct bt_tui {
     int *order;            /* visible routes, sorted */
     int nvis;
 
-    /* what the screen shows now: redraw only when one of these changes */
-    bool drawn;
+    bool drawn;            /* shown holds what is on the screen */
+    struct tui_shown shown;
+    unsigned state;        /* bumped by every key, mouse event and resize */
     bool repaint;          /* the next draw repaints every cell (after a resize) */
-    uint64_t d_gen;
-    bool d_recfail;
-    int64_t d_now, d_next_poll;
-    int d_cols, d_rows;
-    bool d_paused;
-    double d_interval;
-    unsigned state, d_state;
-    unsigned d_rversion;
     struct wline lines[MAX_WLINES]; /* the warnings pane being drawn */
     struct wline help_lines[MAX_WLINES];
     struct tui_scroll wsc, dsc, hsc; /* overview warnings, detail document, help */
@@ -114,7 +123,7 @@ struct bt_tui {
 
 static inline attr_t A(const struct bt_tui *t, enum bt_role r)
 {
-    return t->attr[r];
+    return t->look.attr[r];
 }
 
 /* draw.c */
