@@ -179,14 +179,36 @@ T kill-session -t $s
 
 # Shrinking repaints every cell: 120x40 -> 80x24 reads exactly as a fresh start at 80x24
 # (the text against the fresh-start golden, the attributes against a fresh session).
-s=shrink; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
-fresh=fresh; start $fresh 80 24 C.UTF-8; wait_for $fresh "$HEAD"
+for lang in C.UTF-8 C; do
+    L=${lang//./}
+    s=shrink-$L; start $s 120 40 $lang; wait_for $s "$HEAD"
+    fresh=fresh-$L; start $fresh 80 24 $lang; wait_for $fresh "$HEAD"
+    T resize-window -t $s -x 80 -y 24
+    check "resize 120x40 -> 80x24 redraws ($lang)" wait_gone $s " P50 "
+    golden overview-80x24-$L $s
+    check "resize 120x40 -> 80x24: colors and attributes as a fresh start ($lang)" \
+        cmp -s <(T capture-pane -e -p -t $s) <(T capture-pane -e -p -t $fresh)
+    T kill-session -t $s; T kill-session -t $fresh
+done
+# ... in the detail too, scrolled: the same rows at the new size
+s=shrinkd; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+keys $s j Enter; wait_for $s " triage CRIT "
 T resize-window -t $s -x 80 -y 24
-check "resize 120x40 -> 80x24 redraws" wait_gone $s " P50 "
-golden overview-80x24-CUTF-8 $s
-check "resize 120x40 -> 80x24: colors and attributes as a fresh start" \
-    cmp -s <(T capture-pane -e -p -t $s) <(T capture-pane -e -p -t $fresh)
-T kill-session -t $s; T kill-session -t $fresh
+check "resize in the detail redraws at 80x24" wait_for $s " 1-20/56 PgDn"
+golden detail-triage-80x24-CUTF-8 $s
+T kill-session -t $s
+
+# A mantle route's detail: the input and the output quota each have their graph.
+s=mantle; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+keys $s / a g e n t s Enter Enter
+check "mantle detail: input tokens against the input quota" \
+    wait_for $s "Input tokens/min against the input quota"
+check "mantle detail: output tokens against the output quota" \
+    wait_for $s "Output tokens/min against the output quota"
+golden detail-agents-120x40-CUTF-8 $s
+keys $s + + + + + + + + +
+check "+ at the longest interval says so" wait_for $s "interval 600s is already the longest"
+T kill-session -t $s
 
 # Color: 256 colors by default; none with --no-color or NO_COLOR; same text either way.
 s=col; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"

@@ -29,7 +29,12 @@ static void step_interval(struct bt_tui *t, int dir)
                 break;
             }
     }
-    if (next != cur && h->set_interval)
+    if (next == cur) {
+        snprintf(t->msg, sizeof t->msg, "interval %.0fs is already the %s", cur,
+                 dir > 0 ? "longest" : "shortest");
+        return;
+    }
+    if (h->set_interval)
         h->set_interval(h->arg, next);
     snprintf(t->msg, sizeof t->msg, "interval %.0fs", next);
 }
@@ -44,7 +49,11 @@ static void step_speed(struct bt_tui *t, int dir)
         if (speeds[i] <= rp->speed)
             k = i;
     k += dir;
-    k = k < 0 ? 0 : k >= n ? n - 1 : k;
+    if (k < 0 || k >= n) {
+        snprintf(t->msg, sizeof t->msg, "speed %gx is already the %s", rp->speed,
+                 dir > 0 ? "fastest" : "slowest");
+        return;
+    }
     rp->set_speed(rp->arg, speeds[k]);
     snprintf(t->msg, sizeof t->msg, "speed %gx", speeds[k]);
 }
