@@ -297,33 +297,57 @@ static void draw_tokens(struct gctx *g)
     free(resv);
 }
 
-static void draw_mantle_out(struct gctx *g)
+/* A graph of one series against one level (a quota, a limit), the level first in
+ * the legend and marked where the series crosses it. */
+struct level_graph {
+    enum skind series;
+    double level, now;          /* the level and the series' current value */
+    int level_pat, line_pat;
+    const char *level_name, *no_level, *line_name, *title, *short_title;
+    double headroom;            /* the axis top: this much above the largest value */
+};
+
+static void draw_level_graph(struct gctx *g, const struct level_graph *d)
 {
-    const struct bt_eval *e = g->e;
-    double *out = series(g, S_OUTPUT);
-    double ymax = axis_max(vmax(out, g->n, isfinite(e->out_quota) ? e->out_quota : 1) * 1.1);
-    struct item it[2] = {{.pat = PAT_QUOTA}, {.pat = PAT_SETTLED}};
-    char v[16];
-    bt_fmt_si(e->out_quota, v, sizeof v);
-    snprintf(it[0].label, sizeof it[0].label, isnan(e->out_quota) ? "quota unknown" : "quota %s", v);
-    snprintf(it[0].name, sizeof it[0].name, "quota");
-    bt_fmt_si(e->out_used, v, sizeof v);
-    snprintf(it[1].label, sizeof it[1].label, "output %s", v);
-    snprintf(it[1].name, sizeof it[1].name, "output");
-    title_rule(g, "Output tokens/min against the output quota", "output tokens/min", it, 2);
+    double *v = series(g, d->series);
+    double ymax = axis_max(vmax(v, g->n, isfinite(d->level) ? d->level : 1) * d->headroom);
+    struct item it[2] = {{.pat = d->level_pat}, {.pat = d->line_pat}};
+    char s[16];
+    bt_fmt_si(d->level, s, sizeof s);
+    if (isnan(d->level))
+        snprintf(it[0].label, sizeof it[0].label, "%s", d->no_level);
+    else
+        snprintf(it[0].label, sizeof it[0].label, "%s %s", d->level_name, s);
+    snprintf(it[0].name, sizeof it[0].name, "%s", d->level_name);
+    bt_fmt_si(d->now, s, sizeof s);
+    snprintf(it[1].label, sizeof it[1].label, "%s %s", d->line_name, s);
+    snprintf(it[1].name, sizeof it[1].name, "%s", d->line_name);
+    title_rule(g, d->title, d->short_title, it, 2);
     y_axis(g, ymax, fmt_count);
     time_axis(g);
     struct bt_canvas cv;
     bt_canvas_init(&cv, g->p.w, g->p.h);
+    const struct tui_pattern *lp = &tui_patterns[d->level_pat], *sp = &tui_patterns[d->line_pat];
     struct bt_plot_series sr[] = {
-        {.kind = BT_SER_LEVEL, .level = e->out_quota, .role = BT_ROLE_QUOTA, .ascii = '=',
-         .glyph = pat(g, PAT_QUOTA)},
-        {.kind = BT_SER_LINE, .v = out, .n = g->n, .role = BT_ROLE_SETTLED, .ascii = '*',
-         .glyph = pat(g, PAT_SETTLED), .over = true},
+        {.kind = BT_SER_LEVEL, .level = d->level, .role = (unsigned char)lp->role,
+         .ascii = (char)lp->ascii, .glyph = pat(g, d->level_pat)},
+        {.kind = BT_SER_LINE, .v = v, .n = g->n, .role = (unsigned char)sp->role,
+         .ascii = (char)sp->ascii, .glyph = pat(g, d->line_pat), .over = true},
     };
     bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, 2, ymax, g->t->utf8, BT_ROLE_CRIT);
     blit_free(g, &cv);
-    free(out);
+    free(v);
+}
+
+static void draw_mantle_out(struct gctx *g)
+{
+    const struct bt_eval *e = g->e;
+    draw_level_graph(g, &(struct level_graph){
+        .series = S_OUTPUT, .level = e->out_quota, .now = e->out_used,
+        .level_pat = PAT_QUOTA, .line_pat = PAT_SETTLED, .level_name = "quota",
+        .no_level = "quota unknown", .line_name = "output",
+        .title = "Output tokens/min against the output quota",
+        .short_title = "output tokens/min", .headroom = 1.1});
 }
 
 static void draw_throttles(struct gctx *g)
@@ -377,31 +401,12 @@ static void draw_latency(struct gctx *g)
 static void draw_inflight(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
-    double *v = series(g, S_INFLIGHT);
-    double lim = e->conc_limit;
-    double ymax = axis_max(vmax(v, g->n, isfinite(lim) ? lim : 1) * 1.2);
-    struct item it[2] = {{.pat = PAT_LIMIT}, {.pat = PAT_INFLIGHT}};
-    char s[16];
-    bt_fmt_si(lim, s, sizeof s);
-    snprintf(it[0].label, sizeof it[0].label, isnan(lim) ? "no limit known" : "limit %s", s);
-    snprintf(it[0].name, sizeof it[0].name, "limit");
-    bt_fmt_si(e->in_flight, s, sizeof s);
-    snprintf(it[1].label, sizeof it[1].label, "in flight %s", s);
-    snprintf(it[1].name, sizeof it[1].name, "in flight");
-    title_rule(g, "Calls in flight against the concurrency limit", "in flight", it, 2);
-    y_axis(g, ymax, fmt_count);
-    time_axis(g);
-    struct bt_canvas cv;
-    bt_canvas_init(&cv, g->p.w, g->p.h);
-    struct bt_plot_series sr[] = {
-        {.kind = BT_SER_LEVEL, .level = lim, .role = BT_ROLE_LIMIT, .ascii = '=',
-         .glyph = pat(g, PAT_LIMIT)},
-        {.kind = BT_SER_LINE, .v = v, .n = g->n, .role = BT_ROLE_INFLIGHT, .ascii = '*',
-         .glyph = pat(g, PAT_INFLIGHT), .over = true},
-    };
-    bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, 2, ymax, g->t->utf8, BT_ROLE_CRIT);
-    blit_free(g, &cv);
-    free(v);
+    draw_level_graph(g, &(struct level_graph){
+        .series = S_INFLIGHT, .level = e->conc_limit, .now = e->in_flight,
+        .level_pat = PAT_LIMIT, .line_pat = PAT_INFLIGHT, .level_name = "limit",
+        .no_level = "no limit known", .line_name = "in flight",
+        .title = "Calls in flight against the concurrency limit", .short_title = "in flight",
+        .headroom = 1.2});
 }
 
 /* Completions per minute against calls in flight, one point a minute of the history;
