@@ -217,13 +217,13 @@ PY
 s=huge; TUI_CMD="$BEDTOP replay $HUGE"; start $s 120 40 C.UTF-8; at $s "$FIRST"
 keys $s g 1 0 : 1 6 Enter; at $s 2026-11-29T10:16:00Z
 keys $s / t r i a g e Enter Enter
-check "4e10 in flight: the detail view opens" wait_for $s " PgDn"
+check "break 4, 4e10 in flight: the detail view opens" wait_for $s " PgDn"
 keys $s PageDown
-check "4e10 in flight: the operating point is drawn, bounded" wait_for $s "─ Operating point: "
-check "4e10 in flight: the operating point reads 40G now" wait_for $s "now 40.0G in flight"
-check "4e10 in flight: the dashboard is still running" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s
+check "break 4, 4e10 in flight: the operating point is drawn, bounded" wait_for $s "─ Operating point: "
+check "break 4, 4e10 in flight: the operating point reads 40G now" wait_for $s "now 40.0G in flight"
+check "break 4, 4e10 in flight: the dashboard is still running" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s
 keys $s Q
-check "4e10 in flight: Q exits 0" wait_for $s "EXITED rc=0"
+check "break 4, 4e10 in flight: Q exits 0" wait_for $s "EXITED rc=0"
 T kill-session -t $s
 
 # A damaged line is skipped with a warning in the status bar; the rest opens.

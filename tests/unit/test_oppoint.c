@@ -37,7 +37,7 @@ int main(void)
      * (width ceil(4e10 / 63) = 634920635), nothing is sized by the value. */
     double xh[6] = {10, 20, 30, 40, 50, 4e10}, yh[6] = {100, 200, 300, 400, 500, 500};
     bt_oppoint_compute(xh, yh, 6, &o);
-    NEAR(o.width, 634920635, 0, "4e10 in flight: 64 levels of 634,920,635");
+    NEAR(o.width, 634920635, 0, "break 4, 4e10 in flight: 64 levels of 634,920,635");
     NEAR(o.xmax, 4e10, 0, "xmax is the gauge");
     OK(o.levels == 2, "the small values share level 0 (got %d levels)", o.levels);
 
