@@ -143,7 +143,7 @@ static bool act_replay(struct bt_tui *t, enum bt_action a)
 }
 
 /* Moves a scrolled pane; says so when it cannot move. */
-static void scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what)
+void tui_scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what)
 {
     long to = (long)sc->pos + delta;
     if (to > sc->max)
@@ -160,7 +160,7 @@ static void scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, cons
 }
 
 /* Moves the selection; says so at either end. */
-static void select_by(struct bt_tui *t, int delta)
+void tui_select_by(struct bt_tui *t, int delta)
 {
     if (!t->nvis) {
         snprintf(t->msg, sizeof t->msg, "no routes to select");
@@ -192,13 +192,13 @@ static void move_focus(struct bt_tui *t, long delta, bool page)
     if (d < -(1 << 20))
         d = -(1 << 20);
     if (sc)
-        scroll_pane(t, sc, (int)d, what);
+        tui_scroll_pane(t, sc, (int)d, what);
     else
-        select_by(t, (int)d);
+        tui_select_by(t, (int)d);
 }
 
 /* The sort just chosen, and why the rows may not seem to follow it. */
-static void sort_msg(struct bt_tui *t)
+void tui_sort_msg(struct bt_tui *t)
 {
     enum bt_col c = tui_sort_info[t->sort].col;
     bool shown = c == BT_COL_COUNT || bt_layout_has_col(&t->lay, c, NULL, NULL);
@@ -207,7 +207,7 @@ static void sort_msg(struct bt_tui *t)
              shown ? "" : " (its column is hidden at this width)");
 }
 
-static void open_detail(struct bt_tui *t)
+void tui_open_detail(struct bt_tui *t)
 {
     if (t->sel_route < 0) {
         snprintf(t->msg, sizeof t->msg, "no route to open");
@@ -263,23 +263,23 @@ static void act(struct bt_tui *t, enum bt_action a)
         snprintf(t->msg, sizeof t->msg, t->wfocus ? "warnings: Up/Down/PgUp/PgDn scroll, Tab "
                  "goes back" : "routes");
         break;
-    case BT_ACT_OPEN: open_detail(t); break;
+    case BT_ACT_OPEN: tui_open_detail(t); break;
     case BT_ACT_PREV_ROUTE:
     case BT_ACT_NEXT_ROUTE:
-        select_by(t, a == BT_ACT_NEXT_ROUTE ? 1 : -1);
+        tui_select_by(t, a == BT_ACT_NEXT_ROUTE ? 1 : -1);
         t->dsc.pos = 0;
         break;
     case BT_ACT_SORT_NEXT:
         t->sort = (enum sort_key)((t->sort + 1) % SORT_COUNT);
-        sort_msg(t);
+        tui_sort_msg(t);
         break;
     case BT_ACT_SORT_PREV:
         t->sort = (enum sort_key)((t->sort + SORT_COUNT - 1) % SORT_COUNT);
-        sort_msg(t);
+        tui_sort_msg(t);
         break;
     case BT_ACT_SORT_REVERSE:
         t->sort_rev = !t->sort_rev;
-        sort_msg(t);
+        tui_sort_msg(t);
         break;
     case BT_ACT_FILTER: t->filtering = true; break;
     case BT_ACT_PAUSE:
@@ -348,118 +348,13 @@ static unsigned context(const struct bt_tui *t)
     return ctx;
 }
 
-static void key(struct bt_tui *t, int c)
+void tui_key(struct bt_tui *t, int c)
 {
     enum bt_action a = bt_key_action(c, context(t));
     if (a == BT_ACT_NONE)
         unbound(t, c);
     else
         act(t, a);
-}
-
-static bool in(struct bt_rect r, int x, int y)
-{
-    return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
-}
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The wheel scrolls what is under the pointer. */
-static void wheel(struct bt_tui *t, int y, int dir)
-{
-    const struct bt_layout *l = &t->lay;
-    if (t->help)
-        scroll_pane(t, &t->hsc, 3 * dir, "help");
-    else if (t->view == BT_VIEW_DETAIL)
-        scroll_pane(t, &t->dsc, 3 * dir, "detail");
-    else if (in(l->warnings, 0, y))
-        scroll_pane(t, &t->wsc, 3 * dir, "warnings");
-    else
-        select_by(t, dir);
-}
-
-/* A click on a column heading sorts by it (again: inverts). */
-static void click_heading(struct bt_tui *t, int x)
-{
-    const struct bt_layout *l = &t->lay;
-    for (int i = 0; i < l->ncols; i++) {
-        enum bt_col c = l->col[i];
-        if (x < l->col_x[c] || x >= l->col_x[c] + l->col_w[c])
-            continue;
-        for (int k = 0; k < SORT_COUNT; k++) {
-            if (tui_sort_info[k].col != c)
-                continue;
-            if (t->sort == (enum sort_key)k)
-                t->sort_rev = !t->sort_rev;
-            else
-                t->sort = (enum sort_key)k, t->sort_rev = false;
-            sort_msg(t);
-            return;
-        }
-        snprintf(t->msg, sizeof t->msg, "%s does not sort; > and < cycle through the sorts",
-                 bt_col_info[c].title);
-        return;
-    }
-}
-
-static void click(struct bt_tui *t, int x, int y)
-{
-    const struct bt_layout *l = &t->lay;
-    if (in(l->fbar, x, y)) {
-        for (int i = 0; i < t->nfbar_x; i++)
-            if (x >= t->fbar_x[i] && x < t->fbar_x[i + 1]) {
-                key(t, t->fbar_key[i]);
-                return;
-            }
-        return;
-    }
-    if (t->help) {
-        if (!in(l->help, x, y))
-            t->help = false;
-        return;
-    }
-    if (t->view != BT_VIEW_OVERVIEW)
-        return;
-    if (y == l->table.y) {
-        click_heading(t, x);
-        return;
-    }
-    if (in(l->table, x, y)) {
-        int k = t->scroll + (y - l->table.y - 1);
-        if (k < 0 || k >= t->nvis)
-            return;
-        int r = t->order[k];
-        double now = mono_now();
-        bool dbl = r == t->click_route && now - t->click_time < 0.4;
-        t->sel_route = r;
-        t->wfocus = false;
-        t->click_route = dbl ? -1 : r;
-        t->click_time = now;
-        if (dbl)
-            open_detail(t);
-        return;
-    }
-    if (in(l->warnings, x, y) && t->wsc.lines)
-        t->wfocus = true;
-}
-
-static void mouse(struct bt_tui *t)
-{
-    MEVENT ev;
-    /* every event queued (a burst of input can hold several) */
-    for (int guard = 0; guard < 64 && getmouse(&ev) == OK; guard++) {
-        if (ev.bstate & BUTTON4_PRESSED)
-            wheel(t, ev.y, -1);
-        else if (ev.bstate & BUTTON5_PRESSED)
-            wheel(t, ev.y, 1);
-        else if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
-            click(t, ev.x, ev.y);
-    }
 }
 
 static void filter_key(struct bt_tui *t, int c)
@@ -586,9 +481,9 @@ void bt_tui_input(struct bt_tui *t)
             continue;
         }
         if (c == KEY_MOUSE)
-            mouse(t);
+            tui_mouse(t);
         else
-            key(t, c);
+            tui_key(t, c);
         if (t->quit)
             break;
     }

@@ -2,7 +2,8 @@
  * dashboard and the functions each file offers the others. One file per view
  * or concern: draw (primitives), color (theme to attributes), routes (list,
  * filter, sort), labels, bars (header, banner, status), pane (wrapped text),
- * overview, detail, dgraph (detail graphs), timeline (replay), help, input. */
+ * overview, detail, dgraph (detail graphs), timeline (replay), help, input (keys),
+ * mouse. */
 #ifndef BEDTOP_TUI_VIEW_H
 #define BEDTOP_TUI_VIEW_H
 #include <curses.h>
@@ -198,5 +199,13 @@ void tui_draw_too_small(struct bt_tui *t, int cols, int rows);
 
 /* input.c */
 void tui_replay_seek(struct bt_tui *t, int64_t to);
+void tui_scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what);
+void tui_select_by(struct bt_tui *t, int delta);
+void tui_sort_msg(struct bt_tui *t);
+void tui_open_detail(struct bt_tui *t);
+void tui_key(struct bt_tui *t, int c);
+
+/* mouse.c */
+void tui_mouse(struct bt_tui *t);
 void tui_markers_key(struct bt_tui *t, int c);
 #endif
