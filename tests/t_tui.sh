@@ -222,13 +222,20 @@ keys $s + + + + + + + + +
 check "+ at the longest interval says so" wait_for $s "interval 600s is already the longest"
 T kill-session -t $s
 
+# The selected row (screen row 2) in one attribute from its first cell to its last:
+# its attributes are set once at the start, never changed inside the row.
+one_attr_row() { T capture-pane -e -p -S 2 -E 2 -t "$1" | grep -qP '^(\e\[[0-9;]*m)+[^\e]+$'; }
+
 # Color: 256 colors by default; none with --no-color or NO_COLOR; same text either way.
 s=col; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "color escapes with TERM=xterm-256color" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[38;5;[0-9]*m\|\[48;5;"' _ "$SOCK" $s
+check "color: the selected row has one background across its whole width" one_attr_row $s
 T kill-session -t $s
 EXTRA="--no-color"; s=noc; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "--no-color: no color escapes" bash -c '! tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[3[0-9];\|\[4[0-9];\|\[3[0-7]m\|\[4[0-7]m\|38;5\|48;5"' _ "$SOCK" $s
 check "--no-color: reverse video marks the selection" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[7m\|;7m"' _ "$SOCK" $s
+check "--no-color: the selected row is reversed across its whole width" one_attr_row $s
+check "--no-color: ... in reverse video" bash -c 'tmux -L "$1" capture-pane -e -p -S 2 -E 2 -t "$2" | grep -qP "^\e\[[0-9;]*7m"' _ "$SOCK" $s
 golden overview-80x24-CUTF-8 $s
 T kill-session -t $s
 EXTRA=""; s=noc2; start $s 80 24 C.UTF-8 NO_COLOR=1; wait_for $s "$HEAD"
