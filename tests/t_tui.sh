@@ -93,6 +93,12 @@ keys $s F10
 check "F10 quits from the help (exit 0)" wait_for $s "EXITED rc=0"
 T kill-session -t $s
 
+# A route list longer than the screen says which rows are shown.
+s=short; start $s 80 12 C.UTF-8; wait_for $s "$HEAD"
+lit $s "$END_KEY"
+check "80x12: the header says which routes are shown" wait_for $s "7 routes (2-7 shown)"
+T kill-session -t $s
+
 # Sorting by a column that 80 columns hide says so.
 s=sorthid; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 keys $s s s s s

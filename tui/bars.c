@@ -19,6 +19,13 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
         cnt[t->evals[t->order[i]].status]++;
     snprintf(line, sizeof line, " bedtop  %s  %s  %d route%s", h->mode ? h->mode : "live", ts,
              t->nvis, t->nvis == 1 ? "" : "s");
+    int shown = l->table.h - 1;
+    if (t->view == BT_VIEW_OVERVIEW && shown > 0 && t->nvis > shown) {
+        /* the route list scrolls too: which of them are on screen */
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, " (%d-%d shown)", t->scroll + 1,
+                 t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
+    }
     int x = tui_text(l->header.y, 0, l->cols, line, A(t, BT_ROLE_HEADER));
     static const enum bt_status order[] = {BT_ST_CRIT, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_OK};
     bool first = true;

@@ -196,6 +196,15 @@ static void bar_legend(const struct bt_tui *t, int y, int x, int w, attr_t a)
 
 void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
 {
+    /* the selected route stays on screen (the header says which rows are) */
+    int rows = l->table.h - 1;
+    int pos = tui_sel_pos(t);
+    if (pos < t->scroll)
+        t->scroll = pos;
+    if (rows > 0 && pos >= t->scroll + rows)
+        t->scroll = pos - rows + 1;
+    if (t->scroll > t->nvis - rows)
+        t->scroll = t->nvis - rows > 0 ? t->nvis - rows : 0;
     tui_draw_header(t, l);
     if (l->banner.h)
         tui_draw_banner(t, l, -1);
@@ -213,14 +222,6 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
         else
             cell_text(y, l, c, bt_col_info[c].title, a);
     }
-    int rows = l->table.h - 1;
-    int pos = tui_sel_pos(t);
-    if (pos < t->scroll)
-        t->scroll = pos;
-    if (rows > 0 && pos >= t->scroll + rows)
-        t->scroll = pos - rows + 1;
-    if (t->scroll > t->nvis - rows)
-        t->scroll = t->nvis - rows > 0 ? t->nvis - rows : 0;
     for (int i = 0; i < rows; i++) {
         int k = t->scroll + i;
         if (k >= t->nvis) {
