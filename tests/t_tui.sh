@@ -113,11 +113,15 @@ s=mouse; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 r5=$(row_name $s 5) r6=$(row_name $s 6)
 click $s 0 3 5      # the route on row 5
 keys $s Enter
-check "mouse: a click selects the row (Enter opens $r5)" wait_for $s " $r5 "
+wait_for $s " PgDn"
+check "mouse: a click selects the row (Enter opens $r5)" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$r5"
 keys $s Escape; wait_for $s "$HEAD"
 # a double click on row 6, in one burst as a terminal sends it
 lit $s $'\e[<0;3;6M\e[<0;3;6m\e[<0;3;6M\e[<0;3;6m'
-check "mouse: a double click opens the detail ($r6)" wait_for $s " $r6 "
+wait_for $s " PgDn"
+check "mouse: a double click opens the detail ($r6)" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$r6"
 lit $s $'\e[<65;10;10M'
 check "mouse: the wheel scrolls the detail" wait_for $s " 4-23/"
 keys $s Escape; wait_for $s "$HEAD"
@@ -136,6 +140,12 @@ check "... the rows follow it (THR/m never rises down the table)" \
     bash -c 'sort -s -n -r -c <<<"$1"' _ "$(thr_col $s "$thr_x")"
 lit $s $'\e[<65;10;15M'
 check "mouse: the wheel over the warnings scrolls them" wait_for $s " 3-15/15 "
+# a double click on a warning opens the detail of the route it is about
+w_route=$(T capture-pane -p -t $s | sed -n 12p | awk '{print $2}')
+lit $s $'\e[<0;20;12M\e[<0;20;12m\e[<0;20;12M\e[<0;20;12m'
+wait_for $s " PgDn"   # the detail's position tag: the detail is open
+check "mouse: a double click on a warning opens its route ($w_route)" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$w_route"
 T kill-session -t $s
 
 # Help overlay from the key table: complete at 80x24 by scrolling; Esc closes it.

@@ -52,7 +52,8 @@ int tui_help_build(struct bt_tui *t, int width)
         entry(t, &n, width, name, keys[i] + 14);
     }
     tui_add_wline(t->help_lines, &n, BT_ROLE_HELP, "", 0, BT_ROLE_HELP);
-    entry(t, &n, width, "mouse", "click a row to select it, double-click for its detail; "
+    entry(t, &n, width, "mouse", "click a row (or one of its warnings) to select it, "
+          "double-click for its detail; "
           "click a column heading to sort by it (again inverts); the wheel scrolls what is "
           "under the pointer; the F-key bar is clickable");
     uint32_t bar[BT_SEG_COUNT + 2];

@@ -58,6 +58,19 @@ static void click_heading(struct bt_tui *t, int x)
     }
 }
 
+/* A click on a route (its row or one of its warnings) selects it; a second click on
+ * the same route within 0.4 s opens its detail. */
+static void pick(struct bt_tui *t, int r)
+{
+    double now = mono_now();
+    bool dbl = r == t->click_route && now - t->click_time < 0.4;
+    t->sel_route = r;
+    t->click_route = dbl ? -1 : r;
+    t->click_time = now;
+    if (dbl)
+        tui_open_detail(t);
+}
+
 static void click(struct bt_tui *t, int x, int y)
 {
     const struct bt_layout *l = &t->lay;
@@ -82,21 +95,18 @@ static void click(struct bt_tui *t, int x, int y)
     }
     if (in(l->table, x, y)) {
         int k = t->scroll + (y - l->table.y - 1);
-        if (k < 0 || k >= t->nvis)
-            return;
-        int r = t->order[k];
-        double now = mono_now();
-        bool dbl = r == t->click_route && now - t->click_time < 0.4;
-        t->sel_route = r;
+        if (k >= 0 && k < t->nvis)
+            pick(t, t->order[k]);
         t->wfocus = false;
-        t->click_route = dbl ? -1 : r;
-        t->click_time = now;
-        if (dbl)
-            tui_open_detail(t);
         return;
     }
-    if (in(l->warnings, x, y) && t->wsc.lines)
+    if (in(l->warnings, x, y) && t->wsc.lines) {
+        /* a warning line selects its route; a double click opens it */
+        int k = t->wsc.pos + (y - l->warnings.y - 1);
         t->wfocus = true;
+        if (y > l->warnings.y && k >= 0 && k < t->wsc.lines && t->lines[k].route >= 0)
+            pick(t, t->lines[k].route);
+    }
 }
 
 void tui_mouse(struct bt_tui *t)

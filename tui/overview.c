@@ -177,6 +177,7 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines)
                 snprintf(buf, sizeof buf, "%-4s %-11s %s: %s", tui_sev_label(wa->severity),
                          t->host->cfg->routes[r].name, bt_wcode_name(wa->code), wa->message);
                 tui_add_wline(lines, &n, BT_ROLE_NORMAL, buf, 4, tui_sev_role(wa->severity));
+                lines[n - 1].route = r;
             }
         }
     return n;

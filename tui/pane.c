@@ -17,6 +17,7 @@ void tui_add_wline(struct wline *lines, int *n, enum bt_role role, const char *s
     w->role = role;
     w->lead = lead;
     w->lead_role = lead_role;
+    w->route = -1;
 }
 
 /* Bytes of s that fit in avail columns, cut after the last space that fits (a

@@ -41,6 +41,7 @@ struct wline {
     enum bt_role role;
     int lead;              /* the first lead bytes drawn in lead_role */
     enum bt_role lead_role;
+    int route;             /* the route the line is about (a click selects it), -1 none */
 };
 
 /* Each series of the detail graphs has its own glyph, so they are told apart in
