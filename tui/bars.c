@@ -26,7 +26,7 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
         snprintf(line + len, sizeof line - len, " (%d-%d shown)", t->scroll + 1,
                  t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
     }
-    int x = tui_text(l->header.y, 0, l->cols, line, A(t, BT_ROLE_HEADER));
+    int x = tui_text_cut(l->header.y, 0, l->cols, line, A(t, BT_ROLE_HEADER));
     static const enum bt_status order[] = {BT_ST_CRIT, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_OK};
     bool first = true;
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
@@ -35,7 +35,7 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
         char part[32];
         snprintf(part, sizeof part, "%d %s", cnt[order[i]], bt_status_name(order[i]));
         x += tui_text(l->header.y, x, l->cols - x, first ? ": " : " ", A(t, BT_ROLE_HEADER));
-        x += tui_text(l->header.y, x, l->cols - x, part, A(t, tui_status_role(order[i])));
+        x += tui_text_cut(l->header.y, x, l->cols - x, part, A(t, tui_status_role(order[i])));
         first = false;
     }
     if (t->filter[0]) {
