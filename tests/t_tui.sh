@@ -75,7 +75,8 @@ s=keys; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
 keys $s j Enter; wait_for $s " triage CRIT "
 keys $s PageDown
 check "PgDn scrolls the detail to the operating point" wait_for $s "flat beyond 18 in flight"
-check "... and says where it is (rows a-b/n, at the end)" screen_has $s '[0-9]+-[0-9]+/[0-9]+ PgUp'
+check "... and says where it is (rows a-b/n, a past the first)" \
+    screen_has $s ' ([2-9]|[1-9][0-9]+)-[0-9]+/[0-9]+ Pg(Up|Dn)'
 keys $s q
 check "q in the detail goes back to the overview" wait_for $s "$HEAD"
 check "... and does not quit" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s

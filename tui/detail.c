@@ -31,6 +31,50 @@ int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
     return n;
 }
 
+/* Every figure of the route with where it comes from, one a line (the identity
+ * lines above are cut at narrow widths; here nothing is). */
+int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
+{
+    const struct bt_route *rt = &t->host->cfg->routes[r];
+    const struct bt_eval *e = &t->evals[r];
+    char a[16], b[16], c[16], v[300];
+    int n = 0;
+#define FIG(name, ...)                                                         \
+    do {                                                                       \
+        snprintf(v, sizeof v, __VA_ARGS__);                                    \
+        tui_entry(lines, &n, width, name, v, BT_ROLE_NORMAL);                  \
+    } while (0)
+    bt_fmt_si(e->headroom_tpm, a, sizeof a);
+    bt_fmt_si(e->quota, b, sizeof b);
+    if (isnan(e->headroom_pct))
+        FIG("headroom", "%s of %s TPM", a, b);
+    else
+        FIG("headroom", "%s of %s TPM (%.1f%%)", a, b, e->headroom_pct);
+    bt_fmt_si(e->fits_more, a, sizeof a);
+    FIG("fits", "%s more calls", a);
+    bt_fmt_si(e->used, a, sizeof a);
+    FIG("used", "%s TPM", a);
+    bt_fmt_si(e->settled, a, sizeof a);
+    bt_fmt_si(e->estimated, b, sizeof b);
+    FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
+        a, b);
+    bt_fmt_si(e->reserved, a, sizeof a);
+    FIG("reserved", "%s TPM (from %s)", a, e->reserved_source ? e->reserved_source : "nothing");
+    bt_fmt_si(e->in_flight, a, sizeof a);
+    bt_fmt_si(e->conc_limit, b, sizeof b);
+    FIG("in flight", "%s (limit %s)", a, b);
+    bt_fmt_si(e->quota, a, sizeof a);
+    const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    FIG("quota", "%s TPM from %s%s%s", a, bt_quota_source_name(e->quota_source),
+        qq->code[0] ? " " : "", qq->code);
+    bt_fmt_si(e->max_tokens, a, sizeof a);
+    bt_fmt_si(e->avg_output, c, sizeof c);
+    FIG("max_tokens", "%s per call; observed mean output %s; burndown %g (%s)", a, c,
+        rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
+#undef FIG
+    return n;
+}
+
 void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
                         const enum gkind *gk)
 {
@@ -100,10 +144,12 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     for (int i = 0; i < l->ngraphs; i++)
         tui_draw_graph(t, r, gk[i], l->graph[i]);
     char title[96];
+    snprintf(title, sizeof title, "Figures for %s and where each comes from", rt->name);
+    struct tui_scroll all = {0};
+    tui_draw_wlines(t, l->figures, title, t->fig_lines, l->figures.h - 1, &all, false);
     snprintf(title, sizeof title, "Warnings for %s: what was seen, what to do", rt->name);
     if (nw == 0)
         snprintf(title, sizeof title, "No warnings for %s", rt->name);
-    struct tui_scroll all = {0};
     tui_draw_wlines(t, l->warnings, title, t->lines, nw, &all, false);
     tui_unclip();
     tui_draw_status(t, l);

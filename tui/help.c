@@ -7,21 +7,6 @@
 #include "core/util.h"
 #include "tui/keys.h"
 
-/* One help entry: the name in the key column, the text wrapped beside it. */
-static void entry(struct bt_tui *t, int *n, int width, const char *name, const char *text)
-{
-    struct wline *hl = t->help_lines;
-    int before = *n;
-    tui_wrap(hl, n, text, width - 14, 0, BT_ROLE_HELP);
-    for (int k = before; k < *n; k++) {
-        char buf[400];
-        snprintf(buf, sizeof buf, "%-13.13s %s", k == before ? name : "", hl[k].s);
-        bt_strlcpy(hl[k].s, buf, sizeof hl[k].s);
-        hl[k].lead = 13;
-        hl[k].lead_role = BT_ROLE_KEY;
-    }
-}
-
 /* A legend entry "glyph name, glyph name ...", the glyphs as drawn (UTF-8 or ASCII). */
 static void legend(struct bt_tui *t, int *n, int width, const char *head, const uint32_t *g,
                    const char *const *names, int k)
@@ -34,7 +19,7 @@ static void legend(struct bt_tui *t, int *n, int width, const char *head, const 
         len += snprintf(line + len, sizeof line - (size_t)len, "%s %s%s", enc, names[i],
                         i + 1 < k ? ", " : "");
     }
-    entry(t, n, width, head, line);
+    tui_entry(t->help_lines, n, width, head, line, BT_ROLE_HELP);
 }
 
 /* The help: every key of this mode from the key table (wrapped at word boundaries),
@@ -49,13 +34,13 @@ int tui_help_build(struct bt_tui *t, int width)
         snprintf(name, sizeof name, "%.13s", keys[i]);
         for (int k = (int)strlen(name); k > 0 && name[k - 1] == ' '; k--)
             name[k - 1] = '\0';
-        entry(t, &n, width, name, keys[i] + 14);
+        tui_entry(t->help_lines, &n, width, name, keys[i] + 14, BT_ROLE_HELP);
     }
     tui_add_wline(t->help_lines, &n, BT_ROLE_HELP, "", 0, BT_ROLE_HELP);
-    entry(t, &n, width, "mouse", "click a row (or one of its warnings) to select it, "
+    tui_entry(t->help_lines, &n, width, "mouse", "click a row (or one of its warnings) to select it, "
           "double-click for its detail; "
           "click a column heading to sort by it (again inverts); the wheel scrolls what is "
-          "under the pointer; the F-key bar is clickable");
+          "under the pointer; the F-key bar is clickable", BT_ROLE_HELP);
     uint32_t bar[BT_SEG_COUNT + 2];
     for (int k = 0; k <= BT_SEG_COUNT; k++)
         bar[k] = bt_graph_seg_glyph((enum bt_seg)k, t->utf8);
@@ -76,7 +61,8 @@ int tui_help_build(struct bt_tui *t, int width)
                                                "a marker", "not scanned yet"};
         legend(t, &n, width, "timeline", tl, tl_names, 4);
     }
-    entry(t, &n, width, "stale row", "dimmed, HEAD% shows the age of its newest data");
+    tui_entry(t->help_lines, &n, width, "stale row", "dimmed, HEAD% shows the age of its newest data",
+              BT_ROLE_HELP);
     return n;
 }
 

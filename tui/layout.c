@@ -115,7 +115,8 @@ static void overview(const struct bt_layout_opts *o, int top, int avail, struct 
 
 /* The detail document: the tokens graph first and tallest (the question asked
  * first), then the others, each across the whole width so that every time graph
- * has the same time axis and events line up; then the warnings. */
+ * has the same time axis and events line up; then every figure with its source,
+ * then the warnings. */
 static void detail(const struct bt_layout_opts *o, int top, int avail, struct bt_layout *l)
 {
     int cols = l->cols;
@@ -133,6 +134,8 @@ static void detail(const struct bt_layout_opts *o, int top, int avail, struct bt
         l->graph[i] = rect(0, y, cols, h);
         y += h;
     }
+    l->figures = rect(0, y, cols, o->nfig_lines > 0 ? 1 + o->nfig_lines : 0);
+    y += l->figures.h;
     l->warnings = rect(0, y, cols, 1 + imax(o->nwarn_lines, 1));
     l->doc_h = y + l->warnings.h;
 }

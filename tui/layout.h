@@ -43,6 +43,7 @@ struct bt_layout_opts {
     int nroutes;         /* rows the table would like */
     int nwarn_lines;     /* lines the warnings pane would like */
     int ngraphs;         /* detail graphs wanted (<= BT_LAYOUT_MAX_GRAPHS) */
+    int nfig_lines;      /* detail: lines of the figures section (0: none) */
     bool help;           /* help overlay shown */
     int help_lines;      /* lines of help text */
     bool timeline;       /* replay: a one-row timeline above the status bar */
@@ -63,9 +64,10 @@ struct bt_layout {
     int col_x[BT_COL_COUNT], col_w[BT_COL_COUNT];
     int mandatory_w;     /* width the mandatory columns need */
     /* detail: the route's identity fixed at the top, then one document scrolled
-     * in body: the graphs (the tokens graph first and tallest), then the warnings.
-     * graph[] and warnings are in document rows (0 = the top of the document). */
-    struct bt_rect info, body;
+     * in body: the graphs (the tokens graph first and tallest), every figure with
+     * its source, then the warnings. graph[], figures and warnings are in document
+     * rows (0 = the top of the document). */
+    struct bt_rect info, body, figures;
     struct bt_rect graph[BT_LAYOUT_MAX_GRAPHS];
     int ngraphs;         /* every graph wanted: the document scrolls */
     int doc_h;           /* rows of the whole document */

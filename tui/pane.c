@@ -58,6 +58,22 @@ void tui_wrap(struct wline *lines, int *n, const char *s, int w, int indent, enu
     }
 }
 
+/* One entry of a two-column list (help keys, detail figures): the name in a column
+ * of 13 in the key role, the text wrapped at word boundaries beside it. */
+void tui_entry(struct wline *lines, int *n, int width, const char *name, const char *text,
+               enum bt_role role)
+{
+    int before = *n;
+    tui_wrap(lines, n, text, width - 14, 0, role);
+    for (int k = before; k < *n; k++) {
+        char buf[400];
+        snprintf(buf, sizeof buf, "%-13.13s %s", k == before ? name : "", lines[k].s);
+        bt_strlcpy(lines[k].s, buf, sizeof lines[k].s);
+        lines[k].lead = 13;
+        lines[k].lead_role = BT_ROLE_KEY;
+    }
+}
+
 /* Lines [sc->pos, sc->pos + h) of lines at (x, y, w, h); a line too long for the
  * width ends in an ellipsis. Sets the scroll's bounds for the keys. */
 void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,

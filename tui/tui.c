@@ -47,6 +47,7 @@ static void draw(struct bt_tui *t)
         estimate_only = tui_estimate_only(e);
         crit = e->status == BT_ST_CRIT;
         nw = tui_detail_warnings(t, t->sel_route, cols - 2, t->lines);
+        lo.nfig_lines = tui_detail_figures(t, t->sel_route, cols - 2, t->fig_lines);
         lo.ngraphs = tui_detail_graphs(t, t->sel_route, gk);
     } else {
         for (int i = 0; i < t->nvis; i++) {

@@ -114,6 +114,7 @@ struct bt_tui {
     bool repaint;          /* the next draw repaints every cell (after a resize) */
     struct wline lines[MAX_WLINES]; /* the warnings pane being drawn */
     struct wline help_lines[MAX_WLINES];
+    struct wline fig_lines[MAX_WLINES]; /* the detail's figures */
     struct tui_scroll wsc, dsc, hsc; /* overview warnings, detail document, help */
     bool wfocus;           /* the overview's keys scroll the warnings pane */
     struct bt_layout lay;  /* the layout on screen (the mouse maps onto it) */
@@ -171,6 +172,8 @@ void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l);
 void tui_add_wline(struct wline *lines, int *n, enum bt_role role, const char *s, int lead,
                    enum bt_role lead_role);
 void tui_wrap(struct wline *lines, int *n, const char *s, int w, int indent, enum bt_role role);
+void tui_entry(struct wline *lines, int *n, int width, const char *name, const char *text,
+               enum bt_role role);
 void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,
                     struct tui_scroll *sc);
 void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n);
@@ -187,6 +190,7 @@ void tui_draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a);
 
 /* detail.c */
 int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines);
+int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines);
 void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw, const enum gkind *gk);
 
 /* timeline.c */

@@ -61,10 +61,11 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
         return "rows not all covered";
     if (o->view == BT_VIEW_DETAIL) {
         /* the document: graphs and warnings inside the width, not overlapping, all of it */
-        struct bt_rect doc[BT_LAYOUT_MAX_GRAPHS + 1];
+        struct bt_rect doc[BT_LAYOUT_MAX_GRAPHS + 2];
         int nd = 0;
         for (int i = 0; i < l->ngraphs; i++)
             doc[nd++] = l->graph[i];
+        doc[nd++] = l->figures;
         doc[nd++] = l->warnings;
         for (int i = 0; i < nd; i++) {
             if (!inside(doc[i], cols, l->doc_h))
@@ -77,6 +78,10 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
             return "a graph left out of the document";
         if (l->warnings.h != 1 + (o->nwarn_lines > 0 ? o->nwarn_lines : 1))
             return "warnings not all in the document";
+        if (l->figures.h != (o->nfig_lines > 0 ? 1 + o->nfig_lines : 0))
+            return "figures not all in the document";
+        if (l->warnings.y + l->warnings.h != l->doc_h)
+            return "the document does not end with the warnings";
     }
     if (o->banner != (l->banner.h == 1))
         return "banner shown iff wanted";
@@ -112,7 +117,8 @@ int main(void)
         {.view = BT_VIEW_OVERVIEW, .banner = true, .nroutes = 40, .nwarn_lines = 60, .help = true,
          .help_lines = 30},
         {.view = BT_VIEW_OVERVIEW, .nroutes = 0, .nwarn_lines = 0},
-        {.view = BT_VIEW_DETAIL, .banner = true, .nroutes = 7, .nwarn_lines = 12, .ngraphs = 5},
+        {.view = BT_VIEW_DETAIL, .banner = true, .nroutes = 7, .nwarn_lines = 12, .ngraphs = 5,
+         .nfig_lines = 9},
         {.view = BT_VIEW_DETAIL, .nroutes = 1, .nwarn_lines = 0, .ngraphs = 8, .help = true,
          .help_lines = 5},
     };
