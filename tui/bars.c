@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/util.h"
 #include "tui/keys.h"
 
@@ -235,7 +236,7 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
     if (isnan(h->metrics_per_day)) {
         snprintf(part, sizeof part, " ? metrics/day |");
     } else {
-        bt_fmt_si(h->metrics_per_day, si, sizeof si);
+        bt_fmt_count(h->metrics_per_day, si, sizeof si);
         snprintf(part, sizeof part, " %s metrics/day |", si);
     }
     x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "core/format.h"
 #include "core/util.h"
 
 int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
@@ -44,31 +45,31 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
         snprintf(v, sizeof v, __VA_ARGS__);                                    \
         tui_entry(lines, &n, width, name, v, BT_ROLE_NORMAL);                  \
     } while (0)
-    bt_fmt_si(e->headroom_tpm, a, sizeof a);
-    bt_fmt_si(e->quota, b, sizeof b);
+    bt_fmt_tokens(e->headroom_tpm, a, sizeof a);
+    bt_fmt_tokens(e->quota, b, sizeof b);
     if (isnan(e->headroom_pct))
         FIG("headroom", "%s of %s TPM", a, b);
     else
-        FIG("headroom", "%s of %s TPM (%.1f%%)", a, b, e->headroom_pct);
-    bt_fmt_si(e->fits_more, a, sizeof a);
+        FIG("headroom", "%s of %s TPM (%s%%)", a, b, bt_fmt_pct(e->headroom_pct, c, sizeof c));
+    bt_fmt_count(e->fits_more, a, sizeof a);
     FIG("fits", "%s more calls", a);
-    bt_fmt_si(e->used, a, sizeof a);
+    bt_fmt_tokens(e->used, a, sizeof a);
     FIG("used", "%s TPM", a);
-    bt_fmt_si(e->settled, a, sizeof a);
-    bt_fmt_si(e->estimated, b, sizeof b);
+    bt_fmt_tokens(e->settled, a, sizeof a);
+    bt_fmt_tokens(e->estimated, b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
         a, b);
-    bt_fmt_si(e->reserved, a, sizeof a);
+    bt_fmt_tokens(e->reserved, a, sizeof a);
     FIG("reserved", "%s TPM (from %s)", a, e->reserved_source ? e->reserved_source : "nothing");
-    bt_fmt_si(e->in_flight, a, sizeof a);
-    bt_fmt_si(e->conc_limit, b, sizeof b);
+    bt_fmt_tokens(e->in_flight, a, sizeof a);
+    bt_fmt_count(e->conc_limit, b, sizeof b);
     FIG("in flight", "%s (limit %s)", a, b);
-    bt_fmt_si(e->quota, a, sizeof a);
+    bt_fmt_tokens(e->quota, a, sizeof a);
     const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     FIG("quota", "%s TPM from %s%s%s", a, bt_quota_source_name(e->quota_source),
         qq->code[0] ? " " : "", qq->code);
-    bt_fmt_si(e->max_tokens, a, sizeof a);
-    bt_fmt_si(e->avg_output, c, sizeof c);
+    bt_fmt_tokens(e->max_tokens, a, sizeof a);
+    bt_fmt_tokens(e->avg_output, c, sizeof c);
     FIG("max_tokens", "%s per call; observed mean output %s; burndown %g (%s)", a, c,
         rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
 #undef FIG
@@ -116,7 +117,7 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
         snprintf(st, sizeof st, e->minute ? "STALE %s old" : "STALE no data", age);
         x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
     }
-    bt_fmt_si(e->max_tokens, mt, sizeof mt);
+    bt_fmt_tokens(e->max_tokens, mt, sizeof mt);
     snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s)",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
@@ -124,16 +125,14 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
     tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
-    bt_fmt_si(e->headroom_tpm, hd, sizeof hd);
-    bt_fmt_si(e->quota, q, sizeof q);
-    bt_fmt_si(e->used, used, sizeof used);
-    bt_fmt_si(e->fits_more, fits, sizeof fits);
+    bt_fmt_tokens(e->headroom_tpm, hd, sizeof hd);
+    bt_fmt_tokens(e->quota, q, sizeof q);
+    bt_fmt_tokens(e->used, used, sizeof used);
+    bt_fmt_count(e->fits_more, fits, sizeof fits);
     const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
-    char pct[16];
-    if (isnan(e->headroom_pct))
-        snprintf(pct, sizeof pct, "-");
-    else
-        snprintf(pct, sizeof pct, "%.1f%%", e->headroom_pct);
+    char pv[BT_FMT_SHORT], pct[BT_FMT_SHORT + 1];
+    bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
+    snprintf(pct, sizeof pct, "%s%s", pv, isnan(e->headroom_pct) ? "" : "%");
     snprintf(line, sizeof line, " headroom %s of %s TPM (%s)  fits %s more calls  used %s  "
              "reserved from %s  quota: %s%s%s", hd, q, pct, fits, used,
              e->reserved_source ? e->reserved_source : "nothing",

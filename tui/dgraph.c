@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/headroom.h"
 #include "core/oppoint.h"
 #include "core/util.h"
@@ -174,7 +175,7 @@ static void fmt_secs(double ms, char *o, size_t n)
 
 static void fmt_count(double v, char *o, size_t n)
 {
-    bt_fmt_si(v, o, n);
+    bt_fmt_tokens(v, o, n);
 }
 
 /* The y axis: a line with three ticks (0, half, top), labels in the figure's unit. */
@@ -253,21 +254,21 @@ static void draw_tokens(struct gctx *g)
     struct item it[4];
     int ni = 0;
     char v[16];
-    bt_fmt_si(quota, v, sizeof v);
+    bt_fmt_tokens(quota, v, sizeof v);
     it[ni] = (struct item){.pat = PAT_QUOTA};
     snprintf(it[ni].label, sizeof it[ni].label, isnan(quota) ? "quota unknown" : "quota %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, isnan(quota) ? "quota unknown" : "quota");
-    bt_fmt_si(e->mantle ? e->input_tokens : e->settled, v, sizeof v);
+    bt_fmt_tokens(e->mantle ? e->input_tokens : e->settled, v, sizeof v);
     it[ni] = (struct item){.pat = PAT_SETTLED};
     snprintf(it[ni].label, sizeof it[0].label, "%s %s", e->mantle ? "input" : "settled", v);
     snprintf(it[ni++].name, sizeof it[0].name, "%s", e->mantle ? "input" : "settled");
     if (!e->mantle) {
-        bt_fmt_si(e->estimated, v, sizeof v);
+        bt_fmt_tokens(e->estimated, v, sizeof v);
         it[ni] = (struct item){.pat = PAT_ESTIMATED};
         snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
         snprintf(it[ni++].name, sizeof it[0].name, "est");
     }
-    bt_fmt_si(e->mantle ? e->in_used : e->reserved, v, sizeof v);
+    bt_fmt_tokens(e->mantle ? e->in_used : e->reserved, v, sizeof v);
     it[ni] = (struct item){.pat = PAT_RESERVED};
     snprintf(it[ni].label, sizeof it[0].label, "reserved %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, "reserved");
@@ -313,13 +314,13 @@ static void draw_level_graph(struct gctx *g, const struct level_graph *d)
     double ymax = axis_max(vmax(v, g->n, isfinite(d->level) ? d->level : 1) * d->headroom);
     struct item it[2] = {{.pat = d->level_pat}, {.pat = d->line_pat}};
     char s[16];
-    bt_fmt_si(d->level, s, sizeof s);
+    bt_fmt_tokens(d->level, s, sizeof s);
     if (isnan(d->level))
         snprintf(it[0].label, sizeof it[0].label, "%s", d->no_level);
     else
         snprintf(it[0].label, sizeof it[0].label, "%s %s", d->level_name, s);
     snprintf(it[0].name, sizeof it[0].name, "%s", d->level_name);
-    bt_fmt_si(d->now, s, sizeof s);
+    bt_fmt_tokens(d->now, s, sizeof s);
     snprintf(it[1].label, sizeof it[1].label, "%s %s", d->line_name, s);
     snprintf(it[1].name, sizeof it[1].name, "%s", d->line_name);
     title_rule(g, d->title, d->short_title, it, 2);
@@ -356,7 +357,7 @@ static void draw_throttles(struct gctx *g)
     double ymax = axis_max(vmax(v, g->n, 1));
     struct item it[1] = {{.pat = PAT_THROTTLE}};
     char s[16];
-    bt_fmt_si(g->e->throttles, s, sizeof s);
+    bt_fmt_count(g->e->throttles, s, sizeof s);
     snprintf(it[0].label, sizeof it[0].label, "throttles %s", s);
     snprintf(it[0].name, sizeof it[0].name, "throttles");
     title_rule(g, "Throttles/min: is Bedrock refusing calls?", "throttles/min", it, 1);
@@ -375,10 +376,10 @@ static void draw_latency(struct gctx *g)
     double ymax = axis_max(vmax(p99, g->n, vmax(p50, g->n, 1)) * 1.1);
     struct item it[2] = {{.pat = PAT_P50}, {.pat = PAT_P99}};
     char s[16];
-    tui_fmt_ms(g->e->lat_p50, s, sizeof s);
+    bt_fmt_latency(g->e->lat_p50, s, sizeof s);
     snprintf(it[0].label, sizeof it[0].label, "p50 %s", s);
     snprintf(it[0].name, sizeof it[0].name, "p50");
-    tui_fmt_ms(g->e->lat_p99, s, sizeof s);
+    bt_fmt_latency(g->e->lat_p99, s, sizeof s);
     snprintf(it[1].label, sizeof it[1].label, "p99 %s", s);
     snprintf(it[1].name, sizeof it[1].name, "p99");
     title_rule(g, "Latency: are calls slowing down?", "latency", it, 2);
@@ -433,8 +434,8 @@ static void draw_oppoint(struct gctx *g)
     struct item it[3] = {{.pat = PAT_NOW}, {.pat = PAT_POINT}, {.pat = PAT_KNEE}};
     char a[16], b[16];
     if (n) {
-        bt_fmt_si(xs[0], a, sizeof a);
-        bt_fmt_si(ys[0], b, sizeof b);
+        bt_fmt_count(xs[0], a, sizeof a);
+        bt_fmt_count(ys[0], b, sizeof b);
         snprintf(it[0].label, sizeof it[0].label, "now %s in flight, %s/min", a, b);
     } else {
         snprintf(it[0].label, sizeof it[0].label, "now: no data");
@@ -452,7 +453,7 @@ static void draw_oppoint(struct gctx *g)
     y_axis(g, ymax, fmt_count);
     int ay = g->a.y + g->a.h - 1;
     tui_text(ay, g->p.x, 1, "0", A(t, BT_ROLE_AXIS));
-    bt_fmt_si(xmax, a, sizeof a);
+    bt_fmt_count(xmax, a, sizeof a);
     char axis[48];
     snprintf(axis, sizeof axis, "%s in flight", a);
     int aw = tui_width(axis);

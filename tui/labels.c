@@ -4,31 +4,18 @@
 #include <math.h>
 #include <stdio.h>
 
-void tui_fmt_ms(double ms, char *o, size_t n)
-{
-    if (isnan(ms))
-        snprintf(o, n, "-");
-    else if (ms < 1000)
-        snprintf(o, n, "%.0fms", ms);
-    else if (ms < 10000)
-        snprintf(o, n, "%.1fs", ms / 1000);
-    else
-        snprintf(o, n, "%.0fs", ms / 1000);
-}
+#include "core/format.h"
 
+/* Ages as core/format prints them, in ten-second steps below two minutes and
+ * "<10s" below ten: an idle screen over a slow link changes once in ten seconds. */
 void tui_fmt_age(int64_t s, char *o, size_t n)
 {
     if (s < 0)
         s = 0;
-    /* ten-second steps: an idle screen over a slow link changes once in ten seconds */
     if (s < 10)
         snprintf(o, n, "<10s");
-    else if (s < 120)
-        snprintf(o, n, "%llds", (long long)(s / 10 * 10));
-    else if (s < 7200)
-        snprintf(o, n, "%lldm", (long long)(s / 60));
     else
-        snprintf(o, n, "%lldh", (long long)(s / 3600));
+        bt_fmt_age((double)(s < 120 ? s / 10 * 10 : s), o, n);
 }
 
 const char *tui_status_label(enum bt_status s)
@@ -65,3 +52,4 @@ bool tui_estimate_only(const struct bt_eval *e)
 {
     return bt_eval_has(e, BT_W_ESTIMATE_ONLY);
 }
+

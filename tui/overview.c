@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/util.h"
 #include "tui/graph.h"
 
@@ -72,7 +73,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     } else if (isnan(e->headroom_pct)) {
         snprintf(b, sizeof b, "-");
     } else {
-        snprintf(b, sizeof b, "%.1f", e->headroom_pct);
+        bt_fmt_pct(e->headroom_pct, b, sizeof b);
     }
     cell_text(y, l, BT_COL_HEADPCT, b, st);
     int bx, bw;
@@ -96,7 +97,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                 tui_blit(t, &cv, y, bx);
         } else {
             char used[16];
-            bt_fmt_si(e->used, used, sizeof used);
+            bt_fmt_tokens(e->used, used, sizeof used);
             if (bw >= 24)
                 snprintf(b, sizeof b, "%s used, no quota known", used);
             else
@@ -105,14 +106,14 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         }
         bt_canvas_free(&cv);
     }
-    bt_fmt_si(e->mantle ? e->input_tokens : e->settled, b, sizeof b);
+    bt_fmt_tokens(e->settled, b, sizeof b); /* core: the mantle side that binds */
     cell_text(y, l, BT_COL_SETTLED, b, look(&k, BT_ROLE_SETTLED));
-    bt_fmt_si(e->estimated, b, sizeof b);
+    bt_fmt_tokens(e->estimated, b, sizeof b);
     cell_text(y, l, BT_COL_ESTIMATED, b, look(&k, BT_ROLE_ESTIMATED));
-    bt_fmt_si(e->mantle ? e->in_used : e->reserved, b, sizeof b);
+    bt_fmt_tokens(e->mantle ? e->in_used : e->reserved, b, sizeof b);
     cell_text(y, l, BT_COL_RESERVED, b, look(&k, BT_ROLE_RESERVED));
     char q[16];
-    bt_fmt_si(e->quota, q, sizeof q);
+    bt_fmt_tokens(e->quota, q, sizeof q);
     if (isnan(e->quota))
         snprintf(b, sizeof b, "? none");
     else
@@ -121,20 +122,20 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                       : e->quota_source == BT_QS_UNKNOWN      ? BT_ROLE_UNKNOWN
                                                               : BT_ROLE_WARN;
     cell_text(y, l, BT_COL_QUOTA, b, look(&k, qr));
-    bt_fmt_si(e->invocations, b, sizeof b);
+    bt_fmt_count(e->invocations, b, sizeof b);
     cell_text(y, l, BT_COL_RPM, b, base);
-    bt_fmt_si(e->throttles, b, sizeof b);
+    bt_fmt_count(e->throttles, b, sizeof b);
     cell_text(y, l, BT_COL_THR, b, look(&k, e->throttles > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
-    tui_fmt_ms(e->lat_p50, b, sizeof b);
+    bt_fmt_latency(e->lat_p50, b, sizeof b);
     cell_text(y, l, BT_COL_P50, b, base);
-    tui_fmt_ms(e->lat_p99, b, sizeof b);
+    bt_fmt_latency(e->lat_p99, b, sizeof b);
     cell_text(y, l, BT_COL_P99, b, base);
-    if (isnan(e->in_flight))
-        snprintf(b, sizeof b, "-");
-    else if (isnan(e->conc_limit))
-        snprintf(b, sizeof b, "%.0f", e->in_flight);
-    else
-        snprintf(b, sizeof b, "%.0f/%.0f", e->in_flight, e->conc_limit);
+    char lim[BT_FMT_SHORT];
+    bt_fmt_count(e->in_flight, b, sizeof b);
+    if (!isnan(e->in_flight) && !isnan(e->conc_limit)) {
+        size_t len = strlen(b);
+        snprintf(b + len, sizeof b - len, "/%s", bt_fmt_count(e->conc_limit, lim, sizeof lim));
+    }
     cell_text(y, l, BT_COL_INFL, b,
               look(&k, e->in_flight > e->conc_limit ? BT_ROLE_WARN : BT_ROLE_NORMAL));
     int wx, ww;

@@ -154,7 +154,6 @@ int tui_sel_pos(const struct bt_tui *t);
 void tui_move_sel(struct bt_tui *t, int delta);
 
 /* labels.c */
-void tui_fmt_ms(double ms, char *o, size_t n);
 void tui_fmt_age(int64_t s, char *o, size_t n);
 const char *tui_status_label(enum bt_status s);
 enum bt_role tui_status_role(enum bt_status s);
