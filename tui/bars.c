@@ -165,7 +165,7 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
     if (t->prompt != PR_NONE) {
         char line[192];
         if (t->prompt == PR_GOTO)
-            snprintf(line, sizeof line, " go to: %s_   (14:32, -30m, +5m, ISO time; Enter goes, "
+            snprintf(line, sizeof line, " go to: %s_   (14:32, -30m from the end, +5m from the start, ISO; Enter goes, "
                      "Esc cancels)", t->input);
         else
             snprintf(line, sizeof line, " marker note: %s_   (Enter adds, Esc cancels)", t->input);
