@@ -26,7 +26,7 @@ int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
                      bt_wcode_name(wa->code), bt_wcode_title(wa->code));
             tui_add_wline(lines, &n, BT_ROLE_KEY, buf, 4, tui_sev_role(wa->severity));
             tui_wrap(lines, &n, wa->message, width, 5, BT_ROLE_NORMAL);
-            snprintf(buf, sizeof buf, "-> %s", bt_wcode_action(wa->code));
+            snprintf(buf, sizeof buf, "-> %s", wa->action ? wa->action : bt_wcode_action(wa->code));
             tui_wrap(lines, &n, buf, width, 5, BT_ROLE_INFO);
         }
     return n;
@@ -47,31 +47,39 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     } while (0)
     bt_fmt_tokens(e->headroom_tpm, a, sizeof a);
     bt_fmt_tokens(e->quota, b, sizeof b);
-    if (isnan(e->headroom_pct))
-        FIG("headroom", "%s of %s TPM", a, b);
-    else
-        FIG("headroom", "%s of %s TPM (%s%%)", a, b, bt_fmt_pct(e->headroom_pct, c, sizeof c));
+    bt_fmt_pct(e->headroom_pct, c, sizeof c);
+    FIG("headroom", "%s of %s TPM (%s%%)%s%s", a, b, c, e->mantle ? ", binding side " : "",
+        e->mantle ? bt_side_name(e->binding) : "");
     bt_fmt_count(e->fits_more, a, sizeof a);
-    FIG("fits", "%s more calls", a);
+    FIG("fits", "%s more calls in flight", a);
     bt_fmt_tokens(e->used, a, sizeof a);
-    FIG("used", "%s TPM", a);
+    bt_fmt_tokens(e->group_used, b, sizeof b);
+    FIG("used", "%s TPM%s; the quota group %s", a,
+        e->upper_bound ? " (an upper bound: calls in flight unknown)" : "", b);
     bt_fmt_tokens(e->settled, a, sizeof a);
     bt_fmt_tokens(e->estimated, b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
         a, b);
-    bt_fmt_tokens(e->reserved, a, sizeof a);
-    FIG("reserved", "%s TPM (from %s)", a, e->reserved_source ? e->reserved_source : "nothing");
+    bt_fmt_tokens(e->held, a, sizeof a);
+    FIG("held", "%s tokens (%s)", a, e->held_source ? e->held_source : "unknown");
     bt_fmt_tokens(e->in_flight, a, sizeof a);
     bt_fmt_count(e->conc_limit, b, sizeof b);
-    FIG("in flight", "%s (limit %s)", a, b);
+    FIG("in flight", "%s (%s), limit %s", a, e->in_flight_source ? e->in_flight_source : "unknown",
+        b);
+    bt_fmt_tokens(e->reservation, a, sizeof a);
+    FIG("R per call", "%s tokens (%s)", a,
+        e->reservation_source ? e->reservation_source : "unknown");
     bt_fmt_tokens(e->quota, a, sizeof a);
-    const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
-    FIG("quota", "%s TPM from %s%s%s", a, bt_quota_source_name(e->quota_source),
-        qq->code[0] ? " " : "", qq->code);
+    FIG("quota", "%s TPM from %s%s%s%s", a, bt_quota_source_name(e->quota_source),
+        e->quota_code[0] ? " " : "", e->quota_code,
+        e->nshared ? ", shared with other routes" : "");
     bt_fmt_tokens(e->max_tokens, a, sizeof a);
     bt_fmt_tokens(e->avg_output, c, sizeof c);
-    FIG("max_tokens", "%s per call; observed mean output %s; burndown %g (%s)", a, c,
-        rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
+    char meas[48] = "";
+    if (!isnan(e->burndown_measured))
+        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    FIG("max_tokens", "%s per call; observed mean output %s; burndown %g (%s%s)", a, c,
+        rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
 #undef FIG
     return n;
 }
@@ -117,26 +125,40 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
         snprintf(st, sizeof st, e->minute ? "STALE %s old" : "STALE no data", age);
         x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
     }
+    if (rt->identity[0]) /* the AWS identity the route is polled as (never a key) */
+        x += tui_text(y, x, l->cols - x - tag_w, rt->identity, A(t, BT_ROLE_STATUS)) + 2;
     bt_fmt_tokens(e->max_tokens, mt, sizeof mt);
-    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s)",
+    char meas[32] = "";
+    if (!isnan(e->burndown_measured))
+        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s%s)",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
                                                                              : "online",
-             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
+             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
     tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
     bt_fmt_tokens(e->headroom_tpm, hd, sizeof hd);
     bt_fmt_tokens(e->quota, q, sizeof q);
     bt_fmt_tokens(e->used, used, sizeof used);
     bt_fmt_count(e->fits_more, fits, sizeof fits);
-    const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
-    char pv[BT_FMT_SHORT], pct[BT_FMT_SHORT + 1];
+    char pv[BT_FMT_SHORT], pct[BT_FMT_SHORT + 1], held[16], infl[16], res[16];
+    bt_fmt_tokens(e->held, held, sizeof held);
+    bt_fmt_tokens(e->reservation, res, sizeof res);
+    bt_fmt_tokens(e->in_flight, infl, sizeof infl);
     bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
     snprintf(pct, sizeof pct, "%s%s", pv, isnan(e->headroom_pct) ? "" : "%");
-    snprintf(line, sizeof line, " headroom %s of %s TPM (%s)  fits %s more calls  used %s  "
-             "reserved from %s  quota: %s%s%s", hd, q, pct, fits, used,
-             e->reserved_source ? e->reserved_source : "nothing",
-             bt_quota_source_name(e->quota_source), qq->code[0] ? " " : "", qq->code);
+    /* every figure with its source (docs/headroom.md); the figures section below
+     * repeats them one a line, for widths that cut this line */
+    snprintf(line, sizeof line, " headroom %s of %s TPM (%s%s%s)  fits %s more in flight  used %s%s  "
+             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", hd, q, pct,
+             e->mantle ? ", " : "", e->mantle ? bt_side_name(e->binding) : "", fits, used,
+             e->upper_bound ? " (upper bound)" : "", held,
+             e->held_source ? e->held_source : "-", infl,
+             e->in_flight_source ? e->in_flight_source : "-", res,
+             e->reservation_source ? e->reservation_source : "-",
+             bt_quota_source_name(e->quota_source), e->quota_code[0] ? " " : "", e->quota_code,
+             e->nshared ? " shared" : "");
     tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
     tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
     tui_clip(l->body.y, l->body.y + l->body.h, sc->pos - l->body.y);

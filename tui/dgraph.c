@@ -16,44 +16,25 @@
 #include "tui/graph.h"
 
 /* A per-minute value of a derived series at minute m. */
-enum skind { S_SETTLED, S_ESTIMATED, S_RESERVED, S_THROTTLES, S_P50, S_P99, S_INFLIGHT,
-             S_COMPLETED, S_INPUT, S_OUTPUT };
+enum skind { S_SETTLED, S_ESTIMATED, S_USED, S_THROTTLES, S_P50, S_P99, S_INFLIGHT,
+             S_COMPLETED, S_OUTPUT };
 
 static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
 {
     const struct bt_store *st = t->host->store;
-    const struct bt_route *rt = &t->host->cfg->routes[r];
-    const struct bt_eval *e = &t->evals[r];
+    struct bt_minute_fig f;
     switch (k) {
-    case S_SETTLED: {
-        double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-        double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, m);
-        double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-        if (isnan(in) && isnan(out))
-            return NAN;
-        return bt_settled_tpm(isnan(in) ? 0 : in, isnan(cw) ? 0 : cw, isnan(out) ? 0 : out,
-                              rt->burndown);
-    }
-    case S_ESTIMATED: return bt_store_at(st, r, BT_SIG_ESTIMATED_TPM, m);
-    case S_RESERVED: {
-        /* counters where scraped, else the max_tokens reading of DESIGN.md */
-        double adm = bt_store_at(st, r, BT_SIG_ADM_RESERVED, m);
-        if (!isnan(adm))
-            return adm;
-        double mt = e->max_tokens;
-        double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
-        if (isnan(mt) || isnan(inv))
-            return NAN;
-        double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-        double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, m);
-        return (isnan(in) ? 0 : in) + (isnan(cw) ? 0 : cw) + inv * mt;
-    }
+    case S_SETTLED:
+    case S_ESTIMATED:
+    case S_USED:
+        /* core computes each minute's figures (docs/headroom.md) */
+        bt_minute_figures(t->host->cfg, st, r, m, &f);
+        return k == S_SETTLED ? f.settled : k == S_ESTIMATED ? f.estimated : f.used;
     case S_THROTTLES: return bt_store_at(st, r, BT_SIG_THROTTLES, m);
     case S_P50: return bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
     case S_P99: return bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
     case S_INFLIGHT: return bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
     case S_COMPLETED: return bt_store_at(st, r, BT_SIG_ADM_COMPLETED, m);
-    case S_INPUT: return bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
     case S_OUTPUT: return bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
     }
     return NAN;
@@ -65,7 +46,7 @@ const struct tui_pattern tui_patterns[TUI_NPAT] = {
     [PAT_SETTLED] = {"settled", 0x25CF, '*', BT_ROLE_SETTLED},
     [PAT_ESTIMATED] = {"estimated", 0x25CB, 'o', BT_ROLE_ESTIMATED},
     [PAT_BOTH] = {"settled and estimated on one point", 0x25C9, '@', BT_ROLE_ESTIMATED},
-    [PAT_RESERVED] = {"reserved", 0x00D7, 'x', BT_ROLE_RESERVED},
+    [PAT_USED] = {"used (with held reservations)", 0x00D7, 'x', BT_ROLE_RESERVED},
     [PAT_THROTTLE] = {"throttles", 0x2587, '#', BT_ROLE_THROTTLE},
     [PAT_P50] = {"p50", 0x2022, '+', BT_ROLE_P50},
     [PAT_P99] = {"p99", 0x25B2, '^', BT_ROLE_P99},
@@ -235,19 +216,11 @@ static void draw_tokens(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
     double quota = e->mantle ? e->in_quota : e->quota;
-    double *settled = series(g, e->mantle ? S_INPUT : S_SETTLED);
+    /* mantle: core's minute figures are the input side */
+    double *settled = series(g, S_SETTLED);
     double *est = series(g, S_ESTIMATED);
-    double *resv = series(g, S_RESERVED);
-    if (e->mantle) {
-        for (int i = 0; i < g->n; i++) {
-            int64_t m = g->end - (int64_t)(g->n - 1 - i) * 60;
-            double calls = bt_store_at(g->t->host->store, g->r, BT_SIG_INVOCATIONS, m);
-            resv[i] = isnan(settled[i]) || isnan(calls) || isnan(e->max_tokens)
-                          ? NAN : settled[i] + calls * e->max_tokens;
-            est[i] = NAN;
-        }
-    }
-    double ymax = vmax(settled, g->n, vmax(est, g->n, vmax(resv, g->n, 0)));
+    double *used = series(g, S_USED);
+    double ymax = vmax(settled, g->n, vmax(est, g->n, vmax(used, g->n, 0)));
     if (isfinite(quota) && quota > ymax)
         ymax = quota;
     ymax = axis_max(ymax * 1.1);
@@ -268,10 +241,10 @@ static void draw_tokens(struct gctx *g)
         snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
         snprintf(it[ni++].name, sizeof it[0].name, "est");
     }
-    bt_fmt_tokens(e->mantle ? e->in_used : e->reserved, v, sizeof v);
-    it[ni] = (struct item){.pat = PAT_RESERVED};
-    snprintf(it[ni].label, sizeof it[0].label, "reserved %s", v);
-    snprintf(it[ni++].name, sizeof it[0].name, "reserved");
+    bt_fmt_tokens(e->mantle ? e->in_used : e->used, v, sizeof v);
+    it[ni] = (struct item){.pat = PAT_USED};
+    snprintf(it[ni].label, sizeof it[0].label, "used %s", v);
+    snprintf(it[ni++].name, sizeof it[0].name, "used");
     title_rule(g, e->mantle ? "Input tokens/min against the input quota"
                             : "Tokens/min against the quota",
                e->mantle ? "input tokens/min" : "tokens/min", it, ni);
@@ -282,8 +255,8 @@ static void draw_tokens(struct gctx *g)
     struct bt_plot_series sr[] = {
         {.kind = BT_SER_LEVEL, .level = quota, .role = BT_ROLE_QUOTA, .ascii = '=',
          .glyph = pat(g, PAT_QUOTA)},
-        {.kind = BT_SER_LINE, .v = resv, .n = g->n, .role = BT_ROLE_RESERVED, .ascii = 'x',
-         .glyph = pat(g, PAT_RESERVED), .over = true},
+        {.kind = BT_SER_LINE, .v = used, .n = g->n, .role = BT_ROLE_RESERVED, .ascii = 'x',
+         .glyph = pat(g, PAT_USED), .over = true},
         {.kind = BT_SER_LINE, .v = settled, .n = g->n, .role = BT_ROLE_SETTLED, .ascii = '*',
          .glyph = pat(g, PAT_SETTLED), .over = true},
         /* the estimate is drawn last, never hidden: where it meets settled, one glyph says both */
@@ -295,7 +268,7 @@ static void draw_tokens(struct gctx *g)
     blit_free(g, &cv);
     free(settled);
     free(est);
-    free(resv);
+    free(used);
 }
 
 /* A graph of one series against one level (a quota, a limit), the level first in

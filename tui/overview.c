@@ -80,14 +80,10 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     if (bt_layout_has_col(l, BT_COL_BAR, &bx, &bw)) {
         struct bt_canvas cv;
         bt_canvas_init(&cv, bw, 1);
-        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->reserved};
+        /* core's figures follow the mantle side that binds: nothing to choose here;
+         * the last segment is the whole quota group's use, so the bar matches HEAD% */
+        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->group_used};
         double total = e->quota;
-        if (e->mantle) {
-            bool in_binds = e->quota == e->in_quota;
-            v[0] = in_binds ? e->input_tokens : e->out_used;
-            v[1] = NAN;
-            v[2] = in_binds ? e->in_used : NAN;
-        }
         static const unsigned char roles[BT_SEG_COUNT] = {BT_ROLE_SETTLED, BT_ROLE_ESTIMATED,
                                                           BT_ROLE_RESERVED};
         if (bt_graph_hbar(&cv, 0, 0, bw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT, t->utf8)) {
@@ -110,7 +106,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     cell_text(y, l, BT_COL_SETTLED, b, look(&k, BT_ROLE_SETTLED));
     bt_fmt_tokens(e->estimated, b, sizeof b);
     cell_text(y, l, BT_COL_ESTIMATED, b, look(&k, BT_ROLE_ESTIMATED));
-    bt_fmt_tokens(e->mantle ? e->in_used : e->reserved, b, sizeof b);
+    bt_fmt_tokens(e->held, b, sizeof b);
     cell_text(y, l, BT_COL_RESERVED, b, look(&k, BT_ROLE_RESERVED));
     char q[16];
     bt_fmt_tokens(e->quota, q, sizeof q);
@@ -187,7 +183,7 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines)
 /* The bar's glyphs explained in its own heading. */
 static void bar_legend(const struct bt_tui *t, int y, int x, int w, attr_t a)
 {
-    static const char *const names[] = {"settled", "est", "reserved"};
+    static const char *const names[] = {"settled", "est", "used"};
     int end = x + w;
     for (int k = 0; k < BT_SEG_COUNT; k++) {
         tui_glyph(y, x, bt_graph_seg_glyph((enum bt_seg)k, t->utf8), a);

@@ -101,8 +101,7 @@ void tui_evaluate(struct bt_tui *t)
         t->e_n != n) {
         free(t->evals);
         t->evals = bt_xcalloc((size_t)n + 1, sizeof *t->evals);
-        for (int r = 0; r < n; r++)
-            bt_eval_route(cfg, t->host->store, r, t->host->now, &t->evals[r]);
+        bt_eval_all(cfg, t->host->store, t->host->now, t->evals); /* quota groups together */
         t->e_gen = t->host->store->generation;
         t->e_minute = minute;
         t->e_n = n;

@@ -51,7 +51,7 @@ struct tui_pattern {
     uint32_t utf8, ascii;
     enum bt_role role;
 };
-enum { PAT_QUOTA, PAT_SETTLED, PAT_ESTIMATED, PAT_BOTH, PAT_RESERVED, PAT_THROTTLE, PAT_P50,
+enum { PAT_QUOTA, PAT_SETTLED, PAT_ESTIMATED, PAT_BOTH, PAT_USED, PAT_THROTTLE, PAT_P50,
        PAT_P99, PAT_INFLIGHT, PAT_LIMIT, PAT_POINT, PAT_NOW, PAT_KNEE, TUI_NPAT };
 extern const struct tui_pattern tui_patterns[TUI_NPAT];
 
