@@ -230,6 +230,10 @@ static int loop_run(struct bt_loop *l)
             return -2;
         /* the first tick happens at the start time exactly (deterministic demo recordings) */
         int64_t now = first ? (int64_t)floor(l->clock.sim0) : bt_clock_now(&l->clock);
+        /* A late wake-up (a loaded machine, an accelerated clock) must not poll past the
+         * end: the last tick is at `until` exactly, as on an idle machine. */
+        if (l->until && now > l->until)
+            now = l->until;
         if (!l->paused || l->refresh || first) {
             tick_due(l, now, l->refresh || first);
             l->refresh = false;
