@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"check", "check [--format text|json|prometheus]   one poll, print, exit 0/1/2/3", cmd_check},
     {"record", "record FILE [--demo] [--duration D]      headless recording until signalled", cmd_record},
     {"replay", "replay FILE [--at TIME --format text|json]   replay a recording", cmd_replay},
+    {"serve", "serve [--listen ADDR:PORT] [--record FILE]   headless poller serving /metrics (default 127.0.0.1:9464)", cmd_serve},
     {"export", "export FILE --format csv|json [--from T] [--to T] [--route R] [-o OUT]", cmd_export},
 };
 
@@ -36,6 +37,10 @@ static void usage(FILE *f)
             "      --endpoint-url URL   override the AWS endpoints (testing, VPC endpoints)\n"
             "  -i, --interval S         seconds between polls (default 60)\n"
             "      --admission URL      admission-controller counters (Prometheus text/JSON)\n"
+            "      --source URL         prometheus+http://HOST:PORT: read bedtop's own series from\n"
+            "                           a Prometheus server (fed by bedtop serve) instead of AWS\n"
+            "      --match MATCHERS     with --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
+            "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
             "  -f, --format F           check output: text, json or prometheus\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       simulated time runs N times faster\n"
@@ -57,7 +62,7 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION };
+       O_DURATION, O_LISTEN, O_SOURCE, O_MATCH };
 
 static const struct option long_opts[] = {
     {"config", required_argument, NULL, 'c'},
@@ -80,6 +85,9 @@ static const struct option long_opts[] = {
     {"at", required_argument, NULL, O_AT},
     {"route", required_argument, NULL, O_ROUTE},
     {"duration", required_argument, NULL, O_DURATION},
+    {"listen", required_argument, NULL, O_LISTEN},
+    {"source", required_argument, NULL, O_SOURCE},
+    {"match", required_argument, NULL, O_MATCH},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -111,6 +119,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_SINCE: o->since = optarg; break;
         case O_AT: o->at = optarg; break;
         case O_ROUTE: o->route = optarg; break;
+        case O_LISTEN: o->listen = optarg; break;
+        case O_SOURCE: o->source = optarg; break;
+        case O_MATCH: o->match = optarg; break;
         case 'v': o->verbose = true; break;
         case 'o': o->output = optarg; break;
         case O_DURATION:

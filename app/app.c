@@ -95,7 +95,8 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
     a->config_ok = true;
     a->ctx = (struct bt_ctx){.cfg = &a->cfg, .store = &a->store, .mode = mode,
                              .verbose = o->verbose, .profile = o->profile, .region = o->region,
-                             .endpoint_url = o->endpoint_url, .admission_url = o->admission};
+                             .endpoint_url = o->endpoint_url, .admission_url = o->admission,
+                             .api_cost = o->api_cost ? o->api_cost : &a->cost};
     if (!o->demo) {
         bt_awsgroup_warn_file_perms(); /* now, before a dashboard takes the screen */
         a->ctx.http = bt_http_new(o->verbose);

@@ -7,12 +7,17 @@
 
 #include "collectors/collector.h"
 #include "collectors/loop.h"
+#include "core/apicost.h"
 #include "core/config.h"
 #include "core/model.h"
 
 struct opts {
     const char *config, *profile, *region, *endpoint_url, *admission, *theme, *record;
     const char *format, *from, *to, *since, *at, *route;
+    const char *listen;        /* serve: ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */
+    const char *source;        /* prometheus+http://HOST:PORT: read bedtop's series back */
+    const char *match;         /* --source: label matchers, e.g. region="us-east-1" */
+    struct bt_api_cost *api_cost; /* counters that outlive the app (serve's reloads); NULL: the app's own */
     const char *file;          /* positional FILE of replay/record/export */
     const char *output;        /* export: write here (0600) instead of stdout */
     double duration;           /* record: stop after this much (simulated) time; NAN none */
@@ -36,6 +41,7 @@ struct app {
     uint64_t errors_seen;      /* events already printed (check, record) */
     char last_error[BT_SRC_COUNT][224]; /* printed once until it changes */
     bool config_ok;
+    struct bt_api_cost cost;   /* requests and metrics counted, unless o->api_cost */
 };
 
 /* Loads the config (or the demo's) and applies command-line overrides. */
@@ -59,4 +65,5 @@ int cmd_record(struct opts *o);
 int cmd_replay(struct opts *o);
 int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);
+int cmd_serve(struct opts *o);
 #endif

@@ -50,6 +50,7 @@ int cmd_check(struct opts *o)
     bt_report_build(&rep, &a.cfg, &a.store, now);
     rep.mode = o->demo ? "demo" : "live";
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
+    rep.api = a.ctx.api_cost;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) &&
                  !getenv("NO_COLOR");
     struct bt_buf out = {0};

@@ -1,11 +1,13 @@
 /* `bedtop check` output: JSON (DESIGN.md schema), an aligned text table and
- * Prometheus text for node-exporter's textfile collector. */
+ * Prometheus text for node-exporter's textfile collector (core/exposition.h). */
 #ifndef BEDTOP_REPORT_H
 #define BEDTOP_REPORT_H
 #include <cjson/cJSON.h>
 
 #include "core/headroom.h"
 #include "core/util.h"
+
+struct bt_api_cost;
 
 enum bt_format { BT_FMT_TEXT, BT_FMT_JSON, BT_FMT_PROMETHEUS };
 bool bt_format_parse(const char *s, enum bt_format *out);
@@ -19,6 +21,7 @@ struct bt_report {
     enum bt_status status;     /* worst route status */
     const char *mode;          /* "live", "demo", "replay" */
     double metrics_per_poll, metrics_per_day; /* NAN: unknown */
+    const struct bt_api_cost *api; /* requests and metrics counted (NULL: none) */
 };
 
 /* Evaluates every route at now. Caller frees r->evals. */

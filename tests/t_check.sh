@@ -58,7 +58,7 @@ for line in open(sys.argv[1]):
     if not m or m.group(1) not in typed:
         print("bad line:", line); sys.exit(1)
 PY
-check "prometheus has the headroom of triage" grep -q '^bedtop_headroom_tpm{route="triage"' "$TMP/p.prom"
+check "prometheus has the headroom of triage" grep -q '^bedtop_headroom_tokens_per_minute{route="triage"' "$TMP/p.prom"
 
 # Bad config: file:line: why, exit 3, nothing on stdout.
 printf '[bedtop]\ninterval = 60\nfrobnicate = yes\n' >"$TMP/bad.conf"
