@@ -34,6 +34,9 @@ struct bt_ctx {
     int64_t window_from, window_to;
     /* Requests by API and outcome, CloudWatch metrics requested (NULL: not counted). */
     struct bt_api_cost *api_cost;
+    /* --source prometheus+http://...: read bedtop's series there, not AWS (NULL: AWS) */
+    const char *source_url;
+    const char *source_match; /* --match label matchers, or NULL */
 };
 
 struct bt_collector_ops {
