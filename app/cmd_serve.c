@@ -178,6 +178,7 @@ int cmd_serve(struct opts *o)
     s.view = (struct bt_loop_view){.self = &s, .on_input = view_input, .on_update = view_update,
                                    .done = view_done, .next_wakeup_ms = view_next_ms};
     s.a = &s.apps[0];
+    bt_loop_signals(); /* before anything can take time: a SIGHUP then is a reload, not death */
     int rc = start_app(&s, s.a);
     if (rc)
         return rc;
@@ -194,7 +195,6 @@ int cmd_serve(struct opts *o)
             bt_httpd_address(s.httpd), s.a->cfg.nroutes, s.a->cfg.nroutes == 1 ? "" : "s",
             bt_httpd_loopback(s.httpd) ? ""
                                        : "; reachable from other hosts, without authentication");
-    bt_loop_signals();
     for (;;) {
         int sig = bt_loop_run(&s.a->loop);
         if (sig != SIGHUP)
