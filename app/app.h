@@ -62,6 +62,8 @@ void app_print_new_errors(struct app *a);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);
+/* record --since/--from/--to: the window from CloudWatch (or --source) history into o->file. */
+int cmd_record_backfill(struct opts *o);
 int cmd_replay(struct opts *o);
 int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);

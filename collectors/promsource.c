@@ -32,17 +32,6 @@ bool bt_promsrc_selector(const char *names, const char *matchers, char *out, siz
     return true;
 }
 
-static void url_escape(struct bt_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || strchr("-_.~", c))
-            bt_buf_putc(b, (char)c);
-        else
-            bt_buf_printf(b, "%%%02X", c);
-    }
-}
-
 /* ---- ingestion (pure) ---- */
 
 struct stamp {
@@ -213,7 +202,9 @@ struct psrc {
     int inflight;
     bool failed, done_once;
     char err[224];
-    struct psrc_req q[2];
+    struct psrc_req instant;
+    struct psrc_req *range;  /* one per chunk of the window */
+    int nrange;
 };
 
 static void fail_event(struct psrc *p)
@@ -254,15 +245,13 @@ static void on_answer(void *arg, const struct bt_http_resp *resp)
     p->done_once = true;
 }
 
-static void submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to)
+static void submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to,
+                   int64_t step)
 {
     struct bt_buf u = {0};
     bt_buf_printf(&u, "%s/api/v1/%s?query=", p->base, q->range ? "query_range" : "query");
-    url_escape(&u, sel);
+    bt_http_url_escape(&u, sel);
     if (q->range) {
-        int64_t step = (to - from) / BT_PROMSRC_MAX_POINTS;
-        if (step < BT_PROMSRC_STEP)
-            step = BT_PROMSRC_STEP;
         bt_buf_printf(&u, "&start=%lld&end=%lld&step=%lld", (long long)from, (long long)to,
                       (long long)step);
     } else {
@@ -288,8 +277,7 @@ static void *psrc_create(struct bt_ctx *ctx)
     bt_strlcpy(p->base, base, sizeof p->base);
     bt_promsrc_selector(RANGE_NAMES, ctx->source_match, p->range_sel, sizeof p->range_sel);
     bt_promsrc_selector(INSTANT_NAMES, ctx->source_match, p->instant_sel, sizeof p->instant_sel);
-    p->q[0] = (struct psrc_req){p, true};
-    p->q[1] = (struct psrc_req){p, false};
+    p->instant = (struct psrc_req){p, false};
     return p;
 }
 
@@ -298,7 +286,11 @@ static void psrc_tick(void *self, int64_t now)
     struct psrc *p = self;
     if (p->inflight || (p->ctx->mode == BT_MODE_ONCE && p->done_once))
         return;
-    int64_t from, to = p->ctx->window_to ? p->ctx->window_to : now;
+    int64_t from, to = now;
+    /* a window of minutes [from, to): minute m is exported from about m + 60 + lag
+     * on, so the scrapes that carry the window's last minutes come after its end */
+    if (p->ctx->window_to && p->ctx->window_to + 360 + (int64_t)p->ctx->cfg->cw_lag < now)
+        to = p->ctx->window_to + 360 + (int64_t)p->ctx->cfg->cw_lag;
     if (p->ctx->window_from)
         from = p->ctx->window_from;
     else if (p->fetched_to && !p->failed)
@@ -307,8 +299,32 @@ static void psrc_tick(void *self, int64_t now)
         from = now - (p->ctx->mode == BT_MODE_ONCE ? ONCE_BACKFILL : LIVE_BACKFILL);
     p->failed = false;
     p->err[0] = '\0';
-    submit(p, &p->q[0], p->range_sel, from, to);
-    submit(p, &p->q[1], p->instant_sel, from, to);
+    /* every minute must be sampled (a step of at most 30 s), and one answer stays
+     * under the parser's series bound: a long window goes in chunks */
+    int64_t step = p->ctx->window_from ? 30 : BT_PROMSRC_STEP;
+    int64_t per_route = (int64_t)BT_SIG_COUNT + 2;
+    int64_t points = (BT_PROM_MAX_SERIES * 9 / 10) / (per_route * (p->ctx->cfg->nroutes + 1));
+    if (points > BT_PROMSRC_MAX_POINTS)
+        points = BT_PROMSRC_MAX_POINTS;
+    if (points < 10)
+        points = 10;
+    int64_t span = step * (points - 1);
+    /* steps end exactly at `to`: the newest scrape is always read */
+    from = to - (to - from + step - 1) / step * step;
+    int n = (int)((to - from + span - 1) / span);
+    if (n < 1)
+        n = 1;
+    free(p->range);
+    p->range = bt_xcalloc((size_t)n, sizeof *p->range);
+    p->nrange = n;
+    p->inflight++; /* held until every request is queued */
+    for (int k = 0; k < n; k++) {
+        int64_t a = from + k * span, b = a + span < to ? a + span : to;
+        p->range[k] = (struct psrc_req){p, true};
+        submit(p, &p->range[k], p->range_sel, a, b, step);
+    }
+    submit(p, &p->instant, p->instant_sel, from, to, 0);
+    p->inflight--;
     p->fetched_to = to;
     double iv = p->ctx->cfg->interval > 0 ? p->ctx->cfg->interval : 60;
     p->next = now + (int64_t)iv;
@@ -330,7 +346,9 @@ static bool psrc_busy(void *self)
 
 static void psrc_destroy(void *self)
 {
-    free(self);
+    struct psrc *p = self;
+    free(p->range);
+    free(p);
 }
 
 const struct bt_collector_ops bt_promsource_collector = {
@@ -378,7 +396,7 @@ int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     }
     struct bt_buf u = {0};
     bt_buf_printf(&u, "%s/api/v1/query?query=", base);
-    url_escape(&u, sel);
+    bt_http_url_escape(&u, sel);
     struct disc d = {0};
     bt_prom_init(&d.doc);
     struct bt_http_req req = {.method = "GET", .url = bt_buf_str(&u), .timeout = 10,

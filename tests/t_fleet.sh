@@ -186,6 +186,25 @@ expect_eq "--match route=\"hot\" with no config: one route, hot, same headroom" 
     "[('hot', 30000)]"
 expect_rc "--match without --source is an error" 3 "$BEDTOP" check --match 'route="x"' --config "$CONF"
 
+# record --since and export read the same series back over a window
+"$BEDTOP" record "$TMP/back.rec" --since 3m --config "$CONF" --source "prometheus+$PROM" 2>"$TMP/back.err"
+check "record --since --source writes a recording" grep -q 'backfilled [1-9][0-9]* minutes' "$TMP/back.err"
+# minutes the short-lived Prometheus holds scrapes for carry data; the rest are empty
+hot_rows() {
+    python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sorted({(r["headroom_tpm"], r["input_tokens"]) for r in rows if r["input_tokens"]}))' "$1" 2>&1
+}
+"$BEDTOP" export "$TMP/back.rec" --format csv --route hot >"$TMP/back.csv" 2>/dev/null
+expect_eq "the recording holds hot's numbers as polled (headroom 30000, input 920000)" \
+    "$(hot_rows "$TMP/back.csv")" "[('30000', '920000')]"
+"$BEDTOP" export --source "prometheus+$PROM" --since 3m --config "$CONF" --format csv \
+    --route hot >"$TMP/exp.csv" 2>"$TMP/exp.err"
+expect_eq "export --source: the same rows straight from Prometheus" "$(hot_rows "$TMP/exp.csv")" \
+    "[('30000', '920000')]"
+expect_rc "export --source with a FILE is an error" 3 "$BEDTOP" export "$TMP/back.rec" --source "prometheus+$PROM" --since 3m
+
 # the critical-headroom alert fires for hot, and only for hot
 firing() {
     promtool query instant "$PROM" 'ALERTS{alertname="BedtopHeadroomCritical",alertstate="firing"}' >"$TMP/alerts.txt" 2>&1
