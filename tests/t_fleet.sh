@@ -187,7 +187,7 @@ expect_eq "--match route=\"hot\" with no config: one route, hot, same headroom" 
 expect_rc "--match without --source is an error" 3 "$BEDTOP" check --match 'route="x"' --config "$CONF"
 
 # record --since and export read the same series back over a window
-"$BEDTOP" record "$TMP/back.rec" --since 3m --config "$CONF" --source "prometheus+$PROM" 2>"$TMP/back.err"
+"$BEDTOP" record "$TMP/back.rec" --since 5m --config "$CONF" --source "prometheus+$PROM" 2>"$TMP/back.err"
 check "record --since --source writes a recording" grep -q 'backfilled [1-9][0-9]* minutes' "$TMP/back.err"
 # minutes the short-lived Prometheus holds scrapes for carry data; the rest are empty
 hot_rows() {
@@ -199,11 +199,11 @@ print(sorted({(r["headroom_tpm"], r["input_tokens"]) for r in rows if r["input_t
 "$BEDTOP" export "$TMP/back.rec" --format csv --route hot >"$TMP/back.csv" 2>/dev/null
 expect_eq "the recording holds hot's numbers as polled (headroom 30000, input 920000)" \
     "$(hot_rows "$TMP/back.csv")" "[('30000', '920000')]"
-"$BEDTOP" export --source "prometheus+$PROM" --since 3m --config "$CONF" --format csv \
+"$BEDTOP" export --source "prometheus+$PROM" --since 5m --config "$CONF" --format csv \
     --route hot >"$TMP/exp.csv" 2>"$TMP/exp.err"
 expect_eq "export --source: the same rows straight from Prometheus" "$(hot_rows "$TMP/exp.csv")" \
     "[('30000', '920000')]"
-expect_rc "export --source with a FILE is an error" 3 "$BEDTOP" export "$TMP/back.rec" --source "prometheus+$PROM" --since 3m
+expect_rc "export --source with a FILE is an error" 3 "$BEDTOP" export "$TMP/back.rec" --source "prometheus+$PROM" --since 5m
 
 # the critical-headroom alert fires for hot, and only for hot
 firing() {
@@ -235,7 +235,31 @@ has_extra() { get "http://127.0.0.1:$S2P/metrics" | grep -q '^bedtop_route_statu
 check "SIGHUP reloads the config (a new route is served)" wait_for 20 has_extra
 check "... by the same process" kill -0 "$S2"
 check "... which says so" grep -q 'config reloaded (4 routes)' "$TMP/serve2.err"
+# a config that does not load: reported, the previous one kept
+printf '[bedtop]\ninterval = soon\n' >"$TMP/live.conf"
+kill -HUP "$S2"
+bad_reported() { grep -q 'config reload failed' "$TMP/serve2.err"; }
+check "SIGHUP with a broken config: the failure is reported" wait_for 20 bad_reported
+check "... and the previous config is still served" has_extra
 sed "s/^/#   /" "$TMP/serve2.err"
+
+# bounded: 64 connections at once; the next is refused at once (503), not queued
+expect_eq "65 idle connections: the 65th is answered 503, then a scrape works again" \
+    "$(python3 - "$S2P" <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(64)]
+import time; time.sleep(0.5)
+extra = socket.create_connection(("127.0.0.1", port), timeout=5)
+extra.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+first = extra.recv(64).split(b"\r\n")[0].decode()
+for s in idle: s.close()
+time.sleep(0.5)
+again = socket.create_connection(("127.0.0.1", port), timeout=5)
+again.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+print(first, "/", again.recv(64).split(b"\r\n")[0].decode())
+PY
+)" "HTTP/1.1 503 Service Unavailable / HTTP/1.1 200 OK"
 kill "$S2" 2>/dev/null
 
 # ---- a scrape never waits on AWS: every GetMetricData hangs ----
