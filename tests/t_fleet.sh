@@ -205,6 +205,25 @@ expect_eq "export --source: the same rows straight from Prometheus" "$(hot_rows 
     "[('30000', '920000')]"
 expect_rc "export --source with a FILE is an error" 3 "$BEDTOP" export "$TMP/back.rec" --source "prometheus+$PROM" --since 5m
 
+# the dashboard reads the same from Prometheus (a private tmux server, as t_tui.sh does)
+if command -v tmux >/dev/null; then
+    SOCK=bedtop-fleet-$$
+    CLEANUP+=("tmux -L $SOCK kill-server")
+    tmux -L "$SOCK" -f /dev/null new-session -d -s dash -x 160 -y 30 \
+        "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL= BEDTOP_DATADIR=$BEDTOP_SRCDIR/data $BEDTOP --config $CONF --source prometheus+$PROM; sleep 30"
+    dash_hot() { tmux -L "$SOCK" capture-pane -p -t dash | grep -qE '^hot +anthropic.claude-3-haik.* CRIT +3\.0 '; }
+    check "dashboard --source: hot is CRIT at 3.0 % headroom" wait_for 20 dash_hot
+    tmux -L "$SOCK" kill-server
+else
+    notok "tmux for the dashboard --source check (skipped: not passed)"
+fi
+
+# serve --record wrote what it polled
+"$BEDTOP" replay "$TMP/serve.rec" --at -1s --format json >"$TMP/serve-rec.json" 2>/dev/null
+expect_eq "serve --record: the recording replays to the polled headroom" \
+    "$(python3 -c 'import json,sys; print([(r["name"], r["headroom_tpm"]) for r in json.load(open(sys.argv[1]))["routes"]])' "$TMP/serve-rec.json" 2>&1)" \
+    "[('triage', 1430000), ('hot', 30000), ('agents', 3970000)]"
+
 # the critical-headroom alert fires for hot, and only for hot
 firing() {
     promtool query instant "$PROM" 'ALERTS{alertname="BedtopHeadroomCritical",alertstate="firing"}' >"$TMP/alerts.txt" 2>&1
