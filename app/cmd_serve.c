@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "app/app.h"
-#include "app/httpd.h"
+#include "collectors/httpd.h"
 #include "collectors/loop.h"
 #include "core/apicost.h"
 #include "core/exposition.h"

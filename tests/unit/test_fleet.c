@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "app/httpd.h"
+#include "collectors/httpd.h"
 #include "collectors/promsource.h"
 #include "collectors/promtext.h"
 #include "core/apicost.h"
@@ -63,6 +63,21 @@ static void test_negotiation(void)
     OK(bt_httpd_accepts_gzip("gzip, deflate, br"), "Accept-Encoding gzip");
     OK(!bt_httpd_accepts_gzip("identity"), "identity only: no gzip");
     OK(!bt_httpd_accepts_gzip("gzip;q=0"), "gzip;q=0: no gzip");
+
+    struct bt_httpd_req rq;
+    OK(bt_httpd_parse("GET /metrics?x=1 HTTP/1.1\r\nAccept: text/plain\r\nAccept-Encoding: gzip\r\n", &rq) == 0 &&
+           !strcmp(rq.method, "GET") && !strcmp(rq.path, "/metrics") && !strcmp(rq.accept, "text/plain") &&
+           rq.gzip,
+       "request head: method, path without the query, Accept, gzip");
+    OK(bt_httpd_parse("POST /metrics HTTP/1.1\r\n", &rq) == 405, "POST: 405");
+    OK(bt_httpd_parse("GET metrics HTTP/1.1\r\n", &rq) == 400, "target not starting with /: 400");
+    OK(bt_httpd_parse("GET /metrics HTTP/2.0\r\n", &rq) == 400, "not HTTP/1.x: 400");
+    OK(bt_httpd_parse("GET /metrics\r\n", &rq) == 400, "HTTP/0.9 line: 400");
+    OK(bt_httpd_parse("LONGMETHOD / HTTP/1.1\r\n", &rq) == 400, "method over 7 bytes: 400");
+    char longreq[600] = "GET /";
+    memset(longreq + 5, 'a', 400);
+    strcpy(longreq + 405, " HTTP/1.1\r\n");
+    OK(bt_httpd_parse(longreq, &rq) == 414, "target over 255 bytes: 414");
 
     struct bt_buf z = {0};
     const char *text = "bedtop_status 0\nbedtop_status 0\nbedtop_status 0\n";

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* accept4 */
-#include "app/httpd.h"
+#include "collectors/httpd.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -254,6 +254,7 @@ static const char *reason(int status)
     case 400: return "Bad Request";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 414: return "URI Too Long";
     case 431: return "Request Header Fields Too Large";
     case 503: return "Service Unavailable";
     default: return "Error";
@@ -304,33 +305,54 @@ static void simple(struct conn *c, int status, const char *text)
     bt_buf_free(&b);
 }
 
+int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
+{
+    memset(req, 0, sizeof *req);
+    const char *eol = strstr(head, "\r\n");
+    size_t n = eol ? (size_t)(eol - head) : strlen(head);
+    /* request line: METHOD SP TARGET SP HTTP/1.x */
+    const char *sp1 = memchr(head, ' ', n);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - head)) : NULL;
+    if (!sp1 || !sp2 || sp1 == head || sp2 == sp1 + 1 || (size_t)(sp1 - head) >= sizeof req->method ||
+        (size_t)(head + n - sp2 - 1) != 8 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0 ||
+        (sp2[8] != '0' && sp2[8] != '1'))
+        return 400;
+    memcpy(req->method, head, (size_t)(sp1 - head));
+    const char *target = sp1 + 1;
+    size_t tl = (size_t)(sp2 - target);
+    const char *q = memchr(target, '?', tl);
+    if (q)
+        tl = (size_t)(q - target);
+    if (tl >= sizeof req->path || target[0] != '/')
+        return tl >= sizeof req->path ? 414 : 400;
+    memcpy(req->path, target, tl);
+    header(head, "Accept", req->accept, sizeof req->accept);
+    char ae[256];
+    header(head, "Accept-Encoding", ae, sizeof ae);
+    req->gzip = bt_httpd_accepts_gzip(ae);
+    if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
+        return 405;
+    return 0;
+}
+
 static void handle(struct bt_httpd *s, struct conn *c)
 {
     char *end = strstr(c->in, "\r\n\r\n");
-    *end = '\0';
-    struct bt_httpd_req req = {0};
-    char target[512];
-    if (sscanf(c->in, "%7s %511s HTTP/1.", req.method, target) != 2 ||
-        !strstr(c->in, " HTTP/1.")) {
-        simple(c, 400, "bad request");
-        return;
-    }
-    char *q = strchr(target, '?');
-    if (q)
-        *q = '\0';
-    snprintf(req.path, sizeof req.path, "%s", target);
-    header(c->in, "Accept", req.accept, sizeof req.accept);
-    char ae[256];
-    header(c->in, "Accept-Encoding", ae, sizeof ae);
-    req.gzip = bt_httpd_accepts_gzip(ae);
-    bool head = !strcmp(req.method, "HEAD");
-    if (strcmp(req.method, "GET") != 0 && !head) {
+    end[2] = '\0'; /* keep the last header's CRLF: header() looks for it */
+    struct bt_httpd_req req;
+    int st = bt_httpd_parse(c->in, &req);
+    if (st == 405) {
         struct bt_buf b = {0};
         bt_buf_puts(&b, "only GET and HEAD\n");
         respond(c, 405, "text/plain; charset=utf-8", &b, false, false, "GET, HEAD");
         bt_buf_free(&b);
         return;
     }
+    if (st) {
+        simple(c, st, st == 414 ? "request target too long" : "bad request");
+        return;
+    }
+    bool head = !strcmp(req.method, "HEAD");
     struct bt_buf body = {0};
     struct bt_httpd_resp resp = {.status = 404, .content_type = "text/plain; charset=utf-8",
                                  .body = &body};

@@ -49,6 +49,10 @@ void bt_httpd_run(struct bt_httpd *s);
 int bt_httpd_next_ms(const struct bt_httpd *s);
 void bt_httpd_free(struct bt_httpd *s);
 
+/* Pure, for tests and the fuzzer: the request head (request line and header
+ * lines, NUL-terminated) into req. 0, or the HTTP status to answer: 400 bad
+ * request, 414 target too long, 405 not GET/HEAD (req still filled). */
+int bt_httpd_parse(const char *head, struct bt_httpd_req *req);
 /* Pure, for tests: which exposition the Accept header prefers (true:
  * OpenMetrics) and whether Accept-Encoding allows gzip. */
 bool bt_httpd_wants_openmetrics(const char *accept);
