@@ -170,6 +170,11 @@ int cmd_serve(struct opts *o)
                o->file);
         return 3;
     }
+    if (o->source) {
+        bt_err("serve: --source reads bedtop's series back from Prometheus; serve is what "
+               "feeds it, from AWS: drop --source");
+        return 3;
+    }
     static struct serve s;
     memset(&s, 0, sizeof s);
     s.o = o;
