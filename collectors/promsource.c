@@ -82,6 +82,10 @@ static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
                           .quota_source = (enum bt_quota_source)quota_source_of(bt_prom_label(s, "source"))};
     const char *code = bt_prom_label(s, "code");
     bt_strlcpy(ev.code, code ? code : "", sizeof ev.code);
+    /* every round reads the quotas again: only a change is an event (and a recorded line) */
+    const struct bt_quota *q = &cfg->routes[r].quota[kind];
+    if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code))
+        return;
     bt_model_event(st, cfg->routes, &ev);
 }
 
