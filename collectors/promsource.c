@@ -108,9 +108,15 @@ static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
         if (isnan(rt->max_tokens))
             rt->max_tokens = s->value;
     } else if (!strcmp(n, "bedtop_burndown")) {
+        /* the poller's value and where it came from, unless this config sets one */
+        static const char *const sources[] = {"config", "table", "default"};
+        const char *src = bt_prom_label(s, "source");
         if (!rt->burndown_source || strcmp(rt->burndown_source, "config") != 0) {
             rt->burndown = s->value;
-            rt->burndown_source = "table";
+            rt->burndown_source = "default";
+            for (size_t k = 0; src && k < BT_ARRAY_LEN(sources); k++)
+                if (!strcmp(src, sources[k]))
+                    rt->burndown_source = sources[k];
         }
     } else {
         return 0;
