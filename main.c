@@ -6,106 +6,171 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "core/report.h"
 #include "core/util.h"
+
+/* Which commands an option applies to: giving it to another is an error (a cron
+ * job that says `check --route x` must never get every route silently). */
+enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_SERVE = 32,
+       C_ALL = 63 };
 
 struct command {
     const char *name;
     const char *usage;
+    unsigned bit;
     int (*exec)(struct opts *o);
 };
 
 static const struct command commands[] = {
-    {"check", "check [--format text|json|prometheus]   one poll, print, exit 0/1/2/3", cmd_check},
-    {"record", "record FILE [--demo] [--duration D]      headless recording until signalled", cmd_record},
-    {"replay", "replay FILE [--at TIME --format text|json]   replay a recording", cmd_replay},
-    {"serve", "serve [--listen ADDR:PORT] [--record FILE]   headless poller serving /metrics (default 127.0.0.1:9464)", cmd_serve},
-    {"export", "export FILE --format csv|json [--from T] [--to T] [--route R] [-o OUT]", cmd_export},
+    {"check", "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", C_CHECK, cmd_check},
+    {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
+    {"replay", "replay FILE [--at TIME [--format text|json] [--wide]]", C_REPLAY, cmd_replay},
+    {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
+    {"serve", "serve [--listen ADDR:PORT] [--record FILE]   /metrics for Prometheus (127.0.0.1:9464)",
+     C_SERVE, cmd_serve},
 };
+static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bedtop [options]                 live dashboard\n"
-            "       bedtop --demo                    dashboard on the built-in simulated workload\n");
+            "       bedtop --demo                    dashboard on the simulated workload\n");
     for (size_t i = 0; i < BT_ARRAY_LEN(commands); i++)
         fprintf(f, "       bedtop %s\n", commands[i].usage);
     fprintf(f,
-            "\noptions:\n"
+            "\noptions (each applies only to the commands named; elsewhere it is an error):\n"
             "  -c, --config FILE        config file (default $XDG_CONFIG_HOME/bedtop/config)\n"
             "      --profile NAME       AWS profile (as the AWS CLI)\n"
-            "      --region R           AWS Region\n"
+            "      --region R           AWS Region (else AWS_REGION, the profile, the config)\n"
             "      --endpoint-url URL   override the AWS endpoints (testing, VPC endpoints)\n"
-            "  -i, --interval S         seconds between polls (default 60)\n"
+            "  -i, --interval S         dashboard, record, serve: seconds between polls (default 60)\n"
             "      --admission URL      admission-controller counters (Prometheus text/JSON)\n"
-            "      --source URL         prometheus+http://HOST:PORT: read bedtop's own series from\n"
-            "                           a Prometheus server (fed by bedtop serve) instead of AWS\n"
+            "      --source URL         dashboard, check, record, export: read bedtop's own series\n"
+            "                           from prometheus+http://HOST:PORT (fed by serve), not AWS\n"
             "      --match MATCHERS     with --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
             "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
-            "  -f, --format F           check output: text, json or prometheus\n"
+            "  -f, --format F           check: text, json or prometheus; replay --at: text or\n"
+            "                           json; export: csv or json\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
-            "      --demo-speed N       simulated time runs N times faster\n"
+            "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
             "      --demo-at MINUTE     evaluate the demo at this simulated minute (0-29)\n"
-            "      --theme NAME         color theme (default, light, high-contrast, monochrome)\n"
+            "      --theme NAME         dashboard, replay: color theme (default, light,\n"
+            "                           high-contrast, monochrome)\n"
             "      --no-color           no colors (also NO_COLOR)\n"
-            "      --ascii              ASCII graphs and borders\n"
-            "      --record FILE        record what is watched\n"
-            "      --duration D         record: stop after D (e.g. 90s, 30m, 2h) of watched time\n"
-            "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch history\n"
-            "      --at TIME            replay: print the numbers at TIME (14:32, -30m, +5m, ISO)\n"
-            "      --from T, --to T     export: time range; --route NAME: one route\n"
-            "  -o, --output FILE        export: write FILE (created 0600) instead of stdout\n"
+            "      --ascii              dashboard, replay: ASCII graphs and borders\n"
+            "      --record FILE        dashboard, serve: record what is watched\n"
+            "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
+            "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch;\n"
+            "                           export --source: the window to read\n"
+            "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
+            "                           the start, -30m before the end, ISO 8601)\n"
+            "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
+            "      --route NAME         check, export: only this route (repeatable)\n"
+            "      --wide               check, replay --at: every column, not 80 columns\n"
+            "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
+            "                           counts as warn (default), crit or unknown\n"
+            "  -o, --output FILE        check, export: write FILE (created 0600), not stdout\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
-            "\nexit codes of check: 0 ok, 1 warning, 2 critical, 3 unknown or error\n");
+            "\nexit codes of check: 0 ok, 1 warning, 2 critical (the worst route; an unknown\n"
+            "route counts as --unknown-as), 3 bedtop could not run or read anything\n");
 }
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_LISTEN, O_SOURCE, O_MATCH };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH };
 
-static const struct option long_opts[] = {
-    {"config", required_argument, NULL, 'c'},
-    {"profile", required_argument, NULL, O_PROFILE},
-    {"region", required_argument, NULL, O_REGION},
-    {"endpoint-url", required_argument, NULL, O_ENDPOINT},
-    {"interval", required_argument, NULL, 'i'},
-    {"admission", required_argument, NULL, O_ADMISSION},
-    {"format", required_argument, NULL, 'f'},
-    {"demo", no_argument, NULL, O_DEMO},
-    {"demo-speed", required_argument, NULL, O_DEMO_SPEED},
-    {"demo-at", required_argument, NULL, O_DEMO_AT},
-    {"theme", required_argument, NULL, O_THEME},
-    {"no-color", no_argument, NULL, O_NO_COLOR},
-    {"ascii", no_argument, NULL, O_ASCII},
-    {"record", required_argument, NULL, O_RECORD},
-    {"from", required_argument, NULL, O_FROM},
-    {"to", required_argument, NULL, O_TO},
-    {"since", required_argument, NULL, O_SINCE},
-    {"at", required_argument, NULL, O_AT},
-    {"route", required_argument, NULL, O_ROUTE},
-    {"duration", required_argument, NULL, O_DURATION},
-    {"listen", required_argument, NULL, O_LISTEN},
-    {"source", required_argument, NULL, O_SOURCE},
-    {"match", required_argument, NULL, O_MATCH},
-    {"output", required_argument, NULL, 'o'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0},
+/* The option table: getopt's view plus the commands each option applies to. */
+struct opt_def {
+    struct option o;
+    unsigned applies;
 };
+
+static const struct opt_def opt_defs[] = {
+    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
+    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD | C_SERVE},
+    {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT},
+    {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD},
+    {{"demo-speed", required_argument, NULL, O_DEMO_SPEED}, C_DASH | C_RECORD},
+    {{"demo-at", required_argument, NULL, O_DEMO_AT}, C_DASH | C_CHECK | C_RECORD},
+    {{"theme", required_argument, NULL, O_THEME}, C_DASH | C_REPLAY},
+    {{"no-color", no_argument, NULL, O_NO_COLOR}, C_DASH | C_CHECK | C_REPLAY},
+    {{"ascii", no_argument, NULL, O_ASCII}, C_DASH | C_REPLAY},
+    {{"record", required_argument, NULL, O_RECORD}, C_DASH | C_SERVE},
+    {{"from", required_argument, NULL, O_FROM}, C_RECORD | C_EXPORT},
+    {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT},
+    {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT},
+    {{"at", required_argument, NULL, O_AT}, C_REPLAY},
+    {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT},
+    {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
+    {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
+    {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
+    {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT},
+    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"listen", required_argument, NULL, O_LISTEN}, C_SERVE},
+    {{"source", required_argument, NULL, O_SOURCE}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {{"match", required_argument, NULL, O_MATCH}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {{"help", no_argument, NULL, 'h'}, C_ALL},
+    {{"version", no_argument, NULL, 'V'}, C_ALL},
+};
+
+static const struct opt_def *opt_by_val(int val)
+{
+    for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
+        if (opt_defs[i].o.val == val)
+            return &opt_defs[i];
+    return NULL;
+}
+
+/* "check, export" for an applies mask. */
+static void applies_text(unsigned mask, char *out, size_t n)
+{
+    out[0] = '\0';
+    size_t len = 0;
+    if (mask & C_DASH)
+        len += (size_t)snprintf(out + len, n - len, "the dashboard");
+    for (size_t i = 0; i < BT_ARRAY_LEN(commands) && len < n; i++)
+        if (mask & commands[i].bit)
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "", commands[i].name);
+}
+
+/* The option by its long name (the short one, where there is one, means the same). */
+static void opt_name(const struct opt_def *d, char *out, size_t n)
+{
+    snprintf(out, n, "--%s", d->o.name);
+}
 
 /* Returns 0 to go on, or an exit code + 1. */
 static int parse_args(int argc, char **argv, struct opts *o, const struct command **cmd)
 {
     *o = (struct opts){.interval = NAN, .demo_speed = 1, .demo_at = NAN, .duration = NAN};
     *cmd = NULL;
+    struct option long_opts[BT_ARRAY_LEN(opt_defs) + 1];
+    for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
+        long_opts[i] = opt_defs[i].o;
+    long_opts[BT_ARRAY_LEN(opt_defs)] = (struct option){NULL, 0, NULL, 0};
+    unsigned char given[512] = {0}; /* by option value: seen on the command line */
     int c;
-    while ((c = getopt_long(argc, argv, "c:i:f:o:vhV", long_opts, NULL)) != -1) {
+    opterr = 0; /* our own one-line messages */
+    while ((c = getopt_long(argc, argv, ":c:i:f:o:vhV", long_opts, NULL)) != -1) {
+        if (c > 0 && c < (int)sizeof given)
+            given[c] = 1;
         switch (c) {
         case 'c': o->config = optarg; break;
         case O_PROFILE: o->profile = optarg; break;
-        case O_REGION: o->region = optarg; break;
+        case O_REGION:
+            if (!bt_config_valid_region(optarg)) {
+                bt_err("--region: '%s' is not an AWS Region; use a name like us-east-1", optarg);
+                return 3 + 1;
+            }
+            o->region = optarg;
+            break;
         case O_ENDPOINT: o->endpoint_url = optarg; break;
         case O_ADMISSION: o->admission = optarg; break;
         case 'f': o->format = optarg; break;
@@ -118,41 +183,75 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_TO: o->to = optarg; break;
         case O_SINCE: o->since = optarg; break;
         case O_AT: o->at = optarg; break;
-        case O_ROUTE: o->route = optarg; break;
+        case O_WIDE: o->wide = true; break;
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
+        case O_ROUTE:
+            if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
+                bt_err("--route: at most %d routes; list fewer, or none for every route",
+                       (int)BT_ARRAY_LEN(o->routes));
+                return 3 + 1;
+            }
+            o->routes[o->nroutes++] = optarg;
+            break;
+        case O_UNKNOWN_AS:
+            if (bt_status_parse(optarg, &(enum bt_status){0})) {
+                o->unknown_as = optarg;
+                break;
+            }
+            bt_err("--unknown-as: '%s' is not a status; use warn, crit or unknown", optarg);
+            return 3 + 1;
         case 'v': o->verbose = true; break;
         case 'o': o->output = optarg; break;
         case O_DURATION:
             if (!bt_parse_duration(optarg, &o->duration) || o->duration <= 0) {
-                bt_err("--duration: '%s' is not a duration (e.g. 90s, 30m, 2h)", optarg);
+                bt_err("--duration: '%s' is not a duration; use e.g. 90s, 30m, 2h", optarg);
                 return 3 + 1;
             }
             break;
         case 'i':
             if (!bt_parse_duration(optarg, &o->interval) || o->interval < 1) {
-                bt_err("--interval: '%s' is not a duration of at least 1 s", optarg);
+                bt_err("--interval: '%s' is not a duration of at least 1 s; use e.g. 60, 90s, 5m",
+                       optarg);
                 return 3 + 1;
             }
             break;
         case O_DEMO_SPEED:
             if (!bt_parse_double(optarg, &o->demo_speed) || o->demo_speed < 0.1 ||
                 o->demo_speed > 100000) {
-                bt_err("--demo-speed: '%s' is not a number from 0.1 to 100000", optarg);
+                bt_err("--demo-speed: '%s' is out of range; use a number from 0.1 to 100,000", optarg);
                 return 3 + 1;
             }
             break;
         case O_DEMO_AT:
-            if (!bt_parse_double(optarg, &o->demo_at) || o->demo_at < -600 || o->demo_at > 100000) {
-                bt_err("--demo-at: '%s' is not a simulated minute", optarg);
+            if (!bt_parse_double(optarg, &o->demo_at) || o->demo_at < 0 || o->demo_at > 29) {
+                bt_err("--demo-at: '%s' is not a minute of the demo; use 0 to 29", optarg);
                 return 3 + 1;
             }
             o->demo = true;
             break;
         case 'h': usage(stdout); return 0 + 1;
         case 'V': printf("bedtop %s\n", BEDTOP_VERSION); return 0 + 1;
-        default: usage(stderr); return 3 + 1;
+        case ':': {
+            /* optopt is the short option, or the long option's value */
+            const struct opt_def *d = opt_by_val(optopt);
+            char nm[40];
+            if (d)
+                opt_name(d, nm, sizeof nm);
+            else
+                bt_strlcpy(nm, argv[optind - 1], sizeof nm);
+            bt_err("%s: needs a value; see bedtop --help", nm);
+            return 3 + 1;
+        }
+        default: {
+            const char *bad = argv[optind - 1];
+            if (optopt && bad[0] == '-' && bad[1] != '-')
+                bt_err("unknown option -%c; see bedtop --help", optopt);
+            else
+                bt_err("unknown option %s; see bedtop --help", bad);
+            return 3 + 1;
+        }
         }
     }
     /* GNU getopt moved the operands to the end: [COMMAND] [FILE] */
@@ -164,14 +263,27 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
                     *cmd = &commands[k];
             if (*cmd)
                 continue;
-            bt_err("unknown command '%s' (try --help)", arg);
+            bt_err("unknown command '%s'; commands are check, record, replay, export, serve (see bedtop --help)",
+                   arg);
             return 3 + 1;
         }
         if (o->file || !*cmd) {
-            bt_err("unexpected argument '%s' (try --help)", arg);
+            bt_err("unexpected argument '%s'; see bedtop --help", arg);
             return 3 + 1;
         }
         o->file = arg;
+    }
+    const struct command *run = *cmd ? *cmd : &dashboard;
+    for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++) {
+        const struct opt_def *d = &opt_defs[i];
+        if (d->o.val <= 0 || d->o.val >= (int)sizeof given || !given[d->o.val] ||
+            (d->applies & run->bit))
+            continue;
+        char nm[40], where[96];
+        opt_name(d, nm, sizeof nm);
+        applies_text(d->applies, where, sizeof where);
+        bt_err("%s does not apply to %s; it is for %s (see bedtop --help)", nm, run->name, where);
+        return 3 + 1;
     }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -23,7 +24,7 @@
 
 bool app_setup_config(struct opts *o, struct bt_config *cfg)
 {
-    char err[512];
+    char err[2048];
     bt_config_defaults(cfg);
     if (o->region)
         bt_strlcpy(cfg->override_region, o->region, sizeof cfg->override_region);
@@ -88,6 +89,20 @@ void app_free(struct app *a)
     a->config_ok = false;
 }
 
+/* What to do about a failed route discovery, by what failed. */
+static const char *discovery_remedy(const char *err)
+{
+    if (strstr(err, "credentials"))
+        return "set AWS_PROFILE (or --profile), export AWS_ACCESS_KEY_ID and "
+               "AWS_SECRET_ACCESS_KEY, or run aws sso login; without AWS: bedtop --demo";
+    if (strstr(err, "Region"))
+        return "without AWS: bedtop --demo";
+    if (strstr(err, "AccessDenied") || strstr(err, "not authorized"))
+        return "grant cloudwatch:ListMetrics, or list the routes in the config (bedtop.conf(5))";
+    return "check the network and --endpoint-url, or list the routes in the config "
+           "(bedtop.conf(5)); without AWS: bedtop --demo";
+}
+
 /* Sets everything up; returns an exit code (3) on failure, 0 on success. */
 int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
 {
@@ -130,14 +145,16 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             }
             bt_config_finish(&a->cfg);
         } else if (!a->cfg.nroutes) {
-            char err[512];
+            char err[2048];
             int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
             if (n < 0) {
-                bt_err("route discovery: %s", err);
+                bt_err("%s; %s", err, discovery_remedy(err));
                 return 3;
             }
             if (n == 0) {
-                bt_err("no routes configured%s%s and CloudWatch lists no AWS/Bedrock ModelId metrics",
+                bt_err("route discovery: no routes configured%s%s and CloudWatch lists no "
+                       "AWS/Bedrock ModelId metrics in this Region; add [route NAME] sections "
+                       "(bedtop.conf(5)), or try bedtop --demo",
                        a->cfg.path[0] ? " in " : "", a->cfg.path);
                 return 3;
             }
@@ -174,6 +191,16 @@ void app_cost(struct app *a, double *per_poll, double *per_day)
         bt_cloudwatch_cost(cw, per_poll, per_day);
 }
 
+/* What to do about a collector's error; the routes it feeds show as stale meanwhile. */
+static const char *source_remedy(enum bt_source s)
+{
+    if (s == BT_SRC_ADMISSION)
+        return "check the admission URL (--admission or admission = in the config); "
+               "the routes show as stale until it answers";
+    return "check the network, the credentials and --endpoint-url; the routes show as stale "
+           "until it answers";
+}
+
 /* Collector errors seen since the last call, once each, on stderr. */
 void app_print_new_errors(struct app *a)
 {
@@ -191,7 +218,11 @@ void app_print_new_errors(struct app *a)
             dup = p && p->type == BT_EV_ERROR && !strcmp(p->text, ev->text);
         }
         if (!dup && strcmp(a->last_error[ev->source], ev->text) != 0) {
-            bt_err("%s: %s", bt_source_name(ev->source), ev->text);
+            /* collectors start their text with their name ("cloudwatch us-east-1: ...") */
+            const char *src = bt_source_name(ev->source);
+            bool named = !strncmp(ev->text, src, strlen(src));
+            bt_err("%s%s%s; %s", named ? "" : src, named ? "" : ": ", ev->text,
+                   source_remedy(ev->source));
             bt_strlcpy(a->last_error[ev->source], ev->text, sizeof a->last_error[0]);
         }
     }
@@ -217,4 +248,94 @@ int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *
     }
     bt_recorder_attach(a->rec, &a->store);
     return 0;
+}
+
+bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep)
+{
+    *keep = NULL;
+    if (!o->nroutes)
+        return true;
+    bool *k = bt_xcalloc((size_t)(cfg->nroutes ? cfg->nroutes : 1), sizeof *k);
+    for (int i = 0; i < o->nroutes; i++) {
+        int r = bt_config_find_route(cfg, o->routes[i]);
+        if (r >= 0) {
+            k[r] = true;
+            continue;
+        }
+        struct bt_buf names = {0};
+        for (int j = 0; j < cfg->nroutes; j++) {
+            bt_buf_puts(&names, j ? ", " : "");
+            bt_buf_puts(&names, cfg->routes[j].name);
+        }
+        bt_err("--route: no route '%s'; the routes are: %s", o->routes[i],
+               cfg->nroutes ? bt_buf_str(&names) : "(none)");
+        bt_buf_free(&names);
+        free(k);
+        return false;
+    }
+    *keep = k;
+    return true;
+}
+
+enum bt_status app_unknown_as(const struct opts *o)
+{
+    enum bt_status s = BT_ST_WARN;
+    if (o->unknown_as)
+        bt_status_parse(o->unknown_as, &s); /* checked when parsed */
+    return s;
+}
+
+bool app_output_open(struct app_output *w, const char *path)
+{
+    *w = (struct app_output){.f = stdout, .path = path};
+    if (!path)
+        return true;
+    struct stat st;
+    int fd;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fd = open(path, O_WRONLY | O_CLOEXEC); /* a device or pipe: written as it is */
+    } else {
+        /* a regular file appears whole or not at all (a textfile collector or a
+         * cron job never reads half a report): written beside it, then renamed */
+        size_t n = strlen(path) + 8;
+        w->tmp = bt_xmalloc(n);
+        snprintf(w->tmp, n, "%s.XXXXXX", path);
+        fd = mkstemp(w->tmp);
+        if (fd >= 0 && fchmod(fd, 0600) != 0) {
+            close(fd);
+            unlink(w->tmp);
+            fd = -1;
+        }
+    }
+    w->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!w->f) {
+        bt_err("-o %s: %s; choose a file in a directory you can write", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            if (w->tmp)
+                unlink(w->tmp);
+        }
+        free(w->tmp);
+        w->tmp = NULL;
+        return false;
+    }
+    return true;
+}
+
+bool app_output_close(struct app_output *w)
+{
+    bool bad = fflush(w->f) != 0 || ferror(w->f);
+    if (w->f != stdout)
+        bad |= fclose(w->f) != 0;
+    if (!bad && w->tmp && rename(w->tmp, w->path) != 0)
+        bad = true;
+    if (bad) {
+        bt_err("%s: %s; check the disk and the path", w->path ? w->path : "stdout",
+               strerror(errno));
+        if (w->tmp)
+            unlink(w->tmp);
+    }
+    free(w->tmp);
+    *w = (struct app_output){0};
+    return !bad;
 }

@@ -4,27 +4,32 @@
 #define BEDTOP_APP_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "collectors/collector.h"
 #include "collectors/loop.h"
 #include "core/apicost.h"
 #include "core/config.h"
+#include "core/headroom.h"
 #include "core/model.h"
 
 struct opts {
     const char *config, *profile, *region, *endpoint_url, *admission, *theme, *record;
-    const char *format, *from, *to, *since, *at, *route;
+    const char *format, *from, *to, *since, *at;
     const char *listen;        /* serve: ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */
     const char *source;        /* prometheus+http://HOST:PORT: read bedtop's series back */
     const char *match;         /* --source: label matchers, e.g. region="us-east-1" */
     struct bt_api_cost *api_cost; /* counters that outlive the app (serve's reloads); NULL: the app's own */
+    const char *routes[32];    /* check, export: --route, repeatable; none: every route */
+    int nroutes;
+    const char *unknown_as;    /* check: how an unknown route counts (NULL: warn) */
     const char *file;          /* positional FILE of replay/record/export */
-    const char *output;        /* export: write here (0600) instead of stdout */
+    const char *output;        /* check, export: write here (0600) instead of stdout */
     double duration;           /* record: stop after this much (simulated) time; NAN none */
     double interval;           /* NAN: config */
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
-    bool demo, no_color, ascii, verbose;
+    bool demo, no_color, ascii, verbose, wide;
 };
 
 
@@ -59,6 +64,26 @@ void *app_find_inst(struct app *a, const struct bt_collector_ops *ops);
 void app_cost(struct app *a, double *per_poll, double *per_day);
 /* Collector errors since the last call on stderr, each text once until it changes. */
 void app_print_new_errors(struct app *a);
+
+/* --route NAME... against the routes of cfg: *keep (caller frees) marks the routes
+ * to show, NULL when no --route was given. False, with a one-line error listing the
+ * route names, when a name is not a route. */
+bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep);
+/* --unknown-as (warn when not given). */
+enum bt_status app_unknown_as(const struct opts *o);
+/* -o FILE, or standard output when path is NULL. A regular file is written
+ * beside it (mode 0600) and renamed over it when closed, so it is whole or
+ * unchanged. */
+struct app_output {
+    FILE *f;
+    const char *path;
+    char *tmp;
+};
+/* False, with a one-line error, when the file cannot be created. */
+bool app_output_open(struct app_output *w, const char *path);
+/* Flushes, closes and renames into place; false, with a one-line error, when
+ * anything could not be written (the old file, if any, is then unchanged). */
+bool app_output_close(struct app_output *w);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);

@@ -19,11 +19,31 @@
 #include "core/report.h"
 #include "core/util.h"
 
+/* True when no usage source (CloudWatch, admission counters) answered for any
+ * route shown: nothing says how much is used, so the report says nothing about
+ * capacity (exit 3, as when bedtop cannot run). Quotas alone do not count. */
+static bool no_usage_read(const struct bt_report *r)
+{
+    static const enum bt_source usage[] = {BT_SRC_CLOUDWATCH, BT_SRC_ADMISSION};
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        for (size_t s = 0; s < BT_ARRAY_LEN(usage); s++)
+            if (bt_store_status_c(r->store, i, usage[s])->last_ok)
+                return false;
+    }
+    return true;
+}
+
 int cmd_check(struct opts *o)
 {
     enum bt_format fmt = BT_FMT_TEXT;
     if (o->format && !bt_format_parse(o->format, &fmt)) {
-        bt_err("--format: '%s' is not text, json or prometheus", o->format);
+        bt_err("check --format: '%s' is not a format; use text, json or prometheus", o->format);
+        return 3;
+    }
+    if (o->wide && fmt != BT_FMT_TEXT) {
+        bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
         return 3;
     }
     struct app a;
@@ -32,6 +52,17 @@ int cmd_check(struct opts *o)
     if (rc) {
         app_free(&a);
         return rc;
+    }
+    bool *keep;
+    if (!app_select_routes(o, &a.cfg, &keep)) {
+        app_free(&a);
+        return 3;
+    }
+    struct app_output out;
+    if (!app_output_open(&out, o->output)) {
+        free(keep);
+        app_free(&a);
+        return 3;
     }
     int64_t now;
     if (o->demo) {
@@ -48,21 +79,28 @@ int cmd_check(struct opts *o)
     }
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
+    bt_report_select(&rep, keep, app_unknown_as(o));
     rep.mode = o->demo ? "demo" : "live";
+    rep.wide = o->wide;
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
     rep.api = a.ctx.api_cost;
-    bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) &&
-                 !getenv("NO_COLOR");
-    struct bt_buf out = {0};
-    bt_report_render(&rep, fmt, color, &out);
-    fwrite(out.buf, 1, out.len, stdout);
+    bool color = fmt == BT_FMT_TEXT && !o->no_color && out.f == stdout &&
+                 isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+    bool blind = !o->demo && no_usage_read(&rep);
+    if (blind)
+        rep.status = BT_ST_UNKNOWN; /* the JSON status says what the exit code says */
+    struct bt_buf buf = {0};
+    bt_report_render(&rep, fmt, color, &buf);
+    fwrite(buf.buf, 1, buf.len, out.f);
     rc = bt_status_exit(rep.status);
-    bt_buf_free(&out);
+    if (blind)
+        bt_err("check: no usage data: neither CloudWatch nor the admission counters answered "
+               "for any route; see the errors above (or bedtop check --demo)");
+    bt_buf_free(&buf);
     bt_report_free(&rep);
+    free(keep);
     app_free(&a);
-    if (fflush(stdout) != 0) {
-        bt_err("stdout: %s", strerror(errno));
-        return 3;
-    }
+    if (!app_output_close(&out))
+        rc = 3;
     return rc;
 }

@@ -244,10 +244,13 @@ static void rv_set_speed(void *arg, double s)
     bt_clock_set_speed(&v->loop.clock, s);
 }
 
+/* `g`: the same meaning as --at on the command line (+D from the start, -D before
+ * the end), not relative to the position, so a time noted down finds the same moment. */
 static bool rv_parse_time(void *arg, const char *s, int64_t rel, int64_t *out)
 {
     struct rview *v = arg;
-    return bt_parse_when(s, v->rp->start, v->rp->end, rel, out);
+    (void)rel;
+    return bt_replay_when(v->rp, s, out);
 }
 
 /* Some of the background scan, then the store back where the screen is. */

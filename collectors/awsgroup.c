@@ -141,7 +141,7 @@ void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const
             o.region = region[0] ? region : NULL;
             if (!region[0]) {
                 snprintf(g->error, sizeof g->error,
-                         "no Region for route %s (set region in the config or --region)",
+                         "no Region for route %s; set AWS_REGION, --region or region = in the config",
                          r->name);
             } else if (bt_aws_endpoint(&o, service, region, g->url, sizeof g->url) != 0) {
                 g->url[0] = '\0';
@@ -210,9 +210,6 @@ static void safe_message(const char *in, char *out, size_t n)
             *p = '\0';
     }
     bt_trim(out);
-    size_t l = strlen(out);
-    if (l > 120)
-        out[120] = '\0';
 }
 
 void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
@@ -220,7 +217,7 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
     const char *url = resp->url ? resp->url : "";
     int att = resp->attempts;
     if (resp->status == 0) {
-        char t[256];
+        char t[sizeof resp->transport_error];
         safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,
                      sizeof t);
         if (att > 1)
@@ -229,7 +226,7 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
             snprintf(out, n, "%s (%s)", t, url);
         return;
     }
-    char msg[160];
+    char msg[512];
     safe_message(resp->error_message, msg, sizeof msg);
     char code[128];
     if (resp->error_code[0])

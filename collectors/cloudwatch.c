@@ -954,7 +954,7 @@ struct discover {
     char *token;
     int pages;
     bool done, ok;
-    char err[256];
+    char err[1536];           /* whole: a credentials message lists every source tried */
     char (*models)[192];
     int nmodels;
 };
@@ -978,7 +978,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
 {
     struct discover *d = arg;
     if (resp->status != 200) {
-        char why[224];
+        char why[1280];
         bt_awsgroup_describe(resp, why, sizeof why);
         snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s", d->region, why);
         d->done = true;
@@ -1033,7 +1033,8 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     d.ctx = ctx;
     bt_awsgroup_route_region(ctx, NULL, d.region, sizeof d.region);
     if (!d.region[0]) {
-        snprintf(err, errlen, "route discovery: no Region (set region in the config or --region)");
+        snprintf(err, errlen, "route discovery: no AWS Region is set; set AWS_REGION, pass "
+                              "--region, or put region = under [bedtop] in the config");
         return -1;
     }
     const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;

@@ -48,7 +48,7 @@ struct xfer {
     bt_http_cb cb;
     void *arg;
     char invocation_id[37];
-    char fail[256];              /* set before sending: deliver this failure */
+    char fail[1024];             /* set before sending: deliver this failure (whole) */
     /* per attempt */
     int64_t due_ms;
     CURL *easy;
@@ -646,7 +646,7 @@ static bool ensure_creds(struct xfer *x, int64_t now)
     struct bt_creds_provider *p = x->creds;
     bool expiring = p->valid && p->creds.expiration && p->creds.expiration - now < EXPIRY_MARGIN;
     if ((!p->valid || expiring) && p->refresh) {
-        char err[256] = "";
+        char err[1024] = "";
         if (p->refresh(p, err, sizeof err) == 0) {
             p->valid = true;
             p->error[0] = '\0';
@@ -967,7 +967,7 @@ static int start_due(struct bt_http *h)
             if (h->verbose)
                 fprintf(stderr, "bedtop: http: %s %s %s -> error: %s\n", x->method, x->url_log,
                         x->target ? x->target : "-", x->fail);
-            char fail[256];
+            char fail[sizeof x->fail];
             bt_strlcpy(fail, x->fail, sizeof fail);
             deliver(h, x, 0, fail);
             ncb++;

@@ -23,7 +23,7 @@ struct bt_creds_provider {
     bool valid;
     int (*refresh)(struct bt_creds_provider *p, char *err, size_t errlen); /* 0 ok */
     void *arg;                    /* for refresh (e.g. profile options) */
-    char error[256];              /* last refresh failure, shown to the user */
+    char error[1024];             /* last refresh failure, shown to the user (whole) */
 };
 
 struct bt_http_req {
@@ -47,7 +47,7 @@ struct bt_http_resp {
     char content_type[128];
     char error_code[128];         /* from JSON __type (namespace# and :suffix stripped) or x-amzn-query-error header (before ';') */
     char error_message[256];      /* "message"/"Message" of the error body */
-    char transport_error[256];    /* curl's error text, "" if none; also "invalid URL ...",
+    char transport_error[1024];    /* curl's error text, "" if none; also "invalid URL ...",
                                    * "credentials: ..." and "response body exceeds N bytes" */
     int attempts;                 /* total attempts made */
     int64_t server_date;          /* Date header (epoch s), 0 if absent */

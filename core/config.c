@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/format.h"
 #include "core/util.h"
 
 void bt_route_defaults(struct bt_route *r)
@@ -78,7 +80,7 @@ struct parse_ctx {
     struct bt_config *c;
     const char *text;
     const char *name;
-    char err[384];
+    char err[1024];
     int errline_hint;
 };
 
@@ -88,8 +90,9 @@ static bool num(struct parse_ctx *p, const char *key, const char *value, double 
 {
     double d;
     if (!bt_parse_double(value, &d) || d < min || d > max) {
-        snprintf(p->err, sizeof p->err, "bad number for %s: '%s' (expected %g to %g)", key,
-                 value, min, max);
+        char lo[BT_FMT_LONG], hi[BT_FMT_LONG];
+        snprintf(p->err, sizeof p->err, "bad number for %s: '%s'; use %s to %s", key, value,
+                 bt_fmt_grouped(min, lo, sizeof lo), bt_fmt_grouped(max, hi, sizeof hi));
         return false;
     }
     *out = d;
@@ -131,13 +134,118 @@ static bool parse_bool(const char *v, bool *out)
     return false;
 }
 
+/* The keys each section knows, for "did you mean" (the parsers below are the truth). */
+static const char *const global_keys[] = {
+    "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
+    "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
+    "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", NULL};
+static const char *const route_keys[] = {
+    "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
+    "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
+    "quota_tpd", "quota_input_tpm", "quota_output_tpm", NULL};
+
+/* Levenshtein distance, case-insensitive, bounded: keys are short. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* "unknown key 'k' in [where]", with "; did you mean 'x'?" when one key is close. */
+static bool unknown_key(struct parse_ctx *p, const char *k, const char *where,
+                        const char *const *known)
+{
+    const char *best = NULL;
+    int bd = 99;
+    for (int i = 0; known[i]; i++) {
+        int d = edit_distance(k, known[i]);
+        if (d < bd) {
+            bd = d;
+            best = known[i];
+        }
+    }
+    int len = (int)strlen(k);
+    if (best && bd <= (len < 6 ? 1 : len < 10 ? 2 : 3))
+        snprintf(p->err, sizeof p->err, "unknown key '%s' in [%s]; did you mean '%s'?", k, where,
+                 best);
+    else
+        snprintf(p->err, sizeof p->err, "unknown key '%s' in [%s]; see bedtop.conf(5) for the keys",
+                 k, where);
+    return false;
+}
+
+/* AWS Region names: us-east-1, eu-central-2, us-gov-west-1, cn-northwest-1. */
+bool bt_config_valid_region(const char *s)
+{
+    const char *q = s;
+    int parts = 0;
+    while (*q) {
+        const char *b = q;
+        while (*q >= 'a' && *q <= 'z')
+            q++;
+        if (q == b)
+            break;
+        parts++;
+        if (*q != '-')
+            return false;
+        q++;
+    }
+    if (parts < 2 || !(*q >= '1' && *q <= '9'))
+        return false;
+    while (*q >= '0' && *q <= '9')
+        q++;
+    return !*q && strlen(s) < 32;
+}
+
+/* Route names: letters, digits and - _ . : / (what a ModelId or profile name
+ * uses), starting with a letter or digit: nothing a terminal, a CSV reader or a
+ * Prometheus label would take for anything but text. */
+static bool valid_route_name(const char *s)
+{
+    if (!isalnum((unsigned char)s[0]))
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("-_.:/", *s))
+            return false;
+    return true;
+}
+
+static bool set_region(struct parse_ctx *p, const char *k, const char *v, char *dst, size_t n)
+{
+    if (!bt_config_valid_region(v)) {
+        snprintf(p->err, sizeof p->err, "bad %s '%s'; use an AWS Region name like us-east-1", k, v);
+        return false;
+    }
+    return set_str(p, k, v, dst, n);
+}
+
 static bool global_key(struct parse_ctx *p, const char *k, const char *v)
 {
     struct bt_config *c = p->c;
     if (!strcmp(k, "profile"))
         return set_str(p, k, v, c->profile, sizeof c->profile);
     if (!strcmp(k, "region"))
-        return set_str(p, k, v, c->region, sizeof c->region);
+        return set_region(p, k, v, c->region, sizeof c->region);
     if (!strcmp(k, "endpoint_url"))
         return set_str(p, k, v, c->endpoint_url, sizeof c->endpoint_url);
     if (!strcmp(k, "admission"))
@@ -186,8 +294,7 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         }
         return true;
     }
-    snprintf(p->err, sizeof p->err, "unknown key '%s' in [bedtop]", k);
-    return false;
+    return unknown_key(p, k, "bedtop", global_keys);
 }
 
 static bool quota_key(struct parse_ctx *p, struct bt_route *r, enum bt_quota_kind kind,
@@ -207,7 +314,7 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
     if (!strcmp(k, "model"))
         return set_str(p, k, v, r->model, sizeof r->model);
     if (!strcmp(k, "region"))
-        return set_str(p, k, v, r->region, sizeof r->region);
+        return set_region(p, k, v, r->region, sizeof r->region);
     if (!strcmp(k, "profile"))
         return set_str(p, k, v, r->profile, sizeof r->profile);
     if (!strcmp(k, "project"))
@@ -267,8 +374,9 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return quota_key(p, r, BT_Q_INPUT_TPM, k, v);
     if (!strcmp(k, "quota_output_tpm"))
         return quota_key(p, r, BT_Q_OUTPUT_TPM, k, v);
-    snprintf(p->err, sizeof p->err, "unknown key '%s' in [route %s]", k, r->name);
-    return false;
+    char where[80];
+    snprintf(where, sizeof where, "route %s", r->name);
+    return unknown_key(p, k, where, route_keys);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -289,8 +397,11 @@ static int handler(void *user, const char *section, const char *name, const char
         const char *rn = section + 6;
         while (*rn == ' ')
             rn++;
-        if (!*rn || strlen(rn) >= sizeof p->c->routes[0].name) {
-            snprintf(p->err, sizeof p->err, "bad route name in [%s]", section);
+        if (!*rn || strlen(rn) >= sizeof p->c->routes[0].name || !valid_route_name(rn)) {
+            snprintf(p->err, sizeof p->err,
+                     "bad route name in [%s]; use up to %zu letters, digits and - _ . : / "
+                     "starting with a letter or digit", section,
+                     sizeof p->c->routes[0].name - 1);
             return 0;
         }
         int i = bt_config_find_route(p->c, rn);
@@ -298,9 +409,40 @@ static int handler(void *user, const char *section, const char *name, const char
             i = bt_config_add_route(p->c, rn);
         return route_key(p, &p->c->routes[i], name, value);
     }
-    snprintf(p->err, sizeof p->err,
-             "unknown section [%s] (expected [bedtop], [route NAME] or [burndown])", section);
+    if (!*section)
+        snprintf(p->err, sizeof p->err,
+                 "'%s' is outside any section; put it under [bedtop] or [route NAME]", name);
+    else
+        snprintf(p->err, sizeof p->err,
+                 "unknown section [%s]; use [bedtop], [route NAME] or [burndown]", section);
     return 0;
+}
+
+/* The syntax problem of line n of text, if it has one inih would reject: an
+ * unterminated [section, or a line that is neither key = value nor a comment. */
+static bool line_problem(const char *text, int n, char *why, size_t len)
+{
+    const char *p = text;
+    for (int i = 1; i < n && p; i++) {
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return false;
+    size_t l = strcspn(p, "\n");
+    char line[128];
+    snprintf(line, sizeof line, "%.*s", (int)(l < 100 ? l : 100), p);
+    char *t = bt_trim(line);
+    if (t[0] == '[' && !strchr(t, ']')) {
+        snprintf(why, len, "unterminated section header '%s'; close it with ']'", t);
+        return true;
+    }
+    if (t[0] && t[0] != ';' && t[0] != '#' && t[0] != '[' && !strchr(t, '=') && !strchr(t, ':')) {
+        snprintf(why, len, "'%s' is not key = value or [section]; fix or remove the line", t);
+        return true;
+    }
+    return false;
 }
 
 /* Line of "[route NAME]" in the text, for messages about a whole section. */
@@ -385,8 +527,11 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
     ini_allow_realloc = allow_realloc;
     ini_max_line = max_line;
     if (rc != 0 || p.err[0]) {
-        if (rc > 0)
-            snprintf(err, errlen, "%s:%d: %s", name, rc, p.err[0] ? p.err : "syntax error (expected key = value or [section])");
+        char why[256];
+        if (rc > 0 && line_problem(text, rc, why, sizeof why))
+            snprintf(err, errlen, "%s:%d: %s", name, rc, why);
+        else if (rc > 0)
+            snprintf(err, errlen, "%s:%d: %s", name, rc, p.err[0] ? p.err : "syntax error; use key = value or [section]");
         else
             snprintf(err, errlen, "%s: %s", name, p.err[0] ? p.err : "cannot parse");
         return false;

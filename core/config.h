@@ -43,5 +43,7 @@ int bt_config_add_route(struct bt_config *c, const char *name);
 int bt_config_find_route(const struct bt_config *c, const char *name);
 void bt_config_free(struct bt_config *c);
 bool bt_parse_threshold(const char *s, struct bt_threshold *t);
+/* An AWS Region name as AWS spells them (us-east-1, us-gov-west-1). */
+bool bt_config_valid_region(const char *s);
 void bt_route_defaults(struct bt_route *r);
 #endif

@@ -277,7 +277,8 @@ void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_
 {
     struct samples ss = {0};
     for (int i = 0; i < r->n; i++)
-        route_series(r, i, &ss);
+        if (bt_report_shows(r, i)) /* check --route */
+            route_series(r, i, &ss);
     poller_series(r, &ss);
     /* one family's samples together, after its HELP and TYPE */
     for (int fa = 0; fa < F_COUNT; fa++) {

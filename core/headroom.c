@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/util.h"
 
 const char *bt_status_name(enum bt_status s)
@@ -211,13 +212,16 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
         sev = BT_ST_WARN;
     else
         return false;
-    char h[32], q[32];
+    char h[32], q[32], th[BT_FMT_LONG];
     bt_fmt_si(e->headroom_tpm, h, sizeof h);
     bt_fmt_si(e->quota, q, sizeof q);
-    say(w, sev, "headroom %s of %s TPM (%.1f%%) is below the %s threshold of %g%s%s", h, q,
-        e->headroom_pct, sev == BT_ST_CRIT ? "critical" : "warning",
-        sev == BT_ST_CRIT ? cfg->crit.value : cfg->warn.value,
-        (sev == BT_ST_CRIT ? cfg->crit.pct : cfg->warn.pct) ? "%" : " TPM",
+    const struct bt_threshold *t = sev == BT_ST_CRIT ? &cfg->crit : &cfg->warn;
+    if (t->pct) /* one formatter per figure: no "1e+06" for a threshold */
+        bt_fmt_plain(t->value, 1, th, sizeof th);
+    else
+        bt_fmt_tokens(t->value, th, sizeof th);
+    say(w, sev, "headroom %s of %s TPM (%.1f%%) is below the %s threshold of %s%s%s", h, q,
+        e->headroom_pct, sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM",
         e->mantle ? (e->in_pct <= e->out_pct ? " (input quota binds)" : " (output quota binds)") : "");
     return true;
 }
@@ -489,6 +493,10 @@ static void compute_mantle(const struct bt_route *rt, struct bt_eval *e)
     e->quota = in_binds ? e->in_quota : e->out_quota;
     e->quota_source = rt->quota[in_binds ? BT_Q_INPUT_TPM : BT_Q_OUTPUT_TPM].source;
     e->used = in_binds ? e->in_used : e->out_used;
+    /* Settled on the same side as the quota and used shown beside it: input and
+     * output count against different quotas, so their sum is no figure at all. */
+    if (!isnan(e->settled))
+        e->settled = in_binds ? z(e->input_tokens) : z(e->output_tokens);
 }
 
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,

@@ -1115,3 +1115,8 @@ bool bt_parse_when(const char *s, int64_t start, int64_t end, int64_t rel, int64
     (void)end;
     return false;
 }
+
+bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out)
+{
+    return bt_parse_when(s, rp->start, rp->end, s[0] == '+' ? rp->start : rp->end, out);
+}

@@ -76,4 +76,8 @@ void bt_replay_free(struct bt_replay *rp);
 /* Times as users type them: "14:32" (UTC, on the recording's day nearest cur),
  * "-30m"/"+5m" (relative to rel), an ISO time, or epoch seconds. */
 bool bt_parse_when(const char *s, int64_t start, int64_t end, int64_t rel, int64_t *out);
+/* A time typed for a recording, with one meaning everywhere (replay --at, export
+ * --from/--to, `g` in the replay): "+D" is D after the recording's start, "-D" is
+ * D before its end, HH:MM on the recording's day, or an ISO time. */
+bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out);
 #endif

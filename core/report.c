@@ -1,6 +1,7 @@
 #include "core/report.h"
 
 #include "core/exposition.h"
+#include "core/sanitize.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,10 +33,41 @@ void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
     r->status = BT_ST_OK;
     r->mode = "live";
     r->metrics_per_poll = r->metrics_per_day = NAN;
-    for (int i = 0; i < r->n; i++) {
+    for (int i = 0; i < r->n; i++)
         bt_eval_route(cfg, st, i, now, &r->evals[i]);
-        r->status = bt_status_worse(r->status, r->evals[i].status);
+    bt_report_select(r, NULL, BT_ST_WARN);
+}
+
+bool bt_report_shows(const struct bt_report *r, int i)
+{
+    return !r->keep || r->keep[i];
+}
+
+/* Exit 3 means "bedtop could not run"; a route whose quota or data is unknown
+ * counts as --unknown-as (warn by default), so it never masks another route's
+ * warn or crit. */
+void bt_report_select(struct bt_report *r, const bool *keep, enum bt_status unknown_as)
+{
+    r->keep = keep;
+    r->unknown_as = unknown_as;
+    r->status = BT_ST_OK;
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        enum bt_status s = r->evals[i].status;
+        r->status = bt_status_worse(r->status, s == BT_ST_UNKNOWN ? unknown_as : s);
     }
+}
+
+bool bt_status_parse(const char *s, enum bt_status *out)
+{
+    static const enum bt_status all[] = {BT_ST_WARN, BT_ST_CRIT, BT_ST_UNKNOWN};
+    for (size_t i = 0; i < BT_ARRAY_LEN(all); i++)
+        if (!strcmp(s, bt_status_name(all[i]))) {
+            *out = all[i];
+            return true;
+        }
+    return false;
 }
 
 void bt_report_free(struct bt_report *r)
@@ -162,7 +194,8 @@ cJSON *bt_report_json(const struct bt_report *r)
     cJSON_AddStringToObject(o, "mode", r->mode);
     cJSON *routes = cJSON_AddArrayToObject(o, "routes");
     for (int i = 0; i < r->n; i++)
-        cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+        if (bt_report_shows(r, i))
+            cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
     if (!isnan(r->metrics_per_poll)) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         add_num(c, "metrics_per_poll", r->metrics_per_poll);
@@ -171,113 +204,20 @@ cJSON *bt_report_json(const struct bt_report *r)
     return o;
 }
 
-/* ---- text ---- */
-
-#define C_RESET "\033[0m"
-#define C_BOLD "\033[1m"
-
-static const char *status_color(enum bt_status s)
-{
-    switch (s) {
-    case BT_ST_OK: return "\033[32m";
-    case BT_ST_WARN: return "\033[33m";
-    case BT_ST_CRIT: return "\033[1;31m";
-    default: return "\033[35m";
-    }
-}
-
-static void cell_si(char *out, size_t n, double v)
-{
-    bt_fmt_si(v, out, n);
-}
-
-static void render_text(const struct bt_report *r, bool color, struct bt_buf *b)
-{
-    char iso[32];
-    bt_fmt_iso(r->now, iso, sizeof iso);
-    bt_buf_printf(b, "bedtop %s  %s  %d route%s  status %s%s%s\n\n",
-                  strcmp(r->mode, "replay") ? "check" : "replay", iso, r->n,
-                  r->n == 1 ? "" : "s", color ? status_color(r->status) : "",
-                  bt_status_name(r->status), color ? C_RESET : "");
-    if (!r->n) {
-        bt_buf_puts(b, "no routes: add [route NAME] sections to the config, or let bedtop "
-                       "discover them from CloudWatch\n");
-        return;
-    }
-    /* Column widths follow the data: the route and model names vary most. */
-    int wname = 5, wmodel = 5;
-    for (int i = 0; i < r->n; i++) {
-        int a = (int)strlen(r->cfg->routes[i].name), m = (int)strlen(r->cfg->routes[i].model);
-        wname = a > wname ? a : wname;
-        wmodel = m > wmodel ? m : wmodel;
-    }
-    if (wmodel > 46)
-        wmodel = 46;
-    bt_buf_printf(b, "%-*s  %-*s  %-12s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %6s  %s\n",
-                  wname, "ROUTE", wmodel, "MODEL", "REGION", "EP", "INFERENCE", "QUOTA",
-                  "SOURCE", "SETTLED", "ESTIM", "RESERVED", "HEAD%", "FITS", "THR/MIN", "P99",
-                  "INFL", "STATUS");
-    for (int i = 0; i < r->n; i++) {
-        const struct bt_eval *e = &r->evals[i];
-        const struct bt_route *rt = &r->cfg->routes[i];
-        char q[16], s[16], es[16], res[16], fits[16], thr[16], p99[16], infl[24], hp[16];
-        cell_si(q, sizeof q, e->quota);
-        cell_si(s, sizeof s, e->settled);
-        cell_si(es, sizeof es, e->estimated);
-        cell_si(res, sizeof res, e->reserved);
-        cell_si(fits, sizeof fits, e->fits_more);
-        cell_si(thr, sizeof thr, e->throttles);
-        cell_si(p99, sizeof p99, e->lat_p99);
-        if (isnan(e->headroom_pct))
-            snprintf(hp, sizeof hp, "-");
-        else
-            snprintf(hp, sizeof hp, "%.1f", e->headroom_pct);
-        if (isnan(e->in_flight))
-            snprintf(infl, sizeof infl, "-");
-        else if (isnan(e->conc_limit))
-            snprintf(infl, sizeof infl, "%.0f", e->in_flight);
-        else
-            snprintf(infl, sizeof infl, "%.0f/%.0f", e->in_flight, e->conc_limit);
-        bt_buf_printf(b, "%-*s  %-*.*s  %-12s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %6s  %s%s%s%s\n",
-                      wname, rt->name, wmodel, wmodel, rt->model, rt->region,
-                      bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), q,
-                      bt_quota_source_name(e->quota_source), s, es, res, hp, fits, thr, p99,
-                      infl, color ? status_color(e->status) : "", bt_status_name(e->status),
-                      e->stale ? " (stale)" : "", color ? C_RESET : "");
-    }
-    bool any = false;
-    for (int i = 0; i < r->n; i++) {
-        const struct bt_eval *e = &r->evals[i];
-        for (int w = 0; w < e->nwarn; w++) {
-            if (!any)
-                bt_buf_puts(b, "\nWARNINGS\n");
-            any = true;
-            const struct bt_warning *wa = &e->warnings[w];
-            bt_buf_printf(b, "%s%-9s%s %s%s%s: %s\n", color ? status_color(wa->severity) : "",
-                          wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity),
-                          color ? C_RESET : "", color ? C_BOLD : "", r->cfg->routes[i].name,
-                          color ? C_RESET : "", bt_wcode_name(wa->code));
-            bt_buf_printf(b, "          %s\n          -> %s\n", wa->message,
-                          bt_wcode_action(wa->code));
-        }
-    }
-    if (!isnan(r->metrics_per_poll))
-        bt_buf_printf(b, "\ncost: %.0f metrics requested per poll, %.0f per day\n",
-                      r->metrics_per_poll, r->metrics_per_day);
-}
-
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out)
 {
     if (f == BT_FMT_JSON) {
         cJSON *j = bt_report_json(r);
         char *s = cJSON_Print(j);
-        bt_buf_puts(out, s);
-        bt_buf_putc(out, '\n');
+        if (s) {
+            bt_san_json_text(out, s);
+            bt_buf_putc(out, '\n');
+        }
         cJSON_free(s);
         cJSON_Delete(j);
     } else if (f == BT_FMT_PROMETHEUS) {
         bt_expo_render(r, BT_EXPO_TEXT, out);
     } else {
-        render_text(r, color, out);
+        bt_report_render_text(r, color, out);
     }
 }

@@ -18,17 +18,30 @@ struct bt_report {
     int64_t now;
     struct bt_eval *evals;     /* one per route */
     int n;
-    enum bt_status status;     /* worst route status */
+    enum bt_status status;     /* worst status of the routes shown, unknown counted
+                                * as unknown_as: the exit code of check */
     const char *mode;          /* "live", "demo", "replay" */
     double metrics_per_poll, metrics_per_day; /* NAN: unknown */
     const struct bt_api_cost *api; /* requests and metrics counted (NULL: none) */
+    const bool *keep;          /* per route: shown (NULL: every route) */
+    enum bt_status unknown_as; /* how a route whose status is unknown counts (BT_ST_WARN) */
+    bool wide;                 /* text: every column, no wrapping; else 80 columns */
 };
 
-/* Evaluates every route at now. Caller frees r->evals. */
+/* Evaluates every route at now (status as with every route shown and unknown
+ * counted as warn). Caller frees r->evals. */
 void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
                      const struct bt_store *st, int64_t now);
+/* Shows only the routes with keep[i] (NULL: all) and counts an unknown route as
+ * unknown_as (BT_ST_WARN, BT_ST_CRIT or BT_ST_UNKNOWN); recomputes r->status. */
+void bt_report_select(struct bt_report *r, const bool *keep, enum bt_status unknown_as);
+bool bt_report_shows(const struct bt_report *r, int i);
+/* "warn", "crit" or "unknown" -> the status; false for anything else. */
+bool bt_status_parse(const char *s, enum bt_status *out);
 void bt_report_free(struct bt_report *r);
 cJSON *bt_report_route_json(const struct bt_report *r, int i);
 cJSON *bt_report_json(const struct bt_report *r);
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out);
+/* The text format (core/report_text.c); color adds ANSI colours to statuses. */
+void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *out);
 #endif

@@ -129,3 +129,29 @@ void bt_san_prom_label_buf(struct bt_buf *b, const char *s)
         p += n;
     }
 }
+
+void bt_san_json_text(struct bt_buf *b, const char *json)
+{
+    const unsigned char *p = (const unsigned char *)(json ? json : "");
+    while (*p) {
+        if (*p < 0x80) {
+            if (*p == 0x7f)
+                bt_buf_puts(b, "\\u007f");
+            else
+                bt_buf_putc(b, (char)*p);
+            p++;
+            continue;
+        }
+        int n = bt_utf8_len(p);
+        if (n == 0) {
+            bt_buf_puts(b, "\\ufffd"); /* only inside strings: JSON's syntax is ASCII */
+            p++;
+        } else if (is_c1(p, n)) {
+            bt_buf_printf(b, "\\u%04x", p[1]);
+            p += n;
+        } else {
+            bt_buf_add(b, p, (size_t)n);
+            p += n;
+        }
+    }
+}

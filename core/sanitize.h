@@ -13,7 +13,10 @@
  *                  bedtop formats itself go through bt_san_csv_number instead.
  *   Prometheus     label values escaped as the text format says (\\ \" \n); other
  *   label value    control bytes and invalid UTF-8 become '?'.
- *   JSON           cJSON (and bt_buf_json_str) escape strings already.
+ *   JSON           cJSON (and bt_buf_json_str) escape quotes and C0 controls;
+ *                  bt_san_json_text then makes the printed document safe to show
+ *                  on a terminal and valid UTF-8: DEL and C1 controls become
+ *                  \u escapes and bytes that are not UTF-8 become \ufffd.
  */
 #ifndef BEDTOP_SANITIZE_H
 #define BEDTOP_SANITIZE_H
@@ -31,6 +34,10 @@ bool bt_san_term_clean(const char *s);
 
 /* CSV: appends s as one quoted field. */
 void bt_san_csv_buf(struct bt_buf *b, const char *s);
+
+/* JSON: appends the JSON text json (as cJSON prints it) with DEL, C1 controls
+ * and invalid UTF-8 escaped; the document's meaning is unchanged otherwise. */
+void bt_san_json_text(struct bt_buf *b, const char *json);
 
 /* Prometheus text format: appends s escaped for use inside a label value's quotes. */
 void bt_san_prom_label_buf(struct bt_buf *b, const char *s);

@@ -1,4 +1,6 @@
 #include "core/util.h"
+#include "core/format.h"
+#include "core/sanitize.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -275,23 +277,7 @@ bool bt_parse_duration(const char *s, double *out)
 
 void bt_fmt_si(double v, char *out, size_t n)
 {
-    if (isnan(v)) {
-        snprintf(out, n, "-");
-        return;
-    }
-    double a = fabs(v);
-    if (a >= 1e9)
-        snprintf(out, n, "%.1fG", v / 1e9);
-    else if (a >= 1e6)
-        snprintf(out, n, "%.2fM", v / 1e6);
-    else if (a >= 1e4)
-        snprintf(out, n, "%.0fk", v / 1e3);
-    else if (a >= 1e3)
-        snprintf(out, n, "%.1fk", v / 1e3);
-    else if (a == floor(a))
-        snprintf(out, n, "%.0f", v);
-    else
-        snprintf(out, n, "%.1f", v);
+    bt_fmt_tokens(v, out, n); /* one formatter per figure: core/format.h */
 }
 
 bool bt_parse_double(const char *s, double *out)
@@ -338,14 +324,22 @@ bool bt_streq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
+/* One line on stderr, whatever the message carries: outside strings (a file
+ * name, a server's error text, a ModelId) go through the terminal sanitiser, so
+ * no escape sequence and no newline reaches the terminal. */
 void bt_err(const char *fmt, ...)
 {
+    struct bt_buf msg = {0}, line = {0};
     va_list ap;
-    fputs("bedtop: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    bt_buf_vprintf(&msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    bt_buf_puts(&line, "bedtop: ");
+    bt_san_term_buf(&line, bt_buf_str(&msg), false);
+    bt_buf_putc(&line, '\n');
+    fputs(line.buf, stderr);
+    bt_buf_free(&msg);
+    bt_buf_free(&line);
 }
 
 bool bt_exe_dir(char *out, size_t n)

@@ -39,10 +39,97 @@ check "demo is deterministic" cmp -s "$TMP/a.json" "$TMP/b.json"
 # Text: aligned table, no escape codes when stdout is not a terminal.
 "$BEDTOP" check --demo --demo-at 16 >"$TMP/t.txt"
 check "text output has no escape codes when piped" bash -c "! grep -q $'\033' '$TMP/t.txt'"
-check "text output has the header row" grep -q '^ROUTE .*HEAD%.*STATUS' "$TMP/t.txt"
+check "text output has the header row" grep -q '^ROUTE  *STATUS .*HEAD%' "$TMP/t.txt"
 check "text output lists warnings with actions" grep -q -- '-> ' "$TMP/t.txt"
 expect_eq "text rows align (STATUS column at one offset)" \
     "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
+
+# 80 columns by default: no line longer than 80 characters (characters, not bytes).
+longest() { python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' "$1"; }
+worst=0
+for m in 0 8 16 20 24 29; do
+    "$BEDTOP" check --demo --demo-at "$m" >"$TMP/w$m.txt"
+    n=$(longest "$TMP/w$m.txt"); [ "$n" -gt "$worst" ] && worst=$n
+done
+check "check text fits 80 columns at every sampled minute (longest $worst)" test "$worst" -le 80
+"$BEDTOP" check --demo --demo-at 16 --wide >"$TMP/wide.txt"
+check "--wide shows every column (model, region, source, in flight)" \
+    grep -q '^ROUTE .*MODEL .*REGION .*SOURCE .*INFL' "$TMP/wide.txt"
+check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
+# Routes crit first, then warn, unknown, ok (minute 16: triage and summarize crit;
+# workers, backfill, legacy warn; experiments unknown; agents ok).
+expect_eq "routes ordered crit, warn, unknown, ok" \
+    "$(awk '/^ROUTE/{on=1;next} on&&/^$/{exit} on{print $2}' "$TMP/t.txt" | paste -sd' ')" \
+    "crit crit warn warn warn unknown ok"
+expect_eq "warnings ordered by severity" \
+    "$(awk '/^WARNINGS/{on=1;next} on&&/^(crit|warn|unknown|info) /{print $1}' "$TMP/t.txt" | uniq | paste -sd' ')" \
+    "crit warn unknown info"
+# One figure, one formatter: latency in s with its unit (not 5.3k); the mantle
+# route's SETTLD is its input side, as the dashboard shows it (11.54M, not
+# input + output 11.86M: they count against different quotas).
+check "p99 latency printed with a unit" grep -q '^triage .* 5\.3s$' "$TMP/t.txt"
+check "mantle SETTLD is the binding (input) side: 11.54M" grep -q '^agents .* 11\.54M ' "$TMP/t.txt"
+check "no exponent anywhere in check text" bash -c "! grep -qE '[0-9]e[+-]?[0-9]' '$TMP/t.txt'"
+
+# --route (repeatable) filters; an unknown name lists the names.
+"$BEDTOP" check --demo --demo-at 16 --route agents --route triage --format json >"$TMP/sel.json"
+expect_eq "--route twice: just those routes, config order in JSON" \
+    "$(python3 -c 'import json,sys; print(" ".join(r["name"] for r in json.load(open(sys.argv[1]))["routes"]))' "$TMP/sel.json")" \
+    "triage agents"
+expect_rc "--route agents alone: ok, exit 0" 0 "$BEDTOP" check --demo --demo-at 16 --route agents
+check "... and the text shows only that route" bash -c "grep -q '1 route  status ok' '$TMP/last.out' && ! grep -q '^triage' '$TMP/last.out'"
+expect_rc "--route nosuch exits 3" 3 "$BEDTOP" check --demo --demo-at 16 --route nosuch
+check "... naming the routes there are" grep -q "no route 'nosuch'; the routes are: triage, summarize, workers, agents, backfill, legacy, experiments" "$TMP/last.err"
+
+# -o FILE: written there (0600), nothing on stdout; an existing 0644 file becomes 0600.
+: >"$TMP/o.txt"; chmod 644 "$TMP/o.txt"
+expect_rc "check -o FILE exits with the status (crit)" 2 "$BEDTOP" check --demo --demo-at 16 -o "$TMP/o.txt"
+expect_eq "check -o writes nothing to stdout" "$(wc -c <"$TMP/last.out")" 0
+check "check -o wrote the report" grep -q '^triage ' "$TMP/o.txt"
+expect_eq "check -o file is 0600" "$(stat -c %a "$TMP/o.txt")" 600
+expect_eq "check -o leaves no temporary file (written beside, renamed into place)" \
+    "$(ls "$TMP" | grep -c '^o\.txt\.')" 0
+expect_rc "check -o /dev/null (not a regular file) is written as it is" 2 "$BEDTOP" check --demo --demo-at 16 -o /dev/null
+expect_rc "check -o into a missing directory exits 3" 3 "$BEDTOP" check --demo --demo-at 16 -o "$TMP/no/such/dir"
+check "... one line naming the file" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q '^bedtop: -o $TMP/no/such/dir: No such file or directory; ' '$TMP/last.err'"
+
+# Exit codes: worst of ok/warn/crit; an unknown route counts as --unknown-as (default
+# warn), so it never masks another route; 3 is "bedtop could not run". Minute 0:
+# summarize and legacy warn, experiments unknown (no quota), nothing crit.
+expect_rc "minute 0: warn + unknown route exits 1 (unknown counts as warn)" 1 "$BEDTOP" check --demo --demo-at 0
+expect_rc "--unknown-as unknown: exits 3" 3 "$BEDTOP" check --demo --demo-at 0 --unknown-as unknown
+expect_rc "--unknown-as crit: exits 2" 2 "$BEDTOP" check --demo --demo-at 0 --unknown-as crit
+expect_rc "only the unknown route: exits 1 by default" 1 "$BEDTOP" check --demo --demo-at 0 --route experiments
+expect_rc "minute 16: crit beside an unknown route exits 2" 2 "$BEDTOP" check --demo --demo-at 16
+"$BEDTOP" check --demo --demo-at 0 --format json >"$TMP/u.json"
+expect_eq "JSON status follows the same rule (warn), the route keeps 'unknown'" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], {r["name"]:r["status"] for r in d["routes"]}["experiments"])' "$TMP/u.json")" \
+    "warn unknown"
+expect_rc "--unknown-as bogus exits 3" 3 "$BEDTOP" check --demo --unknown-as maybe
+check "... saying what is accepted" grep -q "use warn, crit or unknown" "$TMP/last.err"
+
+# Options that do not apply are errors, one line naming the option and the command.
+na() { # NAME ARGS...
+    local name=$1; shift
+    expect_rc "$name exits 3" 3 "$BEDTOP" "$@"
+    check "... one line naming the option and command" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ]"
+}
+na "check --at" check --demo --at 10:00
+check "... says it is for replay" grep -q "^bedtop: --at does not apply to check; it is for replay" "$TMP/last.err"
+na "export --at" export "$TMP/x.rec" --at 10:00
+check "... names export" grep -q "^bedtop: --at does not apply to export" "$TMP/last.err"
+na "check --since" check --demo --since 3h
+na "check --interval" check --demo --interval 30
+na "check --theme" check --demo --theme light
+na "record --route" record "$TMP/r.rec" --demo --route triage
+na "dashboard --format" --demo --format json
+na "check --demo-at 30 (help says 0-29)" check --demo-at 30
+check "... says 0 to 29" grep -q "use 0 to 29" "$TMP/last.err"
+na "check --demo-at -1" check --demo-at -1
+na "--bogus" --bogus
+expect_eq "--bogus prints one line, not the usage" "$(cat "$TMP/last.err")" "bedtop: unknown option --bogus; see bedtop --help"
+na "--route without a value" check --route
+na "--wide with --format json" check --demo --wide --format json
 
 # Prometheus text: every sample line is name{labels} value; HELP/TYPE before samples.
 "$BEDTOP" check --demo --demo-at 16 --format prometheus >"$TMP/p.prom"
@@ -60,19 +147,53 @@ for line in open(sys.argv[1]):
 PY
 check "prometheus has the headroom of triage" grep -q '^bedtop_headroom_tokens_per_minute{route="triage"' "$TMP/p.prom"
 
-# Bad config: file:line: why, exit 3, nothing on stdout.
-printf '[bedtop]\ninterval = 60\nfrobnicate = yes\n' >"$TMP/bad.conf"
-expect_rc "unknown key exits 3" 3 "$BEDTOP" check --config "$TMP/bad.conf"
-check "unknown key message names file:line" grep -q "bad.conf:3: unknown key 'frobnicate'" "$TMP/last.err"
-printf '[route x]\nregion = us-east-1\n' >"$TMP/nomodel.conf"
-expect_rc "route without model exits 3" 3 "$BEDTOP" check --config "$TMP/nomodel.conf"
-check "route without model names file:line" grep -q "nomodel.conf:1: route 'x' has no model" "$TMP/last.err"
-printf '[route x]\nmodel = m\nquota_tpm = -4\n' >"$TMP/neg.conf"
-expect_rc "bad number exits 3" 3 "$BEDTOP" check --config "$TMP/neg.conf"
-check "bad number message" grep -q "neg.conf:3: bad number for quota_tpm" "$TMP/last.err"
+# Bad config: one line "file:line: why; what to do", exit 3. As data: name, config
+# text (printf format), the message expected (grep pattern).
+cfg_err() {
+    printf "$2" >"$TMP/$1.conf"
+    expect_rc "$1: exits 3" 3 "$BEDTOP" check --config "$TMP/$1.conf"
+    check "$1: says $3" grep -q -- "$1.conf:$3" "$TMP/last.err"
+}
+cfg_err bad '[bedtop]\ninterval = 60\nfrobnicate = yes\n' "3: unknown key 'frobnicate'"
+cfg_err nomodel '[route x]\nregion = us-east-1\n' "1: route 'x' has no model"
+cfg_err neg '[route x]\nmodel = m\nquota_tpm = -4\n' "3: bad number for quota_tpm"
+cfg_err typo '[route a]\nmodel = m\nmax_token = 5\n' "3: unknown key 'max_token' in \[route a\]; did you mean 'max_tokens'?"
+cfg_err typo2 '[bedtop]\nintervall = 30\n' "2: unknown key 'intervall' in \[bedtop\]; did you mean 'interval'?"
+cfg_err unterm '[bedtop\nregion = us-east-1\n' "1: unterminated section header '\[bedtop'; close it with ']'"
+cfg_err huge '[route a]\nmodel = m\nquota_tpm = 1e300\n' "3: bad number for quota_tpm: '1e300'; use 1 to 1,000,000,000,000,000"
+cfg_err nosection 'region = us-east-1\n' "1: 'region' is outside any section; put it under \[bedtop\] or \[route NAME\]"
 expect_rc "missing config file exits 3" 3 "$BEDTOP" check --config "$TMP/nope.conf"
+
+# Error messages: one line, "bedtop: what: why; what to do", never cut short.
+noaws() { env -i PATH="$PATH" HOME="$TMP/home" AWS_EC2_METADATA_DISABLED=true \
+    AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent "$@"; }
+mkdir -p "$TMP/home"
+expect_rc "no Region exits 3" 3 noaws "$BEDTOP" check
+check "no Region: one line naming AWS_REGION and --region" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q 'no AWS Region is set; set AWS_REGION, pass --region' '$TMP/last.err'"
+expect_rc "no credentials exits 3" 3 noaws AWS_REGION=us-east-1 "$BEDTOP" check
+check "no credentials: one line, the whole list tried, a remedy and --demo" python3 - "$TMP/last.err" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+assert t.count("\n") == 1, t
+assert t.startswith("bedtop: route discovery (ListMetrics us-east-1): "), t
+assert "route discovery: route discovery" not in t, t
+assert "IMDSv2" in t, "cut short: " + t          # the last source tried is there
+assert "aws sso login" in t and "bedtop --demo" in t, t
+PY
+mkdir -p "$TMP/adir"
+expect_rc "replay of a directory exits 3" 3 "$BEDTOP" replay "$TMP/adir"
+check "replay of a directory says so" grep -q "replay: $TMP/adir is a directory; give a recording file" "$TMP/last.err"
+closed=$(free_port)
+printf '[route a]\nmodel = m\nregion = us-east-1\n' >"$TMP/one.conf"
+expect_rc "nothing answers: exit 3 (bedtop could not read any usage)" 3 noaws AWS_ACCESS_KEY_ID=AKIDEXAMPLE \
+    AWS_SECRET_ACCESS_KEY=x "$BEDTOP" check --config "$TMP/one.conf" --endpoint-url "http://127.0.0.1:$closed" --format json
+expect_eq "... and the JSON status says unknown" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$TMP/last.out")" unknown
+check "... each collector error once, without a doubled prefix, with a remedy" \
+    bash -c "grep -q '^bedtop: cloudwatch us-east-1: .*; check the network, the credentials and --endpoint-url' '$TMP/last.err' && ! grep -q 'cloudwatch: cloudwatch' '$TMP/last.err'"
 expect_rc "bad --format exits 3" 3 "$BEDTOP" check --demo --format yaml
 expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help
+check "--help fits 80 columns" bash -c "[ \$(awk '{ if (length(\$0) > m) m = length(\$0) } END { print m }' '$TMP/last.out') -le 80 ]"
 check "--version prints the version" bash -c "'$BEDTOP' --version | grep -q '^bedtop [0-9]'"
 finish

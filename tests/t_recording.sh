@@ -48,9 +48,12 @@ check "... naming the recording's span" grep -q "outside the recording" "$TMP/la
 check "replay --at prints the text table" grep -q "^triage " "$TMP/text.txt"
 
 # A recording replays with no config at all, even when the current config has other routes.
-printf '[route other]\nmodel = amazon.nova-pro-v1:0\n' >"$TMP/other.conf"
-XDG_CONFIG_HOME=$TMP/none "$BEDTOP" replay "$REC" --config "$TMP/other.conf" --at +16m --format json >"$TMP/nocfg.json"
+mkdir -p "$TMP/xdg/bedtop"
+printf '[route other]\nmodel = amazon.nova-pro-v1:0\n' >"$TMP/xdg/bedtop/config"
+XDG_CONFIG_HOME=$TMP/xdg "$BEDTOP" replay "$REC" --at +16m --format json >"$TMP/nocfg.json"
 check "recording replays with its own routes, whatever the config" cmp -s "$TMP/nocfg.json" "$TMP/r16.json"
+expect_rc "replay --config is an error (the recording carries its routes)" 3 "$BEDTOP" replay "$REC" --config "$TMP/xdg/bedtop/config" --at +16m
+check "... saying so in one line" grep -q "^bedtop: --config does not apply to replay" "$TMP/last.err"
 
 # Damage: a truncated last line, a corrupt middle line, an empty file, a future version.
 head -c -40 "$REC" >"$TMP/trunc.rec"
@@ -82,17 +85,91 @@ expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 : >"$TMP/old.csv"; chmod 644 "$TMP/old.csv"
 "$BEDTOP" export "$REC" --format csv --from +10m --to +11m -o "$TMP/old.csv"
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
-check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^time,route,model_id,region,endpoint,inference,invocations,.*,headroom_tpm,headroom_pct,fits_more,status,warnings$'"
-rows=$(($(wc -l <"$TMP/out.csv") - 1))
-# --from +10m (10:10) .. --to +15m (10:15): rows for minutes shown 10:10..10:15 = 6 minutes x 7 routes
-expect_eq "csv has 6 minutes x 7 routes" "$rows" 42
+check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\"$'"
+# --from +10m (10:10) .. --to +15m (10:15) are data minutes (the time column):
+# 10:10..10:15 = 6 minutes x 7 routes, read back with Python's csv module.
+check "csv read back: unique columns, every row as wide as the header, rows inside --from/--to by time" \
+    python3 - "$TMP/out.csv" <<'PY'
+import csv, sys, collections
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+head, body = rows[0], rows[1:]
+dup = [c for c, n in collections.Counter(head).items() if n > 1]
+assert not dup, dup
+assert all(len(r) == len(head) for r in body), "ragged rows"
+times = sorted({r[0] for r in body})
+assert times == ["2026-11-29T10:%02d:00Z" % m for m in range(10, 16)], times
+assert len(body) == 42, len(body)
+PY
 check "csv rows carry warnings" grep -q 'summarize.*THROTTLED_BELOW_ESTIMATE' "$TMP/out.csv"
 "$BEDTOP" export "$REC" --format json --route triage --from +16m --to +16m >"$TMP/out.json"
 check "json export for one route parses" python3 -c "
 import json,sys
 rows=json.load(open('$TMP/out.json'))
-assert len(rows)==1 and rows[0]['name']=='triage' and rows[0]['time']=='2026-11-29T10:13:00Z', rows
+assert len(rows)==1 and rows[0]['name']=='triage' and rows[0]['time']=='2026-11-29T10:16:00Z', rows
 assert rows[0]['signals']['invocations'] > 0 and 'RETRY_LOAD' in [w['code'] for w in rows[0]['warnings']]
 "
 expect_rc "export of an unknown route is an error" 3 "$BEDTOP" export "$REC" --route nosuch
+check "... listing the routes" grep -q "no route 'nosuch'; the routes are: triage," "$TMP/last.err"
+
+# Time semantics: one meaning for relative times (+D after the start, -D before the
+# end). The demo recording runs 10:00..10:30, so -14m is 10:16, the same as +16m.
+# (the end is the last poll's time, read from the file)
+"$BEDTOP" replay "$REC" --at -14m --format json >"$TMP/m14.json"
+check "replay --at -14m is 14 minutes before the recording's last poll" python3 - "$REC" "$TMP/m14.json" <<'PY'
+import json, sys, datetime
+end = max(json.loads(l)["t"] for l in open(sys.argv[1]).read().splitlines()[1:] if l.strip())
+got = json.load(open(sys.argv[2]))["generated_at"]
+want = datetime.datetime.fromtimestamp(end - 840, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+assert got == want, (got, want)
+PY
+"$BEDTOP" export "$REC" --from -20m --to -15m >"$TMP/rel.csv"
+check "export --from -20m --to -15m: data minutes 10:10..10:15" python3 - "$TMP/rel.csv" <<'PY'
+import csv, sys
+t = sorted({r["time"] for r in csv.DictReader(open(sys.argv[1], newline=""))})
+assert t == ["2026-11-29T10:%02d:00Z" % m for m in range(10, 16)], t
+PY
+# The same figure reads the same in check and export: the CSV row of minute 10:13
+# is what bedtop showed when 10:13 was the newest complete minute (10:16 = +16m).
+check "csv figures equal check --format json for the same moment" python3 - "$TMP/out.csv" "$TMP/r16.json" <<'PY'
+import csv, json, sys
+rows = {r["route"]: r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["time"] == "2026-11-29T10:13:00Z"}
+rep = {r["name"]: r for r in json.load(open(sys.argv[2]))["routes"]}
+for name, j in rep.items():
+    c = rows[name]
+    for col, val in (("settled_tpm", j["tpm"]["settled"]), ("used_tpm", j["tpm"]["used"]),
+                     ("headroom_tpm", j["headroom_tpm"]), ("headroom_pct", j["headroom_pct"]),
+                     ("fits_more", j["fits_more"]), ("status", j["status"])):
+        want = "" if val is None else str(val)
+        assert c[col] == want, (name, col, c[col], want)
+PY
+expect_rc "export --from after --to is an error" 3 "$BEDTOP" export "$REC" --from +20m --to +10m
+check "... saying to swap them" grep -q "^bedtop: export: --from 2026-11-29T10:20:00Z is after --to 2026-11-29T10:10:00Z; swap them" "$TMP/last.err"
+expect_rc "export of an empty range is an error" 3 "$BEDTOP" export "$REC" --from 2026-11-30T10:00:00Z --to 2026-11-30T11:00:00Z
+check "... naming the minutes the recording has" grep -q "no data minutes from .* this recording has 2026-11-29T09:57:00Z to 2026-11-29T10:27:00Z" "$TMP/last.err"
+# A recording shorter than a minute still exports what replay shows: the header
+# and the polls of the first 40 seconds of the demo recording.
+python3 - "$REC" "$TMP/short.rec" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines(True)
+t0 = None
+with open(sys.argv[2], "w") as out:
+    out.write(lines[0])
+    for l in lines[1:]:
+        t = json.loads(l)["t"]
+        t0 = t if t0 is None else t0
+        if t - t0 <= 40:
+            out.write(l)
+PY
+"$BEDTOP" export "$TMP/short.rec" >"$TMP/short.csv"
+"$BEDTOP" replay "$TMP/short.rec" --at +0m --format json >"$TMP/short.json"
+check "a 40-second recording exports the minute replay shows, 7 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+rep = {r["name"]: r for r in json.load(open(sys.argv[2]))["routes"]}
+assert len(rows) == 7, len(rows)
+for r in rows:
+    assert r["time"] == rep[r["route"]]["data_minute"], (r["time"], rep[r["route"]]["data_minute"])
+    want = rep[r["route"]]["tpm"]["settled"]
+    assert r["settled_tpm"] == ("" if want is None else str(want)), r["route"]
+PY
 finish

@@ -22,6 +22,14 @@ static const char *csv(const char *s)
     return bt_buf_str(&b);
 }
 
+static const char *json(const char *s)
+{
+    static struct bt_buf b;
+    bt_buf_reset(&b);
+    bt_san_json_text(&b, s);
+    return bt_buf_str(&b);
+}
+
 static const char *prom(const char *s)
 {
     static struct bt_buf b;
@@ -69,5 +77,10 @@ int main(void)
 
     OK(bt_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80") == 4, "4-byte UTF-8 (U+1F600)");
     OK(bt_utf8_len((const unsigned char *)"\xf4\x90\x80\x80") == 0, "above U+10FFFF rejected");
+    /* JSON text as cJSON prints it: C0 already escaped; DEL, C1 and bad bytes are not */
+    STREQ(json("{\"a\":\"x\x7fy\"}"), "{\"a\":\"x\\u007fy\"}", "json: DEL escaped");
+    STREQ(json("{\"a\":\"x\xc2\x9b" "31m\"}"), "{\"a\":\"x\\u009b31m\"}", "json: C1 CSI escaped");
+    STREQ(json("{\"a\":\"\xff\"}"), "{\"a\":\"\\ufffd\"}", "json: invalid UTF-8 becomes U+FFFD");
+    STREQ(json("{\"a\":\"caf\xc3\xa9\"}"), "{\"a\":\"caf\xc3\xa9\"}", "json: valid UTF-8 kept");
     return tap_done();
 }

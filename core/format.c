@@ -1,0 +1,155 @@
+/* See format.h: one formatter per kind of figure. */
+#include "core/format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Compact scale: 12, 12.5 (below 1000 only when not whole), 1.2k, 350k, 1.23M,
+ * 4.5G, 1.2T; a value that rounds up to the next unit moves to it (999,960 is
+ * 1.00M, not 1000k). */
+static char *compact(double v, char *out, size_t n)
+{
+    if (!isfinite(v)) {
+        snprintf(out, n, "-");
+        return out;
+    }
+    static const struct { double div; const char *unit; int dec; double below; } steps[] = {
+        {1, "", 0, 1e3}, {1e3, "k", 1, 1e4}, {1e3, "k", 0, 1e6}, {1e6, "M", 2, 1e9},
+        {1e9, "G", 1, 1e12}, {1e12, "T", 1, 1e15},
+    };
+    double a = fabs(v);
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        double scaled = a / steps[i].div;
+        double p = pow(10, steps[i].dec);
+        double r = round(scaled * p) / p;
+        if (i == 0 && a != floor(a)) {
+            r = round(a * 10) / 10;
+            if (r < 1e3) {
+                snprintf(out, n, "%.*f", r == floor(r) ? 0 : 1, v < 0 && r > 0 ? -r : r);
+                return out;
+            }
+            continue;
+        }
+        if (r * steps[i].div < steps[i].below) {
+            snprintf(out, n, "%.*f%s", steps[i].dec, v < 0 && r > 0 ? -r : r, steps[i].unit);
+            return out;
+        }
+    }
+    snprintf(out, n, "%s>999T", v < 0 ? "-" : "");
+    return out;
+}
+
+char *bt_fmt_tokens(double v, char *out, size_t n)
+{
+    return compact(v, out, n);
+}
+
+char *bt_fmt_count(double v, char *out, size_t n)
+{
+    return compact(isfinite(v) ? round(v) : v, out, n);
+}
+
+char *bt_fmt_pct(double v, char *out, size_t n)
+{
+    if (!isfinite(v))
+        snprintf(out, n, "-");
+    else if (fabs(v) >= 1e5)
+        snprintf(out, n, "%s>99999", v < 0 ? "-" : "");
+    else
+        snprintf(out, n, "%.1f", round(v * 10) / 10 + 0.0); /* + 0.0: no "-0.0" */
+    return out;
+}
+
+char *bt_fmt_latency(double ms, char *out, size_t n)
+{
+    if (!isfinite(ms) || ms < 0) {
+        snprintf(out, n, "-");
+        return out;
+    }
+    double s = ms / 1000;
+    if (round(ms) < 1000)
+        snprintf(out, n, "%.0fms", ms);
+    else if (round(s * 10) < 100)
+        snprintf(out, n, "%.1fs", s);
+    else if (round(s) < 100)
+        snprintf(out, n, "%.0fs", s);
+    else if (s / 60 < 1000)
+        snprintf(out, n, "%.1fm", s / 60);
+    else
+        snprintf(out, n, ">999m");
+    return out;
+}
+
+char *bt_fmt_age(double seconds, char *out, size_t n)
+{
+    if (!isfinite(seconds)) {
+        snprintf(out, n, "-");
+        return out;
+    }
+    double a = fabs(seconds);
+    const char *sign = seconds < 0 ? "-" : "";
+    long long s = (long long)(a > 9e15 ? 9e15 : round(a));
+    if (s < 60)
+        snprintf(out, n, "%s%llds", sign, s);
+    else if (s < 3600)
+        snprintf(out, n, "%s%lldm", sign, s / 60);
+    else if (s < 86400)
+        snprintf(out, n, "%s%lldh%02lldm", sign, s / 3600, s % 3600 / 60);
+    else if (s < 100 * 86400LL)
+        snprintf(out, n, "%s%lldd%02lldh", sign, s / 86400, s % 86400 / 3600);
+    else
+        snprintf(out, n, "%s%lldd", sign, s / 86400);
+    return out;
+}
+
+char *bt_fmt_grouped(double v, char *out, size_t n)
+{
+    char p[BT_FMT_LONG], tmp[2 * BT_FMT_LONG];
+    bt_fmt_plain(v, 6, p, sizeof p); /* "-1234567.25", "10000000", "" */
+    if (!isfinite(v) || fabs(v) >= 1e18) {
+        snprintf(out, n, "%s", p);
+        return out;
+    }
+    const char *s = p;
+    size_t o = 0;
+    if (*s == '-')
+        tmp[o++] = *s++;
+    size_t whole = strcspn(s, ".");
+    for (size_t i = 0; i < whole; i++) {
+        if (i && (whole - i) % 3 == 0)
+            tmp[o++] = ',';
+        tmp[o++] = s[i];
+    }
+    snprintf(tmp + o, sizeof tmp - o, "%s", s + whole);
+    snprintf(out, n, "%s", tmp);
+    return out;
+}
+
+char *bt_fmt_plain(double v, int decimals, char *out, size_t n)
+{
+    if (!isfinite(v)) {
+        snprintf(out, n, "%s", "");
+        return out;
+    }
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 6)
+        decimals = 6;
+    if (fabs(v) >= 1e21) { /* beyond the digits a double keeps; still no exponent */
+        snprintf(out, n, "%.0f", v);
+        return out;
+    }
+    snprintf(out, n, "%.*f", decimals, v);
+    char *dot = strchr(out, '.');
+    if (dot) {
+        char *e = out + strlen(out) - 1;
+        while (e > dot && *e == '0')
+            *e-- = '\0';
+        if (e == dot)
+            *e = '\0';
+    }
+    if (!strcmp(out, "-0"))
+        snprintf(out, n, "0");
+    return out;
+}

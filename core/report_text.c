@@ -1,0 +1,338 @@
+/* `bedtop check` and `replay --at` as text: 80 columns by default (the figures
+ * that say how much is left), every column with --wide; routes and warnings most
+ * severe first; every outside string through the terminal sanitiser and every
+ * figure through core/format. */
+#include "core/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/sanitize.h"
+
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define TEXT_WIDTH 80
+
+static const char *status_color(enum bt_status s)
+{
+    switch (s) {
+    case BT_ST_OK: return "\033[32m";
+    case BT_ST_WARN: return "\033[33m";
+    case BT_ST_CRIT: return "\033[1;31m";
+    default: return "\033[35m";
+    }
+}
+
+/* Most severe first: crit, warn, unknown, ok (info). */
+static int severity_rank(enum bt_status s)
+{
+    switch (s) {
+    case BT_ST_CRIT: return 0;
+    case BT_ST_WARN: return 1;
+    case BT_ST_UNKNOWN: return 2;
+    default: return 3;
+    }
+}
+
+/* Columns of sanitised UTF-8 text: one per character. */
+static int text_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+static void pad(struct bt_buf *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        bt_buf_putc(b, ' ');
+}
+
+/* Outside text s, sanitised for the terminal, in exactly w columns: padded, or
+ * cut with a closing '~' when longer; w < 0: as it is. */
+static void put_cell(struct bt_buf *b, const char *s, int w, bool right)
+{
+    struct bt_buf t = {0};
+    bt_san_term_buf(&t, s, false);
+    const char *p = bt_buf_str(&t);
+    int cols = text_cols(p);
+    if (w >= 0 && cols > w) {
+        size_t k = 0;
+        for (int c = 0; c < w - 1; c++)
+            for (k++; (p[k] & 0xc0) == 0x80; k++)
+                ;
+        bt_buf_add(b, p, k);
+        if (w > 0)
+            bt_buf_putc(b, '~');
+    } else {
+        if (right && w > cols)
+            pad(b, w - cols);
+        bt_buf_puts(b, p);
+        if (!right && w > cols)
+            pad(b, w - cols);
+    }
+    bt_buf_free(&t);
+}
+
+/* Outside text, sanitised, word-wrapped to width columns (0: one line): the first
+ * line follows what is already on it (at column col), the others start with
+ * indent spaces. A word longer than a line is cut across lines. */
+static void put_wrapped(struct bt_buf *b, const char *text, int col, int indent, int width)
+{
+    struct bt_buf t = {0};
+    bt_san_term_buf(&t, text, false);
+    const char *p = bt_buf_str(&t);
+    bool first_word = true;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " ");
+        int wc = 0;
+        for (size_t k = 0; k < len; k++)
+            wc += ((unsigned char)p[k] & 0xc0) != 0x80;
+        if (width > 0 && !first_word && col + 1 + wc > width) {
+            bt_buf_putc(b, '\n');
+            pad(b, indent);
+            col = indent;
+            first_word = true;
+        }
+        if (!first_word) {
+            bt_buf_putc(b, ' ');
+            col++;
+        }
+        /* the word, cut at the right edge when it cannot fit any line */
+        for (size_t k = 0; k < len;) {
+            size_t cl = 1;
+            while (k + cl < len && ((unsigned char)p[k + cl] & 0xc0) == 0x80)
+                cl++;
+            if (width > 0 && col >= width) {
+                bt_buf_putc(b, '\n');
+                pad(b, indent);
+                col = indent;
+            }
+            bt_buf_add(b, p + k, cl);
+            col++;
+            k += cl;
+        }
+        first_word = false;
+        p += len;
+    }
+    bt_buf_putc(b, '\n');
+    bt_buf_free(&t);
+}
+
+/* The routes shown, most severe first (crit, warn, unknown, ok), then as configured. */
+static int route_order(const struct bt_report *r, int *idx)
+{
+    int n = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        int k = n++;
+        int rank = severity_rank(r->evals[i].status);
+        while (k > 0 && severity_rank(r->evals[idx[k - 1]].status) > rank) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+    }
+    return n;
+}
+
+struct text_row {
+    char quota[BT_FMT_SHORT], settled[BT_FMT_SHORT], est[BT_FMT_SHORT], res[BT_FMT_SHORT];
+    char pct[BT_FMT_SHORT], fits[BT_FMT_SHORT], thr[BT_FMT_SHORT], p99[BT_FMT_SHORT];
+    char infl[2 * BT_FMT_SHORT + 2];
+};
+
+static void row_figures(const struct bt_eval *e, struct text_row *t)
+{
+    bt_fmt_tokens(e->quota, t->quota, sizeof t->quota);
+    bt_fmt_tokens(e->settled, t->settled, sizeof t->settled);
+    bt_fmt_tokens(e->estimated, t->est, sizeof t->est);
+    bt_fmt_tokens(e->reserved, t->res, sizeof t->res);
+    bt_fmt_pct(e->headroom_pct, t->pct, sizeof t->pct);
+    bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
+    bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
+    bt_fmt_latency(e->lat_p99, t->p99, sizeof t->p99);
+    char a[BT_FMT_SHORT], l[BT_FMT_SHORT];
+    bt_fmt_count(e->in_flight, a, sizeof a);
+    if (isnan(e->in_flight) || isnan(e->conc_limit))
+        snprintf(t->infl, sizeof t->infl, "%s", a);
+    else
+        snprintf(t->infl, sizeof t->infl, "%s/%s", a, bt_fmt_count(e->conc_limit, l, sizeof l));
+}
+
+static void put_status(struct bt_buf *b, const struct bt_eval *e, bool color, int w)
+{
+    char st[16];
+    snprintf(st, sizeof st, "%s%s", bt_status_name(e->status), e->stale ? "*" : "");
+    bt_buf_puts(b, color ? status_color(e->status) : "");
+    put_cell(b, st, w, false);
+    bt_buf_puts(b, color ? C_RESET : "");
+}
+
+/* 80 columns: the figures that say how much is left and why. */
+static void table_compact(const struct bt_report *r, const int *idx, int n, bool color,
+                          struct bt_buf *b)
+{
+    int wname = 5;
+    for (int k = 0; k < n; k++) {
+        struct bt_buf t = {0};
+        bt_san_term_buf(&t, r->cfg->routes[idx[k]].name, false);
+        int c = text_cols(bt_buf_str(&t));
+        wname = c > wname ? c : wname;
+        bt_buf_free(&t);
+    }
+    /* 2 + 8 + 5 x (1 + 6) + 3 x (1 + 5) columns follow the name */
+    int fixed = 2 + 8 + 5 * 7 + 3 * 6;
+    if (wname > TEXT_WIDTH - fixed)
+        wname = TEXT_WIDTH - fixed;
+    put_cell(b, "ROUTE", wname, false);
+    bt_buf_printf(b, "  %-8s %6s %6s %6s %6s %6s %5s %5s %5s\n", "STATUS", "QUOTA", "SETTLD",
+                  "ESTIM", "RESERV", "HEAD%", "FITS", "THR/M", "P99");
+    bool stale = false;
+    for (int k = 0; k < n; k++) {
+        const struct bt_eval *e = &r->evals[idx[k]];
+        struct text_row t;
+        row_figures(e, &t);
+        put_cell(b, r->cfg->routes[idx[k]].name, wname, false);
+        bt_buf_puts(b, "  ");
+        put_status(b, e, color, 8);
+        bt_buf_printf(b, " %6s %6s %6s %6s %6s %5s %5s %5s\n", t.quota, t.settled, t.est, t.res,
+                      t.pct, t.fits, t.thr, t.p99);
+        stale |= e->stale;
+    }
+    if (stale)
+        bt_buf_puts(b, "* stale: the newest data is older than expected (see STALE below)\n");
+}
+
+/* --wide: every column, one line per route whatever its length. */
+static void table_wide(const struct bt_report *r, const int *idx, int n, bool color,
+                       struct bt_buf *b)
+{
+    int wname = 5, wmodel = 5;
+    for (int k = 0; k < n; k++) {
+        struct bt_buf t = {0};
+        bt_san_term_buf(&t, r->cfg->routes[idx[k]].name, false);
+        int a = text_cols(bt_buf_str(&t));
+        bt_buf_reset(&t);
+        bt_san_term_buf(&t, r->cfg->routes[idx[k]].model, false);
+        int m = text_cols(bt_buf_str(&t));
+        bt_buf_free(&t);
+        wname = a > wname ? a : wname;
+        wmodel = m > wmodel ? m : wmodel;
+    }
+    put_cell(b, "ROUTE", wname, false);
+    bt_buf_puts(b, "  ");
+    put_cell(b, "STATUS", 8, false);
+    bt_buf_puts(b, " ");
+    put_cell(b, "MODEL", wmodel, false);
+    bt_buf_printf(b, "  %-14s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n", "REGION",
+                  "EP", "INFERENCE", "QUOTA", "SOURCE", "SETTLED", "ESTIM", "RESERVED", "HEAD%",
+                  "FITS", "THR/MIN", "P99", "INFL");
+    for (int k = 0; k < n; k++) {
+        const struct bt_eval *e = &r->evals[idx[k]];
+        const struct bt_route *rt = &r->cfg->routes[idx[k]];
+        struct text_row t;
+        row_figures(e, &t);
+        put_cell(b, rt->name, wname, false);
+        bt_buf_puts(b, "  ");
+        put_status(b, e, color, 8);
+        bt_buf_puts(b, " ");
+        put_cell(b, rt->model, wmodel, false);
+        bt_buf_puts(b, "  ");
+        put_cell(b, rt->region, 14, false);
+        bt_buf_printf(b, " %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n",
+                      bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), t.quota,
+                      bt_quota_source_name(e->quota_source), t.settled, t.est, t.res, t.pct,
+                      t.fits, t.thr, t.p99, t.infl);
+    }
+}
+
+struct text_warning {
+    int route, pos, w;
+};
+
+/* Every warning of the routes shown, most severe first, then in route order. */
+static void warnings_text(const struct bt_report *r, const int *idx, int n, bool color,
+                          struct bt_buf *b)
+{
+    int total = 0;
+    for (int k = 0; k < n; k++)
+        total += r->evals[idx[k]].nwarn;
+    if (!total)
+        return;
+    struct text_warning *ws = bt_xcalloc((size_t)total, sizeof *ws);
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        for (int w = 0; w < r->evals[idx[k]].nwarn; w++) {
+            struct text_warning cur = {idx[k], k, w};
+            int rank = severity_rank(r->evals[idx[k]].warnings[w].severity);
+            int j = m++;
+            while (j > 0 &&
+                   severity_rank(r->evals[ws[j - 1].route].warnings[ws[j - 1].w].severity) > rank) {
+                ws[j] = ws[j - 1];
+                j--;
+            }
+            ws[j] = cur;
+        }
+    }
+    int width = r->wide ? 0 : TEXT_WIDTH;
+    bt_buf_puts(b, "\nWARNINGS (most severe first)\n");
+    for (int i = 0; i < m; i++) {
+        const struct bt_warning *wa = &r->evals[ws[i].route].warnings[ws[i].w];
+        const char *sev = wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity);
+        bt_buf_printf(b, "%s%-9s%s %s", color ? status_color(wa->severity) : "", sev,
+                      color ? C_RESET : "", color ? C_BOLD : "");
+        struct bt_buf head = {0};
+        bt_buf_printf(&head, "%s: %s", r->cfg->routes[ws[i].route].name, bt_wcode_name(wa->code));
+        put_wrapped(b, bt_buf_str(&head), 10, 10, width);
+        bt_buf_free(&head);
+        if (color)
+            bt_buf_puts(b, C_RESET);
+        pad(b, 10);
+        put_wrapped(b, wa->message, 10, 10, width);
+        pad(b, 10);
+        bt_buf_puts(b, "-> ");
+        put_wrapped(b, bt_wcode_action(wa->code), 13, 13, width);
+    }
+    free(ws);
+}
+
+void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *b)
+{
+    char iso[32];
+    bt_fmt_iso(r->now, iso, sizeof iso);
+    int *idx = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *idx);
+    int n = route_order(r, idx);
+    bt_buf_printf(b, "bedtop %s  %s  %d route%s  status %s%s%s\n\n",
+                  strcmp(r->mode, "replay") ? "check" : "replay", iso, n,
+                  n == 1 ? "" : "s", color ? status_color(r->status) : "",
+                  bt_status_name(r->status), color ? C_RESET : "");
+    if (!n) {
+        bt_buf_puts(b, "no routes: add [route NAME] sections to the config, or let bedtop\n"
+                       "discover them from CloudWatch\n");
+        free(idx);
+        return;
+    }
+    if (r->wide)
+        table_wide(r, idx, n, color, b);
+    else
+        table_compact(r, idx, n, color, b);
+    warnings_text(r, idx, n, color, b);
+    if (!isnan(r->metrics_per_poll)) {
+        char a[BT_FMT_LONG], d[BT_FMT_LONG];
+        bt_buf_printf(b, "\ncost: %s metrics requested per poll, %s per day\n",
+                      bt_fmt_grouped(r->metrics_per_poll, a, sizeof a),
+                      bt_fmt_grouped(r->metrics_per_day, d, sizeof d));
+    }
+    free(idx);
+}

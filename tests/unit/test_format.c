@@ -1,0 +1,63 @@
+/* One formatter per figure (core/format.h). Expected strings are written out by
+ * hand from the rules in the header. */
+#include <math.h>
+
+#include "core/format.h"
+#include "tests/tap.h"
+
+#define F(fn, v, want) do { char b_[BT_FMT_LONG]; STREQ(fn(v, b_, sizeof b_), want, #fn " " #v); } while (0)
+
+int main(void)
+{
+    F(bt_fmt_tokens, 0, "0");
+    F(bt_fmt_tokens, 12, "12");
+    F(bt_fmt_tokens, 12.25, "12.3");
+    F(bt_fmt_tokens, 999, "999");
+    F(bt_fmt_tokens, 1234, "1.2k");
+    F(bt_fmt_tokens, 9960, "10k");          /* rounds into the next format, not "10.0k" */
+    F(bt_fmt_tokens, 350000, "350k");
+    F(bt_fmt_tokens, 999600, "1.00M");      /* not "1000k" */
+    F(bt_fmt_tokens, 11540000, "11.54M");
+    F(bt_fmt_tokens, 20000000, "20.00M");
+    F(bt_fmt_tokens, -11000, "-11k");
+    F(bt_fmt_tokens, -0.04, "0");           /* never "-0" */
+    F(bt_fmt_tokens, 4.5e9, "4.5G");
+    F(bt_fmt_tokens, 1e308, ">999T");       /* never "infG" or an exponent */
+    F(bt_fmt_tokens, NAN, "-");
+    F(bt_fmt_tokens, INFINITY, "-");
+    F(bt_fmt_count, 2.4, "2");
+    F(bt_fmt_count, 136, "136");
+    F(bt_fmt_pct, 38.44, "38.4");
+    F(bt_fmt_pct, -0.04, "0.0");            /* never "-0.0" */
+    F(bt_fmt_pct, -64.94, "-64.9");
+    F(bt_fmt_pct, 1e300, ">99999");
+    F(bt_fmt_pct, NAN, "-");
+    F(bt_fmt_latency, 850, "850ms");
+    F(bt_fmt_latency, 5300, "5.3s");        /* never "5.3k" for a latency */
+    F(bt_fmt_latency, 999.6, "1.0s");
+    F(bt_fmt_latency, 42000, "42s");
+    F(bt_fmt_latency, 150000, "2.5m");
+    F(bt_fmt_latency, NAN, "-");
+    F(bt_fmt_latency, -5, "-");
+    F(bt_fmt_age, 45, "45s");
+    F(bt_fmt_age, 720, "12m");
+    F(bt_fmt_age, 11100, "3h05m");
+    F(bt_fmt_age, 187200, "2d04h");
+    F(bt_fmt_grouped, 10000000, "10,000,000");
+    F(bt_fmt_grouped, 1e15, "1,000,000,000,000,000");
+    F(bt_fmt_grouped, -1234, "-1,234");
+    F(bt_fmt_grouped, 999, "999");
+    F(bt_fmt_grouped, 1234.25, "1,234.25");
+    F(bt_fmt_grouped, 0.01, "0.01");
+    {
+        char b[BT_FMT_LONG];
+        STREQ(bt_fmt_plain(10000000, 0, b, sizeof b), "10000000", "plain 1e7 has no exponent");
+        STREQ(bt_fmt_plain(1e15, 0, b, sizeof b), "1000000000000000", "plain 1e15");
+        STREQ(bt_fmt_plain(38.44, 1, b, sizeof b), "38.4", "plain one decimal");
+        STREQ(bt_fmt_plain(38.0, 1, b, sizeof b), "38", "plain drops .0");
+        STREQ(bt_fmt_plain(-0.01, 1, b, sizeof b), "0", "plain never -0");
+        STREQ(bt_fmt_plain(0.125, 6, b, sizeof b), "0.125", "plain keeps needed decimals");
+        STREQ(bt_fmt_plain(NAN, 0, b, sizeof b), "", "plain unknown is empty");
+    }
+    return tap_done();
+}
