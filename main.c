@@ -26,7 +26,7 @@ static const struct command commands[] = {
     {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
     {"replay", "replay FILE [--at TIME [--format text|json] [--wide]]", C_REPLAY, cmd_replay},
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
-    {"serve", "serve [--listen ADDR:PORT] [--record FILE]   /metrics for Prometheus (127.0.0.1:9464)",
+    {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
      C_SERVE, cmd_serve},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
@@ -44,11 +44,11 @@ static void usage(FILE *f)
             "      --profile NAME       AWS profile (as the AWS CLI)\n"
             "      --region R           AWS Region (else AWS_REGION, the profile, the config)\n"
             "      --endpoint-url URL   override the AWS endpoints (testing, VPC endpoints)\n"
-            "  -i, --interval S         dashboard, record, serve: seconds between polls (default 60)\n"
+            "  -i, --interval S         dashboard, record, serve: seconds between polls (60)\n"
             "      --admission URL      admission-controller counters (Prometheus text/JSON)\n"
-            "      --source URL         dashboard, check, record, export: read bedtop's own series\n"
-            "                           from prometheus+http://HOST:PORT (fed by serve), not AWS\n"
-            "      --match MATCHERS     with --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
+            "      --source URL         dashboard, check, record, export: bedtop's own series\n"
+            "                           from prometheus+http://HOST:PORT, not from AWS\n"
+            "      --match M            --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
             "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
             "  -f, --format F           check: text, json or prometheus; replay --at: text or\n"
             "                           json; export: csv or json\n"
@@ -61,8 +61,8 @@ static void usage(FILE *f)
             "      --ascii              dashboard, replay: ASCII graphs and borders\n"
             "      --record FILE        dashboard, serve: record what is watched\n"
             "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
-            "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch;\n"
-            "                           export --source: the window to read\n"
+            "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch\n"
+            "                           (export --source: the window read from Prometheus)\n"
             "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
             "                           the start, -30m before the end, ISO 8601)\n"
             "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
