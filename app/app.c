@@ -47,6 +47,12 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
         bt_config_free(cfg);
         return false;
     }
+    bt_config_finish(cfg);
+    if (cfg->burndown_error[0]) {
+        bt_err("%s", cfg->burndown_error);
+        bt_config_free(cfg);
+        return false;
+    }
     if (!isnan(o->interval))
         cfg->interval = o->interval;
     if (o->admission)

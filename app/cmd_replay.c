@@ -152,7 +152,7 @@ static void csv_header(struct bt_buf *b)
     for (int k = 0; k < BT_SIG_COUNT; k++)
         bt_buf_printf(b, ",\"%s\"", bt_signal_info[k].name);
     static const char *const eval_cols[] = {
-        "settled_tpm", "reserved_tpm", "reserved_source", "used_tpm", "quota_tpm", "quota_source",
+        "settled_tpm", "held_tpm", "reserved_tpm", "reserved_source", "used_tpm", "quota_tpm", "quota_source",
         "headroom_tpm", "headroom_pct", "fits_more", "status", "warnings"};
     for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
         bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
@@ -181,7 +181,8 @@ static void csv_row(struct bt_buf *b, const struct bt_replay *rp, int r, const s
         csv_num(b, signal_at(rp, r, k, e, m), 3);
     /* rounded as check --format json rounds them: one figure, one reading */
     csv_num(b, e->settled, 0);
-    csv_num(b, e->reserved, 0);
+    csv_num(b, e->held, 0);
+    csv_num(b, e->reserved_per_min, 0);
     csv_str(b, e->reserved_source);
     csv_num(b, e->used, 0);
     csv_num(b, e->quota, 0);
@@ -198,17 +199,15 @@ static void csv_row(struct bt_buf *b, const struct bt_replay *rp, int r, const s
     bt_buf_putc(b, '\n');
 }
 
-static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *e, int64_t m,
-                     int64_t shown, bool first)
+static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *evals,
+                     int64_t m, int64_t shown, bool first)
 {
-    struct bt_report rep = {.store = &rp->store, .now = shown, .evals = e, .n = 1,
-                            .mode = "replay"};
-    /* route_json reads cfg->routes[i] and evals[i]: point at this route */
-    struct bt_config one = rp->cfg;
-    one.routes = &rp->cfg.routes[r];
-    one.nroutes = 1;
-    rep.cfg = &one;
-    cJSON *j = bt_report_route_json(&rep, 0);
+    /* the whole configuration and every route's evaluation: quota.shared_with
+     * names the other routes of the group */
+    struct bt_report rep = {.cfg = &rp->cfg, .store = &rp->store, .now = shown, .evals = evals,
+                            .n = rp->cfg.nroutes, .mode = "replay"};
+    const struct bt_eval *e = &evals[r];
+    cJSON *j = bt_report_route_json(&rep, r);
     char iso[32];
     bt_fmt_iso(m, iso, sizeof iso);
     cJSON_AddStringToObject(j, "time", iso);
@@ -325,19 +324,19 @@ int cmd_export(struct opts *o)
         bt_buf_puts(&b, "[\n");
     int64_t lag = (int64_t)rp.cfg.cw_lag;
     bool first_row = true;
+    struct bt_eval *evals = bt_xcalloc((size_t)(rp.cfg.nroutes ? rp.cfg.nroutes : 1), sizeof *evals);
     for (int64_t m = from; m <= to; m += 60) {
         int64_t shown = m + 60 + lag;
         shown = shown < rp.start ? rp.start : shown > rp.end ? rp.end : shown;
         bt_replay_seek(&rp, shown);
+        bt_eval_all(&rp.cfg, &rp.store, shown, evals); /* routes on one quota together */
         for (int r = 0; r < rp.cfg.nroutes; r++) {
             if (keep && !keep[r])
                 continue;
-            struct bt_eval e;
-            bt_eval_route(&rp.cfg, &rp.store, r, shown, &e);
             if (csv)
-                csv_row(&b, &rp, r, &e, m);
+                csv_row(&b, &rp, r, &evals[r], m);
             else
-                json_row(&b, &rp, r, &e, m, shown, first_row);
+                json_row(&b, &rp, r, evals, m, shown, first_row);
             first_row = false;
         }
         if (b.len > (1 << 20)) {
@@ -345,6 +344,7 @@ int cmd_export(struct opts *o)
             bt_buf_reset(&b);
         }
     }
+    free(evals);
     if (!csv)
         bt_buf_puts(&b, "\n]\n");
     fwrite(b.buf, 1, b.len, w.f);

@@ -46,14 +46,12 @@ static void show(struct rview *v, int64_t t)
     v->displaced = false;
 }
 
-static uint32_t eval_mask(struct rview *v, int r, int64_t t)
+static uint32_t eval_mask(const struct bt_eval *e)
 {
-    struct bt_eval e;
-    bt_eval_route(&v->rp->cfg, &v->rp->store, r, t, &e);
     uint32_t m = 0;
-    for (int w = 0; w < e.nwarn; w++)
-        m |= 1u << e.warnings[w].code;
-    if (e.throttles > 0)
+    for (int w = 0; w < e->nwarn; w++)
+        m |= 1u << e->warnings[w].code;
+    if (e->throttles > 0)
         m |= THROTTLE_BIT;
     return m;
 }
@@ -71,8 +69,12 @@ static void evaluate_poll(struct rview *v, size_t i)
     bt_replay_seek(v->rp, t);
     v->displaced = true;
     uint32_t *m = mask_at(v, i);
+    /* every route at once: routes on one quota are evaluated together */
+    struct bt_eval *e = bt_xcalloc((size_t)(v->nr ? v->nr : 1), sizeof *e);
+    bt_eval_all(&v->rp->cfg, &v->rp->store, t, e);
     for (int r = 0; r < v->nr; r++)
-        m[r] = eval_mask(v, r, t);
+        m[r] = eval_mask(&e[r]);
+    free(e);
     v->evaluated[i] = 1;
 }
 
@@ -104,10 +106,13 @@ static bool visible(struct rview *v, const uint32_t *newbits, int64_t t)
 {
     bt_replay_seek(v->rp, t);
     v->displaced = true;
-    for (int r = 0; r < v->nr; r++)
-        if (newbits[r] && (eval_mask(v, r, t) & newbits[r]))
-            return true;
-    return false;
+    struct bt_eval *e = bt_xcalloc((size_t)(v->nr ? v->nr : 1), sizeof *e);
+    bt_eval_all(&v->rp->cfg, &v->rp->store, t, e);
+    bool seen = false;
+    for (int r = 0; r < v->nr && !seen; r++)
+        seen = newbits[r] && (eval_mask(&e[r]) & newbits[r]);
+    free(e);
+    return seen;
 }
 
 /* The first second at which what appeared at poll i shows: samples carry their

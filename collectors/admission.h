@@ -1,4 +1,4 @@
-/* Admission-controller counters (DESIGN.md "Admission-controller counters").
+/* Admission-controller counters (bedtop.conf(5), examples/admission-counters.prom).
  *
  * Sources, each fetched with an unsigned GET through the shared HTTP layer:
  *   - per route: `admission = URL` in a [route] section; only that route's data

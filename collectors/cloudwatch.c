@@ -140,16 +140,18 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
         bt_buf_puts(out, ",\"MetricName\":");
         bt_buf_json_str(out, q[i].metric);
         bt_buf_puts(out, ",\"Dimensions\":[");
-        if (strcmp(q[i].ns, NS_MANTLE) == 0) {
-            dim_json(out, "Model", rt->model, true);
-            if (rt->project[0])
-                dim_json(out, "Project", rt->project, false);
-        } else {
-            dim_json(out, "ModelId", rt->model, true);
-        }
+        /* mantle: AWS publishes per Model and per Project, never per pair, so a
+         * route's figures are asked by Model alone (the quota is per model too) */
+        dim_json(out, strcmp(q[i].ns, NS_MANTLE) == 0 ? "Model" : "ModelId", rt->model, true);
         bt_buf_printf(out, "]},\"Period\":%d,\"Stat\":", q[i].period ? q[i].period : BT_CW_PERIOD);
         bt_buf_json_str(out, q[i].stat);
-        bt_buf_puts(out, "},\"ReturnData\":true}");
+        bt_buf_puts(out, "},\"ReturnData\":true");
+        /* cross-account observability: the source account the metric lives in */
+        if (rt->account[0]) {
+            bt_buf_puts(out, ",\"AccountId\":");
+            bt_buf_json_str(out, rt->account);
+        }
+        bt_buf_putc(out, '}');
     }
     /* oldest first so appended pages extend series in time order */
     bt_buf_printf(out, "],\"StartTime\":%lld,\"EndTime\":%lld,\"ScanBy\":\"TimestampAscending\"",
@@ -161,7 +163,8 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
     bt_buf_putc(out, '}');
 }
 
-void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token)
+void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool linked,
+                             const char *owning_account)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "Namespace", NS_RUNTIME);
@@ -169,6 +172,10 @@ void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token)
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "Name", "ModelId");
     cJSON_AddItemToArray(dims, d);
+    if (linked)
+        cJSON_AddBoolToObject(root, "IncludeLinkedAccounts", true);
+    if (linked && owning_account && *owning_account)
+        cJSON_AddStringToObject(root, "OwningAccount", owning_account);
     if (next_token && *next_token)
         cJSON_AddStringToObject(root, "NextToken", next_token);
     put_json(out, root);
@@ -316,7 +323,8 @@ out:
 }
 
 bool bt_cloudwatch_parse_list(const char *body, size_t len,
-                              void (*fn)(void *arg, const char *metric, const char *model_id),
+                              void (*fn)(void *arg, const char *metric, const char *model_id,
+                                         const char *account),
                               void *arg, char **next_token, char *err, size_t errlen)
 {
     *next_token = NULL;
@@ -333,8 +341,13 @@ bool bt_cloudwatch_parse_list(const char *body, size_t len,
         cJSON_Delete(root);
         return false;
     }
+    /* a monitoring account's answer: OwningAccounts[i] owns Metrics[i] */
+    const cJSON *owners = cJSON_GetObjectItemCaseSensitive(root, "OwningAccounts");
+    const cJSON *owner = cJSON_IsArray(owners) ? owners->child : NULL;
     const cJSON *m;
     cJSON_ArrayForEach(m, metrics) {
+        const char *account = cJSON_IsString(owner) ? owner->valuestring : NULL;
+        owner = owner ? owner->next : NULL;
         const char *name = str_or(m, "MetricName", NULL);
         const cJSON *dims = cJSON_GetObjectItemCaseSensitive(m, "Dimensions");
         const cJSON *d;
@@ -345,7 +358,7 @@ bool bt_cloudwatch_parse_list(const char *body, size_t len,
             const char *dv = str_or(d, "Value", NULL);
             /* bounded: a model ID longer than a route holds is not ours */
             if (strcmp(dn, "ModelId") == 0 && dv && *dv && strlen(dv) < 192)
-                fn(arg, name, dv);
+                fn(arg, name, dv, account);
         }
     }
     cJSON_Delete(root);
@@ -451,7 +464,7 @@ struct cw_group;
 
 struct cw_chunk {
     struct cw_group *g;
-    int first, count;        /* queries [first, first + count) of the group */
+    int first, count;        /* wire queries [first, first + count) of the group's poll */
     int64_t start;
     char *token;
     int pages;
@@ -461,9 +474,19 @@ struct cw_group {
     struct cw *cw;
     struct bt_awsgroup *ag;
     char label[96];          /* "cloudwatch us-east-1" */
-    struct bt_cw_query *q;
+    struct bt_cw_query *q;   /* every route's queries */
     int nq;
     int nq_min;              /* q[0, nq_min): per-minute queries; the rest: one-day sums */
+    /* One poll's requests: each distinct (namespace, metric, dimensions, stat,
+     * period, account) once, shared by every route that needs it. wire[w] is the
+     * q index sent (its Id names it), member[mfirst[w] .. + mcount[w]) the q
+     * indices it answers. */
+    struct bt_cw_query *wq;  /* copies of q[wire[w]], contiguous for the request body */
+    int *wire, *mfirst, *mcount, *member;
+    int nwire, nwire_min;
+    int nfast, ndetail;      /* distinct queries of each cadence (cost) */
+    bool detail_now;         /* this poll includes the detail queries */
+    int64_t detail_at;       /* start of the last poll that did (0 never) */
     struct cw_chunk *chunks;
     int nchunks, outstanding;
     bool polling, listing, listed;
@@ -483,10 +506,12 @@ struct cw {
     int ng;
     int nroutes;
     int64_t *settled;        /* per route: newest settled minute fetched (0 none) */
+    int64_t *settled_detail; /* the same for the detail queries, fetched less often */
     struct bt_cw_spelling *spell;
     unsigned *seen;
     char (*err)[224];        /* per route: first failure of the running poll */
     int *group_of;           /* per route: group index, -1 none */
+    int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
     int64_t next;
     bool started;            /* check mode: the one poll was started */
     unsigned long requests;
@@ -514,12 +539,134 @@ static void route_fail(struct cw *cw, int r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Fails every route a wire query answers. */
+static void wire_fail(struct cw_group *g, int w, const char *fmt, const char *a, const char *b)
+{
+    for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
+        route_fail(g->cw, g->q[g->member[k]].route, fmt, a, b);
+}
+
+static int wire_slot(int route, int sig, bool alt)
+{
+    return (route * BT_SIG_COUNT + sig) * 2 + (alt ? 1 : 0);
+}
+
+bool bt_cloudwatch_signal_detail(enum bt_signal s)
+{
+    return s == BT_SIG_LATENCY_P50 || s == BT_SIG_LATENCY_P90 || s == BT_SIG_LATENCY_P99 ||
+           s == BT_SIG_CLIENT_ERRORS || s == BT_SIG_SERVER_ERRORS || s == BT_SIG_TTFT_AVG;
+}
+
+/* qsort context: the routes the compared queries belong to */
+static const struct bt_route *key_routes;
+
+static int key_cmp(const struct bt_cw_query *x, const struct bt_cw_query *y)
+{
+    const struct bt_route *rx = &key_routes[x->route], *ry = &key_routes[y->route];
+    int c;
+    if ((c = strcmp(x->ns, y->ns)) || (c = strcmp(x->metric, y->metric)) ||
+        (c = strcmp(x->stat, y->stat)) || (c = x->period - y->period) ||
+        (c = strcmp(rx->model, ry->model)) || (c = strcmp(rx->account, ry->account)))
+        return c;
+    return 0;
+}
+
+static const struct bt_cw_query *sort_q;
+static int idx_cmp(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    int c = key_cmp(&sort_q[i], &sort_q[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
+int bt_cloudwatch_dedup(const struct bt_route *routes, const struct bt_cw_query *q,
+                        const int *idx, int n, int *rep)
+{
+    int *ord = bt_xcalloc((size_t)(n ? n : 1), sizeof *ord);
+    memcpy(ord, idx, (size_t)n * sizeof *ord);
+    key_routes = routes;
+    sort_q = q;
+    qsort(ord, (size_t)n, sizeof *ord, idx_cmp);
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || key_cmp(&q[ord[i]], &q[ord[i - 1]]) != 0) {
+            distinct++;
+            rep[ord[i]] = ord[i]; /* the lowest index of its kind (ties sort by index) */
+        } else {
+            rep[ord[i]] = rep[ord[i - 1]];
+        }
+    }
+    free(ord);
+    return distinct;
+}
+
+/* The wire queries of q[from, to) that are due, appended to the group's poll. */
+static void add_wire(struct cw_group *g, int from, int to, bool detail, int *rep, int *pos)
+{
+    const struct bt_route *routes = g->cw->ctx->cfg->routes;
+    int *idx = bt_xcalloc((size_t)(to - from + 1), sizeof *idx);
+    int n = 0;
+    for (int i = from; i < to; i++)
+        if (detail || !bt_cloudwatch_signal_detail(g->q[i].signal))
+            idx[n++] = i;
+    bt_cloudwatch_dedup(routes, g->q, idx, n, rep);
+    int w0 = g->nwire;
+    for (int k = 0; k < n; k++) {
+        int i = idx[k];
+        if (rep[i] != i)
+            continue;
+        pos[i] = g->nwire;
+        g->wire[g->nwire] = i;
+        g->wq[g->nwire] = g->q[i];
+        g->mcount[g->nwire] = 0;
+        g->nwire++;
+    }
+    for (int k = 0; k < n; k++)
+        g->mcount[pos[rep[idx[k]]]]++;
+    int at = g->nwire > w0 ? g->mfirst[w0] : 0;
+    for (int w = w0; w < g->nwire; w++) {
+        g->mfirst[w] = at;
+        at += g->mcount[w];
+        g->mcount[w] = 0;
+    }
+    for (int k = 0; k < n; k++) {
+        int w = pos[rep[idx[k]]];
+        g->member[g->mfirst[w] + g->mcount[w]++] = idx[k];
+    }
+    /* the next range's members start after these */
+    if (g->nwire > w0)
+        g->mfirst[g->nwire] = g->mfirst[g->nwire - 1] + g->mcount[g->nwire - 1];
+    free(idx);
+}
+
+/* This poll's distinct queries: every per-minute one (the detail ones only when
+ * due), then the one-day sums. */
+static void build_wire(struct cw_group *g, bool detail)
+{
+    struct cw *cw = g->cw;
+    int *rep = bt_xcalloc((size_t)g->nq + 1, sizeof *rep);
+    int *pos = bt_xcalloc((size_t)g->nq + 1, sizeof *pos);
+    g->nwire = 0;
+    g->mfirst[0] = 0;
+    g->detail_now = detail;
+    add_wire(g, 0, g->nq_min, detail, rep, pos);
+    g->nwire_min = g->nwire;
+    add_wire(g, g->nq_min, g->nq, true, rep, pos);
+    for (int w = 0; w < g->nwire; w++) {
+        const struct bt_cw_query *x = &g->q[g->wire[w]];
+        cw->wire_of[wire_slot(x->route, x->signal, x->alt)] = w;
+    }
+    free(rep);
+    free(pos);
+}
+
 static void build_queries(struct cw_group *g)
 {
     struct cw *cw = g->cw;
     const struct bt_route *routes = cw->ctx->cfg->routes;
+    size_t cap = (size_t)g->ag->nroutes * (BT_SIG_COUNT + 4) + 1;
     free(g->q);
-    g->q = bt_xcalloc((size_t)g->ag->nroutes * (BT_SIG_COUNT + 4) + 1, sizeof *g->q);
+    g->q = bt_xcalloc(cap, sizeof *g->q);
     g->nq = 0;
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
@@ -534,6 +681,21 @@ static void build_queries(struct cw_group *g)
             g->nq += bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
         }
     }
+    free(g->wq);
+    free(g->wire);
+    free(g->mfirst);
+    free(g->mcount);
+    free(g->member);
+    g->wq = bt_xcalloc(cap, sizeof *g->wq);
+    g->wire = bt_xcalloc(cap, sizeof *g->wire);
+    g->mfirst = bt_xcalloc(cap + 1, sizeof *g->mfirst);
+    g->mcount = bt_xcalloc(cap, sizeof *g->mcount);
+    g->member = bt_xcalloc(cap, sizeof *g->member);
+    /* the cost of each cadence, counted once per distinct query */
+    build_wire(g, false);
+    g->nfast = g->nwire_min;
+    build_wire(g, true);
+    g->ndetail = g->nwire_min - g->nfast;
 }
 
 static void submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
@@ -557,6 +719,9 @@ static void finish_poll(struct cw_group *g)
         } else {
             cw->settled[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag, g->poll_end,
                                                   cw->settled[r]);
+            if (g->detail_now)
+                cw->settled_detail[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag,
+                                                             g->poll_end, cw->settled_detail[r]);
             cw_event(cw, r, BT_EV_OK, NULL);
         }
     }
@@ -574,24 +739,42 @@ static void chunk_done(struct cw_chunk *c)
 static void chunk_fail(struct cw_chunk *c, const char *why)
 {
     struct cw_group *g = c->g;
-    for (int i = c->first; i < c->first + c->count; i++)
-        route_fail(g->cw, g->q[i].route, "%s: %s", g->label, why);
+    for (int w = c->first; w < c->first + c->count; w++)
+        wire_fail(g, w, "%s: %s", g->label, why);
     chunk_done(c);
+}
+
+/* The wire query an Id names in this group's poll, or -1. */
+static int wire_of_id(const struct cw_group *g, const char *id, int *sig)
+{
+    const struct cw *cw = g->cw;
+    int r;
+    if (!bt_cloudwatch_parse_id(id, &r, sig) || r >= cw->nroutes ||
+        cw->group_of[r] != (int)(g - cw->g))
+        return -1;
+    size_t l = strlen(id);
+    bool alt = l > 2 && !strcmp(id + l - 2, "_a");
+    int w = cw->wire_of[wire_slot(r, *sig, alt)];
+    const struct bt_cw_query *x = w >= 0 && w < g->nwire ? &g->q[g->wire[w]] : NULL;
+    if (!x || x->route != r || (int)x->signal != *sig || x->alt != alt)
+        return -1;
+    return w;
 }
 
 static void on_sample(void *arg, const char *id, int64_t t, double v)
 {
     struct cw_chunk *c = arg;
-    struct cw *cw = c->g->cw;
-    int r, s;
+    struct cw_group *g = c->g;
+    struct cw *cw = g->cw;
+    int s;
+    int w = wire_of_id(g, id, &s);
     /* only what this group asked for, inside the window asked for */
-    if (!bt_cloudwatch_parse_id(id, &r, &s) || r >= cw->nroutes ||
-        cw->group_of[r] != (int)(c->g - cw->g) || t < c->start || t >= c->g->poll_end ||
-        bt_signal_info[s].source != BT_SRC_CLOUDWATCH)
+    if (w < 0 || w < c->first || w >= c->first + c->count || t < c->start || t >= g->poll_end ||
+        bt_signal_info[s].source != BT_SRC_CLOUDWATCH || !cw->ctx->store)
         return;
-    if (cw->ctx->store)
+    for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
         bt_store_add(cw->ctx->store,
-                     &(struct bt_sample){.t = bt_minute_floor(t), .route = r,
+                     &(struct bt_sample){.t = bt_minute_floor(t), .route = g->q[g->member[k]].route,
                                          .signal = (enum bt_signal)s, .value = v},
                      (int64_t)time(NULL));
 }
@@ -599,16 +782,16 @@ static void on_sample(void *arg, const char *id, int64_t t, double v)
 static void on_status(void *arg, const char *id, const char *code, const char *detail)
 {
     struct cw_chunk *c = arg;
-    int r, s;
-    if (strcmp(code, "PartialData") == 0 || !bt_cloudwatch_parse_id(id, &r, &s) ||
-        r >= c->g->cw->nroutes)
+    int s;
+    int w = wire_of_id(c->g, id, &s);
+    if (strcmp(code, "PartialData") == 0 || w < 0)
         return; /* PartialData: the rest comes with NextToken */
-    const struct bt_route *rt = &c->g->cw->ctx->cfg->routes[r];
-    char d[128];
+    const struct bt_cw_query *x = &c->g->q[c->g->wire[w]];
+    char d[128], what[256];
     bt_strlcpy(d, detail, sizeof d);
-    route_fail(c->g->cw, r, "%s: %s for %s %s (%s)%s%s", c->g->label, code,
-               rt->endpoint == BT_EP_MANTLE ? bt_signal_info[s].mantle : bt_signal_info[s].metric,
-               bt_signal_info[s].stat, rt->model, d[0] ? ": " : "", d);
+    snprintf(what, sizeof what, "%s: %s for %s %s (%s)%s", c->g->label, code, x->metric, x->stat,
+             c->g->cw->ctx->cfg->routes[x->route].model, d[0] ? ": " : "");
+    wire_fail(c->g, w, "%s%s", what, d);
 }
 
 static void on_message(void *arg, const char *code, const char *value)
@@ -655,11 +838,23 @@ static void submit_page(struct cw_chunk *c)
 {
     struct cw_group *g = c->g;
     struct bt_buf body = {0};
-    bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->q + c->first, c->count,
+    bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
                                c->start, g->poll_end, c->token);
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), (unsigned)c->count);
     submit(g, "GetMetricData", &body, page_done, c);
     bt_buf_free(&body);
+}
+
+/* Are the detail queries (latency percentiles, errors, time to first token) due?
+ * Every detail_interval; every poll in check mode and backfills. */
+static bool detail_due(const struct cw_group *g, int64_t now)
+{
+    const struct cw *cw = g->cw;
+    double iv = cw->ctx->cfg->detail_interval;
+    if (cw->ctx->mode == BT_MODE_ONCE || iv <= 0 || !g->detail_at)
+        return true;
+    /* polls run a little late or early on the interval grid: a few seconds' slack */
+    return now - g->detail_at >= (int64_t)iv - 5;
 }
 
 static void start_poll(struct cw_group *g, int64_t now)
@@ -671,17 +866,20 @@ static void start_poll(struct cw_group *g, int64_t now)
         cw->err[g->ag->routes[i]][0] = '\0';
     g->poll_now = now;
     g->poll_end = cw->ctx->window_to ? cw->ctx->window_to : bt_cloudwatch_end(now);
+    build_wire(g, detail_due(g, now));
+    if (g->detail_now)
+        g->detail_at = now;
     /* per-minute queries and one-day sums go in separate requests: one StartTime each */
-    int nmin = bt_cloudwatch_nrequests(g->nq_min);
+    int nmin = bt_cloudwatch_nrequests(g->nwire_min);
     /* in the first minute of the day there is no whole minute to sum yet */
-    int nday = now % 86400 >= 60 ? bt_cloudwatch_nrequests(g->nq - g->nq_min) : 0;
+    int nday = now % 86400 >= 60 ? bt_cloudwatch_nrequests(g->nwire - g->nwire_min) : 0;
     g->nchunks = nmin + nday;
     free(g->chunks);
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
     for (int k = 0; k < g->nchunks; k++) {
         struct cw_chunk *c = &g->chunks[k];
         bool day = k >= nmin;
-        int base = day ? g->nq_min : 0, end = day ? g->nq : g->nq_min;
+        int base = day ? g->nwire_min : 0, end = day ? g->nwire : g->nwire_min;
         c->g = g;
         c->first = base + (day ? k - nmin : k) * BT_CW_MAX_QUERIES;
         c->count = end - c->first < BT_CW_MAX_QUERIES ? end - c->first : BT_CW_MAX_QUERIES;
@@ -689,14 +887,20 @@ static void start_poll(struct cw_group *g, int64_t now)
             c->start = now - (now % 86400); /* UTC midnight: one datapoint per query */
             continue;
         }
-        /* one StartTime per request: the oldest unsettled minute of its routes */
+        /* one StartTime per request: the oldest unsettled minute of what it asks;
+         * detail queries reach back to their own last settled minute (backfill) */
         c->start = g->poll_end;
-        for (int i = c->first; i < c->first + c->count; i++) {
-            int64_t s = cw->ctx->window_from
-                            ? cw->ctx->window_from
-                            : bt_cloudwatch_route_start(now, cw->settled[g->q[i].route], back);
-            if (s < c->start)
-                c->start = s;
+        for (int w = c->first; w < c->first + c->count; w++) {
+            for (int m = g->mfirst[w]; m < g->mfirst[w] + g->mcount[w]; m++) {
+                const struct bt_cw_query *x = &g->q[g->member[m]];
+                int64_t settled = bt_cloudwatch_signal_detail(x->signal)
+                                      ? cw->settled_detail[x->route]
+                                      : cw->settled[x->route];
+                int64_t st = cw->ctx->window_from ? cw->ctx->window_from
+                                                  : bt_cloudwatch_route_start(now, settled, back);
+                if (st < c->start)
+                    c->start = st;
+            }
         }
     }
     if (g->nchunks == 0)
@@ -709,7 +913,7 @@ static void start_poll(struct cw_group *g, int64_t now)
 
 /* --- ListMetrics: which cache-metric spelling exists --- */
 
-static void on_metric(void *arg, const char *metric, const char *model)
+static void on_metric(void *arg, const char *metric, const char *model, const char *account)
 {
     struct cw_group *g = arg;
     struct cw *cw = g->cw;
@@ -722,7 +926,10 @@ static void on_metric(void *arg, const char *metric, const char *model)
         return;
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
-        if (strcmp(cw->ctx->cfg->routes[r].model, model) == 0)
+        const struct bt_route *rt = &cw->ctx->cfg->routes[r];
+        /* a route of a source account takes only that account's metrics */
+        if (strcmp(rt->model, model) == 0 && (!rt->account[0] || !account ||
+                                              strcmp(rt->account, account) == 0))
             cw->seen[r] |= bit;
     }
 }
@@ -782,10 +989,23 @@ static void list_done(void *arg, const struct bt_http_resp *resp)
     submit_list(g);
 }
 
+/* ListMetrics reaches source accounts (IncludeLinkedAccounts) when a route names
+ * one, and asks only that account (OwningAccount) when every route names the same. */
 static void submit_list(struct cw_group *g)
 {
+    const struct bt_route *routes = g->cw->ctx->cfg->routes;
+    const char *owner = NULL;
+    bool linked = false, one = true;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        const char *a = routes[g->ag->routes[i]].account;
+        linked = linked || a[0];
+        if (i == 0)
+            owner = a;
+        else if (strcmp(owner, a) != 0)
+            one = false;
+    }
     struct bt_buf body = {0};
-    bt_cloudwatch_list_json(&body, g->list_token);
+    bt_cloudwatch_list_json(&body, g->list_token, linked, linked && one ? owner : NULL);
     submit(g, "ListMetrics", &body, list_done, g);
     bt_buf_free(&body);
 }
@@ -821,6 +1041,10 @@ static void *cw_create(struct bt_ctx *ctx)
     cw->nroutes = ctx->cfg->nroutes;
     bt_awsgroups_build(&cw->ag, ctx, "monitoring", false);
     cw->settled = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled);
+    cw->settled_detail = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_detail);
+    cw->wire_of = bt_xcalloc((size_t)cw->nroutes * BT_SIG_COUNT * 2, sizeof *cw->wire_of);
+    for (int i = 0; i < cw->nroutes * BT_SIG_COUNT * 2; i++)
+        cw->wire_of[i] = -1;
     cw->spell = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->spell);
     cw->seen = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->seen);
     cw->err = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->err);
@@ -904,11 +1128,18 @@ static void cw_destroy(void *self)
             free(g->chunks[k].token);
         free(g->chunks);
         free(g->q);
+        free(g->wq);
+        free(g->wire);
+        free(g->mfirst);
+        free(g->mcount);
+        free(g->member);
         free(g->list_token);
     }
     free(cw->g);
     bt_awsgroups_free(&cw->ag);
     free(cw->settled);
+    free(cw->settled_detail);
+    free(cw->wire_of);
     free(cw->spell);
     free(cw->seen);
     free(cw->err);
@@ -928,14 +1159,19 @@ const struct bt_collector_ops bt_cloudwatch_collector = {
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {
     struct cw *cw = self;
-    double n = 0;
-    for (int i = 0; cw && i < cw->ng; i++)
-        n += cw->g[i].nq;
+    double fast = 0, detail = 0;
+    for (int i = 0; cw && i < cw->ng; i++) {
+        fast += cw->g[i].nfast;
+        detail += cw->g[i].ndetail;
+    }
     double iv = cw && cw->ctx->cfg->interval > 0 ? cw->ctx->cfg->interval : 60;
+    double div = cw ? cw->ctx->cfg->detail_interval : 0;
+    if (div < iv)
+        div = iv; /* detail queries go with a poll, never more often */
     if (metrics_per_poll)
-        *metrics_per_poll = n;
+        *metrics_per_poll = fast + detail;
     if (metrics_per_day)
-        *metrics_per_day = n * 86400.0 / iv;
+        *metrics_per_day = fast * 86400.0 / iv + detail * 86400.0 / div;
 }
 
 unsigned long bt_cloudwatch_requests(void *self)
@@ -961,10 +1197,13 @@ struct discover {
 
 #define MAX_DISCOVER 200
 
-static void on_discovered(void *arg, const char *metric, const char *model)
+static void on_discovered(void *arg, const char *metric, const char *model, const char *account)
 {
     struct discover *d = arg;
+    const char *want = d->ctx->cfg->account;
     (void)metric;
+    if (want[0] && account && strcmp(account, want) != 0)
+        return; /* another source account's model */
     for (int i = 0; i < d->nmodels; i++)
         if (strcmp(d->models[i], model) == 0)
             return;
@@ -1006,7 +1245,8 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
 static void discover_submit(struct discover *d)
 {
     struct bt_buf body = {0};
-    bt_cloudwatch_list_json(&body, d->token);
+    const char *acct = d->ctx->cfg->account;
+    bt_cloudwatch_list_json(&body, d->token, acct[0] != '\0', acct);
     char label[96];
     snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
     struct bt_http_req req = {

@@ -49,6 +49,16 @@ int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt
  * ^[a-z][a-zA-Z0-9_]*$. */
 void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n);
 bool bt_cloudwatch_parse_id(const char *id, int *route, int *sig);
+/* Latency percentiles, client/server errors and time to first token: polled every
+ * detail_interval (default 5 minutes, the minutes between backfilled) instead of
+ * every poll; the token, invocation and throttle sums and average latency (Little's
+ * law) go every poll. */
+bool bt_cloudwatch_signal_detail(enum bt_signal s);
+/* Shared queries: for q[idx[0..n)], rep[i] = the lowest index among those asking
+ * the same (namespace, metric, stat, period, dimension value, account), so every
+ * route needing one metric costs one query. Returns the number of distinct ones. */
+int bt_cloudwatch_dedup(const struct bt_route *routes, const struct bt_cw_query *q,
+                        const int *idx, int n, int *rep);
 /* Requests needed for n queries: ceil(n / 500). */
 int bt_cloudwatch_nrequests(int nqueries);
 /* GetMetricData body for queries q[0..nq) over [start, end), with an optional NextToken. */
@@ -70,11 +80,16 @@ struct bt_cw_sink {
 bool bt_cloudwatch_parse_page(const char *body, size_t len, const struct bt_cw_sink *sink,
                               char **next_token, char *err, size_t errlen);
 
-/* ListMetrics: body for AWS/Bedrock metrics with a ModelId dimension. */
-void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token);
-/* Calls fn(arg, metric, model_id) for every metric carrying a ModelId dimension. */
+/* ListMetrics: body for AWS/Bedrock metrics with a ModelId dimension; linked: a
+ * monitoring account also lists its source accounts' metrics (IncludeLinkedAccounts),
+ * only owning_account's when given (OwningAccount). */
+void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool linked,
+                             const char *owning_account);
+/* Calls fn(arg, metric, model_id, account) for every metric carrying a ModelId
+ * dimension; account: its OwningAccounts entry, NULL when the answer has none. */
 bool bt_cloudwatch_parse_list(const char *body, size_t len,
-                              void (*fn)(void *arg, const char *metric, const char *model_id),
+                              void (*fn)(void *arg, const char *metric, const char *model_id,
+                                         const char *account),
                               void *arg, char **next_token, char *err, size_t errlen);
 
 /* Settled minutes: minute m is complete once now >= m + 60 + lag + 60. */
@@ -95,8 +110,9 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
  * -> us.claude-sonnet-4-5. */
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n);
 
-/* GetMetricData is billed per metric requested: metrics per poll and per day
- * (per poll x 86400 / interval). */
+/* GetMetricData is billed per metric requested: distinct metrics per poll (the
+ * largest poll, detail queries included) and per day (the every-poll queries x
+ * 86400 / interval + the detail ones x 86400 / detail_interval). */
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day);
 /* GetMetricData/ListMetrics requests sent so far (pages included). */
 unsigned long bt_cloudwatch_requests(void *self);

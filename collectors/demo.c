@@ -10,9 +10,13 @@
 /*
  * The story (story minute = minutes since 10:00 UTC, modulo 30):
  *   triage      retry storm 12-20: retries reach half of offered load, completions
- *               stay flat, reservations approach and pass the 2M TPM quota.
- *   summarize   max_tokens 64,000 for ~300-token answers: from minute 6 to 18 it is
- *               throttled while EstimatedTPMQuotaUsage sits near 6% of quota.
+ *               stay flat, throttles while its quota (shared with triage-app) still
+ *               has 40% left: the cause is the retries, not max_tokens.
+ *   summarize   max_tokens 64,000 for ~300-token answers: each call holds 66,000 of a
+ *               400,000 quota while in flight, so about 6 fit at once; from minute 6
+ *               to 18 short bursts are throttled while EstimatedTPMQuotaUsage sits
+ *               near 6% of quota. Only ~0.25 calls are in flight on average: its
+ *               headroom is ~90%, warn (oversized max_tokens), not crit.
  *   workers     10 workers x 4 parallel calls = 40 in flight against a tested 25
  *               from minute 4.
  *   agents      a bedrock-mantle route: input and output quotas apart; input
@@ -20,32 +24,46 @@
  *   backfill    an offline backlog on online quota; its daily tokens cross 80%
  *               of the daily quota around minute 15.
  *   legacy      nothing but EstimatedTPMQuotaUsage; quota is a published default.
- *   experiments quota unknown; its Region's CloudWatch fails from 18 to 26.
+ *   experiments quota unknown; its Region's CloudWatch fails from 18 to 26; its
+ *               config says burndown = 1 where AWS's estimate shows 5.
+ *   triage-app  an application inference profile on triage's model: the two share
+ *               one quota.
+ *   preview     a new model whose applied quota is 0 (access not granted yet):
+ *               every call throttles.
+ * Numbers follow the headroom contract version 2 (docs/headroom.md).
  */
 
-enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS, R_N };
+enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS,
+       R_TRIAGE_APP, R_PREVIEW, R_N };
+
+#define TRIAGE_MODEL "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
 static const struct demo_route {
-    const char *name, *model, *region;
+    const char *name, *model, *base_model, *region;
     enum bt_endpoint ep;
     enum bt_priority prio;
     double max_tokens;         /* config side; NAN: not set */
     const char *admission;     /* shown as the route's admission source */
 } demo_routes[R_N] = {
-    [R_TRIAGE] = {"triage", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", "us-east-1",
-                  BT_EP_RUNTIME, BT_PRIO_ONLINE, 1024, "demo://triage"},
-    [R_SUMMARIZE] = {"summarize", "anthropic.claude-3-5-haiku-20241022-v1:0", "us-east-1",
+    [R_TRIAGE] = {"triage", TRIAGE_MODEL, NULL, "us-east-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 1024,
+                  "demo://triage"},
+    [R_SUMMARIZE] = {"summarize", "anthropic.claude-3-5-haiku-20241022-v1:0", NULL, "us-east-1",
                      BT_EP_RUNTIME, BT_PRIO_ONLINE, 64000, NULL},
-    [R_WORKERS] = {"workers", "anthropic.claude-3-haiku-20240307-v1:0", "us-east-1",
+    [R_WORKERS] = {"workers", "anthropic.claude-3-haiku-20240307-v1:0", NULL, "us-east-1",
                    BT_EP_RUNTIME, BT_PRIO_ONLINE, NAN, "demo://workers"},
-    [R_AGENTS] = {"agents", "anthropic.claude-opus-4-7", "us-east-1", BT_EP_MANTLE,
+    [R_AGENTS] = {"agents", "anthropic.claude-opus-4-7", NULL, "us-east-1", BT_EP_MANTLE,
                   BT_PRIO_ONLINE, 2000, NULL},
-    [R_BACKFILL] = {"backfill", "meta.llama3-3-70b-instruct-v1:0", "us-west-2", BT_EP_RUNTIME,
-                    BT_PRIO_OFFLINE, 1024, NULL},
-    [R_LEGACY] = {"legacy", "amazon.nova-lite-v1:0", "us-east-1", BT_EP_RUNTIME,
+    [R_BACKFILL] = {"backfill", "meta.llama3-3-70b-instruct-v1:0", NULL, "us-west-2",
+                    BT_EP_RUNTIME, BT_PRIO_OFFLINE, 1024, NULL},
+    [R_LEGACY] = {"legacy", "amazon.nova-lite-v1:0", NULL, "us-east-1", BT_EP_RUNTIME,
                   BT_PRIO_ONLINE, NAN, NULL},
-    [R_EXPERIMENTS] = {"experiments", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", "eu-west-1",
-                       BT_EP_RUNTIME, BT_PRIO_ONLINE, 4096, NULL},
+    [R_EXPERIMENTS] = {"experiments", "eu.anthropic.claude-haiku-4-5-20251001-v1:0", NULL,
+                       "eu-west-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 2048, NULL},
+    [R_TRIAGE_APP] = {"triage-app",
+                      "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/tri4ge0app1",
+                      TRIAGE_MODEL, "us-east-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 1024, NULL},
+    [R_PREVIEW] = {"preview", "anthropic.claude-opus-4-5-20251101-v1:0", NULL, "us-east-1",
+                   BT_EP_RUNTIME, BT_PRIO_ONLINE, 4096, NULL},
 };
 
 /* Quotas as the demo account's Service Quotas would report them. */
@@ -58,6 +76,10 @@ static const struct demo_quota {
 } demo_quotas[] = {
     {R_TRIAGE, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00001",
      "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1"},
+    {R_TRIAGE_APP, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00001",
+     "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1"},
+    {R_PREVIEW, BT_Q_TPM, 0, BT_QS_SERVICE_QUOTAS, "L-DEM00008",
+     "On-demand model inference tokens per minute for Anthropic Claude Opus 4.5"},
     {R_TRIAGE, BT_Q_RPM, 2000, BT_QS_SERVICE_QUOTAS, "L-DEM00002",
      "Cross-region model inference requests per minute for Anthropic Claude Sonnet 4.5 V1"},
     {R_SUMMARIZE, BT_Q_TPM, 400000, BT_QS_SERVICE_QUOTAS, "L-DEM00003",
@@ -80,6 +102,11 @@ void bt_demo_config(struct bt_config *cfg)
         int r = bt_config_add_route(cfg, d->name);
         struct bt_route *rt = &cfg->routes[r];
         bt_strlcpy(rt->model, d->model, sizeof rt->model);
+        if (d->base_model) {
+            bt_strlcpy(rt->base_model, d->base_model, sizeof rt->base_model);
+            rt->inference = bt_inference_from_model(d->base_model);
+            rt->inference_set = true;
+        }
         bt_strlcpy(rt->region, d->region, sizeof rt->region);
         rt->endpoint = d->ep;
         rt->priority = d->prio;
@@ -94,6 +121,10 @@ void bt_demo_config(struct bt_config *cfg)
         }
         if (i == R_WORKERS)
             rt->concurrency_limit = 25;
+        if (i == R_EXPERIMENTS) {
+            rt->burndown = 1; /* a wrong `burndown = 1` in the config: BURNDOWN_MISMATCH */
+            rt->burndown_source = "config";
+        }
     }
     if (!cfg->region[0])
         bt_strlcpy(cfg->region, "us-east-1", sizeof cfg->region);
@@ -177,9 +208,18 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         p50 = 700, p99 = 2100;
         break;
     case R_EXPERIMENTS:
-        inv = 30, in_avg = 1200, out_avg = 600;
+        inv = 30, in_avg = 1200, out_avg = 600, burndown = 5; /* Haiku 4.5's true burndown */
         p50 = 600, p99 = 1900;
         break;
+    case R_TRIAGE_APP:
+        inv = 40, in_avg = 1200, out_avg = 300, burndown = 5;
+        p50 = 800, p99 = 2600;
+        break;
+    case R_PREVIEW:
+        /* applied quota 0: nothing is accepted, every call throttles */
+        o->v[BT_SIG_INVOCATIONS] = 0;
+        o->v[BT_SIG_THROTTLES] = vary(12, 0.2, r, m, 1);
+        return;
     default:
         return;
     }
@@ -230,8 +270,9 @@ static void adm_values(int r, int64_t t, struct adm_values *o)
         o->v[BT_SIG_ADM_REJECTED] = round(30 * s);
         o->v[BT_SIG_ADM_COMPLETED] = completed;
         o->v[BT_SIG_ADM_THROTTLED] = round(60 * s);
-        /* each admitted call or retry reserves input (1,567) + max_tokens (1,024) */
-        o->v[BT_SIG_ADM_RESERVED] = (admitted + retries) * 2591;
+        /* each admitted call reserves its total input (1,500 + cache write 67 + cache
+         * read 335) + max_tokens 1,024 = 2,926; a retry is admitted again */
+        o->v[BT_SIG_ADM_RESERVED] = admitted * 2926;
         o->v[BT_SIG_ADM_SETTLED] = completed * (1567 + 250 * 5);
         o->v[BT_SIG_ADM_IN_FLIGHT] = s > 0 ? 50 : vary(20, 0.1, r, m, 13);
         o->v[BT_SIG_ADM_CONC_LIMIT] = 50;
@@ -269,6 +310,7 @@ struct demo {
     struct bt_ctx *ctx;
     int64_t next_cw;           /* next minute to publish */
     int64_t next_adm;          /* next scrape time */
+    int64_t start;             /* first tick: history before it is prefill, without events */
     bool started;
 };
 
@@ -334,6 +376,7 @@ static void demo_tick(void *self, int64_t now)
         return;
     if (!d->started) {
         d->started = true;
+        d->start = now;
         /* history back to UTC midnight at least, so today's token total is whole */
         int64_t first = bt_minute_floor(now - 60 - DEMO_CW_LAG) - DEMO_PREFILL * 60;
         int64_t midnight = now - (now % 86400);
@@ -351,12 +394,13 @@ static void demo_tick(void *self, int64_t now)
             event(d, arrival, BT_EV_ERROR, R_EXPERIMENTS, BT_SRC_CLOUDWATCH,
                   "monitoring.eu-west-1: connection timed out after 10 s (3 attempts)");
         if (!fail) {
-            /* one OK per poll for every route, like a successful GetMetricData */
-            if (arrival >= now - 180)
+            /* one OK per poll for every route, like a successful GetMetricData; every
+             * poll since start, however coarse the ticks (a loaded recorder) */
+            if (arrival >= d->start - 180)
                 event(d, arrival, BT_EV_OK, -1, BT_SRC_CLOUDWATCH, "demo poll");
         } else {
             for (int r = 0; r < R_N; r++)
-                if (r != R_EXPERIMENTS && arrival >= now - 180)
+                if (r != R_EXPERIMENTS && arrival >= d->start - 180)
                     event(d, arrival, BT_EV_OK, r, BT_SRC_CLOUDWATCH, "demo poll");
         }
         d->next_cw += 60;
@@ -370,7 +414,7 @@ static void demo_tick(void *self, int64_t now)
                 continue;
             for (int s = 0; s < BT_SIG_COUNT; s++)
                 put(d, r, (enum bt_signal)s, d->next_adm, a.v[s], d->next_adm);
-            if (d->next_adm >= now - 60)
+            if (d->next_adm >= now - 60) /* staleness reads the scrapes' samples */
                 event(d, d->next_adm, BT_EV_OK, r, BT_SRC_ADMISSION, "demo scrape");
         }
         d->next_adm += DEMO_ADM_STEP;

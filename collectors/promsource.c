@@ -80,11 +80,13 @@ static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
     struct bt_event ev = {.t = (int64_t)s->time, .type = BT_EV_QUOTA, .route = r,
                           .source = BT_SRC_QUOTAS, .quota_kind = kind, .value = s->value,
                           .quota_source = (enum bt_quota_source)quota_source_of(bt_prom_label(s, "source"))};
-    const char *code = bt_prom_label(s, "code");
+    const char *code = bt_prom_label(s, "code"), *name = bt_prom_label(s, "name");
     bt_strlcpy(ev.code, code ? code : "", sizeof ev.code);
+    bt_strlcpy(ev.text, name ? name : "", sizeof ev.text); /* BT_EV_QUOTA: the quota's name */
     /* every round reads the quotas again: only a change is an event (and a recorded line) */
     const struct bt_quota *q = &cfg->routes[r].quota[kind];
-    if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code))
+    if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code) &&
+        !strcmp(q->name, ev.text))
         return;
     bt_model_event(st, cfg->routes, &ev);
 }

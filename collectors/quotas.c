@@ -13,6 +13,8 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/http.h"
+#include "collectors/infprofile.h"
+#include "core/burndown.h"
 
 #define MAX_TOKEN_LEN 4096   /* bound on a NextToken we echo back */
 #define MAX_QUOTAS 20000     /* bound on quotas kept from one listing */
@@ -95,45 +97,96 @@ bool bt_quotas_parse_page(const char *body, size_t len, struct bt_sq_list *l,
     return true;
 }
 
-/* ---- hints file ------------------------------------------------------------ */
+/* ---- quota-names.conf: rows and hints ------------------------------------ */
 
-static bool hint_line(void *arg, char *pat, char *disp, const char *name, int lineno, char *err,
-                      size_t errlen)
+static bool table_row(struct bt_quota_table *t, char *key, char *val, const char *name,
+                      int lineno, char *err, size_t errlen)
 {
-    struct bt_quota_hints *h = arg;
-    if (!*pat || !*disp || strlen(pat) >= sizeof h->h->pattern || strlen(disp) >= sizeof h->h->name) {
-        snprintf(err, errlen, "%s:%d: empty or overlong pattern or name", name, lineno);
+    char *m = strstr(key, "{model}");
+    struct bt_quota_row row;
+    memset(&row, 0, sizeof row);
+    row.line = lineno;
+    *m = '\0';
+    const char *suffix = bt_trim(m + 7);
+    if (strstr(suffix, "{model}") || strlen(key) >= sizeof row.prefix ||
+        strlen(suffix) >= sizeof row.suffix || !*key) {
+        snprintf(err, errlen, "%s:%d: a quota name needs text, then one {model}", name, lineno);
         return false;
     }
-    h->h = bt_xrealloc(h->h, (size_t)(h->n + 1) * sizeof *h->h);
-    bt_strlcpy(h->h[h->n].pattern, pat, sizeof h->h[h->n].pattern);
-    bt_strlcpy(h->h[h->n].name, disp, sizeof h->h[h->n].name);
-    h->n++;
+    /* the prefix keeps its blank before {model}; both compare as lower case */
+    for (size_t i = 0; key[i]; i++)
+        row.prefix[i] = (char)tolower((unsigned char)key[i]);
+    for (size_t i = 0; suffix[i]; i++)
+        row.suffix[i] = (char)tolower((unsigned char)suffix[i]);
+    char *save = NULL;
+    const char *kind = strtok_r(val, " \t", &save), *inf = strtok_r(NULL, " \t", &save);
+    const char *extra = strtok_r(NULL, " \t", &save);
+    int k = -1;
+    for (int i = 0; kind && i < BT_Q_COUNT; i++)
+        if (!strcmp(kind, bt_quota_kind_name((enum bt_quota_kind)i)))
+            k = i;
+    row.inference = !inf ? -2
+                    : !strcmp(inf, "any") ? -1
+                    : !strcmp(inf, "on-demand") ? BT_INF_ON_DEMAND
+                    : !strcmp(inf, "cross-region") ? BT_INF_CROSS_REGION
+                    : !strcmp(inf, "global") ? BT_INF_GLOBAL : -2;
+    if (k < 0 || row.inference == -2 || (extra && strncmp(extra, "context=", 8) != 0) ||
+        (extra && (!extra[8] || strlen(extra + 8) >= sizeof row.context)) ||
+        strtok_r(NULL, " \t", &save)) {
+        snprintf(err, errlen,
+                 "%s:%d: expected '<kind> <inference> [context=<label>]' (kind tpm, tpd, rpm, "
+                 "input_tpm or output_tpm; inference on-demand, cross-region, global or any)",
+                 name, lineno);
+        return false;
+    }
+    row.kind = (enum bt_quota_kind)k;
+    if (extra)
+        bt_strlcpy(row.context, extra + 8, sizeof row.context);
+    t->rows = bt_xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof *t->rows);
+    t->rows[t->nrows++] = row;
     return true;
 }
 
-bool bt_quota_hints_parse(struct bt_quota_hints *h, const char *text, const char *name,
-                          char *err, size_t errlen)
+static bool table_line(void *arg, char *key, char *val, const char *name, int lineno, char *err,
+                       size_t errlen)
 {
-    return bt_parse_kv_lines(text, name, "model-pattern = quota display name", hint_line, h, err,
-                             errlen);
+    struct bt_quota_table *t = arg;
+    if (strstr(key, "{model}"))
+        return table_row(t, key, val, name, lineno, err, errlen);
+    if (!*key || !*val || strlen(key) >= sizeof t->h->pattern || strlen(val) >= sizeof t->h->name) {
+        snprintf(err, errlen, "%s:%d: empty or overlong pattern or name", name, lineno);
+        return false;
+    }
+    t->h = bt_xrealloc(t->h, (size_t)(t->n + 1) * sizeof *t->h);
+    bt_strlcpy(t->h[t->n].pattern, key, sizeof t->h[t->n].pattern);
+    bt_strlcpy(t->h[t->n].name, val, sizeof t->h[t->n].name);
+    t->n++;
+    return true;
 }
 
+#define TABLE_EXPECT "quota name with {model} = kind inference, or model-pattern = quota display name"
 
-bool bt_quota_hints_load_default(struct bt_quota_hints *h, char *err, size_t errlen)
+bool bt_quota_table_parse(struct bt_quota_table *t, const char *text, const char *name,
+                          char *err, size_t errlen)
+{
+    return bt_parse_kv_lines(text, name, TABLE_EXPECT, table_line, t, err, errlen);
+}
+
+bool bt_quota_table_load_default(struct bt_quota_table *t, char *err, size_t errlen)
 {
     char path[1200];
     if (!bt_data_path("quota-names.conf", path, sizeof path)) {
         snprintf(err, errlen, "quota-names.conf not found (set BEDTOP_DATADIR)");
         return false;
     }
-    return bt_parse_kv_file(path, "model-pattern = quota display name", hint_line, h, err, errlen);
+    return bt_parse_kv_file(path, TABLE_EXPECT, table_line, t, err, errlen);
 }
 
-void bt_quota_hints_free(struct bt_quota_hints *h)
+void bt_quota_table_free(struct bt_quota_table *t)
 {
-    free(h->h);
-    memset(h, 0, sizeof *h);
+    free(t->h);
+    free(t->rows);
+    memset(t, 0, sizeof *t);
 }
 
 /* ---- name matching ----------------------------------------------------------
@@ -293,7 +346,7 @@ static bool display_equals(const struct toks *disp, const struct toks *vendor,
 }
 
 bool bt_quotas_model_matches(const char *model_id, const char *display,
-                             const struct bt_quota_hints *hints)
+                             const struct bt_quota_table *hints)
 {
     struct toks d;
     tokenize(display, &d);
@@ -320,17 +373,19 @@ bool bt_quotas_model_matches(const char *model_id, const char *display,
     return display_equals(&d, &vendor, &model);
 }
 
-/* Matches a quota-name prefix case-insensitively, '-' standing for a blank
- * and blank runs counting once; returns what follows, or NULL. */
-static const char *prefix_match(const char *s, const char *pat)
+/* Compares quota-name text to a row's lower-case literal: case-insensitive,
+ * '-' standing for a blank and blank runs counting once. Returns the end of
+ * the match in s, or NULL. */
+static const char *literal_match(const char *s, const char *pat)
 {
     while (*pat) {
-        if (*pat == ' ') {
+        if (*pat == ' ' || *pat == '-') {
             if (*s != ' ' && *s != '-')
                 return NULL;
             while (*s == ' ' || *s == '-')
                 s++;
-            pat++;
+            while (*pat == ' ' || *pat == '-')
+                pat++;
             continue;
         }
         if (tolower((unsigned char)*s) != *pat)
@@ -341,56 +396,97 @@ static const char *prefix_match(const char *s, const char *pat)
     return s;
 }
 
-bool bt_quotas_parse_name(const char *quota_name, enum bt_quota_kind *kind,
-                          enum bt_inference *inf, bool *any_inference, char *model, size_t n)
+/* The row's reading of name, or false. The model is what {model} covers. */
+static bool row_reads(const struct bt_quota_row *row, const char *name, struct bt_qname *out)
 {
-    static const struct {
-        const char *prefix;
-        enum bt_quota_kind kind;
-        enum bt_inference inf;
-        bool any;
-    } forms[] = {
-        {"on demand model inference tokens per minute for ", BT_Q_TPM, BT_INF_ON_DEMAND, false},
-        {"on demand invokemodel tokens per minute for ", BT_Q_TPM, BT_INF_ON_DEMAND, false},
-        {"cross region model inference tokens per minute for ", BT_Q_TPM, BT_INF_CROSS_REGION,
-         false},
-        {"global cross region model inference tokens per minute for ", BT_Q_TPM, BT_INF_GLOBAL,
-         false},
-        {"on demand model inference requests per minute for ", BT_Q_RPM, BT_INF_ON_DEMAND, false},
-        {"on demand invokemodel requests per minute for ", BT_Q_RPM, BT_INF_ON_DEMAND, false},
-        {"cross region model inference requests per minute for ", BT_Q_RPM, BT_INF_CROSS_REGION,
-         false},
-        {"global cross region model inference requests per minute for ", BT_Q_RPM, BT_INF_GLOBAL,
-         false},
-        {"model invocation max tokens per day for ", BT_Q_TPD, BT_INF_ON_DEMAND, true},
-    };
-    for (size_t i = 0; i < BT_ARRAY_LEN(forms); i++) {
-        const char *rest = prefix_match(quota_name, forms[i].prefix);
-        if (!rest)
-            continue;
-        char buf[256];
-        bt_strlcpy(buf, rest, sizeof buf);
-        /* "(doubled for cross-region calls)" describes the quota, not the model */
-        char *paren = strrchr(buf, '(');
-        if (paren && strstr(paren, "doubled"))
-            *paren = '\0';
-        char *x = bt_trim(buf);
-        if (!*x)
+    const char *rest = literal_match(name, row->prefix);
+    if (!rest)
+        return false;
+    char model[256];
+    if (strlen(rest) >= sizeof model)
+        return false;
+    bt_strlcpy(model, rest, sizeof model);
+    char *m = bt_trim(model);
+    if (row->suffix[0]) {
+        /* the suffix must end the name: try it at each blank from the right */
+        bool found = false;
+        for (char *p = m + strlen(m); p > m; p--) {
+            if (p[-1] != ' ')
+                continue;
+            const char *e = literal_match(p, row->suffix);
+            if (e && strspn(e, " ") == strlen(e)) {
+                p[-1] = '\0';
+                found = true;
+                break;
+            }
+        }
+        if (!found)
             return false;
-        *kind = forms[i].kind;
-        *inf = forms[i].inf;
-        *any_inference = forms[i].any;
-        bt_strlcpy(model, x, n);
-        return true;
+        m = bt_trim(m);
     }
-    return false;
+    if (!*m)
+        return false;
+    out->kind = row->kind;
+    out->inference = row->inference;
+    bt_strlcpy(out->context, row->context, sizeof out->context);
+    bt_strlcpy(out->model, m, sizeof out->model);
+    out->line = row->line;
+    return true;
+}
+
+int bt_quotas_parse_name(const struct bt_quota_table *t, const char *quota_name,
+                         struct bt_qname out[2])
+{
+    int best = -1, tie = -1;
+    size_t weight = 0;
+    struct bt_qname cand;
+    for (int i = 0; t && i < t->nrows; i++) {
+        if (!row_reads(&t->rows[i], quota_name, &cand))
+            continue;
+        size_t w = strlen(t->rows[i].prefix) + strlen(t->rows[i].suffix);
+        if (best >= 0 && w < weight)
+            continue;
+        bool same = best >= 0 && cand.kind == out[0].kind && cand.inference == out[0].inference &&
+                    !strcmp(cand.context, out[0].context) && !strcmp(cand.model, out[0].model);
+        if (best >= 0 && w == weight) {
+            if (!same && tie < 0) {
+                out[1] = cand;
+                tie = i;
+            }
+            continue;
+        }
+        out[0] = cand;
+        best = i;
+        tie = -1;
+        weight = w;
+    }
+    return best < 0 ? 0 : tie < 0 ? 1 : 2;
+}
+
+const char *bt_quotas_route_model(const struct bt_route *r)
+{
+    return r->base_model[0] ? r->base_model : r->model;
+}
+
+/* Does this reading name route r's quota of kind k? */
+static bool reading_fits(const struct bt_qname *q, const struct bt_route *r,
+                         enum bt_quota_kind k, const struct bt_quota_table *t)
+{
+    bool mantle_kind = q->kind == BT_Q_INPUT_TPM || q->kind == BT_Q_OUTPUT_TPM;
+    if (q->kind != k || mantle_kind != (r->endpoint == BT_EP_MANTLE))
+        return false;
+    if (q->inference >= 0 && q->inference != (int)r->inference)
+        return false;
+    if (strcmp(q->context, r->context) != 0)
+        return false;
+    return bt_quotas_model_matches(bt_quotas_route_model(r), q->model, t);
 }
 
 int bt_quotas_match(const struct bt_route *r, enum bt_quota_kind k, const struct bt_sq_list *l,
-                    const struct bt_quota_hints *hints)
+                    const struct bt_quota_table *t, char *why, size_t whylen)
 {
-    if (r->endpoint != BT_EP_RUNTIME)
-        return -1; /* mantle quotas come from config */
+    if (why && whylen)
+        why[0] = '\0';
     if (k == BT_Q_TPM && r->quota_code[0]) {
         for (int i = 0; i < l->n; i++)
             if (strcmp(l->q[i].code, r->quota_code) == 0)
@@ -399,18 +495,27 @@ int bt_quotas_match(const struct bt_route *r, enum bt_quota_kind k, const struct
     }
     int found = -1;
     for (int i = 0; i < l->n; i++) {
-        enum bt_quota_kind qk;
-        enum bt_inference qi;
-        bool any;
-        char model[256];
-        if (!bt_quotas_parse_name(l->q[i].name, &qk, &qi, &any, model, sizeof model))
+        struct bt_qname q[2];
+        int n = bt_quotas_parse_name(t, l->q[i].name, q);
+        if (n == 0)
             continue;
-        if (qk != k || (!any && qi != r->inference))
+        bool fits = reading_fits(&q[0], r, k, t);
+        if (n == 2 && (fits || reading_fits(&q[1], r, k, t))) {
+            if (why)
+                snprintf(why, whylen,
+                         "quota %s \"%.120s\" reads two ways (quota-names.conf lines %d and %d)",
+                         l->q[i].code, l->q[i].name, q[0].line, q[1].line);
+            return -2;
+        }
+        if (!fits)
             continue;
-        if (!bt_quotas_model_matches(r->model, model, hints))
-            continue;
-        if (found >= 0 && l->q[found].value != l->q[i].value)
-            return -1; /* two different answers: unknown beats a wrong guess */
+        if (found >= 0 && l->q[found].value != l->q[i].value) {
+            /* two different answers: unknown beats a wrong guess */
+            if (why)
+                snprintf(why, whylen, "two quotas name this model: %s (%g) and %s (%g)",
+                         l->q[found].code, l->q[found].value, l->q[i].code, l->q[i].value);
+            return -2;
+        }
         if (found < 0)
             found = i;
     }
@@ -427,9 +532,11 @@ double bt_quotas_effective_value(const struct bt_route *r, enum bt_quota_kind k,
 }
 
 /* ---- the collector -------------------------------------------------------
- * Per (profile, Region) group of runtime routes: ListServiceQuotas pages
- * until no NextToken, match, emit; then, only if a route still has no TPM
- * quota, ListAWSDefaultServiceQuotas the same way for the published
+ * Per (profile, Region) group of routes: GetInferenceProfile for each
+ * application-inference-profile route not resolved in the last 6 hours (its base
+ * model and inference type), alongside ListServiceQuotas pages until no
+ * NextToken; when both are in, match and emit; then, only if a route still has
+ * no quota, ListAWSDefaultServiceQuotas the same way for the published
  * defaults. Every 6 hours (5 minutes after a failure); once in check mode. */
 
 #define SQ_TARGET "ServiceQuotasV20190624."
@@ -447,7 +554,17 @@ struct sq_group {
     char *token;
     int pages;
     bool busy, defaults;     /* defaults: the fallback listing is running */
-    bool *need_tpm;          /* per route of the group */
+    bool listed;             /* the account listing is complete */
+    int profiles_out;        /* GetInferenceProfile requests not answered yet */
+    bool *need;              /* per route of the group: still without a quota */
+};
+
+/* Per route: the GetInferenceProfile answer (application inference profiles). */
+struct sq_profile {
+    struct sq_group *g;
+    int route;
+    int64_t resolved_at;     /* 0: never */
+    char error[224];         /* why the last lookup failed, "" none */
 };
 
 struct sq {
@@ -455,7 +572,9 @@ struct sq {
     struct bt_awsgroups ag;
     struct sq_group *g;
     int ng;
-    struct bt_quota_hints hints;
+    struct bt_quota_table table;
+    char table_error[256];
+    struct sq_profile *prof; /* per route */
     int64_t next;
     bool started, failed;
     unsigned long requests;
@@ -477,30 +596,97 @@ static void sq_status(struct sq_group *g, enum bt_event_type type, const char *t
     }
 }
 
-/* Emits what the list says for route r; true if a TPM quota was found. */
-static bool emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool only_missing,
-                       const bool *had)
+/* Why route r has no quota of kind k: kept as the quota's name while it is unknown. */
+static void quota_unknown(struct sq *sq, int r, enum bt_quota_kind k, const char *why)
 {
-    const struct bt_route *rt = &g->sq->ctx->cfg->routes[r];
-    static const enum bt_quota_kind kinds[] = {BT_Q_TPM, BT_Q_RPM, BT_Q_TPD};
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_QUOTA, .route = r,
+                          .source = BT_SRC_QUOTAS, .quota_kind = k, .value = NAN,
+                          .quota_source = BT_QS_UNKNOWN};
+    bt_strlcpy(ev.text, why, sizeof ev.text);
+    sq_event(sq, &ev);
+}
+
+static bool route_kinds(const struct bt_route *rt, const enum bt_quota_kind **kinds, size_t *n)
+{
+    static const enum bt_quota_kind runtime[] = {BT_Q_TPM, BT_Q_RPM, BT_Q_TPD};
+    static const enum bt_quota_kind mantle[] = {BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
+    *kinds = rt->endpoint == BT_EP_MANTLE ? mantle : runtime;
+    *n = rt->endpoint == BT_EP_MANTLE ? BT_ARRAY_LEN(mantle) : BT_ARRAY_LEN(runtime);
+    return true;
+}
+
+/* The quotas that bind a route (TPM; mantle: input and output): does it have
+ * them all, from the account or config? */
+static bool has_binding_quotas(const struct bt_route *rt, bool defaults_ok)
+{
+    enum bt_quota_kind a = rt->endpoint == BT_EP_MANTLE ? BT_Q_INPUT_TPM : BT_Q_TPM;
+    enum bt_quota_kind b = rt->endpoint == BT_EP_MANTLE ? BT_Q_OUTPUT_TPM : BT_Q_TPM;
+    const struct bt_quota *qa = &rt->quota[a], *qb = &rt->quota[b];
+    return !isnan(qa->value) && !isnan(qb->value) &&
+           (defaults_ok || (qa->source != BT_QS_DEFAULT && qb->source != BT_QS_DEFAULT));
+}
+
+/* An application-profile route whose model is not known (the lookup failed and
+ * no earlier answer is cached): no quota name can be matched. */
+static bool profile_unresolved(const struct sq *sq, int r)
+{
+    return sq->prof[r].error[0] && !sq->ctx->cfg->routes[r].base_model[0];
+}
+
+/* Emits what the list says for route r (only kinds it lacks when only_missing). */
+static void emit_route(struct sq_group *g, int r, enum bt_quota_source src, bool only_missing)
+{
+    struct sq *sq = g->sq;
+    const struct bt_route *rt = &sq->ctx->cfg->routes[r];
+    const enum bt_quota_kind *kinds;
+    size_t nk;
+    route_kinds(rt, &kinds, &nk);
+    if (profile_unresolved(sq, r)) {
+        /* the profile's model is not known: no name can be matched */
+        quota_unknown(sq, r, kinds[0], sq->prof[r].error);
+        return;
+    }
+    int rpm = -1;
     bool tpm = false;
-    for (size_t k = 0; k < BT_ARRAY_LEN(kinds); k++) {
-        if (only_missing && had[k])
+    for (size_t k = 0; k < nk; k++) {
+        const struct bt_quota *have = &rt->quota[kinds[k]];
+        if (only_missing && !isnan(have->value) && have->source != BT_QS_DEFAULT)
             continue;
-        int i = bt_quotas_match(rt, kinds[k], &g->list, &g->sq->hints);
+        char why[224];
+        int i = bt_quotas_match(rt, kinds[k], &g->list, &sq->table, why, sizeof why);
+        if (i == -2) {
+            quota_unknown(sq, r, kinds[k], why);
+            continue;
+        }
         if (i < 0)
             continue;
+        tpm = tpm || kinds[k] == BT_Q_TPM;
+        if (kinds[k] == BT_Q_RPM)
+            rpm = i;
         struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_QUOTA, .route = r,
                               .source = BT_SRC_QUOTAS, .quota_kind = kinds[k],
                               .value = bt_quotas_effective_value(rt, kinds[k], &g->list.q[i]),
                               .quota_source = src};
         bt_strlcpy(ev.code, g->list.q[i].code, sizeof ev.code);
         bt_strlcpy(ev.text, g->list.q[i].name, sizeof ev.text);
-        sq_event(g->sq, &ev);
-        if (kinds[k] == BT_Q_TPM)
-            tpm = true;
+        sq_event(sq, &ev);
     }
-    return tpm;
+    if (!tpm && rt->endpoint == BT_EP_RUNTIME && rt->context[0] && !rt->quota_code[0]) {
+        char why[224];
+        snprintf(why, sizeof why,
+                 "%s lists no %s-context tokens-per-minute quota for this model (context = %s)",
+                 src == BT_QS_DEFAULT ? "AWS's defaults list" : "the account", rt->context,
+                 rt->context);
+        quota_unknown(sq, r, BT_Q_TPM, why);
+    } else if (rpm >= 0 && !tpm) {
+        char why[224];
+        snprintf(why, sizeof why,
+                 "%s lists only a requests-per-minute quota for this model (%s = %g), not enforced "
+                 "since 2026-05-27",
+                 src == BT_QS_DEFAULT ? "AWS's defaults list" : "the account", g->list.q[rpm].code,
+                 g->list.q[rpm].value);
+        quota_unknown(sq, r, BT_Q_TPM, why);
+    }
 }
 
 static void sq_submit(struct sq_group *g);
@@ -512,6 +698,7 @@ static void group_end(struct sq_group *g, const char *error)
     bt_sq_list_free(&g->list);
     g->busy = false;
     g->defaults = false;
+    g->listed = false;
     if (error) {
         g->sq->failed = true;
         sq_status(g, BT_EV_ERROR, error);
@@ -520,16 +707,20 @@ static void group_end(struct sq_group *g, const char *error)
     }
 }
 
+/* Both the listing and the profile lookups are in: match. */
 static void listing_complete(struct sq_group *g)
 {
-    const struct bt_route *routes = g->sq->ctx->cfg->routes;
+    struct sq *sq = g->sq;
+    const struct bt_route *routes = sq->ctx->cfg->routes;
+    if (!g->listed || g->profiles_out > 0)
+        return;
     if (!g->defaults) {
         bool any = false;
         for (int i = 0; i < g->ag->nroutes; i++) {
             int r = g->ag->routes[i];
-            bool tpm = emit_route(g, r, BT_QS_SERVICE_QUOTAS, false, NULL);
-            g->need_tpm[i] = !tpm && routes[r].quota[BT_Q_TPM].source != BT_QS_CONFIG;
-            any = any || g->need_tpm[i];
+            emit_route(g, r, BT_QS_SERVICE_QUOTAS, false);
+            g->need[i] = !profile_unresolved(sq, r) && !has_binding_quotas(&routes[r], false);
+            any = any || g->need[i];
         }
         if (!any) {
             group_end(g, NULL);
@@ -540,20 +731,14 @@ static void listing_complete(struct sq_group *g)
         free(g->token);
         g->token = NULL;
         g->defaults = true;
+        g->listed = false;
         g->pages = 0;
         sq_submit(g);
         return;
     }
-    for (int i = 0; i < g->ag->nroutes; i++) {
-        int r = g->ag->routes[i];
-        if (!g->need_tpm[i])
-            continue;
-        bool had[3];
-        for (int k = 0; k < 3; k++)
-            had[k] = !isnan(routes[r].quota[k].value) &&
-                     routes[r].quota[k].source != BT_QS_DEFAULT;
-        emit_route(g, r, BT_QS_DEFAULT, true, had);
-    }
+    for (int i = 0; i < g->ag->nroutes; i++)
+        if (g->need[i])
+            emit_route(g, g->ag->routes[i], BT_QS_DEFAULT, true);
     group_end(g, NULL);
 }
 
@@ -577,6 +762,7 @@ static void sq_done(void *arg, const struct bt_http_resp *resp)
         return;
     }
     if (!token) {
+        g->listed = true;
         listing_complete(g);
         return;
     }
@@ -604,26 +790,140 @@ static void sq_submit(struct sq_group *g)
     bt_buf_free(&body);
 }
 
+/* --- GetInferenceProfile --- */
+
+/* A resolved profile sets the route's base model, and with it the burndown and
+ * (unless the config says) the inference type. */
+static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip, int64_t cached_at)
+{
+    struct bt_config *cfg = sq->ctx->cfg;
+    const struct bt_route *rt = &cfg->routes[r];
+    enum bt_inference inf = rt->inference_set ? rt->inference : ip->inference;
+    double burndown = rt->burndown;
+    if (strcmp(rt->burndown_source, "config") != 0 && rt->endpoint == BT_EP_RUNTIME) {
+        bool matched;
+        burndown = bt_burndown_lookup(&cfg->burndown, ip->base_model, &matched);
+        cfg->routes[r].burndown_source = matched ? "table" : "default";
+    }
+    char why[96], when[32] = "";
+    if (cached_at)
+        bt_fmt_iso(cached_at, when, sizeof when);
+    snprintf(why, sizeof why, "application inference profile in %d Region%s; GetInferenceProfile%s%s",
+             ip->nregions, ip->nregions == 1 ? "" : "s", cached_at ? " at " : "", when);
+    /* applied by the model, as a replay of the recording will */
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
+                          .source = BT_SRC_QUOTAS};
+    bt_strlcpy(ev.code, BT_EVCODE_BASE_MODEL, sizeof ev.code);
+    bt_base_model_text(ev.text, sizeof ev.text, ip->base_model, inf, burndown, why);
+    if (sq->ctx->store) {
+        sq_event(sq, &ev);
+    } else {
+        cfg->routes[r].inference = inf;
+        cfg->routes[r].burndown = burndown;
+        bt_strlcpy(cfg->routes[r].base_model, ip->base_model, sizeof cfg->routes[r].base_model);
+    }
+}
+
+static void profile_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct sq_profile *p = arg;
+    struct sq_group *g = p->g;
+    struct sq *sq = g->sq;
+    char why[200];
+    struct bt_infprofile ip;
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        snprintf(p->error, sizeof p->error,
+                 "GetInferenceProfile failed: %s; set base_model or allow bedrock:GetInferenceProfile",
+                 why);
+    } else if (!bt_infprofile_parse(resp->body, resp->body_len, &ip, why, sizeof why)) {
+        snprintf(p->error, sizeof p->error, "GetInferenceProfile: %s; set base_model", why);
+    } else {
+        p->error[0] = '\0';
+        p->resolved_at = g->sq->next - BT_SQ_REFRESH;
+        profile_apply(sq, p->route, &ip, 0);
+        bt_infprofile_cache_put(sq->ctx->cfg->routes[p->route].model, &ip, p->resolved_at);
+    }
+    if (p->error[0])
+        sq->failed = true;
+    g->profiles_out--;
+    listing_complete(g);
+}
+
+static void profile_submit(struct sq_group *g, int r)
+{
+    struct sq *sq = g->sq;
+    struct sq_profile *p = &sq->prof[r];
+    const struct bt_route *rt = &sq->ctx->cfg->routes[r];
+    char region[32], url[1024], path[640], base[512], label[160];
+    bt_infprofile_arn_region(rt->model, region, sizeof region);
+    if (!region[0])
+        bt_strlcpy(region, g->ag->region, sizeof region);
+    struct bt_aws_profile_opts o = sq->ag.prov[g->ag->provider].opts;
+    o.region = region;
+    if (bt_aws_endpoint(&o, "bedrock", region, base, sizeof base) != 0) {
+        snprintf(p->error, sizeof p->error, "GetInferenceProfile: no bedrock endpoint for Region %s",
+                 region);
+        return;
+    }
+    bt_infprofile_path(rt->model, path, sizeof path);
+    snprintf(url, sizeof url, "%s%s", base, path);
+    snprintf(label, sizeof label, "bedrock %s GetInferenceProfile", region);
+    struct bt_http_req req = {
+        .method = "GET", .url = url, .service = "bedrock", .region = region,
+        .creds = &sq->ag.prov[g->ag->provider].p, .label = label,
+        .timeout = bt_awsgroup_timeout(),
+    };
+    p->g = g;
+    p->route = r;
+    g->profiles_out++;
+    sq->requests++;
+    bt_http_submit(sq->ctx->http, &req, profile_done, p);
+}
+
+/* Application-profile routes of the group whose answer is missing or old. */
+static void profiles_start(struct sq_group *g, int64_t now)
+{
+    struct sq *sq = g->sq;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        const struct bt_route *rt = &sq->ctx->cfg->routes[r];
+        struct sq_profile *p = &sq->prof[r];
+        if (!bt_infprofile_is_arn(rt->model) || (rt->base_model[0] && !p->resolved_at))
+            continue; /* not a profile, or base_model from the config */
+        if (p->resolved_at && now - p->resolved_at < BT_INFPROFILE_REFRESH)
+            continue;
+        p->error[0] = '\0';
+        struct bt_infprofile ip;
+        int64_t at;
+        if (!p->resolved_at && bt_infprofile_cache_get(rt->model, now, &ip, &at)) {
+            /* resolved by an earlier run within the last hours */
+            p->resolved_at = at;
+            profile_apply(sq, r, &ip, at);
+            continue;
+        }
+        profile_submit(g, r);
+    }
+}
+
 static void *sq_create(struct bt_ctx *ctx)
 {
-    int nruntime = 0;
-    for (int i = 0; i < ctx->cfg->nroutes; i++)
-        nruntime += ctx->cfg->routes[i].endpoint == BT_EP_RUNTIME;
-    if (!ctx->http || nruntime == 0)
+    if (!ctx->http || ctx->cfg->nroutes == 0)
         return NULL;
     struct sq *sq = bt_xcalloc(1, sizeof *sq);
     sq->ctx = ctx;
-    char err[512];
-    if (!bt_quota_hints_load_default(&sq->hints, err, sizeof err) && ctx->verbose)
-        bt_err("quota-name hints: %s (names are still matched from model IDs)", err);
-    bt_awsgroups_build(&sq->ag, ctx, "servicequotas", true);
+    if (!bt_quota_table_load_default(&sq->table, sq->table_error, sizeof sq->table_error))
+        bt_err("quota names: %s; quotas cannot be matched by name (set quota_code or quota_tpm)",
+               sq->table_error);
+    sq->prof = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *sq->prof);
+    bt_awsgroups_build(&sq->ag, ctx, "servicequotas", false);
     sq->ng = sq->ag.n;
     sq->g = bt_xcalloc((size_t)(sq->ng ? sq->ng : 1), sizeof *sq->g);
     for (int i = 0; i < sq->ng; i++) {
         struct sq_group *g = &sq->g[i];
         g->sq = sq;
         g->ag = &sq->ag.g[i];
-        g->need_tpm = bt_xcalloc((size_t)g->ag->nroutes, sizeof *g->need_tpm);
+        g->need = bt_xcalloc((size_t)g->ag->nroutes, sizeof *g->need);
         snprintf(g->label, sizeof g->label, "quotas %s",
                  g->ag->region[0] ? g->ag->region : "(no region)");
     }
@@ -637,6 +937,7 @@ static void sq_tick(void *self, int64_t now)
         return;
     sq->started = true;
     sq->failed = false;
+    sq->next = now + BT_SQ_REFRESH;
     for (int i = 0; i < sq->ng; i++) {
         struct sq_group *g = &sq->g[i];
         if (g->busy)
@@ -650,10 +951,11 @@ static void sq_tick(void *self, int64_t now)
         }
         g->busy = true;
         g->defaults = false;
+        g->listed = false;
         g->pages = 0;
+        profiles_start(g, now);
         sq_submit(g);
     }
-    sq->next = now + BT_SQ_REFRESH;
 }
 
 static int64_t sq_next_due(void *self)
@@ -688,12 +990,13 @@ static void sq_destroy(void *self)
         return;
     for (int i = 0; i < sq->ng; i++) {
         free(sq->g[i].token);
-        free(sq->g[i].need_tpm);
+        free(sq->g[i].need);
         bt_sq_list_free(&sq->g[i].list);
     }
     free(sq->g);
     bt_awsgroups_free(&sq->ag);
-    bt_quota_hints_free(&sq->hints);
+    bt_quota_table_free(&sq->table);
+    free(sq->prof);
     free(sq);
 }
 

@@ -1,8 +1,10 @@
 /* Service Quotas collector: ListServiceQuotas (JSON 1.1, service code
  * "bedrock") every 6 hours, matched to runtime routes by quota code or by
  * name; routes left without a TPM quota fall back to the published defaults
- * (ListAWSDefaultServiceQuotas). Matching never guesses: a route whose model
- * cannot be tied to exactly one quota name stays unknown. */
+ * (ListAWSDefaultServiceQuotas). Mantle routes take "Bedrock Mantle input/output
+ * tokens per minute for X"; application inference profiles are resolved first
+ * (collectors/infprofile.h). Matching never guesses: a route whose model cannot
+ * be tied to exactly one quota stays unknown, with the reason shown. */
 #ifndef BEDTOP_QUOTAS_H
 #define BEDTOP_QUOTAS_H
 #include <stdbool.h>
@@ -32,36 +34,58 @@ void bt_quotas_request_json(struct bt_buf *out, const char *next_token);
 bool bt_quotas_parse_page(const char *body, size_t len, struct bt_sq_list *l,
                           char **next_token, char *err, size_t errlen);
 
-/* Model-ID-to-display-name hints (data/quota-names.conf): "glob = display name". */
+/* data/quota-names.conf: quota-name rows ("<name with {model}> = <kind>
+ * <inference> [context=<label>]") and model-ID hints ("glob = display name"). */
+struct bt_quota_row {
+    char prefix[160], suffix[96];   /* the literal text around {model} */
+    enum bt_quota_kind kind;
+    int inference;                  /* enum bt_inference, or -1: any */
+    char context[16];               /* "" standard; "1m" ... */
+    int line;
+};
 struct bt_quota_hint {
     char pattern[192];
     char name[192];
 };
-struct bt_quota_hints {
+struct bt_quota_table {
+    struct bt_quota_row *rows;
+    int nrows;
     struct bt_quota_hint *h;
     int n;
 };
-bool bt_quota_hints_parse(struct bt_quota_hints *h, const char *text, const char *name,
+bool bt_quota_table_parse(struct bt_quota_table *t, const char *text, const char *name,
                           char *err, size_t errlen);
 /* Loads quota-names.conf from $BEDTOP_DATADIR, the install dir or ./data. */
-bool bt_quota_hints_load_default(struct bt_quota_hints *h, char *err, size_t errlen);
-void bt_quota_hints_free(struct bt_quota_hints *h);
+bool bt_quota_table_load_default(struct bt_quota_table *t, char *err, size_t errlen);
+void bt_quota_table_free(struct bt_quota_table *t);
 
-/* What a Bedrock quota name is about: "Cross-region model inference tokens per
- * minute for Anthropic Claude Sonnet 4.5 V1" -> TPM, cross-region, model
- * "Anthropic Claude Sonnet 4.5 V1". TPD quotas apply to every inference route
- * (*any_inference). False for quotas that are none of TPM/RPM/TPD. */
-bool bt_quotas_parse_name(const char *quota_name, enum bt_quota_kind *kind,
-                          enum bt_inference *inf, bool *any_inference, char *model, size_t n);
+/* One reading of a quota name: "Cross-Region InvokeModel tokens per minute for
+ * Anthropic Claude Sonnet 4.5 V1" -> TPM, cross-region, model "Anthropic Claude
+ * Sonnet 4.5 V1". */
+struct bt_qname {
+    enum bt_quota_kind kind;
+    int inference;           /* enum bt_inference, or -1: every inference type */
+    char context[16];
+    char model[256];
+    int line;                /* the row's line in quota-names.conf */
+};
+/* 0: no row fits; 1: out[0] is the reading; 2: two rows of equal weight read it
+ * differently (out[0], out[1]): ambiguous, never to be guessed. */
+int bt_quotas_parse_name(const struct bt_quota_table *t, const char *quota_name,
+                         struct bt_qname out[2]);
 /* Does a display name ("Anthropic Claude Sonnet 4.5 V1") name this model ID
  * (us.anthropic.claude-sonnet-4-5-20250929-v1:0)? Hints for the ID, when any
  * match it, replace the derived comparison. */
 bool bt_quotas_model_matches(const char *model_id, const char *display,
-                             const struct bt_quota_hints *hints);
+                             const struct bt_quota_table *t);
+/* The model a route's quota is named after: base_model when set (application
+ * inference profiles), else the model ID. */
+const char *bt_quotas_route_model(const struct bt_route *r);
 /* The quota of kind k for route r: by r->quota_code for TPM when set, else by
- * name. Returns the index in l, or -1 when none or ambiguous. */
+ * name. Returns the index in l; -1 when none; -2 when ambiguous (two quotas with
+ * different values, or a name two rows read differently), with why set. */
 int bt_quotas_match(const struct bt_route *r, enum bt_quota_kind k, const struct bt_sq_list *l,
-                    const struct bt_quota_hints *hints);
+                    const struct bt_quota_table *t, char *why, size_t whylen);
 /* The value to use for a match: the daily quota doubles for cross-region calls. */
 double bt_quotas_effective_value(const struct bt_route *r, enum bt_quota_kind k,
                                  const struct bt_sq_quota *q);

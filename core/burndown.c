@@ -51,10 +51,22 @@ bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen)
 {
     char path[1200];
     if (!bt_data_path("burndown.conf", path, sizeof path)) {
-        snprintf(err, errlen, "burndown.conf not found (set BEDTOP_DATADIR)");
+        /* name where it was looked for last: the installed data directory */
+        const char *env = getenv("BEDTOP_DATADIR");
+        snprintf(err, errlen,
+                 "burndown table: %s/burndown.conf: cannot be read (%s); set BEDTOP_DATADIR to "
+                 "the directory holding burndown.conf, or reinstall bedtop",
+                 env && *env ? env : BEDTOP_DATADIR, strerror(errno ? errno : ENOENT));
         return false;
     }
-    return bt_burndown_load_file(b, path, err, errlen);
+    if (!bt_burndown_load_file(b, path, err, errlen))
+        return false;
+    if (!b->n) {
+        snprintf(err, errlen, "burndown table: %s: no rules (expected model-pattern = factor "
+                 "lines); restore the file or reinstall bedtop", path);
+        return false;
+    }
+    return true;
 }
 
 static const char *strip_profile_prefix(const char *id)

@@ -37,6 +37,7 @@ void bt_config_defaults(struct bt_config *c)
     c->oversize_margin = 0.25;
     c->retry_share = 0.2;
     c->history_minutes = 1440;
+    c->detail_interval = 300;
     bt_strlcpy(c->theme, "default", sizeof c->theme);
 }
 
@@ -123,6 +124,17 @@ static bool set_str(struct parse_ctx *p, const char *key, const char *value, cha
     return true;
 }
 
+/* A CloudWatch AccountId: the 12 digits of an AWS account. */
+static bool account_key(struct parse_ctx *p, const char *key, const char *v, char dst[16])
+{
+    if (strlen(v) != 12 || strspn(v, "0123456789") != 12) {
+        snprintf(p->err, sizeof p->err, "bad %s '%s' (an AWS account ID: 12 digits)", key, v);
+        return false;
+    }
+    bt_strlcpy(dst, v, 16);
+    return true;
+}
+
 static bool parse_bool(const char *v, bool *out)
 {
     if (bt_streq_nocase(v, "true") || bt_streq_nocase(v, "yes") || strcmp(v, "1") == 0 ||
@@ -138,11 +150,12 @@ static bool parse_bool(const char *v, bool *out)
 static const char *const global_keys[] = {
     "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
     "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
-    "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", NULL};
+    "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
+    "detail_interval", NULL};
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
-    "quota_tpd", "quota_input_tpm", "quota_output_tpm", NULL};
+    "quota_tpd", "quota_input_tpm", "quota_output_tpm", "base_model", "account", "context", NULL};
 
 /* Levenshtein distance, case-insensitive, bounded: keys are short. */
 static int edit_distance(const char *a, const char *b)
@@ -250,6 +263,10 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         return set_str(p, k, v, c->endpoint_url, sizeof c->endpoint_url);
     if (!strcmp(k, "admission"))
         return set_str(p, k, v, c->admission, sizeof c->admission);
+    if (!strcmp(k, "account"))
+        return account_key(p, k, v, c->account);
+    if (!strcmp(k, "detail_interval"))
+        return duration(p, k, v, 0, &c->detail_interval);
     if (!strcmp(k, "theme"))
         return set_str(p, k, v, c->theme, sizeof c->theme);
     if (!strcmp(k, "interval"))
@@ -288,7 +305,10 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
     if (!strcmp(k, "retry_share"))
         return num(p, k, v, 0.01, 1, &c->retry_share);
     if (!strcmp(k, "cache_read_reserved")) {
-        if (!parse_bool(v, &c->cache_read_reserved)) {
+        /* obsolete since headroom v2: cache reads always count in the reservation,
+         * as AWS reserves a request's total input; still accepted in old configs */
+        bool ignored;
+        if (!parse_bool(v, &ignored)) {
             snprintf(p->err, sizeof p->err, "bad boolean for %s: '%s' (true or false)", k, v);
             return false;
         }
@@ -319,6 +339,19 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return set_str(p, k, v, r->profile, sizeof r->profile);
     if (!strcmp(k, "project"))
         return set_str(p, k, v, r->project, sizeof r->project);
+    if (!strcmp(k, "base_model"))
+        return set_str(p, k, v, r->base_model, sizeof r->base_model);
+    if (!strcmp(k, "account"))
+        return account_key(p, k, v, r->account);
+    if (!strcmp(k, "context")) {
+        if (!strcmp(v, "standard"))
+            r->context[0] = '\0';
+        else if (!strcmp(v, "1m"))
+            bt_strlcpy(r->context, v, sizeof r->context);
+        else
+            return snprintf(p->err, sizeof p->err, "bad context '%s' (standard or 1m)", v), false;
+        return true;
+    }
     if (!strcmp(k, "admission"))
         return set_str(p, k, v, r->admission, sizeof r->admission);
     if (!strcmp(k, "quota_code"))
@@ -516,6 +549,10 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
 {
     struct parse_ctx p = {.c = c, .text = text, .name = name};
     ensure_burndown(c);
+    if (c->burndown_error[0]) {
+        snprintf(err, errlen, "%s", c->burndown_error);
+        return false;
+    }
     /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. */
     bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
     int max_line = ini_max_line;
@@ -574,10 +611,10 @@ bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t err
 /* The data file first, so that [burndown] lines of the config come later and win. */
 static void ensure_burndown(struct bt_config *c)
 {
-    if (!c->burndown.n) {
-        char e[256];
-        if (!bt_burndown_load_default(&c->burndown, e, sizeof e))
-            bt_burndown_add(&c->burndown, "*", 1); /* table missing: every model at 1 */
+    if (!c->burndown.n && !c->burndown_error[0]) {
+        /* table missing: an error the caller reports, never every model at 1 */
+        if (!bt_burndown_load_default(&c->burndown, c->burndown_error, sizeof c->burndown_error))
+            bt_burndown_free(&c->burndown);
     }
 }
 
@@ -594,13 +631,16 @@ void bt_config_finish(struct bt_config *c)
             r->inference = bt_inference_from_model(r->model);
         if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0) {
             bool matched;
-            r->burndown = bt_burndown_lookup(&c->burndown, r->model, &matched);
+            r->burndown = bt_burndown_lookup(&c->burndown,
+                                             r->base_model[0] ? r->base_model : r->model, &matched);
             r->burndown_source = matched ? "table" : "default";
         }
         if (r->endpoint == BT_EP_MANTLE)
             r->burndown = 1; /* burndown does not apply to bedrock-mantle */
         if (!r->region[0])
             bt_strlcpy(r->region, c->region, sizeof r->region);
+        if (!r->account[0])
+            bt_strlcpy(r->account, c->account, sizeof r->account);
     }
 }
 

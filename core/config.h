@@ -1,4 +1,4 @@
-/* The INI configuration of DESIGN.md, parsed with inih; errors as file:line: why. */
+/* The INI configuration of bedtop.conf(5), parsed with inih; errors as file:line: why. */
 #ifndef BEDTOP_CONFIG_H
 #define BEDTOP_CONFIG_H
 #include "core/burndown.h"
@@ -15,6 +15,9 @@ struct bt_config {
     char admission[512];     /* global admission URL */
     char theme[64];
     double interval;         /* seconds between polls */
+    double detail_interval;  /* seconds between polls of the detail metrics (latency
+                              * percentiles, errors, time to first token); 0: every poll */
+    char account[16];        /* CloudWatch AccountId for every route that sets none */
     double admission_gap;    /* seconds between the two scrapes of `check` */
     double cw_lag;           /* seconds CloudWatch needs before a minute is complete */
     struct bt_threshold warn, crit;
@@ -22,11 +25,11 @@ struct bt_config {
     double oversize_factor;  /* OVERSIZED_MAX_TOKENS when max_tokens > factor x p99 */
     double oversize_margin;  /* recommended max_tokens = p99 x (1 + margin) */
     double retry_share;      /* RETRY_LOAD when retries / offered above this */
-    bool cache_read_reserved; /* count cache reads in the reservation (one AWS reading) */
     int history_minutes;
     struct bt_route *routes;
     int nroutes;
     struct bt_burndown burndown;
+    char burndown_error[512]; /* the burndown table could not be read (never a silent 1) */
 };
 
 /* Defaults with no routes; burndown table loaded from the data dir. */

@@ -17,7 +17,16 @@
     X(HEADROOM_RATIO, "bedtop_headroom_ratio", "gauge", "Headroom as a fraction of the quota (0-1).") \
     X(USED, "bedtop_used_tokens_per_minute", "gauge",                                             \
       "Tokens per minute counted against the quota: max(settled, estimated, reserved).")          \
-    X(HELD, "bedtop_held_tokens", "gauge", "Reservations held by calls in flight now.")           \
+    X(HELD, "bedtop_held_tokens", "gauge",                                                        \
+      "Reservations held by calls in flight now (label source: admission, littles-law).")         \
+    X(IN_FLIGHT, "bedtop_in_flight_calls", "gauge",                                               \
+      "Model calls in flight (label source: admission gauge or littles-law).")                    \
+    X(RESERVATION, "bedtop_reservation_tokens_per_call", "gauge",                                 \
+      "Reservation per call: total input per call + max_tokens.")                                 \
+    X(RESERVED, "bedtop_reserved_tokens_per_minute", "gauge",                                     \
+      "Reservations started per minute (the bound used when calls in flight are unknown).")       \
+    X(GROUP_USED, "bedtop_group_used_tokens_per_minute", "gauge",                                 \
+      "Used summed over every route of the quota group.")                                         \
     X(FITS, "bedtop_fits_more_calls", "gauge", "More calls of the average size that fit in the headroom.") \
     X(QUOTA, "bedtop_quota_tokens_per_minute", "gauge",                                           \
       "Tokens-per-minute quota (kind tpm; mantle: input_tpm and output_tpm) and where it came from.") \
@@ -60,13 +69,13 @@ static const struct {
 } fams[F_COUNT] = {EXPO_FAMILIES(F_ROW)};
 #undef F_ROW
 
-#define MAX_EXTRA 3
+#define MAX_EXTRA 4
 
 struct sample {
     enum fam fam;
     int route;                       /* -1: no route labels */
     const char *key[MAX_EXTRA];
-    char val[MAX_EXTRA][64];
+    char val[MAX_EXTRA][192];        /* a quota name can be long */
     double v;
 };
 
@@ -106,16 +115,9 @@ static void add(struct samples *ss, enum fam f, int route, double v, ...)
 
 void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n)
 {
-    const struct bt_route *rt = &cfg->routes[i];
-    const char *code = rt->quota[rt->endpoint == BT_EP_MANTLE ? BT_Q_INPUT_TPM : BT_Q_TPM].code;
-    if (!code[0])
-        code = rt->quota_code;
-    /* a quota belongs to account + Region + model + endpoint + inference type */
-    if (code[0])
-        snprintf(out, n, "%s%s%s/%s", rt->account, rt->account[0] ? "/" : "", rt->region, code);
-    else
-        snprintf(out, n, "%s%s%s/%s/%s/%s", rt->account, rt->account[0] ? "/" : "", rt->region,
-                 bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), rt->model);
+    bt_quota_group_key(&cfg->routes[i], out, n); /* core's one rule for who shares a quota */
+    if (out[0] == '|') /* no account or profile: the caller's own */
+        memmove(out, out + 1, strlen(out));
 }
 
 /* Σ of a per-minute signal over [day, m]: the day's total as a live store holds it. */
@@ -145,8 +147,10 @@ static void route_signals(const struct bt_report *r, int i, struct samples *ss)
             static const enum bt_signal per_min[] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
                                                      BT_SIG_CACHE_WRITE};
             int k = s - BT_SIG_DAY_INPUT_TOKENS;
-            if (isnan(v) && k >= 0 && k < 3 && !isnan(e->tpd))
-                v = day_sum(st, i, per_min[k], day, e->minute);
+            /* through the last whole minute, as check's one-day sums run to the poll's end */
+            int64_t through = bt_minute_floor(e->now) - 60;
+            if (isnan(v) && k >= 0 && k < 3 && !e->mantle)
+                v = day_sum(st, i, per_min[k], day, through > e->minute ? through : e->minute);
         } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
             v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
         } else if (e->minute) {
@@ -164,19 +168,24 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
     add(ss, F_HEADROOM, i, e->headroom_tpm, NULL);
     add(ss, F_HEADROOM_RATIO, i, e->headroom_pct / 100, NULL);
     add(ss, F_USED, i, e->used, NULL);
-    /* F_HELD: headroom contract v2's held (core/headroom.h) once evaluated */
+    add(ss, F_HELD, i, e->held, "source", e->held_source ? e->held_source : "", NULL);
+    add(ss, F_IN_FLIGHT, i, e->in_flight, "source", e->in_flight_source ? e->in_flight_source : "",
+        NULL);
+    add(ss, F_RESERVATION, i, e->reservation, NULL);
+    add(ss, F_RESERVED, i, e->reserved_per_min, NULL);
+    add(ss, F_GROUP_USED, i, e->group_used, NULL);
     add(ss, F_FITS, i, e->fits_more, NULL);
     static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
     for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
         const struct bt_quota *q = &rt->quota[tpm_kinds[k]];
         add(ss, F_QUOTA, i, q->value, "kind", bt_quota_kind_name(tpm_kinds[k]), "source",
-            bt_quota_source_name(q->source), "code", q->code, NULL);
+            bt_quota_source_name(q->source), "code", q->code, "name", q->name, NULL);
     }
     const struct bt_quota *tpd = &rt->quota[BT_Q_TPD], *rpm = &rt->quota[BT_Q_RPM];
     add(ss, F_QUOTA_TPD, i, tpd->value, "source", bt_quota_source_name(tpd->source), "code",
-        tpd->code, NULL);
+        tpd->code, "name", tpd->name, NULL);
     add(ss, F_QUOTA_RPM, i, rpm->value, "source", bt_quota_source_name(rpm->source), "code",
-        rpm->code, NULL);
+        rpm->code, "name", rpm->name, NULL);
     add(ss, F_STATUS, i, bt_status_exit(e->status), NULL);
     for (int w = 0; w < e->nwarn; w++) {
         const struct bt_warning *wa = &e->warnings[w];

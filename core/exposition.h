@@ -4,9 +4,11 @@
  *
  * Per route (labels route, model_id, region, endpoint, inference, quota_group):
  *   bedtop_headroom_tokens_per_minute, bedtop_headroom_ratio (0-1),
- *   bedtop_used_tokens_per_minute, bedtop_held_tokens, bedtop_fits_more_calls,
- *   bedtop_quota_tokens_per_minute{kind,source,code}, bedtop_quota_tokens_per_day{source,code},
- *   bedtop_quota_requests_per_minute{source,code}, bedtop_route_status (0 ok, 1 warn,
+ *   bedtop_used_tokens_per_minute, bedtop_held_tokens{source}, bedtop_fits_more_calls,
+ *   bedtop_in_flight_calls{source}, bedtop_reservation_tokens_per_call,
+ *   bedtop_reserved_tokens_per_minute, bedtop_group_used_tokens_per_minute,
+ *   bedtop_quota_tokens_per_minute{kind,source,code,name}, bedtop_quota_tokens_per_day{...},
+ *   bedtop_quota_requests_per_minute{...}, bedtop_route_status (0 ok, 1 warn,
  *   2 crit, 3 unknown), bedtop_warning{code,severity}, bedtop_data_age_seconds{source},
  *   bedtop_data_timestamp_seconds{source}, bedtop_source_last_success_timestamp_seconds{source},
  *   bedtop_source_last_error_timestamp_seconds{source}, bedtop_max_tokens, bedtop_burndown,

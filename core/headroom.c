@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
@@ -31,14 +32,54 @@ double bt_settled_tpm(double input, double cache_write, double output, double bu
     return input + cache_write + output * burndown;
 }
 
-double bt_fits_more(double headroom_tpm, double avg_input, double max_tokens)
+double bt_littles_law(double invocations_per_min, double latency_avg_ms)
 {
-    double per_call = avg_input + max_tokens;
-    if (isnan(headroom_tpm) || isnan(per_call) || per_call <= 0)
+    if (isnan(invocations_per_min) || invocations_per_min < 0)
+        return NAN;
+    if (invocations_per_min == 0)
+        return 0; /* no arrivals: nothing in flight, whatever the latency */
+    if (isnan(latency_avg_ms) || latency_avg_ms < 0)
+        return NAN;
+    return invocations_per_min / 60 * (latency_avg_ms / 1000);
+}
+
+double bt_fits_more(double headroom_tpm, double reservation_per_call)
+{
+    if (isnan(headroom_tpm) || isnan(reservation_per_call) || reservation_per_call <= 0)
         return NAN;
     if (headroom_tpm <= 0)
         return 0;
-    return floor(headroom_tpm / per_call);
+    return floor(headroom_tpm / reservation_per_call);
+}
+
+const char *bt_side_name(enum bt_side s)
+{
+    return s == BT_SIDE_OUTPUT ? "output" : "input";
+}
+
+/* A route's quota code, where known (Service Quotas or config `quota_code`). */
+static const char *route_quota_code(const struct bt_route *r)
+{
+    const struct bt_quota *q = &r->quota[r->endpoint == BT_EP_MANTLE ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    return q->code[0] ? q->code : r->endpoint == BT_EP_RUNTIME ? r->quota_code : "";
+}
+
+/* by model: account or profile, Region, endpoint, inference type, base model */
+static void model_key(const struct bt_route *r, char *out, size_t n)
+{
+    snprintf(out, n, "%s|%s|%s|%s|%s", r->account[0] ? r->account : r->profile, r->region,
+             bt_endpoint_name(r->endpoint), bt_inference_name(r->inference),
+             r->base_model[0] ? r->base_model : r->model);
+}
+
+void bt_quota_group_key(const struct bt_route *r, char *out, size_t n)
+{
+    const char *code = route_quota_code(r);
+    if (code[0])
+        snprintf(out, n, "%s|%s|%s|code=%s", r->account[0] ? r->account : r->profile, r->region,
+                 bt_endpoint_name(r->endpoint), code);
+    else
+        model_key(r, out, n);
 }
 
 static double z(double v)
@@ -53,6 +94,26 @@ static double nanmax(double a, double b)
     if (isnan(b))
         return a;
     return a > b ? a : b;
+}
+
+/* Sums that stay unknown only when every term is. */
+static double nanadd(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a + b;
+}
+
+/* "3 h 20 min", "45 min", "6.7 days" */
+static void fmt_span(double seconds, char *out, size_t n)
+{
+    double min = seconds / 60;
+    if (min < 1)
+        snprintf(out, n, "under a minute");
+    else if (min < 60)
+        snprintf(out, n, "%.0f min", floor(min));
+    else if (min < 48 * 60)
+        snprintf(out, n, "%.0f h %.0f min", floor(min / 60), fmod(floor(min), 60));
+    else
+        snprintf(out, n, "%.1f days", min / 1440);
 }
 
 /* ---- the warning rules: one row each: {code, title, action, check} ---- */
@@ -76,7 +137,7 @@ static bool rule_estimate_only(const struct bt_config *cfg, const struct bt_rout
 {
     (void)cfg;
     (void)r;
-    if (!isnan(e->reserved) || !e->has_usage)
+    if (e->idle || !e->has_usage || !isnan(e->reservation) || !isnan(e->held))
         return false;
     char est[32];
     bt_fmt_si(e->mantle ? e->in_used : nanmax(e->estimated, e->settled), est, sizeof est);
@@ -87,33 +148,101 @@ static bool rule_estimate_only(const struct bt_config *cfg, const struct bt_rout
     else
         say(w, BT_ST_WARN,
             "headroom rests on EstimatedTPMQuotaUsage/completed tokens alone (%s TPM): no admission "
-            "counters and no max_tokens; Bedrock throttles on input + max_tokens reservations, "
-            "which the estimate does not see", est);
+            "counters and no max_tokens; Bedrock throttles on input + max_tokens reservations held "
+            "by calls in flight, which the estimate does not see", est);
     return true;
+}
+
+/* Why a route is throttled below the estimate: the first cause the evidence
+ * supports, with that cause's remedy (bedtop(1) WARNINGS lists them). */
+static const char *const act_daily =
+    "Defer work until the daily quota resets at 00:00 UTC, or move it to a batch inference job; "
+    "request a higher daily quota if the volume is planned.";
+static const char *const act_retries =
+    "Cap retries with a retry budget and back off with jitter; lowering max_tokens will not help "
+    "while retries are much of the load.";
+static const char *const act_held =
+    "Lower max_tokens toward the observed output length plus a margin: each call holds "
+    "input + max_tokens of the quota while in flight.";
+static const char *const act_shared =
+    "Find the other callers on this quota (the routes named, or callers outside the config) and "
+    "schedule or split their load, or request a quota increase.";
+static const char *const act_bursts =
+    "Smooth bursts at the admission boundary (a semaphore or a token bucket) so calls in flight "
+    "stay near their average.";
+static const char *const act_unseen =
+    "Expose the admission counters (in-flight gauge, retries) to see bursts and retries, and look "
+    "for callers outside the config on this quota.";
+
+static bool oversized(const struct bt_config *cfg, const struct bt_eval *e, double *basis)
+{
+    *basis = !isnan(e->out_p99) ? e->out_p99 : e->avg_output;
+    return !isnan(e->max_tokens) && !isnan(*basis) && *basis > 0 &&
+           e->max_tokens > cfg->oversize_factor * *basis;
+}
+
+static double retry_share(const struct bt_eval *e)
+{
+    if (isnan(e->retries) || isnan(e->admitted))
+        return NAN;
+    double offered = e->admitted + z(e->retries) + z(e->rejected);
+    return offered > 0 ? e->retries / offered : NAN;
 }
 
 static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_route *r,
                                  struct bt_eval *e, struct bt_warning *w)
 {
-    (void)cfg;
+    (void)r;
     if (e->mantle || isnan(e->throttles) || e->throttles <= 0 || isnan(e->estimated) ||
-        isnan(e->quota) || e->estimated >= e->quota)
+        isnan(e->quota) || e->quota <= 0 || e->estimated >= e->quota)
         return false;
-    char est[32], q[32], res[32];
+    char est[32], q[32], cause[240];
     bt_fmt_si(e->estimated, est, sizeof est);
     bt_fmt_si(e->quota, q, sizeof q);
-    bt_fmt_si(e->reserved, res, sizeof res);
-    if (!isnan(e->max_tokens))
-        say(w, BT_ST_WARN,
-            "%.0f throttles/min while EstimatedTPMQuotaUsage is %s of %s TPM (%.0f%%): reservations "
-            "of input + max_tokens (%.0f) are the likely cause; reserved %s TPM",
-            e->throttles, est, q, 100 * e->estimated / e->quota, e->max_tokens, res);
-    else
-        say(w, BT_ST_WARN,
-            "%.0f throttles/min while EstimatedTPMQuotaUsage is %s of %s TPM (%.0f%%): reservations "
-            "(input + max_tokens%s) are the likely cause; set max_tokens for route %s to see them",
-            e->throttles, est, q, 100 * e->estimated / e->quota,
-            isnan(e->max_tokens) ? ", unknown here" : "", r->name);
+    double share = retry_share(e), basis;
+    if (!isnan(e->tpd) && e->tpd > 0 && !isnan(e->group_tokens_today) &&
+        e->group_tokens_today >= e->tpd) {
+        char t[32], d[32];
+        bt_fmt_si(e->group_tokens_today, t, sizeof t);
+        bt_fmt_si(e->tpd, d, sizeof d);
+        snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls throttle "
+                 "until it resets at 00:00 UTC", t, d);
+        w->action = act_daily;
+    } else if (!isnan(share) && share > cfg->retry_share) {
+        snprintf(cause, sizeof cause, "retries are %.0f%% of offered load (%.0f of %.0f calls/min): "
+                 "a retry storm, throttles feeding on retries", 100 * share, e->retries,
+                 e->admitted + z(e->retries) + z(e->rejected));
+        w->action = act_retries;
+    } else if (oversized(cfg, e, &basis)) {
+        char res[32];
+        bt_fmt_si(e->reservation, res, sizeof res);
+        snprintf(cause, sizeof cause, "each call holds %s while in flight (max_tokens %.0f against "
+                 "a %s output of %.0f), so about %.0f fit in flight at once and short bursts "
+                 "throttle", res, e->max_tokens, !isnan(e->out_p99) ? "p99" : "mean", basis,
+                 isnan(e->reservation) ? 0 : floor(e->quota / e->reservation));
+        w->action = act_held;
+    } else if (e->nshared > 0 && e->group_used - z(e->used) > 0) {
+        char o[32];
+        bt_fmt_si(e->group_used - z(e->used), o, sizeof o);
+        snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s TPM of it, "
+                 "and callers outside the config are unseen", e->nshared, e->nshared == 1 ? "" : "s",
+                 e->nshared == 1 ? "s" : "", o);
+        w->action = act_shared;
+    } else if ((!isnan(e->in_flight) && !isnan(e->littles_in_flight) &&
+                !strcmp(e->in_flight_source ? e->in_flight_source : "", "admission") &&
+                e->in_flight > 1.5 * e->littles_in_flight + 1) ||
+               (!isnan(e->queue_depth) && e->queue_depth > 0)) {
+        snprintf(cause, sizeof cause, "bursts of concurrency: %.0f calls in flight now (queue %.0f) "
+                 "against an average of %.1f (Little's law)", e->in_flight, z(e->queue_depth),
+                 z(e->littles_in_flight));
+        w->action = act_bursts;
+    } else {
+        snprintf(cause, sizeof cause, "the cause is not in the data: bursts shorter than a minute "
+                 "or callers outside the config on this quota");
+        w->action = act_unseen;
+    }
+    say(w, BT_ST_WARN, "%.0f throttles/min while EstimatedTPMQuotaUsage is %s of %s TPM (%.0f%%): %s",
+        e->throttles, est, q, 100 * e->estimated / e->quota, cause);
     return true;
 }
 
@@ -121,18 +250,16 @@ static bool rule_oversized(const struct bt_config *cfg, const struct bt_route *r
                            struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (isnan(e->max_tokens) || isnan(e->recommended_max_tokens))
+    double basis;
+    if (isnan(e->recommended_max_tokens) || !oversized(cfg, e, &basis))
         return false;
     bool p99 = !isnan(e->out_p99);
-    double basis = p99 ? e->out_p99 : e->avg_output;
-    if (isnan(basis) || basis <= 0 || e->max_tokens <= cfg->oversize_factor * basis)
-        return false;
     char gain[96] = "";
     if (!isnan(e->fits_more) && !isnan(e->fits_more_recommended)) {
         char now[32], rec[32];
         bt_fmt_si(e->fits_more, now, sizeof now);
         bt_fmt_si(e->fits_more_recommended, rec, sizeof rec);
-        snprintf(gain, sizeof gain, " would fit %s more calls instead of %s", rec, now);
+        snprintf(gain, sizeof gain, " would fit %s more calls in flight instead of %s", rec, now);
     }
     say(w, BT_ST_WARN,
         "max_tokens %.0f is %.0fx the observed %s output (%.0f tokens%s); recommended max_tokens "
@@ -168,7 +295,8 @@ static bool rule_retry_load(const struct bt_config *cfg, const struct bt_route *
         }
         return false;
     }
-    if (isnan(e->throttles) || isnan(e->invocations))
+    /* with no quota every call throttles: NO_QUOTA says so, retries are not the story */
+    if (isnan(e->throttles) || isnan(e->invocations) || e->quota == 0)
         return false;
     double offered = e->invocations + e->throttles;
     if (offered <= 0 || e->throttles / offered <= cfg->retry_share)
@@ -188,9 +316,9 @@ static bool rule_hidden_parallelism(const struct bt_config *cfg, const struct bt
     if (isnan(e->in_flight) || isnan(e->conc_limit) || e->in_flight <= e->conc_limit)
         return false;
     say(w, BT_ST_WARN,
-        "%.0f model calls in flight against a tested concurrency of %.0f: calls made inside each "
-        "worker multiply the worker cap (e.g. 10 workers x 4 calls = 40)",
-        e->in_flight, e->conc_limit);
+        "%.0f model calls in flight (%s) against a tested concurrency of %.0f: calls made inside "
+        "each worker multiply the worker cap (e.g. 10 workers x 4 calls = 40)",
+        e->in_flight, e->in_flight_source ? e->in_flight_source : "?", e->conc_limit);
     return true;
 }
 
@@ -212,7 +340,7 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
         sev = BT_ST_WARN;
     else
         return false;
-    char h[32], q[32], th[BT_FMT_LONG];
+    char h[32], q[32], th[BT_FMT_LONG], side[40] = "";
     bt_fmt_si(e->headroom_tpm, h, sizeof h);
     bt_fmt_si(e->quota, q, sizeof q);
     const struct bt_threshold *t = sev == BT_ST_CRIT ? &cfg->crit : &cfg->warn;
@@ -220,9 +348,12 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
         bt_fmt_plain(t->value, 1, th, sizeof th);
     else
         bt_fmt_tokens(t->value, th, sizeof th);
-    say(w, sev, "headroom %s of %s TPM (%.1f%%) is below the %s threshold of %s%s%s", h, q,
-        e->headroom_pct, sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM",
-        e->mantle ? (e->in_pct <= e->out_pct ? " (input quota binds)" : " (output quota binds)") : "");
+    if (e->mantle)
+        snprintf(side, sizeof side, " (%s quota binds)", bt_side_name(e->binding));
+    say(w, sev, "headroom %s of %s TPM (%.1f%%%s) is below the %s threshold of %s%s%s%s", h, q,
+        e->headroom_pct, e->upper_bound ? ", from the per-minute upper bound" : "",
+        sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side,
+        e->nshared ? " (for the whole shared quota)" : "");
     return true;
 }
 
@@ -238,8 +369,7 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
             "quota is AWS's published default, not the value applied to this account; applied "
             "values can be lower");
     else
-        say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas%s",
-            e->mantle ? " (mantle quotas are not in Service Quotas)" : "");
+        say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas");
     return true;
 }
 
@@ -249,9 +379,13 @@ static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_rout
     (void)cfg;
     if (!isnan(e->quota))
         return false;
+    /* the quotas collector keeps why in the quota's name while it is unknown */
+    const struct bt_quota *q = &r->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     say(w, BT_ST_UNKNOWN,
-        "no %s quota known for %s: headroom cannot be computed",
-        e->mantle ? "input/output TPM" : "tokens-per-minute", r->model);
+        "no %s quota known for %s: headroom cannot be computed%s%s%s",
+        e->mantle ? "input/output TPM" : "tokens-per-minute", r->model,
+        isnan(q->value) && q->name[0] ? " (" : "", isnan(q->value) ? q->name : "",
+        isnan(q->value) && q->name[0] ? ")" : "");
     return true;
 }
 
@@ -266,29 +400,51 @@ static bool rule_stale(const struct bt_config *cfg, const struct bt_route *r,
     return true;
 }
 
+/* When the daily quota runs out at the current rate, counted from the evaluated
+ * minute: "at 14:10 UTC today (in 3 h 20 min)", or not before the 00:00 UTC reset. */
+static void daily_runout(int64_t minute, double remaining, double rate, char *out, size_t n)
+{
+    int64_t midnight = minute - (minute % 86400) + 86400;
+    char span[32], hm[8];
+    if (remaining <= 0) {
+        fmt_span((double)(midnight - minute), span, sizeof span);
+        snprintf(out, n, "; used up: calls throttle until the reset at 00:00 UTC (in %s)", span);
+        return;
+    }
+    if (!(rate > 0)) {
+        snprintf(out, n, "; no tokens charged now, so it lasts until the 00:00 UTC reset");
+        return;
+    }
+    double secs = remaining / rate * 60;
+    fmt_span(secs, span, sizeof span);
+    if ((double)minute + secs >= (double)midnight) {
+        char left[32];
+        fmt_span((double)(midnight - minute), left, sizeof left);
+        snprintf(out, n, "; at the current rate it would last %s, so it does not run out before "
+                 "the reset at 00:00 UTC (in %s)", span, left);
+        return;
+    }
+    bt_fmt_hhmm(minute + (int64_t)secs, hm, sizeof hm);
+    snprintf(out, n, "; at the current rate it runs out at %s UTC today (in %s)", hm, span);
+}
+
 static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
                        struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (isnan(e->tpd) || e->tpd <= 0 || isnan(e->tokens_today))
+    if (isnan(e->tpd) || e->tpd <= 0 || isnan(e->group_tokens_today))
         return false;
-    double pct = 100 * e->tokens_today / e->tpd;
+    double pct = 100 * e->group_tokens_today / e->tpd;
     if (pct < cfg->daily_warn_pct)
         return false;
-    char t[32], q[32];
-    bt_fmt_si(e->tokens_today, t, sizeof t);
+    char t[32], q[32], when[200];
+    bt_fmt_si(e->group_tokens_today, t, sizeof t);
     bt_fmt_si(e->tpd, q, sizeof q);
-    double rate = z(e->settled);
-    char when[48] = "";
-    if (rate > 0 && e->tokens_today < e->tpd) {
-        char hm[8];
-        /* from the minute, not the second: an evaluation is a function of the minute */
-        bt_fmt_hhmm(bt_minute_floor(e->now) + (int64_t)((e->tpd - e->tokens_today) / rate * 60), hm,
-                    sizeof hm);
-        snprintf(when, sizeof when, "; at the current rate it runs out at %s UTC", hm);
-    }
+    daily_runout(e->minute ? e->minute : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
+                 e->daily_rate, when, sizeof when);
     say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
-        "%s tokens used today of the %s daily quota (%.0f%%)%s", t, q, pct, when);
+        "%s tokens used today of the %s daily quota (%.0f%%%s)%s", t, q, pct,
+        e->nshared ? ", whole shared quota" : "", when);
     return true;
 }
 
@@ -306,6 +462,75 @@ static bool rule_batch(const struct bt_config *cfg, const struct bt_route *r, st
     return true;
 }
 
+static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
+                          struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    bool in0 = e->mantle && e->in_quota == 0, out0 = e->mantle && e->out_quota == 0;
+    if (!(e->quota == 0 || in0 || out0))
+        return false;
+    char thr[48] = "";
+    if (!isnan(e->throttles) && e->throttles > 0)
+        snprintf(thr, sizeof thr, "; %.0f throttles/min", e->throttles);
+    say(w, BT_ST_CRIT,
+        "the applied %s quota for %s in %s is 0 (%s%s%s): the account has no usable quota, "
+        "every call will throttle%s",
+        e->mantle ? (in0 ? "input tokens-per-minute" : "output tokens-per-minute")
+                  : "tokens-per-minute",
+        r->base_model[0] ? r->base_model : r->model, r->region,
+        bt_quota_source_name(e->quota_source), e->quota_code[0] ? " " : "", e->quota_code, thr);
+    return true;
+}
+
+static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
+                        struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (e->nshared <= 0)
+        return false;
+    char names[200] = "";
+    size_t len = 0;
+    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++) {
+        int n = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                         cfg->routes[e->shared_with[i]].name);
+        if (n < 0 || (size_t)n >= sizeof names - len)
+            break;
+        len += (size_t)n;
+    }
+    char others[32], u[32];
+    bt_fmt_si(e->group_used - z(e->used), others, sizeof others);
+    bt_fmt_si(e->group_used, u, sizeof u);
+    say(w, BT_ST_OK,
+        "the %s quota%s%s is shared with %s%s (they use %s TPM; %s together): headroom is the "
+        "quota's, and callers outside the config on it are invisible here",
+        e->mantle ? "input/output" : "tokens-per-minute", e->quota_code[0] ? " " : "",
+        e->quota_code, names, e->nshared > BT_MAX_SHARED ? " and more" : "", others, u);
+    return true;
+}
+
+/* Burndown measured from AWS's estimate, compared with the table or config. */
+static bool burndown_disagrees(double measured, double expected)
+{
+    return !isnan(measured) && fabs(measured - expected) > fmax(0.5, 0.2 * expected);
+}
+
+static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_route *r,
+                                   struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    if (e->mantle || !burndown_disagrees(e->burndown_measured, e->burndown))
+        return false;
+    const char *src = e->burndown_source ? e->burndown_source : "default";
+    say(w, BT_ST_WARN,
+        "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output) "
+        "but %s gives %g for %s: settled tokens and headroom use %g",
+        e->burndown_measured,
+        !strcmp(src, "config") ? "the config" : !strcmp(src, "table") ? "the burndown table"
+                                                                      : "no table entry (default)",
+        e->burndown, r->base_model[0] ? r->base_model : r->model, e->burndown);
+    return true;
+}
+
 static const struct {
     enum bt_wcode code;
     const char *name;
@@ -317,8 +542,8 @@ static const struct {
      "Expose the admission counters (reserved tokens) or set max_tokens for this route; until "
      "then the headroom shown can be far too optimistic.", rule_estimate_only},
     {BT_W_THROTTLED_BELOW_ESTIMATE, "THROTTLED_BELOW_ESTIMATE", "throttled below the estimate",
-     "Lower max_tokens toward the observed output length (plus margin) or spread load; the "
-     "quota is spent on reservations, not on tokens actually produced.", rule_throttled_below},
+     "Act on the cause named: the remedy differs for held reservations, bursts, retries, the "
+     "daily quota and other callers on a shared quota.", rule_throttled_below},
     {BT_W_OVERSIZED_MAX_TOKENS, "OVERSIZED_MAX_TOKENS", "max_tokens far above observed output",
      "Lower max_tokens to the recommended value, then watch for truncated answers "
      "(stop_reason max_tokens).", rule_oversized},
@@ -346,6 +571,15 @@ static const struct {
     {BT_W_BATCH_CANDIDATE, "BATCH_CANDIDATE", "offline work on online quota",
      "Move this backlog to a Bedrock batch inference job if it needs no tools, multi-turn or "
      "structured output.", rule_batch},
+    {BT_W_NO_QUOTA, "NO_QUOTA", "no usable quota",
+     "Request model access or a quota increase in Service Quotas for this model and Region, or "
+     "send this traffic to a Region or inference profile that has quota.", rule_no_quota},
+    {BT_W_SHARED_QUOTA, "SHARED_QUOTA", "quota shared with other routes",
+     "Read headroom as the quota's, not the route's; give each caller a share at its admission "
+     "boundary if one must not starve the others.", rule_shared},
+    {BT_W_BURNDOWN_MISMATCH, "BURNDOWN_MISMATCH", "burndown differs from the estimate",
+     "Check the model's burndown in AWS's quota documentation and correct data/burndown.conf or "
+     "the route's burndown key.", rule_burndown_mismatch},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)
@@ -387,6 +621,7 @@ static const enum bt_signal usage_signals[] = {
 };
 static const enum bt_signal adm_signals[] = {
     BT_SIG_ADM_RESERVED, BT_SIG_ADM_IN_FLIGHT, BT_SIG_ADM_ADMITTED, BT_SIG_ADM_MAX_TOKENS,
+    BT_SIG_ADM_RESERVED_HELD,
 };
 
 static double at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
@@ -394,9 +629,111 @@ static double at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
     return m ? bt_store_at(st, r, s, m) : NAN;
 }
 
+/* What the figures of one minute are computed from. */
+struct raw {
+    double inv, input, output, cache_read, cache_write, estimated, lat_avg;
+    double adm_in_flight, adm_held, adm_reserved, adm_admitted, max_tokens;
+};
+
+/* CloudWatch at minute m (idle: a successful poll found no datapoints, so every
+ * count is 0), admission counters at minute am. */
+static void read_raw(const struct bt_store *st, int r, const struct bt_route *rt, int64_t m,
+                     int64_t am, bool idle, struct raw *x)
+{
+    x->inv = at(st, r, BT_SIG_INVOCATIONS, m);
+    x->input = at(st, r, BT_SIG_INPUT_TOKENS, m);
+    x->output = at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    x->cache_read = at(st, r, BT_SIG_CACHE_READ, m);
+    x->cache_write = at(st, r, BT_SIG_CACHE_WRITE, m);
+    x->estimated = at(st, r, BT_SIG_ESTIMATED_TPM, m);
+    x->lat_avg = at(st, r, BT_SIG_LATENCY_AVG, m);
+    if (idle) {
+        x->inv = x->input = x->output = x->cache_read = x->cache_write = 0;
+        x->estimated = NAN; /* AWS may not publish it for this model at all: not claimed */
+    }
+    if (isnan(x->inv) && at(st, r, BT_SIG_THROTTLES, m) > 0)
+        x->inv = 0; /* only throttles this minute: nothing was accepted */
+    x->adm_in_flight = at(st, r, BT_SIG_ADM_IN_FLIGHT, am);
+    x->adm_held = at(st, r, BT_SIG_ADM_RESERVED_HELD, am);
+    x->adm_reserved = at(st, r, BT_SIG_ADM_RESERVED, am);
+    x->adm_admitted = at(st, r, BT_SIG_ADM_ADMITTED, am);
+    x->max_tokens = rt->max_tokens;
+    double gauge_mt = at(st, r, BT_SIG_ADM_MAX_TOKENS, am);
+    if (!isnan(gauge_mt))
+        x->max_tokens = gauge_mt; /* what callers really request beats the config */
+}
+
+/* The contract, once: R, in flight, held, settled, reserved per minute, used. */
+static void figures(const struct bt_route *rt, const struct raw *x, struct bt_minute_fig *f)
+{
+    bool mantle = rt->endpoint == BT_EP_MANTLE;
+    memset(f, 0, sizeof *f);
+    f->settled = f->estimated = f->reservation = f->in_flight = f->held = NAN;
+    f->reserved_per_min = f->used = NAN;
+    /* total input per call: cache reads and writes are reserved at start (runtime);
+     * mantle's input quota does not count cache reads */
+    double total_in = mantle ? z(x->input) : z(x->input) + z(x->cache_read) + z(x->cache_write);
+    if (!isnan(x->adm_reserved) && !isnan(x->adm_admitted) && x->adm_admitted > 0) {
+        f->reservation = x->adm_reserved / x->adm_admitted;
+        f->reservation_source = "admission";
+    } else if (!isnan(x->max_tokens) && !isnan(x->inv) && x->inv > 0) {
+        f->reservation = total_in / x->inv + x->max_tokens;
+        f->reservation_source = "cloudwatch";
+    }
+    if (!isnan(x->adm_in_flight)) {
+        f->in_flight = x->adm_in_flight;
+        f->in_flight_source = "admission";
+    } else if (!isnan(bt_littles_law(x->inv, x->lat_avg))) {
+        f->in_flight = bt_littles_law(x->inv, x->lat_avg);
+        f->in_flight_source = "littles-law";
+    }
+    if (!isnan(x->adm_held)) {
+        f->held = x->adm_held;
+        f->held_source = "admission";
+    } else if (!isnan(f->in_flight) && (f->in_flight == 0 || !isnan(f->reservation))) {
+        f->held = f->in_flight == 0 ? 0 : f->in_flight * f->reservation;
+        f->held_source = f->in_flight_source;
+    }
+    if (!isnan(x->adm_reserved)) {
+        f->reserved_per_min = x->adm_reserved;
+        f->reserved_source = "admission";
+    } else if (!isnan(x->inv) && (x->inv == 0 || !isnan(f->reservation))) {
+        f->reserved_per_min = x->inv == 0 ? 0 : x->inv * f->reservation;
+        f->reserved_source = "cloudwatch";
+    }
+    if (mantle)
+        f->settled = x->input;
+    else if (!isnan(x->input) || !isnan(x->output))
+        f->settled = bt_settled_tpm(z(x->input), z(x->cache_write), z(x->output), rt->burndown);
+    f->estimated = mantle ? NAN : x->estimated;
+    double base = nanmax(f->settled, f->estimated);
+    if (!isnan(f->held)) {
+        f->used = z(base) + f->held;
+    } else if (!isnan(f->reserved_per_min)) {
+        /* in flight unknown: every reservation of the minute, an upper bound */
+        f->used = nanmax(base, f->reserved_per_min);
+        f->upper_bound = true;
+        f->held_source = "upper-bound";
+    } else {
+        f->used = base;
+    }
+}
+
+void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
+                       int64_t minute, struct bt_minute_fig *out)
+{
+    struct raw x;
+    minute = bt_minute_floor(minute);
+    read_raw(st, r, &cfg->routes[r], minute, minute, false, &x);
+    figures(&cfg->routes[r], &x, out);
+    if (isnan(x.inv) && isnan(x.input) && isnan(x.output) && isnan(x.estimated) &&
+        isnan(x.adm_in_flight) && isnan(x.adm_reserved))
+        *out = (struct bt_minute_fig){NAN, NAN, NAN, NAN, NAN, NAN, NAN, false, NULL, NULL,
+                                      NULL, NULL};
+}
+
 /* Settled tokens per minute at minute m (NAN without token counts). */
-static double settled_at(const struct bt_store *st, int r,
-                         const struct bt_route *rt, int64_t m)
+static double settled_at(const struct bt_store *st, int r, const struct bt_route *rt, int64_t m)
 {
     double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
     double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
@@ -406,13 +743,26 @@ static double settled_at(const struct bt_store *st, int r,
                           rt->burndown);
 }
 
+static bool source_failing(const struct bt_source_status *s)
+{
+    return s->last_error && s->last_error >= s->last_ok;
+}
+
+/* How long a source may go without a good poll before its data is stale. */
+static int64_t stale_after(const struct bt_config *cfg)
+{
+    double s = 3 * cfg->interval;
+    return (int64_t)(s > 300 ? s : 300);
+}
+
+/* STALE only when a source failed or stopped answering; an idle route is not stale. */
 static void check_staleness(const struct bt_config *cfg, const struct bt_store *st, int r,
-                            int64_t expect, struct bt_eval *e)
+                            struct bt_eval *e)
 {
     const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
     const struct bt_source_status *adm = bt_store_status_c(st, r, BT_SRC_ADMISSION);
     char hm[8];
-    if (cw->last_error && cw->last_error >= cw->last_ok) {
+    if (source_failing(cw)) {
         e->stale = true;
         if (e->minute) {
             bt_fmt_hhmm(e->minute, hm, sizeof hm);
@@ -422,17 +772,17 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
             snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); no data yet",
                      cw->error);
         }
-    } else if (e->minute && e->minute < expect - 180) {
+    } else if (cw->last_ok && e->now - cw->last_ok > stale_after(cfg)) {
         e->stale = true;
-        bt_fmt_hhmm(e->minute, hm, sizeof hm);
+        bt_fmt_hhmm(cw->last_ok, hm, sizeof hm);
         snprintf(e->stale_reason, sizeof e->stale_reason,
-                 "no CloudWatch datapoints since %s UTC (%.0f min older than the publishing lag): "
-                 "collector failing or metric silent", hm, (double)(expect - e->minute) / 60);
+                 "CloudWatch has not answered since %s UTC (%.0f min): collector stopped", hm,
+                 (double)(e->now - cw->last_ok) / 60);
     } else if (!e->minute && !cw->last_ok && !adm->last_ok) {
         e->stale = true;
         snprintf(e->stale_reason, sizeof e->stale_reason, "no data yet: CloudWatch has not answered");
     }
-    if (adm->last_error && adm->last_error >= adm->last_ok) {
+    if (source_failing(adm)) {
         char why[224];
         snprintf(why, sizeof why, "admission counters failing (%s)", adm->error);
         if (e->stale) {
@@ -466,102 +816,115 @@ static double growth(const struct bt_store *st, int r, const enum bt_signal *sig
     return a > 0 ? (b - a) / a : NAN;
 }
 
-static void compute_runtime(const struct bt_route *rt, struct bt_eval *e)
+/* The CloudWatch minute to evaluate: the newest complete one given the publishing
+ * lag. A route whose newest datapoint is older than what the last successful poll
+ * could see (one minute of slack for late publishing) went idle: CloudWatch
+ * publishes nothing for a minute without calls. */
+static int64_t pick_minute(const struct bt_config *cfg, const struct bt_store *st, int r,
+                           int64_t now, bool *idle)
 {
-    e->quota = rt->quota[BT_Q_TPM].value;
-    e->quota_source = rt->quota[BT_Q_TPM].source;
-    e->used = nanmax(nanmax(e->settled, e->estimated), e->reserved);
+    int64_t lag = (int64_t)cfg->cw_lag;
+    int64_t expect = bt_minute_floor(now - lag) - 60;
+    int64_t newest = 0, fresher = 0;
+    for (size_t i = 0; i < BT_ARRAY_LEN(usage_signals); i++) {
+        int64_t m = bt_store_newest(st, r, usage_signals[i], expect);
+        int64_t f = bt_store_newest(st, r, usage_signals[i], now);
+        newest = m > newest ? m : newest;
+        fresher = f > fresher ? f : fresher;
+    }
+    const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
+    *idle = false;
+    if (!cw->last_ok || source_failing(cw) || now - cw->last_ok > stale_after(cfg))
+        return newest; /* no recent good poll: what there is, and STALE says why */
+    if (fresher > expect)
+        return newest; /* calls in a minute not complete yet: not idle */
+    int64_t seen = bt_minute_floor((cw->last_ok < now ? cw->last_ok : now) - lag) - 60;
+    if (newest && newest >= seen - 60)
+        return newest;
+    *idle = true;
+    return seen > newest ? seen : newest + 60;
 }
 
-/* A mantle route's headroom is the side (input or output quota) with less left. */
-static bool mantle_in_binds(const struct bt_eval *e)
-{
-    return isnan(e->out_pct) || (!isnan(e->in_pct) && e->in_pct <= e->out_pct);
-}
-
-static void compute_mantle(const struct bt_route *rt, struct bt_eval *e)
-{
-    e->in_quota = rt->quota[BT_Q_INPUT_TPM].value;
-    e->out_quota = rt->quota[BT_Q_OUTPUT_TPM].value;
-    e->in_used = !isnan(e->reserved) ? e->reserved : e->input_tokens;
-    e->out_used = e->output_tokens;
-    e->in_headroom = e->in_quota - z(e->in_used);
-    e->out_headroom = e->out_quota - z(e->out_used);
-    e->in_pct = 100 * e->in_headroom / e->in_quota;
-    e->out_pct = 100 * e->out_headroom / e->out_quota;
-    bool in_binds = mantle_in_binds(e);
-    e->quota = in_binds ? e->in_quota : e->out_quota;
-    e->quota_source = rt->quota[in_binds ? BT_Q_INPUT_TPM : BT_Q_OUTPUT_TPM].source;
-    e->used = in_binds ? e->in_used : e->out_used;
-    /* Settled on the same side as the quota and used shown beside it: input and
-     * output count against different quotas, so their sum is no figure at all. */
-    if (!isnan(e->settled))
-        e->settled = in_binds ? z(e->input_tokens) : z(e->output_tokens);
-}
-
-void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
-                   struct bt_eval *e)
+/* Everything about one route that does not depend on the other routes. */
+static void eval_route_part(const struct bt_config *cfg, const struct bt_store *st, int r,
+                            int64_t now, struct bt_eval *e)
 {
     const struct bt_route *rt = &cfg->routes[r];
     memset(e, 0, sizeof *e);
     e->route = r;
     e->now = now;
     e->mantle = rt->endpoint == BT_EP_MANTLE;
-    double *nans[] = {&e->settled, &e->estimated, &e->reserved, &e->used, &e->quota,
+    double *nans[] = {&e->settled, &e->estimated, &e->held, &e->used, &e->reserved_per_min,
+                      &e->reservation, &e->in_flight, &e->group_used, &e->quota,
                       &e->headroom_tpm, &e->headroom_pct, &e->fits_more, &e->in_quota,
-                      &e->in_used, &e->in_headroom, &e->in_pct, &e->out_quota, &e->out_used,
-                      &e->out_headroom, &e->out_pct, &e->avg_input, &e->avg_output,
+                      &e->in_used, &e->in_group_used, &e->in_headroom, &e->in_pct,
+                      &e->out_quota, &e->out_used, &e->out_group_used, &e->out_headroom,
+                      &e->out_pct, &e->burndown_measured, &e->avg_input, &e->avg_output,
                       &e->recommended_max_tokens, &e->fits_more_recommended, &e->tokens_today,
-                      &e->offered_growth, &e->accepted_growth};
+                      &e->group_tokens_today, &e->tpd, &e->daily_rate, &e->offered_growth,
+                      &e->accepted_growth, &e->littles_in_flight};
     for (size_t i = 0; i < BT_ARRAY_LEN(nans); i++)
         *nans[i] = NAN;
+    e->burndown = rt->burndown;
+    e->burndown_source = rt->burndown_source;
 
-    /* CloudWatch: the newest minute that should be complete given the publishing lag. */
-    int64_t expect = bt_minute_floor(now - (int64_t)cfg->cw_lag) - 60;
-    for (size_t i = 0; i < BT_ARRAY_LEN(usage_signals); i++) {
-        int64_t m = bt_store_newest(st, r, usage_signals[i], expect);
-        if (m > e->minute)
-            e->minute = m;
-    }
-    int64_t m = e->minute;
-    e->invocations = at(st, r, BT_SIG_INVOCATIONS, m);
-    e->input_tokens = at(st, r, BT_SIG_INPUT_TOKENS, m);
-    e->output_tokens = at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    e->cache_read = at(st, r, BT_SIG_CACHE_READ, m);
-    e->cache_write = at(st, r, BT_SIG_CACHE_WRITE, m);
-    e->throttles = at(st, r, BT_SIG_THROTTLES, m);
-    e->estimated = at(st, r, BT_SIG_ESTIMATED_TPM, m);
-    e->lat_avg = at(st, r, BT_SIG_LATENCY_AVG, m);
-    e->lat_p50 = at(st, r, BT_SIG_LATENCY_P50, m);
-    e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, m);
-    e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, m);
-    if (m && !e->mantle)
-        e->settled = settled_at(st, r, rt, m);
-    else if (m && (!isnan(e->input_tokens) || !isnan(e->output_tokens)))
-        e->settled = z(e->input_tokens) + z(e->output_tokens);
-    /* Cache reads are not charged at completion; one AWS page counts them in the
-     * start-time reservation, hence the option. */
-    double in_charged = z(e->input_tokens) + z(e->cache_write) +
-                        (cfg->cache_read_reserved ? z(e->cache_read) : 0);
-    if (!isnan(e->invocations) && e->invocations > 0) {
-        e->avg_input = in_charged / e->invocations;
-        if (!isnan(e->output_tokens))
-            e->avg_output = e->output_tokens / e->invocations;
-    }
-
-    /* Admission counters: the freshest view, at scrape time. */
+    int64_t m = e->minute = pick_minute(cfg, st, r, now, &e->idle);
     for (size_t i = 0; i < BT_ARRAY_LEN(adm_signals); i++) {
         int64_t am = bt_store_newest(st, r, adm_signals[i], now);
         if (am > e->adm_minute)
             e->adm_minute = am;
     }
     int64_t am = e->adm_minute;
-    e->in_flight = at(st, r, BT_SIG_ADM_IN_FLIGHT, am);
+    struct raw x;
+    read_raw(st, r, rt, m, am, e->idle, &x);
+    struct bt_minute_fig f;
+    figures(rt, &x, &f);
+    e->settled = f.settled;
+    e->estimated = f.estimated;
+    e->reservation = f.reservation;
+    e->in_flight = f.in_flight;
+    e->held = f.held;
+    e->reserved_per_min = f.reserved_per_min;
+    e->used = f.used;
+    e->upper_bound = f.upper_bound;
+    e->reservation_source = f.reservation_source;
+    e->in_flight_source = f.in_flight_source;
+    e->held_source = f.held_source;
+    e->reserved_source = f.reserved_source;
+    e->has_usage = e->idle || !isnan(e->settled) || !isnan(e->estimated) ||
+                   !isnan(e->reserved_per_min) || !isnan(e->held);
+
+    e->invocations = x.inv;
+    e->input_tokens = x.input;
+    e->output_tokens = x.output;
+    e->cache_read = x.cache_read;
+    e->cache_write = x.cache_write;
+    e->lat_avg = x.lat_avg;
+    e->throttles = e->idle ? 0 : at(st, r, BT_SIG_THROTTLES, m);
+    e->lat_p50 = at(st, r, BT_SIG_LATENCY_P50, m);
+    e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, m);
+    e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, m);
+    e->littles_in_flight = bt_littles_law(x.inv, x.lat_avg);
+    e->max_tokens = x.max_tokens;
+    if (!isnan(x.inv) && x.inv > 0) {
+        e->avg_input = (e->mantle ? z(x.input) : z(x.input) + z(x.cache_read) + z(x.cache_write)) /
+                       x.inv;
+        if (!isnan(x.output))
+            e->avg_output = x.output / x.inv;
+    }
+    if (e->mantle) {
+        e->in_used = e->used;
+        e->out_used = x.output;
+    } else if (!isnan(x.estimated) && !isnan(x.output) && x.output >= 100) {
+        /* AWS's estimate is the completion-time charge: solve it for the burndown */
+        e->burndown_measured = (x.estimated - z(x.input) - z(x.cache_write)) / x.output;
+    }
+
     e->conc_limit = at(st, r, BT_SIG_ADM_CONC_LIMIT, am);
     if (isnan(e->conc_limit))
         e->conc_limit = rt->concurrency_limit;
     e->queue_depth = at(st, r, BT_SIG_ADM_QUEUE, am);
-    e->admitted = at(st, r, BT_SIG_ADM_ADMITTED, am);
+    e->admitted = x.adm_admitted;
     e->rejected = at(st, r, BT_SIG_ADM_REJECTED, am);
     e->retries = at(st, r, BT_SIG_ADM_RETRIES, am);
     e->completed = at(st, r, BT_SIG_ADM_COMPLETED, am);
@@ -569,10 +932,6 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
     e->adm_settled = at(st, r, BT_SIG_ADM_SETTLED, am);
     e->out_p50 = at(st, r, BT_SIG_ADM_OUT_P50, am);
     e->out_p99 = at(st, r, BT_SIG_ADM_OUT_P99, am);
-    e->max_tokens = rt->max_tokens;
-    double gauge_mt = at(st, r, BT_SIG_ADM_MAX_TOKENS, am);
-    if (!isnan(gauge_mt))
-        e->max_tokens = gauge_mt; /* what callers really request beats the config */
     if (am) {
         static const enum bt_signal offered[] = {BT_SIG_ADM_ADMITTED, BT_SIG_ADM_RETRIES,
                                                  BT_SIG_ADM_REJECTED};
@@ -580,74 +939,20 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
         e->offered_growth = growth(st, r, offered, 3, am);
         e->accepted_growth = growth(st, r, accepted, 1, am);
     }
+    for (int s = 0; s < BT_SRC_COUNT; s++)
+        e->last_ok[s] = bt_store_status_c(st, r, (enum bt_source)s)->last_ok;
+    check_staleness(cfg, st, r, e);
 
-    /* reserved: the admission counters' rate, else input + invocations x max_tokens. */
-    double adm_res = at(st, r, BT_SIG_ADM_RESERVED, am);
-    if (!isnan(adm_res)) {
-        e->reserved = adm_res;
-        e->reserved_source = "admission";
-    } else if (!isnan(e->max_tokens) && !isnan(e->invocations)) {
-        e->reserved = in_charged + e->invocations * e->max_tokens;
-        e->reserved_source = "max_tokens";
-    }
-    e->has_usage = !isnan(e->settled) || !isnan(e->estimated) || !isnan(e->reserved);
-
-    if (e->mantle)
-        compute_mantle(rt, e);
-    else
-        compute_runtime(rt, e);
-
-    check_staleness(cfg, st, r, expect, e);
-
-    /* No usage seen: a route that CloudWatch answered for is idle (used 0); a
-     * route never polled has unknown usage. */
-    const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
-    double used = e->used;
-    if (!e->has_usage && cw->last_ok && !e->stale)
-        used = 0;
-    if (!isnan(e->quota) && !isnan(used)) {
-        if (e->mantle) {
-            bool in_binds = mantle_in_binds(e);
-            e->headroom_tpm = in_binds ? e->in_headroom : e->out_headroom;
-            e->headroom_pct = in_binds ? e->in_pct : e->out_pct;
-        } else {
-            e->headroom_tpm = e->quota - used;
-            e->headroom_pct = 100 * e->headroom_tpm / e->quota;
-        }
-    }
-    double headroom_in = e->mantle ? e->in_headroom : e->headroom_tpm;
-    e->fits_more = bt_fits_more(headroom_in, e->avg_input, e->max_tokens);
-    if (isnan(e->fits_more) && !isnan(adm_res) && !isnan(e->admitted) && e->admitted > 0)
-        e->fits_more = bt_fits_more(headroom_in, 0, adm_res / e->admitted);
-
-    /* What a right-sized max_tokens would free: p99 (or 2 x mean) plus the margin. */
-    double basis = !isnan(e->out_p99) ? e->out_p99 : 2 * e->avg_output;
-    if (!isnan(basis) && basis > 0 && !isnan(e->max_tokens)) {
-        double rec = ceil(basis * (1 + cfg->oversize_margin) / 64) * 64;
-        e->recommended_max_tokens = rec;
-        if (!isnan(e->quota) && !isnan(e->invocations)) {
-            double res2 = in_charged + e->invocations * rec;
-            if (e->reserved_source && !strcmp(e->reserved_source, "admission") &&
-                !isnan(e->admitted) && e->admitted > 0)
-                res2 = e->reserved - e->admitted * (e->max_tokens - rec);
-            double used2 = e->mantle ? res2 : nanmax(nanmax(e->settled, e->estimated), res2);
-            double q = e->mantle ? e->in_quota : e->quota;
-            e->fits_more_recommended = bt_fits_more(q - used2, e->avg_input, rec);
-        }
-    }
-
-    /* Tokens today: settled per minute summed since UTC midnight (within history). */
-    e->tpd = rt->quota[BT_Q_TPD].value;
+    /* Tokens today: the day's sums from CloudWatch (check's one-day queries), else
+     * settled per minute summed since UTC midnight (within history). */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
-    double day_in = m ? bt_store_at(st, r, BT_SIG_DAY_INPUT_TOKENS, m - (m % 86400)) : NAN;
-    double day_out = m ? bt_store_at(st, r, BT_SIG_DAY_OUTPUT_TOKENS, m - (m % 86400)) : NAN;
-    if (!isnan(e->tpd) && m && (!isnan(day_in) || !isnan(day_out))) {
-        /* the day's sums as CloudWatch gave them (check's one-day-Period queries) */
-        e->tokens_today = bt_settled_tpm(
-            z(day_in), z(bt_store_at(st, r, BT_SIG_DAY_CACHE_WRITE, m - (m % 86400))), z(day_out),
-            rt->burndown);
-    } else if (!isnan(e->tpd) && m) {
-        int64_t day = m - (m % 86400);
+    int64_t day = m - (m % 86400);
+    double day_in = m ? bt_store_at(st, r, BT_SIG_DAY_INPUT_TOKENS, day) : NAN;
+    double day_out = m ? bt_store_at(st, r, BT_SIG_DAY_OUTPUT_TOKENS, day) : NAN;
+    if (m && (!isnan(day_in) || !isnan(day_out))) {
+        e->tokens_today = bt_settled_tpm(z(day_in), z(bt_store_at(st, r, BT_SIG_DAY_CACHE_WRITE, day)),
+                                         z(day_out), rt->burndown);
+    } else if (m && !isnan(rt->quota[BT_Q_TPD].value)) {
         double sum = 0;
         for (int64_t t = day; t <= m; t += 60) {
             double v = settled_at(st, r, rt, t);
@@ -656,15 +961,273 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
         }
         e->tokens_today = sum;
     }
+}
 
-    e->status = BT_ST_OK;
-    for (int i = 0; i < BT_W_COUNT && e->nwarn < BT_MAX_WARN; i++) {
-        struct bt_warning *w = &e->warnings[e->nwarn];
-        memset(w, 0, sizeof *w);
-        if (rules[i].check(cfg, rt, e, w)) {
-            w->code = rules[i].code;
-            e->status = bt_status_worse(e->status, w->severity);
-            e->nwarn++;
+/* The quota of a group: the best-sourced value any member knows (first on ties). */
+static const struct bt_quota *group_quota(const struct bt_config *cfg, const int *members, int n,
+                                          enum bt_quota_kind k)
+{
+    const struct bt_quota *best = NULL;
+    for (int i = 0; i < n; i++) {
+        const struct bt_quota *q = &cfg->routes[members[i]].quota[k];
+        if (isnan(q->value))
+            continue;
+        if (!best || bt_quota_rank(q->source) > bt_quota_rank(best->source))
+            best = q;
+    }
+    return best;
+}
+
+static double qval(const struct bt_quota *q)
+{
+    return q ? q->value : NAN;
+}
+
+static double pct_of(double headroom, double quota)
+{
+    return isnan(headroom) || isnan(quota) || quota <= 0 ? NAN : 100 * headroom / quota;
+}
+
+/* A mantle route's binding side: the one with less headroom left (a side with a
+ * quota of 0 binds; an unknown side never does; input on a tie). */
+static enum bt_side mantle_binding(const struct bt_eval *e)
+{
+    if (e->in_quota == 0)
+        return BT_SIDE_INPUT;
+    if (e->out_quota == 0)
+        return BT_SIDE_OUTPUT;
+    if (isnan(e->out_pct))
+        return BT_SIDE_INPUT;
+    if (isnan(e->in_pct))
+        return BT_SIDE_OUTPUT;
+    return e->out_pct < e->in_pct ? BT_SIDE_OUTPUT : BT_SIDE_INPUT;
+}
+
+/* Headroom, fits, warnings: ev[0..n) are the evaluations of one quota group's
+ * routes members[0..n), their route parts done. */
+static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, const int *members,
+                       int n)
+{
+    bool mantle = ev[0]->mantle;
+    const struct bt_quota *q = group_quota(cfg, members, n, mantle ? BT_Q_INPUT_TPM : BT_Q_TPM);
+    const struct bt_quota *qo = mantle ? group_quota(cfg, members, n, BT_Q_OUTPUT_TPM) : NULL;
+    const struct bt_quota *qd = group_quota(cfg, members, n, BT_Q_TPD);
+    double used = NAN, out_used = NAN, today = NAN, rate = NAN;
+    for (int i = 0; i < n; i++) {
+        const struct bt_eval *m = ev[i];
+        used = nanadd(used, m->used);
+        out_used = nanadd(out_used, m->out_used);
+        today = nanadd(today, m->tokens_today);
+        rate = nanadd(rate, mantle ? NAN : m->settled);
+    }
+    for (int i = 0; i < n; i++) {
+        struct bt_eval *e = ev[i];
+        const struct bt_route *rt = &cfg->routes[e->route];
+        e->nshared = 0;
+        e->group_leader = members[0];
+        for (int j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            if (e->nshared < BT_MAX_SHARED)
+                e->shared_with[e->nshared] = members[j];
+            e->nshared++;
+        }
+        e->tpd = qval(qd);
+        e->group_tokens_today = isnan(e->tpd) ? NAN : today;
+        e->daily_rate = rate;
+        double quota = qval(q);
+        const struct bt_quota *src = q;
+        double head = isnan(quota) || isnan(e->used) ? NAN : quota - used;
+        if (mantle) {
+            e->in_quota = quota;
+            e->in_used = e->used;
+            e->in_group_used = used;
+            e->in_headroom = head;
+            e->in_pct = pct_of(head, quota);
+            e->out_quota = qval(qo);
+            e->out_group_used = out_used;
+            e->out_headroom = isnan(e->out_quota) || isnan(e->out_used) ? NAN
+                                                                          : e->out_quota - out_used;
+            e->out_pct = pct_of(e->out_headroom, e->out_quota);
+            e->binding = mantle_binding(e);
+        }
+        /* fits and what a right-sized max_tokens would free: from the input side */
+        e->fits_more = bt_fits_more(head, e->reservation);
+        double basis = !isnan(e->out_p99) ? e->out_p99 : 2 * e->avg_output;
+        if (!isnan(basis) && basis > 0 && !isnan(e->max_tokens)) {
+            double rec = ceil(basis * (1 + cfg->oversize_margin) / 64) * 64;
+            e->recommended_max_tokens = rec;
+            if (!isnan(head) && !isnan(e->reservation) && e->reservation > 0) {
+                double r2 = e->reservation - e->max_tokens + rec;
+                double k = r2 / e->reservation;
+                double base = e->upper_bound ? nanmax(e->settled, e->estimated)
+                                             : e->used - z(e->held);
+                double used2 = e->upper_bound ? nanmax(base, e->reserved_per_min * k)
+                                              : z(base) + z(e->held) * k;
+                e->fits_more_recommended = bt_fits_more(head + e->used - used2, r2);
+            }
+        }
+        e->group_used = used;
+        if (mantle && e->binding == BT_SIDE_OUTPUT) {
+            /* the route's figures follow the side that binds */
+            src = qo;
+            quota = e->out_quota;
+            head = e->out_headroom;
+            e->group_used = out_used;
+            e->settled = e->used = e->out_used;
+            e->held = 0;
+            e->reserved_per_min = NAN;
+            e->upper_bound = false;
+            if (!isnan(head) && head <= 0)
+                e->fits_more = 0;
+        }
+        e->quota = quota;
+        e->quota_source = src ? src->source : BT_QS_UNKNOWN;
+        bt_strlcpy(e->quota_code, src ? src->code : "", sizeof e->quota_code);
+        e->headroom_tpm = head;
+        e->headroom_pct = pct_of(head, quota);
+        if (quota == 0)
+            e->fits_more = 0; /* no usable quota: nothing fits, whatever is known */
+
+        e->status = BT_ST_OK;
+        e->nwarn = 0;
+        for (int k = 0; k < BT_W_COUNT && e->nwarn < BT_MAX_WARN; k++) {
+            struct bt_warning *w = &e->warnings[e->nwarn];
+            memset(w, 0, sizeof *w);
+            if (rules[k].check(cfg, rt, e, w)) {
+                w->code = rules[k].code;
+                if (!w->action)
+                    w->action = rules[k].action;
+                e->status = bt_status_worse(e->status, w->severity);
+                e->nwarn++;
+            }
         }
     }
+}
+
+struct keyed {
+    int route;
+    bool coded;
+    char key[512];
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->route - y->route;
+}
+
+static int find(int *up, int i)
+{
+    while (up[i] != i)
+        i = up[i] = up[up[i]];
+    return i;
+}
+
+static void unite(int *up, int a, int b)
+{
+    a = find(up, a);
+    b = find(up, b);
+    if (a != b)
+        up[a > b ? a : b] = a < b ? a : b; /* the lower route index leads */
+}
+
+/* The quota group of every route, as the lowest route index in it: routes with
+ * the same quota code share; a route whose code is unknown shares with the routes
+ * of its model, Region, endpoint and inference type (routes of one model with
+ * different known codes, such as a 1M-context quota, stay apart). */
+static int *quota_groups(const struct bt_config *cfg)
+{
+    int n = cfg->nroutes;
+    int *up = bt_xcalloc((size_t)n, sizeof *up);
+    struct keyed *k = bt_xcalloc((size_t)n, sizeof *k);
+    for (int i = 0; i < n; i++)
+        up[i] = i;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            const struct bt_route *r = &cfg->routes[i];
+            k[i].route = i;
+            k[i].coded = route_quota_code(r)[0] != '\0';
+            if (pass == 0)
+                bt_quota_group_key(r, k[i].key, sizeof k[i].key);
+            else
+                model_key(r, k[i].key, sizeof k[i].key);
+        }
+        qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+        for (int i = 0; i < n;) {
+            int j = i + 1;
+            while (j < n && !strcmp(k[j].key, k[i].key))
+                j++;
+            for (int m = i + 1; m < j; m++)
+                if (pass == 0 || !k[m].coded || !k[i].coded)
+                    unite(up, k[i].route, k[m].route);
+            i = j;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        up[i] = find(up, i);
+    free(k);
+    return up;
+}
+
+void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
+                 struct bt_eval *evals)
+{
+    int n = cfg->nroutes;
+    if (n <= 0)
+        return;
+    int *group = quota_groups(cfg);
+    int *first = bt_xcalloc((size_t)n, sizeof *first); /* members chained by route order */
+    int *next = bt_xcalloc((size_t)n, sizeof *next);
+    int *members = bt_xcalloc((size_t)n, sizeof *members);
+    struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
+    for (int r = 0; r < n; r++)
+        first[r] = -1;
+    for (int r = n - 1; r >= 0; r--) {
+        eval_route_part(cfg, st, r, now, &evals[r]);
+        next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
+        first[group[r]] = r;
+    }
+    for (int g = 0; g < n; g++) {
+        if (group[g] != g)
+            continue;
+        int cnt = 0;
+        for (int r = first[g]; r >= 0 && cnt < n; r = next[r]) {
+            members[cnt] = r;
+            ev[cnt++] = &evals[r];
+        }
+        eval_group(cfg, ev, members, cnt);
+    }
+    free(ev);
+    free(members);
+    free(next);
+    free(first);
+    free(group);
+}
+
+void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
+                   struct bt_eval *out)
+{
+    int *group = quota_groups(cfg);
+    int n = 0, self = 0;
+    int *members = bt_xcalloc((size_t)cfg->nroutes, sizeof *members);
+    for (int i = 0; i < cfg->nroutes; i++) {
+        if (group[i] == group[r]) {
+            if (i == r)
+                self = n;
+            members[n++] = i;
+        }
+    }
+    struct bt_eval *scratch = bt_xcalloc((size_t)n, sizeof *scratch);
+    struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
+    for (int i = 0; i < n; i++) {
+        ev[i] = i == self ? out : &scratch[i];
+        eval_route_part(cfg, st, members[i], now, ev[i]);
+    }
+    eval_group(cfg, ev, members, n);
+    free(ev);
+    free(scratch);
+    free(members);
+    free(group);
 }

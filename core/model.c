@@ -1,6 +1,7 @@
 #include "core/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,7 @@ void bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
         if (isnan(se->v[k]) || a < se->arr[k])
             se->arr[k] = (int32_t)a; /* visible from its first arrival */
     }
-    se->v[k] = (float)smp->value;
+    se->v[k] = smp->value;
     if (s->tap.sample)
         s->tap.sample(s->tap.arg, smp, arrival);
     struct bt_source_status *st = bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
@@ -233,7 +234,7 @@ const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i)
 
 /* Precedence of quota sources: config beats the account's applied value,
  * which beats a published default. */
-static int quota_rank(enum bt_quota_source q)
+int bt_quota_rank(enum bt_quota_source q)
 {
     switch (q) {
     case BT_QS_CONFIG: return 3;
@@ -260,6 +261,27 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
     }
 }
 
+void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
+                        double burndown, const char *why)
+{
+    snprintf(out, n, "base model %s, %s, burndown %g (%s)", model, bt_inference_name(inf),
+             burndown, why);
+}
+
+static void apply_base_model(struct bt_route *r, const char *text)
+{
+    char model[192], inf[16];
+    double burndown;
+    if (sscanf(text, "base model %191[^,], %15[^,], burndown %lf", model, inf, &burndown) != 3 ||
+        !isfinite(burndown) || burndown < 1 || burndown > 1000)
+        return;
+    for (int i = BT_INF_ON_DEMAND; i <= BT_INF_GLOBAL; i++)
+        if (!strcmp(inf, bt_inference_name((enum bt_inference)i)))
+            r->inference = (enum bt_inference)i;
+    bt_strlcpy(r->base_model, model, sizeof r->base_model);
+    r->burndown = burndown;
+}
+
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
 {
     bt_store_event(s, ev);
@@ -273,7 +295,7 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
         if (ev->route < 0 || ev->route >= s->nroutes || (unsigned)ev->quota_kind >= BT_Q_COUNT)
             break;
         struct bt_quota *q = &routes[ev->route].quota[ev->quota_kind];
-        if (quota_rank(ev->quota_source) < quota_rank(q->source))
+        if (bt_quota_rank(ev->quota_source) < bt_quota_rank(q->source))
             break;
         q->value = ev->value;
         q->source = ev->quota_source;
@@ -281,6 +303,10 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
         bt_strlcpy(q->name, ev->text, sizeof q->name);
         break;
     }
+    case BT_EV_INFO:
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_BASE_MODEL))
+            apply_base_model(&routes[ev->route], ev->text);
+        break;
     case BT_EV_OK:
     case BT_EV_ERROR:
         if (ev->route >= 0) {
@@ -300,8 +326,13 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
 {
     s->horizon = t;
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
-    for (int r = 0; r < s->nroutes; r++)
+    for (int r = 0; r < s->nroutes; r++) {
         memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
+        /* what events change besides quotas: an application profile's base model */
+        bt_strlcpy(routes[r].base_model, base_routes[r].base_model, sizeof routes[r].base_model);
+        routes[r].inference = base_routes[r].inference;
+        routes[r].burndown = base_routes[r].burndown;
+    }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)
             apply_event(s, routes, &s->log[i]);

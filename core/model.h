@@ -40,7 +40,8 @@
     X(ADM_OUT_P99, "adm_output_p99", "bedrock_admission_output_tokens", "p99", NULL, ADMISSION) \
     X(DAY_INPUT_TOKENS, "day_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH)          \
     X(DAY_OUTPUT_TOKENS, "day_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)       \
-    X(DAY_CACHE_WRITE, "day_cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH)
+    X(DAY_CACHE_WRITE, "day_cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH) \
+    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION)
 
 enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
 
@@ -70,6 +71,8 @@ enum bt_quota_source { BT_QS_UNKNOWN, BT_QS_SERVICE_QUOTAS, BT_QS_CONFIG, BT_QS_
 const char *bt_endpoint_name(enum bt_endpoint e);
 const char *bt_inference_name(enum bt_inference i);
 const char *bt_quota_source_name(enum bt_quota_source s);
+/* Precedence of quota sources: config 3 > service-quotas 2 > default 1 > unknown 0. */
+int bt_quota_rank(enum bt_quota_source s);
 /* Infers the inference route from a model/profile ID prefix (us., eu., global., ...). */
 enum bt_inference bt_inference_from_model(const char *model_id);
 
@@ -95,6 +98,7 @@ struct bt_route {
     char region[32];
     char profile[64];
     char project[64];        /* mantle Project dimension (optional) */
+    char context[16];        /* context-length variant of the quota ("" standard, "1m") */
     enum bt_endpoint endpoint;
     enum bt_inference inference;
     enum bt_priority priority;
@@ -117,7 +121,7 @@ struct bt_threshold {
 /* A ring of per-minute values for one route and one signal; allocated on
  * first sample so memory follows what is actually observed. */
 struct bt_series {
-    float *v;                /* NAN = no data */
+    double *v;               /* NAN = no data; full precision (a day's sum exceeds a float's 24 bits) */
     int32_t *arr;            /* replay: first arrival - minute, seconds (NULL live) */
     int64_t base;            /* minute (epoch s) stored at slot (base/60) % cap */
     int64_t newest;          /* newest minute present, 0 if none */
@@ -201,7 +205,16 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
                                                  enum bt_source src);
 
 
-/* Records an event and applies it: BT_EV_QUOTA sets a route's quota,
+/* BT_EV_INFO with code BT_EVCODE_BASE_MODEL: an application inference profile was
+ * resolved (GetInferenceProfile). Its text, "base model ID, INFERENCE, burndown N
+ * ...", is applied to the route (base_model, inference, burndown), so that a replay
+ * shows what the live screen showed. */
+#define BT_EVCODE_BASE_MODEL "BASE_MODEL"
+void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
+                        double burndown, const char *why);
+
+/* Records an event and applies it: BT_EV_QUOTA sets a route's quota, BT_EVCODE_BASE_MODEL
+ * a route's base model,
  * BT_EV_ERROR/BT_EV_OK update the source status (route -1: every route). */
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
 #endif

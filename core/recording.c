@@ -33,11 +33,19 @@ static cJSON *route_json(const struct bt_route *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", r->name);
     cJSON_AddStringToObject(o, "model", r->model);
+    if (r->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", r->base_model);
     cJSON_AddStringToObject(o, "region", r->region);
     if (r->profile[0])
         cJSON_AddStringToObject(o, "profile", r->profile);
     if (r->project[0])
         cJSON_AddStringToObject(o, "project", r->project);
+    if (r->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", r->base_model);
+    if (r->account[0])
+        cJSON_AddStringToObject(o, "account", r->account);
+    if (r->context[0])
+        cJSON_AddStringToObject(o, "context", r->context);
     cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(r->endpoint));
     cJSON_AddStringToObject(o, "inference", bt_inference_name(r->inference));
     cJSON_AddStringToObject(o, "priority", r->priority == BT_PRIO_OFFLINE ? "offline" : "online");
@@ -98,7 +106,6 @@ static char *header_json(const struct bt_config *cfg, const char *mode, int64_t 
     cJSON_AddNumberToObject(c, "oversize_factor", cfg->oversize_factor);
     cJSON_AddNumberToObject(c, "oversize_margin", cfg->oversize_margin);
     cJSON_AddNumberToObject(c, "retry_share", cfg->retry_share);
-    cJSON_AddBoolToObject(c, "cache_read_reserved", cfg->cache_read_reserved);
     cJSON_AddNumberToObject(c, "history_minutes", cfg->history_minutes);
     cJSON *routes = cJSON_AddArrayToObject(h, "routes");
     for (int i = 0; i < cfg->nroutes; i++)
@@ -170,8 +177,12 @@ static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
     } else {
         bt_buf_putc(&r->line, ',');
     }
-    /* floats keep 9 significant digits: the store holds floats, so this round-trips */
-    bt_buf_printf(&r->line, "%d,%.9g", (int)smp->signal, smp->value);
+    /* full double precision, in the fewest digits that read back exactly */
+    char num[32];
+    snprintf(num, sizeof num, "%.15g", smp->value);
+    if (strtod(num, NULL) != smp->value)
+        snprintf(num, sizeof num, "%.17g", smp->value);
+    bt_buf_printf(&r->line, "%d,%s", (int)smp->signal, num);
     r->nsamples++;
 }
 
@@ -332,12 +343,21 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     bt_route_defaults(r);
     bt_strlcpy(r->name, name, sizeof r->name);
     bt_strlcpy(r->model, model, sizeof r->model);
-    if (jstr(o, "region"))
-        bt_strlcpy(r->region, jstr(o, "region"), sizeof r->region);
-    if (jstr(o, "profile"))
-        bt_strlcpy(r->profile, jstr(o, "profile"), sizeof r->profile);
-    if (jstr(o, "project"))
-        bt_strlcpy(r->project, jstr(o, "project"), sizeof r->project);
+    const struct {
+        const char *key;
+        char *dst;
+        size_t n;
+    } strs[] = {
+        {"region", r->region, sizeof r->region},
+        {"profile", r->profile, sizeof r->profile},
+        {"project", r->project, sizeof r->project},
+        {"base_model", r->base_model, sizeof r->base_model},
+        {"account", r->account, sizeof r->account},
+        {"context", r->context, sizeof r->context},
+    };
+    for (size_t i = 0; i < BT_ARRAY_LEN(strs); i++)
+        if (jstr(o, strs[i].key))
+            bt_strlcpy(strs[i].dst, jstr(o, strs[i].key), strs[i].n);
     int e = name_index(eps, 2, jstr(o, "endpoint"));
     r->endpoint = e == 1 ? BT_EP_MANTLE : BT_EP_RUNTIME;
     int inf = name_index(infs, 3, jstr(o, "inference"));
@@ -434,7 +454,6 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         c->oversize_margin = d;
     if (jnum(cj, "retry_share", &d))
         c->retry_share = d;
-    c->cache_read_reserved = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cj, "cache_read_reserved"));
     const cJSON *routes = cJSON_GetObjectItemCaseSensitive(h, "routes");
     int nr = cJSON_GetArraySize(routes);
     if (!cJSON_IsArray(routes) || nr > 100000) {

@@ -13,7 +13,7 @@
 
 #define BT_REC_FORMAT "bedtop-recording"
 #define BT_REC_MAJOR 1
-#define BT_REC_MINOR 1
+#define BT_REC_MINOR 2
 
 struct bt_recorder;
 /* Creates path (0600, refuses to overwrite) and writes the header. */

@@ -33,8 +33,7 @@ void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
     r->status = BT_ST_OK;
     r->mode = "live";
     r->metrics_per_poll = r->metrics_per_day = NAN;
-    for (int i = 0; i < r->n; i++)
-        bt_eval_route(cfg, st, i, now, &r->evals[i]);
+    bt_eval_all(cfg, st, now, r->evals); /* routes on one quota are evaluated together */
     bt_report_select(r, NULL, BT_ST_WARN);
 }
 
@@ -104,13 +103,31 @@ static void add_time(cJSON *o, const char *k, int64_t t)
     cJSON_AddStringToObject(o, k, iso);
 }
 
+/* Fractions that matter (0.25 calls in flight, burndown 4.98): two decimals. */
+static void add_dec(cJSON *o, const char *k, double v)
+{
+    if (isnan(v) || isinf(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, round(v * 100) / 100);
+}
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+    if (v && *v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
 /* One side of a mantle route (input or output TPM): its own quota and headroom. */
 static void add_mantle_side(cJSON *m, const char *side, double quota, double used,
-                            double headroom, double pct)
+                            double group_used, double headroom, double pct)
 {
     cJSON *o = cJSON_AddObjectToObject(m, side);
     add_num(o, "quota", quota);
     add_num(o, "used", used);
+    add_num(o, "group_used", group_used);
     add_num(o, "headroom_tpm", headroom);
     add_pct(o, "headroom_pct", pct);
 }
@@ -122,54 +139,81 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", rt->name);
     cJSON_AddStringToObject(o, "model_id", rt->model);
+    if (rt->base_model[0])
+        cJSON_AddStringToObject(o, "base_model", rt->base_model);
+    else
+        cJSON_AddNullToObject(o, "base_model");
+    if (rt->project[0])
+        cJSON_AddStringToObject(o, "project", rt->project);
+    if (rt->account[0])
+        cJSON_AddStringToObject(o, "account", rt->account);
     cJSON_AddStringToObject(o, "region", rt->region);
     cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(rt->endpoint));
     cJSON_AddStringToObject(o, "inference", bt_inference_name(rt->inference));
     cJSON_AddStringToObject(o, "priority", rt->priority == BT_PRIO_OFFLINE ? "offline" : "online");
 
+    /* the quota the route draws from: its group's (docs/headroom.md) */
     cJSON *q = cJSON_AddObjectToObject(o, "quota");
-    add_num(q, "tpm", e->mantle ? NAN : rt->quota[BT_Q_TPM].value);
-    add_num(q, "rpm", rt->quota[BT_Q_RPM].value);
-    add_num(q, "tpd", rt->quota[BT_Q_TPD].value);
+    add_num(q, "tpm", e->mantle ? NAN : e->quota);
+    /* RPM is retired (not enforced since 2026-05-27): never a bound, listed apart */
+    cJSON_AddNullToObject(q, "rpm");
+    add_num(q, "rpm_not_enforced", rt->quota[BT_Q_RPM].value);
+    add_num(q, "tpd", e->tpd);
     if (e->mantle) {
-        add_num(q, "input_tpm", rt->quota[BT_Q_INPUT_TPM].value);
-        add_num(q, "output_tpm", rt->quota[BT_Q_OUTPUT_TPM].value);
+        add_num(q, "input_tpm", e->in_quota);
+        add_num(q, "output_tpm", e->out_quota);
     }
     cJSON_AddStringToObject(q, "source", bt_quota_source_name(e->quota_source));
+    add_str(q, "code", e->quota_code);
+    cJSON *sw = cJSON_AddArrayToObject(q, "shared_with");
+    for (int k = 0; k < e->nshared && k < BT_MAX_SHARED; k++)
+        cJSON_AddItemToArray(sw, cJSON_CreateString(r->cfg->routes[e->shared_with[k]].name));
     const struct bt_quota *tq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
-    if (tq->code[0])
-        cJSON_AddStringToObject(q, "code", tq->code);
+    if (tq->name[0])
+        cJSON_AddStringToObject(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);
 
     cJSON *t = cJSON_AddObjectToObject(o, "tpm");
     add_num(t, "settled", e->settled);
     add_num(t, "estimated", e->estimated);
-    add_num(t, "reserved", e->reserved);
-    if (e->reserved_source)
-        cJSON_AddStringToObject(t, "reserved_source", e->reserved_source);
-    else
-        cJSON_AddNullToObject(t, "reserved_source");
+    add_num(t, "held", e->held);
+    add_str(t, "held_source", e->held_source);
     add_num(t, "used", e->used);
+    cJSON_AddBoolToObject(t, "upper_bound", e->upper_bound);
+    add_num(t, "reserved_per_min", e->reserved_per_min);
+    add_str(t, "reserved_source", e->reserved_source);
+    add_num(t, "reserved", e->reserved_per_min); /* version 1 name, kept for scripts */
+    add_num(t, "group_used", e->group_used);
 
+    add_num(o, "reservation_per_call", e->reservation);
+    add_str(o, "reservation_source", e->reservation_source);
+    add_dec(o, "in_flight", e->in_flight);
+    add_str(o, "in_flight_source", e->in_flight_source);
     add_num(o, "headroom_tpm", e->headroom_tpm);
     add_pct(o, "headroom_pct", e->headroom_pct);
     add_num(o, "fits_more", e->fits_more);
     if (e->mantle) {
         cJSON *m = cJSON_AddObjectToObject(o, "mantle");
-        add_mantle_side(m, "input", e->in_quota, e->in_used, e->in_headroom, e->in_pct);
-        add_mantle_side(m, "output", e->out_quota, e->out_used, e->out_headroom, e->out_pct);
+        add_mantle_side(m, "input", e->in_quota, e->in_used, e->in_group_used, e->in_headroom,
+                        e->in_pct);
+        add_mantle_side(m, "output", e->out_quota, e->out_used, e->out_group_used,
+                        e->out_headroom, e->out_pct);
+        cJSON_AddStringToObject(m, "binding", bt_side_name(e->binding));
     }
     add_num(o, "max_tokens", e->max_tokens);
-    cJSON_AddNumberToObject(o, "burndown", rt->burndown);
+    add_dec(o, "burndown", e->burndown);
+    cJSON_AddStringToObject(o, "burndown_source", e->burndown_source ? e->burndown_source : "default");
+    add_dec(o, "burndown_measured", e->burndown_measured);
     add_num(o, "invocations_per_min", e->invocations);
     add_num(o, "throttles_per_min", e->throttles);
     cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");
     add_num(l, "p50", e->lat_p50);
     add_num(l, "p99", e->lat_p99);
-    add_num(o, "in_flight", e->in_flight);
     add_num(o, "concurrency_limit", e->conc_limit);
     add_num(o, "tokens_today", e->tokens_today);
+    add_num(o, "tokens_today_group", e->group_tokens_today);
     add_time(o, "data_minute", e->minute);
     add_time(o, "admission_at", e->adm_minute);
+    cJSON_AddBoolToObject(o, "idle", e->idle);
     cJSON_AddBoolToObject(o, "stale", e->stale);
     cJSON_AddStringToObject(o, "status", bt_status_name(e->status));
     cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
@@ -180,7 +224,8 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
                                                     ? "info"
                                                     : bt_status_name(e->warnings[w].severity));
         cJSON_AddStringToObject(wj, "message", e->warnings[w].message);
-        cJSON_AddStringToObject(wj, "action", bt_wcode_action(e->warnings[w].code));
+        cJSON_AddStringToObject(wj, "action", e->warnings[w].action ? e->warnings[w].action
+                                                  : bt_wcode_action(e->warnings[w].code));
         cJSON_AddItemToArray(ws, wj);
     }
     return o;

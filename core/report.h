@@ -1,4 +1,4 @@
-/* `bedtop check` output: JSON (DESIGN.md schema), an aligned text table and
+/* `bedtop check` output: JSON (data/check.schema.json), an aligned text table and
  * Prometheus text for node-exporter's textfile collector (core/exposition.h). */
 #ifndef BEDTOP_REPORT_H
 #define BEDTOP_REPORT_H

@@ -157,7 +157,7 @@ static void row_figures(const struct bt_eval *e, struct text_row *t)
     bt_fmt_tokens(e->quota, t->quota, sizeof t->quota);
     bt_fmt_tokens(e->settled, t->settled, sizeof t->settled);
     bt_fmt_tokens(e->estimated, t->est, sizeof t->est);
-    bt_fmt_tokens(e->reserved, t->res, sizeof t->res);
+    bt_fmt_tokens(e->held, t->res, sizeof t->res);
     bt_fmt_pct(e->headroom_pct, t->pct, sizeof t->pct);
     bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
     bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
@@ -197,7 +197,7 @@ static void table_compact(const struct bt_report *r, const int *idx, int n, bool
         wname = TEXT_WIDTH - fixed;
     put_cell(b, "ROUTE", wname, false);
     bt_buf_printf(b, "  %-8s %6s %6s %6s %6s %6s %5s %5s %5s\n", "STATUS", "QUOTA", "SETTLD",
-                  "ESTIM", "RESERV", "HEAD%", "FITS", "THR/M", "P99");
+                  "ESTIM", "HELD", "HEAD%", "FITS", "THR/M", "P99");
     bool stale = false;
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
@@ -236,7 +236,7 @@ static void table_wide(const struct bt_report *r, const int *idx, int n, bool co
     bt_buf_puts(b, " ");
     put_cell(b, "MODEL", wmodel, false);
     bt_buf_printf(b, "  %-14s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n", "REGION",
-                  "EP", "INFERENCE", "QUOTA", "SOURCE", "SETTLED", "ESTIM", "RESERVED", "HEAD%",
+                  "EP", "INFERENCE", "QUOTA", "SOURCE", "SETTLED", "ESTIM", "HELD", "HEAD%",
                   "FITS", "THR/MIN", "P99", "INFL");
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
@@ -302,7 +302,7 @@ static void warnings_text(const struct bt_report *r, const int *idx, int n, bool
         put_wrapped(b, wa->message, 10, 10, width);
         pad(b, 10);
         bt_buf_puts(b, "-> ");
-        put_wrapped(b, bt_wcode_action(wa->code), 13, 13, width);
+        put_wrapped(b, wa->action ? wa->action : bt_wcode_action(wa->code), 13, 13, width);
     }
     free(ws);
 }

@@ -1,6 +1,8 @@
 # bedtop check end to end with admission counters from tests/fake/admission_server.py
 # on 127.0.0.1: reserved tokens growing 25,000/s must read as 1,500,000 TPM, and with a
-# 2,000,000 TPM quota leave 25% headroom; 38 calls in flight against a limit of 25 is
+# the reservation per call 1,500,000 / 600 admitted = 2,500, so 38 calls in flight hold
+# 95,000 of a 2,000,000 TPM quota (headroom contract version 2, docs/headroom.md);
+# 38 calls in flight against a limit of 25 is
 # HIDDEN_PARALLELISM. CloudWatch is pointed at a closed loopback port (no AWS).
 # Until main.c runs the admission collector in `check`, the fake sees no scrape and
 # the suite says so and skips instead of failing.
@@ -50,16 +52,22 @@ expect_eq "two scrapes of the triage endpoint" "$(grep -c '^/text/triage' "$TMP/
 
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($1)" "$TMP/out.json"; }
 # 25,000 tokens/s * 60 = 1,500,000 per minute; allow 3% for the client-measured gap
-expect_eq "reserved TPM from admission counters" \
-    "$(j "abs(r['triage']['tpm']['reserved'] - 1500000) <= 45000")" True
-# (2,000,000 - 1,500,000) / 2,000,000 = 25%
-expect_eq "headroom 25% of the quota" "$(j "abs(r['triage']['headroom_pct'] - 25) <= 1")" True
+expect_eq "reserved per minute from admission counters" \
+    "$(j "abs(r['triage']['tpm']['reserved_per_min'] - 1500000) <= 45000")" True
+# R = 1,500,000 / 600 = 2,500 per call; held = 38 x 2,500 = 95,000 (CloudWatch is
+# unreachable, so nothing settled is known); headroom (2,000,000 - 95,000) / 2,000,000
+# = 95.25% (both rates come from the same two scrapes, so the gap cancels in R)
+expect_eq "reservation per call from the counters' rates" \
+    "$(j "(abs(r['triage']['reservation_per_call'] - 2500) <= 5, r['triage']['reservation_source'])")" "(True, 'admission')"
+expect_eq "held = in flight (admission gauge) x R" \
+    "$(j "(abs(r['triage']['tpm']['held'] - 95000) <= 200, r['triage']['in_flight_source'])")" "(True, 'admission')"
+expect_eq "headroom 95.25% of the quota" "$(j "abs(r['triage']['headroom_pct'] - 95.25) <= 0.1")" True
 expect_eq "in flight vs concurrency limit" \
     "$(j "(r['triage']['in_flight'], r['triage']['concurrency_limit'])")" "(38, 25)"
 expect_eq "HIDDEN_PARALLELISM raised" \
     "$(j "'HIDDEN_PARALLELISM' in [w['code'] for w in r['triage']['warnings']]")" True
 expect_eq "the broken endpoint does not make triage's admission data stale" \
-    "$(j "r['triage']['tpm']['reserved'] is not None and r['broken']['tpm']['reserved'] is None")" True
+    "$(j "r['triage']['tpm']['reserved_per_min'] is not None and r['broken']['tpm']['reserved_per_min'] is None")" True
 check "exit code is a monitoring-plugin code" test "$rc" -ge 0 -a "$rc" -le 3
 
 # The three counter-driven warnings and ESTIMATE_ONLY, with CloudWatch from the fake AWS
@@ -133,6 +141,6 @@ check "no password in any output" bash -c "! grep -q hunter2 '$TMP/out.json' '$T
 run_check --config "$TMP/fleet.conf" --format json --verbose \
     --admission "prometheus+http://127.0.0.1:$port" >"$TMP/out.json" 2>"$TMP/err.txt"
 expect_eq "Prometheus server rate used as is" "$(j "r['triage']['tpm']['reserved']")" 1500000
-expect_eq "--verbose prints the 13 queries" "$(grep -c 'admission query' "$TMP/err.txt")" 13
+expect_eq "--verbose prints the 14 queries (one per admission signal)" "$(grep -c 'admission query' "$TMP/err.txt")" 14
 check "no secret key in verbose output" bash -c "! grep -q EXAMPLEKEY '$TMP/err.txt'"
 finish

@@ -3,24 +3,29 @@
 # HTTP over loopback, SigV4 verified by the fake, CloudWatch and Service Quotas
 # paginated, one GetMetricData throttled and retried. Scenario:
 # tests/fake/scenario_integration.json (per-minute constants), config:
-# tests/fake/integration.conf. Expected numbers by hand (DESIGN.md formulas):
+# tests/fake/integration.conf. Expected numbers by hand (headroom contract version 2,
+# docs/headroom.md). The scenario publishes no InvocationLatency Average, so calls in
+# flight cannot be known (Little's law needs it): used is the per-minute upper bound.
 #
 # triage: us.anthropic.claude-sonnet-4-5 (cross-region), burndown 5, max_tokens 1024
 #   Invocations 100, Input 300,000, CacheWrite 20,000 (published as CacheWriteInputTokens),
-#   Output 50,000, EstimatedTPMQuotaUsage 500,000
+#   CacheRead 80,000, Output 50,000, EstimatedTPMQuotaUsage 500,000
 #   settled   = 300,000 + 20,000 + 50,000 x 5        = 570,000
-#   reserved  = 300,000 + 20,000 + 100 x 1,024        = 422,400
-#   used      = max(570,000, 500,000, 422,400)        = 570,000
+#   R         = (300,000 + 80,000 + 20,000) / 100 + 1,024 = 5,024
+#   reserved_per_min = 100 x 5,024                   = 502,400
+#   used      = max(570,000, 500,000, 502,400)        = 570,000 (upper bound)
 #   quota     = applied cross-region TPM               = 2,000,000 (service-quotas)
 #   headroom  = 2,000,000 - 570,000                   = 1,430,000 -> 71.5 %
-#   fits_more = floor(1,430,000 / (320,000/100 + 1,024)) = floor(338.54) = 338
+#   fits_more = floor(1,430,000 / 5,024) = floor(284.63) = 284
+#   burndown measured = (500,000 - 300,000 - 20,000) / 50,000 = 3.6 vs the table's 5:
+#   BURNDOWN_MISMATCH
 # batch: anthropic.claude-3-haiku (on-demand), burndown 1, max_tokens 500
 #   Invocations 10, Input 5,000, Output 700
-#   settled = 5,700; reserved = 5,000 + 10 x 500 = 10,000; used = 10,000
+#   settled = 5,700; R = 500 + 500 = 1,000; reserved_per_min = 10,000; used = 10,000
 #   quota = no applied value, published default 2,000,000 (default)
-#   headroom = 1,990,000 -> 99.5 %; fits_more = floor(1,990,000 / (500 + 500)) = 1,990
+#   headroom = 1,990,000 -> 99.5 %; fits_more = floor(1,990,000 / 1,000) = 1,990
 # agents: mantle anthropic.claude-opus-4-7, max_tokens 2000, quotas 20M in / 4M out (config)
-#   input used  = 90,000 + 20 x 2,000 = 130,000 -> headroom 19,870,000 (99.35 %)
+#   input used  = max(90,000, 20 x (4,500 + 2,000)) = 130,000 -> headroom 19,870,000 (99.35 %)
 #   output used = 30,000                     -> headroom 3,970,000 (99.25 %) binds;
 #   the JSON rounds percentages to 0.1: 99.3
 # Daily: the applied daily quota 1,000,000,000 is doubled for us. routes; a full
@@ -62,12 +67,17 @@ else
 
     expect_eq "triage quota: applied cross-region TPM" \
         "$(j "$TMP/main.json" "(r['triage']['quota']['tpm'], r['triage']['quota']['source'])")" "(2000000, 'service-quotas')"
-    expect_eq "triage settled / estimated / reserved" \
-        "$(j "$TMP/main.json" "(r['triage']['tpm']['settled'], r['triage']['tpm']['estimated'], r['triage']['tpm']['reserved'])")" \
-        "(570000, 500000, 422400)"
+    expect_eq "triage settled / estimated / reserved per minute / used (upper bound)" \
+        "$(j "$TMP/main.json" "(r['triage']['tpm']['settled'], r['triage']['tpm']['estimated'], r['triage']['tpm']['reserved_per_min'], r['triage']['tpm']['used'], r['triage']['tpm']['upper_bound'])")" \
+        "(570000, 500000, 502400, 570000, True)"
+    expect_eq "triage R includes cache reads; in flight unknown without latency" \
+        "$(j "$TMP/main.json" "(r['triage']['reservation_per_call'], r['triage']['in_flight'], r['triage']['tpm']['held_source'])")" \
+        "(5024, None, 'upper-bound')"
     expect_eq "triage headroom 1,430,000 = 71.5 %" \
         "$(j "$TMP/main.json" "(r['triage']['headroom_tpm'], r['triage']['headroom_pct'])")" "(1430000, 71.5)"
-    expect_eq "triage fits_more 338" "$(j "$TMP/main.json" "r['triage']['fits_more']")" 338
+    expect_eq "triage fits_more 284" "$(j "$TMP/main.json" "r['triage']['fits_more']")" 284
+    expect_eq "triage burndown 5 (table), measured 3.6" \
+        "$(j "$TMP/main.json" "(r['triage']['burndown'], r['triage']['burndown_measured'])")" "(5, 3.6)"
     expect_eq "batch quota: published default" \
         "$(j "$TMP/main.json" "(r['batch']['quota']['tpm'], r['batch']['quota']['source'])")" "(2000000, 'default')"
     expect_eq "batch headroom 1,990,000 = 99.5 %, fits 1,990" \
@@ -77,9 +87,9 @@ else
         "$(j "$TMP/main.json" "(r['agents']['headroom_tpm'], r['agents']['headroom_pct'])")" "(3970000, 99.3)"
     expect_eq "triage daily quota 2 x 1,000,000,000 (cross-region)" \
         "$(j "$TMP/main.json" "r['triage']['quota']['tpd']")" 2000000000
-    expect_eq "status warn: only batch's OVERSIZED_MAX_TOKENS (500 vs 70 mean output)" \
-        "$(j "$TMP/main.json" "(d['status'], sorted(w['code'] for x in d['routes'] for w in x['warnings'] if w['code'] != 'QUOTA_DEFAULT'))")" \
-        "('warn', ['OVERSIZED_MAX_TOKENS'])"
+    expect_eq "status warn: triage's BURNDOWN_MISMATCH, batch's OVERSIZED_MAX_TOKENS (500 vs 70 mean)" \
+        "$(j "$TMP/main.json" "(d['status'], sorted(x['name'] + ' ' + w['code'] for x in d['routes'] for w in x['warnings'] if w['code'] != 'QUOTA_DEFAULT'))")" \
+        "('warn', ['batch OVERSIZED_MAX_TOKENS', 'triage BURNDOWN_MISMATCH'])"
 
     expect_eq "every request's signature verified by the fake" \
         "$(l "$TMP/main.log" "all(x['sig_ok'] and x['token_ok'] for x in L)")" True

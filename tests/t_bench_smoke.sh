@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark generator (tests/bench/gen.py) must not rot: a tiny synthetic
 # recording opens with `bedtop replay --at`, with no line skipped, and bedtop's
-# numbers equal the ones worked out from the file itself (DESIGN.md: settled =
+# numbers equal the ones worked out from the file itself (docs/headroom.md: settled =
 # input + cache write + output x burndown, at the newest minute visible).
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 GEN=$BEDTOP_SRCDIR/tests/bench/gen.py

@@ -16,7 +16,8 @@ for m in $(seq 0 29); do
 done
 expect_eq "JSON validates and exit code matches status at every demo minute" "$bad" 0
 for c in ESTIMATE_ONLY THROTTLED_BELOW_ESTIMATE OVERSIZED_MAX_TOKENS RETRY_LOAD HIDDEN_PARALLELISM \
-         LOW_HEADROOM QUOTA_DEFAULT QUOTA_UNKNOWN STALE DAILY_QUOTA BATCH_CANDIDATE; do
+         LOW_HEADROOM QUOTA_DEFAULT QUOTA_UNKNOWN STALE DAILY_QUOTA BATCH_CANDIDATE \
+         NO_QUOTA SHARED_QUOTA BURNDOWN_MISMATCH; do
     case " $codes " in *" $c "*) ok "demo timeline triggers $c";; *) notok "demo timeline never triggers $c";; esac
 done
 
@@ -28,6 +29,24 @@ expect_eq "minute 12: summarize throttled while the estimate is ~6% of quota" \
     "$(j 12 "r['summarize']['tpm']['estimated'] < 0.1*r['summarize']['quota']['tpm'] and r['summarize']['throttles_per_min']>0")" True
 expect_eq "workers: 40 in flight vs 25" "$(j 10 "(r['workers']['in_flight'], r['workers']['concurrency_limit'])")" "(40, 25)"
 expect_eq "agents is mantle with split quotas" "$(j 10 "(r['agents']['endpoint'], r['agents']['mantle']['input']['quota'], r['agents']['mantle']['output']['quota'])")" "('mantle', 20000000, 4000000)"
+# Headroom v2 story beats (docs/headroom.md): a handful of short calls with max_tokens
+# 64,000 is not critical; the retry storm is blamed on retries, not on max_tokens.
+expect_eq "summarize (10 short calls a minute, max_tokens 64,000) is never crit" \
+    "$(for m in $(seq 0 29); do j "$m" "r['summarize']['status']"; done | grep -c crit)" 0
+expect_eq "minute 12: summarize holds ~0.25 calls in flight (Little's law)" \
+    "$(j 12 "(0.2 < r['summarize']['in_flight'] < 0.3, r['summarize']['in_flight_source'])")" "(True, 'littles-law')"
+expect_eq "minute 16: triage's throttles are put down to retries, not max_tokens" \
+    "$(j 16 "[('retry' in w['message'], 'max_tokens' in w['action']) for w in r['triage']['warnings'] if w['code']=='THROTTLED_BELOW_ESTIMATE']")" "[(True, True)]"
+check "minute 16: ... and its action says lowering max_tokens will not help" \
+    grep -q "lowering max_tokens will not help" "$TMP/m16.json"
+expect_eq "triage and triage-app share one quota" \
+    "$(j 10 "(r['triage']['quota']['shared_with'], r['triage-app']['quota']['shared_with'], r['triage']['headroom_tpm'] == r['triage-app']['headroom_tpm'])")" \
+    "(['triage-app'], ['triage'], True)"
+expect_eq "preview: applied quota 0 is NO_QUOTA crit, headroom_pct null" \
+    "$(j 10 "(r['preview']['status'], r['preview']['headroom_pct'], [w['code'] for w in r['preview']['warnings']])")" \
+    "('crit', None, ['NO_QUOTA'])"
+expect_eq "experiments: burndown measured from the estimate vs the config's 1" \
+    "$(j 10 "(r['experiments']['burndown'], round(r['experiments']['burndown_measured']))")" "(1, 5)"
 expect_eq "experiments goes stale at 20 and recovers by 28" \
     "$(j 20 "r['experiments']['stale']") $(j 28 "r['experiments']['stale']")" "True False"
 
@@ -42,7 +61,7 @@ check "text output has no escape codes when piped" bash -c "! grep -q $'\033' '$
 check "text output has the header row" grep -q '^ROUTE  *STATUS .*HEAD%' "$TMP/t.txt"
 check "text output lists warnings with actions" grep -q -- '-> ' "$TMP/t.txt"
 expect_eq "text rows align (STATUS column at one offset)" \
-    "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
+    "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments|triage-app|preview) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
 
 # 80 columns by default: no line longer than 80 characters (characters, not bytes).
 longest() { python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")))' "$1"; }
@@ -56,11 +75,12 @@ check "check text fits 80 columns at every sampled minute (longest $worst)" test
 check "--wide shows every column (model, region, source, in flight)" \
     grep -q '^ROUTE .*MODEL .*REGION .*SOURCE .*INFL' "$TMP/wide.txt"
 check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
-# Routes crit first, then warn, unknown, ok (minute 16: triage and summarize crit;
-# workers, backfill, legacy warn; experiments unknown; agents ok).
+# Routes crit first, then warn, unknown, ok (minute 16: triage (retry storm) and preview
+# (applied quota 0) crit; summarize, workers, backfill, legacy warn; experiments unknown;
+# agents and triage-app ok).
 expect_eq "routes ordered crit, warn, unknown, ok" \
     "$(awk '/^ROUTE/{on=1;next} on&&/^$/{exit} on{print $2}' "$TMP/t.txt" | paste -sd' ')" \
-    "crit crit warn warn warn unknown ok"
+    "crit crit warn warn warn warn unknown ok ok"
 expect_eq "warnings ordered by severity" \
     "$(awk '/^WARNINGS/{on=1;next} on&&/^(crit|warn|unknown|info) /{print $1}' "$TMP/t.txt" | uniq | paste -sd' ')" \
     "crit warn unknown info"
@@ -94,14 +114,16 @@ expect_rc "check -o into a missing directory exits 3" 3 "$BEDTOP" check --demo -
 check "... one line naming the file" bash -c "[ \$(wc -l <'$TMP/last.err') = 1 ] && grep -q '^bedtop: -o $TMP/no/such/dir: No such file or directory; ' '$TMP/last.err'"
 
 # Exit codes: worst of ok/warn/crit; an unknown route counts as --unknown-as (default
-# warn), so it never masks another route; 3 is "bedtop could not run". Minute 0:
-# summarize and legacy warn, experiments unknown (no quota), nothing crit.
-expect_rc "minute 0: warn + unknown route exits 1 (unknown counts as warn)" 1 "$BEDTOP" check --demo --demo-at 0
-expect_rc "--unknown-as unknown: exits 3" 3 "$BEDTOP" check --demo --demo-at 0 --unknown-as unknown
-expect_rc "--unknown-as crit: exits 2" 2 "$BEDTOP" check --demo --demo-at 0 --unknown-as crit
+# warn), so it never masks another route; 3 is "bedtop could not run". Minute 0 without
+# preview (its applied quota of 0 is crit at every minute): summarize and legacy warn,
+# experiments unknown (no quota), nothing crit.
+m0=(--demo --demo-at 0 --route summarize --route legacy --route experiments --route agents)
+expect_rc "minute 0: warn + unknown route exits 1 (unknown counts as warn)" 1 "$BEDTOP" check "${m0[@]}"
+expect_rc "--unknown-as unknown: exits 3" 3 "$BEDTOP" check "${m0[@]}" --unknown-as unknown
+expect_rc "--unknown-as crit: exits 2" 2 "$BEDTOP" check "${m0[@]}" --unknown-as crit
 expect_rc "only the unknown route: exits 1 by default" 1 "$BEDTOP" check --demo --demo-at 0 --route experiments
 expect_rc "minute 16: crit beside an unknown route exits 2" 2 "$BEDTOP" check --demo --demo-at 16
-"$BEDTOP" check --demo --demo-at 0 --format json >"$TMP/u.json"
+"$BEDTOP" check "${m0[@]}" --format json >"$TMP/u.json"
 expect_eq "JSON status follows the same rule (warn), the route keeps 'unknown'" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], {r["name"]:r["status"] for r in d["routes"]}["experiments"])' "$TMP/u.json")" \
     "warn unknown"
@@ -191,6 +213,24 @@ expect_eq "... and the JSON status says unknown" \
     "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$TMP/last.out")" unknown
 check "... each collector error once, without a doubled prefix, with a remedy" \
     bash -c "grep -q '^bedtop: cloudwatch us-east-1: .*; check the network, the credentials and --endpoint-url' '$TMP/last.err' && ! grep -q 'cloudwatch: cloudwatch' '$TMP/last.err'"
+# A burndown table that cannot be read is an error naming its path, never every model
+# at 1 (Claude Sonnet 4.5 would settle 562,704 instead of 872,784). The binary is run
+# from outside the tree, with BEDTOP_DATADIR pointing at an empty directory.
+mkdir -p "$TMP/bin" "$TMP/nodata"
+cp "$BEDTOP" "$TMP/bin/bedtop"
+if [ -r /usr/local/share/bedtop/burndown.conf ]; then
+    echo "# SKIP missing burndown table: an installed /usr/local/share/bedtop/burndown.conf would be found"
+else
+    BEDTOP_DATADIR=$TMP/nodata "$TMP/bin/bedtop" check --demo >"$TMP/nob.out" 2>"$TMP/nob.err"
+    expect_eq "missing burndown table: exit 3" "$?" 3
+    check "... naming the path it looked for" grep -q "^bedtop: burndown table: $TMP/nodata/burndown.conf: cannot be read" "$TMP/nob.err"
+    check "... nothing on stdout" test ! -s "$TMP/nob.out"
+fi
+mkdir -p "$TMP/baddata"
+printf 'anthropic.claude-sonnet-4* = five\n' >"$TMP/baddata/burndown.conf"
+BEDTOP_DATADIR=$TMP/baddata "$TMP/bin/bedtop" check --demo >"$TMP/bad.out" 2>"$TMP/bad.err"
+expect_eq "unparsable burndown table: exit 3" "$?" 3
+check "... naming file and line" grep -q "$TMP/baddata/burndown.conf:1: bad burndown factor 'five'" "$TMP/bad.err"
 expect_rc "bad --format exits 3" 3 "$BEDTOP" check --demo --format yaml
 expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help

@@ -6,14 +6,21 @@
 # --source prometheus+http://...` must equal `bedtop check` against the fake.
 #
 # Scenario tests/fake/scenario_fleet.json, config tests/fake/fleet.conf; by hand:
-# triage: as t_aws_integration.sh: used 570,000 of 2,000,000 -> headroom 71.5 %, ok
+# triage: us.anthropic.claude-sonnet-4-5 (cross-region), burndown 5, max_tokens 1024, quota 2,000,000
+#   settled  = 300,000 + 20,000 + 50,000 x 5                    = 570,000
+#   R        = (300,000 + 80,000 + 20,000) / 100 + 1,024        = 5,024 per call
+#   in flight (Little's law) = 100 / 60 x 0.9 s                  = 1.5; held = 1.5 x 5,024 = 7,536
+#   used     = max(570,000, 500,000) + 7,536                    = 577,536
+#   headroom = 2,000,000 - 577,536                              = 1,422,464 (71.1 %), ok
 # hot: anthropic.claude-3-haiku on-demand, burndown 1, max_tokens 500, applied quota 1,000,000
 #   settled  = 920,000 + 30,000 x 1         = 950,000
-#   reserved = 920,000 + 100 x 500          = 970,000
-#   used     = max(950,000, 950,000, 970,000) = 970,000
+#   no latency, so calls in flight are unknown: the per-minute bound
+#   reserved = 100 x (920,000 / 100 + 500)  = 970,000
+#   used     = max(950,000, 950,000, 970,000) = 970,000 (upper bound)
 #   headroom = 30,000 -> 3.0 % < crit 5 %   -> LOW_HEADROOM crit, status crit
 #   throttles 5/min while the estimate 950,000 < 1,000,000 -> THROTTLED_BELOW_ESTIMATE
-# agents: mantle, as t_aws_integration.sh (output side binds, 99.25 %)
+# agents: mantle, quotas 20M in / 4M out (config); output 30,000 of 4,000,000 -> 3,970,000 left
+#   (99.25 %), the input side has more left: output binds
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 CONF=$BEDTOP_SRCDIR/tests/fake/fleet.conf
@@ -72,9 +79,9 @@ expect_eq "hot: headroom 30,000 TPM, ratio 0.03, status 2 (crit)" \
     "$(grep -E '^bedtop_(headroom_tokens_per_minute|headroom_ratio|route_status)\{route="hot"' "$TMP/m.prom" | awk '{print $2}' | tr '\n' ' ')" \
     "30000 0.03 2 "
 check "route labels: route, model_id, region, endpoint, inference, quota_group" \
-    grep -q '^bedtop_used_tokens_per_minute{route="hot",model_id="anthropic.claude-3-haiku-20240307-v1:0",region="us-east-1",endpoint="runtime",inference="on-demand",quota_group="us-east-1/L-HAIKUOD"} 970000$' "$TMP/m.prom"
+    grep -q '^bedtop_used_tokens_per_minute{route="hot",model_id="anthropic.claude-3-haiku-20240307-v1:0",region="us-east-1",endpoint="runtime",inference="on-demand",quota_group="us-east-1|runtime|code=L-HAIKUOD"} 970000$' "$TMP/m.prom"
 check "quota with its source and code" \
-    grep -q '^bedtop_quota_tokens_per_minute{route="hot",.*kind="tpm",source="service-quotas",code="L-HAIKUOD"} 1000000$' "$TMP/m.prom"
+    grep -q '^bedtop_quota_tokens_per_minute{route="hot",.*kind="tpm",source="service-quotas",code="L-HAIKUOD",name="On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"} 1000000$' "$TMP/m.prom"
 check "warning with code and severity" \
     grep -q '^bedtop_warning{route="hot",.*code="THROTTLED_BELOW_ESTIMATE",severity="warn"} 1$' "$TMP/m.prom"
 check "raw signal input_tokens of hot" grep -q '^bedtop_signal{route="hot",.*signal="input_tokens"} 920000$' "$TMP/m.prom"
@@ -222,7 +229,7 @@ fi
 "$BEDTOP" replay "$TMP/serve.rec" --at -1s --format json >"$TMP/serve-rec.json" 2>/dev/null
 expect_eq "serve --record: the recording replays to the polled headroom" \
     "$(python3 -c 'import json,sys; print([(r["name"], r["headroom_tpm"]) for r in json.load(open(sys.argv[1]))["routes"]])' "$TMP/serve-rec.json" 2>&1)" \
-    "[('triage', 1430000), ('hot', 30000), ('agents', 3970000)]"
+    "[('triage', 1422464), ('hot', 30000), ('agents', 3970000)]"
 
 # the critical-headroom alert fires for hot, and only for hot
 firing() {

@@ -47,6 +47,47 @@ check "... naming the recording's span" grep -q "outside the recording" "$TMP/la
 "$BEDTOP" replay "$REC" --at +16m >"$TMP/text.txt"
 check "replay --at prints the text table" grep -q "^triage " "$TMP/text.txt"
 
+# An older recording (format 1.0: nine-digit values, no adm_reserved_held, a
+# cache_read_reserved key) replays under the current headroom contract; its numbers,
+# worked out from the file itself: settled = input + cache write + output x burndown at
+# triage's newest minute visible; R = adm_reserved_tpm / adm_admitted_pm and held =
+# adm_in_flight x R at the newest scrape (docs/headroom.md).
+OLD=$BEDTOP_SRCDIR/examples/demo-retry-storm.rec
+check "the example recording is format 1.0" grep -q '^{"format":"bedtop-recording","version":"1.0"' "$OLD"
+"$BEDTOP" replay "$OLD" --at +8m --format json >"$TMP/old.json" 2>"$TMP/old.err"
+check "an old recording replays with no line skipped" test ! -s "$TMP/old.err"
+check "its replay validates against the current schema" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/old.json"
+check "triage's settled, R and held equal the file's own numbers" python3 - "$OLD" "$TMP/old.json" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+hdr = json.loads(lines[0])
+sig = {n: i for i, n in enumerate(hdr["signals"])}
+polls = [json.loads(x) for x in lines[1:]]
+rep = json.load(open(sys.argv[2]))
+tri = {r["name"]: r for r in rep["routes"]}["triage"]
+import datetime
+at = int(datetime.datetime.fromisoformat(rep["generated_at"].replace("Z", "+00:00")).timestamp())
+cw, adm = {}, {}
+for p in polls:
+    for r, m, arr, kv in p["s"]:
+        if r != 0 or arr > at:
+            continue
+        v = dict(zip(kv[0::2], kv[1::2]))
+        (adm if sig["adm_in_flight"] in v or sig["adm_admitted_pm"] in v else cw).setdefault(m, {}).update(v)
+m = max(k for k, v in cw.items() if sig["invocations"] in v)
+v = cw[m]
+settled = v[sig["input_tokens"]] + v.get(sig["cache_write_tokens"], 0) + v[sig["output_tokens"]] * hdr["routes"][0]["burndown"]
+a = adm[max(adm)]
+R = a[sig["adm_reserved_tpm"]] / a[sig["adm_admitted_pm"]]
+held = a[sig["adm_in_flight"]] * R
+ok = (tri["tpm"]["settled"] == round(settled) and tri["reservation_per_call"] == round(R)
+      and tri["tpm"]["held"] == round(held) and tri["in_flight_source"] == "admission")
+if not ok:
+    print("# got", tri["tpm"], tri["reservation_per_call"], "want settled", settled, "R", R, "held", held)
+sys.exit(0 if ok else 1)
+PY
+
 # A recording replays with no config at all, even when the current config has other routes.
 mkdir -p "$TMP/xdg/bedtop"
 printf '[route other]\nmodel = amazon.nova-pro-v1:0\n' >"$TMP/xdg/bedtop/config"
@@ -87,7 +128,7 @@ expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
 check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\"$'"
 # --from +10m (10:10) .. --to +15m (10:15) are data minutes (the time column):
-# 10:10..10:15 = 6 minutes x 7 routes, read back with Python's csv module.
+# 10:10..10:15 = 6 minutes x 9 routes, read back with Python's csv module.
 check "csv read back: unique columns, every row as wide as the header, rows inside --from/--to by time" \
     python3 - "$TMP/out.csv" <<'PY'
 import csv, sys, collections
@@ -98,7 +139,7 @@ assert not dup, dup
 assert all(len(r) == len(head) for r in body), "ragged rows"
 times = sorted({r[0] for r in body})
 assert times == ["2026-11-29T10:%02d:00Z" % m for m in range(10, 16)], times
-assert len(body) == 42, len(body)
+assert len(body) == 54, len(body)
 PY
 check "csv rows carry warnings" grep -q 'summarize.*THROTTLED_BELOW_ESTIMATE' "$TMP/out.csv"
 "$BEDTOP" export "$REC" --format json --route triage --from +16m --to +16m >"$TMP/out.json"
@@ -162,11 +203,11 @@ with open(sys.argv[2], "w") as out:
 PY
 "$BEDTOP" export "$TMP/short.rec" >"$TMP/short.csv"
 "$BEDTOP" replay "$TMP/short.rec" --at +0m --format json >"$TMP/short.json"
-check "a 40-second recording exports the minute replay shows, 7 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
+check "a 40-second recording exports the minute replay shows, 9 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 rep = {r["name"]: r for r in json.load(open(sys.argv[2]))["routes"]}
-assert len(rows) == 7, len(rows)
+assert len(rows) == 9, len(rows)
 for r in rows:
     assert r["time"] == rep[r["route"]]["data_minute"], (r["time"], rep[r["route"]]["data_minute"])
     want = rep[r["route"]]["tpm"]["settled"]

@@ -28,20 +28,23 @@ scr=$(T capture-pane -p -t $s)
 check "banner names the estimate-only route and why" \
     grep -q "^ ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations" <<<"$scr"
 row3=$(sed -n 4p <<<"$scr"); row4=$(sed -n 5p <<<"$scr")
-check "worst route first (summarize, -64.9%)" grep -q "^summarize *CRIT *-64.9" <<<"$row3"
-check "then triage over its quota (-0.5%)" grep -q "^triage *CRIT *-0.5" <<<"$row4"
+check "worst route first (triage, crit in its retry storm, 43.6% of a shared quota left)" \
+    grep -q "^triage *CRIT *43.6" <<<"$row3"
+check "then preview, whose applied quota is 0" grep -q "^preview *CRIT *- *no quota" <<<"$row4"
+check "summarize (max_tokens 64,000, ~0.25 calls in flight) is a warning, not critical" \
+    grep -q "^summarize *WARN *90.2" <<<"$scr"
 check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
 check "status bar: freshness, lag, paused, cost, mode" \
     grep -q "CW 30s lag 2m .* paused .* metrics/day | demo" <<<"$scr"
 
-# Enter: route detail of the selected route (j moves to triage).
-keys $s j Enter
+# Enter: route detail of the selected route (triage, the first).
+keys $s Enter
 check "Enter opens the route detail" wait_for $s "Warnings for triage"
 T kill-session -t $s
 for spec in "120x40 C.UTF-8" "80x24 C" "200x60 C.UTF-8"; do
     set -- $spec; w=${1%x*} h=${1#*x}; lang=$2
     s=det-$1-${lang//./}; start "$s" "$w" "$h" "$lang"; wait_for "$s" "$HEAD"
-    keys "$s" j Enter
+    keys "$s" Enter
     check "detail $1 LANG=$lang" wait_for "$s" "Warnings for triage"
     golden "detail-triage-$1-${lang//./}" "$s"
     if [ "$1" = 120x40 ]; then

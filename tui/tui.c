@@ -330,8 +330,7 @@ static void evaluate(struct bt_tui *t)
         t->e_n != n) {
         free(t->evals);
         t->evals = bt_xcalloc((size_t)n + 1, sizeof *t->evals);
-        for (int r = 0; r < n; r++)
-            bt_eval_route(cfg, t->host->store, r, t->host->now, &t->evals[r]);
+        bt_eval_all(cfg, t->host->store, t->host->now, t->evals); /* quota groups together */
         t->e_gen = t->host->store->generation;
         t->e_minute = minute;
         t->e_n = n;
@@ -692,14 +691,10 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     if (bt_layout_has_col(l, BT_COL_BAR, &bx, &bw)) {
         struct bt_canvas cv;
         bt_canvas_init(&cv, bw, 1);
-        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->reserved};
+        /* core's figures follow the mantle side that binds: nothing to choose here;
+         * the last segment is the whole quota group's use, so the bar matches HEAD% */
+        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->group_used};
         double total = e->quota;
-        if (e->mantle) {
-            bool in_binds = e->quota == e->in_quota;
-            v[0] = in_binds ? e->input_tokens : e->out_used;
-            v[1] = NAN;
-            v[2] = in_binds ? e->in_used : NAN;
-        }
         static const unsigned char roles[BT_SEG_COUNT] = {BT_ROLE_SETTLED, BT_ROLE_ESTIMATED,
                                                           BT_ROLE_RESERVED};
         if (bt_graph_hbar(&cv, 0, 0, bw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT, t->utf8)) {
@@ -715,11 +710,11 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         }
         bt_canvas_free(&cv);
     }
-    bt_fmt_si(e->mantle ? e->input_tokens : e->settled, b, sizeof b);
+    bt_fmt_si(e->settled, b, sizeof b);
     cell_text(y, l, BT_COL_SETTLED, b, sel ? base : A(t, BT_ROLE_SETTLED));
     bt_fmt_si(e->estimated, b, sizeof b);
     cell_text(y, l, BT_COL_ESTIMATED, b, sel ? base : A(t, BT_ROLE_ESTIMATED));
-    bt_fmt_si(e->mantle ? e->in_used : e->reserved, b, sizeof b);
+    bt_fmt_si(e->held, b, sizeof b);
     cell_text(y, l, BT_COL_RESERVED, b, sel ? base : A(t, BT_ROLE_RESERVED));
     char q[16];
     bt_fmt_si(e->quota, q, sizeof q);
@@ -867,7 +862,7 @@ static struct wline g_lines[MAX_WLINES];
 /* The bar's glyphs explained in its own heading. */
 static void bar_legend(const struct bt_tui *t, int y, int x, int w, attr_t a)
 {
-    static const char *const names[] = {"settled", "est", "reserved"};
+    static const char *const names[] = {"settled", "est", "used"};
     int end = x + w;
     for (int k = 0; k < BT_SEG_COUNT; k++) {
         glyph(y, x, bt_graph_seg_glyph((enum bt_seg)k, t->utf8), a);
@@ -953,32 +948,14 @@ enum skind { S_SETTLED, S_ESTIMATED, S_RESERVED, S_THROTTLES, S_P50, S_P99, S_IN
 static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
 {
     const struct bt_store *st = t->host->store;
-    const struct bt_route *rt = &t->host->cfg->routes[r];
-    const struct bt_eval *e = &t->evals[r];
+    struct bt_minute_fig f;
     switch (k) {
-    case S_SETTLED: {
-        double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-        double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, m);
-        double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-        if (isnan(in) && isnan(out))
-            return NAN;
-        return bt_settled_tpm(isnan(in) ? 0 : in, isnan(cw) ? 0 : cw, isnan(out) ? 0 : out,
-                              rt->burndown);
-    }
-    case S_ESTIMATED: return bt_store_at(st, r, BT_SIG_ESTIMATED_TPM, m);
-    case S_RESERVED: {
-        /* counters where scraped, else the max_tokens reading of DESIGN.md */
-        double adm = bt_store_at(st, r, BT_SIG_ADM_RESERVED, m);
-        if (!isnan(adm))
-            return adm;
-        double mt = e->max_tokens;
-        double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
-        if (isnan(mt) || isnan(inv))
-            return NAN;
-        double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-        double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, m);
-        return (isnan(in) ? 0 : in) + (isnan(cw) ? 0 : cw) + inv * mt;
-    }
+    case S_SETTLED:
+    case S_ESTIMATED:
+    case S_RESERVED:
+        /* core computes each minute's figures (docs/headroom.md); S_RESERVED draws used */
+        bt_minute_figures(t->host->cfg, st, r, m, &f);
+        return k == S_SETTLED ? f.settled : k == S_ESTIMATED ? f.estimated : f.used;
     case S_THROTTLES: return bt_store_at(st, r, BT_SIG_THROTTLES, m);
     case S_P50: return bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
     case S_P99: return bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
@@ -1073,20 +1050,10 @@ static void draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
     switch (g) {
     case G_TOKENS: {
         double quota = e->mantle ? e->in_quota : e->quota;
-        if (e->mantle) {
-            fill_series(t, r, S_INPUT, end, npts, v1);
-            for (int i = 0; i < npts; i++) {
-                double inv = series_at(t, r, S_INPUT, start + i * 60);
-                double calls = bt_store_at(t->host->store, r, BT_SIG_INVOCATIONS, start + i * 60);
-                v3[i] = isnan(inv) || isnan(calls) || isnan(e->max_tokens)
-                            ? NAN : inv + calls * e->max_tokens;
-                v2[i] = NAN;
-            }
-        } else {
-            fill_series(t, r, S_SETTLED, end, npts, v1);
-            fill_series(t, r, S_ESTIMATED, end, npts, v2);
-            fill_series(t, r, S_RESERVED, end, npts, v3);
-        }
+        /* mantle: core's minute figures are the input side */
+        fill_series(t, r, S_SETTLED, end, npts, v1);
+        fill_series(t, r, S_ESTIMATED, end, npts, v2);
+        fill_series(t, r, S_RESERVED, end, npts, v3);
         double ymax = vmax(v1, npts, vmax(v2, npts, vmax(v3, npts, isnan(quota) ? 1 : quota)));
         ymax = axis_max(ymax * 1.1);
         snprintf(title, sizeof title, e->mantle ? "input tokens/min" : "tokens/min");
@@ -1102,7 +1069,7 @@ static void draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
         int x = a.x + 4 + (int)strlen(title) + 1, xm = a.x + a.w - 1;
         bt_fmt_si(e->mantle ? e->input_tokens : e->settled, s1, sizeof s1);
         bt_fmt_si(e->estimated, s2, sizeof s2);
-        bt_fmt_si(e->mantle ? e->in_used : e->reserved, s3, sizeof s3);
+        bt_fmt_si(e->mantle ? e->in_used : e->used, s3, sizeof s3);
         char lab[64];
         snprintf(lab, sizeof lab, "%s %s", e->mantle ? "input" : "settled", s1);
         x = legend(t, a.y, x, xm, BT_ROLE_SETTLED, t->utf8 ? lg : '*', lab);
@@ -1110,7 +1077,7 @@ static void draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a)
             snprintf(lab, sizeof lab, "est %s", s2);
             x = legend(t, a.y, x, xm, BT_ROLE_ESTIMATED, t->utf8 ? lg : '+', lab);
         }
-        snprintf(lab, sizeof lab, "reserved %s", s3);
+        snprintf(lab, sizeof lab, "used %s", s3);
         x = legend(t, a.y, x, xm, BT_ROLE_RESERVED, t->utf8 ? lg : 'x', lab);
         bt_fmt_si(quota, s1, sizeof s1);
         snprintf(lab, sizeof lab, "quota %s", s1);
@@ -1278,7 +1245,7 @@ static int detail_warnings(struct bt_tui *t, int r, int width, struct wline *lin
                      bt_wcode_name(wa->code), bt_wcode_title(wa->code));
             add_wline(lines, &n, BT_ROLE_KEY, buf, 4, sev_role(wa->severity));
             wrap(lines, &n, wa->message, width, 5, BT_ROLE_NORMAL);
-            snprintf(buf, sizeof buf, "-> %s", bt_wcode_action(wa->code));
+            snprintf(buf, sizeof buf, "-> %s", wa->action ? wa->action : bt_wcode_action(wa->code));
             wrap(lines, &n, buf, width, 5, BT_ROLE_INFO);
         }
     return n;
@@ -1298,27 +1265,41 @@ static void draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     int x = text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
     x += text(y, x, 5, status_label(e->status), A(t, status_role(e->status))) + 1;
     bt_fmt_si(e->max_tokens, mt, sizeof mt);
-    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s)",
+    char meas[32] = "";
+    if (!isnan(e->burndown_measured))
+        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s%s)",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
                                                                              : "online",
-             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default");
+             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
     text(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
     bt_fmt_si(e->headroom_tpm, hd, sizeof hd);
     bt_fmt_si(e->quota, q, sizeof q);
     bt_fmt_si(e->used, used, sizeof used);
     bt_fmt_si(e->fits_more, fits, sizeof fits);
-    const struct bt_quota *qq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
-    char pct[16];
+    char pct[16], held[16], infl[16], res[16];
+    bt_fmt_si(e->held, held, sizeof held);
+    bt_fmt_si(e->reservation, res, sizeof res);
+    if (isnan(e->in_flight))
+        snprintf(infl, sizeof infl, "-");
+    else
+        snprintf(infl, sizeof infl, "%.2g", e->in_flight);
     if (isnan(e->headroom_pct))
         snprintf(pct, sizeof pct, "-");
     else
         snprintf(pct, sizeof pct, "%.1f%%", e->headroom_pct);
-    snprintf(line, sizeof line, " headroom %s of %s TPM (%s)  fits %s more calls  used %s  "
-             "reserved from %s  quota: %s%s%s", hd, q, pct, fits, used,
-             e->reserved_source ? e->reserved_source : "nothing",
-             bt_quota_source_name(e->quota_source), qq->code[0] ? " " : "", qq->code);
+    /* every figure with its source (docs/headroom.md) */
+    snprintf(line, sizeof line, " headroom %s of %s TPM (%s%s%s)  fits %s more in flight  used %s%s  "
+             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", hd, q, pct,
+             e->mantle ? ", " : "", e->mantle ? bt_side_name(e->binding) : "", fits, used,
+             e->upper_bound ? " (upper bound)" : "", held,
+             e->held_source ? e->held_source : "-", infl,
+             e->in_flight_source ? e->in_flight_source : "-", res,
+             e->reservation_source ? e->reservation_source : "-",
+             bt_quota_source_name(e->quota_source), e->quota_code[0] ? " " : "", e->quota_code,
+             e->nshared ? " shared" : "");
     fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
     text(y + 1, 0, l->cols, line, A(t, status_role(e->status)));
     for (int i = 0; i < l->ngraphs; i++)

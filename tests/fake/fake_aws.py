@@ -20,8 +20,16 @@ Protocols served (POST /, dispatched on X-Amz-Target)
     GraniteServiceVersion20100801.GetMetricData, GraniteServiceVersion20100801.ListMetrics
   Service Quotas, JSON 1.1 (application/x-amz-json-1.1, service "servicequotas"):
     ServiceQuotasV20190624.ListServiceQuotas, .ListAWSDefaultServiceQuotas, .GetServiceQuota
+  Bedrock control plane, REST-JSON (SigV4 service "bedrock"):
+    GET /inference-profiles/{inferenceProfileIdentifier}  (GetInferenceProfile; the ID or the
+    URL-encoded ARN; the signature is checked with the non-S3 rule: the path as sent is
+    URI-encoded once more in the canonical request)
   Errors are JSON {"__type": ..., "message"/"Message": ...} as the real services send them;
-  CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender.
+  CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender; Bedrock errors carry
+  x-amzn-ErrorType.
+  Every CloudWatch and Service Quotas request body is checked against the service model in
+  $BEDTOP_SHARED/testdata/aws/ (members, required members, types, lengths, enums): an unknown
+  or malformed member is a 400 ValidationError, and the log line says "model_ok".
 
 Scenario file (JSON; every key optional)
   {
@@ -57,6 +65,15 @@ Scenario file (JSON; every key optional)
     "datapoints_per_page": 0,      # GetMetricData: > 0 splits long series across pages
                                    # (same Id again, StatusCode PartialData until the last)
     "expired_tokens": ["OLD"],     # session tokens answered with ExpiredTokenException
+    "inference_profiles": [        # GetInferenceProfile answers (application inference profiles)
+      {"inferenceProfileArn": "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc",
+       "models": [{"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-..."}]}
+    ],                             # other fields filled in; "error": {"status", "code", "message"}
+                                   # answers that profile with an error instead
+                                   # series may carry "account": "111122223333": a source
+                                   # account's metric, asked with AccountId (cross-account
+                                   # observability); ListMetrics lists it only with
+                                   # IncludeLinkedAccounts, with OwningAccounts
     "faults": [                    # applied by request count, before normal handling
       {"op": "GetMetricData", "nth": 1, "count": 1, "action": "throttle"}
     ]
@@ -91,7 +108,9 @@ Log lines (--log): one JSON object per request, written after the answer:
    amz-sdk-request "attempt=N", else null>, "amz_date": "...", "body": <request JSON or null>,
    "status": <code sent, 0 when none was>, "error": <error code sent or null>,
    "fault": <fault action applied or null>, "user_agent": "...",
-   "client_port": <the client's TCP port: equal ports mean a reused connection>}
+   "client_port": <the client's TCP port: equal ports mean a reused connection>,
+   "path": <request path>, "model_ok": true|false|null (the body checked against the service
+   model; null: no model for that service), "model_error": "..."}
   Never a secret: no Authorization header, no signature, no token value.
 """
 
@@ -112,6 +131,7 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DEFAULT_AK = "AKIDEXAMPLE"
+OWN_ACCOUNT = "123456789012"   # the account the fake's credentials belong to
 DEFAULT_SK = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 MAX_BODY = 16 * 1024 * 1024
 CW_PREFIX = "GraniteServiceVersion20100801."
@@ -124,7 +144,8 @@ OPS = {
     SQ_PREFIX + "GetServiceQuota": ("servicequotas", "GetServiceQuota"),
 }
 CONTENT_TYPES = {"monitoring": "application/x-amz-json-1.0",
-                 "servicequotas": "application/x-amz-json-1.1"}
+                 "servicequotas": "application/x-amz-json-1.1",
+                 "bedrock": "application/json"}
 # CloudWatch is awsQueryCompatible: errors carry the query-protocol code in a header.
 CW_QUERY_CODES = {"ThrottlingException": "Throttling", "InternalServiceFault": "InternalServiceError",
                   "InvalidNextToken": "InvalidNextToken", "ValidationError": "ValidationError"}
@@ -136,9 +157,11 @@ def _uri_encode(s, safe):
     return urllib.parse.quote(s, safe=safe)
 
 
-def canonical_path(raw_path, normalize=True):
-    """Normalised, URI-encoded path (non-S3 rules: remove dot segments, merge slashes)."""
-    path = urllib.parse.unquote(raw_path)
+def canonical_path(raw_path, normalize=True, decode=True):
+    """Normalised, URI-encoded path (non-S3 rules: remove dot segments, merge slashes).
+    decode=False: a REST path as sent is URI-encoded once more (an encoded ':', %3A,
+    becomes %253A), as AWS signs every service but S3."""
+    path = urllib.parse.unquote(raw_path) if decode else raw_path
     if not normalize:
         return _uri_encode(path, "/-_.~")
     segs = []
@@ -197,7 +220,7 @@ def signing_key(secret, date, region, service):
     return k
 
 
-def verify_sigv4(method, raw_path, raw_query, headers, body, keys, now, normalize=True):
+def verify_sigv4(method, raw_path, raw_query, headers, body, keys, now, normalize=True, rest=False):
     """headers: list of (name, value). keys: {access_key: secret}.
     Returns (ok, error_code, message, auth_dict)."""
     hmap = {}
@@ -231,7 +254,8 @@ def verify_sigv4(method, raw_path, raw_query, headers, body, keys, now, normaliz
     if declared is not None and declared != "UNSIGNED-PAYLOAD":
         if declared != payload_hash:
             return False, "InvalidSignatureException", "x-amz-content-sha256 does not match the body", auth
-    creq = "\n".join([method, canonical_path(raw_path, normalize), canonical_query(raw_query), canon_headers,
+    cpath = canonical_path(raw_path, normalize, decode=not rest)
+    creq = "\n".join([method, cpath, canonical_query(raw_query), canon_headers,
                       ";".join(auth["signed_headers"]), payload_hash])
     scope = "/".join([auth["date"], auth["region"], auth["service"], "aws4_request"])
     sts = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(creq.encode()).hexdigest()])
@@ -316,7 +340,8 @@ class Scenario:
         self.series = {}
         for s in data.get("series", []):
             self.series[self.series_key(s["namespace"], s["metric"], s.get("dimensions", {}),
-                                        s.get("stat", "Sum"))] = s
+                                        s.get("stat", "Sum"), s.get("account"))] = s
+        self.profiles = data.get("inference_profiles", [])
         self.quotas = [self.fill_quota(q, True) for q in data.get("quotas", [])]
         self.default_quotas = [self.fill_quota(q, False) for q in data.get("default_quotas", [])]
 
@@ -327,8 +352,9 @@ class Scenario:
         return time.time() + self.clock_offset
 
     @staticmethod
-    def series_key(ns, metric, dims, stat):
-        return (ns, metric, tuple(sorted(dims.items())), stat)
+    def series_key(ns, metric, dims, stat, account=None):
+        """account: a source account's metric (None: the monitoring account's own)."""
+        return (ns, metric, tuple(sorted(dims.items())), stat, account or OWN_ACCOUNT)
 
     @staticmethod
     def fill_quota(q, applied):
@@ -458,7 +484,8 @@ def op_get_metric_data(sc, req):
         if period <= 0 or period % 60:
             raise ApiError(400, "ValidationError", "Period must be a multiple of 60")
         dims = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
-        key = Scenario.series_key(m.get("Namespace"), m.get("MetricName"), dims, ms.get("Stat"))
+        key = Scenario.series_key(m.get("Namespace"), m.get("MetricName"), dims, ms.get("Stat"),
+                                  q.get("AccountId"))
         s = sc.series.get(key)
         buckets = {}
         if s is not None:
@@ -485,16 +512,19 @@ def op_get_metric_data(sc, req):
 
 def op_list_metrics(sc, req):
     metrics = sc.data.get("metrics")
+    owners = None
     if metrics is None:
-        metrics, seen = [], set()
-        for (ns, name, dims, _stat) in sc.series:
-            if (ns, name, dims) in seen:
+        metrics, owners, seen = [], [], set()
+        for (ns, name, dims, _stat, account) in sc.series:
+            if (ns, name, dims, account) in seen:
                 continue
-            seen.add((ns, name, dims))
+            seen.add((ns, name, dims, account))
             metrics.append({"Namespace": ns, "MetricName": name,
                             "Dimensions": [{"Name": k, "Value": v} for k, v in dims]})
-    out = []
-    for m in metrics:
+            owners.append(account)
+    metrics, owners = linked_accounts(req, metrics, owners)
+    out, out_owners = [], []
+    for m, owner in zip(metrics, owners):
         if req.get("Namespace") and m.get("Namespace") != req["Namespace"]:
             continue
         if req.get("MetricName") and m.get("MetricName") != req["MetricName"]:
@@ -506,8 +536,12 @@ def op_list_metrics(sc, req):
                 good = False
         if good:
             out.append(m)
+            out_owners.append(owner)
     page, nxt = paginate(out, sc.sizes("ListMetrics"), req.get("NextToken"), "InvalidNextToken")
     res = {"Metrics": page}
+    if req.get("IncludeLinkedAccounts"):
+        first = decode_token(req["NextToken"], "InvalidNextToken")[0] if req.get("NextToken") else 0
+        res["OwningAccounts"] = out_owners[first:first + len(page)]
     if nxt:
         res["NextToken"] = nxt
     return res
@@ -552,6 +586,165 @@ def op_get_quota(sc, req):
     raise ApiError(400, "NoSuchResourceException", "The request failed because the specified quota does not exist.")
 
 
+# ---------------------------------------------------------------- cross-account, service models
+
+def linked_accounts(req, metrics, owners):
+    """ListMetrics in a monitoring account: source accounts' metrics only with
+    IncludeLinkedAccounts, only OwningAccount's when given."""
+    if owners is None:
+        owners = [OWN_ACCOUNT] * len(metrics)
+    keep = []
+    for m, owner in zip(metrics, owners):
+        if not req.get("IncludeLinkedAccounts"):
+            if owner == OWN_ACCOUNT:
+                keep.append((m, owner))
+        elif not req.get("OwningAccount") or req["OwningAccount"] == owner:
+            keep.append((m, owner))
+    return [m for m, _ in keep], [o for _, o in keep]
+
+
+MODEL_FILES = {"monitoring": "cloudwatch-2010-08-01.service-2.json",
+               "servicequotas": "service-quotas-2019-06-24.service-2.json"}
+
+
+def load_models():
+    """The AWS service models the request bodies are checked against."""
+    shared = os.environ.get("BEDTOP_SHARED") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared")
+    models = {}
+    for svc, name in MODEL_FILES.items():
+        try:
+            with open(os.path.join(shared, "testdata", "aws", name)) as f:
+                models[svc] = json.load(f)
+        except (OSError, ValueError):
+            pass
+    return models
+
+
+def check_shape(model, shape_name, value, where):
+    """None when value fits the model's shape, else why not."""
+    shape = model["shapes"][shape_name]
+    t = shape["type"]
+    if t == "structure":
+        if not isinstance(value, dict):
+            return "%s: expected an object" % where
+        for name in shape.get("required", []):
+            if name not in value:
+                return "%s: missing required member %s" % (where, name)
+        for k, v in value.items():
+            mem = shape["members"].get(k)
+            if mem is None:
+                return "%s: unknown member %s" % (where, k)
+            err = check_shape(model, mem["shape"], v, where + "." + k)
+            if err:
+                return err
+        return None
+    if t == "list":
+        if not isinstance(value, list):
+            return "%s: expected a list" % where
+        if len(value) < shape.get("min", 0) or len(value) > shape.get("max", len(value)):
+            return "%s: %d members (allowed %s..%s)" % (where, len(value), shape.get("min", 0), shape.get("max", "-"))
+        for i, v in enumerate(value):
+            err = check_shape(model, shape["member"]["shape"], v, "%s[%d]" % (where, i))
+            if err:
+                return err
+        return None
+    if t == "string":
+        if not isinstance(value, str):
+            return "%s: expected a string" % where
+        if len(value) < shape.get("min", 0) or len(value) > shape.get("max", len(value)):
+            return "%s: length %d (allowed %s..%s)" % (where, len(value), shape.get("min", 0), shape.get("max", "-"))
+        if "enum" in shape and value not in shape["enum"]:
+            return "%s: %r is not one of %s" % (where, value, shape["enum"])
+        return None
+    if t in ("integer", "long"):
+        if not isinstance(value, int) or isinstance(value, bool):
+            return "%s: expected an integer" % where
+        if value < shape.get("min", value) or value > shape.get("max", value):
+            return "%s: %d out of range" % (where, value)
+        return None
+    if t in ("double", "float"):
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else "%s: expected a number" % where
+    if t == "boolean":
+        return None if isinstance(value, bool) else "%s: expected a boolean" % where
+    if t == "timestamp":
+        return None if isinstance(value, (int, float, str)) and not isinstance(value, bool) else "%s: expected a timestamp" % where
+    if t == "map":
+        return None if isinstance(value, dict) else "%s: expected a map" % where
+    return None
+
+
+def check_request(models, service, op, req):
+    """(model_ok, why) for a JSON request of service/op; (None, "") with no model."""
+    model = models.get(service)
+    if model is None or op not in model.get("operations", {}):
+        return None, ""
+    shape = model["operations"][op].get("input", {}).get("shape")
+    if shape is None:
+        return True, ""
+    err = check_shape(model, shape, req, op)
+    return err is None, err or ""
+
+
+# ---------------------------------------------------------------- Bedrock control plane
+
+def profile_answer(sc, ident):
+    """GetInferenceProfile: the scenario's profile named by ID or ARN, filled in."""
+    for p in sc.profiles:
+        arn = p.get("inferenceProfileArn", "")
+        pid = p.get("inferenceProfileId") or arn.rpartition("/")[2]
+        if ident in (arn, pid):
+            if "error" in p:
+                e = p["error"]
+                raise ApiError(int(e.get("status", 400)), e.get("code", "ValidationException"),
+                               e.get("message", "scripted error"))
+            out = {"inferenceProfileName": p.get("inferenceProfileName", "profile-" + pid),
+                   "description": p.get("description", ""),
+                   "createdAt": "2026-01-02T03:04:05Z", "updatedAt": "2026-01-02T03:04:05Z",
+                   "inferenceProfileArn": arn, "models": p.get("models", []),
+                   "inferenceProfileId": pid, "status": p.get("status", "ACTIVE"),
+                   "type": p.get("type", "APPLICATION")}
+            return out
+    raise ApiError(404, "ResourceNotFoundException", "The specified inference profile does not exist.")
+
+
+def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
+    """GET /inference-profiles/{id}, SigV4 service "bedrock", REST-JSON."""
+    path, _, query = h.path.partition("?")
+    ok, code, msg, auth = verify_sigv4(h.command, path, query, list(h.headers.items()), body,
+                                       st.keys, sc.server_clock(), rest=True)
+    entry["sig_ok"] = ok
+    entry["sig_error"] = code or ""
+    if auth:
+        entry["service"], entry["region"] = auth["service"], auth["region"]
+    rule = st.fault_for("GetInferenceProfile", n_op, n_all)
+    if rule is not None:
+        entry["fault"] = rule.get("action")
+        if h.apply_fault(rule, entry, "bedrock"):
+            return
+    if not ok:
+        return bedrock_error(h, entry, 403, code, msg)
+    if auth["service"] != "bedrock":
+        return bedrock_error(h, entry, 403, "InvalidSignatureException",
+                             "Credential should be scoped to correct service: 'bedrock'.")
+    ident = urllib.parse.unquote(path[len("/inference-profiles/"):])
+    if h.command != "GET" or not ident or "/" in path[len("/inference-profiles/"):]:
+        return bedrock_error(h, entry, 400, "ValidationException", "expected GET /inference-profiles/{id}")
+    try:
+        res = profile_answer(sc, ident)
+    except ApiError as e:
+        return bedrock_error(h, entry, e.status, e.code, e.message)
+    entry["status"] = 200
+    h.send_raw(200, json.dumps(res).encode(), "bedrock")
+
+
+def bedrock_error(h, entry, status, code, message):
+    entry["status"] = status
+    entry["error"] = code
+    h.send_raw(status, json.dumps({"message": message}).encode(), "bedrock",
+               [("x-amzn-ErrorType", "%s:http://internal.amazon.com/coral/com.amazon.bedrock/" % code)])
+
+
 # ---------------------------------------------------------------- HTTP server
 
 class State:
@@ -559,6 +752,7 @@ class State:
         self.args = args
         self.sc = scenario
         self.keys = {args.access_key: args.secret_key}
+        self.models = load_models()
         self.lock = threading.Lock()
         self.counts = {}
         self.total = 0
@@ -619,11 +813,14 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         target = self.headers.get("X-Amz-Target", "")
         service, op = OPS.get(target, (None, target.rpartition(".")[2] or "?"))
+        if self.path.startswith("/inference-profiles/"):
+            service, op = "bedrock", "GetInferenceProfile"
         n_all, n_op = st.count(op)
         entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
                  "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),
                  "body": None, "status": 0, "error": None, "fault": None,
-                 "user_agent": self.headers.get("User-Agent"), "client_port": self.client_address[1]}
+                 "user_agent": self.headers.get("User-Agent"), "client_port": self.client_address[1],
+                 "path": self.path, "model_ok": None, "model_error": ""}
         m = re.search(r"attempt=(\d+)", self.headers.get("amz-sdk-request", ""))
         if m:
             entry["attempt"] = int(m.group(1))
@@ -646,6 +843,8 @@ class Handler(BaseHTTPRequestHandler):
             self.server.state.write_log(entry)
 
     def process(self, st, sc, entry, body, service, op, n_op, n_all):
+        if service == "bedrock":
+            return handle_bedrock_control(self, st, sc, entry, body, n_op, n_all)
         path, _, query = self.path.partition("?")
         ok, code, msg, auth = verify_sigv4(self.command, path, query, list(self.headers.items()), body,
                                            st.keys, sc.server_clock())
@@ -687,6 +886,9 @@ class Handler(BaseHTTPRequestHandler):
                 raise ValueError
         except ValueError:
             return self.send_error_json(entry, service, 400, "SerializationException", "body is not a JSON object")
+        entry["model_ok"], entry["model_error"] = check_request(st.models, service, op, req)
+        if entry["model_ok"] is False:
+            return self.send_error_json(entry, service, 400, "ValidationError", entry["model_error"])
         try:
             if op == "GetMetricData":
                 res = op_get_metric_data(sc, req)

@@ -29,9 +29,11 @@ static void on_message(void *arg, const char *code, const char *value)
     (void)strlen(value);
 }
 
-static void on_metric(void *arg, const char *metric, const char *model_id)
+static void on_metric(void *arg, const char *metric, const char *model_id, const char *account)
 {
     (void)strlen(metric);
+    if (account)
+        (void)strlen(account);
     char shortname[96];
     bt_cloudwatch_short_name(model_id, shortname, sizeof shortname);
     ++*(int *)arg;

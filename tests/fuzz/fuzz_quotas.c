@@ -20,16 +20,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bt_strlcpy(r.name, "triage", sizeof r.name);
     bt_strlcpy(r.model, "us.anthropic.claude-sonnet-4-5-20250929-v1:0", sizeof r.model);
     r.inference = BT_INF_CROSS_REGION;
+    static struct bt_quota_table table;
+    static bool loaded;
+    if (!loaded) {
+        char e[256];
+        loaded = true;
+        (void)bt_quota_table_load_default(&table, e, sizeof e);
+    }
     for (int i = 0; i < l.n; i++) {
-        enum bt_quota_kind kind;
-        enum bt_inference inf;
-        bool any;
-        char model[192];
-        if (bt_quotas_parse_name(l.q[i].name, &kind, &inf, &any, model, sizeof model))
-            (void)bt_quotas_model_matches(r.model, model, NULL);
+        struct bt_qname q[2];
+        if (bt_quotas_parse_name(&table, l.q[i].name, q) > 0)
+            (void)bt_quotas_model_matches(r.model, q[0].model, &table);
     }
     for (int k = 0; k < BT_Q_COUNT; k++) {
-        int m = bt_quotas_match(&r, (enum bt_quota_kind)k, &l, NULL);
+        char why[224];
+        int m = bt_quotas_match(&r, (enum bt_quota_kind)k, &l, &table, why, sizeof why);
         if (m >= 0)
             (void)bt_quotas_effective_value(&r, (enum bt_quota_kind)k, &l.q[m]);
     }

@@ -257,6 +257,7 @@ static void test_json_form(void)
     NEAR(at(0, BT_SIG_ADM_CONC_LIMIT, T0), 25, 0, "JSON concurrency_limit");
     NEAR(at(0, BT_SIG_ADM_QUEUE, T0), 4, 0, "JSON queue_depth");
     NEAR(at(0, BT_SIG_ADM_MAX_TOKENS, T0), 1024, 0, "JSON max_tokens");
+    NEAR(at(0, BT_SIG_ADM_RESERVED_HELD, T0), 98800, 0, "JSON reserved_tokens_held (optional gauge)");
     /* examples' histogram, worked in test_promtext.c: p50 170.571, p99 602.298 */
     NEAR(at(0, BT_SIG_ADM_OUT_P50, T0), 170.571, 0.01, "JSON histogram p50");
     NEAR(at(0, BT_SIG_ADM_OUT_P99, T0), 602.298, 0.01, "JSON histogram p99");
@@ -302,7 +303,7 @@ static void test_prometheus_server(void)
     int nq = 0;
     for (int i = 0; i < BT_SIG_COUNT; i++)
         nq += bt_adm_query((enum bt_signal)i, q, sizeof q);
-    OK(nq == 13, "one query per admission signal (13, got %d)", nq);
+    OK(nq == 14, "one query per admission signal (14 with reserved_tokens_held, got %d)", nq);
 
     setup();
     const char *ans = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["

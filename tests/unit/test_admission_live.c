@@ -289,7 +289,7 @@ static void test_prometheus_server(int port)
     int lines = 0;
     for (size_t i = 0; log && i < len; i++)
         lines += log[i] == '\n';
-    OK(lines == 13, "13 queries sent (got %d)", lines);
+    OK(lines == 14, "14 queries sent, one per admission signal (got %d)", lines);
     OK(log && strstr(log, "sum by (route, model_id) (rate(bedrock_admission_reserved_tokens_total"
                           "[2m])) * 60\n"),
        "the reserved query arrived URL-decoded intact");

@@ -112,13 +112,14 @@ static void test_request(void)
     OK(s && strstr(s, "\"MetricName\":\"CacheWriteInputTokens\""),
        "route 1: the discovered cache-write spelling");
     free(s);
+    /* AWS publishes mantle figures per Model and per Project, never per pair: a
+     * route with a project still asks by Model alone, or it would get no data */
     s = item_json(arr, "r2_s0");
     STREQ(s,
           "{\"Id\":\"r2_s0\",\"MetricStat\":{\"Metric\":{\"Namespace\":\"AWS/BedrockMantle\","
           "\"MetricName\":\"Inferences\",\"Dimensions\":[{\"Name\":\"Model\",\"Value\":\"" OPUS
-          "\"},{\"Name\":\"Project\",\"Value\":\"proj-agents\"}]},\"Period\":60,\"Stat\":"
-          "\"Sum\"},\"ReturnData\":true}",
-          "mantle Inferences query with Model and Project dimensions");
+          "\"}]},\"Period\":60,\"Stat\":\"Sum\"},\"ReturnData\":true}",
+          "mantle Inferences query by Model alone, project set or not");
     free(s);
     s = item_json(arr, "r2_s11");
     OK(s == NULL, "no latency query for mantle (not published there)");
@@ -159,11 +160,64 @@ static void test_request(void)
         bt_buf_free(&ob);
     }
 
-    /* a project-less mantle route carries only the Model dimension */
-    rt[2].project[0] = '\0';
-    bt_cloudwatch_request_json(&b, rt, q + 28, 1, 0, 60, NULL);
-    OK(strstr(bt_buf_str(&b), "Project") == NULL, "no Project dimension when none is set");
+    bt_cloudwatch_request_json(&b, rt, q, n, 1795945800, 1795946400, NULL);
+    OK(rt[2].project[0] && strstr(bt_buf_str(&b), "AWS/BedrockMantle") &&
+           strstr(bt_buf_str(&b), "Project") == NULL && strstr(bt_buf_str(&b), "AccountId") == NULL,
+       "no Project dimension (the mantle route has one set) and no AccountId in any query");
+
+    /* account = 111122223333: every query of that route carries AccountId */
+    bt_strlcpy(rt[1].account, "111122223333", sizeof rt[1].account);
+    bt_cloudwatch_request_json(&b, rt, q, n, 1795945800, 1795946400, NULL);
+    root = cJSON_Parse(bt_buf_str(&b));
+    arr = cJSON_GetObjectItemCaseSensitive(root, "MetricDataQueries");
+    int with = 0, wrong = 0;
+    cJSON_ArrayForEach(it, arr) {
+        const cJSON *acct = cJSON_GetObjectItemCaseSensitive(it, "AccountId");
+        bool r1 = !strncmp(cJSON_GetObjectItemCaseSensitive(it, "Id")->valuestring, "r1_", 3);
+        with += r1 && cJSON_IsString(acct) && !strcmp(acct->valuestring, "111122223333");
+        wrong += !r1 && acct != NULL;
+    }
+    OK(with == 14 && wrong == 0, "AccountId in each of route 1's 14 queries (%d), no other (%d)",
+       with, wrong);
+    cJSON_Delete(root);
     bt_buf_free(&b);
+    rt[1].account[0] = '\0';
+}
+
+/* One query per (namespace, metric, dimensions, stat, period, account). */
+static void test_dedup(void)
+{
+    struct bt_route rt[4];
+    for (int i = 0; i < 4; i++) {
+        bt_route_defaults(&rt[i]);
+        bt_strlcpy(rt[i].model, i == 3 ? HAIKU : SONNET, sizeof rt[i].model);
+    }
+    bt_strlcpy(rt[2].account, "111122223333", sizeof rt[2].account);
+    struct bt_cw_query q[64];
+    int idx[64], rep[64], n = 0;
+    for (int i = 0; i < 4; i++)
+        n += bt_cloudwatch_route_queries(&rt[i], i, NULL, q + n, 64 - n);
+    for (int i = 0; i < n; i++)
+        idx[i] = i;
+    /* routes 0 and 1 share SONNET; route 2 is SONNET in another account; 3 is HAIKU */
+    int d = bt_cloudwatch_dedup(rt, q, idx, n, rep);
+    OK(n == 56 && d == 42, "4 routes x 14 = 56 queries, 42 distinct (routes 0 and 1 share 14)");
+    int shared = 0, own = 0;
+    for (int i = 0; i < n; i++) {
+        shared += q[i].route == 1 && rep[i] == i - 14 && q[rep[i]].route == 0 &&
+                  q[rep[i]].signal == q[i].signal;
+        own += q[i].route != 1 && rep[i] == i;
+    }
+    OK(shared == 14 && own == 42, "route 1's queries are route 0's (%d), the rest their own (%d)",
+       shared, own);
+    int detail = 0;
+    for (int i = 0; i < 14; i++)
+        detail += bt_cloudwatch_signal_detail(q[i].signal);
+    /* p50, p90, p99, client errors, server errors, time to first token */
+    OK(detail == 6, "6 of a runtime route's 14 queries are detail (slower cadence)");
+    OK(!bt_cloudwatch_signal_detail(BT_SIG_LATENCY_AVG) && !bt_cloudwatch_signal_detail(BT_SIG_THROTTLES) &&
+           !bt_cloudwatch_signal_detail(BT_SIG_ESTIMATED_TPM),
+       "average latency, throttles and the estimate go every poll");
 }
 
 static void test_batching(void)
@@ -402,9 +456,9 @@ static void test_settled(void)
     OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 120) == 120, "capped by history");
 }
 
-static void on_metric(void *arg, const char *metric, const char *model)
+static void on_metric(void *arg, const char *metric, const char *model, const char *account)
 {
-    bt_buf_printf(arg, "%s@%s;", metric, model);
+    bt_buf_printf(arg, "%s@%s%s%s;", metric, model, account ? "#" : "", account ? account : "");
 }
 
 static void test_list_and_names(void)
@@ -429,9 +483,24 @@ static void test_list_and_names(void)
     OK(!bt_cloudwatch_parse_list("{\"Metrics\":7}", 13, on_metric, &seen, &tok, err, sizeof err),
        "ListMetrics: wrong shape rejected");
 
-    bt_cloudwatch_list_json(&seen, NULL);
+    bt_cloudwatch_list_json(&seen, NULL, false, NULL);
     STREQ(bt_buf_str(&seen), "{\"Namespace\":\"AWS/Bedrock\",\"Dimensions\":[{\"Name\":\"ModelId\"}]}",
           "ListMetrics request body");
+    bt_cloudwatch_list_json(&seen, "t", true, "111122223333");
+    STREQ(bt_buf_str(&seen),
+          "{\"Namespace\":\"AWS/Bedrock\",\"Dimensions\":[{\"Name\":\"ModelId\"}],"
+          "\"IncludeLinkedAccounts\":true,\"OwningAccount\":\"111122223333\",\"NextToken\":\"t\"}",
+          "ListMetrics in a monitoring account: linked accounts, one owning account");
+    bt_buf_free(&seen);
+    /* a monitoring account's answer: OwningAccounts maps 1:1 onto Metrics */
+    const char *linked =
+        "{\"Metrics\":[{\"MetricName\":\"Invocations\",\"Dimensions\":[{\"Name\":\"ModelId\",\"Value\":\"m1\"}]},"
+        "{\"MetricName\":\"Invocations\",\"Dimensions\":[{\"Name\":\"ModelId\",\"Value\":\"m2\"}]}],"
+        "\"OwningAccounts\":[\"111122223333\",\"444455556666\"]}";
+    OK(bt_cloudwatch_parse_list(linked, strlen(linked), on_metric, &seen, &tok, err, sizeof err),
+       "ListMetrics with OwningAccounts parses");
+    STREQ(bt_buf_str(&seen), "Invocations@m1#111122223333;Invocations@m2#444455556666;",
+          "each metric with its owning account");
     bt_buf_free(&seen);
 
     char name[64];
@@ -449,6 +518,7 @@ int main(void)
 {
     test_request();
     test_batching();
+    test_dedup();
     test_parse();
     test_settled();
     test_list_and_names();

@@ -30,7 +30,7 @@ static const char *design_example =
     "model = anthropic.claude-opus-4-7\n"
     "endpoint = mantle\n"
     "max_tokens = 2000\n"
-    "quota_input_tpm = 20000000  ; mantle quotas are not in Service Quotas\n"
+    "quota_input_tpm = 20000000  ; overrides Service Quotas\n"
     "quota_output_tpm = 4000000\n";
 
 static void test_design_example(void)
@@ -93,6 +93,39 @@ static void test_errors(void)
     expect_error("[route a]\nmodel = x\n[route a]\nmodel = y\n", "bad.conf:3: route 'a' defined twice",
                  "duplicate route");
     expect_error("[bedtop]\nhistory = 30d\n", "history at most 15d", "history bound");
+    expect_error("[route a]\nmodel = x\naccount = 11112222333\n",
+                 "bad.conf:3: bad account '11112222333' (an AWS account ID: 12 digits)", "account: 11 digits");
+    expect_error("[bedtop]\naccount = 1111-2222-3333\n", "bad.conf:2: bad account", "account: dashes");
+    expect_error("[route a]\nmodel = x\ncontext = 2m\n", "bad.conf:3: bad context '2m' (standard or 1m)",
+                 "context: unknown variant");
+    expect_error("[bedtop]\ndetail_interval = soon\n", "bad.conf:2: bad duration for detail_interval",
+                 "detail_interval: not a duration");
+}
+
+/* The keys for quotas and routes as AWS names them today (issue 12, 15). */
+static void test_route_keys(void)
+{
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    OK(c.detail_interval == 300, "detail_interval defaults to 5 minutes");
+    bool ok = bt_config_parse_string(&c,
+        "[bedtop]\naccount = 111122223333\ndetail_interval = 10m\n"
+        "[route app]\nmodel = arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1\n"
+        "base_model = anthropic.claude-sonnet-4-5-20250929-v1:0\ninference = cross-region\ncontext = 1m\n"
+        "[route own]\nmodel = amazon.nova-pro-v1:0\naccount = 444455556666\n",
+        "keys.conf", err, sizeof err);
+    OK(ok, "base_model, context, account, detail_interval parse (%s)", err);
+    OK(ok && c.detail_interval == 600, "detail_interval = 10m -> 600 s");
+    OK(ok && !strcmp(c.routes[0].base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           !strcmp(c.routes[0].context, "1m"),
+       "base_model and context kept");
+    /* burndown from the base model (Claude 4.x: 5), not from the ARN (no table row: 1) */
+    OK(ok && c.routes[0].burndown == 5 && !strcmp(c.routes[0].burndown_source, "table"),
+       "burndown looked up with base_model");
+    OK(ok && !strcmp(c.routes[0].account, "111122223333") && !strcmp(c.routes[1].account, "444455556666"),
+       "[bedtop] account for routes that set none; a route's own wins");
+    bt_config_free(&c);
 }
 
 static void test_long_line(void)
@@ -117,7 +150,7 @@ static void test_example_config(void)
     char err[512] = "", path[1024];
     snprintf(path, sizeof path, "%s/examples/bedtop.conf", tap_srcdir());
     bt_config_defaults(&c);
-    OK(bt_config_load(&c, path, err, sizeof err) && c.nroutes == 4, "examples/bedtop.conf parses (%s)", err);
+    OK(bt_config_load(&c, path, err, sizeof err) && c.nroutes == 5, "examples/bedtop.conf parses, 5 routes (%s)", err);
     bt_config_free(&c);
 }
 
@@ -151,6 +184,7 @@ int main(void)
 {
     test_design_example();
     test_errors();
+    test_route_keys();
     test_load_missing();
     test_long_line();
     test_example_config();

@@ -1,12 +1,19 @@
-/* Headroom and warnings on hand-worked cases (numbers computed in comments). */
+/* Headroom contract version 2 and the warnings, on hand-worked cases (the
+ * arithmetic is in the comments; docs/headroom.md states the contract). */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/headroom.h"
+#include "core/recording.h"
+#include "core/report.h"
 #include "core/util.h"
 #include "tests/tap.h"
 
+static const int64_t T0 = 1795946400;        /* 2026-11-29 10:00:00 UTC */
 static const int64_t NOW = 1795946400 + 600; /* 10:10:00; last complete minute 10:07 */
 static const int64_t M = 1795946400 + 420;   /* 10:07 */
 
@@ -22,11 +29,20 @@ static int fx_route(struct fx *f, const char *name, const char *model, double qu
     bt_strlcpy(rt->model, model, sizeof rt->model);
     bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
     rt->max_tokens = max_tokens;
-    if (!isnan(quota))
-        rt->quota[BT_Q_TPM] = (struct bt_quota){quota, BT_QS_SERVICE_QUOTAS, "L-TEST", "test"};
+    if (!isnan(quota)) {
+        /* each route its own quota code: routes share only where a test says so */
+        rt->quota[BT_Q_TPM] = (struct bt_quota){quota, BT_QS_SERVICE_QUOTAS, "", "test"};
+        snprintf(rt->quota[BT_Q_TPM].code, sizeof rt->quota[BT_Q_TPM].code, "L-%s", name);
+    }
     return r;
 }
 
+static void fx_init(struct fx *f)
+{
+    bt_config_defaults(&f->cfg);
+}
+
+/* Every route polled successfully 30 s ago. */
 static void fx_start(struct fx *f)
 {
     bt_config_finish(&f->cfg);
@@ -43,90 +59,291 @@ static void put(struct fx *f, int r, enum bt_signal s, int64_t t, double v)
     bt_store_add(&f->st, &smp, NOW);
 }
 
+/* One CloudWatch minute of a runtime route. */
+static void minute(struct fx *f, int r, int64_t m, double calls, double in, double out,
+                   double lat_avg_ms)
+{
+    put(f, r, BT_SIG_INVOCATIONS, m, calls);
+    put(f, r, BT_SIG_INPUT_TOKENS, m, in);
+    put(f, r, BT_SIG_OUTPUT_TOKENS, m, out);
+    if (!isnan(lat_avg_ms))
+        put(f, r, BT_SIG_LATENCY_AVG, m, lat_avg_ms);
+}
+
 static void fx_free(struct fx *f)
 {
     bt_store_free(&f->st);
     bt_config_free(&f->cfg);
 }
 
+static const struct bt_warning *warning(const struct bt_eval *e, enum bt_wcode c)
+{
+    for (int i = 0; i < e->nwarn; i++)
+        if (e->warnings[i].code == c)
+            return &e->warnings[i];
+    return NULL;
+}
+
 static void test_domain_example(void)
 {
     /* DOMAIN.md: 2,000,000 TPM, 500 input tokens. max_tokens 1,000 reserves 1,500 per
-     * request: 2,000,000 / 1,500 = 1,333.3 -> 1,333. max_tokens 64,000 reserves 64,500:
-     * 2,000,000 / 64,500 = 31.0 -> 31. */
-    NEAR(bt_fits_more(2000000, 500, 1000), 1333, 0, "DOMAIN example: max_tokens 1,000 -> 1,333 fit");
-    NEAR(bt_fits_more(2000000, 500, 64000), 31, 0, "DOMAIN example: max_tokens 64,000 -> 31 fit");
-    NEAR(bt_fits_more(-5, 500, 1000), 0, 0, "negative headroom fits nothing");
-    OK(isnan(bt_fits_more(1000, NAN, 1000)), "unknown input size: fits unknown");
+     * call: 2,000,000 / 1,500 = 1,333.3 -> 1,333 fit in flight at once. max_tokens
+     * 64,000 reserves 64,500: 2,000,000 / 64,500 = 31.0 -> 31. */
+    NEAR(bt_fits_more(2000000, 1500), 1333, 0, "DOMAIN example: max_tokens 1,000 -> 1,333 in flight");
+    NEAR(bt_fits_more(2000000, 64500), 31, 0, "DOMAIN example: max_tokens 64,000 -> 31 in flight");
+    NEAR(bt_fits_more(-5, 1500), 0, 0, "negative headroom fits nothing");
+    OK(isnan(bt_fits_more(1000, NAN)), "unknown reservation: fits unknown");
+
+    /* The same in an evaluation: 10 calls a minute, 5,000 input (500 each), 3,000
+     * output, InvocationLatency average 1,500 ms, burndown 1, quota 2,000,000.
+     *   in flight = 10 / 60 x 1.5 s = 0.25 (Little's law)
+     *   max_tokens 1,000:  R = 500 + 1,000 = 1,500; held = 0.25 x 1,500 = 375
+     *     settled = 5,000 + 3,000 = 8,000; used = 8,000 + 375 = 8,375
+     *     headroom = 1,991,625 (99.58 %); fits = floor(1,991,625 / 1,500) = 1,327
+     *   max_tokens 64,000: R = 64,500; held = 16,125; used = 24,125
+     *     headroom = 1,975,875; fits = floor(1,975,875 / 64,500) = 30
+     *     reserved_per_min = 10 x 64,500 = 645,000: version 1 counted all of it as used */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "amazon.nova-lite-v1:0", 2000000, 1000);
+    fx_start(&f);
+    minute(&f, a, M, 10, 5000, 3000, 1500);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, a, NOW, &e);
+    NEAR(e.in_flight, 0.25, 1e-12, "in flight 0.25 by Little's law");
+    STREQ(e.in_flight_source, "littles-law", "in-flight source");
+    NEAR(e.reservation, 1500, 1e-9, "R = 1,500");
+    NEAR(e.held, 375, 1e-9, "held 375");
+    NEAR(e.used, 8375, 1e-9, "used = settled + held");
+    NEAR(e.headroom_tpm, 1991625, 1e-6, "headroom 1,991,625");
+    NEAR(e.fits_more, 1327, 0, "1,327 more calls fit in flight");
+    f.cfg.routes[a].max_tokens = 64000;
+    bt_eval_route(&f.cfg, &f.st, a, NOW, &e);
+    NEAR(e.held, 16125, 1e-9, "max_tokens 64,000: held 16,125");
+    NEAR(e.used, 24125, 1e-9, "used 24,125");
+    NEAR(e.fits_more, 30, 0, "30 more fit in flight");
+    NEAR(e.reserved_per_min, 645000, 1e-9, "reserved per minute 645,000 (the secondary figure)");
+    OK(!e.upper_bound && bt_eval_has(&e, BT_W_OVERSIZED_MAX_TOKENS), "not an upper bound; oversized");
+    fx_free(&f);
 }
 
-static void test_runtime_route(void)
+static void test_littles_law(void)
 {
-    /* One minute: 100 calls, 50,000 input (500 each), 30,000 output, burndown 1,
-     * max_tokens 1,000, estimate 70,000, quota 2,000,000.
-     * settled = 50,000 + 0 + 30,000 x 1 = 80,000
-     * reserved = 50,000 + 100 x 1,000 = 150,000 -> used = 150,000
-     * headroom = 1,850,000 = 92.5 %; fits = floor(1,850,000 / (500 + 1,000)) = 1,233 */
+    /* 300 calls/min with 1,080 ms average: 5 per second x 1.08 s = 5.4 in flight. */
+    NEAR(bt_littles_law(300, 1080), 5.4, 1e-12, "Little's law 300/min x 1.08 s = 5.4");
+    NEAR(bt_littles_law(0, NAN), 0, 0, "no calls: nothing in flight even without latency");
+    OK(isnan(bt_littles_law(10, NAN)), "calls without latency: unknown");
+
+    /* 300 calls, 600,000 input (2,000 each), 60,000 output, latency 2,000 ms,
+     * max_tokens 1,000, quota 2,000,000, no admission counters:
+     *   in flight = 300 / 60 x 2 = 10; R = 2,000 + 1,000 = 3,000; held = 30,000
+     *   settled = 660,000; used = 690,000; headroom = 1,310,000 = 65.5 %
+     *   fits = floor(1,310,000 / 3,000) = 436
+     * Without the latency metric in flight is unknown: used falls back to the
+     * upper bound max(660,000, 300 x 3,000 = 900,000) = 900,000 -> 55 %. */
     struct fx f;
-    bt_config_defaults(&f.cfg);
+    fx_init(&f);
+    int a = fx_route(&f, "a", "amazon.nova-lite-v1:0", 2000000, 1000);
+    int b = fx_route(&f, "b", "amazon.nova-pro-v1:0", 2000000, 1000);
+    fx_start(&f);
+    minute(&f, a, M, 300, 600000, 60000, 2000);
+    minute(&f, b, M, 300, 600000, 60000, NAN);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, a, NOW, &e);
+    NEAR(e.in_flight, 10, 1e-12, "10 in flight");
+    NEAR(e.held, 30000, 1e-9, "held 30,000");
+    NEAR(e.used, 690000, 1e-9, "used 690,000");
+    NEAR(e.headroom_pct, 65.5, 1e-9, "headroom 65.5 %");
+    NEAR(e.fits_more, 436, 0, "fits 436");
+    STREQ(e.held_source, "littles-law", "held from Little's law");
+    bt_eval_route(&f.cfg, &f.st, b, NOW, &e);
+    OK(isnan(e.in_flight) && e.upper_bound, "no latency: in flight unknown, upper bound");
+    NEAR(e.used, 900000, 1e-9, "upper bound: used = reserved per minute 900,000");
+    STREQ(e.held_source, "upper-bound", "held marked upper-bound");
+    NEAR(e.headroom_pct, 55, 1e-9, "headroom 55 % from the bound");
+    fx_free(&f);
+}
+
+static void test_admission(void)
+{
+    /* Counters: 1,900,000 reserved/min over 1,000 admitted -> R = 1,900; gauge 100
+     * in flight -> held 190,000. CloudWatch: 100 calls, 50,000 in, 30,000 out,
+     * estimate 70,000: settled 80,000; used = 80,000 + 190,000 = 270,000;
+     * headroom 1,730,000 = 86.5 %. With the held gauge at 250,000 used is 330,000. */
+    struct fx f;
+    fx_init(&f);
     int r = fx_route(&f, "a", "amazon.nova-lite-v1:0", 2000000, 1000);
     fx_start(&f);
-    put(&f, r, BT_SIG_INVOCATIONS, M, 100);
-    put(&f, r, BT_SIG_INPUT_TOKENS, M, 50000);
-    put(&f, r, BT_SIG_OUTPUT_TOKENS, M, 30000);
+    minute(&f, r, M, 100, 50000, 30000, 1000);
     put(&f, r, BT_SIG_ESTIMATED_TPM, M, 70000);
-    struct bt_eval e;
-    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(e.minute == M, "evaluates the last complete minute (10:07 at 10:10 with a 2 min lag)");
-    NEAR(e.settled, 80000, 0, "settled");
-    NEAR(e.reserved, 150000, 0, "reserved from max_tokens");
-    OK(e.reserved_source && !strcmp(e.reserved_source, "max_tokens"), "reserved source is max_tokens");
-    NEAR(e.used, 150000, 0, "used = max(settled, estimated, reserved)");
-    NEAR(e.headroom_tpm, 1850000, 0, "headroom_tpm");
-    NEAR(e.headroom_pct, 92.5, 1e-9, "headroom_pct");
-    NEAR(e.fits_more, 1233, 0, "fits_more");
-    OK(e.status == BT_ST_OK && !bt_eval_has(&e, BT_W_ESTIMATE_ONLY), "ok, no ESTIMATE_ONLY with max_tokens");
-    /* mean output 300: max_tokens 1,000 is under 4 x 300, so not oversized */
-    OK(!bt_eval_has(&e, BT_W_OVERSIZED_MAX_TOKENS), "1,000 vs mean 300 is not oversized");
-
-    /* Admission counters replace the max_tokens estimate: 1,900,000 reserved/min.
-     * headroom = 100,000 = 5 % -> below warn 20 %, not below crit 5 % (strict) -> warn */
     put(&f, r, BT_SIG_ADM_RESERVED, NOW - 5, 1900000);
     put(&f, r, BT_SIG_ADM_ADMITTED, NOW - 5, 1000);
+    put(&f, r, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 100);
+    struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.reserved, 1900000, 0, "reserved from admission counters");
-    NEAR(e.headroom_pct, 5, 1e-9, "headroom 5 %");
-    OK(bt_eval_has(&e, BT_W_LOW_HEADROOM) && e.status == BT_ST_WARN, "LOW_HEADROOM warn at 5 %% (crit is below 5 %%)");
-    put(&f, r, BT_SIG_ADM_RESERVED, NOW - 5, 1950000);
+    NEAR(e.reservation, 1900, 1e-9, "R from the counters' rates");
+    STREQ(e.reservation_source, "admission", "R source admission");
+    STREQ(e.in_flight_source, "admission", "in flight from the gauge");
+    NEAR(e.held, 190000, 1e-9, "held = 100 x 1,900");
+    NEAR(e.used, 270000, 1e-9, "used = max(settled, estimated) + held");
+    NEAR(e.headroom_pct, 86.5, 1e-9, "headroom 86.5 %");
+    NEAR(e.reserved_per_min, 1900000, 0, "reserved per minute from the counter");
+    put(&f, r, BT_SIG_ADM_RESERVED_HELD, NOW - 5, 250000);
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(e.status == BT_ST_CRIT, "LOW_HEADROOM crit at 2.5 %%");
+    NEAR(e.held, 250000, 0, "bedrock_admission_reserved_tokens_held wins");
+    STREQ(e.held_source, "admission", "held source admission");
+    NEAR(e.used, 330000, 1e-9, "used 330,000");
+    fx_free(&f);
+}
+
+static void test_shared_quota(void)
+{
+    /* Two routes on one quota: "a" (nova-lite, quota 1,000,000 code L-TEST) and "b",
+     * an application inference profile on the same base model (quota unknown to it).
+     *   a: 100 calls, 50,000 in, 20,000 out, 1,200 ms, max_tokens 1,000
+     *      settled 70,000; R 1,500; in flight 2; held 3,000; used 73,000
+     *   b: 60 calls, 60,000 in, 12,000 out, 3,000 ms, max_tokens 2,000
+     *      settled 72,000; R 3,000; in flight 3; held 9,000; used 81,000
+     *   group used 154,000; headroom 846,000 = 84.6 % for both
+     *   fits: a floor(846,000 / 1,500) = 564; b floor(846,000 / 3,000) = 282
+     * "c", the same model in us-west-2, is another quota. */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "amazon.nova-lite-v1:0", 1000000, 1000);
+    int b = fx_route(&f, "b", "arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/b1",
+                     NAN, 2000);
+    int c = fx_route(&f, "c", "amazon.nova-lite-v1:0", 1000000, 1000);
+    bt_strlcpy(f.cfg.routes[b].base_model, "amazon.nova-lite-v1:0", sizeof f.cfg.routes[b].base_model);
+    bt_strlcpy(f.cfg.routes[c].region, "us-west-2", sizeof f.cfg.routes[c].region);
+    fx_start(&f);
+    minute(&f, a, M, 100, 50000, 20000, 1200);
+    minute(&f, b, M, 60, 60000, 12000, 3000);
+    minute(&f, c, M, 100, 50000, 20000, 1200);
+    struct bt_eval ev[3];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    NEAR(ev[a].used, 73000, 1e-9, "a uses 73,000");
+    NEAR(ev[b].used, 81000, 1e-9, "b uses 81,000");
+    NEAR(ev[a].group_used, 154000, 1e-9, "group used 154,000");
+    NEAR(ev[a].headroom_tpm, 846000, 1e-9, "a: headroom of the quota, 846,000");
+    NEAR(ev[b].headroom_tpm, 846000, 1e-9, "b: the same headroom");
+    NEAR(ev[b].headroom_pct, 84.6, 1e-9, "84.6 %");
+    NEAR(ev[a].fits_more, 564, 0, "a fits 564 more");
+    NEAR(ev[b].fits_more, 282, 0, "b fits 282 more");
+    OK(ev[b].quota == 1000000 && ev[b].quota_source == BT_QS_SERVICE_QUOTAS &&
+       !strcmp(ev[b].quota_code, "L-a"), "b draws from a's quota L-a");
+    OK(ev[a].nshared == 1 && ev[a].shared_with[0] == b && ev[b].nshared == 1 &&
+       ev[b].shared_with[0] == a, "each names the other");
+    const struct bt_warning *w = warning(&ev[a], BT_W_SHARED_QUOTA);
+    OK(w && w->severity == BT_ST_OK && strstr(w->message, "b") && strstr(w->message, "invisible"),
+       "SHARED_QUOTA (info) names the other route and says outside callers are invisible");
+    OK(ev[c].nshared == 0 && !bt_eval_has(&ev[c], BT_W_SHARED_QUOTA), "c in another Region is alone");
+    NEAR(ev[c].headroom_tpm, 927000, 1e-9, "c: 1,000,000 - 73,000");
+    /* bt_eval_route gives the same as bt_eval_all */
+    struct bt_eval one;
+    bt_eval_route(&f.cfg, &f.st, b, NOW, &one);
+    NEAR(one.headroom_tpm, 846000, 1e-9, "bt_eval_route evaluates the group too");
     fx_free(&f);
 }
 
 static void test_cache_read(void)
 {
     /* 10 calls: input 10,000, cache read 90,000, cache write 5,000, output 2,000,
-     * burndown 5 (Claude Sonnet 4.5 by the table):
-     * settled = 10,000 + 5,000 + 2,000 x 5 = 25,000 (cache reads not charged)
-     * reserved (max_tokens 500) = 10,000 + 5,000 + 10 x 500 = 20,000
-     * with cache_read_reserved: + 90,000 = 110,000 */
+     * burndown 5 (Claude Sonnet 4.5 by the table), max_tokens 500, latency 6,000 ms:
+     *   settled = 10,000 + 5,000 + 2,000 x 5 = 25,000 (cache reads not charged)
+     *   R = (10,000 + 90,000 + 5,000) / 10 + 500 = 11,000 (cache reads reserved)
+     *   in flight = 10 / 60 x 6 = 1; held = 11,000; used = 36,000
+     *   reserved per minute = 10 x 11,000 = 110,000
+     *   fits = floor((1,000,000 - 36,000) / 11,000) = 87 */
     struct fx f;
-    bt_config_defaults(&f.cfg);
+    fx_init(&f);
     int r = fx_route(&f, "c", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", 1000000, 500);
     fx_start(&f);
     NEAR(f.cfg.routes[r].burndown, 5, 0, "burndown 5 for Claude Sonnet 4.5 from the table");
-    put(&f, r, BT_SIG_INVOCATIONS, M, 10);
-    put(&f, r, BT_SIG_INPUT_TOKENS, M, 10000);
+    minute(&f, r, M, 10, 10000, 2000, 6000);
     put(&f, r, BT_SIG_CACHE_READ, M, 90000);
     put(&f, r, BT_SIG_CACHE_WRITE, M, 5000);
-    put(&f, r, BT_SIG_OUTPUT_TOKENS, M, 2000);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
     NEAR(e.settled, 25000, 0, "settled excludes cache reads");
-    NEAR(e.reserved, 20000, 0, "reserved excludes cache reads by default");
-    f.cfg.cache_read_reserved = true;
+    NEAR(e.reservation, 11000, 1e-9, "R includes cache reads and writes");
+    NEAR(e.in_flight, 1, 1e-12, "one call in flight");
+    NEAR(e.held, 11000, 1e-9, "held 11,000");
+    NEAR(e.used, 36000, 1e-9, "used 36,000");
+    NEAR(e.reserved_per_min, 110000, 1e-9, "reserved per minute 110,000");
+    NEAR(e.fits_more, 87, 0, "fits 87");
+    fx_free(&f);
+}
+
+static void test_idle(void)
+{
+    /* Traffic at 10:00, none since; polled fine at 10:09:30, which could see minutes
+     * up to 10:06 (2 min lag): no datapoints since 10:00 means no calls, so the
+     * route is idle at 10:06: used 0, headroom the whole 500,000, ok, not stale. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "idle", "amazon.nova-lite-v1:0", 500000, 1000);
+    fx_start(&f);
+    minute(&f, r, T0, 100, 50000, 30000, 1000);
+    struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.reserved, 110000, 0, "cache_read_reserved counts them in the reservation");
+    OK(e.idle && e.minute == M - 60, "idle at 10:06");
+    NEAR(e.used, 0, 0, "used 0");
+    NEAR(e.settled, 0, 0, "settled 0");
+    NEAR(e.held, 0, 0, "held 0: nothing in flight");
+    NEAR(e.in_flight, 0, 0, "in flight 0");
+    NEAR(e.headroom_tpm, 500000, 0, "headroom is the whole quota");
+    OK(!e.stale && e.status == BT_ST_OK && e.nwarn == 0, "idle is ok, not stale");
+
+    /* The same route when CloudWatch stopped answering at 09:55: stale. */
+    bt_store_free(&f.st);
+    bt_store_init(&f.st, 1, 1440);
+    struct bt_event ev = {.t = T0 - 300, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+    bt_model_event(&f.st, f.cfg.routes, &ev);
+    minute(&f, r, T0 - 360, 100, 50000, 30000, 1000);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(!e.idle && e.stale && strstr(e.stale_reason, "not answered since 09:55"),
+       "no good poll for 15 min: STALE, not idle");
+    OK(e.status == BT_ST_UNKNOWN, "stale -> unknown");
+    fx_free(&f);
+
+    /* Never polled: unknown, not full. */
+    fx_init(&f);
+    r = fx_route(&f, "new", "amazon.nova-lite-v1:0", 500000, 1000);
+    bt_config_finish(&f.cfg);
+    bt_store_init(&f.st, 1, 1440);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(isnan(e.headroom_tpm) && e.stale && e.status == BT_ST_UNKNOWN, "never polled: headroom unknown, STALE");
+    fx_free(&f);
+}
+
+static void test_zero_quota(void)
+{
+    /* Applied quota 0: 0 calls accepted, 20 throttled. NO_QUOTA crit; headroom pct
+     * has no divisor (null); fits 0; the throttles are not blamed on retries. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "z", "anthropic.claude-opus-4-5-20251101-v1:0", 0, 1000);
+    fx_start(&f);
+    put(&f, r, BT_SIG_INVOCATIONS, M, 0);
+    put(&f, r, BT_SIG_THROTTLES, M, 20);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    const struct bt_warning *w = warning(&e, BT_W_NO_QUOTA);
+    OK(w && w->severity == BT_ST_CRIT && strstr(w->message, "is 0") && strstr(w->message, "L-z"),
+       "NO_QUOTA crit names the quota");
+    OK(e.status == BT_ST_CRIT, "status crit");
+    OK(isnan(e.headroom_pct) && !isinf(e.headroom_tpm) && !isnan(e.headroom_tpm), "pct null, headroom a number");
+    NEAR(e.fits_more, 0, 0, "nothing fits");
+    OK(!bt_eval_has(&e, BT_W_RETRY_LOAD) && !bt_eval_has(&e, BT_W_LOW_HEADROOM) &&
+       !bt_eval_has(&e, BT_W_QUOTA_UNKNOWN), "no RETRY_LOAD, LOW_HEADROOM or QUOTA_UNKNOWN");
+    /* JSON: no NaN anywhere, headroom_pct null */
+    struct bt_report rep = {.cfg = &f.cfg, .store = &f.st, .now = NOW, .evals = &e, .n = 1, .mode = "live"};
+    cJSON *j = bt_report_route_json(&rep, 0);
+    char *s = cJSON_PrintUnformatted(j);
+    OK(s && !strstr(s, "nan") && !strstr(s, "NaN") && strstr(s, "\"headroom_pct\":null"),
+       "JSON has null, never NaN");
+    cJSON_free(s);
+    cJSON_Delete(j);
     fx_free(&f);
 }
 
@@ -137,7 +354,7 @@ static void test_burndown(void)
     NEAR(bt_settled_tpm(100000, 0, 20000, 1), 120000, 0, "settled with burndown 1");
     struct bt_config c;
     bt_config_defaults(&c);
-    char err[256];
+    char err[512];
     OK(bt_config_parse_string(&c,
                               "[burndown]\nacme.big-* = 15\n[route x]\nmodel = acme.big-2\n"
                               "[route y]\nmodel = global.anthropic.claude-opus-4-5-v1:0\n"
@@ -149,96 +366,223 @@ static void test_burndown(void)
     NEAR(c.routes[2].burndown, 2, 0, "route burndown overrides the table");
     STREQ(c.routes[2].burndown_source, "config", "burndown source config");
     bt_config_free(&c);
+
+    /* Measured: Sonnet 4.5 (table 5), 100,000 input, 20,000 output.
+     *   estimate 200,000: (200,000 - 100,000) / 20,000 = 5.0 -> agrees
+     *   estimate 120,000: (120,000 - 100,000) / 20,000 = 1.0 -> BURNDOWN_MISMATCH
+     * A route configured with burndown 1 whose estimate says 5 mismatches too. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "s", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", 2000000, 1000);
+    int k = fx_route(&f, "k", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", NAN, 1000);
+    bt_strlcpy(f.cfg.routes[k].region, "us-west-2", sizeof f.cfg.routes[k].region);
+    f.cfg.routes[k].burndown = 1;
+    f.cfg.routes[k].burndown_source = "config";
+    fx_start(&f);
+    minute(&f, r, M, 100, 100000, 20000, 1000);
+    put(&f, r, BT_SIG_ESTIMATED_TPM, M, 200000);
+    minute(&f, k, M, 100, 100000, 20000, 1000);
+    put(&f, k, BT_SIG_ESTIMATED_TPM, M, 200000);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    NEAR(e.burndown_measured, 5, 1e-12, "measured burndown 5.0");
+    OK(!bt_eval_has(&e, BT_W_BURNDOWN_MISMATCH), "agrees with the table");
+    put(&f, r, BT_SIG_ESTIMATED_TPM, M, 120000);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    NEAR(e.burndown_measured, 1, 1e-12, "measured burndown 1.0");
+    const struct bt_warning *w = warning(&e, BT_W_BURNDOWN_MISMATCH);
+    OK(w && w->severity == BT_ST_WARN && strstr(w->message, "1.00") &&
+       strstr(w->message, "burndown table gives 5"), "BURNDOWN_MISMATCH shows both values");
+    bt_eval_route(&f.cfg, &f.st, k, NOW, &e);
+    w = warning(&e, BT_W_BURNDOWN_MISMATCH);
+    OK(w && strstr(w->message, "5.00") && strstr(w->message, "the config gives 1"),
+       "config burndown 1 vs measured 5");
+    fx_free(&f);
+
+    /* A table that cannot be read is an error naming the path, never a silent 1. */
+    struct bt_burndown b = {0};
+    OK(!bt_burndown_load_file(&b, "/nonexistent/bedtop/burndown.conf", err, sizeof err) &&
+       strstr(err, "/nonexistent/bedtop/burndown.conf"), "unreadable table: error names the path");
+    bt_burndown_free(&b);
 }
 
 static void test_mantle(void)
 {
-    /* Mantle: 400 inferences, input 12,000,000, output 320,000, max_tokens 2,000.
-     * input used = 12,000,000 + 400 x 2,000 = 12,800,000 of 20,000,000 -> 7,200,000 = 36 %
-     * output used = 320,000 of 4,000,000 -> 3,680,000 = 92 %; route pct = min = 36 %.
+    /* Mantle 20M/4M: 400 inferences, input 12,000,000 (30,000 each), output 320,000,
+     * max_tokens 2,000, no admission counters and no latency metric: in flight unknown,
+     * so input used is the per-minute bound 400 x (30,000 + 2,000) = 12,800,000
+     * -> input headroom 7,200,000 = 36 %; output 3,680,000 = 92 %: input binds.
      * No burndown on mantle even for a burndown-5 model. */
     struct fx f;
-    bt_config_defaults(&f.cfg);
+    fx_init(&f);
     int r = fx_route(&f, "m", "anthropic.claude-opus-4-7", NAN, 2000);
     f.cfg.routes[r].endpoint = BT_EP_MANTLE;
     f.cfg.routes[r].quota[BT_Q_INPUT_TPM] = (struct bt_quota){20000000, BT_QS_CONFIG, "", ""};
     f.cfg.routes[r].quota[BT_Q_OUTPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "", ""};
     fx_start(&f);
     NEAR(f.cfg.routes[r].burndown, 1, 0, "mantle: burndown does not apply");
-    put(&f, r, BT_SIG_INVOCATIONS, M, 400);
-    put(&f, r, BT_SIG_INPUT_TOKENS, M, 12000000);
-    put(&f, r, BT_SIG_OUTPUT_TOKENS, M, 320000);
+    minute(&f, r, M, 400, 12000000, 320000, NAN);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.in_used, 12800000, 0, "mantle input used = input + inferences x max_tokens");
+    NEAR(e.in_used, 12800000, 0, "mantle input used: the per-minute bound");
+    OK(e.upper_bound, "marked upper bound");
     NEAR(e.in_headroom, 7200000, 0, "mantle input headroom");
     NEAR(e.out_headroom, 3680000, 0, "mantle output headroom");
-    NEAR(e.in_pct, 36, 1e-9, "input headroom pct");
-    NEAR(e.out_pct, 92, 1e-9, "output headroom pct");
-    NEAR(e.headroom_pct, 36, 1e-9, "route headroom pct is the smaller");
-    NEAR(e.headroom_tpm, 7200000, 0, "route headroom_tpm is the binding side");
-    /* output binds when output nears its quota: 3,900,000 of 4,000,000 -> 2.5 % */
+    NEAR(e.headroom_pct, 36, 1e-9, "route headroom pct is the input side's");
+    OK(e.binding == BT_SIDE_INPUT, "input binds");
+
+    /* Equal quotas 4M/4M: 400 inferences, input 1,000,000 (2,500 each), output
+     * 3,900,000. Input used = max(1,000,000, 400 x 4,500) = 1,800,000 -> 55 %;
+     * output 3,900,000 -> 100,000 = 2.5 %: output binds, crit. The route's figures
+     * (quota, used, settled) are the output side's, for every view. */
+    f.cfg.routes[r].quota[BT_Q_INPUT_TPM].value = 4000000;
+    f.cfg.routes[r].quota[BT_Q_OUTPUT_TPM].value = 4000000;
+    put(&f, r, BT_SIG_INPUT_TOKENS, M, 1000000);
     put(&f, r, BT_SIG_OUTPUT_TOKENS, M, 3900000);
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.headroom_pct, 2.5, 1e-9, "output quota binds");
-    NEAR(e.headroom_tpm, 100000, 0, "binding headroom from the output side");
-    OK(e.status == BT_ST_CRIT, "crit below 5 %%");
+    NEAR(e.in_pct, 55, 1e-9, "input side 55 %");
+    NEAR(e.out_pct, 2.5, 1e-9, "output side 2.5 %");
+    OK(e.binding == BT_SIDE_OUTPUT, "equal quotas: output binds");
+    NEAR(e.headroom_pct, 2.5, 1e-9, "route headroom = output side");
+    NEAR(e.used, 3900000, 0, "route used = output used (what the bar draws)");
+    NEAR(e.settled, 3900000, 0, "route settled = output tokens");
+    NEAR(e.quota, 4000000, 0, "route quota = output quota");
+    OK(e.status == BT_ST_CRIT && strstr(warning(&e, BT_W_LOW_HEADROOM)->message, "output quota binds"),
+       "LOW_HEADROOM crit says output binds");
+    struct bt_report rep = {.cfg = &f.cfg, .store = &f.st, .now = NOW, .evals = &e, .n = 1, .mode = "live"};
+    cJSON *j = bt_report_route_json(&rep, 0);
+    const cJSON *mj = cJSON_GetObjectItem(j, "mantle");
+    OK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(mj, "binding")), "output") &&
+       cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "tpm"), "used")) == 3900000,
+       "JSON: binding output, tpm.used the output side's");
+    cJSON_Delete(j);
+
+    /* One side unknown: output quota unknown -> input binds (55 %). */
+    f.cfg.routes[r].quota[BT_Q_OUTPUT_TPM].value = NAN;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.binding == BT_SIDE_INPUT && fabs(e.headroom_pct - 55) < 1e-9,
+       "output quota unknown: input binds at 55 %%");
+    /* Input quota unknown -> output binds. */
+    f.cfg.routes[r].quota[BT_Q_OUTPUT_TPM].value = 4000000;
+    f.cfg.routes[r].quota[BT_Q_INPUT_TPM].value = NAN;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.binding == BT_SIDE_OUTPUT && fabs(e.headroom_pct - 2.5) < 1e-9,
+       "input quota unknown: output binds at 2.5 %%");
     fx_free(&f);
 }
 
-static void test_no_usage(void)
+static void test_throttle_causes(void)
 {
-    /* CloudWatch answered but the route had no calls: nothing used, full quota left. */
+    /* Throttles while the estimate is far below the quota; the warning names the
+     * cause the evidence points to and that cause's remedy. */
     struct fx f;
-    bt_config_defaults(&f.cfg);
-    int r = fx_route(&f, "idle", "amazon.nova-lite-v1:0", 500000, 1000);
+    fx_init(&f);
+    int big = fx_route(&f, "big", "amazon.nova-lite-v1:0", 1000000, 64000);
+    int retry = fx_route(&f, "retry", "amazon.nova-pro-v1:0", 1000000, 1024);
+    int unseen = fx_route(&f, "unseen", "amazon.nova-micro-v1:0", 1000000, NAN);
     fx_start(&f);
-    struct bt_eval e;
-    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(!e.has_usage, "no usage data");
-    OK(isnan(e.settled) && isnan(e.estimated) && isnan(e.reserved), "usage figures are null, not zero");
-    NEAR(e.headroom_tpm, 500000, 0, "idle route: headroom is the whole quota");
-    OK(isnan(e.fits_more), "fits unknown without call sizes");
-    OK(!e.stale && e.status == BT_ST_OK, "idle is not stale");
+    /* big: 10 calls, 300 output each; max_tokens 64,000 > 4 x 300 */
+    minute(&f, big, M, 10, 20000, 3000, 1440);
+    put(&f, big, BT_SIG_THROTTLES, M, 2);
+    put(&f, big, BT_SIG_ESTIMATED_TPM, M, 23000);
+    /* retry: retries 420 of 360 + 420 + 30 = 810 offered = 52 %; p99 700 vs 1,024 */
+    minute(&f, retry, M, 300, 450000, 75000, 1080);
+    put(&f, retry, BT_SIG_THROTTLES, M, 60);
+    put(&f, retry, BT_SIG_ESTIMATED_TPM, M, 525000);
+    put(&f, retry, BT_SIG_ADM_ADMITTED, NOW - 5, 360);
+    put(&f, retry, BT_SIG_ADM_RETRIES, NOW - 5, 420);
+    put(&f, retry, BT_SIG_ADM_REJECTED, NOW - 5, 30);
+    put(&f, retry, BT_SIG_ADM_OUT_P99, NOW - 5, 700);
+    /* unseen: only the estimate */
+    put(&f, unseen, BT_SIG_INVOCATIONS, M, 100);
+    put(&f, unseen, BT_SIG_THROTTLES, M, 5);
+    put(&f, unseen, BT_SIG_ESTIMATED_TPM, M, 300000);
+    struct bt_eval ev[3];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    const struct bt_warning *w = warning(&ev[big], BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "max_tokens 64000") && strstr(w->action, "Lower max_tokens"),
+       "oversized max_tokens: held reservations, lower max_tokens");
+    w = warning(&ev[retry], BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "retry storm") && strstr(w->action, "retry budget") &&
+       strstr(w->action, "will not help"), "retry storm: retries named, not max_tokens");
+    OK(bt_eval_has(&ev[retry], BT_W_RETRY_LOAD), "and RETRY_LOAD");
+    w = warning(&ev[unseen], BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "not in the data") && strstr(w->action, "admission counters"),
+       "no evidence: says so, asks for the counters");
+    OK(bt_eval_has(&ev[unseen], BT_W_ESTIMATE_ONLY), "ESTIMATE_ONLY with only the estimate");
     fx_free(&f);
 
-    /* Never polled: unknown, not full. */
-    bt_config_defaults(&f.cfg);
-    r = fx_route(&f, "new", "amazon.nova-lite-v1:0", 500000, 1000);
-    bt_config_finish(&f.cfg);
-    bt_store_init(&f.st, 1, 1440);
+    /* Daily quota used up, and another route on the same quota. */
+    fx_init(&f);
+    int d = fx_route(&f, "d", "meta.llama3-3-70b-instruct-v1:0", 1000000, 1000);
+    int o = fx_route(&f, "o", "meta.llama3-3-70b-instruct-v1:0", NAN, 1000);
+    f.cfg.routes[d].quota[BT_Q_TPD] = (struct bt_quota){1e8, BT_QS_SERVICE_QUOTAS, "L-TPD", ""};
+    fx_start(&f);
+    minute(&f, d, M, 10, 10000, 10000, 1000); /* mean output 1,000: max_tokens fits it */
+    put(&f, d, BT_SIG_THROTTLES, M, 8);
+    put(&f, d, BT_SIG_ESTIMATED_TPM, M, 20000);
+    put(&f, d, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000, 1e8);
+    minute(&f, o, M, 100, 100000, 10000, 1000);
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    w = warning(&ev[d], BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "daily token quota is used up") && strstr(w->action, "00:00 UTC"),
+       "daily quota used up is the cause");
+    /* without the daily total the other route on the quota is the evidence */
+    f.cfg.routes[d].quota[BT_Q_TPD].value = NAN;
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    w = warning(&ev[d], BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "shared") && strstr(w->action, "other callers"),
+       "another route on the quota is the cause");
+    fx_free(&f);
+}
+
+static void test_daily(void)
+{
+    /* Daily quota 100,000,000; today's sums at 10:07 give 85,000,000 charged;
+     * the charge now is 100,000/min (100 calls, 100,000 input, no output):
+     *   remaining 15,000,000 / 100,000 = 150 min -> runs out 12:37 UTC today
+     * At 10,000/min it would last 1,500 min (25 h): not before the 00:00 reset,
+     * 13 h 53 min after 10:07. At 100,000,000 it is used up until the reset. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "d", "meta.llama3-3-70b-instruct-v1:0", 2000000, 1000);
+    f.cfg.routes[r].quota[BT_Q_TPD] = (struct bt_quota){1e8, BT_QS_SERVICE_QUOTAS, "L-TPD", ""};
+    fx_start(&f);
+    int64_t day = T0 - 36000;
+    minute(&f, r, M, 100, 100000, 0, 1000);
+    put(&f, r, BT_SIG_DAY_INPUT_TOKENS, day, 85e6);
+    struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(isnan(e.headroom_tpm) && e.stale && e.status == BT_ST_UNKNOWN, "never polled: headroom unknown, STALE");
+    const struct bt_warning *w = warning(&e, BT_W_DAILY_QUOTA);
+    OK(w && strstr(w->message, "runs out at 12:37 UTC today (in 2 h 30 min)"), "runs out today with a time");
+    put(&f, r, BT_SIG_INPUT_TOKENS, M, 10000);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    w = warning(&e, BT_W_DAILY_QUOTA);
+    OK(w && strstr(w->message, "does not run out before the reset at 00:00 UTC (in 13 h 53 min)") &&
+       strstr(w->message, "last 25 h 0 min"), "after midnight: not before the reset");
+    put(&f, r, BT_SIG_DAY_INPUT_TOKENS, day, 1e8);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    w = warning(&e, BT_W_DAILY_QUOTA);
+    OK(w && w->severity == BT_ST_CRIT && strstr(w->message, "used up: calls throttle until the reset"),
+       "used up: until the reset");
     fx_free(&f);
 }
 
 static void test_warnings(void)
 {
-    /* Throttled below the estimate: 5 throttles, estimate 300,000 of 1,000,000. */
     struct fx f;
-    bt_config_defaults(&f.cfg);
-    int r = fx_route(&f, "t", "amazon.nova-lite-v1:0", 1000000, NAN);
+    fx_init(&f);
     int h = fx_route(&f, "h", "amazon.nova-lite-v1:0", 1000000, 1000);
-    int q = fx_route(&f, "q", "amazon.nova-lite-v1:0", NAN, 1000);
+    int q = fx_route(&f, "q", "amazon.nova-pro-v1:0", NAN, 1000);
     fx_start(&f);
-    put(&f, r, BT_SIG_INVOCATIONS, M, 100);
-    put(&f, r, BT_SIG_THROTTLES, M, 5);
-    put(&f, r, BT_SIG_ESTIMATED_TPM, M, 300000);
-    struct bt_eval e;
-    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(bt_eval_has(&e, BT_W_THROTTLED_BELOW_ESTIMATE), "THROTTLED_BELOW_ESTIMATE");
-    OK(bt_eval_has(&e, BT_W_ESTIMATE_ONLY), "ESTIMATE_ONLY with only the estimate");
-    OK(!bt_eval_has(&e, BT_W_RETRY_LOAD), "5 of 105 throttled (4.8 %%) is no RETRY_LOAD");
-
     /* Hidden parallelism: 40 in flight vs 25; retries 100 of 400 offered = 25 % > 20 %. */
-    put(&f, h, BT_SIG_INVOCATIONS, M, 10);
-    put(&f, h, BT_SIG_INPUT_TOKENS, M, 10000);
-    put(&f, h, BT_SIG_OUTPUT_TOKENS, M, 1000);
+    minute(&f, h, M, 10, 10000, 1000, 1000);
     put(&f, h, BT_SIG_ADM_IN_FLIGHT, NOW - 10, 40);
     put(&f, h, BT_SIG_ADM_CONC_LIMIT, NOW - 10, 25);
     put(&f, h, BT_SIG_ADM_ADMITTED, NOW - 10, 300);
     put(&f, h, BT_SIG_ADM_RETRIES, NOW - 10, 100);
     put(&f, h, BT_SIG_ADM_OUT_P99, NOW - 10, 200);
+    struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, h, NOW, &e);
     OK(bt_eval_has(&e, BT_W_HIDDEN_PARALLELISM), "HIDDEN_PARALLELISM 40 > 25");
     OK(bt_eval_has(&e, BT_W_RETRY_LOAD), "RETRY_LOAD at 25 %% retries");
@@ -250,14 +594,60 @@ static void test_warnings(void)
     OK(bt_eval_has(&e, BT_W_QUOTA_UNKNOWN) && e.status == BT_ST_UNKNOWN, "QUOTA_UNKNOWN -> unknown");
 
     /* Stale: CloudWatch failing after the data. */
-    struct bt_event ev = {.t = NOW - 5, .type = BT_EV_ERROR, .route = r, .source = BT_SRC_CLOUDWATCH};
+    struct bt_event ev = {.t = NOW - 5, .type = BT_EV_ERROR, .route = h, .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.text, "ThrottlingException after 3 attempts", sizeof ev.text);
     bt_model_event(&f.st, f.cfg.routes, &ev);
-    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    bt_eval_route(&f.cfg, &f.st, h, NOW, &e);
     OK(bt_eval_has(&e, BT_W_STALE) && strstr(e.stale_reason, "ThrottlingException"), "STALE names the error");
-    /* Silent metric: newest data 10 minutes older than expected. */
-    bt_eval_route(&f.cfg, &f.st, h, NOW + 600, &e);
-    OK(bt_eval_has(&e, BT_W_STALE), "STALE when the newest minute is far behind the lag");
+
+    /* LOW_HEADROOM: used 950,000 of 1,000,000 = 5 % -> warn; 975,000 -> 2.5 % crit. */
+    put(&f, q, BT_SIG_ADM_RESERVED_HELD, NOW - 5, 0);
+    f.cfg.routes[q].quota[BT_Q_TPM] = (struct bt_quota){1000000, BT_QS_SERVICE_QUOTAS, "L-Q", ""};
+    minute(&f, q, M, 100, 950000, 0, 1000);
+    put(&f, q, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 0);
+    bt_eval_route(&f.cfg, &f.st, q, NOW, &e);
+    OK(bt_eval_has(&e, BT_W_LOW_HEADROOM) && e.status == BT_ST_WARN, "LOW_HEADROOM warn at 5 %% (crit is below 5 %%)");
+    put(&f, q, BT_SIG_INPUT_TOKENS, M, 975000);
+    bt_eval_route(&f.cfg, &f.st, q, NOW, &e);
+    OK(e.status == BT_ST_CRIT, "LOW_HEADROOM crit at 2.5 %%");
+    fx_free(&f);
+}
+
+static void test_precision(void)
+{
+    /* Series keep doubles: a day's sum of 1,234,567,891 reads back exactly
+     * (a float would give 1,234,567,936). */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "p", "amazon.nova-lite-v1:0", 1e9, 1000);
+    fx_start(&f);
+    put(&f, r, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000, 1234567891);
+    NEAR(bt_store_at(&f.st, r, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000), 1234567891, 0,
+         "1,234,567,891 stored exactly");
+    /* ... and through a recording and back (format 1.2: as many digits as it takes) */
+    char path[] = "/tmp/bedtop-precision-XXXXXX";
+    int fd = mkstemp(path);
+    OK(fd >= 0, "temporary file");
+    close(fd);
+    unlink(path);
+    char err[512] = "";
+    struct bt_recorder *rec = bt_recorder_open(path, &f.cfg, "live", NOW, err, sizeof err);
+    OK(rec != NULL, "recorder opens: %s", rec ? "" : err);
+    if (rec) {
+        bt_recorder_attach(rec, &f.st);
+        put(&f, r, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000, 1234567891.25);
+        put(&f, r, BT_SIG_LATENCY_AVG, M, 0.1);
+        bt_recorder_flush(rec, NOW);
+        bt_recorder_close(rec);
+        struct bt_replay rp;
+        OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+        bt_replay_seek(&rp, NOW);
+        NEAR(bt_store_at(&rp.store, 0, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000), 1234567891.25, 0,
+             "1,234,567,891.25 read back exactly from the recording");
+        NEAR(bt_store_at(&rp.store, 0, BT_SIG_LATENCY_AVG, M), 0.1, 0, "0.1 read back exactly");
+        bt_replay_free(&rp);
+        unlink(path);
+    }
     fx_free(&f);
 }
 
@@ -275,12 +665,18 @@ static void test_status_codes(void)
 int main(void)
 {
     test_domain_example();
-    test_runtime_route();
+    test_littles_law();
+    test_admission();
+    test_shared_quota();
     test_cache_read();
+    test_idle();
+    test_zero_quota();
     test_burndown();
     test_mantle();
-    test_no_usage();
+    test_throttle_causes();
+    test_daily();
     test_warnings();
+    test_precision();
     test_status_codes();
     return tap_done();
 }

@@ -327,8 +327,8 @@ static void test_json(void)
     OK(bt_prom_parse(&t, txt, len, BT_PROM_TEXT, err, sizeof err), "examples .prom parses: %s",
        err);
     free(txt);
-    /* 11 scalar metrics + 6 buckets + _sum + _count */
-    OK(j.nseries == 19 && t.nseries == 19, "both examples: 19 series (%d, %d)", j.nseries,
+    /* 12 scalar metrics + 6 buckets + _sum + _count */
+    OK(j.nseries == 20 && t.nseries == 20, "both examples: 20 series (%d, %d)", j.nseries,
        t.nseries);
     int same = 0;
     for (int i = 0; i < t.nseries; i++) {
@@ -428,7 +428,7 @@ static void test_api(void)
 
 static void test_quantile(void)
 {
-    /* DESIGN.md's example: {128:10, 256:40, +Inf:50}.
+    /* examples/admission-counters.prom's kind of histogram: {128:10, 256:40, +Inf:50}.
      * p50: rank 25 in (128,256] holding 30: 128 + 128*15/30 = 192
      * p10: rank 5 in [0,128] holding 10: 128*5/10 = 64
      * p99: rank 49.5 in the +Inf bucket: the highest finite bound, 256 */

@@ -6,58 +6,139 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/infprofile.h"
 #include "collectors/quotas.h"
 #include "core/util.h"
 #include "tests/tap.h"
 
-static void test_parse_name(void)
+#define ANY (-1)
+/* Real quota names from Service Quotas (both naming families) and near misses. */
+static void test_parse_name(const struct bt_quota_table *t)
 {
     static const struct {
         const char *name;
-        bool ok;
+        int n;                 /* readings: 0 none, 1 one */
         enum bt_quota_kind kind;
-        enum bt_inference inf;
-        bool any;
-        const char *model;
+        int inf;
+        const char *context, *model;
     } cases[] = {
-        {"On-demand model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1", true,
-         BT_Q_TPM, BT_INF_ON_DEMAND, false, "Anthropic Claude Sonnet 4.5 V1"},
-        {"Cross-region model inference tokens per minute for Anthropic Claude 3.7 Sonnet V1", true,
-         BT_Q_TPM, BT_INF_CROSS_REGION, false, "Anthropic Claude 3.7 Sonnet V1"},
+        /* current names */
+        {"On-demand InvokeModel tokens per minute for Anthropic Claude Sonnet 4.5 V1", 1, BT_Q_TPM,
+         BT_INF_ON_DEMAND, "", "Anthropic Claude Sonnet 4.5 V1"},
+        {"Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.5 V1", 1, BT_Q_TPM,
+         BT_INF_CROSS_REGION, "", "Anthropic Claude Sonnet 4.5 V1"},
+        {"Global Cross-Region InvokeModel tokens per minute for Anthropic Claude Opus 4.5", 1,
+         BT_Q_TPM, BT_INF_GLOBAL, "", "Anthropic Claude Opus 4.5"},
+        {"On-demand InvokeModel tokens per minute for Anthropic Claude 3 Sonnet", 1, BT_Q_TPM,
+         BT_INF_ON_DEMAND, "", "Anthropic Claude 3 Sonnet"},
+        {"Cross-Region InvokeModel tokens per minute for Meta Llama 3.3 70B Instruct", 1, BT_Q_TPM,
+         BT_INF_CROSS_REGION, "", "Meta Llama 3.3 70B Instruct"},
+        {"Model invocation max tokens per day for Anthropic Claude Sonnet 4.5 V1", 1, BT_Q_TPD, ANY,
+         "", "Anthropic Claude Sonnet 4.5 V1"},
+        {"Bedrock Mantle input tokens per minute for Anthropic Claude Opus 4.7", 1, BT_Q_INPUT_TPM,
+         ANY, "", "Anthropic Claude Opus 4.7"},
+        {"Bedrock Mantle output tokens per minute for OpenAI gpt-oss-120b", 1, BT_Q_OUTPUT_TPM, ANY,
+         "", "OpenAI gpt-oss-120b"},
+        /* context-length variants */
+        {"Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4 V1 1M Context Length",
+         1, BT_Q_TPM, BT_INF_CROSS_REGION, "1m", "Anthropic Claude Sonnet 4 V1"},
+        {"Global cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 1M "
+         "Context Length",
+         1, BT_Q_TPM, BT_INF_GLOBAL, "1m", "Anthropic Claude Sonnet 4.5 V1"},
+        /* older names */
+        {"On-demand model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1", 1,
+         BT_Q_TPM, BT_INF_ON_DEMAND, "", "Anthropic Claude Sonnet 4.5 V1"},
+        {"Cross-region model inference tokens per minute for Anthropic Claude 3.7 Sonnet V1", 1,
+         BT_Q_TPM, BT_INF_CROSS_REGION, "", "Anthropic Claude 3.7 Sonnet V1"},
         {"Global cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1",
-         true, BT_Q_TPM, BT_INF_GLOBAL, false, "Anthropic Claude Sonnet 4.5 V1"},
-        {"On-demand model inference requests per minute for Anthropic Claude 3 Haiku", true,
-         BT_Q_RPM, BT_INF_ON_DEMAND, false, "Anthropic Claude 3 Haiku"},
-        {"Cross-Region model inference requests per minute for Meta Llama 3.1 70B Instruct", true,
-         BT_Q_RPM, BT_INF_CROSS_REGION, false, "Meta Llama 3.1 70B Instruct"},
+         1, BT_Q_TPM, BT_INF_GLOBAL, "", "Anthropic Claude Sonnet 4.5 V1"},
         {"Model invocation max tokens per day for Anthropic Claude Sonnet 4.5 V1 (doubled for "
          "cross-region calls)",
-         true, BT_Q_TPD, BT_INF_ON_DEMAND, true, "Anthropic Claude Sonnet 4.5 V1"},
-        {"On-demand InvokeModel tokens per minute for Anthropic Claude 3 Sonnet", true, BT_Q_TPM,
-         BT_INF_ON_DEMAND, false, "Anthropic Claude 3 Sonnet"},
-        {"Batch inference job size (in GB) for Claude 3 Haiku", false, 0, 0, false, ""},
+         1, BT_Q_TPD, ANY, "", "Anthropic Claude Sonnet 4.5 V1"},
+        /* retired requests-per-minute rows: read, so they can be shown as not enforced */
+        {"On-demand model inference requests per minute for Anthropic Claude 3 Haiku", 1, BT_Q_RPM,
+         BT_INF_ON_DEMAND, "", "Anthropic Claude 3 Haiku"},
+        {"Cross-Region model inference requests per minute for Meta Llama 3.1 70B Instruct", 1,
+         BT_Q_RPM, BT_INF_CROSS_REGION, "", "Meta Llama 3.1 70B Instruct"},
+        {"Cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.5 V1", 1,
+         BT_Q_RPM, BT_INF_CROSS_REGION, "", "Anthropic Claude Sonnet 4.5 V1"},
+        /* near misses: none of these is a route quota */
+        {"Batch inference job size (in GB) for Claude 3 Haiku", 0, 0, 0, "", ""},
         {"On-demand latency-optimized model inference tokens per minute for Anthropic Claude 3.5 "
          "Haiku",
-         false, 0, 0, false, ""},
-        {"Cross-region model inference tokens per minute for ", false, 0, 0, false, ""},
-        {"Custom models per account", false, 0, 0, false, ""},
+         0, 0, 0, "", ""},
+        {"Cross-region model inference tokens per minute for ", 0, 0, 0, "", ""},
+        {"Custom models per account", 0, 0, 0, "", ""},
+        {"On-demand InvokeModel tokens per second for Anthropic Claude 3 Haiku", 0, 0, 0, "", ""},
+        {"Cross-Region InvokeModel concurrent requests for Anthropic Claude 3 Haiku", 0, 0, 0, "", ""},
+        {"Bedrock Mantle requests per minute for Anthropic Claude Opus 4.7", 0, 0, 0, "", ""},
+        {"Provisioned model inference tokens per minute for Anthropic Claude 3 Haiku", 0, 0, 0, "", ""},
+        {"Model invocation max tokens per day for", 0, 0, 0, "", ""},
+        {"Sum of in-progress and submitted batch inference jobs using a base model for Claude", 0, 0,
+         0, "", ""},
     };
     for (size_t i = 0; i < BT_ARRAY_LEN(cases); i++) {
-        enum bt_quota_kind k = BT_Q_COUNT;
-        enum bt_inference inf = BT_INF_GLOBAL;
-        bool any = false;
-        char model[256] = "";
-        bool ok = bt_quotas_parse_name(cases[i].name, &k, &inf, &any, model, sizeof model);
-        bool good = ok == cases[i].ok;
-        if (good && ok)
-            good = k == cases[i].kind && inf == cases[i].inf && any == cases[i].any &&
-                   strcmp(model, cases[i].model) == 0;
-        OK(good, "quota name %zu: %.60s -> %s", i, cases[i].name,
-           cases[i].ok ? cases[i].model : "(not a route quota)");
+        struct bt_qname q[2];
+        memset(q, 0, sizeof q);
+        int n = bt_quotas_parse_name(t, cases[i].name, q);
+        bool good = n == cases[i].n;
+        if (good && n == 1)
+            good = q[0].kind == cases[i].kind && q[0].inference == cases[i].inf &&
+                   strcmp(q[0].context, cases[i].context) == 0 &&
+                   strcmp(q[0].model, cases[i].model) == 0;
+        OK(good, "quota name %zu: %.70s -> %s%s%s (got %d: %s %s)", i, cases[i].name,
+           cases[i].n ? cases[i].model : "(not a route quota)", cases[i].context[0] ? " context " : "",
+           cases[i].context, n, n ? bt_quota_kind_name(q[0].kind) : "-", n ? q[0].model : "");
     }
 }
 
-static void test_model_matches(struct bt_quota_hints *hints)
+/* Two rows of equal weight that read a name differently: reported, never guessed. */
+static void test_ambiguous_rows(void)
+{
+    struct bt_quota_table t = {0};
+    char err[256] = "";
+    bool ok = bt_quota_table_parse(&t,
+                                   "Tokens per minute for {model} = tpm on-demand\n"
+                                   "tokens-per-minute for {model} = tpm cross-region\n"
+                                   "Tokens per minute for {model} 1M Context Length = tpm on-demand context=1m\n",
+                                   "t", err, sizeof err);
+    OK(ok && t.nrows == 3, "a table with two rows of the same weight parses (%s)", err);
+    struct bt_qname q[2];
+    memset(q, 0, sizeof q);
+    int n = bt_quotas_parse_name(&t, "Tokens per minute for Amazon Nova Pro", q);
+    OK(n == 2 && q[0].line == 1 && q[1].line == 2,
+       "a name two rows read differently is ambiguous (lines %d and %d)", q[0].line, q[1].line);
+    n = bt_quotas_parse_name(&t, "Tokens per minute for Amazon Nova Pro 1M Context Length", q);
+    OK(n == 1 && !strcmp(q[0].context, "1m") && !strcmp(q[0].model, "Amazon Nova Pro"),
+       "the longer row wins over the shorter ones");
+    struct bt_sq_list l = {0};
+    l.q = bt_xcalloc(1, sizeof *l.q);
+    l.n = l.cap = 1;
+    bt_strlcpy(l.q[0].code, "L-AMB", sizeof l.q[0].code);
+    bt_strlcpy(l.q[0].name, "Tokens per minute for Amazon Nova Pro", sizeof l.q[0].name);
+    l.q[0].value = 1000;
+    struct bt_route r;
+    memset(&r, 0, sizeof r);
+    bt_strlcpy(r.model, "amazon.nova-pro-v1:0", sizeof r.model);
+    char why[224] = "";
+    OK(bt_quotas_match(&r, BT_Q_TPM, &l, &t, why, sizeof why) == -2 && strstr(why, "L-AMB") &&
+           strstr(why, "lines 1 and 2"),
+       "the route's quota is reported ambiguous: %s", why);
+    bt_sq_list_free(&l);
+    bt_quota_table_free(&t);
+    static const char *const bad[] = {
+        "Tokens for {model} = tpm\n", "Tokens for {model} = tpx on-demand\n",
+        "Tokens for {model} = tpm sideways\n", "Tokens for {model} {model} = tpm any\n",
+        "Tokens for {model} = tpm any context=\n", "Tokens for {model} = tpm any extra\n",
+    };
+    for (size_t i = 0; i < BT_ARRAY_LEN(bad); i++) {
+        ok = bt_quota_table_parse(&t, bad[i], "t", err, sizeof err);
+        OK(!ok && !strncmp(err, "t:1: ", 5), "bad row %zu rejected with file:line (%s)", i, err);
+        bt_quota_table_free(&t);
+    }
+}
+
+static void test_model_matches(struct bt_quota_table *hints)
 {
     static const struct {
         const char *id, *display;
@@ -93,6 +174,15 @@ static void test_model_matches(struct bt_quota_hints *hints)
         {"deepseek.r1-v1:0", "DeepSeek R1", true},
         {"ai21.jamba-1-5-large-v1:0", "AI21 Labs Jamba 1.5 Large", true},
         {"ai21.jamba-1-5-mini-v1:0", "AI21 Labs Jamba 1.5 Large", false},
+        /* names as today's quota list spells them */
+        {"anthropic.claude-opus-4-5-20251101-v1:0", "Anthropic Claude Opus 4.5", true},
+        {"global.anthropic.claude-opus-4-5-20251101-v1:0", "Anthropic Claude Opus 4.1", false},
+        {"us.meta.llama4-maverick-17b-instruct-v1:0", "Meta Llama 4 Maverick 17B Instruct", true},
+        {"us.meta.llama4-scout-17b-instruct-v1:0", "Meta Llama 4 Maverick 17B Instruct", false},
+        {"amazon.nova-premier-v1:0", "Amazon Nova Premier", true},
+        {"mistral.pixtral-large-2502-v1:0", "Mistral Pixtral Large 25.02", true},
+        {"anthropic.claude-opus-4-7", "Anthropic Claude Opus 4.7", true},
+        {"anthropic.claude-opus-4-7", "Anthropic Claude Opus 4", false},
         /* ID with no "-vN": needs the hint from data/quota-names.conf */
         {"openai.gpt-oss-120b-1:0", "OpenAI gpt-oss-120b", true},
         {"openai.gpt-oss-20b-1:0", "OpenAI gpt-oss-120b", false},
@@ -107,9 +197,9 @@ static void test_model_matches(struct bt_quota_hints *hints)
            cases[i].want ? "matches" : "does not match", cases[i].display);
     }
     /* a hint replaces the derived comparison for the IDs it covers */
-    struct bt_quota_hints h = {0};
+    struct bt_quota_table h = {0};
     char err[256] = "";
-    bool ok = bt_quota_hints_parse(&h, "# test\nanthropic.claude-3-haiku* = Claude Haiku Three\n",
+    bool ok = bt_quota_table_parse(&h, "# test\nanthropic.claude-3-haiku* = Claude Haiku Three\n",
                                    "hints", err, sizeof err);
     OK(ok && h.n == 1, "hint text parses");
     OK(bt_quotas_model_matches("us.anthropic.claude-3-haiku-20240307-v1:0", "Claude Haiku Three",
@@ -118,11 +208,11 @@ static void test_model_matches(struct bt_quota_hints *hints)
     OK(!bt_quotas_model_matches("anthropic.claude-3-haiku-20240307-v1:0",
                                 "Anthropic Claude 3 Haiku", &h),
        "hint: replaces the derived match for its IDs");
-    bt_quota_hints_free(&h);
-    OK(!bt_quota_hints_parse(&h, "no equals sign here\n", "hints", err, sizeof err) &&
-           strcmp(err, "hints:1: expected 'model-pattern = quota display name'") == 0,
+    bt_quota_table_free(&h);
+    OK(!bt_quota_table_parse(&h, "no equals sign here\n", "hints", err, sizeof err) &&
+           strncmp(err, "hints:1: expected ", 18) == 0,
        "hint file error names file:line (%s)", err);
-    bt_quota_hints_free(&h);
+    bt_quota_table_free(&h);
 }
 
 static void add_quota(struct bt_sq_list *l, const char *code, const char *name, double v)
@@ -142,7 +232,14 @@ static void route(struct bt_route *r, const char *model)
     r->inference = bt_inference_from_model(model);
 }
 
-static void test_route_match(struct bt_quota_hints *hints)
+static int match(const struct bt_route *r, enum bt_quota_kind k, const struct bt_sq_list *l,
+                 const struct bt_quota_table *t)
+{
+    char why[224];
+    return bt_quotas_match(r, k, l, t, why, sizeof why);
+}
+
+static void test_route_match(struct bt_quota_table *hints)
 {
     struct bt_sq_list l = {0};
     add_quota(&l, "L-OD45", "On-demand model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1", 200000);
@@ -153,7 +250,11 @@ static void test_route_match(struct bt_quota_hints *hints)
     add_quota(&l, "L-TPD45", "Model invocation max tokens per day for Anthropic Claude Sonnet 4.5 V1 (doubled for cross-region calls)", 144000000);
     add_quota(&l, "L-H3A", "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku", 300000);
     add_quota(&l, "L-H3B", "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku V1", 400000);
-    add_quota(&l, "L-NOVA", "On-demand model inference tokens per minute for Amazon Nova Pro", 500000);
+    add_quota(&l, "L-NOVA", "On-demand InvokeModel tokens per minute for Amazon Nova Pro", 500000);
+    add_quota(&l, "L-CR4M", "Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4 V1 1M Context Length", 500000);
+    add_quota(&l, "L-MIN", "Bedrock Mantle input tokens per minute for Anthropic Claude Opus 4.7", 20000000);
+    add_quota(&l, "L-MOUT", "Bedrock Mantle output tokens per minute for Anthropic Claude Opus 4.7", 4000000);
+    add_quota(&l, "L-OPCR", "Cross-Region InvokeModel tokens per minute for Anthropic Claude Opus 4.7", 3000000);
 
     struct bt_route od, cr, gl, h3, s4, nova;
     route(&od, "anthropic.claude-sonnet-4-5-20250929-v1:0");
@@ -162,30 +263,128 @@ static void test_route_match(struct bt_quota_hints *hints)
     route(&h3, "anthropic.claude-3-haiku-20240307-v1:0");
     route(&s4, "eu.anthropic.claude-sonnet-4-20250514-v1:0");
     route(&nova, "amazon.nova-pro-v1:0");
-    OK(bt_quotas_match(&od, BT_Q_TPM, &l, hints) == 0, "on-demand Sonnet 4.5 -> on-demand TPM");
-    OK(bt_quotas_match(&cr, BT_Q_TPM, &l, hints) == 1, "us. Sonnet 4.5 -> cross-region TPM");
-    OK(bt_quotas_match(&gl, BT_Q_TPM, &l, hints) == 2, "global. Sonnet 4.5 -> global TPM");
-    OK(bt_quotas_match(&s4, BT_Q_TPM, &l, hints) == 3, "eu. Sonnet 4 -> its own TPM, not 4.5's");
-    OK(bt_quotas_match(&cr, BT_Q_RPM, &l, hints) == 4, "us. Sonnet 4.5 -> cross-region RPM");
-    OK(bt_quotas_match(&od, BT_Q_RPM, &l, hints) == -1, "on-demand Sonnet 4.5: no RPM quota");
-    OK(bt_quotas_match(&gl, BT_Q_TPD, &l, hints) == 5 && bt_quotas_match(&od, BT_Q_TPD, &l, hints) == 5,
+    OK(match(&od, BT_Q_TPM, &l, hints) == 0, "on-demand Sonnet 4.5 -> on-demand TPM");
+    OK(match(&cr, BT_Q_TPM, &l, hints) == 1, "us. Sonnet 4.5 -> cross-region TPM");
+    OK(match(&gl, BT_Q_TPM, &l, hints) == 2, "global. Sonnet 4.5 -> global TPM");
+    OK(match(&s4, BT_Q_TPM, &l, hints) == 3,
+       "eu. Sonnet 4 -> its standard TPM, not 4.5's and not the 1M-context one");
+    s4.context[0] = '1', s4.context[1] = 'm';
+    OK(match(&s4, BT_Q_TPM, &l, hints) == 9, "eu. Sonnet 4 with context = 1m -> the 1M-context TPM");
+    OK(match(&cr, BT_Q_RPM, &l, hints) == 4, "us. Sonnet 4.5 -> cross-region RPM (read, not enforced)");
+    OK(match(&od, BT_Q_RPM, &l, hints) == -1, "on-demand Sonnet 4.5: no RPM quota");
+    OK(match(&gl, BT_Q_TPD, &l, hints) == 5 && match(&od, BT_Q_TPD, &l, hints) == 5,
        "the daily quota applies to every inference route");
     /* 144,000,000 per day, doubled for cross-region calls: 288,000,000 */
     NEAR(bt_quotas_effective_value(&cr, BT_Q_TPD, &l.q[5]), 288000000, 0, "TPD doubled for us.");
     NEAR(bt_quotas_effective_value(&od, BT_Q_TPD, &l.q[5]), 144000000, 0, "TPD as is on-demand");
     NEAR(bt_quotas_effective_value(&cr, BT_Q_TPM, &l.q[1]), 2000000, 0, "TPM never doubled");
-    OK(bt_quotas_match(&h3, BT_Q_TPM, &l, hints) == -1,
-       "two different values name the same model: unknown, not a guess");
-    OK(bt_quotas_match(&nova, BT_Q_TPM, &l, hints) == 8, "Amazon Nova Pro by name");
+    char why[224] = "";
+    OK(bt_quotas_match(&h3, BT_Q_TPM, &l, hints, why, sizeof why) == -2 && strstr(why, "L-H3A") &&
+           strstr(why, "L-H3B"),
+       "two different values name the same model: reported (%s), not guessed", why);
+    OK(match(&nova, BT_Q_TPM, &l, hints) == 8, "Amazon Nova Pro by its current name");
     bt_strlcpy(cr.quota_code, "L-GL45", sizeof cr.quota_code);
-    OK(bt_quotas_match(&cr, BT_Q_TPM, &l, hints) == 2, "quota_code wins over the name");
+    OK(match(&cr, BT_Q_TPM, &l, hints) == 2, "quota_code wins over the name");
     bt_strlcpy(cr.quota_code, "L-MISSING", sizeof cr.quota_code);
-    OK(bt_quotas_match(&cr, BT_Q_TPM, &l, hints) == -1, "absent quota_code: unknown, no name fallback");
+    OK(match(&cr, BT_Q_TPM, &l, hints) == -1, "absent quota_code: unknown, no name fallback");
+
     struct bt_route mantle;
-    route(&mantle, "anthropic.claude-sonnet-4-5-20250929-v1:0");
+    route(&mantle, "anthropic.claude-opus-4-7");
     mantle.endpoint = BT_EP_MANTLE;
-    OK(bt_quotas_match(&mantle, BT_Q_TPM, &l, hints) == -1, "mantle routes: quotas come from config");
+    OK(match(&mantle, BT_Q_INPUT_TPM, &l, hints) == 10, "mantle input quota from Service Quotas");
+    OK(match(&mantle, BT_Q_OUTPUT_TPM, &l, hints) == 11, "mantle output quota from Service Quotas");
+    OK(match(&mantle, BT_Q_TPM, &l, hints) == -1, "a mantle route never takes a runtime TPM quota");
+    struct bt_route opus;
+    route(&opus, "us.anthropic.claude-opus-4-7");
+    OK(match(&opus, BT_Q_TPM, &l, hints) == 12 && match(&opus, BT_Q_INPUT_TPM, &l, hints) == -1,
+       "a runtime route never takes a mantle quota");
+
+    /* an application inference profile: matched by its base model once resolved */
+    struct bt_route app;
+    route(&app, "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6");
+    OK(match(&app, BT_Q_TPM, &l, hints) == -1, "an unresolved profile ARN matches nothing");
+    bt_strlcpy(app.base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0", sizeof app.base_model);
+    app.inference = BT_INF_CROSS_REGION;
+    OK(match(&app, BT_Q_TPM, &l, hints) == 1, "resolved profile -> the cross-region quota of its model");
     bt_sq_list_free(&l);
+}
+
+static void test_infprofile(void)
+{
+    const char *arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6";
+    OK(bt_infprofile_is_arn(arn), "application-profile ARN recognised");
+    OK(!bt_infprofile_is_arn("us.anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           !bt_infprofile_is_arn("arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/") &&
+           !bt_infprofile_is_arn("arn:aws:s3:::bucket/application-inference-profile/x"),
+       "model IDs, empty IDs and other services' ARNs are not profiles");
+    char path[512], region[32];
+    bt_infprofile_path(arn, path, sizeof path);
+    STREQ(path,
+          "/inference-profiles/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3d4e5f6",
+          "GetInferenceProfile path: the ARN URL-encoded");
+    bt_infprofile_arn_region(arn, region, sizeof region);
+    STREQ(region, "us-east-1", "Region from the ARN");
+    /* the answer's shape: AWS Bedrock API reference, GetInferenceProfile */
+    const char *cross =
+        "{\"inferenceProfileName\":\"triage-app\",\"description\":\"d\",\"createdAt\":\"2026-01-02T03:04:05Z\","
+        "\"updatedAt\":\"2026-01-02T03:04:05Z\",\"inferenceProfileArn\":\"x\",\"inferenceProfileId\":\"a1b2c3d4e5f6\","
+        "\"status\":\"ACTIVE\",\"type\":\"APPLICATION\",\"models\":["
+        "{\"modelArn\":\"arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0\"},"
+        "{\"modelArn\":\"arn:aws:bedrock:us-east-2::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0\"},"
+        "{\"modelArn\":\"arn:aws:bedrock:us-west-2::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0\"}]}";
+    struct bt_infprofile ip;
+    char err[160] = "";
+    OK(bt_infprofile_parse(cross, strlen(cross), &ip, err, sizeof err) &&
+           !strcmp(ip.base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           ip.inference == BT_INF_CROSS_REGION && ip.nregions == 3 && !strcmp(ip.type, "APPLICATION"),
+       "three Regions: cross-region, base model from the model ARN (%s)", err);
+    const char *one = "{\"models\":[{\"modelArn\":\"arn:aws:bedrock:eu-west-1::foundation-model/amazon.nova-pro-v1:0\"}]}";
+    OK(bt_infprofile_parse(one, strlen(one), &ip, err, sizeof err) &&
+           !strcmp(ip.base_model, "amazon.nova-pro-v1:0") && ip.inference == BT_INF_ON_DEMAND,
+       "one Region: on-demand");
+    static const char *const bad[] = {
+        "{\"models\":[]}", "{\"models\":5}", "{}", "[1]", "{\"models\":[{\"modelArn\":\"nova\"}]}",
+        "{\"models\":[{\"modelArn\":\"arn:aws:bedrock:us-east-1::foundation-model/a\"},"
+        "{\"modelArn\":\"arn:aws:bedrock:us-east-1::foundation-model/b\"}]}",
+    };
+    for (size_t i = 0; i < BT_ARRAY_LEN(bad); i++)
+        OK(!bt_infprofile_parse(bad[i], strlen(bad[i]), &ip, err, sizeof err) && !ip.base_model[0],
+           "bad answer %zu rejected: %s", i, err);
+}
+
+/* A resolved profile travels as an event, applied by the model live and in replay. */
+static void test_base_model_event(void)
+{
+    struct bt_route routes[1], base[1];
+    bt_route_defaults(&routes[0]);
+    bt_strlcpy(routes[0].model, "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1",
+               sizeof routes[0].model);
+    routes[0].burndown = 1;
+    base[0] = routes[0];
+    struct bt_store st;
+    bt_store_init(&st, 1, 60);
+    bt_store_track_arrival(&st);
+    struct bt_event ev = {.t = 1000, .type = BT_EV_INFO, .route = 0, .source = BT_SRC_QUOTAS};
+    bt_strlcpy(ev.code, BT_EVCODE_BASE_MODEL, sizeof ev.code);
+    bt_base_model_text(ev.text, sizeof ev.text, "anthropic.claude-sonnet-4-5-20250929-v1:0",
+                       BT_INF_CROSS_REGION, 5, "GetInferenceProfile");
+    STREQ(ev.text,
+          "base model anthropic.claude-sonnet-4-5-20250929-v1:0, cross-region, burndown 5 (GetInferenceProfile)",
+          "the event reads as a sentence");
+    bt_model_event(&st, routes, &ev);
+    OK(!strcmp(routes[0].base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           routes[0].inference == BT_INF_CROSS_REGION && routes[0].burndown == 5,
+       "the event sets base model, inference and burndown");
+    bt_store_set_horizon(&st, routes, base, 999);
+    OK(!routes[0].base_model[0] && routes[0].inference == BT_INF_ON_DEMAND && routes[0].burndown == 1,
+       "replay before the event: the header's route");
+    bt_store_set_horizon(&st, routes, base, 1000);
+    OK(routes[0].burndown == 5 && routes[0].base_model[0], "replay from the event on: resolved");
+    struct bt_event bad = ev;
+    bt_strlcpy(bad.text, "base model x, cross-region, burndown NaN", sizeof bad.text);
+    bt_model_event(&st, routes, &bad);
+    OK(routes[0].burndown == 5, "a malformed text changes nothing");
+    bt_store_free(&st);
 }
 
 static void test_pages(void)
@@ -230,20 +429,24 @@ static void test_pages(void)
 
 int main(void)
 {
-    struct bt_quota_hints hints = {0};
+    struct bt_quota_table hints = {0};
     char err[512] = "";
     char path[4200];
     /* the shipped data file, from the source tree */
     snprintf(path, sizeof path, "%s/data/quota-names.conf", tap_srcdir());
     char *text = bt_read_file(path, 1 << 20, NULL);
     OK(text != NULL, "data/quota-names.conf readable");
-    OK(text && bt_quota_hints_parse(&hints, text, path, err, sizeof err) && hints.n > 0,
+    OK(text && bt_quota_table_parse(&hints, text, path, err, sizeof err) && hints.n > 0 &&
+           hints.nrows >= 20,
        "data/quota-names.conf parses (%s)", err);
     free(text);
-    test_parse_name();
+    test_parse_name(&hints);
+    test_ambiguous_rows();
     test_model_matches(&hints);
     test_route_match(&hints);
+    test_infprofile();
+    test_base_model_event();
     test_pages();
-    bt_quota_hints_free(&hints);
+    bt_quota_table_free(&hints);
     return tap_done();
 }

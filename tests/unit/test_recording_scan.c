@@ -38,7 +38,7 @@ static bool open_lines(struct bt_replay *rp, const char *body, char *err, size_t
 }
 
 /* Every [route, minute, arrival, [sig, value...]] of a line, as cJSON reads it,
- * must be what the store holds (values are stored as floats). */
+ * must be what the store holds (values are stored as doubles, exactly). */
 static void same_as_cjson(const char *line, const char *what)
 {
     char err[300];
@@ -58,7 +58,7 @@ static void same_as_cjson(const char *line, const char *what)
                 continue;
             double got = bt_store_at(&rp.store, r, sig_of(it->valueint), m);
             n++;
-            if (got != (double)(float)it->next->valuedouble) {
+            if (got != it->next->valuedouble) {
                 bad++;
                 printf("# %s: route %d signal %d: %.17g, cJSON %.17g\n", what, r, it->valueint,
                        got, it->next->valuedouble);

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Quotas and routes as AWS names them today (issue 12), end to end: the real binary,
+# `bedtop check --format json` against the fake AWS endpoint (SigV4 verified on every
+# request, GetInferenceProfile included). Config tests/fake/quotas.conf, scenario
+# tests/fake/scenario_quotas.json. Expected values by hand:
+#
+# cr:     us. Sonnet 4.5 -> "Cross-Region InvokeModel tokens per minute for Anthropic
+#         Claude Sonnet 4.5 V1" (current name) = 2,000,000, L-CR45, service-quotas; not the
+#         1M-context row beside it (500,000), not on-demand (200,000), not global (4,000,000).
+#         settled = 300,000 + 50,000 x 5 = 550,000
+# app:    application profile -> GetInferenceProfile: Sonnet 4.5 in us-east-1, us-east-2,
+#         us-west-2 -> base model anthropic.claude-sonnet-4-5-20250929-v1:0, cross-region,
+#         burndown 5 (table: anthropic.claude-sonnet-4*), the same quota L-CR45 as cr.
+#         settled = 100,000 + 10,000 x 5 = 150,000 (burndown 1 would give 110,000)
+# denied: GetInferenceProfile answers 403 AccessDeniedException: no quota, reason shown.
+# pinned: base_model = anthropic.claude-3-haiku in the config: no GetInferenceProfile;
+#         "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku" (older
+#         name) = 400,000; burndown 1; settled = 5,000 + 700 = 5,700
+# agents: mantle -> "Bedrock Mantle input/output tokens per minute for Anthropic Claude
+#         Opus 4.7" = 20,000,000 / 4,000,000 from Service Quotas (no config override);
+#         project = default set, token totals still read by Model: output used 30,000
+# long:   context = 1m on the cr model -> the 1M-context row beside the standard one:
+#         L-CR45M = 500,000, its name shown
+# long-haiku: context = 1m, no 1M-context quota listed for Claude 3 Haiku: unknown, said so
+# legacy: only "On-demand InvokeModel requests per minute for Amazon Nova Lite" = 2,000:
+#         TPM unknown (QUOTA_UNKNOWN), the RPM row shown as not enforced, never a bound.
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+CONF=$BEDTOP_SRCDIR/tests/fake/quotas.conf
+SCEN=$BEDTOP_SRCDIR/tests/fake/scenario_quotas.json
+
+run_check() { # run_check OUT [args...]: bedtop check --format json, AWS environment for the fake
+    local out=$1; shift
+    env -u AWS_PROFILE -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
+        AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
+        AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
+        AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
+        XDG_CACHE_HOME="$TMP/cache-$(basename "$out")" \
+        "$@" "$BEDTOP" check --format json --config "$CONF" >"$out.json" 2>"$out.err"
+    echo $? >"$out.rc"
+}
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($2)" "$1"; }
+l() { python3 -c "import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print($2)" "$1"; }
+
+check "fake AWS starts" start_fake q --scenario "$SCEN"
+run_check "$TMP/q" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
+J=$TMP/q.json
+check "check printed JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$J"
+check "JSON validates against the schema" python3 "$BEDTOP_SRCDIR/tests/schema_check.py" \
+    "$BEDTOP_SRCDIR/data/check.schema.json" "$J"
+
+expect_eq "cr: the current cross-Region name, from the account" \
+    "$(j "$J" "(r['cr']['quota']['tpm'], r['cr']['quota']['source'], r['cr']['quota']['code'], r['cr']['quota']['name'])")" \
+    "(2000000, 'service-quotas', 'L-CR45', 'Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.5 V1')"
+expect_eq "cr: settled 550,000 (burndown 5)" "$(j "$J" "(r['cr']['burndown'], r['cr']['tpm']['settled'])")" "(5, 550000)"
+
+expect_eq "app: resolved through GetInferenceProfile (base model, cross-region)" \
+    "$(j "$J" "(r['app']['base_model'], r['app']['inference'])")" \
+    "('anthropic.claude-sonnet-4-5-20250929-v1:0', 'cross-region')"
+expect_eq "app: burndown 5 from the resolved Claude model; settled 150,000" \
+    "$(j "$J" "(r['app']['burndown'], r['app']['tpm']['settled'])")" "(5, 150000)"
+expect_eq "app: the same quota as cr" \
+    "$(j "$J" "(r['app']['quota']['tpm'], r['app']['quota']['source'], r['app']['quota']['code'])")" \
+    "(2000000, 'service-quotas', 'L-CR45')"
+
+expect_eq "denied: quota unknown, source unknown" \
+    "$(j "$J" "(r['denied']['quota']['tpm'], r['denied']['quota']['source'], r['denied']['base_model'])")" \
+    "(None, 'unknown', None)"
+expect_eq "denied: the reason is shown (quota and QUOTA_UNKNOWN warning)" \
+    "$(j "$J" "'GetInferenceProfile failed' in r['denied']['quota']['unknown_reason'] and 'AccessDenied' in r['denied']['quota']['unknown_reason'] and any(w['code']=='QUOTA_UNKNOWN' and 'GetInferenceProfile failed' in w['message'] for w in r['denied']['warnings'])")" \
+    True
+
+expect_eq "pinned: base_model from the config, older name family, burndown 1" \
+    "$(j "$J" "(r['pinned']['base_model'], r['pinned']['quota']['tpm'], r['pinned']['quota']['code'], r['pinned']['burndown'], r['pinned']['tpm']['settled'])")" \
+    "('anthropic.claude-3-haiku-20240307-v1:0', 400000, 'L-H3OD', 1, 5700)"
+
+expect_eq "long: context = 1m takes the 1M-context quota, name shown" \
+    "$(j "$J" "(r['long']['quota']['tpm'], r['long']['quota']['code'], r['long']['quota']['name'].endswith('1M Context Length'))")" \
+    "(500000, 'L-CR45M', True)"
+expect_eq "long-haiku: no 1M-context quota listed: unknown, and why" \
+    "$(j "$J" "(r['long-haiku']['quota']['tpm'], 'no 1m-context tokens-per-minute quota' in r['long-haiku']['quota']['unknown_reason'])")" \
+    "(None, True)"
+expect_eq "agents: mantle quotas from Service Quotas" \
+    "$(j "$J" "(r['agents']['quota']['input_tpm'], r['agents']['quota']['output_tpm'], r['agents']['quota']['source'], r['agents']['mantle']['input']['quota'], r['agents']['mantle']['output']['quota'])")" \
+    "(20000000, 4000000, 'service-quotas', 20000000, 4000000)"
+expect_eq "agents: project set, token data kept (by Model)" \
+    "$(j "$J" "(r['agents']['project'], r['agents']['mantle']['output']['used'])")" "('default', 30000)"
+
+expect_eq "legacy: only an RPM row: no TPM quota, RPM not enforced and not a bound" \
+    "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['quota']['rpm_not_enforced'], r['legacy']['headroom_tpm'])")" \
+    "(None, 'unknown', None, 2000, None)"
+expect_eq "legacy: QUOTA_UNKNOWN says only a retired RPM quota is listed" \
+    "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), not enforced' in w['message']]")" "['QUOTA_UNKNOWN']"
+expect_eq "no route shows an RPM quota as a bound" "$(j "$J" "[x['name'] for x in d['routes'] if x['quota']['rpm'] is not None]")" "[]"
+
+L=$TMP/q.log
+expect_eq "GetInferenceProfile: one per profile route without base_model, GET, SigV4 service bedrock" \
+    "$(l "$L" "sorted((x['path'].rsplit('%2F',1)[1], x['sig_ok'], x['service']) for x in L if x['op']=='GetInferenceProfile')")" \
+    "[('a1b2c3d4e5f6', True, 'bedrock'), ('deadbeef0000', True, 'bedrock')]"
+expect_eq "GetInferenceProfile path: the URL-encoded ARN" \
+    "$(l "$L" "[x['path'] for x in L if x['op']=='GetInferenceProfile' and 'a1b2' in x['path']][0]")" \
+    "/inference-profiles/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3d4e5f6"
+expect_eq "every request signed correctly and fits the service model" \
+    "$(l "$L" "all(x['sig_ok'] for x in L) and all(x['model_ok'] for x in L if x['op']!='GetInferenceProfile')")" True
+expect_eq "mantle queries never combine Model and Project" \
+    "$(l "$L" "sum(1 for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if len(q['MetricStat']['Metric']['Dimensions'])>1)")" 0
+
+# The AWS CLI's endpoint rules: AWS_ENDPOINT_URL_BEDROCK wins over AWS_ENDPOINT_URL for
+# the control plane only.
+others=$(l "$L" "sum(x['op']!='GetInferenceProfile' for x in L)")
+check "second fake starts" start_fake b --scenario "$SCEN"
+PORT_B=$PORT
+run_check "$TMP/ep" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT_B AWS_ENDPOINT_URL_BEDROCK=http://127.0.0.1:$(awk '/^PORT /{print $2}' "$TMP/q.out")
+# first fake (AWS_ENDPOINT_URL_BEDROCK): 2 more GetInferenceProfile and nothing else;
+# second fake (AWS_ENDPOINT_URL): every CloudWatch and Service Quotas call, no GetInferenceProfile
+expect_eq "AWS_ENDPOINT_URL_BEDROCK: GetInferenceProfile goes there, nothing else" \
+    "$(l "$L" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op']!='GetInferenceProfile' for x in L) == $others)") $(l "$TMP/b.log" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op'] in ('GetMetricData', 'ListServiceQuotas') for x in L) > 1)")" \
+    "(4, True) (0, True)"
+expect_eq "the profile resolved through the Bedrock endpoint" "$(j "$TMP/ep.json" "r['app']['base_model']")" \
+    anthropic.claude-sonnet-4-5-20250929-v1:0
+# The answer is kept for hours between runs: a second check asks only for the
+# profile that failed.
+cp -r "$TMP/cache-q" "$TMP/cache-again"
+n0=$(l "$L" "len(L)")
+PORT=$(awk '/^PORT /{print $2}' "$TMP/q.out")
+run_check "$TMP/again" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
+expect_eq "cache: a second run asks GetInferenceProfile only for the failed profile" \
+    "$(l "$L" "[x['path'].rsplit('%2F',1)[1] for x in L[$n0:] if x['op']=='GetInferenceProfile']")" "['deadbeef0000']"
+expect_eq "cache: the profile still resolved, burndown 5" \
+    "$(j "$TMP/again.json" "(r['app']['base_model'], r['app']['inference'], r['app']['burndown'])")" \
+    "('anthropic.claude-sonnet-4-5-20250929-v1:0', 'cross-region', 5)"
+expect_eq "cache file: 0600, the resolved profile only" \
+    "$(stat -c %a "$TMP/cache-again/bedtop/inference-profiles.json") $(python3 -c "import json,sys; print(sorted(k.rsplit('/',1)[1] for k in json.load(open(sys.argv[1]))))" "$TMP/cache-again/bedtop/inference-profiles.json")" \
+    "600 ['a1b2c3d4e5f6']"
+hits=$(cat "$TMP"/*.json "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -c -e "$SK" -e 'Signature=')
+expect_eq "no secret key or signature in any output" "$hits" 0
+finish
