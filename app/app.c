@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,40 @@
 #include "core/recording.h"
 #include "core/report.h"
 #include "core/util.h"
+
+/* The AWS CLI's MFA prompt: on the terminal, the code not echoed. */
+static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
+{
+    (void)arg;
+    int fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char prompt[400];
+    int pl = snprintf(prompt, sizeof prompt, "Enter MFA code for %s: ", serial);
+    if (pl > 0 && write(fd, prompt, (size_t)pl) < 0) {
+        close(fd);
+        return -1;
+    }
+    struct termios old, quiet;
+    bool restore = tcgetattr(fd, &old) == 0;
+    if (restore) {
+        quiet = old;
+        quiet.c_lflag &= (tcflag_t)~ECHO;
+        tcsetattr(fd, TCSAFLUSH, &quiet);
+    }
+    size_t len = 0;
+    char c;
+    while (read(fd, &c, 1) == 1 && c != '\n' && c != '\r')
+        if (len + 1 < n && c >= '0' && c <= '9')
+            code[len++] = c;
+    code[len] = '\0';
+    if (restore)
+        tcsetattr(fd, TCSAFLUSH, &old);
+    if (write(fd, "\n", 1) < 0)
+        len = 0;
+    close(fd);
+    return len ? 0 : -1;
+}
 
 bool app_setup_config(struct opts *o, struct bt_config *cfg)
 {
@@ -140,6 +175,13 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         a->ctx.http = bt_http_new(o->verbose);
         if (!a->ctx.http) {
             bt_err("cannot initialise libcurl");
+            return 3;
+        }
+        char mfa_err[768];
+        bool tty = isatty(STDIN_FILENO); /* the prompt itself goes to /dev/tty */
+        if (!o->source && /* reading Prometheus: no AWS credential is used */
+            bt_awsgroup_mfa_preflight(&a->ctx, tty ? tty_mfa_prompt : NULL, mfa_err, sizeof mfa_err) != 0) {
+            bt_err("%s", mfa_err);
             return 3;
         }
         if (!a->cfg.nroutes && o->source) {

@@ -11,7 +11,45 @@
 
 struct bt_aws_profile_opts { const char *profile; const char *region; const char *endpoint_url; };
 
-/* Resolves credentials in the AWS CLI order: env AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY(+AWS_SESSION_TOKEN)
+struct bt_http;
+struct bt_aws_job;
+
+/* The AWS CLI's credential chain, run without blocking inside a bt_http (collectors/http.h):
+ *  1. environment AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY(+AWS_SESSION_TOKEN), not with --profile;
+ *  2. assume role: the profile's role_arn with source_profile (a chain of any length, loops refused) or
+ *     credential_source (Environment, Ec2InstanceMetadata, EcsContainer); role_session_name,
+ *     external_id, duration_seconds, mfa_serial; STS AssumeRole, SigV4-signed;
+ *  3. web identity: AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN (+AWS_ROLE_SESSION_NAME) unless --profile,
+ *     else the profile's web_identity_token_file + role_arn; AssumeRoleWithWebIdentity, unsigned, the
+ *     token file read again on every refresh;
+ *  4. IAM Identity Center: sso_session + [sso-session NAME], or the legacy sso_start_url/sso_region/
+ *     sso_account_id/sso_role_name; the token cached by `aws sso login` in ~/.aws/sso/cache/, refreshed
+ *     through SSO OIDC CreateToken within 15 minutes of expiry and written back (0600);
+ *  5. the profile's static keys; 6. its credential_process (a child with a deadline);
+ *  7. container credentials; 8. IMDSv2.
+ * STS is sts.REGION.amazonaws.com (AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL, sts_regional_endpoints);
+ * the SSO portal and OIDC honour AWS_ENDPOINT_URL_SSO and AWS_ENDPOINT_URL_SSO_OIDC.
+ * Returns 0 when the answer is known now (out set: static keys), 1 when a job was started (cb runs
+ * once, later, from bt_http_poll: c on success, else err, one line naming the profile and role; the
+ * job then frees itself), -1 with err. Never a secret in err. */
+typedef void (*bt_aws_job_cb)(void *arg, const struct bt_creds *c, const char *err);
+int bt_aws_creds_start(struct bt_http *h, const struct bt_aws_profile_opts *o, struct bt_creds *out,
+                       bt_aws_job_cb cb, void *arg, struct bt_aws_job **job, char *err, size_t errlen);
+/* Stops a running job (kills its child, drops its requests) without calling back. */
+void bt_aws_job_cancel(struct bt_aws_job *j);
+
+/* MFA codes for role hops with mfa_serial come from this prompt (0 with the code, else -1); with
+ * none set, such a profile is an error. Credentials obtained with a code are kept for the session. */
+typedef int (*bt_aws_mfa_prompt_fn)(const char *serial, char *code, size_t n, void *arg);
+void bt_aws_set_mfa_prompt(bt_aws_mfa_prompt_fn fn, void *arg);
+/* The STS endpoint and signing Region the chain uses for profile o (o->endpoint_url does not
+ * apply, as --endpoint-url in the CLI is for the command's own service). 0 or -1. */
+int bt_aws_sts_endpoint(const struct bt_aws_profile_opts *o, char *url, size_t n, char *region, size_t rn);
+/* True when resolving o needs an MFA code that is not cached yet. */
+bool bt_aws_profile_needs_mfa(const struct bt_aws_profile_opts *o);
+void bt_aws_forget_cached(void);
+
+/* The same chain, blocking until done (a private event loop): tests and start-up. Resolves in the AWS CLI order: env AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY(+AWS_SESSION_TOKEN)
  * (only when no explicit --profile), then the profile (--profile, else AWS_PROFILE, else "default") from
  * AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials, section [name]) and AWS_CONFIG_FILE (default
  * ~/.aws/config, section [profile name] or [default]): static keys, credential_process, then container

@@ -35,19 +35,110 @@ void bt_awsgroup_warn_file_perms(void)
     }
 }
 
-static int provider_refresh(struct bt_creds_provider *p, char *err, size_t errlen)
+/* --verbose names each identity once it is known (account and role, never a key). */
+static void show_identity(struct bt_awsgroup_provider *gp, struct bt_http *h, const struct bt_creds *c)
+{
+    if (!bt_http_verbose(h) || !strcmp(gp->shown, c->source))
+        return;
+    bt_strlcpy(gp->shown, c->source, sizeof gp->shown);
+    fprintf(stderr, "bedtop: credentials for profile %s: %s\n", gp->profile[0] ? gp->profile : "(default chain)",
+            c->source);
+}
+
+/* One resolution per identity at a time, shared by every provider that needs it (the
+ * CloudWatch and Service Quotas collectors use the same profile): one STS call, one SSO token
+ * refresh (a refresh token may be single-use), one MFA prompt. */
+#define MAX_SHARED 32
+#define MAX_WAITERS 16
+static struct shared {
+    char key[700];
+    struct bt_http *h;
+    struct bt_aws_job *job;
+    struct bt_awsgroup_provider *waiters[MAX_WAITERS];
+    int nw;
+} shared[MAX_SHARED];
+
+static void provider_key(const struct bt_awsgroup_provider *gp, char *out, size_t n)
+{
+    snprintf(out, n, "%s|%s|%s", gp->profile, gp->region, gp->endpoint_url);
+}
+
+static void shared_done(void *arg, const struct bt_creds *c, const char *err)
+{
+    struct shared *sh = arg;
+    struct shared copy = *sh;
+    memset(sh, 0, sizeof *sh);
+    for (int i = 0; i < copy.nw; i++) {
+        struct bt_awsgroup_provider *gp = copy.waiters[i];
+        gp->job = NULL;
+        if (c)
+            show_identity(gp, gp->h, c);
+        bt_creds_provider_done(&gp->p, c, err);
+    }
+}
+
+static void shared_leave(struct bt_awsgroup_provider *gp)
+{
+    for (int i = 0; i < MAX_SHARED; i++) {
+        struct shared *sh = &shared[i];
+        for (int k = 0; k < sh->nw; k++) {
+            if (sh->waiters[k] != gp)
+                continue;
+            sh->waiters[k] = sh->waiters[--sh->nw];
+            if (sh->nw == 0) {
+                bt_aws_job_cancel(sh->job);
+                memset(sh, 0, sizeof *sh);
+            }
+            return;
+        }
+    }
+}
+
+/* Starts the chain inside the loop; STS, SSO and credential_process never block it. */
+static int provider_refresh(struct bt_creds_provider *p, struct bt_http *h, char *err, size_t errlen)
 {
     struct bt_awsgroup_provider *gp = p->arg;
-    struct bt_creds c;
     bt_awsgroup_warn_file_perms();
-    memset(&c, 0, sizeof c);
-    if (bt_aws_resolve_creds(&gp->opts, &c, err, errlen) != 0) {
-        bt_creds_clear(&c);
-        return -1;
+    if (gp->job)
+        return 1;
+    gp->h = h;
+    char key[700];
+    provider_key(gp, key, sizeof key);
+    struct shared *free_slot = NULL;
+    for (int i = 0; i < MAX_SHARED; i++) {
+        struct shared *sh = &shared[i];
+        if (sh->job && sh->h == h && !strcmp(sh->key, key) && sh->nw < MAX_WAITERS) {
+            sh->waiters[sh->nw++] = gp;
+            gp->job = sh->job;
+            return 1;
+        }
+        if (!sh->job && !free_slot)
+            free_slot = sh;
     }
-    bt_creds_copy(&p->creds, &c);
+    struct bt_creds c;
+    memset(&c, 0, sizeof c);
+    struct bt_aws_job *job = NULL;
+    int rc;
+    if (free_slot) {
+        rc = bt_aws_creds_start(h, &gp->opts, &c, shared_done, free_slot, &job, err, errlen);
+        if (rc == 1) {
+            bt_strlcpy(free_slot->key, key, sizeof free_slot->key);
+            free_slot->h = h;
+            free_slot->job = job;
+            free_slot->waiters[0] = gp;
+            free_slot->nw = 1;
+            gp->job = job;
+        }
+    } else {
+        snprintf(err, errlen, "too many credential refreshes at once");
+        rc = -1;
+    }
+    if (rc == 0) {
+        bt_creds_copy(&p->creds, &c);
+        show_identity(gp, h, &c);
+    }
     bt_creds_clear(&c);
-    return 0;
+    return rc;
 }
 
 void bt_awsgroup_provider_init(struct bt_awsgroup_provider *p, const char *profile,
@@ -66,6 +157,8 @@ void bt_awsgroup_provider_init(struct bt_awsgroup_provider *p, const char *profi
 
 void bt_awsgroup_provider_free(struct bt_awsgroup_provider *p)
 {
+    shared_leave(p);
+    p->job = NULL;
     bt_creds_clear(&p->p.creds);
     p->p.valid = false;
 }
@@ -182,6 +275,45 @@ static void counted_done(void *arg, const struct bt_http_resp *resp)
     k.cb(k.arg, resp);
 }
 
+int bt_awsgroup_mfa_preflight(const struct bt_ctx *ctx, bt_aws_mfa_prompt_fn prompt, char *err, size_t errlen)
+{
+    enum { MAX_DISTINCT = 64 };
+    const char *seen[MAX_DISTINCT];
+    int nseen = 0;
+    int n = ctx->cfg->nroutes > 0 ? ctx->cfg->nroutes : 1;
+    for (int i = 0; i < n; i++) {
+        const struct bt_route *r = ctx->cfg->nroutes > 0 ? &ctx->cfg->routes[i] : NULL;
+        const char *profile = r ? route_profile(ctx, r) : (ctx->profile && *ctx->profile ? ctx->profile
+                                                                                        : ctx->cfg->profile);
+        bool dup = false;
+        for (int k = 0; k < nseen && !dup; k++)
+            dup = strcmp(seen[k], profile) == 0;
+        if (dup || nseen == MAX_DISTINCT)
+            continue;
+        seen[nseen++] = profile;
+        char region[32];
+        bt_awsgroup_route_region(ctx, r, region, sizeof region);
+        struct bt_aws_profile_opts o = {.profile = *profile ? profile : NULL, .region = region[0] ? region : NULL};
+        if (!bt_aws_profile_needs_mfa(&o))
+            continue;
+        if (!prompt) {
+            snprintf(err, errlen, "profile \"%s\" assumes a role with mfa_serial and needs an MFA code, but there "
+                     "is no terminal to ask on; run bedtop from a terminal, or use a profile without mfa_serial",
+                     *profile ? profile : "default");
+            return -1;
+        }
+        struct bt_creds c;
+        memset(&c, 0, sizeof c);
+        bt_aws_set_mfa_prompt(prompt, NULL);
+        int rc = bt_aws_resolve_creds(&o, &c, err, errlen);
+        bt_aws_set_mfa_prompt(NULL, NULL);
+        bt_creds_clear(&c);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
 void bt_awsgroups_free(struct bt_awsgroups *gs)
 {
     for (size_t i = 0; i < BT_ARRAY_LEN(pending); i++)
@@ -218,8 +350,11 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
     int att = resp->attempts;
     if (resp->status == 0) {
         char t[sizeof resp->transport_error];
-        safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,
-                     sizeof t);
+        if (strncmp(resp->transport_error, "credentials: ", 13) == 0) /* ours, whole */
+            bt_strlcpy(t, resp->transport_error, sizeof t);
+        else
+            safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,
+                         sizeof t);
         if (att > 1)
             snprintf(out, n, "%s after %d attempts (%s)", t, att, url);
         else

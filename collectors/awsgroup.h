@@ -19,6 +19,9 @@ struct bt_awsgroup_provider {
     char endpoint_url[512];
     struct bt_aws_profile_opts opts;   /* points into the strings above */
     struct bt_creds_provider p;
+    struct bt_aws_job *job;            /* a refresh in flight, NULL none */
+    struct bt_http *h;
+    char shown[128];                   /* the identity --verbose last named */
 };
 
 struct bt_awsgroup {
@@ -70,4 +73,9 @@ void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, st
  * readable by others. The dashboard calls it before the screen is taken. */
 void bt_awsgroup_warn_file_perms(void);
 double bt_awsgroup_timeout(void);
+/* Before the loop starts (and before a dashboard takes the screen): every profile in use
+ * whose role chain has mfa_serial is resolved now, asking prompt for the code (the
+ * credentials are then kept for the session, as the CLI caches them). prompt NULL (no
+ * terminal): -1 with a one-line err. 0 when nothing needed a code or all were resolved. */
+int bt_awsgroup_mfa_preflight(const struct bt_ctx *ctx, bt_aws_mfa_prompt_fn prompt, char *err, size_t errlen);
 #endif

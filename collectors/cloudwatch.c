@@ -723,6 +723,8 @@ static void finish_poll(struct cw_group *g)
                 cw->settled_detail[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag,
                                                              g->poll_end, cw->settled_detail[r]);
             cw_event(cw, r, BT_EV_OK, NULL);
+            bt_strlcpy(cw->ctx->cfg->routes[r].identity, cw->ag.prov[g->ag->provider].p.creds.source,
+                       sizeof cw->ctx->cfg->routes[r].identity);
         }
     }
     g->polling = false;

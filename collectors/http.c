@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,16 @@ struct xfer {
     int last_cost;
     bool skew_fixed, refreshed;
     int64_t t0_ms;
+    bool cred_wait;              /* waiting for its provider's refresh */
+    unsigned cred_gen;           /* the provider's gen when the wait began */
+};
+
+#define MAX_WATCH 32
+struct watch {
+    int fd;
+    int64_t deadline_ms;
+    bt_http_watch_cb cb;
+    void *arg;
 };
 
 struct skew {
@@ -86,6 +97,8 @@ struct bt_http {
     double backoff_base, backoff_max;
     size_t max_body;
     uint64_t rng;
+    struct watch watches[MAX_WATCH];
+    int nwatch;
 };
 
 static const char *const throttle_codes[] = {
@@ -121,6 +134,11 @@ static int64_t mono_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t bt_http_mono_ms(void)
+{
+    return mono_ms();
 }
 
 /* xorshift64*: jitter only needs to decorrelate clients, not be secret. */
@@ -364,6 +382,61 @@ void bt_http_free(struct bt_http *h)
     curl_multi_cleanup(h->multi);
     free(h);
     curl_global_cleanup();
+}
+
+void bt_http_cancel(struct bt_http *h, bt_http_cb cb, void *arg)
+{
+    if (!h)
+        return;
+    struct xfer **pp = &h->list;
+    while (*pp) {
+        struct xfer *x = *pp;
+        if (x->cb == cb && x->arg == arg) {
+            *pp = x->next;
+            release_easy(h, x);
+            xfer_free(x);
+        } else {
+            pp = &x->next;
+        }
+    }
+}
+
+int bt_http_verbose(const struct bt_http *h)
+{
+    return h ? h->verbose : 0;
+}
+
+int bt_http_watch(struct bt_http *h, int fd, int64_t deadline_ms, bt_http_watch_cb cb, void *arg)
+{
+    if (!h || !cb || h->nwatch >= MAX_WATCH)
+        return -1;
+    h->watches[h->nwatch++] = (struct watch){fd, deadline_ms, cb, arg};
+    return 0;
+}
+
+void bt_http_unwatch(struct bt_http *h, int fd, void *arg)
+{
+    for (int i = 0; h && i < h->nwatch; i++) {
+        if (h->watches[i].fd == fd && h->watches[i].arg == arg) {
+            h->watches[i] = h->watches[--h->nwatch];
+            i--;
+        }
+    }
+}
+
+void bt_creds_provider_done(struct bt_creds_provider *p, const struct bt_creds *c, const char *err)
+{
+    p->pending = false;
+    p->gen++;
+    if (c) {
+        bt_creds_copy(&p->creds, c);
+        p->valid = true;
+        p->error[0] = '\0';
+        p->next_try = 0;
+    } else {
+        bt_strlcpy(p->error, err && *err ? err : "refresh failed", sizeof p->error);
+        p->next_try = (int64_t)time(NULL) + 30;
+    }
 }
 
 int bt_http_pending(const struct bt_http *h)
@@ -640,30 +713,51 @@ static void slist_add(struct curl_slist **l, const char *fmt, const char *a, con
     bt_buf_free(&big);
 }
 
-/* Refreshes credentials when missing or close to expiry; false when none usable. */
-static bool ensure_creds(struct xfer *x, int64_t now)
+/* Credentials for x: 1 usable now, 0 wait for the running refresh, -1 none (x->fail set).
+ * Starts a refresh when they are missing or close to expiry; while it runs, requests use the
+ * old ones if they have not expired yet, so a refresh never stalls polling. */
+static int creds_gate(struct bt_http *h, struct xfer *x, int64_t now)
 {
     struct bt_creds_provider *p = x->creds;
+    if (!p || !x->service)
+        return 1;
+    bool waited = x->cred_wait && x->cred_gen != p->gen; /* a refresh ended since we began waiting */
+    x->cred_wait = false;
+    bool expired = p->valid && p->creds.expiration && p->creds.expiration <= now;
     bool expiring = p->valid && p->creds.expiration && p->creds.expiration - now < EXPIRY_MARGIN;
-    if ((!p->valid || expiring) && p->refresh) {
+    if (!p->pending && !waited && p->refresh &&
+        (!p->valid || expired || (expiring && now >= p->next_try))) {
         char err[1024] = "";
-        if (p->refresh(p, err, sizeof err) == 0) {
-            p->valid = true;
-            p->error[0] = '\0';
+        int rc = p->refresh(p, h, err, sizeof err);
+        if (rc == 1) {
+            p->pending = true;
         } else {
-            bt_strlcpy(p->error, err[0] ? err : "refresh failed", sizeof p->error);
+            p->gen++;
+            if (rc == 0) {
+                p->valid = true;
+                p->error[0] = '\0';
+            } else {
+                bt_strlcpy(p->error, err[0] ? err : "refresh failed", sizeof p->error);
+                p->next_try = now + 30;
+            }
         }
+        expired = p->valid && p->creds.expiration && p->creds.expiration <= now;
+    }
+    if (p->pending && !(p->valid && !expired)) {
+        x->cred_wait = true;
+        x->cred_gen = p->gen;
+        return 0;
     }
     if (!p->valid) {
         snprintf(x->fail, sizeof x->fail, "credentials: %s", p->error[0] ? p->error : "none available");
-        return false;
+        return -1;
     }
-    if (p->creds.expiration && p->creds.expiration <= now) {
+    if (expired) {
         snprintf(x->fail, sizeof x->fail, "credentials: expired (%s)",
                  p->error[0] ? p->error : "no refresh");
-        return false;
+        return -1;
     }
-    return true;
+    return 1;
 }
 
 /* Builds the header list, signing for this attempt; false with x->fail set. */
@@ -687,7 +781,8 @@ static bool build_headers(struct xfer *x)
     bool ok = true;
     if (x->creds && x->service) {
         int64_t now = (int64_t)time(NULL);
-        if (!ensure_creds(x, now)) {
+        if (!x->creds->valid) {
+            snprintf(x->fail, sizeof x->fail, "credentials: none available");
             ok = false;
         } else {
             struct bt_sigv4_req sr = {
@@ -962,7 +1057,10 @@ static int start_due(struct bt_http *h)
         for (struct xfer *x = h->list; x; x = x->next) {
             if (x->state != X_WAIT || x->due_ms > now || x->seq > limit)
                 continue;
-            if (!x->fail[0] && start_attempt(h, x))
+            int gate = x->fail[0] ? -1 : creds_gate(h, x, (int64_t)time(NULL));
+            if (gate == 0)
+                continue;
+            if (gate > 0 && start_attempt(h, x))
                 continue;
             if (h->verbose)
                 fprintf(stderr, "bedtop: http: %s %s %s -> error: %s\n", x->method, x->url_log,
@@ -1006,23 +1104,66 @@ int bt_http_poll(struct bt_http *h, int timeout_ms, int extra_fd, bool *extra_re
     int wait = timeout_ms < 0 ? 0 : timeout_ms;
     int64_t now = mono_ms();
     for (const struct xfer *x = h->list; x; x = x->next) {
-        if (x->state != X_WAIT)
+        if (x->state != X_WAIT || x->cred_wait)
             continue;
         int64_t d = x->due_ms - now;
         if (d < wait)
             wait = d < 0 ? 0 : (int)d;
     }
+    for (int i = 0; i < h->nwatch; i++) {
+        if (!h->watches[i].deadline_ms)
+            continue;
+        int64_t d = h->watches[i].deadline_ms - now;
+        if (d < wait)
+            wait = d < 0 ? 0 : (int)d;
+    }
     if (ncb > 0)
         wait = 0; /* let the caller act on what just arrived */
-    struct curl_waitfd wfd = { .fd = extra_fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
+    struct curl_waitfd wfd[MAX_WATCH + 1];
+    struct watch snap[MAX_WATCH];
+    unsigned n = 0;
+    int nsnap = h->nwatch;
+    memcpy(snap, h->watches, sizeof snap[0] * (size_t)nsnap);
+    for (int i = 0; i < nsnap; i++) {
+        if (snap[i].fd >= 0) {
+            wfd[n++] = (struct curl_waitfd){ .fd = snap[i].fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
+        }
+    }
+    int extra_slot = -1;
+    if (extra_fd >= 0) {
+        extra_slot = (int)n;
+        wfd[n++] = (struct curl_waitfd){ .fd = extra_fd, .events = CURL_WAIT_POLLIN, .revents = 0 };
+    }
     int nfds = 0;
-    CURLMcode mc = curl_multi_poll(h->multi, extra_fd >= 0 ? &wfd : NULL, extra_fd >= 0 ? 1u : 0u,
-                                   wait, &nfds);
+    CURLMcode mc = curl_multi_poll(h->multi, n ? wfd : NULL, n, wait, &nfds);
     if (mc != CURLM_OK)
         return -1;
-    if (extra_fd >= 0 && extra_ready && (wfd.revents & CURL_WAIT_POLLIN))
+    if (extra_slot >= 0 && extra_ready && (wfd[extra_slot].revents & CURL_WAIT_POLLIN))
         *extra_ready = true;
     ncb += drain(h);
+    /* Watches: each one still registered gets its event (a callback may add or drop watches).
+     * curl reports only POLLIN/POLLPRI/POLLOUT, so ask poll() again for hang-ups (a child's EOF). */
+    struct pollfd pf[MAX_WATCH];
+    for (int i = 0; i < nsnap; i++)
+        pf[i] = (struct pollfd){ .fd = snap[i].fd, .events = POLLIN, .revents = 0 };
+    if (nsnap > 0 && poll(pf, (nfds_t)nsnap, 0) < 0)
+        for (int i = 0; i < nsnap; i++)
+            pf[i].revents = 0;
+    now = mono_ms();
+    for (int i = 0; i < nsnap; i++) {
+        bool ready = snap[i].fd >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL));
+        bool late = snap[i].deadline_ms && now >= snap[i].deadline_ms;
+        if (!ready && !late)
+            continue;
+        bool still = false;
+        for (int k = 0; k < h->nwatch && !still; k++)
+            still = h->watches[k].fd == snap[i].fd && h->watches[k].arg == snap[i].arg &&
+                    h->watches[k].cb == snap[i].cb;
+        if (!still)
+            continue;
+        snap[i].cb(snap[i].arg, snap[i].fd, !ready && late);
+        ncb++;
+    }
     ncb += start_due(h);
     return ncb;
 }

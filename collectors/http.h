@@ -17,14 +17,23 @@ struct bt_buf;
 struct bt_http;
 
 /* Credentials shared by requests of one profile; refreshed by http.c when missing, within 5 minutes of
- * expiry, or after ExpiredToken/ExpiredTokenException (then the request is retried once). */
+ * expiry, or after ExpiredToken/ExpiredTokenException (then the request is retried once).
+ * A refresh never blocks the loop: refresh() either finishes at once (0: creds set, -1: err) or
+ * starts work inside this bt_http (1: STS/SSO requests, a credential_process child) and later calls
+ * bt_creds_provider_done() from one of this bt_http's callbacks. Requests that need credentials wait
+ * (without a timer) until it is done; requests whose old credentials are still valid use them. */
 struct bt_creds_provider {
     struct bt_creds creds;
     bool valid;
-    int (*refresh)(struct bt_creds_provider *p, char *err, size_t errlen); /* 0 ok */
+    int (*refresh)(struct bt_creds_provider *p, struct bt_http *h, char *err, size_t errlen);
     void *arg;                    /* for refresh (e.g. profile options) */
     char error[1024];             /* last refresh failure, shown to the user (whole) */
+    bool pending;                 /* a refresh is running */
+    unsigned gen;                 /* refreshes finished so far */
+    int64_t next_try;             /* epoch s: no early (advisory) refresh before this after a failure */
 };
+/* Ends a pending refresh: c != NULL replaces the creds, else err (one line) is kept. */
+void bt_creds_provider_done(struct bt_creds_provider *p, const struct bt_creds *c, const char *err);
 
 struct bt_http_req {
     const char *method;           /* "POST", "GET", "PUT" */
@@ -74,6 +83,18 @@ int bt_http_pending(const struct bt_http *h);   /* requests not yet called back 
 const struct bt_http_stats *bt_http_get_stats(const struct bt_http *h);
 void bt_http_wakeup(struct bt_http *h);          /* curl_multi_wakeup (not from a signal handler) */
 void bt_http_free(struct bt_http *h);           /* cancels pending requests without callbacks */
+/* Drops the pending requests submitted with (cb, arg) without calling back. */
+void bt_http_cancel(struct bt_http *h, bt_http_cb cb, void *arg);
+int bt_http_verbose(const struct bt_http *h);
+
+/* Extra file descriptors watched inside the same curl_multi_poll (a credential_process child's
+ * pipes, the loop's signal self-pipe): cb runs from bt_http_poll when fd is readable (or hung up),
+ * or with timed_out once deadline_ms (bt_http_mono_ms() clock; 0: none) has passed. fd -1 is a
+ * plain timer. A watch stays until bt_http_unwatch (cb may call it). Returns -1 when full. */
+typedef void (*bt_http_watch_cb)(void *arg, int fd, bool timed_out);
+int bt_http_watch(struct bt_http *h, int fd, int64_t deadline_ms, bt_http_watch_cb cb, void *arg);
+void bt_http_unwatch(struct bt_http *h, int fd, void *arg);
+int64_t bt_http_mono_ms(void);
 
 /* Backoff: delay before retry i (1, 2, ...) = uniform(0, min(max_s, base_s * 2^(i-1))).
  * Defaults are the SDKs' standard mode: base 1 s, max 20 s. Tests shorten them. */

@@ -1,10 +1,12 @@
 #include "collectors/loop.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collectors/http.h"
 
@@ -62,19 +64,61 @@ void bt_clock_jump(struct bt_clock *c, double sim_now)
     c->wall0 = bt_wall_now();
 }
 
+/* The self-pipe (as tmux and redis do): a handler writes one byte so a signal that lands
+ * between the flag check and the wait still ends the wait at once. */
+static int wake_pipe[2] = {-1, -1};
+
+static void wake(void)
+{
+    int saved = errno;
+    if (wake_pipe[1] >= 0) {
+        ssize_t r = write(wake_pipe[1], "x", 1);
+        (void)r; /* a full pipe already holds a wake-up */
+    }
+    errno = saved;
+}
+
 static void on_quit(int sig)
 {
     bt_loop_quit_signal = sig;
+    wake();
 }
 
 static void on_winch(int sig)
 {
     (void)sig;
     bt_loop_winch = 1;
+    wake();
+}
+
+int bt_loop_wake_fd(void)
+{
+    return wake_pipe[0];
+}
+
+static void drain_wake(void)
+{
+    char buf[64];
+    while (wake_pipe[0] >= 0 && read(wake_pipe[0], buf, sizeof buf) > 0)
+        ;
+}
+
+static void on_wake(void *arg, int fd, bool timed_out)
+{
+    (void)arg;
+    (void)fd;
+    (void)timed_out;
+    drain_wake();
 }
 
 void bt_loop_signals(void)
 {
+    if (wake_pipe[0] < 0 && pipe(wake_pipe) == 0) {
+        for (int i = 0; i < 2; i++) {
+            fcntl(wake_pipe[i], F_SETFL, fcntl(wake_pipe[i], F_GETFL) | O_NONBLOCK);
+            fcntl(wake_pipe[i], F_SETFD, FD_CLOEXEC);
+        }
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
@@ -157,7 +201,19 @@ static int wait_ms(struct bt_loop *l, int64_t now)
     return (int)ms;
 }
 
+static int loop_run(struct bt_loop *l);
+
 int bt_loop_run(struct bt_loop *l)
+{
+    bool watched = l->ctx->http && wake_pipe[0] >= 0 &&
+                   bt_http_watch(l->ctx->http, wake_pipe[0], 0, on_wake, l) == 0;
+    int rc = loop_run(l);
+    if (watched)
+        bt_http_unwatch(l->ctx->http, wake_pipe[0], l);
+    return rc;
+}
+
+static int loop_run(struct bt_loop *l)
 {
     bool first = true;
     for (;;) {
@@ -198,12 +254,14 @@ int bt_loop_run(struct bt_loop *l)
                     ready = true;
             }
         } else {
-            struct pollfd p = {.fd = fd, .events = POLLIN};
-            int r = poll(&p, fd >= 0 ? 1 : 0, ms);
-            if (r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+            struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = wake_pipe[0], .events = POLLIN}};
+            int r = poll(p, 2, ms);
+            if (r > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
                 ready = true;
             else if (r < 0 && errno != EINTR)
                 return -1;
+            if (r > 0 && p[1].revents)
+                drain_wake();
         }
         if (ready && l->view && l->view->on_input)
             l->view->on_input(l->view->self);

@@ -53,8 +53,11 @@ struct bt_loop {
     int64_t until;             /* simulated time at which run() returns 0, 0 none */
 };
 
-/* Installs SIGINT/SIGTERM/SIGHUP/SIGWINCH handlers (no SA_RESTART so waits return). */
+/* Installs SIGINT/SIGTERM/SIGHUP/SIGWINCH handlers (no SA_RESTART so waits return). Each
+ * handler also writes to a self-pipe that bt_loop_run waits on (inside curl_multi_poll), so
+ * a signal arriving just before the wait does not wait out the interval. */
 void bt_loop_signals(void);
+int bt_loop_wake_fd(void);     /* the self-pipe's read end (-1 before bt_loop_signals) */
 extern volatile sig_atomic_t bt_loop_quit_signal;
 extern volatile sig_atomic_t bt_loop_winch;
 

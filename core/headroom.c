@@ -64,12 +64,13 @@ static const char *route_quota_code(const struct bt_route *r)
     return q->code[0] ? q->code : r->endpoint == BT_EP_RUNTIME ? r->quota_code : "";
 }
 
-/* by model: account or profile, Region, endpoint, inference type, base model */
+/* by model: account or profile, Region, endpoint, inference type, base model, and the
+ * context-length variant (a 1M-context quota is not the 200K one) */
 static void model_key(const struct bt_route *r, char *out, size_t n)
 {
-    snprintf(out, n, "%s|%s|%s|%s|%s", r->account[0] ? r->account : r->profile, r->region,
-             bt_endpoint_name(r->endpoint), bt_inference_name(r->inference),
-             r->base_model[0] ? r->base_model : r->model);
+    snprintf(out, n, "%s|%s|%s|%s|%s|ctx=%s", r->account[0] ? r->account : r->profile,
+             r->region, bt_endpoint_name(r->endpoint), bt_inference_name(r->inference),
+             r->base_model[0] ? r->base_model : r->model, r->context);
 }
 
 void bt_quota_group_key(const struct bt_route *r, char *out, size_t n)

@@ -97,6 +97,8 @@ struct bt_route {
                               * empty: the caller's own account */
     char region[32];
     char profile[64];
+    char identity[128];      /* live: the AWS identity its last good CloudWatch poll ran as
+                              * (account and role, never a key); empty otherwise */
     char project[64];        /* mantle Project dimension (optional) */
     char context[16];        /* context-length variant of the quota ("" standard, "1m") */
     enum bt_endpoint endpoint;

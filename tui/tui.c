@@ -1264,6 +1264,8 @@ static void draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
     int x = text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
     x += text(y, x, 5, status_label(e->status), A(t, status_role(e->status))) + 1;
+    if (rt->identity[0]) /* the AWS identity the route is polled as (never a key) */
+        x += text(y, x, l->cols - x, rt->identity, A(t, BT_ROLE_STATUS)) + 2;
     bt_fmt_si(e->max_tokens, mt, sizeof mt);
     char meas[32] = "";
     if (!isnan(e->burndown_measured))

@@ -14,6 +14,7 @@ Command line
   --session-token T   when given, every request must carry X-Amz-Security-Token T
   --now EPOCH         pins the server's notion of "now" for data (overrides scenario "now")
   --selftest DIR      verify the signing suite in DIR and exit (0: all cases pass)
+  --identity FILE     also serve STS, the SSO portal and SSO OIDC (see fake_identity.py)
 
 Protocols served (POST /, dispatched on X-Amz-Target)
   CloudWatch, JSON 1.0 (Content-Type application/x-amz-json-1.0, SigV4 service "monitoring"):
@@ -129,6 +130,8 @@ import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import fake_identity  # STS, SSO portal, SSO OIDC (--identity)
 
 DEFAULT_AK = "AKIDEXAMPLE"
 OWN_ACCOUNT = "123456789012"   # the account the fake's credentials belong to
@@ -811,6 +814,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(413, {"__type": "RequestEntityTooLarge", "message": "body too large"}, None)
             return
         body = self.rfile.read(length) if length else b""
+        if fake_identity.handle(self, st, body, verify_sigv4, sc.server_clock()):
+            return
         target = self.headers.get("X-Amz-Target", "")
         service, op = OPS.get(target, (None, target.rpartition(".")[2] or "?"))
         if self.path.startswith("/inference-profiles/"):
@@ -862,6 +867,8 @@ class Handler(BaseHTTPRequestHandler):
                 return
         if not ok:
             return self.send_error_json(entry, service, 403, code, msg)
+        if fake_identity.check_request(st, auth, token):
+            return self.send_error_json(entry, service, *fake_identity.check_request(st, auth, token))
         if token is not None and token in sc.expired_tokens:
             return self.send_error_json(entry, service, 400, "ExpiredTokenException",
                                         "The security token included in the request is expired")
@@ -1014,6 +1021,7 @@ def main():
     ap.add_argument("--session-token")
     ap.add_argument("--now", type=float)
     ap.add_argument("--selftest")
+    fake_identity.add_args(ap)
     args = ap.parse_args()
     if args.selftest:
         return selftest(args.selftest)
@@ -1027,6 +1035,7 @@ def main():
             return 2
     srv = Server(("127.0.0.1", args.port), Handler)
     srv.state = State(args, Scenario(data, args.now))
+    fake_identity.setup(srv.state, args)
     print("PORT %d" % srv.server_address[1], flush=True)
     try:
         srv.serve_forever()

@@ -3,9 +3,11 @@
  * byte: before it the credentials file, after it the config file (no NUL:
  * both files get the whole input). Real files in a private temp dir, since
  * the chain reads paths (AWS_SHARED_CREDENTIALS_FILE / AWS_CONFIG_FILE).
- * Never runs anything: inputs naming credential_process are skipped, and the
- * container and instance-metadata sources are switched off, so no process
- * starts and no packet is sent. */
+ * Never runs anything: the chain is planned with no event loop (bt_aws_creds_start
+ * with no bt_http), so a profile that needs STS, IAM Identity Center, a
+ * credential_process, container credentials or IMDS is answered with an error
+ * instead: no process starts and no packet is sent. Inputs naming a process are
+ * skipped all the same. */
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,7 +37,9 @@ static void setup(void)
         "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_CLOUDWATCH",
         "AWS_ENDPOINT_URL_SERVICE_QUOTAS", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
         "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"};
+        "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "AWS_ENDPOINT_URL_STS", "AWS_ENDPOINT_URL_SSO",
+        "AWS_ENDPOINT_URL_SSO_OIDC", "AWS_ROLE_SESSION_NAME", "AWS_STS_REGIONAL_ENDPOINTS"};
+    setenv("HOME", dir, 1); /* ~/.aws/sso/cache is never the real one */
     for (size_t i = 0; i < BT_ARRAY_LEN(unset); i++)
         unsetenv(unset[i]);
 }
@@ -84,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct bt_creds c;
         memset(&c, 0, sizeof c);
         char err[512] = "";
-        int rc = bt_aws_resolve_creds(&o, &c, err, sizeof err);
+        int rc = bt_aws_creds_start(NULL, &o, &c, NULL, NULL, NULL, err, sizeof err);
         FUZZ_NEED_ERR(rc == 0, err);
         bt_creds_clear(&c);
         char region[64], url[512];

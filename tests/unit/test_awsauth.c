@@ -38,7 +38,8 @@ static const char *aws_vars[] = {
     "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
     "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
     "AWS_EC2_METADATA_SERVICE_ENDPOINT", "AWS_EC2_METADATA_DISABLED", "AWS_ROLE_ARN",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_SESSION_NAME", "AWS_ENDPOINT_URL_STS",
+    "AWS_ENDPOINT_URL_SSO", "AWS_ENDPOINT_URL_SSO_OIDC", "AWS_STS_REGIONAL_ENDPOINTS",
 };
 
 /* A fresh HOME (with ~/.aws) and a clean AWS environment for each case. */
@@ -170,25 +171,40 @@ static void test_profiles(void)
     rc = resolve("half", &c, err, sizeof err);
     OK(rc == -1 && strstr(err, "aws_secret_access_key"), "profile: key id without secret is an error (%s)", err);
 
+    /* Assume role: the chain is followed (not refused); a missing source is named. */
     fresh_case();
-    write_home("config", "[profile assumer]\nrole_arn = arn:aws:iam::123456789012:role/x\nsource_profile = default\n");
+    write_home("config", "[profile assumer]\nrole_arn = arn:aws:iam::123456789012:role/x\nsource_profile = nosuch\n");
     rc = resolve("assumer", &c, err, sizeof err);
-    OK(rc == -1 && strstr(err, "assume role") && strstr(err, "not support"),
-       "profile: role_arn-only profile says assume role is unsupported (%s)", err);
+    OK(rc == -1 && strstr(err, "source_profile \"nosuch\" not found"),
+       "profile: assume role with a missing source_profile names it (%s)", err);
 
-    /* role_arn outranks static keys in the CLI: never fall back to the keys silently. */
+    /* botocore's loop rule: a -> b -> a is refused; a profile may source itself only with keys. */
+    fresh_case();
+    write_home("config", "[profile a]\nrole_arn = arn:aws:iam::123456789012:role/a\nsource_profile = b\n"
+                         "[profile b]\nrole_arn = arn:aws:iam::123456789012:role/b\nsource_profile = a\n");
+    rc = resolve("a", &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "loops back"), "profile: a source_profile loop is refused (%s)", err);
+
+    fresh_case();
+    write_home("config", "[profile x]\nrole_arn = arn:aws:iam::123456789012:role/x\ncredential_source = Nowhere\n");
+    rc = resolve("x", &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "Ec2InstanceMetadata"), "profile: unknown credential_source lists the valid ones (%s)", err);
+
+    /* SSO outranks static keys in the CLI: never fall back to the keys silently. */
     fresh_case();
     write_home("config", "[profile both]\naws_access_key_id = AKIDSTATIC\naws_secret_access_key = s\n"
                          "sso_session = corp\n");
     rc = resolve("both", &c, err, sizeof err);
-    OK(rc == -1 && strstr(err, "SSO"), "profile: SSO profile with static keys is refused, not half-used (%s)", err);
+    OK(rc == -1 && strstr(err, "sso-session corp"), "profile: SSO profile with static keys is not half-used (%s)", err);
 
+    /* Web identity env outranks the default profile's keys (CLI order); the token file is read. */
     fresh_case();
     setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/irsa", 1);
-    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/token", 1);
+    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/nonexistent/token", 1);
     write_home("credentials", "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = s\n");
     rc = resolve(NULL, &c, err, sizeof err);
-    OK(rc == -1 && strstr(err, "web identity"), "profile: web identity env is named as unsupported (%s)", err);
+    OK(rc == -1 && strstr(err, "web identity") && strstr(err, "/nonexistent/token"),
+       "profile: web identity env is used before the profile (%s)", err);
 
     /* Real session tokens are ~1-2 KB on one line: inih's default 200-byte lines would cut them. */
     fresh_case();
@@ -428,6 +444,44 @@ static void test_endpoint(void)
     OK(bt_aws_endpoint(&o, "monitoring", "us-east-1", out, 10) == -1, "endpoint: small buffer refused");
 }
 
+/* STS as botocore picks it: Regional by default, the global endpoint for the legacy Regions
+ * with sts_regional_endpoints = legacy (or no Region), overrides from AWS_ENDPOINT_URL_STS /
+ * AWS_ENDPOINT_URL, never from --endpoint-url. */
+static void test_sts_endpoint(void)
+{
+    char url[256], region[32];
+    fresh_case();
+    write_home("config", "[profile r]\nregion = eu-west-1\n[profile legacy]\nregion = us-east-1\n"
+                         "sts_regional_endpoints = legacy\n[profile legacy-hk]\nregion = ap-east-1\n"
+                         "sts_regional_endpoints = legacy\n[profile none]\n");
+    struct bt_aws_profile_opts o = {.profile = "r", .endpoint_url = "http://127.0.0.1:9"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.eu-west-1.amazonaws.com") && !strcmp(region, "eu-west-1"),
+       "sts: Regional endpoint by default, --endpoint-url not applied (%s %s)", url, region);
+    o = (struct bt_aws_profile_opts){.profile = "legacy"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.amazonaws.com") && !strcmp(region, "us-east-1"),
+       "sts: legacy mode in us-east-1 is the global endpoint (%s)", url);
+    o = (struct bt_aws_profile_opts){.profile = "legacy-hk"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.ap-east-1.amazonaws.com"),
+       "sts: legacy mode outside the legacy list stays Regional (%s)", url);
+    o = (struct bt_aws_profile_opts){.profile = "none"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.amazonaws.com") && !strcmp(region, "us-east-1"),
+       "sts: no Region at all is the global endpoint signed for us-east-1 (%s %s)", url, region);
+    setenv("AWS_STS_REGIONAL_ENDPOINTS", "legacy", 1);
+    o = (struct bt_aws_profile_opts){.profile = "r", .region = "us-west-2"};
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 &&
+       !strcmp(url, "https://sts.amazonaws.com"), "sts: AWS_STS_REGIONAL_ENDPOINTS=legacy (%s)", url);
+    setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:8/", 1);
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 && !strcmp(url, "http://127.0.0.1:8"),
+       "sts: AWS_ENDPOINT_URL applies (%s)", url);
+    setenv("AWS_ENDPOINT_URL_STS", "http://127.0.0.1:7", 1);
+    OK(bt_aws_sts_endpoint(&o, url, sizeof url, region, sizeof region) == 0 && !strcmp(url, "http://127.0.0.1:7"),
+       "sts: AWS_ENDPOINT_URL_STS wins over AWS_ENDPOINT_URL (%s)", url);
+}
+
 static void test_refresh_and_perms(void)
 {
     struct bt_creds c = {0};
@@ -609,6 +663,7 @@ int main(void)
     test_no_creds_message();
     test_region();
     test_endpoint();
+    test_sts_endpoint();
     test_refresh_and_perms();
     test_http_sources();
     stop_fake();

@@ -678,5 +678,24 @@ int main(void)
     test_warnings();
     test_precision();
     test_status_codes();
+    {
+        /* A 1M-context quota is a different quota from the standard one on the same model:
+         * with no quota code known, the two routes must not share a group (or the 1M
+         * route would borrow the 200K quota's headroom). Same context: one group. */
+        struct bt_route a, b;
+        bt_route_defaults(&a);
+        bt_route_defaults(&b);
+        snprintf(a.model, sizeof a.model, "anthropic.claude-haiku-4-5-20251001-v1:0");
+        snprintf(b.model, sizeof b.model, "anthropic.claude-haiku-4-5-20251001-v1:0");
+        snprintf(a.region, sizeof a.region, "us-east-1");
+        snprintf(b.region, sizeof b.region, "us-east-1");
+        char ka[512], kb[512];
+        bt_quota_group_key(&a, ka, sizeof ka);
+        bt_quota_group_key(&b, kb, sizeof kb);
+        OK(!strcmp(ka, kb), "same model, Region, endpoint, inference, context: one quota group");
+        snprintf(b.context, sizeof b.context, "1m");
+        bt_quota_group_key(&b, kb, sizeof kb);
+        OK(strcmp(ka, kb) != 0, "context = 1m: a group of its own");
+    }
     return tap_done();
 }

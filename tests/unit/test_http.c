@@ -568,9 +568,10 @@ struct refresher {
     int64_t expiration;
 };
 
-static int refresh_cb(struct bt_creds_provider *p, char *err, size_t errlen)
+static int refresh_cb(struct bt_creds_provider *p, struct bt_http *h, char *err, size_t errlen)
 {
     struct refresher *r = p->arg;
+    (void)h;
     r->calls++;
     if (!r->token) {
         snprintf(err, errlen, "profile test: no credentials");
