@@ -237,7 +237,14 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
         snprintf(part, sizeof part, " ? metrics/day |");
     } else {
         bt_fmt_count(h->metrics_per_day, si, sizeof si);
-        snprintf(part, sizeof part, " %s metrics/day |", si);
+        if (isnan(h->metrics_per_min) || isnan(h->usd_per_day)) {
+            snprintf(part, sizeof part, " %s metrics/day |", si);
+        } else { /* measured: GetMetricData is billed per metric requested */
+            char pm[16];
+            bt_fmt_count(h->metrics_per_min, pm, sizeof pm);
+            snprintf(part, sizeof part, " %s metrics/min %s/day $%.2f/day |", pm, si,
+                     h->usd_per_day);
+        }
     }
     x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
     snprintf(part, sizeof part, " %s", h->mode ? h->mode : "live");
