@@ -54,6 +54,7 @@ static void usage(FILE *f)
             "                           json; export: csv or json\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
+            "                           (record: max = no pacing, deterministic)\n"
             "      --demo-at MINUTE     evaluate the demo at this simulated minute (0-29)\n"
             "      --theme NAME         dashboard, replay: color theme (default, light,\n"
             "                           high-contrast, monochrome)\n"
@@ -218,9 +219,14 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
             }
             break;
         case O_DEMO_SPEED:
+            if (!strcmp(optarg, "max")) { /* record: unpaced, see bt_clock_start */
+                o->demo_speed = INFINITY;
+                break;
+            }
             if (!bt_parse_double(optarg, &o->demo_speed) || o->demo_speed < 0.1 ||
                 o->demo_speed > 100000) {
-                bt_err("--demo-speed: '%s' is out of range; use a number from 0.1 to 100,000", optarg);
+                bt_err("--demo-speed: '%s' is out of range; use a number from 0.1 to 100,000 "
+                       "(or max, for record)", optarg);
                 return 3 + 1;
             }
             break;
@@ -283,6 +289,11 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         opt_name(d, nm, sizeof nm);
         applies_text(d->applies, where, sizeof where);
         bt_err("%s does not apply to %s; it is for %s (see bedtop --help)", nm, run->name, where);
+        return 3 + 1;
+    }
+    if (isinf(o->demo_speed) && !(run->bit & C_RECORD)) {
+        bt_err("--demo-speed max does not apply to %s; it is for record (a screen needs a "
+               "pace: use a number up to 100,000)", run->name);
         return 3 + 1;
     }
     return 0;
