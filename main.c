@@ -11,7 +11,8 @@
 
 /* Which commands an option applies to: giving it to another is an error (a cron
  * job that says `check --route x` must never get every route silently). */
-enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_ALL = 31 };
+enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_SERVE = 32,
+       C_ALL = 63 };
 
 struct command {
     const char *name;
@@ -25,6 +26,8 @@ static const struct command commands[] = {
     {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
     {"replay", "replay FILE [--at TIME [--format text|json] [--wide]]", C_REPLAY, cmd_replay},
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
+    {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
+     C_SERVE, cmd_serve},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
 
@@ -41,20 +44,26 @@ static void usage(FILE *f)
             "      --profile NAME       AWS profile (as the AWS CLI)\n"
             "      --region R           AWS Region (else AWS_REGION, the profile, the config)\n"
             "      --endpoint-url URL   override the AWS endpoints (testing, VPC endpoints)\n"
-            "  -i, --interval S         dashboard, record: seconds between polls (default 60)\n"
+            "  -i, --interval S         dashboard, record, serve: seconds between polls (60)\n"
             "      --admission URL      admission-controller counters (Prometheus text/JSON)\n"
+            "      --source URL         dashboard, check, record, export: bedtop's own series\n"
+            "                           from prometheus+http://HOST:PORT, not from AWS\n"
+            "      --match M            --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
+            "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
             "  -f, --format F           check: text, json or prometheus; replay --at: text or\n"
             "                           json; export: csv or json\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
+            "                           (record: max = no pacing, deterministic)\n"
             "      --demo-at MINUTE     evaluate the demo at this simulated minute (0-29)\n"
             "      --theme NAME         dashboard, replay: color theme (default, light,\n"
             "                           high-contrast, monochrome)\n"
             "      --no-color           no colors (also NO_COLOR)\n"
             "      --ascii              dashboard, replay: ASCII graphs and borders\n"
-            "      --record FILE        dashboard: record what is watched\n"
+            "      --record FILE        dashboard, serve: record what is watched\n"
             "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
             "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch\n"
+            "                           (export --source: the window read from Prometheus)\n"
             "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
             "                           the start, -30m before the end, ISO 8601)\n"
             "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
@@ -72,7 +81,7 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -81,12 +90,12 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD},
-    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD},
-    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD},
-    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD},
-    {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD},
-    {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD},
+    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
+    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD | C_SERVE},
+    {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
     {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT},
     {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD},
     {{"demo-speed", required_argument, NULL, O_DEMO_SPEED}, C_DASH | C_RECORD},
@@ -94,17 +103,20 @@ static const struct opt_def opt_defs[] = {
     {{"theme", required_argument, NULL, O_THEME}, C_DASH | C_REPLAY},
     {{"no-color", no_argument, NULL, O_NO_COLOR}, C_DASH | C_CHECK | C_REPLAY},
     {{"ascii", no_argument, NULL, O_ASCII}, C_DASH | C_REPLAY},
-    {{"record", required_argument, NULL, O_RECORD}, C_DASH},
+    {{"record", required_argument, NULL, O_RECORD}, C_DASH | C_SERVE},
     {{"from", required_argument, NULL, O_FROM}, C_RECORD | C_EXPORT},
     {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT},
-    {{"since", required_argument, NULL, O_SINCE}, C_RECORD},
+    {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT},
     {{"at", required_argument, NULL, O_AT}, C_REPLAY},
     {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT},
     {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
     {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
     {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
     {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT},
-    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD},
+    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"listen", required_argument, NULL, O_LISTEN}, C_SERVE},
+    {{"source", required_argument, NULL, O_SOURCE}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {{"match", required_argument, NULL, O_MATCH}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
     {{"help", no_argument, NULL, 'h'}, C_ALL},
     {{"version", no_argument, NULL, 'V'}, C_ALL},
 };
@@ -173,6 +185,9 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_SINCE: o->since = optarg; break;
         case O_AT: o->at = optarg; break;
         case O_WIDE: o->wide = true; break;
+        case O_LISTEN: o->listen = optarg; break;
+        case O_SOURCE: o->source = optarg; break;
+        case O_MATCH: o->match = optarg; break;
         case O_ROUTE:
             if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
                 bt_err("--route: at most %d routes; list fewer, or none for every route",
@@ -204,9 +219,14 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
             }
             break;
         case O_DEMO_SPEED:
+            if (!strcmp(optarg, "max")) { /* record: unpaced, see bt_clock_start */
+                o->demo_speed = INFINITY;
+                break;
+            }
             if (!bt_parse_double(optarg, &o->demo_speed) || o->demo_speed < 0.1 ||
                 o->demo_speed > 100000) {
-                bt_err("--demo-speed: '%s' is out of range; use a number from 0.1 to 100,000", optarg);
+                bt_err("--demo-speed: '%s' is out of range; use a number from 0.1 to 100,000 "
+                       "(or max, for record)", optarg);
                 return 3 + 1;
             }
             break;
@@ -249,7 +269,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
                     *cmd = &commands[k];
             if (*cmd)
                 continue;
-            bt_err("unknown command '%s'; commands are check, record, replay, export (see bedtop --help)",
+            bt_err("unknown command '%s'; commands are check, record, replay, export, serve (see bedtop --help)",
                    arg);
             return 3 + 1;
         }
@@ -269,6 +289,11 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         opt_name(d, nm, sizeof nm);
         applies_text(d->applies, where, sizeof where);
         bt_err("%s does not apply to %s; it is for %s (see bedtop --help)", nm, run->name, where);
+        return 3 + 1;
+    }
+    if (isinf(o->demo_speed) && !(run->bit & C_RECORD)) {
+        bt_err("--demo-speed max does not apply to %s; it is for record (a screen needs a "
+               "pace: use a number up to 100,000)", run->name);
         return 3 + 1;
     }
     return 0;

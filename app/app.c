@@ -17,6 +17,7 @@
 #include "collectors/demo.h"
 #include "collectors/http.h"
 #include "collectors/loop.h"
+#include "collectors/promsource.h"
 #include "collectors/quotas.h"
 #include "core/recording.h"
 #include "core/report.h"
@@ -108,6 +109,8 @@ static const struct bt_collector_ops *const live_collectors[] = {
     &bt_cloudwatch_collector, &bt_quotas_collector, &bt_admission_collector,
 };
 static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
+/* --source prometheus+http://...: bedtop's own series, no AWS request */
+static const struct bt_collector_ops *const source_collectors[] = {&bt_promsource_collector};
 
 void app_free(struct app *a)
 {
@@ -151,7 +154,22 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
     a->config_ok = true;
     a->ctx = (struct bt_ctx){.cfg = &a->cfg, .store = &a->store, .mode = mode,
                              .verbose = o->verbose, .profile = o->profile, .region = o->region,
-                             .endpoint_url = o->endpoint_url, .admission_url = o->admission};
+                             .endpoint_url = o->endpoint_url, .admission_url = o->admission,
+                             .api_cost = o->api_cost ? o->api_cost : &a->cost,
+                             .source_url = o->source, .source_match = o->match};
+    char base[512];
+    if (o->match && !o->source) {
+        bt_err("--match selects series of a Prometheus source; add --source prometheus+http://HOST:PORT");
+        return 3;
+    }
+    if (o->source && (o->demo || !bt_promsrc_parse(o->source, base, sizeof base) ||
+                      !bt_promsrc_selector("x", o->match, base, sizeof base))) {
+        bt_err("--source '%s'%s%s: %s", o->source, o->match ? " --match " : "", o->match ? o->match : "",
+               o->demo ? "the demo reads no source; drop --demo"
+                       : "use prometheus+http://HOST:PORT (a Prometheus server scraping bedtop serve) "
+                         "and label matchers such as region=\"us-east-1\"");
+        return 3;
+    }
     if (!o->demo) {
         bt_awsgroup_warn_file_perms(); /* now, before a dashboard takes the screen */
         a->ctx.http = bt_http_new(o->verbose);
@@ -161,11 +179,20 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         }
         char mfa_err[768];
         bool tty = isatty(STDIN_FILENO); /* the prompt itself goes to /dev/tty */
-        if (bt_awsgroup_mfa_preflight(&a->ctx, tty ? tty_mfa_prompt : NULL, mfa_err, sizeof mfa_err) != 0) {
+        if (!o->source && /* reading Prometheus: no AWS credential is used */
+            bt_awsgroup_mfa_preflight(&a->ctx, tty ? tty_mfa_prompt : NULL, mfa_err, sizeof mfa_err) != 0) {
             bt_err("%s", mfa_err);
             return 3;
         }
-        if (!a->cfg.nroutes) {
+        if (!a->cfg.nroutes && o->source) {
+            char err[512];
+            int n = bt_promsrc_discover(&a->ctx, err, sizeof err);
+            if (n <= 0) {
+                bt_err("route discovery: %s", n < 0 ? err : "the Prometheus server has no bedtop_route_status series (is bedtop serve scraped?)");
+                return 3;
+            }
+            bt_config_finish(&a->cfg);
+        } else if (!a->cfg.nroutes) {
             char err[2048];
             int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
             if (n < 0) {
@@ -183,8 +210,12 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         }
     }
     bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
-    const struct bt_collector_ops *const *ops = o->demo ? demo_collectors : live_collectors;
-    int n = o->demo ? (int)BT_ARRAY_LEN(demo_collectors) : (int)BT_ARRAY_LEN(live_collectors);
+    const struct bt_collector_ops *const *ops = o->demo     ? demo_collectors
+                                                : o->source ? source_collectors
+                                                            : live_collectors;
+    int n = o->demo     ? (int)BT_ARRAY_LEN(demo_collectors)
+            : o->source ? (int)BT_ARRAY_LEN(source_collectors)
+                        : (int)BT_ARRAY_LEN(live_collectors);
     a->loop = (struct bt_loop){.ctx = &a->ctx, .ops = ops, .inst = a->inst, .n = n};
     for (int i = 0; i < n; i++)
         a->inst[i] = ops[i]->create(&a->ctx);

@@ -8,6 +8,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/loop.h"
+#include "core/apicost.h"
 #include "core/config.h"
 #include "core/headroom.h"
 #include "core/model.h"
@@ -15,6 +16,10 @@
 struct opts {
     const char *config, *profile, *region, *endpoint_url, *admission, *theme, *record;
     const char *format, *from, *to, *since, *at;
+    const char *listen;        /* serve: ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */
+    const char *source;        /* prometheus+http://HOST:PORT: read bedtop's series back */
+    const char *match;         /* --source: label matchers, e.g. region="us-east-1" */
+    struct bt_api_cost *api_cost; /* counters that outlive the app (serve's reloads); NULL: the app's own */
     const char *routes[32];    /* check, export: --route, repeatable; none: every route */
     int nroutes;
     const char *unknown_as;    /* check: how an unknown route counts (NULL: warn) */
@@ -41,6 +46,7 @@ struct app {
     uint64_t errors_seen;      /* events already printed (check, record) */
     char last_error[BT_SRC_COUNT][224]; /* printed once until it changes */
     bool config_ok;
+    struct bt_api_cost cost;   /* requests and metrics counted, unless o->api_cost */
 };
 
 /* Loads the config (or the demo's) and applies command-line overrides. */
@@ -81,7 +87,10 @@ bool app_output_close(struct app_output *w);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);
+/* record --since/--from/--to: the window from CloudWatch (or --source) history into o->file. */
+int cmd_record_backfill(struct opts *o);
 int cmd_replay(struct opts *o);
 int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);
+int cmd_serve(struct opts *o);
 #endif

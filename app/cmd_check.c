@@ -83,6 +83,7 @@ int cmd_check(struct opts *o)
     rep.mode = o->demo ? "demo" : "live";
     rep.wide = o->wide;
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
+    rep.api = a.ctx.api_cost;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && out.f == stdout &&
                  isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     bool blind = !o->demo && no_usage_read(&rep);

@@ -60,6 +60,12 @@ static void dash_before_update(void *arg, int64_t now)
     int64_t due = bt_loop_next_due(&d->a->loop);
     d->host.next_poll = due == INT64_MAX ? 0 : due;
     app_cost(d->a, &d->host.metrics_per_poll, &d->host.metrics_per_day);
+    /* measured where requests are sent, once any was: what watching really costs */
+    double per_day;
+    bt_api_cost_rates(d->a->ctx.api_cost, (int64_t)time(NULL), &d->host.metrics_per_min, &per_day,
+                      &d->host.usd_per_day);
+    if (!isnan(per_day))
+        d->host.metrics_per_day = per_day;
     d->host.recording_failed = d->a->rec && bt_recorder_error(d->a->rec) != NULL;
 }
 
@@ -93,7 +99,8 @@ int cmd_dashboard(struct opts *o)
     d.host = (struct bt_tui_host){.cfg = &a.cfg, .store = &a.store,
                                   .mode = o->demo ? "demo" : "live", .interval = a.cfg.interval,
                                   .paused = frozen, .metrics_per_poll = NAN,
-                                  .metrics_per_day = NAN,
+                                  .metrics_per_day = NAN, .metrics_per_min = NAN,
+                                  .usd_per_day = NAN,
                                   .recording = a.rec ? bt_recorder_path(a.rec) : NULL, .arg = &d,
                                   .refresh_now = dash_refresh, .set_paused = dash_pause,
                                   .set_interval = dash_interval,

@@ -34,10 +34,10 @@ static void record_after_tick(void *arg, int64_t now)
 
 /* Backfill: a recording built from CloudWatch history, one line per minute as
  * bedtop would have seen it (the minute plus the publishing lag). */
-static int record_backfill(struct opts *o)
+int cmd_record_backfill(struct opts *o)
 {
     if (o->demo) {
-        bt_err("record: --since/--from/--to read CloudWatch history; the demo has none");
+        bt_err("record: --since/--from/--to read CloudWatch (or --source Prometheus) history; the demo has none");
         return 3;
     }
     int64_t now = (int64_t)time(NULL);
@@ -110,7 +110,9 @@ static int record_backfill(struct opts *o)
         int64_t seen = m + 60 + lag;
         struct bt_event ok = {.t = seen, .type = BT_EV_OK, .route = -1, .source = BT_SRC_CLOUDWATCH};
         if (m == from)
-            bt_strlcpy(ok.text, "backfilled from CloudWatch history (no admission counters)", sizeof ok.text);
+            bt_strlcpy(ok.text, o->source ? "backfilled from bedtop's series in Prometheus"
+                                          : "backfilled from CloudWatch history (no admission counters)",
+                       sizeof ok.text);
         bt_recorder_add_event(rec, &ok);
         for (int r = 0; r < a.cfg.nroutes; r++) {
             for (int k = 0; k < BT_SIG_COUNT; k++) {
@@ -144,7 +146,7 @@ int cmd_record(struct opts *o)
         return 3;
     }
     if (o->since || o->from || o->to)
-        return record_backfill(o);
+        return cmd_record_backfill(o);
     struct app a;
     int64_t start;
     int rc = app_init_live(&a, o, o->file, &start);

@@ -242,8 +242,47 @@ int cmd_export(struct opts *o)
         bt_err("export --format: '%s' is not a format; use csv or json", o->format);
         return 3;
     }
+    /* --source: the window read from Prometheus into a private recording first,
+     * then exported as any recording is (one path, one set of numbers) */
+    struct opts src;
+    char dir[] = "/tmp/bedtop-export.XXXXXX", path[64] = "";
+    if (!o->source && (o->config || o->since)) {
+        bt_err("export: --%s applies to export --source only (a recording carries its routes "
+               "and its window); drop it", o->config ? "config" : "since");
+        return 3;
+    }
+    if (o->source) {
+        if (o->file) {
+            bt_err("export: --source reads Prometheus, not '%s'; drop one of them", o->file);
+            return 3;
+        }
+        if (!o->since && !o->from) {
+            bt_err("export --source: say which window, e.g. --since 3h or --from 2026-11-29T10:00Z");
+            return 3;
+        }
+        if (!mkdtemp(dir)) {
+            bt_err("export: %s: %s", dir, strerror(errno));
+            return 3;
+        }
+        snprintf(path, sizeof path, "%s/window.rec", dir);
+        src = *o;
+        src.file = path;
+        int rc = cmd_record_backfill(&src);
+        src.from = src.to = src.since = NULL; /* the recording is the window */
+        o = &src;
+        if (rc) {
+            unlink(path);
+            rmdir(dir);
+            return rc;
+        }
+    }
     struct bt_replay rp;
-    if (!open_recording(o, &rp, "export"))
+    bool opened = open_recording(o, &rp, "export");
+    if (path[0]) { /* read into memory: the file is no longer needed */
+        unlink(path);
+        rmdir(dir);
+    }
+    if (!opened)
         return 3;
     /* Rows are data minutes (the `time` column): every minute that was the newest
      * complete one while recording, each evaluated as bedtop showed it then. */

@@ -599,17 +599,6 @@ static void on_query(void *arg, const struct bt_http_resp *resp)
         source_done(s);
 }
 
-static void url_escape(struct bt_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || strchr("-_.~", c))
-            bt_buf_putc(b, (char)c);
-        else
-            bt_buf_printf(b, "%%%02X", c);
-    }
-}
-
 static void start_source(struct adm *a, struct adm_source *s)
 {
     memset(s->covered, 0, (size_t)a->nroutes * sizeof *s->covered);
@@ -643,7 +632,7 @@ static void start_source(struct adm *a, struct adm_source *s)
             fprintf(stderr, "bedtop: admission query %s: %s\n", s->shown, query);
         struct bt_buf u = {0};
         bt_buf_printf(&u, "%s/api/v1/query?query=", s->url);
-        url_escape(&u, query);
+        bt_http_url_escape(&u, query);
         struct api_req *q = &s->q[i];
         *q = (struct api_req){s, (enum bt_signal)i};
         req.url = bt_buf_str(&u);

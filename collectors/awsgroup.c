@@ -203,6 +203,7 @@ void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const
 {
     const struct bt_config *cfg = ctx->cfg;
     memset(gs, 0, sizeof *gs);
+    gs->cost = ctx->api_cost;
     int max = cfg->nroutes > 0 ? cfg->nroutes : 1;
     gs->prov = bt_xcalloc((size_t)max, sizeof *gs->prov);
     gs->g = bt_xcalloc((size_t)max, sizeof *gs->g);
@@ -243,6 +244,35 @@ void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const
         }
         g->routes[g->nroutes++] = i;
     }
+}
+
+/* Requests in flight whose outcome is still to be counted: a fixed pool (no
+ * allocation, so a request cancelled with the HTTP handle leaks nothing); its
+ * slots go back when their groups are freed. */
+struct counted {
+    struct bt_awsgroups *gs;  /* NULL: free slot */
+    bt_http_cb cb;
+    void *arg;
+    char api[48];
+};
+static struct counted pending[512];
+
+static enum bt_api_outcome outcome_of(const struct bt_http_resp *resp)
+{
+    if (resp->status == 0)
+        return BT_API_TRANSPORT;
+    if (resp->status == 429 || bt_http_is_throttle_code(resp->error_code))
+        return BT_API_THROTTLED;
+    return resp->status >= 200 && resp->status < 300 ? BT_API_OK : BT_API_ERROR;
+}
+
+static void counted_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct counted *c = arg;
+    struct counted k = *c;
+    c->gs = NULL; /* free before the callback: it may submit again */
+    bt_api_cost_request(k.gs->cost, k.api, outcome_of(resp));
+    k.cb(k.arg, resp);
 }
 
 int bt_awsgroup_mfa_preflight(const struct bt_ctx *ctx, bt_aws_mfa_prompt_fn prompt, char *err, size_t errlen)
@@ -286,6 +316,9 @@ int bt_awsgroup_mfa_preflight(const struct bt_ctx *ctx, bt_aws_mfa_prompt_fn pro
 
 void bt_awsgroups_free(struct bt_awsgroups *gs)
 {
+    for (size_t i = 0; i < BT_ARRAY_LEN(pending); i++)
+        if (pending[i].gs == gs)
+            pending[i].gs = NULL;
     for (int i = 0; i < gs->nprov; i++)
         bt_awsgroup_provider_free(&gs->prov[i]);
     for (int i = 0; i < gs->n; i++)
@@ -353,5 +386,16 @@ void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, st
         .body = body->buf ? body->buf : "", .body_len = body->len, .label = full_label,
         .timeout = bt_awsgroup_timeout(),
     };
-    bt_http_submit(h, &req, cb, arg);
+    struct counted *c = NULL;
+    for (size_t i = 0; gs->cost && !c && i < BT_ARRAY_LEN(pending); i++)
+        if (!pending[i].gs)
+            c = &pending[i];
+    if (!c) { /* nothing to count into, or 512 requests in flight: not counted */
+        bt_http_submit(h, &req, cb, arg);
+        return;
+    }
+    *c = (struct counted){.gs = gs, .cb = cb, .arg = arg};
+    bt_strlcpy(c->api, op, sizeof c->api);
+    if (bt_http_submit(h, &req, counted_done, c) < 0)
+        c->gs = NULL;
 }

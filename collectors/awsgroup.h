@@ -10,6 +10,7 @@
 #include "collectors/awsauth.h"
 #include "collectors/collector.h"
 #include "collectors/http.h"
+#include "core/apicost.h"
 #include "core/util.h"
 
 struct bt_awsgroup_provider {
@@ -34,6 +35,7 @@ struct bt_awsgroup {
 };
 
 struct bt_awsgroups {
+    struct bt_api_cost *cost;           /* ctx->api_cost: requests counted by API and outcome */
     struct bt_awsgroup_provider *prov;  /* never reallocated: requests point at providers */
     int nprov;
     struct bt_awsgroup *g;

@@ -840,6 +840,7 @@ static void submit_page(struct cw_chunk *c)
     struct bt_buf body = {0};
     bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
                                c->start, g->poll_end, c->token);
+    bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), (unsigned)c->count);
     submit(g, "GetMetricData", &body, page_done, c);
     bt_buf_free(&body);
 }

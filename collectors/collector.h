@@ -11,6 +11,7 @@
 #include "core/model.h"
 
 struct bt_http; /* collectors/http.h */
+struct bt_api_cost; /* core/apicost.h */
 
 enum bt_run_mode {
     BT_MODE_LIVE,   /* keep polling on the interval */
@@ -31,6 +32,11 @@ struct bt_ctx {
     /* Backfill (`bedtop record --since`): fetch exactly [window_from, window_to)
      * once, in BT_MODE_ONCE. 0: the collector's own window. */
     int64_t window_from, window_to;
+    /* Requests by API and outcome, CloudWatch metrics requested (NULL: not counted). */
+    struct bt_api_cost *api_cost;
+    /* --source prometheus+http://...: read bedtop's series there, not AWS (NULL: AWS) */
+    const char *source_url;
+    const char *source_match; /* --match label matchers, or NULL */
 };
 
 struct bt_collector_ops {

@@ -5,6 +5,7 @@
 #include "collectors/http.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1165,4 +1166,15 @@ int bt_http_poll(struct bt_http *h, int timeout_ms, int extra_fd, bool *extra_re
     }
     ncb += start_due(h);
     return ncb;
+}
+
+void bt_http_url_escape(struct bt_buf *b, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (isalnum(c) || strchr("-_.~", c))
+            bt_buf_putc(b, (char)c);
+        else
+            bt_buf_printf(b, "%%%02X", c);
+    }
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct bt_buf;
 #include "collectors/sigv4.h"   /* struct bt_creds, struct bt_header, bt_sigv4_sign */
 
 #define BT_HTTP_MAX_BODY (64u * 1024u * 1024u) /* default response body bound */
@@ -108,6 +109,8 @@ void bt_http_set_max_body(struct bt_http *h, size_t max_bytes);
  * (code ""); msg gets "message"/"Message" (control characters replaced) or "". */
 int bt_http_error_code(const char *body, size_t len, const char *query_error_header,
                        char *code, size_t codelen, char *msg, size_t msglen);
+/* Appends s percent-encoded for a URL query (RFC 3986 unreserved characters kept). */
+void bt_http_url_escape(struct bt_buf *b, const char *s);
 /* Standard-mode classification of an error code (true for the throttling list). */
 bool bt_http_is_throttle_code(const char *code);
 #endif

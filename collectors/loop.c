@@ -22,7 +22,7 @@ double bt_wall_now(void)
 
 double bt_clock_nowf(const struct bt_clock *c)
 {
-    if (c->frozen)
+    if (c->frozen || c->stepped)
         return c->sim0;
     return c->sim0 + (bt_wall_now() - c->wall0) * c->speed;
 }
@@ -34,7 +34,8 @@ int64_t bt_clock_now(const struct bt_clock *c)
 
 void bt_clock_start(struct bt_clock *c, double sim_now, double speed)
 {
-    c->speed = speed > 0 ? speed : 1;
+    c->stepped = isinf(speed) && speed > 0;
+    c->speed = c->stepped ? 1 : speed > 0 ? speed : 1;
     c->sim0 = sim_now;
     c->wall0 = bt_wall_now();
     c->frozen = false;
@@ -230,6 +231,10 @@ static int loop_run(struct bt_loop *l)
             return -2;
         /* the first tick happens at the start time exactly (deterministic demo recordings) */
         int64_t now = first ? (int64_t)floor(l->clock.sim0) : bt_clock_now(&l->clock);
+        /* A late wake-up (a loaded machine, an accelerated clock) must not poll past the
+         * end: the last tick is at `until` exactly, as on an idle machine. */
+        if (l->until && now > l->until)
+            now = l->until;
         if (!l->paused || l->refresh || first) {
             tick_due(l, now, l->refresh || first);
             l->refresh = false;
@@ -237,6 +242,14 @@ static int loop_run(struct bt_loop *l)
         }
         if (l->until && now >= l->until)
             return 0;
+        if (l->clock.stepped && !l->paused) {
+            /* unpaced: go straight to the next thing due (or the end) instead of waiting */
+            int64_t due = bt_loop_next_due(l);
+            if (l->until && (due == INT64_MAX || due > l->until))
+                due = l->until;
+            if (due != INT64_MAX && due > now)
+                bt_clock_jump(&l->clock, (double)due);
+        }
         if (l->view) {
             l->view->on_update(l->view->self, now);
             if (l->view->done(l->view->self))

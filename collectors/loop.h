@@ -16,6 +16,9 @@ struct bt_clock {
     double wall0;              /* real time at sim0 */
     double sim0;
     bool frozen;               /* paused: time stands still */
+    bool stepped;              /* unpaced (speed "max"): time moves only by jumps to
+                                * the next thing due, so a run is the same on an idle
+                                * or a loaded machine */
 };
 double bt_wall_now(void);      /* CLOCK_REALTIME, fractional seconds */
 double bt_clock_nowf(const struct bt_clock *c);

@@ -1026,8 +1026,9 @@ bool bt_prom_parse_api(struct bt_prom_doc *d, const char *name, const char *text
         d->series[i].time = t;
         goto out;
     }
-    if (strcmp(rts, "vector") != 0 || !cJSON_IsArray(result)) {
-        ok = jfail(err, errlen, "resultType \"%.20s\" is not a vector", rts);
+    bool matrix = strcmp(rts, "matrix") == 0;
+    if ((!matrix && strcmp(rts, "vector") != 0) || !cJSON_IsArray(result)) {
+        ok = jfail(err, errlen, "resultType \"%.20s\" is not a vector or a matrix", rts);
         goto out;
     }
     const cJSON *e;
@@ -1035,9 +1036,11 @@ bool bt_prom_parse_api(struct bt_prom_doc *d, const char *name, const char *text
     cJSON_ArrayForEach(e, result)
     {
         const cJSON *metric = cJSON_GetObjectItemCaseSensitive(e, "metric");
-        if (!api_sample(cJSON_GetObjectItemCaseSensitive(e, "value"), &t, &v) ||
+        const cJSON *values = cJSON_GetObjectItemCaseSensitive(e, matrix ? "values" : "value");
+        if ((matrix ? !cJSON_IsArray(values) : !api_sample(values, &t, &v)) ||
             (metric && !cJSON_IsObject(metric))) {
-            ok = jfail(err, errlen, "result[%d]: expected {\"metric\":{...},\"value\":[t,\"v\"]}",
+            ok = jfail(err, errlen, matrix ? "result[%d]: expected {\"metric\":{...},\"values\":[[t,\"v\"],...]}"
+                                           : "result[%d]: expected {\"metric\":{...},\"value\":[t,\"v\"]}",
                        k);
             goto out;
         }
@@ -1046,24 +1049,38 @@ bool bt_prom_parse_api(struct bt_prom_doc *d, const char *name, const char *text
             ok = jfail(err, errlen, "result[%d]: more than %d labels", k, BT_PROM_MAX_LABELS);
             goto out;
         }
-        if (doc_full(d, err, errlen)) {
-            ok = false;
-            goto out;
-        }
-        struct bt_prom_label *l = nl ? bt_xcalloc((size_t)nl, sizeof *l) : NULL;
-        int j = 0;
-        const cJSON *lab;
-        cJSON_ArrayForEach(lab, metric)
-        {
-            const char *lv = cJSON_IsString(lab) ? lab->valuestring : "";
-            l[j].name = bt_xstrdup(lab->string);
-            l[j].value = bt_xstrdup(lv);
-            j++;
-        }
-        int i = series_add(d, bt_xstrdup(name), l, nl, series_hash(name, l, nl));
-        d->series[i].value = v;
-        d->series[i].has_time = true;
-        d->series[i].time = t;
+        /* a matrix: one series per point, each with its time */
+        const cJSON *pt = matrix ? values->child : NULL;
+        do {
+            if (matrix && !api_sample(pt, &t, &v)) {
+                ok = jfail(err, errlen, "result[%d]: a point is not [t,\"v\"]", k);
+                goto out;
+            }
+            if (doc_full(d, err, errlen)) {
+                ok = false;
+                goto out;
+            }
+            struct bt_prom_label *l = nl ? bt_xcalloc((size_t)nl, sizeof *l) : NULL;
+            int j = 0;
+            const char *sname = name;
+            const cJSON *lab;
+            cJSON_ArrayForEach(lab, metric)
+            {
+                const char *lv = cJSON_IsString(lab) ? lab->valuestring : "";
+                l[j].name = bt_xstrdup(lab->string);
+                l[j].value = bt_xstrdup(lv);
+                if (!name && !strcmp(lab->string, "__name__"))
+                    sname = l[j].value;
+                j++;
+            }
+            if (!sname)
+                sname = "";
+            int i = series_add(d, bt_xstrdup(sname), l, nl, series_hash(sname, l, nl));
+            d->series[i].value = v;
+            d->series[i].has_time = true;
+            d->series[i].time = t;
+            pt = pt ? pt->next : NULL;
+        } while (pt);
         k++;
     }
 out:

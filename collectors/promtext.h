@@ -78,8 +78,10 @@ bool bt_prom_parse(struct bt_prom_doc *d, const char *text, size_t len, enum bt_
 bool bt_prom_parse_json(struct bt_prom_doc *d, const char *text, size_t len, char *err,
                         size_t errlen);
 
-/* A Prometheus server's /api/v1/query answer (resultType vector or scalar):
- * appends one series named `name` per result, labels from "metric". */
+/* A Prometheus server's /api/v1/query answer (resultType vector or scalar) or
+ * /api/v1/query_range answer (matrix: one series per point, each with its
+ * time): appends series named `name` (NULL: the __name__ label), labels from
+ * "metric". */
 bool bt_prom_parse_api(struct bt_prom_doc *d, const char *name, const char *text, size_t len,
                        char *err, size_t errlen);
 

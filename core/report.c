@@ -1,5 +1,6 @@
 #include "core/report.h"
 
+#include "core/exposition.h"
 #include "core/sanitize.h"
 
 #include <math.h>
@@ -250,105 +251,6 @@ cJSON *bt_report_json(const struct bt_report *r)
     return o;
 }
 
-/* ---- Prometheus text (node-exporter textfile collector) ---- */
-
-static void prom_label(struct bt_buf *b, const char *k, const char *v, bool first)
-{
-    bt_buf_printf(b, "%s%s=\"", first ? "" : ",", k);
-    for (const char *p = v; *p; p++) {
-        if (*p == '\\' || *p == '"')
-            bt_buf_putc(b, '\\'), bt_buf_putc(b, *p);
-        else if (*p == '\n')
-            bt_buf_puts(b, "\\n");
-        else
-            bt_buf_putc(b, *p);
-    }
-    bt_buf_putc(b, '"');
-}
-
-static void prom_route_labels(struct bt_buf *b, const struct bt_route *rt)
-{
-    prom_label(b, "route", rt->name, true);
-    prom_label(b, "model_id", rt->model, false);
-    prom_label(b, "region", rt->region, false);
-    prom_label(b, "endpoint", bt_endpoint_name(rt->endpoint), false);
-    prom_label(b, "inference", bt_inference_name(rt->inference), false);
-}
-
-static void prom_value(struct bt_buf *b, double v)
-{
-    if (isnan(v))
-        bt_buf_puts(b, " NaN\n");
-    else
-        bt_buf_printf(b, " %.17g\n", v);
-}
-
-struct prom_metric {
-    const char *name, *help;
-    size_t offset;             /* into struct bt_eval */
-};
-
-#define EV(f) offsetof(struct bt_eval, f)
-static const struct prom_metric prom_metrics[] = {
-    {"bedtop_quota_tpm", "Tokens-per-minute quota (binding quota for mantle routes).", EV(quota)},
-    {"bedtop_settled_tpm", "Tokens charged at completion in the last complete minute.", EV(settled)},
-    {"bedtop_estimated_tpm", "AWS EstimatedTPMQuotaUsage (Sum) in the last complete minute.", EV(estimated)},
-    {"bedtop_reserved_tpm", "Reservations (input + max_tokens) started per minute.", EV(reserved_per_min)},
-    {"bedtop_held_tokens", "Reservations held by the calls in flight now.", EV(held)},
-    {"bedtop_used_tpm", "max(settled, estimated) + held: quota considered used.", EV(used)},
-    {"bedtop_headroom_tpm", "Quota minus used, tokens per minute.", EV(headroom_tpm)},
-    {"bedtop_headroom_ratio", "Headroom as a fraction of the quota (0-1).", EV(headroom_pct)},
-    {"bedtop_fits_more", "More calls of the average size that fit in the headroom.", EV(fits_more)},
-    {"bedtop_throttles_per_minute", "InvocationThrottles in the last complete minute.", EV(throttles)},
-    {"bedtop_latency_p99_ms", "InvocationLatency p99, milliseconds.", EV(lat_p99)},
-    {"bedtop_in_flight", "Model calls in flight (admission counters).", EV(in_flight)},
-    {"bedtop_concurrency_limit", "Configured/tested bound on calls in flight.", EV(conc_limit)},
-};
-
-static void render_prom(const struct bt_report *r, struct bt_buf *b)
-{
-    for (size_t m = 0; m < BT_ARRAY_LEN(prom_metrics); m++) {
-        const struct prom_metric *pm = &prom_metrics[m];
-        bt_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", pm->name, pm->help, pm->name);
-        for (int i = 0; i < r->n; i++) {
-            if (!bt_report_shows(r, i))
-                continue;
-            double v = *(const double *)((const char *)&r->evals[i] + pm->offset);
-            if (pm->offset == EV(headroom_pct))
-                v /= 100;
-            bt_buf_printf(b, "%s{", pm->name);
-            prom_route_labels(b, &r->cfg->routes[i]);
-            bt_buf_putc(b, '}');
-            prom_value(b, v);
-        }
-    }
-    bt_buf_puts(b, "# HELP bedtop_route_status Route status as a check exit code (0 ok, 1 warn, 2 crit, 3 unknown).\n"
-                   "# TYPE bedtop_route_status gauge\n");
-    for (int i = 0; i < r->n; i++) {
-        if (!bt_report_shows(r, i))
-            continue;
-        bt_buf_puts(b, "bedtop_route_status{");
-        prom_route_labels(b, &r->cfg->routes[i]);
-        bt_buf_printf(b, "} %d\n", bt_status_exit(r->evals[i].status));
-    }
-    bt_buf_puts(b, "# HELP bedtop_warning A warning code active on a route (1).\n"
-                   "# TYPE bedtop_warning gauge\n");
-    for (int i = 0; i < r->n; i++) {
-        for (int w = 0; w < r->evals[i].nwarn && bt_report_shows(r, i); w++) {
-            bt_buf_puts(b, "bedtop_warning{");
-            prom_label(b, "route", r->cfg->routes[i].name, true);
-            prom_label(b, "code", bt_wcode_name(r->evals[i].warnings[w].code), false);
-            bt_buf_puts(b, "} 1\n");
-        }
-    }
-    bt_buf_printf(b, "# HELP bedtop_status Overall status as a check exit code.\n"
-                     "# TYPE bedtop_status gauge\nbedtop_status %d\n"
-                     "# HELP bedtop_last_run_timestamp_seconds When this evaluation ran.\n"
-                     "# TYPE bedtop_last_run_timestamp_seconds gauge\n"
-                     "bedtop_last_run_timestamp_seconds %lld\n",
-                  bt_status_exit(r->status), (long long)r->now);
-}
-
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out)
 {
     if (f == BT_FMT_JSON) {
@@ -359,7 +261,7 @@ void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, s
         cJSON_free(s);
         cJSON_Delete(j);
     } else if (f == BT_FMT_PROMETHEUS) {
-        render_prom(r, out);
+        bt_expo_render(r, BT_EXPO_TEXT, out);
     } else {
         bt_report_render_text(r, color, out);
     }

@@ -1,11 +1,13 @@
 /* `bedtop check` output: JSON (data/check.schema.json), an aligned text table and
- * Prometheus text for node-exporter's textfile collector. */
+ * Prometheus text for node-exporter's textfile collector (core/exposition.h). */
 #ifndef BEDTOP_REPORT_H
 #define BEDTOP_REPORT_H
 #include <cjson/cJSON.h>
 
 #include "core/headroom.h"
 #include "core/util.h"
+
+struct bt_api_cost;
 
 enum bt_format { BT_FMT_TEXT, BT_FMT_JSON, BT_FMT_PROMETHEUS };
 bool bt_format_parse(const char *s, enum bt_format *out);
@@ -20,6 +22,7 @@ struct bt_report {
                                 * as unknown_as: the exit code of check */
     const char *mode;          /* "live", "demo", "replay" */
     double metrics_per_poll, metrics_per_day; /* NAN: unknown */
+    const struct bt_api_cost *api; /* requests and metrics counted (NULL: none) */
     const bool *keep;          /* per route: shown (NULL: every route) */
     enum bt_status unknown_as; /* how a route whose status is unknown counts (BT_ST_WARN) */
     bool wide;                 /* text: every column, no wrapping; else 80 columns */

@@ -167,7 +167,7 @@ for line in open(sys.argv[1]):
     if not m or m.group(1) not in typed:
         print("bad line:", line); sys.exit(1)
 PY
-check "prometheus has the headroom of triage" grep -q '^bedtop_headroom_tpm{route="triage"' "$TMP/p.prom"
+check "prometheus has the headroom of triage" grep -q '^bedtop_headroom_tokens_per_minute{route="triage"' "$TMP/p.prom"
 
 # Bad config: one line "file:line: why; what to do", exit 3. As data: name, config
 # text (printf format), the message expected (grep pattern).

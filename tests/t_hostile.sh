@@ -69,7 +69,7 @@ expect_rc "hostile_config_strings: --region with a comma is refused" 3 "$BEDTOP"
 
 # --- hostile_recording_strings: a recording whose header carries an escape-laden
 # route name, a formula as a name, a region with a comma and a C1 CSI in a model.
-"$BEDTOP" record "$TMP/demo.rec" --demo --demo-speed 3000 --duration 20m 2>/dev/null
+"$BEDTOP" record "$TMP/demo.rec" --demo --demo-speed max --duration 20m 2>/dev/null
 python3 - "$TMP/demo.rec" "$TMP/evil.rec" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines(True)

@@ -3,7 +3,7 @@
 REC=$TMP/demo.rec
 
 # Record the demo headless at high speed for 30 simulated minutes.
-"$BEDTOP" record "$REC" --demo --demo-speed 3000 --duration 30m 2>"$TMP/rec.err"
+"$BEDTOP" record "$REC" --demo --demo-speed max --duration 30m 2>"$TMP/rec.err"
 expect_eq "record exits 0" "$?" 0
 expect_eq "recording is created 0600" "$(stat -c %a "$REC")" 600
 check "recording header names its format and version" \
@@ -14,7 +14,7 @@ check "refusal says why" grep -q "never overwritten" "$TMP/last.err"
 
 # A full disk (here: a file-size limit) is reported once and watching goes on: the
 # recorder drops lines, says so, and keeps running to the end of its duration.
-( ulimit -f 64; exec "$BEDTOP" record "$TMP/full.rec" --demo --demo-speed 3000 --duration 10m ) \
+( ulimit -f 64; exec "$BEDTOP" record "$TMP/full.rec" --demo --demo-speed max --duration 10m ) \
     >"$TMP/full.out" 2>"$TMP/full.err"
 rc=$?
 expect_eq "disk full: record runs to the end and exits 1 (lines dropped)" "$rc" 1
@@ -233,4 +233,19 @@ for r in rows:
     want = rep[r["route"]]["tpm"]["settled"]
     assert r["settled_tpm"] == ("" if want is None else str(want)), r["route"]
 PY
+# --demo-speed max: the unpaced simulated clock. Two runs are the same byte for byte
+# after the header (whose "created" is the wall time), whatever the machine's load;
+# The demo polls every 15 s: 2 hours from 10:00 = 7200 / 15 = 480 intervals, 481 polls
+# (10:00:00 .. 12:00:00 inclusive), every gap exactly 15 s (a paced run jitters 14-17 s).
+"$BEDTOP" record "$TMP/max1.rec" --demo --demo-speed max --duration 2h 2>"$TMP/max1.err"
+expect_eq "--demo-speed max: record exits 0" "$?" 0
+"$BEDTOP" record "$TMP/max2.rec" --demo --demo-speed max --duration 2h 2>/dev/null
+check "--demo-speed max: two runs record the same polls" cmp -s <(tail -n +2 "$TMP/max1.rec") <(tail -n +2 "$TMP/max2.rec")
+expect_eq "--demo-speed max: 481 polls, every gap 15 s" \
+    "$(python3 -c "
+import json,sys
+t=[l['t'] for l in map(json.loads, open(sys.argv[1])) if 't' in l]
+print(len(t), sorted({b-a for a,b in zip(t,t[1:])}))" "$TMP/max1.rec")" "481 [15]"
+expect_rc "--demo-speed max on the dashboard is an error" 3 "$BEDTOP" --demo --demo-speed max
+check "... one line saying it is for record" grep -q "^bedtop: --demo-speed max does not apply to the dashboard; it is for record" "$TMP/last.err"
 finish

@@ -10,57 +10,180 @@ TUI_CMD=${TUI_CMD:-"$BEDTOP --demo-at 16"}
 EXTRA=""
 HEAD="ROUTE "     # the table heading: the dashboard is up
 
-# Overview at every size, UTF-8 and ASCII.
+# The xterm sequences of Home and End, sent whole (tmux's own differ from TERM=xterm's).
+HOME_KEY=$'\eOH' END_KEY=$'\eOF'
+lit() { T send-keys -t "$1" -l "$2"; }
+# screen_has NAME REGEX : the screen shows an extended regex (polls as wait_for does)
+screen_has() {
+    local i
+    for i in $(seq 1 100); do
+        T capture-pane -p -t "$1" | grep -qE -- "$2" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# At every size, UTF-8 and ASCII: the overview; the detail of triage (every runtime
+# graph: tokens, throttles, latency, in flight, operating point); the same detail
+# scrolled to its end (the last warning).
 for size in 80x24 120x40 200x60; do
     w=${size%x*} h=${size#*x}
     for lang in C.UTF-8 C; do
-        s=ov-$size-$lang; s=${s//./}
+        s=ov-$size-$lang; s=${s//./}; L=${lang//./}
         start "$s" "$w" "$h" "$lang"
         check "overview $size LANG=$lang comes up" wait_for "$s" "$HEAD"
-        golden "overview-$size-${lang//./}" "$s"
+        golden "overview-$size-$L" "$s"
+        keys "$s" Enter
+        check "detail $size LANG=$lang" wait_for "$s" " triage CRIT "
+        golden "detail-triage-$size-$L" "$s"
+        lit "$s" "$END_KEY"
+        check "detail $size LANG=$lang: End goes to the last warning" wait_for "$s" " PgUp"
+        golden "detail-triage-end-$size-$L" "$s"
         T kill-session -t "$s"
     done
 done
 
-# The story is where an engineer looks (80x24): banner, worst routes first, warnings pane.
+# The story is where an engineer looks (80x24): worst routes first, warnings pane.
 s=story; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 scr=$(T capture-pane -p -t $s)
-check "banner names the estimate-only route and why" \
-    grep -q "^ ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations" <<<"$scr"
-row3=$(sed -n 4p <<<"$scr"); row4=$(sed -n 5p <<<"$scr")
+# Two routes are critical: the ESTIMATE ONLY banner gives up its line and is one
+# warning among the others.
+check "two crit routes: no ESTIMATE ONLY banner line" bash -c '! grep -q "^ ESTIMATE ONLY" <<<"$1"' _ "$scr"
+check "... the estimate-only warning is in the warnings pane" grep -q "WARN legacy *ESTIMATE_ONLY" <<<"$scr"
+row2=$(sed -n 3p <<<"$scr"); row3=$(sed -n 4p <<<"$scr")
 check "worst route first (triage, crit in its retry storm, 43.6% of a shared quota left)" \
-    grep -q "^triage *CRIT *43.6" <<<"$row3"
-check "then preview, whose applied quota is 0" grep -q "^preview *CRIT *- *no quota" <<<"$row4"
+    grep -q "^triage *CRIT *43.6" <<<"$row2"
+check "then preview, whose applied quota is 0" grep -q "^preview *CRIT *- *no quota" <<<"$row3"
 check "summarize (max_tokens 64,000, ~0.25 calls in flight) is a warning, not critical" \
     grep -q "^summarize *WARN *90.2" <<<"$scr"
 check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
+check "a warning cut at the edge ends in an ellipsis" grep -q "…$" <<<"$scr"
+check "the warnings pane says where it is" grep -qE "1-[0-9]+/[0-9]+ \(Tab scrolls\)" <<<"$scr"
 check "status bar: freshness, lag, paused, cost, mode" \
     grep -q "CW 30s lag 2m .* paused .* metrics/day | demo" <<<"$scr"
-
-# Enter: route detail of the selected route (triage, the first).
-keys $s Enter
-check "Enter opens the route detail" wait_for $s "Warnings for triage"
+# Tab moves to the warnings pane; its keys scroll it.
+keys $s Tab
+check "Tab: the warnings pane has the keys" wait_for $s "warnings: Up/Down/PgUp/PgDn scroll"
+keys $s Down Down
+check "Down scrolls the warnings pane" screen_has $s ' 3-[0-9]+/[0-9]+ '
+keys $s Tab
+# With only the estimate-only route shown, nothing is worse: the banner has its line.
+keys $s / l e g a c y Enter
+check "nothing worse: the banner names the estimate-only route and why" \
+    wait_for $s " ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations"
 T kill-session -t $s
-for spec in "120x40 C.UTF-8" "80x24 C" "200x60 C.UTF-8"; do
-    set -- $spec; w=${1%x*} h=${1#*x}; lang=$2
-    s=det-$1-${lang//./}; start "$s" "$w" "$h" "$lang"; wait_for "$s" "$HEAD"
-    keys "$s" Enter
-    check "detail $1 LANG=$lang" wait_for "$s" "Warnings for triage"
-    golden "detail-triage-$1-${lang//./}" "$s"
-    if [ "$1" = 120x40 ]; then
-        check "operating point marks where concurrency stopped paying" \
-            wait_for "$s" "flat beyond 18 in flight"
-        keys "$s" Escape
-        check "Esc backs out to the overview" wait_for "$s" "$HEAD"
-    fi
-    T kill-session -t "$s"
-done
 
-# Help overlay from the key table; Esc closes it.
+# Keys: q and Esc and Left back out of the detail; Q and F10 quit from anywhere.
+s=keys; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s PageDown
+check "PgDn scrolls the detail to the operating point" wait_for $s "flat beyond 18 in flight"
+check "... and says where it is (rows a-b/n, a past the first)" \
+    screen_has $s ' ([2-9]|[1-9][0-9]+)-[0-9]+/[0-9]+ Pg(Up|Dn)'
+keys $s q
+check "q in the detail goes back to the overview" wait_for $s "$HEAD"
+check "... and does not quit" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s Left
+check "Left goes back too" wait_for $s "$HEAD"
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s Tab
+check "Tab in the detail: the next route" wait_for $s " preview CRIT "
+keys $s BTab
+check "Shift-Tab: the previous route" wait_for $s " triage CRIT "
+keys $s Escape
+check "Esc backs out to the overview" wait_for $s "$HEAD"
+keys $s z
+check "a key with no action says so" wait_for $s "'z' does nothing here; ? lists the keys"
+check "wide terminals have an F-key bar" wait_for $s "F1Help  F3Search  F4Filter  F5Refresh  F6SortBy  F10Quit"
+keys $s Enter; wait_for $s " triage CRIT "
+keys $s Q
+check "Q quits from the detail (exit 0)" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+s=f10; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s '?'; wait_for $s "bedtop keys"
+keys $s F10
+check "F10 quits from the help (exit 0)" wait_for $s "EXITED rc=0"
+T kill-session -t $s
+
+# A route list longer than the screen says which rows are shown.
+s=short; start $s 80 12 C.UTF-8; wait_for $s "$HEAD"
+lit $s "$END_KEY"
+check "80x12: the header says which routes are shown" screen_has $s '[0-9]+ routes \([0-9]+-[0-9]+ shown\)'
+T kill-session -t $s
+
+# Sorting by a column that 80 columns hide says so.
+s=sorthid; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s s s s s
+check "sort by p99 at 80 columns: its column is hidden, and the bar says so" \
+    wait_for $s "sort by p99 (its column is hidden at this width)"
+T kill-session -t $s
+
+# The mouse, as tmux passes it on (SGR 1006: ESC [ < button ; column ; row M/m, 1-based).
+click() { lit "$1" $'\e[<'"$2;$3;$4M"$'\e[<'"$2;$3;$4m"; }
+row_name() { T capture-pane -p -t "$1" | sed -n "$2p" | awk '{print $1}'; }
+s=mouse; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+r5=$(row_name $s 5) r6=$(row_name $s 6)
+click $s 0 3 5      # the route on row 5
+keys $s Enter
+wait_for $s " PgDn"
+check "mouse: a click selects the row (Enter opens $r5)" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$r5"
+keys $s Escape; wait_for $s "$HEAD"
+# a double click on row 6, in one burst as a terminal sends it
+lit $s $'\e[<0;3;6M\e[<0;3;6m\e[<0;3;6M\e[<0;3;6m'
+wait_for $s " PgDn"
+check "mouse: a double click opens the detail ($r6)" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$r6"
+lit $s $'\e[<65;10;10M'
+check "mouse: the wheel scrolls the detail" wait_for $s " 4-23/"
+keys $s Escape; wait_for $s "$HEAD"
+thr_x=$(T capture-pane -p -t $s | sed -n 2p | awk '{print index($0, "THR/m")}')
+click $s 0 "$thr_x" 2     # the heading THR/m
+check "mouse: a click on a heading sorts by it" wait_for $s "sort by throttles"
+thr_col() { # the THR/m cells of the rows (characters, not bytes: the bars are UTF-8)
+    T capture-pane -p -t "$1" | sed -n '3,9p' | python3 -c '
+import sys
+x = int(sys.argv[1]) - 1
+for l in sys.stdin.read().splitlines():
+    v = l[x:x + 5].strip()
+    print(-1 if v in ("", "-") else v)' "$2"
+}
+check "... the rows follow it (THR/m never rises down the table)" \
+    bash -c 'sort -s -n -r -c <<<"$1"' _ "$(thr_col $s "$thr_x")"
+lit $s $'\e[<65;10;15M'
+check "mouse: the wheel over the warnings scrolls them" screen_has $s ' [2-9][0-9]*-[0-9]+/[0-9]+ \(Tab'
+# a double click on a warning opens the detail of the route it is about
+wl=$(( $(T capture-pane -p -t $s | grep -n "^─ Warnings" | cut -d: -f1) + 1 )) # its first line
+w_route=$(T capture-pane -p -t $s | sed -n ${wl}p | awk '{print $2}')
+lit $s "$(printf '\e[<0;20;%dM\e[<0;20;%dm\e[<0;20;%dM\e[<0;20;%dm' $wl $wl $wl $wl)"
+wait_for $s " PgDn"   # the detail's position tag: the detail is open
+check "mouse: a double click on a warning opens its route ($w_route)" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$w_route"
+T kill-session -t $s
+
+# Help overlay from the key table: complete at 80x24 by scrolling; Esc closes it.
+for lang in C.UTF-8 C; do
+    L=${lang//./}; s=help-$L; start $s 80 24 $lang; wait_for $s "$HEAD"
+    keys $s '?'
+    check "? opens the help ($lang)" wait_for $s "bedtop keys"
+    golden help-80x24-$L $s
+    keys $s PageDown
+    check "PgDn scrolls the help ($lang)" wait_gone $s " 1-20/"
+    golden help-80x24-pgdn-$L $s
+    lit $s "$END_KEY"
+    check "End: the end of the help ($lang)" wait_for $s "stale row"
+    golden help-80x24-end-$L $s
+    T kill-session -t $s
+done
 s=help; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
-keys $s '?'
-check "? opens the help" wait_for $s "bedtop keys"
-golden help-80x24-CUTF-8 $s
+keys $s '?'; wait_for $s "bedtop keys"
+seen=""
+for i in 1 2 3 4; do seen+=$(T capture-pane -p -t $s); keys $s PageDown; sleep 0.2; done
+for k in "t             next theme" "r, F5         refresh now" "m             add a marker" \
+         "^L            redraw the screen" "USED/QUOTA" "graphs"; do
+    check "help at 80x24 shows '$k' by scrolling" grep -qF -- "$k" <<<"$seen"
+done
 keys $s Escape
 check "Esc closes the help" wait_gone $s "bedtop keys"
 keys $s F1
@@ -81,7 +204,7 @@ check "Esc clears the filter" wait_for $s "triage "
 keys $s s s
 check "s s sorts by used" wait_for $s "sort by used"
 golden sort-used-80x24 $s
-row=$(T capture-pane -p -t $s | sed -n 4p)
+row=$(T capture-pane -p -t $s | sed -n 3p)
 check "sorted by used: agents (12.32M) first" grep -q "^agents " <<<"$row"
 T kill-session -t $s
 
@@ -96,13 +219,53 @@ T resize-window -t $s -x 59 -y 24
 check "shrinking below 60 columns says so again" wait_for $s "need 60x12"
 T kill-session -t $s
 
+# Shrinking repaints every cell: 120x40 -> 80x24 reads exactly as a fresh start at 80x24
+# (the text against the fresh-start golden, the attributes against a fresh session).
+for lang in C.UTF-8 C; do
+    L=${lang//./}
+    s=shrink-$L; start $s 120 40 $lang; wait_for $s "$HEAD"
+    fresh=fresh-$L; start $fresh 80 24 $lang; wait_for $fresh "$HEAD"
+    T resize-window -t $s -x 80 -y 24
+    check "resize 120x40 -> 80x24 redraws ($lang)" wait_gone $s " P50 "
+    golden overview-80x24-$L $s
+    check "resize 120x40 -> 80x24: colors and attributes as a fresh start ($lang)" \
+        cmp -s <(T capture-pane -e -p -t $s) <(T capture-pane -e -p -t $fresh)
+    T kill-session -t $s; T kill-session -t $fresh
+done
+# ... in the detail too, scrolled: the same rows at the new size
+s=shrinkd; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+keys $s Enter; wait_for $s " triage CRIT "
+T resize-window -t $s -x 80 -y 24
+check "resize in the detail redraws at 80x24" wait_for $s " 1-20/"
+golden detail-triage-80x24-CUTF-8 $s
+T kill-session -t $s
+
+# A mantle route's detail: the input and the output quota each have their graph.
+s=mantle; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+keys $s / a g e n t s Enter Enter
+check "mantle detail: input tokens against the input quota" \
+    wait_for $s "Input tokens/min against the input quota"
+check "mantle detail: output tokens against the output quota" \
+    wait_for $s "Output tokens/min against the output quota"
+golden detail-agents-120x40-CUTF-8 $s
+keys $s + + + + + + + + +
+check "+ at the longest interval says so" wait_for $s "interval 600s is already the longest"
+T kill-session -t $s
+
+# The selected row (screen row 2) in one attribute from its first cell to its last:
+# its attributes are set once at the start, never changed inside the row.
+one_attr_row() { T capture-pane -e -p -S 2 -E 2 -t "$1" | grep -qP '^(\e\[[0-9;]*m)+[^\e]+$'; }
+
 # Color: 256 colors by default; none with --no-color or NO_COLOR; same text either way.
 s=col; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "color escapes with TERM=xterm-256color" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[38;5;[0-9]*m\|\[48;5;"' _ "$SOCK" $s
+check "color: the selected row has one background across its whole width" one_attr_row $s
 T kill-session -t $s
 EXTRA="--no-color"; s=noc; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "--no-color: no color escapes" bash -c '! tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[3[0-9];\|\[4[0-9];\|\[3[0-7]m\|\[4[0-7]m\|38;5\|48;5"' _ "$SOCK" $s
 check "--no-color: reverse video marks the selection" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[7m\|;7m"' _ "$SOCK" $s
+check "--no-color: the selected row is reversed across its whole width" one_attr_row $s
+check "--no-color: ... in reverse video" bash -c 'tmux -L "$1" capture-pane -e -p -S 2 -E 2 -t "$2" | grep -qP "^\e\[[0-9;]*7m"' _ "$SOCK" $s
 golden overview-80x24-CUTF-8 $s
 T kill-session -t $s
 EXTRA=""; s=noc2; start $s 80 24 C.UTF-8 NO_COLOR=1; wait_for $s "$HEAD"
@@ -153,7 +316,7 @@ s=recfull; start $s 200 60 C.UTF-8; wait_for $s "$HEAD"
 TUI_CMD=$saved
 check "a recording that cannot be written shows REC FAILED" wait_for $s "REC FAILED (lines dropped) $TMP/full.rec"
 keys $s Enter
-check "... and the dashboard still answers keys" wait_for $s "Warnings for"
+check "... and the dashboard still answers keys" wait_for $s "Tokens/min against the quota"
 T kill-session -t $s
 
 # q restores the terminal.

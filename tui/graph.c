@@ -189,6 +189,60 @@ void bt_graph_plot(struct bt_canvas *cv, int x, int y, int w, int h,
     grid_flush(&g, cv, x, y);
 }
 
+int bt_graph_row(double v, double ymax, int h)
+{
+    return ypix(v, ymax, h);
+}
+
+void bt_graph_dots(struct bt_canvas *cv, int x, int y, int w, int h,
+                   const struct bt_plot_series *s, int ns, double ymax, bool utf8,
+                   unsigned char over_role)
+{
+    if (w <= 0 || h <= 0)
+        return;
+    int *owner = calloc((size_t)w * (size_t)h, sizeof *owner); /* 1 + series index */
+    if (!owner)
+        return;
+    for (int k = 0; k < ns; k++) {
+        if (s[k].kind != BT_SER_LEVEL || isnan(s[k].level) || s[k].level > ymax)
+            continue;
+        int py = ypix(s[k].level, ymax, h);
+        uint32_t g = utf8 && s[k].glyph ? s[k].glyph : (uint32_t)(unsigned char)s[k].ascii;
+        for (int px = 0; px < w; px++) /* a dashed glyph: it reads as a limit, not data */
+            bt_canvas_set(cv, x + px, y + py, g, s[k].role);
+        /* crossings: a column whose value lies above the level */
+        for (int j = 0; j < ns; j++) {
+            if (s[j].kind != BT_SER_LINE || !s[j].v || !s[j].over)
+                continue;
+            int count = s[j].n < w ? s[j].n : w;
+            for (int i = 0; i < count; i++) {
+                double v = s[j].v[s[j].n - count + i];
+                if (!isnan(v) && v > s[k].level)
+                    bt_canvas_set(cv, x + w - count + i, y + py, '!', over_role);
+            }
+        }
+    }
+    for (int k = 0; k < ns; k++) {
+        if (s[k].kind != BT_SER_LINE || !s[k].v)
+            continue;
+        uint32_t g = utf8 && s[k].glyph ? s[k].glyph : (uint32_t)(unsigned char)s[k].ascii;
+        int count = s[k].n < w ? s[k].n : w;
+        for (int i = 0; i < count; i++) {
+            double v = s[k].v[s[k].n - count + i];
+            if (isnan(v))
+                continue;
+            int px = w - count + i, py = ypix(v, ymax, h);
+            int *o = &owner[py * w + px];
+            uint32_t cg = g;
+            if (s[k].merge_with && *o == s[k].merge_with)
+                cg = s[k].merge_glyph;
+            bt_canvas_set(cv, x + px, y + py, cg, s[k].role);
+            *o = k + 1;
+        }
+    }
+    free(owner);
+}
+
 void bt_graph_bars(struct bt_canvas *cv, int x, int y, int w, int h, const double *v, int n,
                    double ymax, unsigned char role, bool utf8)
 {

@@ -35,6 +35,11 @@ struct bt_plot_series {
     double level;
     unsigned char role;
     char ascii;               /* glyph of this series in the ASCII set */
+    uint32_t glyph;           /* bt_graph_dots: its glyph (0: ascii) */
+    int merge_with;           /* bt_graph_dots: 1 + the index of a series which, when on the
+                               * same cell, is shown by merge_glyph (0: none) */
+    uint32_t merge_glyph;
+    bool over;                /* bt_graph_dots: marks where it lies above a level */
 };
 
 /* Points a plot of width w shows: 2 per cell with braille, 1 in ASCII. */
@@ -45,6 +50,17 @@ int bt_graph_points(int w, bool utf8);
  * shared cell's color. */
 void bt_graph_plot(struct bt_canvas *cv, int x, int y, int w, int h,
                    const struct bt_plot_series *s, int ns, double ymax, bool utf8);
+/* Dot plot at cell resolution, one value per column (newest at the right edge),
+ * each series in its own glyph so series are told apart without color. LEVEL series
+ * are dashed lines drawn first; where a LINE series with over set lies above a
+ * level, that column's level cell becomes '!' in over_role (a quota crossing).
+ * Later series are drawn over earlier ones, except where merge_with names the
+ * series already there: then the cell shows merge_glyph. */
+void bt_graph_dots(struct bt_canvas *cv, int x, int y, int w, int h,
+                   const struct bt_plot_series *s, int ns, double ymax, bool utf8,
+                   unsigned char over_role);
+/* Row (0 = top) of value v in a plot of h rows from 0 to ymax, clamped. */
+int bt_graph_row(double v, double ymax, int h);
 /* Vertical bars, one value per column (newest right), eighth-block tops in UTF-8. */
 void bt_graph_bars(struct bt_canvas *cv, int x, int y, int w, int h, const double *v, int n,
                    double ymax, unsigned char role, bool utf8);

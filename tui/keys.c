@@ -13,10 +13,17 @@
 #define DET (BT_CTX_DETAIL | BT_CTX_R_DETAIL)
 #define REPLAY (BT_CTX_R_OVERVIEW | BT_CTX_R_DETAIL)
 
+#define HLP (BT_CTX_HELP | BT_CTX_R_HELP)
+#define SCROLL (OV | DET | HLP)
+
 /* Aliases follow their main entry with an empty help text. */
 const struct bt_key bt_keys[] = {
-    {'q', "q", "quit (terminal restored)", BT_CTX_ALL, BT_ACT_QUIT},
+    {'q', "q", "back from detail, help or a list; quit from the overview", BT_CTX_ALL,
+     BT_ACT_BACK_OR_QUIT},
+    {'Q', "Q", "quit from anywhere (terminal restored)", BT_CTX_ALL, BT_ACT_QUIT},
+    {KEY_F(10), "F10", "", BT_CTX_ALL, BT_ACT_QUIT},
     {27, "Esc", "back: close help, leave detail, clear filter", BT_CTX_ALL, BT_ACT_BACK},
+    {KEY_LEFT, "Left", "", DET, BT_ACT_BACK},
     {'?', "?", "this help", BT_CTX_ALL, BT_ACT_HELP},
     {KEY_F(1), "F1", "", BT_CTX_ALL, BT_ACT_HELP},
     {'h', "h", "", OV | DET, BT_ACT_HELP},
@@ -27,47 +34,58 @@ const struct bt_key bt_keys[] = {
     {',', ",", "step one poll back (pauses)", REPLAY, BT_ACT_STEP_BACK},
     {']', "]", "play faster (1x to 1000x)", REPLAY, BT_ACT_SPEED_UP},
     {'[', "[", "play slower", REPLAY, BT_ACT_SPEED_DOWN},
-    {'g', "g", "go to a time: 14:32, -30m, +5m, 2026-11-29T14:32:00Z", REPLAY, BT_ACT_GOTO},
+    {'g', "g", "go to a time: 14:32, -30m from the end, +5m from the start, or ISO",
+     REPLAY, BT_ACT_GOTO},
     {'n', "n", "next warning or throttle", REPLAY, BT_ACT_NEXT_EVENT},
     {'N', "N", "previous warning or throttle", REPLAY, BT_ACT_PREV_EVENT},
     {KEY_HOME, "Home", "start of the recording", REPLAY, BT_ACT_REPLAY_START},
     {KEY_END, "End", "end of the recording", REPLAY, BT_ACT_REPLAY_END},
     {'M', "M", "markers: list them, Enter jumps", REPLAY, BT_ACT_MARKERS},
     {'m', "m", "", REPLAY, BT_ACT_MARKERS},
-    {KEY_UP, "Up", "select previous route", OV, BT_ACT_UP},
-    {'k', "k", "", OV, BT_ACT_UP},
-    {KEY_DOWN, "Down", "select next route", OV, BT_ACT_DOWN},
-    {'j', "j", "", OV, BT_ACT_DOWN},
-    {KEY_PPAGE, "PgUp", "page up", OV, BT_ACT_PGUP},
-    {KEY_NPAGE, "PgDn", "page down", OV, BT_ACT_PGDN},
-    {KEY_HOME, "Home", "first route", BT_CTX_OVERVIEW, BT_ACT_HOME},
-    {'g', "g", "", BT_CTX_OVERVIEW, BT_ACT_HOME},
-    {KEY_END, "End", "last route", BT_CTX_OVERVIEW, BT_ACT_END},
-    {'G', "G", "", BT_CTX_OVERVIEW, BT_ACT_END},
+    {KEY_UP, "Up", "previous route; in detail, help, warnings: scroll", SCROLL, BT_ACT_UP},
+    {'k', "k", "", SCROLL, BT_ACT_UP},
+    {KEY_DOWN, "Down", "next route; in detail, help, warnings: scroll", SCROLL, BT_ACT_DOWN},
+    {'j', "j", "", SCROLL, BT_ACT_DOWN},
+    {KEY_PPAGE, "PgUp", "page up (routes, detail, help, warnings)", SCROLL, BT_ACT_PGUP},
+    {KEY_NPAGE, "PgDn", "page down", SCROLL, BT_ACT_PGDN},
+    {KEY_HOME, "Home", "first route; top of detail, help, warnings",
+     BT_CTX_LIVE, BT_ACT_HOME},
+    {'g', "g", "", BT_CTX_LIVE, BT_ACT_HOME},
+    {KEY_END, "End", "last route; bottom of detail, help, warnings",
+     BT_CTX_LIVE, BT_ACT_END},
+    {'G', "G", "", BT_CTX_LIVE, BT_ACT_END},
+    {'\t', "Tab", "move between the route list and the warnings pane", OV, BT_ACT_FOCUS},
     {'\n', "Enter", "route detail: graphs, warnings and actions", OV, BT_ACT_OPEN},
     {'\r', "", "", OV, BT_ACT_OPEN},
     {KEY_ENTER, "", "", OV, BT_ACT_OPEN},
-    {KEY_LEFT, "Left", "previous route (detail)", DET, BT_ACT_PREV_ROUTE},
-    {'k', "k", "", DET, BT_ACT_PREV_ROUTE},
-    {KEY_UP, "", "", DET, BT_ACT_PREV_ROUTE},
-    {KEY_RIGHT, "Right", "next route (detail)", DET, BT_ACT_NEXT_ROUTE},
-    {'j', "j", "", DET, BT_ACT_NEXT_ROUTE},
-    {KEY_DOWN, "", "", DET, BT_ACT_NEXT_ROUTE},
+    {KEY_RIGHT, "", "", BT_CTX_OVERVIEW, BT_ACT_OPEN},
+    {'\t', "Tab", "detail: next route", DET, BT_ACT_NEXT_ROUTE},
+    {KEY_BTAB, "S-Tab", "detail: previous route", DET, BT_ACT_PREV_ROUTE},
     {'>', ">", "sort by the next column", OV, BT_ACT_SORT_NEXT},
     {'s', "s", "", OV, BT_ACT_SORT_NEXT},
+    {KEY_F(6), "F6", "", OV, BT_ACT_SORT_NEXT},
     {'<', "<", "sort by the previous column", OV, BT_ACT_SORT_PREV},
     {'I', "I", "invert the sort order", OV, BT_ACT_SORT_REVERSE},
     {'/', "/", "filter by name, model, Region, warning code", OV, BT_ACT_FILTER},
+    {KEY_F(3), "F3", "", OV, BT_ACT_FILTER},
+    {KEY_F(4), "F4", "", OV, BT_ACT_FILTER},
     {'p', "p", "pause / resume polling", BT_CTX_LIVE, BT_ACT_PAUSE},
     {' ', "Space", "", BT_CTX_OVERVIEW | BT_CTX_DETAIL, BT_ACT_PAUSE},
     {'+', "+", "poll less often (longer interval)", BT_CTX_LIVE, BT_ACT_SLOWER},
     {'-', "-", "poll more often (shorter interval)", BT_CTX_LIVE, BT_ACT_FASTER},
     {'t', "t", "next theme", BT_CTX_ALL, BT_ACT_THEME},
     {'r', "r", "refresh now", BT_CTX_LIVE, BT_ACT_REFRESH},
+    {KEY_F(5), "F5", "", BT_CTX_LIVE, BT_ACT_REFRESH},
     {'m', "m", "add a marker with a note to the recording", BT_CTX_LIVE, BT_ACT_MARKER},
     {CTRL('l'), "^L", "redraw the screen", BT_CTX_ALL, BT_ACT_REDRAW},
 };
 const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
+
+const struct bt_fkey bt_fbar[] = {
+    {KEY_F(1), "Help"}, {KEY_F(3), "Search"}, {KEY_F(4), "Filter"}, {KEY_F(5), "Refresh"},
+    {KEY_F(6), "SortBy"}, {KEY_F(10), "Quit"},
+};
+const size_t bt_nfbar = BT_ARRAY_LEN(bt_fbar);
 
 enum bt_action bt_key_action(int key, unsigned ctx)
 {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 enum bt_action {
-    BT_ACT_NONE, BT_ACT_QUIT, BT_ACT_BACK, BT_ACT_HELP, BT_ACT_UP, BT_ACT_DOWN, BT_ACT_PGUP,
+    BT_ACT_NONE, BT_ACT_QUIT, BT_ACT_BACK, BT_ACT_BACK_OR_QUIT, BT_ACT_HELP, BT_ACT_FOCUS, BT_ACT_UP, BT_ACT_DOWN, BT_ACT_PGUP,
     BT_ACT_PGDN, BT_ACT_HOME, BT_ACT_END, BT_ACT_OPEN, BT_ACT_PREV_ROUTE, BT_ACT_NEXT_ROUTE,
     BT_ACT_SORT_NEXT, BT_ACT_SORT_PREV, BT_ACT_SORT_REVERSE, BT_ACT_FILTER, BT_ACT_PAUSE,
     BT_ACT_FASTER, BT_ACT_SLOWER, BT_ACT_THEME, BT_ACT_REFRESH, BT_ACT_MARKER, BT_ACT_REDRAW,
@@ -33,6 +33,14 @@ struct bt_key {
 
 extern const struct bt_key bt_keys[];
 extern const size_t bt_nkeys;
+
+/* The F-key bar (htop's), shown on wide terminals: key and label, in order. */
+struct bt_fkey {
+    int key;
+    const char *label;
+};
+extern const struct bt_fkey bt_fbar[];
+extern const size_t bt_nfbar;
 
 /* The action bound to key in context ctx (BT_ACT_NONE if none). */
 enum bt_action bt_key_action(int key, unsigned ctx);

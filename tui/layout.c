@@ -113,48 +113,31 @@ static void overview(const struct bt_layout_opts *o, int top, int avail, struct 
     l->warnings = rect(0, top + table_h, cols, warn_h);
 }
 
+/* The detail document: the tokens graph first and tallest (the question asked
+ * first), then the others, each across the whole width so that every time graph
+ * has the same time axis and events line up; then every figure with its source,
+ * then the warnings. */
 static void detail(const struct bt_layout_opts *o, int top, int avail, struct bt_layout *l)
 {
     int cols = l->cols;
     int info_h = 2;
     l->info = rect(0, top, cols, info_h);
-    top += info_h;
-    avail -= info_h;
-    int want_warn = o->nwarn_lines > 0 ? o->nwarn_lines + 1 : 0;
-    int warn_h = imin(want_warn, imax(3, avail / 3));
-    if (warn_h > avail)
-        warn_h = avail;
-    int gavail = avail - warn_h;
-    int gcols = cols >= BT_LAYOUT_WIDE ? 2 : 1;
-    int want = imin(o->ngraphs, BT_LAYOUT_MAX_GRAPHS);
-    int n = want;
-    while (n > 0) {
-        int grows = (n + gcols - 1) / gcols;
-        if (gavail / grows >= BT_LAYOUT_GRAPH_MIN_H)
-            break;
-        n--;
-    }
+    l->body = rect(0, top + info_h, cols, avail - info_h);
+    int body_h = l->body.h;
+    int n = imin(o->ngraphs, BT_LAYOUT_MAX_GRAPHS);
+    int th = imax(BT_LAYOUT_GRAPH_MIN_H, imin(BT_LAYOUT_GRAPH_MAX_H, body_h / 2));
+    int gh = imax(BT_LAYOUT_GRAPH_MIN_H, imin(BT_LAYOUT_GRAPH_MAX_H - 3, body_h / 3));
+    int y = 0;
     l->ngraphs = n;
-    if (n > 0) {
-        int grows = (n + gcols - 1) / gcols;
-        int gh = gavail / grows;
-        int extra = gavail - gh * grows; /* leftover rows go to the warnings */
-        for (int i = 0; i < n; i++) {
-            int r = i / gcols, c = i % gcols;
-            int lw = gcols == 2 ? cols / 2 : cols;
-            int x = c == 0 ? 0 : lw;
-            int w = gcols == 2 && c == 1 ? cols - lw : lw;
-            /* a lone graph in the last row takes the whole width */
-            if (gcols == 2 && c == 0 && i == n - 1)
-                w = cols;
-            l->graph[i] = rect(x, top + r * gh, w, gh);
-        }
-        warn_h += extra;
-        top += gh * grows;
-    } else {
-        warn_h = avail;
+    for (int i = 0; i < n; i++) {
+        int h = i == 0 ? th : gh;
+        l->graph[i] = rect(0, y, cols, h);
+        y += h;
     }
-    l->warnings = rect(0, top, cols, warn_h);
+    l->figures = rect(0, y, cols, o->nfig_lines > 0 ? 1 + o->nfig_lines : 0);
+    y += l->figures.h;
+    l->warnings = rect(0, y, cols, 1 + imax(o->nwarn_lines, 1));
+    l->doc_h = y + l->warnings.h;
 }
 
 void bt_layout_compute(int cols, int rows, const struct bt_layout_opts *o, struct bt_layout *l)
@@ -176,13 +159,20 @@ void bt_layout_compute(int cols, int rows, const struct bt_layout_opts *o, struc
     } else {
         l->banner = rect(0, 1, cols, 0);
     }
-    l->status = rect(0, rows - 1, cols, 1);
-    int avail = rows - 1 - top;
+    int bottom = rows;
+    if (cols >= BT_LAYOUT_FBAR_COLS) {
+        l->fbar = rect(0, rows - 1, cols, 1);
+        bottom--;
+    } else {
+        l->fbar = rect(0, rows, cols, 0);
+    }
+    l->status = rect(0, bottom - 1, cols, 1);
+    int avail = bottom - 1 - top;
     if (o->timeline) {
-        l->timeline = rect(0, rows - 2, cols, 1);
+        l->timeline = rect(0, bottom - 2, cols, 1);
         avail--;
     } else {
-        l->timeline = rect(0, rows - 1, cols, 0);
+        l->timeline = rect(0, bottom - 1, cols, 0);
     }
     columns(cols, l);
     if (o->view == BT_VIEW_DETAIL)
@@ -191,7 +181,7 @@ void bt_layout_compute(int cols, int rows, const struct bt_layout_opts *o, struc
         overview(o, top, avail, l);
     if (o->help) {
         int w = imin(cols - 2, 76);
-        int h = imin(rows - 2, o->help_lines + 3);
+        int h = imin(rows - 2, o->help_lines + 2);
         l->help = rect((cols - w) / 2, (rows - h) / 2, w, h);
     }
 }

@@ -10,8 +10,9 @@
 #define BT_LAYOUT_MIN_COLS 60
 #define BT_LAYOUT_MIN_ROWS 12
 #define BT_LAYOUT_MAX_GRAPHS 8
-#define BT_LAYOUT_GRAPH_MIN_H 5   /* title rule, 3 plot rows, time axis */
-#define BT_LAYOUT_WIDE 120        /* from this width the detail graphs sit two abreast */
+#define BT_LAYOUT_GRAPH_MIN_H 7   /* title rule, 5 plot rows (3 y ticks), time axis */
+#define BT_LAYOUT_GRAPH_MAX_H 12
+#define BT_LAYOUT_FBAR_COLS 120   /* from this width an F-key bar (htop's) sits at the bottom */
 
 struct bt_rect {
     int x, y, w, h;
@@ -42,6 +43,7 @@ struct bt_layout_opts {
     int nroutes;         /* rows the table would like */
     int nwarn_lines;     /* lines the warnings pane would like */
     int ngraphs;         /* detail graphs wanted (<= BT_LAYOUT_MAX_GRAPHS) */
+    int nfig_lines;      /* detail: lines of the figures section (0: none) */
     bool help;           /* help overlay shown */
     int help_lines;      /* lines of help text */
     bool timeline;       /* replay: a one-row timeline above the status bar */
@@ -51,17 +53,24 @@ struct bt_layout {
     int cols, rows;
     bool too_small;
     int need_cols, need_rows;
+    /* warnings: the overview's pane on screen; in the detail, the pane's place in the
+     * scrolled document (below the graphs) */
     struct bt_rect header, banner, table, warnings, status;
     struct bt_rect timeline; /* replay only (h 0 otherwise) */
+    struct bt_rect fbar;     /* F-key bar on wide terminals (h 0 otherwise) */
     /* overview: chosen columns in display order */
     int ncols;
     enum bt_col col[BT_COL_COUNT];
     int col_x[BT_COL_COUNT], col_w[BT_COL_COUNT];
     int mandatory_w;     /* width the mandatory columns need */
-    /* detail */
-    struct bt_rect info;
+    /* detail: the route's identity fixed at the top, then one document scrolled
+     * in body: the graphs (the tokens graph first and tallest), every figure with
+     * its source, then the warnings. graph[], figures and warnings are in document
+     * rows (0 = the top of the document). */
+    struct bt_rect info, body, figures;
     struct bt_rect graph[BT_LAYOUT_MAX_GRAPHS];
-    int ngraphs;         /* graphs that fit (the first ones wanted) */
+    int ngraphs;         /* every graph wanted: the document scrolls */
+    int doc_h;           /* rows of the whole document */
     struct bt_rect help; /* overlay, drawn over the other panes */
 };
 

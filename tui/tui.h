@@ -54,6 +54,7 @@ struct bt_tui_host {                 /* provided by the app; the TUI only reads 
     double interval;                 /* poll interval, seconds */
     bool paused;
     double metrics_per_poll, metrics_per_day; /* NAN unknown: cost of watching */
+    double metrics_per_min, usd_per_day;      /* measured (core/apicost.h); NAN unknown */
     const char *recording;           /* path being recorded, or NULL */
     bool recording_failed;           /* writes to it fail (disk full): lines are dropped */
     void *arg;                       /* for the actions below */

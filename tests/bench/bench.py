@@ -243,6 +243,23 @@ def bench_cost(a, tmp):
                all(s == want for s in steady))
         figure("API cost, %d routes: minutes fetched again once settled" % n, twice, "minutes",
                "none", 0, None, "0", twice == 0)
+        # what a poller really asks for over a simulated hour (61 polls a minute apart:
+        # slower cadences such as the detail queries' show): every MetricDataQuery the
+        # fake received after the first poll, per route, against the naive 14 signals
+        # every minute (840 per route per hour); the issue's target is half
+        fake = Fake(tmp, "hour%d" % n, scen)
+        try:
+            subprocess.run([a.drv, "cost", conf, fake.url, "61"], env=env_aws(),
+                           capture_output=True, text=True, check=True)
+            hour = [e for e in fake.entries() if e["op"] == "GetMetricData"]
+        finally:
+            fake.stop()
+        first = r["polls"][0]["requests"]  # the first poll's backfill is not steady state
+        per_hour = sum(len(e["body"]["MetricDataQueries"]) for e in hour[first:]) / n
+        figure("API cost, %d routes: metrics requested per route per hour" % n, per_hour, "metrics",
+               "naive: 14 signals every minute", 840, 840 / per_hour, "<= 420 (half)",
+               per_hour <= 420, "USD %.2f per route per month at USD 0.01 per 1,000 metrics"
+               % (per_hour * 24 * 30 * 0.01 / 1000))
         naive = 180 * q
         st = statistics.median(points[1:])
         figure("API cost, %d routes: datapoints requested per steady poll" % n, st, "points",

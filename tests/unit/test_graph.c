@@ -31,7 +31,7 @@ int main(void)
      * rising step fills the right column: 0x08|0x10|0x20|0x80 = 0xB8; 0x40|0xB8 -> U+28F8. */
     bt_canvas_init(&cv, 1, 1);
     double up[2] = {0, 10};
-    struct bt_plot_series s = {BT_SER_LINE, up, 2, 0, 3, '*'};
+    struct bt_plot_series s = {.kind = BT_SER_LINE, .v = up, .n = 2, .level = 0, .role = 3, .ascii = '*'};
     bt_graph_plot(&cv, 0, 0, 1, 1, &s, 1, 10, true);
     OK(bt_canvas_get(&cv, 0, 0)->ch == 0x28F8,
        "braille step 0->10 is U+28F8 (got U+%04X)", bt_canvas_get(&cv, 0, 0)->ch);
@@ -50,8 +50,8 @@ int main(void)
     /* ASCII twin: 4 columns x 3 rows, values 0,5,10,NAN with ymax 10: rows 2,1,0, none. */
     bt_canvas_init(&cv, 4, 3);
     double a4[4] = {0, 5, 10, NAN};
-    s = (struct bt_plot_series){BT_SER_LINE, a4, 4, 0, 1, '*'};
-    struct bt_plot_series lv = {BT_SER_LEVEL, NULL, 0, 5, 2, '-'};
+    s = (struct bt_plot_series){.kind = BT_SER_LINE, .v = a4, .n = 4, .level = 0, .role = 1, .ascii = '*'};
+    struct bt_plot_series lv = {.kind = BT_SER_LEVEL, .v = NULL, .n = 0, .level = 5, .role = 2, .ascii = '-'};
     struct bt_plot_series both[2] = {lv, s};
     bt_graph_plot(&cv, 0, 0, 4, 3, both, 2, 10, false);
     STREQ(row(&cv, 0), "  * ", "ascii row 0");
@@ -62,7 +62,7 @@ int main(void)
     /* Fewer values than points are right-aligned (newest at the right edge). */
     bt_canvas_init(&cv, 4, 1);
     double one[1] = {1};
-    s = (struct bt_plot_series){BT_SER_LINE, one, 1, 0, 1, 'o'};
+    s = (struct bt_plot_series){.kind = BT_SER_LINE, .v = one, .n = 1, .level = 0, .role = 1, .ascii = 'o'};
     bt_graph_plot(&cv, 0, 0, 4, 1, &s, 1, 1, false);
     STREQ(row(&cv, 0), "   o", "a short series sits at the right");
     bt_canvas_free(&cv);
@@ -126,5 +126,41 @@ int main(void)
     bt_canvas_free(&cv);
     OK(bt_graph_points(30, true) == 60 && bt_graph_points(30, false) == 30,
        "braille shows 2 points per cell, ASCII 1");
+    /* Dot plot: one glyph a series so they read without color. 3 columns x 4 rows,
+     * ymax 30: settled {0, 10, 30}, estimated {NAN, 10, 20}, quota level 25.
+     * Rows: 30 -> row 0, 25 -> lround(25/30*3) = 3 from the bottom -> row 0? 25/30*3 =
+     * 2.5 -> 3 -> row 0; 20 -> 2 -> row 1; 10 -> 1 -> row 2; 0 -> row 3. */
+    bt_canvas_init(&cv, 3, 4);
+    double st[3] = {0, 10, 30}, es[3] = {NAN, 10, 20};
+    struct bt_plot_series ds[] = {
+        {.kind = BT_SER_LEVEL, .level = 25, .role = 1, .ascii = '-'},
+        {.kind = BT_SER_LINE, .v = st, .n = 3, .role = 2, .ascii = '*', .over = true},
+        {.kind = BT_SER_LINE, .v = es, .n = 3, .role = 3, .ascii = 'o', .merge_with = 2,
+         .merge_glyph = '@', .over = true},
+    };
+    bt_graph_dots(&cv, 0, 0, 3, 4, ds, 3, 30, false, 9);
+    OK(bt_canvas_get(&cv, 0, 3)->ch == '*', "settled 0 at the bottom left");
+    OK(bt_canvas_get(&cv, 1, 2)->ch == '@', "settled and estimated on one cell: the merge glyph");
+    OK(bt_canvas_get(&cv, 2, 1)->ch == 'o' && bt_canvas_get(&cv, 2, 1)->role == 3,
+       "the estimate alone keeps its own glyph");
+    OK(bt_canvas_get(&cv, 2, 0)->ch == '*', "settled 30 at the top");
+    /* the quota (row 0, every column); column 2 holds 30 > 25: a crossing,
+     * but settled's dot (drawn later) sits on that cell, so check column 0 */
+    OK(bt_canvas_get(&cv, 0, 0)->ch == '-' && bt_canvas_get(&cv, 0, 0)->role == 1,
+       "the quota dashed where nothing crosses it");
+    bt_canvas_free(&cv);
+    bt_canvas_init(&cv, 3, 4);
+    double hi[3] = {0, 0, 28};
+    struct bt_plot_series cs[] = {
+        {.kind = BT_SER_LEVEL, .level = 20, .role = 1, .ascii = '-'},
+        {.kind = BT_SER_LINE, .v = hi, .n = 3, .role = 2, .ascii = '*', .over = true},
+    };
+    bt_graph_dots(&cv, 0, 0, 3, 4, cs, 2, 30, false, 9);
+    /* 20 -> lround(2) -> row 1; 28 -> lround(2.8) = 3 -> row 0 */
+    OK(bt_canvas_get(&cv, 2, 1)->ch == '!' && bt_canvas_get(&cv, 2, 1)->role == 9,
+       "a value above the quota marks the quota line '!' in its column");
+    OK(bt_canvas_get(&cv, 1, 1)->ch == '-' && bt_canvas_get(&cv, 0, 1)->ch == '-',
+       "elsewhere the quota line stays");
+    bt_canvas_free(&cv);
     return tap_done();
 }

@@ -31,18 +31,19 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
                    : "below the minimum and not too_small";
     if (l->too_small)
         return "too_small at a usable size";
-    struct bt_rect panes[4 + BT_LAYOUT_MAX_GRAPHS + 1];
+    struct bt_rect panes[8];
     int n = 0;
     panes[n++] = l->header;
     panes[n++] = l->banner;
     panes[n++] = l->status;
-    panes[n++] = l->warnings;
+    panes[n++] = l->timeline;
+    panes[n++] = l->fbar;
     if (o->view == BT_VIEW_OVERVIEW) {
         panes[n++] = l->table;
+        panes[n++] = l->warnings;
     } else {
         panes[n++] = l->info;
-        for (int i = 0; i < l->ngraphs; i++)
-            panes[n++] = l->graph[i];
+        panes[n++] = l->body;
     }
     for (int i = 0; i < n; i++) {
         if (!inside(panes[i], cols, rows))
@@ -56,8 +57,32 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
     for (int i = 0; i < n; i++)
         if (panes[i].w == cols)
             covered += panes[i].h;
-    if (o->view == BT_VIEW_OVERVIEW && covered != rows)
+    if (covered != rows)
         return "rows not all covered";
+    if (o->view == BT_VIEW_DETAIL) {
+        /* the document: graphs and warnings inside the width, not overlapping, all of it */
+        struct bt_rect doc[BT_LAYOUT_MAX_GRAPHS + 2];
+        int nd = 0;
+        for (int i = 0; i < l->ngraphs; i++)
+            doc[nd++] = l->graph[i];
+        doc[nd++] = l->figures;
+        doc[nd++] = l->warnings;
+        for (int i = 0; i < nd; i++) {
+            if (!inside(doc[i], cols, l->doc_h))
+                return "document pane outside the document";
+            for (int j = i + 1; j < nd; j++)
+                if (overlap(doc[i], doc[j]))
+                    return "document panes overlap";
+        }
+        if (l->ngraphs != (o->ngraphs < BT_LAYOUT_MAX_GRAPHS ? o->ngraphs : BT_LAYOUT_MAX_GRAPHS))
+            return "a graph left out of the document";
+        if (l->warnings.h != 1 + (o->nwarn_lines > 0 ? o->nwarn_lines : 1))
+            return "warnings not all in the document";
+        if (l->figures.h != (o->nfig_lines > 0 ? 1 + o->nfig_lines : 0))
+            return "figures not all in the document";
+        if (l->warnings.y + l->warnings.h != l->doc_h)
+            return "the document does not end with the warnings";
+    }
     if (o->banner != (l->banner.h == 1))
         return "banner shown iff wanted";
     if (o->view == BT_VIEW_OVERVIEW && l->table.h < 2)
@@ -92,7 +117,8 @@ int main(void)
         {.view = BT_VIEW_OVERVIEW, .banner = true, .nroutes = 40, .nwarn_lines = 60, .help = true,
          .help_lines = 30},
         {.view = BT_VIEW_OVERVIEW, .nroutes = 0, .nwarn_lines = 0},
-        {.view = BT_VIEW_DETAIL, .banner = true, .nroutes = 7, .nwarn_lines = 12, .ngraphs = 5},
+        {.view = BT_VIEW_DETAIL, .banner = true, .nroutes = 7, .nwarn_lines = 12, .ngraphs = 5,
+         .nfig_lines = 9},
         {.view = BT_VIEW_DETAIL, .nroutes = 1, .nwarn_lines = 0, .ngraphs = 8, .help = true,
          .help_lines = 5},
     };
@@ -141,12 +167,21 @@ int main(void)
     o = (struct bt_layout_opts){.view = BT_VIEW_DETAIL, .nroutes = 7, .nwarn_lines = 9,
                                 .ngraphs = 5};
     bt_layout_compute(120, 40, &o, &l);
-    OK(l.ngraphs == 5 && l.graph[0].w == 60 && l.graph[1].x == 60 && l.graph[4].w == 120,
-       "120 wide detail: graphs two abreast, a lone last graph full width");
+    /* 40 rows: header, status, F-key bar, info 2 leave a body of 35; tokens graph
+     * 35/2 -> 12 (the most), the others 35/3 = 11 -> 9; each across the width */
+    OK(l.ngraphs == 5 && l.graph[0].w == 120 && l.graph[0].h == 12 && l.graph[1].w == 120 &&
+           l.graph[1].y == 12 && l.graph[1].h == 9 && l.graph[4].y == 39,
+       "120 wide detail: tokens first and tallest, every graph across the width");
+    OK(l.body.h == 35 && l.warnings.y == 48 && l.doc_h == 58,
+       "120x40 detail: body 35 rows, warnings at document row 48, 58 rows in all");
+    OK(l.fbar.h == 1 && l.fbar.y == 39 && l.status.y == 38, "120 wide: F-key bar under the status bar");
     bt_layout_compute(80, 24, &o, &l);
-    OK(l.ngraphs >= 1 && l.ngraphs < 5 && l.graph[0].w == 80,
-       "80x24 detail: one column, the graphs that fit (%d)", l.ngraphs);
+    /* body 24 - 4 = 20: tokens graph 10 rows first, the others 7, one a row */
+    OK(l.ngraphs == 5 && l.graph[0].w == 80 && l.graph[0].h == 10 && l.graph[1].y == 10 &&
+           l.graph[1].h == 7 && l.fbar.h == 0,
+       "80x24 detail: one column, tokens graph first and tallest, no F-key bar");
     bt_layout_compute(60, 12, &o, &l);
-    OK(l.ngraphs == 1, "60x12 detail still shows the tokens graph (%d)", l.ngraphs);
+    OK(l.ngraphs == 5 && l.graph[0].h == BT_LAYOUT_GRAPH_MIN_H,
+       "60x12 detail: every graph in the document, at its minimum height");
     return tap_done();
 }

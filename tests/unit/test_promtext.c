@@ -407,10 +407,21 @@ static void test_api(void)
     STREQ(err, "query failed: bad_data: invalid parameter \"query\": 1:8: parse error: "
                "unexpected \")\"", "API error message");
     free(txt);
+    /* query_range: one series per point, each with its time; name from __name__ */
     txt = load("tests/data/promtext/api-matrix.json", &len);
-    OK(!bt_prom_parse_api(&d, "q", txt, len, err, sizeof err), "matrix rejected");
-    STREQ(err, "resultType \"matrix\" is not a vector", "matrix error");
+    OK(bt_prom_parse_api(&d, NULL, txt, len, err, sizeof err), "API matrix parses: %s", err);
     free(txt);
+    OK(d.nseries == 4, "two series of two points: four entries");
+    OK(d.nseries == 4 && !strcmp(d.series[1].name, "bedtop_signal") && d.series[1].time == 1764410415 &&
+           d.series[1].value == 300000,
+       "matrix point: name, time, value");
+    OK(d.nseries == 4 && !strcmp(d.series[3].name, "bedtop_data_timestamp_seconds") &&
+           d.series[3].time == 1764410415.5 && d.series[3].value == 1764410280,
+       "second series' second point");
+    bt_prom_free(&d);
+    const char *str = "{\"status\":\"success\",\"data\":{\"resultType\":\"string\",\"result\":[1,\"x\"]}}";
+    OK(!bt_prom_parse_api(&d, "q", str, strlen(str), err, sizeof err), "string result rejected");
+    STREQ(err, "resultType \"string\" is not a vector or a matrix", "string result error");
     OK(!bt_prom_parse_api(&d, "q", "<html>", 6, err, sizeof err), "HTML rejected");
     bt_prom_free(&d);
 }

@@ -53,7 +53,20 @@ int main(void)
     /* keys common to both modes stay */
     OK(bt_key_action('j', BT_CTX_R_OVERVIEW) == BT_ACT_DOWN &&
            bt_key_action('\n', BT_CTX_R_OVERVIEW) == BT_ACT_OPEN &&
-           bt_key_action('q', BT_CTX_R_HELP) == BT_ACT_QUIT, "replay keeps j, Enter, q");
+           bt_key_action('q', BT_CTX_R_HELP) == BT_ACT_BACK_OR_QUIT &&
+           bt_key_action('Q', BT_CTX_R_DETAIL) == BT_ACT_QUIT, "replay keeps j, Enter, q, Q");
+    /* q backs out (k9s, lazygit); Q and F10 quit from anywhere; Left leaves the detail */
+    OK(bt_key_action('q', BT_CTX_DETAIL) == BT_ACT_BACK_OR_QUIT &&
+           bt_key_action('Q', BT_CTX_DETAIL) == BT_ACT_QUIT &&
+           bt_key_action(KEY_F(10), BT_CTX_HELP) == BT_ACT_QUIT &&
+           bt_key_action(KEY_LEFT, BT_CTX_DETAIL) == BT_ACT_BACK &&
+           bt_key_action(KEY_F(1), BT_CTX_DETAIL) == BT_ACT_HELP, "q back, Q/F10 quit, Left back, F1");
+    OK(bt_key_action(KEY_NPAGE, BT_CTX_HELP) == BT_ACT_PGDN &&
+           bt_key_action(KEY_END, BT_CTX_DETAIL) == BT_ACT_END &&
+           bt_key_action(KEY_DOWN, BT_CTX_R_DETAIL) == BT_ACT_DOWN, "help and detail scroll");
+    for (size_t i = 0; i < bt_nfbar; i++)
+        OK(bt_key_action(bt_fbar[i].key, BT_CTX_OVERVIEW) != BT_ACT_NONE,
+           "F-key bar: %s is bound", bt_fbar[i].label);
 
     char live[64][96], rp[64][96];
     int nl = bt_keys_help_mode(live, 64, BT_CTX_LIVE);
@@ -79,11 +92,13 @@ int main(void)
                                            .timeline = true};
                 struct bt_layout l;
                 bt_layout_compute(cols, rows, &o, &l);
-                bool ok = l.timeline.h == 1 && l.timeline.y == rows - 2 && l.timeline.w == cols &&
-                          !overlap(l.timeline, l.table) && !overlap(l.timeline, l.warnings) &&
-                          !overlap(l.timeline, l.info) && !overlap(l.timeline, l.status);
-                for (int g = 0; g < l.ngraphs; g++)
-                    ok = ok && !overlap(l.timeline, l.graph[g]);
+                /* right above the status bar, which sits above the F-key bar if any */
+                bool ok = l.timeline.h == 1 && l.timeline.y == rows - 2 - l.fbar.h &&
+                          l.timeline.w == cols && !overlap(l.timeline, l.table) &&
+                          !overlap(l.timeline, l.info) && !overlap(l.timeline, l.body) &&
+                          !overlap(l.timeline, l.status) && !overlap(l.timeline, l.fbar);
+                if (view == BT_VIEW_OVERVIEW)
+                    ok = ok && !overlap(l.timeline, l.warnings);
                 if (!ok && bad++ < 3)
                     printf("# timeline at %dx%d view %d: y %d h %d\n", cols, rows, view,
                            l.timeline.y, l.timeline.h);

@@ -120,9 +120,10 @@ int main(void)
         quit_line |= !strncmp(lines[i], "q ", 2) && strstr(lines[i], "quit");
     }
     OK(help_line && quit_line, "help lists '?, F1, h' together and q quit");
-    OK(bt_key_action('q', BT_CTX_OVERVIEW) == BT_ACT_QUIT &&
+    OK(bt_key_action('q', BT_CTX_OVERVIEW) == BT_ACT_BACK_OR_QUIT &&
            bt_key_action('j', BT_CTX_OVERVIEW) == BT_ACT_DOWN &&
-           bt_key_action('j', BT_CTX_DETAIL) == BT_ACT_NEXT_ROUTE &&
+           bt_key_action('\t', BT_CTX_OVERVIEW) == BT_ACT_FOCUS &&
+           bt_key_action('\t', BT_CTX_DETAIL) == BT_ACT_NEXT_ROUTE &&
            bt_key_action('\n', BT_CTX_DETAIL) == BT_ACT_NONE,
        "actions depend on the view");
     /* no key bound twice in one context: the table stays one source of truth */

@@ -1,0 +1,487 @@
+#define _GNU_SOURCE /* accept4 */
+#include "collectors/httpd.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+struct conn {
+    int fd;                      /* -1: free slot */
+    double deadline;             /* monotonic seconds */
+    char in[BT_HTTPD_MAX_REQ + 1];
+    size_t inlen;
+    struct bt_buf out;           /* the whole response once the request is read */
+    size_t sent;
+    bool writing;
+};
+
+struct bt_httpd {
+    int lfd, ep;
+    bool loopback;
+    char addr[80];
+    bt_httpd_handler handler;
+    void *arg;
+    struct conn c[BT_HTTPD_MAX_CONN];
+};
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) ||
+               (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return false;
+}
+
+/* "ADDR:PORT", "[V6]:PORT", ":PORT", "PORT" -> host (empty: loopback) and port. */
+static bool split_listen(const char *s, char *host, size_t hn, char *port, size_t pn)
+{
+    const char *colon;
+    if (s[0] == '[') {
+        const char *end = strchr(s, ']');
+        if (!end || end[1] != ':')
+            return false;
+        snprintf(host, hn, "%.*s", (int)(end - s - 1), s + 1);
+        colon = end + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon) {
+            host[0] = '\0';
+            snprintf(port, pn, "%s", s);
+            goto check_port;
+        }
+        snprintf(host, hn, "%.*s", (int)(colon - s), s);
+    }
+    snprintf(port, pn, "%s", colon + 1);
+check_port:
+    if (!port[0] || strlen(port) > 5)
+        return false;
+    for (const char *p = port; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return false;
+    long v = strtol(port, NULL, 10);
+    return v >= 0 && v <= 65535;
+}
+
+struct bt_httpd *bt_httpd_new(const char *listen_at, bt_httpd_handler h, void *arg, char *err,
+                              size_t errlen)
+{
+    char host[64], port[8];
+    if (!listen_at)
+        listen_at = BT_HTTPD_DEFAULT_LISTEN;
+    if (!split_listen(listen_at, host, sizeof host, port, sizeof port)) {
+        snprintf(err, errlen, "--listen '%.80s': not ADDR:PORT (e.g. 127.0.0.1:9464)", listen_at);
+        return NULL;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    bool numeric = true;
+    int gr = getaddrinfo(host[0] ? host : "127.0.0.1", port,
+                         &(struct addrinfo){.ai_socktype = SOCK_STREAM,
+                                            .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV},
+                         &ai);
+    if (gr == EAI_NONAME) {
+        numeric = false;
+        gr = getaddrinfo(host, port, &hints, &ai);
+    }
+    if (gr != 0 || !ai) {
+        snprintf(err, errlen, "--listen '%.80s': %s", listen_at, gai_strerror(gr));
+        return NULL;
+    }
+    if (!numeric && !is_loopback(ai->ai_addr)) {
+        snprintf(err, errlen,
+                 "--listen '%.80s': the name resolves to an address off this host; "
+                 "name the address itself (e.g. --listen 0.0.0.0:%s) to serve other hosts",
+                 listen_at, port);
+        freeaddrinfo(ai);
+        return NULL;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 32) != 0) {
+        snprintf(err, errlen, "--listen '%.80s': %s", listen_at, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(ai);
+        return NULL;
+    }
+    struct bt_httpd *s = bt_xcalloc(1, sizeof *s);
+    s->lfd = fd;
+    s->loopback = is_loopback(ai->ai_addr);
+    s->handler = h;
+    s->arg = arg;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char ip[INET6_ADDRSTRLEN] = "?";
+    int bound_port = 0;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET) {
+            struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+            inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip);
+            bound_port = ntohs(in->sin_port);
+        } else {
+            struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+            inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip);
+            bound_port = ntohs(in6->sin6_port);
+        }
+    }
+    snprintf(s->addr, sizeof s->addr, ss.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", ip,
+             bound_port);
+    freeaddrinfo(ai);
+    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
+        s->c[i].fd = -1;
+    s->ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        snprintf(err, errlen, "epoll: %s", strerror(errno));
+        bt_httpd_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int bt_httpd_fd(const struct bt_httpd *s)
+{
+    return s->ep;
+}
+
+const char *bt_httpd_address(const struct bt_httpd *s)
+{
+    return s->addr;
+}
+
+bool bt_httpd_loopback(const struct bt_httpd *s)
+{
+    return s->loopback;
+}
+
+static void conn_close(struct bt_httpd *s, struct conn *c)
+{
+    epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    bt_buf_free(&c->out);
+}
+
+/* The q-value of media type `type` in an Accept-like header, -1 when absent. */
+static double qvalue(const char *h, const char *type)
+{
+    double best = -1;
+    size_t tl = strlen(type);
+    const char *p = h;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n >= tl && strncasecmp(p, type, tl) == 0 &&
+            (n == tl || p[tl] == ';' || p[tl] == ' ')) {
+            double q = 1;
+            const char *qp = p;
+            while ((qp = strchr(qp, ';')) && qp < p + n) {
+                qp++;
+                while (*qp == ' ')
+                    qp++;
+                if (qp[0] == 'q' && qp[1] == '=')
+                    q = strtod(qp + 2, NULL);
+            }
+            if (q > best)
+                best = q;
+        }
+        p += n;
+    }
+    return best;
+}
+
+bool bt_httpd_wants_openmetrics(const char *accept)
+{
+    double om = qvalue(accept, "application/openmetrics-text");
+    double text = qvalue(accept, "text/plain");
+    return om > 0 && om >= text;
+}
+
+bool bt_httpd_accepts_gzip(const char *ae)
+{
+    return qvalue(ae, "gzip") > 0;
+}
+
+bool bt_gzip(const char *in, size_t len, struct bt_buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return false;
+    uLong bound = deflateBound(&z, (uLong)len);
+    bt_buf_reserve(out, bound + 1);
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)out->buf + out->len;
+    z.avail_out = (uInt)bound;
+    int r = deflate(&z, Z_FINISH);
+    if (r == Z_STREAM_END)
+        out->len += z.total_out;
+    deflateEnd(&z);
+    return r == Z_STREAM_END;
+}
+
+static const char *reason(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 503: return "Service Unavailable";
+    default: return "Error";
+    }
+}
+
+/* The value of header `name` in the request head (first match), "" if none. */
+static void header(const char *head, const char *name, char *out, size_t n)
+{
+    out[0] = '\0';
+    size_t nl = strlen(name);
+    for (const char *p = strstr(head, "\r\n"); p; p = strstr(p + 2, "\r\n")) {
+        const char *line = p + 2;
+        if (strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
+            const char *v = line + nl + 1;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            const char *e = strstr(v, "\r\n");
+            size_t len = e ? (size_t)(e - v) : strlen(v);
+            snprintf(out, n, "%.*s", (int)len, v);
+            return;
+        }
+    }
+}
+
+static void respond(struct conn *c, int status, const char *ctype, const struct bt_buf *body,
+                    bool head_only, bool gz, const char *allow)
+{
+    bt_buf_reset(&c->out);
+    bt_buf_printf(&c->out,
+                  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                  "Connection: close\r\nCache-Control: no-store\r\n%s%s%s%s",
+                  status, reason(status), ctype, body ? body->len : 0,
+                  gz ? "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n" : "",
+                  allow ? "Allow: " : "", allow ? allow : "", allow ? "\r\n" : "");
+    bt_buf_puts(&c->out, "\r\n");
+    if (body && !head_only)
+        bt_buf_add(&c->out, body->buf, body->len);
+    c->writing = true;
+    c->sent = 0;
+}
+
+static void simple(struct conn *c, int status, const char *text)
+{
+    struct bt_buf b = {0};
+    bt_buf_printf(&b, "%s\n", text);
+    respond(c, status, "text/plain; charset=utf-8", &b, false, false, NULL);
+    bt_buf_free(&b);
+}
+
+int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
+{
+    memset(req, 0, sizeof *req);
+    const char *eol = strstr(head, "\r\n");
+    size_t n = eol ? (size_t)(eol - head) : strlen(head);
+    /* request line: METHOD SP TARGET SP HTTP/1.x */
+    const char *sp1 = memchr(head, ' ', n);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - head)) : NULL;
+    if (!sp1 || !sp2 || sp1 == head || sp2 == sp1 + 1 || (size_t)(sp1 - head) >= sizeof req->method ||
+        (size_t)(head + n - sp2 - 1) != 8 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0 ||
+        (sp2[8] != '0' && sp2[8] != '1'))
+        return 400;
+    memcpy(req->method, head, (size_t)(sp1 - head));
+    const char *target = sp1 + 1;
+    size_t tl = (size_t)(sp2 - target);
+    const char *q = memchr(target, '?', tl);
+    if (q)
+        tl = (size_t)(q - target);
+    if (tl >= sizeof req->path || target[0] != '/')
+        return tl >= sizeof req->path ? 414 : 400;
+    memcpy(req->path, target, tl);
+    header(head, "Accept", req->accept, sizeof req->accept);
+    char ae[256];
+    header(head, "Accept-Encoding", ae, sizeof ae);
+    req->gzip = bt_httpd_accepts_gzip(ae);
+    if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
+        return 405;
+    return 0;
+}
+
+static void handle(struct bt_httpd *s, struct conn *c)
+{
+    char *end = strstr(c->in, "\r\n\r\n");
+    end[2] = '\0'; /* keep the last header's CRLF: header() looks for it */
+    struct bt_httpd_req req;
+    int st = bt_httpd_parse(c->in, &req);
+    if (st == 405) {
+        struct bt_buf b = {0};
+        bt_buf_puts(&b, "only GET and HEAD\n");
+        respond(c, 405, "text/plain; charset=utf-8", &b, false, false, "GET, HEAD");
+        bt_buf_free(&b);
+        return;
+    }
+    if (st) {
+        simple(c, st, st == 414 ? "request target too long" : "bad request");
+        return;
+    }
+    bool head = !strcmp(req.method, "HEAD");
+    struct bt_buf body = {0};
+    struct bt_httpd_resp resp = {.status = 404, .content_type = "text/plain; charset=utf-8",
+                                 .body = &body};
+    s->handler(s->arg, &req, &resp);
+    struct bt_buf gz = {0};
+    bool zipped = req.gzip && body.len > 0 && bt_gzip(body.buf, body.len, &gz);
+    respond(c, resp.status, resp.content_type, zipped ? &gz : &body, head, zipped, resp.allow);
+    bt_buf_free(&gz);
+    bt_buf_free(&body);
+}
+
+static void conn_write(struct bt_httpd *s, struct conn *c);
+
+static void conn_read(struct bt_httpd *s, struct conn *c)
+{
+    for (;;) {
+        ssize_t n = read(c->fd, c->in + c->inlen, BT_HTTPD_MAX_REQ - c->inlen);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        if (n <= 0) {
+            conn_close(s, c);
+            return;
+        }
+        c->inlen += (size_t)n;
+        c->in[c->inlen] = '\0';
+        if (strstr(c->in, "\r\n\r\n")) {
+            handle(s, c);
+            break;
+        }
+        if (c->inlen >= BT_HTTPD_MAX_REQ) {
+            simple(c, 431, "request larger than 8192 bytes");
+            break;
+        }
+    }
+    struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = c};
+    epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+    conn_write(s, c);
+}
+
+static void conn_write(struct bt_httpd *s, struct conn *c)
+{
+    while (c->sent < c->out.len) {
+        ssize_t n = send(c->fd, c->out.buf + c->sent, c->out.len - c->sent, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        if (n <= 0)
+            break;
+        c->sent += (size_t)n;
+    }
+    shutdown(c->fd, SHUT_WR);
+    conn_close(s, c);
+}
+
+static void accept_all(struct bt_httpd *s)
+{
+    for (;;) {
+        int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        struct conn *c = NULL;
+        for (int i = 0; i < BT_HTTPD_MAX_CONN && !c; i++)
+            if (s->c[i].fd < 0)
+                c = &s->c[i];
+        if (!c) { /* full: refuse at once rather than queue behind slow clients */
+            static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                                       "Connection: close\r\nRetry-After: 1\r\n\r\n";
+            ssize_t w = send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
+            (void)w;
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->inlen = 0;
+        c->in[0] = '\0';
+        c->sent = 0;
+        c->writing = false;
+        c->deadline = mono() + BT_HTTPD_IDLE_S;
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            close(fd);
+            c->fd = -1;
+        }
+    }
+}
+
+void bt_httpd_run(struct bt_httpd *s)
+{
+    struct epoll_event evs[16];
+    int n = epoll_wait(s->ep, evs, 16, 0);
+    for (int i = 0; i < n; i++) {
+        struct conn *c = evs[i].data.ptr;
+        if (!c) {
+            accept_all(s);
+            continue;
+        }
+        if (c->fd < 0)
+            continue;
+        if (c->writing)
+            conn_write(s, c);
+        else
+            conn_read(s, c);
+    }
+    double now = mono();
+    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
+        if (s->c[i].fd >= 0 && now >= s->c[i].deadline)
+            conn_close(s, &s->c[i]);
+}
+
+int bt_httpd_next_ms(const struct bt_httpd *s)
+{
+    double next = -1, now = mono();
+    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
+        if (s->c[i].fd >= 0 && (next < 0 || s->c[i].deadline < next))
+            next = s->c[i].deadline;
+    if (next < 0)
+        return -1;
+    return next <= now ? 0 : (int)((next - now) * 1000) + 1;
+}
+
+void bt_httpd_free(struct bt_httpd *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
+        if (s->c[i].fd >= 0)
+            conn_close(s, &s->c[i]);
+    if (s->ep >= 0)
+        close(s->ep);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    free(s);
+}

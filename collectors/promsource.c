@@ -1,0 +1,449 @@
+#include "collectors/promsource.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/admission.h"
+#include "collectors/http.h"
+#include "core/util.h"
+
+#define RANGE_NAMES "bedtop_signal|bedtop_data_timestamp_seconds"
+#define INSTANT_NAMES "bedtop_(quota_.*|source_last_.*|max_tokens|burndown)"
+#define LIVE_BACKFILL (60 * 60)   /* seconds of history a live reader starts with */
+#define ONCE_BACKFILL (15 * 60)   /* check: the minutes an evaluation reads (growth, staleness) */
+
+bool bt_promsrc_parse(const char *src, char *base, size_t n)
+{
+    if (!src || strncmp(src, "prometheus+", 11) != 0)
+        return false;
+    return bt_adm_is_prometheus(src, base, n);
+}
+
+bool bt_promsrc_selector(const char *names, const char *matchers, char *out, size_t n)
+{
+    if (matchers && strpbrk(matchers, "{}\n\r"))
+        return false;
+    snprintf(out, n, "{__name__=~\"%s\"%s%s}", names, matchers && *matchers ? "," : "",
+             matchers ? matchers : "");
+    return true;
+}
+
+/* ---- ingestion (pure) ---- */
+
+struct stamp {
+    int route;
+    int source;             /* BT_SRC_CLOUDWATCH or BT_SRC_ADMISSION */
+    int64_t t;              /* evaluation step (ms, rounded) */
+    int64_t minute;
+};
+
+static int stamp_cmp(const void *a, const void *b)
+{
+    const struct stamp *x = a, *y = b;
+    if (x->route != y->route)
+        return x->route < y->route ? -1 : 1;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int route_of(const struct bt_prom_series *s, const struct bt_config *cfg)
+{
+    const char *name = bt_prom_label(s, "route");
+    return name ? bt_config_find_route(cfg, name) : -1;
+}
+
+static int source_of(const struct bt_prom_series *s)
+{
+    const char *src = bt_prom_label(s, "source");
+    for (int i = 0; src && i < BT_SRC_COUNT; i++)
+        if (!strcmp(src, bt_source_name((enum bt_source)i)))
+            return i;
+    return -1;
+}
+
+static int quota_source_of(const char *name)
+{
+    for (int i = 0; name && i <= BT_QS_DEFAULT; i++)
+        if (!strcmp(name, bt_quota_source_name((enum bt_quota_source)i)))
+            return i;
+    return BT_QS_UNKNOWN;
+}
+
+static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
+                        enum bt_quota_kind kind, const struct bt_prom_series *s)
+{
+    struct bt_event ev = {.t = (int64_t)s->time, .type = BT_EV_QUOTA, .route = r,
+                          .source = BT_SRC_QUOTAS, .quota_kind = kind, .value = s->value,
+                          .quota_source = (enum bt_quota_source)quota_source_of(bt_prom_label(s, "source"))};
+    const char *code = bt_prom_label(s, "code"), *name = bt_prom_label(s, "name");
+    bt_strlcpy(ev.code, code ? code : "", sizeof ev.code);
+    bt_strlcpy(ev.text, name ? name : "", sizeof ev.text); /* BT_EV_QUOTA: the quota's name */
+    /* every round reads the quotas again: only a change is an event (and a recorded line) */
+    const struct bt_quota *q = &cfg->routes[r].quota[kind];
+    if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code) &&
+        !strcmp(q->name, ev.text))
+        return;
+    bt_model_event(st, cfg->routes, &ev);
+}
+
+/* Instant series: quotas, each source's last success/failure, route figures. */
+static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
+                          struct bt_store *st, int r)
+{
+    struct bt_route *rt = &cfg->routes[r];
+    const char *n = s->name;
+    if (!strcmp(n, "bedtop_quota_tokens_per_minute")) {
+        const char *kind = bt_prom_label(s, "kind");
+        for (int k = 0; kind && k < BT_Q_COUNT; k++)
+            if (!strcmp(kind, bt_quota_kind_name((enum bt_quota_kind)k)))
+                quota_event(cfg, st, r, (enum bt_quota_kind)k, s);
+    } else if (!strcmp(n, "bedtop_quota_tokens_per_day")) {
+        quota_event(cfg, st, r, BT_Q_TPD, s);
+    } else if (!strcmp(n, "bedtop_quota_requests_per_minute")) {
+        quota_event(cfg, st, r, BT_Q_RPM, s);
+    } else if (!strcmp(n, "bedtop_max_tokens")) {
+        if (isnan(rt->max_tokens))
+            rt->max_tokens = s->value;
+    } else if (!strcmp(n, "bedtop_burndown")) {
+        /* the poller's value and where it came from, unless this config sets one */
+        static const char *const sources[] = {"config", "table", "default"};
+        const char *src = bt_prom_label(s, "source");
+        if (!rt->burndown_source || strcmp(rt->burndown_source, "config") != 0) {
+            rt->burndown = s->value;
+            rt->burndown_source = "default";
+            for (size_t k = 0; src && k < BT_ARRAY_LEN(sources); k++)
+                if (!strcmp(src, sources[k]))
+                    rt->burndown_source = sources[k];
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The poller's view of each source: OK at its last success, then an error at
+ * its last failure when that is newer. */
+static int ingest_status(const struct bt_prom_doc *doc, struct bt_config *cfg, struct bt_store *st)
+{
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *want = pass ? "bedtop_source_last_error_timestamp_seconds"
+                                : "bedtop_source_last_success_timestamp_seconds";
+        for (int i = 0; i < doc->nseries; i++) {
+            const struct bt_prom_series *s = &doc->series[i];
+            int r = route_of(s, cfg), src = source_of(s);
+            if (strcmp(s->name, want) != 0 || r < 0 || src < 0 || !isfinite(s->value))
+                continue;
+            struct bt_event ev = {.t = (int64_t)s->value, .type = pass ? BT_EV_ERROR : BT_EV_OK,
+                                  .route = r, .source = (enum bt_source)src};
+            if (pass) {
+                char hm[8];
+                bt_fmt_hhmm(ev.t, hm, sizeof hm);
+                snprintf(ev.text, sizeof ev.text,
+                         "failing since %s UTC as bedtop serve reports (its log says why)", hm);
+            }
+            bt_model_event(st, cfg->routes, &ev);
+            n++;
+        }
+    }
+    return n;
+}
+
+int bt_promsrc_ingest(const struct bt_prom_doc *doc, struct bt_config *cfg, struct bt_store *st)
+{
+    int added = 0;
+    int nst = 0;
+    struct stamp *stamps = bt_xcalloc((size_t)doc->nseries + 1, sizeof *stamps);
+    for (int i = 0; i < doc->nseries; i++) {
+        const struct bt_prom_series *s = &doc->series[i];
+        int r = route_of(s, cfg);
+        if (r < 0 || r >= st->nroutes || !isfinite(s->value))
+            continue;
+        if (!strcmp(s->name, "bedtop_data_timestamp_seconds")) {
+            int src = source_of(s);
+            if (src == BT_SRC_CLOUDWATCH || src == BT_SRC_ADMISSION)
+                stamps[nst++] = (struct stamp){r, src, llround(s->time * 1000), (int64_t)s->value};
+        } else {
+            added += ingest_instant(s, cfg, st, r);
+        }
+    }
+    qsort(stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
+    for (int i = 0; i < doc->nseries; i++) {
+        const struct bt_prom_series *s = &doc->series[i];
+        const char *name = bt_prom_label(s, "signal");
+        int r = route_of(s, cfg);
+        int sig = name ? bt_signal_by_name(name) : -1;
+        if (strcmp(s->name, "bedtop_signal") != 0 || r < 0 || r >= st->nroutes || sig < 0 ||
+            !isfinite(s->value))
+            continue;
+        bool adm = bt_signal_info[sig].source == BT_SRC_ADMISSION;
+        struct stamp key = {r, adm ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH, llround(s->time * 1000), 0};
+        const struct stamp *at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
+        if (!at || !at->minute)
+            continue;
+        int64_t t = at->minute;
+        if (bt_signal_daily((enum bt_signal)sig))
+            t -= t % 86400; /* a day's sum sits at UTC midnight */
+        struct bt_sample smp = {t, r, (enum bt_signal)sig, s->value};
+        bt_store_add(st, &smp, (int64_t)s->time);
+        added++;
+    }
+    free(stamps);
+    return added + ingest_status(doc, cfg, st);
+}
+
+/* ---- the collector ---- */
+
+struct psrc;
+struct psrc_req {
+    struct psrc *p;
+    bool range;
+};
+
+struct psrc {
+    struct bt_ctx *ctx;
+    char base[512];
+    char range_sel[1024], instant_sel[1024];
+    int64_t fetched_to;      /* end of the last successful range, 0 none */
+    int64_t next;
+    int inflight;
+    bool failed, done_once;
+    char err[224];
+    struct psrc_req instant;
+    struct psrc_req *range;  /* one per chunk of the window */
+    int nrange;
+};
+
+static void fail_event(struct psrc *p)
+{
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_ERROR, .route = -1,
+                          .source = BT_SRC_CLOUDWATCH};
+    snprintf(ev.text, sizeof ev.text, "prometheus %s: %s", p->base, p->err);
+    bt_model_event(p->ctx->store, p->ctx->cfg->routes, &ev);
+}
+
+static void on_answer(void *arg, const struct bt_http_resp *resp)
+{
+    struct psrc_req *q = arg;
+    struct psrc *p = q->p;
+    p->inflight--;
+    if (resp->status != 200) {
+        p->failed = true;
+        if (resp->status == 0)
+            snprintf(p->err, sizeof p->err, "%s", resp->transport_error[0] ? resp->transport_error : "no answer");
+        else
+            snprintf(p->err, sizeof p->err, "HTTP %ld %.160s", resp->status, resp->body);
+    } else {
+        struct bt_prom_doc doc;
+        bt_prom_init(&doc);
+        char err[200];
+        if (bt_prom_parse_api(&doc, NULL, resp->body, resp->body_len, err, sizeof err))
+            bt_promsrc_ingest(&doc, p->ctx->cfg, p->ctx->store);
+        else {
+            p->failed = true;
+            snprintf(p->err, sizeof p->err, "%s", err);
+        }
+        bt_prom_free(&doc);
+    }
+    if (p->inflight)
+        return;
+    if (p->failed)
+        fail_event(p);
+    p->done_once = true;
+}
+
+static void submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to,
+                   int64_t step)
+{
+    struct bt_buf u = {0};
+    bt_buf_printf(&u, "%s/api/v1/%s?query=", p->base, q->range ? "query_range" : "query");
+    bt_http_url_escape(&u, sel);
+    if (q->range) {
+        bt_buf_printf(&u, "&start=%lld&end=%lld&step=%lld", (long long)from, (long long)to,
+                      (long long)step);
+    } else {
+        bt_buf_printf(&u, "&time=%lld", (long long)to);
+    }
+    if (p->ctx->verbose)
+        fprintf(stderr, "bedtop: prometheus %s %s\n", q->range ? "query_range" : "query", sel);
+    struct bt_http_req req = {.method = "GET", .url = bt_buf_str(&u), .timeout = 10,
+                              .max_attempts = 2, .label = "prometheus"};
+    p->inflight++;
+    if (bt_http_submit(p->ctx->http, &req, on_answer, q) < 0)
+        p->inflight--;
+    bt_buf_free(&u);
+}
+
+static void *psrc_create(struct bt_ctx *ctx)
+{
+    char base[512];
+    if (!ctx->http || !bt_promsrc_parse(ctx->source_url, base, sizeof base))
+        return NULL;
+    struct psrc *p = bt_xcalloc(1, sizeof *p);
+    p->ctx = ctx;
+    bt_strlcpy(p->base, base, sizeof p->base);
+    bt_promsrc_selector(RANGE_NAMES, ctx->source_match, p->range_sel, sizeof p->range_sel);
+    bt_promsrc_selector(INSTANT_NAMES, ctx->source_match, p->instant_sel, sizeof p->instant_sel);
+    p->instant = (struct psrc_req){p, false};
+    return p;
+}
+
+static void psrc_tick(void *self, int64_t now)
+{
+    struct psrc *p = self;
+    if (p->inflight || (p->ctx->mode == BT_MODE_ONCE && p->done_once))
+        return;
+    int64_t from, to = now;
+    /* a window of minutes [from, to): minute m is exported from about m + 60 + lag
+     * on, so the scrapes that carry the window's last minutes come after its end */
+    if (p->ctx->window_to && p->ctx->window_to + 360 + (int64_t)p->ctx->cfg->cw_lag < now)
+        to = p->ctx->window_to + 360 + (int64_t)p->ctx->cfg->cw_lag;
+    if (p->ctx->window_from)
+        from = p->ctx->window_from;
+    else if (p->fetched_to && !p->failed)
+        from = p->fetched_to - 120; /* overlap: a late scrape lands in a minute already read */
+    else
+        from = now - (p->ctx->mode == BT_MODE_ONCE ? ONCE_BACKFILL : LIVE_BACKFILL);
+    p->failed = false;
+    p->err[0] = '\0';
+    /* every minute must be sampled (a step of at most 30 s), and one answer stays
+     * under the parser's series bound: a long window goes in chunks */
+    int64_t step = p->ctx->window_from ? 30 : BT_PROMSRC_STEP;
+    int64_t per_route = (int64_t)BT_SIG_COUNT + 2;
+    int64_t points = (BT_PROM_MAX_SERIES * 9 / 10) / (per_route * (p->ctx->cfg->nroutes + 1));
+    if (points > BT_PROMSRC_MAX_POINTS)
+        points = BT_PROMSRC_MAX_POINTS;
+    if (points < 10)
+        points = 10;
+    int64_t span = step * (points - 1);
+    /* steps end exactly at `to`: the newest scrape is always read */
+    from = to - (to - from + step - 1) / step * step;
+    int n = (int)((to - from + span - 1) / span);
+    if (n < 1)
+        n = 1;
+    free(p->range);
+    p->range = bt_xcalloc((size_t)n, sizeof *p->range);
+    p->nrange = n;
+    p->inflight++; /* held until every request is queued */
+    for (int k = 0; k < n; k++) {
+        int64_t a = from + k * span, b = a + span < to ? a + span : to;
+        p->range[k] = (struct psrc_req){p, true};
+        submit(p, &p->range[k], p->range_sel, a, b, step);
+    }
+    submit(p, &p->instant, p->instant_sel, from, to, 0);
+    p->inflight--;
+    p->fetched_to = to;
+    double iv = p->ctx->cfg->interval > 0 ? p->ctx->cfg->interval : 60;
+    p->next = now + (int64_t)iv;
+}
+
+static int64_t psrc_next_due(void *self)
+{
+    struct psrc *p = self;
+    if (p->ctx->mode == BT_MODE_ONCE && p->done_once)
+        return INT64_MAX;
+    return p->next;
+}
+
+static bool psrc_busy(void *self)
+{
+    struct psrc *p = self;
+    return p->inflight > 0 || (p->ctx->mode == BT_MODE_ONCE && !p->done_once);
+}
+
+static void psrc_destroy(void *self)
+{
+    struct psrc *p = self;
+    free(p->range);
+    free(p);
+}
+
+const struct bt_collector_ops bt_promsource_collector = {
+    .name = "prometheus",
+    .create = psrc_create,
+    .tick = psrc_tick,
+    .next_due = psrc_next_due,
+    .busy = psrc_busy,
+    .destroy = psrc_destroy,
+};
+
+/* ---- discovery ---- */
+
+struct disc {
+    bool done, ok;
+    char err[224];
+    struct bt_prom_doc doc;
+};
+
+static void disc_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct disc *d = arg;
+    d->done = true;
+    if (resp->status != 200) {
+        snprintf(d->err, sizeof d->err, "%s",
+                 resp->status ? "the server answered an error" : resp->transport_error);
+        if (resp->status)
+            snprintf(d->err, sizeof d->err, "HTTP %ld %.160s", resp->status, resp->body);
+        return;
+    }
+    d->ok = bt_prom_parse_api(&d->doc, NULL, resp->body, resp->body_len, d->err, sizeof d->err);
+}
+
+int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
+{
+    char base[512], sel[1024];
+    if (!bt_promsrc_parse(ctx->source_url, base, sizeof base)) {
+        snprintf(err, errlen, "--source '%.200s' is not prometheus+http://HOST:PORT", ctx->source_url);
+        return -1;
+    }
+    if (!bt_promsrc_selector("bedtop_route_status", ctx->source_match, sel, sizeof sel)) {
+        snprintf(err, errlen, "--match '%.200s': label matchers cannot hold { } or newlines",
+                 ctx->source_match);
+        return -1;
+    }
+    struct bt_buf u = {0};
+    bt_buf_printf(&u, "%s/api/v1/query?query=", base);
+    bt_http_url_escape(&u, sel);
+    struct disc d = {0};
+    bt_prom_init(&d.doc);
+    struct bt_http_req req = {.method = "GET", .url = bt_buf_str(&u), .timeout = 10,
+                              .max_attempts = 2, .label = "prometheus"};
+    bt_http_submit(ctx->http, &req, disc_done, &d);
+    bt_buf_free(&u);
+    while (!d.done && bt_http_pending(ctx->http) > 0)
+        if (bt_http_poll(ctx->http, 1000, -1, NULL) < 0)
+            break;
+    int added = -1;
+    if (!d.done || !d.ok) {
+        snprintf(err, errlen, "prometheus %s: %s", base, d.done ? d.err : "no answer");
+    } else {
+        struct bt_config *cfg = ctx->cfg;
+        added = 0;
+        for (int i = 0; i < d.doc.nseries; i++) {
+            const struct bt_prom_series *s = &d.doc.series[i];
+            const char *name = bt_prom_label(s, "route"), *model = bt_prom_label(s, "model_id");
+            if (!name || !model || bt_config_find_route(cfg, name) >= 0)
+                continue;
+            int r = bt_config_add_route(cfg, name);
+            struct bt_route *rt = &cfg->routes[r];
+            const char *region = bt_prom_label(s, "region"), *ep = bt_prom_label(s, "endpoint");
+            const char *inf = bt_prom_label(s, "inference");
+            bt_strlcpy(rt->model, model, sizeof rt->model);
+            bt_strlcpy(rt->region, region ? region : "", sizeof rt->region);
+            rt->endpoint = ep && !strcmp(ep, "mantle") ? BT_EP_MANTLE : BT_EP_RUNTIME;
+            for (int k = BT_INF_ON_DEMAND; inf && k <= BT_INF_GLOBAL; k++)
+                if (!strcmp(inf, bt_inference_name((enum bt_inference)k))) {
+                    rt->inference = (enum bt_inference)k;
+                    rt->inference_set = true;
+                }
+            added++;
+        }
+    }
+    bt_prom_free(&d.doc);
+    return added;
+}

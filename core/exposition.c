@@ -1,0 +1,305 @@
+#include "core/exposition.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/apicost.h"
+#include "core/sanitize.h"
+
+/* One source of truth for the exported names: id, name, type, help. Counter
+ * names are the family (OpenMetrics); their samples end in _total. */
+#define EXPO_FAMILIES(X)                                                                          \
+    X(HEADROOM, "bedtop_headroom_tokens_per_minute", "gauge",                                     \
+      "Quota minus the tokens per minute used by every route of the quota group.")                \
+    X(HEADROOM_RATIO, "bedtop_headroom_ratio", "gauge", "Headroom as a fraction of the quota (0-1).") \
+    X(USED, "bedtop_used_tokens_per_minute", "gauge",                                             \
+      "Tokens per minute counted against the quota: max(settled, estimated, reserved).")          \
+    X(HELD, "bedtop_held_tokens", "gauge",                                                        \
+      "Reservations held by calls in flight now (label source: admission, littles-law).")         \
+    X(IN_FLIGHT, "bedtop_in_flight_calls", "gauge",                                               \
+      "Model calls in flight (label source: admission gauge or littles-law).")                    \
+    X(RESERVATION, "bedtop_reservation_tokens_per_call", "gauge",                                 \
+      "Reservation per call: total input per call + max_tokens.")                                 \
+    X(RESERVED, "bedtop_reserved_tokens_per_minute", "gauge",                                     \
+      "Reservations started per minute (the bound used when calls in flight are unknown).")       \
+    X(GROUP_USED, "bedtop_group_used_tokens_per_minute", "gauge",                                 \
+      "Used summed over every route of the quota group.")                                         \
+    X(FITS, "bedtop_fits_more_calls", "gauge", "More calls of the average size that fit in the headroom.") \
+    X(QUOTA, "bedtop_quota_tokens_per_minute", "gauge",                                           \
+      "Tokens-per-minute quota (kind tpm; mantle: input_tpm and output_tpm) and where it came from.") \
+    X(QUOTA_TPD, "bedtop_quota_tokens_per_day", "gauge", "Daily token quota.")                    \
+    X(QUOTA_RPM, "bedtop_quota_requests_per_minute", "gauge",                                     \
+      "Requests-per-minute quota as listed (retired: not enforced since 2026-05-27).")            \
+    X(STATUS, "bedtop_route_status", "gauge", "Route status: 0 ok, 1 warn, 2 crit, 3 unknown.")   \
+    X(WARNING, "bedtop_warning", "gauge", "A warning active on a route (value 1).")               \
+    X(AGE, "bedtop_data_age_seconds", "gauge",                                                    \
+      "Seconds from the newest data evaluated (CloudWatch minute, admission scrape) to the evaluation.") \
+    X(DATA_TS, "bedtop_data_timestamp_seconds", "gauge",                                          \
+      "The CloudWatch minute or admission scrape evaluated (epoch seconds).")                     \
+    X(LAST_OK, "bedtop_source_last_success_timestamp_seconds", "gauge",                           \
+      "Last successful poll of a source for the route (epoch seconds).")                          \
+    X(LAST_ERR, "bedtop_source_last_error_timestamp_seconds", "gauge",                            \
+      "Last failed poll of a source for the route, while failing (epoch seconds).")               \
+    X(MAX_TOKENS, "bedtop_max_tokens", "gauge", "Output allowance callers request (max_tokens).") \
+    X(BURNDOWN, "bedtop_burndown", "gauge", "Output token multiplier of the quota (burndown).")    \
+    X(SIGNAL, "bedtop_signal", "gauge",                                                           \
+      "Raw input of the evaluation, per minute (CloudWatch) or per scrape (admission).")         \
+    X(METRICS, "bedtop_cloudwatch_metrics_requested", "counter",                                  \
+      "CloudWatch metrics requested by GetMetricData (billed per metric).")                       \
+    X(API, "bedtop_api_requests", "counter", "AWS API requests sent, by API and final outcome.")   \
+    X(METRICS_MIN, "bedtop_cloudwatch_metrics_requested_per_minute", "gauge",                     \
+      "Metrics requested per minute, measured over the last hour.")                               \
+    X(METRICS_DAY, "bedtop_cloudwatch_metrics_requested_per_day", "gauge",                        \
+      "Metrics requested per day, measured (the last 24 h, or the hourly rate x 1440).")          \
+    X(COST_DAY, "bedtop_cloudwatch_cost_usd_per_day", "gauge",                                    \
+      "Price of those metrics per day at the public GetMetricData rate (USD 0.01 per 1,000).")   \
+    X(OVERALL, "bedtop_status", "gauge", "Worst route status: 0 ok, 1 warn, 2 crit, 3 unknown.")   \
+    X(EVAL_TS, "bedtop_evaluation_timestamp_seconds", "gauge", "When the figures were evaluated.") \
+    X(BUILD, "bedtop_build_info", "gauge", "bedtop version (value 1).")
+
+#define F_ENUM(id, name, type, help) F_##id,
+enum fam { EXPO_FAMILIES(F_ENUM) F_COUNT };
+#undef F_ENUM
+#define F_ROW(id, name, type, help) {name, type, help},
+static const struct {
+    const char *name, *type, *help;
+} fams[F_COUNT] = {EXPO_FAMILIES(F_ROW)};
+#undef F_ROW
+
+#define MAX_EXTRA 4
+
+struct sample {
+    enum fam fam;
+    int route;                       /* -1: no route labels */
+    const char *key[MAX_EXTRA];
+    char val[MAX_EXTRA][192];        /* a quota name can be long */
+    double v;
+};
+
+struct samples {
+    struct sample *s;
+    size_t n, cap;
+};
+
+/* Adds a sample unless v is unknown (NaN or infinite: absent, never NaN).
+ * Extra labels as key, value pairs, NULL-terminated. */
+static void add(struct samples *ss, enum fam f, int route, double v, ...)
+{
+    if (!isfinite(v))
+        return;
+    if (ss->n == ss->cap) {
+        ss->cap = ss->cap ? 2 * ss->cap : 256;
+        ss->s = realloc(ss->s, ss->cap * sizeof *ss->s);
+        if (!ss->s)
+            abort();
+    }
+    struct sample *s = &ss->s[ss->n++];
+    memset(s, 0, sizeof *s);
+    s->fam = f;
+    s->route = route;
+    s->v = v;
+    va_list ap;
+    va_start(ap, v);
+    for (int k = 0; k < MAX_EXTRA; k++) {
+        const char *key = va_arg(ap, const char *);
+        if (!key)
+            break;
+        s->key[k] = key;
+        bt_strlcpy(s->val[k], va_arg(ap, const char *), sizeof s->val[k]);
+    }
+    va_end(ap);
+}
+
+void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n)
+{
+    bt_quota_group_key(&cfg->routes[i], out, n); /* core's one rule for who shares a quota */
+    if (out[0] == '|') /* no account or profile: the caller's own */
+        memmove(out, out + 1, strlen(out));
+}
+
+/* Σ of a per-minute signal over [day, m]: the day's total as a live store holds it. */
+static double day_sum(const struct bt_store *st, int r, enum bt_signal sig, int64_t day, int64_t m)
+{
+    double sum = NAN;
+    for (int64_t t = day; t <= m; t += 60) {
+        double v = bt_store_at(st, r, sig, t);
+        if (!isnan(v))
+            sum = isnan(sum) ? v : sum + v;
+    }
+    return sum;
+}
+
+/* The raw inputs of route i's evaluation, where the evaluation read them. */
+static void route_signals(const struct bt_report *r, int i, struct samples *ss)
+{
+    const struct bt_eval *e = &r->evals[i];
+    const struct bt_store *st = r->store;
+    int64_t day = e->minute - e->minute % 86400;
+    for (int s = 0; s < BT_SIG_COUNT; s++) {
+        const char *name = bt_signal_info[s].name;
+        double v = NAN;
+        if (bt_signal_daily((enum bt_signal)s) && e->minute) {
+            v = bt_store_at(st, i, (enum bt_signal)s, day);
+            /* a live store holds every minute since midnight instead (cloudwatch.c) */
+            static const enum bt_signal per_min[] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
+                                                     BT_SIG_CACHE_WRITE};
+            int k = s - BT_SIG_DAY_INPUT_TOKENS;
+            /* through the last whole minute, as check's one-day sums run to the poll's end */
+            int64_t through = bt_minute_floor(e->now) - 60;
+            if (isnan(v) && k >= 0 && k < 3 && !e->mantle)
+                v = day_sum(st, i, per_min[k], day, through > e->minute ? through : e->minute);
+        } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
+            v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
+        } else if (e->minute) {
+            v = bt_store_at(st, i, (enum bt_signal)s, e->minute);
+        }
+        add(ss, F_SIGNAL, i, v, "signal", name, NULL);
+    }
+}
+
+/* eval -> series: every figure a route exports, in one place. */
+static void route_series(const struct bt_report *r, int i, struct samples *ss)
+{
+    const struct bt_eval *e = &r->evals[i];
+    const struct bt_route *rt = &r->cfg->routes[i];
+    add(ss, F_HEADROOM, i, e->headroom_tpm, NULL);
+    add(ss, F_HEADROOM_RATIO, i, e->headroom_pct / 100, NULL);
+    add(ss, F_USED, i, e->used, NULL);
+    add(ss, F_HELD, i, e->held, "source", e->held_source ? e->held_source : "", NULL);
+    add(ss, F_IN_FLIGHT, i, e->in_flight, "source", e->in_flight_source ? e->in_flight_source : "",
+        NULL);
+    add(ss, F_RESERVATION, i, e->reservation, NULL);
+    add(ss, F_RESERVED, i, e->reserved_per_min, NULL);
+    add(ss, F_GROUP_USED, i, e->group_used, NULL);
+    add(ss, F_FITS, i, e->fits_more, NULL);
+    static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
+    for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
+        const struct bt_quota *q = &rt->quota[tpm_kinds[k]];
+        add(ss, F_QUOTA, i, q->value, "kind", bt_quota_kind_name(tpm_kinds[k]), "source",
+            bt_quota_source_name(q->source), "code", q->code, "name", q->name, NULL);
+    }
+    const struct bt_quota *tpd = &rt->quota[BT_Q_TPD], *rpm = &rt->quota[BT_Q_RPM];
+    add(ss, F_QUOTA_TPD, i, tpd->value, "source", bt_quota_source_name(tpd->source), "code",
+        tpd->code, "name", tpd->name, NULL);
+    add(ss, F_QUOTA_RPM, i, rpm->value, "source", bt_quota_source_name(rpm->source), "code",
+        rpm->code, "name", rpm->name, NULL);
+    add(ss, F_STATUS, i, bt_status_exit(e->status), NULL);
+    for (int w = 0; w < e->nwarn; w++) {
+        const struct bt_warning *wa = &e->warnings[w];
+        add(ss, F_WARNING, i, 1, "code", bt_wcode_name(wa->code), "severity",
+            wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity), NULL);
+    }
+    if (e->minute) {
+        add(ss, F_AGE, i, (double)(e->now - e->minute), "source", "cloudwatch", NULL);
+        add(ss, F_DATA_TS, i, (double)e->minute, "source", "cloudwatch", NULL);
+    }
+    if (e->adm_minute) {
+        add(ss, F_AGE, i, (double)(e->now - e->adm_minute), "source", "admission", NULL);
+        add(ss, F_DATA_TS, i, (double)e->adm_minute, "source", "admission", NULL);
+    }
+    for (int s = 0; s < BT_SRC_COUNT; s++) {
+        const struct bt_source_status *ss_ = bt_store_status_c(r->store, i, (enum bt_source)s);
+        const char *name = bt_source_name((enum bt_source)s);
+        if (ss_->last_ok)
+            add(ss, F_LAST_OK, i, (double)ss_->last_ok, "source", name, NULL);
+        if (ss_->last_error && ss_->last_error >= ss_->last_ok)
+            add(ss, F_LAST_ERR, i, (double)ss_->last_error, "source", name, NULL);
+    }
+    add(ss, F_MAX_TOKENS, i, e->max_tokens, NULL);
+    add(ss, F_BURNDOWN, i, rt->burndown, "source",
+        rt->burndown_source ? rt->burndown_source : "default", NULL);
+    route_signals(r, i, ss);
+}
+
+static void poller_series(const struct bt_report *r, struct samples *ss)
+{
+    const struct bt_api_cost *c = r->api;
+    if (c) {
+        add(ss, F_METRICS, -1, (double)c->metrics_total, NULL);
+        for (int a = 0; a < c->napi; a++)
+            for (int o = 0; o < BT_API_NOUTCOMES; o++)
+                add(ss, F_API, -1, (double)c->api[a].n[o], "api", c->api[a].api, "outcome",
+                    bt_api_outcome_name((enum bt_api_outcome)o), NULL);
+        double pm, pd, usd;
+        bt_api_cost_rates(c, r->now, &pm, &pd, &usd);
+        add(ss, F_METRICS_MIN, -1, pm, NULL);
+        add(ss, F_METRICS_DAY, -1, pd, NULL);
+        add(ss, F_COST_DAY, -1, usd, NULL);
+    }
+    add(ss, F_OVERALL, -1, bt_status_exit(r->status), NULL);
+    add(ss, F_EVAL_TS, -1, (double)r->now, NULL);
+    add(ss, F_BUILD, -1, 1, "version", BEDTOP_VERSION, NULL);
+}
+
+static void label(struct bt_buf *b, const char *k, const char *v, bool *first)
+{
+    bt_buf_printf(b, "%s%s=\"", *first ? "{" : ",", k);
+    bt_san_prom_label_buf(b, v);
+    bt_buf_putc(b, '"');
+    *first = false;
+}
+
+static void value(struct bt_buf *b, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {
+        bt_buf_printf(b, " %.0f\n", v);
+        return;
+    }
+    /* the shortest of %.15g..%.17g that reads back as the same double */
+    char t[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(t, sizeof t, "%.*g", prec, v);
+        if (strtod(t, NULL) == v)
+            break;
+    }
+    bt_buf_printf(b, " %s\n", t);
+}
+
+static void render_sample(const struct bt_report *r, const struct sample *s, struct bt_buf *b)
+{
+    bool counter = !strcmp(fams[s->fam].type, "counter");
+    bt_buf_printf(b, "%s%s", fams[s->fam].name, counter ? "_total" : "");
+    bool first = true;
+    if (s->route >= 0) {
+        const struct bt_route *rt = &r->cfg->routes[s->route];
+        char group[320];
+        bt_expo_quota_group(r->cfg, s->route, group, sizeof group);
+        label(b, "route", rt->name, &first);
+        label(b, "model_id", rt->model, &first);
+        label(b, "region", rt->region, &first);
+        label(b, "endpoint", bt_endpoint_name(rt->endpoint), &first);
+        label(b, "inference", bt_inference_name(rt->inference), &first);
+        label(b, "quota_group", group, &first);
+    }
+    for (int k = 0; k < MAX_EXTRA && s->key[k]; k++)
+        if (s->val[k][0])
+            label(b, s->key[k], s->val[k], &first);
+    if (!first)
+        bt_buf_putc(b, '}');
+    value(b, s->v);
+}
+
+void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out)
+{
+    struct samples ss = {0};
+    for (int i = 0; i < r->n; i++)
+        if (bt_report_shows(r, i)) /* check --route */
+            route_series(r, i, &ss);
+    poller_series(r, &ss);
+    /* one family's samples together, after its HELP and TYPE */
+    for (int fa = 0; fa < F_COUNT; fa++) {
+        bool counter = !strcmp(fams[fa].type, "counter");
+        const char *suffix = counter && f == BT_EXPO_TEXT ? "_total" : "";
+        bt_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", fams[fa].name, suffix,
+                      fams[fa].help, fams[fa].name, suffix, fams[fa].type);
+        for (size_t k = 0; k < ss.n; k++)
+            if (ss.s[k].fam == (enum fam)fa)
+                render_sample(r, &ss.s[k], out);
+    }
+    if (f == BT_EXPO_OPENMETRICS)
+        bt_buf_puts(out, "# EOF\n");
+    free(ss.s);
+}

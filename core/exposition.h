@@ -1,0 +1,38 @@
+/* bedtop's own figures as Prometheus metrics (DESIGN.md "Fleet: bedtop serve
+ * and Prometheus"): `bedtop serve`'s GET /metrics and `check --format
+ * prometheus` render the same series, in text 0.0.4 or OpenMetrics 1.0.
+ *
+ * Per route (labels route, model_id, region, endpoint, inference, quota_group):
+ *   bedtop_headroom_tokens_per_minute, bedtop_headroom_ratio (0-1),
+ *   bedtop_used_tokens_per_minute, bedtop_held_tokens{source}, bedtop_fits_more_calls,
+ *   bedtop_in_flight_calls{source}, bedtop_reservation_tokens_per_call,
+ *   bedtop_reserved_tokens_per_minute, bedtop_group_used_tokens_per_minute,
+ *   bedtop_quota_tokens_per_minute{kind,source,code,name}, bedtop_quota_tokens_per_day{...},
+ *   bedtop_quota_requests_per_minute{...}, bedtop_route_status (0 ok, 1 warn,
+ *   2 crit, 3 unknown), bedtop_warning{code,severity}, bedtop_data_age_seconds{source},
+ *   bedtop_data_timestamp_seconds{source}, bedtop_source_last_success_timestamp_seconds{source},
+ *   bedtop_source_last_error_timestamp_seconds{source}, bedtop_max_tokens, bedtop_burndown,
+ *   bedtop_signal{signal}: the raw inputs of the evaluation (CloudWatch signals at the
+ *   minute evaluated, admission signals at their scrape, day sums at UTC midnight), so a
+ *   reader (collectors/promsource.c) can put them back in a store and re-evaluate.
+ * The poller: bedtop_cloudwatch_metrics_requested_total, bedtop_api_requests_total{api,outcome},
+ *   bedtop_cloudwatch_metrics_requested_per_minute, ..._per_day,
+ *   bedtop_cloudwatch_cost_usd_per_day, bedtop_status, bedtop_evaluation_timestamp_seconds,
+ *   bedtop_build_info{version}.
+ * A figure that is unknown is absent: never a NaN sample. */
+#ifndef BEDTOP_EXPOSITION_H
+#define BEDTOP_EXPOSITION_H
+#include <stdbool.h>
+
+#include "core/report.h"
+
+enum bt_expo_format { BT_EXPO_TEXT, BT_EXPO_OPENMETRICS };
+
+#define BT_EXPO_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define BT_EXPO_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+/* Appends the exposition of report r (and of r->api, when set) to out. */
+void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out);
+/* The quota_group label of route i: the routes that draw from one quota. */
+void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n);
+#endif

@@ -1,0 +1,205 @@
+/* The fleet's pure parts: API cost accounting, content negotiation and gzip of
+ * bedtop serve, and the round trip exposition -> Prometheus -> store -> the
+ * same evaluation (numbers by hand in the comments). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "collectors/httpd.h"
+#include "collectors/promsource.h"
+#include "collectors/promtext.h"
+#include "core/apicost.h"
+#include "core/exposition.h"
+#include "core/headroom.h"
+#include "core/report.h"
+#include "core/util.h"
+#include "tests/tap.h"
+
+static const int64_t T0 = 1795946400;      /* 2026-11-29 10:00:00 UTC, a minute start */
+
+static void test_cost(void)
+{
+    struct bt_api_cost c;
+    memset(&c, 0, sizeof c);
+    double pm, pd, usd;
+    bt_api_cost_rates(&c, T0, &pm, &pd, &usd);
+    OK(isnan(pm) && isnan(pd) && isnan(usd), "nothing requested yet: rates unknown, not 0");
+    /* 14 metrics per route, 3 routes, one poll a minute for 10 minutes: 42/min,
+     * 42 x 1440 = 60,480/day, x USD 0.01/1000 = USD 0.6048/day */
+    for (int m = 0; m < 10; m++)
+        bt_api_cost_metrics(&c, T0 + 60 * m + 5, 42);
+    bt_api_cost_rates(&c, T0 + 9 * 60 + 30, &pm, &pd, &usd);
+    NEAR(pm, 42, 1e-9, "42 metrics/min measured over the 10 minutes seen");
+    NEAR(pd, 60480, 1e-6, "per day: 42 x 1440 before a day has passed");
+    NEAR(usd, 0.6048, 1e-9, "price at USD 0.01 per 1,000 metrics");
+    OK(c.metrics_total == 420, "total counted: 420");
+    /* an hour later with no polls: the last hour holds nothing */
+    bt_api_cost_rates(&c, T0 + 9 * 60 + 3600, &pm, &pd, &usd);
+    NEAR(pm, 0, 0, "an idle hour later: 0 per minute");
+
+    bt_api_cost_request(&c, "GetMetricData", BT_API_OK);
+    bt_api_cost_request(&c, "GetMetricData", BT_API_THROTTLED);
+    bt_api_cost_request(&c, "ListServiceQuotas", BT_API_OK);
+    OK(c.napi == 2 && c.api[0].n[BT_API_OK] == 1 && c.api[0].n[BT_API_THROTTLED] == 1 &&
+           c.api[1].n[BT_API_OK] == 1,
+       "requests counted by API and outcome");
+    bt_api_cost_metrics(NULL, T0, 5); /* no counter: nothing happens */
+}
+
+static void test_negotiation(void)
+{
+    /* what Prometheus 2.x sends */
+    OK(bt_httpd_wants_openmetrics("application/openmetrics-text;version=1.0.0,application/"
+                                  "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+                                  "q=0.5,*/*;q=0.1"),
+       "Prometheus's Accept: OpenMetrics");
+    OK(!bt_httpd_wants_openmetrics("text/plain;version=0.0.4"), "text/plain: text 0.0.4");
+    OK(!bt_httpd_wants_openmetrics(""), "no Accept: text 0.0.4");
+    OK(!bt_httpd_wants_openmetrics("application/openmetrics-text;q=0, text/plain"),
+       "OpenMetrics refused with q=0: text");
+    OK(!bt_httpd_wants_openmetrics("application/openmetrics-text;q=0.3,text/plain;q=0.9"),
+       "text preferred by q-value: text");
+    OK(bt_httpd_accepts_gzip("gzip, deflate, br"), "Accept-Encoding gzip");
+    OK(!bt_httpd_accepts_gzip("identity"), "identity only: no gzip");
+    OK(!bt_httpd_accepts_gzip("gzip;q=0"), "gzip;q=0: no gzip");
+
+    struct bt_httpd_req rq;
+    OK(bt_httpd_parse("GET /metrics?x=1 HTTP/1.1\r\nAccept: text/plain\r\nAccept-Encoding: gzip\r\n", &rq) == 0 &&
+           !strcmp(rq.method, "GET") && !strcmp(rq.path, "/metrics") && !strcmp(rq.accept, "text/plain") &&
+           rq.gzip,
+       "request head: method, path without the query, Accept, gzip");
+    OK(bt_httpd_parse("POST /metrics HTTP/1.1\r\n", &rq) == 405, "POST: 405");
+    OK(bt_httpd_parse("GET metrics HTTP/1.1\r\n", &rq) == 400, "target not starting with /: 400");
+    OK(bt_httpd_parse("GET /metrics HTTP/2.0\r\n", &rq) == 400, "not HTTP/1.x: 400");
+    OK(bt_httpd_parse("GET /metrics\r\n", &rq) == 400, "HTTP/0.9 line: 400");
+    OK(bt_httpd_parse("LONGMETHOD / HTTP/1.1\r\n", &rq) == 400, "method over 7 bytes: 400");
+    char longreq[600] = "GET /";
+    memset(longreq + 5, 'a', 400);
+    strcpy(longreq + 405, " HTTP/1.1\r\n");
+    OK(bt_httpd_parse(longreq, &rq) == 414, "target over 255 bytes: 414");
+
+    struct bt_buf z = {0};
+    const char *text = "bedtop_status 0\nbedtop_status 0\nbedtop_status 0\n";
+    OK(bt_gzip(text, strlen(text), &z) && z.len > 10 && (unsigned char)z.buf[0] == 0x1f &&
+           (unsigned char)z.buf[1] == 0x8b,
+       "gzip member header");
+    char back[128];
+    uLongf n = sizeof back;
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    inflateInit2(&s, 15 + 16);
+    s.next_in = (Bytef *)z.buf;
+    s.avail_in = (uInt)z.len;
+    s.next_out = (Bytef *)back;
+    s.avail_out = (uInt)n;
+    int r = inflate(&s, Z_FINISH);
+    OK(r == Z_STREAM_END && s.total_out == strlen(text) && !memcmp(back, text, strlen(text)),
+       "gzip inflates back to the same bytes");
+    inflateEnd(&s);
+    bt_buf_free(&z);
+}
+
+/* One runtime route, hand-worked: quota 1,000,000 (service-quotas, L-HOT), burndown 1,
+ * max_tokens 500; minute 10:07: Invocations 100, Input 920,000, Output 30,000,
+ * Estimated 950,000, Throttles 5.
+ *   settled 950,000; reserved 920,000 + 100 x 500 = 970,000; used 970,000;
+ *   headroom 30,000 = 3 % -> LOW_HEADROOM crit; THROTTLED_BELOW_ESTIMATE. */
+static void route_setup(struct bt_config *cfg, struct bt_store *st)
+{
+    bt_config_defaults(cfg);
+    int r = bt_config_add_route(cfg, "hot \"x\"");
+    struct bt_route *rt = &cfg->routes[r];
+    bt_strlcpy(rt->model, "anthropic.claude-3-haiku-20240307-v1:0", sizeof rt->model);
+    bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+    rt->max_tokens = 500;
+    bt_config_finish(cfg);
+    bt_store_init(st, cfg->nroutes, 1440);
+}
+
+static void test_round_trip(void)
+{
+    struct bt_config cfg;
+    struct bt_store st;
+    route_setup(&cfg, &st);
+    const int64_t now = T0 + 600, m = T0 + 420;
+    struct bt_event ok = {.t = now - 20, .type = BT_EV_OK, .route = 0, .source = BT_SRC_CLOUDWATCH};
+    bt_model_event(&st, cfg.routes, &ok);
+    struct bt_event q = {.t = now - 20, .type = BT_EV_QUOTA, .route = 0, .source = BT_SRC_QUOTAS,
+                         .quota_kind = BT_Q_TPM, .value = 1000000,
+                         .quota_source = BT_QS_SERVICE_QUOTAS, .code = "L-HOT"};
+    bt_model_event(&st, cfg.routes, &q);
+    const struct {
+        enum bt_signal s;
+        double v;
+    } in[] = {{BT_SIG_INVOCATIONS, 100}, {BT_SIG_INPUT_TOKENS, 920000}, {BT_SIG_OUTPUT_TOKENS, 30000},
+              {BT_SIG_ESTIMATED_TPM, 950000}, {BT_SIG_THROTTLES, 5}};
+    for (size_t i = 0; i < BT_ARRAY_LEN(in); i++) {
+        struct bt_sample smp = {m, 0, in[i].s, in[i].v};
+        bt_store_add(&st, &smp, now - 20);
+    }
+    struct bt_report rep;
+    bt_report_build(&rep, &cfg, &st, now);
+    NEAR(rep.evals[0].headroom_tpm, 30000, 0, "hand-worked headroom 30,000");
+    struct bt_buf text = {0};
+    bt_expo_render(&rep, BT_EXPO_TEXT, &text);
+    const char *x = bt_buf_str(&text);
+    OK(strstr(x, "bedtop_headroom_ratio{route=\"hot \\\"x\\\"\",") != NULL,
+       "route label escaped (quote in the route name)");
+    OK(strstr(x, "signal=\"input_tokens\"} 920000\n") != NULL, "raw signal exported");
+    OK(strstr(x, "code=\"LOW_HEADROOM\",severity=\"crit\"} 1\n") != NULL, "warning with severity");
+    OK(strstr(x, "NaN") == NULL, "no NaN sample (unknown figures are absent)");
+    OK(strstr(x, "bedtop_data_timestamp_seconds{") != NULL, "minute evaluated exported");
+
+    /* Prometheus stores the scrape at time now; read it back as a range answer would */
+    struct bt_prom_doc doc;
+    bt_prom_init(&doc);
+    char err[160];
+    OK(bt_prom_parse(&doc, text.buf, text.len, BT_PROM_TEXT, err, sizeof err), "exposition parses: %s",
+       err);
+    for (int i = 0; i < doc.nseries; i++) {
+        doc.series[i].has_time = true;
+        doc.series[i].time = (double)now;
+    }
+    struct bt_config cfg2;
+    struct bt_store st2;
+    route_setup(&cfg2, &st2);
+    OK(bt_promsrc_ingest(&doc, &cfg2, &st2) > 0, "ingested");
+    struct bt_eval e1, e2;
+    bt_eval_route(&cfg, &st, 0, now, &e1);
+    bt_eval_route(&cfg2, &st2, 0, now, &e2);
+    OK(e2.minute == m, "same minute back");
+    NEAR(e2.used, e1.used, 0, "same used");
+    NEAR(e2.headroom_tpm, e1.headroom_tpm, 0, "same headroom");
+    NEAR(e2.fits_more, e1.fits_more, 0, "same fits_more");
+    OK(e2.quota_source == BT_QS_SERVICE_QUOTAS && !strcmp(cfg2.routes[0].quota[BT_Q_TPM].code, "L-HOT"),
+       "quota source and code back");
+    OK(e2.status == e1.status && e2.nwarn == e1.nwarn, "same status and warnings");
+    bt_prom_free(&doc);
+    bt_buf_free(&text);
+    bt_report_free(&rep);
+    bt_store_free(&st);
+    bt_store_free(&st2);
+    bt_config_free(&cfg);
+    bt_config_free(&cfg2);
+
+    char sel[256];
+    OK(bt_promsrc_selector("bedtop_signal", "region=\"us-east-1\"", sel, sizeof sel) &&
+           !strcmp(sel, "{__name__=~\"bedtop_signal\",region=\"us-east-1\"}"),
+       "selector with matchers");
+    OK(!bt_promsrc_selector("x", "a=\"b\"} or vector(1", sel, sizeof sel),
+       "matchers cannot close the selector");
+    char base[128];
+    OK(bt_promsrc_parse("prometheus+http://127.0.0.1:9090", base, sizeof base) &&
+           !strcmp(base, "http://127.0.0.1:9090"),
+       "prometheus+http:// base");
+    OK(!bt_promsrc_parse("http://127.0.0.1:9090", base, sizeof base), "plain http is not a source");
+}
+
+int main(void)
+{
+    test_cost();
+    test_negotiation();
+    test_round_trip();
+    return tap_done();
+}

@@ -1,0 +1,177 @@
+/* The route detail: identity, headroom, graphs and every warning with its action. */
+#include "tui/view.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "core/format.h"
+#include "core/util.h"
+
+int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
+{
+    const struct bt_eval *e = &t->evals[r];
+    int n = 0;
+    if (e->stale && e->stale_reason[0]) {
+        char buf[300];
+        snprintf(buf, sizeof buf, "STALE data: %s", e->stale_reason);
+        tui_wrap(lines, &n, buf, width, 0, BT_ROLE_CRIT);
+    }
+    for (int rank = 4; rank >= 1; rank--)
+        for (int w = 0; w < e->nwarn; w++) {
+            const struct bt_warning *wa = &e->warnings[w];
+            if (tui_sev_rank(wa->severity) != rank)
+                continue;
+            char buf[400];
+            snprintf(buf, sizeof buf, "%-4s %s: %s", tui_sev_label(wa->severity),
+                     bt_wcode_name(wa->code), bt_wcode_title(wa->code));
+            tui_add_wline(lines, &n, BT_ROLE_KEY, buf, 4, tui_sev_role(wa->severity));
+            tui_wrap(lines, &n, wa->message, width, 5, BT_ROLE_NORMAL);
+            snprintf(buf, sizeof buf, "-> %s", wa->action ? wa->action : bt_wcode_action(wa->code));
+            tui_wrap(lines, &n, buf, width, 5, BT_ROLE_INFO);
+        }
+    return n;
+}
+
+/* Every figure of the route with where it comes from, one a line (the identity
+ * lines above are cut at narrow widths; here nothing is). */
+int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
+{
+    const struct bt_route *rt = &t->host->cfg->routes[r];
+    const struct bt_eval *e = &t->evals[r];
+    char a[16], b[16], c[16], v[300];
+    int n = 0;
+#define FIG(name, ...)                                                         \
+    do {                                                                       \
+        snprintf(v, sizeof v, __VA_ARGS__);                                    \
+        tui_entry(lines, &n, width, name, v, BT_ROLE_NORMAL);                  \
+    } while (0)
+    bt_fmt_tokens(e->headroom_tpm, a, sizeof a);
+    bt_fmt_tokens(e->quota, b, sizeof b);
+    bt_fmt_pct(e->headroom_pct, c, sizeof c);
+    FIG("headroom", "%s of %s TPM (%s%%)%s%s", a, b, c, e->mantle ? ", binding side " : "",
+        e->mantle ? bt_side_name(e->binding) : "");
+    bt_fmt_count(e->fits_more, a, sizeof a);
+    FIG("fits", "%s more calls in flight", a);
+    bt_fmt_tokens(e->used, a, sizeof a);
+    bt_fmt_tokens(e->group_used, b, sizeof b);
+    FIG("used", "%s TPM%s; the quota group %s", a,
+        e->upper_bound ? " (an upper bound: calls in flight unknown)" : "", b);
+    bt_fmt_tokens(e->settled, a, sizeof a);
+    bt_fmt_tokens(e->estimated, b, sizeof b);
+    FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
+        a, b);
+    bt_fmt_tokens(e->held, a, sizeof a);
+    FIG("held", "%s tokens (%s)", a, e->held_source ? e->held_source : "unknown");
+    bt_fmt_tokens(e->in_flight, a, sizeof a);
+    bt_fmt_count(e->conc_limit, b, sizeof b);
+    FIG("in flight", "%s (%s), limit %s", a, e->in_flight_source ? e->in_flight_source : "unknown",
+        b);
+    bt_fmt_tokens(e->reservation, a, sizeof a);
+    FIG("R per call", "%s tokens (%s)", a,
+        e->reservation_source ? e->reservation_source : "unknown");
+    bt_fmt_tokens(e->quota, a, sizeof a);
+    FIG("quota", "%s TPM from %s%s%s%s", a, bt_quota_source_name(e->quota_source),
+        e->quota_code[0] ? " " : "", e->quota_code,
+        e->nshared ? ", shared with other routes" : "");
+    bt_fmt_tokens(e->max_tokens, a, sizeof a);
+    bt_fmt_tokens(e->avg_output, c, sizeof c);
+    char meas[48] = "";
+    if (!isnan(e->burndown_measured))
+        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    FIG("max_tokens", "%s per call; observed mean output %s; burndown %g (%s%s)", a, c,
+        rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
+#undef FIG
+    return n;
+}
+
+void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
+                        const enum gkind *gk)
+{
+    int r = t->sel_route;
+    tui_draw_header(t, l);
+    if (l->banner.h)
+        tui_draw_banner(t, l, r);
+    const struct bt_route *rt = &t->host->cfg->routes[r];
+    const struct bt_eval *e = &t->evals[r];
+    char line[512], mt[16], q[16];
+    int y = l->info.y;
+    tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    /* the document below the identity: graphs then warnings, scrolled as one */
+    struct tui_scroll *sc = &t->dsc;
+    sc->lines = l->doc_h;
+    sc->page = l->body.h > 1 ? l->body.h - 1 : 1;
+    sc->max = l->doc_h > l->body.h ? l->doc_h - l->body.h : 0;
+    if (sc->pos > sc->max)
+        sc->pos = sc->max;
+    if (sc->pos < 0)
+        sc->pos = 0;
+    int tag_w = 0;
+    char pos[48];
+    tui_scroll_pos(sc, l->body.h, pos, sizeof pos);
+    if (pos[0]) {
+        /* where the document is, at the right of the identity line */
+        char tag[64];
+        snprintf(tag, sizeof tag, " %s %s", pos, sc->pos < sc->max ? "PgDn" : "PgUp");
+        int w = tui_width(tag);
+        tui_text(l->info.y, l->cols - w, w, tag, A(t, BT_ROLE_TITLE));
+        tag_w = w;
+    }
+    int x = tui_text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
+    x += tui_text(y, x, 5, tui_status_label(e->status), A(t, tui_status_role(e->status))) + 1;
+    if (e->stale) {
+        /* stale is explicit state: how old the newest data is, before anything else */
+        char age[16], st[48];
+        tui_fmt_age(t->host->now - (e->minute + 60), age, sizeof age);
+        snprintf(st, sizeof st, e->minute ? "STALE %s old" : "STALE no data", age);
+        x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
+    }
+    if (rt->identity[0]) /* the AWS identity the route is polled as (never a key) */
+        x += tui_text(y, x, l->cols - x - tag_w, rt->identity, A(t, BT_ROLE_STATUS)) + 2;
+    bt_fmt_tokens(e->max_tokens, mt, sizeof mt);
+    char meas[32] = "";
+    if (!isnan(e->burndown_measured))
+        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s%s)",
+             rt->model, rt->region, bt_endpoint_name(rt->endpoint),
+             bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
+                                                                             : "online",
+             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
+    tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
+    char hd[16], used[16], fits[16];
+    bt_fmt_tokens(e->headroom_tpm, hd, sizeof hd);
+    bt_fmt_tokens(e->quota, q, sizeof q);
+    bt_fmt_tokens(e->used, used, sizeof used);
+    bt_fmt_count(e->fits_more, fits, sizeof fits);
+    char pv[BT_FMT_SHORT], pct[BT_FMT_SHORT + 1], held[16], infl[16], res[16];
+    bt_fmt_tokens(e->held, held, sizeof held);
+    bt_fmt_tokens(e->reservation, res, sizeof res);
+    bt_fmt_tokens(e->in_flight, infl, sizeof infl);
+    bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
+    snprintf(pct, sizeof pct, "%s%s", pv, isnan(e->headroom_pct) ? "" : "%");
+    /* every figure with its source (docs/headroom.md); the figures section below
+     * repeats them one a line, for widths that cut this line */
+    snprintf(line, sizeof line, " headroom %s of %s TPM (%s%s%s)  fits %s more in flight  used %s%s  "
+             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", hd, q, pct,
+             e->mantle ? ", " : "", e->mantle ? bt_side_name(e->binding) : "", fits, used,
+             e->upper_bound ? " (upper bound)" : "", held,
+             e->held_source ? e->held_source : "-", infl,
+             e->in_flight_source ? e->in_flight_source : "-", res,
+             e->reservation_source ? e->reservation_source : "-",
+             bt_quota_source_name(e->quota_source), e->quota_code[0] ? " " : "", e->quota_code,
+             e->nshared ? " shared" : "");
+    tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
+    tui_clip(l->body.y, l->body.y + l->body.h, sc->pos - l->body.y);
+    for (int i = 0; i < l->ngraphs; i++)
+        tui_draw_graph(t, r, gk[i], l->graph[i]);
+    char title[96];
+    snprintf(title, sizeof title, "Figures for %s and where each comes from", rt->name);
+    struct tui_scroll all = {0};
+    tui_draw_wlines(t, l->figures, title, t->fig_lines, l->figures.h - 1, &all, false);
+    snprintf(title, sizeof title, "Warnings for %s: what was seen, what to do", rt->name);
+    if (nw == 0)
+        snprintf(title, sizeof title, "No warnings for %s", rt->name);
+    tui_draw_wlines(t, l->warnings, title, t->lines, nw, &all, false);
+    tui_unclip();
+    tui_draw_status(t, l);
+}

@@ -1,0 +1,534 @@
+/* The route detail's graphs: a table of graph kinds, each answering one question.
+ * Every time graph spans the same minutes and ends at the last complete minute
+ * ("now"), so events line up from one graph to the next; each series has its own
+ * glyph (tui_patterns), so they are told apart without color. */
+#include "tui/view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/headroom.h"
+#include "core/oppoint.h"
+#include "core/util.h"
+#include "tui/graph.h"
+
+/* A per-minute value of a derived series at minute m. */
+enum skind { S_SETTLED, S_ESTIMATED, S_USED, S_THROTTLES, S_P50, S_P99, S_INFLIGHT,
+             S_COMPLETED, S_OUTPUT };
+
+static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
+{
+    const struct bt_store *st = t->host->store;
+    struct bt_minute_fig f;
+    switch (k) {
+    case S_SETTLED:
+    case S_ESTIMATED:
+    case S_USED:
+        /* core computes each minute's figures (docs/headroom.md) */
+        bt_minute_figures(t->host->cfg, st, r, m, &f);
+        return k == S_SETTLED ? f.settled : k == S_ESTIMATED ? f.estimated : f.used;
+    case S_THROTTLES: return bt_store_at(st, r, BT_SIG_THROTTLES, m);
+    case S_P50: return bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
+    case S_P99: return bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
+    case S_INFLIGHT: return bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
+    case S_COMPLETED: return bt_store_at(st, r, BT_SIG_ADM_COMPLETED, m);
+    case S_OUTPUT: return bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    }
+    return NAN;
+}
+
+
+const struct tui_pattern tui_patterns[TUI_NPAT] = {
+    [PAT_QUOTA] = {"quota (! where crossed)", 0x2504, '=', BT_ROLE_QUOTA},
+    [PAT_SETTLED] = {"settled", 0x25CF, '*', BT_ROLE_SETTLED},
+    [PAT_ESTIMATED] = {"estimated", 0x25CB, 'o', BT_ROLE_ESTIMATED},
+    [PAT_BOTH] = {"settled and estimated on one point", 0x25C9, '@', BT_ROLE_ESTIMATED},
+    [PAT_USED] = {"used (with held reservations)", 0x00D7, 'x', BT_ROLE_RESERVED},
+    [PAT_THROTTLE] = {"throttles", 0x2587, '#', BT_ROLE_THROTTLE},
+    [PAT_P50] = {"p50", 0x2022, '+', BT_ROLE_P50},
+    [PAT_P99] = {"p99", 0x25B2, '^', BT_ROLE_P99},
+    [PAT_INFLIGHT] = {"in flight", 0x25CF, '*', BT_ROLE_INFLIGHT},
+    [PAT_LIMIT] = {"limit (! where crossed)", 0x2504, '=', BT_ROLE_LIMIT},
+    [PAT_POINT] = {"one minute", 0x2022, '*', BT_ROLE_SETTLED},
+    [PAT_NOW] = {"now", 0x25C6, '#', BT_ROLE_KNEE},
+    [PAT_KNEE] = {"knee", 0x2506, ':', BT_ROLE_KNEE},
+};
+
+/* One graph being drawn: its area, plot, and the minutes every time graph shares. */
+struct gctx {
+    struct bt_tui *t;
+    int r;
+    const struct bt_eval *e;
+    struct bt_rect a, p;   /* the graph (document rows) and its plot area */
+    int64_t end;           /* the right edge: the last complete minute */
+    int n;                 /* minutes shown, one per column */
+};
+
+static uint32_t pat(const struct gctx *g, int k)
+{
+    return g->t->utf8 ? tui_patterns[k].utf8 : (uint32_t)tui_patterns[k].ascii;
+}
+
+static double *series(const struct gctx *g, enum skind k)
+{
+    double *v = bt_xcalloc((size_t)g->n + 1, sizeof *v);
+    for (int i = 0; i < g->n; i++)
+        v[i] = series_at(g->t, g->r, k, g->end - (int64_t)(g->n - 1 - i) * 60);
+    return v;
+}
+
+/* Rounds an axis maximum up to two significant digits (350.8 -> 360). */
+static double axis_max(double v)
+{
+    if (!(v > 0) || !isfinite(v))
+        return 1;
+    double step = pow(10, floor(log10(v)) - 1);
+    return ceil(v / step - 1e-9) * step;
+}
+
+static double vmax(const double *v, int n, double m)
+{
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    return m;
+}
+
+/* A legend item on the title rule: its glyph, its label (with the current value). */
+struct item {
+    int pat;
+    char label[48];
+    char name[32];         /* without the value, when space is short */
+};
+
+static int items_width(const struct item *it, int n, bool values)
+{
+    int w = 0;
+    for (int i = 0; i < n; i++)
+        w += 4 + tui_width(values ? it[i].label : it[i].name);
+    return w;
+}
+
+/* The title rule: the question the graph answers, then the legend. When space is
+ * short the question shortens, then values go, but the first item (the quota or
+ * the limit) is always there. */
+static void title_rule(const struct gctx *g, const char *title, const char *short_title,
+                       const struct item *it, int n)
+{
+    const struct bt_tui *t = g->t;
+    struct bt_rect a = g->a;
+    int room = a.w - 4;
+    bool values = true;
+    const char *ti = title;
+    if (tui_width(ti) + items_width(it, n, true) > room)
+        ti = short_title;
+    if (tui_width(ti) + items_width(it, n, true) > room)
+        values = false;
+    while (n > 1 && tui_width(ti) + items_width(it, n, values) > room)
+        n--;
+    tui_rule(t, a.y, a.x, a.w, ti);
+    int x = a.x + 2 + tui_width(ti) + 1, xm = a.x + a.w - 1;
+    for (int i = 0; i < n; i++) {
+        /* " <glyph> label " over the rule */
+        x += tui_text(a.y, x, xm - x, " ", A(t, BT_ROLE_TITLE));
+        tui_glyph(a.y, x++, pat(g, it[i].pat), A(t, tui_patterns[it[i].pat].role));
+        x += tui_text(a.y, x, xm - x, " ", A(t, BT_ROLE_TITLE));
+        x += tui_text(a.y, x, xm - x, values ? it[i].label : it[i].name, A(t, BT_ROLE_TITLE));
+        x += tui_text(a.y, x, xm - x, " ", A(t, BT_ROLE_TITLE));
+    }
+}
+
+typedef void (*yfmt)(double v, char *o, size_t n);
+
+/* Latency ticks in seconds, as the legend reads (0s, 2.5s, 12s). */
+static void fmt_secs(double ms, char *o, size_t n)
+{
+    if (ms == 0)
+        snprintf(o, n, "0s");
+    else if (ms < 10000)
+        snprintf(o, n, "%.1fs", ms / 1000);
+    else
+        snprintf(o, n, "%.0fs", ms / 1000);
+}
+
+static void fmt_count(double v, char *o, size_t n)
+{
+    bt_fmt_tokens(v, o, n);
+}
+
+/* The y axis: a line with three ticks (0, half, top), labels in the figure's unit. */
+static void y_axis(const struct gctx *g, double ymax, yfmt fmt)
+{
+    const struct bt_tui *t = g->t;
+    int ax = g->p.x - 1;
+    for (int y = 0; y < g->p.h; y++)
+        tui_glyph(g->p.y + y, ax, t->utf8 ? 0x2502 : '|', A(t, BT_ROLE_AXIS));
+    double ticks[3] = {0, ymax / 2, ymax};
+    for (int i = 0; i < 3; i++) {
+        int row = bt_graph_row(ticks[i], ymax, g->p.h);
+        char lab[16];
+        fmt(ticks[i], lab, sizeof lab);
+        int w = tui_width(lab);
+        if (w > 6)
+            w = 6;
+        tui_text(g->p.y + row, ax - 1 - w, w, lab, A(t, BT_ROLE_AXIS));
+        tui_glyph(g->p.y + row, ax, t->utf8 ? 0x2524 : '+', A(t, BT_ROLE_AXIS));
+    }
+}
+
+/* The time axis every time graph shares: clock times on whole steps, "now" at the
+ * right edge (the last complete minute). */
+static void time_axis(const struct gctx *g)
+{
+    const struct bt_tui *t = g->t;
+    int ay = g->a.y + g->a.h - 1;
+    static const int steps[] = {10, 15, 30, 60, 120, 240, 480, 1440};
+    int step = steps[0];
+    for (size_t i = 0; i < BT_ARRAY_LEN(steps) && g->p.w / steps[i] * 7 > g->p.w; i++)
+        step = steps[i + 1 < BT_ARRAY_LEN(steps) ? i + 1 : i];
+    int now_x = g->p.x + g->p.w - 3;
+    tui_text(ay, now_x, 3, "now", A(t, BT_ROLE_AXIS));
+    int last_end = g->p.x - 1;
+    for (int c = 0; c < g->p.w; c++) {
+        int64_t m = g->end - (int64_t)(g->p.w - 1 - c) * 60;
+        if (m % ((int64_t)step * 60))
+            continue;
+        int x = g->p.x + c - 2;
+        if (x <= last_end || x + 5 >= now_x)
+            continue;
+        char hm[16];
+        bt_fmt_hhmm(m, hm, sizeof hm);
+        tui_text(ay, x, 5, hm, A(t, BT_ROLE_AXIS));
+        last_end = x + 5;
+    }
+}
+
+static void blit_free(const struct gctx *g, struct bt_canvas *cv)
+{
+    tui_blit(g->t, cv, g->p.y, g->p.x);
+    bt_canvas_free(cv);
+}
+
+static void draw_tokens(struct gctx *g)
+{
+    const struct bt_eval *e = g->e;
+    double quota = e->mantle ? e->in_quota : e->quota;
+    /* mantle: core's minute figures are the input side */
+    double *settled = series(g, S_SETTLED);
+    double *est = series(g, S_ESTIMATED);
+    double *used = series(g, S_USED);
+    double ymax = vmax(settled, g->n, vmax(est, g->n, vmax(used, g->n, 0)));
+    if (isfinite(quota) && quota > ymax)
+        ymax = quota;
+    ymax = axis_max(ymax * 1.1);
+    struct item it[4];
+    int ni = 0;
+    char v[16];
+    bt_fmt_tokens(quota, v, sizeof v);
+    it[ni] = (struct item){.pat = PAT_QUOTA};
+    snprintf(it[ni].label, sizeof it[ni].label, isnan(quota) ? "quota unknown" : "quota %s", v);
+    snprintf(it[ni++].name, sizeof it[0].name, isnan(quota) ? "quota unknown" : "quota");
+    bt_fmt_tokens(e->mantle ? e->input_tokens : e->settled, v, sizeof v);
+    it[ni] = (struct item){.pat = PAT_SETTLED};
+    snprintf(it[ni].label, sizeof it[0].label, "%s %s", e->mantle ? "input" : "settled", v);
+    snprintf(it[ni++].name, sizeof it[0].name, "%s", e->mantle ? "input" : "settled");
+    if (!e->mantle) {
+        bt_fmt_tokens(e->estimated, v, sizeof v);
+        it[ni] = (struct item){.pat = PAT_ESTIMATED};
+        snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
+        snprintf(it[ni++].name, sizeof it[0].name, "est");
+    }
+    bt_fmt_tokens(e->mantle ? e->in_used : e->used, v, sizeof v);
+    it[ni] = (struct item){.pat = PAT_USED};
+    snprintf(it[ni].label, sizeof it[0].label, "used %s", v);
+    snprintf(it[ni++].name, sizeof it[0].name, "used");
+    title_rule(g, e->mantle ? "Input tokens/min against the input quota"
+                            : "Tokens/min against the quota",
+               e->mantle ? "input tokens/min" : "tokens/min", it, ni);
+    y_axis(g, ymax, fmt_count);
+    time_axis(g);
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    struct bt_plot_series sr[] = {
+        {.kind = BT_SER_LEVEL, .level = quota, .role = BT_ROLE_QUOTA, .ascii = '=',
+         .glyph = pat(g, PAT_QUOTA)},
+        {.kind = BT_SER_LINE, .v = used, .n = g->n, .role = BT_ROLE_RESERVED, .ascii = 'x',
+         .glyph = pat(g, PAT_USED), .over = true},
+        {.kind = BT_SER_LINE, .v = settled, .n = g->n, .role = BT_ROLE_SETTLED, .ascii = '*',
+         .glyph = pat(g, PAT_SETTLED), .over = true},
+        /* the estimate is drawn last, never hidden: where it meets settled, one glyph says both */
+        {.kind = BT_SER_LINE, .v = est, .n = g->n, .role = BT_ROLE_ESTIMATED, .ascii = 'o',
+         .glyph = pat(g, PAT_ESTIMATED), .merge_with = 3, .merge_glyph = pat(g, PAT_BOTH),
+         .over = true},
+    };
+    bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, 4, ymax, g->t->utf8, BT_ROLE_CRIT);
+    blit_free(g, &cv);
+    free(settled);
+    free(est);
+    free(used);
+}
+
+/* A graph of one series against one level (a quota, a limit), the level first in
+ * the legend and marked where the series crosses it. */
+struct level_graph {
+    enum skind series;
+    double level, now;          /* the level and the series' current value */
+    int level_pat, line_pat;
+    const char *level_name, *no_level, *line_name, *title, *short_title;
+    double headroom;            /* the axis top: this much above the largest value */
+};
+
+static void draw_level_graph(struct gctx *g, const struct level_graph *d)
+{
+    double *v = series(g, d->series);
+    double ymax = axis_max(vmax(v, g->n, isfinite(d->level) ? d->level : 1) * d->headroom);
+    struct item it[2] = {{.pat = d->level_pat}, {.pat = d->line_pat}};
+    char s[16];
+    bt_fmt_tokens(d->level, s, sizeof s);
+    if (isnan(d->level))
+        snprintf(it[0].label, sizeof it[0].label, "%s", d->no_level);
+    else
+        snprintf(it[0].label, sizeof it[0].label, "%s %s", d->level_name, s);
+    snprintf(it[0].name, sizeof it[0].name, "%s", d->level_name);
+    bt_fmt_tokens(d->now, s, sizeof s);
+    snprintf(it[1].label, sizeof it[1].label, "%s %s", d->line_name, s);
+    snprintf(it[1].name, sizeof it[1].name, "%s", d->line_name);
+    title_rule(g, d->title, d->short_title, it, 2);
+    y_axis(g, ymax, fmt_count);
+    time_axis(g);
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    const struct tui_pattern *lp = &tui_patterns[d->level_pat], *sp = &tui_patterns[d->line_pat];
+    struct bt_plot_series sr[] = {
+        {.kind = BT_SER_LEVEL, .level = d->level, .role = (unsigned char)lp->role,
+         .ascii = (char)lp->ascii, .glyph = pat(g, d->level_pat)},
+        {.kind = BT_SER_LINE, .v = v, .n = g->n, .role = (unsigned char)sp->role,
+         .ascii = (char)sp->ascii, .glyph = pat(g, d->line_pat), .over = true},
+    };
+    bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, 2, ymax, g->t->utf8, BT_ROLE_CRIT);
+    blit_free(g, &cv);
+    free(v);
+}
+
+static void draw_mantle_out(struct gctx *g)
+{
+    const struct bt_eval *e = g->e;
+    draw_level_graph(g, &(struct level_graph){
+        .series = S_OUTPUT, .level = e->out_quota, .now = e->out_used,
+        .level_pat = PAT_QUOTA, .line_pat = PAT_SETTLED, .level_name = "quota",
+        .no_level = "quota unknown", .line_name = "output",
+        .title = "Output tokens/min against the output quota",
+        .short_title = "output tokens/min", .headroom = 1.1});
+}
+
+static void draw_throttles(struct gctx *g)
+{
+    double *v = series(g, S_THROTTLES);
+    double ymax = axis_max(vmax(v, g->n, 1));
+    struct item it[1] = {{.pat = PAT_THROTTLE}};
+    char s[16];
+    bt_fmt_count(g->e->throttles, s, sizeof s);
+    snprintf(it[0].label, sizeof it[0].label, "throttles %s", s);
+    snprintf(it[0].name, sizeof it[0].name, "throttles");
+    title_rule(g, "Throttles/min: is Bedrock refusing calls?", "throttles/min", it, 1);
+    y_axis(g, ymax, fmt_count);
+    time_axis(g);
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    bt_graph_bars(&cv, 0, 0, g->p.w, g->p.h, v, g->n, ymax, BT_ROLE_THROTTLE, g->t->utf8);
+    blit_free(g, &cv);
+    free(v);
+}
+
+static void draw_latency(struct gctx *g)
+{
+    double *p50 = series(g, S_P50), *p99 = series(g, S_P99);
+    double ymax = axis_max(vmax(p99, g->n, vmax(p50, g->n, 1)) * 1.1);
+    struct item it[2] = {{.pat = PAT_P50}, {.pat = PAT_P99}};
+    char s[16];
+    bt_fmt_latency(g->e->lat_p50, s, sizeof s);
+    snprintf(it[0].label, sizeof it[0].label, "p50 %s", s);
+    snprintf(it[0].name, sizeof it[0].name, "p50");
+    bt_fmt_latency(g->e->lat_p99, s, sizeof s);
+    snprintf(it[1].label, sizeof it[1].label, "p99 %s", s);
+    snprintf(it[1].name, sizeof it[1].name, "p99");
+    title_rule(g, "Latency: are calls slowing down?", "latency", it, 2);
+    y_axis(g, ymax, fmt_secs);
+    time_axis(g);
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    struct bt_plot_series sr[] = {
+        {.kind = BT_SER_LINE, .v = p99, .n = g->n, .role = BT_ROLE_P99, .ascii = '^',
+         .glyph = pat(g, PAT_P99)},
+        {.kind = BT_SER_LINE, .v = p50, .n = g->n, .role = BT_ROLE_P50, .ascii = '+',
+         .glyph = pat(g, PAT_P50)},
+    };
+    bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, 2, ymax, g->t->utf8, BT_ROLE_CRIT);
+    blit_free(g, &cv);
+    free(p50);
+    free(p99);
+}
+
+static void draw_inflight(struct gctx *g)
+{
+    const struct bt_eval *e = g->e;
+    draw_level_graph(g, &(struct level_graph){
+        .series = S_INFLIGHT, .level = e->conc_limit, .now = e->in_flight,
+        .level_pat = PAT_LIMIT, .line_pat = PAT_INFLIGHT, .level_name = "limit",
+        .no_level = "no limit known", .line_name = "in flight",
+        .title = "Calls in flight against the concurrency limit", .short_title = "in flight",
+        .headroom = 1.2});
+}
+
+/* Completions per minute against calls in flight, one point a minute of the history;
+ * the newest minute marked "now", the knee (core/oppoint) marked and labelled. */
+static void draw_oppoint(struct gctx *g)
+{
+    struct bt_tui *t = g->t;
+    int hist = t->host->cfg->history_minutes;
+    double *xs = bt_xcalloc((size_t)hist + 1, sizeof(double));
+    double *ys = bt_xcalloc((size_t)hist + 1, sizeof(double));
+    int n = 0;
+    for (int i = 0; i < hist; i++) {
+        int64_t m = g->end - (int64_t)i * 60;
+        double x = series_at(t, g->r, S_INFLIGHT, m), yv = series_at(t, g->r, S_COMPLETED, m);
+        if (!isfinite(x) || !isfinite(yv) || x < 0 || yv < 0)
+            continue;
+        xs[n] = x;
+        ys[n] = yv;
+        n++;
+    }
+    struct bt_oppoint op;
+    bt_oppoint_compute(xs, ys, n, &op);
+    double xmax = axis_max(op.xmax * 1.1), ymax = axis_max(op.ymax * 1.15);
+    struct item it[3] = {{.pat = PAT_NOW}, {.pat = PAT_POINT}, {.pat = PAT_KNEE}};
+    char a[16], b[16];
+    if (n) {
+        bt_fmt_count(xs[0], a, sizeof a);
+        bt_fmt_count(ys[0], b, sizeof b);
+        snprintf(it[0].label, sizeof it[0].label, "now %s in flight, %s/min", a, b);
+    } else {
+        snprintf(it[0].label, sizeof it[0].label, "now: no data");
+    }
+    snprintf(it[0].name, sizeof it[0].name, "now");
+    snprintf(it[1].label, sizeof it[1].label, "one minute");
+    snprintf(it[1].name, sizeof it[1].name, "minute");
+    int ni = 2;
+    if (op.enough && op.plateau) {
+        snprintf(it[2].label, sizeof it[2].label, "flat beyond %.0f in flight", op.knee);
+        snprintf(it[2].name, sizeof it[2].name, "knee %.0f", op.knee);
+        ni = 3;
+    }
+    title_rule(g, "Operating point: does more concurrency still pay?", "operating point", it, ni);
+    y_axis(g, ymax, fmt_count);
+    int ay = g->a.y + g->a.h - 1;
+    tui_text(ay, g->p.x, 1, "0", A(t, BT_ROLE_AXIS));
+    bt_fmt_count(xmax, a, sizeof a);
+    char axis[48];
+    snprintf(axis, sizeof axis, "%s in flight", a);
+    int aw = tui_width(axis);
+    tui_text(ay, g->p.x + g->p.w - aw, aw, axis, A(t, BT_ROLE_AXIS));
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    int pw = g->p.w, ph = g->p.h;
+    if (op.enough && op.plateau && pw > 1) {
+        int kx = (int)lround(fmin(op.knee / xmax, 1) * (pw - 1));
+        for (int y = 0; y < ph; y++)
+            bt_canvas_set(&cv, kx, y, pat(g, PAT_KNEE), BT_ROLE_KNEE);
+        char kl[32];
+        snprintf(kl, sizeof kl, "knee %.0f", op.knee);
+        int kw = tui_width(kl), lx = g->p.x + kx - kw / 2;
+        if (lx > g->p.x + 1 && lx + kw < g->p.x + g->p.w - aw - 1)
+            tui_text(ay, lx, kw, kl, A(t, BT_ROLE_KNEE));
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        int cx = (int)lround(fmin(xs[i] / xmax, 1) * (pw - 1));
+        int cy = bt_graph_row(ys[i], ymax, ph);
+        bt_canvas_set(&cv, cx, cy, pat(g, i == 0 ? PAT_NOW : PAT_POINT),
+                      i == 0 ? BT_ROLE_KNEE : BT_ROLE_SETTLED);
+    }
+    blit_free(g, &cv);
+    if (!op.enough) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "not enough data yet: %d minute%s at %d in-flight level%s; "
+                 "a knee needs %d minutes at %d levels", op.points, op.points == 1 ? "" : "s",
+                 op.levels, op.levels == 1 ? "" : "s", BT_OPPOINT_MIN_POINTS,
+                 BT_OPPOINT_MIN_LEVELS);
+        tui_text_cut(g->p.y + ph / 2, g->p.x + 2, pw - 4, msg, A(t, BT_ROLE_DIM));
+    }
+    free(xs);
+    free(ys);
+}
+
+/* The graph kinds: which routes have one, and how it is drawn. */
+static bool has_adm(const struct bt_tui *t, int r, enum bt_signal s)
+{
+    return bt_store_newest(t->host->store, r, s, t->host->now) != 0;
+}
+
+static bool want_always(const struct bt_tui *t, int r)
+{
+    (void)t, (void)r;
+    return true;
+}
+
+static bool want_mantle(const struct bt_tui *t, int r)
+{
+    return t->evals[r].mantle;
+}
+
+static bool want_runtime(const struct bt_tui *t, int r)
+{
+    return !t->evals[r].mantle;
+}
+
+static bool want_inflight(const struct bt_tui *t, int r)
+{
+    return has_adm(t, r, BT_SIG_ADM_IN_FLIGHT) || !isnan(t->evals[r].in_flight);
+}
+
+static bool want_oppoint(const struct bt_tui *t, int r)
+{
+    return has_adm(t, r, BT_SIG_ADM_IN_FLIGHT) && has_adm(t, r, BT_SIG_ADM_COMPLETED);
+}
+
+static const struct {
+    enum gkind kind;
+    bool (*wanted)(const struct bt_tui *t, int r);
+    void (*draw)(struct gctx *g);
+} gkinds[] = {
+    {G_TOKENS, want_always, draw_tokens},          /* first: it takes priority */
+    {G_MANTLE_OUT, want_mantle, draw_mantle_out},
+    {G_THROTTLES, want_runtime, draw_throttles},
+    {G_LATENCY, want_runtime, draw_latency},
+    {G_INFLIGHT, want_inflight, draw_inflight},
+    {G_OPPOINT, want_oppoint, draw_oppoint},
+};
+
+int tui_detail_graphs(const struct bt_tui *t, int r, enum gkind *g)
+{
+    int n = 0;
+    for (size_t i = 0; i < BT_ARRAY_LEN(gkinds) && n < BT_LAYOUT_MAX_GRAPHS; i++)
+        if (gkinds[i].wanted(t, r))
+            g[n++] = gkinds[i].kind;
+    return n;
+}
+
+void tui_draw_graph(struct bt_tui *t, int r, enum gkind k, struct bt_rect a)
+{
+    struct gctx g = {.t = t, .r = r, .e = &t->evals[r], .a = a};
+    g.p = (struct bt_rect){a.x + 8, a.y + 1, a.w - 9, a.h - 2};
+    if (g.p.w < 8 || g.p.h < 3)
+        return;
+    /* one right edge for every graph: the last complete minute */
+    g.end = bt_minute_floor(t->host->now) - 60;
+    g.n = g.p.w < t->host->cfg->history_minutes ? g.p.w : t->host->cfg->history_minutes;
+    if (g.n < 1)
+        g.n = 1;
+    for (size_t i = 0; i < BT_ARRAY_LEN(gkinds); i++)
+        if (gkinds[i].kind == k)
+            gkinds[i].draw(&g);
+}

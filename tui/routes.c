@@ -1,0 +1,143 @@
+/* The route list: evaluation per store change or minute, filter, sort, selection. */
+#include "tui/view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/util.h"
+
+const struct tui_sort tui_sort_info[SORT_COUNT] = {
+    [SORT_STATUS] = {"status", BT_COL_STATUS},     [SORT_HEADROOM] = {"headroom", BT_COL_HEADPCT},
+    [SORT_USED] = {"used", BT_COL_BAR},            [SORT_THROTTLES] = {"throttles", BT_COL_THR},
+    [SORT_P99] = {"p99", BT_COL_P99},              [SORT_INFLIGHT] = {"in-flight", BT_COL_INFL},
+    [SORT_NAME] = {"name", BT_COL_NAME},           [SORT_CONFIG] = {"config", BT_COL_COUNT},
+};
+
+int tui_sev_rank(enum bt_status s)
+{
+    switch (s) {
+    case BT_ST_CRIT: return 4;
+    case BT_ST_WARN: return 3;
+    case BT_ST_UNKNOWN: return 2;
+    default: return 1;
+    }
+}
+
+static bool contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++)
+        if (!strncasecmp(p, needle, n))
+            return true;
+    return n == 0;
+}
+
+static bool matches(const struct bt_tui *t, int r)
+{
+    if (!t->filter[0])
+        return true;
+    const struct bt_route *rt = &t->host->cfg->routes[r];
+    const struct bt_eval *e = &t->evals[r];
+    if (contains(rt->name, t->filter) || contains(rt->model, t->filter) ||
+        contains(rt->region, t->filter) || contains(bt_endpoint_name(rt->endpoint), t->filter) ||
+        contains(bt_inference_name(rt->inference), t->filter) ||
+        contains(bt_status_name(e->status), t->filter))
+        return true;
+    for (int w = 0; w < e->nwarn; w++)
+        if (contains(bt_wcode_name(e->warnings[w].code), t->filter))
+            return true;
+    return false;
+}
+
+static const struct bt_tui *sort_ctx;
+
+/* NAN sorts last whatever the direction. */
+static int cmp_num(double a, double b, bool desc)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    if (a == b)
+        return 0;
+    return (a < b) == desc ? 1 : -1;
+}
+
+static int cmp_routes(const void *pa, const void *pb)
+{
+    const struct bt_tui *t = sort_ctx;
+    int a = *(const int *)pa, b = *(const int *)pb;
+    const struct bt_eval *ea = &t->evals[a], *eb = &t->evals[b];
+    int c = 0;
+    switch (t->sort) {
+    case SORT_STATUS:
+        c = tui_sev_rank(eb->status) - tui_sev_rank(ea->status);
+        if (!c)
+            c = cmp_num(ea->headroom_pct, eb->headroom_pct, false);
+        break;
+    case SORT_HEADROOM: c = cmp_num(ea->headroom_pct, eb->headroom_pct, false); break;
+    case SORT_USED: c = cmp_num(ea->used, eb->used, true); break;
+    case SORT_THROTTLES: c = cmp_num(ea->throttles, eb->throttles, true); break;
+    case SORT_P99: c = cmp_num(ea->lat_p99, eb->lat_p99, true); break;
+    case SORT_INFLIGHT: c = cmp_num(ea->in_flight, eb->in_flight, true); break;
+    case SORT_NAME:
+        c = strcmp(t->host->cfg->routes[a].name, t->host->cfg->routes[b].name);
+        break;
+    default: break;
+    }
+    if (t->sort_rev)
+        c = -c;
+    return c ? c : a - b;
+}
+
+void tui_evaluate(struct bt_tui *t)
+{
+    const struct bt_config *cfg = t->host->cfg;
+    int n = cfg->nroutes;
+    /* An evaluation depends on the store and the minute only: the clock ticking
+     * each second redraws without evaluating every route again. */
+    int64_t minute = bt_minute_floor(t->host->now);
+    if (!t->evals || t->e_gen != t->host->store->generation || t->e_minute != minute ||
+        t->e_n != n) {
+        free(t->evals);
+        t->evals = bt_xcalloc((size_t)n + 1, sizeof *t->evals);
+        bt_eval_all(cfg, t->host->store, t->host->now, t->evals); /* quota groups together */
+        t->e_gen = t->host->store->generation;
+        t->e_minute = minute;
+        t->e_n = n;
+    }
+    free(t->order);
+    t->order = bt_xcalloc((size_t)n + 1, sizeof *t->order);
+    t->nvis = 0;
+    for (int r = 0; r < n; r++)
+        if (matches(t, r))
+            t->order[t->nvis++] = r;
+    sort_ctx = t;
+    qsort(t->order, (size_t)t->nvis, sizeof *t->order, cmp_routes);
+    sort_ctx = NULL;
+    bool found = false;
+    for (int i = 0; i < t->nvis; i++)
+        found |= t->order[i] == t->sel_route;
+    if (!found)
+        t->sel_route = t->nvis ? t->order[0] : -1;
+}
+
+int tui_sel_pos(const struct bt_tui *t)
+{
+    for (int i = 0; i < t->nvis; i++)
+        if (t->order[i] == t->sel_route)
+            return i;
+    return 0;
+}
+
+void tui_move_sel(struct bt_tui *t, int delta)
+{
+    if (!t->nvis)
+        return;
+    int pos = tui_sel_pos(t) + delta;
+    if (pos < 0)
+        pos = 0;
+    if (pos >= t->nvis)
+        pos = t->nvis - 1;
+    t->sel_route = t->order[pos];
+}
