@@ -76,7 +76,7 @@ static void test_negotiation(void)
     OK(bt_httpd_parse("LONGMETHOD / HTTP/1.1\r\n", &rq) == 400, "method over 7 bytes: 400");
     char longreq[600] = "GET /";
     memset(longreq + 5, 'a', 400);
-    strcpy(longreq + 405, " HTTP/1.1\r\n");
+    snprintf(longreq + 405, sizeof longreq - 405, " HTTP/1.1\r\n");
     OK(bt_httpd_parse(longreq, &rq) == 414, "target over 255 bytes: 414");
 
     struct bt_buf z = {0};
