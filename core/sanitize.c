@@ -29,21 +29,27 @@ static bool is_c1(const unsigned char *s, int n)
     return n == 2 && s[0] == 0xc2 && s[1] < 0xa0;
 }
 
+/* Appends the character at p as it may be shown ('?' for a control byte, a C1 control,
+ * invalid UTF-8, or any non-ASCII when ascii_only); returns the next character. */
+static const unsigned char *put_safe(struct bt_buf *b, const unsigned char *p, bool ascii_only)
+{
+    if (*p < 0x80) {
+        bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+        return p + 1;
+    }
+    int n = bt_utf8_len(p);
+    if (n == 0 || ascii_only || is_c1(p, n))
+        bt_buf_putc(b, '?');
+    else
+        bt_buf_add(b, p, (size_t)n);
+    return p + (n ? n : 1);
+}
+
 void bt_san_term_buf(struct bt_buf *b, const char *s, bool ascii_only)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
-    while (*p) {
-        if (*p < 0x80) {
-            bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
-            p++;
-            continue;
-        }
-        int n = bt_utf8_len(p);
-        if (n == 0) { bt_buf_putc(b, '?'); p++; continue; }
-        if (ascii_only || is_c1(p, n)) bt_buf_putc(b, '?');
-        else bt_buf_add(b, p, (size_t)n);
-        p += n;
-    }
+    while (*p)
+        p = put_safe(b, p, ascii_only);
 }
 
 char *bt_san_term(char *out, size_t n, const char *s)
@@ -97,16 +103,12 @@ void bt_san_csv_buf(struct bt_buf *b, const char *s)
     if (*p == '=' || *p == '+' || *p == '-' || *p == '@' || *p == '\t' || *p == '\r')
         bt_buf_putc(b, '\'');
     while (*p) {
-        if (*p == '"') { bt_buf_puts(b, "\"\""); p++; continue; }
-        if (*p < 0x80) {
-            bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+        if (*p == '"') {
+            bt_buf_puts(b, "\"\"");
             p++;
-            continue;
+        } else {
+            p = put_safe(b, p, false);
         }
-        int n = bt_utf8_len(p);
-        if (n == 0 || is_c1(p, n)) { bt_buf_putc(b, '?'); p += n ? n : 1; continue; }
-        bt_buf_add(b, p, (size_t)n);
-        p += n;
     }
     bt_buf_putc(b, '"');
 }
@@ -115,18 +117,13 @@ void bt_san_prom_label_buf(struct bt_buf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        if (*p == '\\') { bt_buf_puts(b, "\\\\"); p++; continue; }
-        if (*p == '"') { bt_buf_puts(b, "\\\""); p++; continue; }
-        if (*p == '\n') { bt_buf_puts(b, "\\n"); p++; continue; }
-        if (*p < 0x80) {
-            bt_buf_putc(b, (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p);
+        const char *esc = *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : *p == '\n' ? "\\n" : NULL;
+        if (esc) {
+            bt_buf_puts(b, esc);
             p++;
-            continue;
+        } else {
+            p = put_safe(b, p, false);
         }
-        int n = bt_utf8_len(p);
-        if (n == 0 || is_c1(p, n)) { bt_buf_putc(b, '?'); p += n ? n : 1; continue; }
-        bt_buf_add(b, p, (size_t)n);
-        p += n;
     }
 }
 
