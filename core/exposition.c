@@ -14,9 +14,9 @@
 #define EXPO_FAMILIES(X)                                                                          \
     X(HEADROOM, "bedtop_headroom_tokens_per_minute", "gauge",                                     \
       "Quota minus the tokens per minute used by every route of the quota group.")                \
-    X(HEADROOM_RATIO, "bedtop_headroom_ratio", "gauge", "Headroom as a fraction of the quota (0-1).") \
+    X(HEADROOM_RATIO, "bedtop_headroom_ratio", "gauge", "Headroom as a fraction of the quota (1 idle, 0 at the quota, negative over it).") \
     X(USED, "bedtop_used_tokens_per_minute", "gauge",                                             \
-      "Tokens per minute counted against the quota: max(settled, estimated, reserved).")          \
+      "Tokens per minute counted against the quota: max(settled, estimated) + held, or the per-minute upper bound.")          \
     X(HELD, "bedtop_held_tokens", "gauge",                                                        \
       "Reservations held by calls in flight now (label source: admission, littles-law).")         \
     X(IN_FLIGHT, "bedtop_in_flight_calls", "gauge",                                               \
