@@ -23,7 +23,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLA
 LDLIBS   = $(PKG_LIBS) $(INIH_LIBS) -lm
 
 B       ?= build
-LIB_SRC  = $(sort $(wildcard core/*.c collectors/*.c tui/*.c app/*.c))
+LIB_SRC  = $(sort $(wildcard core/*.c render/*.c collectors/*.c aws/*.c net/*.c tui/*.c app/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -87,7 +87,7 @@ FUZZ_TIME ?= 600
 fuzz:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found (scripts/deps installs clang)" >&2; exit 1; }
 	$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) WARN="$(WARN) -Wno-unknown-warning-option" \
-	    LIB_SRC="$(sort $(wildcard core/*.c collectors/*.c))" \
+	    LIB_SRC="$(sort $(wildcard core/*.c render/*.c collectors/*.c aws/*.c net/*.c))" \
 	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-targets
 
 fuzz-targets: $(FUZZ_BIN)
@@ -97,7 +97,7 @@ $(B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/libbedtop.a
 
 # Each target a fixed number of runs from a fixed seed over its corpus (part of check).
 fuzz-smoke:
-	BEDTOP_SRCDIR=$(CURDIR) bash tests/t_fuzz_smoke.sh
+	BEDTOP_SRCDIR=$(CURDIR) bash tests/suites/t_fuzz_smoke.sh
 
 # On demand: each target for FUZZ_TIME seconds; new inputs go to build-fuzz/corpus/.
 # FUZZ_ONLY="config time" limits it to those targets.

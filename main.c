@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 
 /* Which commands an option applies to: giving it to another is an error (a cron

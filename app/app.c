@@ -12,15 +12,15 @@
 
 #include "app/app.h"
 #include "collectors/admission.h"
-#include "collectors/awsgroup.h"
+#include "aws/awsgroup.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
-#include "collectors/http.h"
-#include "collectors/loop.h"
+#include "net/http.h"
+#include "net/loop.h"
 #include "collectors/promsource.h"
 #include "collectors/quotas.h"
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 
 /* The AWS CLI's MFA prompt: on the terminal, the code not echoed. */

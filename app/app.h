@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "collectors/collector.h"
-#include "collectors/loop.h"
+#include "net/loop.h"
 #include "core/apicost.h"
 #include "core/config.h"
 #include "core/headroom.h"

@@ -13,11 +13,11 @@
 #include "collectors/admission.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
-#include "collectors/http.h"
-#include "collectors/loop.h"
+#include "net/http.h"
+#include "net/loop.h"
 #include "collectors/quotas.h"
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 
 struct dash {

@@ -11,12 +11,12 @@
 #include <time.h>
 
 #include "app/app.h"
-#include "collectors/httpd.h"
-#include "collectors/loop.h"
+#include "net/httpd.h"
+#include "net/loop.h"
 #include "core/apicost.h"
-#include "core/exposition.h"
+#include "render/exposition.h"
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 
 #define SERVE_REEVAL_S 1     /* a scrape re-evaluates when the last evaluation is older */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "app/view.h"
-#include "collectors/loop.h"
+#include "net/loop.h"
 #include "core/headroom.h"
 #include "core/util.h"
 #include "tui/tui.h"

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "app/app.h"
-#include "collectors/loop.h"
+#include "net/loop.h"
 #include "tui/tui.h"
 
 struct app_view {

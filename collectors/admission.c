@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/util.h"
 
 /* ---- signals, from the BT_SIGNALS table ------------------------------- */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/awsgroup.h"
-#include "collectors/http.h"
+#include "aws/awsgroup.h"
+#include "net/http.h"
 #include "core/json.h"
 
 #define NS_RUNTIME "AWS/Bedrock"

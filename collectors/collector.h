@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/model.h"
 
-struct bt_http; /* collectors/http.h */
+struct bt_http; /* net/http.h */
 struct bt_api_cost; /* core/apicost.h */
 
 enum bt_run_mode {

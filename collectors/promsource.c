@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "collectors/admission.h"
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/util.h"
 
 #define RANGE_NAMES "bedtop_signal|bedtop_data_timestamp_seconds"

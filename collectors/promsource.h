@@ -1,7 +1,7 @@
 /* Reading bedtop's own series back from a Prometheus server (`--source
  * prometheus+http://HOST:PORT`), instead of calling AWS: the dashboard,
  * `check`, `record --since` and `export` then show what a fleet of `bedtop
- * serve` pollers exported (core/exposition.h), with no AWS request at all.
+ * serve` pollers exported (render/exposition.h), with no AWS request at all.
  *
  * Per round, two requests to the server (label matchers of --match added to
  * both selectors):

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/awsgroup.h"
-#include "collectors/http.h"
+#include "aws/awsgroup.h"
+#include "net/http.h"
 #include "collectors/infprofile.h"
 #include "core/burndown.h"
 #include "core/json.h"

@@ -1,4 +1,4 @@
-# Shared helpers for shell suites (tests/t_*.sh). Source it; call `finish` last.
+# Shared helpers for shell suites (tests/suites/t_*.sh). Source it; call `finish` last.
 set -u
 PASS=0 FAIL=0 SKIP=0
 BEDTOP=${BEDTOP:-$BEDTOP_SRCDIR/build/bedtop}

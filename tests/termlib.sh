@@ -1,5 +1,5 @@
-# Terminal-test helpers (tmux's habit), sourced by tests/t_tui.sh and
-# tests/t_replay_tui.sh after tests/lib.sh: a private tmux server, programs
+# Terminal-test helpers (tmux's habit), sourced by tests/suites/t_tui.sh and
+# tests/suites/t_replay_tui.sh after tests/lib.sh: a private tmux server, programs
 # started at a fixed size, keys sent with send-keys, screens captured with
 # capture-pane -p and compared with tests/term/golden/NAME.txt.
 # UPDATE_GOLDEN=1 rewrites the goldens (then read them before committing).

@@ -17,10 +17,10 @@
 #include <time.h>
 
 #include "collectors/cloudwatch.h"
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/config.h"
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 #include "tui/tui.h"
 

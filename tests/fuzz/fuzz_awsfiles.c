@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collectors/awsauth.h"
+#include "aws/awsauth.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
 

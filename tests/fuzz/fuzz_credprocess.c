@@ -1,7 +1,7 @@
 /* credential_process stdout: {"Version":1,"AccessKeyId",...}. */
 #include <string.h>
 
-#include "collectors/awsauth.h"
+#include "aws/awsauth.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,7 @@
  * split at the first NUL byte (header first; no NUL: no header). */
 #include <string.h>
 
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
 

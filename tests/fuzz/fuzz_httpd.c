@@ -1,9 +1,9 @@
-/* bedtop serve's request head parser (collectors/httpd.c): whatever a client
+/* bedtop serve's request head parser (net/httpd.c): whatever a client
  * sends, at most BT_HTTPD_MAX_REQ bytes, must parse or be refused, and the
  * Accept negotiation must not crash on what it found. */
 #include <string.h>
 
-#include "collectors/httpd.h"
+#include "net/httpd.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

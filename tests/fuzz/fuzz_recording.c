@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -3,7 +3,7 @@
  * documents, then the ARN of whatever was parsed as the identity shown. */
 #include <string.h>
 
-#include "collectors/sts.h"
+#include "aws/sts.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

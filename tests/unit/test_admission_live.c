@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "collectors/admission.h"
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/config.h"
 #include "core/util.h"
 #include "tests/tap.h"

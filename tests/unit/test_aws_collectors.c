@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/awsgroup.h"
+#include "aws/awsgroup.h"
 #include "collectors/cloudwatch.h"
-#include "collectors/http.h"
+#include "net/http.h"
 #include "collectors/quotas.h"
 #include "core/config.h"
 #include "core/util.h"

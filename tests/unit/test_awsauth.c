@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collectors/awsauth.h"
+#include "aws/awsauth.h"
 #include "core/util.h"
 #include "tests/tap.h"
 

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "collectors/httpd.h"
+#include "net/httpd.h"
 #include "collectors/promsource.h"
 #include "collectors/promtext.h"
 #include "core/apicost.h"
-#include "core/exposition.h"
+#include "render/exposition.h"
 #include "core/headroom.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 #include "tests/tap.h"
 

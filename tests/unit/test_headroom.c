@@ -9,7 +9,7 @@
 
 #include "core/headroom.h"
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 #include "tests/tap.h"
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/util.h"
 #include "tests/tap.h"
 

@@ -16,7 +16,7 @@
 #include "collectors/quotas.h"
 #include "core/json.h"
 #include "core/recording.h"
-#include "core/report.h"
+#include "render/report.h"
 #include "core/util.h"
 #include "tests/tap.h"
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/http.h"
-#include "collectors/loop.h"
+#include "net/http.h"
+#include "net/loop.h"
 #include "tests/tap.h"
 
 struct probe {

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "collectors/sigv4.h"
+#include "aws/sigv4.h"
 #include "core/util.h"
 #include "tests/tap.h"
 

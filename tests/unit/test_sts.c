@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collectors/sts.h"
+#include "aws/sts.h"
 #include "tests/tap.h"
 
 static const char assume_ok[] =

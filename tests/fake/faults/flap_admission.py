@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An admission-controller endpoint on 127.0.0.1 that flaps, for tests/t_faults.sh.
+"""An admission-controller endpoint on 127.0.0.1 that flaps, for tests/suites/t_faults.sh.
 
 Requests are numbered from 1 and answered in phases: UP good answers, then
 DOWN HTTP 500s, repeating

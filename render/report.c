@@ -1,6 +1,6 @@
-#include "core/report.h"
+#include "render/report.h"
 
-#include "core/exposition.h"
+#include "render/exposition.h"
 #include "core/sanitize.h"
 
 #include <math.h>

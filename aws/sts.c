@@ -1,4 +1,4 @@
-#include "collectors/sts.h"
+#include "aws/sts.h"
 
 #include <expat.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/sigv4.h"
+#include "aws/sigv4.h"
 #include "core/util.h"
 
 struct bt_sts_result {

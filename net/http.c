@@ -2,7 +2,7 @@
  * lives through attempts: WAIT (a retry timer, or new) -> RUN (an easy handle
  * in the multi) -> WAIT again or called back. Retries follow the AWS SDKs'
  * standard mode; every attempt is signed again when it is sent. */
-#include "collectors/http.h"
+#include "net/http.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /* `bedtop check` output: JSON (data/check.schema.json), an aligned text table and
- * Prometheus text for node-exporter's textfile collector (core/exposition.h). */
+ * Prometheus text for node-exporter's textfile collector (render/exposition.h). */
 #ifndef BEDTOP_REPORT_H
 #define BEDTOP_REPORT_H
 #include <cjson/cJSON.h>
@@ -42,6 +42,6 @@ void bt_report_free(struct bt_report *r);
 cJSON *bt_report_route_json(const struct bt_report *r, int i);
 cJSON *bt_report_json(const struct bt_report *r);
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out);
-/* The text format (core/report_text.c); color adds ANSI colours to statuses. */
+/* The text format (render/report_text.c); color adds ANSI colours to statuses. */
 void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *out);
 #endif

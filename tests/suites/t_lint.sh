@@ -8,7 +8,7 @@ SRC=$BEDTOP_SRCDIR
 copy() {
     rm -rf "$TMP/src"
     mkdir -p "$TMP/src"
-    cp -r "$SRC/core" "$SRC/collectors" "$SRC/tui" "$SRC/app" "$SRC/main.c" "$SRC/scripts" "$TMP/src/"
+    cp -r "$SRC/core" "$SRC/render" "$SRC/aws" "$SRC/net" "$SRC/collectors" "$SRC/tui" "$SRC/app" "$SRC/main.c" "$SRC/scripts" "$TMP/src/"
     mkdir -p "$TMP/src/tests" && cp -r "$SRC/tests/unit" "$TMP/src/tests/"
 }
 copy
@@ -30,14 +30,14 @@ plant() {
     fi
 }
 plant core/model.c '#include "tui/tui.h"' "core including tui/"
-plant core/model.h '#include "collectors/http.h"' "core including collectors/"
+plant core/model.h '#include "collectors/cloudwatch.h"' "core including collectors/"
 plant core/util.c '#include "app/app.h"' "core including app/"
-plant core/report.c '#include <curl/curl.h>' "core including curl"
-plant core/report.c '#include <ncursesw/curses.h>' "core including curses"
-plant collectors/http.c '#include "tui/tui.h"' "collectors including tui/"
+plant core/headroom.c '#include <curl/curl.h>' "core including curl"
+plant core/headroom.c '#include <ncursesw/curses.h>' "core including curses"
+plant collectors/cloudwatch.c '#include "tui/tui.h"' "collectors including tui/"
 plant collectors/demo.c '  #  include "app/app.h"' "collectors including app/ (spaced)"
-plant collectors/loop.c '#include <curses.h>' "collectors including curses"
-plant tui/tui.c '#include "collectors/http.h"' "tui including collectors/"
+plant collectors/quotas.c '#include <curses.h>' "collectors including curses"
+plant tui/tui.c '#include "collectors/cloudwatch.h"' "tui including collectors/"
 plant tui/tui.h '#include "app/view.h"' "tui including app/"
 plant tui/graph.c '#include <curl/curl.h>' "tui including curl"
 plant app/app.c 'static void f(char *b) { sprintf(b, "x"); }' "sprintf in app/"
@@ -47,7 +47,7 @@ plant tests/unit/test_config.c 'static void k(char *b) { (void)strtok(b, ","); }
 
 # what the graph allows
 copy
-printf '#include "tui/tui.h"\n#include "collectors/http.h"\n#include "core/model.h"\n' >>"$TMP/src/app/app.c"
+printf '#include "tui/tui.h"\n#include "collectors/cloudwatch.h"\n#include "core/model.h"\n' >>"$TMP/src/app/app.c"
 printf '#include "core/util.h"\n' >>"$TMP/src/tui/keys.c"
 printf 'static void ok1(char *b) { snprintf(b, 2, "x"); }\n' >>"$TMP/src/core/util.c"
 "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/lint.out" 2>&1

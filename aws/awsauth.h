@@ -7,14 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/sigv4.h"
+#include "aws/sigv4.h"
 
 struct bt_aws_profile_opts { const char *profile; const char *region; const char *endpoint_url; };
 
 struct bt_http;
 struct bt_aws_job;
 
-/* The AWS CLI's credential chain, run without blocking inside a bt_http (collectors/http.h):
+/* The AWS CLI's credential chain, run without blocking inside a bt_http (net/http.h):
  *  1. environment AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY(+AWS_SESSION_TOKEN), not with --profile;
  *  2. assume role: the profile's role_arn with source_profile (a chain of any length, loops refused) or
  *     credential_source (Environment, Ec2InstanceMetadata, EcsContainer); role_session_name,

@@ -237,7 +237,7 @@ else
 fi
 
 # ---------------------------------------------------------------- assume role
-# Expected figures: tests/t_aws_integration.sh (triage used 570,000 from the same scenario).
+# Expected figures: tests/suites/t_aws_integration.sh (triage used 570,000 from the same scenario).
 m=$(mark)
 bt chain --profile chain
 expect_eq "chain: check succeeds through two AssumeRole hops" "$(rc_of chain)/$(used chain)" "1/570000"

@@ -55,6 +55,6 @@ done
 check ".ci/run sets CI=true" grep -q 'CI=true' "$BEDTOP_SRCDIR/.ci/run"
 
 # no suite counts a skip as a pass any more
-bad=$(grep -nE 'ok "[^"]*SKIP|echo "ok - # SKIP|echo "# SKIP' "$BEDTOP_SRCDIR"/tests/t_*.sh | grep -v '^[^:]*t_skips.sh:')
+bad=$(grep -nE 'ok "[^"]*SKIP|echo "ok - # SKIP|echo "# SKIP' "$BEDTOP_SRCDIR"/tests/suites/t_*.sh | grep -v '^[^:]*t_skips.sh:')
 expect_eq "no suite prints a skip as ok or as a bare comment" "$bad" ""
 finish

@@ -1,7 +1,7 @@
 /* SigV4 header signing: canonical request, string to sign, signature.
  * Follows the AWS "Create a signed AWS API request" page; where the two test
  * suites disagree (obs-fold headers) the newer aws-c-auth suite wins. */
-#include "collectors/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct bt_buf;
-#include "collectors/sigv4.h"   /* struct bt_creds, struct bt_header, bt_sigv4_sign */
+#include "aws/sigv4.h"   /* struct bt_creds, struct bt_header, bt_sigv4_sign */
 
 #define BT_HTTP_MAX_BODY (64u * 1024u * 1024u) /* default response body bound */
 #define BT_HTTP_RETRY_TOKENS 500               /* standard-mode retry budget */

@@ -24,7 +24,7 @@
 #define BEDTOP_EXPOSITION_H
 #include <stdbool.h>
 
-#include "core/report.h"
+#include "render/report.h"
 
 enum bt_expo_format { BT_EXPO_TEXT, BT_EXPO_OPENMETRICS };
 

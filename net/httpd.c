@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* accept4 */
-#include "collectors/httpd.h"
+#include "net/httpd.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

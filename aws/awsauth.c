@@ -1,6 +1,6 @@
 /* The AWS credential / Region / endpoint chain, in the AWS CLI's order and with
  * its file formats, so `bedtop --profile x` means what `aws --profile x` means. */
-#include "collectors/awsauth.h"
+#include "aws/awsauth.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +23,8 @@
 #include <ini.h>
 #include <openssl/crypto.h>
 
-#include "collectors/http.h"
-#include "collectors/sts.h"
+#include "net/http.h"
+#include "aws/sts.h"
 #include "core/util.h"
 
 extern char **environ;

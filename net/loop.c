@@ -1,4 +1,4 @@
-#include "collectors/loop.h"
+#include "net/loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/http.h"
+#include "net/http.h"
 
 volatile sig_atomic_t bt_loop_quit_signal;
 volatile sig_atomic_t bt_loop_winch;

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "collectors/awsauth.h"
+#include "aws/awsauth.h"
 #include "collectors/collector.h"
-#include "collectors/http.h"
+#include "net/http.h"
 #include "core/apicost.h"
 #include "core/util.h"
 

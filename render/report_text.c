@@ -2,7 +2,7 @@
  * that say how much is left), every column with --wide; routes and warnings most
  * severe first; every outside string through the terminal sanitiser and every
  * figure through core/format. */
-#include "core/report.h"
+#include "render/report.h"
 
 #include <math.h>
 #include <stdio.h>

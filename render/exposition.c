@@ -1,4 +1,4 @@
-#include "core/exposition.h"
+#include "render/exposition.h"
 
 #include <math.h>
 #include <stdarg.h>

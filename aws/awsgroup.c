@@ -1,4 +1,4 @@
-#include "collectors/awsgroup.h"
+#include "aws/awsgroup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
