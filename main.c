@@ -12,7 +12,7 @@
 /* Which commands an option applies to: giving it to another is an error (a cron
  * job that says `check --route x` must never get every route silently). */
 enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_SERVE = 32,
-       C_ALL = 63 };
+       C_REPORT = 64, C_ALL = 127 };
 
 struct command {
     const char *name;
@@ -28,6 +28,9 @@ static const struct command commands[] = {
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
     {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
      C_SERVE, cmd_serve},
+    {"report", "report quota-request [--route R]... [--since 7d | FILE] [-f text|markdown|json]\n"
+               "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
+     C_REPORT, cmd_report},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
 
@@ -51,7 +54,8 @@ static void usage(FILE *f)
             "      --match M            --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
             "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
             "  -f, --format F           check: text, json or prometheus; replay --at: text or\n"
-            "                           json; export: csv or json\n"
+            "                           json; export: csv or json; report quota-request: text,\n"
+            "                           markdown or json\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
             "                           (record: max = no pacing, deterministic)\n"
@@ -63,15 +67,19 @@ static void usage(FILE *f)
             "      --record FILE        dashboard, serve: record what is watched\n"
             "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
             "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch\n"
-            "                           (export --source: the window read from Prometheus)\n"
+            "                           (export --source: the window read from Prometheus;\n"
+            "                           report quota-request: the usage of the last D)\n"
+            "      --margin PCT         report quota-request: ask for the peak plus PCT (20%%)\n"
+            "      --png                report incident: a PNG beside each SVG chart\n"
             "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
             "                           the start, -30m before the end, ISO 8601)\n"
-            "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
-            "      --route NAME         check, export: only this route (repeatable)\n"
+            "      --from T, --to T     export, report: data minutes T..T; record: backfill window\n"
+            "      --route NAME         check, export, report: only this route (repeatable)\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
-            "  -o, --output FILE        check, export: write FILE (created 0600), not stdout\n"
+            "  -o, --output FILE        check, export, report quota-request: write FILE (created\n"
+            "                           0600), not stdout; report incident: the directory\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
@@ -81,7 +89,7 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -90,13 +98,13 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
-    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT | C_REPORT},
+    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
     {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD | C_SERVE},
     {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT},
+    {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT | C_REPORT},
     {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD},
     {{"demo-speed", required_argument, NULL, O_DEMO_SPEED}, C_DASH | C_RECORD},
     {{"demo-at", required_argument, NULL, O_DEMO_AT}, C_DASH | C_CHECK | C_RECORD},
@@ -104,16 +112,18 @@ static const struct opt_def opt_defs[] = {
     {{"no-color", no_argument, NULL, O_NO_COLOR}, C_DASH | C_CHECK | C_REPLAY},
     {{"ascii", no_argument, NULL, O_ASCII}, C_DASH | C_REPLAY},
     {{"record", required_argument, NULL, O_RECORD}, C_DASH | C_SERVE},
-    {{"from", required_argument, NULL, O_FROM}, C_RECORD | C_EXPORT},
-    {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT},
-    {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT},
+    {{"from", required_argument, NULL, O_FROM}, C_RECORD | C_EXPORT | C_REPORT},
+    {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT | C_REPORT},
+    {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT | C_REPORT},
     {{"at", required_argument, NULL, O_AT}, C_REPLAY},
-    {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT},
+    {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT | C_REPORT},
     {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
     {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
     {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
-    {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT},
-    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT | C_REPORT},
+    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {{"margin", required_argument, NULL, O_MARGIN}, C_REPORT},
+    {{"png", no_argument, NULL, O_PNG}, C_REPORT},
     {{"listen", required_argument, NULL, O_LISTEN}, C_SERVE},
     {{"source", required_argument, NULL, O_SOURCE}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
     {{"match", required_argument, NULL, O_MATCH}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
@@ -188,6 +198,8 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
+        case O_MARGIN: o->margin = optarg; break;
+        case O_PNG: o->png = true; break;
         case O_ROUTE:
             if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
                 bt_err("--route: at most %d routes; list fewer, or none for every route",
@@ -269,9 +281,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
                     *cmd = &commands[k];
             if (*cmd)
                 continue;
-            bt_err("unknown command '%s'; commands are check, record, replay, export, serve (see bedtop --help)",
-                   arg);
+            bt_err("unknown command '%s'; commands are check, record, replay, export, serve, report "
+                   "(see bedtop --help)", arg);
             return 3 + 1;
+        }
+        if ((*cmd)->bit == C_REPORT && !o->report) { /* report KIND [FILE] */
+            o->report = arg;
+            continue;
         }
         if (o->file || !*cmd) {
             bt_err("unexpected argument '%s'; see bedtop --help", arg);
