@@ -285,7 +285,21 @@ int64_t bt_data_minute(const struct bt_config *cfg, int64_t t)
     return bt_minute_floor(t - (int64_t)cfg->cw_lag) - 60;
 }
 
-static void point_of(const struct bt_eval *e, struct bt_inc_point *p, bool *admission)
+/* A CloudWatch signal of data minute m as recorded: a minute with no datapoint
+ * after a poll that succeeded later is idle (0), else unknown. The evaluation at
+ * m may show an older minute (a route picks its newest datapoint), so the
+ * per-minute series are read here, and status and warnings from the evaluation. */
+static double raw_at(const struct bt_store *st, const struct bt_eval *e, int r, enum bt_signal s,
+                     int64_t m)
+{
+    double v = bt_store_at(st, r, s, m);
+    if (isnan(v) && e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60)
+        return 0;
+    return v;
+}
+
+static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, int64_t m,
+                     struct bt_inc_point *p, bool *admission)
 {
     p->status = e->status;
     p->headroom_pct = e->headroom_pct;
@@ -302,10 +316,12 @@ static void point_of(const struct bt_eval *e, struct bt_inc_point *p, bool *admi
         p->side_quota[0] = e->quota;
         p->side_pct[1] = p->side_used[1] = p->side_quota[1] = NAN;
     }
-    double inv = e->idle && isnan(e->invocations) ? 0 : e->invocations;
-    p->throttles = e->idle && isnan(e->throttles) ? 0 : e->throttles;
-    /* offered load: the admission boundary sees retries and refusals; CloudWatch
-     * alone sees the accepted calls plus the throttled ones */
+    double inv = raw_at(st, e, r, BT_SIG_INVOCATIONS, m);
+    /* mantle publishes no throttle metric: unknown there, not 0 */
+    p->throttles = e->mantle ? NAN : raw_at(st, e, r, BT_SIG_THROTTLES, m);
+    /* offered load: the admission boundary sees retries and refusals (read as the
+     * evaluation read them); CloudWatch alone sees the accepted calls plus the
+     * throttled ones */
     *admission = !isnan(e->admitted);
     if (*admission) {
         p->offered = e->admitted + z(e->retries) + z(e->rejected);
@@ -314,8 +330,8 @@ static void point_of(const struct bt_eval *e, struct bt_inc_point *p, bool *admi
         p->offered = isnan(inv) && isnan(p->throttles) ? NAN : z(inv) + z(p->throttles);
         p->accepted = inv;
     }
-    p->lat_p50 = e->lat_p50;
-    p->lat_p99 = e->lat_p99;
+    p->lat_p50 = bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
+    p->lat_p99 = bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
     p->warn = 0;
     for (int w = 0; w < e->nwarn; w++)
         p->warn |= (uint64_t)1 << e->warnings[w].code;
@@ -554,7 +570,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             if (keep && !keep[r])
                 continue;
             out->mantle[r] = evals[r].mantle;
-            point_of(&evals[r], &out->pt[(size_t)r * (size_t)n + (size_t)i],
+            point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i],
                      &out->route[r].admission);
             if (i > 0)
                 timeline_minute(&b, &evals[r], r, i, m);
