@@ -544,6 +544,11 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     out->pt = bt_xcalloc((size_t)nr * (size_t)n, sizeof *out->pt);
     out->route = bt_xcalloc((size_t)nr, sizeof *out->route);
     out->mantle = bt_xcalloc((size_t)nr, sizeof *out->mantle);
+    out->shown = bt_xcalloc((size_t)nr, sizeof *out->shown);
+    for (int r = 0; r < nr; r++) {
+        out->shown[r] = !keep || keep[r];
+        out->nshown += out->shown[r];
+    }
     struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
     struct builder b = {.inc = out};
     int64_t lag = (int64_t)cfg->cw_lag;
@@ -588,6 +593,7 @@ void bt_incident_free(struct bt_incident *inc)
     free(inc->pt);
     free(inc->route);
     free(inc->mantle);
+    free(inc->shown);
     free(inc->tl);
     *inc = (struct bt_incident){0};
 }

@@ -159,6 +159,8 @@ struct bt_incident {
     struct bt_inc_point *pt; /* nroutes x n: pt[r * n + i] is minute from + 60 i */
     struct bt_inc_route *route;
     bool *mantle;            /* per route: two sides */
+    bool *shown;             /* per route: considered (keep), else every figure is empty */
+    int nshown;
     struct bt_tl_entry *tl;
     int ntl;
     struct bt_inc_cause cause[BT_INC_MAX_CAUSES];

@@ -19,7 +19,7 @@ static const struct bt_chart_style styles[BT_CHART_STYLES] = {
     {0.800, 0.475, 0.655, "#CC79A7", {10, 3, 2, 3}, 4, "dash-dot", "diamonds"},
     {0.902, 0.624, 0.000, "#E69F00", {14, 5}, 2, "long dashes", "crosses"},
     {0.337, 0.706, 0.914, "#56B4E9", {4, 2, 4, 6}, 4, "double dashes", "down triangles"},
-    {0.000, 0.000, 0.000, "#000000", {0}, 0, "solid thin", "open circles"},
+    {0.200, 0.133, 0.533, "#332288", {0}, 0, "solid thin", "open circles"},
     {0.600, 0.600, 0.600, "#999999", {6, 2, 1, 2}, 4, "dash-dot grey", "plus signs"},
 };
 const char *const bt_chart_marker_hex = "#8B0000";

@@ -189,7 +189,7 @@ static void summary(const struct bt_incident *inc, const struct bt_replay *rp, s
 {
     char w[32], x[32], p[BT_FMT_SHORT];
     bt_buf_puts(b, "## Summary\n\n");
-    bt_buf_printf(b, "- **Routes affected:** %d of %d", inc->naffected, inc->nroutes);
+    bt_buf_printf(b, "- **Routes affected:** %d of %d", inc->naffected, inc->nshown);
     int shown = 0;
     for (int r = 0; r < inc->nroutes; r++) {
         if (!inc->route[r].affected)
@@ -311,6 +311,8 @@ static void routes_table(const struct bt_incident *inc, const struct bt_replay *
         const struct bt_inc_route *ro = &inc->route[r];
         const struct bt_route *rt = &rp->cfg.routes[r];
         char p[BT_FMT_SHORT], w[32], c[BT_FMT_LONG];
+        if (!inc->shown[r])
+            continue;
         bt_buf_puts(b, "| ");
         md(b, rt->name);
         if (ro->affected)
@@ -432,10 +434,12 @@ void bt_incident_render_md(const struct bt_incident *inc, const struct bt_replay
     md(out, base ? base + 1 : rp->path);
     bt_buf_printf(out, "` (%s, ", rp->mode);
     md(out, rp->created_by);
-    bt_buf_printf(out, "): %d data minutes, %d routes, %d marker%s. A data minute is the minute "
+    bt_buf_printf(out, "): %d data minutes, %d route%s%s, %d marker%s. A data minute is the minute "
                        "the CloudWatch data describe; bedtop showed it from about %d s after it "
                        "ended. Every figure is bedtop's evaluation as the dashboard showed it then.\n\n",
-                  inc->n, inc->nroutes, inc->nmarkers, inc->nmarkers == 1 ? "" : "s",
+                  inc->n, inc->nshown, inc->nshown == 1 ? "" : "s",
+                  inc->nshown < inc->nroutes ? " (chosen with --route)" : "", inc->nmarkers,
+                  inc->nmarkers == 1 ? "" : "s",
                   (int)rp->cfg.cw_lag);
     summary(inc, rp, out);
     causes(inc, rp, out);
