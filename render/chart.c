@@ -98,11 +98,9 @@ static void text_at(cairo_t *cr, double x, double y, const char *s, double align
     cairo_show_text(cr, s);
 }
 
-static void axis_label(double v, const char *unit, char *out, size_t n)
+static void axis_label(double v, char *out, size_t n)
 {
-    if (!strcmp(unit, "ms"))
-        bt_fmt_latency(v, out, n);
-    else if (fabs(v) >= 1000)
+    if (fabs(v) >= 1000)
         bt_fmt_tokens(v, out, n);
     else
         bt_fmt_plain(v, 1, out, n);
@@ -126,7 +124,7 @@ static void draw_axes(cairo_t *cr, const struct bt_chart *c, const struct frame 
     cairo_set_source_rgb(cr, 0, 0, 0);
     for (double v = f->vmin; v <= f->vmax + step / 2; v += step) {
         char l[BT_FMT_LONG];
-        axis_label(fabs(v) < step / 1e6 ? 0 : v, c->unit, l, sizeof l);
+        axis_label(fabs(v) < step / 1e6 ? 0 : v, l, sizeof l);
         text_at(cr, f->x0 - 6, py(f, v) + 3.5, l, 1);
     }
     cairo_save(cr);

@@ -60,7 +60,7 @@ static double field_of(const struct bt_inc_point *p, enum field f)
     case F_THROTTLES: return p->throttles;
     case F_OFFERED: return p->offered;
     case F_ACCEPTED: return p->accepted;
-    default: return p->lat_p99;
+    default: return p->lat_p99 / 1000; /* seconds: one unit on the axis */
     }
 }
 
@@ -100,7 +100,9 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
             }
             break;
         case BT_CHART_THROTTLES:
-            add_series(c, name, inc, r, F_THROTTLES);
+            /* a line along 0 for every route never throttled only hides the others */
+            if (inc->route[r].throttled_minutes > 0)
+                add_series(c, name, inc, r, F_THROTTLES);
             break;
         case BT_CHART_TRAFFIC:
             snprintf(l, sizeof l, "%s offered%s", name,
@@ -147,7 +149,7 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
         bt_strlcpy(c->unit, "calls/min", sizeof c->unit);
         break;
     default:
-        bt_strlcpy(c->unit, "ms", sizeof c->unit);
+        bt_strlcpy(c->unit, "seconds", sizeof c->unit);
         break;
     }
 }
@@ -417,7 +419,10 @@ static void charts(const struct bt_incident *inc, const struct bt_replay *rp, bo
             bt_buf_printf(b, " | %s, %s | %s |\n", st->dash_name, st->symbol, st->hex);
         }
         if (!c.nseries)
-            bt_buf_puts(b, "| (no affected route) | | |\n");
+            bt_buf_puts(b, k == BT_CHART_THROTTLES ? "| (no route was throttled) | | |\n"
+                                                   : "| (no affected route) | | |\n");
+        if (k == BT_CHART_THROTTLES)
+            bt_buf_puts(b, "\nRoutes never throttled in the window are left out of this chart.\n");
         bt_chart_free(&c);
     }
 }

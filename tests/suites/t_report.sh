@@ -123,25 +123,9 @@ assert g["max_tokens"] == 500
 PY
 check "--since leaves no temporary recording behind" sh -c "! ls -d /tmp/bedtop-report.* 2>/dev/null | grep -q ."
 
-# ---- incident: the demo's 30 minutes, with two markers written into it
-"$BEDTOP" record "$TMP/demo.rec" --demo --demo-speed max --duration 30m 2>/dev/null
-# Markers at 10:12:30 and 10:22:10 (simulated): on screen with data minutes 10:09
-# and 10:19 (time - 120 s lag, its newest complete minute).
-python3 - "$TMP/demo.rec" <<'PY'
-import json, sys
-p = sys.argv[1]; lines = open(p).read().splitlines()
-T = 1795946400  # 10:00:00Z
-marks = [(T + 12 * 60 + 30, "retry storm paged | <img src=x>"), (T + 22 * 60 + 10, "retry budget deployed")]
-for t, note in marks:
-    for i in range(1, len(lines)):
-        j = json.loads(lines[i])
-        if j["t"] >= t:
-            j.setdefault("e", []).append({"t": t, "type": "marker", "route": -1, "source": "cloudwatch", "text": note})
-            lines[i] = json.dumps(j, separators=(",", ":"))
-            break
-open(p, "w").write("\n".join(lines) + "\n")
-PY
-"$BEDTOP" report incident "$TMP/demo.rec" -o "$TMP/inc" --png >"$TMP/inc.out" 2>"$TMP/inc.err"
+# ---- incident: the demo's 30 minutes with two markers (10:12:30 and 10:22:10
+# simulated: on screen with data minutes 10:09 and 10:19), as examples/incident/ is made
+BEDTOP=$BEDTOP sh "$BEDTOP_SRCDIR/examples/incident/regenerate.sh" "$TMP/inc" --png >"$TMP/inc.out" 2>"$TMP/inc.err"
 expect_eq "report incident exits 0" "$?" 0
 check "it says where the report is" grep -q "$TMP/inc/report.md: 31 data minutes" "$TMP/inc.out"
 MD=$TMP/inc/report.md
@@ -221,9 +205,15 @@ if command -v rsvg-convert >/dev/null; then
 else
     skip "rsvg-convert not installed (librsvg2-bin)"
 fi
-"$BEDTOP" report incident "$TMP/demo.rec" --from 10:10 --to 10:15 --route triage -o "$TMP/inc2" >/dev/null
+BEDTOP=$BEDTOP sh "$BEDTOP_SRCDIR/examples/incident/regenerate.sh" "$TMP/inc2" --from 10:10 --to 10:15 --route triage >/dev/null
 check "--from/--to/--route: a narrower report" sh -c "grep -q '6 data minutes, 1 route (chosen with --route)' '$TMP/inc2/report.md' && ! grep -q '| summarize' '$TMP/inc2/report.md' && grep -q '| triage (affected)' '$TMP/inc2/report.md'"
 check "no PNG without --png" sh -c "! ls '$TMP'/inc2/*.png 2>/dev/null | grep -q ."
+BEDTOP=$BEDTOP sh "$BEDTOP_SRCDIR/examples/incident/regenerate.sh" "$TMP/ex" >/dev/null
+for f in report.md headroom.svg throttles.svg traffic.svg latency.svg; do
+    check "examples/incident/$f is what the demo renders now (else run examples/incident/regenerate.sh)" \
+        cmp -s "$TMP/ex/$f" "$BEDTOP_SRCDIR/examples/incident/$f"
+done
+"$BEDTOP" record "$TMP/demo.rec" --demo --demo-speed max --duration 5m 2>/dev/null
 expect_rc "incident needs a FILE" 3 "$BEDTOP" report incident
 expect_rc "incident has no --format" 3 "$BEDTOP" report incident "$TMP/demo.rec" --format json -o "$TMP/inc3"
 : >"$TMP/afile"
