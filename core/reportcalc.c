@@ -327,7 +327,8 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
         p->offered = e->admitted + z(e->retries) + z(e->rejected);
         p->accepted = e->completed;
     } else {
-        p->offered = isnan(inv) && isnan(p->throttles) ? NAN : z(inv) + z(p->throttles);
+        /* mantle: with no throttle metric the offered load is not known */
+        p->offered = e->mantle || (isnan(inv) && isnan(p->throttles)) ? NAN : z(inv) + z(p->throttles);
         p->accepted = inv;
     }
     p->lat_p50 = bt_store_at(st, r, BT_SIG_LATENCY_P50, m);

@@ -106,7 +106,9 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
             break;
         case BT_CHART_TRAFFIC:
             snprintf(l, sizeof l, "%s offered%s", name,
-                     inc->route[r].admission ? " (admission)" : " (accepted + throttled)");
+                     inc->route[r].admission ? " (admission)"
+                     : inc->mantle[r]        ? ""
+                                             : " (accepted + throttled)");
             add_series(c, l, inc, r, F_OFFERED);
             snprintf(l, sizeof l, "%s accepted", name);
             add_series(c, l, inc, r, F_ACCEPTED);

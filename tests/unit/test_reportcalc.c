@@ -174,6 +174,8 @@ static void incident(void)
     NEAR((double)inc.route[1].recovered, T0 + 180, 0, "chat-batch recovered at 10:03");
     OK(chat->recovered == 0, "chat throttled in the last minute: not recovered in the window");
     OK(isnan(bt_inc_at(&inc, 2, 0)->throttles), "mantle: throttles unknown, not 0");
+    OK(isnan(bt_inc_at(&inc, 2, 0)->offered) && bt_inc_at(&inc, 2, 0)->accepted == 10,
+       "mantle: offered unknown (no throttle metric), accepted 10 calls");
     NEAR(bt_inc_at(&inc, 0, 3)->throttles, 0, 0, "chat at 10:03: idle after a good poll, 0");
     NEAR(bt_inc_at(&inc, 0, 2)->offered, 230, 0, "chat at 10:02: offered = 200 accepted + 30 throttled");
     OK(inc.nmarkers == 1 && inc.marker_minute[0] == T0 + 180, "the marker sits at data minute 10:03");
