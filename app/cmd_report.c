@@ -276,6 +276,7 @@ static int incident(struct opts *o)
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
     bool ok = write_file(path, md.buf, md.len) && write_charts(&inc, &rp.cfg, dir, o->png);
+    bt_chart_shutdown();
     bt_buf_free(&md);
     if (ok) {
         printf("%s/report.md: %d data minutes, %d of %d routes affected, %d charts%s\n", dir, inc.n,

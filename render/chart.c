@@ -3,6 +3,7 @@
 
 #include <cairo.h>
 #include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,6 +335,12 @@ void bt_chart_free(struct bt_chart *c)
     for (int s = 0; s < c->nseries; s++)
         free(c->series[s].v);
     c->nseries = 0;
+}
+
+void bt_chart_shutdown(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();
 }
 
 static cairo_status_t to_buf(void *closure, const unsigned char *data, unsigned int len)

@@ -54,6 +54,9 @@ struct bt_chart {
 };
 
 void bt_chart_free(struct bt_chart *c);
+/* Releases what cairo and fontconfig keep for the process (font caches), so that
+ * a leak checker sees only bedtop's own allocations; call once, at the end. */
+void bt_chart_shutdown(void);
 /* Renders the chart as SVG, or as PNG (twice the resolution), into out. False
  * with a reason when cairo fails. */
 bool bt_chart_svg(const struct bt_chart *c, struct bt_buf *out, char *err, size_t errlen);
