@@ -13,15 +13,7 @@ static double z(double v)
 {
     return isnan(v) ? 0 : v;
 }
-
-static double nanmax(double a, double b)
-{
-    if (isnan(a))
-        return b;
-    if (isnan(b))
-        return a;
-    return a > b ? a : b;
-}
+/* fmax (C99) is the larger known value: NaN only when both are unknown. */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -136,7 +128,7 @@ static void member_at(const struct bt_store *st, const struct bt_route *rt, int 
          * max(settled, EstimatedTPMQuotaUsage) */
         double settled = isnan(in) && isnan(out) ? NAN
                                                  : bt_settled_tpm(z(in), z(cw), z(out), rt->burndown);
-        x->tok[0] = z(nanmax(settled, est));
+        x->tok[0] = z(fmax(settled, est));
         x->tok[1] = 0;
     }
     x->inv = z(inv);
@@ -172,7 +164,7 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
                 outputs += x.output;
                 calls += x.inv;
             }
-            g->max_tokens = nanmax(g->max_tokens, bt_store_at(st, members[k], BT_SIG_ADM_MAX_TOKENS, m));
+            g->max_tokens = fmax(g->max_tokens, bt_store_at(st, members[k], BT_SIG_ADM_MAX_TOKENS, m));
         }
         g->minutes_with_data += data;
         g->requests += inv;
@@ -180,7 +172,7 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         if (thr > 0) {
             g->throttled_minutes++;
             for (int s = 0; s < g->nsides; s++)
-                ceiling[s] = nanmax(ceiling[s], t[s]);
+                ceiling[s] = fmax(ceiling[s], t[s]);
         }
         if (inv > 0 || t[0] > 0 || t[1] > 0) {
             tok[0][busy] = t[0];
@@ -192,7 +184,7 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     g->minutes = n;
     g->busy_minutes = busy;
     for (int k = 0; k < nm; k++)
-        g->max_tokens = nanmax(g->max_tokens, cfg->routes[members[k]].max_tokens);
+        g->max_tokens = fmax(g->max_tokens, cfg->routes[members[k]].max_tokens);
     g->avg_input = calls > 0 ? inputs / calls : NAN;
     g->avg_output = calls > 0 ? outputs / calls : NAN;
     for (int s = 0; s < g->nsides; s++) {

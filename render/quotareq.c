@@ -122,8 +122,12 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
     row(r, lab, "%s (p99), %s (max) %s", num(sd->tpm.p99, a, sizeof a), num(sd->tpm.max, b, sizeof b),
         unit);
     if (!isnan(sd->peak_pct)) {
+        char p[BT_FMT_SHORT];
         snprintf(lab, sizeof lab, "Use of the current %s quota", side);
-        row(r, lab, "peak at %.0f%% of the applied quota", sd->peak_pct);
+        row(r, lab, "peak at %s%% of the applied quota%s", bt_fmt_pct(sd->peak_pct, p, sizeof p),
+            sd->peak_pct < 50 ? " (AWS gives priority to accounts that use their current "
+                                "allocation)"
+                              : "");
     }
     bool zero = !isnan(sd->quota) && sd->quota <= 0;
     if (g->scope != BT_QR_MANTLE && !zero) {
