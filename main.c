@@ -28,7 +28,7 @@ static const struct command commands[] = {
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
     {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
      C_SERVE, cmd_serve},
-    {"report", "report quota-request [--route R]... [--since 7d | FILE] [-f text|markdown|json]\n"
+    {"report", "report quota-request FILE|--since D [-f text|markdown|json]\n"
                "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
      C_REPORT, cmd_report},
 };
@@ -54,8 +54,8 @@ static void usage(FILE *f)
             "      --match M            --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
             "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
             "  -f, --format F           check: text, json or prometheus; replay --at: text or\n"
-            "                           json; export: csv or json; report quota-request: text,\n"
-            "                           markdown or json\n"
+            "                           json; export: csv or json; report quota-request:\n"
+            "                           text, markdown or json\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
             "                           (record: max = no pacing, deterministic)\n"
@@ -73,13 +73,15 @@ static void usage(FILE *f)
             "      --png                report incident: a PNG beside each SVG chart\n"
             "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
             "                           the start, -30m before the end, ISO 8601)\n"
-            "      --from T, --to T     export, report: data minutes T..T; record: backfill window\n"
+            "      --from T, --to T     export, report: data minutes T..T; record: the\n"
+            "                           backfill window\n"
             "      --route NAME         check, export, report: only this route (repeatable)\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
-            "  -o, --output FILE        check, export, report quota-request: write FILE (created\n"
-            "                           0600), not stdout; report incident: the directory\n"
+            "  -o, --output FILE        check, export, report quota-request: write FILE\n"
+            "                           (created 0600), not stdout; report incident: the\n"
+            "                           directory of report.md and the charts\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"

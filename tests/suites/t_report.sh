@@ -23,6 +23,8 @@ check "text: cross-Region scope named" grep -q "^Scope  *cross-Region inference 
 check "--margin 100%: 1,040,000 asks for 1,100,000, an increase" \
     grep -q "^Requested TPM value  *1,100,000 tokens per minute (quota tokens) (peak 520,000 x 2.00, rounded up)$" "$TMP/qr2.txt"
 "$BEDTOP" report quota-request "$FX" --format json >"$TMP/qr.json"
+check "json: validates against data/quota-request.schema.json" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/qr.json"
 check "json: every figure, unknown as null" python3 - "$TMP/qr.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -96,6 +98,8 @@ env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AW
     "$BEDTOP" report quota-request --since 20m --format json --config "$TMP/b.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/bf.json" 2>"$TMP/bf.err"
 expect_eq "quota-request --since exits 0" "$?" 0
+check "--since json: validates against the schema" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/bf.json"
 # 20 data minutes from the window's first, i0 = (from - START) / 60 (20, or 21 when a
 # minute turned meanwhile): inv = 100 + i0 .. 119 + i0; quota tokens 1,200 x inv
 # (burndown 1); steady = median of 20 = 1,200 x (109.5 + i0); peak = 1,200 x (119 + i0)
