@@ -205,6 +205,61 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
                        "daily quotas with it");
 }
 
+/* The paragraph that goes into the request's description (the Service Quotas
+ * form or the AWS Support case), one per quota that needs more, with the figures
+ * AWS asks for; written from the rows' figures, nothing new. */
+static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct bt_buf *out,
+                      bool md)
+{
+    char f[32], t[32];
+    bt_fmt_iso(q->from, f, sizeof f);
+    bt_fmt_iso(q->to, t, sizeof t);
+    bool any = false;
+    for (int s = 0; s < g->nsides; s++) {
+        const struct bt_qr_side *sd = &g->side[s];
+        if (!sd->increase_needed)
+            continue;
+        char cur[48], ask[48], st[48], p99[48], mx[48], rs[48], rp[48], in[48], cap[64] = "";
+        char what[240];
+        snprintf(what, sizeof what, "%s%s%s%s", sd->quota_name[0] ? sd->quota_name : "the quota",
+                 sd->code[0] ? " (" : "", sd->code, sd->code[0] ? ")" : "");
+        struct bt_buf para = {0};
+        if (!isnan(sd->ceiling))
+            snprintf(cap, sizeof cap, " (at least %s accepted in a throttled minute)",
+                     num(sd->ceiling, mx, sizeof mx));
+        bt_buf_printf(&para, "We request an increase of %s in %s from %s to %s %s. Between %.16s and "
+                             "%.16s UTC our steady-state usage was %s and our peak %s (p99) to %s (max) %s",
+                      what, g->region,
+                      isnan(sd->quota) ? "its current value" : num(sd->quota, cur, sizeof cur),
+                      num(sd->ask, ask, sizeof ask), side_unit(sd), f, t,
+                      num(sd->tpm.steady, st, sizeof st), num(sd->tpm.p99, p99, sizeof p99),
+                      num(sd->tpm.max, mx, sizeof mx), side_unit(sd));
+        if (g->scope != BT_QR_MANTLE)
+            bt_buf_printf(&para, ", %s requests per minute steady and %s at peak", num(g->rpm.steady, rs, sizeof rs),
+                          num(g->rpm.max, rp, sizeof rp));
+        bt_buf_printf(&para, ", with %s input tokens per request on average.", num(g->avg_input, in, sizeof in));
+        if (g->throttled_minutes)
+            bt_buf_printf(&para, " We were throttled in %d of %d minutes%s.", g->throttled_minutes,
+                          g->minutes, cap);
+        bt_buf_printf(&para, " The requested value is the peak plus %.0f%%.", 100 * (q->margin - 1));
+        if (md) {
+            bt_buf_puts(out, "\n**Case description** (");
+            bt_buf_puts(out, sd->name);
+            bt_buf_puts(out, "):\n\n> ");
+            bt_san_md_buf(out, bt_buf_str(&para));
+            bt_buf_putc(out, '\n');
+        } else {
+            bt_buf_printf(out, "\nCase description (%s):\n", sd->name);
+            bt_san_term_buf(out, bt_buf_str(&para), false);
+            bt_buf_putc(out, '\n');
+        }
+        bt_buf_free(&para);
+        any = true;
+    }
+    if (!any && !md)
+        bt_buf_puts(out, "\nCase description: none needed (the peak plus the margin fits the current quota)\n");
+}
+
 static void render_doc(const struct bt_qr *q, const struct bt_config *cfg, bool md,
                        const char *source, int64_t generated, struct bt_buf *out)
 {
@@ -245,6 +300,7 @@ static void render_doc(const struct bt_qr *q, const struct bt_config *cfg, bool 
             bt_buf_printf(out, " (%s, %s) ==\n", bt_qr_scope_name(gr->scope), gr->region);
         }
         group_rows(&r, q, gr, cfg);
+        case_text(q, gr, out, md);
     }
 }
 
