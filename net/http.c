@@ -1,10 +1,10 @@
-/* The HTTP layer on one libcurl multi handle. Each request is a transfer that
+/* The HTTP client on one libcurl multi handle. Each request is a transfer that
  * lives through attempts: WAIT (a retry timer, or new) -> RUN (an easy handle
  * in the multi) -> WAIT again or called back. Retries follow the AWS SDKs'
- * standard mode; every attempt is signed again when it is sent. */
+ * standard mode (backoff, budget); the request's policy signs every attempt
+ * when it is sent and says which error answers retry. */
 #include "net/http.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -24,9 +24,6 @@
 #define RETRY_COST 5
 #define TIMEOUT_RETRY_COST 10
 #define NO_RETRY_INCREMENT 1
-#define EXPIRY_MARGIN 300        /* refresh credentials this close to expiry (s) */
-#define SKEW_MIN 240             /* SignatureDoesNotMatch counts as skew beyond this (s) */
-#define MAX_SKEW_HOSTS 16
 #define MAX_POOL 8
 #define MAX_HOST_CONNECTIONS 4
 
@@ -43,6 +40,7 @@ struct xfer {
     size_t body_len;
     struct bt_header *headers;
     size_t nheaders;
+    const struct bt_http_policy *policy;
     struct bt_creds_provider *creds;
     long timeout_ms;
     int max_attempts;
@@ -65,10 +63,10 @@ struct xfer {
     /* across attempts */
     int attempts;
     int last_cost;
-    bool skew_fixed, refreshed;
+    unsigned fixes;              /* the policy's note of corrections tried */
     int64_t t0_ms;
-    bool cred_wait;              /* waiting for its provider's refresh */
-    unsigned cred_gen;           /* the provider's gen when the wait began */
+    bool cred_wait;              /* waiting for its credentials' refresh */
+    unsigned cred_gen;           /* the policy's note of which refresh */
 };
 
 #define MAX_WATCH 32
@@ -79,11 +77,6 @@ struct watch {
     void *arg;
 };
 
-struct skew {
-    char host[256];
-    int64_t offset;
-};
-
 struct bt_http {
     CURLM *multi;
     int verbose;
@@ -92,8 +85,6 @@ struct bt_http {
     unsigned long seq;
     CURL *pool[MAX_POOL];
     int npool;
-    struct skew skews[MAX_SKEW_HOSTS];
-    int nskews, skew_next;
     double backoff_base, backoff_max;
     size_t max_body;
     uint64_t rng;
@@ -101,33 +92,8 @@ struct bt_http {
     int nwatch;
 };
 
-static const char *const throttle_codes[] = {
-    "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
-    "TooManyRequestsException", "ProvisionedThroughputExceededException",
-    "TransactionInProgressException", "RequestLimitExceeded", "BandwidthLimitExceeded",
-    "LimitExceededException", "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
-    "EC2ThrottledException",
-};
-static const char *const transient_codes[] = {
-    "RequestTimeout", "RequestTimeoutException", "InternalError",
-};
-static const char *const expired_token_codes[] = {
-    "ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId",
-};
+/* Retried whatever the policy says: the SDKs' transient statuses. */
 static const long transient_status[] = { 500, 502, 503, 504, 429 };
-
-static bool in_list(const char *s, const char *const *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
-bool bt_http_is_throttle_code(const char *code)
-{
-    return code && in_list(code, throttle_codes, BT_ARRAY_LEN(throttle_codes));
-}
 
 static int64_t mono_ms(void)
 {
@@ -164,112 +130,6 @@ static void seed_rng(struct bt_http *h)
     if (seed == 0)
         seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)h;
     h->rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
-}
-
-/* ------------------------------------------------------------ error codes */
-
-/* "com.amazonaws.cloudwatch#ThrottlingException:http://..." -> "ThrottlingException" */
-static void normalize_code(const char *src, size_t n, char *code, size_t codelen)
-{
-    size_t start = 0, end = n;
-    for (size_t i = 0; i < n; i++) {
-        if (src[i] == ':' || src[i] == ';') {
-            end = i;
-            break;
-        }
-    }
-    for (size_t i = 0; i < end; i++)
-        if (src[i] == '#')
-            start = i + 1;
-    while (start < end && (src[start] == ' ' || src[start] == '\t'))
-        start++;
-    while (end > start && (src[end - 1] == ' ' || src[end - 1] == '\t' || src[end - 1] == '\r' ||
-                           src[end - 1] == '\n'))
-        end--;
-    size_t o = 0;
-    for (size_t i = start; i < end && o + 1 < codelen; i++) {
-        unsigned char c = (unsigned char)src[i];
-        code[o++] = (c > 0x20 && c < 0x7f) ? (char)c : '?';
-    }
-    if (codelen)
-        code[o] = '\0';
-}
-
-static void copy_message(const char *src, size_t n, char *msg, size_t msglen)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 1 < msglen; i++) {
-        unsigned char c = (unsigned char)src[i];
-        msg[o++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
-    }
-    if (msglen)
-        msg[o] = '\0';
-}
-
-static const char *json_str(const cJSON *obj, const char *const *names, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, names[i]);
-        if (cJSON_IsString(it) && it->valuestring)
-            return it->valuestring;
-    }
-    return NULL;
-}
-
-/* <Code>X</Code> of a query-protocol (XML) error body, bounded by len. */
-static bool xml_elem(const char *body, size_t len, const char *tag, const char **val, size_t *vlen)
-{
-    char open_tag[32], close_tag[32];
-    snprintf(open_tag, sizeof open_tag, "<%s>", tag);
-    snprintf(close_tag, sizeof close_tag, "</%s>", tag);
-    size_t ol = strlen(open_tag), cl = strlen(close_tag);
-    for (size_t i = 0; i + ol <= len; i++) {
-        if (memcmp(body + i, open_tag, ol) != 0)
-            continue;
-        size_t s = i + ol;
-        for (size_t j = s; j + cl <= len; j++) {
-            if (memcmp(body + j, close_tag, cl) == 0) {
-                *val = body + s;
-                *vlen = j - s;
-                return true;
-            }
-        }
-        return false;
-    }
-    return false;
-}
-
-int bt_http_error_code(const char *body, size_t len, const char *query_error_header,
-                       char *code, size_t codelen, char *msg, size_t msglen)
-{
-    static const char *const code_keys[] = { "__type", "code", "Code" };
-    static const char *const msg_keys[] = { "message", "Message", "errorMessage" };
-    if (codelen)
-        code[0] = '\0';
-    if (msglen)
-        msg[0] = '\0';
-    if (query_error_header && *query_error_header)
-        normalize_code(query_error_header, strlen(query_error_header), code, codelen);
-    if (!body || len == 0)
-        return codelen && code[0] ? 0 : -1;
-    cJSON *root = cJSON_ParseWithLength(body, len);
-    if (cJSON_IsObject(root)) {
-        const char *c = json_str(root, code_keys, BT_ARRAY_LEN(code_keys));
-        const char *m = json_str(root, msg_keys, BT_ARRAY_LEN(msg_keys));
-        if (c && codelen && !code[0])
-            normalize_code(c, strlen(c), code, codelen);
-        if (m)
-            copy_message(m, strlen(m), msg, msglen);
-    } else if (!root) {
-        const char *v;
-        size_t vl;
-        if (codelen && !code[0] && xml_elem(body, len, "Code", &v, &vl))
-            normalize_code(v, vl, code, codelen);
-        if (xml_elem(body, len, "Message", &v, &vl))
-            copy_message(v, vl, msg, msglen);
-    }
-    cJSON_Delete(root);
-    return codelen && code[0] ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -424,21 +284,6 @@ void bt_http_unwatch(struct bt_http *h, int fd, void *arg)
     }
 }
 
-void bt_creds_provider_done(struct bt_creds_provider *p, const struct bt_creds *c, const char *err)
-{
-    p->pending = false;
-    p->gen++;
-    if (c) {
-        bt_creds_copy(&p->creds, c);
-        p->valid = true;
-        p->error[0] = '\0';
-        p->next_try = 0;
-    } else {
-        bt_strlcpy(p->error, err && *err ? err : "refresh failed", sizeof p->error);
-        p->next_try = (int64_t)time(NULL) + 30;
-    }
-}
-
 int bt_http_pending(const struct bt_http *h)
 {
     int n = 0;
@@ -576,6 +421,7 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     if (x->body_len)
         memcpy(x->body, req->body, x->body_len);
     x->body[x->body_len] = '\0';
+    x->policy = req->policy;
     x->creds = req->creds;
     x->timeout_ms = (long)((req->timeout > 0 ? req->timeout : DEFAULT_TIMEOUT) * 1000.0);
     if (x->timeout_ms < 1)
@@ -606,6 +452,8 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
         snprintf(x->fail, sizeof x->fail, "invalid header in request");
     else if (!x->fail[0] && parse_url(x) && x->creds && (!x->service || !x->region))
         snprintf(x->fail, sizeof x->fail, "signed request needs a service and a Region");
+    else if (!x->fail[0] && x->creds && !x->policy)
+        snprintf(x->fail, sizeof x->fail, "signed request needs a policy");
     /* Append so requests start in submission order. */
     struct xfer **pp = &h->list;
     while (*pp)
@@ -616,27 +464,6 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
 }
 
 /* ------------------------------------------------------------ attempts */
-
-static int64_t skew_for(const struct bt_http *h, const char *host)
-{
-    for (int i = 0; i < h->nskews; i++)
-        if (strcmp(h->skews[i].host, host) == 0)
-            return h->skews[i].offset;
-    return 0;
-}
-
-static void skew_set(struct bt_http *h, const char *host, int64_t offset)
-{
-    for (int i = 0; i < h->nskews; i++) {
-        if (strcmp(h->skews[i].host, host) == 0) {
-            h->skews[i].offset = offset;
-            return;
-        }
-    }
-    int slot = h->nskews < MAX_SKEW_HOSTS ? h->nskews++ : h->skew_next++ % MAX_SKEW_HOSTS;
-    bt_strlcpy(h->skews[slot].host, host, sizeof h->skews[slot].host);
-    h->skews[slot].offset = offset;
-}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
 {
@@ -713,57 +540,33 @@ static void slist_add(struct curl_slist **l, const char *fmt, const char *a, con
     bt_buf_free(&big);
 }
 
-/* Credentials for x: 1 usable now, 0 wait for the running refresh, -1 none (x->fail set).
- * Starts a refresh when they are missing or close to expiry; while it runs, requests use the
- * old ones if they have not expired yet, so a refresh never stalls polling. */
-static int creds_gate(struct bt_http *h, struct xfer *x, int64_t now)
+/* Credentials for x: 1 usable now (or none needed), 0 wait for the running refresh,
+ * -1 none (x->fail set). */
+static int creds_gate(struct bt_http *h, struct xfer *x)
 {
-    struct bt_creds_provider *p = x->creds;
-    if (!p || !x->service)
+    if (!x->creds || !x->service)
         return 1;
-    bool waited = x->cred_wait && x->cred_gen != p->gen; /* a refresh ended since we began waiting */
+    bool waited = x->cred_wait;
     x->cred_wait = false;
-    bool expired = p->valid && p->creds.expiration && p->creds.expiration <= now;
-    bool expiring = p->valid && p->creds.expiration && p->creds.expiration - now < EXPIRY_MARGIN;
-    if (!p->pending && !waited && p->refresh &&
-        (!p->valid || expired || (expiring && now >= p->next_try))) {
-        char err[1024] = "";
-        int rc = p->refresh(p, h, err, sizeof err);
-        if (rc == 1) {
-            p->pending = true;
-        } else {
-            p->gen++;
-            if (rc == 0) {
-                p->valid = true;
-                p->error[0] = '\0';
-            } else {
-                bt_strlcpy(p->error, err[0] ? err : "refresh failed", sizeof p->error);
-                p->next_try = now + 30;
-            }
-        }
-        expired = p->valid && p->creds.expiration && p->creds.expiration <= now;
-    }
-    if (p->pending && !(p->valid && !expired)) {
+    int rc = x->policy->ready(x->creds, h, waited, &x->cred_gen, x->fail, sizeof x->fail);
+    if (rc == 0)
         x->cred_wait = true;
-        x->cred_gen = p->gen;
-        return 0;
-    }
-    if (!p->valid) {
-        snprintf(x->fail, sizeof x->fail, "credentials: %s", p->error[0] ? p->error : "none available");
-        return -1;
-    }
-    if (expired) {
-        snprintf(x->fail, sizeof x->fail, "credentials: expired (%s)",
-                 p->error[0] ? p->error : "no refresh");
-        return -1;
-    }
-    return 1;
+    return rc;
+}
+
+struct slist_ctx {
+    struct curl_slist **l;
+};
+
+static void add_signed_header(void *ctx, const char *name, const char *value)
+{
+    struct slist_ctx *c = ctx;
+    slist_add(c->l, "%s: %s", name, value);
 }
 
 /* Builds the header list, signing for this attempt; false with x->fail set. */
 static bool build_headers(struct xfer *x)
 {
-    struct bt_http *h = x->h;
     struct curl_slist *l = NULL;
     size_t nh = 0;
     struct bt_header *sh = bt_xcalloc(x->nheaders + 3, sizeof *sh);
@@ -780,31 +583,13 @@ static bool build_headers(struct xfer *x)
         slist_add(&l, "%s%s", "Content-Type:", ""); /* no curl default form type */
     bool ok = true;
     if (x->creds && x->service) {
-        int64_t now = (int64_t)time(NULL);
-        if (!x->creds->valid) {
-            snprintf(x->fail, sizeof x->fail, "credentials: none available");
-            ok = false;
-        } else {
-            struct bt_sigv4_req sr = {
-                .method = x->method, .path = x->path, .query = x->query,
-                .headers = sh, .nheaders = nh, .body = x->body, .body_len = x->body_len,
-                .region = x->region, .service = x->service,
-                .now = now + skew_for(h, x->host_hdr), .normalize_path = true,
-            };
-            struct bt_sigv4_out out;
-            memset(&out, 0, sizeof out);
-            if (bt_sigv4_sign(&sr, &x->creds->creds, &out) != 0) {
-                snprintf(x->fail, sizeof x->fail, "signing failed (bad request or credentials)");
-                ok = false;
-            } else {
-                slist_add(&l, "%s: %s", "X-Amz-Date", out.amz_date);
-                if (x->creds->creds.session_token)
-                    slist_add(&l, "%s: %s", "X-Amz-Security-Token", x->creds->creds.session_token);
-                slist_add(&l, "%s: %s", "Authorization", out.authorization);
-                bt_sigv4_out_free(&out);
-            }
-            memset(&out, 0, sizeof out);
-        }
+        struct bt_http_msg m = {
+            .method = x->method, .path = x->path, .query = x->query, .headers = sh, .nheaders = nh,
+            .body = x->body, .body_len = x->body_len, .host = x->host_hdr,
+            .service = x->service, .region = x->region,
+        };
+        struct slist_ctx c = { .l = &l };
+        ok = x->policy->sign(x->creds, &m, add_signed_header, &c, x->fail, sizeof x->fail);
     }
     char attempt[64];
     snprintf(attempt, sizeof attempt, "attempt=%d; max=%d", x->attempts, x->max_attempts);
@@ -879,6 +664,15 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
     return true;
 }
 
+static struct bt_http_answer answer_of(const struct xfer *x, long status)
+{
+    const char *qh = x->query_error[0] ? x->query_error : (x->error_type[0] ? x->error_type : NULL);
+    return (struct bt_http_answer){
+        .status = status, .body = x->in.buf ? x->in.buf : "", .body_len = x->in.len, .error_header = qh,
+        .server_date = x->server_date, .host = x->host_hdr,
+    };
+}
+
 static void deliver(struct bt_http *h, struct xfer *x, long status, const char *transport)
 {
     struct bt_http_resp r;
@@ -887,10 +681,9 @@ static void deliver(struct bt_http *h, struct xfer *x, long status, const char *
     r.body = status ? bt_buf_str(&x->in) : "";
     r.body_len = status ? x->in.len : 0;
     bt_strlcpy(r.content_type, x->ctype, sizeof r.content_type);
-    if (status >= 300) {
-        const char *qh = x->query_error[0] ? x->query_error : (x->error_type[0] ? x->error_type : NULL);
-        bt_http_error_code(x->in.buf, x->in.len, qh, r.error_code, sizeof r.error_code,
-                           r.error_message, sizeof r.error_message);
+    if (status >= 300 && x->policy) {
+        struct bt_http_answer a = answer_of(x, status);
+        x->policy->describe(&a, r.error_code, sizeof r.error_code, r.error_message, sizeof r.error_message);
     }
     bt_strlcpy(r.transport_error, transport ? transport : "", sizeof r.transport_error);
     r.attempts = x->attempts;
@@ -938,17 +731,6 @@ static bool transport_retryable(CURLcode rc)
     }
 }
 
-static bool is_skew_error(const char *code, const char *msg, int64_t offset)
-{
-    if (strcmp(code, "RequestTimeTooSkewed") == 0 || strcmp(code, "RequestExpired") == 0)
-        return true;
-    if (strcmp(code, "InvalidSignatureException") == 0)
-        return strstr(msg, "Signature expired") != NULL;
-    if (strcmp(code, "SignatureDoesNotMatch") == 0)
-        return offset > SKEW_MIN || offset < -SKEW_MIN;
-    return false;
-}
-
 static void schedule(struct xfer *x, int64_t delay_ms)
 {
     x->state = X_WAIT;
@@ -983,27 +765,22 @@ static int finish_attempt(struct bt_http *h, struct xfer *x, CURLcode rc)
             timeout = rc == CURLE_OPERATION_TIMEDOUT;
         }
     } else if (status >= 300) {
-        const char *qh = x->query_error[0] ? x->query_error : (x->error_type[0] ? x->error_type : NULL);
-        bt_http_error_code(x->in.buf, x->in.len, qh, code, sizeof code, msg, sizeof msg);
-        int64_t offset = x->server_date ? x->server_date - (int64_t)time(NULL) : 0;
-        bool throttle = bt_http_is_throttle_code(code) || status == 429;
+        bool throttle = status == 429;
+        enum bt_http_next next = BT_HTTP_FINAL;
+        if (x->policy) {
+            struct bt_http_answer a = answer_of(x, status);
+            bool policy_throttle = false;
+            x->policy->describe(&a, code, sizeof code, msg, sizeof msg);
+            next = x->policy->judge(x->creds, &a, code, msg, &x->fixes, &policy_throttle);
+            throttle = throttle || policy_throttle;
+        }
         if (throttle)
             h->stats.throttled++;
-        if (!x->skew_fixed && x->server_date && x->creds && is_skew_error(code, msg, offset)) {
-            skew_set(h, x->host_hdr, offset);
-            x->skew_fixed = true;
-            now_retry = true;
-        } else if (!x->refreshed && x->creds && x->creds->refresh &&
-                   in_list(code, expired_token_codes, BT_ARRAY_LEN(expired_token_codes))) {
-            x->refreshed = true;
-            x->creds->valid = false;
-            now_retry = true;
-        } else {
-            retryable = throttle || in_list(code, transient_codes, BT_ARRAY_LEN(transient_codes));
-            for (size_t i = 0; i < BT_ARRAY_LEN(transient_status); i++)
-                if (status == transient_status[i])
-                    retryable = true;
-        }
+        now_retry = next == BT_HTTP_RETRY_NOW;
+        retryable = next == BT_HTTP_RETRY;
+        for (size_t i = 0; i < BT_ARRAY_LEN(transient_status); i++)
+            if (status == transient_status[i])
+                retryable = true;
     }
     bool failed = rc != CURLE_OK || status >= 300;
     if (!failed) {
@@ -1057,7 +834,7 @@ static int start_due(struct bt_http *h)
         for (struct xfer *x = h->list; x; x = x->next) {
             if (x->state != X_WAIT || x->due_ms > now || x->seq > limit)
                 continue;
-            int gate = x->fail[0] ? -1 : creds_gate(h, x, (int64_t)time(NULL));
+            int gate = x->fail[0] ? -1 : creds_gate(h, x);
             if (gate == 0)
                 continue;
             if (gate > 0 && start_attempt(h, x))
