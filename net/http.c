@@ -5,7 +5,6 @@
  * when it is sent and says which error answers retry. */
 #include "net/http.h"
 
-#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,84 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
-
-#define DEFAULT_TIMEOUT 10.0
-#define DEFAULT_ATTEMPTS 3
-#define RETRY_COST 5
-#define TIMEOUT_RETRY_COST 10
-#define NO_RETRY_INCREMENT 1
-#define MAX_POOL 8
-#define MAX_HOST_CONNECTIONS 4
-
-enum xfer_state { X_WAIT, X_RUN };
-
-struct xfer {
-    struct xfer *next;
-    struct bt_http *h;
-    enum xfer_state state;
-    unsigned long seq;
-    char *method, *url, *url_log, *service, *region, *target, *content_type, *label;
-    char *host_hdr, *path, *query;
-    char *body;
-    size_t body_len;
-    struct bt_header *headers;
-    size_t nheaders;
-    const struct bt_http_policy *policy;
-    struct bt_creds_provider *creds;
-    long timeout_ms;
-    int max_attempts;
-    bt_http_cb cb;
-    void *arg;
-    char invocation_id[37];
-    char fail[1024];             /* set before sending: deliver this failure (whole) */
-    /* per attempt */
-    int64_t due_ms;
-    CURL *easy;
-    struct curl_slist *slist;
-    struct bt_buf in;
-    bool too_big;
-    char ctype[128];
-    char query_error[160];
-    char error_type[160];
-    int64_t server_date;
-    char errbuf[CURL_ERROR_SIZE];
-    int64_t attempt_t0;
-    /* across attempts */
-    int attempts;
-    int last_cost;
-    unsigned fixes;              /* the policy's note of corrections tried */
-    int64_t t0_ms;
-    bool cred_wait;              /* waiting for its credentials' refresh */
-    unsigned cred_gen;           /* the policy's note of which refresh */
-};
-
-#define MAX_WATCH 32
-struct watch {
-    int fd;
-    int64_t deadline_ms;
-    bt_http_watch_cb cb;
-    void *arg;
-};
-
-struct bt_http {
-    CURLM *multi;
-    int verbose;
-    struct bt_http_stats stats;
-    struct xfer *list;
-    unsigned long seq;
-    CURL *pool[MAX_POOL];
-    int npool;
-    double backoff_base, backoff_max;
-    size_t max_body;
-    uint64_t rng;
-    struct watch watches[MAX_WATCH];
-    int nwatch;
-};
+#include "net/http_int.h"
 
 /* Retried whatever the policy says: the SDKs' transient statuses. */
 static const long transient_status[] = { 500, 502, 503, 504, 429 };
@@ -169,14 +95,6 @@ void bt_http_set_max_body(struct bt_http *h, size_t max_bytes)
     h->max_body = max_bytes;
 }
 
-static void wipe_free_slist(struct curl_slist *l)
-{
-    /* The list held the session token: clear it before it returns to malloc. */
-    for (struct curl_slist *p = l; p; p = p->next)
-        memset(p->data, 0, strlen(p->data));
-    curl_slist_free_all(l);
-}
-
 static void release_easy(struct bt_http *h, struct xfer *x)
 {
     if (!x->easy)
@@ -189,7 +107,7 @@ static void release_easy(struct bt_http *h, struct xfer *x)
         curl_easy_cleanup(x->easy);
     }
     x->easy = NULL;
-    wipe_free_slist(x->slist);
+    bt_http_i_wipe_slist(x->slist);
     x->slist = NULL;
 }
 
@@ -304,87 +222,6 @@ void bt_http_wakeup(struct bt_http *h)
 
 /* ------------------------------------------------------------ submit */
 
-static char *dup_or_null(const char *s)
-{
-    return s ? bt_xstrdup(s) : NULL;
-}
-
-/* Header names and values go into raw HTTP lines: no CR/LF, names without ':'. */
-static bool header_safe(const char *s, bool is_name)
-{
-    if (!s)
-        return !is_name;
-    if (is_name && !*s)
-        return false;
-    for (; *s; s++) {
-        if (*s == '\r' || *s == '\n' || (is_name && (*s == ':' || *s == ' ')))
-            return false;
-    }
-    return true;
-}
-
-static bool method_ok(const char *m)
-{
-    size_t n = strlen(m);
-    if (n == 0 || n > 16)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (m[i] < 'A' || m[i] > 'Z')
-            return false;
-    return true;
-}
-
-/* Splits the URL into the Host header value, raw path and raw query; builds the
- * URL used in logs (without any user:password). */
-static bool parse_url(struct xfer *x)
-{
-    CURLU *u = curl_url();
-    char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *clean = NULL;
-    bool ok = false;
-    if (!u || curl_url_set(u, CURLUPART_URL, x->url, 0) != CURLUE_OK) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL");
-        goto out;
-    }
-    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
-    if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL: only http and https are supported");
-        goto out;
-    }
-    if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL: no host");
-        goto out;
-    }
-    curl_url_get(u, CURLUPART_PORT, &port, 0);
-    curl_url_get(u, CURLUPART_PATH, &path, 0);
-    curl_url_get(u, CURLUPART_QUERY, &query, 0);
-    long defport = strcmp(scheme, "https") == 0 ? 443 : 80;
-    struct bt_buf b = { 0 };
-    bt_buf_puts(&b, host);
-    if (port && strtol(port, NULL, 10) != defport)
-        bt_buf_printf(&b, ":%s", port);
-    x->host_hdr = bt_xstrdup(bt_buf_str(&b));
-    bt_buf_free(&b);
-    x->path = bt_xstrdup(path && *path ? path : "/");
-    x->query = query && *query ? bt_xstrdup(query) : NULL;
-    curl_url_set(u, CURLUPART_USER, NULL, 0);
-    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-    curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
-    if (curl_url_get(u, CURLUPART_URL, &clean, 0) == CURLUE_OK && clean) {
-        free(x->url_log);
-        x->url_log = bt_xstrdup(clean);
-    }
-    ok = true;
-out:
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_free(path);
-    curl_free(query);
-    curl_free(clean);
-    curl_url_cleanup(u);
-    return ok;
-}
-
 static void make_invocation_id(struct bt_http *h, char out[37])
 {
     static const char hex[] = "0123456789abcdef";
@@ -411,10 +248,10 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     x->method = bt_xstrdup(req->method ? req->method : "GET");
     x->url = bt_xstrdup(req->url);
     x->url_log = bt_xstrdup("(invalid URL)");
-    x->service = dup_or_null(req->service);
-    x->region = dup_or_null(req->region);
-    x->target = dup_or_null(req->target);
-    x->content_type = dup_or_null(req->content_type);
+    x->service = bt_http_i_dup(req->service);
+    x->region = bt_http_i_dup(req->region);
+    x->target = bt_http_i_dup(req->target);
+    x->content_type = bt_http_i_dup(req->content_type);
     x->label = bt_xstrdup(req->label ? req->label : "");
     x->body_len = req->body ? req->body_len : 0;
     x->body = bt_xmalloc(x->body_len + 1);
@@ -437,7 +274,7 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     if (req->nheaders && req->headers) {
         x->headers = bt_xcalloc(req->nheaders, sizeof *x->headers);
         for (size_t i = 0; i < req->nheaders; i++) {
-            if (!header_safe(req->headers[i].name, true) || !header_safe(req->headers[i].value, false)) {
+            if (!bt_http_i_header_safe(req->headers[i].name, true) || !bt_http_i_header_safe(req->headers[i].value, false)) {
                 snprintf(x->fail, sizeof x->fail, "invalid header in request");
                 continue;
             }
@@ -446,11 +283,11 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
             x->nheaders++;
         }
     }
-    if (!method_ok(x->method))
+    if (!bt_http_i_method_ok(x->method))
         snprintf(x->fail, sizeof x->fail, "invalid HTTP method");
-    else if (!header_safe(x->target, false) || !header_safe(x->content_type, false))
+    else if (!bt_http_i_header_safe(x->target, false) || !bt_http_i_header_safe(x->content_type, false))
         snprintf(x->fail, sizeof x->fail, "invalid header in request");
-    else if (!x->fail[0] && parse_url(x) && x->creds && (!x->service || !x->region))
+    else if (!x->fail[0] && bt_http_i_parse_url(x) && x->creds && (!x->service || !x->region))
         snprintf(x->fail, sizeof x->fail, "signed request needs a service and a Region");
     else if (!x->fail[0] && x->creds && !x->policy)
         snprintf(x->fail, sizeof x->fail, "signed request needs a policy");
@@ -465,81 +302,6 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
 
 /* ------------------------------------------------------------ attempts */
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
-{
-    struct xfer *x = userp;
-    size_t n = size * nmemb;
-    if (x->in.len + n > x->h->max_body) {
-        x->too_big = true;
-        return 0;
-    }
-    bt_buf_add(&x->in, data, n);
-    return n;
-}
-
-static void header_value(const char *line, size_t n, size_t namelen, char *out, size_t outlen)
-{
-    size_t s = namelen + 1, e = n;
-    while (s < e && (line[s] == ' ' || line[s] == '\t'))
-        s++;
-    while (e > s && (line[e - 1] == '\r' || line[e - 1] == '\n' || line[e - 1] == ' '))
-        e--;
-    size_t len = e - s;
-    if (len >= outlen)
-        len = outlen - 1;
-    memcpy(out, line + s, len);
-    out[len] = '\0';
-}
-
-static bool header_is(const char *line, size_t n, const char *name)
-{
-    size_t nl = strlen(name);
-    return n > nl && line[nl] == ':' && strncasecmp(line, name, nl) == 0;
-}
-
-static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
-{
-    struct xfer *x = userp;
-    size_t n = size * nmemb;
-    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
-        /* A new response (after 100 Continue): forget the previous one's headers. */
-        x->ctype[0] = x->query_error[0] = x->error_type[0] = '\0';
-        x->server_date = 0;
-    } else if (header_is(line, n, "Content-Type")) {
-        header_value(line, n, strlen("Content-Type"), x->ctype, sizeof x->ctype);
-    } else if (header_is(line, n, "x-amzn-query-error")) {
-        header_value(line, n, strlen("x-amzn-query-error"), x->query_error, sizeof x->query_error);
-    } else if (header_is(line, n, "x-amzn-ErrorType")) {
-        header_value(line, n, strlen("x-amzn-ErrorType"), x->error_type, sizeof x->error_type);
-    } else if (header_is(line, n, "Date")) {
-        char d[128];
-        header_value(line, n, strlen("Date"), d, sizeof d);
-        time_t t = curl_getdate(d, NULL);
-        x->server_date = t > 0 ? (int64_t)t : 0;
-    }
-    return n;
-}
-
-static void slist_add(struct curl_slist **l, const char *fmt, const char *a, const char *b)
-{
-    char line[4096];
-    struct bt_buf big = { 0 };
-    int n = snprintf(line, sizeof line, fmt, a, b);
-    const char *s = line;
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof line) {
-        bt_buf_printf(&big, fmt, a, b);
-        s = bt_buf_str(&big);
-    }
-    struct curl_slist *nl = curl_slist_append(*l, s);
-    if (nl)
-        *l = nl;
-    if (big.buf)
-        memset(big.buf, 0, big.len);
-    bt_buf_free(&big);
-}
-
 /* Credentials for x: 1 usable now (or none needed), 0 wait for the running refresh,
  * -1 none (x->fail set). */
 static int creds_gate(struct bt_http *h, struct xfer *x)
@@ -552,57 +314,6 @@ static int creds_gate(struct bt_http *h, struct xfer *x)
     if (rc == 0)
         x->cred_wait = true;
     return rc;
-}
-
-struct slist_ctx {
-    struct curl_slist **l;
-};
-
-static void add_signed_header(void *ctx, const char *name, const char *value)
-{
-    struct slist_ctx *c = ctx;
-    slist_add(c->l, "%s: %s", name, value);
-}
-
-/* Builds the header list, signing for this attempt; false with x->fail set. */
-static bool build_headers(struct xfer *x)
-{
-    struct curl_slist *l = NULL;
-    size_t nh = 0;
-    struct bt_header *sh = bt_xcalloc(x->nheaders + 3, sizeof *sh);
-    sh[nh++] = (struct bt_header){ "Host", x->host_hdr };
-    if (x->content_type)
-        sh[nh++] = (struct bt_header){ "Content-Type", x->content_type };
-    if (x->target)
-        sh[nh++] = (struct bt_header){ "X-Amz-Target", x->target };
-    for (size_t i = 0; i < x->nheaders; i++)
-        sh[nh++] = x->headers[i];
-    for (size_t i = 0; i < nh; i++)
-        slist_add(&l, "%s: %s", sh[i].name, sh[i].value);
-    if (!x->content_type)
-        slist_add(&l, "%s%s", "Content-Type:", ""); /* no curl default form type */
-    bool ok = true;
-    if (x->creds && x->service) {
-        struct bt_http_msg m = {
-            .method = x->method, .path = x->path, .query = x->query, .headers = sh, .nheaders = nh,
-            .body = x->body, .body_len = x->body_len, .host = x->host_hdr,
-            .service = x->service, .region = x->region,
-        };
-        struct slist_ctx c = { .l = &l };
-        ok = x->policy->sign(x->creds, &m, add_signed_header, &c, x->fail, sizeof x->fail);
-    }
-    char attempt[64];
-    snprintf(attempt, sizeof attempt, "attempt=%d; max=%d", x->attempts, x->max_attempts);
-    slist_add(&l, "%s: %s", "amz-sdk-invocation-id", x->invocation_id);
-    slist_add(&l, "%s: %s", "amz-sdk-request", attempt);
-    slist_add(&l, "%s%s", "Expect:", ""); /* no 100-continue round trip */
-    free(sh);
-    if (!ok) {
-        wipe_free_slist(l);
-        return false;
-    }
-    x->slist = l;
-    return true;
 }
 
 static CURL *get_easy(struct bt_http *h)
@@ -620,12 +331,12 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
     x->too_big = false;
     x->ctype[0] = x->query_error[0] = x->error_type[0] = x->errbuf[0] = '\0';
     x->server_date = 0;
-    if (!build_headers(x))
+    if (!bt_http_i_build_headers(x))
         return false;
     CURL *e = get_easy(h);
     if (!e) {
         snprintf(x->fail, sizeof x->fail, "out of curl handles");
-        wipe_free_slist(x->slist);
+        bt_http_i_wipe_slist(x->slist);
         x->slist = NULL;
         return false;
     }
@@ -638,9 +349,9 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
     curl_easy_setopt(e, CURLOPT_USERAGENT, "bedtop/" BEDTOP_VERSION);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->slist);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, bt_http_i_on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, bt_http_i_on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, x->timeout_ms);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, x->timeout_ms < 5000 ? x->timeout_ms : 5000L);
@@ -943,15 +654,4 @@ int bt_http_poll(struct bt_http *h, int timeout_ms, int extra_fd, bool *extra_re
     }
     ncb += start_due(h);
     return ncb;
-}
-
-void bt_http_url_escape(struct bt_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || strchr("-_.~", c))
-            bt_buf_putc(b, (char)c);
-        else
-            bt_buf_printf(b, "%%%02X", c);
-    }
 }
