@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "core/json.h"
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "collectors/infprofile.h"
 #include "core/burndown.h"

@@ -1,4 +1,4 @@
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
