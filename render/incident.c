@@ -1,6 +1,7 @@
 /* bedtop report incident: report.md and the charts beside it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
@@ -19,34 +20,35 @@ const char *bt_inc_chart_file(enum bt_inc_chart k)
 }
 
 /* Most affected first: a status that got worse in the window before a standing
- * one, then the worst status, then throttled minutes, then config order. */
+ * one, then the worst status, then throttled minutes, then config order (b goes
+ * strictly before a). */
 static bool charted_before(const struct bt_inc_route *b, const struct bt_inc_route *a)
 {
     if (b->worsened != a->worsened)
         return b->worsened;
     if (b->worst != a->worst)
         return b->worst > a->worst;
-    return b->throttled_minutes >= a->throttled_minutes;
+    return b->throttled_minutes > a->throttled_minutes;
 }
 
 int bt_inc_charted(const struct bt_incident *inc, int *routes, int max)
 {
-    int n = 0;
+    int *all = bt_xcalloc((size_t)(inc->nroutes > 0 ? inc->nroutes : 1), sizeof *all), n = 0;
     for (int r = 0; r < inc->nroutes; r++)
         if (inc->route[r].affected)
-            routes[n++] = r;
-    for (int i = 1; i < n; i++) { /* insertion sort: a handful of routes */
-        int r = routes[i], j = i;
-        const struct bt_inc_route *a = &inc->route[r];
-        while (j > 0) {
-            if (charted_before(&inc->route[routes[j - 1]], a))
-                break;
-            routes[j] = routes[j - 1];
+            all[n++] = r;
+    for (int i = 1; i < n; i++) { /* insertion sort, stable: config order among equals */
+        int r = all[i], j = i;
+        while (j > 0 && charted_before(&inc->route[r], &inc->route[all[j - 1]])) {
+            all[j] = all[j - 1];
             j--;
         }
-        routes[j] = r;
+        all[j] = r;
     }
-    return n < max ? n : max;
+    n = n < max ? n : max;
+    memcpy(routes, all, (size_t)n * sizeof *routes);
+    free(all);
+    return n;
 }
 
 /* The figures a chart draws, one per minute of a route's points. */

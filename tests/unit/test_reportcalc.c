@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/reportcalc.h"
+#include "render/reportdoc.h"
 #include "tests/tap.h"
 
 #define T0 1795946400 /* 2026-11-29T10:00:00Z */
@@ -198,8 +199,41 @@ static void incident(void)
     bt_replay_free(&rp);
 }
 
+/* More affected routes than a chart has styles: the eight most affected, in
+ * order, and nothing written past the caller's eight slots. Routes 1-11 are
+ * affected at warn, route r throttled r minutes; 11 worsened to crit, 2 worsened
+ * to warn, 5 was crit from the start. Order: worsened first (11 crit, then 2),
+ * then the worst status (5), then throttled minutes (10 9 8 7 6). */
+static void charted(void)
+{
+    struct bt_inc_route ro[12] = {0};
+    struct bt_incident inc = {.nroutes = 12, .route = ro};
+    for (int r = 0; r < 12; r++) {
+        ro[r].affected = true;
+        ro[r].worst = BT_ST_WARN;
+        ro[r].throttled_minutes = r; /* later routes throttled longer */
+    }
+    ro[11].worsened = true;
+    ro[11].worst = BT_ST_CRIT;
+    ro[2].worsened = true;
+    ro[5].worst = BT_ST_CRIT;
+    ro[0].affected = false;
+    int out[9];
+    out[8] = -7;
+    int n = bt_inc_charted(&inc, out, 8);
+    OK(n == 8 && out[8] == -7, "eight routes charted of eleven affected, none written past them");
+    /* worsened: 11 (crit), 2 (warn); then crit 5; then warn by throttled minutes 10 9 8 7 6 */
+    static const int want[8] = {11, 2, 5, 10, 9, 8, 7, 6};
+    bool same = true;
+    for (int i = 0; i < 8; i++)
+        same &= out[i] == want[i];
+    OK(same, "most affected first: %d %d %d %d %d %d %d %d", out[0], out[1], out[2], out[3], out[4],
+       out[5], out[6], out[7]);
+}
+
 int main(void)
 {
+    charted();
     stats();
     quota_request();
     incident();
