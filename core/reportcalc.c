@@ -91,14 +91,26 @@ static void ask_for(double peak, double quota, double margin, double *ask, bool 
     *needed = !isnan(*ask) && (isnan(quota) || quota <= 0 || *ask > quota);
 }
 
-static void side_quota(struct bt_qr_side *sd, const struct bt_route *rt, enum bt_quota_kind k)
+/* The group's quota of kind k at the value the evaluation resolved (the
+ * dashboard's choice among the members), with the source, code and name of the
+ * member that carries it. */
+static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const int *members,
+                       int nm, enum bt_quota_kind k, double value)
 {
-    const struct bt_quota *q = &rt->quota[k];
-    sd->quota = q->value;
-    sd->quota_source = q->source;
-    bt_strlcpy(sd->code, q->code[0] ? q->code : k == BT_Q_TPM ? rt->quota_code : "",
-               sizeof sd->code);
-    bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
+    sd->quota = value;
+    sd->quota_source = BT_QS_UNKNOWN;
+    sd->code[0] = sd->quota_name[0] = '\0';
+    for (int i = 0; i < nm && !isnan(value); i++) {
+        const struct bt_route *rt = &cfg->routes[members[i]];
+        const struct bt_quota *q = &rt->quota[k];
+        if (q->value != value)
+            continue;
+        sd->quota_source = q->source;
+        bt_strlcpy(sd->code, q->code[0] ? q->code : k == BT_Q_TPM ? rt->quota_code : "",
+                   sizeof sd->code);
+        bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
+        return;
+    }
 }
 
 /* One member's figures at one minute. */
@@ -242,20 +254,23 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         g->region = rt->region;
         g->burndown = rt->endpoint == BT_EP_MANTLE ? NAN : rt->burndown;
         g->burndown_source = rt->burndown_source;
+        const struct bt_eval *e = &evals[r];
         if (g->scope == BT_QR_MANTLE) {
             g->nsides = 2;
             g->side[0].name = "input";
             g->side[1].name = "output";
-            side_quota(&g->side[0], rt, BT_Q_INPUT_TPM);
-            side_quota(&g->side[1], rt, BT_Q_OUTPUT_TPM);
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_INPUT_TPM, e->in_quota);
+            side_quota(&g->side[1], cfg, members, nm, BT_Q_OUTPUT_TPM, e->out_quota);
             g->rpm_quota = NAN;
         } else {
             g->nsides = 1;
             g->side[0].name = "tpm";
-            side_quota(&g->side[0], rt, BT_Q_TPM);
-            g->rpm_quota = rt->quota[BT_Q_RPM].value;
-            g->rpm_source = rt->quota[BT_Q_RPM].source;
-            bt_strlcpy(g->rpm_code, rt->quota[BT_Q_RPM].code, sizeof g->rpm_code);
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_TPM, e->quota);
+            struct bt_qr_side rpm;
+            side_quota(&rpm, cfg, members, nm, BT_Q_RPM, e->rpm_quota);
+            g->rpm_quota = rpm.quota;
+            g->rpm_source = rpm.quota_source;
+            bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
         }
         group_figures(cfg, st, from, n, members, nm, margin, g);
     }
@@ -568,8 +583,9 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             if (keep && !keep[r])
                 continue;
             out->mantle[r] = evals[r].mantle;
-            point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i],
-                     &out->route[r].admission);
+            bool adm;
+            point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
+            out->route[r].admission |= adm;
             if (i > 0)
                 timeline_minute(&b, &evals[r], r, i, m);
             tally_causes(&b, &evals[r], r, m);

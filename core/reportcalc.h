@@ -84,8 +84,8 @@ struct bt_qr {
 
 /* Per quota group (evals[r].group_leader, from bt_eval_all: the dashboard's
  * groups) of the routes with keep[r] (NULL: all), over the data minutes from..to
- * of the store. Quotas are read from the routes as given (in a replay, seek to
- * the end first: the quotas learned while recording are applied). */
+ * of the store. The quotas are the ones the evaluations resolved (in a replay,
+ * seek to the end and evaluate there: the quotas learned while recording apply). */
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
                  const struct bt_eval *evals, int64_t from, int64_t to, const bool *keep,
                  double margin, struct bt_qr *out);
@@ -144,8 +144,8 @@ struct bt_inc_route {
     int64_t worst_minute;
     int worst_side;
     int throttled_minutes;
-    bool admission;          /* offered and accepted from the admission counters, else
-                              * CloudWatch (offered = accepted + throttled) */
+    bool admission;          /* offered and accepted from the admission counters (in some
+                              * minute), else CloudWatch (offered = accepted + throttled) */
     double throttles;        /* total throttled requests */
     int64_t first_throttle, last_throttle; /* data minutes (0: none) */
     int64_t recovered;       /* first minute back at the start status after the worst (0: not) */
