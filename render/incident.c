@@ -308,11 +308,26 @@ static void causes(const struct bt_incident *inc, const struct bt_replay *rp, st
     }
 }
 
+/* The quota each side of the route drew from in the window's last minute. */
+static void quota_cell(const struct bt_incident *inc, int r, struct bt_buf *b)
+{
+    const struct bt_inc_point *p = bt_inc_at(inc, r, inc->n - 1);
+    for (int s = 0; s < (inc->mantle[r] ? 2 : 1); s++) {
+        char v[BT_FMT_LONG];
+        if (s)
+            bt_buf_puts(b, ", ");
+        if (isnan(p->side_quota[s]))
+            bt_buf_printf(b, "%s unknown", side_label(inc, r, s));
+        else
+            bt_buf_printf(b, "%s %s/min", side_label(inc, r, s), bt_fmt_grouped(p->side_quota[s], v, sizeof v));
+    }
+}
+
 static void routes_table(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
 {
-    bt_buf_puts(b, "\n## Routes\n\n| route | model | endpoint | at start | worst | lowest headroom "
-                   "| throttled min | throttled requests | recovered |\n"
-                   "|---|---|---|---|---|---|---|---|---|\n");
+    bt_buf_puts(b, "\n## Routes\n\n| route | model | endpoint | quota at the end | at start | worst "
+                   "| lowest headroom | throttled min | throttled requests | recovered |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|\n");
     for (int r = 0; r < inc->nroutes; r++) {
         const struct bt_inc_route *ro = &inc->route[r];
         const struct bt_route *rt = &rp->cfg.routes[r];
@@ -325,9 +340,9 @@ static void routes_table(const struct bt_incident *inc, const struct bt_replay *
             bt_buf_puts(b, " (affected)");
         bt_buf_puts(b, " | ");
         md(b, rt->model);
-        bt_buf_printf(b, " | %s %s | %s | %s | ", bt_endpoint_name(rt->endpoint),
-                      bt_inference_name(rt->inference), bt_status_name(ro->start_status),
-                      bt_status_name(ro->worst));
+        bt_buf_printf(b, " | %s %s | ", bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference));
+        quota_cell(inc, r, b);
+        bt_buf_printf(b, " | %s | %s | ", bt_status_name(ro->start_status), bt_status_name(ro->worst));
         if (isnan(ro->worst_pct)) {
             bt_buf_puts(b, "unknown");
         } else {

@@ -292,7 +292,7 @@ static void render_doc(const struct bt_qr *q, const struct bt_config *cfg, bool 
         if (md) {
             bt_buf_puts(out, "\n## ");
             bt_san_md_buf(out, routes);
-            bt_buf_printf(out, " (%s, %s)\n\n| | |\n|---|---|\n", bt_qr_scope_name(gr->scope),
+            bt_buf_printf(out, " (%s, %s)\n\n| figure | value |\n|---|---|\n", bt_qr_scope_name(gr->scope),
                           gr->region);
         } else {
             bt_buf_puts(out, "\n== ");
