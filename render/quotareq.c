@@ -116,8 +116,8 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
         row(r, lab, "%s %s (%s)", num(sd->quota, a, sizeof a), unit,
             bt_quota_source_name(sd->quota_source));
     snprintf(lab, sizeof lab, "Steady-state %s", side);
-    row(r, lab, "%s %s (median of %d busy minutes)", num(sd->tpm.steady, a, sizeof a), unit,
-        g->busy_minutes);
+    row(r, lab, "%s %s (median of %d busy minute%s)", num(sd->tpm.steady, a, sizeof a), unit,
+        g->busy_minutes, g->busy_minutes == 1 ? "" : "s");
     snprintf(lab, sizeof lab, "Peak %s", side);
     row(r, lab, "%s (p99), %s (max) %s", num(sd->tpm.p99, a, sizeof a), num(sd->tpm.max, b, sizeof b),
         unit);

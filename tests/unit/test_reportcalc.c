@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/reportcalc.h"
+#include "core/sanitize.h"
 #include "render/reportdoc.h"
 #include "tests/tap.h"
 
@@ -231,8 +232,25 @@ static void charted(void)
        out[5], out[6], out[7]);
 }
 
+/* The Markdown sink (core/sanitize.h) the reports write outside strings through. */
+static void markdown(void)
+{
+    struct bt_buf b = {0};
+    bt_san_md_buf(&b, "a|b <img src=x> [l](http://e) *x* `c` \\ &amp; ~s~ !");
+    STREQ(bt_buf_str(&b), "a\\|b \\<img src=x\\> \\[l\\](http://e) \\*x\\* \\`c\\` \\\\ \\&amp; \\~s\\~ \\!",
+          "every inline Markdown/HTML character escaped");
+    bt_buf_reset(&b);
+    bt_san_md_buf(&b, "line\n# heading\x1b[31m");
+    STREQ(bt_buf_str(&b), "line?# heading?\\[31m", "no line break (nothing starts a line), no escape byte");
+    bt_buf_reset(&b);
+    bt_san_md_buf(&b, "d\xc3\xa9ploiement \xff");
+    STREQ(bt_buf_str(&b), "d\xc3\xa9ploiement ?", "UTF-8 kept, invalid bytes replaced");
+    bt_buf_free(&b);
+}
+
 int main(void)
 {
+    markdown();
     charted();
     stats();
     quota_request();
