@@ -53,11 +53,6 @@ double bt_fits_more(double headroom_tpm, double reservation_per_call)
     return floor(headroom_tpm / reservation_per_call);
 }
 
-const char *bt_side_name(enum bt_side s)
-{
-    return s == BT_SIDE_OUTPUT ? "output" : "input";
-}
-
 /* A route's quota code, where known (Service Quotas or config `quota_code`). */
 static const char *route_quota_code(const struct bt_route *r)
 {
@@ -84,12 +79,6 @@ void bt_quota_group_key(const struct bt_route *r, char *out, size_t n)
         model_key(r, out, n);
 }
 
-/* Sums that stay unknown only when every term is. */
-static double nanadd(double a, double b)
-{
-    return isnan(a) ? b : isnan(b) ? a : a + b;
-}
-
 /* The quota of a group: the best-sourced value any member knows (first on ties). */
 static const struct bt_quota *group_quota(const struct bt_config *cfg, const int *members, int n,
                                           enum bt_quota_kind k)
@@ -105,52 +94,182 @@ static const struct bt_quota *group_quota(const struct bt_config *cfg, const int
     return best;
 }
 
-static double qval(const struct bt_quota *q)
+/* What one more call costs on the mantle output side: its output allowance, else
+ * the observed mean output per call. */
+static double output_per_call(const struct bt_eval *e)
 {
-    return q ? q->value : NAN;
+    return !isnan(e->max_tokens) ? e->max_tokens : e->avg_output;
 }
 
-static double pct_of(double headroom, double quota)
+/* Each side's route figures: one function per side. */
+static void side_tpm(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
 {
-    return isnan(headroom) || isnan(quota) || quota <= 0 ? NAN : 100 * headroom / quota;
+    bt_side_route(f, q, e->used, e->used_q, e->reservation, e->held_source);
 }
 
-/* A mantle route's binding side: the one with less headroom left (a side with a
- * quota of 0 binds; an unknown side never does; input on a tie). */
-static enum bt_side mantle_binding(const struct bt_eval *e)
+static void side_rpm(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
 {
-    if (e->in_quota == 0)
-        return BT_SIDE_INPUT;
-    if (e->out_quota == 0)
-        return BT_SIDE_OUTPUT;
-    if (isnan(e->out_pct))
-        return BT_SIDE_INPUT;
-    if (isnan(e->in_pct))
-        return BT_SIDE_OUTPUT;
-    return e->out_pct < e->in_pct ? BT_SIDE_OUTPUT : BT_SIDE_INPUT;
+    bt_side_route(f, q, e->requests, e->requests_q, 1, e->requests_source);
 }
 
-/* Headroom, fits, warnings: ev[0..n) are the evaluations of one quota group's
- * routes members[0..n), their route parts done. */
+static void side_output(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
+{
+    enum bt_quality ql = e->state == BT_FR_IDLE ? BT_QL_IDLE : BT_QL_KNOWN;
+    bt_side_route(f, q, e->state == BT_FR_UNKNOWN ? NAN : e->output_tokens, ql, output_per_call(e),
+                  "cloudwatch");
+}
+
+/* The reserved tier: its input (with its share of what the calls in flight hold)
+ * and its output, against the reservation's two quotas. */
+static void side_reserved(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e,
+                          bool output)
+{
+    double share = e->tier_reserved_share;
+    double used = NAN;
+    enum bt_quality ql = BT_QL_KNOWN;
+    if (!isnan(share)) {
+        if (output) {
+            used = e->tier_reserved_output;
+        } else {
+            double held_all = share < 1 ? e->held / (1 - share) : NAN;
+            used = e->tier_reserved_input + bt_z(held_all) * share;
+            if (isnan(held_all) && e->in_flight > 0)
+                ql = BT_QL_LOWER;
+        }
+    }
+    bt_side_route(f, q, used, ql, output ? output_per_call(e) : e->reservation, "cloudwatch");
+}
+
+static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
+{
+    double per_call = e->invocations > 0 && !isnan(e->settled) ? e->settled / e->invocations : NAN;
+    bt_side_route(f, q, e->tokens_today, BT_QL_KNOWN, per_call, "cloudwatch");
+}
+
+/* The route-level figures of every side of ev[i], quotas from the group's members. */
+static void route_sides(const struct bt_config *cfg, struct bt_eval *e, const int *members, int n)
+{
+    const struct bt_quota *none = NULL;
+    struct bt_side_fig *s = e->side;
+    bool mantle = e->mantle;
+    for (int k = 0; k < BT_SIDE_COUNT; k++)
+        if (k != BT_SIDE_DAILY && k != BT_SIDE_DAILY_ACCOUNT) /* daily_sides() did those */
+            bt_side_route(&s[k], none, NAN, BT_QL_UNKNOWN, NAN, NULL);
+    if (mantle) {
+        side_tpm(&s[BT_SIDE_INPUT], group_quota(cfg, members, n, BT_Q_INPUT_TPM), e);
+        side_output(&s[BT_SIDE_OUTPUT], group_quota(cfg, members, n, BT_Q_OUTPUT_TPM), e);
+        return; /* mantle: no burndown, no RPM, no daily quota of runtime's */
+    }
+    side_tpm(&s[BT_SIDE_TPM], group_quota(cfg, members, n, BT_Q_TPM), e);
+    side_rpm(&s[BT_SIDE_RPM], group_quota(cfg, members, n, BT_Q_RPM), e);
+    side_reserved(&s[BT_SIDE_RES_INPUT], group_quota(cfg, members, n, BT_Q_RES_INPUT_TPM), e, false);
+    side_reserved(&s[BT_SIDE_RES_OUTPUT], group_quota(cfg, members, n, BT_Q_RES_OUTPUT_TPM), e, true);
+}
+
+/* The daily sides have groups of their own: the model's daily quota is shared
+ * across its inference types (global profiles have their own), the account-wide
+ * cross-model quota by every runtime route of the account and Region. */
+static void daily_key(const struct bt_route *r, bool account, char *out, size_t n)
+{
+    if (account)
+        snprintf(out, n, "%s|%s", r->account[0] ? r->account : r->profile, r->region);
+    else
+        snprintf(out, n, "%s|%s|%s|%s|ctx=%s", r->account[0] ? r->account : r->profile, r->region,
+                 r->inference == BT_INF_GLOBAL ? "global" : "regional",
+                 r->base_model[0] ? r->base_model : r->model, r->context);
+}
+
+static void daily_sides(const struct bt_config *cfg, struct bt_eval *evals)
+{
+    int n = cfg->nroutes;
+    for (int r = 0; r < n; r++)
+        for (int k = BT_SIDE_DAILY; k <= BT_SIDE_DAILY_ACCOUNT; k++)
+            bt_side_route(&evals[r].side[k], NULL, NAN, BT_QL_UNKNOWN, NAN, NULL);
+    int *members = bt_xcalloc((size_t)n, sizeof *members);
+    char *ka = bt_xcalloc(512, 1), *kb = bt_xcalloc(512, 1);
+    for (int pass = 0; pass < 2; pass++) {
+        enum bt_side side = pass ? BT_SIDE_DAILY_ACCOUNT : BT_SIDE_DAILY;
+        enum bt_quota_kind kind = pass ? BT_Q_TPD_ACCOUNT : BT_Q_TPD;
+        for (int r = 0; r < n; r++) {
+            if (evals[r].mantle)
+                continue;
+            daily_key(&cfg->routes[r], pass, ka, 512);
+            int cnt = 0;
+            for (int o = 0; o < n; o++) {
+                if (evals[o].mantle)
+                    continue;
+                daily_key(&cfg->routes[o], pass, kb, 512);
+                if (!strcmp(ka, kb))
+                    members[cnt++] = o;
+            }
+            side_daily(&evals[r].side[side], group_quota(cfg, members, cnt, kind), &evals[r]);
+            double sum = NAN;
+            enum bt_quality q = BT_QL_UNKNOWN;
+            for (int i = 0; i < cnt; i++) {
+                struct bt_side_fig mf;
+                side_daily(&mf, NULL, &evals[members[i]]);
+                bt_side_sum(&sum, &q, i == 0, &mf);
+            }
+            bt_side_group(&evals[r].side[side], sum, q);
+        }
+    }
+    free(kb);
+    free(ka);
+    free(members);
+}
+
+/* The route's token side: tpm, or the mantle side (input or output) that binds. */
+static enum bt_side token_side(const struct bt_eval *e)
+{
+    if (!e->mantle)
+        return BT_SIDE_TPM;
+    struct bt_side_fig two[BT_SIDE_COUNT];
+    memset(two, 0, sizeof two);
+    two[BT_SIDE_INPUT] = e->side[BT_SIDE_INPUT];
+    two[BT_SIDE_OUTPUT] = e->side[BT_SIDE_OUTPUT];
+    return bt_side_binding(two, BT_SIDE_INPUT);
+}
+
+/* What a right-sized max_tokens would free on the token side. */
+static void recommend(const struct bt_config *cfg, struct bt_eval *e, double head)
+{
+    double basis = !isnan(e->out_p99) ? e->out_p99 : 2 * e->avg_output;
+    if (isnan(basis) || basis <= 0 || isnan(e->max_tokens))
+        return;
+    double rec = ceil(basis * (1 + cfg->oversize_margin) / 64) * 64;
+    e->recommended_max_tokens = rec;
+    if (isnan(head) || isnan(e->reservation) || e->reservation <= 0)
+        return;
+    double r2 = e->reservation - e->max_tokens + rec;
+    double k = r2 / e->reservation;
+    bool upper = e->used_q == BT_QL_UPPER;
+    double base = upper ? bt_nanmax(e->settled, e->estimated) : e->used - bt_z(e->held);
+    double used2 = upper ? bt_nanmax(base, e->reserved_per_min * k) : bt_z(base) + bt_z(e->held) * k;
+    e->fits_more_recommended = bt_fits_more(head + e->used - used2, r2);
+}
+
+/* Sides, the binding one, warnings: ev[0..n) are the evaluations of one quota
+ * group's routes members[0..n), their route parts and daily sides done. */
 static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, const int *members,
                        int n)
 {
-    bool mantle = ev[0]->mantle;
-    const struct bt_quota *q = group_quota(cfg, members, n, mantle ? BT_Q_INPUT_TPM : BT_Q_TPM);
-    const struct bt_quota *qo = mantle ? group_quota(cfg, members, n, BT_Q_OUTPUT_TPM) : NULL;
-    const struct bt_quota *qd = group_quota(cfg, members, n, BT_Q_TPD);
-    double used = NAN, out_used = NAN, today = NAN, rate = NAN;
+    static const enum bt_side grouped[] = {BT_SIDE_TPM, BT_SIDE_RPM, BT_SIDE_INPUT, BT_SIDE_OUTPUT,
+                                           BT_SIDE_RES_INPUT, BT_SIDE_RES_OUTPUT};
+    double sum[BT_SIDE_COUNT];
+    enum bt_quality sq[BT_SIDE_COUNT];
+    double rate = NAN;
     for (int i = 0; i < n; i++) {
-        const struct bt_eval *m = ev[i];
-        used = nanadd(used, m->used);
-        out_used = nanadd(out_used, m->out_used);
-        today = nanadd(today, m->tokens_today);
-        rate = nanadd(rate, mantle ? NAN : m->settled);
+        route_sides(cfg, ev[i], members, n);
+        for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
+            bt_side_sum(&sum[grouped[k]], &sq[grouped[k]], i == 0, &ev[i]->side[grouped[k]]);
+        if (!ev[i]->mantle && !isnan(ev[i]->settled))
+            rate = bt_z(rate) + ev[i]->settled;
     }
     for (int i = 0; i < n; i++) {
         struct bt_eval *e = ev[i];
         const struct bt_route *rt = &cfg->routes[e->route];
-        e->nshared = 0;
+        e->nshared = e->nunknown = 0;
+        e->unknown_member = -1;
         e->group_leader = members[0];
         for (int j = 0; j < n; j++) {
             if (j == i)
@@ -158,64 +277,50 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
             if (e->nshared < BT_MAX_SHARED)
                 e->shared_with[e->nshared] = members[j];
             e->nshared++;
-        }
-        e->tpd = qval(qd);
-        e->group_tokens_today = isnan(e->tpd) ? NAN : today;
-        e->daily_rate = rate;
-        double quota = qval(q);
-        const struct bt_quota *src = q;
-        double head = isnan(quota) || isnan(e->used) ? NAN : quota - used;
-        if (mantle) {
-            e->in_quota = quota;
-            e->in_used = e->used;
-            e->in_group_used = used;
-            e->in_headroom = head;
-            e->in_pct = pct_of(head, quota);
-            e->out_quota = qval(qo);
-            e->out_group_used = out_used;
-            e->out_headroom = isnan(e->out_quota) || isnan(e->out_used) ? NAN
-                                                                          : e->out_quota - out_used;
-            e->out_pct = pct_of(e->out_headroom, e->out_quota);
-            e->binding = mantle_binding(e);
-        }
-        /* fits and what a right-sized max_tokens would free: from the input side */
-        e->fits_more = bt_fits_more(head, e->reservation);
-        double basis = !isnan(e->out_p99) ? e->out_p99 : 2 * e->avg_output;
-        if (!isnan(basis) && basis > 0 && !isnan(e->max_tokens)) {
-            double rec = ceil(basis * (1 + cfg->oversize_margin) / 64) * 64;
-            e->recommended_max_tokens = rec;
-            if (!isnan(head) && !isnan(e->reservation) && e->reservation > 0) {
-                double r2 = e->reservation - e->max_tokens + rec;
-                double k = r2 / e->reservation;
-                double base = e->upper_bound ? bt_nanmax(e->settled, e->estimated)
-                                             : e->used - bt_z(e->held);
-                double used2 = e->upper_bound ? bt_nanmax(base, e->reserved_per_min * k)
-                                              : bt_z(base) + bt_z(e->held) * k;
-                e->fits_more_recommended = bt_fits_more(head + e->used - used2, r2);
+            if (ev[j]->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN) {
+                if (e->unknown_member < 0)
+                    e->unknown_member = members[j];
+                e->nunknown++;
             }
         }
-        e->group_used = used;
-        if (mantle && e->binding == BT_SIDE_OUTPUT) {
-            /* the route's figures follow the side that binds */
-            src = qo;
-            quota = e->out_quota;
-            head = e->out_headroom;
-            e->group_used = out_used;
-            e->settled = e->used = e->out_used;
-            e->held = 0;
-            e->reserved_per_min = NAN;
-            e->upper_bound = false;
-            if (!isnan(head) && head <= 0)
-                e->fits_more = 0;
-        }
-        e->quota = quota;
-        e->quota_source = src ? src->source : BT_QS_UNKNOWN;
-        bt_strlcpy(e->quota_code, src ? src->code : "", sizeof e->quota_code);
-        e->headroom_tpm = head;
-        e->headroom_pct = pct_of(head, quota);
-        if (quota == 0)
-            e->fits_more = 0; /* no usable quota: nothing fits, whatever is known */
+        for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
+            bt_side_group(&e->side[grouped[k]], sum[grouped[k]], sq[grouped[k]]);
+        e->daily_rate = rate;
 
+        /* the token side: the route's TPM headline (quota, used, headroom in tokens) */
+        e->token_side = token_side(e);
+        const struct bt_side_fig *ts = &e->side[e->token_side];
+        if (e->token_side == BT_SIDE_OUTPUT) {
+            /* the route's figures follow the side that binds */
+            e->settled = e->used = ts->used;
+            e->used_q = ts->used_q;
+            e->held = 0;
+            e->held_q = BT_QL_KNOWN;
+            e->reserved_per_min = NAN;
+        }
+        e->quota = ts->quota;
+        e->quota_source = ts->source;
+        bt_strlcpy(e->quota_code, ts->code, sizeof e->quota_code);
+        e->group_used = ts->group_used;
+        e->group_used_q = ts->group_q;
+        e->headroom_tpm = ts->headroom;
+        recommend(cfg, e, e->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].headroom);
+
+        /* the one rule: every figure of the headline comes from the side that binds */
+        e->binding = bt_side_binding(e->side, e->token_side);
+        const struct bt_side_fig *b = &e->side[e->binding];
+        e->headroom_pct = b->pct;
+        e->headroom_q = b->headroom_q;
+        e->fits_more = b->fits;
+        if (!b->applies)
+            e->headroom_q = BT_QL_UNKNOWN;
+
+        /* the daily quota nearest to running out, for DAILY_QUOTA */
+        const struct bt_side_fig *d = &e->side[BT_SIDE_DAILY], *da = &e->side[BT_SIDE_DAILY_ACCOUNT];
+        if (da->applies && !isnan(da->pct) && (!d->applies || isnan(d->pct) || da->pct < d->pct))
+            d = da;
+        e->tpd = d->applies ? d->quota : NAN;
+        e->group_tokens_today = d->applies ? d->group_used : NAN;
         bt_rules_apply(cfg, rt, e);
     }
 }
@@ -286,6 +391,22 @@ static int *quota_groups(const struct bt_config *cfg)
     return up;
 }
 
+/* Each quota group's evaluated minute: the oldest of its readable members' newest
+ * settled minute (0: none can be read). */
+static int64_t group_minute(const struct bt_config *cfg, const struct bt_store *st, const int *group,
+                            int g, int64_t now)
+{
+    int64_t m = 0;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        if (group[r] != g)
+            continue;
+        int64_t s = bt_frame_settled(cfg, st, r, now);
+        if (s && (!m || s < m))
+            m = s;
+    }
+    return m;
+}
+
 void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
                  struct bt_eval *evals)
 {
@@ -296,14 +417,19 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
     int *first = bt_xcalloc((size_t)n, sizeof *first); /* members chained by route order */
     int *next = bt_xcalloc((size_t)n, sizeof *next);
     int *members = bt_xcalloc((size_t)n, sizeof *members);
+    int64_t *minute = bt_xcalloc((size_t)n, sizeof *minute);
     struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
-    for (int r = 0; r < n; r++)
+    for (int r = 0; r < n; r++) {
         first[r] = -1;
+        if (group[r] == r)
+            minute[r] = group_minute(cfg, st, group, r, now);
+    }
     for (int r = n - 1; r >= 0; r--) {
-        bt_eval_route_part(cfg, st, r, now, &evals[r]);
+        bt_eval_route_part(cfg, st, r, now, minute[group[r]], &evals[r]);
         next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
         first[group[r]] = r;
     }
+    daily_sides(cfg, evals);
     for (int g = 0; g < n; g++) {
         if (group[g] != g)
             continue;
@@ -315,34 +441,20 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
         eval_group(cfg, ev, members, cnt);
     }
     free(ev);
+    free(minute);
     free(members);
     free(next);
     free(first);
     free(group);
 }
 
+/* One route: every route is evaluated (its quota group and its daily groups reach
+ * across the config), this one copied out. */
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
                    struct bt_eval *out)
 {
-    int *group = quota_groups(cfg);
-    int n = 0, self = 0;
-    int *members = bt_xcalloc((size_t)cfg->nroutes, sizeof *members);
-    for (int i = 0; i < cfg->nroutes; i++) {
-        if (group[i] == group[r]) {
-            if (i == r)
-                self = n;
-            members[n++] = i;
-        }
-    }
-    struct bt_eval *scratch = bt_xcalloc((size_t)n, sizeof *scratch);
-    struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
-    for (int i = 0; i < n; i++) {
-        ev[i] = i == self ? out : &scratch[i];
-        bt_eval_route_part(cfg, st, members[i], now, ev[i]);
-    }
-    eval_group(cfg, ev, members, n);
-    free(ev);
-    free(scratch);
-    free(members);
-    free(group);
+    struct bt_eval *all = bt_xcalloc((size_t)cfg->nroutes, sizeof *all);
+    bt_eval_all(cfg, st, now, all);
+    *out = all[r];
+    free(all);
 }

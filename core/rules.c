@@ -46,10 +46,12 @@ static bool rule_estimate_only(const struct bt_config *cfg, const struct bt_rout
 {
     (void)cfg;
     (void)r;
-    if (e->idle || !e->has_usage || !isnan(e->reservation) || !isnan(e->held))
+    if (e->state != BT_FR_ACTIVE || e->used_q == BT_QL_UNKNOWN || !isnan(e->reservation) ||
+        !isnan(e->held))
         return false;
     char est[32];
-    bt_fmt_si(e->mantle ? e->in_used : bt_nanmax(e->estimated, e->settled), est, sizeof est);
+    bt_fmt_si(e->mantle ? e->side[BT_SIDE_INPUT].used : bt_nanmax(e->estimated, e->settled), est,
+              sizeof est);
     if (e->mantle)
         say(w, BT_ST_WARN,
             "input headroom counts completed input only (%s TPM): no admission counters and no "
@@ -79,6 +81,13 @@ static const char *const act_shared =
 static const char *const act_bursts =
     "Smooth bursts at the admission boundary (a semaphore or a token bucket) so calls in flight "
     "stay near their average.";
+static const char *const act_rpm =
+    "Send fewer, larger requests (batch prompts, fewer tool round trips) or request an RPM "
+    "increase in Service Quotas with steady-state and peak requests per minute; more tokens will "
+    "not help.";
+static const char *const act_capacity =
+    "No quota increase fixes service capacity: retry with backoff and jitter, spread load over "
+    "another Region or a cross-Region profile, and check the AWS Health Dashboard.";
 static const char *const act_unseen =
     "Expose the admission counters (in-flight gauge, retries) to see bursts and retries, and look "
     "for callers outside the config on this quota.";
@@ -109,7 +118,23 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
     bt_fmt_si(e->estimated, est, sizeof est);
     bt_fmt_si(e->quota, q, sizeof q);
     double share = retry_share(e), basis;
-    if (!isnan(e->tpd) && e->tpd > 0 && !isnan(e->group_tokens_today) &&
+    const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
+    bool rising = e->server_errors > 0 && e->server_errors > bt_z(e->server_errors_before) &&
+                  e->throttles >= bt_z(e->throttles_before);
+    if (rising && e->server_errors >= 0.1 * e->throttles) {
+        snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "
+                 "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
+                 "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));
+        w->action = act_capacity;
+    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct < 100 - 90) {
+        char g[32], qq[32];
+        bt_fmt_si(rpm->group_used, g, sizeof g);
+        bt_fmt_si(rpm->quota, qq, sizeof qq);
+        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests submitted of %s "
+                 "RPM%s (many short calls throttle with tokens to spare)", g, qq,
+                 rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
+        w->action = act_rpm;
+    } else if (!isnan(e->tpd) && e->tpd > 0 && !isnan(e->group_tokens_today) &&
         e->group_tokens_today >= e->tpd) {
         char t[32], d[32];
         bt_fmt_si(e->group_tokens_today, t, sizeof t);
@@ -130,12 +155,12 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "throttle", res, e->max_tokens, !isnan(e->out_p99) ? "p99" : "mean", basis,
                  isnan(e->reservation) ? 0 : floor(e->quota / e->reservation));
         w->action = act_held;
-    } else if (e->nshared > 0 && e->group_used - bt_z(e->used) > 0) {
+    } else if (e->nshared > 0 && (e->group_used - bt_z(e->used) > 0 || e->nunknown > 0)) {
         char o[32];
         bt_fmt_si(e->group_used - bt_z(e->used), o, sizeof o);
-        snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s TPM of it, "
+        snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s%s TPM of it, "
                  "and callers outside the config are unseen", e->nshared, e->nshared == 1 ? "" : "s",
-                 e->nshared == 1 ? "s" : "", o);
+                 e->nshared == 1 ? "s" : "", e->nunknown ? "at least " : "", o);
         w->action = act_shared;
     } else if ((!isnan(e->in_flight) && !isnan(e->littles_in_flight) &&
                 !strcmp(e->in_flight_source ? e->in_flight_source : "", "admission") &&
@@ -231,37 +256,56 @@ static bool rule_hidden_parallelism(const struct bt_config *cfg, const struct bt
     return true;
 }
 
-static bool threshold_hit(const struct bt_threshold *t, const struct bt_eval *e)
+static bool threshold_hit(const struct bt_threshold *t, const struct bt_side_fig *b)
 {
-    return t->pct ? e->headroom_pct < t->value : e->headroom_tpm < t->value;
+    return t->pct ? b->pct < t->value : b->headroom < t->value;
+}
+
+/* How sure a headroom is, as a few words after the number. */
+static const char *bound_words(enum bt_quality q)
+{
+    return q == BT_QL_UPPER   ? " at most"
+           : q == BT_QL_LOWER ? " at least"
+                              : "";
 }
 
 static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route *r,
                               struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (isnan(e->headroom_pct))
+    const struct bt_side_fig *b = &e->side[e->binding];
+    /* a daily side has its own thresholds (DAILY_QUOTA) */
+    if (isnan(e->headroom_pct) || e->binding == BT_SIDE_DAILY || e->binding == BT_SIDE_DAILY_ACCOUNT)
         return false;
     enum bt_status sev;
-    if (threshold_hit(&cfg->crit, e))
+    /* an absolute threshold is in tokens: it reads token sides only */
+    bool tokens = e->binding != BT_SIDE_RPM;
+    if ((cfg->crit.pct || tokens) && threshold_hit(&cfg->crit, b))
         sev = BT_ST_CRIT;
-    else if (threshold_hit(&cfg->warn, e))
+    else if ((cfg->warn.pct || tokens) && threshold_hit(&cfg->warn, b))
         sev = BT_ST_WARN;
     else
         return false;
-    char h[32], q[32], th[BT_FMT_LONG], side[40] = "";
-    bt_fmt_si(e->headroom_tpm, h, sizeof h);
-    bt_fmt_si(e->quota, q, sizeof q);
+    char h[32], q[32], th[BT_FMT_LONG];
+    bt_fmt_si(b->headroom, h, sizeof h);
+    bt_fmt_si(b->quota, q, sizeof q);
     const struct bt_threshold *t = sev == BT_ST_CRIT ? &cfg->crit : &cfg->warn;
     if (t->pct) /* one formatter per figure: no "1e+06" for a threshold */
         bt_fmt_plain(t->value, 1, th, sizeof th);
     else
         bt_fmt_tokens(t->value, th, sizeof th);
-    if (e->mantle)
-        snprintf(side, sizeof side, " (%s quota binds)", bt_side_name(e->binding));
-    say(w, sev, "headroom %s of %s TPM (%.1f%%%s) is below the %s threshold of %s%s%s%s", h, q,
-        e->headroom_pct, e->upper_bound ? ", from the per-minute upper bound" : "",
-        sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side,
+    const char *side = e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT
+                           ? "reserved"
+                           : bt_side_name(e->binding);
+    char which[64] = "";
+    if (e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT)
+        snprintf(which, sizeof which, " (reserved tier, %s)",
+                 e->binding == BT_SIDE_RES_INPUT ? "input" : "output");
+    say(w, sev, "%s headroom%s %s of %s %s (%.1f%%%s) is below the %s threshold of %s%s: the %s "
+        "quota binds%s%s", side, bound_words(b->headroom_q), h, q, bt_side_unit(e->binding),
+        e->headroom_pct,
+        b->headroom_q == BT_QL_LOWER ? ", from the per-minute upper bound of use" : "",
+        sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side, which,
         e->nshared ? " (for the whole shared quota)" : "");
     return true;
 }
@@ -375,19 +419,26 @@ static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
                           struct bt_eval *e, struct bt_warning *w)
 {
     (void)cfg;
-    bool in0 = e->mantle && e->in_quota == 0, out0 = e->mantle && e->out_quota == 0;
-    if (!(e->quota == 0 || in0 || out0))
+    int zero = -1;
+    for (int k = 0; k < BT_SIDE_COUNT && zero < 0; k++)
+        if (e->side[k].applies && e->side[k].quota == 0)
+            zero = k;
+    if (zero < 0)
         return false;
+    static const char *const what[] = {"tokens-per-minute", "requests-per-minute",
+                                       "input tokens-per-minute", "output tokens-per-minute",
+                                       "reserved-tier input tokens-per-minute",
+                                       "reserved-tier output tokens-per-minute", "tokens-per-day",
+                                       "account-wide tokens-per-day"};
+    const struct bt_side_fig *f = &e->side[zero];
     char thr[48] = "";
     if (!isnan(e->throttles) && e->throttles > 0)
         snprintf(thr, sizeof thr, "; %.0f throttles/min", e->throttles);
     say(w, BT_ST_CRIT,
         "the applied %s quota for %s in %s is 0 (%s%s%s): the account has no usable quota, "
-        "every call will throttle%s",
-        e->mantle ? (in0 ? "input tokens-per-minute" : "output tokens-per-minute")
-                  : "tokens-per-minute",
+        "every call will throttle%s", what[zero],
         r->base_model[0] ? r->base_model : r->model, r->region,
-        bt_quota_source_name(e->quota_source), e->quota_code[0] ? " " : "", e->quota_code, thr);
+        bt_quota_source_name(f->source), f->code[0] ? " " : "", f->code, thr);
     return true;
 }
 
@@ -406,14 +457,21 @@ static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
             break;
         len += (size_t)n;
     }
-    char others[32], u[32];
+    char others[32], u[32], use[120];
     bt_fmt_si(e->group_used - bt_z(e->used), others, sizeof others);
     bt_fmt_si(e->group_used, u, sizeof u);
+    if (e->nunknown >= e->nshared)
+        snprintf(use, sizeof use, "their use is unknown");
+    else if (e->nunknown)
+        snprintf(use, sizeof use, "they use at least %s TPM, %s's unknown; at least %s together",
+                 others, cfg->routes[e->unknown_member].name, u);
+    else
+        snprintf(use, sizeof use, "they use %s TPM; %s together", others, u);
     say(w, BT_ST_OK,
-        "the %s quota%s%s is shared with %s%s (they use %s TPM; %s together): headroom is the "
+        "the %s quota%s%s is shared with %s%s (%s): headroom is the "
         "quota's, and callers outside the config on it are invisible here",
         e->mantle ? "input/output" : "tokens-per-minute", e->quota_code[0] ? " " : "",
-        e->quota_code, names, e->nshared > BT_MAX_SHARED ? " and more" : "", others, u);
+        e->quota_code, names, e->nshared > BT_MAX_SHARED ? " and more" : "", use);
     return true;
 }
 
@@ -438,6 +496,55 @@ static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_
                                                                       : "no table entry (default)",
         e->burndown, r->base_model[0] ? r->base_model : r->model, e->burndown);
     return true;
+}
+
+static bool rule_partial_group(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (e->nunknown <= 0 || e->unknown_member < 0)
+        return false;
+    const struct bt_route *m = &cfg->routes[e->unknown_member];
+    char pct[48] = "";
+    const struct bt_side_fig *t = &e->side[e->token_side];
+    if (!isnan(t->pct))
+        snprintf(pct, sizeof pct, ": at most %.1f%% free", t->pct);
+    say(w, BT_ST_WARN,
+        "%s%s on the same quota could not be read (its CloudWatch poll failed, stopped or never "
+        "answered): the group's use is a lower bound and its headroom an upper bound%s",
+        m->name, e->nunknown > 1 ? " and other members" : "", pct);
+    return true;
+}
+
+/* mantle output and the reserved tier's output are counted as generated: when they
+ * run out, answers stop mid-generation rather than throttle */
+static bool rule_output_cutoff(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    static const enum bt_side outs[] = {BT_SIDE_OUTPUT, BT_SIDE_RES_OUTPUT};
+    for (size_t i = 0; i < BT_ARRAY_LEN(outs); i++) {
+        const struct bt_side_fig *f = &e->side[outs[i]];
+        if (!f->applies || isnan(f->pct) || f->quota <= 0)
+            continue;
+        enum bt_status sev;
+        if (threshold_hit(&cfg->crit, f))
+            sev = BT_ST_CRIT;
+        else if (threshold_hit(&cfg->warn, f))
+            sev = BT_ST_WARN;
+        else
+            continue;
+        char u[32], q[32];
+        bt_fmt_si(f->group_used, u, sizeof u);
+        bt_fmt_si(f->quota, q, sizeof q);
+        say(w, sev,
+            "%s output tokens %s of %s TPM (%.1f%% left%s): when it runs out, generation stops "
+            "and answers come back cut off (a truncation finish reason), not throttled with 429",
+            outs[i] == BT_SIDE_OUTPUT ? "mantle" : "reserved-tier", u, q, f->pct,
+            bound_words(f->headroom_q));
+        return true;
+    }
+    return false;
 }
 
 static const struct {
@@ -489,6 +596,12 @@ static const struct {
     {BT_W_BURNDOWN_MISMATCH, "BURNDOWN_MISMATCH", "burndown differs from the estimate",
      "Check the model's burndown in AWS's quota documentation and correct data/burndown.conf or "
      "the route's burndown key.", rule_burndown_mismatch},
+    {BT_W_PARTIAL_GROUP, "PARTIAL_GROUP", "a member of the quota group cannot be read",
+     "Fix the named route's collector (credentials, permissions, network); until then the "
+     "headroom shown is at most what is left.", rule_partial_group},
+    {BT_W_OUTPUT_CUTOFF, "OUTPUT_CUTOFF", "output quota nearly used: answers get cut off",
+     "Lower max_tokens or shed output-heavy work; request an output quota increase (mantle: an "
+     "AWS Support limit-increase case) and watch for truncated answers.", rule_output_cutoff},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)

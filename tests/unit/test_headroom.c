@@ -42,13 +42,15 @@ static void fx_init(struct fx *f)
     bt_config_defaults(&f->cfg);
 }
 
-/* Every route polled successfully 30 s ago. */
+/* Every route polled successfully at NOW (10:10): with the default 120 s lag that
+ * poll settled every minute up to 10:07 (10:07 ends at 10:08, + 120 s = 10:10), so
+ * each quota group is evaluated at M. */
 static void fx_start(struct fx *f)
 {
     bt_config_finish(&f->cfg);
     bt_store_init(&f->st, f->cfg.nroutes, 1440);
     for (int r = 0; r < f->cfg.nroutes; r++) {
-        struct bt_event ev = {.t = NOW - 30, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+        struct bt_event ev = {.t = NOW, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
         bt_model_event(&f->st, f->cfg.routes, &ev);
     }
 }
@@ -123,7 +125,7 @@ static void test_domain_example(void)
     NEAR(e.used, 24125, 1e-9, "used 24,125");
     NEAR(e.fits_more, 30, 0, "30 more fit in flight");
     NEAR(e.reserved_per_min, 645000, 1e-9, "reserved per minute 645,000 (the secondary figure)");
-    OK(!e.upper_bound && bt_eval_has(&e, BT_W_OVERSIZED_MAX_TOKENS), "not an upper bound; oversized");
+    OK(!(e.used_q == BT_QL_UPPER) && bt_eval_has(&e, BT_W_OVERSIZED_MAX_TOKENS), "not an upper bound; oversized");
     fx_free(&f);
 }
 
@@ -157,7 +159,7 @@ static void test_littles_law(void)
     NEAR(e.fits_more, 436, 0, "fits 436");
     STREQ(e.held_source, "littles-law", "held from Little's law");
     bt_eval_route(&f.cfg, &f.st, b, NOW, &e);
-    OK(isnan(e.in_flight) && e.upper_bound, "no latency: in flight unknown, upper bound");
+    OK(isnan(e.in_flight) && (e.used_q == BT_QL_UPPER), "no latency: in flight unknown, upper bound");
     NEAR(e.used, 900000, 1e-9, "upper bound: used = reserved per minute 900,000");
     STREQ(e.held_source, "upper-bound", "held marked upper-bound");
     NEAR(e.headroom_pct, 55, 1e-9, "headroom 55 % from the bound");
@@ -276,9 +278,9 @@ static void test_cache_read(void)
 
 static void test_idle(void)
 {
-    /* Traffic at 10:00, none since; polled fine at 10:09:30, which could see minutes
-     * up to 10:06 (2 min lag): no datapoints since 10:00 means no calls, so the
-     * route is idle at 10:06: used 0, headroom the whole 500,000, ok, not stale. */
+    /* Traffic at 10:00, none since; polled fine at 10:10, which settled minutes up
+     * to 10:07 (2 min lag): no datapoints since 10:00 means no calls, so the route
+     * is idle at 10:07: used 0, headroom the whole 500,000, ok, not stale. */
     struct fx f;
     fx_init(&f);
     int r = fx_route(&f, "idle", "amazon.nova-lite-v1:0", 500000, 1000);
@@ -286,7 +288,7 @@ static void test_idle(void)
     minute(&f, r, T0, 100, 50000, 30000, 1000);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(e.idle && e.minute == M - 60, "idle at 10:06");
+    OK((e.state == BT_FR_IDLE) && e.minute == M, "idle at 10:07");
     NEAR(e.used, 0, 0, "used 0");
     NEAR(e.settled, 0, 0, "settled 0");
     NEAR(e.held, 0, 0, "held 0: nothing in flight");
@@ -301,7 +303,7 @@ static void test_idle(void)
     bt_model_event(&f.st, f.cfg.routes, &ev);
     minute(&f, r, T0 - 360, 100, 50000, 30000, 1000);
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(!e.idle && e.stale && strstr(e.stale_reason, "not answered since 09:55"),
+    OK(!(e.state == BT_FR_IDLE) && e.stale && strstr(e.stale_reason, "not answered since 09:55"),
        "no good poll for 15 min: STALE, not idle");
     OK(e.status == BT_ST_UNKNOWN, "stale -> unknown");
     fx_free(&f);
@@ -424,10 +426,10 @@ static void test_mantle(void)
     minute(&f, r, M, 400, 12000000, 320000, NAN);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.in_used, 12800000, 0, "mantle input used: the per-minute bound");
-    OK(e.upper_bound, "marked upper bound");
-    NEAR(e.in_headroom, 7200000, 0, "mantle input headroom");
-    NEAR(e.out_headroom, 3680000, 0, "mantle output headroom");
+    NEAR(e.side[BT_SIDE_INPUT].used, 12800000, 0, "mantle input used: the per-minute bound");
+    OK((e.used_q == BT_QL_UPPER), "marked upper bound");
+    NEAR(e.side[BT_SIDE_INPUT].headroom, 7200000, 0, "mantle input headroom");
+    NEAR(e.side[BT_SIDE_OUTPUT].headroom, 3680000, 0, "mantle output headroom");
     NEAR(e.headroom_pct, 36, 1e-9, "route headroom pct is the input side's");
     OK(e.binding == BT_SIDE_INPUT, "input binds");
 
@@ -440,8 +442,8 @@ static void test_mantle(void)
     put(&f, r, BT_SIG_INPUT_TOKENS, M, 1000000);
     put(&f, r, BT_SIG_OUTPUT_TOKENS, M, 3900000);
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.in_pct, 55, 1e-9, "input side 55 %");
-    NEAR(e.out_pct, 2.5, 1e-9, "output side 2.5 %");
+    NEAR(e.side[BT_SIDE_INPUT].pct, 55, 1e-9, "input side 55 %");
+    NEAR(e.side[BT_SIDE_OUTPUT].pct, 2.5, 1e-9, "output side 2.5 %");
     OK(e.binding == BT_SIDE_OUTPUT, "equal quotas: output binds");
     NEAR(e.headroom_pct, 2.5, 1e-9, "route headroom = output side");
     NEAR(e.used, 3900000, 0, "route used = output used (what the bar draws)");
@@ -594,7 +596,7 @@ static void test_warnings(void)
     OK(bt_eval_has(&e, BT_W_QUOTA_UNKNOWN) && e.status == BT_ST_UNKNOWN, "QUOTA_UNKNOWN -> unknown");
 
     /* Stale: CloudWatch failing after the data. */
-    struct bt_event ev = {.t = NOW - 5, .type = BT_EV_ERROR, .route = h, .source = BT_SRC_CLOUDWATCH};
+    struct bt_event ev = {.t = NOW, .type = BT_EV_ERROR, .route = h, .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.text, "ThrottlingException after 3 attempts", sizeof ev.text);
     bt_model_event(&f.st, f.cfg.routes, &ev);
     bt_eval_route(&f.cfg, &f.st, h, NOW, &e);
