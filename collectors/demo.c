@@ -95,6 +95,11 @@ static const struct demo_quota {
      "On-demand model inference tokens per minute for Amazon Nova Lite"},
 };
 
+/* seconds after a minute ends before the demo "publishes" it: the default
+ * cloudwatch_lag, so the evaluation frame (minute + 60 s + lag) settles each minute
+ * as it arrives */
+#define DEMO_CW_LAG 120
+
 void bt_demo_config(struct bt_config *cfg)
 {
     for (int i = 0; i < R_N; i++) {
@@ -302,7 +307,6 @@ static void adm_values(int r, int64_t t, struct adm_values *o)
     }
 }
 
-#define DEMO_CW_LAG 90  /* seconds after a minute ends before the demo "publishes" it */
 #define DEMO_ADM_STEP 15 /* seconds between simulated admission scrapes */
 #define DEMO_PREFILL (10 * 60) /* minutes of history before the first tick: since 00:00 */
 
