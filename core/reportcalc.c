@@ -116,36 +116,32 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
 /* One member's figures at one minute. */
 struct member_min {
     double tok[2];           /* quota tokens charged: runtime [0]; mantle input, output */
-    double inv, thr, input_total, output;
+    double inv, thr, requests, input_total, output;
     bool data;
 };
 
-static void member_at(const struct bt_store *st, const struct bt_route *rt, int r, int64_t m,
+static void member_at(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t m,
                       struct member_min *x)
 {
+    const struct bt_route *rt = &cfg->routes[r];
     double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
     double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
     double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    double cr = bt_store_at(st, r, BT_SIG_CACHE_READ, m);
-    double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, m);
     double thr = bt_store_at(st, r, BT_SIG_THROTTLES, m);
     double est = bt_store_at(st, r, BT_SIG_ESTIMATED_TPM, m);
     x->data = !isnan(inv) || !isnan(in) || !isnan(out) || !isnan(thr) || !isnan(est);
-    if (rt->endpoint == BT_EP_MANTLE) {
-        /* mantle: input side without cache reads, output side as generated, no burndown */
-        x->tok[0] = z(in);
-        x->tok[1] = z(out);
-    } else {
-        /* charged work as headroom counts it, without the held reservations:
-         * max(settled, EstimatedTPMQuotaUsage) */
-        double settled = isnan(in) && isnan(out) ? NAN
-                                                 : bt_settled_tpm(z(in), z(cw), z(out), rt->burndown);
-        x->tok[0] = z(fmax(settled, est));
-        x->tok[1] = 0;
-    }
+    /* charged work as the dashboard's per-minute figures count it, without the held
+     * reservations: max(settled, EstimatedTPMQuotaUsage); mantle: the input side */
+    struct bt_minute_fig f;
+    bt_minute_figures(cfg, st, r, m, &f);
+    x->tok[0] = z(fmax(f.settled, f.estimated));
+    x->tok[1] = rt->endpoint == BT_EP_MANTLE ? z(out) : 0; /* mantle output, as generated */
     x->inv = z(inv);
     x->thr = z(thr);
-    x->input_total = z(in) + z(cr) + z(cw);
+    x->requests = bt_requests_submitted(inv, thr, bt_store_at(st, r, BT_SIG_CLIENT_ERRORS, m),
+                                        bt_store_at(st, r, BT_SIG_SERVER_ERRORS, m));
+    x->input_total = z(in) + z(bt_store_at(st, r, BT_SIG_CACHE_READ, m)) +
+                     z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m));
     x->output = z(out);
 }
 
@@ -160,17 +156,17 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     int busy = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
-        double t[2] = {0, 0}, inv = 0, thr = 0;
+        double t[2] = {0, 0}, inv = 0, thr = 0, req = 0;
         bool data = false;
         for (int k = 0; k < nm; k++) {
-            const struct bt_route *rt = &cfg->routes[members[k]];
             struct member_min x;
-            member_at(st, rt, members[k], m, &x);
+            member_at(cfg, st, members[k], m, &x);
             data |= x.data;
             t[0] += x.tok[0];
             t[1] += x.tok[1];
             inv += x.inv;
             thr += x.thr;
+            req += x.requests;
             if (x.inv > 0) { /* per-request averages over minutes that had requests */
                 inputs += x.input_total;
                 outputs += x.output;
@@ -189,7 +185,7 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         if (inv > 0 || t[0] > 0 || t[1] > 0) {
             tok[0][busy] = t[0];
             tok[1][busy] = t[1];
-            rpm[busy] = inv;
+            rpm[busy] = req;
             busy++;
         }
     }
@@ -259,15 +255,15 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
             g->nsides = 2;
             g->side[0].name = "input";
             g->side[1].name = "output";
-            side_quota(&g->side[0], cfg, members, nm, BT_Q_INPUT_TPM, e->in_quota);
-            side_quota(&g->side[1], cfg, members, nm, BT_Q_OUTPUT_TPM, e->out_quota);
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_INPUT_TPM, e->side[BT_SIDE_INPUT].quota);
+            side_quota(&g->side[1], cfg, members, nm, BT_Q_OUTPUT_TPM, e->side[BT_SIDE_OUTPUT].quota);
             g->rpm_quota = NAN;
         } else {
             g->nsides = 1;
             g->side[0].name = "tpm";
             side_quota(&g->side[0], cfg, members, nm, BT_Q_TPM, e->quota);
             struct bt_qr_side rpm;
-            side_quota(&rpm, cfg, members, nm, BT_Q_RPM, e->rpm_quota);
+            side_quota(&rpm, cfg, members, nm, BT_Q_RPM, e->side[BT_SIDE_RPM].quota);
             g->rpm_quota = rpm.quota;
             g->rpm_source = rpm.quota_source;
             bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
@@ -286,6 +282,11 @@ void bt_qr_free(struct bt_qr *q)
 }
 
 /* ---- incident ---- */
+
+enum bt_side bt_inc_side(bool mantle, int k)
+{
+    return mantle ? (k ? BT_SIDE_OUTPUT : BT_SIDE_INPUT) : (k ? BT_SIDE_RPM : BT_SIDE_TPM);
+}
 
 int64_t bt_data_minute(const struct bt_config *cfg, int64_t t)
 {
@@ -310,18 +311,13 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
 {
     p->status = e->status;
     p->headroom_pct = e->headroom_pct;
-    if (e->mantle) {
-        p->side_pct[0] = e->in_pct;
-        p->side_pct[1] = e->out_pct;
-        p->side_used[0] = e->in_group_used;
-        p->side_used[1] = e->out_group_used;
-        p->side_quota[0] = e->in_quota;
-        p->side_quota[1] = e->out_quota;
-    } else {
-        p->side_pct[0] = e->headroom_pct;
-        p->side_used[0] = e->group_used;
-        p->side_quota[0] = e->quota;
-        p->side_pct[1] = p->side_used[1] = p->side_quota[1] = NAN;
+    p->binding = e->binding;
+    for (int k = 0; k < 2; k++) {
+        const struct bt_side_fig *f = &e->side[bt_inc_side(e->mantle, k)];
+        bool on = f->applies;
+        p->side_pct[k] = on ? f->pct : NAN;
+        p->side_used[k] = on ? f->group_used : NAN;
+        p->side_quota[k] = on ? f->quota : NAN;
     }
     double inv = raw_at(st, e, r, BT_SIG_INVOCATIONS, m);
     /* mantle publishes no throttle metric: unknown there, not 0 */
@@ -487,8 +483,7 @@ static void summarize_routes(struct bt_incident *inc, const bool *keep)
             if (!isnan(p->headroom_pct) && (isnan(ro->worst_pct) || p->headroom_pct < ro->worst_pct)) {
                 ro->worst_pct = p->headroom_pct;
                 ro->worst_minute = m;
-                ro->worst_side = inc->mantle[r] && !isnan(p->side_pct[1]) &&
-                                 p->side_pct[1] == p->headroom_pct;
+                ro->worst_side = p->binding;
             }
             bool thr = p->throttles > 0;
             if (thr) {

@@ -59,7 +59,8 @@ struct bt_qr_group {
     const char *burndown_source;
     struct bt_qr_side side[2];
     int nsides;              /* runtime 1 (tpm), mantle 2 (input, output) */
-    struct bt_qr_stat rpm;   /* accepted requests (Invocations) per minute */
+    struct bt_qr_stat rpm;   /* requests submitted per minute, the RPM quota's measure
+                              * (Invocations + throttled + failed) */
     double rpm_quota;        /* NAN: none listed (mantle enforces none) */
     enum bt_quota_source rpm_source;
     char rpm_code[32];
@@ -96,7 +97,8 @@ void bt_qr_free(struct bt_qr *q);
 struct bt_inc_point {
     enum bt_status status;
     double headroom_pct;     /* the binding side's */
-    double side_pct[2];      /* runtime: [0] tpm; mantle: [0] input, [1] output */
+    enum bt_side binding;    /* which side that is */
+    double side_pct[2];      /* the sides bt_inc_side names (NAN: not a limit here) */
     double side_used[2];     /* the group's used on that side, tokens per minute */
     double side_quota[2];
     double throttles;        /* per minute */
@@ -142,7 +144,7 @@ struct bt_inc_route {
     enum bt_status worst, start_status;
     double worst_pct;        /* lowest headroom of the binding side */
     int64_t worst_minute;
-    int worst_side;
+    enum bt_side worst_side; /* the side that bound at the lowest headroom */
     int throttled_minutes;
     bool admission;          /* offered and accepted from the admission counters (in some
                               * minute), else CloudWatch (offered = accepted + throttled) */
@@ -172,6 +174,9 @@ struct bt_incident {
     int nmarkers;
 };
 
+/* The two sides an incident follows per route: runtime tokens and requests per
+ * minute, mantle input and output (k = 0, 1). */
+enum bt_side bt_inc_side(bool mantle, int k);
 /* The data minute on screen at time t of a recording (the newest complete one). */
 int64_t bt_data_minute(const struct bt_config *cfg, int64_t t);
 /* Evaluates every route of the recording at each data minute from..to (as bedtop

@@ -51,6 +51,21 @@ int bt_inc_charted(const struct bt_incident *inc, int *routes, int max)
     return n;
 }
 
+static const char *side_label(const struct bt_incident *inc, int r, int side)
+{
+    return bt_side_name(bt_inc_side(inc->mantle[r], side));
+}
+
+/* The first side is always followed; the second where it is a limit of the route
+ * in some minute (an RPM quota listed, mantle's output). */
+static bool side_applies(const struct bt_incident *inc, int r, int s)
+{
+    for (int i = 0; i < inc->n && s; i++)
+        if (!isnan(bt_inc_at(inc, r, i)->side_quota[s]))
+            return true;
+    return s == 0;
+}
+
 /* The figures a chart draws, one per minute of a route's points. */
 enum field { F_SIDE0, F_SIDE1, F_THROTTLES, F_OFFERED, F_ACCEPTED, F_LAT_P99 };
 
@@ -94,10 +109,11 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
         const struct bt_inc_point *p0 = bt_inc_at(inc, r, inc->n - 1);
         switch (k) {
         case BT_CHART_HEADROOM:
-            for (int s = 0; s < (inc->mantle[r] ? 2 : 1); s++) {
+            for (int s = 0; s < 2; s++) {
+                if (!side_applies(inc, r, s))
+                    continue;
                 bt_fmt_tokens(p0->side_quota[s], q, sizeof q);
-                snprintf(l, sizeof l, "%s %s (quota %s/min)", name,
-                         inc->mantle[r] ? (s ? "output" : "input") : "tokens", q);
+                snprintf(l, sizeof l, "%s %s (quota %s/min)", name, side_label(inc, r, s), q);
                 add_series(c, l, inc, r, s ? F_SIDE1 : F_SIDE0);
             }
             break;
@@ -186,10 +202,6 @@ static const char *route_name(const struct bt_replay *rp, int r)
     return r >= 0 && r < rp->cfg.nroutes ? rp->cfg.routes[r].name : "";
 }
 
-static const char *side_label(const struct bt_incident *inc, int r, int side)
-{
-    return inc->mantle[r] ? (side ? "output" : "input") : "tokens";
-}
 
 static void summary(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
 {
@@ -218,7 +230,7 @@ static void summary(const struct bt_incident *inc, const struct bt_replay *rp, s
         when(inc, ro->worst_minute, w, sizeof w);
         bt_buf_printf(b, "- **Worst headroom:** %s%% on ", bt_fmt_pct(ro->worst_pct, p, sizeof p));
         md(b, route_name(rp, worst));
-        bt_buf_printf(b, " (%s side) at %s.\n", side_label(inc, worst, ro->worst_side), w);
+        bt_buf_printf(b, " (%s side) at %s.\n", bt_side_name(ro->worst_side), w);
     } else {
         bt_buf_puts(b, "- **Worst headroom:** unknown (no affected route had a known headroom).\n");
     }
@@ -312,8 +324,10 @@ static void causes(const struct bt_incident *inc, const struct bt_replay *rp, st
 static void quota_cell(const struct bt_incident *inc, int r, struct bt_buf *b)
 {
     const struct bt_inc_point *p = bt_inc_at(inc, r, inc->n - 1);
-    for (int s = 0; s < (inc->mantle[r] ? 2 : 1); s++) {
+    for (int s = 0; s < 2; s++) {
         char v[BT_FMT_LONG];
+        if (!side_applies(inc, r, s))
+            continue;
         if (s)
             bt_buf_puts(b, ", ");
         if (isnan(p->side_quota[s]))
@@ -348,7 +362,7 @@ static void routes_table(const struct bt_incident *inc, const struct bt_replay *
         } else {
             when(inc, ro->worst_minute, w, sizeof w);
             bt_buf_printf(b, "%s%% (%s, %s)", bt_fmt_pct(ro->worst_pct, p, sizeof p),
-                          side_label(inc, r, ro->worst_side), w);
+                          bt_side_name(ro->worst_side), w);
         }
         bt_buf_printf(b, " | %d | %s | ", ro->throttled_minutes, bt_fmt_grouped(ro->throttles, c, sizeof c));
         if (!ro->affected)

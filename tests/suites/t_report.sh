@@ -4,14 +4,14 @@
 FX=$BEDTOP_SRCDIR/tests/data/quota-request.rec
 
 # ---- quota-request from the hand-written fixture (figures worked in
-# tests/unit/test_reportcalc.c's comment: steady 260,000, peak 520,000, RPM 120/220,
+# tests/unit/test_reportcalc.c's comment: steady 260,000, peak 520,000, RPM 120/255,
 # average input 880,000 / 690 = 1,275, ask 630,000, mantle input 120,000 / 400,000)
 "$BEDTOP" report quota-request "$FX" >"$TMP/qr.txt" 2>"$TMP/qr.err"
 expect_eq "quota-request from a recording exits 0" "$?" 0
 check "text: steady-state TPM 260,000 (median of 5 busy minutes)" \
     grep -q "^Steady-state TPM  *260,000 tokens per minute (quota tokens) (median of 5 busy minutes)" "$TMP/qr.txt"
 check "text: peak TPM 520,000 (p99 and max)" grep -q "^Peak TPM  *520,000 (p99), 520,000 (max)" "$TMP/qr.txt"
-check "text: RPM steady 120, peak 220" sh -c "grep -q '^Steady-state RPM  *120 ' '$TMP/qr.txt' && grep -q '^Peak RPM  *220 (p99), 220 (max)' '$TMP/qr.txt'"
+check "text: RPM steady 120, peak 255 (submitted: throttled requests count)" sh -c "grep -q '^Steady-state RPM  *120 ' '$TMP/qr.txt' && grep -q '^Peak RPM  *255 (p99), 255 (max)' '$TMP/qr.txt'"
 check "text: average input 1,275 per request" grep -q "^Average input tokens per request  *1,275 " "$TMP/qr.txt"
 check "text: quota code and applied value" sh -c "grep -q '^Quota code  *L-TEST0001' '$TMP/qr.txt' && grep -q '^Current applied TPM quota  *1,000,000 ' '$TMP/qr.txt'"
 check "text: the ask, with the margin stated" grep -q "^Requested TPM value  *630,000 (peak 520,000 x 1.20, rounded up): fits the current quota" "$TMP/qr.txt"
@@ -23,7 +23,7 @@ check "text: cross-Region scope named" grep -q "^Scope  *cross-Region inference 
 check "--margin 100%: 1,040,000 asks for 1,100,000, an increase" \
     grep -q "^Requested TPM value  *1,100,000 tokens per minute (quota tokens) (peak 520,000 x 2.00, rounded up)$" "$TMP/qr2.txt"
 check "--margin 100%: a case description to paste, with the figures AWS asks for" grep -qF \
-    "We request an increase of Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 (L-TEST0001) in us-east-1 from 1,000,000 to 1,100,000 tokens per minute (quota tokens). Between 2026-11-29T10:00 and 2026-11-29T10:05 UTC our steady-state usage was 260,000 and our peak 520,000 (p99) to 520,000 (max) tokens per minute (quota tokens), 120 requests per minute steady and 220 at peak, with 1,275 input tokens per request on average." "$TMP/qr2.txt"
+    "We request an increase of Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 (L-TEST0001) in us-east-1 from 1,000,000 to 1,100,000 tokens per minute (quota tokens). Between 2026-11-29T10:00 and 2026-11-29T10:05 UTC our steady-state usage was 260,000 and our peak 520,000 (p99) to 520,000 (max) tokens per minute (quota tokens), 120 requests per minute steady and 255 at peak, with 1,275 input tokens per request on average." "$TMP/qr2.txt"
 check "no increase needed: no case description" grep -q "^Case description: none needed" "$TMP/qr.txt"
 "$BEDTOP" report quota-request "$FX" --format json >"$TMP/qr.json"
 check "json: validates against data/quota-request.schema.json" \
@@ -37,7 +37,7 @@ q = g["quotas"][0]
 assert (q["code"], q["current"], q["current_source"]) == ("L-TEST0001", 1000000, "service-quotas")
 assert q["tokens_per_minute"] == {"steady": 260000, "peak_p99": 520000, "peak_max": 520000}, q
 assert (q["observed_ceiling"], q["observed_ceiling_quality"], q["ask"], q["increase_needed"]) == (520000, "lower-bound", 630000, False)
-assert g["rpm"]["requests_per_minute"] == {"steady": 120, "peak_p99": 220, "peak_max": 220}
+assert g["rpm"]["requests_per_minute"] == {"steady": 120, "peak_p99": 255, "peak_max": 255}
 assert abs(g["avg_input_tokens_per_request"] - 880000 / 690) < 0.001
 assert (g["avg_output_tokens_per_request"], g["max_tokens"], g["throttled_minutes"]) == (200, 4000, 2)
 assert m["scope"] == "mantle" and m["request_through"] == "aws-support"
@@ -104,27 +104,32 @@ expect_eq "quota-request --since exits 0" "$?" 0
 check "--since json: validates against the schema" \
     python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/bf.json"
 # 20 data minutes from the window's first, i0 = (from - START) / 60 (20, or 21 when a
-# minute turned meanwhile): inv = 100 + i0 .. 119 + i0; quota tokens 1,200 x inv
-# (burndown 1); steady = median of 20 = 1,200 x (109.5 + i0); peak = 1,200 x (119 + i0)
+# minute turned meanwhile): minute i has inv = 100 + i, quota tokens 1,200 x inv
+# (burndown 1) and 100 + i requests submitted (+ 7 throttled at i = 30); steady =
+# the median of those minutes, peak their max; the ceiling is 1,200 x 130 (i = 30)
 check "--since: figures from CloudWatch history, quotas from Service Quotas" python3 - "$TMP/bf.json" "$START" <<'PY'
-import json, sys, datetime, math
+import json, sys, datetime, math, statistics
 d = json.load(open(sys.argv[1])); start = int(sys.argv[2])
-frm = int(datetime.datetime.strptime(d["window"]["from"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp())
-i0 = (frm - start) // 60
-assert i0 in (20, 21), i0
+def t(s):
+    return int(datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp())
+i0, i1 = (t(d["window"]["from"]) - start) // 60, (t(d["window"]["to"]) - start) // 60
+assert i0 in (20, 21) and i1 - i0 == 19, (i0, i1)
+mins = [i for i in range(i0, i1 + 1) if i < 40]
+tok = [1200 * (100 + i) for i in mins]
+req = [100 + i + (7 if i == 30 else 0) for i in mins]
 g, = d["quota_groups"]
 q = g["quotas"][0]
 assert "CloudWatch history" in d["source"], d["source"]
 assert (q["code"], q["current"]) == ("L-TEST1", 1000000), q
-t = q["tokens_per_minute"]
-assert t["steady"] == 1200 * (109.5 + i0) and t["peak_max"] == 1200 * (119 + i0) == t["peak_p99"], t
+tp = q["tokens_per_minute"]
+assert tp["steady"] == statistics.median(tok) and tp["peak_max"] == max(tok) == tp["peak_p99"], (tp, tok)
 r = g["rpm"]
-assert r["requests_per_minute"]["steady"] == 109.5 + i0 and r["current"] == 400 and r["code"] == "L-TEST2", r
+assert r["requests_per_minute"]["steady"] == statistics.median(req) and r["requests_per_minute"]["peak_max"] == max(req), (r, req)
+assert r["current"] == 400 and r["code"] == "L-TEST2", r
 assert g["avg_input_tokens_per_request"] == 1000 and g["avg_output_tokens_per_request"] == 200
 assert g["throttled_minutes"] == 1 and g["throttled_requests"] == 7, g
-# the throttled minute i = 30 accepted 1,200 x 130 quota tokens: the ceiling
 assert q["observed_ceiling"] == 156000, q["observed_ceiling"]
-peak = 1200 * (119 + i0) * 1.2; step = 10 ** (math.floor(math.log10(peak)) - 1)
+peak = max(tok) * 1.2; step = 10 ** (math.floor(math.log10(peak)) - 1)
 assert q["ask"] == math.ceil(peak / step - 1e-9) * step, (q["ask"], peak)
 assert g["max_tokens"] == 500
 PY
