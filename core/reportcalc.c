@@ -345,7 +345,7 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
 static bool caveat_code(enum bt_wcode c)
 {
     return c == BT_W_STALE || c == BT_W_QUOTA_UNKNOWN || c == BT_W_QUOTA_DEFAULT ||
-           c == BT_W_ESTIMATE_ONLY || c == BT_W_BURNDOWN_MISMATCH;
+           c == BT_W_ESTIMATE_ONLY || c == BT_W_BURNDOWN_MISMATCH || c == BT_W_PARTIAL_GROUP;
 }
 
 /* A cause tallied per route until the affected routes are known. */

@@ -297,7 +297,7 @@ static void causes(const struct bt_incident *inc, const struct bt_replay *rp, st
         bt_buf_puts(b, ": ");
         md(b, c->message);
         if (c->action) {
-            bt_buf_puts(b, "  \n   *Remedy:* ");
+            bt_buf_puts(b, "  \n    *Remedy:* ");
             md(b, c->action);
         }
         bt_buf_putc(b, '\n');

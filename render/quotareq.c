@@ -116,8 +116,11 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
         row(r, lab, "%s %s (%s)", num(sd->quota, a, sizeof a), unit,
             bt_quota_source_name(sd->quota_source));
     snprintf(lab, sizeof lab, "Steady-state %s", side);
-    row(r, lab, "%s %s (median of %d busy minute%s)", num(sd->tpm.steady, a, sizeof a), unit,
-        g->busy_minutes, g->busy_minutes == 1 ? "" : "s");
+    if (!g->busy_minutes)
+        row(r, lab, "none: no minute of the window had accepted calls or tokens");
+    else
+        row(r, lab, "%s %s (median of %d busy minute%s)", num(sd->tpm.steady, a, sizeof a), unit,
+            g->busy_minutes, g->busy_minutes == 1 ? "" : "s");
     snprintf(lab, sizeof lab, "Peak %s", side);
     row(r, lab, "%s (p99), %s (max) %s", num(sd->tpm.p99, a, sizeof a), num(sd->tpm.max, b, sizeof b),
         unit);
@@ -205,57 +208,93 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
                        "daily quotas with it");
 }
 
-/* The paragraph that goes into the request's description (the Service Quotas
- * form or the AWS Support case), one per quota that needs more, with the figures
- * AWS asks for; written from the rows' figures, nothing new. */
+/* One paragraph of the request's description (the Service Quotas form or the AWS
+ * Support case), under a heading naming the quota. */
+static void case_para(struct bt_buf *out, bool md, const char *side, const char *text)
+{
+    if (md) {
+        bt_buf_printf(out, "\n**Case description** (%s):\n\n> ", side);
+        bt_san_md_buf(out, text);
+    } else {
+        bt_buf_printf(out, "\nCase description (%s):\n", side);
+        bt_san_term_buf(out, text, false);
+    }
+    bt_buf_putc(out, '\n');
+}
+
+/* The figures AWS asks for, in the sentence every paragraph ends with. */
+static void case_usage(struct bt_buf *p, const struct bt_qr *q, const struct bt_qr_group *g,
+                       double ceiling)
+{
+    char rs[48], rp[48], in[48];
+    if (g->scope != BT_QR_MANTLE)
+        bt_buf_printf(p, ", %s requests per minute steady and %s at peak",
+                      num(g->rpm.steady, rs, sizeof rs), num(g->rpm.max, rp, sizeof rp));
+    bt_buf_printf(p, ", with %s input tokens per request on average.", num(g->avg_input, in, sizeof in));
+    if (g->throttled_minutes)
+        bt_buf_printf(p, " We were throttled in %d of %d minutes (%s requests)", g->throttled_minutes,
+                      g->minutes, num(g->throttled_requests, rs, sizeof rs));
+    if (g->throttled_minutes && !isnan(ceiling))
+        bt_buf_printf(p, "; the most accepted in a throttled minute was %s tokens",
+                      num(ceiling, in, sizeof in));
+    if (g->throttled_minutes)
+        bt_buf_putc(p, '.');
+    bt_buf_printf(p, " The requested value is the peak plus %.0f%%.", 100 * (q->margin - 1));
+}
+
+/* The paragraphs that go into the request, one per quota that needs more (the
+ * token sides, the RPM quota) or that is 0; written from the rows' figures. */
 static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct bt_buf *out,
                       bool md)
 {
-    char f[32], t[32];
+    char f[32], t[32], cur[48], ask[48], st[48], p99[48], mx[48];
     bt_fmt_iso(q->from, f, sizeof f);
     bt_fmt_iso(q->to, t, sizeof t);
     bool any = false;
+    struct bt_buf para = {0};
     for (int s = 0; s < g->nsides; s++) {
         const struct bt_qr_side *sd = &g->side[s];
-        if (!sd->increase_needed)
-            continue;
-        char cur[48], ask[48], st[48], p99[48], mx[48], rs[48], rp[48], in[48], cap[64] = "";
         char what[240];
         snprintf(what, sizeof what, "%s%s%s%s", sd->quota_name[0] ? sd->quota_name : "the quota",
                  sd->code[0] ? " (" : "", sd->code, sd->code[0] ? ")" : "");
-        struct bt_buf para = {0};
-        if (!isnan(sd->ceiling))
-            snprintf(cap, sizeof cap, " (at least %s accepted in a throttled minute)",
-                     num(sd->ceiling, mx, sizeof mx));
-        bt_buf_printf(&para, "We request an increase of %s in %s from %s to %s %s. Between %.16s and "
-                             "%.16s UTC our steady-state usage was %s and our peak %s (p99) to %s (max) %s",
-                      what, g->region,
-                      isnan(sd->quota) ? "its current value" : num(sd->quota, cur, sizeof cur),
-                      num(sd->ask, ask, sizeof ask), side_unit(sd), f, t,
-                      num(sd->tpm.steady, st, sizeof st), num(sd->tpm.p99, p99, sizeof p99),
-                      num(sd->tpm.max, mx, sizeof mx), side_unit(sd));
-        if (g->scope != BT_QR_MANTLE)
-            bt_buf_printf(&para, ", %s requests per minute steady and %s at peak", num(g->rpm.steady, rs, sizeof rs),
-                          num(g->rpm.max, rp, sizeof rp));
-        bt_buf_printf(&para, ", with %s input tokens per request on average.", num(g->avg_input, in, sizeof in));
-        if (g->throttled_minutes)
-            bt_buf_printf(&para, " We were throttled in %d of %d minutes%s.", g->throttled_minutes,
-                          g->minutes, cap);
-        bt_buf_printf(&para, " The requested value is the peak plus %.0f%%.", 100 * (q->margin - 1));
-        if (md) {
-            bt_buf_puts(out, "\n**Case description** (");
-            bt_buf_puts(out, sd->name);
-            bt_buf_puts(out, "):\n\n> ");
-            bt_san_md_buf(out, bt_buf_str(&para));
-            bt_buf_putc(out, '\n');
+        bt_buf_reset(&para);
+        if (!isnan(sd->quota) && sd->quota <= 0) {
+            bt_buf_printf(&para, "The applied value of %s in %s is 0: every call is throttled (%s "
+                                 "requests between %.16s and %.16s UTC). We request model access or "
+                                 "a first quota for %s.", what, g->region,
+                          num(g->throttled_requests, cur, sizeof cur), f, t, g->model);
+        } else if (sd->increase_needed) {
+            bt_buf_printf(&para, "We request an increase of %s in %s from %s to %s %s. Between %.16s "
+                                 "and %.16s UTC our steady-state usage was %s and our peak %s (p99) "
+                                 "to %s (max) %s",
+                          what, g->region,
+                          isnan(sd->quota) ? "its current value" : num(sd->quota, cur, sizeof cur),
+                          num(sd->ask, ask, sizeof ask), side_unit(sd), f, t,
+                          num(sd->tpm.steady, st, sizeof st), num(sd->tpm.p99, p99, sizeof p99),
+                          num(sd->tpm.max, mx, sizeof mx), side_unit(sd));
+            case_usage(&para, q, g, sd->ceiling);
         } else {
-            bt_buf_printf(out, "\nCase description (%s):\n", sd->name);
-            bt_san_term_buf(out, bt_buf_str(&para), false);
-            bt_buf_putc(out, '\n');
+            continue;
         }
-        bt_buf_free(&para);
+        case_para(out, md, sd->name, bt_buf_str(&para));
         any = true;
     }
+    if (g->rpm_increase_needed && !(g->side[0].quota <= 0)) {
+        bt_buf_reset(&para);
+        bt_buf_printf(&para, "We request an increase of the requests-per-minute quota%s%s%s in %s "
+                             "from %s to %s requests per minute. Between %.16s and %.16s UTC we "
+                             "submitted %s requests per minute steady and %s at peak (p99 %s)",
+                      g->rpm_code[0] ? " (" : "", g->rpm_code, g->rpm_code[0] ? ")" : "", g->region,
+                      num(g->rpm_quota, cur, sizeof cur), num(g->rpm_ask, ask, sizeof ask), f, t,
+                      num(g->rpm.steady, st, sizeof st), num(g->rpm.max, mx, sizeof mx),
+                      num(g->rpm.p99, p99, sizeof p99));
+        bt_buf_printf(&para, ", with %s input tokens per request on average. The requested value "
+                             "is the peak plus %.0f%%.", num(g->avg_input, st, sizeof st),
+                      100 * (q->margin - 1));
+        case_para(out, md, "rpm", bt_buf_str(&para));
+        any = true;
+    }
+    bt_buf_free(&para);
     if (!any && !md)
         bt_buf_puts(out, "\nCase description: none needed (the peak plus the margin fits the current quota)\n");
 }

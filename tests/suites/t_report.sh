@@ -23,7 +23,9 @@ check "text: cross-Region scope named" grep -q "^Scope  *cross-Region inference 
 check "--margin 100%: 1,040,000 asks for 1,100,000, an increase" \
     grep -q "^Requested TPM value  *1,100,000 tokens per minute (quota tokens) (peak 520,000 x 2.00, rounded up)$" "$TMP/qr2.txt"
 check "--margin 100%: a case description to paste, with the figures AWS asks for" grep -qF \
-    "We request an increase of Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 (L-TEST0001) in us-east-1 from 1,000,000 to 1,100,000 tokens per minute (quota tokens). Between 2026-11-29T10:00 and 2026-11-29T10:05 UTC our steady-state usage was 260,000 and our peak 520,000 (p99) to 520,000 (max) tokens per minute (quota tokens), 120 requests per minute steady and 255 at peak, with 1,275 input tokens per request on average." "$TMP/qr2.txt"
+    "We request an increase of Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 (L-TEST0001) in us-east-1 from 1,000,000 to 1,100,000 tokens per minute (quota tokens). Between 2026-11-29T10:00 and 2026-11-29T10:05 UTC our steady-state usage was 260,000 and our peak 520,000 (p99) to 520,000 (max) tokens per minute (quota tokens), 120 requests per minute steady and 255 at peak, with 1,275 input tokens per request on average. We were throttled in 2 of 6 minutes (47 requests); the most accepted in a throttled minute was 520,000 tokens. The requested value is the peak plus 100%." "$TMP/qr2.txt"
+check "--margin 100%: the RPM quota's paragraph too (255 x 2 = 510)" grep -qF \
+    "We request an increase of the requests-per-minute quota (L-TEST0002) in us-east-1 from 500 to 510 requests per minute." "$TMP/qr2.txt"
 check "no increase needed: no case description" grep -q "^Case description: none needed" "$TMP/qr.txt"
 "$BEDTOP" report quota-request "$FX" --format json >"$TMP/qr.json"
 check "json: validates against data/quota-request.schema.json" \
