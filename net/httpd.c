@@ -68,7 +68,8 @@ static bool split_listen(const char *s, char *host, size_t hn, char *port, size_
         colon = strrchr(s, ':');
         if (!colon) {
             host[0] = '\0';
-            snprintf(port, pn, "%s", s);
+            if (bt_strlcpy(port, s, pn) >= pn)
+                return false;
             goto check_port;
         }
         snprintf(host, hn, "%.*s", (int)(colon - s), s);
