@@ -110,7 +110,7 @@ static void start_portal(struct bt_aws_job *j, const char *access_token)
              acct ? acct : "", role ? role : "");
     curl_free(acct);
     curl_free(role);
-    struct bt_header hdr = {"x-amz-sso_bearer_token", access_token};
+    struct bt_header hdr = {.name = "x-amz-sso_bearer_token", .value = access_token};
     char label[200];
     snprintf(label, sizeof label, "sso %s GetRoleCredentials", j->pl.sso_region);
     struct bt_http_req req = {

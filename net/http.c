@@ -188,7 +188,7 @@ int bt_http_watch(struct bt_http *h, int fd, int64_t deadline_ms, bt_http_watch_
 {
     if (!h || !cb || h->nwatch >= MAX_WATCH)
         return -1;
-    h->watches[h->nwatch++] = (struct watch){fd, deadline_ms, cb, arg};
+    h->watches[h->nwatch++] = (struct watch){.fd = fd, .deadline_ms = deadline_ms, .cb = cb, .arg = arg};
     return 0;
 }
 
@@ -568,8 +568,7 @@ static int drain(struct bt_http *h)
 {
     int ncb = 0, left, running;
     curl_multi_perform(h->multi, &running);
-    CURLMsg *m;
-    while ((m = curl_multi_info_read(h->multi, &left)) != NULL) {
+    for (CURLMsg *m = curl_multi_info_read(h->multi, &left); m; m = curl_multi_info_read(h->multi, &left)) {
         if (m->msg != CURLMSG_DONE)
             continue;
         char *priv = NULL;

@@ -201,8 +201,7 @@ static double qvalue(const char *h, const char *type)
         if (n >= tl && strncasecmp(p, type, tl) == 0 &&
             (n == tl || p[tl] == ';' || p[tl] == ' ')) {
             double q = 1;
-            const char *qp = p;
-            while ((qp = strchr(qp, ';')) && qp < p + n) {
+            for (const char *qp = strchr(p, ';'); qp && qp < p + n; qp = strchr(qp, ';')) {
                 qp++;
                 while (*qp == ' ')
                     qp++;
