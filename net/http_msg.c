@@ -208,6 +208,8 @@ bool bt_http_i_build_headers(struct xfer *x)
         };
         struct slist_ctx c = { .l = &l };
         ok = x->policy->sign(x->creds, &m, add_signed_header, &c, x->fail, sizeof x->fail);
+        if (!ok)
+            x->fail_kind = BT_ERR_CREDENTIALS;
     }
     char attempt[64];
     snprintf(attempt, sizeof attempt, "attempt=%d; max=%d", x->attempts, x->max_attempts);
