@@ -81,6 +81,8 @@ const char *bt_quota_source_name(enum bt_quota_source s);
 /* Precedence of quota sources: config 3 > service-quotas 2 > default 1 > unknown 0. */
 int bt_quota_rank(enum bt_quota_source s);
 /* Infers the inference route from a model/profile ID prefix (us., eu., global., ...). */
+/* Length of the inference-profile prefix of a model ID ("us.", "global.", ...), 0 when none. */
+size_t bt_profile_prefix_len(const char *model_id);
 enum bt_inference bt_inference_from_model(const char *model_id);
 
 /* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM,
