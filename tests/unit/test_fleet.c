@@ -78,6 +78,22 @@ static void test_negotiation(void)
     memset(longreq + 5, 'a', 400);
     snprintf(longreq + 405, sizeof longreq - 405, " HTTP/1.1\r\n");
     OK(bt_httpd_parse(longreq, &rq) == 414, "target over 255 bytes: 414");
+    /* keep-alive as RFC 9112 9.3: 1.1 persists unless "close", 1.0 only with "keep-alive",
+     * and never after a request with a body (not read, so it would be the next request) */
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nHost: x\r\n", &rq) == 0 && rq.keep_alive,
+       "keep-alive: HTTP/1.1 persists");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nConnection: Upgrade, Close\r\n", &rq) == 0 &&
+           !rq.keep_alive, "keep-alive: 1.1 with a close token closes");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.0\r\n", &rq) == 0 && !rq.keep_alive,
+       "keep-alive: HTTP/1.0 closes");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.0\r\nConnection: keep-alive\r\n", &rq) == 0 &&
+           rq.keep_alive, "keep-alive: 1.0 asking for keep-alive persists");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n", &rq) == 0 &&
+           !rq.keep_alive, "keep-alive: not after a request with a body (Content-Length)");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nContent-Length: 0\r\n", &rq) == 0 &&
+           rq.keep_alive, "keep-alive: Content-Length 0 is no body");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n", &rq) == 0 &&
+           !rq.keep_alive, "keep-alive: not after a chunked body");
 
     struct bt_buf z = {0};
     const char *text = "bedtop_status 0\nbedtop_status 0\nbedtop_status 0\n";
