@@ -362,6 +362,20 @@ bool bt_parse_long(const char *s, long min, long max, long *out)
     return true;
 }
 
+int bt_first_long_line(const char *text, size_t max)
+{
+    int line = 1;
+    for (const char *p = text;; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > max)
+            return line;
+        if (!nl)
+            return 0;
+        p = nl + 1;
+    }
+}
+
 char *bt_trim(char *s)
 {
     while (isspace((unsigned char)*s))

@@ -37,6 +37,10 @@ void bt_buf_json_str(struct bt_buf *b, const char *s);
 
 /* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
 char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
+/* The 1-based number of the first line of text longer than max bytes (its
+ * newline not counted), 0 if none. For line parsers with a fixed buffer (inih)
+ * that would read the rest of a long line as a line of its own. */
+int bt_first_long_line(const char *text, size_t max);
 
 /* Time: epoch seconds, UTC. */
 int64_t bt_minute_floor(int64_t t);
