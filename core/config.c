@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/format.h"
+#include "core/plausible.h"
 #include "core/util.h"
 
 void bt_route_defaults(struct bt_route *r)
@@ -538,11 +539,11 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return true;
     }
     if (!strcmp(k, "max_tokens"))
-        return num(p, k, v, 1, 10000000, &r->max_tokens);
+        return num(p, k, v, 1, BT_MAX_TOKENS_SETTING, &r->max_tokens);
     if (!strcmp(k, "concurrency_limit"))
         return num(p, k, v, 1, 1000000, &r->concurrency_limit);
     if (!strcmp(k, "burndown")) {
-        if (!num(p, k, v, 1, 1000, &r->burndown))
+        if (!num(p, k, v, 1, BT_MAX_BURNDOWN, &r->burndown))
             return false;
         r->burndown_source = "config";
         return true;

@@ -184,20 +184,31 @@ int64_t bt_minute_floor(int64_t t)
     return m * 60;
 }
 
-void bt_fmt_iso(int64_t t, char *out, size_t n)
+bool bt_time_from_double(double v, int64_t *out)
+{
+    if (!(v >= 0 && v <= BT_TIME_MAX)) /* NaN fails both */
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* gmtime_r fails past year 2^31 (a time from outside): "?" rather than garbage */
+static void fmt_utc(int64_t t, const char *fmt, char *out, size_t n)
 {
     time_t tt = (time_t)t;
     struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (n && (!gmtime_r(&tt, &tm) || !strftime(out, n, fmt, &tm)))
+        snprintf(out, n, "?");
+}
+
+void bt_fmt_iso(int64_t t, char *out, size_t n)
+{
+    fmt_utc(t, "%Y-%m-%dT%H:%M:%SZ", out, n);
 }
 
 void bt_fmt_hhmm(int64_t t, char *out, size_t n)
 {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, n, "%H:%M", &tm);
+    fmt_utc(t, "%H:%M", out, n);
 }
 
 /* Days from civil date (Howard Hinnant's algorithm): no timegm() needed. */
@@ -360,6 +371,25 @@ bool bt_parse_long(const char *s, long min, long max, long *out)
         return false;
     *out = v;
     return true;
+}
+
+void bt_url_redact(const char *url, char *out, size_t n)
+{
+    const char *s = strstr(url, "://");
+    const char *host = s ? s + 3 : url;
+    size_t end = strcspn(url, "?#");
+    size_t hostlen = strcspn(host, "/?#");
+    const char *at = memchr(host, '@', hostlen);
+    if (at) {
+        while (memchr(at + 1, '@', hostlen - (size_t)(at + 1 - host)))
+            at = memchr(at + 1, '@', hostlen - (size_t)(at + 1 - host)); /* the last one */
+        const char *colon = memchr(host, ':', (size_t)(at - host));
+        snprintf(out, n, "%.*s%.*s%s%.*s", (int)(host - url), url,
+                 colon ? (int)(colon - host) : 0, host, colon ? ":***@" : "***@",
+                 (int)(end - (size_t)(at + 1 - url)), at + 1);
+    } else {
+        snprintf(out, n, "%.*s", (int)end, url);
+    }
 }
 
 int bt_first_long_line(const char *text, size_t max)
