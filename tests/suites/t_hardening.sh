@@ -37,4 +37,24 @@ check "break 6: ... and no password in it or on stderr" \
 "$BEDTOP" check --source "bogus://bob:hunter2@x" >"$TMP/bad.out" 2>"$TMP/bad.err"
 check "break 6: a malformed --source is quoted without its password" \
     bash -c "grep -q 'bob:\*\*\*@x' '$TMP/bad.err' && ! grep -q hunter2 '$TMP/bad.err'"
+
+# ---- break 11: --verbose prints CloudWatch's Messages sanitized ----
+# the fake's GetMetricData answers carry a Message with a screen clear, a title change, a
+# bell and a forged second line
+python3 - "$BEDTOP_SRCDIR/tests/fake/scenario_fleet.json" >"$TMP/msgs.json" <<'PY'
+import json
+import sys
+sc = json.load(open(sys.argv[1]))
+sc["get_metric_data_messages"] = [{"Code": "Evil\u001b[2J", "Value": "x\u001b]0;PWNED\u0007\nbedtop: forged line"}]
+print(json.dumps(sc))
+PY
+start_fake msgs --scenario "$TMP/msgs.json"
+aws_env "$BEDTOP" check --config "$CONF" --endpoint-url "http://127.0.0.1:$PORT" --verbose \
+    >"$TMP/verbose.out" 2>"$TMP/verbose.err"
+check "break 11: --verbose shows the GetMetricData message" grep -q 'GetMetricData: Evil?\[2J: x?\]0;PWNED??bedtop: forged line' "$TMP/verbose.err"
+check "break 11: ... with no control character on stderr" python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+sys.exit(1 if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", b) else 0)' "$TMP/verbose.err"
+check "break 11: ... and no forged line of its own" bash -c "! grep -q '^bedtop: forged line' '$TMP/verbose.err'"
 finish
