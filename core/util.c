@@ -4,10 +4,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,11 +147,8 @@ const char *bt_buf_str(struct bt_buf *b)
     return b->buf ? b->buf : "";
 }
 
-char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
+static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     struct bt_buf b = {0};
     char chunk[8192];
     size_t n;
@@ -174,6 +173,33 @@ char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
     if (lenp)
         *lenp = b.len;
     return b.buf;
+}
+
+char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    FILE *f = fopen(path, "rb");
+    return f ? read_stream(f, maxlen, lenp) : NULL;
+}
+
+char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    /* O_NONBLOCK: opening a FIFO planted at the path returns at once */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    return read_stream(f, maxlen, lenp);
 }
 
 int64_t bt_minute_floor(int64_t t)

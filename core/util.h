@@ -37,6 +37,9 @@ void bt_buf_json_str(struct bt_buf *b, const char *s);
 
 /* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
 char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
+/* The same for a file bedtop keeps itself (a cache): only a regular file is
+ * read, and a FIFO or device planted at the path never blocks (errno EINVAL). */
+char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp);
 /* The 1-based number of the first line of text longer than max bytes (its
  * newline not counted), 0 if none. For line parsers with a fixed buffer (inih)
  * that would read the rest of a long line as a line of its own. */

@@ -57,4 +57,42 @@ import re, sys
 b = open(sys.argv[1], "rb").read()
 sys.exit(1 if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", b) else 0)' "$TMP/verbose.err"
 check "break 11: ... and no forged line of its own" bash -c "! grep -q '^bedtop: forged line' '$TMP/verbose.err'"
+
+# ---- break 9: the inference-profile cache (tests/fake/quotas.conf's route "app" is an
+# application inference profile the fake resolves to Sonnet 4.5, burndown 5) ----
+QCONF=$BEDTOP_SRCDIR/tests/fake/quotas.conf
+APP_ARN='arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6'
+start_fake q --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_quotas.json"
+QPORT=$PORT
+qcheck() { # qcheck CACHEDIR OUT [prefix command...]: check --format json with that cache
+    local cache=$1 out=$2; shift 2
+    aws_env XDG_CACHE_HOME="$cache" timeout -k 5 60 "$@" "$BEDTOP" check --format json --config "$QCONF" \
+        --endpoint-url "http://127.0.0.1:$QPORT" >"$out.json" 2>"$out.err"
+    echo $? >"$out.rc"
+}
+app_base() { python3 -c 'import json,sys; print([r["base_model"] for r in json.load(open(sys.argv[1]))["routes"] if r["name"]=="app"][0])' "$1" 2>/dev/null; }
+# a symlink planted at the temp file's name (path.PID: the shell's PID is bedtop's after exec)
+mkdir -p "$TMP/c9a/bedtop"
+echo precious >"$TMP/victim"
+aws_env XDG_CACHE_HOME="$TMP/c9a" timeout -k 5 60 bash -c 'ln -s "$1" "$2/bedtop/inference-profiles.json.$$"; exec "$3" check --format json --config "$4" --endpoint-url "$5" >"$6" 2>/dev/null' \
+    _ "$TMP/victim" "$TMP/c9a" "$BEDTOP" "$QCONF" "http://127.0.0.1:$QPORT" "$TMP/c9a.json"
+expect_eq "break 9: a symlink at the cache's temp name: the file it points to is untouched" \
+    "$(cat "$TMP/victim")" precious
+expect_eq "break 9: ... and the cache is a regular file of its own, 0600" \
+    "$(stat -c '%F %a' "$TMP/c9a/bedtop/inference-profiles.json" 2>&1)" "regular file 600"
+# a FIFO at the cache path: no open() blocks (the run ends by itself, well inside timeout 60)
+mkdir -p "$TMP/c9b/bedtop"
+mkfifo "$TMP/c9b/bedtop/inference-profiles.json"
+qcheck "$TMP/c9b" "$TMP/c9b"
+check "break 9: a FIFO at the cache path does not block check (exit $(cat "$TMP/c9b.rc"), not killed by timeout)" \
+    test "$(cat "$TMP/c9b.rc")" -lt 124
+expect_eq "break 9: ... the profile is resolved by asking" "$(app_base "$TMP/c9b.json")" \
+    anthropic.claude-sonnet-4-5-20250929-v1:0
+# "at": 1e300 (an undefined conversion that never expired) is a damaged entry: asked again
+mkdir -p "$TMP/c9c/bedtop"
+printf '{"%s": {"base_model": "amazon.nova-lite-v1:0", "inference": "on-demand", "regions": 1, "at": 1e300}}\n' \
+    "$APP_ARN" >"$TMP/c9c/bedtop/inference-profiles.json"
+qcheck "$TMP/c9c" "$TMP/c9c"
+expect_eq "break 9: a cache entry dated 1e300 is not believed: the profile is asked for" \
+    "$(app_base "$TMP/c9c.json")" anthropic.claude-sonnet-4-5-20250929-v1:0
 finish
