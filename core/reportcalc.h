@@ -1,5 +1,6 @@
 /* The figures of the two documents people paste after a capacity incident
- * (bedtop(1) REPORTS): the quota-increase request and the incident write-up.
+ * (bedtop(1), DESCRIPTION, report): the quota-increase request and the incident
+ * write-up.
  * Pure functions over the store's per-minute series and the evaluations of
  * core/headroom.h; render/ lays them out, app/ writes the files. */
 #ifndef BEDTOP_REPORTCALC_H
