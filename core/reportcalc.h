@@ -163,6 +163,8 @@ struct bt_incident {
     struct bt_inc_route *route;
     bool *mantle;            /* per route: two sides */
     bool *shown;             /* per route: considered (keep), else every figure is empty */
+    int *group;              /* per route: its quota group's leader (bt_eval.group_leader):
+                              * routes of one group share every side's headroom */
     int nshown;
     struct bt_tl_entry *tl;
     int ntl;
