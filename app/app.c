@@ -169,7 +169,9 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
     }
     if (o->source && (o->demo || !bt_promsrc_parse(o->source, base, sizeof base) ||
                       !bt_promsrc_selector("x", o->match, base, sizeof base))) {
-        bt_err("--source '%s'%s%s: %s", o->source, o->match ? " --match " : "", o->match ? o->match : "",
+        char shown[512];
+        bt_url_redact(o->source, shown, sizeof shown);
+        bt_err("--source '%s'%s%s: %s", shown, o->match ? " --match " : "", o->match ? o->match : "",
                o->demo ? "the demo reads no source; drop --demo"
                        : "use prometheus+http://HOST:PORT (a Prometheus server scraping bedtop serve) "
                          "and label matchers such as region=\"us-east-1\"");

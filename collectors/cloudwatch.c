@@ -12,6 +12,7 @@
 #include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "core/json.h"
+#include "core/sanitize.h"
 
 #define NS_RUNTIME "AWS/Bedrock"
 #define NS_MANTLE "AWS/BedrockMantle"
@@ -30,7 +31,7 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         if (si->source != BT_SRC_CLOUDWATCH)
             continue;
         const char *metric = mantle ? si->mantle : si->metric;
-        if (!metric || bt_signal_daily((enum bt_signal)s))
+        if (!metric || bt_signal_daily((enum bt_signal)s) || bt_signal_tier((enum bt_signal)s))
             continue;
         if (!mantle && sp && s == BT_SIG_CACHE_READ && sp->cache_read)
             metric = sp->cache_read;
@@ -797,8 +798,12 @@ static void on_status(void *arg, const char *id, const char *code, const char *d
 static void on_message(void *arg, const char *code, const char *value)
 {
     struct cw_chunk *c = arg;
-    if (c->g->cw->ctx->verbose)
-        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label, code, value);
+    if (c->g->cw->ctx->verbose) {
+        /* the server's words: no escape sequence or forged line reaches the terminal */
+        char sc[64], sv[512];
+        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label,
+                bt_san_term(sc, sizeof sc, code), bt_san_term(sv, sizeof sv, value));
+    }
 }
 
 static void submit_page(struct cw_chunk *c);

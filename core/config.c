@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/format.h"
+#include "core/plausible.h"
 #include "core/util.h"
 
 void bt_route_defaults(struct bt_route *r)
@@ -305,7 +306,8 @@ static const char *const global_keys[] = {
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
-    "quota_tpd", "quota_input_tpm", "quota_output_tpm", "base_model", "account", "context", NULL};
+    "quota_tpd", "quota_input_tpm", "quota_output_tpm", "quota_reserved_input_tpm",
+    "quota_reserved_output_tpm", "quota_tpd_account", "base_model", "account", "context", NULL};
 
 /* Levenshtein distance, case-insensitive, bounded: keys are short. */
 static int edit_distance(const char *a, const char *b)
@@ -538,11 +540,11 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return true;
     }
     if (!strcmp(k, "max_tokens"))
-        return num(p, k, v, 1, 10000000, &r->max_tokens);
+        return num(p, k, v, 1, BT_MAX_TOKENS_SETTING, &r->max_tokens);
     if (!strcmp(k, "concurrency_limit"))
         return num(p, k, v, 1, 1000000, &r->concurrency_limit);
     if (!strcmp(k, "burndown")) {
-        if (!num(p, k, v, 1, 1000, &r->burndown))
+        if (!num(p, k, v, 1, BT_MAX_BURNDOWN, &r->burndown))
             return false;
         r->burndown_source = "config";
         return true;
@@ -557,6 +559,12 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return quota_key(p, r, BT_Q_INPUT_TPM, k, v);
     if (!strcmp(k, "quota_output_tpm"))
         return quota_key(p, r, BT_Q_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_input_tpm"))
+        return quota_key(p, r, BT_Q_RES_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_output_tpm"))
+        return quota_key(p, r, BT_Q_RES_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_tpd_account"))
+        return quota_key(p, r, BT_Q_TPD_ACCOUNT, k, v);
     char where[80];
     snprintf(where, sizeof where, "route %s", r->name);
     return unknown_key(p, k, where, route_keys);
@@ -688,15 +696,28 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
         snprintf(err, errlen, "%s", c->burndown_error);
         return false;
     }
-    /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. */
+    /* inih reads a line past its buffer as a new line: a directive hidden in a long
+     * comment would take effect. Refused before parsing, naming the line. */
+    int longl = bt_first_long_line(text, BT_CONFIG_MAX_LINE);
+    if (longl) {
+        snprintf(err, errlen, "%s:%d: line longer than %d bytes; bedtop does not split "
+                 "it (shorten the value or the comment)", name, longl, BT_CONFIG_MAX_LINE);
+        return false;
+    }
+    /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. Its
+     * continuation lines are off: an indented "key = value" is a key of its own
+     * (as an indented style means), never appended to the key above. */
     bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
+    bool multiline = ini_allow_multiline;
     int max_line = ini_max_line;
     ini_use_stack = false;
     ini_allow_realloc = true;
-    ini_max_line = 8192;
+    ini_allow_multiline = false;
+    ini_max_line = BT_CONFIG_MAX_LINE + 2; /* the line, its newline, the NUL */
     int rc = ini_parse_string(text, handler, &p);
     ini_use_stack = use_stack;
     ini_allow_realloc = allow_realloc;
+    ini_allow_multiline = multiline;
     ini_max_line = max_line;
     parse_ctx_free(&p);
     if (rc != 0 || p.err[0]) {

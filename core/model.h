@@ -41,7 +41,10 @@
     X(DAY_INPUT_TOKENS, "day_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH)          \
     X(DAY_OUTPUT_TOKENS, "day_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)       \
     X(DAY_CACHE_WRITE, "day_cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH) \
-    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION)
+    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION) \
+    X(TIER_RES_INVOCATIONS, "tier_reserved_invocations", "Invocations", "Sum", NULL, CLOUDWATCH) \
+    X(TIER_RES_INPUT, "tier_reserved_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH) \
+    X(TIER_RES_OUTPUT, "tier_reserved_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)
 
 enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
 
@@ -62,6 +65,10 @@ int bt_signal_by_name(const char *name); /* -1 if unknown */
  * so far, fetched with a one-day Period so that `check` need not fetch every minute
  * since midnight for the daily-token total. */
 bool bt_signal_daily(enum bt_signal s);
+/* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
+ * (the tier that actually served): queried only where ListMetrics lists that
+ * dimension for the ModelId, never as the plain ModelId series. */
+bool bt_signal_tier(enum bt_signal s);
 const char *bt_source_name(enum bt_source s);
 
 enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };
@@ -78,8 +85,11 @@ int bt_quota_rank(enum bt_quota_source s);
 size_t bt_profile_prefix_len(const char *model_id);
 enum bt_inference bt_inference_from_model(const char *model_id);
 
-/* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM. */
-enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM, BT_Q_COUNT };
+/* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM,
+ * the reserved service tier's input/output TPM, the account-wide cross-model tokens
+ * per day ("Cross-Model Max Tokens Per Day"). */
+enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
+                     BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_COUNT };
 const char *bt_quota_kind_name(enum bt_quota_kind k);
 
 struct bt_quota {
@@ -149,9 +159,10 @@ struct bt_source_status {
     int64_t last_error;      /* 0 none since last_ok */
     int64_t newest_sample;   /* arrival time of the newest sample */
     char error[224];
-    /* the first value out of bounds (core/plausible.h) since the source last
-     * reported on this route: its next OK becomes an error with this reason */
-    char implausible[160];
+    /* the first value out of bounds (core/plausible.h) or sample dated after
+     * its arrival since the source last reported on this route: its next OK
+     * becomes an error with this reason */
+    char implausible[200];
 };
 
 #define BT_EVENT_RING 512
@@ -196,6 +207,13 @@ void bt_store_clear(struct bt_store *s);
 /* Takes a sample. NAN (no value) is skipped; a value out of bounds
  * (bt_sample_plausible) is not stored and is held as the reason the source's next
  * OK for the route is an error. Returns whether the sample was stored. */
+/* A sample dated more than this after its arrival is refused (and its source's
+ * next OK for the route becomes an error naming it): the skew SigV4 allows
+ * between clocks, 5 minutes. */
+#define BT_SAMPLE_MAX_SKEW_S 300
+/* A value from outside was refused for route (its source src): the source's
+ * next OK for the route becomes an error with this reason (the first one kept). */
+void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const char *why);
 bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival);
 /* Value at a minute, NAN when missing or outside the window. */
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);

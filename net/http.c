@@ -417,7 +417,7 @@ static void deliver(struct bt_http *h, struct xfer *x, long status, const char *
     r.attempts = x->attempts;
     r.server_date = x->server_date;
     r.elapsed = (double)(mono_ms() - x->t0_ms) / 1000.0;
-    r.url = x->url;
+    r.url = x->url_log; /* for messages: no user:password@, no #fragment */
     unlink_xfer(h, x);
     x->cb(x->arg, &r);
     xfer_free(x);

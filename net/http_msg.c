@@ -78,8 +78,16 @@ bool bt_http_i_parse_url(struct xfer *x)
     bt_buf_free(&b);
     x->path = bt_xstrdup(path && *path ? path : "/");
     x->query = query && *query ? bt_xstrdup(query) : NULL;
-    curl_url_set(u, CURLUPART_USER, NULL, 0);
-    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+    /* the logged URL: user:***@ for a password (***@ for a user alone, maybe a token) */
+    char *user = NULL, *pass = NULL;
+    curl_url_get(u, CURLUPART_USER, &user, 0);
+    curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
+    if (pass)
+        curl_url_set(u, CURLUPART_PASSWORD, "***", 0);
+    else if (user)
+        curl_url_set(u, CURLUPART_USER, "***", 0);
+    curl_free(user);
+    curl_free(pass);
     curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
     if (curl_url_get(u, CURLUPART_URL, &clean, 0) == CURLUE_OK && clean) {
         free(x->url_log);

@@ -51,6 +51,8 @@ Scenario file (JSON; every key optional)
        "stat": "Sum", "generator": {"linear": {"start": 100, "step": 10}},
        "start": 1764406800, "end": 1764410340}   # value(t) = 100 + 10*(t - start)/60
     ],                             # generators default to start = end - 24 h
+    "denied_models": ["m2"],       # GetMetricData queries for these ModelIds answer
+                                   # StatusCode "Forbidden" (one route unreadable)
     "metrics": [ {"Namespace":..., "MetricName":..., "Dimensions":[{"Name":..,"Value":..}]} ],
                                    # ListMetrics answer; default: one per distinct series metric
     "quotas": [ {"QuotaCode": "L-1", "QuotaName": "...", "Value": 2000000} ],  # applied values
@@ -77,6 +79,9 @@ Scenario file (JSON; every key optional)
                                    # IncludeLinkedAccounts, with OwningAccounts
     "faults": [                    # applied by request count, before normal handling
       {"op": "GetMetricData", "nth": 1, "count": 1, "action": "throttle"}
+    ],
+    "get_metric_data_messages": [  # every GetMetricData answer's top-level Messages
+      {"Code": "MaxQueryTimeRangeExceed", "Value": "..."}
     ]
   }
   Fault rule fields: "op" (operation name without prefix, or "*" for any request, counted
@@ -340,6 +345,8 @@ class Scenario:
         self.dp_per_page = int(data.get("datapoints_per_page", 0))
         self.expired_tokens = set(data.get("expired_tokens", []))
         self.faults = data.get("faults", [])
+        # GetMetricData's top-level Messages, as a server sends them (hostile ones too)
+        self.gmd_messages = data.get("get_metric_data_messages", [])
         self.series = {}
         for s in data.get("series", []):
             self.series[self.series_key(s["namespace"], s["metric"], s.get("dimensions", {}),
@@ -483,6 +490,14 @@ def op_get_metric_data(sc, req):
                            "Messages": [{"Code": "Unsupported", "Value": "metric math is not faked"}]})
             continue
         m = ms.get("Metric", {})
+        dims_q = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
+        if dims_q.get("ModelId") in sc.data.get("denied_models", []):
+            # a per-query failure (one route unreadable, the rest of the request fine)
+            chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+                           "StatusCode": "Forbidden",
+                           "Messages": [{"Code": "AccessDenied",
+                                         "Value": "not authorized for this ModelId"}]})
+            continue
         period = int(ms.get("Period", 60))
         if period <= 0 or period % 60:
             raise ApiError(400, "ValidationError", "Period must be a multiple of 60")
@@ -507,7 +522,7 @@ def op_get_metric_data(sc, req):
                            "StatusCode": "PartialData" if i < len(parts) - 1 else "Complete",
                            "Messages": []})
     page, nxt = paginate(chunks, sc.sizes("GetMetricData"), req.get("NextToken"), "InvalidNextToken")
-    out = {"MetricDataResults": page, "Messages": []}
+    out = {"MetricDataResults": page, "Messages": sc.gmd_messages}
     if nxt:
         out["NextToken"] = nxt
     return out
