@@ -26,6 +26,11 @@ bool bt_signal_daily(enum bt_signal s)
     return s == BT_SIG_DAY_INPUT_TOKENS || s == BT_SIG_DAY_OUTPUT_TOKENS || s == BT_SIG_DAY_CACHE_WRITE;
 }
 
+bool bt_signal_tier(enum bt_signal s)
+{
+    return s == BT_SIG_TIER_RES_INVOCATIONS || s == BT_SIG_TIER_RES_INPUT || s == BT_SIG_TIER_RES_OUTPUT;
+}
+
 const char *bt_source_name(enum bt_source s)
 {
     static const char *const names[] = {"cloudwatch", "quotas", "admission"};
@@ -51,19 +56,33 @@ const char *bt_quota_source_name(enum bt_quota_source s)
 
 const char *bt_quota_kind_name(enum bt_quota_kind k)
 {
-    static const char *const names[] = {"tpm", "rpm", "tpd", "input_tpm", "output_tpm"};
+    static const char *const names[] = {"tpm", "rpm", "tpd", "input_tpm", "output_tpm",
+                                        "reserved_input_tpm", "reserved_output_tpm",
+                                        "tpd_account"};
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
+}
+
+/* The inference-profile prefixes of Bedrock model IDs: the geographies of cross-Region
+ * profiles, then "global." (the one list: every reader of a prefix asks here). */
+static const char *const profile_prefixes[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca.",
+                                               "global."};
+
+size_t bt_profile_prefix_len(const char *id)
+{
+    for (size_t i = 0; id && i < BT_ARRAY_LEN(profile_prefixes); i++) {
+        size_t l = strlen(profile_prefixes[i]);
+        if (strncmp(id, profile_prefixes[i], l) == 0)
+            return l;
+    }
+    return 0;
 }
 
 enum bt_inference bt_inference_from_model(const char *id)
 {
-    static const char *const geo[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca."};
-    if (strncmp(id, "global.", 7) == 0)
-        return BT_INF_GLOBAL;
-    for (size_t i = 0; i < BT_ARRAY_LEN(geo); i++)
-        if (strncmp(id, geo[i], strlen(geo[i])) == 0)
-            return BT_INF_CROSS_REGION;
-    return BT_INF_ON_DEMAND;
+    size_t l = bt_profile_prefix_len(id);
+    if (l == 0)
+        return BT_INF_ON_DEMAND;
+    return strncmp(id, "global.", l) == 0 ? BT_INF_GLOBAL : BT_INF_CROSS_REGION;
 }
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)

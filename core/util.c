@@ -1,4 +1,5 @@
 #include "core/util.h"
+#include "core/error.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 
@@ -543,4 +544,20 @@ bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void 
     bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
     free(text);
     return ok;
+}
+
+const char *bt_errkind_name(enum bt_errkind k)
+{
+    static const char *const names[BT_ERR_COUNT] = {
+        [BT_ERR_NONE] = "none",
+        [BT_ERR_CREDENTIALS] = "credentials",
+        [BT_ERR_ACCESS] = "access",
+        [BT_ERR_REGION] = "region",
+        [BT_ERR_NETWORK] = "network",
+        [BT_ERR_THROTTLED] = "throttled",
+        [BT_ERR_PARSE] = "parse",
+        [BT_ERR_SERVICE] = "service",
+        [BT_ERR_REQUEST] = "request",
+    };
+    return (unsigned)k < BT_ERR_COUNT ? names[k] : "unknown";
 }

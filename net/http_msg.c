@@ -196,11 +196,11 @@ bool bt_http_i_build_headers(struct xfer *x)
     struct curl_slist *l = NULL;
     size_t nh = 0;
     struct bt_header *sh = bt_xcalloc(x->nheaders + 3, sizeof *sh);
-    sh[nh++] = (struct bt_header){ "Host", x->host_hdr };
+    sh[nh++] = (struct bt_header){.name = "Host", .value = x->host_hdr};
     if (x->content_type)
-        sh[nh++] = (struct bt_header){ "Content-Type", x->content_type };
+        sh[nh++] = (struct bt_header){.name = "Content-Type", .value = x->content_type};
     if (x->target)
-        sh[nh++] = (struct bt_header){ "X-Amz-Target", x->target };
+        sh[nh++] = (struct bt_header){.name = "X-Amz-Target", .value = x->target};
     for (size_t i = 0; i < x->nheaders; i++)
         sh[nh++] = x->headers[i];
     for (size_t i = 0; i < nh; i++)
@@ -216,6 +216,8 @@ bool bt_http_i_build_headers(struct xfer *x)
         };
         struct slist_ctx c = { .l = &l };
         ok = x->policy->sign(x->creds, &m, add_signed_header, &c, x->fail, sizeof x->fail);
+        if (!ok)
+            x->fail_kind = BT_ERR_CREDENTIALS;
     }
     char attempt[64];
     snprintf(attempt, sizeof attempt, "attempt=%d; max=%d", x->attempts, x->max_attempts);

@@ -76,7 +76,8 @@ static bool split_listen(const char *s, char *host, size_t hn, char *port, size_
         colon = strrchr(s, ':');
         if (!colon) {
             host[0] = '\0';
-            snprintf(port, pn, "%s", s);
+            if (bt_strlcpy(port, s, pn) >= pn)
+                return false;
             goto check_port;
         }
         snprintf(host, hn, "%.*s", (int)(colon - s), s);
@@ -208,8 +209,7 @@ static double qvalue(const char *h, const char *type)
         if (n >= tl && strncasecmp(p, type, tl) == 0 &&
             (n == tl || p[tl] == ';' || p[tl] == ' ')) {
             double q = 1;
-            const char *qp = p;
-            while ((qp = strchr(qp, ';')) && qp < p + n) {
+            for (const char *qp = strchr(p, ';'); qp && qp < p + n; qp = strchr(qp, ';')) {
                 qp++;
                 while (*qp == ' ')
                     qp++;
