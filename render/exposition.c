@@ -94,9 +94,7 @@ static void add(struct samples *ss, enum fam f, int route, double v, ...)
         return;
     if (ss->n == ss->cap) {
         ss->cap = ss->cap ? 2 * ss->cap : 256;
-        ss->s = realloc(ss->s, ss->cap * sizeof *ss->s);
-        if (!ss->s)
-            abort();
+        ss->s = bt_xrealloc(ss->s, ss->cap * sizeof *ss->s); /* the project's OOM rule: say so, exit 3 */
     }
     struct sample *s = &ss->s[ss->n++];
     memset(s, 0, sizeof *s);
