@@ -340,8 +340,8 @@ static void requests(struct bt_eval *e)
         e->requests_q = BT_QL_IDLE;
         e->requests_source = "cloudwatch";
     } else if (e->state == BT_FR_ACTIVE && !isnan(e->invocations)) {
-        e->requests = e->invocations + bt_z(e->throttles) + bt_z(e->client_errors) +
-                      bt_z(e->server_errors);
+        e->requests = bt_requests_submitted(e->invocations, e->throttles, e->client_errors,
+                                            e->server_errors);
         e->requests_q = BT_QL_KNOWN;
         e->requests_source = "cloudwatch";
     }

@@ -33,6 +33,12 @@ double bt_settled_tpm(double input, double cache_write, double output, double bu
     return input + cache_write + output * burndown;
 }
 
+double bt_requests_submitted(double invocations, double throttles, double client_errors,
+                             double server_errors)
+{
+    return bt_z(invocations) + bt_z(throttles) + bt_z(client_errors) + bt_z(server_errors);
+}
+
 double bt_littles_law(double invocations_per_min, double latency_avg_ms)
 {
     if (isnan(invocations_per_min) || invocations_per_min < 0)
