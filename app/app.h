@@ -90,6 +90,8 @@ bool app_output_open(struct app_output *w, const char *path);
 /* Flushes, closes and renames into place; false, with a one-line error, when
  * anything could not be written (the old file, if any, is then unchanged). */
 bool app_output_close(struct app_output *w);
+/* Closes w without renaming its temp file into place (an interrupted report). */
+void app_output_discard(struct app_output *w);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);
