@@ -194,6 +194,8 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         if (!a->cfg.nroutes && o->source) {
             char err[512];
             int n = bt_promsrc_discover(&a->ctx, err, sizeof err);
+            if (n < 0 && bt_loop_quit_signal)
+                return 128 + bt_loop_quit_signal; /* Ctrl-C during discovery */
             if (n <= 0) {
                 bt_err("route discovery: %s", n < 0 ? err : "the Prometheus server has no bedtop_route_status series (is bedtop serve scraped?)");
                 return 3;
