@@ -232,6 +232,13 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             .tick = ops[i]->tick, .next_due = ops[i]->next_due, .busy = ops[i]->busy,
         };
     a->loop = (struct bt_loop){.http = a->ctx.http, .tasks = a->tasks, .inst = a->inst, .n = n};
+    /* before any collector starts: creating one may start a child (credential_process),
+     * and a signal from then on is the loop's to act on (it ends the child's process
+     * group) rather than death leaving the child behind. Before, that depended on how
+     * soon after the child the command reached its own bt_loop_signals (a loaded machine
+     * lost the race: t_credentials' hanging helper, one run in three) */
+    if (!o->demo)
+        bt_loop_signals();
     for (int i = 0; i < n; i++)
         a->inst[i] = ops[i]->create(&a->ctx);
     bt_clock_start(&a->loop.clock, sim_start, o->demo ? o->demo_speed : 1);
