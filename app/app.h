@@ -23,13 +23,16 @@ struct opts {
     const char *routes[32];    /* check, export: --route, repeatable; none: every route */
     int nroutes;
     const char *unknown_as;    /* check: how an unknown route counts (NULL: warn) */
-    const char *file;          /* positional FILE of replay/record/export */
+    const char *file;          /* positional FILE of replay/record/export/report */
+    const char *report;        /* report: which one (quota-request, incident) */
+    const char *margin;        /* report quota-request: --margin PCT above the peak */
     const char *output;        /* check, export: write here (0600) instead of stdout */
     double duration;           /* record: stop after this much (simulated) time; NAN none */
     double interval;           /* NAN: config */
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
     bool demo, no_color, ascii, verbose, wide;
+    bool png;                  /* report incident: PNG beside each SVG */
 };
 
 
@@ -98,4 +101,5 @@ int cmd_replay(struct opts *o);
 int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);
 int cmd_serve(struct opts *o);
+int cmd_report(struct opts *o);
 #endif
