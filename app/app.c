@@ -194,6 +194,8 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         if (!a->cfg.nroutes && o->source) {
             char err[512];
             int n = bt_promsrc_discover(&a->ctx, err, sizeof err);
+            if (n < 0 && bt_loop_quit_signal)
+                return 128 + bt_loop_quit_signal; /* Ctrl-C during discovery */
             if (n <= 0) {
                 bt_err("route discovery: %s", n < 0 ? err : "the Prometheus server has no bedtop_route_status series (is bedtop serve scraped?)");
                 return 3;
@@ -230,6 +232,13 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             .tick = ops[i]->tick, .next_due = ops[i]->next_due, .busy = ops[i]->busy,
         };
     a->loop = (struct bt_loop){.http = a->ctx.http, .tasks = a->tasks, .inst = a->inst, .n = n};
+    /* before any collector starts: creating one may start a child (credential_process),
+     * and a signal from then on is the loop's to act on (it ends the child's process
+     * group) rather than death leaving the child behind. Before, that depended on how
+     * soon after the child the command reached its own bt_loop_signals (a loaded machine
+     * lost the race: t_credentials' hanging helper, one run in three) */
+    if (!o->demo)
+        bt_loop_signals();
     for (int i = 0; i < n; i++)
         a->inst[i] = ops[i]->create(&a->ctx);
     bt_clock_start(&a->loop.clock, sim_start, o->demo ? o->demo_speed : 1);

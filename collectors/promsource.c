@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collectors/admission.h"
 #include "core/plausible.h"
 #include "net/http.h"
+#include "net/loop.h"
 #include "core/util.h"
 
 #define RANGE_NAMES "bedtop_signal|bedtop_data_timestamp_seconds"
@@ -440,9 +442,25 @@ int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
                               .max_attempts = 2, .label = "prometheus"};
     bt_http_submit(ctx->http, &req, disc_done, &d);
     bt_buf_free(&u);
-    while (!d.done && bt_http_pending(ctx->http) > 0)
-        if (bt_http_poll(ctx->http, 1000, -1, NULL) < 0)
+    /* the loop's self-pipe too: a signal (Ctrl-C) ends the wait at once, not after the
+     * request's own timeouts and retries */
+    int wake = bt_loop_wake_fd();
+    while (!d.done && bt_http_pending(ctx->http) > 0 && !bt_loop_quit_signal) {
+        bool woke = false;
+        if (bt_http_poll(ctx->http, 1000, wake, &woke) < 0)
             break;
+        char junk[64];
+        while (woke && read(wake, junk, sizeof junk) > 0)
+            ; /* a SIGWINCH's byte: its flag stays for the loop */
+    }
+    if (!d.done) {
+        bt_http_cancel(ctx->http, disc_done, &d); /* d is on this stack */
+        if (bt_loop_quit_signal) {
+            snprintf(err, errlen, "interrupted");
+            bt_prom_free(&d.doc);
+            return -1;
+        }
+    }
     int added = -1;
     if (!d.done || !d.ok) {
         snprintf(err, errlen, "prometheus %s: %s", shown, d.done ? d.err : "no answer");

@@ -322,24 +322,24 @@ if ! ro_cache +i 2>/dev/null; then
     skip "break 10: cannot make $C unwritable here (chattr +i)"
 else
     CLEANUP+=("chattr -i '$C'")
+    # quiet NAME: bt without --verbose (the warning must show without it); creates MARK:
+    # CreateToken calls since MARK
+    quiet() { cred_env "$BEDTOP" check --format json --config "$CONF" --profile sso-refresh \
+        >"$TMP/out/$1.json" 2>"$TMP/out/$1.err" </dev/null; echo $? >"$TMP/out/$1.rc"; }
+    creates() { l "$1" "sum(1 for x in L if x['op'] == 'CreateToken')"; }
     m=$(mark)
-    cred_env "$BEDTOP" check --format json --config "$CONF" --profile sso-refresh \
-        >"$TMP/out/ro.json" 2>"$TMP/out/ro.err" </dev/null
-    echo $? >"$TMP/out/ro.rc"
+    quiet ro
     expect_eq "break 10: expired token, cache not writable: no CreateToken spends the refresh token" \
-        "$(l "$m" "sum(1 for x in L if x['op'] == 'CreateToken')")/$(rc_of ro)" "0/3"
+        "$(creates "$m")/$(rc_of ro)" "0/3"
     check "break 10: ... and the error says why and what to do" \
         grep -q 'sso-refresh": SSO token expired; not refreshed, .*/.aws/sso/cache is not writable; fix, then: aws sso login --profile sso-refresh' "$TMP/out/ro.err"
-    sso_cache_soon=$(date -u -d '+10 minutes' +%Y-%m-%dT%H:%M:%SZ)
     ro_cache -i
-    sso_cache corp-refresh "$sso_cache_soon" refresh
+    sso_cache corp-refresh "$(date -u -d '+10 minutes' +%Y-%m-%dT%H:%M:%SZ)" refresh
     ro_cache +i
     m=$(mark)
-    cred_env "$BEDTOP" check --format json --config "$CONF" --profile sso-refresh \
-        >"$TMP/out/ro2.json" 2>"$TMP/out/ro2.err" </dev/null
-    echo $? >"$TMP/out/ro2.rc"
+    quiet ro2
     expect_eq "break 10: token valid 10 more minutes, cache not writable: used as is, no CreateToken" \
-        "$(l "$m" "sum(1 for x in L if x['op'] == 'CreateToken')")/$(rc_of ro2)/$(used ro2)" "0/1/570000"
+        "$(creates "$m")/$(rc_of ro2)/$(used ro2)" "0/1/570000"
     check "break 10: ... with a warning naming the directory, without --verbose" \
         grep -q 'warning: profile "sso-refresh": .*/.aws/sso/cache is not writable' "$TMP/out/ro2.err"
     ro_cache -i
