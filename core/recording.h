@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/model.h"
+#include "core/when.h"
 
 #define BT_REC_FORMAT "bedtop-recording"
 #define BT_REC_MAJOR 1
@@ -73,9 +74,6 @@ void bt_replay_seek(struct bt_replay *rp, int64_t t);
 size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t);
 void bt_replay_free(struct bt_replay *rp);
 
-/* Times as users type them: "14:32" (UTC, on the recording's day nearest cur),
- * "-30m"/"+5m" (relative to rel), an ISO time, or epoch seconds. */
-bool bt_parse_when(const char *s, int64_t start, int64_t end, int64_t rel, int64_t *out);
 /* A time typed for a recording, with one meaning everywhere (replay --at, export
  * --from/--to, `g` in the replay): "+D" is D after the recording's start, "-D" is
  * D before its end, HH:MM on the recording's day, or an ISO time. */
