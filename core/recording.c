@@ -29,6 +29,7 @@ struct bt_recorder {
     bool g_open;
     unsigned long lines, dropped;
     char error[256];
+    int64_t latest;            /* newest time taken (a flush, a sample's arrival, an event) */
     off_t good;                /* file size after the last complete line */
     bool torn;                 /* a failed write may have left part of a line after it */
 };
@@ -147,6 +148,7 @@ struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *c
     }
     struct bt_recorder *r = bt_xcalloc(1, sizeof *r);
     r->fd = fd;
+    r->latest = now;
     bt_strlcpy(r->path, path, sizeof r->path);
     bool ok = write_all(fd, h, strlen(h)) && write_all(fd, "\n", 1);
     r->good = (off_t)strlen(h) + 1;
@@ -172,6 +174,8 @@ static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
 {
     struct bt_recorder *r = arg;
     int64_t minute = bt_minute_floor(smp->t);
+    if (arrival > r->latest)
+        r->latest = arrival;
     if (!r->g_open || r->g_route != smp->route || r->g_minute != minute ||
         r->g_arrival != arrival) {
         close_group(r);
@@ -198,6 +202,8 @@ const char *const bt_rec_ev_names[BT_REC_NEVTYPES] = {"error", "ok", "quota", "m
 static void on_event(void *arg, const struct bt_event *ev)
 {
     struct bt_recorder *r = arg;
+    if (ev->t > r->latest)
+        r->latest = ev->t;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "t", (double)ev->t);
     cJSON_AddStringToObject(o, "type", bt_rec_ev_names[ev->type]);
@@ -243,6 +249,8 @@ static void mend(struct bt_recorder *r)
 
 int bt_recorder_flush(struct bt_recorder *r, int64_t t)
 {
+    if (t > r->latest)
+        r->latest = t;
     if (!r->nsamples && !r->nevents)
         return 0;
     close_group(r);
@@ -316,7 +324,9 @@ void bt_recorder_close(struct bt_recorder *r)
 {
     if (!r)
         return;
-    bt_recorder_flush(r, 0);
+    /* what is pending becomes a poll at the newest time it holds: a poll at 0
+     * made a replay of a dashboard or serve recording start in 1970 */
+    bt_recorder_flush(r, r->latest);
     close(r->fd);
     bt_buf_free(&r->line);
     bt_buf_free(&r->events);

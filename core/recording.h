@@ -34,6 +34,8 @@ const char *bt_recorder_error(const struct bt_recorder *r); /* NULL when fine */
 unsigned long bt_recorder_lines(const struct bt_recorder *r);
 unsigned long bt_recorder_dropped(const struct bt_recorder *r);
 const char *bt_recorder_path(const struct bt_recorder *r);
+/* Writes what is pending as a poll at the newest time the recorder took (the
+ * last flush, a sample's arrival or an event's time), then closes. */
 void bt_recorder_close(struct bt_recorder *r);
 
 struct bt_marker {
