@@ -113,7 +113,8 @@ static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
         /* the poller's value and where it came from, unless this config sets one */
         static const char *const sources[] = {"config", "table", "default"};
         const char *src = bt_prom_label(s, "source");
-        if (!rt->burndown_source || strcmp(rt->burndown_source, "config") != 0) {
+        if (rt->endpoint == BT_EP_RUNTIME &&
+            (!rt->burndown_source || strcmp(rt->burndown_source, "config") != 0)) {
             rt->burndown = s->value;
             rt->burndown_source = "default";
             for (size_t k = 0; src && k < BT_ARRAY_LEN(sources); k++)

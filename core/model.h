@@ -108,7 +108,8 @@ struct bt_route {
     double max_tokens;       /* NAN when unknown */
     double concurrency_limit; /* tested concurrency (NAN: unknown); gauge wins */
     double burndown;         /* resolved output multiplier */
-    const char *burndown_source; /* "config", "table", "default" */
+    const char *burndown_source; /* "config", "table", "default"; "none" for mantle (no
+                              * burndown: output counts once, shown as null) */
     char admission[512];     /* per-route admission URL (empty: global or none) */
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];

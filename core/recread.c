@@ -80,6 +80,10 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         r->burndown = 1;
     const char *bs = jstr(o, "burndown_source");
     r->burndown_source = bs && !strcmp(bs, "config") ? "config" : bs && !strcmp(bs, "table") ? "table" : "default";
+    if (r->endpoint == BT_EP_MANTLE) { /* files before 2.0 said "table" for mantle */
+        r->burndown = 1;
+        r->burndown_source = "none";
+    }
     if (jstr(o, "quota_code"))
         bt_strlcpy(r->quota_code, jstr(o, "quota_code"), sizeof r->quota_code);
     const cJSON *adm = cJSON_GetObjectItemCaseSensitive(o, "admission");
