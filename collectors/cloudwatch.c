@@ -407,6 +407,11 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
     return want < 1 ? 1 : want;
 }
 
+bool bt_cloudwatch_day_sums(enum bt_run_mode mode, int history_minutes, bool window)
+{
+    return !window && (mode == BT_MODE_ONCE || history_minutes < 1440);
+}
+
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n)
 {
     static const char *const pre[] = {"us.", "eu.", "apac.", "jp.", "au.", "global.",
@@ -483,6 +488,7 @@ struct cw_group {
     int *wire, *mfirst, *mcount, *member;
     int nwire, nwire_min;
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
+    int nday;                /* distinct one-day sums, asked every poll (cost) */
     bool detail_now;         /* this poll includes the detail queries */
     int64_t detail_at;       /* start of the last poll that did (0 never) */
     struct cw_chunk *chunks;
@@ -672,8 +678,10 @@ static void build_queries(struct cw_group *g)
                                              BT_SIG_COUNT);
     }
     g->nq_min = g->nq;
-    /* check: the day's token sums in one datapoint each, not every minute since midnight */
-    if (cw->ctx->mode == BT_MODE_ONCE && !cw->ctx->window_to) {
+    /* the day's token sums in one datapoint each, where the minutes since midnight
+     * are not all fetched and kept (check; live with a short history) */
+    if (bt_cloudwatch_day_sums(cw->ctx->mode, cw->ctx->cfg->history_minutes,
+                               cw->ctx->window_to != 0)) {
         for (int i = 0; i < g->ag->nroutes; i++) {
             int r = g->ag->routes[i];
             g->nq += bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
@@ -694,6 +702,7 @@ static void build_queries(struct cw_group *g)
     g->nfast = g->nwire_min;
     build_wire(g, true);
     g->ndetail = g->nwire_min - g->nfast;
+    g->nday = g->nwire - g->nwire_min;
 }
 
 static void submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
@@ -1161,7 +1170,7 @@ void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_pe
     struct cw *cw = self;
     double fast = 0, detail = 0;
     for (int i = 0; cw && i < cw->ng; i++) {
-        fast += cw->g[i].nfast;
+        fast += cw->g[i].nfast + cw->g[i].nday;
         detail += cw->g[i].ndetail;
     }
     double iv = cw && cw->ctx->cfg->interval > 0 ? cw->ctx->cfg->interval : 60;
