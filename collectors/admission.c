@@ -57,12 +57,44 @@ static int signal_of_name(const char *name, bool *bucket)
     return -1;
 }
 
-double bt_adm_rate(double v1, double t1, double v2, double t2)
+void bt_adm_series_id(const struct bt_prom_series *s, char *out, size_t n)
 {
-    if (!isfinite(v1) || !isfinite(v2) || !isfinite(t1) || !isfinite(t2) || t2 <= t1)
-        return NAN;
-    double inc = v2 >= v1 ? v2 - v1 : v2;
-    return inc / (t2 - t1) * 60.0;
+    /* Prometheus's identity of a series: its labels (here sorted by name, so the
+     * order a worker prints them in does not matter) */
+    struct bt_buf b = {0};
+    const char *last = NULL;
+    for (int k = 0; k < s->nlabels; k++) {
+        const struct bt_prom_label *next = NULL;
+        for (int i = 0; i < s->nlabels; i++) {
+            const struct bt_prom_label *l = &s->labels[i];
+            if ((!last || strcmp(l->name, last) > 0) && (!next || strcmp(l->name, next->name) < 0))
+                next = l;
+        }
+        if (!next)
+            break;
+        bt_buf_printf(&b, "%s%s=\"", b.len ? "," : "", next->name);
+        for (const char *p = next->value; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                bt_buf_putc(&b, '\\');
+            if (*p == '\n')
+                bt_buf_puts(&b, "\\n");
+            else
+                bt_buf_putc(&b, *p);
+        }
+        bt_buf_putc(&b, '"');
+        last = next->name;
+    }
+    const char *id = bt_buf_str(&b);
+    if (strlen(id) < n) {
+        snprintf(out, n, "%s", id);
+    } else {
+        /* too long to keep whole: a 64-bit FNV-1a of it names the series */
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *p = id; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        snprintf(out, n, "#%016llx", (unsigned long long)h);
+    }
+    bt_buf_free(&b);
 }
 
 int bt_adm_route_of(const struct bt_prom_series *s, const struct bt_adm_scope *sc)
@@ -148,8 +180,6 @@ struct adm_hist {
 };
 
 struct adm_route_state {
-    bool has[BT_SIG_COUNT];
-    double v[BT_SIG_COUNT], t[BT_SIG_COUNT];
     struct adm_hist prev;    /* cumulative buckets of the previous scrape */
     bool has_prev;
 };
@@ -198,11 +228,10 @@ static int bucket_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Per route, what one scrape said. */
+/* Per route, what one scrape's gauges and histogram said. */
 struct adm_acc {
     bool has[BT_SIG_COUNT];
     double v[BT_SIG_COUNT];
-    double t[BT_SIG_COUNT];  /* newest exposition timestamp, NAN when any series had none */
     struct adm_hist hist;
 };
 
@@ -257,6 +286,7 @@ static int ingest_hist(struct adm_route_state *rs, struct adm_hist *cur, int rou
 int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
                   const struct bt_adm_scope *sc, double now, struct bt_store *s, bool *covered)
 {
+    int nread = 0;
     int nr = sc->nroutes < st->nroutes ? sc->nroutes : st->nroutes;
     struct adm_acc *acc = bt_xcalloc((size_t)(nr ? nr : 1), sizeof *acc);
     for (int i = 0; i < doc->nseries; i++) {
@@ -283,18 +313,26 @@ int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
             continue;
         }
         covered[r] = true;
-        double t = se->has_time ? se->time : NAN;
+        if (kind_of((enum bt_signal)sig) == ADM_COUNTER) {
+            /* a raw reading per series: core rates it per series, then sums */
+            struct bt_reading rd = {.route = r, .signal = (enum bt_signal)sig,
+                                    .t = se->has_time ? se->time : now, .value = se->value};
+            bt_adm_series_id(se, rd.series, sizeof rd.series);
+            bt_store_reading(s, &rd, (int64_t)floor(now));
+            nread++;
+            continue;
+        }
         if (!a->has[sig]) {
             a->has[sig] = true;
             a->v[sig] = se->value;
-            a->t[sig] = t;
         } else {
+            /* gauges of one route's series (its workers) are summed at this scrape,
+             * but max_tokens is the largest allowance any of them requests */
             a->v[sig] = sig == BT_SIG_ADM_MAX_TOKENS ? fmax(a->v[sig], se->value)
                                                     : a->v[sig] + se->value;
-            a->t[sig] = isnan(a->t[sig]) || isnan(t) ? NAN : fmax(a->t[sig], t);
         }
     }
-    int added = 0;
+    int added = nread;
     for (int r = 0; r < nr; r++) {
         struct adm_acc *a = &acc[r];
         struct adm_route_state *rs = &st->r[r];
@@ -307,24 +345,6 @@ int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
             if (k == ADM_GAUGE && a->has[i]) {
                 store(s, r, (enum bt_signal)i, a->v[i], now);
                 added++;
-            } else if (k == ADM_COUNTER) {
-                if (!a->has[i]) {
-                    rs->has[i] = false; /* a gap: the next reading starts afresh */
-                    continue;
-                }
-                double t = isnan(a->t[i]) ? now : a->t[i];
-                if (rs->has[i]) {
-                    if (t <= rs->t[i])
-                        continue; /* same reading again (cached exposition) */
-                    double rate = bt_adm_rate(rs->v[i], rs->t[i], a->v[i], t);
-                    if (isfinite(rate)) {
-                        store(s, r, (enum bt_signal)i, rate, now);
-                        added++;
-                    }
-                }
-                rs->has[i] = true;
-                rs->v[i] = a->v[i];
-                rs->t[i] = t;
             }
         }
         if (a->hist.n)

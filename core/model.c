@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/counters.h"
 #include "core/plausible.h"
 #include "core/util.h"
 
@@ -90,6 +91,7 @@ void bt_store_clear(struct bt_store *s)
     free(s->log);
     s->log = NULL;
     s->nlog = s->caplog = 0;
+    bt_counters_free(s);
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
     s->nsamples = 0;

@@ -157,12 +157,17 @@ struct bt_source_status {
 
 struct bt_sample;
 struct bt_event;
-/* Sees every sample and event the store takes (the recording writer). */
+struct bt_reading;
+/* Sees every sample, counter reading and event the store takes (the recording
+ * writer). Rates the store derives from readings are not samples it is shown:
+ * a replay derives them again from the readings. */
 struct bt_store_tap {
     void (*sample)(void *arg, const struct bt_sample *smp, int64_t arrival);
     void (*event)(void *arg, const struct bt_event *ev);
+    void (*reading)(void *arg, const struct bt_reading *rd, int64_t arrival);
     void *arg;
 };
+struct bt_counter_state; /* core/counters.c */
 
 struct bt_store {
     int nroutes;
@@ -180,6 +185,8 @@ struct bt_store {
     int64_t horizon;         /* 0: everything visible */
     struct bt_event *log;
     size_t nlog, caplog;
+    /* per route and counter signal: each series' last reading (core/counters.c) */
+    struct bt_counter_state *counters;
 };
 
 struct bt_sample {
@@ -188,6 +195,38 @@ struct bt_sample {
     enum bt_signal signal;
     double value;
 };
+
+/* A raw reading of a cumulative admission counter (the ADM_* signals whose metric
+ * ends in _total): one series of one route, as scraped. The series is the label
+ * set that identifies a worker's series. The store derives the route's
+ * per-minute rate from readings (core/counters.c): per series, a counter that
+ * went down was reset (its increase is the new value), then the series' rates
+ * of one scrape are summed by route, as Prometheus's sum(rate()) does. */
+#define BT_SERIES_ID 200
+struct bt_reading {
+    int route;
+    enum bt_signal signal;
+    double t;                /* the reading's time: the exposition's timestamp, else
+                              * when the answer arrived (sub-second) */
+    double value;            /* the counter's cumulative value */
+    char series[BT_SERIES_ID]; /* `name="value",...` sorted by name (longer: a hash) */
+};
+/* Is sig a cumulative counter read as bt_reading (admitted, rejected, retries,
+ * throttled, completed, reserved and settled tokens)? */
+bool bt_signal_counter(enum bt_signal sig);
+/* Per-minute rate between two readings of one counter series: (v2 - v1) / (t2 -
+ * t1) x 60; a decrease is a reset (the increase is v2). NAN when t2 <= t1 or a
+ * value is not finite. */
+double bt_counter_rate(double v1, double t1, double v2, double t2);
+/* Takes a reading that arrived at `arrival` (the scrape, epoch s; every reading
+ * of one scrape shares it). The route's rate for that scrape, the sum over its
+ * series that have a previous reading in the route's previous scrape, is stored
+ * as the signal's sample at `arrival`. A series seen for the first time, or back
+ * after missing a scrape, starts afresh (no rate); the same reading again (a
+ * cached exposition) adds nothing. At most BT_COUNTER_SERIES series per route
+ * and signal are followed (more: the source's next OK reports it). */
+#define BT_COUNTER_SERIES 4096
+void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t arrival);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
 void bt_store_free(struct bt_store *s);

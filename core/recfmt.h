@@ -41,6 +41,8 @@ struct bt_rec_line {
     double t;
     const char *s;           /* the "s" array, NULL: none */
     const char *e, *e_end;   /* the "e" array, NULL: none */
+    const char *c, *c_end;   /* 2.x: the "c" array of counter readings, NULL: none */
+    const char *k, *k_end;   /* 2.x: the "k" array naming series, NULL: none */
 };
 
 /* Locates and checks a poll line's parts; false with the reason in why. */

@@ -27,6 +27,20 @@ struct bt_recorder {
     int g_route;
     int64_t g_minute, g_arrival;
     bool g_open;
+    /* counter readings: rows of one route, series, arrival and time */
+    struct bt_buf readings, keys;
+    int nreadings, nkeys;
+    int c_route, c_series;
+    int64_t c_arrival;
+    double c_t;
+    bool c_open;
+    /* the series named so far in this file ("k"), by index */
+    struct rec_series {
+        uint64_t hash;
+        char *id;
+    } *series;
+    int nseries, capseries;
+    int nseries_written;       /* those named in lines that reached the file */
     unsigned long lines, dropped;
     char error[256];
     int64_t latest;            /* newest time taken (a flush, a sample's arrival, an event) */
@@ -170,6 +184,77 @@ static void close_group(struct bt_recorder *r)
     r->g_open = false;
 }
 
+/* full double precision, in the fewest digits that read back exactly */
+static void put_num(struct bt_buf *b, double v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%.15g", v);
+    if (strtod(num, NULL) != v)
+        snprintf(num, sizeof num, "%.17g", v);
+    bt_buf_puts(b, num);
+}
+
+static uint64_t id_hash(const char *p)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+/* The index of a series in this file; a new one is named in the line's "k". */
+static int series_index(struct bt_recorder *r, const char *id)
+{
+    uint64_t h = id_hash(id);
+    for (int i = 0; i < r->nseries; i++)
+        if (r->series[i].hash == h && !strcmp(r->series[i].id, id))
+            return i;
+    if (r->nseries == r->capseries) {
+        r->capseries = r->capseries ? r->capseries * 2 : 16;
+        r->series = bt_xrealloc(r->series, (size_t)r->capseries * sizeof *r->series);
+    }
+    r->series[r->nseries] = (struct rec_series){h, bt_xstrdup(id)};
+    cJSON *s = cJSON_CreateString(id);
+    bt_buf_printf(&r->keys, "%s[%d,", r->nkeys++ ? "," : "", r->nseries);
+    bt_buf_json(&r->keys, s, false);
+    bt_buf_putc(&r->keys, ']');
+    cJSON_Delete(s);
+    return r->nseries++;
+}
+
+static void close_row(struct bt_recorder *r)
+{
+    if (r->c_open)
+        bt_buf_puts(&r->readings, "]]");
+    r->c_open = false;
+}
+
+static void on_reading(void *arg, const struct bt_reading *rd, int64_t arrival)
+{
+    struct bt_recorder *r = arg;
+    if (arrival > r->latest)
+        r->latest = arrival;
+    int idx = series_index(r, rd->series);
+    if (!r->c_open || r->c_route != rd->route || r->c_series != idx ||
+        r->c_arrival != arrival || r->c_t != rd->t) {
+        close_row(r);
+        bt_buf_printf(&r->readings, "%s[%d,%d,%lld,", r->nreadings ? "," : "", rd->route, idx,
+                      (long long)arrival);
+        put_num(&r->readings, rd->t);
+        bt_buf_puts(&r->readings, ",[");
+        r->c_open = true;
+        r->c_route = rd->route;
+        r->c_series = idx;
+        r->c_arrival = arrival;
+        r->c_t = rd->t;
+    } else {
+        bt_buf_putc(&r->readings, ',');
+    }
+    bt_buf_printf(&r->readings, "%d,", (int)rd->signal);
+    put_num(&r->readings, rd->value);
+    r->nreadings++;
+}
+
 static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
 {
     struct bt_recorder *r = arg;
@@ -188,12 +273,8 @@ static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
     } else {
         bt_buf_putc(&r->line, ',');
     }
-    /* full double precision, in the fewest digits that read back exactly */
-    char num[32];
-    snprintf(num, sizeof num, "%.15g", smp->value);
-    if (strtod(num, NULL) != smp->value)
-        snprintf(num, sizeof num, "%.17g", smp->value);
-    bt_buf_printf(&r->line, "%d,%s", (int)smp->signal, num);
+    bt_buf_printf(&r->line, "%d,", (int)smp->signal);
+    put_num(&r->line, smp->value);
     r->nsamples++;
 }
 
@@ -236,7 +317,8 @@ void bt_recorder_add_event(struct bt_recorder *r, const struct bt_event *ev)
 
 void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s)
 {
-    s->tap = (struct bt_store_tap){.sample = on_sample, .event = on_event, .arg = r};
+    s->tap = (struct bt_store_tap){.sample = on_sample, .event = on_event,
+                                   .reading = on_reading, .arg = r};
 }
 
 /* After a failed write the file may end in part of a line: cut it back to the
@@ -251,18 +333,26 @@ int bt_recorder_flush(struct bt_recorder *r, int64_t t)
 {
     if (t > r->latest)
         r->latest = t;
-    if (!r->nsamples && !r->nevents)
+    if (!r->nsamples && !r->nevents && !r->nreadings)
         return 0;
     close_group(r);
+    close_row(r);
     struct bt_buf out = {0};
     mend(r);
     /* could not cut it back: a newline ends the partial line (the reader skips
      * that one line), so this line starts on a line of its own */
-    bt_buf_printf(&out, "%s{\"t\":%lld,\"s\":[%s],\"e\":[%s]}\n", r->torn ? "\n" : "",
-                  (long long)t, bt_buf_str(&r->line), bt_buf_str(&r->events));
+    bt_buf_printf(&out, "%s{\"t\":%lld,\"s\":[%s]", r->torn ? "\n" : "", (long long)t,
+                  bt_buf_str(&r->line));
+    if (r->nkeys)
+        bt_buf_printf(&out, ",\"k\":[%s]", bt_buf_str(&r->keys));
+    if (r->nreadings)
+        bt_buf_printf(&out, ",\"c\":[%s]", bt_buf_str(&r->readings));
+    bt_buf_printf(&out, ",\"e\":[%s]}\n", bt_buf_str(&r->events));
     bt_buf_reset(&r->line);
     bt_buf_reset(&r->events);
-    r->nsamples = r->nevents = 0;
+    bt_buf_reset(&r->readings);
+    bt_buf_reset(&r->keys);
+    r->nsamples = r->nevents = r->nreadings = r->nkeys = 0;
     bool ok = write_all(r->fd, out.buf, out.len);
     size_t len = out.len;
     bt_buf_free(&out);
@@ -276,8 +366,13 @@ int bt_recorder_flush(struct bt_recorder *r, int64_t t)
             snprintf(r->error, sizeof r->error, "recording %s: %s (lines are being dropped)",
                      r->path, strerror(e));
         r->dropped++;
+        /* the series this line named are unknown to a reader: name them again */
+        for (int i = r->nseries_written; i < r->nseries; i++)
+            free(r->series[i].id);
+        r->nseries = r->nseries_written;
         return -1;
     }
+    r->nseries_written = r->nseries;
     /* the size as the file has it: after a newline written over a partial line
      * (mend failed), the partial bytes count too */
     struct stat st;
@@ -330,5 +425,10 @@ void bt_recorder_close(struct bt_recorder *r)
     close(r->fd);
     bt_buf_free(&r->line);
     bt_buf_free(&r->events);
+    bt_buf_free(&r->readings);
+    bt_buf_free(&r->keys);
+    for (int i = 0; i < r->nseries; i++)
+        free(r->series[i].id);
+    free(r->series);
     free(r);
 }

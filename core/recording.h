@@ -13,8 +13,10 @@
 #include "core/when.h"
 
 #define BT_REC_FORMAT "bedtop-recording"
-#define BT_REC_MAJOR 1
-#define BT_REC_MINOR 2
+/* 2.0: admission counters are raw readings per series ("k", "c"), route
+ * settings learned at run time are typed events; 1.x files still replay */
+#define BT_REC_MAJOR 2
+#define BT_REC_MINOR 0
 
 struct bt_recorder;
 /* Creates path (0600, refuses to overwrite) and writes the header. */
@@ -59,7 +61,9 @@ struct bt_replay {
     size_t nmarkers;
     unsigned long skipped;       /* corrupt or truncated lines */
     char first_problem[256];     /* the first of them, "FILE:LINE: why" */
-    bool has_admission;          /* any admission sample present */
+    bool has_admission;          /* any admission sample or counter reading present */
+    char **series;               /* 2.x: counter series the file named ("k"), by index */
+    size_t nseries;
 };
 
 /* warn(arg, msg) is called for each skipped line (may be NULL). */

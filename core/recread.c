@@ -240,6 +240,63 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
     }
 }
 
+/* "k": [[index, "series identity"], ...] names the series later rows use. */
+static void load_series(struct bt_replay *rp, const cJSON *k)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, k) {
+        const cJSON *i = cJSON_GetArrayItem(g, 0), *id = cJSON_GetArrayItem(g, 1);
+        if (!cJSON_IsNumber(i) || !cJSON_IsString(id) || i->valuedouble < 0 ||
+            i->valuedouble >= (1 << 20) || strlen(id->valuestring) >= BT_SERIES_ID)
+            continue;
+        size_t idx = (size_t)i->valuedouble;
+        if (idx >= rp->nseries) {
+            rp->series = bt_xrealloc(rp->series, (idx + 1) * sizeof *rp->series);
+            memset(rp->series + rp->nseries, 0, (idx + 1 - rp->nseries) * sizeof *rp->series);
+            rp->nseries = idx + 1;
+        }
+        free(rp->series[idx]);
+        rp->series[idx] = bt_xstrdup(id->valuestring);
+    }
+}
+
+/* "c": [[route, series, arrival, t, [signal, value, ...]], ...]: counter
+ * readings, rated by the store as they were live. */
+static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigmap)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, c) {
+        double h[4];
+        bool ok = cJSON_GetArraySize(g) >= 5;
+        for (int i = 0; ok && i < 4; i++) {
+            const cJSON *x = cJSON_GetArrayItem(g, i);
+            ok = cJSON_IsNumber(x) && isfinite(x->valuedouble);
+            h[i] = ok ? x->valuedouble : 0;
+        }
+        if (!ok || h[0] < 0 || h[0] >= rp->cfg.nroutes || h[1] < 0 || h[1] >= (double)rp->nseries ||
+            !rp->series[(size_t)h[1]] || !bt_rec_time_ok(h[2]) || !bt_rec_time_ok(h[3]))
+            continue;
+        struct bt_reading rd = {.route = (int)h[0], .t = h[3]};
+        bt_strlcpy(rd.series, rp->series[(size_t)h[1]], sizeof rd.series);
+        const cJSON *pairs = cJSON_GetArrayItem(g, 4);
+        if (!cJSON_IsArray(pairs))
+            continue;
+        for (const cJSON *sg = pairs->child; sg && sg->next; sg = sg->next->next) {
+            const cJSON *v = sg->next;
+            if (!cJSON_IsNumber(sg) || !cJSON_IsNumber(v) || sg->valuedouble < 0 ||
+                sg->valuedouble >= 256)
+                continue;
+            int sig = sigmap[(int)sg->valuedouble];
+            if (sig < 0 || !bt_signal_counter((enum bt_signal)sig))
+                continue;
+            rd.signal = (enum bt_signal)sig;
+            rd.value = v->valuedouble;
+            bt_store_reading(&rp->store, &rd, (int64_t)h[2]);
+            rp->has_admission = true;
+        }
+    }
+}
+
 /* Lines of a recording, from a file (read twice: one pass sizes the store)
  * or from memory. A line is handed out terminated, without its newline. */
 struct line_src {
@@ -352,6 +409,16 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
             const char *end;
             if (pl.s)
                 bt_rec_scan_samples(rp, rp->cfg.nroutes, sigmap, pl.s, &end, NULL);
+            if (pl.k) {
+                cJSON *k = cJSON_ParseWithLength(pl.k, (size_t)(pl.k_end - pl.k));
+                load_series(rp, k);
+                cJSON_Delete(k);
+            }
+            if (pl.c) {
+                cJSON *c = cJSON_ParseWithLength(pl.c, (size_t)(pl.c_end - pl.c));
+                load_readings(rp, c, sigmap);
+                cJSON_Delete(c);
+            }
             if (pl.e) {
                 cJSON *e = cJSON_ParseWithLength(pl.e, (size_t)(pl.e_end - pl.e));
                 load_events(rp, e);
@@ -476,6 +543,9 @@ void bt_replay_free(struct bt_replay *rp)
     free(rp->base);
     free(rp->polls);
     free(rp->markers);
+    for (size_t i = 0; i < rp->nseries; i++)
+        free(rp->series[i]);
+    free(rp->series);
     memset(rp, 0, sizeof *rp);
 }
 

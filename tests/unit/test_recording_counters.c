@@ -1,0 +1,145 @@
+/* Issue 19, raw readings in, figures out: a recording keeps the admission
+ * counters as raw readings per series (format 2.0, "k" and "c"), never the
+ * rates, and a replay derives the rates again through the same core.
+ *
+ * Worked by hand (the worker restart of test_admission.c): route triage, two
+ * workers, scrapes at T0 (10:00:00), T0+60 and T0+120:
+ *   worker a admitted 1,000,000 -> 1,000,600 -> 1,000,900
+ *   worker b admitted     5,000 ->        10 ->        60   (restarted at T0+60)
+ * Per series and summed: T0+60 600 + 10 = 610 a minute; T0+120 300 + 50 = 350.
+ * Summed before the rate it was 1,000,610 at T0+60.
+ *
+ * Then a committed 1.2 file (tests/data/v1.2-admission.rec, in the 1.2
+ * format the writer used before this change) still replays: its rates are samples, taken as they
+ * were recorded (adm_admitted_pm 610 at 10:01, 350 at 10:02); its BASE_MODEL info
+ * event still sets the route's base model, inference and burndown; and its mantle
+ * route's old "table" burndown reads as none. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/recording.h"
+#include "core/util.h"
+#include "tests/tap.h"
+
+#define T0 1795946400LL /* 2026-11-29T10:00:00Z */
+
+static void reading(struct bt_store *s, const char *worker, double v, int64_t t)
+{
+    struct bt_reading rd = {.route = 0, .signal = BT_SIG_ADM_ADMITTED, .t = (double)t, .value = v};
+    snprintf(rd.series, sizeof rd.series, "route=\"triage\",worker=\"%s\"", worker);
+    bt_store_reading(s, &rd, t);
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct bt_buf b = {0};
+    char chunk[4096];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+        bt_buf_add(&b, chunk, k);
+    fclose(f);
+    *n = b.len;
+    return b.buf;
+}
+
+static void test_readings_replay(void)
+{
+    char dir[] = "/tmp/bt-ctr-XXXXXX";
+    if (!mkdtemp(dir)) {
+        OK(false, "mkdtemp");
+        return;
+    }
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/live.rec", dir);
+    struct bt_config c;
+    bt_config_defaults(&c);
+    int k = bt_config_add_route(&c, "triage");
+    bt_strlcpy(c.routes[k].model, "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+               sizeof c.routes[k].model);
+    bt_config_finish(&c);
+    struct bt_store s;
+    bt_store_init(&s, 1, 60);
+    struct bt_recorder *r = bt_recorder_open(path, &c, "live", T0, err, sizeof err);
+    OK(r != NULL, "recorder opens: %s", r ? "" : err);
+    if (!r)
+        return;
+    bt_recorder_attach(r, &s);
+    const double a[] = {1000000, 1000600, 1000900}, b[] = {5000, 10, 60};
+    for (int i = 0; i < 3; i++) {
+        reading(&s, "a", a[i], T0 + 60 * i);
+        reading(&s, "b", b[i], T0 + 60 * i);
+        bt_recorder_flush(r, T0 + 60 * i + 5);
+    }
+    double live60 = bt_store_at(&s, 0, BT_SIG_ADM_ADMITTED, T0 + 60);
+    double live120 = bt_store_at(&s, 0, BT_SIG_ADM_ADMITTED, T0 + 120);
+    NEAR(live60, 610, 1e-9, "live: 610 admitted a minute at 10:01 (600 + 10)");
+    NEAR(live120, 350, 1e-9, "live: 350 at 10:02 (300 + 50)");
+    bt_recorder_close(r);
+    bt_store_free(&s);
+
+    size_t n = 0;
+    char *text = slurp(path, &n);
+    OK(text && strstr(text, "\"version\":\"2.0\""), "the header says format 2.0");
+    /* signal 17 is adm_admitted_pm in this build's header: never written as a sample */
+    char needle[32];
+    snprintf(needle, sizeof needle, ",%d,610", (int)BT_SIG_ADM_ADMITTED);
+    OK(text && !strstr(text, needle), "no derived rate (610) in the file");
+    OK(text && strstr(text, "\"k\":[[0,\"route=\\\"triage\\\",worker=\\\"a\\\"\"]"),
+       "the first line names series 0 (worker a) in \"k\"");
+    OK(text && strstr(text, "\"c\":[[0,0,1795946400,1795946400,["), "readings are in \"c\"");
+    free(text);
+
+    struct bt_replay rp;
+    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+    NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 60), 610, 1e-9,
+         "replay derives 610 again from the readings, not 1,000,610");
+    NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 120), 350, 1e-9,
+         "replay derives 350 at 10:02");
+    OK(rp.has_admission, "the replay knows it has admission counters");
+    bt_replay_seek(&rp, T0 + 30);
+    OK(isnan(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 60)),
+       "seeking to 10:00:30 hides the rate that arrived at 10:01");
+    bt_replay_free(&rp);
+    bt_config_free(&c);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_old_format(void)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/tests/data/v1.2-admission.rec", tap_srcdir());
+    struct bt_replay rp;
+    if (!bt_replay_open(&rp, path, NULL, NULL, err, sizeof err)) {
+        OK(false, "the 1.2 fixture opens: %s", err);
+        return;
+    }
+    OK(rp.skipped == 0, "no line of the 1.2 file is skipped (%lu)", rp.skipped);
+    NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 60), 610, 1e-9,
+         "1.2: the recorded rate at 10:01 is taken as it was (610)");
+    NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 120), 350, 1e-9,
+         "1.2: 350 at 10:02");
+    NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_IN_FLIGHT, T0 + 120), 12, 0, "1.2: a gauge");
+    OK(rp.has_admission, "1.2: admission samples seen");
+    const struct bt_route *app = &rp.cfg.routes[1];
+    STREQ(app->base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0",
+          "1.2: the BASE_MODEL info event still sets the base model");
+    OK(app->inference == BT_INF_CROSS_REGION, "1.2: ... and the inference type");
+    NEAR(app->burndown, 5, 0, "1.2: ... and the burndown");
+    const struct bt_route *m = &rp.cfg.routes[2];
+    STREQ(m->burndown_source, "none", "1.2: a mantle route's \"table\" burndown reads as none");
+    bt_replay_free(&rp);
+}
+
+int main(void)
+{
+    test_readings_replay();
+    test_old_format();
+    return tap_done();
+}
