@@ -186,7 +186,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         }
         if (!a->cfg.nroutes && o->source) {
             char err[512];
-            int n = bt_promsrc_discover(&a->ctx, err, sizeof err);
+            int n = bt_promsrc_discover(&a->ctx, &a->cfg, err, sizeof err);
             if (n <= 0) {
                 bt_err("route discovery: %s", n < 0 ? err : "the Prometheus server has no bedtop_route_status series (is bedtop serve scraped?)");
                 return 3;
@@ -194,7 +194,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             bt_config_finish(&a->cfg);
         } else if (!a->cfg.nroutes) {
             char err[2048];
-            int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
+            int n = bt_cloudwatch_discover(&a->ctx, &a->cfg, err, sizeof err);
             if (n < 0) {
                 bt_err("%s; %s", err, discovery_remedy(err));
                 return 3;
@@ -210,6 +210,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         }
     }
     bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
+    bt_store_bind_routes(&a->store, a->cfg.routes); /* events change routes, collectors never */
     const struct bt_collector_ops *const *ops = o->demo     ? demo_collectors
                                                 : o->source ? source_collectors
                                                             : live_collectors;

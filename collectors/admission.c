@@ -480,7 +480,7 @@ static void event(struct adm *a, struct adm_source *s, int route, enum bt_event_
                           .source = BT_SRC_ADMISSION};
     bt_strlcpy(ev.code, code, sizeof ev.code);
     snprintf(ev.text, sizeof ev.text, "admission %.120s: %s", s->shown, text);
-    bt_model_event(a->ctx->store, a->ctx->cfg->routes, &ev);
+    bt_store_apply(a->ctx->store, &ev);
 }
 
 static void source_fail(struct adm_source *s, const char *code, const char *fmt, ...)
@@ -670,7 +670,7 @@ static void start_source(struct adm *a, struct adm_source *s)
 
 static void *adm_create(struct bt_ctx *ctx)
 {
-    struct bt_config *cfg = ctx->cfg;
+    const struct bt_config *cfg = ctx->cfg;
     int nr = cfg->nroutes < ctx->store->nroutes ? cfg->nroutes : ctx->store->nroutes;
     if (!ctx->http || nr <= 0)
         return NULL;

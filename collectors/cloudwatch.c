@@ -528,7 +528,7 @@ static void cw_event(struct cw *cw, int route, enum bt_event_type type, const ch
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = type, .route = route,
                           .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.text, text ? text : "", sizeof ev.text);
-    bt_model_event(cw->ctx->store, cw->ctx->cfg->routes, &ev);
+    bt_store_apply(cw->ctx->store, &ev);
 }
 
 static void route_fail(struct cw *cw, int r, const char *fmt, ...)
@@ -730,8 +730,14 @@ static void finish_poll(struct cw_group *g)
                 cw->settled_detail[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag,
                                                              g->poll_end, cw->settled_detail[r]);
             cw_event(cw, r, BT_EV_OK, NULL);
-            bt_strlcpy(cw->ctx->cfg->routes[r].identity, cw->ag.prov[g->ag->provider].p.creds.source,
-                       sizeof cw->ctx->cfg->routes[r].identity);
+            /* who it polled as (never a key), a setting event when it changes */
+            const char *who = cw->ag.prov[g->ag->provider].p.creds.source;
+            if (cw->ctx->store && strcmp(cw->ctx->cfg->routes[r].identity, who) != 0) {
+                struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_SETTING, .route = r,
+                                      .source = BT_SRC_CLOUDWATCH, .setting = BT_SET_IDENTITY};
+                bt_strlcpy(ev.str, who, sizeof ev.str);
+                bt_store_apply(cw->ctx->store, &ev);
+            }
         }
     }
     g->polling = false;
@@ -1268,9 +1274,8 @@ static void discover_submit(struct discover *d)
     bt_buf_free(&body);
 }
 
-int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
+int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, size_t errlen)
 {
-    struct bt_config *cfg = ctx->cfg;
     if (cfg->nroutes > 0)
         return 0;
     if (!ctx->http) {

@@ -124,5 +124,5 @@ unsigned long bt_cloudwatch_requests(void *self);
 /* With no routes configured: ListMetrics AWS/Bedrock (ModelId) for the Region
  * and add one route per ModelId. Runs ctx->http itself until done (startup,
  * before the store exists). Returns routes added, or -1 with err set. */
-int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen);
+int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, size_t errlen);
 #endif

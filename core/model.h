@@ -130,15 +130,30 @@ struct bt_series {
     int64_t newest;          /* newest minute present, 0 if none */
 };
 
-enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO };
+enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO,
+                      BT_EV_SETTING };
+/* Route settings learned at run time (BT_EV_SETTING), applied to the route by
+ * the model, live and in replay alike:
+ *   max_tokens   value: the output allowance per call (a Prometheus source's)
+ *   burndown     value: the multiplier; str: where it came from (table, default)
+ *   base_model   str: the base model an application inference profile routes to
+ *   inference    str: the inference type (on-demand, cross-region, global)
+ *   identity     str: the AWS identity the route's CloudWatch poll ran as */
+enum bt_setting { BT_SET_MAX_TOKENS, BT_SET_BURNDOWN, BT_SET_BASE_MODEL, BT_SET_INFERENCE,
+                  BT_SET_IDENTITY, BT_SET_COUNT };
+const char *bt_setting_name(enum bt_setting k);
+int bt_setting_by_name(const char *name); /* -1 if unknown */
+bool bt_setting_is_number(enum bt_setting k);
 struct bt_event {
     int64_t t;
     enum bt_event_type type;
     int route;               /* -1: all routes of the source */
     enum bt_source source;
     enum bt_quota_kind quota_kind; /* BT_EV_QUOTA */
-    double value;            /* BT_EV_QUOTA */
+    double value;            /* BT_EV_QUOTA; BT_EV_SETTING of a number */
     enum bt_quota_source quota_source;
+    enum bt_setting setting; /* BT_EV_SETTING */
+    char str[192];           /* BT_EV_SETTING: a string setting, or burndown's source */
     char code[32];           /* quota code or error code */
     char text[224];
 };
@@ -187,6 +202,8 @@ struct bt_store {
     size_t nlog, caplog;
     /* per route and counter signal: each series' last reading (core/counters.c) */
     struct bt_counter_state *counters;
+    /* the routes events apply to (the config's; bt_store_bind_routes) */
+    struct bt_route *routes;
 };
 
 struct bt_sample {
@@ -253,13 +270,11 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
                                                  enum bt_source src);
 
 
-/* BT_EV_INFO with code BT_EVCODE_BASE_MODEL: an application inference profile was
- * resolved (GetInferenceProfile). Its text, "base model ID, INFERENCE, burndown N
- * ...", is applied to the route (base_model, inference, burndown), so that a replay
- * shows what the live screen showed. */
+/* Recordings before 2.0 said a resolved application inference profile with
+ * BT_EV_INFO, code BT_EVCODE_BASE_MODEL, and the text "base model ID, INFERENCE,
+ * burndown N ..."; the model still applies such an event read from an old file.
+ * bedtop now says it with BT_EV_SETTING events. */
 #define BT_EVCODE_BASE_MODEL "BASE_MODEL"
-void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
-                        double burndown, const char *why);
 
 /* Records an event and applies it: BT_EV_QUOTA sets a route's quota, BT_EVCODE_BASE_MODEL
  * a route's base model,
@@ -267,4 +282,10 @@ void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inferenc
  * a route whose poll brought a value out of bounds is recorded as an error with
  * the reason, and so is a quota out of bounds (core/plausible.h). */
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
+/* The routes the store's events apply to (bt_store_apply): the app binds its
+ * config's, so collectors, which see the config read-only, change a route only
+ * by an event. */
+void bt_store_bind_routes(struct bt_store *s, struct bt_route *routes);
+/* bt_model_event on the bound routes (none bound: the event is only recorded). */
+void bt_store_apply(struct bt_store *s, const struct bt_event *ev);
 #endif

@@ -9,7 +9,7 @@
 #include "core/recording.h"
 
 /* Event types as a recording names them, indexed by enum bt_event_type. */
-#define BT_REC_NEVTYPES 5
+#define BT_REC_NEVTYPES 6
 extern const char *const bt_rec_ev_names[BT_REC_NEVTYPES];
 
 /* Times in a file become int64_t: converting an infinite or huge double is

@@ -278,7 +278,8 @@ static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
     r->nsamples++;
 }
 
-const char *const bt_rec_ev_names[BT_REC_NEVTYPES] = {"error", "ok", "quota", "marker", "info"};
+const char *const bt_rec_ev_names[BT_REC_NEVTYPES] = {"error", "ok",   "quota",
+                                                      "marker", "info", "setting"};
 
 static void on_event(void *arg, const struct bt_event *ev)
 {
@@ -294,6 +295,15 @@ static void on_event(void *arg, const struct bt_event *ev)
         cJSON_AddStringToObject(o, "kind", bt_quota_kind_name(ev->quota_kind));
         cJSON_AddNumberToObject(o, "value", ev->value);
         cJSON_AddStringToObject(o, "quota_source", bt_quota_source_name(ev->quota_source));
+    }
+    if (ev->type == BT_EV_SETTING) {
+        cJSON_AddStringToObject(o, "setting", bt_setting_name(ev->setting));
+        if (bt_setting_is_number(ev->setting))
+            cJSON_AddNumberToObject(o, "value", ev->value);
+        else
+            cJSON_AddStringToObject(o, "value", ev->str);
+        if (ev->setting == BT_SET_BURNDOWN)
+            cJSON_AddStringToObject(o, "burndown_source", ev->str);
     }
     if (ev->code[0])
         cJSON_AddStringToObject(o, "code", ev->code);

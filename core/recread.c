@@ -226,6 +226,19 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
             ev.quota_kind = (enum bt_quota_kind)k;
             ev.quota_source = (enum bt_quota_source)qs;
         }
+        if (ev.type == BT_EV_SETTING) {
+            int k = bt_setting_by_name(jstr(g, "setting"));
+            if (k < 0)
+                continue; /* a setting this reader does not know */
+            ev.setting = (enum bt_setting)k;
+            if (bt_setting_is_number(ev.setting) ? !jnum(g, "value", &ev.value)
+                                                 : !jstr(g, "value"))
+                continue;
+            const char *str = ev.setting == BT_SET_BURNDOWN ? jstr(g, "burndown_source")
+                                                            : jstr(g, "value");
+            if (str)
+                bt_strlcpy(ev.str, str, sizeof ev.str);
+        }
         if (jstr(g, "code"))
             bt_strlcpy(ev.code, jstr(g, "code"), sizeof ev.code);
         if (jstr(g, "text"))
@@ -390,6 +403,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
     rp->cfg.history_minutes = (int)span_min;
     bt_store_init(&rp->store, rp->cfg.nroutes, (int)span_min);
     bt_store_track_arrival(&rp->store);
+    bt_store_bind_routes(&rp->store, rp->cfg.routes);
     if (!rewind_src(ls)) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return false;

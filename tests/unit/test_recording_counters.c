@@ -9,6 +9,9 @@
  * Per series and summed: T0+60 600 + 10 = 610 a minute; T0+120 300 + 50 = 350.
  * Summed before the rate it was 1,000,610 at T0+60.
  *
+ * Route settings learned at run time are typed setting events, replayed from
+ * the time each was learned (test_settings_replay, worked there).
+ *
  * Then a committed 1.2 file (tests/data/v1.2-admission.rec, in the 1.2
  * format the writer used before this change) still replays: its rates are samples, taken as they
  * were recorded (adm_admitted_pm 610 at 10:01, 350 at 10:02); its BASE_MODEL info
@@ -111,6 +114,80 @@ static void test_readings_replay(void)
     rmdir(dir);
 }
 
+/* Route settings learned at run time are typed events in 2.0: a recording of
+ * them replays the route as it was, each setting from the time it was learned.
+ * By hand: route app starts with no max_tokens, burndown 1 (default); at
+ * T0+10 it learns base model X, cross-region and burndown 5 (table); at T0+70
+ * max_tokens 4,096. At T0+30: X, cross-region, 5, table, max_tokens unknown; at
+ * T0+90 also 4,096. Before T0+10: the header's route. */
+static void test_settings_replay(void)
+{
+    char dir[] = "/tmp/bt-set-XXXXXX";
+    if (!mkdtemp(dir)) {
+        OK(false, "mkdtemp");
+        return;
+    }
+    char path[256], err[256];
+    snprintf(path, sizeof path, "%s/set.rec", dir);
+    struct bt_config c;
+    bt_config_defaults(&c);
+    int k = bt_config_add_route(&c, "app");
+    bt_strlcpy(c.routes[k].model, "arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/x",
+               sizeof c.routes[k].model);
+    bt_config_finish(&c);
+    struct bt_store s;
+    bt_store_init(&s, 1, 60);
+    bt_store_bind_routes(&s, c.routes);
+    struct bt_recorder *r = bt_recorder_open(path, &c, "live", T0, err, sizeof err);
+    OK(r != NULL, "recorder opens: %s", r ? "" : err);
+    if (!r)
+        return;
+    bt_recorder_attach(r, &s);
+    struct bt_event ev = {.t = T0 + 10, .type = BT_EV_SETTING, .route = 0,
+                          .source = BT_SRC_QUOTAS, .setting = BT_SET_BASE_MODEL};
+    bt_strlcpy(ev.str, "anthropic.claude-sonnet-4-5-20250929-v1:0", sizeof ev.str);
+    bt_strlcpy(ev.text, "application inference profile in 3 Regions", sizeof ev.text);
+    bt_store_apply(&s, &ev);
+    ev.setting = BT_SET_INFERENCE;
+    bt_strlcpy(ev.str, "cross-region", sizeof ev.str);
+    bt_store_apply(&s, &ev);
+    ev.setting = BT_SET_BURNDOWN;
+    ev.value = 5;
+    bt_strlcpy(ev.str, "table", sizeof ev.str);
+    bt_store_apply(&s, &ev);
+    bt_recorder_flush(r, T0 + 15);
+    ev = (struct bt_event){.t = T0 + 70, .type = BT_EV_SETTING, .route = 0,
+                           .source = BT_SRC_QUOTAS, .setting = BT_SET_MAX_TOKENS, .value = 4096};
+    bt_store_apply(&s, &ev);
+    bt_recorder_flush(r, T0 + 75);
+    OK(c.routes[0].max_tokens == 4096 && c.routes[0].burndown == 5, "live: the events set the route");
+    bt_recorder_close(r);
+    bt_store_free(&s);
+    size_t n = 0;
+    char *text = slurp(path, &n);
+    OK(text && strstr(text, "\"type\":\"setting\",\"route\":0,\"source\":\"quotas\",\"setting\":\"burndown\",\"value\":5,\"burndown_source\":\"table\""),
+       "the file holds a typed burndown setting");
+    OK(text && !strstr(text, "BASE_MODEL"), "no prose BASE_MODEL event");
+    free(text);
+
+    struct bt_replay rp;
+    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+    const struct bt_route *a = &rp.cfg.routes[0];
+    bt_replay_seek(&rp, T0 + 5);
+    OK(!a->base_model[0] && a->burndown == 1 && isnan(a->max_tokens), "before 10:00:10: the header's route");
+    bt_replay_seek(&rp, T0 + 30);
+    OK(!strcmp(a->base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           a->inference == BT_INF_CROSS_REGION && a->burndown == 5 &&
+           !strcmp(a->burndown_source, "table") && isnan(a->max_tokens),
+       "at 10:00:30: base model, cross-region, burndown 5 from the table; max_tokens not yet");
+    bt_replay_seek(&rp, T0 + 90);
+    OK(a->max_tokens == 4096, "at 10:01:30: max_tokens 4,096");
+    bt_replay_free(&rp);
+    bt_config_free(&c);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_old_format(void)
 {
     char path[1024], err[256];
@@ -140,6 +217,7 @@ static void test_old_format(void)
 int main(void)
 {
     test_readings_replay();
+    test_settings_replay();
     test_old_format();
     return tap_done();
 }
