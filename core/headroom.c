@@ -88,6 +88,23 @@ static double z(double v)
     return isnan(v) ? 0 : v;
 }
 
+void bt_daily_group_key(const struct bt_route *r, char *out, size_t n)
+{
+    static const char *const geo[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca.",
+                                      "global."};
+    const char *who = r->account[0] ? r->account : r->profile;
+    const char *model = r->base_model[0] ? r->base_model : r->model;
+    for (size_t i = 0; i < BT_ARRAY_LEN(geo); i++)
+        if (!strncmp(model, geo[i], strlen(geo[i])))
+            model += strlen(geo[i]); /* us.X and X: one model's day */
+    const struct bt_quota *q = &r->quota[BT_Q_TPD];
+    if (q->code[0])
+        snprintf(out, n, "%s|%s|%s|tpd=%s", who, r->region, bt_endpoint_name(r->endpoint), q->code);
+    else
+        snprintf(out, n, "%s|%s|%s|%s|%s|ctx=%s", who, r->region, bt_endpoint_name(r->endpoint),
+                 r->inference == BT_INF_GLOBAL ? "global" : "regional", model, r->context);
+}
+
 static double nanmax(double a, double b)
 {
     if (isnan(a))
@@ -862,7 +879,8 @@ static void eval_route_part(const struct bt_config *cfg, const struct bt_store *
                       &e->out_quota, &e->out_used, &e->out_group_used, &e->out_headroom,
                       &e->out_pct, &e->burndown_measured, &e->avg_input, &e->avg_output,
                       &e->recommended_max_tokens, &e->fits_more_recommended, &e->tokens_today,
-                      &e->group_tokens_today, &e->tpd, &e->daily_rate, &e->offered_growth,
+                      &e->group_tokens_today, &e->tpd, &e->daily_rate, &e->daily_today,
+                      &e->daily_settled, &e->offered_growth,
                       &e->accepted_growth, &e->littles_in_flight};
     for (size_t i = 0; i < BT_ARRAY_LEN(nans); i++)
         *nans[i] = NAN;
@@ -1034,8 +1052,9 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
             e->nshared++;
         }
         e->tpd = qval(qd);
-        e->group_tokens_today = isnan(e->tpd) ? NAN : today;
-        e->daily_rate = rate;
+        /* the day is the daily quota group's where summed (daily_sums) */
+        e->group_tokens_today = isnan(e->tpd) ? NAN : !isnan(e->daily_today) ? e->daily_today : today;
+        e->daily_rate = !isnan(e->daily_settled) ? e->daily_settled : rate;
         double quota = qval(q);
         const struct bt_quota *src = q;
         double head = isnan(quota) || isnan(e->used) ? NAN : quota - used;
@@ -1172,6 +1191,32 @@ static int *quota_groups(const struct bt_config *cfg)
     return up;
 }
 
+/* Sums tokens_today and settled over each daily quota group of ev[0..n) (their
+ * route parts done) into daily_today and daily_settled. */
+static void daily_sums(const struct bt_config *cfg, struct bt_eval *const *ev, int n)
+{
+    struct keyed *k = bt_xcalloc((size_t)(n ? n : 1), sizeof *k);
+    for (int i = 0; i < n; i++) {
+        k[i].route = i; /* here: the index in ev */
+        bt_daily_group_key(&cfg->routes[ev[i]->route], k[i].key, sizeof k[i].key);
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+    for (int i = 0; i < n;) {
+        int j = i;
+        double today = NAN, settled = NAN;
+        for (; j < n && !strcmp(k[j].key, k[i].key); j++) {
+            today = nanadd(today, ev[k[j].route]->tokens_today);
+            settled = nanadd(settled, ev[k[j].route]->mantle ? NAN : ev[k[j].route]->settled);
+        }
+        for (int m = i; m < j; m++) {
+            ev[k[m].route]->daily_today = today;
+            ev[k[m].route]->daily_settled = settled;
+        }
+        i = j;
+    }
+    free(k);
+}
+
 void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
                  struct bt_eval *evals)
 {
@@ -1189,7 +1234,9 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
         eval_route_part(cfg, st, r, now, &evals[r]);
         next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
         first[group[r]] = r;
+        ev[r] = &evals[r];
     }
+    daily_sums(cfg, ev, n);
     for (int g = 0; g < n; g++) {
         if (group[g] != g)
             continue;
@@ -1226,6 +1273,22 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
         ev[i] = i == self ? out : &scratch[i];
         eval_route_part(cfg, st, members[i], now, ev[i]);
     }
+    /* the day of its daily quota group, which may reach past the TPM group */
+    char key[512], other[512];
+    bt_daily_group_key(&cfg->routes[r], key, sizeof key);
+    struct bt_eval *day = bt_xcalloc(1, sizeof *day);
+    double today = out->tokens_today, settled = out->mantle ? NAN : out->settled;
+    for (int i = 0; i < cfg->nroutes; i++) {
+        bt_daily_group_key(&cfg->routes[i], other, sizeof other);
+        if (i == r || strcmp(key, other) != 0)
+            continue;
+        eval_route_part(cfg, st, i, now, day);
+        today = nanadd(today, day->tokens_today);
+        settled = nanadd(settled, day->mantle ? NAN : day->settled);
+    }
+    out->daily_today = today;
+    out->daily_settled = settled;
+    free(day);
     eval_group(cfg, ev, members, n);
     free(ev);
     free(scratch);

@@ -52,6 +52,12 @@ double bt_fits_more(double headroom_tpm, double reservation_per_call);
  * account or profile and Region, then the quota code, else endpoint, inference type
  * and model: base_model when set). */
 void bt_quota_group_key(const struct bt_route *r, char *out, size_t n);
+/* The routes that draw from one daily token quota: the same TPD quota code where
+ * known, else the same account, Region, base model and context, on-demand and
+ * cross-region calls together (one "Model invocation max tokens per day for X"
+ * serves both; global cross-region has its own). Not the TPM group, which splits
+ * by inference type and so counted only part of the day. */
+void bt_daily_group_key(const struct bt_route *r, char *out, size_t n);
 
 enum bt_side { BT_SIDE_INPUT, BT_SIDE_OUTPUT };
 const char *bt_side_name(enum bt_side s); /* "input" "output" */
@@ -118,6 +124,9 @@ struct bt_eval {
     double recommended_max_tokens, fits_more_recommended;
     double tokens_today;     /* this route */
     double group_tokens_today, tpd; /* the group's, against its daily quota */
+    /* the daily quota group's sums of tokens_today and settled (bt_daily_group_key;
+     * NAN: not summed), which group_tokens_today and daily_rate are taken from */
+    double daily_today, daily_settled;
     double daily_rate;       /* the group's settled tokens per minute now */
     double rpm_quota;
     bool stale;
