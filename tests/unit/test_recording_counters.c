@@ -36,58 +36,66 @@ static void reading(struct bt_store *s, const char *worker, double v, int64_t t)
     bt_store_reading(s, &rd, t);
 }
 
-static char *slurp(const char *path, size_t *n)
+/* A one-route config, its store (routes bound) and a recorder on a new file. */
+struct rig {
+    char dir[32], path[64], err[256];
+    struct bt_config c;
+    struct bt_store s;
+    struct bt_recorder *r;
+};
+
+static bool rig_open(struct rig *g, const char *name, const char *model)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct bt_buf b = {0};
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-        bt_buf_add(&b, chunk, k);
-    fclose(f);
-    *n = b.len;
-    return b.buf;
+    memset(g, 0, sizeof *g);
+    snprintf(g->dir, sizeof g->dir, "/tmp/bt-rec-XXXXXX");
+    if (!mkdtemp(g->dir)) {
+        OK(false, "mkdtemp");
+        return false;
+    }
+    snprintf(g->path, sizeof g->path, "%s/t.rec", g->dir);
+    bt_config_defaults(&g->c);
+    int k = bt_config_add_route(&g->c, name);
+    bt_strlcpy(g->c.routes[k].model, model, sizeof g->c.routes[k].model);
+    bt_config_finish(&g->c);
+    bt_store_init(&g->s, 1, 60);
+    bt_store_bind_routes(&g->s, g->c.routes);
+    g->r = bt_recorder_open(g->path, &g->c, "live", T0, g->err, sizeof g->err);
+    OK(g->r != NULL, "recorder opens: %s", g->r ? "" : g->err);
+    if (g->r)
+        bt_recorder_attach(g->r, &g->s);
+    return g->r != NULL;
+}
+
+static void rig_free(struct rig *g)
+{
+    bt_config_free(&g->c);
+    unlink(g->path);
+    rmdir(g->dir);
 }
 
 static void test_readings_replay(void)
 {
-    char dir[] = "/tmp/bt-ctr-XXXXXX";
-    if (!mkdtemp(dir)) {
-        OK(false, "mkdtemp");
+    struct rig g;
+    if (!rig_open(&g, "triage", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"))
         return;
-    }
-    char path[256], err[256];
-    snprintf(path, sizeof path, "%s/live.rec", dir);
-    struct bt_config c;
-    bt_config_defaults(&c);
-    int k = bt_config_add_route(&c, "triage");
-    bt_strlcpy(c.routes[k].model, "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-               sizeof c.routes[k].model);
-    bt_config_finish(&c);
-    struct bt_store s;
-    bt_store_init(&s, 1, 60);
-    struct bt_recorder *r = bt_recorder_open(path, &c, "live", T0, err, sizeof err);
-    OK(r != NULL, "recorder opens: %s", r ? "" : err);
-    if (!r)
-        return;
-    bt_recorder_attach(r, &s);
+    struct bt_store *sp = &g.s;
+    struct bt_recorder *r = g.r;
+    char *path = g.path, *err = g.err;
     const double a[] = {1000000, 1000600, 1000900}, b[] = {5000, 10, 60};
     for (int i = 0; i < 3; i++) {
-        reading(&s, "a", a[i], T0 + 60 * i);
-        reading(&s, "b", b[i], T0 + 60 * i);
+        reading(sp, "a", a[i], T0 + 60 * i);
+        reading(sp, "b", b[i], T0 + 60 * i);
         bt_recorder_flush(r, T0 + 60 * i + 5);
     }
-    double live60 = bt_store_at(&s, 0, BT_SIG_ADM_ADMITTED, T0 + 60);
-    double live120 = bt_store_at(&s, 0, BT_SIG_ADM_ADMITTED, T0 + 120);
+    double live60 = bt_store_at(sp, 0, BT_SIG_ADM_ADMITTED, T0 + 60);
+    double live120 = bt_store_at(sp, 0, BT_SIG_ADM_ADMITTED, T0 + 120);
     NEAR(live60, 610, 1e-9, "live: 610 admitted a minute at 10:01 (600 + 10)");
     NEAR(live120, 350, 1e-9, "live: 350 at 10:02 (300 + 50)");
     bt_recorder_close(r);
-    bt_store_free(&s);
+    bt_store_free(sp);
 
     size_t n = 0;
-    char *text = slurp(path, &n);
+    char *text = bt_read_file(path, 1 << 20, &n);
     OK(text && strstr(text, "\"version\":\"2.0\""), "the header says format 2.0");
     /* signal 17 is adm_admitted_pm in this build's header: never written as a sample */
     char needle[32];
@@ -99,7 +107,7 @@ static void test_readings_replay(void)
     free(text);
 
     struct bt_replay rp;
-    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof g.err), "replay opens: %s", err);
     NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 60), 610, 1e-9,
          "replay derives 610 again from the readings, not 1,000,610");
     NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 120), 350, 1e-9,
@@ -109,9 +117,7 @@ static void test_readings_replay(void)
     OK(isnan(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 60)),
        "seeking to 10:00:30 hides the rate that arrived at 10:01");
     bt_replay_free(&rp);
-    bt_config_free(&c);
-    unlink(path);
-    rmdir(dir);
+    rig_free(&g);
 }
 
 /* Route settings learned at run time are typed events in 2.0: a recording of
@@ -122,56 +128,42 @@ static void test_readings_replay(void)
  * T0+90 also 4,096. Before T0+10: the header's route. */
 static void test_settings_replay(void)
 {
-    char dir[] = "/tmp/bt-set-XXXXXX";
-    if (!mkdtemp(dir)) {
-        OK(false, "mkdtemp");
+    struct rig g;
+    if (!rig_open(&g, "app", "arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/x"))
         return;
-    }
-    char path[256], err[256];
-    snprintf(path, sizeof path, "%s/set.rec", dir);
-    struct bt_config c;
-    bt_config_defaults(&c);
-    int k = bt_config_add_route(&c, "app");
-    bt_strlcpy(c.routes[k].model, "arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/x",
-               sizeof c.routes[k].model);
-    bt_config_finish(&c);
-    struct bt_store s;
-    bt_store_init(&s, 1, 60);
-    bt_store_bind_routes(&s, c.routes);
-    struct bt_recorder *r = bt_recorder_open(path, &c, "live", T0, err, sizeof err);
-    OK(r != NULL, "recorder opens: %s", r ? "" : err);
-    if (!r)
-        return;
-    bt_recorder_attach(r, &s);
+    struct bt_store *sp = &g.s;
+    struct bt_recorder *r = g.r;
+    struct bt_config *cp = &g.c;
+    char *path = g.path, *err = g.err;
     struct bt_event ev = {.t = T0 + 10, .type = BT_EV_SETTING, .route = 0,
                           .source = BT_SRC_QUOTAS, .setting = BT_SET_BASE_MODEL};
     bt_strlcpy(ev.str, "anthropic.claude-sonnet-4-5-20250929-v1:0", sizeof ev.str);
     bt_strlcpy(ev.text, "application inference profile in 3 Regions", sizeof ev.text);
-    bt_store_apply(&s, &ev);
+    bt_store_apply(sp, &ev);
     ev.setting = BT_SET_INFERENCE;
     bt_strlcpy(ev.str, "cross-region", sizeof ev.str);
-    bt_store_apply(&s, &ev);
+    bt_store_apply(sp, &ev);
     ev.setting = BT_SET_BURNDOWN;
     ev.value = 5;
     bt_strlcpy(ev.str, "table", sizeof ev.str);
-    bt_store_apply(&s, &ev);
+    bt_store_apply(sp, &ev);
     bt_recorder_flush(r, T0 + 15);
     ev = (struct bt_event){.t = T0 + 70, .type = BT_EV_SETTING, .route = 0,
                            .source = BT_SRC_QUOTAS, .setting = BT_SET_MAX_TOKENS, .value = 4096};
-    bt_store_apply(&s, &ev);
+    bt_store_apply(sp, &ev);
     bt_recorder_flush(r, T0 + 75);
-    OK(c.routes[0].max_tokens == 4096 && c.routes[0].burndown == 5, "live: the events set the route");
+    OK(cp->routes[0].max_tokens == 4096 && cp->routes[0].burndown == 5, "live: the events set the route");
     bt_recorder_close(r);
-    bt_store_free(&s);
+    bt_store_free(sp);
     size_t n = 0;
-    char *text = slurp(path, &n);
+    char *text = bt_read_file(path, 1 << 20, &n);
     OK(text && strstr(text, "\"type\":\"setting\",\"route\":0,\"source\":\"quotas\",\"setting\":\"burndown\",\"value\":5,\"burndown_source\":\"table\""),
        "the file holds a typed burndown setting");
     OK(text && !strstr(text, "BASE_MODEL"), "no prose BASE_MODEL event");
     free(text);
 
     struct bt_replay rp;
-    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof g.err), "replay opens: %s", err);
     const struct bt_route *a = &rp.cfg.routes[0];
     bt_replay_seek(&rp, T0 + 5);
     OK(!a->base_model[0] && a->burndown == 1 && isnan(a->max_tokens), "before 10:00:10: the header's route");
@@ -183,9 +175,7 @@ static void test_settings_replay(void)
     bt_replay_seek(&rp, T0 + 90);
     OK(a->max_tokens == 4096, "at 10:01:30: max_tokens 4,096");
     bt_replay_free(&rp);
-    bt_config_free(&c);
-    unlink(path);
-    rmdir(dir);
+    rig_free(&g);
 }
 
 static void test_old_format(void)
