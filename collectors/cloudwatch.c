@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "core/json.h"
 
@@ -30,7 +30,7 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         if (si->source != BT_SRC_CLOUDWATCH)
             continue;
         const char *metric = mantle ? si->mantle : si->metric;
-        if (!metric || bt_signal_daily((enum bt_signal)s))
+        if (!metric || bt_signal_daily((enum bt_signal)s) || bt_signal_tier((enum bt_signal)s))
             continue;
         if (!mantle && sp && s == BT_SIG_CACHE_READ && sp->cache_read)
             metric = sp->cache_read;
@@ -1265,6 +1265,7 @@ static void discover_submit(struct discover *d)
     char label[96];
     snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = d->url, .service = "monitoring", .region = d->region,
         .creds = &d->prov.p, .target = CW_TARGET "ListMetrics", .content_type = CW_CTYPE,
         .body = body.buf ? body.buf : "", .body_len = body.len, .label = label,
