@@ -204,10 +204,36 @@ static void test_old_format(void)
     bt_replay_free(&rp);
 }
 
+/* Hostile "k" and "c": bad indexes, types, times and values change nothing and
+ * crash nothing (run under make asan); a good row beside them still counts. The
+ * header's signal 0 is adm_admitted_pm. Series 0 at 10:00 reads 100, at 10:01 160:
+ * (160 - 100) / 60 s x 60 = 60 a minute. */
+static void test_hostile_rows(void)
+{
+    const char *text =
+        "{\"format\":\"bedtop-recording\",\"version\":\"2.0\",\"signals\":[\"adm_admitted_pm\",\"adm_in_flight\"],"
+        "\"routes\":[{\"name\":\"a\",\"model\":\"m\"}]}\n"
+        "{\"t\":1795946400,\"s\":[],\"k\":[[0,\"w=\\\"1\\\"\"],[-1,\"x\"],[1e300,\"y\"],[2,5],[\"z\"],7,[3]],"
+        "\"c\":[[0,0,1795946400,1795946400,[0,100]],[0,9,1795946400,1795946400,[0,1]],[5,0,1,1,[0,1]],"
+        "[0,0,1e999,1,[0,1]],[0,0,1795946400,1795946400,[1,5,0,-3,0,\"x\",255,1,-1,2]],[0,0],\"q\",null]}\n"
+        "{\"t\":1795946460,\"s\":[],\"c\":[[0,0,1795946460,1795946460,[0,160,0]]]}\n";
+    struct bt_replay rp;
+    char err[256];
+    OK(bt_replay_open_mem(&rp, "h.rec", text, strlen(text), NULL, NULL, err, sizeof err),
+       "hostile rows: the file opens (%s)", err);
+    OK(rp.skipped == 0, "hostile rows: the lines are read, bad rows ignored");
+    NEAR(bt_store_at(&rp.store, 0, BT_SIG_ADM_ADMITTED, T0 + 60), 60, 1e-9,
+         "the good rows still rate: 60 a minute");
+    OK(isnan(bt_store_at(&rp.store, 0, BT_SIG_ADM_IN_FLIGHT, T0)),
+       "a gauge in \"c\" is not a counter reading");
+    bt_replay_free(&rp);
+}
+
 int main(void)
 {
     test_readings_replay();
     test_settings_replay();
     test_old_format();
+    test_hostile_rows();
     return tap_done();
 }
