@@ -48,9 +48,10 @@
  * (e.g. per-worker labels) are summed at the scrape; max_tokens takes the
  * largest any series requests (the allowance that can be held, not a mean).
  * Output tokens p50/p99: from the bucket increases between scrapes when calls
- * completed in between (the recent distribution); on the first scrape, or
- * when nothing completed, from the cumulative buckets, which still describe
- * the observed distribution. */
+ * completed in between (the recent distribution), taken per series (a worker's
+ * buckets that went down restarted: they are its increase) and summed; on the
+ * first scrape, or when nothing completed, from the cumulative buckets summed
+ * over the series, which still describe the observed distribution. */
 #ifndef BEDTOP_ADMISSION_H
 #define BEDTOP_ADMISSION_H
 #include <stdbool.h>

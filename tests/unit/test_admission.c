@@ -169,6 +169,32 @@ static void test_worker_restart(void)
     bt_adm_state_free(st);
 }
 
+/* The output-token histogram per worker too. Buckets le 100, 200, +Inf:
+ *   T0       a: 10, 20, 20   b: 0, 50, 50 (b's old process: 50 calls in 100-200)
+ *   T0 + 60  a: 30, 40, 40   b restarted: 10, 10, 10
+ * Per series: a's increase 20, 20, 20; b went down, so its buckets are its
+ * increase: 10, 10, 10. Summed: 30, 30, 30, every recent call at most 100 tokens:
+ *   p50: rank 15 of 30 in (0, 100]: 100 x 15 / 30 = 50
+ *   p99: rank 29.7: 100 x 29.7 / 30 = 99
+ * Summed before the increase (40, 50, 50 after 10, 70, 70) the 200 bucket fell,
+ * which read as a reset of all: the cumulative 40, 50, 50 gave p99 = 100 + 100 x
+ * (49.5 - 40) / 10 = 195. */
+static void test_histogram_restart(void)
+{
+    setup();
+    struct bt_adm_state *st = bt_adm_state_new(3);
+    struct bt_adm_scope sc = {routes, 3, -1, NULL};
+#define B(w, le, v) "bedrock_admission_output_tokens_bucket{route=\"triage\",worker=\"" w "\",le=\"" le "\"} " v "\n"
+    scrape(st, &sc, B("a", "100", "10") B("a", "200", "20") B("a", "+Inf", "20")
+                    B("b", "100", "0") B("b", "200", "50") B("b", "+Inf", "50"), T0, NULL);
+    scrape(st, &sc, B("a", "100", "30") B("a", "200", "40") B("a", "+Inf", "40")
+                    B("b", "100", "10") B("b", "200", "10") B("b", "+Inf", "10"), T0 + 60, NULL);
+#undef B
+    NEAR(at(0, BT_SIG_ADM_OUT_P50, T0 + 60), 50, 1e-9, "worker restart: p50 of the recent calls, 50");
+    NEAR(at(0, BT_SIG_ADM_OUT_P99, T0 + 60), 99, 1e-9, "worker restart: p99 99, not the cumulative 195");
+    bt_adm_state_free(st);
+}
+
 static void test_timestamps_and_sums(void)
 {
     setup();
@@ -388,6 +414,7 @@ int main(void)
     test_rate();
     test_counters();
     test_worker_restart();
+    test_histogram_restart();
     test_timestamps_and_sums();
     test_scope();
     test_histogram();
