@@ -389,6 +389,8 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
         if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
             continue;
         int64_t t = (int64_t)pl.t;
+        if (t <= 0)
+            continue; /* a pre-2.0 closing line (below) */
         if (!first || t < first)
             first = t;
         if (t > last)
@@ -442,7 +444,11 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
                 cap = cap ? cap * 2 : 1024;
                 rp->polls = bt_xrealloc(rp->polls, cap * sizeof *rp->polls);
             }
-            rp->polls[rp->npolls++] = (int64_t)pl.t;
+            /* a line at t 0 is what the dashboard and serve wrote when they stopped,
+             * before 2.0: its samples and events count, its time is not a poll's
+             * (a replay started in 1970) */
+            if (pl.t > 0)
+                rp->polls[rp->npolls++] = (int64_t)pl.t;
         } else if (!blank) {
             char msg[300];
             snprintf(msg, sizeof msg, "%s:%d: %s; line skipped", path, lineno,

@@ -70,6 +70,24 @@ int main(void)
        rp.npolls ? (long long)rp.polls[0] : -1LL);
     OK(bt_store_at(&rp.store, 0, BT_SIG_INPUT_TOKENS, T0) == 1234, "its sample replays");
     bt_replay_free(&rp);
+
+    /* a file written before the fix: its closing line at t:0 still brings its
+     * sample (arrived 10:01:15), but its 0 is no poll time: the replay spans
+     * [10:00:00, 10:01:00], not from 1970 */
+    const char *old =
+        "{\"format\":\"bedtop-recording\",\"version\":\"1.2\",\"created\":\"2026-11-29T10:00:00Z\","
+        "\"signals\":[\"input_tokens\"],\"routes\":[{\"name\":\"triage\",\"model\":\"m\"}]}\n"
+        "{\"t\":1795946460,\"s\":[],\"e\":[]}\n"
+        "{\"t\":0,\"s\":[[0,1795946400,1795946475,[0,1234]]],\"e\":[]}\n";
+    OK(bt_replay_open_mem(&rp, "old.rec", old, strlen(old), NULL, NULL, err, sizeof err),
+       "a pre-2.0 file with a t:0 line opens: %s", err);
+    OK(rp.start == T0 && rp.npolls == 1 && rp.end == T0 + 60,
+       "its t:0 line is no poll: start 10:00:00, end 10:01:00 (got %lld..%lld, %zu polls)",
+       (long long)rp.start, (long long)rp.end, rp.npolls);
+    bt_store_set_horizon(&rp.store, rp.cfg.routes, rp.base, 0); /* 0: everything visible */
+    OK(bt_store_at(&rp.store, 0, BT_SIG_INPUT_TOKENS, T0) == 1234,
+       "its sample is still read (1,234 input tokens at 10:00)");
+    bt_replay_free(&rp);
     bt_config_free(&c);
     unlink(path);
     rmdir(dir);
