@@ -792,9 +792,7 @@ void bt_config_finish(struct bt_config *c)
                                              r->base_model[0] ? r->base_model : r->model, &matched);
             r->burndown_source = matched ? "table" : "default";
         }
-        if (r->endpoint == BT_EP_MANTLE) {
-            /* burndown does not apply to bedrock-mantle: its output tokens count
-             * once, on the output quota; shown as none (JSON null), not a table's 1 */
+        if (r->endpoint == BT_EP_MANTLE) { /* no burndown: output counts once (JSON null) */
             r->burndown = 1;
             r->burndown_source = "none";
         }
