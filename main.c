@@ -12,7 +12,7 @@
 /* Which commands an option applies to: giving it to another is an error (a cron
  * job that says `check --route x` must never get every route silently). */
 enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_SERVE = 32,
-       C_ALL = 63 };
+       C_PLAN = 64, C_ALL = 127 };
 
 struct command {
     const char *name;
@@ -28,6 +28,10 @@ static const struct command commands[] = {
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
     {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
      C_SERVE, cmd_serve},
+    {"plan", "plan ROUTE [--max-tokens N] [--concurrency N] [--traffic xF] [--retries-off]\n"
+             "              [--tier flex|priority] [--region R] [--limits] [-f text|json]\n"
+             "              [--demo-at M | --replay FILE --at TIME]",
+     C_PLAN, cmd_plan},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
 
@@ -72,6 +76,14 @@ static void usage(FILE *f)
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
             "  -o, --output FILE        check, export: write FILE (created 0600), not stdout\n"
+            "      --max-tokens N       plan: what if each call asked for N output tokens\n"
+            "      --concurrency N      plan: what if at most N calls were in flight\n"
+            "      --traffic xF         plan: what if calls were F times as many (x0.5, x2)\n"
+            "      --retries-off        plan: what if retried attempts were not sent\n"
+            "      --tier T             plan: what if the calls used service tier flex or priority\n"
+            "                           (plan --region R: what if the route moved to Region R)\n"
+            "      --limits             plan: the limits to set at the admission boundary\n"
+            "      --replay FILE        plan: read a recording instead (with --at TIME)\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
@@ -81,7 +93,8 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MAX_TOKENS,
+       O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -90,33 +103,40 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
-    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT | C_PLAN},
+    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
+    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
+    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
     {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD | C_SERVE},
-    {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT},
-    {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD},
+    {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
+    {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT | C_PLAN},
+    {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD | C_PLAN},
     {{"demo-speed", required_argument, NULL, O_DEMO_SPEED}, C_DASH | C_RECORD},
-    {{"demo-at", required_argument, NULL, O_DEMO_AT}, C_DASH | C_CHECK | C_RECORD},
+    {{"demo-at", required_argument, NULL, O_DEMO_AT}, C_DASH | C_CHECK | C_RECORD | C_PLAN},
     {{"theme", required_argument, NULL, O_THEME}, C_DASH | C_REPLAY},
-    {{"no-color", no_argument, NULL, O_NO_COLOR}, C_DASH | C_CHECK | C_REPLAY},
+    {{"no-color", no_argument, NULL, O_NO_COLOR}, C_DASH | C_CHECK | C_REPLAY | C_PLAN},
     {{"ascii", no_argument, NULL, O_ASCII}, C_DASH | C_REPLAY},
     {{"record", required_argument, NULL, O_RECORD}, C_DASH | C_SERVE},
     {{"from", required_argument, NULL, O_FROM}, C_RECORD | C_EXPORT},
     {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT},
     {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT},
-    {{"at", required_argument, NULL, O_AT}, C_REPLAY},
+    {{"at", required_argument, NULL, O_AT}, C_REPLAY | C_PLAN},
     {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT},
     {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
     {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
     {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
     {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT},
-    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
     {{"listen", required_argument, NULL, O_LISTEN}, C_SERVE},
-    {{"source", required_argument, NULL, O_SOURCE}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
-    {{"match", required_argument, NULL, O_MATCH}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {{"source", required_argument, NULL, O_SOURCE}, C_DASH | C_CHECK | C_RECORD | C_EXPORT | C_PLAN},
+    {{"match", required_argument, NULL, O_MATCH}, C_DASH | C_CHECK | C_RECORD | C_EXPORT | C_PLAN},
+    {{"max-tokens", required_argument, NULL, O_MAX_TOKENS}, C_PLAN},
+    {{"concurrency", required_argument, NULL, O_CONCURRENCY}, C_PLAN},
+    {{"traffic", required_argument, NULL, O_TRAFFIC}, C_PLAN},
+    {{"retries-off", no_argument, NULL, O_RETRIES_OFF}, C_PLAN},
+    {{"tier", required_argument, NULL, O_TIER}, C_PLAN},
+    {{"limits", no_argument, NULL, O_LIMITS}, C_PLAN},
+    {{"replay", required_argument, NULL, O_REPLAY}, C_PLAN},
     {{"help", no_argument, NULL, 'h'}, C_ALL},
     {{"version", no_argument, NULL, 'V'}, C_ALL},
 };
@@ -188,6 +208,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
+        case O_MAX_TOKENS: o->max_tokens = optarg; break;
+        case O_CONCURRENCY: o->concurrency = optarg; break;
+        case O_TRAFFIC: o->traffic = optarg; break;
+        case O_RETRIES_OFF: o->retries_off = true; break;
+        case O_TIER: o->tier = optarg; break;
+        case O_LIMITS: o->limits = true; break;
+        case O_REPLAY: o->replay = optarg; break;
         case O_ROUTE:
             if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
                 bt_err("--route: at most %d routes; list fewer, or none for every route",
@@ -269,7 +296,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
                     *cmd = &commands[k];
             if (*cmd)
                 continue;
-            bt_err("unknown command '%s'; commands are check, record, replay, export, serve (see bedtop --help)",
+            bt_err("unknown command '%s'; commands are check, plan, record, replay, export, serve (see bedtop --help)",
                    arg);
             return 3 + 1;
         }

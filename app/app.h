@@ -30,6 +30,9 @@ struct opts {
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
     bool demo, no_color, ascii, verbose, wide;
+    /* plan: the change asked (core/plan.h), --limits, --replay FILE */
+    const char *max_tokens, *concurrency, *traffic, *tier, *replay;
+    bool retries_off, limits;
 };
 
 
@@ -93,4 +96,5 @@ int cmd_replay(struct opts *o);
 int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);
 int cmd_serve(struct opts *o);
+int cmd_plan(struct opts *o);
 #endif
