@@ -104,9 +104,10 @@ static int plan_print(const struct opts *o, const struct bt_config *cfg, const s
         bt_plan_render_text(&v, &out);
     fwrite(out.buf, 1, out.len, stdout);
     bt_buf_free(&out);
+    bool read = w->before.minute || (lim && lim->window_to); /* limits from the gauges alone */
     free(lim);
-    int rc = w->before.minute ? 0 : 3;
-    if (!w->before.minute)
+    int rc = read ? 0 : 3;
+    if (!read)
         bt_err("plan: no evaluated minute for %s: CloudWatch has not answered (see the errors above)",
                cfg->routes[r].name);
     free(w);

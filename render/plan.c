@@ -268,9 +268,12 @@ static void limits_text(const struct bt_plan_view *v, struct bt_buf *b)
     wrap(b, "  concurrency cap      ", "                       ", line);
     char q[BT_FMT_SHORT], o[BT_FMT_SHORT], r[BT_FMT_SHORT], bud[40];
     tok_q(bud, sizeof bud, l->budget_tpm, l->budget_q);
-    snprintf(line, sizeof line, "%s TPM (quota %s - others %s - reserve %s)", bud,
-             bt_fmt_tokens(l->quota, q, sizeof q), bt_fmt_tokens(l->others_used, o, sizeof o),
-             bt_fmt_tokens(l->reserve_tpm, r, sizeof r));
+    if (isnan(l->quota))
+        snprintf(line, sizeof line, "unknown: the quota is unknown (set quota_code or quota_tpm)");
+    else
+        snprintf(line, sizeof line, "%s TPM (quota %s - others %s - reserve %s)", bud,
+                 bt_fmt_tokens(l->quota, q, sizeof q), bt_fmt_tokens(l->others_used, o, sizeof o),
+                 bt_fmt_tokens(l->reserve_tpm, r, sizeof r));
     wrap(b, "  token budget         ", "                       ", line);
     if (l->max_tokens_basis)
         snprintf(line, sizeof line, "%.0f (now %s); truncation risk %s", l->max_tokens,
