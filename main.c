@@ -28,9 +28,9 @@ static const struct command commands[] = {
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
     {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
      C_SERVE, cmd_serve},
-    {"plan", "plan ROUTE [--max-tokens N] [--concurrency N] [--traffic xF] [--retries-off]\n"
-             "              [--tier flex|priority] [--region R] [--limits] [-f text|json]\n"
-             "              [--demo-at M | --replay FILE --at TIME]",
+    {"plan", "plan ROUTE [--max-tokens N] [--concurrency N] [--traffic xF]\n"
+             "              [--retries-off] [--tier flex|priority] [--region R] [--limits]\n"
+             "              [-f text|json] [--demo-at M | --replay FILE --at TIME]",
      C_PLAN, cmd_plan},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
@@ -80,8 +80,9 @@ static void usage(FILE *f)
             "      --concurrency N      plan: what if at most N calls were in flight\n"
             "      --traffic xF         plan: what if calls were F times as many (x0.5, x2)\n"
             "      --retries-off        plan: what if retried attempts were not sent\n"
-            "      --tier T             plan: what if the calls used service tier flex or priority\n"
-            "                           (plan --region R: what if the route moved to Region R)\n"
+            "      --tier T             plan: what if the calls used service tier flex or\n"
+            "                           priority (plan --region R: what if the route moved\n"
+            "                           to Region R)\n"
             "      --limits             plan: the limits to set at the admission boundary\n"
             "      --replay FILE        plan: read a recording instead (with --at TIME)\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"

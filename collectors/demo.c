@@ -20,14 +20,16 @@
  *   workers     10 workers x 4 parallel calls = 40 in flight against a tested 25
  *               from minute 4.
  *   agents      a bedrock-mantle route: input and output quotas apart; input
- *               demand grows 20-26.
+ *               demand ramps +20 calls a minute from 17 to 26 (a forecast).
  *   backfill    an offline backlog on online quota; its daily tokens cross 80%
  *               of the daily quota around minute 15.
  *   legacy      nothing but EstimatedTPMQuotaUsage; quota is a published default.
  *   experiments quota unknown; its Region's CloudWatch fails from 18 to 26; its
  *               config says burndown = 1 where AWS's estimate shows 5.
  *   triage-app  an application inference profile on triage's model: the two share
- *               one quota.
+ *               one quota. From minute 20 the service slows: output tokens per
+ *               second halve at the same traffic and answer length (SLOWDOWN), so
+ *               its calls hold their reservations twice as long.
  *   preview     a new model whose applied quota is 0 (access not granted yet):
  *               every call throttles.
  * Numbers follow the headroom contract version 2 (docs/headroom.md).
@@ -195,7 +197,8 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         p50 = 2000, p99 = 7000;
         break;
     case R_AGENTS:
-        inv = k >= 20 && k < 27 ? 520 : 400;
+        /* a ramp: +20 calls a minute from minute 17 to 26 (the forecast's story) */
+        inv = k >= 17 && k < 27 ? 400 + 20 * (k - 16) : 400;
         in_avg = 30000, out_avg = 800;
         break;
     case R_BACKFILL:
@@ -244,6 +247,15 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
     o->v[BT_SIG_LATENCY_P99] = vary(p99, 0.05, r, m, 6);
     o->v[BT_SIG_LATENCY_AVG] = vary(p50 * 1.2, 0.05, r, m, 7);
     o->v[BT_SIG_TTFT_AVG] = vary(p50 * 0.3, 0.05, r, m, 8);
+    if (r == R_TRIAGE_APP && k >= 20) {
+        /* the service slows: generation takes twice as long at the same traffic and
+         * answer length (OTPS halves: SLOWDOWN), so calls hold reservations longer */
+        double ttft = o->v[BT_SIG_TTFT_AVG];
+        o->v[BT_SIG_LATENCY_AVG] = ttft + 2 * (o->v[BT_SIG_LATENCY_AVG] - ttft);
+        o->v[BT_SIG_LATENCY_P50] *= 1.8;
+        o->v[BT_SIG_LATENCY_P90] *= 1.8;
+        o->v[BT_SIG_LATENCY_P99] *= 1.8;
+    }
     /* AWS's estimate: the completion-time formula, computed over completed calls. */
     o->v[BT_SIG_ESTIMATED_TPM] = round((in + cw + out * burndown) * (1 + 0.01 * jitter(r, m, 9)));
 }

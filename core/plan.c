@@ -445,6 +445,7 @@ void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, in
 {
     memset(f, 0, sizeof *f);
     f->slope = f->fitted_now = f->quota = f->minutes = NAN;
+    f->minutes_q = BT_QL_UNKNOWN;
     struct bt_eval *ev = bt_xcalloc((size_t)cfg->nroutes, sizeof *ev);
     bt_eval_all(cfg, st, now, ev);
     f->side = ev[r].binding;
@@ -459,6 +460,7 @@ void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, in
         f->none = "no quota to run out of";
     } else {
         double x[BT_FORECAST_MINUTES], y[BT_FORECAST_MINUTES];
+        enum bt_quality q = BT_QL_KNOWN;
         for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
             int64_t m = m0 - 60 * (int64_t)i;
             frame_at(cfg, st, m, ev);
@@ -467,6 +469,7 @@ void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, in
                 continue;
             x[f->points] = -i;
             y[f->points++] = fi->group_used;
+            q = bt_quality_add(q, fi->group_q == BT_QL_IDLE ? BT_QL_KNOWN : fi->group_q);
         }
         if (f->points < BT_FORECAST_MIN_POINTS ||
             !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
@@ -475,6 +478,8 @@ void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, in
             f->none = f->slope < 0 ? "falling" : "flat";
         } else {
             f->minutes = f->fitted_now >= f->quota ? 0 : (f->quota - f->fitted_now) / f->slope;
+            /* an upper-bound use runs out no sooner than this; a lower-bound one no later */
+            f->minutes_q = bt_quality_headroom(q);
         }
     }
     free(ev);

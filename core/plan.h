@@ -79,6 +79,7 @@ struct bt_forecast {
     double fitted_now;          /* the fitted use at the evaluated minute */
     double quota;
     double minutes;             /* until the fitted line reaches the quota; NAN: none */
+    enum bt_quality minutes_q;  /* lower-bound when the use fitted is an upper bound, and back */
     const char *none;           /* why there is none (flat, falling, too few minutes, ...) */
 };
 /* Least squares over n points (x minutes, y use): slope and the value at x = x0. */

@@ -185,9 +185,11 @@ static void forecast_text(const struct bt_forecast *f, struct bt_buf *b)
     if (!isnan(f->minutes)) {
         bt_fmt_tokens(f->slope, s, sizeof s);
         if (f->minutes < BT_FORECAST_SHOW)
-            snprintf(line, sizeof line, "%s reaches its quota in about %.0f min at this trend (+%s "
+            snprintf(line, sizeof line, "%s reaches its quota in %s %.0f min at this trend (+%s "
                      "a minute over the last %d min; a trend, not a promise)",
-                     bt_side_binding_name(f->side), floor(f->minutes), s, f->points);
+                     bt_side_binding_name(f->side),
+                     f->minutes_q == BT_QL_LOWER ? "at least" : f->minutes_q == BT_QL_UPPER ? "at most" : "about",
+                     floor(f->minutes), s, f->points);
         else
             snprintf(line, sizeof line, "%s rising +%s a minute: over an hour to its quota at this "
                      "trend", bt_side_binding_name(f->side), s);
@@ -462,6 +464,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     cJSON *fo = cJSON_AddObjectToObject(o, "forecast");
     jstr(fo, "side", bt_side_binding_name(f->side));
     jnum(fo, "minutes_to_quota", f->minutes, 10);
+    jstr(fo, "minutes_quality", bt_quality_name(f->minutes_q));
     jnum(fo, "slope_per_minute", f->slope, 1);
     cJSON_AddNumberToObject(fo, "points", f->points);
     jstr(fo, "none", f->none);

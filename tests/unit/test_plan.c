@@ -223,6 +223,7 @@ static void test_forecast(void)
     NEAR(fc.slope, 50000, 1e-6, "slope +50,000 TPM a minute");
     NEAR(fc.fitted_now, 800000, 1e-6, "fitted 800,000 now");
     NEAR(fc.minutes, 24, 1e-9, "reaches the quota in 24 minutes at this trend");
+    OK(fc.minutes_q == BT_QL_KNOWN, "a known use: the minutes are not a bound");
     bt_plan_forecast(&f.cfg, &f.st, flat, NOW, &fc);
     OK(isnan(fc.minutes) && fc.none && !strcmp(fc.none, "flat"), "flat: no forecast");
     bt_plan_forecast(&f.cfg, &f.st, fall, NOW, &fc);
