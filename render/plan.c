@@ -154,6 +154,7 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
     bt_buf_puts(b, "sides (the group's use against each quota):\n");
     sides_text(b, e, two ? a : NULL);
     if (w->peak_minute) {
+        bt_buf_puts(b, two ? "the last hour, replayed with the change:\n" : "the last hour:\n");
         char hm[8], label[48];
         bt_fmt_hhmm(w->peak_minute, hm, sizeof hm);
         snprintf(label, sizeof label, "peak minute %s UTC", hm);
@@ -166,11 +167,13 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
         if (two)
             bt_buf_printf(b, "would still throttle at the peak minute: %s\n", w->peak_verdict);
     }
+    if (w->nmembers)
+        bt_buf_puts(b, "the quota group's other routes, headroom:\n");
     for (int i = 0; i < w->nmembers; i++) {
         const struct bt_plan_member *m = &w->members[i];
         char label[64], name[40];
         bt_san_term(name, sizeof name, v->cfg->routes[m->route].name);
-        snprintf(label, sizeof label, "group: %s", name);
+        snprintf(label, sizeof label, "%s", name);
         pct_q(c1, sizeof c1, m->pct_before, m->q_before);
         pct_q(c2, sizeof c2, m->pct_after, m->q_after);
         if (m->left_group)
@@ -450,6 +453,8 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     cJSON_AddNumberToObject(p, "minutes_over_after", w->over_after);
     jstr(p, "would_throttle", w->peak_verdict);
     cJSON *g = cJSON_AddArrayToObject(o, "group");
+    if (w->nmembers)
+        bt_buf_puts(b, "the quota group's other routes, headroom:\n");
     for (int i = 0; i < w->nmembers; i++) {
         const struct bt_plan_member *m = &w->members[i];
         cJSON *x = cJSON_CreateObject();
