@@ -453,8 +453,6 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     cJSON_AddNumberToObject(p, "minutes_over_after", w->over_after);
     jstr(p, "would_throttle", w->peak_verdict);
     cJSON *g = cJSON_AddArrayToObject(o, "group");
-    if (w->nmembers)
-        bt_buf_puts(b, "the quota group's other routes, headroom:\n");
     for (int i = 0; i < w->nmembers; i++) {
         const struct bt_plan_member *m = &w->members[i];
         cJSON *x = cJSON_CreateObject();
