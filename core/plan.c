@@ -437,7 +437,7 @@ bool bt_least_squares(const double *x, const double *y, int n, double x0, double
     return true;
 }
 
-/* Flat: the fitted line rises by less than 1 % of the quota in an hour. */
+/* Flat: the fitted line moves by less than 1 % of the quota in an hour. */
 #define FORECAST_FLAT 0.01
 
 void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
@@ -474,8 +474,10 @@ void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, in
         if (f->points < BT_FORECAST_MIN_POINTS ||
             !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
             f->none = "too few evaluated minutes for a trend";
-        } else if (f->slope * 60 < FORECAST_FLAT * f->quota) {
-            f->none = f->slope < 0 ? "falling" : "flat";
+        } else if (fabs(f->slope) * 60 < FORECAST_FLAT * f->quota) {
+            f->none = "flat";
+        } else if (f->slope < 0) {
+            f->none = "falling";
         } else {
             f->minutes = f->fitted_now >= f->quota ? 0 : (f->quota - f->fitted_now) / f->slope;
             /* an upper-bound use runs out no sooner than this; a lower-bound one no later */

@@ -42,20 +42,20 @@ expect_eq "the load test's knee: a cap of 32 in flight" \
     "$(grep -A1 '^  concurrency cap' "$TMP/k.txt" | tr -s ' \n' ' ')" \
     " concurrency cap 32 in flight (completions stopped growing past it; throttled from 48) "
 
-# Forecast: agents' input ramps from minute 17; none while it is flat.
-"$BEDTOP" plan agents --demo-at 26 -f json >"$TMP/f.json"
-expect_eq "a forecast on the ramp: input reaches its quota within the hour" \
-    "$(j "$TMP/f.json" "(d['forecast']['side'], 0 < d['forecast']['minutes_to_quota'] < 60)")" "('input', True)"
-"$BEDTOP" plan agents --demo-at 26 >"$TMP/f.txt"
-check "... said as a trend" grep -q '^forecast: input reaches its quota in .* min at this trend' "$TMP/f.txt"
+# Forecast: workers' calls ramp from minute 17; none while agents' use is flat.
+"$BEDTOP" plan workers --demo-at 26 -f json >"$TMP/f.json"
+expect_eq "a forecast on the ramp: tpm reaches its quota within the hour" \
+    "$(j "$TMP/f.json" "(d['forecast']['side'], 0 < d['forecast']['minutes_to_quota'] < 60)")" "('tpm', True)"
+"$BEDTOP" plan workers --demo-at 26 >"$TMP/f.txt"
+check "... said as a trend" grep -q '^forecast: tpm reaches its quota in .* min at this trend' "$TMP/f.txt"
 "$BEDTOP" plan agents --demo-at 16 -f json >"$TMP/f16.json"
 expect_eq "no forecast while the use is flat" "$(j "$TMP/f16.json" "(d['forecast']['minutes_to_quota'], d['forecast']['none'])")" "(None, 'flat')"
 
-# SLOWDOWN: triage-app's output tokens per second halve from minute 20 at the same traffic.
+# SLOWDOWN: legacy's output tokens per second halve from minute 20 at the same traffic.
 "$BEDTOP" check --demo-at 28 -f json >"$TMP/c.json"
-expect_eq "check: SLOWDOWN on triage-app at minute 28" \
-    "$(j "$TMP/c.json" "[w['code'] for r in d['routes'] if r['name']=='triage-app' for w in r['warnings'] if w['code']=='SLOWDOWN']")" "['SLOWDOWN']"
-"$BEDTOP" plan triage-app --demo-at 28 -f json >"$TMP/o.json"
+expect_eq "check: SLOWDOWN on legacy at minute 28, nowhere at minute 16" \
+    "$(j "$TMP/c.json" "[r['name'] for r in d['routes'] for w in r['warnings'] if w['code']=='SLOWDOWN']") $("$BEDTOP" check --demo-at 16 -f json | grep -c SLOWDOWN)" "['legacy'] 0"
+"$BEDTOP" plan legacy --demo-at 28 -f json >"$TMP/o.json"
 expect_eq "plan: OTPS at most 60 % of the trailing hour, slowdown" \
     "$(j "$TMP/o.json" "(d['speed']['otps'] < 0.6 * d['speed']['otps_hour'], d['speed']['slowdown'])")" "(True, True)"
 
