@@ -281,6 +281,7 @@ void bt_aws_assume_start(struct bt_aws_job *j, const struct hop *h)
     char label[320];
     snprintf(label, sizeof label, "sts %s AssumeRole (profile %s)", j->pl.sts_region, h->profile);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = j->pl.sts_url, .service = "sts", .region = j->pl.sts_region,
         .creds = &j->signer, .content_type = "application/x-www-form-urlencoded; charset=utf-8",
         .body = body.buf ? body.buf : "", .body_len = body.len, .label = label, .timeout = 10,

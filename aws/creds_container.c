@@ -72,6 +72,7 @@ void bt_aws_container_start(struct bt_aws_job *j)
     }
     struct bt_header hdr = {"Authorization", token ? token : ""};
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "GET", .url = url, .headers = token ? &hdr : NULL, .nheaders = token ? 1 : 0,
         .label = "container credentials", .timeout = 2, .max_attempts = 2,
     };

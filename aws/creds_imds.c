@@ -21,6 +21,7 @@ static void imds_request(struct bt_aws_job *j, const char *method, const char *p
     else
         hdr[nh++] = (struct bt_header){"X-aws-ec2-metadata-token-ttl-seconds", "21600"};
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = method, .url = url, .headers = hdr, .nheaders = nh, .label = "IMDSv2",
         .timeout = 1, .max_attempts = 1,
     };

@@ -13,6 +13,7 @@
 
 #include "aws/awsauth.h"
 #include "core/util.h"
+#include "aws/policy.h"
 #include "net/http.h"
 
 #define MAX_VALUE (16 * 1024)       /* longest shared-file value we keep (tokens are ~2 KB) */

@@ -114,6 +114,7 @@ static void start_portal(struct bt_aws_job *j, const char *access_token)
     char label[200];
     snprintf(label, sizeof label, "sso %s GetRoleCredentials", j->pl.sso_region);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "GET", .url = url, .headers = &hdr, .nheaders = 1, .label = label, .timeout = 10,
     };
     bt_aws_job_submit(j, portal_answer, &req);
@@ -325,6 +326,7 @@ void bt_aws_sso_start(struct bt_aws_job *j)
     snprintf(url, sizeof url, "%s/token", j->pl.oidc_url);
     snprintf(label, sizeof label, "sso-oidc %s CreateToken", j->pl.sso_region);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = url, .content_type = "application/json", .body = text2,
         .body_len = strlen(text2), .label = label, .timeout = 10,
     };

@@ -66,6 +66,7 @@ void bt_aws_web_start(struct bt_aws_job *j)
     snprintf(label, sizeof label, "sts %s AssumeRoleWithWebIdentity", j->pl.sts_region);
     /* unsigned, as the real service expects (the token is the proof) */
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = j->pl.sts_url, .content_type = "application/x-www-form-urlencoded; charset=utf-8",
         .body = body.buf ? body.buf : "", .body_len = body.len, .label = label, .timeout = 10,
     };
