@@ -27,6 +27,83 @@ bool bt_plan_change_any(const struct bt_plan_change *c)
            c->retries_off || c->tier != BT_TIER_KEEP || c->region[0];
 }
 
+/* "--max-tokens" / "max-tokens" / "max_tokens" -> "max_tokens" */
+static void plan_word(const char *w, size_t len, char *out, size_t n)
+{
+    while (len && *w == '-') {
+        w++;
+        len--;
+    }
+    size_t k = 0;
+    for (; k < len && k + 1 < n; k++)
+        out[k] = w[k] == '-' ? '_' : w[k];
+    out[k] = '\0';
+}
+
+bool bt_plan_change_parse(const char *text, struct bt_plan_change *c, char *why, size_t n)
+{
+    bt_plan_change_none(c);
+    char key[32] = "", val[64];
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '=' || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " =,");
+        char word[64];
+        if (key[0]) /* a value as typed */
+            snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), p);
+        else
+            plan_word(p, len, word, sizeof word);
+        p += len;
+        if (!key[0]) {
+            static const char *const keys[] = {"max_tokens", "concurrency", "traffic", "retries",
+                                               "retries_off", "tier", "region"};
+            bool known = false;
+            for (size_t i = 0; i < BT_ARRAY_LEN(keys); i++)
+                known = known || !strcmp(word, keys[i]);
+            if (!known) {
+                snprintf(why, n, "'%.30s' is not a change; use max_tokens N, concurrency N, "
+                         "traffic xF, retries off, tier flex|priority, region R", word);
+                return false;
+            }
+            if (!strcmp(word, "retries_off")) {
+                c->retries_off = true;
+                continue;
+            }
+            bt_strlcpy(key, word, sizeof key);
+            continue;
+        }
+        bt_strlcpy(val, word, sizeof val);
+        double v;
+        const char *num = (val[0] == 'x' || val[0] == 'X') ? val + 1 : val;
+        bool isnum = bt_parse_double(num, &v);
+        if (!strcmp(key, "retries") && (!strcmp(val, "off") || !strcmp(val, "0"))) {
+            c->retries_off = true;
+        } else if (!strcmp(key, "tier") && (!strcmp(val, "flex") || !strcmp(val, "priority"))) {
+            c->tier = !strcmp(val, "flex") ? BT_TIER_FLEX : BT_TIER_PRIORITY;
+        } else if (!strcmp(key, "region") && bt_config_valid_region(val)) {
+            bt_strlcpy(c->region, val, sizeof c->region);
+        } else if (isnum && !strcmp(key, "max_tokens")) {
+            c->max_tokens = v;
+        } else if (isnum && !strcmp(key, "concurrency")) {
+            c->concurrency = v;
+        } else if (isnum && !strcmp(key, "traffic")) {
+            c->traffic = v;
+        } else {
+            snprintf(why, n, "%s: '%.30s' is not a value for it", key, val);
+            return false;
+        }
+        key[0] = '\0';
+    }
+    if (key[0]) {
+        snprintf(why, n, "%s: needs a value", key);
+        return false;
+    }
+    return true;
+}
+
 static void note(struct bt_plan_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct bt_plan_notes *n, const char *fmt, ...)
 {

@@ -25,6 +25,11 @@ struct bt_plan_change {
     char region[32];         /* the route moved to this Region */
 };
 void bt_plan_change_none(struct bt_plan_change *c);
+/* A change typed as words, as the detail view's `w` prompt takes it: "max_tokens 768
+ * traffic x2 concurrency 20 retries off tier flex region us-west-2" (a key may be
+ * written --max-tokens, max-tokens or max_tokens; "key=value" too). False, with why,
+ * on a word that is not one. */
+bool bt_plan_change_parse(const char *text, struct bt_plan_change *c, char *why, size_t n);
 bool bt_plan_change_any(const struct bt_plan_change *c);
 
 #define BT_PLAN_WINDOW 60    /* minutes of the store the peak is looked for in */

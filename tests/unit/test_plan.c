@@ -303,8 +303,29 @@ static void test_ceiling(void)
     fx_free(&f);
 }
 
+static void test_change_parse(void)
+{
+    struct bt_plan_change c;
+    char why[160];
+    OK(bt_plan_change_parse("max_tokens 768 traffic x2 --concurrency=20 retries off tier flex region us-west-2",
+                            &c, why, sizeof why),
+       "every change as words");
+    OK(c.max_tokens == 768 && c.traffic == 2 && c.concurrency == 20 && c.retries_off &&
+           c.tier == BT_TIER_FLEX && !strcmp(c.region, "us-west-2"),
+       "... read as the command line's options");
+    OK(bt_plan_change_parse("", &c, why, sizeof why) && !bt_plan_change_any(&c), "nothing: no change");
+    OK(!bt_plan_change_parse("max_tokens lots", &c, why, sizeof why) && strstr(why, "max_tokens"),
+       "a value that is not a number is refused, naming the key");
+    OK(!bt_plan_change_parse("speed 2", &c, why, sizeof why) && strstr(why, "not a change"),
+       "a word that is not a change is refused");
+    OK(!bt_plan_change_parse("region mars", &c, why, sizeof why), "a Region is checked");
+    OK(!bt_plan_change_parse("tier", &c, why, sizeof why) && strstr(why, "needs a value"),
+       "a key without its value is refused");
+}
+
 int main(void)
 {
+    test_change_parse();
     test_whatif_domain_example();
     test_whatif_group();
     test_knee_from_load_test();
