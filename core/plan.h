@@ -92,6 +92,12 @@ bool bt_least_squares(const double *x, const double *y, int n, double x0, double
                       double *at_x0);
 void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
                       struct bt_forecast *out);
+/* "tpm reaches its quota in about 18 min at this trend" ("at most" / "at least" when
+ * the use fitted is a bound); false (out empty) when there is no run-out. */
+bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n);
+/* Every route's, from its evaluation evals[r] at now (out holds cfg->nroutes). */
+void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
+                          const struct bt_eval *evals, struct bt_forecast *out);
 
 /* ---- observed ceiling ---- */
 struct bt_ceiling {

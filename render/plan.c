@@ -187,12 +187,11 @@ static void forecast_text(const struct bt_forecast *f, struct bt_buf *b)
     char line[200], s[BT_FMT_SHORT];
     if (!isnan(f->minutes)) {
         bt_fmt_tokens(f->slope, s, sizeof s);
+        char said[120];
+        bt_plan_forecast_text(f, said, sizeof said);
         if (f->minutes < BT_FORECAST_SHOW)
-            snprintf(line, sizeof line, "%s reaches its quota in %s %.0f min at this trend (+%s "
-                     "a minute over the last %d min; a trend, not a promise)",
-                     bt_side_binding_name(f->side),
-                     f->minutes_q == BT_QL_LOWER ? "at least" : f->minutes_q == BT_QL_UPPER ? "at most" : "about",
-                     floor(f->minutes), s, f->points);
+            snprintf(line, sizeof line, "%s (+%s a minute over the last %d min; a trend, not a "
+                     "promise)", said, s, f->points);
         else
             snprintf(line, sizeof line, "%s rising +%s a minute: over an hour to its quota at this "
                      "trend", bt_side_binding_name(f->side), s);

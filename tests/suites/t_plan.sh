@@ -48,6 +48,10 @@ expect_eq "a forecast on the ramp: tpm reaches its quota within the hour" \
     "$(j "$TMP/f.json" "(d['forecast']['side'], 0 < d['forecast']['minutes_to_quota'] < 60)")" "('tpm', True)"
 "$BEDTOP" plan workers --demo-at 26 >"$TMP/f.txt"
 check "... said as a trend" grep -q '^forecast: tpm reaches its quota in .* min at this trend' "$TMP/f.txt"
+"$BEDTOP" check --demo-at 26 -f json >"$TMP/c26.json"
+expect_eq "check --format json carries the forecast beside headroom, validated" \
+    "$(j "$TMP/c26.json" "[(r['forecast']['side'], r['forecast']['minutes_to_quota'] < 60) for r in d['routes'] if r['name'] == 'workers']") $(python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/c26.json" && echo valid)" \
+    "[('tpm', True)] valid"
 "$BEDTOP" plan agents --demo-at 16 -f json >"$TMP/f16.json"
 expect_eq "no forecast while the use is flat" "$(j "$TMP/f16.json" "(d['forecast']['minutes_to_quota'], d['forecast']['none'])")" "(None, 'flat')"
 

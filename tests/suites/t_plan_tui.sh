@@ -25,4 +25,13 @@ check "Esc closes the overlay" wait_gone $s "what if: summarize"
 keys $s '?'
 keys $s NPage; sleep 0.2; keys $s NPage; sleep 0.2; keys $s NPage
 check "the help lists w" wait_for $s "detail: what-if and the limits to set (bedtop plan)"
+T kill-session -t $s
+
+# The forecast beside headroom in the detail: workers' calls ramp from minute 17.
+TUI_CMD="$BEDTOP --demo-at 26"
+s=trend; start $s 100 45 C.UTF-8; wait_for $s "bedtop  demo"
+keys $s / w o r k e r s Enter; keys $s Enter
+wait_for $s "workers WARN"
+for i in 1 2 3 4; do keys $s NPage; sleep 0.2; done
+check "detail of workers shows the forecast beside headroom" wait_for $s "tpm reaches its quota in at most"
 finish
