@@ -66,6 +66,9 @@ void app_free(struct app *a);
  * (the app is freed on failure). */
 int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *start);
 void *app_find_inst(struct app *a, const struct bt_collector_ops *ops);
+/* check, plan: one evaluation's worth of data (the demo at start, else every collector
+ * once, admission twice a gap apart, within a bound); returns the time to evaluate at. */
+int64_t app_poll_once(struct app *a, int64_t start);
 void app_cost(struct app *a, double *per_poll, double *per_day);
 /* Collector errors since the last call on stderr, each text once until it changes. */
 void app_print_new_errors(struct app *a);

@@ -64,19 +64,7 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 3;
     }
-    int64_t now;
-    if (o->demo) {
-        now = start;
-        bt_demo_collector.tick(a.inst[0], now);
-    } else {
-        /* One evaluation's worth of data: every collector once (admission twice, a
-         * gap apart, for rates); give up after a bound and report what is stale. */
-        a.loop.deadline = bt_wall_now() + 30 + 2 * a.cfg.admission_gap;
-        bt_loop_signals();
-        bt_loop_run(&a.loop);
-        now = (int64_t)time(NULL);
-        app_print_new_errors(&a);
-    }
+    int64_t now = app_poll_once(&a, start);
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
     bt_report_select(&rep, keep, app_unknown_as(o));

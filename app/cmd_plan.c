@@ -176,17 +176,7 @@ int cmd_plan(struct opts *o)
         app_free(&a);
         return rc;
     }
-    int64_t now;
-    if (o->demo) {
-        now = start;
-        bt_demo_collector.tick(a.inst[0], now);
-    } else {
-        a.loop.deadline = bt_wall_now() + 30 + 2 * a.cfg.admission_gap;
-        bt_loop_signals();
-        bt_loop_run(&a.loop);
-        now = (int64_t)time(NULL);
-        app_print_new_errors(&a);
-    }
+    int64_t now = app_poll_once(&a, start);
     rc = plan_print(o, &a.cfg, &a.store, now, o->demo ? "demo" : o->source ? "source" : "live", json);
     app_free(&a);
     return rc;

@@ -36,8 +36,6 @@ void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
     r->mode = "live";
     r->metrics_per_poll = r->metrics_per_day = NAN;
     bt_eval_all(cfg, st, now, r->evals); /* routes on one quota are evaluated together */
-    r->forecasts = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *r->forecasts);
-    bt_plan_forecast_all(cfg, st, r->evals, r->forecasts);
     bt_report_select(r, NULL, BT_ST_WARN);
 }
 
@@ -77,8 +75,6 @@ void bt_report_free(struct bt_report *r)
 {
     free(r->evals);
     r->evals = NULL;
-    free(r->forecasts);
-    r->forecasts = NULL;
 }
 
 /* Numbers: whole where whole, one decimal for percentages; null when unknown. */
@@ -224,16 +220,6 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         if (e->side[k].applies)
             add_side(sj, bt_side_name((enum bt_side)k), &e->side[k], false);
     cJSON_AddStringToObject(o, "binding_side", bt_side_binding_name(e->binding));
-    /* the binding side at the last 15 minutes' trend: a trend, not a promise */
-    const struct bt_forecast *fc = r->forecasts ? &r->forecasts[i] : NULL;
-    if (fc && !isnan(fc->minutes)) {
-        cJSON *fj = cJSON_AddObjectToObject(o, "forecast");
-        cJSON_AddStringToObject(fj, "side", bt_side_binding_name(fc->side));
-        add_dec(fj, "minutes_to_quota", fc->minutes);
-        cJSON_AddStringToObject(fj, "minutes_quality", bt_quality_name(fc->minutes_q));
-    } else {
-        cJSON_AddNullToObject(o, "forecast");
-    }
     add_time(o, "evaluated_minute", e->minute);
     add_time(o, "admission_at", e->adm_minute);
     cJSON_AddStringToObject(o, "frame_state", bt_frame_state_name(e->state));

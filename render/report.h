@@ -5,7 +5,6 @@
 #include <cjson/cJSON.h>
 
 #include "core/headroom.h"
-#include "core/plan.h"
 #include "core/util.h"
 
 struct bt_api_cost;
@@ -18,7 +17,6 @@ struct bt_report {
     const struct bt_store *store;
     int64_t now;
     struct bt_eval *evals;     /* one per route */
-    struct bt_forecast *forecasts; /* one per route: the binding side at this trend (core/plan.h) */
     int n;
     enum bt_status status;     /* worst status of the routes shown, unknown counted
                                 * as unknown_as: the exit code of check */

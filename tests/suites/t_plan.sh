@@ -48,10 +48,6 @@ expect_eq "a forecast on the ramp: tpm reaches its quota within the hour" \
     "$(j "$TMP/f.json" "(d['forecast']['side'], 0 < d['forecast']['minutes_to_quota'] < 60)")" "('tpm', True)"
 "$BEDTOP" plan workers --demo-at 26 >"$TMP/f.txt"
 check "... said as a trend" grep -q '^forecast: tpm reaches its quota in .* min at this trend' "$TMP/f.txt"
-"$BEDTOP" check --demo-at 26 -f json >"$TMP/c26.json"
-expect_eq "check --format json carries the forecast beside headroom, validated" \
-    "$(j "$TMP/c26.json" "[(r['forecast']['side'], r['forecast']['minutes_to_quota'] < 60) for r in d['routes'] if r['name'] == 'workers']") $(python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/c26.json" && echo valid)" \
-    "[('tpm', True)] valid"
 "$BEDTOP" plan agents --demo-at 16 -f json >"$TMP/f16.json"
 expect_eq "no forecast while the use is flat" "$(j "$TMP/f16.json" "(d['forecast']['minutes_to_quota'], d['forecast']['none'])")" "(None, 'flat')"
 
@@ -81,6 +77,34 @@ for args in "summarize --max-tokens 768" "triage --limits" "triage --retries-off
     [ "$(width "$TMP/w.txt")" -le 80 ] || { wide=1; echo "# plan $args: $(width "$TMP/w.txt") columns"; }
 done
 expect_eq "plan's text fits 80 columns" "$wide" 0
+
+# Live, against the fake AWS endpoint (real HTTP, SigV4 verified), the scenario of
+# t_headroom_frame: chat submits 9,000 invocations + 300 throttles = 9,300 requests a
+# minute against 10,000 RPM (7 % left, rpm binds). At traffic x0.9: 8,370 requests,
+# 1,630 left = 16.3 %. team-a shares L-LLAMA with team-b, whose CloudWatch answers
+# Forbidden: its headroom stays an upper bound after any change.
+SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+live() {
+    env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
+        AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
+        AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
+        AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
+        "$BEDTOP" plan "$@" --config "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" \
+        --endpoint-url "http://127.0.0.1:$PORT"
+}
+if start_fake plan --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_headroom_v3.json"; then
+    live chat --traffic x0.9 -f json >"$TMP/live.json" 2>"$TMP/live.err"
+    expect_eq "live: chat's rpm side at traffic x0.9: 7 % -> 16.3 % left" \
+        "$(j "$TMP/live.json" "(d['mode'], d['now']['binding_side'], d['now']['sides']['rpm']['headroom_pct'], d['after']['sides']['rpm']['group_used'], d['after']['sides']['rpm']['headroom_pct'])")" \
+        "('live', 'rpm', 7, 8370, 16.3)"
+    check "live: the JSON validates" python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$SCHEMA" "$TMP/live.json"
+    live team-a --max-tokens 500 -f json >"$TMP/team.json" 2>/dev/null
+    expect_eq "live: team-a's group has an unreadable member: headroom at most, before and after" \
+        "$(j "$TMP/team.json" "(d['now']['headroom_quality'], d['after']['headroom_quality'], d['group'][0]['route'])")" \
+        "('upper-bound', 'upper-bound', 'team-b')"
+else
+    notok "fake AWS starts"
+fi
 
 # Usage errors: one line, exit 3.
 expect_rc "an unknown route: exit 3" 3 "$BEDTOP" plan nosuch --demo-at 12
