@@ -155,8 +155,8 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     if (e->stale) {
         /* stale is explicit state: how old the newest data is, before anything else */
         char age[16], st[48];
-        tui_fmt_age(t->host->now - (e->minute + 60), age, sizeof age);
-        snprintf(st, sizeof st, e->minute ? "STALE %s old" : "STALE no data", age);
+        tui_fmt_age(t->host->now - (e->data_minute + 60), age, sizeof age);
+        snprintf(st, sizeof st, e->data_minute ? "STALE %s old" : "STALE no data", age);
         x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
     }
     if (rt->identity[0]) /* the AWS identity the route is polled as (never a key) */
