@@ -169,6 +169,44 @@ static void test_whatif_group(void)
     fx_free(&f);
 }
 
+static void test_whatif_concurrency_and_traffic(void)
+{
+    /* Quota 1,000,000; 600 calls a minute, 1,000 input and 200 output tokens each,
+     * latency 2,000 ms, max_tokens 1,000, burndown 1:
+     *   now: in flight 600 / 60 x 2 = 20; R 2,000; held 40,000; settled 720,000;
+     *        used 760,000; headroom 24 %
+     *   at most 10 in flight: accepted calls x 10/20 = 300 a minute (the rest wait):
+     *        in flight 10; held 20,000; settled 360,000; used 380,000; 62 % left;
+     *        fits floor(620,000 / 2,000) = 310
+     *   traffic x2: in flight 40; held 80,000; settled 1,440,000; used 1,520,000:
+     *        -52 %: past the quota, so it would throttle at the peak */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "L-A", 1000000, 1000);
+    fx_start(&f);
+    minute(&f, a, M, 600, 600000, 120000, 2000);
+    struct bt_plan_change c;
+    bt_plan_change_none(&c);
+    c.concurrency = 10;
+    struct bt_whatif *w = bt_xcalloc(1, sizeof *w);
+    char why[160];
+    OK(bt_plan_whatif(&f.cfg, &f.st, a, NOW, &c, w, why, sizeof why), "what-if concurrency runs");
+    NEAR(w->before.headroom_pct, 24, 1e-9, "now: 24 % left");
+    NEAR(w->after.in_flight, 10, 1e-9, "at most 10 in flight");
+    NEAR(w->after.used, 380000, 1e-6, "used 380,000 with half the calls accepted");
+    NEAR(w->after.headroom_pct, 62, 1e-9, "62 % left");
+    NEAR(w->after.fits_more, 310, 0, "310 more fit at once");
+    bt_plan_change_none(&c);
+    c.traffic = 2;
+    OK(bt_plan_whatif(&f.cfg, &f.st, a, NOW, &c, w, why, sizeof why), "what-if traffic runs");
+    NEAR(w->after.used, 1520000, 1e-6, "traffic x2: used 1,520,000");
+    NEAR(w->after.headroom_pct, -52, 1e-9, "-52 %: past the quota");
+    STREQ(w->peak_verdict, "yes", "it would throttle at the peak");
+    OK(w->over_before == 0 && w->over_after == 1, "one minute of the hour past the quota after");
+    free(w);
+    fx_free(&f);
+}
+
 static void test_knee_from_load_test(void)
 {
     /* tests/data/loadtest.rec (written by tests/data/loadtest.py): the concurrency
@@ -328,6 +366,7 @@ int main(void)
     test_change_parse();
     test_whatif_domain_example();
     test_whatif_group();
+    test_whatif_concurrency_and_traffic();
     test_knee_from_load_test();
     test_forecast();
     test_slowdown();
