@@ -11,7 +11,7 @@
 /* Which commands an option applies to: giving it to another is an error (a cron
  * job that says `check --route x` must never get every route silently). */
 enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_SERVE = 32,
-       C_REPORT = 64, C_ALL = 127 };
+       C_REPORT = 64, C_PLAN = 128, C_ALL = 255 };
 
 struct command {
     const char *name;
@@ -30,6 +30,11 @@ static const struct command commands[] = {
      .usage = "report quota-request FILE|--since D [-f text|markdown|json]\n"
               "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
      .bit = C_REPORT, .exec = cmd_report},
+    {.name = "plan",
+     .usage = "plan ROUTE [--max-tokens N] [--concurrency N] [--traffic xF]\n"
+              "              [--retries-off] [--tier flex|priority] [--region R] [--limits]\n"
+              "              [-f text|json] [--demo-at M | --replay FILE --at TIME]",
+     .bit = C_PLAN, .exec = cmd_plan},
 };
 static const struct command dashboard = {.name = "the dashboard", .usage = NULL, .bit = C_DASH, .exec = cmd_dashboard};
 
@@ -81,6 +86,15 @@ static void usage(FILE *f)
             "  -o, --output FILE        check, export, report quota-request: write FILE\n"
             "                           (created 0600), not stdout; report incident: the\n"
             "                           directory of report.md and the charts\n"
+            "      --max-tokens N       plan: what if each call asked for N output tokens\n"
+            "      --concurrency N      plan: what if at most N calls were in flight\n"
+            "      --traffic xF         plan: what if calls were F times as many (x0.5, x2)\n"
+            "      --retries-off        plan: what if retried attempts were not sent\n"
+            "      --tier T             plan: what if the calls used service tier flex or\n"
+            "                           priority (plan --region R: what if the route moved\n"
+            "                           to Region R)\n"
+            "      --limits             plan: the limits to set at the admission boundary\n"
+            "      --replay FILE        plan: read a recording instead (with --at TIME)\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
@@ -90,7 +104,8 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
+       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -99,35 +114,32 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-    {.o = {.name = "config", .has_arg = required_argument, .val = 'c'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT | C_REPORT},
-    {.o = {.name = "profile", .has_arg = required_argument, .val = O_PROFILE}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
-    {.o = {.name = "region", .has_arg = required_argument, .val = O_REGION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
-    {.o = {.name = "endpoint-url", .has_arg = required_argument, .val = O_ENDPOINT}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {.o = {.name = "config", .has_arg = required_argument, .val = 'c'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT | C_REPORT | C_PLAN},
+    {.o = {.name = "profile", .has_arg = required_argument, .val = O_PROFILE}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT | C_PLAN},
+    {.o = {.name = "region", .has_arg = required_argument, .val = O_REGION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT | C_PLAN},
+    {.o = {.name = "endpoint-url", .has_arg = required_argument, .val = O_ENDPOINT}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT | C_PLAN},
     {.o = {.name = "interval", .has_arg = required_argument, .val = 'i'}, .applies = C_DASH | C_RECORD | C_SERVE},
-    {.o = {.name = "admission", .has_arg = required_argument, .val = O_ADMISSION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .applies = C_CHECK | C_REPLAY | C_EXPORT | C_REPORT},
-    {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .applies = C_DASH | C_CHECK | C_RECORD},
+    {.o = {.name = "admission", .has_arg = required_argument, .val = O_ADMISSION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
+    {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .applies = C_CHECK | C_REPLAY | C_EXPORT | C_REPORT | C_PLAN},
+    {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .applies = C_DASH | C_CHECK | C_RECORD | C_PLAN},
     {.o = {.name = "demo-speed", .has_arg = required_argument, .val = O_DEMO_SPEED}, .applies = C_DASH | C_RECORD},
-    {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .applies = C_DASH | C_CHECK | C_RECORD},
+    {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .applies = C_DASH | C_CHECK | C_RECORD | C_PLAN},
     {.o = {.name = "theme", .has_arg = required_argument, .val = O_THEME}, .applies = C_DASH | C_REPLAY},
-    {.o = {.name = "no-color", .has_arg = no_argument, .val = O_NO_COLOR}, .applies = C_DASH | C_CHECK | C_REPLAY},
+    {.o = {.name = "no-color", .has_arg = no_argument, .val = O_NO_COLOR}, .applies = C_DASH | C_CHECK | C_REPLAY | C_PLAN},
     {.o = {.name = "ascii", .has_arg = no_argument, .val = O_ASCII}, .applies = C_DASH | C_REPLAY},
     {.o = {.name = "record", .has_arg = required_argument, .val = O_RECORD}, .applies = C_DASH | C_SERVE},
-    {.o = {.name = "from", .has_arg = required_argument, .val = O_FROM}, .applies = C_RECORD | C_EXPORT | C_REPORT},
-    {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .applies = C_RECORD | C_EXPORT | C_REPORT},
-    {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .applies = C_RECORD | C_EXPORT | C_REPORT},
-    {.o = {.name = "at", .has_arg = required_argument, .val = O_AT}, .applies = C_REPLAY},
-    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT | C_REPORT},
-    {.o = {.name = "duration", .has_arg = required_argument, .val = O_DURATION}, .applies = C_RECORD},
-    {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY},
-    {.o = {.name = "unknown-as", .has_arg = required_argument, .val = O_UNKNOWN_AS}, .applies = C_CHECK | C_REPLAY},
-    {.o = {.name = "output", .has_arg = required_argument, .val = 'o'}, .applies = C_CHECK | C_EXPORT | C_REPORT},
-    {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
-    {.o = {.name = "margin", .has_arg = required_argument, .val = O_MARGIN}, .applies = C_REPORT},
-    {.o = {.name = "png", .has_arg = no_argument, .val = O_PNG}, .applies = C_REPORT},
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
+       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
     {.o = {.name = "listen", .has_arg = required_argument, .val = O_LISTEN}, .applies = C_SERVE},
-    {.o = {.name = "source", .has_arg = required_argument, .val = O_SOURCE}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT},
-    {.o = {.name = "match", .has_arg = required_argument, .val = O_MATCH}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {.o = {.name = "source", .has_arg = required_argument, .val = O_SOURCE}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT | C_PLAN},
+    {.o = {.name = "match", .has_arg = required_argument, .val = O_MATCH}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT | C_PLAN},
+    {.o = {.name = "max-tokens", .has_arg = required_argument, .val = O_MAX_TOKENS}, .applies = C_PLAN},
+    {.o = {.name = "concurrency", .has_arg = required_argument, .val = O_CONCURRENCY}, .applies = C_PLAN},
+    {.o = {.name = "traffic", .has_arg = required_argument, .val = O_TRAFFIC}, .applies = C_PLAN},
+    {.o = {.name = "retries-off", .has_arg = no_argument, .val = O_RETRIES_OFF}, .applies = C_PLAN},
+    {.o = {.name = "tier", .has_arg = required_argument, .val = O_TIER}, .applies = C_PLAN},
+    {.o = {.name = "limits", .has_arg = no_argument, .val = O_LIMITS}, .applies = C_PLAN},
+    {.o = {.name = "replay", .has_arg = required_argument, .val = O_REPLAY}, .applies = C_PLAN},
     {.o = {.name = "help", .has_arg = no_argument, .val = 'h'}, .applies = C_ALL},
     {.o = {.name = "version", .has_arg = no_argument, .val = 'V'}, .applies = C_ALL},
 };
@@ -201,8 +213,8 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
-        case O_MARGIN: o->margin = optarg; break;
-        case O_PNG: o->png = true; break;
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
+       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
         case O_ROUTE:
             if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
                 bt_err("--route: at most %d routes; list fewer, or none for every route",
@@ -284,8 +296,8 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
                     *cmd = &commands[k];
             if (*cmd)
                 continue;
-            bt_err("unknown command '%s'; commands are check, record, replay, export, serve, report "
-                   "(see bedtop --help)", arg);
+            bt_err("unknown command '%s'; commands are check, plan, record, replay, export, serve, "
+                   "report (see bedtop --help)", arg);
             return 3 + 1;
         }
         if ((*cmd)->bit == C_REPORT && !o->report) { /* report KIND [FILE] */

@@ -103,6 +103,24 @@ int64_t app_demo_now(const struct opts *o, double default_minute)
     return BT_DEMO_T0 + (int64_t)llround(minute * 60);
 }
 
+int64_t app_poll_once(struct app *a, int64_t start, int *sig)
+{
+    *sig = 0;
+    if (a->o->demo) {
+        bt_demo_collector.tick(a->inst[0], start);
+        return start;
+    }
+    /* One evaluation's worth of data: every collector once (admission twice, a gap
+     * apart, for rates); give up after a bound and report what is stale. */
+    a->loop.deadline = bt_wall_now() + 30 + 2 * a->cfg.admission_gap;
+    bt_loop_signals();
+    *sig = bt_loop_run(&a->loop);
+    if (*sig > 0)
+        return 0; /* stopped before its data was in: the caller reports nothing */
+    app_print_new_errors(a);
+    return (int64_t)time(NULL);
+}
+
 /* ---- the running application: config, store, collectors, loop ---- */
 
 static const struct bt_collector_ops *const live_collectors[] = {

@@ -33,6 +33,9 @@ struct opts {
     double demo_at;            /* simulated minute; NAN: now */
     bool demo, no_color, ascii, verbose, wide;
     bool png;                  /* report incident: PNG beside each SVG */
+    /* plan: the change asked (core/plan.h), --limits, --replay FILE */
+    const char *max_tokens, *concurrency, *traffic, *tier, *replay;
+    bool retries_off, limits;
 };
 
 
@@ -66,6 +69,10 @@ void app_free(struct app *a);
  * (the app is freed on failure). */
 int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *start);
 void *app_find_inst(struct app *a, const struct bt_collector_ops *ops);
+/* check, plan: one evaluation's worth of data (the demo at start, else every collector
+ * once, admission twice a gap apart, within a bound); returns the time to evaluate at.
+ * *sig is the signal that stopped the poll before its data was in (0: none). */
+int64_t app_poll_once(struct app *a, int64_t start, int *sig);
 void app_cost(struct app *a, double *per_poll, double *per_day);
 /* Collector errors since the last call on stderr, each text once until it changes. */
 void app_print_new_errors(struct app *a);
@@ -102,4 +109,5 @@ int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);
 int cmd_serve(struct opts *o);
 int cmd_report(struct opts *o);
+int cmd_plan(struct opts *o);
 #endif

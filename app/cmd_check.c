@@ -68,27 +68,17 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 3;
     }
-    int64_t now;
-    if (o->demo) {
-        now = start;
-        bt_demo_collector.tick(a.inst[0], now);
-    } else {
-        /* One evaluation's worth of data: every collector once (admission twice, a
-         * gap apart, for rates); give up after a bound and report what is stale. */
-        a.loop.deadline = bt_wall_now() + 30 + 2 * a.cfg.admission_gap;
-        int sig = bt_loop_run(&a.loop);
-        if (sig > 0) {
-            /* stopped before its data was in: no report (a partial one renamed into
-             * place would read as a real one), and the exit status says so */
-            bt_err("check: stopped by signal %d before the report was complete; %s", sig,
-                   o->output ? "no report written" : "no report");
-            app_output_discard(&out);
-            free(keep);
-            app_free(&a);
-            return 128 + sig;
-        }
-        now = (int64_t)time(NULL);
-        app_print_new_errors(&a);
+    int sig;
+    int64_t now = app_poll_once(&a, start, &sig);
+    if (sig > 0) {
+        /* stopped before its data was in: no report (a partial one renamed into
+         * place would read as a real one), and the exit status says so */
+        bt_err("check: stopped by signal %d before the report was complete; %s", sig,
+               o->output ? "no report written" : "no report");
+        app_output_discard(&out);
+        free(keep);
+        app_free(&a);
+        return 128 + sig;
     }
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);

@@ -20,7 +20,9 @@
  *   workers     10 workers x 4 parallel calls = 40 in flight against a tested 25
  *               from minute 4. A quarter of its calls are served by a reserved
  *               service tier (ResolvedServiceTier=reserved): taken out of the
- *               on-demand quota's use and measured against the reservation.
+ *               on-demand quota's use and measured against the reservation. From 17
+ *               to 26 its calls ramp +15 a minute (a forecast: the quota within the
+ *               hour at this trend).
  *   agents      a bedrock-mantle route: input and output quotas apart; input
  *               demand grows 20-26; from 24 to 26 answers run long (6,500 output tokens
  *               each): the output quota nears exhaustion, answers would be cut off.
@@ -29,6 +31,8 @@
  *   legacy      nothing but EstimatedTPMQuotaUsage; quota is a published default; its
  *               published default of 95 requests a minute binds before the tokens do
  *               (80 calls a minute: about 16% left on the rpm side, warn).
+ *               From minute 20 the service slows: output tokens per second halve
+ *               at the same traffic and answer length (SLOWDOWN).
  *   experiments quota unknown; its Region's CloudWatch fails from 18 to 26; its
  *               config says burndown = 1 where AWS's estimate shows 5.
  *   triage-app  an application inference profile on triage's model: the two share
@@ -208,7 +212,8 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         p50 = 1200, p99 = 3500;
         break;
     case R_WORKERS:
-        inv = k >= 4 ? 200 : 120;
+        /* from minute 17 a ramp: +15 calls a minute to 26 (the forecast's story) */
+        inv = k >= 17 && k < 27 ? 200 + 15 * (k - 16) : k >= 4 ? 200 : 120;
         in_avg = 3000, out_avg = 400;
         p50 = 2000, p99 = 7000;
         break;
@@ -269,6 +274,15 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
     o->v[BT_SIG_LATENCY_P99] = vary(p99, 0.05, r, m, 6);
     o->v[BT_SIG_LATENCY_AVG] = vary(p50 * 1.2, 0.05, r, m, 7);
     o->v[BT_SIG_TTFT_AVG] = vary(p50 * 0.3, 0.05, r, m, 8);
+    if (r == R_LEGACY && k >= 20) {
+        /* the service slows: generation takes twice as long at the same traffic and
+         * answer length (OTPS halves: SLOWDOWN), so calls hold reservations longer */
+        double ttft = o->v[BT_SIG_TTFT_AVG];
+        o->v[BT_SIG_LATENCY_AVG] = ttft + 2 * (o->v[BT_SIG_LATENCY_AVG] - ttft);
+        o->v[BT_SIG_LATENCY_P50] *= 1.8;
+        o->v[BT_SIG_LATENCY_P90] *= 1.8;
+        o->v[BT_SIG_LATENCY_P99] *= 1.8;
+    }
     /* AWS's estimate: the completion-time formula, computed over completed calls. */
     o->v[BT_SIG_ESTIMATED_TPM] = round((in + cw + out * burndown) * (1 + 0.01 * jitter(r, m, 9)));
 }

@@ -498,6 +498,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     for (int s = 0; s < BT_SRC_COUNT; s++)
         e->last_ok[s] = bt_store_status_c(st, r, (enum bt_source)s)->last_ok;
     check_staleness(cfg, st, r, e);
+    bt_speed_compute(st, r, cm, &e->speed);
 
     /* Tokens today: the day's sums from CloudWatch (check's one-day queries), else
      * settled per minute summed since UTC midnight (within history). */

@@ -6,6 +6,7 @@
 #define BEDTOP_HEADROOM_H
 #include "core/config.h"
 #include "core/model.h"
+#include "core/speed.h"
 
 enum bt_status { BT_ST_OK, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_CRIT };
 const char *bt_status_name(enum bt_status s); /* ok warn unknown crit */
@@ -28,7 +29,8 @@ enum bt_status bt_status_worse(enum bt_status a, enum bt_status b);
     X(SHARED_QUOTA)                     \
     X(BURNDOWN_MISMATCH)                \
     X(PARTIAL_GROUP)                    \
-    X(OUTPUT_CUTOFF)
+    X(OUTPUT_CUTOFF)                    \
+    X(SLOWDOWN)
 #define BT_W_ENUM(code) BT_W_##code,
 enum bt_wcode { BT_WARNINGS(BT_W_ENUM) BT_W_COUNT };
 #undef BT_W_ENUM
@@ -186,6 +188,7 @@ struct bt_eval {
     double conc_limit, queue_depth, littles_in_flight;
     double admitted, rejected, retries, completed, adm_throttled, adm_settled;
     double out_p50, out_p99;
+    struct bt_speed speed;   /* output tokens per second against the trailing hour */
     double offered_growth, accepted_growth; /* over 5 minutes, NAN unknown */
     double recommended_max_tokens, fits_more_recommended;
     double tokens_today;     /* this route */

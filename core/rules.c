@@ -547,6 +547,27 @@ static bool rule_output_cutoff(const struct bt_config *cfg, const struct bt_rout
     return false;
 }
 
+/* Calls got slower with no more traffic: each holds its reservation longer, so the
+ * same calls take more of the quota (DOMAIN.md, TimeToFirstToken row). */
+static bool rule_slowdown(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
+                          struct bt_warning *w)
+{
+    (void)cfg;
+    (void)r;
+    const struct bt_speed *s = &e->speed;
+    if (e->state != BT_FR_ACTIVE || !s->slowdown)
+        return false;
+    say(w, BT_ST_WARN,
+        "output tokens per second %.0f, %.0f%% below the trailing hour's %.0f, with %.0f calls/min "
+        "against the hour's %.0f: each call holds its reservation longer, so headroom shrinks with "
+        "no more traffic%s",
+        s->otps, 100 * (1 - s->otps / s->otps_hour), s->otps_hour, s->inv, s->inv_hour,
+        s->queueing ? "; time to first token rose with output per call flat: calls queue before "
+                      "generating (service-side queueing)"
+                    : "");
+    return true;
+}
+
 static const struct {
     enum bt_wcode code;
     const char *name;
@@ -602,6 +623,10 @@ static const struct {
     {BT_W_OUTPUT_CUTOFF, "OUTPUT_CUTOFF", "output quota nearly used: answers get cut off",
      "Lower max_tokens or shed output-heavy work; request an output quota increase (mantle: an "
      "AWS Support limit-increase case) and watch for truncated answers.", rule_output_cutoff},
+    {BT_W_SLOWDOWN, "SLOWDOWN", "calls got slower with no more traffic",
+     "Expect less headroom at the same traffic until the service recovers; lower max_tokens or "
+     "the concurrency cap meanwhile, and check the AWS Health Dashboard for the model and Region "
+     "(bedtop plan ROUTE --limits).", rule_slowdown},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/plan.h"
 #include "core/util.h"
 
 /* " at most" before a headroom that is an upper bound, " at least" a lower one */
@@ -69,6 +70,10 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
         a, b, c, bt_quality_name(e->headroom_q), bt_side_binding_name(e->binding));
     bt_fmt_count(e->fits_more, a, sizeof a);
     FIG("fits", "%s more calls (%s side)", a, bt_side_binding_name(e->binding));
+    struct bt_forecast fc; /* beside headroom when under an hour (core/plan.h) */
+    bt_plan_forecast(t->host->cfg, t->host->store, r, t->host->now, &fc);
+    if (fc.minutes < BT_FORECAST_SHOW && bt_plan_forecast_text(&fc, v, sizeof v))
+        tui_entry(lines, &n, width, "forecast", v, BT_ROLE_WARN);
     bt_fmt_tokens(e->used, a, sizeof a);
     bt_fmt_tokens(e->group_used, b, sizeof b);
     FIG("used", "%s TPM (%s); the quota group %s (%s)", a, bt_quality_name(e->used_q), b,

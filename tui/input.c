@@ -319,6 +319,7 @@ static void act(struct bt_tui *t, enum bt_action a)
         }
         break;
     case BT_ACT_REDRAW: clearok(curscr, TRUE); break;
+    case BT_ACT_PLAN: tui_plan_open(t); break;
     default: break;
     }
 }
@@ -472,6 +473,12 @@ void bt_tui_input(struct bt_tui *t)
         }
         if (t->prompt != PR_NONE) {
             prompt_key(t, c);
+            continue;
+        }
+        if (t->plan && c != KEY_MOUSE) {
+            tui_plan_key(t, c);
+            if (t->quit)
+                break;
             continue;
         }
         if (t->markers_open && t->host->replay) {

@@ -78,6 +78,7 @@ const struct bt_key bt_keys[] = {
     {KEY_F(5), "F5", "", BT_CTX_LIVE, BT_ACT_REFRESH},
     {'m', "m", "add a marker with a note to the recording", BT_CTX_LIVE, BT_ACT_MARKER},
     {CTRL('l'), "^L", "redraw the screen", BT_CTX_ALL, BT_ACT_REDRAW},
+    {'w', "w", "detail: what-if and the limits to set (bedtop plan)", DET, BT_ACT_PLAN},
 };
 const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
 

@@ -12,7 +12,7 @@ enum bt_action {
     /* replay */
     BT_ACT_PLAY, BT_ACT_STEP_FWD, BT_ACT_STEP_BACK, BT_ACT_SPEED_UP, BT_ACT_SPEED_DOWN,
     BT_ACT_GOTO, BT_ACT_NEXT_EVENT, BT_ACT_PREV_EVENT, BT_ACT_REPLAY_START, BT_ACT_REPLAY_END,
-    BT_ACT_MARKERS,
+    BT_ACT_MARKERS, BT_ACT_PLAN,
 };
 
 /* A context is a (view, mode) pair, one bit each, so a key may mean one thing

@@ -73,6 +73,8 @@ static void draw(struct bt_tui *t)
     }
     if (!l->too_small && t->markers_open && t->host->replay)
         tui_draw_markers(t, l);
+    if (!l->too_small && t->plan && t->view == BT_VIEW_DETAIL)
+        tui_plan_draw(t, l);
     if (!l->too_small && t->help)
         tui_draw_help(t, l, nhelp);
     wnoutrefresh(stdscr);
@@ -215,6 +217,7 @@ void bt_tui_free(struct bt_tui *t)
     }
     if (t->scr)
         delscreen(t->scr);
+    tui_plan_close(t);
     free(t->evals);
     free(t->order);
     free(t);

@@ -120,6 +120,7 @@ struct bt_tui {
     struct bt_layout lay;  /* the layout on screen (the mouse maps onto it) */
     int fbar_x[16], fbar_key[16], nfbar_x; /* F-key bar: where each key starts (its end
                                             * last) and which key it is */
+    struct tui_plan *plan; /* the detail view's what-if overlay (tui/plan.c), NULL closed */
     int click_route;       /* the route clicked last and when: a second click is a double */
     double click_time;
 };
@@ -208,6 +209,12 @@ void tui_select_by(struct bt_tui *t, int delta);
 void tui_sort_msg(struct bt_tui *t);
 void tui_open_detail(struct bt_tui *t);
 void tui_key(struct bt_tui *t, int c);
+
+/* plan.c: `w`, the what-if and the limits to set */
+void tui_plan_open(struct bt_tui *t);
+void tui_plan_close(struct bt_tui *t);
+void tui_plan_key(struct bt_tui *t, int c);
+void tui_plan_draw(struct bt_tui *t, const struct bt_layout *l);
 
 /* mouse.c */
 void tui_mouse(struct bt_tui *t);

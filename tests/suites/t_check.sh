@@ -17,7 +17,7 @@ done
 expect_eq "JSON validates and exit code matches status at every demo minute" "$bad" 0
 for c in ESTIMATE_ONLY THROTTLED_BELOW_ESTIMATE OVERSIZED_MAX_TOKENS RETRY_LOAD HIDDEN_PARALLELISM \
          LOW_HEADROOM QUOTA_DEFAULT QUOTA_UNKNOWN STALE DAILY_QUOTA BATCH_CANDIDATE \
-         NO_QUOTA SHARED_QUOTA BURNDOWN_MISMATCH PARTIAL_GROUP OUTPUT_CUTOFF; do
+         NO_QUOTA SHARED_QUOTA BURNDOWN_MISMATCH PARTIAL_GROUP OUTPUT_CUTOFF SLOWDOWN; do
     case " $codes " in *" $c "*) ok "demo timeline triggers $c";; *) notok "demo timeline never triggers $c";; esac
 done
 

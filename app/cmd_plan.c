@@ -1,0 +1,189 @@
+/* bedtop plan ROUTE: what a change would do, the limits to set, the forecast, the
+ * observed ceiling and the speed (core/plan.h), read the way check reads (config and
+ * AWS, --demo, --source) or from a recording (--replay FILE --at TIME). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/app.h"
+#include "collectors/demo.h"
+#include "core/plan.h"
+#include "core/recording.h"
+#include "core/util.h"
+#include "net/loop.h"
+#include "render/plan.h"
+#include "render/report.h"
+
+static bool number(const char *opt, const char *s, double lo, double hi, double *out)
+{
+    if (!s)
+        return true;
+    if (*s == 'x' || *s == 'X')
+        s++; /* --traffic x2 */
+    if (!bt_parse_double(s, out) || *out < lo || *out > hi) {
+        bt_err("plan %s: '%s' is out of range; use a number from %g to %g", opt, s, lo, hi);
+        return false;
+    }
+    return true;
+}
+
+/* The change asked on the command line; o->region is the Region to move to. */
+static bool read_change(const struct opts *o, struct bt_plan_change *c)
+{
+    bt_plan_change_none(c);
+    if (!number("--max-tokens", o->max_tokens, 1, 1e7, &c->max_tokens) ||
+        !number("--concurrency", o->concurrency, 1, 1e7, &c->concurrency) ||
+        !number("--traffic", o->traffic, 0, 1000, &c->traffic))
+        return false;
+    c->retries_off = o->retries_off;
+    if (o->tier) {
+        if (!strcmp(o->tier, "flex")) {
+            c->tier = BT_TIER_FLEX;
+        } else if (!strcmp(o->tier, "priority")) {
+            c->tier = BT_TIER_PRIORITY;
+        } else {
+            bt_err("plan --tier: '%s' is not a service tier to move to; use flex or priority", o->tier);
+            return false;
+        }
+    }
+    if (o->region)
+        bt_strlcpy(c->region, o->region, sizeof c->region);
+    return true;
+}
+
+static int route_of(const struct bt_config *cfg, const char *name)
+{
+    int r = name ? bt_config_find_route(cfg, name) : -1;
+    if (r >= 0)
+        return r;
+    struct bt_buf names = {0};
+    for (int i = 0; i < cfg->nroutes && i < 40; i++)
+        bt_buf_printf(&names, "%s%s", i ? ", " : "", cfg->routes[i].name);
+    if (name)
+        bt_err("plan: '%s' is not a route; routes are %s", name, bt_buf_str(&names));
+    else
+        bt_err("plan: which route?; use bedtop plan ROUTE (routes are %s)", bt_buf_str(&names));
+    bt_buf_free(&names);
+    return -1;
+}
+
+/* Everything for one route at now, printed. */
+static int plan_print(const struct opts *o, const struct bt_config *cfg, const struct bt_store *st,
+                      int64_t now, const char *mode, bool json)
+{
+    struct bt_plan_change c;
+    if (!read_change(o, &c))
+        return 3;
+    int r = route_of(cfg, o->file);
+    if (r < 0)
+        return 3;
+    struct bt_whatif *w = bt_xcalloc(1, sizeof *w);
+    char why[160];
+    if (!bt_plan_whatif(cfg, st, r, now, &c, w, why, sizeof why)) {
+        bt_err("plan: %s", why);
+        free(w);
+        return 3;
+    }
+    struct bt_forecast f;
+    struct bt_ceiling ce;
+    struct bt_limits *lim = NULL;
+    bt_plan_forecast(cfg, st, r, now, &f);
+    bt_plan_ceiling(cfg, st, &w->before, &ce);
+    if (o->limits) {
+        lim = bt_xcalloc(1, sizeof *lim);
+        bt_plan_limits(cfg, st, r, now, lim);
+    }
+    struct bt_plan_view v = {.cfg = cfg, .mode = mode, .now = now, .change = &c, .w = w,
+                             .forecast = &f, .ceiling = &ce, .limits = lim};
+    struct bt_buf out = {0};
+    if (json)
+        bt_plan_render_json(&v, &out);
+    else
+        bt_plan_render_text(&v, &out);
+    fwrite(out.buf, 1, out.len, stdout);
+    bt_buf_free(&out);
+    bool read = w->before.minute || (lim && lim->window_to); /* limits from the gauges alone */
+    free(lim);
+    int rc = read ? 0 : 3;
+    if (!read)
+        bt_err("plan: no evaluated minute for %s: CloudWatch has not answered (see the errors above)",
+               cfg->routes[r].name);
+    free(w);
+    return rc;
+}
+
+static int plan_replay(struct opts *o, bool json)
+{
+    struct bt_replay rp;
+    char err[4608];
+    if (!o->at) {
+        bt_err("plan --replay: at which time?; add --at TIME (14:32, +5m, -30m, ISO 8601)");
+        return 3;
+    }
+    if (!bt_replay_open(&rp, o->replay, NULL, NULL, err, sizeof err)) {
+        bt_err("%s", err);
+        return 3;
+    }
+    int64_t t;
+    int rc = 3;
+    if (!rp.npolls) {
+        bt_err("%s: no polls recorded; record for at least one poll interval", o->replay);
+    } else if (!bt_replay_when(&rp, o->at, &t)) {
+        bt_err("--at: '%s' is not a time; use 14:32, +5m (from the start), -30m (before the end) "
+               "or 2026-11-29T14:32:00Z", o->at);
+    } else if (t < rp.start || t > rp.end) {
+        bt_err("--at %s is outside the recording; pick a time inside it", o->at);
+    } else {
+        bt_replay_seek(&rp, t);
+        rc = plan_print(o, &rp.cfg, &rp.store, t, "replay", json);
+    }
+    bt_replay_free(&rp);
+    return rc;
+}
+
+int cmd_plan(struct opts *o)
+{
+    enum bt_format fmt = BT_FMT_TEXT;
+    if (o->format && (!bt_format_parse(o->format, &fmt) || fmt == BT_FMT_PROMETHEUS)) {
+        bt_err("plan --format: '%s' is not a format; use text or json", o->format);
+        return 3;
+    }
+    bool json = fmt == BT_FMT_JSON;
+    if (o->at && !o->replay) {
+        bt_err("plan --at: applies with --replay FILE (a recording's time)");
+        return 3;
+    }
+    struct bt_plan_change c;
+    if (!read_change(o, &c))
+        return 3;
+    if (o->replay) {
+        if (o->demo || o->source) {
+            bt_err("plan --replay: reads the recording only; drop --demo/--source");
+            return 3;
+        }
+        return plan_replay(o, json);
+    }
+    /* plan's --region is the Region to move to, not the one to poll */
+    const char *move = o->region;
+    o->region = NULL;
+    struct app a;
+    int64_t start = o->demo ? app_demo_now(o, 16) : (int64_t)time(NULL);
+    int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);
+    o->region = move;
+    if (rc) {
+        app_free(&a);
+        return rc;
+    }
+    int sig;
+    int64_t now = app_poll_once(&a, start, &sig);
+    if (sig > 0) {
+        bt_err("plan: stopped by signal %d before its data was in; no answer", sig);
+        app_free(&a);
+        return 128 + sig;
+    }
+    rc = plan_print(o, &a.cfg, &a.store, now, o->demo ? "demo" : o->source ? "source" : "live", json);
+    app_free(&a);
+    return rc;
+}

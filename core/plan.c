@@ -1,0 +1,822 @@
+/* What-if, forecast, observed ceiling and the limits to set (core/plan.h). A what-if
+ * changes the observations (a copy of the config and the store) the way the change
+ * would, then runs the one evaluation frame on them: R, held, used, every side and
+ * the binding rule are the frame's, never computed a second time here. */
+#include "core/plan.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/eval_int.h"
+#include "core/format.h"
+#include "core/util.h"
+
+void bt_plan_change_none(struct bt_plan_change *c)
+{
+    memset(c, 0, sizeof *c);
+    c->max_tokens = c->concurrency = c->traffic = NAN;
+    c->tier = BT_TIER_KEEP;
+}
+
+bool bt_plan_change_any(const struct bt_plan_change *c)
+{
+    return !isnan(c->max_tokens) || !isnan(c->concurrency) || !isnan(c->traffic) ||
+           c->retries_off || c->tier != BT_TIER_KEEP || c->region[0];
+}
+
+/* "--max-tokens" / "max-tokens" / "max_tokens" -> "max_tokens" */
+static void plan_word(const char *w, size_t len, char *out, size_t n)
+{
+    while (len && *w == '-') {
+        w++;
+        len--;
+    }
+    size_t k = 0;
+    for (; k < len && k + 1 < n; k++)
+        out[k] = w[k] == '-' ? '_' : w[k];
+    out[k] = '\0';
+}
+
+bool bt_plan_change_parse(const char *text, struct bt_plan_change *c, char *why, size_t n)
+{
+    bt_plan_change_none(c);
+    char key[32] = "", val[64];
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '=' || *p == ',')
+            p++;
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " =,");
+        char word[64];
+        if (key[0]) /* a value as typed */
+            snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), p);
+        else
+            plan_word(p, len, word, sizeof word);
+        p += len;
+        if (!key[0]) {
+            static const char *const keys[] = {"max_tokens", "concurrency", "traffic", "retries",
+                                               "retries_off", "tier", "region"};
+            bool known = false;
+            for (size_t i = 0; i < BT_ARRAY_LEN(keys); i++)
+                known = known || !strcmp(word, keys[i]);
+            if (!known) {
+                snprintf(why, n, "'%.30s' is not a change; use max_tokens N, concurrency N, "
+                         "traffic xF, retries off, tier flex|priority, region R", word);
+                return false;
+            }
+            if (!strcmp(word, "retries_off")) {
+                c->retries_off = true;
+                continue;
+            }
+            bt_strlcpy(key, word, sizeof key);
+            continue;
+        }
+        bt_strlcpy(val, word, sizeof val);
+        double v;
+        const char *num = (val[0] == 'x' || val[0] == 'X') ? val + 1 : val;
+        bool isnum = bt_parse_double(num, &v);
+        if (!strcmp(key, "retries") && (!strcmp(val, "off") || !strcmp(val, "0"))) {
+            c->retries_off = true;
+        } else if (!strcmp(key, "tier") && (!strcmp(val, "flex") || !strcmp(val, "priority"))) {
+            c->tier = !strcmp(val, "flex") ? BT_TIER_FLEX : BT_TIER_PRIORITY;
+        } else if (!strcmp(key, "region") && bt_config_valid_region(val)) {
+            bt_strlcpy(c->region, val, sizeof c->region);
+        } else if (isnum && !strcmp(key, "max_tokens")) {
+            c->max_tokens = v;
+        } else if (isnum && !strcmp(key, "concurrency")) {
+            c->concurrency = v;
+        } else if (isnum && !strcmp(key, "traffic")) {
+            c->traffic = v;
+        } else {
+            snprintf(why, n, "%s: '%.30s' is not a value for it", key, val);
+            return false;
+        }
+        key[0] = '\0';
+    }
+    if (key[0]) {
+        snprintf(why, n, "%s: needs a value", key);
+        return false;
+    }
+    return true;
+}
+
+static void note(struct bt_plan_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct bt_plan_notes *n, const char *fmt, ...)
+{
+    if (n->n >= BT_PLAN_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->text[n->n++], sizeof n->text[0], fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the frame at a past minute ---- */
+
+/* Every route's frame as it was evaluated for minute m: the time at which m was the
+ * newest settled minute (bt_frame_settled: the minute's end plus the collector's lag). */
+static void frame_at(const struct bt_config *cfg, const struct bt_store *st, int64_t m,
+                     struct bt_eval *evals)
+{
+    bt_eval_all(cfg, st, m + 60 + (int64_t)cfg->cw_lag, evals);
+}
+
+/* ---- a copy of the observations, changed ---- */
+
+static void clone_store(struct bt_store *d, const struct bt_store *s)
+{
+    *d = *s;
+    d->tap = (struct bt_store_tap){0};
+    d->log = NULL;
+    d->nlog = d->caplog = 0;
+    size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
+    d->series = bt_xcalloc(ns, sizeof *d->series);
+    for (size_t i = 0; i < ns && s->nroutes; i++) {
+        d->series[i] = s->series[i];
+        if (s->series[i].v) {
+            d->series[i].v = bt_xmalloc((size_t)s->history * sizeof(double));
+            memcpy(d->series[i].v, s->series[i].v, (size_t)s->history * sizeof(double));
+        }
+        if (s->series[i].arr) {
+            d->series[i].arr = bt_xmalloc((size_t)s->history * sizeof(int32_t));
+            memcpy(d->series[i].arr, s->series[i].arr, (size_t)s->history * sizeof(int32_t));
+        }
+    }
+    size_t nst = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SRC_COUNT;
+    d->status = bt_xmalloc(nst * sizeof *d->status);
+    memcpy(d->status, s->status, nst * sizeof *d->status);
+}
+
+static void clone_config(struct bt_config *d, const struct bt_config *s)
+{
+    *d = *s;
+    d->routes = bt_xcalloc((size_t)(s->nroutes ? s->nroutes : 1), sizeof *d->routes);
+    memcpy(d->routes, s->routes, (size_t)s->nroutes * sizeof *d->routes);
+    memset(&d->burndown, 0, sizeof d->burndown); /* borrowed: the frame reads routes only */
+}
+
+/* Replaces an observed value (only where one is visible: nothing is invented). */
+static void put(struct bt_store *st, int r, enum bt_signal s, int64_t m, double v)
+{
+    if (isnan(bt_store_at(st, r, s, m)) || isnan(v))
+        return;
+    struct bt_sample smp = {.t = m, .route = r, .signal = s, .value = v < 0 ? 0 : v};
+    bt_store_add(st, &smp, m);
+}
+
+static void scale(struct bt_store *st, int r, enum bt_signal s, int64_t m, double k)
+{
+    put(st, r, s, m, bt_store_at(st, r, s, m) * k);
+}
+
+/* What a change of traffic scales: every count of calls and tokens and the gauges of
+ * calls in flight (Little's law at unchanged latency). Today's sums so far stay. */
+static const enum bt_signal traffic_signals[] = {
+    BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS, BT_SIG_CACHE_READ,
+    BT_SIG_CACHE_WRITE, BT_SIG_THROTTLES, BT_SIG_CLIENT_ERRORS, BT_SIG_SERVER_ERRORS,
+    BT_SIG_ESTIMATED_TPM, BT_SIG_ADM_IN_FLIGHT, BT_SIG_ADM_QUEUE, BT_SIG_ADM_ADMITTED,
+    BT_SIG_ADM_REJECTED, BT_SIG_ADM_RETRIES, BT_SIG_ADM_THROTTLED, BT_SIG_ADM_COMPLETED,
+    BT_SIG_ADM_RESERVED, BT_SIG_ADM_SETTLED, BT_SIG_ADM_RESERVED_HELD, BT_SIG_TIER_RES_INVOCATIONS,
+    BT_SIG_TIER_RES_INPUT, BT_SIG_TIER_RES_OUTPUT,
+};
+
+static void scale_traffic(struct bt_store *st, int r, int64_t m, double k)
+{
+    for (size_t i = 0; i < BT_ARRAY_LEN(traffic_signals); i++)
+        scale(st, r, traffic_signals[i], m, k);
+}
+
+/* Calls in flight at minute m: the admission gauge, else Little's law. */
+static double in_flight_at(const struct bt_store *st, int r, int64_t m)
+{
+    double g = bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
+    if (!isnan(g))
+        return g;
+    return bt_littles_law(bt_store_at(st, r, BT_SIG_INVOCATIONS, m),
+                          bt_store_at(st, r, BT_SIG_LATENCY_AVG, m));
+}
+
+/* The minutes a change is applied to: the replayed hour, the speed's trailing hour
+ * and R's fallback before it, up to the newest scrape. */
+#define CHANGE_SPAN ((BT_PLAN_WINDOW + BT_SPEED_HOUR + 40) * 60)
+
+static void change_max_tokens(struct bt_config *cfg, struct bt_store *st, int r, int64_t now,
+                              double mt)
+{
+    double cfg_mt = cfg->routes[r].max_tokens;
+    for (int64_t m = bt_minute_floor(now + 120) - CHANGE_SPAN; m <= now + 120; m += 60) {
+        double old = bt_store_at(st, r, BT_SIG_ADM_MAX_TOKENS, m);
+        if (isnan(old))
+            old = cfg_mt;
+        if (!isnan(old)) {
+            double d = mt - old;
+            put(st, r, BT_SIG_ADM_RESERVED, m,
+                bt_store_at(st, r, BT_SIG_ADM_RESERVED, m) + d * bt_z(bt_store_at(st, r, BT_SIG_ADM_ADMITTED, m)));
+            put(st, r, BT_SIG_ADM_RESERVED_HELD, m,
+                bt_store_at(st, r, BT_SIG_ADM_RESERVED_HELD, m) +
+                    d * bt_z(bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m)));
+        }
+        put(st, r, BT_SIG_ADM_MAX_TOKENS, m, mt);
+        /* answers longer than the allowance are cut at it */
+        double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
+        double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+        if (inv > 0 && out > inv * mt)
+            put(st, r, BT_SIG_OUTPUT_TOKENS, m, inv * mt);
+    }
+    cfg->routes[r].max_tokens = mt;
+}
+
+static void change_concurrency(struct bt_config *cfg, struct bt_store *st, int r, int64_t now,
+                               double cap, int *capped)
+{
+    *capped = 0;
+    for (int64_t m = bt_minute_floor(now + 120) - CHANGE_SPAN; m <= now + 120; m += 60) {
+        double x = in_flight_at(st, r, m);
+        if (x > cap) {
+            scale_traffic(st, r, m, cap / x);
+            (*capped)++;
+        }
+        put(st, r, BT_SIG_ADM_CONC_LIMIT, m, cap);
+    }
+    cfg->routes[r].concurrency_limit = cap;
+}
+
+static void change_retries(struct bt_store *st, int r, int64_t now, bool *seen)
+{
+    *seen = false;
+    for (int64_t m = bt_minute_floor(now + 120) - CHANGE_SPAN; m <= now + 120; m += 60) {
+        double re = bt_store_at(st, r, BT_SIG_ADM_RETRIES, m);
+        if (isnan(re))
+            continue;
+        *seen = true;
+        /* a retried attempt that was throttled was throttled once more than the work */
+        put(st, r, BT_SIG_THROTTLES, m, bt_store_at(st, r, BT_SIG_THROTTLES, m) - re);
+        put(st, r, BT_SIG_ADM_THROTTLED, m, bt_store_at(st, r, BT_SIG_ADM_THROTTLED, m) - re);
+        put(st, r, BT_SIG_ADM_RETRIES, m, 0);
+    }
+}
+
+static void change_region(struct bt_config *cfg, int r, const char *region)
+{
+    struct bt_route *rt = &cfg->routes[r];
+    bt_strlcpy(rt->region, region, sizeof rt->region);
+    for (int k = 0; k < BT_Q_COUNT; k++) {
+        /* a quota's value is the Region's; a member there may know it */
+        rt->quota[k].value = NAN;
+        rt->quota[k].source = BT_QS_UNKNOWN;
+    }
+}
+
+/* A tier's effect on use that the observations cannot show: flex calls run longer
+ * (they hold reservations longer: use at least as observed), priority calls no longer
+ * (use at most as observed). Priority and Flex change price, not quota. */
+static void tier_bound(struct bt_eval *e, enum bt_quality q)
+{
+    static const enum bt_side held_sides[] = {BT_SIDE_TPM, BT_SIDE_INPUT, BT_SIDE_RES_INPUT};
+    for (size_t i = 0; i < BT_ARRAY_LEN(held_sides); i++) {
+        struct bt_side_fig *f = &e->side[held_sides[i]];
+        if (!f->applies || f->group_q == BT_QL_UNKNOWN)
+            continue;
+        f->used_q = bt_quality_add(f->used_q, q);
+        f->group_q = bt_quality_add(f->group_q, q);
+        f->headroom_q = bt_quality_headroom(f->group_q);
+    }
+    e->used_q = bt_quality_add(e->used_q, q);
+    e->group_used_q = bt_quality_add(e->group_used_q, q);
+    if (e->side[e->binding].applies)
+        e->headroom_q = e->side[e->binding].headroom_q;
+}
+
+static void describe_inputs(const struct bt_eval *e, struct bt_plan_notes *n)
+{
+    char hm[8], am[8];
+    if (e->minute) {
+        bt_fmt_hhmm(e->minute, hm, sizeof hm);
+        if (e->adm_minute) {
+            bt_fmt_hhmm(e->adm_minute, am, sizeof am);
+            note(n, "CloudWatch minute %s UTC; admission gauges at %s UTC", hm, am);
+        } else {
+            note(n, "CloudWatch minute %s UTC; no admission counters", hm);
+        }
+    }
+    if (e->reservation_source)
+        note(n, "reservation per call from %s%s", e->reservation_source,
+             !strcmp(e->reservation_source, "cloudwatch") ? " (average input per call + max_tokens)" : "");
+    if (e->in_flight_source)
+        note(n, "calls in flight from %s%s", e->in_flight_source,
+             !strcmp(e->in_flight_source, "littles-law") ? " (calls/min x average latency)" : "");
+}
+
+/* Its group's other routes (by the observed frame), before and after. */
+static void members(const struct bt_whatif *w, const struct bt_eval *eb, const struct bt_eval *ea,
+                    struct bt_whatif *out)
+{
+    out->nmembers = 0;
+    int n = w->before.nshared < BT_MAX_SHARED ? w->before.nshared : BT_MAX_SHARED;
+    for (int i = 0; i < n; i++) {
+        int o = w->before.shared_with[i];
+        struct bt_plan_member *pm = &out->members[out->nmembers++];
+        pm->route = o;
+        pm->pct_before = eb[o].headroom_pct;
+        pm->q_before = eb[o].headroom_q;
+        pm->pct_after = ea[o].headroom_pct;
+        pm->q_after = ea[o].headroom_q;
+        pm->left_group = true;
+        int m = ea[o].nshared < BT_MAX_SHARED ? ea[o].nshared : BT_MAX_SHARED;
+        for (int j = 0; j < m; j++)
+            if (ea[o].shared_with[j] == w->route)
+                pm->left_group = false;
+    }
+}
+
+/* Calls of the route that fit in flight at once: those in flight and those that fit more. */
+static double calls_at_once(const struct bt_eval *e)
+{
+    return bt_z(e->in_flight) + e->fits_more;
+}
+
+/* The last hour replayed, as observed and changed: its peak minute (least headroom on
+ * the binding side) and whether the change would still go past a quota there. */
+static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, const struct bt_config *ca,
+                        const struct bt_store *sa, struct bt_whatif *w)
+{
+    int r = w->route;
+    struct bt_eval *eb = bt_xcalloc((size_t)cb->nroutes, sizeof *eb);
+    struct bt_eval *ea = bt_xcalloc((size_t)ca->nroutes, sizeof *ea);
+    double best = NAN, peak_fit_b = NAN, peak_fit_a = NAN;
+    w->peak_verdict = "unknown";
+    for (int i = 0; i < BT_PLAN_WINDOW && w->before.minute; i++) {
+        int64_t m = w->before.minute - 60 * (int64_t)i;
+        frame_at(cb, sb, m, eb);
+        if (eb[r].minute != m || isnan(eb[r].headroom_pct))
+            continue;
+        w->minutes_seen++;
+        frame_at(ca, sa, m, ea);
+        if (eb[r].headroom_pct < 0)
+            w->over_before++;
+        if (ea[r].headroom_pct < 0)
+            w->over_after++;
+        double thr = bt_z(eb[r].throttles);
+        /* the least headroom; among equals the most throttles */
+        if (isnan(best) || eb[r].headroom_pct < best ||
+            (eb[r].headroom_pct == best && thr > w->peak_throttles)) {
+            best = eb[r].headroom_pct;
+            w->peak_minute = m;
+            w->peak_pct_before = eb[r].headroom_pct;
+            w->peak_side_before = eb[r].binding;
+            w->peak_pct_after = ea[r].headroom_pct;
+            w->peak_side_after = ea[r].binding;
+            w->peak_q_after = ea[r].headroom_q;
+            w->peak_throttles = thr;
+            peak_fit_b = calls_at_once(&eb[r]);
+            peak_fit_a = calls_at_once(&ea[r]);
+        }
+    }
+    if (w->peak_minute && !isnan(w->peak_pct_after)) {
+        if (w->peak_pct_after < 0)
+            w->peak_verdict = "yes";
+        else if (w->peak_q_after == BT_QL_UPPER || w->peak_q_after == BT_QL_UNKNOWN)
+            w->peak_verdict = "maybe";
+        else if (w->peak_throttles > 0 && !(peak_fit_a >= 2 * peak_fit_b))
+            w->peak_verdict = "maybe"; /* throttled with headroom on average: bursts */
+        else
+            w->peak_verdict = "no";
+        char hm[8];
+        bt_fmt_hhmm(w->peak_minute, hm, sizeof hm);
+        note(&w->notes, "peak minute %s UTC of the last %d min (least headroom; replayed at the "
+             "minute's average, bursts within it unseen)", hm, BT_PLAN_WINDOW);
+        if (w->peak_throttles > 0 && w->peak_pct_before >= 0)
+            note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
+                 "the average; %.0f calls fit at once there, %.0f after the change",
+                 w->peak_throttles, w->peak_pct_before, peak_fit_b, peak_fit_a);
+    }
+    free(ea);
+    free(eb);
+}
+
+bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
+                    const struct bt_plan_change *c, struct bt_whatif *w, char *why, size_t n)
+{
+    memset(w, 0, sizeof *w);
+    w->route = r;
+    w->now = now;
+    if (r < 0 || r >= cfg->nroutes) {
+        snprintf(why, n, "no such route");
+        return false;
+    }
+    if ((!isnan(c->max_tokens) && !(c->max_tokens >= 1 && c->max_tokens <= 1e7)) ||
+        (!isnan(c->concurrency) && !(c->concurrency >= 1 && c->concurrency <= 1e7)) ||
+        (!isnan(c->traffic) && !(c->traffic >= 0 && c->traffic <= 1000))) {
+        snprintf(why, n, "a change is out of range (max_tokens and concurrency 1 to 10,000,000, "
+                 "traffic x0 to x1000)");
+        return false;
+    }
+    struct bt_config ca;
+    struct bt_store sa;
+    clone_config(&ca, cfg);
+    clone_store(&sa, st);
+    struct bt_eval *eb = bt_xcalloc((size_t)cfg->nroutes, sizeof *eb);
+    struct bt_eval *ea = bt_xcalloc((size_t)cfg->nroutes, sizeof *ea);
+    bt_eval_all(cfg, st, now, eb);
+    w->before = eb[r];
+    describe_inputs(&w->before, &w->notes);
+    const struct bt_route *rt = &cfg->routes[r];
+    char a[32], b[32];
+    if (!isnan(c->traffic)) {
+        for (int64_t m = bt_minute_floor(now + 120) - CHANGE_SPAN; m <= now + 120; m += 60)
+            scale_traffic(&sa, r, m, c->traffic);
+        note(&w->notes, "traffic x%g: calls, tokens and calls in flight scale with it, latency "
+             "unchanged; today's tokens so far stay", c->traffic);
+    }
+    if (!isnan(c->concurrency)) {
+        int capped;
+        change_concurrency(&ca, &sa, r, now, c->concurrency, &capped);
+        note(&w->notes, "at most %.0f in flight: calls above it wait in the caller's queue, accepted "
+             "calls scale by %.0f / in flight at unchanged latency (%d min capped)", c->concurrency,
+             c->concurrency, capped);
+    }
+    if (!isnan(c->max_tokens)) {
+        double old = !isnan(w->before.max_tokens) ? w->before.max_tokens : rt->max_tokens;
+        bt_fmt_count(old, a, sizeof a);
+        bt_fmt_count(c->max_tokens, b, sizeof b);
+        change_max_tokens(&ca, &sa, r, now, c->max_tokens);
+        note(&w->notes, "max_tokens %s -> %s: each call reserves its input + %s; answers longer are "
+             "cut at %s", a, b, b, b);
+        double p99 = w->before.out_p99;
+        if (!isnan(p99))
+            note(&w->notes, "output length from the admission histogram (p99 %.0f): %s", p99,
+                 c->max_tokens >= p99 ? "fewer than 1% of answers would be cut"
+                                      : "more than 1% of answers would be cut (truncation)");
+        else if (!isnan(w->before.avg_output))
+            note(&w->notes, "no output distribution (no admission histogram): mean output %.0f per "
+                 "call; truncation risk unknown", w->before.avg_output);
+    }
+    if (c->retries_off) {
+        bool seen;
+        change_retries(&sa, r, now, &seen);
+        note(&w->notes, seen ? "retries off: retried attempts leave the requests and throttles "
+                               "(admission counters); the work they retried stays"
+                             : "retries off: no admission counters, so retried attempts cannot be "
+                               "told apart: requests unchanged");
+    }
+    if (c->region[0]) {
+        change_region(&ca, r, c->region);
+        note(&w->notes, "moved to %s: its traffic leaves this quota group; the quota there is the "
+             "one a route of the config in %s knows, else unknown", c->region, c->region);
+    }
+    bt_eval_all(&ca, &sa, now, ea);
+    w->after = ea[r];
+    if (c->tier == BT_TIER_FLEX) {
+        tier_bound(&w->after, BT_QL_LOWER);
+        note(&w->notes, "flex: same quota (Priority and Flex change price, not quota); flex calls "
+             "run longer and hold reservations longer, by how much is unknown: use is at least this");
+    } else if (c->tier == BT_TIER_PRIORITY) {
+        tier_bound(&w->after, BT_QL_UPPER);
+        note(&w->notes, "priority: same quota (Priority and Flex change price, not quota); calls no "
+             "slower, so use is at most this");
+    }
+    members(w, eb, ea, w);
+    replay_peak(cfg, st, &ca, &sa, w);
+    free(ea);
+    free(eb);
+    bt_store_free(&sa);
+    free(ca.routes);
+    return true;
+}
+
+/* ---- forecast ---- */
+
+bool bt_least_squares(const double *x, const double *y, int n, double x0, double *slope,
+                      double *at_x0)
+{
+    if (n < 2)
+        return false;
+    double mx = 0, my = 0;
+    for (int i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= n;
+    my /= n;
+    double sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    if (sxx <= 0)
+        return false;
+    *slope = sxy / sxx;
+    *at_x0 = my + *slope * (x0 - mx);
+    return true;
+}
+
+/* Flat: the fitted line moves by less than 1 % of the quota in an hour. */
+#define FORECAST_FLAT 0.01
+
+/* Route r's forecast from its group's use at the last minutes: ys[i] the frames of
+ * minute m0 - i (frames[i] every route's). */
+static void forecast_fit(const struct bt_eval *now, struct bt_eval *const *frames, int r,
+                         struct bt_forecast *f)
+{
+    memset(f, 0, sizeof *f);
+    f->slope = f->fitted_now = f->quota = f->minutes = NAN;
+    f->minutes_q = BT_QL_UNKNOWN;
+    f->side = now->binding;
+    int64_t m0 = now->minute;
+    const struct bt_side_fig *s = &now->side[f->side];
+    f->quota = s->applies ? s->quota : NAN;
+    if (f->side == BT_SIDE_DAILY || f->side == BT_SIDE_DAILY_ACCOUNT) {
+        f->none = "the daily side binds: see the daily run-out";
+        return;
+    }
+    if (!m0) {
+        f->none = "no evaluated minute";
+        return;
+    }
+    if (!(f->quota > 0)) {
+        f->none = "no quota to run out of";
+        return;
+    }
+    double x[BT_FORECAST_MINUTES], y[BT_FORECAST_MINUTES];
+    enum bt_quality q = BT_QL_KNOWN;
+    for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
+        const struct bt_eval *e = &frames[i][r];
+        const struct bt_side_fig *fi = &e->side[f->side];
+        if (e->minute != m0 - 60 * (int64_t)i || fi->group_q == BT_QL_UNKNOWN || isnan(fi->group_used))
+            continue;
+        x[f->points] = -i;
+        y[f->points++] = fi->group_used;
+        q = bt_quality_add(q, fi->group_q == BT_QL_IDLE ? BT_QL_KNOWN : fi->group_q);
+    }
+    if (f->points < BT_FORECAST_MIN_POINTS ||
+        !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
+        f->none = "too few evaluated minutes for a trend";
+    } else if (fabs(f->slope) * 60 < FORECAST_FLAT * f->quota) {
+        f->none = "flat";
+    } else if (f->slope < 0) {
+        f->none = "falling";
+    } else {
+        f->minutes = f->fitted_now >= f->quota ? 0 : (f->quota - f->fitted_now) / f->slope;
+        /* an upper-bound use runs out no sooner than this; a lower-bound one no later */
+        f->minutes_q = bt_quality_headroom(q);
+    }
+}
+
+void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
+                          const struct bt_eval *evals, struct bt_forecast *out)
+{
+    int n = cfg->nroutes;
+    if (n <= 0)
+        return;
+    struct bt_eval *frames[BT_FORECAST_MINUTES];
+    /* the frames of the groups' evaluated minutes, newest first (groups whose minute
+     * differs from the route's are read at their own: frame_at evaluates every route) */
+    int64_t m0 = 0;
+    for (int r = 0; r < n; r++)
+        m0 = evals[r].minute > m0 ? evals[r].minute : m0;
+    for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
+        frames[i] = bt_xcalloc((size_t)n, sizeof *frames[i]);
+        if (m0)
+            frame_at(cfg, st, m0 - 60 * (int64_t)i, frames[i]);
+    }
+    for (int r = 0; r < n; r++) {
+        struct bt_eval *shifted[BT_FORECAST_MINUTES];
+        int lag = evals[r].minute ? (int)((m0 - evals[r].minute) / 60) : 0;
+        for (int i = 0; i < BT_FORECAST_MINUTES; i++)
+            shifted[i] = i + lag < BT_FORECAST_MINUTES ? frames[i + lag] : frames[BT_FORECAST_MINUTES - 1];
+        forecast_fit(&evals[r], shifted, r, &out[r]);
+    }
+    for (int i = 0; i < BT_FORECAST_MINUTES; i++)
+        free(frames[i]);
+}
+
+bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (isnan(f->minutes))
+        return false;
+    const char *w = f->minutes_q == BT_QL_LOWER ? "at least" : f->minutes_q == BT_QL_UPPER ? "at most" : "about";
+    if (f->minutes < 1)
+        snprintf(out, n, "%s reaches its quota within a minute at this trend", bt_side_binding_name(f->side));
+    else
+        snprintf(out, n, "%s reaches its quota in %s %.0f min at this trend", bt_side_binding_name(f->side),
+                 w, floor(f->minutes));
+    return true;
+}
+
+void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
+                      struct bt_forecast *f)
+{
+    struct bt_eval *ev = bt_xcalloc((size_t)cfg->nroutes, sizeof *ev);
+    struct bt_forecast *all = bt_xcalloc((size_t)cfg->nroutes, sizeof *all);
+    bt_eval_all(cfg, st, now, ev);
+    bt_plan_forecast_all(cfg, st, ev, all);
+    *f = all[r];
+    free(all);
+    free(ev);
+}
+
+/* ---- observed ceiling ---- */
+
+void bt_plan_ceiling(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
+                     struct bt_ceiling *c)
+{
+    memset(c, 0, sizeof *c);
+    c->tokens = c->requests = c->pct_of_quota = NAN;
+    c->quota = e->quota;
+    c->rpm_quota = e->side[BT_SIDE_RPM].applies ? e->side[BT_SIDE_RPM].quota : NAN;
+    if (!e->minute)
+        return;
+    int grp[BT_MAX_SHARED + 1], n = 0;
+    grp[n++] = e->route;
+    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++)
+        grp[n++] = e->shared_with[i];
+    double submitted_max = NAN, server = 0;
+    for (int i = 0; i < BT_PLAN_WINDOW; i++) {
+        int64_t m = e->minute - 60 * (int64_t)i;
+        double thr = 0, tok = NAN, req = NAN, sub = 0, srv = 0;
+        for (int k = 0; k < n; k++) {
+            thr += bt_z(bt_store_at(st, grp[k], BT_SIG_THROTTLES, m));
+            struct bt_minute_fig f;
+            bt_minute_figures(cfg, st, grp[k], m, &f);
+            if (!isnan(f.settled))
+                tok = bt_z(tok) + f.settled;
+            double inv = bt_store_at(st, grp[k], BT_SIG_INVOCATIONS, m);
+            if (!isnan(inv))
+                req = bt_z(req) + inv;
+            srv += bt_z(bt_store_at(st, grp[k], BT_SIG_SERVER_ERRORS, m));
+            sub += bt_z(inv) + bt_z(bt_store_at(st, grp[k], BT_SIG_THROTTLES, m)) +
+                   bt_z(bt_store_at(st, grp[k], BT_SIG_CLIENT_ERRORS, m)) +
+                   bt_z(bt_store_at(st, grp[k], BT_SIG_SERVER_ERRORS, m));
+        }
+        if (thr <= 0)
+            continue;
+        c->throttled_minutes++;
+        server += srv;
+        submitted_max = bt_nanmax(submitted_max, sub);
+        if (!isnan(tok) && (isnan(c->tokens) || tok > c->tokens)) {
+            c->tokens = tok;
+            c->tokens_minute = m;
+        }
+        c->requests = bt_nanmax(c->requests, req);
+    }
+    if (isnan(c->tokens) || !(c->quota > 0))
+        return;
+    c->pct_of_quota = 100 * c->tokens / c->quota;
+    c->far_below = c->tokens < 0.5 * c->quota;
+    if (!c->far_below)
+        return;
+    if (e->tpd > 0 && e->group_tokens_today >= 0.95 * e->tpd) {
+        c->points_to = "daily";
+        snprintf(c->why, sizeof c->why, "the daily quota: %.1f%% of it used today",
+                 100 * e->group_tokens_today / e->tpd);
+    } else if (c->rpm_quota > 0 && submitted_max >= 0.8 * c->rpm_quota) {
+        c->points_to = "rpm";
+        snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests submitted a minute "
+                 "against %.0f", submitted_max, c->rpm_quota);
+    } else if (server > 0) {
+        c->points_to = "capacity";
+        snprintf(c->why, sizeof c->why, "service capacity, not a quota: %.0f server errors rose "
+                 "with the throttles", server);
+    } else {
+        c->points_to = "reservations";
+        snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per call, "
+                 "bursts): settled tokens stay far below what admission checks");
+    }
+}
+
+/* ---- the limits to set ---- */
+
+/* Concurrency from the operating point: the knee the detail view draws, lowered to
+ * the in-flight levels that went without throttles. */
+static void limit_concurrency(const struct bt_config *cfg, const struct bt_store *st, int r,
+                              int64_t end, struct bt_limits *l)
+{
+    int hist = cfg->history_minutes > 0 ? cfg->history_minutes : 60;
+    double *xs = bt_xcalloc((size_t)hist, sizeof *xs), *ys = bt_xcalloc((size_t)hist, sizeof *ys);
+    bool *thr = bt_xcalloc((size_t)hist, sizeof *thr);
+    int n = 0;
+    for (int i = 0; i < hist; i++) {
+        int64_t m = end - 60 * (int64_t)i;
+        double x = bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
+        double y = bt_store_at(st, r, BT_SIG_ADM_COMPLETED, m);
+        if (!isfinite(x) || !isfinite(y) || x < 0 || y < 0)
+            continue;
+        xs[n] = x;
+        ys[n] = y;
+        thr[n] = bt_store_at(st, r, BT_SIG_ADM_THROTTLED, m) > 0;
+        if (!l->window_to)
+            l->window_to = m;
+        l->window_from = m;
+        n++;
+    }
+    bt_oppoint_compute(xs, ys, n, &l->op);
+    l->throttle_level = NAN;
+    for (int i = 0; i < n; i++)
+        if (thr[i])
+            l->throttle_level = isnan(l->throttle_level) ? xs[i] : fmin(l->throttle_level, xs[i]);
+    double knee = l->op.enough && l->op.plateau ? l->op.knee : NAN;
+    double cap = knee;
+    l->concurrency_basis = !n ? "no-data" : isnan(knee) ? "no-knee" : "knee";
+    if (!isnan(l->throttle_level) && (isnan(cap) || l->throttle_level <= cap)) {
+        /* the largest level seen below the least throttled one */
+        double below = NAN;
+        for (int i = 0; i < n; i++)
+            if (!thr[i] && xs[i] < l->throttle_level)
+                below = bt_nanmax(below, xs[i]);
+        cap = below;
+        l->concurrency_basis = "throttles";
+    }
+    l->concurrency = isnan(cap) ? NAN : floor(cap);
+    free(thr);
+    free(ys);
+    free(xs);
+}
+
+void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
+                    struct bt_limits *l)
+{
+    memset(l, 0, sizeof *l);
+    struct bt_eval *ev = bt_xcalloc((size_t)cfg->nroutes, sizeof *ev);
+    bt_eval_all(cfg, st, now, ev);
+    const struct bt_eval *e = &ev[r];
+    char a[32], b[32];
+
+    limit_concurrency(cfg, st, r, e->adm_minute ? e->adm_minute : bt_minute_floor(now), l);
+    if (l->window_to) {
+        char f[8], t[8];
+        bt_fmt_hhmm(l->window_from, f, sizeof f);
+        bt_fmt_hhmm(l->window_to, t, sizeof t);
+        note(&l->notes, "concurrency: admission in-flight gauge against completions/min, %d min "
+             "%s-%s UTC", l->op.points, f, t);
+    } else {
+        note(&l->notes, "concurrency: no admission in-flight gauge and completions: no operating "
+             "point to read a cap from");
+    }
+
+    /* the token side's quota less the other members' use, less the reserve */
+    const struct bt_side_fig *ts = &e->side[e->token_side];
+    l->quota = ts->applies ? ts->quota : NAN;
+    l->budget_tpm = l->others_used = l->reserve_tpm = NAN;
+    l->budget_q = BT_QL_UNKNOWN;
+    double others = 0;
+    enum bt_quality oq = BT_QL_IDLE;
+    l->others = e->nshared;
+    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++) {
+        const struct bt_side_fig *of = &ev[e->shared_with[i]].side[e->token_side];
+        bt_side_sum(&others, &oq, false, of);
+        if (of->used_q == BT_QL_UNKNOWN)
+            l->others_unknown++;
+    }
+    if (!e->nshared)
+        oq = BT_QL_KNOWN;
+    if (!isnan(l->quota)) {
+        l->others_used = bt_z(others);
+        l->reserve_tpm = BT_LIMITS_RESERVE * l->quota;
+        l->budget_tpm = fmax(0, floor(l->quota - l->others_used - l->reserve_tpm));
+        l->budget_q = bt_quality_headroom(oq == BT_QL_IDLE ? BT_QL_KNOWN : oq);
+        bt_fmt_tokens(l->quota, a, sizeof a);
+        bt_fmt_tokens(l->others_used, b, sizeof b);
+        note(&l->notes, "token budget: %s quota - %s used by %d other route%s of the group - %.0f%% "
+             "reserve for bursts and recovery", a, b, e->nshared, e->nshared == 1 ? "" : "s",
+             100 * BT_LIMITS_RESERVE);
+    }
+
+    /* max_tokens: the frame's recommendation (p99 + margin) */
+    l->max_tokens = e->recommended_max_tokens;
+    l->max_tokens_now = e->max_tokens;
+    l->out_basis = !isnan(e->out_p99) ? e->out_p99 : e->avg_output;
+    l->max_tokens_basis = isnan(l->max_tokens) ? NULL : !isnan(e->out_p99) ? "admission-p99" : "mean-output";
+    if (l->max_tokens_basis && !strcmp(l->max_tokens_basis, "admission-p99")) {
+        l->truncation = "below 1%: only answers longer than the p99 plus margin are cut";
+        note(&l->notes, "max_tokens: p99 output %.0f from the admission histogram + %.0f%% margin, "
+             "to a multiple of 64", e->out_p99, 100 * cfg->oversize_margin);
+    } else if (l->max_tokens_basis) {
+        l->truncation = "unknown: no output distribution; watch stop_reason max_tokens";
+        note(&l->notes, "max_tokens: no output histogram; 2 x mean output %.0f + %.0f%% margin",
+             e->avg_output, 100 * cfg->oversize_margin);
+    } else {
+        l->truncation = "unknown";
+    }
+
+    /* retries: a share of admitted calls, and never more than half the reserve */
+    l->retry_share = BT_LIMITS_RETRY_SHARE;
+    double calls = !isnan(e->admitted) ? e->admitted : e->invocations;
+    l->retry_budget_pm = NAN;
+    if (!isnan(calls)) {
+        l->retry_budget_pm = floor(BT_LIMITS_RETRY_SHARE * calls);
+        if (e->reservation > 0 && !isnan(l->reserve_tpm))
+            l->retry_budget_pm = fmin(l->retry_budget_pm, floor(l->reserve_tpm / 2 / e->reservation));
+    }
+    l->max_attempts = 3;
+    l->backoff_base_s = fmax(1, bt_z(e->lat_p50) / 1000);
+    l->backoff_cap_s = 30;
+    note(&l->notes, "retries: at most %.0f%% of admitted calls and half the reserve in reservations; "
+         "full jitter: sleep random(0, min(cap, base x 2^attempt)), the cap half of the quota's "
+         "minute", 100 * BT_LIMITS_RETRY_SHARE);
+    free(ev);
+}

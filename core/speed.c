@@ -1,0 +1,92 @@
+#include "core/speed.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/util.h"
+
+double bt_otps(double output_tokens, double invocations, double latency_avg_ms, double ttft_ms)
+{
+    if (!isfinite(output_tokens) || !isfinite(invocations) || !isfinite(latency_avg_ms) ||
+        !isfinite(ttft_ms) || invocations <= 0 || output_tokens < 0)
+        return NAN;
+    double gen_s = (latency_avg_ms - ttft_ms) / 1000;
+    if (!(gen_s > 0))
+        return NAN; /* the first token came with the last: no generation time to divide by */
+    return output_tokens / invocations / gen_s;
+}
+
+double bt_otps_at(const struct bt_store *st, int r, int64_t m)
+{
+    return bt_otps(bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m), bt_store_at(st, r, BT_SIG_INVOCATIONS, m),
+                   bt_store_at(st, r, BT_SIG_LATENCY_AVG, m), bt_store_at(st, r, BT_SIG_TTFT_AVG, m));
+}
+
+struct mean {
+    double otps, ttft, inv, opc;
+    int n_otps, n_ttft, n_inv, n_opc;
+};
+
+/* Means over minutes [from, to] of the minutes that have each figure. */
+static void means(const struct bt_store *st, int r, int64_t from, int64_t to, struct mean *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int64_t m = from; m <= to; m += 60) {
+        double v = bt_otps_at(st, r, m);
+        if (isfinite(v)) {
+            o->otps += v;
+            o->n_otps++;
+        }
+        double t = bt_store_at(st, r, BT_SIG_TTFT_AVG, m);
+        if (isfinite(t) && t >= 0) {
+            o->ttft += t;
+            o->n_ttft++;
+        }
+        double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
+        double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+        if (isfinite(inv) && inv >= 0) {
+            o->inv += inv;
+            o->n_inv++;
+            if (inv > 0 && isfinite(out) && out >= 0) {
+                o->opc += out / inv;
+                o->n_opc++;
+            }
+        }
+    }
+    o->otps = o->n_otps ? o->otps / o->n_otps : NAN;
+    o->ttft = o->n_ttft ? o->ttft / o->n_ttft : NAN;
+    o->inv = o->n_inv ? o->inv / o->n_inv : NAN;
+    o->opc = o->n_opc ? o->opc / o->n_opc : NAN;
+}
+
+void bt_speed_compute(const struct bt_store *st, int r, int64_t m, struct bt_speed *s)
+{
+    memset(s, 0, sizeof *s);
+    s->otps = s->otps_hour = s->ttft = s->ttft_hour = s->inv = s->inv_hour = NAN;
+    s->out_per_call = s->out_per_call_hour = NAN;
+    if (!m)
+        return;
+    m = bt_minute_floor(m);
+    struct mean now, hour;
+    int64_t split = m - (BT_SPEED_RECENT - 1) * 60;
+    means(st, r, split, m, &now);
+    means(st, r, split - BT_SPEED_HOUR * 60, split - 60, &hour);
+    s->otps = now.otps;
+    s->otps_hour = hour.otps;
+    s->ttft = now.ttft;
+    s->ttft_hour = hour.ttft;
+    s->inv = now.inv;
+    s->inv_hour = hour.inv;
+    s->out_per_call = now.opc;
+    s->out_per_call_hour = hour.opc;
+    s->recent_points = now.n_otps;
+    s->hour_points = hour.n_otps;
+    if (now.n_otps < 3 || hour.n_otps < BT_SPEED_MIN_HOUR || !(hour.otps > 0))
+        return;
+    bool flat_traffic = isfinite(now.inv) && isfinite(hour.inv) && now.inv <= BT_SLOWDOWN_GROWTH * hour.inv;
+    s->slowdown = now.otps < BT_SLOWDOWN_RATIO * hour.otps && flat_traffic;
+    bool flat_tokens = isfinite(now.opc) && isfinite(hour.opc) && hour.opc > 0 &&
+                       fabs(now.opc - hour.opc) <= 0.2 * hour.opc;
+    s->queueing = isfinite(now.ttft) && isfinite(hour.ttft) && hour.ttft > 0 &&
+                  now.ttft >= 1.5 * hour.ttft && flat_tokens;
+}
