@@ -128,8 +128,18 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "no-color", .has_arg = no_argument, .val = O_NO_COLOR}, .applies = C_DASH | C_CHECK | C_REPLAY | C_PLAN},
     {.o = {.name = "ascii", .has_arg = no_argument, .val = O_ASCII}, .applies = C_DASH | C_REPLAY},
     {.o = {.name = "record", .has_arg = required_argument, .val = O_RECORD}, .applies = C_DASH | C_SERVE},
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
-       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
+    {.o = {.name = "from", .has_arg = required_argument, .val = O_FROM}, .applies = C_RECORD | C_EXPORT | C_REPORT},
+    {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .applies = C_RECORD | C_EXPORT | C_REPORT},
+    {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .applies = C_RECORD | C_EXPORT | C_REPORT},
+    {.o = {.name = "at", .has_arg = required_argument, .val = O_AT}, .applies = C_REPLAY | C_PLAN},
+    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT | C_REPORT},
+    {.o = {.name = "duration", .has_arg = required_argument, .val = O_DURATION}, .applies = C_RECORD},
+    {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY},
+    {.o = {.name = "unknown-as", .has_arg = required_argument, .val = O_UNKNOWN_AS}, .applies = C_CHECK | C_REPLAY},
+    {.o = {.name = "output", .has_arg = required_argument, .val = 'o'}, .applies = C_CHECK | C_EXPORT | C_REPORT},
+    {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT | C_PLAN},
+    {.o = {.name = "margin", .has_arg = required_argument, .val = O_MARGIN}, .applies = C_REPORT},
+    {.o = {.name = "png", .has_arg = no_argument, .val = O_PNG}, .applies = C_REPORT},
     {.o = {.name = "listen", .has_arg = required_argument, .val = O_LISTEN}, .applies = C_SERVE},
     {.o = {.name = "source", .has_arg = required_argument, .val = O_SOURCE}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT | C_PLAN},
     {.o = {.name = "match", .has_arg = required_argument, .val = O_MATCH}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT | C_PLAN},
@@ -213,8 +223,15 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
-       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
+        case O_MARGIN: o->margin = optarg; break;
+        case O_PNG: o->png = true; break;
+        case O_MAX_TOKENS: o->max_tokens = optarg; break;
+        case O_CONCURRENCY: o->concurrency = optarg; break;
+        case O_TRAFFIC: o->traffic = optarg; break;
+        case O_RETRIES_OFF: o->retries_off = true; break;
+        case O_TIER: o->tier = optarg; break;
+        case O_LIMITS: o->limits = true; break;
+        case O_REPLAY: o->replay = optarg; break;
         case O_ROUTE:
             if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
                 bt_err("--route: at most %d routes; list fewer, or none for every route",
