@@ -24,7 +24,7 @@ struct command {
 static const struct command commands[] = {
     {"check", "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", C_CHECK, cmd_check},
     {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
-    {"replay", "replay FILE [--at TIME [--format text|json] [--wide]]", C_REPLAY, cmd_replay},
+    {"replay", "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]", C_REPLAY, cmd_replay},
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
     {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
      C_SERVE, cmd_serve},
@@ -64,14 +64,15 @@ static void usage(FILE *f)
             "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
             "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch\n"
             "                           (export --source: the window read from Prometheus)\n"
-            "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
-            "                           the start, -30m before the end, ISO 8601)\n"
+            "      --at MINUTE          replay: print the report at data MINUTE (14:32, +5m\n"
+            "                           after the first, -30m before the last, ISO 8601)\n"
             "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
-            "      --route NAME         check, export: only this route (repeatable)\n"
+            "      --route NAME         check, replay --at, export: only this route (repeats)\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
-            "  -o, --output FILE        check, export: write FILE (created 0600), not stdout\n"
+            "  -o, --output FILE        check, export: write FILE (created 0600), not stdout;\n"
+            "                           the format is -f (not the AWS CLI's --output json)\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
@@ -108,7 +109,7 @@ static const struct opt_def opt_defs[] = {
     {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT},
     {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT},
     {{"at", required_argument, NULL, O_AT}, C_REPLAY},
-    {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT},
+    {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_REPLAY | C_EXPORT},
     {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
     {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
     {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
@@ -204,7 +205,19 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
             bt_err("--unknown-as: '%s' is not a status; use warn, crit or unknown", optarg);
             return 3 + 1;
         case 'v': o->verbose = true; break;
-        case 'o': o->output = optarg; break;
+        case 'o':
+            /* the AWS CLI's --output json|text|table is bedtop's --format: a file
+             * named like a format is almost always that habit, never a file wanted */
+            if (!strcmp(optarg, "json") || !strcmp(optarg, "text") || !strcmp(optarg, "table") ||
+                !strcmp(optarg, "csv") || !strcmp(optarg, "prometheus")) {
+                bt_err("-o/--output %s: bedtop's --output names a FILE to write; the output "
+                       "format is --format (-f %s%s); to write a file of that name use -o ./%s",
+                       optarg, strcmp(optarg, "table") ? optarg : "text",
+                       strcmp(optarg, "table") ? "" : ": text is the table", optarg);
+                return 3 + 1;
+            }
+            o->output = optarg;
+            break;
         case O_DURATION:
             if (!bt_parse_duration(optarg, &o->duration) || o->duration <= 0) {
                 bt_err("--duration: '%s' is not a duration; use e.g. 90s, 30m, 2h", optarg);

@@ -10,6 +10,7 @@
 
 #include "app/view.h"
 #include "net/loop.h"
+#include "core/dataminute.h"
 #include "core/headroom.h"
 #include "core/util.h"
 #include "tui/tui.h"
@@ -163,8 +164,9 @@ static int64_t poll_event(struct rview *v, size_t i)
 
 static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *what, size_t n)
 {
-    char hm[16];
-    bt_fmt_hhmm(t, hm, sizeof hm);
+    char hm[16], seen[16];
+    bt_fmt_hhmm(bt_data_minute(&v->rp->cfg, t), hm, sizeof hm);
+    bt_fmt_hhmm(t, seen, sizeof seen);
     int first = -1, routes = 0;
     for (int r = 0; r < v->nr; r++)
         if (newbits[r]) {
@@ -173,7 +175,7 @@ static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *
                 first = r;
         }
     struct bt_buf b = {0};
-    bt_buf_printf(&b, "%s:%02d %s:", hm, (int)(t % 60), v->rp->cfg.routes[first].name);
+    bt_buf_printf(&b, "data %s %s:", hm, v->rp->cfg.routes[first].name);
     for (int w = 0; w < BT_W_COUNT; w++)
         if (newbits[first] & (1u << w))
             bt_buf_printf(&b, " %s", bt_wcode_name((enum bt_wcode)w));
@@ -181,6 +183,7 @@ static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *
         bt_buf_puts(&b, " throttled");
     if (routes > 1)
         bt_buf_printf(&b, " (+%d route%s)", routes - 1, routes > 2 ? "s" : "");
+    bt_buf_printf(&b, " (seen %s:%02d)", seen, (int)(t % 60));
     bt_strlcpy(what, bt_buf_str(&b), n);
     bt_buf_free(&b);
 }
@@ -255,7 +258,7 @@ static bool rv_parse_time(void *arg, const char *s, int64_t rel, int64_t *out)
 {
     struct rview *v = arg;
     (void)rel;
-    return bt_replay_when(v->rp, s, out);
+    return bt_replay_when_minute(v->rp, s, out);
 }
 
 /* Some of the background scan, then the store back where the screen is. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "tui/keys.h"
@@ -13,8 +14,14 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
 {
     const struct bt_tui_host *h = t->host;
     tui_fill(l->header.y, 0, l->cols, A(t, BT_ROLE_HEADER));
-    char ts[32], line[256];
-    bt_fmt_iso(h->now, ts, sizeof ts);
+    char ts[40], line[256];
+    if (h->replay) { /* the one clock: the data minute on screen */
+        char iso[32];
+        bt_fmt_iso(bt_data_minute(h->cfg, h->now), iso, sizeof iso);
+        snprintf(ts, sizeof ts, "data %s", iso);
+    } else {
+        bt_fmt_iso(h->now, ts, sizeof ts);
+    }
     int cnt[4] = {0};
     for (int i = 0; i < t->nvis; i++)
         cnt[t->evals[t->order[i]].status]++;
@@ -134,10 +141,11 @@ static void draw_replay_status(struct bt_tui *t, const struct bt_layout *l, int 
     const struct bt_tui_host *h = t->host;
     const struct bt_tui_replay *rp = h->replay;
     int y = l->status.y;
-    char part[160], hm[16];
+    char part[160], hm[16], dm[16];
     bt_fmt_hhmm(h->now, hm, sizeof hm);
-    snprintf(part, sizeof part, " %s:%02d %s %gx |", hm, (int)(((h->now % 60) + 60) % 60),
-             rp->playing ? "playing" : "paused", rp->speed);
+    bt_fmt_hhmm(bt_data_minute(h->cfg, h->now), dm, sizeof dm);
+    snprintf(part, sizeof part, " data %s seen %s:%02d %s %gx |", dm, hm,
+             (int)(((h->now % 60) + 60) % 60), rp->playing ? "playing" : "paused", rp->speed);
     x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
     x += tui_text(y, x, l->cols - x, " REPLAY", A(t, BT_ROLE_STATUS));
     if (rp->problem) {

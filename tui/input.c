@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/dataminute.h"
+#include "core/format.h"
 #include "core/sanitize.h"
 #include "core/util.h"
 #include "tui/keys.h"
@@ -388,17 +390,23 @@ static void prompt_done(struct bt_tui *t)
         return;
     }
     struct bt_tui_replay *rp = h->replay;
-    int64_t to;
+    int64_t m;
     if (!t->input[0])
         return;
-    if (!rp->parse_time(rp->arg, t->input, h->now, &to)) {
+    if (!rp->parse_time(rp->arg, t->input, h->now, &m)) {
         snprintf(t->msg, sizeof t->msg, "'%.40s' is not a time (14:32, -30m, +5m, ISO)", t->input);
         return;
     }
-    if (to < rp->start || to > rp->end)
-        snprintf(t->msg, sizeof t->msg, "%.40s is outside the recording: at its %s", t->input,
-                 to < rp->start ? "start" : "end");
-    tui_replay_seek(t, to);
+    /* a data minute, shown as it stood while it was the newest complete one */
+    int64_t first = bt_data_minute(h->cfg, rp->start), last = bt_data_minute(h->cfg, rp->end);
+    if (m < first || m > last) {
+        char a[16], b[16];
+        bt_fmt_hhmm(first, a, sizeof a);
+        bt_fmt_hhmm(last, b, sizeof b);
+        snprintf(t->msg, sizeof t->msg, "%.40s is outside the recording (data %s to %s): at its %s",
+                 t->input, a, b, m < first ? "start" : "end");
+    }
+    tui_replay_seek(t, bt_data_minute_last(h->cfg, m)); /* as replay --at shows it */
 }
 
 static void prompt_key(struct bt_tui *t, int c)

@@ -41,7 +41,8 @@ struct bt_tui_replay {
     /* The next (dir +1) or previous (-1) time after/before from at which a warning
      * starts or throttling begins, 0 when none; what gets a short description. */
     int64_t (*find)(void *arg, int64_t from, int dir, char *what, size_t n);
-    /* Parses a time as users type it (14:32, -30m, +5m, ISO) relative to rel. */
+    /* Parses a time as users type it (14:32, -30m, +5m, ISO) into a data minute
+     * (core/dataminute.h): every moment the replay names is one. */
     bool (*parse_time)(void *arg, const char *s, int64_t rel, int64_t *out);
 };
 
