@@ -69,6 +69,7 @@ static void usage(FILE *f)
             "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
             "      --route NAME         check, replay --at, export: only this route (repeats)\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
+            "      --bell               dashboard: the terminal bell when a route turns crit\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
             "  -o, --output FILE        check, export: write FILE (created 0600), not stdout;\n"
@@ -82,7 +83,7 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_BELL };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -112,6 +113,7 @@ static const struct opt_def opt_defs[] = {
     {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_REPLAY | C_EXPORT},
     {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
     {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
+    {{"bell", no_argument, NULL, O_BELL}, C_DASH},
     {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
     {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT},
     {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
@@ -186,6 +188,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_SINCE: o->since = optarg; break;
         case O_AT: o->at = optarg; break;
         case O_WIDE: o->wide = true; break;
+        case O_BELL: o->bell = true; break;
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;

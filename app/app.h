@@ -29,7 +29,7 @@ struct opts {
     double interval;           /* NAN: config */
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
-    bool demo, no_color, ascii, verbose, wide;
+    bool demo, no_color, ascii, verbose, wide, bell;
 };
 
 

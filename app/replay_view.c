@@ -11,6 +11,7 @@
 #include "app/view.h"
 #include "net/loop.h"
 #include "core/dataminute.h"
+#include "core/events.h"
 #include "core/headroom.h"
 #include "core/util.h"
 #include "tui/tui.h"
@@ -39,6 +40,8 @@ struct rview {
     bool marks_dirty;        /* timeline marks changed since the screen last showed them */
     double marks_shown;      /* wall time of that */
     bool displaced;          /* the scan moved the store's horizon: put it back */
+    struct bt_evlog log;     /* the event log of the whole recording, built in the background */
+    bool log_done;
 };
 
 static void show(struct rview *v, int64_t t)
@@ -272,15 +275,23 @@ static void scan_slice(struct rview *v)
             poll_event(v, v->scan_next);
         v->scan_next++;
         if (bt_wall_now() - t0 > SCAN_SLICE)
-            break;
+            return;
     }
+    /* then the event log, as export derives it (core/events.c) */
+    size_t before = v->log.n;
+    while (!v->log_done && bt_wall_now() - t0 <= SCAN_SLICE) {
+        v->log_done = !bt_evlog_replay_step(&v->log, v->rp, &v->host.evlog_upto);
+        v->displaced = true;
+    }
+    if (v->log.n != before || v->log_done)
+        v->marks_dirty = true;
 }
 
 static void rv_before_update(void *arg, int64_t now)
 {
     struct rview *v = arg;
     (void)now; /* the loop's clock is read here, clamped to the recording */
-    if (v->scan_next < v->rp->npolls)
+    if (v->scan_next < v->rp->npolls || !v->log_done)
         scan_slice(v);
     /* a redraw of 200 routes costs more than a slice: show scan progress 4 times a second */
     double wall = bt_wall_now();
@@ -310,7 +321,7 @@ static void rv_before_update(void *arg, int64_t now)
 static int rv_wakeup(void *arg)
 {
     struct rview *v = arg;
-    return v->scan_next < v->rp->npolls ? 0 : -1;
+    return v->scan_next < v->rp->npolls || !v->log_done ? 0 : -1;
 }
 
 /* "FILE:LINE: why" -> LINE, 0 when not in that form. */
@@ -373,6 +384,9 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
                                   .now = rp->start, .interval = rp->cfg.interval,
                                   .paused = true, .metrics_per_poll = NAN,
                                   .metrics_per_day = NAN, .arg = &v, .replay = &v.ctl};
+    bt_evlog_init(&v.log, v.nr);
+    v.host.evlog = &v.log;
+    v.host.evlog_upto = rp->start;
     show(&v, rp->start);
     struct app_view view = {.host = &v.host, .loop = &v.loop, .before_update = rv_before_update,
                             .wakeup_ms = rv_wakeup, .arg = &v};
@@ -383,5 +397,6 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
     free(v.newbits);
     free(v.minutes);
     free(v.markers);
+    bt_evlog_free(&v.log);
     return rc;
 }

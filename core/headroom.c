@@ -1232,3 +1232,15 @@ void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int r
     free(members);
     free(group);
 }
+
+enum bt_status bt_headroom_level(const struct bt_config *cfg, const struct bt_eval *e)
+{
+    if (e->quota == 0)
+        return BT_ST_CRIT; /* a quota known to be 0: nothing fits */
+    if (isnan(cfg->crit.pct ? e->headroom_pct : e->headroom_tpm) ||
+        isnan(cfg->warn.pct ? e->headroom_pct : e->headroom_tpm))
+        return BT_ST_UNKNOWN;
+    if (threshold_hit(&cfg->crit, e))
+        return BT_ST_CRIT;
+    return threshold_hit(&cfg->warn, e) ? BT_ST_WARN : BT_ST_OK;
+}

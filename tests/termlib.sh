@@ -33,6 +33,15 @@ wait_for() {
     done
     return 1
 }
+# wait_for_long NAME TEXT : the same for up to ~30 s (a demo running at high speed)
+wait_for_long() {
+    local i
+    for i in $(seq 1 600); do
+        T capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" && return 0
+        sleep 0.05
+    done
+    return 1
+}
 wait_gone() {
     local i
     for i in $(seq 1 100); do

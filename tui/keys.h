@@ -13,6 +13,9 @@ enum bt_action {
     BT_ACT_PLAY, BT_ACT_STEP_FWD, BT_ACT_STEP_BACK, BT_ACT_SPEED_UP, BT_ACT_SPEED_DOWN,
     BT_ACT_GOTO, BT_ACT_NEXT_EVENT, BT_ACT_PREV_EVENT, BT_ACT_REPLAY_START, BT_ACT_REPLAY_END,
     BT_ACT_MARKERS,
+    /* both */
+    BT_ACT_EVENTS, BT_ACT_SEARCH, BT_ACT_ZOOM_IN, BT_ACT_ZOOM_OUT, BT_ACT_PAN_BACK,
+    BT_ACT_PAN_FWD, BT_ACT_CURSOR_BACK, BT_ACT_CURSOR_FWD,
 };
 
 /* A context is a (view, mode) pair, one bit each, so a key may mean one thing

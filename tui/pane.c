@@ -18,6 +18,8 @@ void tui_add_wline(struct wline *lines, int *n, enum bt_role role, const char *s
     w->lead = lead;
     w->lead_role = lead_role;
     w->route = -1;
+    w->code = -1;
+    w->first = false;
 }
 
 /* Bytes of s that fit in avail columns, cut after the last space that fits (a
