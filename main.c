@@ -25,7 +25,7 @@ static const struct command commands[] = {
     {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
     {"replay", "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]", C_REPLAY, cmd_replay},
     {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
-    {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
+    {"serve", "serve [--listen ADDR:PORT] [--record FILE] [--demo]",
      C_SERVE, cmd_serve},
 };
 static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
@@ -98,7 +98,7 @@ static const struct opt_def opt_defs[] = {
     {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD | C_SERVE},
     {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
     {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT},
-    {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD},
+    {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
     {{"demo-speed", required_argument, NULL, O_DEMO_SPEED}, C_DASH | C_RECORD},
     {{"demo-at", required_argument, NULL, O_DEMO_AT}, C_DASH | C_CHECK | C_RECORD},
     {{"theme", required_argument, NULL, O_THEME}, C_DASH | C_REPLAY},

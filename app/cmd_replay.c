@@ -47,7 +47,7 @@ static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd
         return false;
     }
     if (!bt_replay_open(rp, o->file, replay_warn, NULL, err, sizeof err)) {
-        bt_err("%s", err);
+        app_file_error(err, o->file, "recording", false);
         return false;
     }
     if (!rp->npolls) {

@@ -52,6 +52,8 @@ static const struct {
     {BT_COL_P50, "median latency"},
     {BT_COL_P99, "99th-percentile latency"},
     {BT_COL_INFL, "calls in flight / the concurrency limit (INFL 40/25: over it)"},
+    {BT_COL_TREND, "wide terminals: the route's used tokens/min, one bar a minute up to the "
+                   "data minute on screen, against its quota (full height: the quota)"},
     {BT_COL_WARN, "warning codes, worst first (+N: more)"},
 };
 

@@ -24,6 +24,7 @@ const struct bt_col_info bt_col_info[BT_COL_COUNT] = {
     [BT_COL_P50] = {"P50", 5, 5, 11, true},
     [BT_COL_P99] = {"P99", 5, 5, 7, true},
     [BT_COL_INFL] = {"INFL", 5, 5, 6, true},
+    [BT_COL_TREND] = {"USED 30m", 12, 30, 16, false},
     [BT_COL_WARN] = {"WARNINGS", 14, 60, 8, false},
 };
 
@@ -73,7 +74,7 @@ static void columns(int width, struct bt_layout *l)
     int w[BT_COL_COUNT];
     for (int c = 0; c < BT_COL_COUNT; c++)
         w[c] = bt_col_info[c].width;
-    static const enum bt_col flex[] = {BT_COL_BAR, BT_COL_WARN, BT_COL_MODEL};
+    static const enum bt_col flex[] = {BT_COL_BAR, BT_COL_WARN, BT_COL_TREND, BT_COL_MODEL};
     int spare = width - used;
     for (size_t i = 0; i < sizeof flex / sizeof flex[0] && spare > 0; i++) {
         enum bt_col c = flex[i];

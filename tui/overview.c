@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "tui/graph.h"
@@ -163,6 +164,31 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     }
     cell_text(y, l, BT_COL_INFL, b,
               look(&k, e->in_flight > e->conc_limit ? BT_ROLE_WARN : BT_ROLE_NORMAL));
+    int tx, tw;
+    if (bt_layout_has_col(l, BT_COL_TREND, &tx, &tw)) {
+        /* wide terminals: the route's used tokens/min over the last minutes (one a
+         * column, core's minute figures), against its quota: headroom's trend */
+        int64_t end = bt_data_minute(t->host->cfg, t->host->now);
+        double *v = bt_xcalloc((size_t)tw + 1, sizeof *v), top = e->quota;
+        for (int i = 0; i < tw; i++) {
+            struct bt_minute_fig f;
+            bt_minute_figures(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60, &f);
+            v[i] = f.used;
+            if (!(top > 0) && isfinite(f.used) && f.used > top)
+                top = f.used;
+        }
+        if (!(top > 0) || !isfinite(top))
+            top = 1;
+        struct bt_canvas cv;
+        bt_canvas_init(&cv, tw, 1);
+        bt_graph_bars(&cv, 0, 0, tw, 1, v, tw, top, BT_ROLE_RESERVED, t->utf8);
+        if (sel || e->stale)
+            tui_blit_attr(&cv, y, tx, base);
+        else
+            tui_blit(t, &cv, y, tx);
+        bt_canvas_free(&cv);
+        free(v);
+    }
     int wx, ww;
     if (bt_layout_has_col(l, BT_COL_WARN, &wx, &ww)) {
         /* worst first, so a cut list still shows what matters; " +N" counts the rest */

@@ -207,6 +207,13 @@ lit $s "$END_KEY"
 check "80x12: the header says which routes are shown" screen_has $s '[0-9]+ routes \([0-9]+-[0-9]+ shown\)'
 T kill-session -t $s
 
+# The smallest screen keeps the header's counts: 60x12 (issue 22: they were cut off).
+s=tiny; start $s 60 12 C.UTF-8; wait_for $s "$HEAD"
+check "60x12: the header keeps its crit and warn counts" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 1p | grep -q "2 crit 4 warn"' _ "$SOCK" $s
+check "60x12: the key line still says how to get help and quit" wait_for $s "? help  q quit"
+T kill-session -t $s
+
 # Sorting by a column that 80 columns hide says so.
 s=sorthid; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 keys $s s s s s
