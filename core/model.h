@@ -41,7 +41,10 @@
     X(DAY_INPUT_TOKENS, "day_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH)          \
     X(DAY_OUTPUT_TOKENS, "day_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)       \
     X(DAY_CACHE_WRITE, "day_cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH) \
-    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION)
+    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION) \
+    X(TIER_RES_INVOCATIONS, "tier_reserved_invocations", "Invocations", "Sum", NULL, CLOUDWATCH) \
+    X(TIER_RES_INPUT, "tier_reserved_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH) \
+    X(TIER_RES_OUTPUT, "tier_reserved_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)
 
 enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
 
@@ -62,6 +65,10 @@ int bt_signal_by_name(const char *name); /* -1 if unknown */
  * so far, fetched with a one-day Period so that `check` need not fetch every minute
  * since midnight for the daily-token total. */
 bool bt_signal_daily(enum bt_signal s);
+/* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
+ * (the tier that actually served): queried only where ListMetrics lists that
+ * dimension for the ModelId, never as the plain ModelId series. */
+bool bt_signal_tier(enum bt_signal s);
 const char *bt_source_name(enum bt_source s);
 
 enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };
@@ -76,8 +83,11 @@ int bt_quota_rank(enum bt_quota_source s);
 /* Infers the inference route from a model/profile ID prefix (us., eu., global., ...). */
 enum bt_inference bt_inference_from_model(const char *model_id);
 
-/* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM. */
-enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM, BT_Q_COUNT };
+/* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM,
+ * the reserved service tier's input/output TPM, the account-wide cross-model tokens
+ * per day ("Cross-Model Max Tokens Per Day"). */
+enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
+                     BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_COUNT };
 const char *bt_quota_kind_name(enum bt_quota_kind k);
 
 struct bt_quota {

@@ -51,6 +51,8 @@ Scenario file (JSON; every key optional)
        "stat": "Sum", "generator": {"linear": {"start": 100, "step": 10}},
        "start": 1764406800, "end": 1764410340}   # value(t) = 100 + 10*(t - start)/60
     ],                             # generators default to start = end - 24 h
+    "denied_models": ["m2"],       # GetMetricData queries for these ModelIds answer
+                                   # StatusCode "Forbidden" (one route unreadable)
     "metrics": [ {"Namespace":..., "MetricName":..., "Dimensions":[{"Name":..,"Value":..}]} ],
                                    # ListMetrics answer; default: one per distinct series metric
     "quotas": [ {"QuotaCode": "L-1", "QuotaName": "...", "Value": 2000000} ],  # applied values
@@ -483,6 +485,14 @@ def op_get_metric_data(sc, req):
                            "Messages": [{"Code": "Unsupported", "Value": "metric math is not faked"}]})
             continue
         m = ms.get("Metric", {})
+        dims_q = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
+        if dims_q.get("ModelId") in sc.data.get("denied_models", []):
+            # a per-query failure (one route unreadable, the rest of the request fine)
+            chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+                           "StatusCode": "Forbidden",
+                           "Messages": [{"Code": "AccessDenied",
+                                         "Value": "not authorized for this ModelId"}]})
+            continue
         period = int(ms.get("Period", 60))
         if period <= 0 or period % 60:
             raise ApiError(400, "ValidationError", "Period must be a multiple of 60")

@@ -23,7 +23,8 @@
 #         L-CR45M = 500,000, its name shown
 # long-haiku: context = 1m, no 1M-context quota listed for Claude 3 Haiku: unknown, said so
 # legacy: only "On-demand InvokeModel requests per minute for Amazon Nova Lite" = 2,000:
-#         TPM unknown (QUOTA_UNKNOWN), the RPM row shown as not enforced, never a bound.
+#         TPM unknown (QUOTA_UNKNOWN); the RPM row is the route's rpm side (contract v3:
+#         RPM binds where Service Quotas lists it), quota.rpm 2,000.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 CONF=$BEDTOP_SRCDIR/tests/fake/quotas.conf
@@ -86,12 +87,12 @@ expect_eq "agents: mantle quotas from Service Quotas" \
 expect_eq "agents: project set, token data kept (by Model)" \
     "$(j "$J" "(r['agents']['project'], r['agents']['mantle']['output']['used'])")" "('default', 30000)"
 
-expect_eq "legacy: only an RPM row: no TPM quota, RPM not enforced and not a bound" \
-    "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['quota']['rpm_not_enforced'], r['legacy']['headroom_tpm'])")" \
-    "(None, 'unknown', None, 2000, None)"
+expect_eq "legacy: only an RPM row: no TPM quota, the RPM quota 2,000 is its rpm side" \
+    "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['rpm']['quota'], r['legacy']['headroom_tpm'])")" \
+    "(None, 'unknown', 2000, 2000, None)"
 expect_eq "legacy: QUOTA_UNKNOWN says only a retired RPM quota is listed" \
     "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), not enforced' in w['message']]")" "['QUOTA_UNKNOWN']"
-expect_eq "no route shows an RPM quota as a bound" "$(j "$J" "[x['name'] for x in d['routes'] if x['quota']['rpm'] is not None]")" "[]"
+expect_eq "only legacy lists an RPM quota, so only it has an rpm side" "$(j "$J" "[x['name'] for x in d['routes'] if x['rpm'] is not None]")" "['legacy']"
 
 L=$TMP/q.log
 expect_eq "GetInferenceProfile: one per profile route without base_model, GET, SigV4 service bedrock" \

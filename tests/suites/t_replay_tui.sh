@@ -9,7 +9,7 @@ TUI_CMD=""
 EXTRA=""
 
 # The fixture is a committed recording, made once with
-#   bedtop record tests/data/fixture.rec --demo --demo-speed 3000 --duration 30m
+#   bedtop record tests/data/fixture.rec --demo --demo-speed max --duration 30m
 # Recording it here, paced by the wall clock, made the goldens depend on the load
 # of the machine (poll times move when the loop wakes late). Remake it (and the
 # goldens, UPDATE_GOLDEN=1) when the recording format or the demo changes.
@@ -42,13 +42,13 @@ lit() { T send-keys -t "$1" -l "$2"; }
 
 # g 10:13 goes to data minute 10:13 as it stood the last second it was the newest:
 # 10:13 + 60 s + the recording's cloudwatch_lag 120 s + 59 s = 10:16:59.
-# n from there: the next thing to start is experiments going STALE at 10:18:30 (data
+# n from there: the next thing to start is experiments going STALE at 10:18:00 (data
 # minute 10:15). Its Region's CloudWatch fails from story minute 18
-# (collectors/demo.c); minute 10:16 is published 60 s + DEMO_CW_LAG 90 s after it
-# starts = 10:18:30, and that publication is the first failure. N from there goes back
+# (collectors/demo.c); minute 10:15 is published 60 s + DEMO_CW_LAG 120 s after it
+# starts = 10:18:00, and that publication is the first failure. N from there goes back
 # to 10:16:00 (data 10:13): triage's retry storm throttles from story minute 13
 # (storm(13) = 0.25), and minute 10:13 counts once complete: 10:13 + 60 s + 120 s.
-G_AT=2026-11-29T10:16:59Z N_AT=2026-11-29T10:18:30Z P_AT=2026-11-29T10:16:00Z
+G_AT=2026-11-29T10:16:59Z N_AT=2026-11-29T10:18:00Z P_AT=2026-11-29T10:16:00Z
 stale_at() { # codes of experiments (STALE?) and triage throttles at time $1, from --at
     "$BEDTOP" replay "$REC" --at "$1" --format json | python3 -c '
 import json, sys
@@ -73,9 +73,9 @@ for size in 120x40 80x24; do
     check "$size: g 10:13 goes to data minute 10:13 (10:16:59)" at "$s" "$G_AT"
     golden "replay-goto-1013-$size" "$s"
     keys "$s" n
-    check "$size: n lands on the next start: experiments STALE at 10:18:30" at "$s" "$N_AT"
+    check "$size: n lands on the next start: experiments STALE at 10:18:00" at "$s" "$N_AT"
     check "$size: n says what started, by its data minute" \
-        wait_for "$s" "data 10:15 experiments: STALE (seen 10:18:30)"
+        wait_for "$s" "data 10:15 experiments: STALE (seen 10:18:00)"
     golden "replay-next-$size" "$s"
     keys "$s" N
     check "$size: N goes back to triage's throttling at 10:16:00" at "$s" "$P_AT"
@@ -114,12 +114,12 @@ for size in 80x24 120x40 200x60; do
         start "$s" "$w" "$h" "$lang"; at "$s" "$FIRST"
         keys "$s" g 1 0 : 1 7 Enter
         check "$size $lang: g 10:17 (10:20:59)" at "$s" 2026-11-29T10:20:59Z
-        check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 4m"
+        check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 5m"
         golden "replay-stale-$size-$L" "$s"
         if [ "$size" = 80x24 ]; then
             keys "$s" / e x p Enter Enter
             check "$size $lang: the stale route's detail says how old its data is" \
-                wait_for "$s" "experiments UNKN STALE 4m old"
+                wait_for "$s" "experiments UNKN STALE 5m old"
             golden "replay-stale-detail-$size-$L" "$s"
         fi
         T kill-session -t "$s"
@@ -261,7 +261,11 @@ s=huge; TUI_CMD="$BEDTOP replay $HUGE"; start $s 120 40 C.UTF-8; at $s "$FIRST"
 keys $s g 1 0 : 1 3 Enter; at $s "$G_AT"
 keys $s / t r i a g e Enter Enter
 check "break 4, 9e8 in flight: the detail view opens" wait_for $s " PgDn"
-keys $s PageDown
+# the warnings open the document: page down until the last graph shows
+for i in 1 2 3 4 5; do
+    T capture-pane -p -t $s | grep -qF "─ Operating point: " && break
+    keys $s PageDown; sleep 0.2
+done
 check "break 4, 9e8 in flight: the operating point is drawn, bounded" wait_for $s "─ Operating point: "
 check "break 4, 9e8 in flight: the operating point reads 900M now" wait_for $s "now 900.00M in flight"
 check "break 4, 9e8 in flight: the dashboard is still running" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s

@@ -73,20 +73,20 @@ check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<
 check "a warning cut at the edge ends in an ellipsis" grep -q "…$" <<<"$scr"
 check "the warnings pane says where it is" grep -qE "1-[0-9]+/[0-9]+ \(Tab scrolls\)" <<<"$scr"
 check "status bar: freshness, lag, paused, cost, mode" \
-    grep -q "CW 30s lag 2m .* paused .* metrics/day n/a" <<<"$scr"
+    grep -q "CW <10s lag 2m .* paused .* metrics/day n/a" <<<"$scr"
 # Tab moves to the warnings pane: a cursor on its first warning, Up/Down move it, Enter
 # expands that warning in place (its whole message and what to do) and selects its
 # route; Enter again opens that route's detail, not the row selected before.
 keys $s Tab
 check "Tab: the warnings pane has the keys" wait_for $s "warnings: Up/Down pick one"
-keys $s Down Down Down # the fourth warning, worst first: backfill's DAILY_QUOTA
+keys $s Down Down Down # the fourth warning, worst first: legacy's ESTIMATE_ONLY
 keys $s Enter
 check "Enter expands it in place: what to do follows the message" \
     wait_for $s "do: "
-check "... and says Enter again opens its route" wait_for $s "Enter again opens backfill"
+check "... and says Enter again opens its route" wait_for $s "Enter again opens legacy"
 golden warning-expanded-80x24 $s
 keys $s Enter
-check "Enter again opens that warning's route (backfill)" wait_for $s " backfill WARN "
+check "Enter again opens that warning's route (legacy)" wait_for $s " legacy WARN "
 keys $s Escape
 wait_for $s "$HEAD"
 keys $s Tab
@@ -183,7 +183,7 @@ keys $s Left
 check "Left goes back too" wait_for $s "$HEAD"
 keys $s Enter; wait_for $s " triage CRIT "
 keys $s Tab
-check "Tab in the detail: the next route" wait_for $s " backfill WARN "
+check "Tab in the detail: the next route" wait_for $s " legacy WARN "
 keys $s BTab
 check "Shift-Tab: the previous route" wait_for $s " triage CRIT "
 keys $s Escape
@@ -229,8 +229,9 @@ r5=$(row_name $s 5) r6=$(row_name $s 6)
 click $s 0 3 5      # the route on row 5
 keys $s Enter
 wait_for $s " PgDn"
+# (the detail's identity line is line 2, or 3 under a banner such as ESTIMATE ONLY)
 check "mouse: a click selects the row (Enter opens $r5)" \
-    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$r5"
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2,3p | grep -q "^ $3 "' _ "$SOCK" $s "$r5"
 keys $s Escape; wait_for $s "$HEAD"
 # a double click on row 6, in one burst as a terminal sends it
 lit $s $'\e[<0;3;6M\e[<0;3;6m\e[<0;3;6M\e[<0;3;6m'
