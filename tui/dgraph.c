@@ -248,28 +248,9 @@ static void time_axis(const struct gctx *g)
             step = steps[i];
             break;
         }
-    char end[16] = "now";
-    if (t->goff)
-        bt_fmt_hhmm(g->end, end, sizeof end);
-    int ew = (int)strlen(end);
-    int now_x = g->p.x + g->p.w - ew;
-    tui_text(ay, now_x, ew, end, A(t, BT_ROLE_AXIS));
-    int last_end = g->p.x - 1, c0 = g->p.w - g->n;
-    for (int c = 0; c < g->n; c++) {
-        int64_t a = col_minute(g, c), b = col_last_minute(g, c), m = 0;
-        for (int64_t k = a; k <= b && !m; k += 60)
-            if (!(k % ((int64_t)step * 60)))
-                m = k;
-        if (!m || (c > 0 && col_minute(g, c - 1) == a))
-            continue;
-        int x = g->p.x + c0 + c - 2;
-        if (x <= last_end || x + 5 >= now_x)
-            continue;
-        char hm[16];
-        bt_fmt_hhmm(m, hm, sizeof hm);
-        tui_text(ay, x, 5, hm, A(t, BT_ROLE_AXIS));
-        last_end = x + 5;
-    }
+    int c0 = g->p.w - g->n;
+    /* the cursor's minute first: the other labels give way to it */
+    int cx0 = -1, cx1 = -1;
     if (g->cursor >= 0) {
         char hm[16];
         bt_fmt_hhmm(col_minute(g, g->cursor), hm, sizeof hm);
@@ -279,6 +260,31 @@ static void time_axis(const struct gctx *g)
         if (x + 5 > g->p.x + g->p.w)
             x = g->p.x + g->p.w - 5;
         tui_text(ay, x, 5, hm, A(t, BT_ROLE_KNEE) | A_BOLD);
+        cx0 = x - 1;
+        cx1 = x + 5;
+    }
+    char end[16] = "now";
+    if (t->goff)
+        bt_fmt_hhmm(g->end, end, sizeof end);
+    int ew = (int)strlen(end);
+    int now_x = g->p.x + g->p.w - ew;
+    if (now_x > cx1 || now_x + ew < cx0)
+        tui_text(ay, now_x, ew, end, A(t, BT_ROLE_AXIS));
+    int last_end = g->p.x - 1;
+    for (int c = 0; c < g->n; c++) {
+        int64_t a = col_minute(g, c), b = col_last_minute(g, c), m = 0;
+        for (int64_t k = a; k <= b && !m; k += 60)
+            if (!(k % ((int64_t)step * 60)))
+                m = k;
+        if (!m || (c > 0 && col_minute(g, c - 1) == a))
+            continue;
+        int x = g->p.x + c0 + c - 2;
+        if (x <= last_end || x + 5 >= now_x || (x + 5 >= cx0 && x <= cx1))
+            continue;
+        char hm[16];
+        bt_fmt_hhmm(m, hm, sizeof hm);
+        tui_text(ay, x, 5, hm, A(t, BT_ROLE_AXIS));
+        last_end = x + 5;
     }
 }
 

@@ -118,14 +118,7 @@ void tui_draw_events(struct bt_tui *t, const struct bt_layout *l)
         return;
     }
     tui_draw_lines(t, body, t->ev_lines, n, &t->esc);
-    char pos[48];
-    tui_scroll_pos(&t->esc, body.h, pos, sizeof pos);
-    if (pos[0]) {
-        char tag[80];
-        snprintf(tag, sizeof tag, " %s  PgDn/PgUp ", pos);
-        int tw = tui_width(tag);
-        tui_text(h.y + h.h - 1, h.x + h.w - tw - 2, tw, tag, a | A_BOLD);
-    }
+    tui_box_scroll_tag(h, &t->esc, body.h, "PgDn/PgUp", a);
 }
 
 /* Keys while the log is open: scroll, Esc/e/q close, Q quits. */

@@ -39,8 +39,8 @@ static const struct {
                      "thresholds alone; a stale row shows the age of its data (old 4m)"},
     {BT_COL_BAR, "the quota group's use against its quota (glyphs below); \"quota 0\": known "
                  "to be 0, \"quota ?\": not known"},
-    {BT_COL_FITS, "more calls that fit in flight now, and the side that limits them (tpm, "
-                  "in, out)"},
+    {BT_COL_FITS, "more calls that fit now, and the side that limits them: tpm, rpm, in and "
+                  "out (mantle), r-in and r-out (reserved tier), day, acct (daily quotas)"},
     {BT_COL_SETTLED, "settled tokens/min: charged at completion (input + cache write + "
                      "output x burndown)"},
     {BT_COL_ESTIMATED, "EstimatedTPMQuotaUsage: CloudWatch's estimate, blind to reservations"},
@@ -144,14 +144,7 @@ void tui_draw_help(struct bt_tui *t, const struct bt_layout *l, int n)
                                    : " bedtop keys (Esc or ? closes) ", a);
     struct bt_rect body = {h.x + 2, h.y + 1, h.w - 4, h.h - 2};
     tui_draw_lines(t, body, t->help_lines, n, &t->hsc);
-    char pos[48];
-    tui_scroll_pos(&t->hsc, body.h, pos, sizeof pos);
-    if (pos[0]) {
-        char tag[80];
-        snprintf(tag, sizeof tag, " %s  PgDn/PgUp, wheel ", pos);
-        int w = tui_width(tag);
-        tui_text(h.y + h.h - 1, h.x + h.w - w - 2, w, tag, a | A_BOLD);
-    }
+    tui_box_scroll_tag(h, &t->hsc, body.h, "PgDn/PgUp, wheel", a);
 }
 
 void tui_draw_too_small(struct bt_tui *t, int cols, int rows)

@@ -21,6 +21,21 @@ static const char *quota_src_short(enum bt_quota_source s)
     }
 }
 
+/* The binding side in the FITS column, short (the legend lists them). */
+static const char *side_short(enum bt_side s)
+{
+    switch (s) {
+    case BT_SIDE_TPM: return "tpm";
+    case BT_SIDE_RPM: return "rpm";
+    case BT_SIDE_INPUT: return "in";
+    case BT_SIDE_OUTPUT: return "out";
+    case BT_SIDE_RES_INPUT: return "r-in";
+    case BT_SIDE_RES_OUTPUT: return "r-out";
+    case BT_SIDE_DAILY: return "day";
+    default: return "acct";
+    }
+}
+
 static void cell_text(int y, const struct bt_layout *l, enum bt_col c, const char *s, attr_t a)
 {
     int x, w;
@@ -129,7 +144,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         if (isnan(e->fits_more))
             snprintf(b, sizeof b, "-");
         else
-            snprintf(b, sizeof b, "%s %s", f, e->mantle ? (e->binding == BT_SIDE_INPUT ? "in" : "out") : "tpm");
+            snprintf(b, sizeof b, "%s %s", f, side_short(e->binding));
         cell_text(y, l, BT_COL_FITS, b, look(&k, e->fits_more <= 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
     }
     bt_fmt_tokens(e->settled, b, sizeof b); /* core: the mantle side that binds */

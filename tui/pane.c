@@ -109,6 +109,19 @@ void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n)
                  sc->pos + shown < sc->lines ? sc->pos + shown : sc->lines, sc->lines);
 }
 
+void tui_box_scroll_tag(struct bt_rect box, const struct tui_scroll *sc, int shown,
+                        const char *keys, attr_t a)
+{
+    char pos[48];
+    tui_scroll_pos(sc, shown, pos, sizeof pos);
+    if (!pos[0])
+        return;
+    char tag[96];
+    snprintf(tag, sizeof tag, " %s  %s ", pos, keys);
+    int w = tui_width(tag);
+    tui_text(box.y + box.h - 1, box.x + box.w - w - 2, w, tag, a | A_BOLD);
+}
+
 /* A pane of warning lines under a title rule; its position on the rule's right. */
 void tui_draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title,
                      const struct wline *lines, int n, struct tui_scroll *sc, bool focus)

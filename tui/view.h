@@ -196,6 +196,9 @@ void tui_entry(struct wline *lines, int *n, int width, const char *name, const c
 void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,
                     struct tui_scroll *sc);
 void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n);
+/* An overlay's position in its bottom border: " 1-20/98  KEYS ". */
+void tui_box_scroll_tag(struct bt_rect box, const struct tui_scroll *sc, int shown,
+                        const char *keys, attr_t a);
 void tui_draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title,
                      const struct wline *lines, int n, struct tui_scroll *sc, bool focus);
 

@@ -121,6 +121,63 @@ keys $s Enter Enter
 check "F3 jumped to the route matching (workers), without filtering" wait_for $s " workers WARN "
 T kill-session -t $s
 
+# Graphs (issue 22): every time graph ends at the data minute on screen, so the used
+# series reaches the right edge (it fell to ~0 in the last columns, whose CloudWatch
+# minutes were not published yet); the window is minutes, not columns (+ - zoom,
+# [ ] pan), and a cursor (< >) reads every legend at one minute.
+graph_rows() { # the rows of the graph titled $2, up to its time axis
+    T capture-pane -p -t "$1" | awk -v t="$2" 'index($0, t) { f = 1; next } f && /now|[0-9][0-9]:[0-9][0-9] *$/ { print; exit } f'
+}
+for size in 120x40 200x60; do
+    w=${size%x*} h=${size#*x}
+    s=graphs-$size; start $s "$w" "$h" C.UTF-8; wait_for $s "$HEAD"
+    keys $s Down Enter; wait_for $s " triage CRIT "
+    keys $s PageDown
+    check "$size: the offered-vs-accepted graph (admission counters)" \
+        wait_for $s "admitted 356  ◇ retried 420  ✕ throttled 60  □ completed 303"
+    lit $s "$HOME_KEY"; wait_for $s "Tokens/min against the quota"
+    zero=$(graph_rows $s "Tokens/min against the quota" | grep "^ *0 ┤")
+    check "$size: used reaches the right edge: nothing at 0 in the last columns" \
+        bash -c '! grep -q "×" <<<"$1"' _ "$zero"
+    # + steps down 10080, 2880, 1440, 720, 480, 240, 120, 60, 30, ... minutes from the
+    # width's span (111 minutes at 120 columns, 191 at 200): two or three steps to 30
+    for i in 1 2 3 4; do
+        keys $s +
+        wait_for $s "graphs: " 20
+        T capture-pane -p -t $s | grep -q "graphs: 30 minutes" && break
+    done
+    check "$size: + zooms to 30 minutes" wait_for $s "graphs: 30 minutes"
+    axis=$(graph_rows $s "Tokens/min against the quota" | tail -1)
+    # 30 minutes ending at data minute 10:13 start at 09:44: labels every 5 minutes,
+    # at any width
+    check "$size: ... the axis spans 09:45 to 10:10 in 5-minute steps" \
+        bash -c 'grep -q "09:45 .* 09:50 .* 10:05 .* 10:10 .*now" <<<"$1" && ! grep -q "09:40" <<<"$1"' _ "$axis"
+    keys $s '<' '<' '<'
+    axis_has() { # the tokens graph's time axis shows $2 (polls as wait_for does)
+        local i
+        for i in $(seq 1 60); do
+            graph_rows "$1" "Tokens/min against the quota" | tail -1 | grep -q -- "$2" && return 0
+            sleep 0.05
+        done
+        return 1
+    }
+    check "$size: < < < puts the cursor on 10:11 (two minutes back from 10:13)" axis_has $s "10:11"
+    # triage's settled tokens at data minute 10:11, as check computes it at 10:14 (the
+    # newest complete minute then): the legend reads that minute, in bedtop's k/M form
+    want=$("$BEDTOP" check --demo-at 14 --format json | python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
+v = r["tpm"]["settled"]
+print("%.0fk" % (v / 1000) if v < 1e6 else "%.2fM" % (v / 1e6))')
+    check "$size: ... and the legend reads settled $want there" wait_for $s "● settled $want "
+    keys $s '['
+    check "$size: [ pans back (the cursor keeps its place from the edge)" \
+        wait_for $s "graphs end 7 min before now (] comes back)"
+    keys $s ']'
+    check "$size: ] comes back to now" wait_for $s "graphs end at now"
+    T kill-session -t $s
+done
+
 # The legend (the help's first page) explains every column heading.
 s=legend; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 keys $s '?'; wait_for $s "bedtop keys"
