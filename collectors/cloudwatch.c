@@ -12,6 +12,7 @@
 #include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "core/json.h"
+#include "core/sanitize.h"
 
 #define NS_RUNTIME "AWS/Bedrock"
 #define NS_MANTLE "AWS/BedrockMantle"
@@ -797,8 +798,12 @@ static void on_status(void *arg, const char *id, const char *code, const char *d
 static void on_message(void *arg, const char *code, const char *value)
 {
     struct cw_chunk *c = arg;
-    if (c->g->cw->ctx->verbose)
-        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label, code, value);
+    if (c->g->cw->ctx->verbose) {
+        /* the server's words: no escape sequence or forged line reaches the terminal */
+        char sc[64], sv[512];
+        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label,
+                bt_san_term(sc, sizeof sc, code), bt_san_term(sv, sizeof sv, value));
+    }
 }
 
 static void submit_page(struct cw_chunk *c);
@@ -1191,6 +1196,7 @@ struct discover {
     int pages;
     bool done, ok;
     char err[1536];           /* whole: a credentials message lists every source tried */
+    enum bt_errkind kind;     /* what kind of failure err is */
     char (*models)[192];
     int nmodels;
 };
@@ -1220,6 +1226,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         char why[1280];
         bt_awsgroup_describe(resp, why, sizeof why);
         snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s", d->region, why);
+        d->kind = resp->kind;
         d->done = true;
         return;
     }
@@ -1229,6 +1236,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
                                   sizeof err)) {
         snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s (%s)", d->region,
                  err, resp->url ? resp->url : "");
+        d->kind = BT_ERR_PARSE;
         d->done = true;
         return;
     }
@@ -1260,13 +1268,15 @@ static void discover_submit(struct discover *d)
     bt_buf_free(&body);
 }
 
-int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
+int bt_cloudwatch_discover(struct bt_ctx *ctx, enum bt_errkind *kind, char *err, size_t errlen)
 {
+    *kind = BT_ERR_NONE;
     struct bt_config *cfg = ctx->cfg;
     if (cfg->nroutes > 0)
         return 0;
     if (!ctx->http) {
         snprintf(err, errlen, "route discovery needs the network");
+        *kind = BT_ERR_NETWORK;
         return -1;
     }
     struct discover d;
@@ -1276,6 +1286,7 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     if (!d.region[0]) {
         snprintf(err, errlen, "route discovery: no AWS Region is set; set AWS_REGION, pass "
                               "--region, or put region = under [bedtop] in the config");
+        *kind = BT_ERR_REGION;
         return -1;
     }
     const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;
@@ -1283,6 +1294,7 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     bt_awsgroup_provider_init(&d.prov, profile, d.region, ep);
     if (bt_aws_endpoint(&d.prov.opts, "monitoring", d.region, d.url, sizeof d.url) != 0) {
         snprintf(err, errlen, "route discovery: no CloudWatch endpoint for Region %s", d.region);
+        *kind = BT_ERR_REGION;
         bt_awsgroup_provider_free(&d.prov);
         return -1;
     }
@@ -1295,8 +1307,10 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     int added = -1;
     if (!d.done) {
         snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
+        *kind = BT_ERR_NETWORK;
     } else if (!d.ok) {
         snprintf(err, errlen, "%s", d.err);
+        *kind = d.kind;
     } else {
         added = 0;
         for (int i = 0; i < d.nmodels; i++) {

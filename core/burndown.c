@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/model.h"
 #include "core/util.h"
 
 void bt_burndown_add(struct bt_burndown *b, const char *pattern, double factor)
@@ -69,19 +70,9 @@ bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen)
     return true;
 }
 
-static const char *strip_profile_prefix(const char *id)
-{
-    static const char *const pre[] = {"us.", "eu.", "apac.", "jp.", "au.", "global.",
-                                      "us-gov.", "ca."};
-    for (size_t i = 0; i < BT_ARRAY_LEN(pre); i++)
-        if (strncmp(id, pre[i], strlen(pre[i])) == 0)
-            return id + strlen(pre[i]);
-    return id;
-}
-
 double bt_burndown_lookup(const struct bt_burndown *b, const char *model_id, bool *matched)
 {
-    const char *id = strip_profile_prefix(model_id);
+    const char *id = model_id + bt_profile_prefix_len(model_id);
     for (int i = b->n - 1; i >= 0; i--) {
         if (fnmatch(b->rules[i].pattern, id, 0) == 0 ||
             fnmatch(b->rules[i].pattern, model_id, 0) == 0) {

@@ -62,15 +62,27 @@ const char *bt_quota_kind_name(enum bt_quota_kind k)
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
+/* The inference-profile prefixes of Bedrock model IDs: the geographies of cross-Region
+ * profiles, then "global." (the one list: every reader of a prefix asks here). */
+static const char *const profile_prefixes[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca.",
+                                               "global."};
+
+size_t bt_profile_prefix_len(const char *id)
+{
+    for (size_t i = 0; id && i < BT_ARRAY_LEN(profile_prefixes); i++) {
+        size_t l = strlen(profile_prefixes[i]);
+        if (strncmp(id, profile_prefixes[i], l) == 0)
+            return l;
+    }
+    return 0;
+}
+
 enum bt_inference bt_inference_from_model(const char *id)
 {
-    static const char *const geo[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca."};
-    if (strncmp(id, "global.", 7) == 0)
-        return BT_INF_GLOBAL;
-    for (size_t i = 0; i < BT_ARRAY_LEN(geo); i++)
-        if (strncmp(id, geo[i], strlen(geo[i])) == 0)
-            return BT_INF_CROSS_REGION;
-    return BT_INF_ON_DEMAND;
+    size_t l = bt_profile_prefix_len(id);
+    if (l == 0)
+        return BT_INF_ON_DEMAND;
+    return strncmp(id, "global.", l) == 0 ? BT_INF_GLOBAL : BT_INF_CROSS_REGION;
 }
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
@@ -128,21 +140,39 @@ static struct bt_series *series_of(const struct bt_store *s, int route, enum bt_
     return &s->series[(size_t)route * BT_SIG_COUNT + sig];
 }
 
+void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const char *why)
+{
+    struct bt_source_status *st = bt_store_status(s, route, src);
+    if (st && !st->implausible[0])
+        bt_strlcpy(st->implausible, why, sizeof st->implausible);
+}
+
 bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival)
 {
     struct bt_series *se = series_of(s, smp->route, smp->signal);
     if (!se || isnan(smp->value))
         return false;
     char why[160];
+    enum bt_source src = bt_signal_info[smp->signal].source;
     if (!bt_sample_plausible(smp->signal, smp->value, why, sizeof why)) {
-        struct bt_source_status *bad =
-            bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
-        if (bad && !bad->implausible[0]) {
-            char hm[8];
-            bt_fmt_hhmm(bt_minute_floor(smp->t), hm, sizeof hm);
-            snprintf(bad->implausible, sizeof bad->implausible, "%s = %.9g at %s UTC: %s; not used",
-                     bt_signal_info[smp->signal].name, smp->value, hm, why);
-        }
+        char hm[8], text[200];
+        bt_fmt_hhmm(bt_minute_floor(smp->t), hm, sizeof hm);
+        snprintf(text, sizeof text, "implausible value: %s = %.9g at %s UTC: %s; not used",
+                 bt_signal_info[smp->signal].name, smp->value, hm, why);
+        bt_store_refused(s, smp->route, src, text);
+        return false;
+    }
+    /* A sample dated after it arrived (beyond clock skew) would become the series'
+     * newest minute and every real sample after it "too old" (issue 26 break 3). */
+    if (smp->t > arrival + BT_SAMPLE_MAX_SKEW_S) {
+        char when[32], got[32], text[200];
+        bt_fmt_iso(smp->t, when, sizeof when);
+        bt_fmt_iso(arrival, got, sizeof got);
+        snprintf(text, sizeof text,
+                 "sample from the future: %s dated %s arrived at %s (more than %d s of clock "
+                 "skew); not used", bt_signal_info[smp->signal].name, when, got,
+                 BT_SAMPLE_MAX_SKEW_S);
+        bt_store_refused(s, smp->route, src, text);
         return false;
     }
     int64_t minute = bt_minute_floor(smp->t);
@@ -321,7 +351,7 @@ static bool implausible_error(struct bt_store *s, int r, const struct bt_event *
     err->type = BT_EV_ERROR;
     err->route = r;
     bt_strlcpy(err->code, "Implausible", sizeof err->code);
-    snprintf(err->text, sizeof err->text, "implausible value: %s", st->implausible);
+    bt_strlcpy(err->text, st->implausible, sizeof err->text);
     st->implausible[0] = '\0';
     return true;
 }
