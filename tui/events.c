@@ -4,6 +4,7 @@
 #include "tui/view.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/dataminute.h"
@@ -38,26 +39,39 @@ void tui_feed_log(struct bt_tui *t)
         beep();
 }
 
+/* Replay: the last minute route r was crit at or before the position, from one pass
+ * over the log per position (not one per row). */
+static int64_t replay_last_crit(struct bt_tui *t, int r)
+{
+    const struct bt_evlog *l = t->host->evlog;
+    int n = t->host->cfg->nroutes;
+    if (!t->crit_seen || t->crit_n != n || t->crit_now != t->host->now ||
+        t->crit_gen != l->generation) {
+        free(t->crit_seen);
+        t->crit_seen = bt_xcalloc((size_t)n + 1, sizeof *t->crit_seen);
+        for (size_t i = 0; i < l->n && l->e[i].at <= t->host->now; i++) {
+            const struct bt_logent *x = &l->e[i];
+            if (x->kind == BT_LOG_STATUS && x->route >= 0 && x->route < n &&
+                (x->to == BT_ST_CRIT || x->from == BT_ST_CRIT))
+                t->crit_seen[x->route] = x->minute;
+        }
+        t->crit_n = n;
+        t->crit_now = t->host->now;
+        t->crit_gen = l->generation;
+    }
+    return r >= 0 && r < n ? t->crit_seen[r] : 0;
+}
+
 /* Crit within the last TUI_CRIT_MARK_MIN data minutes, and not crit now. */
-bool tui_was_crit(const struct bt_tui *t, int r)
+bool tui_was_crit(struct bt_tui *t, int r)
 {
     const struct bt_evlog *l = tui_log(t);
     int64_t last = bt_evlog_last_crit(l, r);
     if (!last || t->evals[r].status == BT_ST_CRIT)
         return false;
     int64_t now = bt_data_minute(t->host->cfg, t->host->now);
-    if (t->host->evlog) { /* replay: the log covers the whole recording; look back from here */
-        last = 0;
-        for (size_t i = l->n; i > 0; i--) {
-            const struct bt_logent *x = &l->e[i - 1];
-            if (x->at > t->host->now || x->route != r || x->kind != BT_LOG_STATUS)
-                continue;
-            if (x->to == BT_ST_CRIT || x->from == BT_ST_CRIT) {
-                last = x->minute;
-                break;
-            }
-        }
-    }
+    if (t->host->evlog) /* replay: the log covers the whole recording; up to here only */
+        last = replay_last_crit(t, r);
     return last && now - last <= TUI_CRIT_MARK_MIN * 60;
 }
 

@@ -236,6 +236,7 @@ void bt_tui_free(struct bt_tui *t)
     free(t->evals);
     free(t->order);
     bt_evlog_free(&t->own_log);
+    free(t->crit_seen);
     free(t);
 }
 

@@ -132,6 +132,10 @@ struct bt_tui {
     struct bt_evlog own_log;
     bool bell;
     bool events_open;      /* the event log overlay (e) */
+    int64_t *crit_seen;    /* replay: per route, the last crit minute up to crit_now */
+    int64_t crit_now;      /* ... for this position, */
+    uint64_t crit_gen;     /* this log generation */
+    int crit_n;            /* and this many routes */
     struct tui_scroll esc;
     struct wline ev_lines[MAX_WLINES];
     struct wline scratch[MAX_WLINES]; /* a warning's lines, measured before they are placed */
@@ -205,7 +209,7 @@ void tui_draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title,
 /* events.c (tui) */
 const struct bt_evlog *tui_log(const struct bt_tui *t);
 void tui_feed_log(struct bt_tui *t);
-bool tui_was_crit(const struct bt_tui *t, int r);
+bool tui_was_crit(struct bt_tui *t, int r);
 void tui_draw_events(struct bt_tui *t, const struct bt_layout *l);
 void tui_events_key(struct bt_tui *t, int c);
 #define TUI_CRIT_MARK_MIN 15 /* a route crit in the last this many minutes keeps a mark */
