@@ -23,9 +23,9 @@ struct command {
 static const struct command commands[] = {
     {.name = "check", .usage = "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", .bit = C_CHECK, .exec = cmd_check},
     {.name = "record", .usage = "record FILE [--demo] [--duration D] [--since D | --from T --to T]", .bit = C_RECORD, .exec = cmd_record},
-    {.name = "replay", .usage = "replay FILE [--at TIME [--format text|json] [--wide]]", .bit = C_REPLAY, .exec = cmd_replay},
+    {.name = "replay", .usage = "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]", .bit = C_REPLAY, .exec = cmd_replay},
     {.name = "export", .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", .bit = C_EXPORT, .exec = cmd_export},
-    {.name = "serve", .usage = "serve [--listen ADDR:PORT] [--record FILE]", .bit = C_SERVE, .exec = cmd_serve},
+    {.name = "serve", .usage = "serve [--listen ADDR:PORT] [--record FILE] [--demo]", .bit = C_SERVE, .exec = cmd_serve},
     {.name = "report",
      .usage = "report quota-request FILE|--since D [-f text|markdown|json]\n"
               "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
@@ -75,17 +75,19 @@ static void usage(FILE *f)
             "                           report quota-request: the usage of the last D)\n"
             "      --margin PCT         report quota-request: ask for the peak plus PCT (20%%)\n"
             "      --png                report incident: a PNG beside each SVG chart\n"
-            "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
-            "                           the start, -30m before the end, ISO 8601)\n"
+            "      --at MINUTE          replay: print the report at data MINUTE (14:32, +5m\n"
+            "                           after the first, -30m before the last, ISO 8601)\n"
             "      --from T, --to T     export, report: data minutes T..T; record: the\n"
             "                           backfill window\n"
-            "      --route NAME         check, export, report: only this route (repeatable)\n"
+            "      --route NAME         check, replay --at, export, report: only this route\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
+            "      --bell               dashboard: the terminal bell when a route turns crit\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
             "  -o, --output FILE        check, export, report quota-request: write FILE\n"
             "                           (created 0600), not stdout; report incident: the\n"
-            "                           directory of report.md and the charts\n"
+            "                           directory of report.md and the charts; the format\n"
+            "                           is -f (not the AWS CLI's --output json)\n"
             "      --max-tokens N       plan: what if each call asked for N output tokens\n"
             "      --concurrency N      plan: what if at most N calls were in flight\n"
             "      --traffic xF         plan: what if calls were F times as many (x0.5, x2)\n"
@@ -105,7 +107,7 @@ static void usage(FILE *f)
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
        O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
-       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY };
+       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY, O_BELL };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -121,7 +123,7 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "interval", .has_arg = required_argument, .val = 'i'}, .applies = C_DASH | C_RECORD | C_SERVE},
     {.o = {.name = "admission", .has_arg = required_argument, .val = O_ADMISSION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_PLAN},
     {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .applies = C_CHECK | C_REPLAY | C_EXPORT | C_REPORT | C_PLAN},
-    {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .applies = C_DASH | C_CHECK | C_RECORD | C_PLAN},
+    {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .applies = C_DASH | C_CHECK | C_RECORD | C_PLAN | C_SERVE},
     {.o = {.name = "demo-speed", .has_arg = required_argument, .val = O_DEMO_SPEED}, .applies = C_DASH | C_RECORD},
     {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .applies = C_DASH | C_CHECK | C_RECORD | C_PLAN},
     {.o = {.name = "theme", .has_arg = required_argument, .val = O_THEME}, .applies = C_DASH | C_REPLAY},
@@ -132,9 +134,10 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .applies = C_RECORD | C_EXPORT | C_REPORT},
     {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .applies = C_RECORD | C_EXPORT | C_REPORT},
     {.o = {.name = "at", .has_arg = required_argument, .val = O_AT}, .applies = C_REPLAY | C_PLAN},
-    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT | C_REPORT},
+    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT | C_REPORT | C_REPLAY},
     {.o = {.name = "duration", .has_arg = required_argument, .val = O_DURATION}, .applies = C_RECORD},
     {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY},
+    {.o = {.name = "bell", .has_arg = no_argument, .val = O_BELL}, .applies = C_DASH},
     {.o = {.name = "unknown-as", .has_arg = required_argument, .val = O_UNKNOWN_AS}, .applies = C_CHECK | C_REPLAY},
     {.o = {.name = "output", .has_arg = required_argument, .val = 'o'}, .applies = C_CHECK | C_EXPORT | C_REPORT},
     {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT | C_PLAN},
@@ -220,6 +223,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_SINCE: o->since = optarg; break;
         case O_AT: o->at = optarg; break;
         case O_WIDE: o->wide = true; break;
+        case O_BELL: o->bell = true; break;
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
@@ -248,7 +252,19 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
             bt_err("--unknown-as: '%s' is not a status; use warn, crit or unknown", optarg);
             return 3 + 1;
         case 'v': o->verbose = true; break;
-        case 'o': o->output = optarg; break;
+        case 'o':
+            /* the AWS CLI's --output json|text|table is bedtop's --format: a file
+             * named like a format is almost always that habit, never a file wanted */
+            if (!strcmp(optarg, "json") || !strcmp(optarg, "text") || !strcmp(optarg, "table") ||
+                !strcmp(optarg, "csv") || !strcmp(optarg, "prometheus")) {
+                bt_err("-o/--output %s: bedtop's --output names a FILE to write; the output "
+                       "format is --format (-f %s%s); to write a file of that name use -o ./%s",
+                       optarg, strcmp(optarg, "table") ? optarg : "text",
+                       strcmp(optarg, "table") ? "" : ": text is the table", optarg);
+                return 3 + 1;
+            }
+            o->output = optarg;
+            break;
         case O_DURATION:
             if (!bt_parse_duration(optarg, &o->duration) || o->duration <= 0) {
                 bt_err("--duration: '%s' is not a duration; use e.g. 90s, 30m, 2h", optarg);

@@ -67,7 +67,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
         bt_strlcpy(cfg->override_profile, o->profile, sizeof cfg->override_profile);
     if (o->demo) {
         if (o->config && !bt_config_load(cfg, o->config, err, sizeof err)) {
-            bt_err("%s", err);
+            app_file_error(err, o->config, "config", false);
             bt_config_free(cfg);
             return false;
         }
@@ -78,7 +78,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
         cfg->crit = keep.crit;
         bt_demo_config(cfg);
     } else if (!bt_config_load(cfg, o->config, err, sizeof err)) {
-        bt_err("%s", err);
+        app_file_error(err, o->config, "config", false);
         bt_config_free(cfg);
         return false;
     }
@@ -331,7 +331,7 @@ int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *
     char err[600];
     a->rec = bt_recorder_open(rec_path, &a->cfg, o->demo ? "demo" : "live", *start, err, sizeof err);
     if (!a->rec) {
-        bt_err("%s", err);
+        app_file_error(err, rec_path, "recording", true);
         app_free(a);
         return 3;
     }
@@ -443,4 +443,44 @@ bool app_output_close(struct app_output *w)
     free(w->tmp);
     *w = (struct app_output){0};
     return !bad;
+}
+
+void app_file_error(const char *err, const char *path, const char *kind, bool write)
+{
+    if (strstr(err, "; ") || !path) {
+        bt_err("%s", err);
+        return;
+    }
+    char dir[1024];
+    bt_strlcpy(dir, path, sizeof dir);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        bt_strlcpy(dir, ".", sizeof dir);
+    struct stat st;
+    const char *remedy;
+    if (write) {
+        if (stat(dir, &st) != 0)
+            remedy = "its directory does not exist: create it (mkdir -p) or choose another path";
+        else if (access(dir, W_OK) != 0)
+            remedy = "its directory is not writable by this user: choose one you can write";
+        else
+            remedy = NULL; /* what the file holds, or a remedy already said */
+    } else if (stat(path, &st) != 0) {
+        remedy = !strcmp(kind, "config")
+                     ? "check the path, or drop -c to use the default config "
+                       "($XDG_CONFIG_HOME/bedtop/config, see bedtop.conf(5)); --demo needs none"
+                     : "check the path; bedtop record FILE (or the dashboard's --record FILE) "
+                       "makes a recording";
+    } else if (access(path, R_OK) != 0) {
+        remedy = "it is not readable by this user: check its owner and mode (ls -l); recordings "
+                 "are created 0600";
+    } else {
+        remedy = NULL; /* opened: the error is about what it holds and says so */
+    }
+    if (remedy)
+        bt_err("%s; %s", err, remedy);
+    else
+        bt_err("%s", err);
 }

@@ -31,7 +31,7 @@ struct opts {
     double interval;           /* NAN: config */
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
-    bool demo, no_color, ascii, verbose, wide;
+    bool demo, no_color, ascii, verbose, wide, bell;
     bool png;                  /* report incident: PNG beside each SVG */
     /* plan: the change asked (core/plan.h), --limits, --replay FILE */
     const char *max_tokens, *concurrency, *traffic, *tier, *replay;
@@ -81,6 +81,10 @@ void app_print_new_errors(struct app *a);
  * to show, NULL when no --route was given. False, with a one-line error listing the
  * route names, when a name is not a route. */
 bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep);
+/* Prints "bedtop: ERR" and, when err names no remedy of its own (no "; ") and the
+ * file could not be opened at all, what to do about it, by why (kind: "recording", "config";
+ * write: it was being created). */
+void app_file_error(const char *err, const char *path, const char *kind, bool write);
 /* --unknown-as (warn when not given); app_unknown_as_valid checks the word when parsed. */
 enum bt_status app_unknown_as(const struct opts *o);
 bool app_unknown_as_valid(const char *s);

@@ -113,6 +113,11 @@ int cmd_dashboard(struct opts *o)
     const char *rerr = a.rec ? bt_recorder_error(a.rec) : NULL;
     if (rerr)
         bt_err("%s", rerr);
+    if (a.rec) /* where it went, once the screen is back: REC said so all along */
+        fprintf(stderr, "bedtop: recorded %lu line%s to %s%s (bedtop replay %s)\n",
+                bt_recorder_lines(a.rec), bt_recorder_lines(a.rec) == 1 ? "" : "s",
+                bt_recorder_path(a.rec),
+                bt_recorder_dropped(a.rec) ? ", some lines dropped" : "", bt_recorder_path(a.rec));
     app_free(&a);
     return rc;
 }

@@ -102,7 +102,7 @@ int cmd_record_backfill(struct opts *o)
     struct bt_recorder *rec = bt_recorder_open(o->file, &a.cfg, "backfill", from + 60 + lag, err,
                                                sizeof err);
     if (!rec) {
-        bt_err("%s", err);
+        app_file_error(err, o->file, "recording", true);
         app_free(&a);
         return 3;
     }

@@ -17,10 +17,12 @@
 #include "net/http.h"
 #include "net/loop.h"
 #include "collectors/quotas.h"
+#include "core/dataminute.h"
+#include "core/events.h"
 #include "core/json.h"
 #include "core/recording.h"
-#include "core/reportcalc.h"
 #include "core/format.h"
+#include "render/csv.h"
 #include "render/report.h"
 #include "core/sanitize.h"
 #include "core/util.h"
@@ -45,7 +47,7 @@ static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd
         return false;
     }
     if (!bt_replay_open(rp, o->file, replay_warn, NULL, err, sizeof err)) {
-        bt_err("%s", err);
+        app_file_error(err, o->file, "recording", false);
         return false;
     }
     if (!rp->npolls) {
@@ -56,24 +58,32 @@ static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd
     return true;
 }
 
+/* The recording's data minutes, as every range error names them. */
 static void span_text(const struct bt_replay *rp, char *out, size_t n)
 {
     char b[32], c[32];
-    bt_fmt_iso(rp->start, b, sizeof b);
-    bt_fmt_iso(rp->end, c, sizeof c);
-    snprintf(out, n, "%s to %s", b, c);
+    int64_t first, last;
+    bt_replay_minutes(rp, &first, &last);
+    bt_fmt_iso(first, b, sizeof b);
+    bt_fmt_iso(last, c, sizeof c);
+    snprintf(out, n, "data minutes %s to %s", b, c);
 }
 
 static bool when(const struct bt_replay *rp, const char *what, const char *s, int64_t *out)
 {
-    if (!bt_replay_when(rp, s, out)) {
-        bt_err("%s: '%s' is not a time; use 14:32, +5m (from the start), -30m (before the end) "
-               "or 2026-11-29T14:32:00Z", what, s);
+    if (!bt_replay_when_minute(rp, s, out)) {
+        char span[96];
+        span_text(rp, span, sizeof span);
+        bt_err("%s: '%s' is not a time; use 14:32, +5m (after the first data minute), -30m "
+               "(before the last) or 2026-11-29T14:32:00Z (this recording has %s)", what, s,
+               span);
         return false;
     }
     return true;
 }
 
+/* replay --at T: the screen as it was when data minute T was the newest complete
+ * one, the same moment as export's row of T (core/dataminute.h). */
 static int replay_print(struct opts *o, struct bt_replay *rp)
 {
     enum bt_format fmt = BT_FMT_TEXT;
@@ -85,24 +95,35 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
         bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
         return 3;
     }
-    int64_t t;
-    if (!when(rp, "--at", o->at, &t))
+    int64_t m, first, last;
+    if (!when(rp, "--at", o->at, &m))
         return 3;
-    if (t < rp->start || t > rp->end) {
-        char a[32], span[80];
-        bt_fmt_iso(t, a, sizeof a);
+    bt_replay_minutes(rp, &first, &last);
+    if (m < first || m > last) {
+        char a[32], span[96];
+        bt_fmt_iso(m, a, sizeof a);
         span_text(rp, span, sizeof span);
-        bt_err("--at %s is outside the recording (%s); pick a time inside it", a, span);
+        bt_err("--at %s is outside the recording (%s); pick a minute inside it", a, span);
         return 3;
     }
+    bool *keep = NULL;
+    if (!app_select_routes(o, &rp->cfg, &keep))
+        return 3;
+    int64_t t = bt_replay_minute_instant(rp, m);
     bt_replay_seek(rp, t);
     struct bt_report rep;
     bt_report_build(&rep, &rp->cfg, &rp->store, t);
-    bt_report_select(&rep, NULL, app_unknown_as(o));
+    bt_report_select(&rep, keep, app_unknown_as(o));
     rep.mode = "replay";
     rep.wide = o->wide;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     struct bt_buf out = {0};
+    if (fmt == BT_FMT_TEXT) {
+        char dm[32], ev[32];
+        bt_fmt_iso(m, dm, sizeof dm);
+        bt_fmt_iso(t, ev, sizeof ev);
+        bt_buf_printf(&out, "data minute %s (evaluated at %s)\n", dm, ev);
+    }
     bt_report_render(&rep, fmt, color, &out);
     if (fmt == BT_FMT_TEXT && !rp->has_admission)
         bt_buf_puts(&out, "\nnote: this recording has no admission counters (backfilled or none "
@@ -111,14 +132,15 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     int rc = bt_status_exit(rep.status);
     bt_buf_free(&out);
     bt_report_free(&rep);
+    free(keep);
     return rc;
 }
 
 int cmd_replay(struct opts *o)
 {
-    if (!o->at && (o->format || o->wide || o->unknown_as)) {
-        bt_err("replay: --format, --wide and --unknown-as need --at TIME (they shape the "
-               "printed report); see bedtop --help");
+    if (!o->at && (o->format || o->wide || o->unknown_as || o->nroutes)) {
+        bt_err("replay: --format, --wide, --route and --unknown-as need --at MINUTE (they "
+               "shape the printed report; in the replay, / filters the routes); see bedtop --help");
         return 3;
     }
     struct bt_replay rp;
@@ -133,74 +155,6 @@ int cmd_replay(struct opts *o)
     return rc;
 }
 
-/* CSV numbers are bedtop's own: quoted like every field, never neutralised. */
-static void csv_num(struct bt_buf *b, double v, int decimals)
-{
-    char n[BT_FMT_LONG];
-    bt_buf_printf(b, ",\"%s\"", bt_fmt_plain(v, decimals, n, sizeof n));
-}
-
-static void csv_str(struct bt_buf *b, const char *s)
-{
-    bt_buf_putc(b, ',');
-    bt_san_csv_buf(b, s ? s : "");
-}
-
-/* One header name per column: the signals as recorded, then the evaluation
- * (EstimatedTPMQuotaUsage is the estimated_tpm signal, so it is not repeated). */
-static void csv_header(struct bt_buf *b)
-{
-    bt_buf_puts(b, "\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\"");
-    for (int k = 0; k < BT_SIG_COUNT; k++)
-        bt_buf_printf(b, ",\"%s\"", bt_signal_info[k].name);
-    static const char *const eval_cols[] = {
-        "settled_tpm", "held_tpm", "reserved_tpm", "reserved_source", "used_tpm", "quota_tpm", "quota_source",
-        "headroom_tpm", "headroom_pct", "fits_more", "status", "warnings"};
-    for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
-        bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
-    bt_buf_putc(b, '\n');
-}
-
-static double signal_at(const struct bt_replay *rp, int r, int k, const struct bt_eval *e, int64_t m)
-{
-    return bt_store_at(&rp->store, r, (enum bt_signal)k,
-                       bt_signal_info[k].source == BT_SRC_ADMISSION ? e->adm_minute : m);
-}
-
-static void csv_row(struct bt_buf *b, const struct bt_replay *rp, int r, const struct bt_eval *e,
-                    int64_t m)
-{
-    const struct bt_route *rt = &rp->cfg.routes[r];
-    char iso[32];
-    bt_fmt_iso(m, iso, sizeof iso);
-    bt_buf_printf(b, "\"%s\"", iso);
-    csv_str(b, rt->name);
-    csv_str(b, rt->model);
-    csv_str(b, rt->region);
-    csv_str(b, bt_endpoint_name(rt->endpoint));
-    csv_str(b, bt_inference_name(rt->inference));
-    for (int k = 0; k < BT_SIG_COUNT; k++)
-        csv_num(b, signal_at(rp, r, k, e, m), 3);
-    /* rounded as check --format json rounds them: one figure, one reading */
-    csv_num(b, e->settled, 0);
-    csv_num(b, e->held, 0);
-    csv_num(b, e->reserved_per_min, 0);
-    csv_str(b, e->reserved_source);
-    csv_num(b, e->used, 0);
-    csv_num(b, e->quota, 0);
-    csv_str(b, bt_quota_source_name(e->quota_source));
-    csv_num(b, e->headroom_tpm, 0);
-    csv_num(b, e->headroom_pct, 1);
-    csv_num(b, e->fits_more, 0);
-    csv_str(b, bt_status_name(e->status));
-    struct bt_buf w = {0};
-    for (int i = 0; i < e->nwarn; i++)
-        bt_buf_printf(&w, "%s%s", i ? ";" : "", bt_wcode_name(e->warnings[i].code));
-    csv_str(b, bt_buf_str(&w));
-    bt_buf_free(&w);
-    bt_buf_putc(b, '\n');
-}
-
 static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *evals,
                      int64_t m, int64_t shown, bool first)
 {
@@ -213,9 +167,11 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     char iso[32];
     bt_fmt_iso(m, iso, sizeof iso);
     cJSON_AddStringToObject(j, "time", iso);
+    bt_fmt_iso(e->now, iso, sizeof iso);
+    cJSON_AddStringToObject(j, "evaluated_at", iso);
     cJSON *sig = cJSON_AddObjectToObject(j, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
-        double v = signal_at(rp, r, k, e, m);
+        double v = bt_export_signal(&rp->store, r, k, e, m);
         if (!isnan(v))
             cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
     }
@@ -224,6 +180,58 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     bt_san_json_text(b, s);
     cJSON_free(s);
     cJSON_Delete(j);
+}
+
+static void add_iso(cJSON *o, const char *name, int64_t t)
+{
+    char iso[32];
+    bt_fmt_iso(t, iso, sizeof iso);
+    cJSON_AddStringToObject(o, name, iso);
+}
+
+/* After the rows: the markers and the event log of the window (data minutes from..to),
+ * each entry stamped with its data minute and the instant it was seen. */
+static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct bt_evlog *log,
+                      const bool *keep, int64_t from, int64_t to)
+{
+    cJSON *t = cJSON_CreateObject();
+    cJSON *mk = cJSON_AddArrayToObject(t, "markers");
+    cJSON *ev = cJSON_AddArrayToObject(t, "events");
+    for (size_t i = 0; i < log->n; i++) {
+        const struct bt_logent *x = &log->e[i];
+        if (x->minute < from || x->minute > to || (x->route >= 0 && keep && !keep[x->route]))
+            continue;
+        cJSON *j = cJSON_CreateObject();
+        add_iso(j, "time", x->minute);
+        add_iso(j, "at", x->at);
+        if (x->kind == BT_LOG_MARKER) {
+            cJSON_AddStringToObject(j, "text", x->text + 8 /* "marker: " */);
+            cJSON_AddItemToArray(mk, j);
+            continue;
+        }
+        cJSON_AddStringToObject(j, "kind", bt_logkind_name(x->kind));
+        if (x->route >= 0)
+            cJSON_AddStringToObject(j, "route", rp->cfg.routes[x->route].name);
+        else
+            cJSON_AddNullToObject(j, "route");
+        if (x->kind == BT_LOG_STATUS) {
+            cJSON_AddStringToObject(j, "from", bt_status_name(x->from));
+            cJSON_AddStringToObject(j, "to", bt_status_name(x->to));
+        } else if (x->kind == BT_LOG_RAISED || x->kind == BT_LOG_CLEARED) {
+            cJSON_AddStringToObject(j, "code", bt_wcode_name(x->code));
+        } else {
+            cJSON_AddStringToObject(j, "source", bt_source_name(x->source));
+        }
+        cJSON_AddStringToObject(j, "text", x->text);
+        cJSON_AddItemToArray(ev, j);
+    }
+    char *s = bt_json_print(t, false);
+    /* {"markers":[...],"events":[...]} joined onto {"rows": [...] */
+    bt_buf_puts(b, "\n],\n");
+    bt_san_json_text(b, s + 1);
+    bt_buf_putc(b, '\n');
+    cJSON_free(s);
+    cJSON_Delete(t);
 }
 
 int cmd_export(struct opts *o)
@@ -281,54 +289,62 @@ int cmd_export(struct opts *o)
         return 3;
     /* Rows are data minutes (the `time` column): every minute that was the newest
      * complete one while recording, each evaluated as bedtop showed it then. */
-    int64_t first = bt_data_minute(&rp.cfg, rp.start), last = bt_data_minute(&rp.cfg, rp.end);
+    int64_t first, last;
+    bt_replay_minutes(&rp, &first, &last);
     int64_t from = first, to = last;
     bool *keep = NULL;
     int rc = 3;
     if ((o->from && !when(&rp, "--from", o->from, &from)) || (o->to && !when(&rp, "--to", o->to, &to)))
         goto out;
-    char a[32], z[32], f[32], l[32];
+    char a[32], z[32], span[96];
     bt_fmt_iso(from, a, sizeof a);
     bt_fmt_iso(to, z, sizeof z);
-    if (from > to) {
-        bt_err("export: --from %s is after --to %s; swap them", a, z);
+    span_text(&rp, span, sizeof span);
+    if (from > last || to < first) {
+        bt_err("export: no data minutes from %s to %s; this recording has %s (the time "
+               "column)", a, z, span);
         goto out;
     }
-    from = bt_minute_floor(from);
+    if (from > to) {
+        bt_err("export: --from %s is after --to %s; swap them (this recording has %s)", a, z,
+               span);
+        goto out;
+    }
     if (from < first)
         from = first;
     if (to > last)
         to = last;
-    if (from > to) {
-        bt_fmt_iso(first, f, sizeof f);
-        bt_fmt_iso(last, l, sizeof l);
-        bt_err("export: no data minutes from %s to %s; this recording has %s to %s "
-               "(the time column)", a, z, f, l);
-        goto out;
-    }
     if (!app_select_routes(o, &rp.cfg, &keep))
         goto out;
     struct app_output w;
     if (!app_output_open(&w, o->output))
         goto out;
+    /* the event log first, over the whole recording: a change is logged against the
+     * evaluation before it, wherever the window starts */
+    struct bt_evlog log;
+    bt_evlog_init(&log, rp.cfg.nroutes);
+    bt_evlog_from_replay(&log, &rp);
     struct bt_buf b = {0};
     if (csv)
-        csv_header(&b);
+        bt_csv_header(&b);
     else
-        bt_buf_puts(&b, "[\n");
-    int64_t lag = (int64_t)rp.cfg.cw_lag;
+        bt_buf_puts(&b, "{\"rows\": [\n");
     bool first_row = true;
     struct bt_eval *evals = bt_xcalloc((size_t)(rp.cfg.nroutes ? rp.cfg.nroutes : 1), sizeof *evals);
+    struct bt_buf mk = {0};
     for (int64_t m = from; m <= to; m += 60) {
-        int64_t shown = m + 60 + lag;
-        shown = shown < rp.start ? rp.start : shown > rp.end ? rp.end : shown;
+        int64_t shown = bt_replay_minute_instant(&rp, m);
         bt_replay_seek(&rp, shown);
         bt_eval_all(&rp.cfg, &rp.store, shown, evals); /* routes on one quota together */
+        bt_buf_reset(&mk);
+        for (size_t i = 0; csv && i < log.n; i++)
+            if (log.e[i].kind == BT_LOG_MARKER && log.e[i].minute == m)
+                bt_buf_printf(&mk, "%s%s", mk.len ? "; " : "", log.e[i].text + 8 /* "marker: " */);
         for (int r = 0; r < rp.cfg.nroutes; r++) {
             if (keep && !keep[r])
                 continue;
             if (csv)
-                csv_row(&b, &rp, r, &evals[r], m);
+                bt_csv_row(&b, &rp.cfg, &rp.store, r, &evals[r], m, bt_buf_str(&mk), &log);
             else
                 json_row(&b, &rp, r, evals, m, shown, first_row);
             first_row = false;
@@ -338,9 +354,11 @@ int cmd_export(struct opts *o)
             bt_buf_reset(&b);
         }
     }
+    bt_buf_free(&mk);
     free(evals);
     if (!csv)
-        bt_buf_puts(&b, "\n]\n");
+        json_tail(&b, &rp, &log, keep, from, to);
+    bt_evlog_free(&log);
     fwrite(b.buf, 1, b.len, w.f);
     bt_buf_free(&b);
     rc = app_output_close(&w) ? 0 : 3;

@@ -36,11 +36,18 @@ struct serve {
     struct bt_loop_view view;
 };
 
+/* The poller's clock: the wall clock, or --demo's simulated one. */
+static int64_t serve_now(struct serve *s)
+{
+    return bt_clock_now(&s->a->loop.clock);
+}
+
 static void serve_eval(struct serve *s, int64_t now)
 {
     struct bt_report rep;
     bt_report_build(&rep, &s->a->cfg, &s->a->store, now);
     rep.api = &s->cost;
+    rep.mode = s->o->demo ? "demo" : "live"; /* --demo: every series says so (mode="demo") */
     app_cost(s->a, &rep.metrics_per_poll, &rep.metrics_per_day);
     bt_buf_reset(&s->text);
     bt_buf_reset(&s->om);
@@ -56,7 +63,7 @@ static void healthz(struct serve *s, struct bt_httpd_resp *resp)
 {
     /* healthy while some route's CloudWatch data arrived within three polls (or
      * the poller is younger than that): a dead poller is also `up == 0` */
-    int64_t now = (int64_t)time(NULL), newest = 0;
+    int64_t now = serve_now(s), newest = 0;
     for (int i = 0; i < s->a->cfg.nroutes; i++) {
         const struct bt_source_status *st = bt_store_status_c(&s->a->store, i, BT_SRC_CLOUDWATCH);
         if (st->last_ok > newest)
@@ -79,7 +86,7 @@ static void on_request(void *arg, const struct bt_httpd_req *req, struct bt_http
         /* evaluated at scrape time from what the store holds (ages are current);
          * nothing here waits on AWS: collectors fill the store in the background */
         if (s->a->store.generation != s->gen || bt_wall_now() - s->built >= SERVE_REEVAL_S)
-            serve_eval(s, (int64_t)time(NULL));
+            serve_eval(s, serve_now(s));
         bool om = bt_httpd_wants_openmetrics(req->accept);
         const struct bt_buf *b = om ? &s->om : &s->text;
         resp->status = 200;
@@ -196,9 +203,11 @@ int cmd_serve(struct opts *o)
         return 3;
     }
     s.view.input_fd = bt_httpd_fd(s.httpd);
-    serve_eval(&s, (int64_t)time(NULL));
-    fprintf(stderr, "bedtop: serve: listening on http://%s/metrics (%d route%s)%s\n",
-            bt_httpd_address(s.httpd), s.a->cfg.nroutes, s.a->cfg.nroutes == 1 ? "" : "s",
+    s.started = serve_now(&s);
+    serve_eval(&s, serve_now(&s));
+    fprintf(stderr, "bedtop: serve: listening on http://%s/metrics (%d %sroute%s)%s\n",
+            bt_httpd_address(s.httpd), s.a->cfg.nroutes, o->demo ? "simulated demo " : "",
+            s.a->cfg.nroutes == 1 ? "" : "s",
             bt_httpd_loopback(s.httpd) ? ""
                                        : "; reachable from other hosts, without authentication");
     for (;;) {
@@ -216,7 +225,7 @@ int cmd_serve(struct opts *o)
         }
         app_free(s.a);
         s.a = next;
-        serve_eval(&s, (int64_t)time(NULL));
+        serve_eval(&s, serve_now(&s));
         fprintf(stderr, "bedtop: serve: config reloaded (%d route%s)\n", s.a->cfg.nroutes,
                 s.a->cfg.nroutes == 1 ? "" : "s");
     }

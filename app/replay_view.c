@@ -10,6 +10,8 @@
 
 #include "app/view.h"
 #include "net/loop.h"
+#include "core/dataminute.h"
+#include "core/events.h"
 #include "core/headroom.h"
 #include "core/util.h"
 #include "tui/tui.h"
@@ -38,6 +40,8 @@ struct rview {
     bool marks_dirty;        /* timeline marks changed since the screen last showed them */
     double marks_shown;      /* wall time of that */
     bool displaced;          /* the scan moved the store's horizon: put it back */
+    struct bt_evlog log;     /* the event log of the whole recording, built in the background */
+    bool log_done;
 };
 
 static void show(struct rview *v, int64_t t)
@@ -163,8 +167,9 @@ static int64_t poll_event(struct rview *v, size_t i)
 
 static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *what, size_t n)
 {
-    char hm[16];
-    bt_fmt_hhmm(t, hm, sizeof hm);
+    char hm[16], seen[16];
+    bt_fmt_hhmm(bt_data_minute(&v->rp->cfg, t), hm, sizeof hm);
+    bt_fmt_hhmm(t, seen, sizeof seen);
     int first = -1, routes = 0;
     for (int r = 0; r < v->nr; r++)
         if (newbits[r]) {
@@ -173,7 +178,7 @@ static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *
                 first = r;
         }
     struct bt_buf b = {0};
-    bt_buf_printf(&b, "%s:%02d %s:", hm, (int)(t % 60), v->rp->cfg.routes[first].name);
+    bt_buf_printf(&b, "data %s %s:", hm, v->rp->cfg.routes[first].name);
     for (int w = 0; w < BT_W_COUNT; w++)
         if (newbits[first] & (1u << w))
             bt_buf_printf(&b, " %s", bt_wcode_name((enum bt_wcode)w));
@@ -181,6 +186,7 @@ static void describe(struct rview *v, const uint32_t *newbits, int64_t t, char *
         bt_buf_puts(&b, " throttled");
     if (routes > 1)
         bt_buf_printf(&b, " (+%d route%s)", routes - 1, routes > 2 ? "s" : "");
+    bt_buf_printf(&b, " (seen %s:%02d)", seen, (int)(t % 60));
     bt_strlcpy(what, bt_buf_str(&b), n);
     bt_buf_free(&b);
 }
@@ -255,7 +261,7 @@ static bool rv_parse_time(void *arg, const char *s, int64_t rel, int64_t *out)
 {
     struct rview *v = arg;
     (void)rel;
-    return bt_replay_when(v->rp, s, out);
+    return bt_replay_when_minute(v->rp, s, out);
 }
 
 /* Some of the background scan, then the store back where the screen is. */
@@ -269,15 +275,23 @@ static void scan_slice(struct rview *v)
             poll_event(v, v->scan_next);
         v->scan_next++;
         if (bt_wall_now() - t0 > SCAN_SLICE)
-            break;
+            return;
     }
+    /* then the event log, as export derives it (core/events.c) */
+    size_t before = v->log.n;
+    while (!v->log_done && bt_wall_now() - t0 <= SCAN_SLICE) {
+        v->log_done = !bt_evlog_replay_step(&v->log, v->rp, &v->host.evlog_upto);
+        v->displaced = true;
+    }
+    if (v->log.n != before || v->log_done)
+        v->marks_dirty = true;
 }
 
 static void rv_before_update(void *arg, int64_t now)
 {
     struct rview *v = arg;
     (void)now; /* the loop's clock is read here, clamped to the recording */
-    if (v->scan_next < v->rp->npolls)
+    if (v->scan_next < v->rp->npolls || !v->log_done)
         scan_slice(v);
     /* a redraw of 200 routes costs more than a slice: show scan progress 4 times a second */
     double wall = bt_wall_now();
@@ -307,7 +321,7 @@ static void rv_before_update(void *arg, int64_t now)
 static int rv_wakeup(void *arg)
 {
     struct rview *v = arg;
-    return v->scan_next < v->rp->npolls ? 0 : -1;
+    return v->scan_next < v->rp->npolls || !v->log_done ? 0 : -1;
 }
 
 /* "FILE:LINE: why" -> LINE, 0 when not in that form. */
@@ -370,6 +384,9 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
                                   .now = rp->start, .interval = rp->cfg.interval,
                                   .paused = true, .metrics_per_poll = NAN,
                                   .metrics_per_day = NAN, .arg = &v, .replay = &v.ctl};
+    bt_evlog_init(&v.log, v.nr);
+    v.host.evlog = &v.log;
+    v.host.evlog_upto = rp->start;
     show(&v, rp->start);
     struct app_view view = {.host = &v.host, .loop = &v.loop, .before_update = rv_before_update,
                             .wakeup_ms = rv_wakeup, .arg = &v};
@@ -380,5 +397,6 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
     free(v.newbits);
     free(v.minutes);
     free(v.markers);
+    bt_evlog_free(&v.log);
     return rc;
 }

@@ -211,4 +211,8 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);
 bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code);
+/* What the headroom alone says against the warn/crit thresholds (ok, warn, crit;
+ * unknown when the headroom is): the dashboard colours HEAD% by it, not by the
+ * route's status, which other warnings raise too. */
+enum bt_status bt_headroom_level(const struct bt_config *cfg, const struct bt_eval *e);
 #endif

@@ -288,11 +288,6 @@ enum bt_side bt_inc_side(bool mantle, int k)
     return mantle ? (k ? BT_SIDE_OUTPUT : BT_SIDE_INPUT) : (k ? BT_SIDE_RPM : BT_SIDE_TPM);
 }
 
-int64_t bt_data_minute(const struct bt_config *cfg, int64_t t)
-{
-    return bt_minute_floor(t - (int64_t)cfg->cw_lag) - 60;
-}
-
 /* A CloudWatch signal of data minute m as recorded: a minute with no datapoint
  * after a poll that succeeded later is idle (0), else unknown. The evaluation at
  * m may show an older minute (a route picks its newest datapoint), so the
@@ -555,13 +550,12 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     }
     struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
     struct builder b = {.inc = out};
-    int64_t lag = (int64_t)cfg->cw_lag;
     size_t mk = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
-        /* as on screen when m was the newest complete minute (export's rows) */
-        int64_t shown = m + 60 + lag;
-        shown = shown < rp->start ? rp->start : shown > rp->end ? rp->end : shown;
+        /* as on screen while m was the newest complete minute: export's rows and
+         * replay --at use the same instant (core/dataminute.h) */
+        int64_t shown = bt_replay_minute_instant(rp, m);
         bt_replay_seek(rp, shown);
         bt_eval_all(cfg, &rp->store, shown, evals);
         for (; mk < rp->nmarkers && bt_data_minute(cfg, rp->markers[mk].t) <= m; mk++) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/dataminute.h"
 #include "core/headroom.h"
 #include "core/model.h"
 #include "core/recording.h"
@@ -180,8 +181,7 @@ struct bt_incident {
 /* The two sides an incident follows per route: runtime tokens and requests per
  * minute, mantle input and output (k = 0, 1). */
 enum bt_side bt_inc_side(bool mantle, int k);
-/* The data minute on screen at time t of a recording (the newest complete one). */
-int64_t bt_data_minute(const struct bt_config *cfg, int64_t t);
+/* bt_data_minute, the data minute on screen at time t: core/dataminute.h (the one clock) */
 /* Evaluates every route of the recording at each data minute from..to (as bedtop
  * showed it when that minute was the newest complete one: the same evaluation as
  * export) and derives the summary, the timeline and the ranked causes. keep

@@ -269,6 +269,22 @@ static const char *bound_words(enum bt_quality q)
                               : "";
 }
 
+/* HEAD%'s colour: the binding side against the thresholds, as LOW_HEADROOM reads it. */
+enum bt_status bt_headroom_level(const struct bt_config *cfg, const struct bt_eval *e)
+{
+    if (e->quota == 0)
+        return BT_ST_CRIT; /* a quota known to be 0: nothing fits */
+    if (isnan(e->headroom_pct))
+        return BT_ST_UNKNOWN;
+    const struct bt_side_fig *b = &e->side[e->binding];
+    bool tokens = e->binding != BT_SIDE_RPM;
+    if ((cfg->crit.pct || tokens) && threshold_hit(&cfg->crit, b))
+        return BT_ST_CRIT;
+    if ((cfg->warn.pct || tokens) && threshold_hit(&cfg->warn, b))
+        return BT_ST_WARN;
+    return BT_ST_OK;
+}
+
 static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route *r,
                               struct bt_eval *e, struct bt_warning *w)
 {

@@ -282,6 +282,8 @@ static void render_sample(const struct bt_report *r, const struct sample *s, str
     for (int k = 0; k < MAX_EXTRA && s->key[k]; k++)
         if (s->val[k][0])
             label(b, s->key[k], s->val[k], &first);
+    if (r->mode && !strcmp(r->mode, "demo")) /* simulated figures never pass for real ones */
+        label(b, "mode", "demo", &first);
     if (!first)
         bt_buf_putc(b, '}');
     value(b, s->v);

@@ -24,15 +24,17 @@ start() {
     T -f /dev/null -u new-session -d -s "$name" -x "$w" -y "$h" \
         "env TERM=xterm-256color LANG=$lang LC_ALL= XDG_CONFIG_HOME=$TMP/xdg BEDTOP_DATADIR=$SRC/data $* $TUI_CMD $EXTRA; echo EXITED rc=\$?; sleep 60"
 }
-# wait_for NAME TEXT : polls the screen until TEXT shows (max ~5 s)
+# wait_for NAME TEXT [TRIES] : polls the screen until TEXT shows (TRIES x 50 ms, ~5 s)
 wait_for() {
     local i
-    for i in $(seq 1 100); do
+    for i in $(seq 1 "${3:-100}"); do
         T capture-pane -p -t "$1" 2>/dev/null | grep -qF -- "$2" && return 0
         sleep 0.05
     done
     return 1
 }
+# wait_for_long NAME TEXT : the same for up to ~30 s (a demo running at high speed)
+wait_for_long() { wait_for "$1" "$2" 600; }
 wait_gone() {
     local i
     for i in $(seq 1 100); do

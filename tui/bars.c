@@ -5,51 +5,85 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "tui/keys.h"
 
+/* The header: mode, the moment shown, routes, then the crit/warn counts (kept at every
+ * width: the identity parts shorten first), filter; at the right REC (always while
+ * recording) and PAUSED/PLAYING. */
 void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
 {
     const struct bt_tui_host *h = t->host;
     tui_fill(l->header.y, 0, l->cols, A(t, BT_ROLE_HEADER));
-    char ts[32], line[256];
-    bt_fmt_iso(h->now, ts, sizeof ts);
+    char ts[40], hm[40], line[256];
+    int64_t shown_t = h->replay ? bt_data_minute(h->cfg, h->now) : h->now;
+    bt_fmt_iso(shown_t, ts, sizeof ts);
+    if (h->replay) { /* the one clock: the data minute on screen */
+        char iso[32];
+        bt_strlcpy(iso, ts, sizeof iso);
+        snprintf(ts, sizeof ts, "data %s", iso);
+        bt_fmt_hhmm(shown_t, iso, sizeof iso);
+        snprintf(hm, sizeof hm, "data %s", iso);
+    } else {
+        bt_fmt_hhmm(h->now, hm, sizeof hm);
+    }
     int cnt[4] = {0};
     for (int i = 0; i < t->nvis; i++)
         cnt[t->evals[t->order[i]].status]++;
-    snprintf(line, sizeof line, " bedtop  %s  %s  %d route%s", h->mode ? h->mode : "live", ts,
-             t->nvis, t->nvis == 1 ? "" : "s");
-    int shown = l->table.h - 1;
-    if (t->view == BT_VIEW_OVERVIEW && shown > 0 && t->nvis > shown) {
-        /* the route list scrolls too: which of them are on screen */
-        size_t len = strlen(line);
-        snprintf(line + len, sizeof line - len, " (%d-%d shown)", t->scroll + 1,
-                 t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
-    }
-    int x = tui_text_cut(l->header.y, 0, l->cols, line, A(t, BT_ROLE_HEADER));
     static const enum bt_status order[] = {BT_ST_CRIT, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_OK};
+    char counts[96] = "";
+    for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
+        if (!cnt[order[i]])
+            continue;
+        size_t len = strlen(counts);
+        snprintf(counts + len, sizeof counts - len, "%s%d %s", len ? " " : ": ", cnt[order[i]],
+                 bt_status_name(order[i]));
+    }
+    const char *right = h->paused ? "PAUSED " : "";
+    if (h->replay && h->replay->playing)
+        right = "PLAYING ";
+    const char *rec = h->recording ? (h->recording_failed ? "REC FAILED " : "REC ") : "";
+    int rw = (int)strlen(right) + (int)strlen(rec);
+    const char *mode = h->mode ? h->mode : "live";
+    char range[48] = "";
+    int shown = l->table.h - 1;
+    if (t->view == BT_VIEW_OVERVIEW && shown > 0 && t->nvis > shown) /* which rows are on screen */
+        snprintf(range, sizeof range, " (%d-%d shown)", t->scroll + 1,
+                 t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
+    char filt[96] = "";
+    if (t->filter[0])
+        snprintf(filt, sizeof filt, "  filter \"%s\"", t->filter);
+    /* the longest form that leaves the counts, the filter and the right marks whole */
+    int room = l->cols - rw - (int)strlen(counts) - tui_width(filt) - 1;
+    snprintf(line, sizeof line, " bedtop  %s  %s  %d route%s%s", mode, ts, t->nvis,
+             t->nvis == 1 ? "" : "s", range);
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof line, " %s %s %d route%s%s", mode, hm, t->nvis,
+                 t->nvis == 1 ? "" : "s", range);
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof line, " %s %s %d route%s", mode, hm, t->nvis, t->nvis == 1 ? "" : "s");
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof line, " %s %d", hm, t->nvis);
+    int x = tui_text_cut(l->header.y, 0, l->cols - rw, line, A(t, BT_ROLE_HEADER));
     bool first = true;
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
         if (!cnt[order[i]])
             continue;
         char part[32];
         snprintf(part, sizeof part, "%d %s", cnt[order[i]], bt_status_name(order[i]));
-        x += tui_text(l->header.y, x, l->cols - x, first ? ": " : " ", A(t, BT_ROLE_HEADER));
-        x += tui_text_cut(l->header.y, x, l->cols - x, part, A(t, tui_status_role(order[i])));
+        x += tui_text(l->header.y, x, l->cols - x - rw, first ? ": " : " ", A(t, BT_ROLE_HEADER));
+        x += tui_text_cut(l->header.y, x, l->cols - x - rw, part, A(t, tui_status_role(order[i])));
         first = false;
     }
-    if (t->filter[0]) {
-        char f[96];
-        snprintf(f, sizeof f, "  filter \"%s\"", t->filter);
-        x += tui_text(l->header.y, x, l->cols - x, f, A(t, BT_ROLE_HEADER));
+    if (filt[0])
+        x += tui_text_cut(l->header.y, x, l->cols - x - rw - 1, filt, A(t, BT_ROLE_HEADER));
+    if (rw && l->cols - rw >= x) {
+        int rx = l->cols - rw;
+        rx += tui_text(l->header.y, rx, (int)strlen(rec), rec, A(t, BT_ROLE_CRIT) | A_BOLD);
+        tui_text(l->header.y, rx, (int)strlen(right), right, A(t, BT_ROLE_STALE));
     }
-    const char *right = h->paused ? "PAUSED " : "";
-    if (h->replay && h->replay->playing)
-        right = "PLAYING ";
-    int rw = (int)strlen(right);
-    if (rw && l->cols - rw > x)
-        tui_text(l->header.y, l->cols - rw, rw, right, A(t, BT_ROLE_STALE));
 }
 
 void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route)
@@ -88,7 +122,10 @@ void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route
     tui_text(l->banner.y, 0, l->cols, line, A(t, BT_ROLE_BANNER));
 }
 
-/* The F-key bar of wide terminals (htop's): "F1Help  F3Search ... F10Quit". */
+/* The key line, at every size: the F-key bar (htop's) from BT_LAYOUT_FBAR_COLS, else
+ * "? help  q quit" and the keys an on-call engineer needs first; the answer to the
+ * last key sits at its right (never over the status bar's position text) and
+ * shortens the optional hints, never "? help  q quit". */
 void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l)
 {
     t->nfbar_x = 0;
@@ -96,35 +133,48 @@ void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l)
         return;
     int y = l->fbar.y, x = 0;
     tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
-    for (size_t i = 0; i < bt_nfbar && i + 1 < BT_ARRAY_LEN(t->fbar_x); i++) {
-        if (bt_fbar[i].key == KEY_F(5) && t->host->replay)
-            continue;
-        char k[8];
-        snprintf(k, sizeof k, "F%d", bt_fbar[i].key - KEY_F(0));
+    bool detail = t->view == BT_VIEW_DETAIL;
+    if (l->cols >= BT_LAYOUT_FBAR_COLS) {
+        for (size_t i = 0; i < bt_nfbar && i + 1 < BT_ARRAY_LEN(t->fbar_x); i++) {
+            if (bt_fbar[i].key == KEY_F(5) && t->host->replay)
+                continue;
+            char k[8];
+            snprintf(k, sizeof k, "F%d", bt_fbar[i].key - KEY_F(0));
+            t->fbar_x[t->nfbar_x] = x;
+            t->fbar_key[t->nfbar_x++] = bt_fbar[i].key;
+            x += tui_text(y, x, l->cols - x, k, A(t, BT_ROLE_KEY));
+            x += tui_text(y, x, l->cols - x, bt_fbar[i].label, A(t, BT_ROLE_STATUS));
+            x += tui_text(y, x, l->cols - x, "  ", A(t, BT_ROLE_NORMAL));
+        }
         t->fbar_x[t->nfbar_x] = x;
-        t->fbar_key[t->nfbar_x++] = bt_fbar[i].key;
-        x += tui_text(y, x, l->cols - x, k, A(t, BT_ROLE_KEY));
-        x += tui_text(y, x, l->cols - x, bt_fbar[i].label, A(t, BT_ROLE_STATUS));
-        x += tui_text(y, x, l->cols - x, "  ", A(t, BT_ROLE_NORMAL));
     }
-    t->fbar_x[t->nfbar_x] = x;
-}
-
-/* The right end of the status bar: a message answering the last key, else the hint
- * (in the detail, which rows of its document are shown). */
-static void status_hint(struct bt_tui *t, const struct bt_layout *l, int x)
-{
-    int y = l->status.y;
-    const char *hint = t->view == BT_VIEW_DETAIL ? "? help  q back" : "? help  q quit";
-    /* a message answers the key just pressed, so it may cover the right of the bar */
-    if (t->msg[0])
-        hint = t->msg;
-    int hw = tui_width(hint) + 2;
-    if (t->msg[0] && hw > l->cols)
-        hw = l->cols;
-    if (t->msg[0] || l->cols - hw > x) {
-        tui_fill(y, l->cols - hw, hw, A(t, BT_ROLE_STATUS));
-        tui_text(y, l->cols - hw + 1, hw - 1, hint, A(t, t->msg[0] ? BT_ROLE_KEY : BT_ROLE_STATUS));
+    /* key, what; the first two always */
+    static const char *const ov[][2] = {{"?", "help"}, {"q", "quit"}, {"Enter", "detail"},
+                                        {"Tab", "warnings"}, {"e", "events"}, {"/", "filter"},
+                                        {"s", "sort"}};
+    static const char *const det[][2] = {{"?", "help"}, {"q", "back"}, {"Tab", "next route"},
+                                         {"e", "events"}, {"+/-", "zoom"}, {"[/]", "pan"}};
+    static const char *const rp[][2] = {{"?", "help"}, {"q", "quit"}, {"Space", "play"},
+                                        {"g", "go to"}, {"n/N", "next/prev"}, {"e", "events"}};
+    const char *const(*keys)[2] = detail ? det : t->host->replay ? rp : ov;
+    size_t nk = detail ? BT_ARRAY_LEN(det) : t->host->replay ? BT_ARRAY_LEN(rp) : BT_ARRAY_LEN(ov);
+    int msg_w = t->msg[0] ? tui_width(t->msg) + 2 : 0;
+    if (l->cols < BT_LAYOUT_FBAR_COLS) {
+        x = 0;
+        for (size_t i = 0; i < nk; i++) {
+            int need = (int)strlen(keys[i][0]) + 1 + (int)strlen(keys[i][1]) + 3;
+            if (i >= 2 && x + need + msg_w > l->cols)
+                break;
+            x += i ? 2 : 1; /* "? help  q quit": two spaces between keys */
+            x += tui_text(y, x, l->cols - x, keys[i][0], A(t, BT_ROLE_KEY)) + 1;
+            x += tui_text(y, x, l->cols - x, keys[i][1], A(t, BT_ROLE_STATUS));
+        }
+        x += 2;
+    }
+    if (t->msg[0] && l->cols - x > 2) {
+        int w = msg_w < l->cols - x ? msg_w : l->cols - x;
+        tui_fill(y, l->cols - w, w, A(t, BT_ROLE_STATUS));
+        tui_text_cut(y, l->cols - w + 1, w - 1, t->msg, A(t, BT_ROLE_KEY));
     }
 }
 
@@ -134,10 +184,11 @@ static void draw_replay_status(struct bt_tui *t, const struct bt_layout *l, int 
     const struct bt_tui_host *h = t->host;
     const struct bt_tui_replay *rp = h->replay;
     int y = l->status.y;
-    char part[160], hm[16];
+    char part[160], hm[16], dm[16];
     bt_fmt_hhmm(h->now, hm, sizeof hm);
-    snprintf(part, sizeof part, " %s:%02d %s %gx |", hm, (int)(((h->now % 60) + 60) % 60),
-             rp->playing ? "playing" : "paused", rp->speed);
+    bt_fmt_hhmm(bt_data_minute(h->cfg, h->now), dm, sizeof dm);
+    snprintf(part, sizeof part, " data %s seen %s:%02d %s %gx |", dm, hm,
+             (int)(((h->now % 60) + 60) % 60), rp->playing ? "playing" : "paused", rp->speed);
     x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
     x += tui_text(y, x, l->cols - x, " REPLAY", A(t, BT_ROLE_STATUS));
     if (rp->problem) {
@@ -146,9 +197,8 @@ static void draw_replay_status(struct bt_tui *t, const struct bt_layout *l, int 
     }
     if (rp->note) {
         snprintf(part, sizeof part, " %s", rp->note);
-        x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_WARN));
+        tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_WARN));
     }
-    status_hint(t, l, x);
 }
 
 void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
@@ -159,6 +209,13 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
     if (t->filtering) {
         char line[128];
         snprintf(line, sizeof line, " filter: %s_   (Enter keeps, Esc clears)", t->filter);
+        tui_text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
+        return;
+    }
+    if (t->searching) {
+        char line[128];
+        snprintf(line, sizeof line, " search: %s_   (F3 or Down: next match, Enter or Esc ends)",
+                 t->search);
         tui_text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
         return;
     }
@@ -234,7 +291,7 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
     x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
     char si[16];
     if (isnan(h->metrics_per_day)) {
-        snprintf(part, sizeof part, " ? metrics/day |");
+        snprintf(part, sizeof part, " metrics/day n/a |"); /* not "? ...": that reads as a key */
     } else {
         bt_fmt_count(h->metrics_per_day, si, sizeof si);
         if (isnan(h->metrics_per_min) || isnan(h->usd_per_day)) {
@@ -252,7 +309,6 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
     if (h->recording) {
         snprintf(part, sizeof part, h->recording_failed ? " REC FAILED (lines dropped) %s" : " REC %s",
                  h->recording);
-        x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
+        tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
     }
-    status_hint(t, l, x);
 }

@@ -9,15 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/format.h"
 #include "core/headroom.h"
 #include "core/oppoint.h"
 #include "core/util.h"
 #include "tui/graph.h"
+#include "tui/keys.h"
 
 /* A per-minute value of a derived series at minute m. */
 enum skind { S_SETTLED, S_ESTIMATED, S_USED, S_THROTTLES, S_P50, S_P99, S_INFLIGHT,
-             S_COMPLETED, S_OUTPUT };
+             S_COMPLETED, S_OUTPUT, S_ADMITTED, S_RETRIES, S_ADM_THROTTLED };
 
 static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
 {
@@ -36,6 +38,9 @@ static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
     case S_INFLIGHT: return bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
     case S_COMPLETED: return bt_store_at(st, r, BT_SIG_ADM_COMPLETED, m);
     case S_OUTPUT: return bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    case S_ADMITTED: return bt_store_at(st, r, BT_SIG_ADM_ADMITTED, m);
+    case S_RETRIES: return bt_store_at(st, r, BT_SIG_ADM_RETRIES, m);
+    case S_ADM_THROTTLED: return bt_store_at(st, r, BT_SIG_ADM_THROTTLED, m);
     }
     return NAN;
 }
@@ -55,6 +60,11 @@ const struct tui_pattern tui_patterns[TUI_NPAT] = {
     [PAT_POINT] = {"one minute", 0x2022, '*', BT_ROLE_SETTLED},
     [PAT_NOW] = {"now", 0x25C6, '#', BT_ROLE_KNEE},
     [PAT_KNEE] = {"knee", 0x2506, ':', BT_ROLE_KNEE},
+    [PAT_ADMITTED] = {"admitted", 0x25A0, 'A', BT_ROLE_SETTLED},
+    [PAT_RETRIED] = {"retried", 0x25C7, 'R', BT_ROLE_WARN},
+    [PAT_ATHROTTLED] = {"throttled (admission)", 0x2715, 'T', BT_ROLE_THROTTLE},
+    [PAT_COMPLETED] = {"completed", 0x25A1, 'C', BT_ROLE_OK},
+    [PAT_CURSOR] = {"cursor (< >)", 0x2502, '|', BT_ROLE_KNEE},
 };
 
 /* One graph being drawn: its area, plot, and the minutes every time graph shares. */
@@ -63,9 +73,28 @@ struct gctx {
     int r;
     const struct bt_eval *e;
     struct bt_rect a, p;   /* the graph (document rows) and its plot area */
-    int64_t end;           /* the right edge: the last complete minute */
-    int n;                 /* minutes shown, one per column */
+    int64_t end;           /* the right edge: the data minute shown (panned: earlier) */
+    int n;                 /* columns of values, right-aligned */
+    int span;              /* minutes over those columns (n: one a column) */
+    int cursor;            /* the column the cursor reads (-1: none) */
 };
+
+/* The first minute column c (0..n-1) shows: span minutes over n columns, the newest
+ * at the right edge; zoomed out a column holds several, zoomed in one is repeated. */
+static int64_t col_minute(const struct gctx *g, int c)
+{
+    int64_t first = g->end - (int64_t)(g->span - 1) * 60;
+    return first + (int64_t)((long long)c * g->span / g->n) * 60;
+}
+
+static int64_t col_last_minute(const struct gctx *g, int c)
+{
+    if (c + 1 >= g->n)
+        return g->end;
+    int64_t next = col_minute(g, c + 1);
+    int64_t m = col_minute(g, c);
+    return next > m ? next - 60 : m;
+}
 
 static uint32_t pat(const struct gctx *g, int k)
 {
@@ -75,9 +104,33 @@ static uint32_t pat(const struct gctx *g, int k)
 static double *series(const struct gctx *g, enum skind k)
 {
     double *v = bt_xcalloc((size_t)g->n + 1, sizeof *v);
-    for (int i = 0; i < g->n; i++)
-        v[i] = series_at(g->t, g->r, k, g->end - (int64_t)(g->n - 1 - i) * 60);
+    for (int i = 0; i < g->n; i++) {
+        /* several minutes a column (zoomed out): the largest, so a peak is never lost */
+        v[i] = NAN;
+        for (int64_t m = col_minute(g, i); m <= col_last_minute(g, i); m += 60) {
+            double x = series_at(g->t, g->r, k, m);
+            if (!isnan(x) && (isnan(v[i]) || x > v[i]))
+                v[i] = x;
+        }
+    }
     return v;
+}
+
+/* A legend's value: at the cursor's minute when there is one, else now's (core's). */
+static double at_cursor(const struct gctx *g, enum skind k, double now)
+{
+    return g->cursor < 0 ? now : series_at(g->t, g->r, k, col_minute(g, g->cursor));
+}
+
+/* The cursor: a column marker in the plot. */
+static void draw_cursor(const struct gctx *g, struct bt_canvas *cv)
+{
+    if (g->cursor < 0)
+        return;
+    int x = g->p.w - g->n + g->cursor;
+    for (int y = 0; y < g->p.h; y++)
+        if (!cv->c[y * cv->w + x].ch)
+            bt_canvas_set(cv, x, y, pat(g, PAT_CURSOR), BT_ROLE_KNEE);
 }
 
 /* Rounds an axis maximum up to two significant digits (350.8 -> 360). */
@@ -179,25 +232,54 @@ static void y_axis(const struct gctx *g, double ymax, yfmt fmt)
     }
 }
 
-/* The time axis every time graph shares: clock times on whole steps, "now" at the
- * right edge (the last complete minute). */
+/* The time axis every time graph shares: data minutes on whole steps, "now" at the
+ * right edge (the data minute on screen), or that minute when panned back; the
+ * cursor's minute under it. */
 static void time_axis(const struct gctx *g)
 {
     const struct bt_tui *t = g->t;
     int ay = g->a.y + g->a.h - 1;
-    static const int steps[] = {10, 15, 30, 60, 120, 240, 480, 1440};
-    int step = steps[0];
-    for (size_t i = 0; i < BT_ARRAY_LEN(steps) && g->p.w / steps[i] * 7 > g->p.w; i++)
-        step = steps[i + 1 < BT_ARRAY_LEN(steps) ? i + 1 : i];
-    int now_x = g->p.x + g->p.w - 3;
-    tui_text(ay, now_x, 3, "now", A(t, BT_ROLE_AXIS));
+    static const int steps[] = {5, 10, 15, 30, 60, 120, 240, 480, 1440, 2880, 10080};
+    /* labels at least 7 columns apart: a step of that many columns' minutes */
+    double per_col = (double)g->span / g->n;
+    int step = steps[BT_ARRAY_LEN(steps) - 1];
+    for (size_t i = 0; i < BT_ARRAY_LEN(steps); i++)
+        if (steps[i] / per_col >= 7 && (g->span > 10 || steps[i] >= 5)) {
+            step = steps[i];
+            break;
+        }
+    int c0 = g->p.w - g->n;
+    /* the cursor's minute first: the other labels give way to it */
+    int cx0 = -1, cx1 = -1;
+    if (g->cursor >= 0) {
+        char hm[16];
+        bt_fmt_hhmm(col_minute(g, g->cursor), hm, sizeof hm);
+        int x = g->p.x + c0 + g->cursor - 2;
+        if (x < g->p.x)
+            x = g->p.x;
+        if (x + 5 > g->p.x + g->p.w)
+            x = g->p.x + g->p.w - 5;
+        tui_text(ay, x, 5, hm, A(t, BT_ROLE_KNEE) | A_BOLD);
+        cx0 = x - 1;
+        cx1 = x + 5;
+    }
+    char end[16] = "now";
+    if (t->goff)
+        bt_fmt_hhmm(g->end, end, sizeof end);
+    int ew = (int)strlen(end);
+    int now_x = g->p.x + g->p.w - ew;
+    if (now_x > cx1 || now_x + ew < cx0)
+        tui_text(ay, now_x, ew, end, A(t, BT_ROLE_AXIS));
     int last_end = g->p.x - 1;
-    for (int c = 0; c < g->p.w; c++) {
-        int64_t m = g->end - (int64_t)(g->p.w - 1 - c) * 60;
-        if (m % ((int64_t)step * 60))
+    for (int c = 0; c < g->n; c++) {
+        int64_t a = col_minute(g, c), b = col_last_minute(g, c), m = 0;
+        for (int64_t k = a; k <= b && !m; k += 60)
+            if (!(k % ((int64_t)step * 60)))
+                m = k;
+        if (!m || (c > 0 && col_minute(g, c - 1) == a))
             continue;
-        int x = g->p.x + c - 2;
-        if (x <= last_end || x + 5 >= now_x)
+        int x = g->p.x + c0 + c - 2;
+        if (x <= last_end || x + 5 >= now_x || (x + 5 >= cx0 && x <= cx1))
             continue;
         char hm[16];
         bt_fmt_hhmm(m, hm, sizeof hm);
@@ -208,6 +290,7 @@ static void time_axis(const struct gctx *g)
 
 static void blit_free(const struct gctx *g, struct bt_canvas *cv)
 {
+    draw_cursor(g, cv);
     tui_blit(g->t, cv, g->p.y, g->p.x);
     bt_canvas_free(cv);
 }
@@ -231,17 +314,21 @@ static void draw_tokens(struct gctx *g)
     it[ni] = (struct item){.pat = PAT_QUOTA};
     snprintf(it[ni].label, sizeof it[ni].label, isnan(quota) ? "quota unknown" : "quota %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, isnan(quota) ? "quota unknown" : "quota");
-    bt_fmt_tokens(e->mantle ? e->input_tokens : e->settled, v, sizeof v);
+    bt_fmt_tokens(at_cursor(g, S_SETTLED, e->mantle ? e->input_tokens : e->settled), v, sizeof v);
     it[ni] = (struct item){.pat = PAT_SETTLED};
     snprintf(it[ni].label, sizeof it[0].label, "%s %s", e->mantle ? "input" : "settled", v);
     snprintf(it[ni++].name, sizeof it[0].name, "%s", e->mantle ? "input" : "settled");
     if (!e->mantle) {
-        bt_fmt_tokens(e->estimated, v, sizeof v);
+        bt_fmt_tokens(at_cursor(g, S_ESTIMATED, e->estimated), v, sizeof v);
         it[ni] = (struct item){.pat = PAT_ESTIMATED};
         snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
         snprintf(it[ni++].name, sizeof it[0].name, "est");
     }
-    bt_fmt_tokens(e->mantle ? e->side[BT_SIDE_INPUT].used : e->used, v, sizeof v);
+    /* now's used is core's figure for the minute on screen; the series' last column is
+     * the same minute (the right edge is the data minute, not the clock minute whose
+     * CloudWatch figures are not published yet: used fell to ~0 there) */
+    bt_fmt_tokens(at_cursor(g, S_USED, e->mantle ? e->side[BT_SIDE_INPUT].used : e->used), v,
+                  sizeof v);
     it[ni] = (struct item){.pat = PAT_USED};
     snprintf(it[ni].label, sizeof it[0].label, "used %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, "used");
@@ -293,7 +380,7 @@ static void draw_level_graph(struct gctx *g, const struct level_graph *d)
     else
         snprintf(it[0].label, sizeof it[0].label, "%s %s", d->level_name, s);
     snprintf(it[0].name, sizeof it[0].name, "%s", d->level_name);
-    bt_fmt_tokens(d->now, s, sizeof s);
+    bt_fmt_tokens(at_cursor(g, d->series, d->now), s, sizeof s);
     snprintf(it[1].label, sizeof it[1].label, "%s %s", d->line_name, s);
     snprintf(it[1].name, sizeof it[1].name, "%s", d->line_name);
     title_rule(g, d->title, d->short_title, it, 2);
@@ -330,7 +417,7 @@ static void draw_throttles(struct gctx *g)
     double ymax = axis_max(vmax(v, g->n, 1));
     struct item it[1] = {{.pat = PAT_THROTTLE}};
     char s[16];
-    bt_fmt_count(g->e->throttles, s, sizeof s);
+    bt_fmt_count(at_cursor(g, S_THROTTLES, g->e->throttles), s, sizeof s);
     snprintf(it[0].label, sizeof it[0].label, "throttles %s", s);
     snprintf(it[0].name, sizeof it[0].name, "throttles");
     title_rule(g, "Throttles/min: is Bedrock refusing calls?", "throttles/min", it, 1);
@@ -349,10 +436,10 @@ static void draw_latency(struct gctx *g)
     double ymax = axis_max(vmax(p99, g->n, vmax(p50, g->n, 1)) * 1.1);
     struct item it[2] = {{.pat = PAT_P50}, {.pat = PAT_P99}};
     char s[16];
-    bt_fmt_latency(g->e->lat_p50, s, sizeof s);
+    bt_fmt_latency(at_cursor(g, S_P50, g->e->lat_p50), s, sizeof s);
     snprintf(it[0].label, sizeof it[0].label, "p50 %s", s);
     snprintf(it[0].name, sizeof it[0].name, "p50");
-    bt_fmt_latency(g->e->lat_p99, s, sizeof s);
+    bt_fmt_latency(at_cursor(g, S_P99, g->e->lat_p99), s, sizeof s);
     snprintf(it[1].label, sizeof it[1].label, "p99 %s", s);
     snprintf(it[1].name, sizeof it[1].name, "p99");
     title_rule(g, "Latency: are calls slowing down?", "latency", it, 2);
@@ -370,6 +457,51 @@ static void draw_latency(struct gctx *g)
     blit_free(g, &cv);
     free(p50);
     free(p99);
+}
+
+/* Offered against accepted load (the admission counters): admitted, retried,
+ * throttled and completed calls a minute. A retry storm shows as retries climbing
+ * while completions stay flat: what makes the route crit. */
+static void draw_offered(struct gctx *g)
+{
+    static const struct {
+        enum skind s;
+        int pat;
+        const char *name;
+    } ser[] = {{S_ADMITTED, PAT_ADMITTED, "admitted"}, {S_RETRIES, PAT_RETRIED, "retried"},
+               {S_ADM_THROTTLED, PAT_ATHROTTLED, "throttled"},
+               {S_COMPLETED, PAT_COMPLETED, "completed"}};
+    enum { NS = 4 };
+    double *v[NS];
+    double ymax = 1;
+    const struct bt_eval *e = g->e;
+    const double now[NS] = {e->admitted, e->retries, e->adm_throttled, e->completed};
+    struct item it[NS];
+    struct bt_plot_series sr[NS];
+    for (int k = 0; k < NS; k++) {
+        v[k] = series(g, ser[k].s);
+        ymax = vmax(v[k], g->n, ymax);
+        char s[16];
+        bt_fmt_count(at_cursor(g, ser[k].s, now[k]), s, sizeof s);
+        it[k] = (struct item){.pat = ser[k].pat};
+        snprintf(it[k].label, sizeof it[k].label, "%s %s", ser[k].name, s);
+        snprintf(it[k].name, sizeof it[k].name, "%s", ser[k].name);
+        const struct tui_pattern *p = &tui_patterns[ser[k].pat];
+        sr[k] = (struct bt_plot_series){.kind = BT_SER_LINE, .v = v[k], .n = g->n,
+                                        .role = (unsigned char)p->role, .ascii = (char)p->ascii,
+                                        .glyph = pat(g, ser[k].pat)};
+    }
+    ymax = axis_max(ymax * 1.1);
+    title_rule(g, "Calls/min offered and accepted: are retries feeding throttles?",
+               "calls/min", it, NS);
+    y_axis(g, ymax, fmt_count);
+    time_axis(g);
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, NS, ymax, g->t->utf8, BT_ROLE_CRIT);
+    blit_free(g, &cv);
+    for (int k = 0; k < NS; k++)
+        free(v[k]);
 }
 
 static void draw_inflight(struct gctx *g)
@@ -392,8 +524,10 @@ static void draw_oppoint(struct gctx *g)
     double *xs = bt_xcalloc((size_t)hist + 1, sizeof(double));
     double *ys = bt_xcalloc((size_t)hist + 1, sizeof(double));
     int n = 0;
+    /* not a time graph: the admission counters' own newest minutes, not the data minute */
+    int64_t end = bt_minute_floor(t->host->now) - 60;
     for (int i = 0; i < hist; i++) {
-        int64_t m = g->end - (int64_t)i * 60;
+        int64_t m = end - (int64_t)i * 60;
         double x = series_at(t, g->r, S_INFLIGHT, m), yv = series_at(t, g->r, S_COMPLETED, m);
         if (!isfinite(x) || !isfinite(yv) || x < 0 || yv < 0)
             continue;
@@ -490,6 +624,12 @@ static bool want_inflight(const struct bt_tui *t, int r)
     return has_adm(t, r, BT_SIG_ADM_IN_FLIGHT) || !isnan(t->evals[r].in_flight);
 }
 
+static bool want_offered(const struct bt_tui *t, int r)
+{
+    return has_adm(t, r, BT_SIG_ADM_ADMITTED) || has_adm(t, r, BT_SIG_ADM_RETRIES) ||
+           has_adm(t, r, BT_SIG_ADM_COMPLETED);
+}
+
 static bool want_oppoint(const struct bt_tui *t, int r)
 {
     return has_adm(t, r, BT_SIG_ADM_IN_FLIGHT) && has_adm(t, r, BT_SIG_ADM_COMPLETED);
@@ -503,6 +643,7 @@ static const struct {
     {G_TOKENS, want_always, draw_tokens},          /* first: it takes priority */
     {G_MANTLE_OUT, want_mantle, draw_mantle_out},
     {G_THROTTLES, want_runtime, draw_throttles},
+    {G_OFFERED, want_offered, draw_offered},
     {G_LATENCY, want_runtime, draw_latency},
     {G_INFLIGHT, want_inflight, draw_inflight},
     {G_OPPOINT, want_oppoint, draw_oppoint},
@@ -523,12 +664,102 @@ void tui_draw_graph(struct bt_tui *t, int r, enum gkind k, struct bt_rect a)
     g.p = (struct bt_rect){a.x + 8, a.y + 1, a.w - 9, a.h - 2};
     if (g.p.w < 8 || g.p.h < 3)
         return;
-    /* one right edge for every graph: the last complete minute */
-    g.end = bt_minute_floor(t->host->now) - 60;
-    g.n = g.p.w < t->host->cfg->history_minutes ? g.p.w : t->host->cfg->history_minutes;
+    /* one right edge for every graph: the data minute on screen (the one clock),
+     * panned back by [ */
+    int hist = t->host->cfg->history_minutes;
+    g.end = bt_data_minute(t->host->cfg, t->host->now) - (int64_t)t->goff * 60;
+    if (t->gspan > 0) { /* zoomed: span minutes over the whole width */
+        g.span = t->gspan < hist ? t->gspan : hist;
+        g.n = g.p.w;
+    } else {
+        g.n = g.p.w < hist ? g.p.w : hist;
+        g.span = g.n;
+    }
     if (g.n < 1)
-        g.n = 1;
+        g.n = g.span = 1;
+    if (g.span < 1)
+        g.span = 1;
+    g.cursor = -1;
+    if (t->gcursor >= 0) { /* minutes back from the right edge -> its column */
+        int64_t m = g.end - (int64_t)t->gcursor * 60;
+        for (int c = g.n - 1; c >= 0 && g.cursor < 0; c--)
+            if (col_minute(&g, c) <= m)
+                g.cursor = c;
+    }
     for (size_t i = 0; i < BT_ARRAY_LEN(gkinds); i++)
         if (gkinds[i].kind == k)
             gkinds[i].draw(&g);
+}
+
+/* Zoom (+ -), pan ([ ]) and the cursor (< >) of the detail graphs: the window is
+ * minutes, not columns, so it does not depend on the terminal's width. */
+void tui_graph_key(struct bt_tui *t, int action)
+{
+    static const int spans[] = {10, 15, 30, 60, 120, 240, 480, 720, 1440, 2880, 10080};
+    int hist = t->host->cfg->history_minutes;
+    int cur = t->gspan ? t->gspan : (COLS - 9 < hist ? COLS - 9 : hist);
+    int n = (int)BT_ARRAY_LEN(spans);
+    switch (action) {
+    case BT_ACT_ZOOM_IN:
+    case BT_ACT_ZOOM_OUT: {
+        int next = cur;
+        if (action == BT_ACT_ZOOM_IN) {
+            for (int i = n - 1; i >= 0; i--)
+                if (spans[i] < cur) {
+                    next = spans[i];
+                    break;
+                }
+        } else {
+            for (int i = 0; i < n; i++)
+                if (spans[i] > cur) {
+                    next = spans[i];
+                    break;
+                }
+            if (next > hist)
+                next = hist;
+        }
+        if (next == cur) {
+            snprintf(t->msg, sizeof t->msg, "graphs show %d min: the %s", cur,
+                     action == BT_ACT_ZOOM_IN ? "closest zoom" : "whole history kept");
+            return;
+        }
+        t->gspan = next;
+        snprintf(t->msg, sizeof t->msg, "graphs: %d minutes", next);
+        return;
+    }
+    case BT_ACT_PAN_BACK:
+    case BT_ACT_PAN_FWD: {
+        int step = cur / 4 > 1 ? cur / 4 : 1;
+        int off = t->goff + (action == BT_ACT_PAN_BACK ? step : -step);
+        if (off < 0)
+            off = 0;
+        if (off > hist - cur)
+            off = hist - cur > 0 ? hist - cur : 0;
+        if (off == t->goff) {
+            snprintf(t->msg, sizeof t->msg, action == BT_ACT_PAN_FWD ? "graphs end at now"
+                                                                    : "graphs at the oldest minute kept");
+            return;
+        }
+        t->goff = off;
+        if (off)
+            snprintf(t->msg, sizeof t->msg, "graphs end %d min before now (] comes back)", off);
+        else
+            snprintf(t->msg, sizeof t->msg, "graphs end at now");
+        return;
+    }
+    case BT_ACT_CURSOR_BACK:
+        t->gcursor = t->gcursor < 0 ? 0 : t->gcursor + (cur > 120 ? cur / 60 : 1);
+        if (t->gcursor >= cur)
+            t->gcursor = cur - 1;
+        return;
+    case BT_ACT_CURSOR_FWD:
+        if (t->gcursor < 0)
+            snprintf(t->msg, sizeof t->msg, "no cursor: < puts one on the graphs");
+        else
+            t->gcursor = t->gcursor - (cur > 120 ? cur / 60 : 1);
+        if (t->gcursor < 0)
+            t->gcursor = -1;
+        return;
+    default: return;
+    }
 }

@@ -22,13 +22,78 @@ static void legend(struct bt_tui *t, int *n, int width, const char *head, const 
     tui_entry(t->help_lines, n, width, head, line, BT_ROLE_HELP);
 }
 
-/* The help: every key of this mode from the key table (wrapped at word boundaries),
- * the mouse, then what each glyph means. Returns the number of lines. */
+/* What every column heading, mark and status-bar field means: the legend, the
+ * help's first page. */
+static const struct {
+    enum bt_col col;
+    const char *text;
+} col_legend[] = {
+    {BT_COL_NAME, "the route's name (config or discovered)"},
+    {BT_COL_MODEL, "model or inference profile ID"},
+    {BT_COL_REGION, "AWS Region"},
+    {BT_COL_EP, "endpoint: runtime (InvokeModel/Converse) or mantle (OpenAI-compatible)"},
+    {BT_COL_INF, "inference: on-demand, cross-region or global profile"},
+    {BT_COL_STATUS, "status: OK, WARN, CRIT, UNKN (not enough known); * after it: crit in the "
+                    "last 15 minutes (e lists when)"},
+    {BT_COL_HEADPCT, "headroom: quota left, % of the quota, coloured by the warn/crit "
+                     "thresholds alone; a stale row shows the age of its data (old 4m)"},
+    {BT_COL_BAR, "the quota group's use against its quota (glyphs below); \"quota 0\": known "
+                 "to be 0, \"quota ?\": not known"},
+    {BT_COL_FITS, "more calls that fit now, and the side that limits them: tpm, rpm, in and "
+                  "out (mantle), r-in and r-out (reserved tier), day, acct (daily quotas)"},
+    {BT_COL_SETTLED, "settled tokens/min: charged at completion (input + cache write + "
+                     "output x burndown)"},
+    {BT_COL_ESTIMATED, "EstimatedTPMQuotaUsage: CloudWatch's estimate, blind to reservations"},
+    {BT_COL_RESERVED, "held tokens/min: max_tokens reservations of the calls in flight"},
+    {BT_COL_QUOTA, "the TPM quota and where it comes from: acct (Service Quotas, this "
+                   "account), cfg (config), dflt (AWS default), ? none known"},
+    {BT_COL_RPM, "model calls (invocations) per minute"},
+    {BT_COL_THR, "throttles per minute (InvocationThrottles)"},
+    {BT_COL_P50, "median latency"},
+    {BT_COL_P99, "99th-percentile latency"},
+    {BT_COL_INFL, "calls in flight / the concurrency limit (INFL 40/25: over it)"},
+    {BT_COL_TREND, "wide terminals: the route's used tokens/min, one bar a minute up to the "
+                   "data minute on screen, against its quota (full height: the quota)"},
+    {BT_COL_WARN, "warning codes, worst first (+N: more)"},
+};
+
+static void legend_page(struct bt_tui *t, int *n, int width)
+{
+    tui_add_wline(t->help_lines, n, BT_ROLE_KEY, "Legend: columns, marks, the status bar", 0,
+                  BT_ROLE_KEY);
+    for (size_t i = 0; i < BT_ARRAY_LEN(col_legend); i++)
+        tui_entry(t->help_lines, n, width, bt_col_info[col_legend[i].col].title,
+                  col_legend[i].text, BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "do ...", "the line above the warnings: the worst "
+              "route's worst warning and what to do about it", BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "CW SQ ADM", "status bar: CloudWatch, Service Quotas, "
+              "admission counters: time since each last answered (never: not yet)", BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "lag", "status bar: how far the newest CloudWatch "
+              "minute trails the clock (publishing delay + polling)", BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "STALE n", "status bar: routes whose source fails; "
+              "their rows are dimmed", BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "metrics", "status bar: CloudWatch metrics requested "
+              "(GetMetricData is billed per metric) and their price; n/a: not measured yet",
+              BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "REC", "header: recording to the file named in the "
+              "status bar (REC FAILED: writes fail, lines dropped)", BT_ROLE_HELP);
+    if (t->host->replay)
+        tui_entry(t->help_lines, n, width, "data HH:MM", "replay: the CloudWatch data minute on "
+                  "screen (every time the replay names is one); seen: the recorded instant",
+                  BT_ROLE_HELP);
+    tui_add_wline(t->help_lines, n, BT_ROLE_HELP, "", 0, BT_ROLE_HELP);
+}
+
+/* The help: the legend first, then every key of this mode from the key table
+ * (wrapped at word boundaries), the mouse, then what each glyph means. Returns the
+ * number of lines. */
 int tui_help_build(struct bt_tui *t, int width)
 {
     char keys[64][96];
     int nk = bt_keys_help_mode(keys, 64, t->host->replay ? BT_CTX_REPLAY : BT_CTX_LIVE);
     int n = 0;
+    legend_page(t, &n, width);
+    tui_add_wline(t->help_lines, &n, BT_ROLE_KEY, "Keys", 0, BT_ROLE_KEY);
     for (int i = 0; i < nk; i++) {
         char name[16];
         snprintf(name, sizeof name, "%.13s", keys[i]);
@@ -45,7 +110,8 @@ int tui_help_build(struct bt_tui *t, int width)
     for (int k = 0; k <= BT_SEG_COUNT; k++)
         bar[k] = bt_graph_seg_glyph((enum bt_seg)k, t->utf8);
     bar[BT_SEG_COUNT + 1] = '!';
-    static const char *const bar_names[] = {"settled", "estimated", "reserved", "free quota",
+    static const char *const bar_names[] = {"settled", "estimated", "used (the quota group's, "
+                                            "held reservations included)", "free quota",
                                             "over the quota"};
     legend(t, &n, width, "USED/QUOTA", bar, bar_names, BT_SEG_COUNT + 2);
     uint32_t ser[TUI_NPAT];
@@ -78,14 +144,7 @@ void tui_draw_help(struct bt_tui *t, const struct bt_layout *l, int n)
                                    : " bedtop keys (Esc or ? closes) ", a);
     struct bt_rect body = {h.x + 2, h.y + 1, h.w - 4, h.h - 2};
     tui_draw_lines(t, body, t->help_lines, n, &t->hsc);
-    char pos[48];
-    tui_scroll_pos(&t->hsc, body.h, pos, sizeof pos);
-    if (pos[0]) {
-        char tag[80];
-        snprintf(tag, sizeof tag, " %s  PgDn/PgUp, wheel ", pos);
-        int w = tui_width(tag);
-        tui_text(h.y + h.h - 1, h.x + h.w - w - 2, w, tag, a | A_BOLD);
-    }
+    tui_box_scroll_tag(h, &t->hsc, body.h, "PgDn/PgUp, wheel", a);
 }
 
 void tui_draw_too_small(struct bt_tui *t, int cols, int rows)

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/dataminute.h"
+#include "core/format.h"
 #include "core/sanitize.h"
 #include "core/util.h"
 #include "tui/keys.h"
@@ -183,7 +185,11 @@ static void move_focus(struct bt_tui *t, long delta, bool page)
     } else if (t->view == BT_VIEW_DETAIL) {
         sc = &t->dsc, what = "detail";
     } else if (t->wfocus) {
-        sc = &t->wsc, what = "warnings";
+        /* the cursor moves a warning at a time; a page is the pane's height */
+        int pg = t->wsc.page > 1 ? t->wsc.page : 1;
+        long d = page ? delta * pg : delta;
+        tui_warning_move(t, d > 1 << 20 ? 1 << 20 : d < -(1 << 20) ? -(1 << 20) : (int)d);
+        return;
     }
     int pg = sc ? (sc->page > 1 ? sc->page : 1) : (t->lay.table.h > 2 ? t->lay.table.h - 2 : 1);
     long d = page ? delta * pg : delta;
@@ -260,21 +266,44 @@ static void act(struct bt_tui *t, enum bt_action a)
             break;
         }
         t->wfocus = !t->wfocus;
-        snprintf(t->msg, sizeof t->msg, t->wfocus ? "warnings: Up/Down/PgUp/PgDn scroll, Tab "
-                 "goes back" : "routes");
+        if (t->wfocus && t->wsel_route < 0)
+            tui_warning_move(t, 0); /* the cursor on the first (the worst) warning */
+        snprintf(t->msg, sizeof t->msg, t->wfocus ? "warnings: Up/Down pick one, Enter expands "
+                 "it (again: its route), Tab goes back" : "routes");
         break;
-    case BT_ACT_OPEN: tui_open_detail(t); break;
+    case BT_ACT_OPEN:
+        if (t->wfocus && t->view == BT_VIEW_OVERVIEW)
+            tui_warning_enter(t); /* that warning's route, not the selected row's */
+        else
+            tui_open_detail(t);
+        break;
+    case BT_ACT_EVENTS:
+        t->events_open = true;
+        t->esc.pos = 0;
+        break;
+    case BT_ACT_SEARCH:
+        t->searching = true;
+        t->search[0] = '\0';
+        break;
+    case BT_ACT_ZOOM_IN:
+    case BT_ACT_ZOOM_OUT:
+    case BT_ACT_PAN_BACK:
+    case BT_ACT_PAN_FWD:
+    case BT_ACT_CURSOR_BACK:
+    case BT_ACT_CURSOR_FWD: tui_graph_key(t, a); break;
     case BT_ACT_PREV_ROUTE:
     case BT_ACT_NEXT_ROUTE:
         tui_select_by(t, a == BT_ACT_NEXT_ROUTE ? 1 : -1);
         t->dsc.pos = 0;
         break;
-    case BT_ACT_SORT_NEXT:
+    case BT_ACT_SORT_NEXT: /* a new sort starts in its own direction: I does not stick */
         t->sort = (enum sort_key)((t->sort + 1) % SORT_COUNT);
+        t->sort_rev = false;
         tui_sort_msg(t);
         break;
     case BT_ACT_SORT_PREV:
         t->sort = (enum sort_key)((t->sort + SORT_COUNT - 1) % SORT_COUNT);
+        t->sort_rev = false;
         tui_sort_msg(t);
         break;
     case BT_ACT_SORT_REVERSE:
@@ -328,14 +357,25 @@ static void act(struct bt_tui *t, enum bt_action a)
 static void unbound(struct bt_tui *t, int c)
 {
     char name[32];
+    /* the names the help uses, never curses' (KEY_END) */
+    static const struct {
+        int key;
+        const char *name;
+    } names[] = {{KEY_HOME, "Home"}, {KEY_END, "End"}, {KEY_PPAGE, "PgUp"}, {KEY_NPAGE, "PgDn"},
+                 {KEY_UP, "Up"}, {KEY_DOWN, "Down"}, {KEY_LEFT, "Left"}, {KEY_RIGHT, "Right"},
+                 {KEY_IC, "Insert"}, {KEY_DC, "Delete"}, {KEY_BACKSPACE, "Backspace"},
+                 {127, "Backspace"}, {KEY_BTAB, "S-Tab"}, {'\t', "Tab"}, {'\n', "Enter"},
+                 {'\r', "Enter"}, {KEY_ENTER, "Enter"}, {' ', "Space"}, {27, "Esc"}};
+    snprintf(name, sizeof name, "that key");
+    for (size_t i = 0; i < BT_ARRAY_LEN(names); i++)
+        if (names[i].key == c)
+            snprintf(name, sizeof name, "%s", names[i].name);
     if (c >= 33 && c < 127)
         snprintf(name, sizeof name, "'%c'", c);
     else if (c >= KEY_F(1) && c <= KEY_F(63))
         snprintf(name, sizeof name, "F%d", c - KEY_F(0));
-    else if (c == ' ')
-        snprintf(name, sizeof name, "Space");
-    else
-        snprintf(name, sizeof name, "%s", keyname(c) ? keyname(c) : "that key");
+    else if (c > 0 && c < 32 && !strcmp(name, "that key"))
+        snprintf(name, sizeof name, "^%c", c + 64);
     snprintf(t->msg, sizeof t->msg, "%s does nothing %s; ? lists the keys", name,
              t->help ? "in the help" : t->view == BT_VIEW_DETAIL ? "in the detail" : "here");
 }
@@ -375,6 +415,45 @@ static void filter_key(struct bt_tui *t, int c)
     }
 }
 
+/* The route to jump to for the search text: the first at or after the selection
+ * (from the one after it with again) whose name, model or Region contains it. */
+static void search_jump(struct bt_tui *t, bool next)
+{
+    if (!t->search[0] || !t->nvis)
+        return;
+    int pos = tui_sel_pos(t);
+    for (int k = next ? 1 : 0; k <= t->nvis; k++) {
+        int r = t->order[(pos + k) % t->nvis];
+        const struct bt_route *rt = &t->host->cfg->routes[r];
+        if (tui_contains(rt->name, t->search) || tui_contains(rt->model, t->search) ||
+            tui_contains(rt->region, t->search)) {
+            t->sel_route = r;
+            return;
+        }
+    }
+    snprintf(t->msg, sizeof t->msg, "no route matches '%.40s'", t->search);
+}
+
+/* F3: typing jumps to the first route matching; F3 or Down again to the next one;
+ * Enter or Esc ends the search where it is (the list is never filtered). */
+static void search_key(struct bt_tui *t, int c)
+{
+    size_t len = strlen(t->search);
+    if (c == 27 || c == '\n' || c == '\r' || c == KEY_ENTER) {
+        t->searching = false;
+    } else if (c == KEY_F(3) || c == KEY_DOWN) {
+        search_jump(t, true);
+    } else if (c == KEY_BACKSPACE || c == 127 || c == 8) {
+        if (len)
+            t->search[len - 1] = '\0';
+        search_jump(t, false);
+    } else if (c >= 32 && c < 127 && len + 1 < sizeof t->search) {
+        t->search[len] = (char)c;
+        t->search[len + 1] = '\0';
+        search_jump(t, false);
+    }
+}
+
 /* Enter on the prompt: go to the time typed, or write the marker. */
 static void prompt_done(struct bt_tui *t)
 {
@@ -389,17 +468,23 @@ static void prompt_done(struct bt_tui *t)
         return;
     }
     struct bt_tui_replay *rp = h->replay;
-    int64_t to;
+    int64_t m;
     if (!t->input[0])
         return;
-    if (!rp->parse_time(rp->arg, t->input, h->now, &to)) {
+    if (!rp->parse_time(rp->arg, t->input, h->now, &m)) {
         snprintf(t->msg, sizeof t->msg, "'%.40s' is not a time (14:32, -30m, +5m, ISO)", t->input);
         return;
     }
-    if (to < rp->start || to > rp->end)
-        snprintf(t->msg, sizeof t->msg, "%.40s is outside the recording: at its %s", t->input,
-                 to < rp->start ? "start" : "end");
-    tui_replay_seek(t, to);
+    /* a data minute, shown as it stood while it was the newest complete one */
+    int64_t first = bt_data_minute(h->cfg, rp->start), last = bt_data_minute(h->cfg, rp->end);
+    if (m < first || m > last) {
+        char a[16], b[16];
+        bt_fmt_hhmm(first, a, sizeof a);
+        bt_fmt_hhmm(last, b, sizeof b);
+        snprintf(t->msg, sizeof t->msg, "%.40s is outside the recording (data %s to %s): at its %s",
+                 t->input, a, b, m < first ? "start" : "end");
+    }
+    tui_replay_seek(t, bt_data_minute_last(h->cfg, m)); /* as replay --at shows it */
 }
 
 static void prompt_key(struct bt_tui *t, int c)
@@ -469,6 +554,16 @@ void bt_tui_input(struct bt_tui *t)
             t->msg[0] = '\0';
         if (t->filtering) {
             filter_key(t, c);
+            continue;
+        }
+        if (t->searching) {
+            search_key(t, c);
+            continue;
+        }
+        if (t->events_open && !t->help) {
+            tui_events_key(t, c);
+            if (t->quit)
+                break;
             continue;
         }
         if (t->prompt != PR_NONE) {

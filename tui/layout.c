@@ -14,6 +14,7 @@ const struct bt_col_info bt_col_info[BT_COL_COUNT] = {
     [BT_COL_STATUS] = {"ST", 4, 4, 0, false},
     [BT_COL_HEADPCT] = {"HEAD%", 6, 6, 0, true},
     [BT_COL_BAR] = {"USED/QUOTA", 12, 40, 0, false},
+    [BT_COL_FITS] = {"FITS", 8, 8, 7, true},
     [BT_COL_SETTLED] = {"SETTLD", 6, 6, 3, true},
     [BT_COL_ESTIMATED] = {"ESTIM", 6, 6, 2, true},
     [BT_COL_RESERVED] = {"HELD", 6, 6, 1, true},
@@ -23,6 +24,7 @@ const struct bt_col_info bt_col_info[BT_COL_COUNT] = {
     [BT_COL_P50] = {"P50", 5, 5, 11, true},
     [BT_COL_P99] = {"P99", 5, 5, 7, true},
     [BT_COL_INFL] = {"INFL", 5, 5, 6, true},
+    [BT_COL_TREND] = {"USED 30m", 12, 30, 16, false},
     [BT_COL_WARN] = {"WARNINGS", 14, 60, 8, false},
 };
 
@@ -72,7 +74,7 @@ static void columns(int width, struct bt_layout *l)
     int w[BT_COL_COUNT];
     for (int c = 0; c < BT_COL_COUNT; c++)
         w[c] = bt_col_info[c].width;
-    static const enum bt_col flex[] = {BT_COL_BAR, BT_COL_WARN, BT_COL_MODEL};
+    static const enum bt_col flex[] = {BT_COL_BAR, BT_COL_WARN, BT_COL_TREND, BT_COL_MODEL};
     int spare = width - used;
     for (size_t i = 0; i < sizeof flex / sizeof flex[0] && spare > 0; i++) {
         enum bt_col c = flex[i];
@@ -99,6 +101,8 @@ static void overview(const struct bt_layout_opts *o, int top, int avail, struct 
     int cols = l->cols;
     int want_table = imax(o->nroutes, 1) + 1;
     int want_warn = o->nwarn_lines > 0 ? o->nwarn_lines + 1 : 0;
+    int action_h = o->action && avail >= 5 ? 1 : 0;
+    avail -= action_h;
     int table_h, warn_h;
     if (want_table + want_warn <= avail) {
         table_h = want_table;
@@ -110,13 +114,14 @@ static void overview(const struct bt_layout_opts *o, int top, int avail, struct 
         warn_h = avail - table_h;
     }
     l->table = rect(0, top, cols, table_h);
-    l->warnings = rect(0, top + table_h, cols, warn_h);
+    l->action = rect(0, top + table_h, cols, action_h);
+    l->warnings = rect(0, top + table_h + action_h, cols, warn_h);
 }
 
-/* The detail document: the tokens graph first and tallest (the question asked
- * first), then the others, each across the whole width so that every time graph
- * has the same time axis and events line up; then every figure with its source,
- * then the warnings. */
+/* The detail document: the warnings and what to do first, then the graphs, the
+ * tokens graph first and tallest (the question asked first), each across the whole
+ * width so that every time graph has the same time axis and events line up; then
+ * every figure with its source. */
 static void detail(const struct bt_layout_opts *o, int top, int avail, struct bt_layout *l)
 {
     int cols = l->cols;
@@ -127,7 +132,10 @@ static void detail(const struct bt_layout_opts *o, int top, int avail, struct bt
     int n = imin(o->ngraphs, BT_LAYOUT_MAX_GRAPHS);
     int th = imax(BT_LAYOUT_GRAPH_MIN_H, imin(BT_LAYOUT_GRAPH_MAX_H, body_h / 2));
     int gh = imax(BT_LAYOUT_GRAPH_MIN_H, imin(BT_LAYOUT_GRAPH_MAX_H - 3, body_h / 3));
-    int y = 0;
+    /* what to do first: the warnings (with their actions) at the top of the document,
+     * then the graphs, then every figure */
+    l->warnings = rect(0, 0, cols, 1 + imax(o->nwarn_lines, 1));
+    int y = l->warnings.h;
     l->ngraphs = n;
     for (int i = 0; i < n; i++) {
         int h = i == 0 ? th : gh;
@@ -136,8 +144,7 @@ static void detail(const struct bt_layout_opts *o, int top, int avail, struct bt
     }
     l->figures = rect(0, y, cols, o->nfig_lines > 0 ? 1 + o->nfig_lines : 0);
     y += l->figures.h;
-    l->warnings = rect(0, y, cols, 1 + imax(o->nwarn_lines, 1));
-    l->doc_h = y + l->warnings.h;
+    l->doc_h = y;
 }
 
 void bt_layout_compute(int cols, int rows, const struct bt_layout_opts *o, struct bt_layout *l)
@@ -159,13 +166,9 @@ void bt_layout_compute(int cols, int rows, const struct bt_layout_opts *o, struc
     } else {
         l->banner = rect(0, 1, cols, 0);
     }
-    int bottom = rows;
-    if (cols >= BT_LAYOUT_FBAR_COLS) {
-        l->fbar = rect(0, rows - 1, cols, 1);
-        bottom--;
-    } else {
-        l->fbar = rect(0, rows, cols, 0);
-    }
+    /* the key line at every size: how to get help and quit is never a guess */
+    l->fbar = rect(0, rows - 1, cols, 1);
+    int bottom = rows - 1;
     l->status = rect(0, bottom - 1, cols, 1);
     int avail = bottom - 1 - top;
     if (o->timeline) {

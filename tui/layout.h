@@ -12,7 +12,7 @@
 #define BT_LAYOUT_MAX_GRAPHS 8
 #define BT_LAYOUT_GRAPH_MIN_H 7   /* title rule, 5 plot rows (3 y ticks), time axis */
 #define BT_LAYOUT_GRAPH_MAX_H 12
-#define BT_LAYOUT_FBAR_COLS 120   /* from this width an F-key bar (htop's) sits at the bottom */
+#define BT_LAYOUT_FBAR_COLS 120   /* from this width the key line is an F-key bar (htop's) */
 
 struct bt_rect {
     int x, y, w, h;
@@ -23,8 +23,9 @@ enum bt_view { BT_VIEW_OVERVIEW, BT_VIEW_DETAIL };
 /* Overview table columns, in display order. */
 enum bt_col {
     BT_COL_NAME, BT_COL_MODEL, BT_COL_REGION, BT_COL_EP, BT_COL_INF, BT_COL_STATUS,
-    BT_COL_HEADPCT, BT_COL_BAR, BT_COL_SETTLED, BT_COL_ESTIMATED, BT_COL_RESERVED,
-    BT_COL_QUOTA, BT_COL_RPM, BT_COL_THR, BT_COL_P50, BT_COL_P99, BT_COL_INFL, BT_COL_WARN,
+    BT_COL_HEADPCT, BT_COL_BAR, BT_COL_FITS, BT_COL_SETTLED, BT_COL_ESTIMATED, BT_COL_RESERVED,
+    BT_COL_QUOTA, BT_COL_RPM, BT_COL_THR, BT_COL_P50, BT_COL_P99, BT_COL_INFL, BT_COL_TREND,
+    BT_COL_WARN,
     BT_COL_COUNT
 };
 
@@ -47,6 +48,7 @@ struct bt_layout_opts {
     bool help;           /* help overlay shown */
     int help_lines;      /* lines of help text */
     bool timeline;       /* replay: a one-row timeline above the status bar */
+    bool action;         /* overview: the worst route's action, one row above the warnings */
 };
 
 struct bt_layout {
@@ -57,7 +59,10 @@ struct bt_layout {
      * scrolled document (below the graphs) */
     struct bt_rect header, banner, table, warnings, status;
     struct bt_rect timeline; /* replay only (h 0 otherwise) */
-    struct bt_rect fbar;     /* F-key bar on wide terminals (h 0 otherwise) */
+    struct bt_rect fbar;     /* the key line at the bottom, always: "? help  q quit" and the
+                              * answer to the last key; an F-key bar from
+                              * BT_LAYOUT_FBAR_COLS columns */
+    struct bt_rect action;   /* overview: the worst route's action (h 0: none) */
     /* overview: chosen columns in display order */
     int ncols;
     enum bt_col col[BT_COL_COUNT];

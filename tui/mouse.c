@@ -104,8 +104,11 @@ static void click(struct bt_tui *t, int x, int y)
         /* a warning line selects its route; a double click opens it */
         int k = t->wsc.pos + (y - l->warnings.y - 1);
         t->wfocus = true;
-        if (y > l->warnings.y && k >= 0 && k < t->wsc.lines && t->lines[k].route >= 0)
+        if (y > l->warnings.y && k >= 0 && k < t->wsc.lines && t->lines[k].route >= 0) {
+            t->wsel_route = t->lines[k].route; /* the cursor on that warning */
+            t->wsel_code = t->lines[k].code;
             pick(t, t->lines[k].route);
+        }
     }
 }
 

@@ -3,8 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "tui/graph.h"
@@ -16,6 +18,21 @@ static const char *quota_src_short(enum bt_quota_source s)
     case BT_QS_CONFIG: return "cfg";
     case BT_QS_DEFAULT: return "dflt";
     default: return "none";
+    }
+}
+
+/* The binding side in the FITS column, short (the legend lists them). */
+static const char *side_short(enum bt_side s)
+{
+    switch (s) {
+    case BT_SIDE_TPM: return "tpm";
+    case BT_SIDE_RPM: return "rpm";
+    case BT_SIDE_INPUT: return "in";
+    case BT_SIDE_OUTPUT: return "out";
+    case BT_SIDE_RES_INPUT: return "r-in";
+    case BT_SIDE_RES_OUTPUT: return "r-out";
+    case BT_SIDE_DAILY: return "day";
+    default: return "acct";
     }
 }
 
@@ -47,6 +64,17 @@ static attr_t look(const struct rowlook *k, enum bt_role role)
     return A(k->t, role);
 }
 
+/* A status colour keeps its meaning on the selected row too (reverse video of it),
+ * so the most urgent route, selected at start, still shows red. */
+static attr_t look_status(const struct rowlook *k, enum bt_role role)
+{
+    if (k->sel)
+        return A(k->t, role) | A_REVERSE | A_BOLD;
+    if (k->stale)
+        return A(k->t, BT_ROLE_DIM) | A_DIM;
+    return A(k->t, role);
+}
+
 static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, bool sel)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
@@ -60,8 +88,11 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     cell_text(y, l, BT_COL_REGION, rt->region, base);
     cell_text(y, l, BT_COL_EP, bt_endpoint_name(rt->endpoint), base);
     cell_text(y, l, BT_COL_INF, bt_inference_name(rt->inference), base);
-    attr_t st = look(&k, tui_status_role(e->status));
+    attr_t st = look_status(&k, tui_status_role(e->status));
     cell_text(y, l, BT_COL_STATUS, tui_status_label(e->status), st);
+    int sx, sw;
+    if (tui_was_crit(t, r) && bt_layout_has_col(l, BT_COL_STATUS, &sx, &sw))
+        tui_glyph(y, sx + sw, '*', look_status(&k, BT_ROLE_CRIT)); /* crit lately: e lists it */
     if (e->stale) {
         /* stale: the age of the newest data instead of a headroom that is not current */
         char age[16];
@@ -75,7 +106,9 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     } else {
         bt_fmt_pct(e->headroom_pct, b, sizeof b);
     }
-    cell_text(y, l, BT_COL_HEADPCT, b, st);
+    /* HEAD% by its own thresholds: another warning does not turn 90 % yellow */
+    enum bt_status lv = e->stale ? BT_ST_UNKNOWN : bt_headroom_level(t->host->cfg, e);
+    cell_text(y, l, BT_COL_HEADPCT, b, look_status(&k, tui_status_role(lv)));
     int bx, bw;
     if (bt_layout_has_col(l, BT_COL_BAR, &bx, &bw)) {
         struct bt_canvas cv;
@@ -94,13 +127,25 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         } else {
             char used[16];
             bt_fmt_tokens(e->used, used, sizeof used);
+            bool zero = e->quota == 0; /* known to be 0: nothing can run, not a mystery */
             if (bw >= 24)
-                snprintf(b, sizeof b, "%s used, no quota known", used);
+                snprintf(b, sizeof b, zero ? "%s used, quota is 0" : "%s used, no quota known",
+                         used);
             else
-                snprintf(b, sizeof b, "no quota");
-            cell_text(y, l, BT_COL_BAR, b, look(&k, BT_ROLE_UNKNOWN));
+                snprintf(b, sizeof b, zero ? "quota 0" : "quota ?");
+            cell_text(y, l, BT_COL_BAR, b, look_status(&k, zero ? BT_ROLE_CRIT : BT_ROLE_UNKNOWN));
         }
         bt_canvas_free(&cv);
+    }
+    if (bt_layout_has_col(l, BT_COL_FITS, NULL, NULL)) {
+        /* calls that fit in flight now, and the side that limits them */
+        char f[BT_FMT_SHORT];
+        bt_fmt_count(e->fits_more, f, sizeof f);
+        if (isnan(e->fits_more))
+            snprintf(b, sizeof b, "-");
+        else
+            snprintf(b, sizeof b, "%s %s", f, side_short(e->binding));
+        cell_text(y, l, BT_COL_FITS, b, look(&k, e->fits_more <= 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
     }
     bt_fmt_tokens(e->settled, b, sizeof b); /* core: the mantle side that binds */
     cell_text(y, l, BT_COL_SETTLED, b, look(&k, BT_ROLE_SETTLED));
@@ -134,6 +179,31 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     }
     cell_text(y, l, BT_COL_INFL, b,
               look(&k, e->in_flight > e->conc_limit ? BT_ROLE_WARN : BT_ROLE_NORMAL));
+    int tx, tw;
+    if (bt_layout_has_col(l, BT_COL_TREND, &tx, &tw)) {
+        /* wide terminals: the route's used tokens/min over the last minutes (one a
+         * column, core's minute figures), against its quota: headroom's trend */
+        int64_t end = bt_data_minute(t->host->cfg, t->host->now);
+        double *v = bt_xcalloc((size_t)tw + 1, sizeof *v), top = e->quota;
+        for (int i = 0; i < tw; i++) {
+            struct bt_minute_fig f;
+            bt_minute_figures(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60, &f);
+            v[i] = f.used;
+            if (!(top > 0) && isfinite(f.used) && f.used > top)
+                top = f.used;
+        }
+        if (!(top > 0) || !isfinite(top))
+            top = 1;
+        struct bt_canvas cv;
+        bt_canvas_init(&cv, tw, 1);
+        bt_graph_bars(&cv, 0, 0, tw, 1, v, tw, top, BT_ROLE_RESERVED, t->utf8);
+        if (sel || e->stale)
+            tui_blit_attr(&cv, y, tx, base);
+        else
+            tui_blit(t, &cv, y, tx);
+        bt_canvas_free(&cv);
+        free(v);
+    }
     int wx, ww;
     if (bt_layout_has_col(l, BT_COL_WARN, &wx, &ww)) {
         /* worst first, so a cut list still shows what matters; " +N" counts the rest */
@@ -159,25 +229,201 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     }
 }
 
-int tui_overview_warnings(struct bt_tui *t, struct wline *lines)
+/* One warning on the overview: one line, cut at the width; expanded (Enter, or every
+ * warning when the terminal has the rows), the whole message and what to do,
+ * wrapped. Under the cursor (Tab gives the pane the focus) its lines are selected. */
+static void add_warning(struct bt_tui *t, struct wline *lines, int *n, int r,
+                        const struct bt_warning *wa, bool expand, int width)
 {
-    int n = 0;
+    int before = *n;
+    char buf[400];
+    snprintf(buf, sizeof buf, "%-4s %-11s %s: %s", tui_sev_label(wa->severity),
+             t->host->cfg->routes[r].name, bt_wcode_name(wa->code), wa->message);
+    if (!expand) {
+        tui_add_wline(lines, n, BT_ROLE_NORMAL, buf, 4, tui_sev_role(wa->severity));
+    } else {
+        /* severity and route in their columns, the code and message wrapped beside */
+        char rest[400];
+        snprintf(rest, sizeof rest, "%s: %s", bt_wcode_name(wa->code), wa->message);
+        tui_wrap(lines, n, rest, width - 17, 0, BT_ROLE_NORMAL);
+        for (int k = before; k < *n; k++) {
+            char in[400];
+            if (k == before)
+                snprintf(in, sizeof in, "%-4s %-11s %s", tui_sev_label(wa->severity),
+                         t->host->cfg->routes[r].name, lines[k].s);
+            else
+                snprintf(in, sizeof in, "%17s%s", "", lines[k].s);
+            bt_strlcpy(lines[k].s, in, sizeof lines[k].s);
+        }
+        if (before < *n) {
+            lines[before].lead = 4;
+            lines[before].lead_role = tui_sev_role(wa->severity);
+        }
+        const char *act = wa->action ? wa->action : bt_wcode_action(wa->code);
+        snprintf(buf, sizeof buf, "do: %s", act);
+        int k0 = *n;
+        tui_wrap(lines, n, buf, width - 17, 0, BT_ROLE_HELP);
+        for (int k = k0; k < *n; k++) {
+            char in[400];
+            snprintf(in, sizeof in, "%17s%s", "", lines[k].s);
+            bt_strlcpy(lines[k].s, in, sizeof lines[k].s);
+        }
+    }
+    bool sel = t->wfocus && r == t->wsel_route && (int)wa->code == t->wsel_code;
+    for (int k = before; k < *n; k++) {
+        lines[k].route = r;
+        lines[k].code = (int)wa->code;
+        lines[k].first = k == before;
+        if (sel) {
+            lines[k].role = BT_ROLE_SELECTED;
+            lines[k].lead_role = BT_ROLE_SELECTED;
+        }
+    }
+}
+
+/* The overview's warnings, worst first, one line each; the one Enter opened is
+ * expanded, and where the terminal has spare rows the worst are expanded too, as
+ * many as fit (a big terminal shows whole messages and what to do). */
+int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int rows)
+{
+    struct item {
+        int r;
+        const struct bt_warning *wa;
+        bool exp;
+    };
+    int nitems = 0, cap = 0;
+    struct item *it = NULL;
     for (int rank = 4; rank >= 1; rank--)
         for (int i = 0; i < t->nvis; i++) {
             int r = t->order[i];
             const struct bt_eval *e = &t->evals[r];
             for (int w = 0; w < e->nwarn; w++) {
-                const struct bt_warning *wa = &e->warnings[w];
-                if (tui_sev_rank(wa->severity) != rank)
+                if (tui_sev_rank(e->warnings[w].severity) != rank)
                     continue;
-                char buf[400];
-                snprintf(buf, sizeof buf, "%-4s %-11s %s: %s", tui_sev_label(wa->severity),
-                         t->host->cfg->routes[r].name, bt_wcode_name(wa->code), wa->message);
-                tui_add_wline(lines, &n, BT_ROLE_NORMAL, buf, 4, tui_sev_role(wa->severity));
-                lines[n - 1].route = r;
+                if (nitems == cap) {
+                    cap = cap ? cap * 2 : 32;
+                    it = bt_xrealloc(it, (size_t)cap * sizeof *it);
+                }
+                bool opened = r == t->wexp_route && (int)e->warnings[w].code == t->wexp_code;
+                it[nitems++] = (struct item){r, &e->warnings[w], opened};
             }
         }
+    int n = nitems < MAX_WLINES ? nitems : MAX_WLINES;
+    int budget = rows - n;
+    for (int k = 0; k < nitems && budget > 0; k++) {
+        int m = 0;
+        add_warning(t, t->scratch, &m, it[k].r, it[k].wa, true, width);
+        if (it[k].exp)
+            budget -= m - 1;
+        else if (m - 1 <= budget) {
+            it[k].exp = true;
+            budget -= m - 1;
+        }
+    }
+    n = 0;
+    for (int k = 0; k < nitems; k++)
+        add_warning(t, lines, &n, it[k].r, it[k].wa, it[k].exp, width);
+    free(it);
     return n;
+}
+
+/* Index of the first line of the warning under the cursor (-1: none shown). */
+static int cursor_line(const struct bt_tui *t, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (t->lines[k].first && t->lines[k].route == t->wsel_route &&
+            t->lines[k].code == t->wsel_code)
+            return k;
+    return -1;
+}
+
+/* Up/Down with the pane's focus: the cursor moves a warning at a time and the
+ * pane scrolls to keep it shown. */
+void tui_warning_move(struct bt_tui *t, int delta)
+{
+    int n = t->wsc.lines;
+    if (!n)
+        return;
+    int at = cursor_line(t, n);
+    int k = at < 0 ? 0 : at;
+    int step = delta > 0 ? 1 : -1;
+    for (int moved = 0; moved < (delta > 0 ? delta : -delta);) {
+        int j = k + step;
+        while (j >= 0 && j < n && !t->lines[j].first)
+            j += step;
+        if (j < 0 || j >= n) {
+            if (!moved && at >= 0)
+                snprintf(t->msg, sizeof t->msg, step < 0 ? "first warning" : "last warning");
+            break;
+        }
+        k = j;
+        moved++;
+    }
+    if (at < 0)
+        k = 0;
+    t->wsel_route = t->lines[k].route;
+    t->wsel_code = t->lines[k].code;
+    t->sel_route = t->wsel_route; /* the table and the action line follow the warning */
+    if (k < t->wsc.pos)
+        t->wsc.pos = k;
+    int page = t->wsc.page > 0 ? t->wsc.page + 1 : 1;
+    if (k >= t->wsc.pos + page)
+        t->wsc.pos = k - page + 1;
+}
+
+/* Enter on a warning: expands it in place and selects its route; Enter on the
+ * expanded one opens that route's detail. */
+void tui_warning_enter(struct bt_tui *t)
+{
+    if (cursor_line(t, t->wsc.lines) < 0) {
+        tui_warning_move(t, 0);
+        if (cursor_line(t, t->wsc.lines) < 0)
+            return;
+    }
+    t->sel_route = t->wsel_route;
+    if (t->wexp_route == t->wsel_route && t->wexp_code == t->wsel_code) {
+        tui_open_detail(t);
+        return;
+    }
+    t->wexp_route = t->wsel_route;
+    t->wexp_code = t->wsel_code;
+    snprintf(t->msg, sizeof t->msg, "Enter again opens %s", t->host->cfg->routes[t->wsel_route].name);
+}
+
+/* The worst route's action, one line above the warnings: what to do without
+ * opening anything. The worst: the most severe warning, and among equals the route
+ * carrying the most calls (the largest blast radius), then the list's order. */
+void tui_draw_action(struct bt_tui *t, const struct bt_layout *l)
+{
+    if (!l->action.h)
+        return;
+    int y = l->action.y;
+    tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
+    const struct bt_warning *best = NULL;
+    int br = -1;
+    for (int i = 0; i < t->nvis; i++) {
+        const struct bt_eval *e = &t->evals[t->order[i]];
+        for (int w = 0; w < e->nwarn; w++) {
+            int d = best ? tui_sev_rank(e->warnings[w].severity) - tui_sev_rank(best->severity) : 1;
+            double calls = isnan(e->invocations) ? 0 : e->invocations;
+            double bcalls = br < 0 || isnan(t->evals[br].invocations) ? 0 : t->evals[br].invocations;
+            if (d > 0 || (d == 0 && br != t->order[i] && calls > bcalls)) {
+                best = &e->warnings[w];
+                br = t->order[i];
+            }
+        }
+    }
+    if (!best || best->severity == BT_ST_OK) {
+        tui_text(y, 1, l->cols - 1, "nothing to do: no route warns", A(t, BT_ROLE_DIM));
+        return;
+    }
+    char lead[96], line[512];
+    snprintf(lead, sizeof lead, "%s %s %s: ", tui_sev_label(best->severity),
+             t->host->cfg->routes[br].name, bt_wcode_name(best->code));
+    snprintf(line, sizeof line, "%s", best->action ? best->action : bt_wcode_action(best->code));
+    int x = 1 + tui_text(y, 1, l->cols - 1, "do ", A(t, BT_ROLE_KEY));
+    x += tui_text(y, x, l->cols - x, lead, A(t, tui_sev_role(best->severity)) | A_BOLD);
+    tui_text_cut(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
 }
 
 /* The bar's glyphs explained in its own heading. */
@@ -215,10 +461,17 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
         attr_t a = A(t, sorted ? BT_ROLE_SORT : BT_ROLE_COLHEAD);
         if (sorted)
             tui_fill(y, l->col_x[c], l->col_w[c], a);
-        if (c == BT_COL_BAR && l->col_w[c] >= 32)
-            bar_legend(t, y, l->col_x[c], l->col_w[c], a);
-        else
-            cell_text(y, l, c, bt_col_info[c].title, a);
+        if (c == BT_COL_BAR && l->col_w[c] >= 32) {
+            bar_legend(t, y, l->col_x[c], l->col_w[c] - (sorted ? 1 : 0), a);
+        } else {
+            char head[32];
+            /* the sort column says which way: ▼ worst (or largest) first, ▲ inverted */
+            snprintf(head, sizeof head, "%s%s", bt_col_info[c].title,
+                     !sorted ? "" : t->sort_rev ? (t->utf8 ? "\u25b2" : "^") : (t->utf8 ? "\u25bc" : "v"));
+            cell_text(y, l, c, head, a);
+        }
+        if (sorted && c == BT_COL_BAR && l->col_w[c] >= 32)
+            tui_glyph(y, l->col_x[c] + l->col_w[c] - 1, t->utf8 ? (t->sort_rev ? 0x25B2 : 0x25BC) : (t->sort_rev ? '^' : 'v'), a);
     }
     for (int i = 0; i < rows; i++) {
         int k = t->scroll + i;
@@ -232,8 +485,12 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
         }
         draw_row(t, l, y + 1 + i, t->order[k], t->order[k] == t->sel_route);
     }
+    tui_draw_action(t, l);
     char title[64];
-    snprintf(title, sizeof title, "Warnings (%d)", nw);
+    int nwarn = 0;
+    for (int i = 0; i < nw; i++)
+        nwarn += t->lines[i].first;
+    snprintf(title, sizeof title, t->wfocus ? "Warnings (%d): Enter expands, again opens" : "Warnings (%d)", nwarn);
     if (nw == 0)
         snprintf(title, sizeof title, "Warnings: none");
     tui_draw_wlines(t, l->warnings, title, t->lines, nw, &t->wsc, t->wfocus);

@@ -18,6 +18,8 @@ void tui_add_wline(struct wline *lines, int *n, enum bt_role role, const char *s
     w->lead = lead;
     w->lead_role = lead_role;
     w->route = -1;
+    w->code = -1;
+    w->first = false;
 }
 
 /* Bytes of s that fit in avail columns, cut after the last space that fits (a
@@ -105,6 +107,19 @@ void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n)
     if (sc->lines > shown)
         snprintf(out, n, "%d-%d/%d", sc->pos + 1,
                  sc->pos + shown < sc->lines ? sc->pos + shown : sc->lines, sc->lines);
+}
+
+void tui_box_scroll_tag(struct bt_rect box, const struct tui_scroll *sc, int shown,
+                        const char *keys, attr_t a)
+{
+    char pos[48];
+    tui_scroll_pos(sc, shown, pos, sizeof pos);
+    if (!pos[0])
+        return;
+    char tag[96];
+    snprintf(tag, sizeof tag, " %s  %s ", pos, keys);
+    int w = tui_width(tag);
+    tui_text(box.y + box.h - 1, box.x + box.w - w - 2, w, tag, a | A_BOLD);
 }
 
 /* A pane of warning lines under a title rule; its position on the rule's right. */

@@ -25,7 +25,7 @@ int tui_sev_rank(enum bt_status s)
     }
 }
 
-static bool contains(const char *hay, const char *needle)
+bool tui_contains(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
     for (const char *p = hay; *p; p++)
@@ -40,13 +40,13 @@ static bool matches(const struct bt_tui *t, int r)
         return true;
     const struct bt_route *rt = &t->host->cfg->routes[r];
     const struct bt_eval *e = &t->evals[r];
-    if (contains(rt->name, t->filter) || contains(rt->model, t->filter) ||
-        contains(rt->region, t->filter) || contains(bt_endpoint_name(rt->endpoint), t->filter) ||
-        contains(bt_inference_name(rt->inference), t->filter) ||
-        contains(bt_status_name(e->status), t->filter))
+    if (tui_contains(rt->name, t->filter) || tui_contains(rt->model, t->filter) ||
+        tui_contains(rt->region, t->filter) || tui_contains(bt_endpoint_name(rt->endpoint), t->filter) ||
+        tui_contains(bt_inference_name(rt->inference), t->filter) ||
+        tui_contains(bt_status_name(e->status), t->filter))
         return true;
     for (int w = 0; w < e->nwarn; w++)
-        if (contains(bt_wcode_name(e->warnings[w].code), t->filter))
+        if (tui_contains(bt_wcode_name(e->warnings[w].code), t->filter))
             return true;
     return false;
 }
@@ -63,6 +63,17 @@ static int cmp_num(double a, double b, bool desc)
     return (a < b) == desc ? 1 : -1;
 }
 
+/* Headroom, least first; a route with none known (no quota, or a quota of 0) is the
+ * most urgent of all, not the last: it sorts first, crit before the rest. */
+static int cmp_headroom(const struct bt_eval *a, const struct bt_eval *b)
+{
+    if (isnan(a->headroom_pct) || isnan(b->headroom_pct)) {
+        int c = isnan(b->headroom_pct) - isnan(a->headroom_pct);
+        return c ? c : tui_sev_rank(b->status) - tui_sev_rank(a->status);
+    }
+    return cmp_num(a->headroom_pct, b->headroom_pct, false);
+}
+
 static int cmp_routes(const void *pa, const void *pb)
 {
     const struct bt_tui *t = sort_ctx;
@@ -73,9 +84,9 @@ static int cmp_routes(const void *pa, const void *pb)
     case SORT_STATUS:
         c = tui_sev_rank(eb->status) - tui_sev_rank(ea->status);
         if (!c)
-            c = cmp_num(ea->headroom_pct, eb->headroom_pct, false);
+            c = cmp_headroom(ea, eb);
         break;
-    case SORT_HEADROOM: c = cmp_num(ea->headroom_pct, eb->headroom_pct, false); break;
+    case SORT_HEADROOM: c = cmp_headroom(ea, eb); break;
     case SORT_USED: c = cmp_num(ea->used, eb->used, true); break;
     case SORT_THROTTLES: c = cmp_num(ea->throttles, eb->throttles, true); break;
     case SORT_P99: c = cmp_num(ea->lat_p99, eb->lat_p99, true); break;
@@ -105,6 +116,7 @@ void tui_evaluate(struct bt_tui *t)
         t->e_gen = t->host->store->generation;
         t->e_minute = minute;
         t->e_n = n;
+        tui_feed_log(t); /* live: what was shown goes into the event log */
     }
     free(t->order);
     t->order = bt_xcalloc((size_t)n + 1, sizeof *t->order);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/util.h"
 
 enum { TL_UNSCANNED, TL_QUIET, TL_EVENT, TL_MARKER };
@@ -30,8 +31,9 @@ void tui_draw_timeline(struct bt_tui *t, const struct bt_layout *l)
         return;
     tui_fill(r.y, 0, r.w, A(t, BT_ROLE_NORMAL));
     char a[16], b[16];
-    bt_fmt_hhmm(rp->start, a, sizeof a);
-    bt_fmt_hhmm(rp->end, b, sizeof b);
+    /* the ends as data minutes, the clock every moment is named by */
+    bt_fmt_hhmm(bt_data_minute(t->host->cfg, rp->start), a, sizeof a);
+    bt_fmt_hhmm(bt_data_minute(t->host->cfg, rp->end), b, sizeof b);
     int x0 = 1 + (int)strlen(a) + 2, w = r.w - x0 - (int)strlen(b) - 3;
     tui_text(r.y, 1, (int)strlen(a), a, A(t, BT_ROLE_AXIS));
     tui_text(r.y, x0 + w + 2, (int)strlen(b), b, A(t, BT_ROLE_AXIS));
@@ -114,9 +116,11 @@ void tui_draw_markers(struct bt_tui *t, const struct bt_layout *l)
     int first = t->marker_sel >= vis ? t->marker_sel - vis + 1 : 0;
     for (int i = 0; i < vis && first + i < n; i++) {
         int k = first + i;
-        char line[300], ts[32];
-        bt_fmt_iso(rp->markers[k].t, ts, sizeof ts);
-        snprintf(line, sizeof line, "%s  %s", ts, rp->markers[k].text ? rp->markers[k].text : "");
+        char line[300], ts[32], seen[16];
+        bt_fmt_iso(bt_data_minute(t->host->cfg, rp->markers[k].t), ts, sizeof ts);
+        bt_fmt_hhmm(rp->markers[k].t, seen, sizeof seen);
+        snprintf(line, sizeof line, "data %.16s  %s  (added %s)", ts,
+                 rp->markers[k].text ? rp->markers[k].text : "", seen);
         attr_t la = k == t->marker_sel ? A(t, BT_ROLE_SELECTED) : a;
         tui_fill(h.y + 1 + i, h.x + 1, h.w - 2, la);
         tui_text(h.y + 1 + i, h.x + 2, h.w - 4, line, la);

@@ -55,7 +55,12 @@ static void draw(struct bt_tui *t)
             estimate_only |= tui_estimate_only(e);
             crit |= e->status == BT_ST_CRIT;
         }
-        nw = tui_overview_warnings(t, t->lines);
+        /* the rows the warnings pane gets: everything but the header, the banner, the
+         * table, the action line, its own title, the status, timeline and key lines */
+        int spare = rows - 1 - (estimate_only && !crit) - (t->nvis + 1) - 1 - 1 - 1 - 1 -
+                    (t->host->replay ? 1 : 0);
+        nw = tui_overview_warnings(t, t->lines, cols - 2, spare);
+        lo.action = true;
     }
     lo.banner = estimate_only && !crit;
     lo.nwarn_lines = nw;
@@ -75,6 +80,8 @@ static void draw(struct bt_tui *t)
         tui_draw_markers(t, l);
     if (!l->too_small && t->plan && t->view == BT_VIEW_DETAIL)
         tui_plan_draw(t, l);
+    if (!l->too_small && t->events_open)
+        tui_draw_events(t, l);
     if (!l->too_small && t->help)
         tui_draw_help(t, l, nhelp);
     wnoutrefresh(stdscr);
@@ -93,6 +100,18 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
     struct bt_tui *t = bt_xcalloc(1, sizeof *t);
     t->host = host;
     t->sel_route = -1;
+    t->wsel_route = t->wexp_route = -1;
+    t->wsel_code = t->wexp_code = -1;
+    t->gcursor = -1;
+    t->bell = o->bell;
+    const char *term = getenv("TERM");
+    if (!term || !*term || !strcmp(term, "dumb")) {
+        /* a dumb terminal cannot position the cursor: a screen of spaces helps nobody */
+        snprintf(err, errlen, "TERM=%s cannot draw the dashboard; for plain output use `bedtop "
+                 "check` (or set TERM, e.g. TERM=xterm-256color)", term && *term ? term : "(unset)");
+        free(t);
+        return NULL;
+    }
     const char *cs = nl_langinfo(CODESET);
     t->utf8 = !o->ascii && cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
     const char *nc = getenv("NO_COLOR");
@@ -103,8 +122,7 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
     tui_draw_utf8(t->utf8);
     t->scr = newterm(NULL, stdout, stdin);
     if (!t->scr) {
-        const char *term = getenv("TERM");
-        snprintf(err, errlen, "cannot initialise the terminal (TERM=%s)", term ? term : "unset");
+                snprintf(err, errlen, "cannot initialise the terminal (TERM=%s)", term ? term : "unset");
         free(t);
         return NULL;
     }
@@ -220,6 +238,8 @@ void bt_tui_free(struct bt_tui *t)
     tui_plan_close(t);
     free(t->evals);
     free(t->order);
+    bt_evlog_free(&t->own_log);
+    free(t->crit_seen);
     free(t);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/events.h"
 #include "core/model.h"
 
 struct bt_tui_marker {
@@ -41,7 +42,8 @@ struct bt_tui_replay {
     /* The next (dir +1) or previous (-1) time after/before from at which a warning
      * starts or throttling begins, 0 when none; what gets a short description. */
     int64_t (*find)(void *arg, int64_t from, int dir, char *what, size_t n);
-    /* Parses a time as users type it (14:32, -30m, +5m, ISO) relative to rel. */
+    /* Parses a time as users type it (14:32, -30m, +5m, ISO) into a data minute
+     * (core/dataminute.h): every moment the replay names is one. */
     bool (*parse_time)(void *arg, const char *s, int64_t rel, int64_t *out);
 };
 
@@ -63,12 +65,17 @@ struct bt_tui_host {                 /* provided by the app; the TUI only reads 
     void (*set_interval)(void *arg, double seconds);
     void (*add_marker)(void *arg, const char *note); /* `m` (recording); may be NULL */
     struct bt_tui_replay *replay;    /* replay controls, NULL in the live dashboard */
+    /* replay: the event log of the whole recording (core/events.h), entries shown up
+     * to the position; NULL live: the dashboard derives its own from what it shows */
+    const struct bt_evlog *evlog;
+    int64_t evlog_upto;              /* replay: the instant the log is complete to */
 };
 
 struct bt_tui_opts {
     const char *theme;               /* NULL: cfg->theme, else "default" */
     bool ascii;                      /* ASCII graphs/borders (automatic when the locale is not UTF-8) */
     bool no_color;                   /* also NO_COLOR in the environment */
+    bool bell;                       /* --bell: the terminal bell when a route turns crit */
 };
 
 struct bt_tui;

@@ -28,7 +28,7 @@ struct tui_sort {
 extern const struct tui_sort tui_sort_info[SORT_COUNT];
 
 #define MAX_THEMES 32
-#define MAX_WLINES 160
+#define MAX_WLINES 320
 
 /* A scrolled pane: the first line shown; the largest first line, the lines of a
  * page and the lines in all, as the last draw found them. */
@@ -42,6 +42,8 @@ struct wline {
     int lead;              /* the first lead bytes drawn in lead_role */
     enum bt_role lead_role;
     int route;             /* the route the line is about (a click selects it), -1 none */
+    int code;              /* the warning it shows (enum bt_wcode), -1 none */
+    bool first;            /* the warning's first line (a long one wraps) */
 };
 
 /* Each series of the detail graphs has its own glyph, so they are told apart in
@@ -52,10 +54,11 @@ struct tui_pattern {
     enum bt_role role;
 };
 enum { PAT_QUOTA, PAT_SETTLED, PAT_ESTIMATED, PAT_BOTH, PAT_USED, PAT_THROTTLE, PAT_P50,
-       PAT_P99, PAT_INFLIGHT, PAT_LIMIT, PAT_POINT, PAT_NOW, PAT_KNEE, TUI_NPAT };
+       PAT_P99, PAT_INFLIGHT, PAT_LIMIT, PAT_POINT, PAT_NOW, PAT_KNEE, PAT_ADMITTED,
+       PAT_RETRIED, PAT_ATHROTTLED, PAT_COMPLETED, PAT_CURSOR, TUI_NPAT };
 extern const struct tui_pattern tui_patterns[TUI_NPAT];
 
-enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_LATENCY, G_INFLIGHT, G_OPPOINT };
+enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_OFFERED, G_LATENCY, G_INFLIGHT, G_OPPOINT };
 
 /* How the dashboard looks: the theme, the terminal's colors, one attribute per role. */
 struct tui_look {
@@ -123,6 +126,26 @@ struct bt_tui {
     struct tui_plan *plan; /* the detail view's what-if overlay (tui/plan.c), NULL closed */
     int click_route;       /* the route clicked last and when: a second click is a double */
     double click_time;
+    /* the overview's warnings pane: the warning under the cursor (route, code) while it
+     * has the focus, and the one expanded in place (Enter) */
+    int wsel_route, wsel_code, wexp_route, wexp_code;
+    /* the event log: the dashboard's own (live) or the replay's (host->evlog) */
+    struct bt_evlog own_log;
+    bool bell;
+    bool events_open;      /* the event log overlay (e) */
+    int64_t *crit_seen;    /* replay: per route, the last crit minute up to crit_now */
+    int64_t crit_now;      /* ... for this position, */
+    uint64_t crit_gen;     /* this log generation */
+    int crit_n;            /* and this many routes */
+    struct tui_scroll esc;
+    struct wline ev_lines[MAX_WLINES];
+    struct wline scratch[MAX_WLINES]; /* a warning's lines, measured before they are placed */
+    /* F3: search jumps to the next route matching, without filtering (htop's) */
+    bool searching;
+    char search[64];
+    /* the detail's graphs: minutes shown (0: as the width gives), minutes back from
+     * now (pan), a cursor that reads the values at one minute (-1 none) */
+    int gspan, goff, gcursor;
 };
 
 static inline attr_t A(const struct bt_tui *t, enum bt_role r)
@@ -150,6 +173,7 @@ void tui_load_theme(struct bt_tui *t, const char *name);
 
 /* routes.c */
 int tui_sev_rank(enum bt_status s);
+bool tui_contains(const char *hay, const char *needle); /* case-insensitive */
 void tui_evaluate(struct bt_tui *t);
 int tui_sel_pos(const struct bt_tui *t);
 void tui_move_sel(struct bt_tui *t, int delta);
@@ -177,14 +201,29 @@ void tui_entry(struct wline *lines, int *n, int width, const char *name, const c
 void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,
                     struct tui_scroll *sc);
 void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n);
+/* An overlay's position in its bottom border: " 1-20/98  KEYS ". */
+void tui_box_scroll_tag(struct bt_rect box, const struct tui_scroll *sc, int shown,
+                        const char *keys, attr_t a);
 void tui_draw_wlines(struct bt_tui *t, struct bt_rect area, const char *title,
                      const struct wline *lines, int n, struct tui_scroll *sc, bool focus);
 
+/* events.c (tui) */
+const struct bt_evlog *tui_log(const struct bt_tui *t);
+void tui_feed_log(struct bt_tui *t);
+bool tui_was_crit(struct bt_tui *t, int r);
+void tui_draw_events(struct bt_tui *t, const struct bt_layout *l);
+void tui_events_key(struct bt_tui *t, int c);
+#define TUI_CRIT_MARK_MIN 15 /* a route crit in the last this many minutes keeps a mark */
+
 /* overview.c */
-int tui_overview_warnings(struct bt_tui *t, struct wline *lines);
+void tui_draw_action(struct bt_tui *t, const struct bt_layout *l);
+void tui_warning_enter(struct bt_tui *t);
+void tui_warning_move(struct bt_tui *t, int delta);
+int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int rows);
 void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw);
 
 /* dgraph.c */
+void tui_graph_key(struct bt_tui *t, int action);
 int tui_detail_graphs(const struct bt_tui *t, int r, enum gkind *g);
 void tui_draw_graph(struct bt_tui *t, int r, enum gkind g, struct bt_rect a);
 

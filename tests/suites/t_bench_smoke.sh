@@ -22,14 +22,17 @@ expect_eq "the three routes, named as in the header" \
     "r000 r001 r002"
 
 # The same numbers worked out from the file: quota from the header, settled from
-# the newest minute whose samples had arrived by the --at time.
+# the newest minute whose samples had arrived by the instant --at showed.
 check "settled TPM and quota per route equal the file's own numbers" python3 - "$TMP/a.rec" "$TMP/r.json" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 hdr = json.loads(lines[0])
 polls = [json.loads(x) for x in lines[1:]]
-at = polls[0]["t"] - 10 + 20 * 60           # --at +20m from the recording start
-rep = {r["name"]: r for r in json.load(open(sys.argv[2]))["routes"]}
+import calendar, time
+report = json.load(open(sys.argv[2]))
+# --at +20m: data minute 20 min after the first, shown at the instant the report names
+at = calendar.timegm(time.strptime(report["generated_at"], "%Y-%m-%dT%H:%M:%SZ"))
+rep = {r["name"]: r for r in report["routes"]}
 bad = 0
 for i, route in enumerate(hdr["routes"]):
     cw = {}

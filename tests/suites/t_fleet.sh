@@ -245,7 +245,7 @@ else
 fi
 
 # serve --record wrote what it polled
-"$BEDTOP" replay "$TMP/serve.rec" --at -1s --format json >"$TMP/serve-rec.json" 2>"$TMP/serve-rec.err"
+"$BEDTOP" replay "$TMP/serve.rec" --at -0m --format json >"$TMP/serve-rec.json" 2>"$TMP/serve-rec.err"
 expect_eq "serve --record: the recording replays to the polled headroom" \
     "$(python3 -c 'import json,sys; print([(r["name"], r["headroom_tpm"]) for r in json.load(open(sys.argv[1]))["routes"]])' "$TMP/serve-rec.json" 2>/dev/null || echo "replay said: $(head -c 300 "$TMP/serve-rec.err"); $(wc -l <"$TMP/serve.rec") lines recorded")" \
     "[('triage', 1422464), ('hot', 30000), ('agents', 3970000)]"

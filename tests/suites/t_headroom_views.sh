@@ -16,7 +16,7 @@ cat >"$REC" <<JSON
 {"t":$((AT - 30)),"s":[[0,$M,$((AT - 30)),[0,400,1,1000000,2,3900000]]],"e":[{"t":$((AT - 30)),"type":"ok","route":-1,"source":"cloudwatch"}]}
 JSON
 chmod 600 "$REC"
-"$BEDTOP" replay "$REC" --at 10:09:30 --format json >"$TMP/m.json" 2>"$TMP/m.err"
+"$BEDTOP" replay "$REC" --at 10:06 --format json >"$TMP/m.json" 2>"$TMP/m.err"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['routes'][0]; print($1)" "$TMP/m.json"; }
 expect_eq "JSON: the two sides" \
     "$(j "(r['mantle']['input']['headroom_pct'], r['mantle']['output']['headroom_pct'])")" "(55, 2.5)"

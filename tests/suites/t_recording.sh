@@ -40,11 +40,13 @@ expect_rc "replay of a FIFO is refused without waiting for a writer" 3 \
 expect_rc "export of a non-regular file is refused" 3 timeout 20 "$BEDTOP" export "$TMP/zero.rec" --format csv
 
 # Round trip: the replayed numbers at a moment equal what check --demo-at computes.
+# --at +Mm is data minute 09:57 + M, shown as it stood the last second it was the
+# newest: 10:00 + M min + 59 s, demo minute M + 59/60 (M.9834 rounds to M:59).
 same=0 total=0
-for m in 0 5 9 13 16 19 22 25 29; do
+for m in 0 5 9 13 16 19 22 25 28; do
     total=$((total + 1))
     "$BEDTOP" replay "$REC" --at "+${m}m" --format json >"$TMP/r$m.json"
-    "$BEDTOP" check --demo --demo-at "$m" --format json >"$TMP/c$m.json"
+    "$BEDTOP" check --demo --demo-at "$m.9834" --format json >"$TMP/c$m.json"
     if python3 - "$TMP/r$m.json" "$TMP/c$m.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -54,10 +56,12 @@ PY
     then same=$((same + 1)); else echo "# minute $m differs"; fi
 done
 expect_eq "replay --at equals check --demo-at at $total moments" "$same" "$total"
-"$BEDTOP" replay "$REC" --at 10:16 --format json >"$TMP/hhmm.json"
+# --at names a data minute (the one clock): +16m after the first data minute (09:57,
+# complete at the 10:00 start) is 10:13, evaluated when it was the newest: 10:16.
+"$BEDTOP" replay "$REC" --at 10:13 --format json >"$TMP/hhmm.json"
 check "replay --at HH:MM is the same moment as +16m" python3 -c "
 import json,sys; a=json.load(open('$TMP/hhmm.json')); b=json.load(open('$TMP/r16.json')); sys.exit(a!=b)"
-"$BEDTOP" replay "$REC" --at 2026-11-29T10:16:00Z --format json >"$TMP/iso.json"
+"$BEDTOP" replay "$REC" --at 2026-11-29T10:13:00Z --format json >"$TMP/iso.json"
 check "replay --at ISO time" cmp -s "$TMP/iso.json" "$TMP/hhmm.json"
 expect_rc "replay --at outside the recording is an error" 3 "$BEDTOP" replay "$REC" --at 2026-11-30T10:00:00Z
 check "... naming the recording's span" grep -q "outside the recording" "$TMP/last.err"
@@ -145,14 +149,14 @@ expect_rc "a JSON file that is not a recording is refused" 3 "$BEDTOP" replay "$
 expect_rc "a missing recording is an error" 3 "$BEDTOP" replay "$TMP/nope.rec" --at +1m
 
 # Export: one row per route per minute, every signal, headroom and warnings.
-"$BEDTOP" export "$REC" --format csv --from +10m --to +15m -o "$TMP/out.csv"
+"$BEDTOP" export "$REC" --format csv --from +11m --to +16m -o "$TMP/out.csv"
 expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 : >"$TMP/old.csv"; chmod 644 "$TMP/old.csv"
 "$BEDTOP" export "$REC" --format csv --from +10m --to +11m -o "$TMP/old.csv"
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
-check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\"$'"
-# --from +10m (10:10) .. --to +15m (10:15) are data minutes (the time column):
-# 10:10..10:15 = 6 minutes x 9 routes, read back with Python's csv module.
+check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\",\"evaluated_at\",\"admission_at\",\"markers\",\"events\"$'"
+# --from +11m .. --to +16m are data minutes (the time column) after the first, 09:57:
+# 10:08..10:13 = 6 minutes x 9 routes, read back with Python's csv module.
 check "csv read back: unique columns, every row as wide as the header, rows inside --from/--to by time" \
     python3 - "$TMP/out.csv" <<'PY'
 import csv, sys, collections
@@ -162,36 +166,38 @@ dup = [c for c, n in collections.Counter(head).items() if n > 1]
 assert not dup, dup
 assert all(len(r) == len(head) for r in body), "ragged rows"
 times = sorted({r[0] for r in body})
-assert times == ["2026-11-29T10:%02d:00Z" % m for m in range(10, 16)], times
+assert times == ["2026-11-29T10:%02d:00Z" % m for m in range(8, 14)], times
 assert len(body) == 54, len(body)
 PY
 check "csv rows carry warnings" grep -q 'summarize.*THROTTLED_BELOW_ESTIMATE' "$TMP/out.csv"
 "$BEDTOP" export "$REC" --format json --route triage --from +16m --to +16m >"$TMP/out.json"
 check "json export for one route parses" python3 -c "
 import json,sys
-rows=json.load(open('$TMP/out.json'))
-assert len(rows)==1 and rows[0]['name']=='triage' and rows[0]['time']=='2026-11-29T10:16:00Z', rows
+rows=json.load(open('$TMP/out.json'))['rows']
+assert len(rows)==1 and rows[0]['name']=='triage' and rows[0]['time']=='2026-11-29T10:13:00Z', rows
+assert rows[0]['evaluated_at']=='2026-11-29T10:16:59Z', rows
 assert rows[0]['signals']['invocations'] > 0 and 'RETRY_LOAD' in [w['code'] for w in rows[0]['warnings']]
 "
 expect_rc "export of an unknown route is an error" 3 "$BEDTOP" export "$REC" --route nosuch
 check "... listing the routes" grep -q "no route 'nosuch'; the routes are: triage," "$TMP/last.err"
 
-# Time semantics: one meaning for relative times (+D after the start, -D before the
-# end). The demo recording runs 10:00..10:30, so -14m is 10:16, the same as +16m.
+# Time semantics: one meaning for relative times (+D after the first data minute, -D
+# before the last). The demo recording runs 10:00..10:30: data minutes 09:57..10:27,
+# so -14m is 10:13, the same as +16m, shown at 10:16:59 (end - 14 min + 59 s).
 # (the end is the last poll's time, read from the file)
 "$BEDTOP" replay "$REC" --at -14m --format json >"$TMP/m14.json"
 check "replay --at -14m is 14 minutes before the recording's last poll" python3 - "$REC" "$TMP/m14.json" <<'PY'
 import json, sys, datetime
 end = max(json.loads(l)["t"] for l in open(sys.argv[1]).read().splitlines()[1:] if l.strip())
 got = json.load(open(sys.argv[2]))["generated_at"]
-want = datetime.datetime.fromtimestamp(end - 840, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+want = datetime.datetime.fromtimestamp(end - 840 + 59, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 assert got == want, (got, want)
 PY
 "$BEDTOP" export "$REC" --from -20m --to -15m >"$TMP/rel.csv"
-check "export --from -20m --to -15m: data minutes 10:10..10:15" python3 - "$TMP/rel.csv" <<'PY'
+check "export --from -20m --to -15m: data minutes 10:07..10:12" python3 - "$TMP/rel.csv" <<'PY'
 import csv, sys
 t = sorted({r["time"] for r in csv.DictReader(open(sys.argv[1], newline=""))})
-assert t == ["2026-11-29T10:%02d:00Z" % m for m in range(10, 16)], t
+assert t == ["2026-11-29T10:%02d:00Z" % m for m in range(7, 13)], t
 PY
 # The same figure reads the same in check and export: the CSV row of minute 10:13
 # is what bedtop showed when 10:13 was the newest complete minute (10:16 = +16m).
@@ -208,9 +214,9 @@ for name, j in rep.items():
         assert c[col] == want, (name, col, c[col], want)
 PY
 expect_rc "export --from after --to is an error" 3 "$BEDTOP" export "$REC" --from +20m --to +10m
-check "... saying to swap them" grep -q "^bedtop: export: --from 2026-11-29T10:20:00Z is after --to 2026-11-29T10:10:00Z; swap them" "$TMP/last.err"
+check "... saying to swap them" grep -q "^bedtop: export: --from 2026-11-29T10:17:00Z is after --to 2026-11-29T10:07:00Z; swap them" "$TMP/last.err"
 expect_rc "export of an empty range is an error" 3 "$BEDTOP" export "$REC" --from 2026-11-30T10:00:00Z --to 2026-11-30T11:00:00Z
-check "... naming the minutes the recording has" grep -q "no data minutes from .* this recording has 2026-11-29T09:57:00Z to 2026-11-29T10:27:00Z" "$TMP/last.err"
+check "... naming the minutes the recording has" grep -q "no data minutes from .* this recording has data minutes 2026-11-29T09:57:00Z to 2026-11-29T10:27:00Z" "$TMP/last.err"
 # A recording shorter than a minute still exports what replay shows: the header
 # and the polls of the first 40 seconds of the demo recording.
 python3 - "$REC" "$TMP/short.rec" <<'PY'

@@ -24,29 +24,42 @@ PY
 }
 FIRST=$(poll_iso 0) SECOND=$(poll_iso 1) LAST=$(poll_iso -1)
 expect_eq "the demo's first poll is at its start" "$FIRST" 2026-11-29T10:00:00Z
-# header time: the replay shows the model at exactly this moment
-at() { wait_for "$1" " bedtop  REPLAY  $2 "; }
+# at NAME ISO: the replay shows the model at exactly this instant. The status bar names
+# it by its data minute (the one clock: floor(ISO - the recording's 120 s lag) - 60 s)
+# and the instant seen, "data 09:57 seen 10:00:00".
+at() {
+    local want
+    want=$(python3 -c '
+import calendar, sys, time
+t = calendar.timegm(time.strptime(sys.argv[1], "%Y-%m-%dT%H:%M:%SZ"))
+m = (t - 120) // 60 * 60 - 60
+print("data %s seen %s" % (time.strftime("%H:%M", time.gmtime(m)), time.strftime("%H:%M:%S", time.gmtime(t))))' "$2")
+    wait_for "$1" "$want"
+}
 # The xterm sequences of Home and End, sent whole (tmux's own differ from TERM=xterm's).
 HOME_KEY=$'\eOH' END_KEY=$'\eOF'
 lit() { T send-keys -t "$1" -l "$2"; }
 
-# n from 10:16:00: the next thing to start is experiments going STALE at 10:18:00. Its
-# Region's CloudWatch fails from story minute 18 (collectors/demo.c); minute 10:15 is
-# published 60 s + DEMO_CW_LAG 120 s after it starts = 10:18:00, and that publication
-# is the first failure. N from there goes back to 10:16:00: triage's retry storm
-# throttles from story minute 13 (storm(13) = 0.25), and minute 10:13 counts once
-# complete: 10:13 + 60 s + the recording's cloudwatch_lag 120 s = 10:16:00.
-N_AT=2026-11-29T10:18:00Z P_AT=2026-11-29T10:16:00Z
+# g 10:13 goes to data minute 10:13 as it stood the last second it was the newest:
+# 10:13 + 60 s + the recording's cloudwatch_lag 120 s + 59 s = 10:16:59.
+# n from there: the next thing to start is experiments going STALE at 10:18:00 (data
+# minute 10:15). Its Region's CloudWatch fails from story minute 18
+# (collectors/demo.c); minute 10:15 is published 60 s + DEMO_CW_LAG 120 s after it
+# starts = 10:18:00, and that publication is the first failure. N from there goes back
+# to 10:16:00 (data 10:13): triage's retry storm throttles from story minute 13
+# (storm(13) = 0.25), and minute 10:13 counts once complete: 10:13 + 60 s + 120 s.
+G_AT=2026-11-29T10:16:59Z N_AT=2026-11-29T10:18:00Z P_AT=2026-11-29T10:16:00Z
 stale_at() { # codes of experiments (STALE?) and triage throttles at time $1, from --at
     "$BEDTOP" replay "$REC" --at "$1" --format json | python3 -c '
 import json, sys
 r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}
 print("STALE" in [w["code"] for w in r["experiments"]["warnings"]], r["triage"]["throttles_per_min"] > 0)'
 }
-expect_eq "--at 10:17:59: experiments not yet stale" "$(stale_at 10:17:59)" "False True"
-expect_eq "--at 10:18:00: experiments stale" "$(stale_at 10:18:00)" "True True"
-expect_eq "--at 10:15:59: triage not yet throttled" "$(stale_at 10:15:59)" "False False"
-expect_eq "--at 10:16:00: triage throttled" "$(stale_at 10:16:00)" "False True"
+# --at names data minutes, each shown as it stood at its last second (+3 min - 1 s)
+expect_eq "--at 10:14 (10:17:59): experiments not yet stale" "$(stale_at 10:14)" "False True"
+expect_eq "--at 10:15 (10:18:59): experiments stale" "$(stale_at 10:15)" "True True"
+expect_eq "--at 10:12 (10:15:59): triage not yet throttled" "$(stale_at 10:12)" "False False"
+expect_eq "--at 10:13 (10:16:59): triage throttled" "$(stale_at 10:13)" "False True"
 
 for size in 120x40 80x24; do
     w=${size%x*} h=${size#*x}
@@ -56,12 +69,13 @@ for size in 120x40 80x24; do
     golden "replay-open-$size" "$s"
     keys "$s" g
     check "$size: g prompts for a time" wait_for "$s" "go to: _"
-    keys "$s" 1 0 : 1 6 Enter
-    check "$size: g 10:16 goes to 10:16:00" at "$s" 2026-11-29T10:16:00Z
-    golden "replay-goto-1016-$size" "$s"
+    keys "$s" 1 0 : 1 3 Enter
+    check "$size: g 10:13 goes to data minute 10:13 (10:16:59)" at "$s" "$G_AT"
+    golden "replay-goto-1013-$size" "$s"
     keys "$s" n
     check "$size: n lands on the next start: experiments STALE at 10:18:00" at "$s" "$N_AT"
-    check "$size: n says what started" wait_for "$s" "10:18:00 experiments: STALE"
+    check "$size: n says what started, by its data minute" \
+        wait_for "$s" "data 10:15 experiments: STALE (seen 10:18:00)"
     golden "replay-next-$size" "$s"
     keys "$s" N
     check "$size: N goes back to triage's throttling at 10:16:00" at "$s" "$P_AT"
@@ -71,6 +85,13 @@ for size in 120x40 80x24; do
     golden "replay-speed-$size" "$s"
     lit "$s" "$END_KEY"
     check "$size: End goes to the last poll ($LAST)" at "$s" "$LAST"
+    keys "$s" Enter
+    check "$size: the detail opens" wait_for "$s" " PgDn"
+    lit "$s" "$HOME_KEY"
+    lit "$s" "$END_KEY"
+    check "$size: End inside the detail scrolls it to its end" wait_for "$s" " PgUp"
+    check "$size: ... and leaves the clock alone" at "$s" "$LAST"
+    keys "$s" Escape
     lit "$s" "$HOME_KEY"
     check "$size: Home goes back to the start" at "$s" "$FIRST"
     keys "$s" .
@@ -91,8 +112,8 @@ for size in 80x24 120x40 200x60; do
     for lang in C.UTF-8 C; do
         L=${lang//./}; s=stale-$size-$L; TUI_CMD="$BEDTOP replay $REC"
         start "$s" "$w" "$h" "$lang"; at "$s" "$FIRST"
-        keys "$s" g 1 0 : 2 0 Enter
-        check "$size $lang: g 10:20" at "$s" 2026-11-29T10:20:00Z
+        keys "$s" g 1 0 : 1 7 Enter
+        check "$size $lang: g 10:17 (10:20:59)" at "$s" 2026-11-29T10:20:59Z
         check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 5m"
         golden "replay-stale-$size-$L" "$s"
         if [ "$size" = 80x24 ]; then
@@ -110,9 +131,10 @@ s=help; TUI_CMD="$BEDTOP replay $REC"; start $s 120 40 C.UTF-8; at $s "$FIRST"
 keys $s '?'
 check "? opens the replay help" wait_for $s "bedtop replay keys"
 golden replay-help-120x40 $s
-scr=$(T capture-pane -p -t $s)
+scr=""
+for i in 1 2 3 4 5 6; do scr+=$(T capture-pane -p -t $s); keys $s PageDown; sleep 0.2; done
 for k in "Space, p      play / pause" "n             next warning" "Home          start of the recording" \
-         "g             go to a time" "]             play faster"; do
+         "g             go to a time" "], }          play faster"; do
     check "help lists '$k'" grep -qF -- "$k" <<<"$scr"
 done
 check "help leaves out live-only keys (+ interval, r refresh)" \
@@ -123,14 +145,15 @@ check "Esc closes the help" wait_gone $s "bedtop replay keys"
 keys $s ] ] ] ] ] ' '
 check "space plays (100x)" wait_for $s "playing 100x"
 check "the header says PLAYING" wait_for $s "PLAYING"
-check "recorded time moves while playing" wait_gone $s " bedtop  REPLAY  $FIRST "
+check "recorded time moves while playing" wait_gone $s "seen 10:00:00 "
 keys $s ' '
 check "space pauses again" wait_for $s "paused 100x"
 # A time that is not one, and one outside the recording.
 keys $s g x y z Enter
 check "g rejects what is not a time" wait_for $s "'xyz' is not a time"
 keys $s g 0 9 : 0 0 Enter
-check "g before the start clamps to the start" wait_for $s "outside the recording: at its start"
+check "g before the start clamps to the start, naming the data minutes" \
+    wait_for $s "outside the recording (data 09:57 to 10:27): at its start"
 check "... and shows the start" at $s "$FIRST"
 keys $s q
 check "q: replay exits 0" wait_for $s "EXITED rc=0"
@@ -141,9 +164,9 @@ T kill-session -t $s
 
 # ASCII twins (LANG=C) of the timeline; SIGTERM restores the terminal (128+15).
 s=ascii; TUI_CMD="$BEDTOP replay $REC"; start $s 80 24 C; at $s "$FIRST"
-keys $s g 1 0 : 1 6 Enter
-check "LANG=C: g 10:16 goes to 10:16:00" at $s 2026-11-29T10:16:00Z
-golden replay-goto-1016-80x24-C $s
+keys $s g 1 0 : 1 3 Enter
+check "LANG=C: g 10:13 goes to 10:16:59" at $s "$G_AT"
+golden replay-goto-1013-80x24-C $s
 ppid=$(T display -p -t $s '#{pane_pid}')
 pid=$(pgrep -P "${ppid:-1}" | head -1)
 kill -TERM "${pid:-0}"
@@ -175,14 +198,22 @@ PY
 )
 expect_eq "the recording holds the marker and its note, UTF-8 kept" "${MARK#* }" "déploiement v2 canary ✓"
 MARK_T=${MARK%% *}
+# the list names a marker by its data minute (the demo's lag, from the header), and
+# when it was added
+MARK_LINE=$(python3 -c '
+import calendar, json, sys, time
+lag = json.loads(open(sys.argv[1]).readline())["config"]["cloudwatch_lag"]
+t = calendar.timegm(time.strptime(sys.argv[2], "%Y-%m-%dT%H:%M:%SZ"))
+m = (t - int(lag)) // 60 * 60 - 60
+print("data %s  " % time.strftime("%Y-%m-%dT%H:%M", time.gmtime(m)))' "$MREC" "$MARK_T")
 sum0=$(md5sum <"$MREC")
 s=marks; TUI_CMD="$BEDTOP replay $MREC"; start $s 80 24 C.UTF-8; wait_for $s "REPLAY"
 keys $s M
-check "M lists the markers" wait_for $s "$MARK_T  déploiement v2 canary ✓"
+check "M lists the markers by data minute" wait_for $s "${MARK_LINE}déploiement v2 canary ✓"
 check "the list says how to use it" wait_for $s "markers (Enter jumps, Esc closes)"
-check "the timeline marks it" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 23p | grep -q "M"' _ "$SOCK" $s
+check "the timeline marks it" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 22p | grep -q "M"' _ "$SOCK" $s
 keys $s Enter
-check "Enter jumps to the marker ($MARK_T)" at $s "$MARK_T"
+check "Enter jumps to the marker ($MARK_T)" wait_for $s "seen ${MARK_T:11:8}"
 check "... and names it" wait_for $s "marker: déploiement v2 canary ✓"
 keys $s m
 check "m in replay lists markers too (the file is read-only)" wait_for $s "markers (Enter jumps"
@@ -219,7 +250,7 @@ open(sys.argv[2], "w").write("\n".join(out) + "\n")
 PY
 }
 huge_fixture 4e10 "$TMP/absurd-in-flight.rec"
-"$BEDTOP" replay "$TMP/absurd-in-flight.rec" --at 2026-11-29T10:16:00Z --format json >"$TMP/absurd.json" 2>/dev/null
+"$BEDTOP" replay "$TMP/absurd-in-flight.rec" --at 2026-11-29T10:13:00Z --format json >"$TMP/absurd.json" 2>/dev/null
 expect_eq "break 3, 4e10 in flight: not taken (in flight from CloudWatch instead), triage stale naming the value" "$(python3 -c "
 import json, sys
 r = {x['name']: x for x in json.load(open(sys.argv[1]))['routes']}['triage']
@@ -227,10 +258,14 @@ print(r['in_flight'] is None or r['in_flight'] < 1e9, any(w['code'] == 'STALE' a
 HUGE=$TMP/huge-in-flight.rec
 huge_fixture 9e8 "$HUGE"
 s=huge; TUI_CMD="$BEDTOP replay $HUGE"; start $s 120 40 C.UTF-8; at $s "$FIRST"
-keys $s g 1 0 : 1 6 Enter; at $s 2026-11-29T10:16:00Z
+keys $s g 1 0 : 1 3 Enter; at $s "$G_AT"
 keys $s / t r i a g e Enter Enter
 check "break 4, 9e8 in flight: the detail view opens" wait_for $s " PgDn"
-keys $s PageDown
+# the warnings open the document: page down until the last graph shows
+for i in 1 2 3 4 5; do
+    T capture-pane -p -t $s | grep -qF "─ Operating point: " && break
+    keys $s PageDown; sleep 0.2
+done
 check "break 4, 9e8 in flight: the operating point is drawn, bounded" wait_for $s "─ Operating point: "
 check "break 4, 9e8 in flight: the operating point reads 900M now" wait_for $s "now 900.00M in flight"
 check "break 4, 9e8 in flight: the dashboard is still running" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q EXITED' _ "$SOCK" $s

@@ -33,11 +33,11 @@ for size in 80x24 120x40 200x60; do
         start "$s" "$w" "$h" "$lang"
         check "overview $size LANG=$lang comes up" wait_for "$s" "$HEAD"
         golden "overview-$size-$L" "$s"
-        keys "$s" Enter
+        keys "$s" Down Enter # triage, below preview
         check "detail $size LANG=$lang" wait_for "$s" " triage CRIT "
         golden "detail-triage-$size-$L" "$s"
         lit "$s" "$END_KEY"
-        check "detail $size LANG=$lang: End goes to the last warning" wait_for "$s" " PgUp"
+        check "detail $size LANG=$lang: End goes to the end (the figures)" wait_for "$s" " PgUp"
         golden "detail-triage-end-$size-$L" "$s"
         T kill-session -t "$s"
     done
@@ -51,21 +51,44 @@ scr=$(T capture-pane -p -t $s)
 check "two crit routes: no ESTIMATE ONLY banner line" bash -c '! grep -q "^ ESTIMATE ONLY" <<<"$1"' _ "$scr"
 check "... the estimate-only warning is in the warnings pane" grep -q "WARN legacy *ESTIMATE_ONLY" <<<"$scr"
 row2=$(sed -n 3p <<<"$scr"); row3=$(sed -n 4p <<<"$scr")
-check "worst route first (triage, crit in its retry storm, 43.6% of a shared quota left)" \
-    grep -q "^triage *CRIT *43.6" <<<"$row2"
-check "then preview, whose applied quota is 0" grep -q "^preview *CRIT *- *no quota" <<<"$row3"
+# crit first, and among them a route with no headroom known (preview's applied quota
+# is 0) before the rest: not last, as a plain headroom sort put it (issue 22)
+check "worst route first: preview, crit, whose applied quota is 0 (not 'unknown')" \
+    grep -q "^preview *CRIT *- *quota 0 " <<<"$row2"
+check "then triage, crit in its retry storm, 43.6% of a shared quota left" \
+    grep -q "^triage *CRIT *43.6" <<<"$row3"
+check "80x24: the key line says how to get help and quit" grep -q "^ ? help  q quit  " <<<"$scr"
+# the action line: the worst warning among the crit routes of the most calls, triage's
+# retry storm (806 calls/min offered against preview's few), its remedy from
+# check --demo-at 16 --format json (the first words: the line is cut at 80 columns)
+act=$("$BEDTOP" check --demo-at 16 --format json | python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
+print([w["action"] for w in r["warnings"] if w["code"] == "RETRY_LOAD"][0][:40])')
+check "the action line above the warnings: triage's remedy ($act)" \
+    grep -qF " do CRIT triage RETRY_LOAD: $act" <<<"$scr"
 check "summarize (max_tokens 64,000, ~0.25 calls in flight) is a warning, not critical" \
     grep -q "^summarize *WARN *90.2" <<<"$scr"
 check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
 check "a warning cut at the edge ends in an ellipsis" grep -q "…$" <<<"$scr"
 check "the warnings pane says where it is" grep -qE "1-[0-9]+/[0-9]+ \(Tab scrolls\)" <<<"$scr"
 check "status bar: freshness, lag, paused, cost, mode" \
-    grep -q "CW <10s lag 2m .* paused .* metrics/day | demo" <<<"$scr"
-# Tab moves to the warnings pane; its keys scroll it.
+    grep -q "CW <10s lag 2m .* paused .* metrics/day n/a" <<<"$scr"
+# Tab moves to the warnings pane: a cursor on its first warning, Up/Down move it, Enter
+# expands that warning in place (its whole message and what to do) and selects its
+# route; Enter again opens that route's detail, not the row selected before.
 keys $s Tab
-check "Tab: the warnings pane has the keys" wait_for $s "warnings: Up/Down/PgUp/PgDn scroll"
-keys $s Down Down
-check "Down scrolls the warnings pane" screen_has $s ' 3-[0-9]+/[0-9]+ '
+check "Tab: the warnings pane has the keys" wait_for $s "warnings: Up/Down pick one"
+keys $s Down Down Down # the fourth warning, worst first: legacy's ESTIMATE_ONLY
+keys $s Enter
+check "Enter expands it in place: what to do follows the message" \
+    wait_for $s "do: "
+check "... and says Enter again opens its route" wait_for $s "Enter again opens legacy"
+golden warning-expanded-80x24 $s
+keys $s Enter
+check "Enter again opens that warning's route (legacy)" wait_for $s " legacy WARN "
+keys $s Escape
+wait_for $s "$HEAD"
 keys $s Tab
 # With only the estimate-only route shown, nothing is worse: the banner has its line.
 keys $s / l e g a c y Enter
@@ -73,10 +96,127 @@ check "nothing worse: the banner names the estimate-only route and why" \
     wait_for $s " ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations"
 T kill-session -t $s
 
+# HEAD% is coloured by the headroom thresholds alone: summarize's 90.2 % (warn only for
+# its throttles and max_tokens) in the colour of OK, as agents' OK status cell.
+s=colour; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+sgr_before() { # the SGR sequence in effect where TEXT starts on the row of ROUTE
+    T capture-pane -e -p -t "$1" | grep -a "^[^ ]*$2 " | head -1 | python3 -c '
+import re, sys
+row = sys.stdin.read()
+i = row.find(sys.argv[1])
+print(re.findall(r"\x1b\[[0-9;]*m", row[:i])[-1] if i >= 0 else "none")' "$3"
+}
+expect_eq "HEAD% 90.2 of summarize (warn) has OK's colour, not its status'" \
+    "$(sgr_before $s summarize 90.2)" "$(sgr_before $s agents 'OK ')"
+check "the sort column says its direction (ST▼)" wait_for $s "ST▼"
+keys $s I
+check "I inverts it (ST▲)" wait_for $s "ST▲"
+keys $s s
+check "the next sort starts in its own direction, not inverted" wait_for $s "HEAD%▼"
+check "... and the message says so" bash -c '! tmux -L "$1" capture-pane -p -t "$2" | grep -q "(inverted)"' _ "$SOCK" $s
+check "120 columns: a FITS column" wait_for $s " FITS "
+keys $s F3 w o r
+check "F3 searches: the prompt" wait_for $s "search: wor_"
+keys $s Enter Enter
+check "F3 jumped to the route matching (workers), without filtering" wait_for $s " workers WARN "
+T kill-session -t $s
+
+# Graphs (issue 22): every time graph ends at the data minute on screen, so the used
+# series reaches the right edge (it fell to ~0 in the last columns, whose CloudWatch
+# minutes were not published yet); the window is minutes, not columns (+ - zoom,
+# [ ] pan), and a cursor (< >) reads every legend at one minute.
+graph_rows() { # the rows of the graph titled $2, up to its time axis
+    T capture-pane -p -t "$1" | awk -v t="$2" 'index($0, t) { f = 1; next } f && /now|[0-9][0-9]:[0-9][0-9] *$/ { print; exit } f'
+}
+for size in 120x40 200x60; do
+    w=${size%x*} h=${size#*x}
+    s=graphs-$size; start $s "$w" "$h" C.UTF-8; wait_for $s "$HEAD"
+    keys $s Down Enter; wait_for $s " triage CRIT "
+    keys $s PageDown
+    check "$size: the offered-vs-accepted graph (admission counters)" \
+        wait_for $s "admitted 356  ◇ retried 420  ✕ throttled 60  □ completed 303"
+    lit $s "$HOME_KEY"; wait_for $s "Tokens/min against the quota"
+    zero=$(graph_rows $s "Tokens/min against the quota" | grep "^ *0 ┤")
+    check "$size: used reaches the right edge: nothing at 0 in the last columns" \
+        bash -c '! grep -q "×" <<<"$1"' _ "$zero"
+    # + steps down 10080, 2880, 1440, 720, 480, 240, 120, 60, 30, ... minutes from the
+    # width's span (111 minutes at 120 columns, 191 at 200): two or three steps to 30
+    for i in 1 2 3 4; do
+        keys $s +
+        wait_for $s "graphs: " 20
+        T capture-pane -p -t $s | grep -q "graphs: 30 minutes" && break
+    done
+    check "$size: + zooms to 30 minutes" wait_for $s "graphs: 30 minutes"
+    axis=$(graph_rows $s "Tokens/min against the quota" | tail -1)
+    # 30 minutes ending at data minute 10:13 start at 09:44: labels every 5 minutes,
+    # at any width
+    check "$size: ... the axis spans 09:45 to 10:10 in 5-minute steps" \
+        bash -c 'grep -q "09:45 .* 09:50 .* 10:05 .* 10:10 .*now" <<<"$1" && ! grep -q "09:40" <<<"$1"' _ "$axis"
+    keys $s '<' '<' '<'
+    axis_has() { # the tokens graph's time axis shows $2 (polls as wait_for does)
+        local i
+        for i in $(seq 1 60); do
+            graph_rows "$1" "Tokens/min against the quota" | tail -1 | grep -q -- "$2" && return 0
+            sleep 0.05
+        done
+        return 1
+    }
+    check "$size: < < < puts the cursor on 10:11 (two minutes back from 10:13)" axis_has $s "10:11"
+    # triage's settled tokens at data minute 10:11, as check computes it at 10:14 (the
+    # newest complete minute then): the legend reads that minute, in bedtop's k/M form
+    want=$("$BEDTOP" check --demo-at 14 --format json | python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
+v = r["tpm"]["settled"]
+print("%.0fk" % (v / 1000) if v < 1e6 else "%.2fM" % (v / 1e6))')
+    check "$size: ... and the legend reads settled $want there" wait_for $s "● settled $want "
+    keys $s '['
+    check "$size: [ pans back (the cursor keeps its place from the edge)" \
+        wait_for $s "graphs end 7 min before now (] comes back)"
+    keys $s ']'
+    check "$size: ] comes back to now" wait_for $s "graphs end at now"
+    T kill-session -t $s
+done
+
+# REC at 80x24 whenever recording; the file is named on exit.
+saved=$TUI_CMD; TUI_CMD="$BEDTOP --demo-at 16 --record $TMP/rec80.rec"
+s=rec80; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+TUI_CMD=$saved
+check "80x24 while recording: REC in the header" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 1p | grep -q " REC "' _ "$SOCK" $s
+keys $s q
+check "quitting names the recording" wait_for $s "bedtop: recorded "
+check "... with its path" wait_for $s "to $TMP/rec80.rec"
+T kill-session -t $s
+
+# A short crit is not lost: the demo at 100x (triage is crit for one data minute,
+# 10:13, about half a second of wall time), then the event log (e) lists it, the row
+# keeps a mark (*), and --bell rang the terminal bell.
+saved=$TUI_CMD; TUI_CMD="$BEDTOP --demo --demo-speed 100 --bell"
+s=shortcrit; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
+TUI_CMD=$saved
+check "the demo at 100x reaches 10:18 (the crit is over)" wait_for_long $s "T10:18:"
+check "triage's row keeps a mark: crit in the last 15 minutes" screen_has $s '^triage +WARN\*'
+keys $s p e
+check "the event log opens (e)" wait_for $s "events, newest first"
+check "... and lists triage turning crit at data minute 10:13" \
+    screen_has $s '10:13 CRIT triage +status warn -> crit'
+check "... and back" screen_has $s '10:1[4-9] WARN triage +status crit -> warn'
+golden_masked=$(T capture-pane -p -t $s | grep -c "status")
+check "the log shows status changes of several routes ($golden_masked)" test "$golden_masked" -ge 2
+check "--bell: the terminal bell rang on the new crit" \
+    test "$(T display -p -t $s '#{window_bell_flag}')" = 1
+keys $s Escape
+check "Esc closes the event log" wait_gone $s "events, newest first"
+T kill-session -t $s
+
+# A dumb terminal cannot draw the dashboard: one line pointing to check, exit 3.
+TERM=dumb script -qec "$BEDTOP --demo-at 16" /dev/null >"$TMP/dumb.out" 2>&1 </dev/null
+check "TERM=dumb: points to bedtop check" grep -q "TERM=dumb cannot draw the dashboard; for plain output use \`bedtop check\`" "$TMP/dumb.out"
+
 # Keys: q and Esc and Left back out of the detail; Q and F10 quit from anywhere.
 s=keys; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
-keys $s Enter; wait_for $s " triage CRIT "
-keys $s PageDown
+keys $s Down Enter; wait_for $s " triage CRIT "
+keys $s PageDown PageDown
 check "PgDn scrolls the detail to the operating point" wait_for $s "flat beyond 18 in flight"
 check "... and says where it is (rows a-b/n, a past the first)" \
     screen_has $s ' ([2-9]|[1-9][0-9]+)-[0-9]+/[0-9]+ Pg(Up|Dn)'
@@ -88,7 +228,7 @@ keys $s Left
 check "Left goes back too" wait_for $s "$HEAD"
 keys $s Enter; wait_for $s " triage CRIT "
 keys $s Tab
-check "Tab in the detail: the next route" wait_for $s " preview CRIT "
+check "Tab in the detail: the next route" wait_for $s " legacy WARN "
 keys $s BTab
 check "Shift-Tab: the previous route" wait_for $s " triage CRIT "
 keys $s Escape
@@ -110,6 +250,13 @@ T kill-session -t $s
 s=short; start $s 80 12 C.UTF-8; wait_for $s "$HEAD"
 lit $s "$END_KEY"
 check "80x12: the header says which routes are shown" screen_has $s '[0-9]+ routes \([0-9]+-[0-9]+ shown\)'
+T kill-session -t $s
+
+# The smallest screen keeps the header's counts: 60x12 (issue 22: they were cut off).
+s=tiny; start $s 60 12 C.UTF-8; wait_for $s "$HEAD"
+check "60x12: the header keeps its crit and warn counts" \
+    bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 1p | grep -q "2 crit 4 warn"' _ "$SOCK" $s
+check "60x12: the key line still says how to get help and quit" wait_for $s "? help  q quit"
 T kill-session -t $s
 
 # Sorting by a column that 80 columns hide says so.
@@ -137,7 +284,7 @@ wait_for $s " PgDn"
 check "mouse: a double click opens the detail ($r6)" \
     bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 2p | grep -q "^ $3 "' _ "$SOCK" $s "$r6"
 lit $s $'\e[<65;10;10M'
-check "mouse: the wheel scrolls the detail" wait_for $s " 4-23/"
+check "mouse: the wheel scrolls the detail" wait_for $s " 4-22/"
 keys $s Escape; wait_for $s "$HEAD"
 thr_x=$(T capture-pane -p -t $s | sed -n 2p | awk '{print index($0, "THR/m")}')
 click $s 0 "$thr_x" 2     # the heading THR/m
@@ -180,10 +327,16 @@ done
 s=help; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 keys $s '?'; wait_for $s "bedtop keys"
 seen=""
-for i in 1 2 3 4; do seen+=$(T capture-pane -p -t $s); keys $s PageDown; sleep 0.2; done
+for i in 1 2 3 4 5 6 7; do seen+=$(T capture-pane -p -t $s); keys $s PageDown; sleep 0.2; done
 for k in "t             next theme" "r, F5         refresh now" "m             add a marker" \
          "^L            redraw the screen" "USED/QUOTA" "graphs"; do
     check "help at 80x24 shows '$k' by scrolling" grep -qF -- "$k" <<<"$seen"
+done
+# The legend (the help's first page) explains every column heading.
+check "the legend opens the help" grep -q "Legend: columns, marks, the status bar" <<<"$seen"
+for c in ROUTE MODEL REGION EP INFERENCE ST HEAD% USED/QUOTA FITS SETTLD ESTIM HELD "QUOTA SRC" \
+         RPM THR/m P50 P99 INFL "USED 30m" WARNINGS "CW SQ ADM" lag "STALE n" REC; do
+    check "the legend explains '$c'" grep -qE -- "[│|] $c +[[:alnum:]\"]" <<<"$seen"
 done
 keys $s Escape
 check "Esc closes the help" wait_gone $s "bedtop keys"
@@ -235,9 +388,9 @@ for lang in C.UTF-8 C; do
 done
 # ... in the detail too, scrolled: the same rows at the new size
 s=shrinkd; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
-keys $s Enter; wait_for $s " triage CRIT "
+keys $s Down Enter; wait_for $s " triage CRIT "
 T resize-window -t $s -x 80 -y 24
-check "resize in the detail redraws at 80x24" wait_for $s " 1-20/"
+check "resize in the detail redraws at 80x24" wait_for $s " 1-19/"
 golden detail-triage-80x24-CUTF-8 $s
 T kill-session -t $s
 
@@ -249,18 +402,45 @@ check "mantle detail: input tokens against the input quota" \
 check "mantle detail: output tokens against the output quota" \
     wait_for $s "Output tokens/min against the output quota"
 golden detail-agents-120x40-CUTF-8 $s
+keys $s Escape
 keys $s + + + + + + + + +
 check "+ at the longest interval says so" wait_for $s "interval 600s is already the longest"
 T kill-session -t $s
 
 # The selected row (screen row 2) in one attribute from its first cell to its last:
 # its attributes are set once at the start, never changed inside the row.
-one_attr_row() { T capture-pane -e -p -S 2 -E 2 -t "$1" | grep -qP '^(\e\[[0-9;]*m)+[^\e]+$'; }
+# Issue 22: the status cells keep their colour on the selected row (reverse video of
+# it), so "one attribute" became: every cell of the row is marked selected, by the
+# selection's background or by reverse video, from its first cell to its last.
+one_attr_row() { T capture-pane -e -p -S 2 -E 2 -t "$1" | python3 -c '
+import re, sys
+row = sys.stdin.read().rstrip("\n")
+state, ok, cells = set(), True, 0
+for sgr, text in re.findall(r"((?:\x1b\[[0-9;]*m)*)([^\x1b]*)", row):
+    for params in re.findall(r"\x1b\[([0-9;]*)m", sgr):
+        ps = params.split(";") if params else ["0"]
+        if ps[0] == "0":
+            state = set(); ps = ps[1:]
+        i = 0
+        while i < len(ps):
+            if ps[i] in ("38", "48"):
+                state = {x for x in state if not x.startswith(ps[i] + ":")}
+                state.add(ps[i] + ":" + ";".join(ps[i + 1:i + 3])); i += 3; continue
+            if ps[i] == "49":
+                state = {x for x in state if not x.startswith("48:")}
+            state.add(ps[i]); i += 1
+    if text:
+        cells += len(text)
+        ok &= "7" in state or any(x.startswith("48:") for x in state)
+sys.exit(0 if ok and cells >= 60 else 1)'; }
+# The ST cell of the selected row in its status colour, reversed (preview: CRIT).
+sel_status() { T capture-pane -e -p -S 2 -E 2 -t "$1" | grep -qP '\e\[7m(\e\[[0-9;]*m)*CRIT'; }
 
 # Color: 256 colors by default; none with --no-color or NO_COLOR; same text either way.
 s=col; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "color escapes with TERM=xterm-256color" bash -c 'tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[38;5;[0-9]*m\|\[48;5;"' _ "$SOCK" $s
-check "color: the selected row has one background across its whole width" one_attr_row $s
+check "color: the selected row is marked across its whole width" one_attr_row $s
+check "color: ... and its status keeps its colour (CRIT reversed)" sel_status $s
 T kill-session -t $s
 EXTRA="--no-color"; s=noc; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 check "--no-color: no color escapes" bash -c '! tmux -L "$1" capture-pane -e -p -t "$2" | grep -q "\[3[0-9];\|\[4[0-9];\|\[3[0-7]m\|\[4[0-7]m\|38;5\|48;5"' _ "$SOCK" $s

@@ -31,7 +31,7 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
                    : "below the minimum and not too_small";
     if (l->too_small)
         return "too_small at a usable size";
-    struct bt_rect panes[8];
+    struct bt_rect panes[10];
     int n = 0;
     panes[n++] = l->header;
     panes[n++] = l->banner;
@@ -40,6 +40,7 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
     panes[n++] = l->fbar;
     if (o->view == BT_VIEW_OVERVIEW) {
         panes[n++] = l->table;
+        panes[n++] = l->action;
         panes[n++] = l->warnings;
     } else {
         panes[n++] = l->info;
@@ -80,8 +81,15 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
             return "warnings not all in the document";
         if (l->figures.h != (o->nfig_lines > 0 ? 1 + o->nfig_lines : 0))
             return "figures not all in the document";
-        if (l->warnings.y + l->warnings.h != l->doc_h)
-            return "the document does not end with the warnings";
+        /* what to do first (issue 22): the warnings open the document, which ends
+         * with the figures or, without them, the last graph */
+        if (l->warnings.y != 0)
+            return "the document does not start with the warnings";
+        int end = l->figures.h ? l->figures.y + l->figures.h
+                  : l->ngraphs ? l->graph[l->ngraphs - 1].y + l->graph[l->ngraphs - 1].h
+                               : l->warnings.h;
+        if (end != l->doc_h)
+            return "the document's panes do not add up to it";
     }
     if (o->banner != (l->banner.h == 1))
         return "banner shown iff wanted";
@@ -113,9 +121,9 @@ static const char *check(const struct bt_layout *l, const struct bt_layout_opts 
 int main(void)
 {
     struct bt_layout_opts variants[] = {
-        {.view = BT_VIEW_OVERVIEW, .nroutes = 7, .nwarn_lines = 15},
+        {.view = BT_VIEW_OVERVIEW, .nroutes = 7, .nwarn_lines = 15, .action = true},
         {.view = BT_VIEW_OVERVIEW, .banner = true, .nroutes = 40, .nwarn_lines = 60, .help = true,
-         .help_lines = 30},
+         .help_lines = 30, .action = true},
         {.view = BT_VIEW_OVERVIEW, .nroutes = 0, .nwarn_lines = 0},
         {.view = BT_VIEW_DETAIL, .banner = true, .nroutes = 7, .nwarn_lines = 12, .ngraphs = 5,
          .nfig_lines = 9},
@@ -139,15 +147,18 @@ int main(void)
     /* Known answers at the sizes the terminal tests use. */
     struct bt_layout l;
     struct bt_layout_opts o = {.view = BT_VIEW_OVERVIEW, .banner = true, .nroutes = 7,
-                               .nwarn_lines = 15};
+                               .nwarn_lines = 15, .action = true};
     bt_layout_compute(40, 10, &o, &l);
     OK(l.too_small && l.need_cols == 60 && l.need_rows == 12, "40x10 is too small, need 60x12");
     bt_layout_compute(60, 12, &o, &l);
     OK(!l.too_small, "60x12 is the minimum");
     bt_layout_compute(80, 24, &o, &l);
-    /* 24 rows: header 1 + banner 1 + status 1 leave 21; table 7+1 = 8, warnings 13 */
-    OK(l.table.y == 2 && l.table.h == 8 && l.warnings.h == 13 && l.status.y == 23,
-       "80x24 overview: table 2..9, warnings 13 rows, status on row 23");
+    /* 24 rows: header 1 + banner 1 + status 1 + the key line 1 (at every width: "? help
+     * q quit") leave 20; table 7+1 = 8, the action line 1, warnings 11 */
+    OK(l.table.y == 2 && l.table.h == 8 && l.action.y == 10 && l.action.h == 1 &&
+           l.warnings.y == 11 && l.warnings.h == 11 && l.status.y == 22 && l.fbar.y == 23 &&
+           l.fbar.h == 1,
+       "80x24 overview: table 2..9, action 10, warnings 11 rows, status 22, key line 23");
     /* mandatory 11+4+6+12 + 3 separators = 36; by priority RESERV, ESTIM, SETTLD (+7 each)
      * = 57, THR/m +6 = 63, QUOTA SRC +11 = 74, INFL +6 = 80: full; P99 would need 86 */
     OK(l.mandatory_w == 36, "mandatory columns take 36 (got %d)", l.mandatory_w);
@@ -167,19 +178,21 @@ int main(void)
     o = (struct bt_layout_opts){.view = BT_VIEW_DETAIL, .nroutes = 7, .nwarn_lines = 9,
                                 .ngraphs = 5};
     bt_layout_compute(120, 40, &o, &l);
-    /* 40 rows: header, status, F-key bar, info 2 leave a body of 35; tokens graph
-     * 35/2 -> 12 (the most), the others 35/3 = 11 -> 9; each across the width */
-    OK(l.ngraphs == 5 && l.graph[0].w == 120 && l.graph[0].h == 12 && l.graph[1].w == 120 &&
-           l.graph[1].y == 12 && l.graph[1].h == 9 && l.graph[4].y == 39,
-       "120 wide detail: tokens first and tallest, every graph across the width");
-    OK(l.body.h == 35 && l.warnings.y == 48 && l.doc_h == 58,
-       "120x40 detail: body 35 rows, warnings at document row 48, 58 rows in all");
+    /* 40 rows: header, status, F-key bar, info 2 leave a body of 35; the warnings first
+     * (title + 9 lines = 10 rows), then the tokens graph 35/2 -> 12 (the most), the
+     * others 35/3 = 11 -> 9; each across the width */
+    OK(l.ngraphs == 5 && l.graph[0].w == 120 && l.graph[0].y == 10 && l.graph[0].h == 12 &&
+           l.graph[1].w == 120 && l.graph[1].y == 22 && l.graph[1].h == 9 && l.graph[4].y == 49,
+       "120 wide detail: warnings, then tokens first and tallest, every graph across the width");
+    OK(l.body.h == 35 && l.warnings.y == 0 && l.warnings.h == 10 && l.doc_h == 58,
+       "120x40 detail: body 35 rows, warnings at document row 0, 58 rows in all");
     OK(l.fbar.h == 1 && l.fbar.y == 39 && l.status.y == 38, "120 wide: F-key bar under the status bar");
     bt_layout_compute(80, 24, &o, &l);
-    /* body 24 - 4 = 20: tokens graph 10 rows first, the others 7, one a row */
-    OK(l.ngraphs == 5 && l.graph[0].w == 80 && l.graph[0].h == 10 && l.graph[1].y == 10 &&
-           l.graph[1].h == 7 && l.fbar.h == 0,
-       "80x24 detail: one column, tokens graph first and tallest, no F-key bar");
+    /* body 24 - 5 = 19: warnings 10 rows, tokens graph 9 rows first, the others 7, one a
+     * row; the key line at the bottom */
+    OK(l.ngraphs == 5 && l.graph[0].w == 80 && l.graph[0].y == 10 && l.graph[0].h == 9 &&
+           l.graph[1].y == 19 && l.graph[1].h == 7 && l.fbar.h == 1 && l.fbar.y == 23,
+       "80x24 detail: one column, warnings, tokens graph first and tallest, the key line");
     bt_layout_compute(60, 12, &o, &l);
     OK(l.ngraphs == 5 && l.graph[0].h == BT_LAYOUT_GRAPH_MIN_H,
        "60x12 detail: every graph in the document, at its minimum height");

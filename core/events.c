@@ -1,0 +1,250 @@
+/* The event log, derived from evaluations and store events (core/events.h). */
+#include "core/events.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dataminute.h"
+#include "core/recording.h"
+#include "core/util.h"
+
+const char *bt_logkind_name(enum bt_logkind k)
+{
+    static const char *const names[BT_LOG_KIND_COUNT] = {"status", "raised", "cleared",
+                                                         "failed", "recovered", "marker"};
+    return k < BT_LOG_KIND_COUNT ? names[k] : "?";
+}
+
+void bt_evlog_init(struct bt_evlog *l, int nroutes)
+{
+    memset(l, 0, sizeof *l);
+    l->nroutes = nroutes;
+    size_t n = (size_t)(nroutes > 0 ? nroutes : 1);
+    l->status = bt_xcalloc(n, sizeof *l->status);
+    l->codes = bt_xcalloc(n, sizeof *l->codes);
+    l->last_crit = bt_xcalloc(n, sizeof *l->last_crit);
+    l->failing = bt_xcalloc(n * BT_SRC_COUNT, sizeof *l->failing);
+}
+
+void bt_evlog_free(struct bt_evlog *l)
+{
+    free(l->e);
+    free(l->status);
+    free(l->codes);
+    free(l->last_crit);
+    free(l->failing);
+    free(l->steps);
+    memset(l, 0, sizeof *l);
+}
+
+void bt_evlog_reset(struct bt_evlog *l)
+{
+    int n = l->nroutes;
+    bt_evlog_free(l);
+    bt_evlog_init(l, n);
+}
+
+static struct bt_logent *add(struct bt_evlog *l, enum bt_logkind kind, int route, int64_t at,
+                             int64_t minute, enum bt_status severity)
+{
+    if (l->n == BT_EVLOG_MAX) { /* the oldest tenth goes: a week of flapping stays bounded */
+        size_t drop = BT_EVLOG_MAX / 10;
+        memmove(l->e, l->e + drop, (l->n - drop) * sizeof *l->e);
+        l->n -= drop;
+        l->dropped += drop;
+    }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        l->e = bt_xrealloc(l->e, l->cap * sizeof *l->e);
+    }
+    struct bt_logent *e = &l->e[l->n++];
+    memset(e, 0, sizeof *e);
+    e->kind = kind;
+    e->route = route;
+    e->at = at;
+    e->minute = minute;
+    e->severity = severity;
+    l->generation++;
+    return e;
+}
+
+static const char *source_title(enum bt_source s)
+{
+    switch (s) {
+    case BT_SRC_CLOUDWATCH: return "CloudWatch";
+    case BT_SRC_QUOTAS: return "Service Quotas";
+    default: return "admission counters";
+    }
+}
+
+/* Marks (route, source) failing or not; true when that changed for any route. */
+static bool set_failing(struct bt_evlog *l, int route, enum bt_source src, bool on)
+{
+    bool changed = false;
+    for (int r = 0; r < l->nroutes; r++) {
+        if (route >= 0 && r != route)
+            continue;
+        bool *f = &l->failing[(size_t)r * BT_SRC_COUNT + src];
+        changed |= *f != on;
+        *f = on;
+    }
+    return changed;
+}
+
+void bt_evlog_store_event(struct bt_evlog *l, const struct bt_config *cfg,
+                          const struct bt_event *ev)
+{
+    int64_t m = bt_data_minute(cfg, ev->t);
+    int route = ev->route >= 0 && ev->route < l->nroutes ? ev->route : -1;
+    struct bt_logent *e;
+    switch (ev->type) {
+    case BT_EV_MARKER:
+        e = add(l, BT_LOG_MARKER, -1, ev->t, m, BT_ST_OK);
+        snprintf(e->text, sizeof e->text, "marker: %s", ev->text);
+        break;
+    case BT_EV_ERROR:
+        if (!set_failing(l, route, ev->source, true))
+            break;
+        e = add(l, BT_LOG_FAILED, route, ev->t, m, BT_ST_CRIT);
+        e->source = ev->source;
+        snprintf(e->text, sizeof e->text, "%s failing%s%s", source_title(ev->source),
+                 ev->text[0] ? ": " : "", ev->text);
+        break;
+    case BT_EV_OK:
+        if (!set_failing(l, route, ev->source, false))
+            break;
+        e = add(l, BT_LOG_RECOVERED, route, ev->t, m, BT_ST_OK);
+        e->source = ev->source;
+        snprintf(e->text, sizeof e->text, "%s answers again", source_title(ev->source));
+        break;
+    default: break;
+    }
+}
+
+void bt_evlog_store_events(struct bt_evlog *l, const struct bt_config *cfg,
+                           const struct bt_store *st)
+{
+    if (st->nevents - l->store_seen > BT_EVENT_RING)
+        l->store_seen = st->nevents - BT_EVENT_RING; /* the ring kept only these */
+    for (; l->store_seen < st->nevents; l->store_seen++)
+        bt_evlog_store_event(l, cfg, bt_store_event_at(st, l->store_seen));
+}
+
+static uint32_t code_bits(const struct bt_eval *e)
+{
+    uint32_t b = 0;
+    for (int w = 0; w < e->nwarn; w++)
+        b |= 1u << e->warnings[w].code;
+    return b;
+}
+
+static const struct bt_warning *find_warning(const struct bt_eval *e, int code)
+{
+    for (int w = 0; w < e->nwarn; w++)
+        if ((int)e->warnings[w].code == code)
+            return &e->warnings[w];
+    return NULL;
+}
+
+void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
+                      const struct bt_eval *evals, int64_t at)
+{
+    int64_t m = bt_data_minute(cfg, at);
+    int n = cfg->nroutes < l->nroutes ? cfg->nroutes : l->nroutes;
+    for (int r = 0; r < n; r++) {
+        const struct bt_eval *e = &evals[r];
+        uint32_t now = code_bits(e), before = l->primed ? l->codes[r] : 0;
+        enum bt_status was = l->primed ? l->status[r] : BT_ST_OK;
+        if (e->status != was) {
+            struct bt_logent *x = add(l, BT_LOG_STATUS, r, at, m, e->status);
+            x->from = was;
+            x->to = e->status;
+            if (!l->primed)
+                snprintf(x->text, sizeof x->text, "status %s", bt_status_name(e->status));
+            else
+                snprintf(x->text, sizeof x->text, "status %s -> %s", bt_status_name(was),
+                         bt_status_name(e->status));
+        }
+        for (int c = 0; c < BT_W_COUNT; c++) {
+            uint32_t bit = 1u << c;
+            if ((now & bit) && !(before & bit)) {
+                const struct bt_warning *w = find_warning(e, c);
+                struct bt_logent *x = add(l, BT_LOG_RAISED, r, at, m, w->severity);
+                x->code = (enum bt_wcode)c;
+                snprintf(x->text, sizeof x->text, "%s raised: %s", bt_wcode_name(x->code),
+                         w->message);
+            } else if (!(now & bit) && (before & bit)) {
+                struct bt_logent *x = add(l, BT_LOG_CLEARED, r, at, m, BT_ST_OK);
+                x->code = (enum bt_wcode)c;
+                snprintf(x->text, sizeof x->text, "%s cleared", bt_wcode_name(x->code));
+            }
+        }
+        l->codes[r] = now;
+        l->status[r] = e->status;
+        if (e->status == BT_ST_CRIT)
+            l->last_crit[r] = m;
+    }
+    l->primed = true;
+}
+
+int64_t bt_evlog_last_crit(const struct bt_evlog *l, int route)
+{
+    return route >= 0 && route < l->nroutes ? l->last_crit[route] : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every poll and every data minute's first instant, ascending, once each. */
+static void plan(struct bt_evlog *l, const struct bt_replay *rp)
+{
+    int64_t first, last;
+    bt_replay_minutes(rp, &first, &last);
+    size_t nmin = last >= first ? (size_t)((last - first) / 60 + 1) : 0;
+    l->steps = bt_xcalloc(rp->npolls + nmin + 1, sizeof *l->steps);
+    size_t n = 0;
+    for (size_t i = 0; i < rp->npolls; i++)
+        l->steps[n++] = rp->polls[i];
+    for (size_t k = 0; k < nmin; k++)
+        l->steps[n++] = bt_replay_minute_instant(rp, first + (int64_t)k * 60);
+    qsort(l->steps, n, sizeof *l->steps, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || l->steps[i] != l->steps[u - 1])
+            l->steps[u++] = l->steps[i];
+    l->nsteps = u;
+    l->step = l->next_event = 0;
+}
+
+bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto)
+{
+    if (!l->steps)
+        plan(l, rp);
+    if (l->step >= l->nsteps) {
+        if (upto)
+            *upto = rp->end;
+        return false;
+    }
+    int64_t t = l->steps[l->step++];
+    const struct bt_store *st = &rp->store;
+    while (l->next_event < st->nlog && st->log[l->next_event].t <= t)
+        bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
+    bt_replay_seek(rp, t);
+    struct bt_eval *ev = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *ev);
+    bt_eval_all(&rp->cfg, &rp->store, t, ev);
+    bt_evlog_observe(l, &rp->cfg, ev, t);
+    free(ev);
+    if (upto)
+        *upto = t;
+    return l->step < l->nsteps;
+}
+
+void bt_evlog_from_replay(struct bt_evlog *l, struct bt_replay *rp)
+{
+    while (bt_evlog_replay_step(l, rp, NULL))
+        ;
+}

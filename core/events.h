@@ -1,0 +1,87 @@
+/* The event log (issue 22): every status change, warning raised or cleared,
+ * collector failure and recovery, and marker, stamped with its data minute
+ * (core/dataminute.h). It is derived from the evaluations and the store's
+ * events, never recorded, so a replay or an export recomputes it from a
+ * recording exactly as the live dashboard built it.
+ *
+ * Feed it in time order: bt_evlog_store_event for each store event, then
+ * bt_evlog_observe with every route's evaluation at instant `at`. */
+#ifndef BEDTOP_EVENTS_H
+#define BEDTOP_EVENTS_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/headroom.h"
+#include "core/model.h"
+
+enum bt_logkind {
+    BT_LOG_STATUS,      /* a route's status changed (from -> to) */
+    BT_LOG_RAISED,      /* a warning appeared on a route (code) */
+    BT_LOG_CLEARED,     /* a warning went away (code) */
+    BT_LOG_FAILED,      /* a collector started failing (source; route or -1) */
+    BT_LOG_RECOVERED,   /* it answered again */
+    BT_LOG_MARKER,      /* a note added with m */
+    BT_LOG_KIND_COUNT
+};
+const char *bt_logkind_name(enum bt_logkind k); /* "status" "raised" "cleared" "failed" "recovered" "marker" */
+
+struct bt_logent {
+    int64_t minute;          /* the data minute: the one clock */
+    int64_t at;              /* the instant it was seen (evaluated_at, or the event's time) */
+    enum bt_logkind kind;
+    int route;               /* -1: no route (a marker) or every route of the source */
+    enum bt_status from, to; /* BT_LOG_STATUS */
+    enum bt_status severity; /* how it is shown: the new status, the warning's severity,
+                              * crit for a failure, ok for a recovery or a marker */
+    enum bt_wcode code;      /* BT_LOG_RAISED, BT_LOG_CLEARED */
+    enum bt_source source;   /* BT_LOG_FAILED, BT_LOG_RECOVERED */
+    char text[240];          /* one line, as a person reads it (no route name) */
+};
+
+struct bt_evlog {
+    struct bt_logent *e;
+    size_t n, cap;
+    size_t dropped;          /* oldest entries dropped past BT_EVLOG_MAX */
+    int nroutes;
+    bool primed;             /* the first evaluation was seen */
+    enum bt_status *status;  /* per route, as last observed */
+    uint32_t *codes;         /* per route, warning codes as last observed (bit per code) */
+    int64_t *last_crit;      /* per route, the last data minute it was crit, 0 never */
+    bool *failing;           /* per route and source */
+    uint64_t store_seen;     /* live: the store events already taken */
+    uint64_t generation;     /* bumps on every entry added */
+    /* replay: the instants still to evaluate and the next recorded event */
+    int64_t *steps;
+    size_t nsteps, step, next_event;
+};
+
+#define BT_EVLOG_MAX 20000
+
+void bt_evlog_init(struct bt_evlog *l, int nroutes);
+void bt_evlog_free(struct bt_evlog *l);
+void bt_evlog_reset(struct bt_evlog *l);
+/* Takes one store event (error, ok, marker; others are ignored). */
+void bt_evlog_store_event(struct bt_evlog *l, const struct bt_config *cfg,
+                          const struct bt_event *ev);
+/* Live: takes the store's events not seen yet (its ring). */
+void bt_evlog_store_events(struct bt_evlog *l, const struct bt_config *cfg,
+                           const struct bt_store *st);
+/* Compares every route's evaluation at instant at (evals[cfg->nroutes]) with the
+ * last one and logs what changed; the first call logs what is not ok. */
+void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
+                      const struct bt_eval *evals, int64_t at);
+/* The last data minute route r was crit (0: never). */
+int64_t bt_evlog_last_crit(const struct bt_evlog *l, int route);
+
+struct bt_replay;
+/* The whole log of a recording: every store event in order and an evaluation at
+ * every poll and at every data minute's first instant (as export rows are), so a
+ * crit shorter than a minute is still found. Leaves the recording at its end. */
+void bt_evlog_from_replay(struct bt_evlog *l, struct bt_replay *rp);
+/* The same in steps, for a replay that must stay responsive: each call does one
+ * evaluation; false once the log is complete. *upto gets the instant covered so
+ * far. It moves the recording's horizon: seek back afterwards. */
+bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto);
+#endif

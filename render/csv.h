@@ -1,0 +1,27 @@
+/* export's CSV (man 1 bedtop, EXPORT): one row per route and data minute, every
+ * field quoted, each column named once, text neutralised for spreadsheets. */
+#ifndef BEDTOP_CSV_H
+#define BEDTOP_CSV_H
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/events.h"
+#include "core/headroom.h"
+#include "core/model.h"
+#include "core/util.h"
+
+void bt_csv_header(struct bt_buf *b);
+/* Route r's row for data minute m as evaluated in e (at e->now); markers is what
+ * the markers of that minute say ("; "-joined, may be empty), and the route's
+ * entries of the event log at that minute become its events column. */
+void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st, int r,
+                const struct bt_eval *e, int64_t m, const char *markers,
+                const struct bt_evlog *log);
+/* The value of signal k in an export row: a CloudWatch signal at the data
+ * minute, an admission counter at the admission instant the evaluation used. */
+double bt_export_signal(const struct bt_store *st, int r, int k, const struct bt_eval *e,
+                        int64_t m);
+/* The log's entries for route r (or -1: those of no route) at data minute m,
+ * "; "-joined as "kind: text". */
+void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64_t m);
+#endif

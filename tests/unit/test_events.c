@@ -1,0 +1,123 @@
+/* The event log (core/events.h) and the one clock (core/dataminute.h), by hand:
+ * evaluations written out for two routes, store events for a collector and a
+ * marker, each entry's data minute worked out in the comments (lag 120 s). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/dataminute.h"
+#include "core/events.h"
+#include "tests/tap.h"
+
+#define T0 1795946400 /* 2026-11-29 10:00:00 UTC */
+
+static void warn(struct bt_eval *e, enum bt_wcode c, enum bt_status sev, const char *msg)
+{
+    e->warnings[e->nwarn].code = c;
+    e->warnings[e->nwarn].severity = sev;
+    snprintf(e->warnings[e->nwarn].message, sizeof e->warnings[0].message, "%s", msg);
+    e->nwarn++;
+}
+
+static size_t count(const struct bt_evlog *l, enum bt_logkind k, int route)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        n += l->e[i].kind == k && l->e[i].route == route;
+    return n;
+}
+
+int main(void)
+{
+    struct bt_config cfg;
+    bt_config_defaults(&cfg);
+    cfg.cw_lag = 120;
+    cfg.nroutes = 2;
+
+    /* the clock: at 10:16:00 the newest complete minute is floor(10:16 - 2 min) - 1 min
+     * = 10:13; 10:13 is the newest from 10:13 + 1 min + 2 min = 10:16:00 to 10:16:59 */
+    OK(bt_data_minute(&cfg, T0 + 16 * 60) == T0 + 13 * 60, "data minute at 10:16:00 is 10:13");
+    OK(bt_data_minute(&cfg, T0 + 16 * 60 - 1) == T0 + 12 * 60, "... at 10:15:59 is 10:12");
+    OK(bt_data_minute_shown(&cfg, T0 + 13 * 60) == T0 + 16 * 60 &&
+           bt_data_minute_last(&cfg, T0 + 13 * 60) == T0 + 16 * 60 + 59,
+       "10:13 is the newest from 10:16:00 to 10:16:59");
+
+    struct bt_evlog l;
+    bt_evlog_init(&l, 2);
+    struct bt_eval ev[2];
+    memset(ev, 0, sizeof ev);
+    /* 10:10:00 (data 10:07): route 0 ok, route 1 warn with LOW_HEADROOM: the first
+     * observation logs what is not ok, nothing for an ok route */
+    ev[1].status = BT_ST_WARN;
+    warn(&ev[1], BT_W_LOW_HEADROOM, BT_ST_WARN, "headroom 10%");
+    bt_evlog_observe(&l, &cfg, ev, T0 + 10 * 60);
+    OK(l.n == 2 && count(&l, BT_LOG_STATUS, 1) == 1 && count(&l, BT_LOG_RAISED, 1) == 1 &&
+           count(&l, BT_LOG_STATUS, 0) == 0,
+       "first look: route 1's warn and its warning, route 0 (ok) nothing (%zu)", l.n);
+    OK(l.e[0].minute == T0 + 7 * 60 && l.e[0].at == T0 + 10 * 60, "stamped data minute 10:07");
+    OK(!strcmp(l.e[0].text, "status warn"), "the first status reads 'status warn' (%s)", l.e[0].text);
+    /* the same again: nothing new */
+    bt_evlog_observe(&l, &cfg, ev, T0 + 10 * 60 + 15);
+    OK(l.n == 2, "an unchanged evaluation logs nothing");
+    /* 10:16:00 (data 10:13): route 0 crit with RETRY_LOAD; route 1 back to ok */
+    struct bt_eval e2[2];
+    memset(e2, 0, sizeof e2);
+    e2[0].status = BT_ST_CRIT;
+    warn(&e2[0], BT_W_RETRY_LOAD, BT_ST_CRIT, "retries are 52% of offered load");
+    bt_evlog_observe(&l, &cfg, e2, T0 + 16 * 60);
+    OK(count(&l, BT_LOG_STATUS, 0) == 1 && count(&l, BT_LOG_RAISED, 0) == 1 &&
+           count(&l, BT_LOG_STATUS, 1) == 2 && count(&l, BT_LOG_CLEARED, 1) == 1,
+       "route 0 turns crit (status, raised), route 1 recovers (status, cleared)");
+    const struct bt_logent *crit = NULL;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.e[i].kind == BT_LOG_STATUS && l.e[i].route == 0)
+            crit = &l.e[i];
+    OK(crit && crit->from == BT_ST_OK && crit->to == BT_ST_CRIT && crit->minute == T0 + 13 * 60 &&
+           !strcmp(crit->text, "status ok -> crit"),
+       "route 0: 'status ok -> crit' at data minute 10:13");
+    OK(bt_evlog_last_crit(&l, 0) == T0 + 13 * 60 && bt_evlog_last_crit(&l, 1) == 0,
+       "route 0 was last crit at 10:13, route 1 never");
+    /* 10:17:00: route 0 back to warn: the crit mark stays at 10:13 */
+    e2[0].status = BT_ST_WARN;
+    e2[0].warnings[0].severity = BT_ST_WARN;
+    bt_evlog_observe(&l, &cfg, e2, T0 + 17 * 60);
+    OK(bt_evlog_last_crit(&l, 0) == T0 + 13 * 60, "the last crit minute stays after it ends");
+    OK(count(&l, BT_LOG_RAISED, 0) == 1, "a warning whose severity changed is not raised again");
+
+    /* collector events: every failing poll is one event; the log takes the change only */
+    struct bt_event fail = {.t = T0 + 18 * 60 + 30, .type = BT_EV_ERROR, .route = -1,
+                            .source = BT_SRC_CLOUDWATCH};
+    snprintf(fail.text, sizeof fail.text, "connection timed out");
+    size_t before = l.n;
+    bt_evlog_store_event(&l, &cfg, &fail);
+    fail.t += 15;
+    bt_evlog_store_event(&l, &cfg, &fail);
+    OK(l.n == before + 1 && l.e[before].kind == BT_LOG_FAILED && l.e[before].route == -1 &&
+           l.e[before].minute == T0 + 15 * 60,
+       "a failing source: one entry, every route, data minute floor(10:18:30 - 2 min) - 1 = 10:15");
+    struct bt_event okev = {.t = T0 + 20 * 60, .type = BT_EV_OK, .route = 1,
+                            .source = BT_SRC_CLOUDWATCH};
+    bt_evlog_store_event(&l, &cfg, &okev);
+    OK(l.n == before + 2 && l.e[before + 1].kind == BT_LOG_RECOVERED && l.e[before + 1].route == 1,
+       "one route answering again is its recovery");
+    bt_evlog_store_event(&l, &cfg, &okev);
+    OK(l.n == before + 2, "... once");
+    struct bt_event mk = {.t = T0 + 20 * 60 + 30, .type = BT_EV_MARKER, .route = -1};
+    snprintf(mk.text, sizeof mk.text, "deploy 42");
+    bt_evlog_store_event(&l, &cfg, &mk);
+    OK(l.e[l.n - 1].kind == BT_LOG_MARKER && !strcmp(l.e[l.n - 1].text, "marker: deploy 42") &&
+           l.e[l.n - 1].minute == T0 + 17 * 60,
+       "a marker at 10:20:30 is logged at data minute 10:17");
+
+    /* bounded: a week of flapping keeps the newest entries and counts what went */
+    for (int i = 0; i < BT_EVLOG_MAX + 10; i++) {
+        e2[1].status = i % 2 ? BT_ST_WARN : BT_ST_OK;
+        bt_evlog_observe(&l, &cfg, e2, T0 + 30 * 60 + i);
+    }
+    OK(l.n <= BT_EVLOG_MAX && l.dropped > 0 && l.e[l.n - 1].at == T0 + 30 * 60 + BT_EVLOG_MAX + 9,
+       "the log is bounded (%zu kept, %zu dropped), the newest kept", l.n, l.dropped);
+    bt_evlog_free(&l);
+    bt_config_free(&cfg);
+    return tap_done();
+}
