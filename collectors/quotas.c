@@ -799,9 +799,12 @@ static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip, 
     enum bt_inference inf = rt->inference_set ? rt->inference : ip->inference;
     double burndown = rt->burndown;
     if (strcmp(rt->burndown_source, "config") != 0 && rt->endpoint == BT_EP_RUNTIME) {
-        bool matched;
-        burndown = bt_burndown_lookup(&cfg->burndown, ip->base_model, &matched);
-        cfg->routes[r].burndown_source = matched ? "table" : "default";
+        struct bt_route probe = *rt;
+        bt_strlcpy(probe.base_model, ip->base_model, sizeof probe.base_model);
+        bt_route_burndown(&probe, &cfg->burndown);
+        burndown = probe.burndown;
+        cfg->routes[r].burndown_source = probe.burndown_source;
+        bt_strlcpy(cfg->routes[r].burndown_row, probe.burndown_row, sizeof probe.burndown_row);
     }
     char why[96], when[32] = "";
     if (cached_at)

@@ -573,7 +573,7 @@ static int handler(void *user, const char *section, const char *name, const char
         double f;
         if (!num(p, name, value, 1, 1000, &f))
             return 0;
-        bt_burndown_add(&p->c->burndown, name, f);
+        bt_burndown_add(&p->c->burndown, name, f, -1, "config [burndown]");
         return 1;
     }
     if (!strncmp(section, "route ", 6)) {
@@ -765,12 +765,8 @@ void bt_config_finish(struct bt_config *c)
         struct bt_route *r = &c->routes[i];
         if (!r->inference_set)
             r->inference = bt_inference_from_model(r->model);
-        if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0) {
-            bool matched;
-            r->burndown = bt_burndown_lookup(&c->burndown,
-                                             r->base_model[0] ? r->base_model : r->model, &matched);
-            r->burndown_source = matched ? "table" : "default";
-        }
+        if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0)
+            bt_route_burndown(r, &c->burndown);
         if (r->endpoint == BT_EP_MANTLE)
             r->burndown = 1; /* burndown does not apply to bedrock-mantle */
         if (!r->region[0])

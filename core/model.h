@@ -109,6 +109,7 @@ struct bt_route {
     double concurrency_limit; /* tested concurrency (NAN: unknown); gauge wins */
     double burndown;         /* resolved output multiplier */
     const char *burndown_source; /* "config", "table", "default" */
+    char burndown_row[128];  /* the table row used ("burndown.conf:31 pattern = 15"), "" none */
     char admission[512];     /* per-route admission URL (empty: global or none) */
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];

@@ -945,7 +945,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
     rp->base = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *rp->base);
     memcpy(rp->base, rp->cfg.routes, (size_t)rp->cfg.nroutes * sizeof *rp->base);
     bt_burndown_free(&rp->cfg.burndown);
-    bt_burndown_add(&rp->cfg.burndown, "*", 1); /* burndown comes from the header */
+    bt_burndown_add(&rp->cfg.burndown, "*", 1, -1, "recording"); /* burndown comes from the header */
 
     /* First pass: the minutes the samples span, to size the store to them
      * (demo and backfill recordings start with history before the first poll). */

@@ -230,7 +230,7 @@ mkdir -p "$TMP/baddata"
 printf 'anthropic.claude-sonnet-4* = five\n' >"$TMP/baddata/burndown.conf"
 BEDTOP_DATADIR=$TMP/baddata "$TMP/bin/bedtop" check --demo >"$TMP/bad.out" 2>"$TMP/bad.err"
 expect_eq "unparsable burndown table: exit 3" "$?" 3
-check "... naming file and line" grep -q "$TMP/baddata/burndown.conf:1: bad burndown factor 'five'" "$TMP/bad.err"
+check "... naming file and line" grep -q "$TMP/baddata/burndown.conf:1: bad burndown row 'five'" "$TMP/bad.err"
 expect_rc "bad --format exits 3" 3 "$BEDTOP" check --demo --format yaml
 expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help
