@@ -409,17 +409,13 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
 
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n)
 {
-    static const char *const pre[] = {"us.", "eu.", "apac.", "jp.", "au.", "global.",
-                                      "us-gov.", "ca."};
     char prefix[16] = "";
     const char *p = model_id;
-    for (size_t i = 0; i < BT_ARRAY_LEN(pre); i++) {
-        size_t l = strlen(pre[i]);
-        if (strncmp(p, pre[i], l) == 0) {
-            bt_strlcpy(prefix, pre[i], sizeof prefix);
-            p += l;
-            break;
-        }
+    size_t pl = bt_profile_prefix_len(model_id);
+    if (pl && pl < sizeof prefix) {
+        memcpy(prefix, model_id, pl);
+        prefix[pl] = '\0';
+        p += pl;
     }
     const char *dot = strchr(p, '.');
     if (dot && dot[1])

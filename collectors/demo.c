@@ -118,6 +118,7 @@ void bt_demo_config(struct bt_config *cfg)
                                                           "quota_input_tpm in config"};
             rt->quota[BT_Q_OUTPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "",
                                                            "quota_output_tpm in config"};
+            rt->quota_match[BT_Q_INPUT_TPM] = rt->quota_match[BT_Q_OUTPUT_TPM] = BT_QM_CONFIG;
         }
         if (i == R_WORKERS)
             rt->concurrency_limit = 25;

@@ -436,7 +436,7 @@ int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
             bt_strlcpy(rt->model, model, sizeof rt->model);
             bt_strlcpy(rt->region, region ? region : "", sizeof rt->region);
             rt->endpoint = ep && !strcmp(ep, "mantle") ? BT_EP_MANTLE : BT_EP_RUNTIME;
-            for (int k = BT_INF_ON_DEMAND; inf && k <= BT_INF_GLOBAL; k++)
+            for (int k = BT_INF_ON_DEMAND; inf && k < BT_INF_COUNT; k++)
                 if (!strcmp(inf, bt_inference_name((enum bt_inference)k))) {
                     rt->inference = (enum bt_inference)k;
                     rt->inference_set = true;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,20 +101,11 @@ bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen)
     return true;
 }
 
-static const char *strip_profile_prefix(const char *id)
-{
-    static const char *const pre[] = {"us.", "eu.", "apac.", "jp.", "au.", "global.",
-                                      "us-gov.", "ca."};
-    for (size_t i = 0; i < BT_ARRAY_LEN(pre); i++)
-        if (strncmp(id, pre[i], strlen(pre[i])) == 0)
-            return id + strlen(pre[i]);
-    return id;
-}
 
 const struct bt_burndown_rule *bt_burndown_find(const struct bt_burndown *b, const char *model_id,
                                                 int endpoint)
 {
-    const char *id = strip_profile_prefix(model_id);
+    const char *id = bt_profile_strip(model_id);
     for (int i = b->n - 1; i >= 0; i--) {
         const struct bt_burndown_rule *r = &b->rules[i];
         if (r->endpoint >= 0 && r->endpoint != endpoint)
@@ -141,6 +133,13 @@ void bt_burndown_row_text(const struct bt_burndown_rule *row, char *out, size_t 
     snprintf(out, n, "%s%s%s = %g%s", row->origin, row->origin[0] ? " " : "", row->pattern,
              row->factor, row->endpoint == BT_EP_RUNTIME ? " (runtime)"
              : row->endpoint == BT_EP_MANTLE ? " (mantle)" : "");
+}
+
+double bt_burndown_hold_bound(double reservation, double max_tokens, double burndown)
+{
+    if (!(burndown > 5) || !isfinite(reservation) || !isfinite(max_tokens) || max_tokens < 0)
+        return NAN;
+    return reservation + max_tokens * (burndown - 1);
 }
 
 void bt_route_burndown(struct bt_route *r, const struct bt_burndown *b)

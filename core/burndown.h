@@ -39,6 +39,13 @@ double bt_burndown_lookup(const struct bt_burndown *b, const char *model_id, boo
 void bt_burndown_row_text(const struct bt_burndown_rule *row, char *out, size_t n);
 void bt_burndown_free(struct bt_burndown *b);
 
+/* For a high-burndown model (> 5): the hold a call may reach if the in-processing
+ * adjustment charges output at the burndown rate, input + max_tokens x burndown =
+ * R + max_tokens x (burndown - 1) (R = input + max_tokens). AWS does not document
+ * whether holds grow during generation, so it is shown beside R, never used by
+ * headroom. NAN when burndown <= 5 or a figure is unknown. */
+double bt_burndown_hold_bound(double reservation, double max_tokens, double burndown);
+
 struct bt_route;
 /* Sets a route's burndown, burndown_source ("table", "default") and burndown_row
  * from the table, for its base model (else model) on its endpoint. */

@@ -475,6 +475,7 @@ static bool quota_key(struct parse_ctx *p, struct bt_route *r, enum bt_quota_kin
         return false;
     r->quota[kind].value = d;
     r->quota[kind].source = BT_QS_CONFIG;
+    r->quota_match[kind] = BT_QM_CONFIG;
     snprintf(r->quota[kind].name, sizeof r->quota[kind].name, "%s in config", k);
     return true;
 }
@@ -516,15 +517,12 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return true;
     }
     if (!strcmp(k, "inference")) {
-        if (!strcmp(v, "on-demand"))
-            r->inference = BT_INF_ON_DEMAND;
-        else if (!strcmp(v, "cross-region"))
-            r->inference = BT_INF_CROSS_REGION;
-        else if (!strcmp(v, "global"))
-            r->inference = BT_INF_GLOBAL;
-        else
+        int inf = bt_inference_by_name(v);
+        if (inf < 0)
             return snprintf(p->err, sizeof p->err,
-                            "bad inference '%s' (on-demand, cross-region or global)", v), false;
+                            "bad inference '%s' (on-demand, cross-region, global, "
+                            "latency-optimized or provisioned)", v), false;
+        r->inference = (enum bt_inference)inf;
         r->inference_set = true;
         return true;
     }

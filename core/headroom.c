@@ -524,14 +524,14 @@ static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_
     const char *src = e->burndown_source ? e->burndown_source : "default";
     say(w, BT_ST_WARN,
         "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output) "
-        "but %s%s%s%s gives %g for %s: settled tokens and headroom use %g",
+        "but %s gives %g for %s%s%s%s: settled tokens and headroom use %g",
         e->burndown_measured,
         !strcmp(src, "config") ? "the config" : !strcmp(src, "table") ? "the burndown table"
                                                                       : "no table entry (default)",
+        e->burndown, r->base_model[0] ? r->base_model : r->model,
         strcmp(src, "config") && r->burndown_row[0] ? " (row " : "",
         strcmp(src, "config") ? r->burndown_row : "",
-        strcmp(src, "config") && r->burndown_row[0] ? ")" : "", e->burndown,
-        r->base_model[0] ? r->base_model : r->model, e->burndown);
+        strcmp(src, "config") && r->burndown_row[0] ? ")" : "", e->burndown);
     return true;
 }
 

@@ -71,6 +71,8 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON *x = cJSON_AddObjectToObject(q, bt_quota_kind_name(k));
         cJSON_AddNumberToObject(x, "value", qq->value);
         cJSON_AddStringToObject(x, "source", bt_quota_source_name(qq->source));
+        if (bt_quota_match_name(r->quota_match[k]))
+            cJSON_AddStringToObject(x, "matched_by", bt_quota_match_name(r->quota_match[k]));
         if (qq->code[0])
             cJSON_AddStringToObject(x, "code", qq->code);
         if (qq->name[0])
@@ -206,6 +208,8 @@ static void on_event(void *arg, const struct bt_event *ev)
         cJSON_AddStringToObject(o, "kind", bt_quota_kind_name(ev->quota_kind));
         cJSON_AddNumberToObject(o, "value", ev->value);
         cJSON_AddStringToObject(o, "quota_source", bt_quota_source_name(ev->quota_source));
+        if (bt_quota_match_name(ev->matched_by))
+            cJSON_AddStringToObject(o, "matched_by", bt_quota_match_name(ev->matched_by));
     }
     if (ev->code[0])
         cJSON_AddStringToObject(o, "code", ev->code);
@@ -409,6 +413,8 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         r->quota[k].value = v;
         int s = name_index(qsrc, 4, jstr(x, "source"));
         r->quota[k].source = s < 0 ? BT_QS_UNKNOWN : (enum bt_quota_source)s;
+        int mb = bt_quota_match_by_name(jstr(x, "matched_by"));
+        r->quota_match[k] = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
         if (jstr(x, "code"))
             bt_strlcpy(r->quota[k].code, jstr(x, "code"), sizeof r->quota[k].code);
         if (jstr(x, "name"))
@@ -864,6 +870,8 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
                 continue;
             ev.quota_kind = (enum bt_quota_kind)k;
             ev.quota_source = (enum bt_quota_source)qs;
+            int mb = bt_quota_match_by_name(jstr(g, "matched_by"));
+            ev.matched_by = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
         }
         if (jstr(g, "code"))
             bt_strlcpy(ev.code, jstr(g, "code"), sizeof ev.code);

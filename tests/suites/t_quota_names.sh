@@ -90,7 +90,7 @@ expect_eq "legacy: only an RPM row: no TPM quota, RPM not enforced and not a bou
     "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['quota']['rpm_not_enforced'], r['legacy']['headroom_tpm'])")" \
     "(None, 'unknown', None, 2000, None)"
 expect_eq "legacy: QUOTA_UNKNOWN says only a retired RPM quota is listed" \
-    "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), not enforced' in w['message']]")" "['QUOTA_UNKNOWN']"
+    "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), no tokens-per-minute quota' in w['message']]")" "['QUOTA_UNKNOWN']"
 expect_eq "no route shows an RPM quota as a bound" "$(j "$J" "[x['name'] for x in d['routes'] if x['quota']['rpm'] is not None]")" "[]"
 
 L=$TMP/q.log
