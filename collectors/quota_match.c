@@ -3,6 +3,7 @@
  * R routes and Q quotas costs O(R + Q), not O(R x Q). */
 #include "collectors/quotas.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,21 +101,45 @@ static bool has_word(const char *name, const char *word)
     return false;
 }
 
-/* A quota whose name follows no row but whose UsageMetric names a model: what the
- * name's words say it is (-1: nothing we use). */
-static int classify_kind(const char *name, bool mantle)
+/* Lower-case letters and digits of s: "Tokens per minute" and "TokensPerMinute"
+ * both read "tokensperminute". */
+static void compact(const char *s, char *out, size_t n)
 {
-    if (mantle)
-        return has_word(name, "input") ? BT_Q_INPUT_TPM
-               : has_word(name, "output") ? BT_Q_OUTPUT_TPM : -1;
-    if (has_word(name, "concurrent"))
-        return BT_Q_CONCURRENT;
-    if (has_word(name, "requests per minute"))
-        return BT_Q_RPM;
-    if (has_word(name, "tokens per day"))
-        return BT_Q_TPD;
-    if (has_word(name, "tokens per minute"))
-        return BT_Q_TPM;
+    size_t k = 0;
+    for (; *s && k + 1 < n; s++)
+        if (isalnum((unsigned char)*s))
+            out[k++] = (char)tolower((unsigned char)*s);
+    out[k] = '\0';
+}
+
+/* A quota whose name follows no row but whose UsageMetric names a model: what its
+ * name or metric name says it is (-1: nothing we use). */
+static int classify_kind(const char *name, const char *metric, bool mantle)
+{
+    char c[320], m[80];
+    compact(name, c, sizeof c);
+    compact(metric, m, sizeof m);
+    static const struct {
+        const char *word;
+        int kind;
+        bool mantle;
+    } words[] = {
+        {"input", BT_Q_INPUT_TPM, true},
+        {"output", BT_Q_OUTPUT_TPM, true},
+        {"concurrent", BT_Q_CONCURRENT, false},
+        {"requestsperminute", BT_Q_RPM, false},
+        {"rpm", BT_Q_RPM, false},
+        {"tokensperday", BT_Q_TPD, false},
+        {"tpd", BT_Q_TPD, false},
+        {"tokensperminute", BT_Q_TPM, false},
+        {"tpm", BT_Q_TPM, false},
+    };
+    /* the name first; the metric name when the name says nothing */
+    const char *src[] = {c, m};
+    for (size_t s = 0; s < BT_ARRAY_LEN(src); s++)
+        for (size_t i = 0; i < BT_ARRAY_LEN(words); i++)
+            if (words[i].mantle == mantle && strstr(src[s], words[i].word))
+                return words[i].kind;
     return -1;
 }
 
@@ -153,7 +178,7 @@ struct bt_quota_index *bt_quota_index_build(const struct bt_sq_list *l,
         ix_add(ix, mix_str(slot_key(TAG_CODE, 0, 0, "", 0), q->code), i, -2);
         if (q->um_model[0]) {
             bool mantle = strcmp(q->um_ns, "AWS/BedrockMantle") == 0;
-            int kind = qi->nread == 1 ? (int)qi->rd[0].kind : classify_kind(q->name, mantle);
+            int kind = qi->nread == 1 ? (int)qi->rd[0].kind : classify_kind(q->name, q->um_metric, mantle);
             bool mantle_kind = kind == BT_Q_INPUT_TPM || kind == BT_Q_OUTPUT_TPM;
             if (kind >= 0 && mantle_kind == mantle) {
                 qi->um_kind = kind;
