@@ -491,7 +491,7 @@ struct cw_group {
 };
 
 /* What ListMetrics showed for a route's model. */
-enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8 };
+enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEEN_LEGACY = 16 };
 
 struct cw {
     struct bt_ctx *ctx;
@@ -917,7 +917,8 @@ static void on_metric(void *arg, const char *metric, const char *model, const ch
                    : strcmp(metric, ALT_READ) == 0                               ? SEEN_READ_ALT
                    : strcmp(metric, bt_signal_info[BT_SIG_CACHE_WRITE].metric) == 0 ? SEEN_WRITE
                    : strcmp(metric, ALT_WRITE) == 0 ? SEEN_WRITE_ALT
-                                                    : 0;
+                   : strcmp(metric, "LegacyModelInvocations") == 0 ? SEEN_LEGACY
+                                                                   : 0;
     if (!bit)
         return;
     for (int i = 0; i < g->ag->nroutes; i++) {
@@ -928,6 +929,21 @@ static void on_metric(void *arg, const char *metric, const char *model, const ch
                                               strcmp(rt->account, account) == 0))
             cw->seen[r] |= bit;
     }
+}
+
+/* ListMetrics lists LegacyModelInvocations for the route's model: an event, so a
+ * replay shows LEGACY_MODEL where the live screen did. */
+static void legacy_event(struct cw *cw, int r)
+{
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
+                          .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(ev.code, BT_EVCODE_LEGACY_MODEL, sizeof ev.code);
+    snprintf(ev.text, sizeof ev.text, "ListMetrics lists LegacyModelInvocations for %s",
+             cw->ctx->cfg->routes[r].model);
+    if (cw->ctx->store)
+        bt_model_event(cw->ctx->store, cw->ctx->cfg->routes, &ev);
+    else
+        cw->ctx->cfg->routes[r].legacy_seen = true;
 }
 
 static void list_finish(struct cw_group *g, bool ok)
@@ -946,6 +962,8 @@ static void list_finish(struct cw_group *g, bool ok)
                 (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
             cw->spell[r].cache_write =
                 (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+            if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
+                legacy_event(cw, r);
         }
     }
     build_queries(g);

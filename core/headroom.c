@@ -328,6 +328,14 @@ static bool threshold_hit(const struct bt_threshold *t, const struct bt_eval *e)
     return t->pct ? e->headroom_pct < t->value : e->headroom_tpm < t->value;
 }
 
+static const char act_low_runtime[] =
+    "Shed or defer offline work, or request an increase of the Cross-Region TPM quota in Service "
+    "Quotas (one request there can raise the on-demand and daily quotas too), or move traffic "
+    "to another Region or inference profile.";
+static const char act_low_mantle[] =
+    "Shed or defer offline work, or open an AWS Support limit-increase case for the "
+    "bedrock-mantle quota (mantle increases do not go through the Service Quotas console).";
+
 static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route *r,
                               struct bt_eval *e, struct bt_warning *w)
 {
@@ -351,6 +359,7 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
         bt_fmt_tokens(t->value, th, sizeof th);
     if (e->mantle)
         snprintf(side, sizeof side, " (%s quota binds)", bt_side_name(e->binding));
+    w->action = e->mantle ? act_low_mantle : act_low_runtime;
     say(w, sev, "headroom %s of %s TPM (%.1f%%%s) is below the %s threshold of %s%s%s%s", h, q,
         e->headroom_pct, e->upper_bound ? ", from the per-minute upper bound" : "",
         sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side,
@@ -374,11 +383,67 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
     return true;
 }
 
+/* A mantle model AWS publishes no quota for (collectors/quotas.c says so in the
+ * quota's unknown reason). */
+static bool mantle_unpublished(const struct bt_route *r, const struct bt_eval *e)
+{
+    const struct bt_quota *q = &r->quota[BT_Q_INPUT_TPM];
+    return e->mantle && isnan(q->value) &&
+           strncmp(q->name, BT_MANTLE_NO_QUOTA, strlen(BT_MANTLE_NO_QUOTA)) == 0;
+}
+
+static const char act_mantle_support[] =
+    "Mantle increases go through an AWS Support limit-increase case (not the Service Quotas "
+    "console): give steady-state and peak input/output TPM and average input tokens per "
+    "request.";
+
+static bool rule_no_published(const struct bt_config *cfg, const struct bt_route *r,
+                              struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    if (!mantle_unpublished(r, e))
+        return false;
+    say(w, BT_ST_OK,
+        "%s for %s on bedrock-mantle: AWS governs it by internal service capacity, so headroom "
+        "against a quota cannot be shown; usage is shown as measured",
+        BT_MANTLE_NO_QUOTA, r->base_model[0] ? r->base_model : r->model);
+    w->action = act_mantle_support;
+    return true;
+}
+
+static bool rule_provisioned(const struct bt_config *cfg, const struct bt_route *r,
+                             struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (r->inference != BT_INF_PROVISIONED)
+        return false;
+    say(w, BT_ST_OK,
+        "Provisioned Throughput (%s): reserved model-unit capacity, not an on-demand "
+        "tokens-per-minute quota; it is in no quota group and its usage is shown as measured",
+        r->model);
+    return true;
+}
+
+static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
+                        struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (!r->legacy_seen)
+        return false;
+    say(w, BT_ST_OK,
+        "CloudWatch lists LegacyModelInvocations for %s: calls went to a model AWS lists as "
+        "legacy, and AWS refuses quota increases for it",
+        r->model);
+    return true;
+}
+
 static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_route *r,
                                struct bt_eval *e, struct bt_warning *w)
 {
     (void)cfg;
-    if (!isnan(e->quota))
+    if (!isnan(e->quota) || r->inference == BT_INF_PROVISIONED || mantle_unpublished(r, e))
         return false;
     /* the quotas collector keeps why in the quota's name while it is unknown */
     const struct bt_quota *q = &r->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
@@ -473,6 +538,10 @@ static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
     char thr[48] = "";
     if (!isnan(e->throttles) && e->throttles > 0)
         snprintf(thr, sizeof thr, "; %.0f throttles/min", e->throttles);
+    if (e->mantle)
+        w->action = "Request model access, or open an AWS Support limit-increase case for the "
+                    "bedrock-mantle quota (not the Service Quotas console), or send this traffic "
+                    "to a Region that has quota.";
     say(w, BT_ST_CRIT,
         "the applied %s quota for %s in %s is 0 (%s%s%s): the account has no usable quota, "
         "every call will throttle%s",
@@ -584,6 +653,14 @@ static const struct {
     {BT_W_BURNDOWN_MISMATCH, "BURNDOWN_MISMATCH", "burndown differs from the estimate",
      "Check the model's burndown in AWS's quota documentation and correct data/burndown.conf or "
      "the route's burndown key.", rule_burndown_mismatch},
+    {BT_W_LEGACY_MODEL, "LEGACY_MODEL", "legacy model",
+     "Plan the move to a current model: AWS refuses quota increases for legacy models.",
+     rule_legacy},
+    {BT_W_NO_PUBLISHED_QUOTA, "NO_PUBLISHED_QUOTA", "no published quota (internal capacity)",
+     act_mantle_support, rule_no_published},
+    {BT_W_PROVISIONED, "PROVISIONED", "provisioned throughput",
+     "Size it in model units (Provisioned Throughput); it draws on no on-demand quota.",
+     rule_provisioned},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)

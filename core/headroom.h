@@ -24,7 +24,10 @@ enum bt_status bt_status_worse(enum bt_status a, enum bt_status b);
     X(BATCH_CANDIDATE)                  \
     X(NO_QUOTA)                         \
     X(SHARED_QUOTA)                     \
-    X(BURNDOWN_MISMATCH)
+    X(BURNDOWN_MISMATCH)                \
+    X(LEGACY_MODEL)                     \
+    X(NO_PUBLISHED_QUOTA)               \
+    X(PROVISIONED)
 #define BT_W_ENUM(code) BT_W_##code,
 enum bt_wcode { BT_WARNINGS(BT_W_ENUM) BT_W_COUNT };
 #undef BT_W_ENUM

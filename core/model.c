@@ -443,6 +443,8 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
     case BT_EV_INFO:
         if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_BASE_MODEL))
             apply_base_model(&routes[ev->route], ev->text);
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_LEGACY_MODEL))
+            routes[ev->route].legacy_seen = true;
         break;
     case BT_EV_OK:
     case BT_EV_ERROR:
@@ -470,6 +472,7 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         bt_strlcpy(routes[r].base_model, base_routes[r].base_model, sizeof routes[r].base_model);
         routes[r].inference = base_routes[r].inference;
         routes[r].burndown = base_routes[r].burndown;
+        routes[r].legacy_seen = base_routes[r].legacy_seen;
     }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)

@@ -144,6 +144,8 @@ struct bt_route {
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];
     enum bt_quota_match quota_match[BT_Q_COUNT]; /* how each quota was tied to the route */
+    bool legacy_seen;        /* ListMetrics lists LegacyModelInvocations for the model
+                              * (BT_EVCODE_LEGACY_MODEL): increases are refused for it */
     int line;                /* config line, for messages */
 };
 
@@ -251,6 +253,9 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
  * ...", is applied to the route (base_model, inference, burndown), so that a replay
  * shows what the live screen showed. */
 #define BT_EVCODE_BASE_MODEL "BASE_MODEL"
+/* BT_EV_INFO with code BT_EVCODE_LEGACY_MODEL: ListMetrics lists LegacyModelInvocations
+ * for the route's ModelId (set route->legacy_seen, live and in replay). */
+#define BT_EVCODE_LEGACY_MODEL "LEGACY_MODEL"
 void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
                         double burndown, const char *why);
 

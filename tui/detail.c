@@ -78,7 +78,8 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     FIG("R per call", "%s tokens (%s)%s", a,
         e->reservation_source ? e->reservation_source : "unknown", hb);
     bt_fmt_tokens(e->quota, a, sizeof a);
-    const char *mb = bt_quota_match_name(rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM]);
+    enum bt_quota_match qm = rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    const char *mb = qm == BT_QM_CONFIG ? NULL : bt_quota_match_name(qm); /* "from config" says it */
     FIG("quota", "%s TPM from %s%s%s%s%s%s", a, bt_quota_source_name(e->quota_source),
         e->quota_code[0] ? " " : "", e->quota_code, mb ? ", matched by " : "", mb ? mb : "",
         e->nshared ? ", shared with other routes" : "");
