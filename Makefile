@@ -29,7 +29,7 @@ TEST_SRC = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 TEST_OBJ = $(B)/tests/tap.o
 
-.PHONY: all check test-deps test asan valgrind fuzz fuzz-smoke fuzz-long fuzz-targets bench demo install uninstall clean deps lint manlint
+.PHONY: all check check-run test-deps build-deps test asan valgrind valgrind-run help fuzz fuzz-smoke fuzz-long fuzz-targets bench demo install uninstall clean deps lint manlint
 all: bedtop
 
 bedtop: $(B)/bedtop
@@ -57,22 +57,33 @@ $(B)/tests/tap.o: tests/tap.c tests/tap.h
 tests: $(TEST_BIN)
 
 # Everything that tests behaviour; tests/run prints the final "N passed, N failed,
-# N skipped" line. What the suites need is installed first (or make check stops
-# saying what is missing): a check that cannot run is a skip, and CI=true fails it.
-check: bedtop $(TEST_BIN) lint test-deps
+# N skipped" line. What the suites need is installed first (scripts/deps, as root or
+# with sudo; otherwise it names the missing packages and stops), then make runs again
+# so the pkg-config flags are read after the install: on a fresh machine `make check`
+# alone works. A check that cannot run is a skip, and CI=true fails it.
+check: test-deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: bedtop $(TEST_BIN) lint
 	BEDTOP=$(CURDIR)/$(B)/bedtop TESTBIN=$(CURDIR)/$(B)/tests tests/run
 
 test-deps:
 	@BEDTOP_TEST_DEPS=1 scripts/deps --quiet || { echo "check: test dependencies missing (see above; BEDTOP_TEST_DEPS=1 scripts/deps as root installs them)" >&2; exit 1; }
 
+build-deps:
+	@scripts/deps --quiet
+
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a separate build dir.
-asan:
+asan: test-deps
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" build-asan/bedtop $(patsubst $(B)/%,build-asan/%,$(TEST_BIN))
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	    BEDTOP=$(CURDIR)/build-asan/bedtop TESTBIN=$(CURDIR)/build-asan/tests tests/run
 
-valgrind: bedtop $(TEST_BIN)
+valgrind: test-deps
+	@$(MAKE) --no-print-directory valgrind-run
+
+valgrind-run: bedtop $(TEST_BIN)
 	VALGRIND=1 BEDTOP=$(CURDIR)/$(B)/bedtop TESTBIN=$(CURDIR)/$(B)/tests tests/run
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), one per parser of outside input, under
@@ -124,8 +135,7 @@ manlint:
 
 # The demo's 30-minute story at 10x: every warning within three minutes.
 DEMO_ARGS ?= --demo-speed 10
-demo:
-	@scripts/deps --quiet
+demo: build-deps
 	@$(MAKE) --no-print-directory bedtop
 	./bedtop --demo $(DEMO_ARGS)
 

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "render/report.h"
 #include "core/util.h"
 
 /* Which commands an option applies to: giving it to another is an error (a cron
@@ -197,7 +196,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
             o->routes[o->nroutes++] = optarg;
             break;
         case O_UNKNOWN_AS:
-            if (bt_status_parse(optarg, &(enum bt_status){0})) {
+            if (app_unknown_as_valid(optarg)) {
                 o->unknown_as = optarg;
                 break;
             }

@@ -12,7 +12,7 @@
 
 #include "app/app.h"
 #include "collectors/admission.h"
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
 #include "net/http.h"
@@ -116,7 +116,7 @@ void app_free(struct app *a)
 {
     for (int i = 0; i < a->loop.n; i++)
         if (a->inst[i])
-            a->loop.ops[i]->destroy(a->inst[i]);
+            a->ops[i]->destroy(a->inst[i]);
     a->loop.n = 0;
     if (a->rec)
         bt_recorder_close(a->rec);
@@ -216,7 +216,12 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
     int n = o->demo     ? (int)BT_ARRAY_LEN(demo_collectors)
             : o->source ? (int)BT_ARRAY_LEN(source_collectors)
                         : (int)BT_ARRAY_LEN(live_collectors);
-    a->loop = (struct bt_loop){.ctx = &a->ctx, .ops = ops, .inst = a->inst, .n = n};
+    a->ops = ops;
+    for (int i = 0; i < n; i++)
+        a->tasks[i] = (struct bt_loop_task){
+            .tick = ops[i]->tick, .next_due = ops[i]->next_due, .busy = ops[i]->busy,
+        };
+    a->loop = (struct bt_loop){.http = a->ctx.http, .tasks = a->tasks, .inst = a->inst, .n = n};
     for (int i = 0; i < n; i++)
         a->inst[i] = ops[i]->create(&a->ctx);
     bt_clock_start(&a->loop.clock, sim_start, o->demo ? o->demo_speed : 1);
@@ -226,7 +231,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
 void *app_find_inst(struct app *a, const struct bt_collector_ops *ops)
 {
     for (int i = 0; i < a->loop.n; i++)
-        if (a->loop.ops[i] == ops)
+        if (a->ops[i] == ops)
             return a->inst[i];
     return NULL;
 }
@@ -331,6 +336,12 @@ enum bt_status app_unknown_as(const struct opts *o)
     if (o->unknown_as)
         bt_status_parse(o->unknown_as, &s); /* checked when parsed */
     return s;
+}
+
+bool app_unknown_as_valid(const char *s)
+{
+    enum bt_status st;
+    return bt_status_parse(s, &st);
 }
 
 bool app_output_open(struct app_output *w, const char *path)

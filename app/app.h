@@ -41,6 +41,8 @@ struct app {
     struct bt_store store;
     struct bt_ctx ctx;
     struct bt_loop loop;
+    const struct bt_collector_ops *const *ops;   /* the collectors of inst[] */
+    struct bt_loop_task tasks[8];                /* their timing, for the loop */
     void *inst[8];
     struct bt_recorder *rec;
     uint64_t errors_seen;      /* events already printed (check, record) */
@@ -69,8 +71,9 @@ void app_print_new_errors(struct app *a);
  * to show, NULL when no --route was given. False, with a one-line error listing the
  * route names, when a name is not a route. */
 bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep);
-/* --unknown-as (warn when not given). */
+/* --unknown-as (warn when not given); app_unknown_as_valid checks the word when parsed. */
 enum bt_status app_unknown_as(const struct opts *o);
+bool app_unknown_as_valid(const char *s);
 /* -o FILE, or standard output when path is NULL. A regular file is written
  * beside it (mode 0600) and renamed over it when closed, so it is whole or
  * unchanged. */

@@ -86,8 +86,8 @@ int cmd_record_backfill(struct opts *o)
     a.ctx.window_to = to;
     /* admission counters have no history: only CloudWatch and Service Quotas */
     for (int i = 0; i < a.loop.n; i++) {
-        if (a.loop.ops[i] == &bt_admission_collector && a.inst[i]) {
-            a.loop.ops[i]->destroy(a.inst[i]);
+        if (a.ops[i] == &bt_admission_collector && a.inst[i]) {
+            a.ops[i]->destroy(a.inst[i]);
             a.inst[i] = NULL;
         }
     }

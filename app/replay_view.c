@@ -336,7 +336,7 @@ int replay_view_run(struct opts *o, struct bt_replay *rp)
     v.ev_t = bt_xcalloc(rp->npolls, sizeof *v.ev_t);
     v.newbits = bt_xcalloc((size_t)v.nr + 1, sizeof *v.newbits);
     v.ctx = (struct bt_ctx){.cfg = &rp->cfg, .store = &rp->store, .mode = BT_MODE_LIVE};
-    v.loop = (struct bt_loop){.ctx = &v.ctx};
+    v.loop = (struct bt_loop){.http = v.ctx.http};
     bt_clock_start(&v.loop.clock, (double)rp->start, 1);
     bt_clock_freeze(&v.loop.clock, true);
     v.markers = bt_xcalloc(rp->nmarkers + 1, sizeof *v.markers);

@@ -19,7 +19,7 @@ void bt_creds_clear(struct bt_creds *c);
 /* dst must be zeroed or hold creds (its old token is freed); dst == src is a no-op. */
 void bt_creds_copy(struct bt_creds *dst, const struct bt_creds *src);
 
-struct bt_header { const char *name; const char *value; };
+#include "net/header.h"   /* struct bt_header */
 
 struct bt_sigv4_req {
     const char *method;                 /* "POST" */

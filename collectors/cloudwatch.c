@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "core/json.h"
 
@@ -1264,6 +1264,7 @@ static void discover_submit(struct discover *d)
     char label[96];
     snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = d->url, .service = "monitoring", .region = d->region,
         .creds = &d->prov.p, .target = CW_TARGET "ListMetrics", .content_type = CW_CTYPE,
         .body = body.buf ? body.buf : "", .body_len = body.len, .label = label,

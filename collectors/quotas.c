@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "collectors/infprofile.h"
 #include "core/burndown.h"
@@ -385,6 +385,7 @@ static void profile_submit(struct sq_group *g, int r)
     snprintf(url, sizeof url, "%s%s", base, path);
     snprintf(label, sizeof label, "bedrock %s GetInferenceProfile", region);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "GET", .url = url, .service = "bedrock", .region = region,
         .creds = &sq->ag.prov[g->ag->provider].p, .label = label,
         .timeout = bt_awsgroup_timeout(),

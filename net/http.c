@@ -1,11 +1,10 @@
-/* The HTTP layer on one libcurl multi handle. Each request is a transfer that
+/* The HTTP client on one libcurl multi handle. Each request is a transfer that
  * lives through attempts: WAIT (a retry timer, or new) -> RUN (an easy handle
  * in the multi) -> WAIT again or called back. Retries follow the AWS SDKs'
- * standard mode; every attempt is signed again when it is sent. */
+ * standard mode (backoff, budget); the request's policy signs every attempt
+ * when it is sent and says which error answers retry. */
 #include "net/http.h"
 
-#include <cjson/cJSON.h>
-#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,121 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
+#include "net/http_int.h"
 
-#define DEFAULT_TIMEOUT 10.0
-#define DEFAULT_ATTEMPTS 3
-#define RETRY_COST 5
-#define TIMEOUT_RETRY_COST 10
-#define NO_RETRY_INCREMENT 1
-#define EXPIRY_MARGIN 300        /* refresh credentials this close to expiry (s) */
-#define SKEW_MIN 240             /* SignatureDoesNotMatch counts as skew beyond this (s) */
-#define MAX_SKEW_HOSTS 16
-#define MAX_POOL 8
-#define MAX_HOST_CONNECTIONS 4
-
-enum xfer_state { X_WAIT, X_RUN };
-
-struct xfer {
-    struct xfer *next;
-    struct bt_http *h;
-    enum xfer_state state;
-    unsigned long seq;
-    char *method, *url, *url_log, *service, *region, *target, *content_type, *label;
-    char *host_hdr, *path, *query;
-    char *body;
-    size_t body_len;
-    struct bt_header *headers;
-    size_t nheaders;
-    struct bt_creds_provider *creds;
-    long timeout_ms;
-    int max_attempts;
-    bt_http_cb cb;
-    void *arg;
-    char invocation_id[37];
-    char fail[1024];             /* set before sending: deliver this failure (whole) */
-    /* per attempt */
-    int64_t due_ms;
-    CURL *easy;
-    struct curl_slist *slist;
-    struct bt_buf in;
-    bool too_big;
-    char ctype[128];
-    char query_error[160];
-    char error_type[160];
-    int64_t server_date;
-    char errbuf[CURL_ERROR_SIZE];
-    int64_t attempt_t0;
-    /* across attempts */
-    int attempts;
-    int last_cost;
-    bool skew_fixed, refreshed;
-    int64_t t0_ms;
-    bool cred_wait;              /* waiting for its provider's refresh */
-    unsigned cred_gen;           /* the provider's gen when the wait began */
-};
-
-#define MAX_WATCH 32
-struct watch {
-    int fd;
-    int64_t deadline_ms;
-    bt_http_watch_cb cb;
-    void *arg;
-};
-
-struct skew {
-    char host[256];
-    int64_t offset;
-};
-
-struct bt_http {
-    CURLM *multi;
-    int verbose;
-    struct bt_http_stats stats;
-    struct xfer *list;
-    unsigned long seq;
-    CURL *pool[MAX_POOL];
-    int npool;
-    struct skew skews[MAX_SKEW_HOSTS];
-    int nskews, skew_next;
-    double backoff_base, backoff_max;
-    size_t max_body;
-    uint64_t rng;
-    struct watch watches[MAX_WATCH];
-    int nwatch;
-};
-
-static const char *const throttle_codes[] = {
-    "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
-    "TooManyRequestsException", "ProvisionedThroughputExceededException",
-    "TransactionInProgressException", "RequestLimitExceeded", "BandwidthLimitExceeded",
-    "LimitExceededException", "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
-    "EC2ThrottledException",
-};
-static const char *const transient_codes[] = {
-    "RequestTimeout", "RequestTimeoutException", "InternalError",
-};
-static const char *const expired_token_codes[] = {
-    "ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId",
-};
+/* Retried whatever the policy says: the SDKs' transient statuses. */
 static const long transient_status[] = { 500, 502, 503, 504, 429 };
-
-static bool in_list(const char *s, const char *const *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(s, list[i]) == 0)
-            return true;
-    return false;
-}
-
-bool bt_http_is_throttle_code(const char *code)
-{
-    return code && in_list(code, throttle_codes, BT_ARRAY_LEN(throttle_codes));
-}
 
 static int64_t mono_ms(void)
 {
@@ -164,112 +56,6 @@ static void seed_rng(struct bt_http *h)
     if (seed == 0)
         seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)h;
     h->rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
-}
-
-/* ------------------------------------------------------------ error codes */
-
-/* "com.amazonaws.cloudwatch#ThrottlingException:http://..." -> "ThrottlingException" */
-static void normalize_code(const char *src, size_t n, char *code, size_t codelen)
-{
-    size_t start = 0, end = n;
-    for (size_t i = 0; i < n; i++) {
-        if (src[i] == ':' || src[i] == ';') {
-            end = i;
-            break;
-        }
-    }
-    for (size_t i = 0; i < end; i++)
-        if (src[i] == '#')
-            start = i + 1;
-    while (start < end && (src[start] == ' ' || src[start] == '\t'))
-        start++;
-    while (end > start && (src[end - 1] == ' ' || src[end - 1] == '\t' || src[end - 1] == '\r' ||
-                           src[end - 1] == '\n'))
-        end--;
-    size_t o = 0;
-    for (size_t i = start; i < end && o + 1 < codelen; i++) {
-        unsigned char c = (unsigned char)src[i];
-        code[o++] = (c > 0x20 && c < 0x7f) ? (char)c : '?';
-    }
-    if (codelen)
-        code[o] = '\0';
-}
-
-static void copy_message(const char *src, size_t n, char *msg, size_t msglen)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n && o + 1 < msglen; i++) {
-        unsigned char c = (unsigned char)src[i];
-        msg[o++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
-    }
-    if (msglen)
-        msg[o] = '\0';
-}
-
-static const char *json_str(const cJSON *obj, const char *const *names, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, names[i]);
-        if (cJSON_IsString(it) && it->valuestring)
-            return it->valuestring;
-    }
-    return NULL;
-}
-
-/* <Code>X</Code> of a query-protocol (XML) error body, bounded by len. */
-static bool xml_elem(const char *body, size_t len, const char *tag, const char **val, size_t *vlen)
-{
-    char open_tag[32], close_tag[32];
-    snprintf(open_tag, sizeof open_tag, "<%s>", tag);
-    snprintf(close_tag, sizeof close_tag, "</%s>", tag);
-    size_t ol = strlen(open_tag), cl = strlen(close_tag);
-    for (size_t i = 0; i + ol <= len; i++) {
-        if (memcmp(body + i, open_tag, ol) != 0)
-            continue;
-        size_t s = i + ol;
-        for (size_t j = s; j + cl <= len; j++) {
-            if (memcmp(body + j, close_tag, cl) == 0) {
-                *val = body + s;
-                *vlen = j - s;
-                return true;
-            }
-        }
-        return false;
-    }
-    return false;
-}
-
-int bt_http_error_code(const char *body, size_t len, const char *query_error_header,
-                       char *code, size_t codelen, char *msg, size_t msglen)
-{
-    static const char *const code_keys[] = { "__type", "code", "Code" };
-    static const char *const msg_keys[] = { "message", "Message", "errorMessage" };
-    if (codelen)
-        code[0] = '\0';
-    if (msglen)
-        msg[0] = '\0';
-    if (query_error_header && *query_error_header)
-        normalize_code(query_error_header, strlen(query_error_header), code, codelen);
-    if (!body || len == 0)
-        return codelen && code[0] ? 0 : -1;
-    cJSON *root = cJSON_ParseWithLength(body, len);
-    if (cJSON_IsObject(root)) {
-        const char *c = json_str(root, code_keys, BT_ARRAY_LEN(code_keys));
-        const char *m = json_str(root, msg_keys, BT_ARRAY_LEN(msg_keys));
-        if (c && codelen && !code[0])
-            normalize_code(c, strlen(c), code, codelen);
-        if (m)
-            copy_message(m, strlen(m), msg, msglen);
-    } else if (!root) {
-        const char *v;
-        size_t vl;
-        if (codelen && !code[0] && xml_elem(body, len, "Code", &v, &vl))
-            normalize_code(v, vl, code, codelen);
-        if (xml_elem(body, len, "Message", &v, &vl))
-            copy_message(v, vl, msg, msglen);
-    }
-    cJSON_Delete(root);
-    return codelen && code[0] ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -309,14 +95,6 @@ void bt_http_set_max_body(struct bt_http *h, size_t max_bytes)
     h->max_body = max_bytes;
 }
 
-static void wipe_free_slist(struct curl_slist *l)
-{
-    /* The list held the session token: clear it before it returns to malloc. */
-    for (struct curl_slist *p = l; p; p = p->next)
-        memset(p->data, 0, strlen(p->data));
-    curl_slist_free_all(l);
-}
-
 static void release_easy(struct bt_http *h, struct xfer *x)
 {
     if (!x->easy)
@@ -329,7 +107,7 @@ static void release_easy(struct bt_http *h, struct xfer *x)
         curl_easy_cleanup(x->easy);
     }
     x->easy = NULL;
-    wipe_free_slist(x->slist);
+    bt_http_i_wipe_slist(x->slist);
     x->slist = NULL;
 }
 
@@ -424,21 +202,6 @@ void bt_http_unwatch(struct bt_http *h, int fd, void *arg)
     }
 }
 
-void bt_creds_provider_done(struct bt_creds_provider *p, const struct bt_creds *c, const char *err)
-{
-    p->pending = false;
-    p->gen++;
-    if (c) {
-        bt_creds_copy(&p->creds, c);
-        p->valid = true;
-        p->error[0] = '\0';
-        p->next_try = 0;
-    } else {
-        bt_strlcpy(p->error, err && *err ? err : "refresh failed", sizeof p->error);
-        p->next_try = (int64_t)time(NULL) + 30;
-    }
-}
-
 int bt_http_pending(const struct bt_http *h)
 {
     int n = 0;
@@ -458,87 +221,6 @@ void bt_http_wakeup(struct bt_http *h)
 }
 
 /* ------------------------------------------------------------ submit */
-
-static char *dup_or_null(const char *s)
-{
-    return s ? bt_xstrdup(s) : NULL;
-}
-
-/* Header names and values go into raw HTTP lines: no CR/LF, names without ':'. */
-static bool header_safe(const char *s, bool is_name)
-{
-    if (!s)
-        return !is_name;
-    if (is_name && !*s)
-        return false;
-    for (; *s; s++) {
-        if (*s == '\r' || *s == '\n' || (is_name && (*s == ':' || *s == ' ')))
-            return false;
-    }
-    return true;
-}
-
-static bool method_ok(const char *m)
-{
-    size_t n = strlen(m);
-    if (n == 0 || n > 16)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (m[i] < 'A' || m[i] > 'Z')
-            return false;
-    return true;
-}
-
-/* Splits the URL into the Host header value, raw path and raw query; builds the
- * URL used in logs (without any user:password). */
-static bool parse_url(struct xfer *x)
-{
-    CURLU *u = curl_url();
-    char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *clean = NULL;
-    bool ok = false;
-    if (!u || curl_url_set(u, CURLUPART_URL, x->url, 0) != CURLUE_OK) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL");
-        goto out;
-    }
-    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
-    if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL: only http and https are supported");
-        goto out;
-    }
-    if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL: no host");
-        goto out;
-    }
-    curl_url_get(u, CURLUPART_PORT, &port, 0);
-    curl_url_get(u, CURLUPART_PATH, &path, 0);
-    curl_url_get(u, CURLUPART_QUERY, &query, 0);
-    long defport = strcmp(scheme, "https") == 0 ? 443 : 80;
-    struct bt_buf b = { 0 };
-    bt_buf_puts(&b, host);
-    if (port && strtol(port, NULL, 10) != defport)
-        bt_buf_printf(&b, ":%s", port);
-    x->host_hdr = bt_xstrdup(bt_buf_str(&b));
-    bt_buf_free(&b);
-    x->path = bt_xstrdup(path && *path ? path : "/");
-    x->query = query && *query ? bt_xstrdup(query) : NULL;
-    curl_url_set(u, CURLUPART_USER, NULL, 0);
-    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-    curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
-    if (curl_url_get(u, CURLUPART_URL, &clean, 0) == CURLUE_OK && clean) {
-        free(x->url_log);
-        x->url_log = bt_xstrdup(clean);
-    }
-    ok = true;
-out:
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_free(path);
-    curl_free(query);
-    curl_free(clean);
-    curl_url_cleanup(u);
-    return ok;
-}
 
 static void make_invocation_id(struct bt_http *h, char out[37])
 {
@@ -566,16 +248,17 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     x->method = bt_xstrdup(req->method ? req->method : "GET");
     x->url = bt_xstrdup(req->url);
     x->url_log = bt_xstrdup("(invalid URL)");
-    x->service = dup_or_null(req->service);
-    x->region = dup_or_null(req->region);
-    x->target = dup_or_null(req->target);
-    x->content_type = dup_or_null(req->content_type);
+    x->service = bt_http_i_dup(req->service);
+    x->region = bt_http_i_dup(req->region);
+    x->target = bt_http_i_dup(req->target);
+    x->content_type = bt_http_i_dup(req->content_type);
     x->label = bt_xstrdup(req->label ? req->label : "");
     x->body_len = req->body ? req->body_len : 0;
     x->body = bt_xmalloc(x->body_len + 1);
     if (x->body_len)
         memcpy(x->body, req->body, x->body_len);
     x->body[x->body_len] = '\0';
+    x->policy = req->policy;
     x->creds = req->creds;
     x->timeout_ms = (long)((req->timeout > 0 ? req->timeout : DEFAULT_TIMEOUT) * 1000.0);
     if (x->timeout_ms < 1)
@@ -591,7 +274,7 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     if (req->nheaders && req->headers) {
         x->headers = bt_xcalloc(req->nheaders, sizeof *x->headers);
         for (size_t i = 0; i < req->nheaders; i++) {
-            if (!header_safe(req->headers[i].name, true) || !header_safe(req->headers[i].value, false)) {
+            if (!bt_http_i_header_safe(req->headers[i].name, true) || !bt_http_i_header_safe(req->headers[i].value, false)) {
                 snprintf(x->fail, sizeof x->fail, "invalid header in request");
                 continue;
             }
@@ -600,12 +283,14 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
             x->nheaders++;
         }
     }
-    if (!method_ok(x->method))
+    if (!bt_http_i_method_ok(x->method))
         snprintf(x->fail, sizeof x->fail, "invalid HTTP method");
-    else if (!header_safe(x->target, false) || !header_safe(x->content_type, false))
+    else if (!bt_http_i_header_safe(x->target, false) || !bt_http_i_header_safe(x->content_type, false))
         snprintf(x->fail, sizeof x->fail, "invalid header in request");
-    else if (!x->fail[0] && parse_url(x) && x->creds && (!x->service || !x->region))
+    else if (!x->fail[0] && bt_http_i_parse_url(x) && x->creds && (!x->service || !x->region))
         snprintf(x->fail, sizeof x->fail, "signed request needs a service and a Region");
+    else if (!x->fail[0] && x->creds && !x->policy)
+        snprintf(x->fail, sizeof x->fail, "signed request needs a policy");
     /* Append so requests start in submission order. */
     struct xfer **pp = &h->list;
     while (*pp)
@@ -617,207 +302,18 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
 
 /* ------------------------------------------------------------ attempts */
 
-static int64_t skew_for(const struct bt_http *h, const char *host)
+/* Credentials for x: 1 usable now (or none needed), 0 wait for the running refresh,
+ * -1 none (x->fail set). */
+static int creds_gate(struct bt_http *h, struct xfer *x)
 {
-    for (int i = 0; i < h->nskews; i++)
-        if (strcmp(h->skews[i].host, host) == 0)
-            return h->skews[i].offset;
-    return 0;
-}
-
-static void skew_set(struct bt_http *h, const char *host, int64_t offset)
-{
-    for (int i = 0; i < h->nskews; i++) {
-        if (strcmp(h->skews[i].host, host) == 0) {
-            h->skews[i].offset = offset;
-            return;
-        }
-    }
-    int slot = h->nskews < MAX_SKEW_HOSTS ? h->nskews++ : h->skew_next++ % MAX_SKEW_HOSTS;
-    bt_strlcpy(h->skews[slot].host, host, sizeof h->skews[slot].host);
-    h->skews[slot].offset = offset;
-}
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *userp)
-{
-    struct xfer *x = userp;
-    size_t n = size * nmemb;
-    if (x->in.len + n > x->h->max_body) {
-        x->too_big = true;
-        return 0;
-    }
-    bt_buf_add(&x->in, data, n);
-    return n;
-}
-
-static void header_value(const char *line, size_t n, size_t namelen, char *out, size_t outlen)
-{
-    size_t s = namelen + 1, e = n;
-    while (s < e && (line[s] == ' ' || line[s] == '\t'))
-        s++;
-    while (e > s && (line[e - 1] == '\r' || line[e - 1] == '\n' || line[e - 1] == ' '))
-        e--;
-    size_t len = e - s;
-    if (len >= outlen)
-        len = outlen - 1;
-    memcpy(out, line + s, len);
-    out[len] = '\0';
-}
-
-static bool header_is(const char *line, size_t n, const char *name)
-{
-    size_t nl = strlen(name);
-    return n > nl && line[nl] == ':' && strncasecmp(line, name, nl) == 0;
-}
-
-static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
-{
-    struct xfer *x = userp;
-    size_t n = size * nmemb;
-    if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
-        /* A new response (after 100 Continue): forget the previous one's headers. */
-        x->ctype[0] = x->query_error[0] = x->error_type[0] = '\0';
-        x->server_date = 0;
-    } else if (header_is(line, n, "Content-Type")) {
-        header_value(line, n, strlen("Content-Type"), x->ctype, sizeof x->ctype);
-    } else if (header_is(line, n, "x-amzn-query-error")) {
-        header_value(line, n, strlen("x-amzn-query-error"), x->query_error, sizeof x->query_error);
-    } else if (header_is(line, n, "x-amzn-ErrorType")) {
-        header_value(line, n, strlen("x-amzn-ErrorType"), x->error_type, sizeof x->error_type);
-    } else if (header_is(line, n, "Date")) {
-        char d[128];
-        header_value(line, n, strlen("Date"), d, sizeof d);
-        time_t t = curl_getdate(d, NULL);
-        x->server_date = t > 0 ? (int64_t)t : 0;
-    }
-    return n;
-}
-
-static void slist_add(struct curl_slist **l, const char *fmt, const char *a, const char *b)
-{
-    char line[4096];
-    struct bt_buf big = { 0 };
-    int n = snprintf(line, sizeof line, fmt, a, b);
-    const char *s = line;
-    if (n < 0)
-        return;
-    if ((size_t)n >= sizeof line) {
-        bt_buf_printf(&big, fmt, a, b);
-        s = bt_buf_str(&big);
-    }
-    struct curl_slist *nl = curl_slist_append(*l, s);
-    if (nl)
-        *l = nl;
-    if (big.buf)
-        memset(big.buf, 0, big.len);
-    bt_buf_free(&big);
-}
-
-/* Credentials for x: 1 usable now, 0 wait for the running refresh, -1 none (x->fail set).
- * Starts a refresh when they are missing or close to expiry; while it runs, requests use the
- * old ones if they have not expired yet, so a refresh never stalls polling. */
-static int creds_gate(struct bt_http *h, struct xfer *x, int64_t now)
-{
-    struct bt_creds_provider *p = x->creds;
-    if (!p || !x->service)
+    if (!x->creds || !x->service)
         return 1;
-    bool waited = x->cred_wait && x->cred_gen != p->gen; /* a refresh ended since we began waiting */
+    bool waited = x->cred_wait;
     x->cred_wait = false;
-    bool expired = p->valid && p->creds.expiration && p->creds.expiration <= now;
-    bool expiring = p->valid && p->creds.expiration && p->creds.expiration - now < EXPIRY_MARGIN;
-    if (!p->pending && !waited && p->refresh &&
-        (!p->valid || expired || (expiring && now >= p->next_try))) {
-        char err[1024] = "";
-        int rc = p->refresh(p, h, err, sizeof err);
-        if (rc == 1) {
-            p->pending = true;
-        } else {
-            p->gen++;
-            if (rc == 0) {
-                p->valid = true;
-                p->error[0] = '\0';
-            } else {
-                bt_strlcpy(p->error, err[0] ? err : "refresh failed", sizeof p->error);
-                p->next_try = now + 30;
-            }
-        }
-        expired = p->valid && p->creds.expiration && p->creds.expiration <= now;
-    }
-    if (p->pending && !(p->valid && !expired)) {
+    int rc = x->policy->ready(x->creds, h, waited, &x->cred_gen, x->fail, sizeof x->fail);
+    if (rc == 0)
         x->cred_wait = true;
-        x->cred_gen = p->gen;
-        return 0;
-    }
-    if (!p->valid) {
-        snprintf(x->fail, sizeof x->fail, "credentials: %s", p->error[0] ? p->error : "none available");
-        return -1;
-    }
-    if (expired) {
-        snprintf(x->fail, sizeof x->fail, "credentials: expired (%s)",
-                 p->error[0] ? p->error : "no refresh");
-        return -1;
-    }
-    return 1;
-}
-
-/* Builds the header list, signing for this attempt; false with x->fail set. */
-static bool build_headers(struct xfer *x)
-{
-    struct bt_http *h = x->h;
-    struct curl_slist *l = NULL;
-    size_t nh = 0;
-    struct bt_header *sh = bt_xcalloc(x->nheaders + 3, sizeof *sh);
-    sh[nh++] = (struct bt_header){ "Host", x->host_hdr };
-    if (x->content_type)
-        sh[nh++] = (struct bt_header){ "Content-Type", x->content_type };
-    if (x->target)
-        sh[nh++] = (struct bt_header){ "X-Amz-Target", x->target };
-    for (size_t i = 0; i < x->nheaders; i++)
-        sh[nh++] = x->headers[i];
-    for (size_t i = 0; i < nh; i++)
-        slist_add(&l, "%s: %s", sh[i].name, sh[i].value);
-    if (!x->content_type)
-        slist_add(&l, "%s%s", "Content-Type:", ""); /* no curl default form type */
-    bool ok = true;
-    if (x->creds && x->service) {
-        int64_t now = (int64_t)time(NULL);
-        if (!x->creds->valid) {
-            snprintf(x->fail, sizeof x->fail, "credentials: none available");
-            ok = false;
-        } else {
-            struct bt_sigv4_req sr = {
-                .method = x->method, .path = x->path, .query = x->query,
-                .headers = sh, .nheaders = nh, .body = x->body, .body_len = x->body_len,
-                .region = x->region, .service = x->service,
-                .now = now + skew_for(h, x->host_hdr), .normalize_path = true,
-            };
-            struct bt_sigv4_out out;
-            memset(&out, 0, sizeof out);
-            if (bt_sigv4_sign(&sr, &x->creds->creds, &out) != 0) {
-                snprintf(x->fail, sizeof x->fail, "signing failed (bad request or credentials)");
-                ok = false;
-            } else {
-                slist_add(&l, "%s: %s", "X-Amz-Date", out.amz_date);
-                if (x->creds->creds.session_token)
-                    slist_add(&l, "%s: %s", "X-Amz-Security-Token", x->creds->creds.session_token);
-                slist_add(&l, "%s: %s", "Authorization", out.authorization);
-                bt_sigv4_out_free(&out);
-            }
-            memset(&out, 0, sizeof out);
-        }
-    }
-    char attempt[64];
-    snprintf(attempt, sizeof attempt, "attempt=%d; max=%d", x->attempts, x->max_attempts);
-    slist_add(&l, "%s: %s", "amz-sdk-invocation-id", x->invocation_id);
-    slist_add(&l, "%s: %s", "amz-sdk-request", attempt);
-    slist_add(&l, "%s%s", "Expect:", ""); /* no 100-continue round trip */
-    free(sh);
-    if (!ok) {
-        wipe_free_slist(l);
-        return false;
-    }
-    x->slist = l;
-    return true;
+    return rc;
 }
 
 static CURL *get_easy(struct bt_http *h)
@@ -835,12 +331,12 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
     x->too_big = false;
     x->ctype[0] = x->query_error[0] = x->error_type[0] = x->errbuf[0] = '\0';
     x->server_date = 0;
-    if (!build_headers(x))
+    if (!bt_http_i_build_headers(x))
         return false;
     CURL *e = get_easy(h);
     if (!e) {
         snprintf(x->fail, sizeof x->fail, "out of curl handles");
-        wipe_free_slist(x->slist);
+        bt_http_i_wipe_slist(x->slist);
         x->slist = NULL;
         return false;
     }
@@ -853,9 +349,9 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
     curl_easy_setopt(e, CURLOPT_USERAGENT, "bedtop/" BEDTOP_VERSION);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->slist);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, bt_http_i_on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, bt_http_i_on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, x->timeout_ms);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, x->timeout_ms < 5000 ? x->timeout_ms : 5000L);
@@ -879,6 +375,15 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
     return true;
 }
 
+static struct bt_http_answer answer_of(const struct xfer *x, long status)
+{
+    const char *qh = x->query_error[0] ? x->query_error : (x->error_type[0] ? x->error_type : NULL);
+    return (struct bt_http_answer){
+        .status = status, .body = x->in.buf ? x->in.buf : "", .body_len = x->in.len, .error_header = qh,
+        .server_date = x->server_date, .host = x->host_hdr,
+    };
+}
+
 static void deliver(struct bt_http *h, struct xfer *x, long status, const char *transport)
 {
     struct bt_http_resp r;
@@ -887,10 +392,9 @@ static void deliver(struct bt_http *h, struct xfer *x, long status, const char *
     r.body = status ? bt_buf_str(&x->in) : "";
     r.body_len = status ? x->in.len : 0;
     bt_strlcpy(r.content_type, x->ctype, sizeof r.content_type);
-    if (status >= 300) {
-        const char *qh = x->query_error[0] ? x->query_error : (x->error_type[0] ? x->error_type : NULL);
-        bt_http_error_code(x->in.buf, x->in.len, qh, r.error_code, sizeof r.error_code,
-                           r.error_message, sizeof r.error_message);
+    if (status >= 300 && x->policy) {
+        struct bt_http_answer a = answer_of(x, status);
+        x->policy->describe(&a, r.error_code, sizeof r.error_code, r.error_message, sizeof r.error_message);
     }
     bt_strlcpy(r.transport_error, transport ? transport : "", sizeof r.transport_error);
     r.attempts = x->attempts;
@@ -938,17 +442,6 @@ static bool transport_retryable(CURLcode rc)
     }
 }
 
-static bool is_skew_error(const char *code, const char *msg, int64_t offset)
-{
-    if (strcmp(code, "RequestTimeTooSkewed") == 0 || strcmp(code, "RequestExpired") == 0)
-        return true;
-    if (strcmp(code, "InvalidSignatureException") == 0)
-        return strstr(msg, "Signature expired") != NULL;
-    if (strcmp(code, "SignatureDoesNotMatch") == 0)
-        return offset > SKEW_MIN || offset < -SKEW_MIN;
-    return false;
-}
-
 static void schedule(struct xfer *x, int64_t delay_ms)
 {
     x->state = X_WAIT;
@@ -983,27 +476,22 @@ static int finish_attempt(struct bt_http *h, struct xfer *x, CURLcode rc)
             timeout = rc == CURLE_OPERATION_TIMEDOUT;
         }
     } else if (status >= 300) {
-        const char *qh = x->query_error[0] ? x->query_error : (x->error_type[0] ? x->error_type : NULL);
-        bt_http_error_code(x->in.buf, x->in.len, qh, code, sizeof code, msg, sizeof msg);
-        int64_t offset = x->server_date ? x->server_date - (int64_t)time(NULL) : 0;
-        bool throttle = bt_http_is_throttle_code(code) || status == 429;
+        bool throttle = status == 429;
+        enum bt_http_next next = BT_HTTP_FINAL;
+        if (x->policy) {
+            struct bt_http_answer a = answer_of(x, status);
+            bool policy_throttle = false;
+            x->policy->describe(&a, code, sizeof code, msg, sizeof msg);
+            next = x->policy->judge(x->creds, &a, code, msg, &x->fixes, &policy_throttle);
+            throttle = throttle || policy_throttle;
+        }
         if (throttle)
             h->stats.throttled++;
-        if (!x->skew_fixed && x->server_date && x->creds && is_skew_error(code, msg, offset)) {
-            skew_set(h, x->host_hdr, offset);
-            x->skew_fixed = true;
-            now_retry = true;
-        } else if (!x->refreshed && x->creds && x->creds->refresh &&
-                   in_list(code, expired_token_codes, BT_ARRAY_LEN(expired_token_codes))) {
-            x->refreshed = true;
-            x->creds->valid = false;
-            now_retry = true;
-        } else {
-            retryable = throttle || in_list(code, transient_codes, BT_ARRAY_LEN(transient_codes));
-            for (size_t i = 0; i < BT_ARRAY_LEN(transient_status); i++)
-                if (status == transient_status[i])
-                    retryable = true;
-        }
+        now_retry = next == BT_HTTP_RETRY_NOW;
+        retryable = next == BT_HTTP_RETRY;
+        for (size_t i = 0; i < BT_ARRAY_LEN(transient_status); i++)
+            if (status == transient_status[i])
+                retryable = true;
     }
     bool failed = rc != CURLE_OK || status >= 300;
     if (!failed) {
@@ -1057,7 +545,7 @@ static int start_due(struct bt_http *h)
         for (struct xfer *x = h->list; x; x = x->next) {
             if (x->state != X_WAIT || x->due_ms > now || x->seq > limit)
                 continue;
-            int gate = x->fail[0] ? -1 : creds_gate(h, x, (int64_t)time(NULL));
+            int gate = x->fail[0] ? -1 : creds_gate(h, x);
             if (gate == 0)
                 continue;
             if (gate > 0 && start_attempt(h, x))
@@ -1166,15 +654,4 @@ int bt_http_poll(struct bt_http *h, int timeout_ms, int extra_fd, bool *extra_re
     }
     ncb += start_due(h);
     return ncb;
-}
-
-void bt_http_url_escape(struct bt_buf *b, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isalnum(c) || strchr("-_.~", c))
-            bt_buf_putc(b, (char)c);
-        else
-            bt_buf_printf(b, "%%%02X", c);
-    }
 }

@@ -1,46 +1,73 @@
-/* The HTTP layer: one libcurl multi handle driven from the main loop, AWS
- * SDK "standard" retries (backoff timers inside the poll, a shared retry
- * budget), SigV4 re-signing per attempt, clock-skew correction per host and
- * credential refresh. Collectors submit requests and get one callback each. */
+/* The HTTP client: one libcurl multi handle driven from the main loop, retries with
+ * backoff timers inside the poll and a shared retry budget (the AWS SDKs' standard mode),
+ * and watched descriptors and timers for the rest of the loop. What a request's answers
+ * mean (signing each attempt, error codes, which errors retry, clock skew, credential
+ * refresh) is its policy's business: aws/policy.h is the AWS one. Collectors submit
+ * requests and get one callback each. */
 #ifndef BEDTOP_HTTP_H
 #define BEDTOP_HTTP_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/header.h"   /* struct bt_header */
+
 struct bt_buf;
-#include "aws/sigv4.h"   /* struct bt_creds, struct bt_header, bt_sigv4_sign */
 
 #define BT_HTTP_MAX_BODY (64u * 1024u * 1024u) /* default response body bound */
 #define BT_HTTP_RETRY_TOKENS 500               /* standard-mode retry budget */
 
 struct bt_http;
+struct bt_creds_provider;     /* a policy's credentials (aws/policy.h); opaque here */
 
-/* Credentials shared by requests of one profile; refreshed by http.c when missing, within 5 minutes of
- * expiry, or after ExpiredToken/ExpiredTokenException (then the request is retried once).
- * A refresh never blocks the loop: refresh() either finishes at once (0: creds set, -1: err) or
- * starts work inside this bt_http (1: STS/SSO requests, a credential_process child) and later calls
- * bt_creds_provider_done() from one of this bt_http's callbacks. Requests that need credentials wait
- * (without a timer) until it is done; requests whose old credentials are still valid use them. */
-struct bt_creds_provider {
-    struct bt_creds creds;
-    bool valid;
-    int (*refresh)(struct bt_creds_provider *p, struct bt_http *h, char *err, size_t errlen);
-    void *arg;                    /* for refresh (e.g. profile options) */
-    char error[1024];             /* last refresh failure, shown to the user (whole) */
-    bool pending;                 /* a refresh is running */
-    unsigned gen;                 /* refreshes finished so far */
-    int64_t next_try;             /* epoch s: no early (advisory) refresh before this after a failure */
+/* One attempt's message as sent, for the policy to sign. */
+struct bt_http_msg {
+    const char *method, *path, *query;        /* query raw, without '?', may be NULL */
+    const struct bt_header *headers;          /* as sent, Host first */
+    size_t nheaders;
+    const char *body; size_t body_len;
+    const char *host;                         /* the Host header's value */
+    const char *service, *region;             /* the request's signing scope */
 };
-/* Ends a pending refresh: c != NULL replaces the creds, else err (one line) is kept. */
-void bt_creds_provider_done(struct bt_creds_provider *p, const struct bt_creds *c, const char *err);
+/* One error answer (status >= 300), for the policy to read. */
+struct bt_http_answer {
+    long status;
+    const char *body; size_t body_len;
+    const char *error_header;                 /* x-amzn-query-error, else x-amzn-ErrorType, else NULL */
+    int64_t server_date;                      /* Date header (epoch s), 0 if absent */
+    const char *host;
+};
+enum bt_http_next {
+    BT_HTTP_FINAL,          /* deliver the answer (unless its status alone retries: 429, 5xx) */
+    BT_HTTP_RETRY,          /* a failure worth retrying: backoff, costs retry budget */
+    BT_HTTP_RETRY_NOW,      /* a correction (clock, credentials): again at once, free */
+};
+/* What a request's answers mean. Every hook runs from bt_http_poll. */
+struct bt_http_policy {
+    /* Before each attempt of a request with credentials: 1 sign and send it, 0 wait (a
+     * refresh is running: the request sleeps without a timer; *gen is the policy's note of
+     * which refresh, waited says a wait ended), -1 fail with one line in fail. */
+    int (*ready)(struct bt_creds_provider *p, struct bt_http *h, bool waited, unsigned *gen,
+                 char *fail, size_t n);
+    /* Signs one attempt: add() appends each header it needs. false with fail set. */
+    bool (*sign)(struct bt_creds_provider *p, const struct bt_http_msg *m,
+                 void (*add)(void *ctx, const char *name, const char *value), void *ctx,
+                 char *fail, size_t n);
+    /* The error code and message of an answer (for the callback), "" when none. */
+    void (*describe)(const struct bt_http_answer *a, char *code, size_t codelen, char *msg, size_t msglen);
+    /* What an error answer means for the request; fixes is the request's own scratch word
+     * (0 at submit) so a correction is tried once; *throttled counts it in the stats. */
+    enum bt_http_next (*judge)(struct bt_creds_provider *p, const struct bt_http_answer *a, const char *code,
+                               const char *msg, unsigned *fixes, bool *throttled);
+};
 
 struct bt_http_req {
     const char *method;           /* "POST", "GET", "PUT" */
     const char *url;              /* full URL: https://monitoring.us-east-1.amazonaws.com/ or http://127.0.0.1:PORT/ */
-    const char *service;          /* SigV4 service ("monitoring", "servicequotas"); NULL: unsigned */
+    const struct bt_http_policy *policy; /* NULL: plain HTTP (only 429, 5xx and transport errors retry) */
+    const char *service;          /* signing scope ("monitoring", "servicequotas"); NULL: unsigned */
     const char *region;
-    struct bt_creds_provider *creds; /* NULL: unsigned */
+    struct bt_creds_provider *creds; /* the policy's credentials; NULL: unsigned */
     const char *target;           /* X-Amz-Target or NULL */
     const char *content_type;     /* or NULL */
     const char *body; size_t body_len; /* copied */
@@ -54,8 +81,8 @@ struct bt_http_resp {
     long status;                  /* HTTP status, 0 on transport failure */
     const char *body; size_t body_len;   /* valid during the callback only; never NULL ("" when none) */
     char content_type[128];
-    char error_code[128];         /* from JSON __type (namespace# and :suffix stripped) or x-amzn-query-error header (before ';') */
-    char error_message[256];      /* "message"/"Message" of the error body */
+    char error_code[128];         /* the policy's reading of an error answer ("" without a policy) */
+    char error_message[256];
     char transport_error[1024];    /* curl's error text, "" if none; also "invalid URL ...",
                                    * "credentials: ..." and "response body exceeds N bytes" */
     int attempts;                 /* total attempts made */
@@ -102,15 +129,6 @@ void bt_http_set_backoff(struct bt_http *h, double base_s, double max_s);
 /* Response body bound (default BT_HTTP_MAX_BODY); larger answers fail the request. */
 void bt_http_set_max_body(struct bt_http *h, size_t max_bytes);
 
-/* Pure: the AWS error code and message of an error answer. The x-amzn-query-error header
- * (NULL if absent) wins over the body's __type/code/Code (JSON) or <Code> (XML), because
- * awsQueryCompatible services (CloudWatch) put the documented code there. Codes are
- * normalised: "ns#Code:http://..." -> "Code". Returns 0 when a code was found, else -1
- * (code ""); msg gets "message"/"Message" (control characters replaced) or "". */
-int bt_http_error_code(const char *body, size_t len, const char *query_error_header,
-                       char *code, size_t codelen, char *msg, size_t msglen);
 /* Appends s percent-encoded for a URL query (RFC 3986 unreserved characters kept). */
 void bt_http_url_escape(struct bt_buf *b, const char *s);
-/* Standard-mode classification of an error code (true for the throttling list). */
-bool bt_http_is_throttle_code(const char *code);
 #endif

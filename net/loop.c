@@ -141,7 +141,7 @@ int64_t bt_loop_next_due(const struct bt_loop *l)
     for (int i = 0; i < l->n; i++) {
         if (!l->inst[i])
             continue;
-        int64_t d = l->ops[i]->next_due(l->inst[i]);
+        int64_t d = l->tasks[i].next_due(l->inst[i]);
         if (d < due)
             due = d;
     }
@@ -151,9 +151,9 @@ int64_t bt_loop_next_due(const struct bt_loop *l)
 static bool any_busy(const struct bt_loop *l)
 {
     for (int i = 0; i < l->n; i++)
-        if (l->inst[i] && l->ops[i]->busy(l->inst[i]))
+        if (l->inst[i] && l->tasks[i].busy(l->inst[i]))
             return true;
-    return l->ctx->http && bt_http_pending(l->ctx->http) > 0;
+    return l->http && bt_http_pending(l->http) > 0;
 }
 
 static void tick_due(struct bt_loop *l, int64_t now, bool force)
@@ -161,8 +161,8 @@ static void tick_due(struct bt_loop *l, int64_t now, bool force)
     for (int i = 0; i < l->n; i++) {
         if (!l->inst[i])
             continue;
-        if (force || l->ops[i]->next_due(l->inst[i]) <= now)
-            l->ops[i]->tick(l->inst[i], now);
+        if (force || l->tasks[i].next_due(l->inst[i]) <= now)
+            l->tasks[i].tick(l->inst[i], now);
     }
     if (l->after_tick)
         l->after_tick(l->after_tick_arg, now);
@@ -206,11 +206,11 @@ static int loop_run(struct bt_loop *l);
 
 int bt_loop_run(struct bt_loop *l)
 {
-    bool watched = l->ctx->http && wake_pipe[0] >= 0 &&
-                   bt_http_watch(l->ctx->http, wake_pipe[0], 0, on_wake, l) == 0;
+    bool watched = l->http && wake_pipe[0] >= 0 &&
+                   bt_http_watch(l->http, wake_pipe[0], 0, on_wake, l) == 0;
     int rc = loop_run(l);
     if (watched)
-        bt_http_unwatch(l->ctx->http, wake_pipe[0], l);
+        bt_http_unwatch(l->http, wake_pipe[0], l);
     return rc;
 }
 
@@ -260,8 +260,8 @@ static int loop_run(struct bt_loop *l)
         int ms = wait_ms(l, now);
         int fd = l->view ? l->view->input_fd : -1;
         bool ready = false;
-        if (l->ctx->http) {
-            if (bt_http_poll(l->ctx->http, ms, fd, &ready) < 0) {
+        if (l->http) {
+            if (bt_http_poll(l->http, ms, fd, &ready) < 0) {
                 struct pollfd p = {.fd = fd, .events = POLLIN};
                 if (poll(&p, fd >= 0 ? 1 : 0, ms > 100 ? 100 : ms) > 0)
                     ready = true;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collectors/collector.h"
+struct bt_http;
 
 /* Simulated (demo), recorded (replay) or real time. */
 struct bt_clock {
@@ -38,10 +38,18 @@ struct bt_loop_view {
     int (*next_wakeup_ms)(void *self);       /* -1: none */
 };
 
+/* What the loop drives of each source: its timing, nothing else (app/ fills these from
+ * the collectors of collectors/collector.h). */
+struct bt_loop_task {
+    void (*tick)(void *self, int64_t now);      /* start what is due; must not block */
+    int64_t (*next_due)(void *self);            /* epoch s of the next tick wanted */
+    bool (*busy)(void *self);                   /* requests in flight or work still owed */
+};
+
 struct bt_loop {
-    struct bt_ctx *ctx;
-    const struct bt_collector_ops *const *ops;
-    void **inst;
+    struct bt_http *http;      /* the client whose curl_multi_poll the loop waits in; NULL none */
+    const struct bt_loop_task *tasks;
+    void **inst;               /* inst[i] runs tasks[i]; NULL: stopped */
     int n;
     struct bt_clock clock;
     bool paused;               /* collectors not ticked, clock frozen */

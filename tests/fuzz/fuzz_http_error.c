@@ -2,7 +2,7 @@
  * split at the first NUL byte (header first; no NUL: no header). */
 #include <string.h>
 
-#include "net/http.h"
+#include "aws/policy.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -21,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         len = size - hl - 1;
     }
     char code[128], msg[256];
-    int rc = bt_http_error_code(body, len, hdr, code, sizeof code, msg, sizeof msg);
+    int rc = bt_aws_error_code(body, len, hdr, code, sizeof code, msg, sizeof msg);
     if (rc == 0 && !code[0])
         abort(); /* found means a code */
     for (const char *p = msg; *p; p++)
         if ((unsigned char)*p < 32)
             abort(); /* control characters are replaced: the message reaches the terminal */
-    (void)bt_http_is_throttle_code(code);
+    (void)bt_aws_is_throttle_code(code);
     free(hdr);
     return 0;
 }

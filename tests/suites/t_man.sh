@@ -116,7 +116,7 @@ fi
 # ---- bedtop.1: environment ----
 {
     grep -ohE 'getenv\("[A-Z_][A-Z0-9_]*"\)' main.c app/*.c core/*.c collectors/*.c tui/*.c 2>/dev/null | sed -E 's/getenv\("(.*)"\)/\1/'
-    grep -ohE '"AWS_[A-Z0-9_]+"' aws/awsauth.c | tr -d '"'
+    grep -ohE '"AWS_[A-Z0-9_]+"' aws/*.c | tr -d '"'
 } | sort -u >"$TMP/src_env"
 section $MAN1 ENVIRONMENT >"$TMP/env_sec"
 check "environment variables were found in the sources" test "$(wc -l <"$TMP/src_env")" -ge 15

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 #include "collectors/cloudwatch.h"
 #include "net/http.h"
 #include "collectors/quotas.h"

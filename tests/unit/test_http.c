@@ -1,5 +1,6 @@
-/* The HTTP layer against the fake AWS endpoint (tests/fake/fake_aws.py) over
- * real loopback HTTP: signing as verified by an independent implementation,
+/* The HTTP client (net/http.c) with the AWS policy (aws/policy.c) against the fake AWS
+ * endpoint (tests/fake/fake_aws.py) over real loopback HTTP: signing as verified by an
+ * independent implementation,
  * standard-mode retries and budget, timeouts, resets, truncation, clock skew
  * and credential refresh. Expected counts are worked out in the comments. */
 #include <cjson/cJSON.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aws/policy.h"
 #include "net/http.h"
 #include "core/util.h"
 #include "tests/tap.h"
@@ -202,6 +204,7 @@ static struct bt_http_req cw_req(const struct fake *f, struct bt_creds_provider 
                                  const char *body)
 {
     struct bt_http_req r = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = url_of(f), .service = "monitoring", .region = "us-east-1",
         .creds = p, .target = target, .content_type = CW_JSON, .body = body,
         .body_len = body ? strlen(body) : 0, .label = "test",
@@ -221,47 +224,47 @@ static void test_error_codes(void)
 {
     char code[128], msg[256];
     const char *b1 = "{\"__type\":\"com.amazonaws.cloudwatch#ThrottlingException\",\"message\":\"Rate exceeded\"}";
-    OK(bt_http_error_code(b1, strlen(b1), NULL, code, sizeof code, msg, sizeof msg) == 0,
+    OK(bt_aws_error_code(b1, strlen(b1), NULL, code, sizeof code, msg, sizeof msg) == 0,
        "error code: JSON 1.0 __type found");
     STREQ(code, "ThrottlingException", "error code: namespace# stripped");
     STREQ(msg, "Rate exceeded", "error code: message");
     /* Captured botocore answer: the header carries the query-compatible code. */
-    bt_http_error_code(b1, strlen(b1), "Throttling;Sender", code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b1, strlen(b1), "Throttling;Sender", code, sizeof code, msg, sizeof msg);
     STREQ(code, "Throttling", "error code: x-amzn-query-error wins, before ';'");
     const char *b2 = "{\"__type\": \"TooManyRequestsException\", \"Message\": \"Rate exceeded\"}";
-    bt_http_error_code(b2, strlen(b2), NULL, code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b2, strlen(b2), NULL, code, sizeof code, msg, sizeof msg);
     STREQ(code, "TooManyRequestsException", "error code: JSON 1.1 __type");
     STREQ(msg, "Rate exceeded", "error code: Message (capital M)");
     const char *b3 = "{\"__type\":\"aws.protocoltests#FooError:http://internal.amazon.com/coral/com.amazon.coral.validate/\"}";
-    bt_http_error_code(b3, strlen(b3), NULL, code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b3, strlen(b3), NULL, code, sizeof code, msg, sizeof msg);
     STREQ(code, "FooError", "error code: ':http...' suffix and namespace stripped");
     const char *b4 = "{\"code\":\"ValidationException\",\"message\":\"bad\\nline\"}";
-    bt_http_error_code(b4, strlen(b4), NULL, code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b4, strlen(b4), NULL, code, sizeof code, msg, sizeof msg);
     STREQ(code, "ValidationException", "error code: 'code' member");
     STREQ(msg, "bad line", "error code: control characters in message replaced");
     const char *b5 = "{\"Code\":\"AccessDenied\"}";
-    bt_http_error_code(b5, strlen(b5), NULL, code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b5, strlen(b5), NULL, code, sizeof code, msg, sizeof msg);
     STREQ(code, "AccessDenied", "error code: 'Code' member");
     const char *b6 = "<ErrorResponse><Error><Type>Sender</Type><Code>Throttling</Code>"
                      "<Message>Rate exceeded</Message></Error></ErrorResponse>";
-    bt_http_error_code(b6, strlen(b6), NULL, code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b6, strlen(b6), NULL, code, sizeof code, msg, sizeof msg);
     STREQ(code, "Throttling", "error code: query protocol XML <Code>");
     STREQ(msg, "Rate exceeded", "error code: XML <Message>");
     const char *b7 = "{\"__type\": \"Thrott";
-    OK(bt_http_error_code(b7, strlen(b7), NULL, code, sizeof code, msg, sizeof msg) == -1 && !code[0],
+    OK(bt_aws_error_code(b7, strlen(b7), NULL, code, sizeof code, msg, sizeof msg) == -1 && !code[0],
        "error code: truncated JSON gives none");
-    OK(bt_http_error_code("", 0, NULL, code, sizeof code, msg, sizeof msg) == -1 && !code[0] && !msg[0],
+    OK(bt_aws_error_code("", 0, NULL, code, sizeof code, msg, sizeof msg) == -1 && !code[0] && !msg[0],
        "error code: empty body gives none");
-    OK(bt_http_error_code("[1,2]", 5, NULL, code, sizeof code, msg, sizeof msg) == -1,
+    OK(bt_aws_error_code("[1,2]", 5, NULL, code, sizeof code, msg, sizeof msg) == -1,
        "error code: a JSON array gives none");
     const char *b8 = "{\"__type\":\"A\"}{\"__type\":\"B\"}";
-    bt_http_error_code(b8, 14, NULL, code, sizeof code, msg, sizeof msg);
+    bt_aws_error_code(b8, 14, NULL, code, sizeof code, msg, sizeof msg);
     STREQ(code, "A", "error code: only len bytes are read");
     char small[6];
-    bt_http_error_code(b1, strlen(b1), NULL, small, sizeof small, msg, sizeof msg);
+    bt_aws_error_code(b1, strlen(b1), NULL, small, sizeof small, msg, sizeof msg);
     STREQ(small, "Throt", "error code: bounded by the output size");
-    OK(bt_http_is_throttle_code("ThrottlingException") && bt_http_is_throttle_code("SlowDown") &&
-       !bt_http_is_throttle_code("ValidationError") && !bt_http_is_throttle_code(NULL),
+    OK(bt_aws_is_throttle_code("ThrottlingException") && bt_aws_is_throttle_code("SlowDown") &&
+       !bt_aws_is_throttle_code("ValidationError") && !bt_aws_is_throttle_code(NULL),
        "throttle code list");
 }
 
@@ -312,8 +315,22 @@ static void test_signed_request(void)
     OK(res.status == 403 && res.attempts == 1, "unsigned: 403 not retried (got %ld, %d)", res.status,
        res.attempts);
     STREQ(res.code, "IncompleteSignatureException", "unsigned: error code");
+    /* Without a policy the client is plain HTTP: the AWS error body is not read (an
+     * admission endpoint's JSON is not an AWS error), and credentials cannot be used. */
+    struct bt_http_req plain = ureq;
+    plain.policy = NULL;
+    bt_http_submit(h, &plain, on_done, &res);
+    run(h);
+    OK(res.status == 403 && res.attempts == 1 && res.code[0] == '\0',
+       "no policy: 403 delivered, no AWS error code read ('%s')", res.code);
+    struct bt_http_req nopol = req;
+    nopol.policy = NULL;
+    bt_http_submit(h, &nopol, on_done, &res);
+    run(h);
+    OK(res.status == 0 && strstr(res.transport, "needs a policy") && res.attempts == 0,
+       "no policy: a signed request is refused before sending ('%s')", res.transport);
     log = fake_log(&f);
-    OK(cJSON_GetArraySize(log) == 2 && log_num(log, 0, "client_port") > 0 &&
+    OK(cJSON_GetArraySize(log) == 3 && log_num(log, 0, "client_port") > 0 &&
        log_num(log, 0, "client_port") == log_num(log, 1, "client_port"),
        "connection reused for the second request (ports %.0f, %.0f)", log_num(log, 0, "client_port"),
        log_num(log, 1, "client_port"));

@@ -1,7 +1,7 @@
 /* The event loop's signal wake-up (issue 16, break 10: "signals can wait a whole interval").
  * A signal that lands after the loop checked its flags but before it waits used to sleep
  * through the whole wait (60 s in headless record). The window is made deterministic here:
- * a collector's tick() raises SIGTERM itself, i.e. exactly between the flag check and the
+ * a task's tick() raises SIGTERM itself, i.e. exactly between the flag check and the
  * wait, while the next tick is an hour away. The loop must return the signal, not run into
  * the wait: it must come back before a generous 10 s bound (the wait it would otherwise
  * sleep through is the hour until the next tick, cut to the 10 s bound). */
@@ -18,12 +18,6 @@ struct probe {
     int ticks;
     int64_t due;
 };
-
-static void *p_create(struct bt_ctx *ctx)
-{
-    (void)ctx;
-    return NULL;
-}
 
 static void p_tick(void *self, int64_t now)
 {
@@ -44,29 +38,19 @@ static bool p_busy(void *self)
     return false;
 }
 
-static void p_destroy(void *self)
-{
-    (void)self;
-}
-
-static const struct bt_collector_ops probe_ops = {
-    .name = "probe", .create = p_create, .tick = p_tick, .next_due = p_next_due, .busy = p_busy,
-    .destroy = p_destroy,
-};
 
 static bool woke_early;
 
 static int run_once(struct bt_http *h, struct probe *p)
 {
-    static const struct bt_collector_ops *const ops[] = {&probe_ops};
+    static const struct bt_loop_task tasks[] = {
+        {.tick = p_tick, .next_due = p_next_due, .busy = p_busy},
+    };
     void *inst[1] = {p};
-    struct bt_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.http = h;
     struct bt_loop l;
     memset(&l, 0, sizeof l);
-    l.ctx = &ctx;
-    l.ops = ops;
+    l.http = h;
+    l.tasks = tasks;
     l.inst = inst;
     l.n = 1;
     l.forever = true;                       /* headless record: only a signal ends it */

@@ -1,4 +1,4 @@
-#include "aws/awsgroup.h"
+#include "collectors/awsgroup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,7 +261,7 @@ static enum bt_api_outcome outcome_of(const struct bt_http_resp *resp)
 {
     if (resp->status == 0)
         return BT_API_TRANSPORT;
-    if (resp->status == 429 || bt_http_is_throttle_code(resp->error_code))
+    if (resp->status == 429 || bt_aws_is_throttle_code(resp->error_code))
         return BT_API_THROTTLED;
     return resp->status >= 200 && resp->status < 300 ? BT_API_OK : BT_API_ERROR;
 }
@@ -381,6 +381,7 @@ void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, st
     snprintf(target, sizeof target, "%s%s", target_prefix, op);
     snprintf(full_label, sizeof full_label, "%s %s", label, op);
     struct bt_http_req req = {
+        .policy = &bt_aws_policy,
         .method = "POST", .url = g->url, .service = service, .region = g->region,
         .creds = &gs->prov[g->provider].p, .target = target, .content_type = content_type,
         .body = body->buf ? body->buf : "", .body_len = body->len, .label = full_label,

@@ -9,6 +9,7 @@
 
 #include "aws/awsauth.h"
 #include "collectors/collector.h"
+#include "aws/policy.h"
 #include "net/http.h"
 #include "core/apicost.h"
 #include "core/util.h"
