@@ -20,69 +20,6 @@
  * callbacks, and when every request of the group is done marks per route
  * either OK (and the newest settled minute fetched) or the first error. */
 
-#define LIST_EVERY (6 * 3600)
-#define LIST_RETRY 600       /* a failed ListMetrics is tried again after 10 minutes */
-#define POLL_OFFSET 10       /* poll this long after the minute boundary */
-#define ALT_READ "CacheReadInputTokens"
-#define ALT_WRITE "CacheWriteInputTokens"
-
-struct cw;
-struct cw_group;
-
-struct cw_chunk {
-    struct cw_group *g;
-    int first, count;        /* wire queries [first, first + count) of the group's poll */
-    int64_t start;
-    char *token;
-    int pages;
-};
-
-struct cw_group {
-    struct cw *cw;
-    struct bt_awsgroup *ag;
-    char label[96];          /* "cloudwatch us-east-1" */
-    struct bt_cw_query *q;   /* every route's queries */
-    int nq;
-    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: one-day sums */
-    /* One poll's requests: each distinct (namespace, metric, dimensions, stat,
-     * period, account) once, shared by every route that needs it. wire[w] is the
-     * q index sent (its Id names it), member[mfirst[w] .. + mcount[w]) the q
-     * indices it answers. */
-    struct bt_cw_query *wq;  /* copies of q[wire[w]], contiguous for the request body */
-    int *wire, *mfirst, *mcount, *member;
-    int nwire, nwire_min;
-    int nfast, ndetail;      /* distinct queries of each cadence (cost) */
-    bool detail_now;         /* this poll includes the detail queries */
-    int64_t detail_at;       /* start of the last poll that did (0 never) */
-    struct cw_chunk *chunks;
-    int nchunks, outstanding;
-    bool polling, listing, listed;
-    int64_t listed_at;
-    int64_t poll_now, poll_end;
-    char *list_token;
-    int list_pages;
-};
-
-/* What ListMetrics showed for a route's model. */
-enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEEN_LEGACY = 16 };
-
-struct cw {
-    struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
-    struct cw_group *g;
-    int ng;
-    int nroutes;
-    int64_t *settled;        /* per route: newest settled minute fetched (0 none) */
-    int64_t *settled_detail; /* the same for the detail queries, fetched less often */
-    struct bt_cw_spelling *spell;
-    unsigned *seen;
-    char (*err)[224];        /* per route: first failure of the running poll */
-    int *group_of;           /* per route: group index, -1 none */
-    int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
-    int64_t next;
-    bool started;            /* check mode: the one poll was started */
-    unsigned long requests;
-};
 
 static void cw_event(struct cw *cw, int route, enum bt_event_type type, const char *text)
 {
@@ -133,7 +70,8 @@ static int key_cmp(const struct bt_cw_query *x, const struct bt_cw_query *y)
     int c;
     if ((c = strcmp(x->ns, y->ns)) || (c = strcmp(x->metric, y->metric)) ||
         (c = strcmp(x->stat, y->stat)) || (c = x->period - y->period) ||
-        (c = strcmp(rx->model, ry->model)) || (c = strcmp(rx->account, ry->account)))
+        (c = strcmp(rx->model, ry->model)) || (c = strcmp(rx->account, ry->account)) ||
+        (c = strcmp(x->sumkey ? x->sumkey : "", y->sumkey ? y->sumkey : "")))
         return c;
     return 0;
 }
@@ -227,7 +165,7 @@ static void build_wire(struct cw_group *g, bool detail)
     free(pos);
 }
 
-static void build_queries(struct cw_group *g)
+void cw_build_queries(struct cw_group *g)
 {
     struct cw *cw = g->cw;
     const struct bt_route *routes = cw->ctx->cfg->routes;
@@ -237,15 +175,27 @@ static void build_queries(struct cw_group *g)
     g->nq = 0;
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
-        g->nq += bt_cloudwatch_route_queries(&routes[r], r, &cw->spell[r], g->q + g->nq,
-                                             BT_SIG_COUNT);
+        int n = bt_cloudwatch_route_queries(&routes[r], r, &cw->spell[r], g->q + g->nq,
+                                            BT_SIG_COUNT);
+        /* the series as ListMetrics lists them; none listed: unknown, not idle */
+        if (cw_sets_apply(&cw->sets[r], &routes[r], g->q + g->nq, n, cw->nodata[r],
+                          sizeof cw->nodata[r])) {
+            cw->nodata[r][0] = '\0';
+            g->nq += n;
+        }
     }
     g->nq_min = g->nq;
     /* check: the day's token sums in one datapoint each, not every minute since midnight */
     if (cw->ctx->mode == BT_MODE_ONCE && !cw->ctx->window_to) {
         for (int i = 0; i < g->ag->nroutes; i++) {
             int r = g->ag->routes[i];
-            g->nq += bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
+            int n = bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
+            for (int k = 0; k < n; k++) {
+                g->q[g->nq + k].sum = cw->sets[r].nset ? cw->sets[r].set : NULL;
+                g->q[g->nq + k].nsum = cw->sets[r].nset;
+                g->q[g->nq + k].sumkey = cw->sets[r].key;
+            }
+            g->nq += cw->nodata[r][0] ? 0 : n;
         }
     }
     free(g->wq);
@@ -265,8 +215,8 @@ static void build_queries(struct cw_group *g)
     g->ndetail = g->nwire_min - g->nfast;
 }
 
-static void submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
-                   void *arg)
+void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
+               void *arg)
 {
     struct cw *cw = g->cw;
     cw->requests++;
@@ -409,8 +359,12 @@ static void submit_page(struct cw_chunk *c)
     struct bt_buf body = {0};
     bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
                                c->start, g->poll_end, c->token);
-    bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), (unsigned)c->count);
-    submit(g, "GetMetricData", &body, page_done, c);
+    /* billed per metric requested: a summed figure costs each series it sums */
+    unsigned metrics = 0;
+    for (int w = c->first; w < c->first + c->count; w++)
+        metrics += g->wq[w].nsum > 1 ? (unsigned)g->wq[w].nsum : 1;
+    bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
+    cw_submit(g, "GetMetricData", &body, page_done, c);
     bt_buf_free(&body);
 }
 
@@ -426,32 +380,54 @@ static bool detail_due(const struct cw_group *g, int64_t now)
     return now - g->detail_at >= (int64_t)iv - 5;
 }
 
-static void start_poll(struct cw_group *g, int64_t now)
+/* Requests for wire queries [base, end): consecutive runs whose entries (a summed
+ * query counts its series and its expression) stay within the 500 a request takes. */
+static int chunk_ranges(const struct cw_group *g, int base, int end, int *first, int *count)
+{
+    int n = 0, weight = 0;
+    for (int w = base; w < end; w++) {
+        int x = bt_cloudwatch_query_weight(&g->wq[w]);
+        if (n == 0 || weight + x > BT_CW_MAX_QUERIES) {
+            first[n] = w;
+            count[n++] = 0;
+            weight = 0;
+        }
+        count[n - 1]++;
+        weight += x;
+    }
+    return n;
+}
+
+void cw_start_poll(struct cw_group *g, int64_t now)
 {
     struct cw *cw = g->cw;
     const struct bt_config *cfg = cw->ctx->cfg;
     int back = bt_cloudwatch_backfill_minutes(now, cw->ctx->mode, cfg->history_minutes);
-    for (int i = 0; i < g->ag->nroutes; i++)
-        cw->err[g->ag->routes[i]][0] = '\0';
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        bt_strlcpy(cw->err[r], cw->nodata[r], sizeof cw->err[r]);
+    }
     g->poll_now = now;
     g->poll_end = cw->ctx->window_to ? cw->ctx->window_to : bt_cloudwatch_end(now);
     build_wire(g, detail_due(g, now));
     if (g->detail_now)
         g->detail_at = now;
     /* per-minute queries and one-day sums go in separate requests: one StartTime each */
-    int nmin = bt_cloudwatch_nrequests(g->nwire_min);
+    int *first = bt_xcalloc((size_t)g->nwire + 2, sizeof *first);
+    int *count = bt_xcalloc((size_t)g->nwire + 2, sizeof *count);
+    int nmin = chunk_ranges(g, 0, g->nwire_min, first, count);
     /* in the first minute of the day there is no whole minute to sum yet */
-    int nday = now % 86400 >= 60 ? bt_cloudwatch_nrequests(g->nwire - g->nwire_min) : 0;
+    int nday = now % 86400 >= 60 ? chunk_ranges(g, g->nwire_min, g->nwire, first + nmin, count + nmin)
+                                 : 0;
     g->nchunks = nmin + nday;
     free(g->chunks);
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
     for (int k = 0; k < g->nchunks; k++) {
         struct cw_chunk *c = &g->chunks[k];
         bool day = k >= nmin;
-        int base = day ? g->nwire_min : 0, end = day ? g->nwire : g->nwire_min;
         c->g = g;
-        c->first = base + (day ? k - nmin : k) * BT_CW_MAX_QUERIES;
-        c->count = end - c->first < BT_CW_MAX_QUERIES ? end - c->first : BT_CW_MAX_QUERIES;
+        c->first = first[k];
+        c->count = count[k];
         if (day) {
             c->start = now - (now % 86400); /* UTC midnight: one datapoint per query */
             continue;
@@ -472,139 +448,16 @@ static void start_poll(struct cw_group *g, int64_t now)
             }
         }
     }
-    if (g->nchunks == 0)
+    free(first);
+    free(count);
+    if (g->nchunks == 0) {
+        finish_poll(g); /* nothing to ask: every route says why */
         return;
+    }
     g->polling = true;
     g->outstanding = g->nchunks;
     for (int k = 0; k < g->nchunks; k++)
         submit_page(&g->chunks[k]);
-}
-
-/* --- ListMetrics: which cache-metric spelling exists --- */
-
-static void on_metric(void *arg, const char *metric, const char *model, const char *account)
-{
-    struct cw_group *g = arg;
-    struct cw *cw = g->cw;
-    unsigned bit = strcmp(metric, bt_signal_info[BT_SIG_CACHE_READ].metric) == 0 ? SEEN_READ
-                   : strcmp(metric, ALT_READ) == 0                               ? SEEN_READ_ALT
-                   : strcmp(metric, bt_signal_info[BT_SIG_CACHE_WRITE].metric) == 0 ? SEEN_WRITE
-                   : strcmp(metric, ALT_WRITE) == 0 ? SEEN_WRITE_ALT
-                   : strcmp(metric, "LegacyModelInvocations") == 0 ? SEEN_LEGACY
-                                                                   : 0;
-    if (!bit)
-        return;
-    for (int i = 0; i < g->ag->nroutes; i++) {
-        int r = g->ag->routes[i];
-        const struct bt_route *rt = &cw->ctx->cfg->routes[r];
-        /* a route of a source account takes only that account's metrics */
-        if (strcmp(rt->model, model) == 0 && (!rt->account[0] || !account ||
-                                              strcmp(rt->account, account) == 0))
-            cw->seen[r] |= bit;
-    }
-}
-
-/* ListMetrics lists LegacyModelInvocations for the route's model: an event, so a
- * replay shows LEGACY_MODEL where the live screen did. */
-static void legacy_event(struct cw *cw, int r)
-{
-    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
-                          .source = BT_SRC_CLOUDWATCH};
-    bt_strlcpy(ev.code, BT_EVCODE_LEGACY_MODEL, sizeof ev.code);
-    snprintf(ev.text, sizeof ev.text, "ListMetrics lists LegacyModelInvocations for %s",
-             cw->ctx->cfg->routes[r].model);
-    if (cw->ctx->store)
-        bt_model_event(cw->ctx->store, cw->ctx->cfg->routes, &ev);
-    else
-        cw->ctx->cfg->routes[r].legacy_seen = true;
-}
-
-static void list_finish(struct cw_group *g, bool ok)
-{
-    struct cw *cw = g->cw;
-    free(g->list_token);
-    g->list_token = NULL;
-    g->listing = false;
-    g->listed = true;
-    g->listed_at = ok ? g->poll_now : g->poll_now - LIST_EVERY + LIST_RETRY;
-    if (ok) {
-        for (int i = 0; i < g->ag->nroutes; i++) {
-            int r = g->ag->routes[i];
-            /* the table's spelling unless only the other one exists */
-            cw->spell[r].cache_read =
-                (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
-            cw->spell[r].cache_write =
-                (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
-            if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
-                legacy_event(cw, r);
-        }
-    }
-    build_queries(g);
-    start_poll(g, g->poll_now);
-}
-
-static void submit_list(struct cw_group *g);
-
-static void list_done(void *arg, const struct bt_http_resp *resp)
-{
-    struct cw_group *g = arg;
-    char why[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
-        if (g->cw->ctx->verbose)
-            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, why);
-        list_finish(g, false);
-        return;
-    }
-    char *token = NULL;
-    char err[160];
-    if (!bt_cloudwatch_parse_list(resp->body, resp->body_len, on_metric, g, &token, err,
-                                  sizeof err)) {
-        if (g->cw->ctx->verbose)
-            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, err);
-        list_finish(g, false);
-        return;
-    }
-    if (!token || ++g->list_pages >= MAX_PAGES ||
-        (g->list_token && strcmp(g->list_token, token) == 0)) {
-        free(token);
-        list_finish(g, true);
-        return;
-    }
-    free(g->list_token);
-    g->list_token = token;
-    submit_list(g);
-}
-
-/* ListMetrics reaches source accounts (IncludeLinkedAccounts) when a route names
- * one, and asks only that account (OwningAccount) when every route names the same. */
-static void submit_list(struct cw_group *g)
-{
-    const struct bt_route *routes = g->cw->ctx->cfg->routes;
-    const char *owner = NULL;
-    bool linked = false, one = true;
-    for (int i = 0; i < g->ag->nroutes; i++) {
-        const char *a = routes[g->ag->routes[i]].account;
-        linked = linked || a[0];
-        if (i == 0)
-            owner = a;
-        else if (strcmp(owner, a) != 0)
-            one = false;
-    }
-    struct bt_buf body = {0};
-    bt_cloudwatch_list_json(&body, g->list_token, linked, linked && one ? owner : NULL);
-    submit(g, "ListMetrics", &body, list_done, g);
-    bt_buf_free(&body);
-}
-
-static void start_list(struct cw_group *g, int64_t now)
-{
-    for (int i = 0; i < g->ag->nroutes; i++)
-        g->cw->seen[g->ag->routes[i]] = 0;
-    g->listing = true;
-    g->list_pages = 0;
-    g->poll_now = now;
-    submit_list(g);
 }
 
 /* --- the interface --- */
@@ -634,6 +487,9 @@ static void *cw_create(struct bt_ctx *ctx)
         cw->wire_of[i] = -1;
     cw->spell = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->spell);
     cw->seen = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->seen);
+    cw->sets = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->sets);
+    cw->listing = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->listing);
+    cw->nodata = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->nodata);
     cw->err = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->err);
     cw->group_of = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->group_of);
     for (int r = 0; r < cw->nroutes; r++)
@@ -645,9 +501,11 @@ static void *cw_create(struct bt_ctx *ctx)
         g->cw = cw;
         g->ag = &cw->ag.g[i];
         snprintf(g->label, sizeof g->label, "cloudwatch %s", g->ag->region[0] ? g->ag->region : "(no region)");
-        for (int k = 0; k < g->ag->nroutes; k++)
+        for (int k = 0; k < g->ag->nroutes; k++) {
             cw->group_of[g->ag->routes[k]] = i;
-        build_queries(g);
+            g->has_mantle = g->has_mantle || ctx->cfg->routes[g->ag->routes[k]].endpoint == BT_EP_MANTLE;
+        }
+        cw_build_queries(g);
     }
     return cw;
 }
@@ -671,15 +529,20 @@ static void cw_tick(void *self, int64_t now)
             continue;
         }
         if (cw->ctx->mode == BT_MODE_ONCE) {
-            /* one round trip: no ListMetrics, both cache spellings asked at once */
+            /* one round trip: no ListMetrics for AWS/Bedrock, both cache spellings
+             * asked at once; mantle's dimension sets must be listed first */
             for (int k = 0; k < g->ag->nroutes; k++)
                 cw->spell[g->ag->routes[k]].both = true;
-            build_queries(g);
-            start_poll(g, now);
+            if (g->has_mantle) {
+                cw_start_list(g, now, 1);
+            } else {
+                cw_build_queries(g);
+                cw_start_poll(g, now);
+            }
         } else if (!g->listed || now - g->listed_at >= LIST_EVERY) {
-            start_list(g, now);
+            cw_start_list(g, now, 0);
         } else {
-            start_poll(g, now);
+            cw_start_poll(g, now);
         }
     }
     cw->next = next_poll(cw, now);
@@ -729,6 +592,9 @@ static void cw_destroy(void *self)
     free(cw->wire_of);
     free(cw->spell);
     free(cw->seen);
+    free(cw->sets);
+    free(cw->listing);
+    free(cw->nodata);
     free(cw->err);
     free(cw->group_of);
     free(cw);

@@ -117,6 +117,46 @@ static void dim_json(struct bt_buf *out, const char *name, const char *value, bo
     bt_buf_putc(out, '}');
 }
 
+int bt_cloudwatch_query_weight(const struct bt_cw_query *q)
+{
+    return q->nsum > 1 ? q->nsum + 1 : 1;
+}
+
+const char *bt_cw_dim(const struct bt_cw_dimset *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (!strcmp(d->name[i], name))
+            return d->value[i];
+    return NULL;
+}
+
+/* One MetricStat entry: id, the metric under the dimension set, visible or not. */
+static void stat_json(struct bt_buf *out, const struct bt_route *rt, const struct bt_cw_query *q,
+                      const char *id, const struct bt_cw_dimset *set, bool visible, bool first)
+{
+    bt_buf_printf(out, "%s{\"Id\":\"%s\",\"MetricStat\":{\"Metric\":{\"Namespace\":",
+                  first ? "" : ",", id);
+    bt_buf_json_str(out, q->ns);
+    bt_buf_puts(out, ",\"MetricName\":");
+    bt_buf_json_str(out, q->metric);
+    bt_buf_puts(out, ",\"Dimensions\":[");
+    if (set) {
+        for (int d = 0; d < set->n; d++)
+            dim_json(out, set->name[d], set->value[d], d == 0);
+    } else {
+        dim_json(out, strcmp(q->ns, NS_MANTLE) == 0 ? "Model" : "ModelId", rt->model, true);
+    }
+    bt_buf_printf(out, "]},\"Period\":%d,\"Stat\":", q->period ? q->period : BT_CW_PERIOD);
+    bt_buf_json_str(out, q->stat);
+    bt_buf_printf(out, "},\"ReturnData\":%s", visible ? "true" : "false");
+    /* cross-account observability: the source account the metric lives in */
+    if (rt->account[0]) {
+        bt_buf_puts(out, ",\"AccountId\":");
+        bt_buf_json_str(out, rt->account);
+    }
+    bt_buf_putc(out, '}');
+}
+
 void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *routes,
                                 const struct bt_cw_query *q, int nq, int64_t start,
                                 int64_t end, const char *next_token)
@@ -129,24 +169,21 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
         bt_cloudwatch_query_id(q[i].route, q[i].signal, id, sizeof id);
         if (q[i].alt)
             bt_strlcpy(id + strlen(id), "_a", sizeof id - strlen(id));
-        bt_buf_printf(out, "%s{\"Id\":\"%s\",\"MetricStat\":{\"Metric\":{\"Namespace\":",
-                      i ? "," : "", id);
-        bt_buf_json_str(out, q[i].ns);
-        bt_buf_puts(out, ",\"MetricName\":");
-        bt_buf_json_str(out, q[i].metric);
-        bt_buf_puts(out, ",\"Dimensions\":[");
-        /* mantle: AWS publishes per Model and per Project, never per pair, so a
-         * route's figures are asked by Model alone (the quota is per model too) */
-        dim_json(out, strcmp(q[i].ns, NS_MANTLE) == 0 ? "Model" : "ModelId", rt->model, true);
-        bt_buf_printf(out, "]},\"Period\":%d,\"Stat\":", q[i].period ? q[i].period : BT_CW_PERIOD);
-        bt_buf_json_str(out, q[i].stat);
-        bt_buf_puts(out, "},\"ReturnData\":true");
-        /* cross-account observability: the source account the metric lives in */
-        if (rt->account[0]) {
-            bt_buf_puts(out, ",\"AccountId\":");
-            bt_buf_json_str(out, rt->account);
+        if (q[i].nsum <= 1) {
+            /* one series: asked directly, under its listed dimension set if any */
+            stat_json(out, rt, &q[i], id, q[i].nsum ? &q[i].sum[0] : NULL, true, i == 0);
+            continue;
         }
-        bt_buf_putc(out, '}');
+        /* the series as listed, hidden, and their sum under the figure's Id */
+        char sid[40];
+        for (int k = 0; k < q[i].nsum; k++) {
+            snprintf(sid, sizeof sid, "%s_p%d", id, k);
+            stat_json(out, rt, &q[i], sid, &q[i].sum[k], false, i == 0 && k == 0);
+        }
+        bt_buf_printf(out, ",{\"Id\":\"%s\",\"Expression\":\"SUM([", id);
+        for (int k = 0; k < q[i].nsum; k++)
+            bt_buf_printf(out, "%s%s_p%d", k ? "," : "", id, k);
+        bt_buf_puts(out, "])\",\"ReturnData\":true}");
     }
     /* oldest first so appended pages extend series in time order */
     bt_buf_printf(out, "],\"StartTime\":%lld,\"EndTime\":%lld,\"ScanBy\":\"TimestampAscending\"",
@@ -161,11 +198,17 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
 void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool linked,
                              const char *owning_account)
 {
+    bt_cloudwatch_list_json_ns(out, NS_RUNTIME, "ModelId", next_token, linked, owning_account);
+}
+
+void bt_cloudwatch_list_json_ns(struct bt_buf *out, const char *ns, const char *dim,
+                                const char *next_token, bool linked, const char *owning_account)
+{
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "Namespace", NS_RUNTIME);
+    cJSON_AddStringToObject(root, "Namespace", ns);
     cJSON *dims = cJSON_AddArrayToObject(root, "Dimensions");
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddStringToObject(d, "Name", "ModelId");
+    cJSON_AddStringToObject(d, "Name", dim);
     cJSON_AddItemToArray(dims, d);
     if (linked)
         cJSON_AddBoolToObject(root, "IncludeLinkedAccounts", true);
@@ -317,10 +360,9 @@ out:
     return ok;
 }
 
-bool bt_cloudwatch_parse_list(const char *body, size_t len,
-                              void (*fn)(void *arg, const char *metric, const char *model_id,
-                                         const char *account),
-                              void *arg, char **next_token, char *err, size_t errlen)
+bool bt_cloudwatch_parse_list_sets(const char *body, size_t len,
+                                   void (*fn)(void *arg, const struct bt_cw_listed *m), void *arg,
+                                   char **next_token, char *err, size_t errlen)
 {
     *next_token = NULL;
     cJSON *root = parse_body(body, len, err, errlen);
@@ -341,23 +383,59 @@ bool bt_cloudwatch_parse_list(const char *body, size_t len,
     const cJSON *owner = cJSON_IsArray(owners) ? owners->child : NULL;
     const cJSON *m;
     cJSON_ArrayForEach(m, metrics) {
-        const char *account = cJSON_IsString(owner) ? owner->valuestring : NULL;
+        struct bt_cw_listed l;
+        memset(&l, 0, sizeof l);
+        l.account = cJSON_IsString(owner) ? owner->valuestring : NULL;
         owner = owner ? owner->next : NULL;
-        const char *name = str_or(m, "MetricName", NULL);
+        l.ns = str_or(m, "Namespace", "");
+        l.metric = str_or(m, "MetricName", NULL);
         const cJSON *dims = cJSON_GetObjectItemCaseSensitive(m, "Dimensions");
         const cJSON *d;
-        if (!name || !cJSON_IsArray(dims))
+        if (!l.metric || !cJSON_IsArray(dims))
             continue;
+        bool bad = false;
         cJSON_ArrayForEach(d, dims) {
-            const char *dn = str_or(d, "Name", "");
+            const char *dn = str_or(d, "Name", NULL);
             const char *dv = str_or(d, "Value", NULL);
-            /* bounded: a model ID longer than a route holds is not ours */
-            if (strcmp(dn, "ModelId") == 0 && dv && *dv && strlen(dv) < 192)
-                fn(arg, name, dv, account);
+            /* bounded: a value longer than a route holds is not ours */
+            if (!dn || !dv || !*dv || strlen(dv) >= 192 || strlen(dn) >= 64) {
+                bad = true;
+                break;
+            }
+            if (l.dims.n == BT_CW_MAX_DIMS) {
+                l.more_dims = true;
+                continue;
+            }
+            l.dims.name[l.dims.n] = dn;
+            l.dims.value[l.dims.n++] = dv;
         }
+        if (!bad)
+            fn(arg, &l);
     }
     cJSON_Delete(root);
     return true;
+}
+
+struct by_model {
+    void (*fn)(void *arg, const char *metric, const char *model_id, const char *account);
+    void *arg;
+};
+
+static void model_of(void *arg, const struct bt_cw_listed *m)
+{
+    const struct by_model *b = arg;
+    const char *v = bt_cw_dim(&m->dims, "ModelId");
+    if (v)
+        b->fn(b->arg, m->metric, v, m->account);
+}
+
+bool bt_cloudwatch_parse_list(const char *body, size_t len,
+                              void (*fn)(void *arg, const char *metric, const char *model_id,
+                                         const char *account),
+                              void *arg, char **next_token, char *err, size_t errlen)
+{
+    struct by_model b = {fn, arg};
+    return bt_cloudwatch_parse_list_sets(body, len, model_of, &b, next_token, err, errlen);
 }
 
 /* ---- the settled-minute window ------------------------------------------ */

@@ -99,7 +99,9 @@ Known behaviour of the real APIs that is reproduced
   default) or oldest first (TimestampAscending); Period > 60 aggregates the per-minute
   values (Sum/SampleCount: sum, Average: mean, Maximum/Minimum, pNN: max) on period
   boundaries; unknown metrics give empty Timestamps/Values with StatusCode Complete;
-  timestamps are epoch seconds (JSON 1.0). Bad NextToken: 400 InvalidNextToken /
+  timestamps are epoch seconds (JSON 1.0); metric math "SUM([id,...])" over MetricStat
+  queries of the same request (ReturnData false ones included) sums the series present
+  at each timestamp. Bad NextToken: 400 InvalidNextToken /
   InvalidPaginationTokenException.
 
 Log lines (--log): one JSON object per request, written after the answer:
@@ -469,18 +471,14 @@ def op_get_metric_data(sc, req):
     ascending = req.get("ScanBy", "TimestampDescending") == "TimestampAscending"
     chunks = []   # one entry per (Id, page part)
     ids = set()
+    stat_points = {}   # Id -> {t: value}, every MetricStat (ReturnData false ones too)
     for q in queries:
         qid = q.get("Id")
         if not isinstance(qid, str) or not re.match(r"^[a-z][a-zA-Z0-9_]*$", qid) or qid in ids:
             raise ApiError(400, "ValidationError", "Invalid or duplicate Id: %r" % (qid,))
         ids.add(qid)
-        if q.get("ReturnData") is False:
-            continue
         ms = q.get("MetricStat")
         if ms is None:
-            chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
-                           "StatusCode": "InternalError",
-                           "Messages": [{"Code": "Unsupported", "Value": "metric math is not faked"}]})
             continue
         m = ms.get("Metric", {})
         period = int(ms.get("Period", 60))
@@ -495,9 +493,35 @@ def op_get_metric_data(sc, req):
             for t, v in sc.minute_values(s).items():
                 if start <= t < end:
                     buckets.setdefault(t // period * period, []).append(v)
-        ts = sorted(buckets, reverse=not ascending)
-        points = [(t, aggregate(buckets[t], ms.get("Stat"))) for t in ts]
-        label = q.get("Label", m.get("MetricName"))
+        stat_points[qid] = {t: aggregate(buckets[t], ms.get("Stat")) for t in buckets}
+    for q in queries:
+        qid = q.get("Id")
+        if q.get("ReturnData") is False:
+            continue
+        ms = q.get("MetricStat")
+        if ms is None:
+            # metric math: SUM([id, id, ...]) over MetricStat Ids of this request, as
+            # CloudWatch sums the series present at each timestamp
+            expr = q.get("Expression", "")
+            mm = re.match(r"^SUM\(\[([a-z][a-zA-Z0-9_]*(?:,[a-z][a-zA-Z0-9_]*)*)\]\)$", expr or "")
+            if not mm or any(x not in stat_points for x in mm.group(1).split(",")):
+                chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+                               "StatusCode": "InternalError",
+                               "Messages": [{"Code": "Unsupported", "Value": "only SUM([ids]) is faked"}]})
+                continue
+            total = {}
+            for x in mm.group(1).split(","):
+                for t, v in stat_points[x].items():
+                    total[t] = total.get(t, 0.0) + v
+            ts = sorted(total, reverse=not ascending)
+            points = [(t, total[t]) for t in ts]
+            label = q.get("Label", qid)
+        else:
+            m = ms.get("Metric", {})
+            pts = stat_points[qid]
+            ts = sorted(pts, reverse=not ascending)
+            points = [(t, pts[t]) for t in ts]
+            label = q.get("Label", m.get("MetricName"))
         per = sc.dp_per_page if sc.dp_per_page > 0 else max(len(points), 1)
         parts = [points[i:i + per] for i in range(0, len(points), per)] or [[]]
         for i, part in enumerate(parts):
