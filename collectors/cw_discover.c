@@ -1,5 +1,10 @@
-/* Route discovery: with no routes configured, ListMetrics in AWS/Bedrock and
- * AWS/BedrockMantle for the Region, one route per ModelId (Model on mantle). */
+/* Route discovery: with no routes configured, ListMetrics in AWS/Bedrock (every
+ * ModelId) and AWS/BedrockMantle (every Model) for the Region, one route each:
+ * on-demand, cross-Region and global IDs, "+latency-optimized" IDs
+ * (latency-optimized), provisioned-model ARNs (provisioned), an application
+ * profile once (its ARN and its bare ID are one route), mantle models (endpoint
+ * mantle). ListInferenceProfiles first, where allowed, teaches the cross-Region
+ * prefixes (core/model.h keeps the one list). */
 #include "collectors/cloudwatch.h"
 
 #include <stdio.h>
@@ -8,63 +13,118 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/cw_int.h"
+#include "collectors/infprofile.h"
 #include "net/http.h"
 
-/* --- route discovery --- */
+#define MAX_DISCOVER 200
+
+enum { STEP_PROFILES, STEP_RUNTIME, STEP_MANTLE, STEP_DONE };
+
+struct found_model {
+    char id[192];
+    bool mantle, legacy;
+};
 
 struct discover {
     struct bt_ctx *ctx;
     struct bt_awsgroup_provider prov;
     char region[32];
-    char url[512];
+    char url[512], bedrock[512];
+    int step;
     char *token;
     int pages;
-    bool done, ok;
+    bool failed;
     char err[1536];           /* whole: a credentials message lists every source tried */
-    char (*models)[192];
+    char note[256];           /* ListInferenceProfiles refused: the built-in prefixes used */
+    struct found_model *models;
     int nmodels;
 };
 
-#define MAX_DISCOVER 200
+static struct found_model *found(struct discover *d, const char *id, bool mantle)
+{
+    for (int i = 0; i < d->nmodels; i++)
+        if (d->models[i].mantle == mantle && strcmp(d->models[i].id, id) == 0)
+            return &d->models[i];
+    if (d->nmodels >= MAX_DISCOVER || strlen(id) >= sizeof d->models[0].id)
+        return NULL;
+    struct found_model *m = &d->models[d->nmodels++];
+    bt_strlcpy(m->id, id, sizeof m->id);
+    m->mantle = mantle;
+    return m;
+}
 
-static void on_discovered(void *arg, const char *metric, const char *model, const char *account)
+static void on_listed(void *arg, const struct bt_cw_listed *l)
 {
     struct discover *d = arg;
     const char *want = d->ctx->cfg->account;
-    (void)metric;
-    if (want[0] && account && strcmp(account, want) != 0)
+    if (want[0] && l->account && strcmp(l->account, want) != 0)
         return; /* another source account's model */
-    for (int i = 0; i < d->nmodels; i++)
-        if (strcmp(d->models[i], model) == 0)
-            return;
-    if (d->nmodels < MAX_DISCOVER)
-        bt_strlcpy(d->models[d->nmodels++], model, sizeof d->models[0]);
+    bool mantle = d->step == STEP_MANTLE;
+    const char *id = bt_cw_dim(&l->dims, mantle ? "Model" : "ModelId");
+    struct found_model *m = id ? found(d, id, mantle) : NULL;
+    if (m && !mantle && strcmp(l->metric, "LegacyModelInvocations") == 0)
+        m->legacy = true;
+}
+
+static void on_profile(void *arg, const char *profile_id)
+{
+    (void)arg;
+    bt_profile_prefix_learn(profile_id);
 }
 
 static void discover_submit(struct discover *d);
 
+static void next_step(struct discover *d)
+{
+    free(d->token);
+    d->token = NULL;
+    d->pages = 0;
+    d->step++;
+    if (d->step < STEP_DONE)
+        discover_submit(d);
+}
+
 static void discover_done(void *arg, const struct bt_http_resp *resp)
 {
     struct discover *d = arg;
+    const char *op = d->step == STEP_PROFILES ? "ListInferenceProfiles" : "ListMetrics";
+    char why[1280], err[160];
     if (resp->status != 200) {
-        char why[1280];
         bt_awsgroup_describe(resp, why, sizeof why);
-        snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s", d->region, why);
-        d->done = true;
+        if (d->step == STEP_PROFILES) {
+            /* not allowed (or not there): the built-in list of prefixes stands */
+            snprintf(d->note, sizeof d->note,
+                     "ListInferenceProfiles: %.160s; the built-in cross-Region prefixes are used", why);
+            next_step(d);
+            return;
+        }
+        snprintf(d->err, sizeof d->err, "route discovery (%s %s %s): %s", op,
+                 d->step == STEP_MANTLE ? "AWS/BedrockMantle" : "AWS/Bedrock", d->region, why);
+        d->failed = true;
+        d->step = STEP_DONE;
         return;
     }
     char *token = NULL;
-    char err[160];
-    if (!bt_cloudwatch_parse_list(resp->body, resp->body_len, on_discovered, d, &token, err,
-                                  sizeof err)) {
-        snprintf(d->err, sizeof d->err, "route discovery (ListMetrics %s): %s (%s)", d->region,
-                 err, resp->url ? resp->url : "");
-        d->done = true;
+    bool ok = d->step == STEP_PROFILES
+                  ? bt_infprofile_parse_list(resp->body, resp->body_len, on_profile, d, &token, err,
+                                             sizeof err)
+                  : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_listed, d, &token,
+                                                  err, sizeof err);
+    if (!ok) {
+        if (d->step == STEP_PROFILES) {
+            snprintf(d->note, sizeof d->note, "ListInferenceProfiles: %s", err);
+            next_step(d);
+            return;
+        }
+        snprintf(d->err, sizeof d->err, "route discovery (%s %s): %s (%s)", op, d->region, err,
+                 resp->url ? resp->url : "");
+        d->failed = true;
+        d->step = STEP_DONE;
         return;
     }
     if (!token || ++d->pages >= MAX_PAGES || (d->token && strcmp(d->token, token) == 0)) {
         free(token);
-        d->ok = d->done = true;
+        next_step(d);
         return;
     }
     free(d->token);
@@ -74,10 +134,32 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
 
 static void discover_submit(struct discover *d)
 {
+    char label[96], url[1200];
+    if (d->step == STEP_PROFILES) {
+        /* REST-JSON GET; the system-defined profiles carry the prefixes */
+        char tok[1024] = "";
+        for (size_t i = 0, o = 0; d->token && d->token[i] && o + 4 < sizeof tok; i++) {
+            unsigned char c = (unsigned char)d->token[i];
+            bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~';
+            o += (size_t)snprintf(tok + o, sizeof tok - o, plain ? "%c" : "%%%02X", c);
+        }
+        snprintf(url, sizeof url, "%s/inference-profiles?maxResults=100%s%s&type=SYSTEM_DEFINED",
+                 d->bedrock, tok[0] ? "&nextToken=" : "", tok);
+        snprintf(label, sizeof label, "bedrock %s ListInferenceProfiles", d->region);
+        struct bt_http_req req = {
+            .policy = &bt_aws_policy,
+            .method = "GET", .url = url, .service = "bedrock", .region = d->region,
+            .creds = &d->prov.p, .label = label, .timeout = bt_awsgroup_timeout(),
+        };
+        bt_http_submit(d->ctx->http, &req, discover_done, d);
+        return;
+    }
     struct bt_buf body = {0};
     const char *acct = d->ctx->cfg->account;
-    bt_cloudwatch_list_json(&body, d->token, acct[0] != '\0', acct);
-    char label[96];
+    bool mantle = d->step == STEP_MANTLE;
+    bt_cloudwatch_list_json_ns(&body, mantle ? NS_MANTLE : NS_RUNTIME, mantle ? "Model" : "ModelId",
+                               d->token, acct[0] != '\0', acct);
     snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
@@ -88,6 +170,42 @@ static void discover_submit(struct discover *d)
     };
     bt_http_submit(d->ctx->http, &req, discover_done, d);
     bt_buf_free(&body);
+}
+
+/* An application profile listed under its ARN and under its bare ID: one route (its
+ * CloudWatch figures sum both forms, collectors/cw_sets.c). */
+static bool profile_alias(const struct discover *d, const struct found_model *m)
+{
+    if (m->mantle || strchr(m->id, '.') || strchr(m->id, ':'))
+        return false;
+    for (int i = 0; i < d->nmodels; i++) {
+        const char *a = d->models[i].id;
+        const char *slash = strrchr(a, '/');
+        if (bt_infprofile_is_arn(a) && slash && strcmp(slash + 1, m->id) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void add_route(struct bt_config *cfg, const struct discover *d, const struct found_model *m)
+{
+    char name[64], unique[64];
+    bt_cloudwatch_short_name(m->id, name, sizeof name);
+    if (m->mantle) {
+        char n2[64];
+        snprintf(n2, sizeof n2, "mantle.%.50s", name);
+        bt_strlcpy(name, n2, sizeof name);
+    }
+    bt_strlcpy(unique, name, sizeof unique);
+    for (int k = 2; bt_config_find_route(cfg, unique) >= 0; k++)
+        snprintf(unique, sizeof unique, "%.56s-%d", name, k);
+    int r = bt_config_add_route(cfg, unique);
+    struct bt_route *rt = &cfg->routes[r];
+    bt_strlcpy(rt->model, m->id, sizeof rt->model);
+    bt_strlcpy(rt->region, d->region, sizeof rt->region);
+    rt->endpoint = m->mantle ? BT_EP_MANTLE : BT_EP_RUNTIME;
+    rt->inference = m->mantle ? BT_INF_ON_DEMAND : bt_inference_from_model(rt->model);
+    rt->legacy_seen = m->legacy;
 }
 
 int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
@@ -116,31 +234,29 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
         bt_awsgroup_provider_free(&d.prov);
         return -1;
     }
+    /* no control-plane endpoint: the built-in prefixes, straight to ListMetrics */
+    d.step = bt_aws_endpoint(&d.prov.opts, "bedrock", d.region, d.bedrock, sizeof d.bedrock) == 0
+                 ? STEP_PROFILES
+                 : STEP_RUNTIME;
     d.models = bt_xcalloc(MAX_DISCOVER, sizeof *d.models);
     discover_submit(&d);
     /* startup, before the dashboard: wait here; http bounds every attempt */
-    while (!d.done && bt_http_pending(ctx->http) > 0)
+    while (d.step < STEP_DONE && bt_http_pending(ctx->http) > 0)
         if (bt_http_poll(ctx->http, 1000, -1, NULL) < 0)
             break;
     int added = -1;
-    if (!d.done) {
+    if (d.step < STEP_DONE) {
         snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
-    } else if (!d.ok) {
+    } else if (d.failed) {
         snprintf(err, errlen, "%s", d.err);
     } else {
+        if (d.note[0] && ctx->verbose)
+            fprintf(stderr, "bedtop: %s\n", d.note);
         added = 0;
         for (int i = 0; i < d.nmodels; i++) {
-            char name[64], unique[64];
-            bt_cloudwatch_short_name(d.models[i], name, sizeof name);
-            bt_strlcpy(unique, name, sizeof unique);
-            for (int k = 2; bt_config_find_route(cfg, unique) >= 0; k++)
-                snprintf(unique, sizeof unique, "%.56s-%d", name, k);
-            int r = bt_config_add_route(cfg, unique);
-            struct bt_route *rt = &cfg->routes[r];
-            bt_strlcpy(rt->model, d.models[i], sizeof rt->model);
-            bt_strlcpy(rt->region, d.region, sizeof rt->region);
-            rt->endpoint = BT_EP_RUNTIME;
-            rt->inference = bt_inference_from_model(rt->model);
+            if (profile_alias(&d, &d.models[i]))
+                continue;
+            add_route(cfg, &d, &d.models[i]);
             added++;
         }
     }

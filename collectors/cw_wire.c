@@ -484,6 +484,22 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
 
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n)
 {
+    /* ARNs: what they are and their ID (provisioned-abc123, profile-a1b2c3) */
+    const char *slash = strrchr(model_id, '/');
+    if (strncmp(model_id, "arn:", 4) == 0 && slash && slash[1]) {
+        snprintf(out, n, "%s-%.40s",
+                 strstr(model_id, ":provisioned-model/") ? "provisioned" : "profile", slash + 1);
+        return;
+    }
+    static const char lo[] = "+latency-optimized";
+    size_t idl = strlen(model_id);
+    if (idl > sizeof lo - 1 && strcmp(model_id + idl - (sizeof lo - 1), lo) == 0) {
+        char base[192], name[64];
+        snprintf(base, sizeof base, "%.*s", (int)(idl - (sizeof lo - 1)), model_id);
+        bt_cloudwatch_short_name(base, name, sizeof name);
+        snprintf(out, n, "%.50s-latency", name);
+        return;
+    }
     char prefix[16] = "";
     const char *p = model_id;
     size_t pl = bt_profile_prefix_len(model_id);

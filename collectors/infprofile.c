@@ -233,3 +233,30 @@ void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, in
         unlink(tmp);
     free(text);
 }
+
+bool bt_infprofile_parse_list(const char *body, size_t len,
+                              void (*fn)(void *arg, const char *profile_id), void *arg,
+                              char **next_token, char *err, size_t errlen)
+{
+    *next_token = NULL;
+    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "inferenceProfileSummaries");
+    const cJSON *nt = cJSON_GetObjectItemCaseSensitive(root, "nextToken");
+    if (!cJSON_IsObject(root) || (list && !cJSON_IsArray(list)) ||
+        (nt && !cJSON_IsNull(nt) && !cJSON_IsString(nt)) ||
+        (cJSON_IsString(nt) && strlen(nt->valuestring) > 2048)) {
+        snprintf(err, errlen, "unexpected ListInferenceProfiles answer (%zu bytes)", len);
+        cJSON_Delete(root);
+        return false;
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach(p, list) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "inferenceProfileId");
+        if (cJSON_IsString(id) && strlen(id->valuestring) < 192)
+            fn(arg, id->valuestring);
+    }
+    if (cJSON_IsString(nt) && nt->valuestring[0])
+        *next_token = bt_xstrdup(nt->valuestring);
+    cJSON_Delete(root);
+    return true;
+}

@@ -41,4 +41,9 @@ bool bt_infprofile_parse(const char *body, size_t len, struct bt_infprofile *out
 bool bt_infprofile_cache_get(const char *arn, int64_t now, struct bt_infprofile *out,
                              int64_t *at);
 void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, int64_t at);
+/* A ListInferenceProfiles page ({"inferenceProfileSummaries": [{"inferenceProfileId":
+ * ...}], "nextToken"}): fn for every profile ID; *next_token gets a malloc'd token or NULL. */
+bool bt_infprofile_parse_list(const char *body, size_t len,
+                              void (*fn)(void *arg, const char *profile_id), void *arg,
+                              char **next_token, char *err, size_t errlen);
 #endif

@@ -81,12 +81,14 @@ static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
                           .source = BT_SRC_QUOTAS, .quota_kind = kind, .value = s->value,
                           .quota_source = (enum bt_quota_source)quota_source_of(bt_prom_label(s, "source"))};
     const char *code = bt_prom_label(s, "code"), *name = bt_prom_label(s, "name");
+    int mb = bt_quota_match_by_name(bt_prom_label(s, "matched_by"));
+    ev.matched_by = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
     bt_strlcpy(ev.code, code ? code : "", sizeof ev.code);
     bt_strlcpy(ev.text, name ? name : "", sizeof ev.text); /* BT_EV_QUOTA: the quota's name */
     /* every round reads the quotas again: only a change is an event (and a recorded line) */
     const struct bt_quota *q = &cfg->routes[r].quota[kind];
     if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code) &&
-        !strcmp(q->name, ev.text))
+        !strcmp(q->name, ev.text) && cfg->routes[r].quota_match[kind] == ev.matched_by)
         return;
     bt_model_event(st, cfg->routes, &ev);
 }

@@ -25,6 +25,9 @@ Protocols served (POST /, dispatched on X-Amz-Target)
     GET /inference-profiles/{inferenceProfileIdentifier}  (GetInferenceProfile; the ID or the
     URL-encoded ARN; the signature is checked with the non-S3 rule: the path as sent is
     URI-encoded once more in the canonical request)
+    GET /inference-profiles?maxResults=N&type=SYSTEM_DEFINED[&nextToken=T]  (ListInferenceProfiles:
+    the scenario's "system_profiles" IDs, default the us./eu./apac. Claude ones, paged by
+    maxResults; "list_profiles_error": {"status", "code", "message"} refuses it)
   Errors are JSON {"__type": ..., "message"/"Message": ...} as the real services send them;
   CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender; Bedrock errors carry
   x-amzn-ErrorType.
@@ -735,6 +738,37 @@ def profile_answer(sc, ident):
     raise ApiError(404, "ResourceNotFoundException", "The specified inference profile does not exist.")
 
 
+DEFAULT_SYSTEM_PROFILES = ["us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                           "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                           "apac.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                           "global.anthropic.claude-sonnet-4-5-20250929-v1:0"]
+
+
+def list_profiles(h, sc, entry, query):
+    """ListInferenceProfiles (system-defined): pages of inferenceProfileSummaries."""
+    err = sc.data.get("list_profiles_error")
+    if err:
+        return bedrock_error(h, entry, int(err.get("status", 403)), err.get("code", "AccessDeniedException"),
+                             err.get("message", "User is not authorized to perform: bedrock:ListInferenceProfiles"))
+    q = urllib.parse.parse_qs(query)
+    ids = sc.data.get("system_profiles", DEFAULT_SYSTEM_PROFILES)
+    try:
+        n = int(q.get("maxResults", ["100"])[0])
+        offset = int(q.get("nextToken", ["0"])[0])
+    except ValueError:
+        return bedrock_error(h, entry, 400, "ValidationException", "bad maxResults or nextToken")
+    if q.get("type", ["SYSTEM_DEFINED"])[0] != "SYSTEM_DEFINED":
+        ids = []
+    page = ids[offset:offset + n]
+    res = {"inferenceProfileSummaries": [
+        {"inferenceProfileName": i, "inferenceProfileArn": "arn:aws:bedrock:us-east-1:%s:inference-profile/%s" % (OWN_ACCOUNT, i),
+         "inferenceProfileId": i, "models": [], "status": "ACTIVE", "type": "SYSTEM_DEFINED"} for i in page]}
+    if offset + n < len(ids):
+        res["nextToken"] = str(offset + n)
+    entry["status"] = 200
+    h.send_raw(200, json.dumps(res).encode(), "bedrock")
+
+
 def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     """GET /inference-profiles/{id}, SigV4 service "bedrock", REST-JSON."""
     path, _, query = h.path.partition("?")
@@ -744,7 +778,8 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     entry["sig_error"] = code or ""
     if auth:
         entry["service"], entry["region"] = auth["service"], auth["region"]
-    rule = st.fault_for("GetInferenceProfile", n_op, n_all)
+    listing = path == "/inference-profiles"
+    rule = st.fault_for("ListInferenceProfiles" if listing else "GetInferenceProfile", n_op, n_all)
     if rule is not None:
         entry["fault"] = rule.get("action")
         if h.apply_fault(rule, entry, "bedrock"):
@@ -754,6 +789,8 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     if auth["service"] != "bedrock":
         return bedrock_error(h, entry, 403, "InvalidSignatureException",
                              "Credential should be scoped to correct service: 'bedrock'.")
+    if listing:
+        return list_profiles(h, sc, entry, query)
     ident = urllib.parse.unquote(path[len("/inference-profiles/"):])
     if h.command != "GET" or not ident or "/" in path[len("/inference-profiles/"):]:
         return bedrock_error(h, entry, 400, "ValidationException", "expected GET /inference-profiles/{id}")
@@ -844,6 +881,8 @@ class Handler(BaseHTTPRequestHandler):
         service, op = OPS.get(target, (None, target.rpartition(".")[2] or "?"))
         if self.path.startswith("/inference-profiles/"):
             service, op = "bedrock", "GetInferenceProfile"
+        elif self.path.startswith("/inference-profiles?") or self.path == "/inference-profiles":
+            service, op = "bedrock", "ListInferenceProfiles"
         n_all, n_op = st.count(op)
         entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
                  "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),
