@@ -98,8 +98,8 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
             next_step(d);
             return;
         }
-        snprintf(d->err, sizeof d->err, "route discovery (%s %s %s): %s", op,
-                 d->step == STEP_MANTLE ? "AWS/BedrockMantle" : "AWS/Bedrock", d->region, why);
+        snprintf(d->err, sizeof d->err, "route discovery (%s %s%s): %s", op,
+                 d->step == STEP_MANTLE ? "AWS/BedrockMantle " : "", d->region, why);
         d->failed = true;
         d->step = STEP_DONE;
         return;

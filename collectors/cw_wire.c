@@ -27,7 +27,7 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         if (si->source != BT_SRC_CLOUDWATCH)
             continue;
         const char *metric = mantle ? si->mantle : si->metric;
-        if (!metric || bt_signal_daily((enum bt_signal)s))
+        if (!metric || bt_signal_daily((enum bt_signal)s) || bt_signal_tier((enum bt_signal)s))
             continue;
         if (!mantle && sp && s == BT_SIG_CACHE_READ && sp->cache_read)
             metric = sp->cache_read;

@@ -20,14 +20,18 @@
  *   workers     10 workers x 4 parallel calls = 40 in flight against a tested 25
  *               from minute 4.
  *   agents      a bedrock-mantle route: input and output quotas apart; input
- *               demand grows 20-26.
+ *               demand grows 20-26; from 24 to 26 answers run long (6,500 output tokens
+ *               each): the output quota nears exhaustion, answers would be cut off.
  *   backfill    an offline backlog on online quota; its daily tokens cross 80%
  *               of the daily quota around minute 15.
- *   legacy      nothing but EstimatedTPMQuotaUsage; quota is a published default.
+ *   legacy      nothing but EstimatedTPMQuotaUsage; quota is a published default; its
+ *               published default of 95 requests a minute binds before the tokens do
+ *               (80 calls a minute: about 16% left on the rpm side, warn).
  *   experiments quota unknown; its Region's CloudWatch fails from 18 to 26; its
  *               config says burndown = 1 where AWS's estimate shows 5.
  *   triage-app  an application inference profile on triage's model: the two share
- *               one quota.
+ *               one quota; its CloudWatch queries are refused from 22 to 25, so
+ *               triage's group headroom is an upper bound (PARTIAL_GROUP).
  *   preview     a new model whose applied quota is 0 (access not granted yet):
  *               every call throttles.
  *   luna        a bedrock-mantle route whose quotas Service Quotas names "[bedrock-mantle
@@ -39,7 +43,7 @@
  *   fable       a mantle model with no published quota (internal capacity): information.
  *   reserved    a provisioned-model ARN: model-unit capacity, in no quota group.
  *   legacy      also: ListMetrics lists LegacyModelInvocations for it (LEGACY_MODEL).
- * Numbers follow the headroom contract version 2 (docs/headroom.md).
+ * Numbers follow the headroom contract version 3 (docs/headroom.md).
  */
 
 enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS,
@@ -111,11 +115,13 @@ static const struct demo_quota {
      "cross-region calls)", BT_QM_NAME},
     {R_LEGACY, BT_Q_TPM, 1000000, BT_QS_DEFAULT, "L-DEM00007",
      "On-demand model inference tokens per minute for Amazon Nova Lite", BT_QM_NAME},
+    {R_LEGACY, BT_Q_RPM, 95, BT_QS_DEFAULT, "L-DEM00009",
+     "On-demand model inference requests per minute for Amazon Nova Lite", BT_QM_NAME},
     {R_LUNA, BT_Q_INPUT_TPM, 30000000, BT_QS_SERVICE_QUOTAS, "L-DEM00010",
      "[bedrock-mantle endpoint] Input tokens per minute for GPT-5.6 Luna", BT_QM_NAME},
     {R_LUNA, BT_Q_OUTPUT_TPM, 6000000, BT_QS_SERVICE_QUOTAS, "L-DEM00011",
      "[bedrock-mantle endpoint] Output tokens per minute for GPT-5.6 Luna", BT_QM_NAME},
-    {R_OPUS48, BT_Q_TPM, 4000000, BT_QS_SERVICE_QUOTAS, "L-DEM00009",
+    {R_OPUS48, BT_Q_TPM, 4000000, BT_QS_SERVICE_QUOTAS, "L-DEM00012",
      "Cross-region model inference tokens per minute for Claude Opus 4.8", BT_QM_USAGE_METRIC},
     {R_FABLE, BT_Q_INPUT_TPM, NAN, BT_QS_UNKNOWN, "",
      BT_MANTLE_NO_QUOTA ": Service Quotas lists no bedrock-mantle input-tokens quota for "
@@ -124,6 +130,11 @@ static const struct demo_quota {
      BT_MANTLE_NO_QUOTA ": Service Quotas lists no bedrock-mantle output-tokens quota for "
      "anthropic.claude-fable-5-1; an increase goes through AWS Support", BT_QM_NONE},
 };
+
+/* seconds after a minute ends before the demo "publishes" it: the default
+ * cloudwatch_lag, so the evaluation frame (minute + 60 s + lag) settles each minute
+ * as it arrives */
+#define DEMO_CW_LAG 120
 
 void bt_demo_config(struct bt_config *cfg)
 {
@@ -227,7 +238,7 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         break;
     case R_AGENTS:
         inv = k >= 20 && k < 27 ? 520 : 400;
-        in_avg = 30000, out_avg = 800;
+        in_avg = 30000, out_avg = k >= 24 && k < 27 ? 6500 : 800;
         break;
     case R_BACKFILL:
         inv = k >= 5 ? 400 : 150;
@@ -347,7 +358,6 @@ static void adm_values(int r, int64_t t, struct adm_values *o)
     }
 }
 
-#define DEMO_CW_LAG 90  /* seconds after a minute ends before the demo "publishes" it */
 #define DEMO_ADM_STEP 15 /* seconds between simulated admission scrapes */
 #define DEMO_PREFILL (10 * 60) /* minutes of history before the first tick: since 00:00 */
 
@@ -382,16 +392,30 @@ static void event(struct demo *d, int64_t t, enum bt_event_type type, int r, enu
     bt_model_event(d->ctx->store, d->ctx->cfg->routes, &ev);
 }
 
-static bool experiments_failing(int64_t minute)
+/* Whose CloudWatch fails when (story minutes of the poll): experiments' Region times
+ * out 18-26; triage-app's queries are refused 22-25. */
+static bool cw_failing(int r, int64_t minute)
 {
     int k = story(minute);
-    return k >= 18 && k < 26;
+    if (r == R_EXPERIMENTS)
+        return k >= 18 && k < 26;
+    if (r == R_TRIAGE_APP)
+        return k >= 22 && k < 26;
+    return false;
+}
+
+static const char *cw_failure(int r)
+{
+    return r == R_EXPERIMENTS
+               ? "monitoring.eu-west-1: connection timed out after 10 s (3 attempts)"
+               : "GetMetricData: Forbidden for Invocations Sum (arn:aws:bedrock:us-east-1:"
+                 "123456789012:application-inference-profile/tri4ge0app1): AccessDenied";
 }
 
 static void publish_minute(struct demo *d, int64_t m, int64_t now)
 {
     for (int r = 0; r < R_N && r < d->ctx->cfg->nroutes; r++) {
-        if (r == R_EXPERIMENTS && experiments_failing(m + 60 + DEMO_CW_LAG))
+        if (cw_failing(r, m + 60 + DEMO_CW_LAG))
             continue;
         struct cw_minute cw;
         cw_values(r, m, &cw);
@@ -442,10 +466,12 @@ static void demo_tick(void *self, int64_t now)
     while (d->next_cw + 60 + DEMO_CW_LAG <= now) {
         int64_t arrival = d->next_cw + 60 + DEMO_CW_LAG;
         publish_minute(d, d->next_cw, arrival);
-        bool fail = experiments_failing(arrival);
-        if (fail)
-            event(d, arrival, BT_EV_ERROR, R_EXPERIMENTS, BT_SRC_CLOUDWATCH,
-                  "monitoring.eu-west-1: connection timed out after 10 s (3 attempts)");
+        bool fail = false;
+        for (int r = 0; r < R_N; r++)
+            if (cw_failing(r, arrival)) {
+                fail = true;
+                event(d, arrival, BT_EV_ERROR, r, BT_SRC_CLOUDWATCH, cw_failure(r));
+            }
         if (!fail) {
             /* one OK per poll for every route, like a successful GetMetricData; every
              * poll since start, however coarse the ticks (a loaded recorder) */
@@ -453,7 +479,7 @@ static void demo_tick(void *self, int64_t now)
                 event(d, arrival, BT_EV_OK, -1, BT_SRC_CLOUDWATCH, "demo poll");
         } else {
             for (int r = 0; r < R_N; r++)
-                if (r != R_EXPERIMENTS && arrival >= d->start - 180)
+                if (!cw_failing(r, arrival) && arrival >= d->start - 180)
                     event(d, arrival, BT_EV_OK, r, BT_SRC_CLOUDWATCH, "demo poll");
         }
         d->next_cw += 60;

@@ -305,7 +305,8 @@ static const char *const global_keys[] = {
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
-    "quota_tpd", "quota_input_tpm", "quota_output_tpm", "base_model", "account", "context", NULL};
+    "quota_tpd", "quota_input_tpm", "quota_output_tpm", "quota_reserved_input_tpm",
+    "quota_reserved_output_tpm", "quota_tpd_account", "base_model", "account", "context", NULL};
 
 /* Levenshtein distance, case-insensitive, bounded: keys are short. */
 static int edit_distance(const char *a, const char *b)
@@ -555,6 +556,12 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return quota_key(p, r, BT_Q_INPUT_TPM, k, v);
     if (!strcmp(k, "quota_output_tpm"))
         return quota_key(p, r, BT_Q_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_input_tpm"))
+        return quota_key(p, r, BT_Q_RES_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_output_tpm"))
+        return quota_key(p, r, BT_Q_RES_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_tpd_account"))
+        return quota_key(p, r, BT_Q_TPD_ACCOUNT, k, v);
     char where[80];
     snprintf(where, sizeof where, "route %s", r->name);
     return unknown_key(p, k, where, route_keys);

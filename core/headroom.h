@@ -1,5 +1,7 @@
-/* Reservation-aware headroom per route and quota group, contract version 2
- * (docs/headroom.md, man 7 bedtop-headroom), and the warning rules, table-driven. */
+/* Reservation-aware headroom per route and quota group, contract version 3
+ * (DESIGN.md, docs/headroom.md): one evaluation frame per quota group, every figure
+ * with a quality, one function per side and one rule for the side that binds; the
+ * warning rules, table-driven (core/rules.c). */
 #ifndef BEDTOP_HEADROOM_H
 #define BEDTOP_HEADROOM_H
 #include "core/config.h"
@@ -25,6 +27,8 @@ enum bt_status bt_status_worse(enum bt_status a, enum bt_status b);
     X(NO_QUOTA)                         \
     X(SHARED_QUOTA)                     \
     X(BURNDOWN_MISMATCH)                \
+    X(PARTIAL_GROUP)                    \
+    X(OUTPUT_CUTOFF)                    \
     X(LEGACY_MODEL)                     \
     X(NO_PUBLISHED_QUOTA)               \
     X(PROVISIONED)
@@ -56,8 +60,56 @@ double bt_fits_more(double headroom_tpm, double reservation_per_call);
  * and model: base_model when set). */
 void bt_quota_group_key(const struct bt_route *r, char *out, size_t n);
 
-enum bt_side { BT_SIDE_INPUT, BT_SIDE_OUTPUT };
-const char *bt_side_name(enum bt_side s); /* "input" "output" */
+/* How sure a figure is. A sum with an unknown or lower-bound term is a lower bound;
+ * a headroom from a lower-bound use is an upper bound ("at most 41 %"). */
+enum bt_quality { BT_QL_KNOWN, BT_QL_IDLE, BT_QL_LOWER, BT_QL_UPPER, BT_QL_UNKNOWN };
+const char *bt_quality_name(enum bt_quality q); /* known idle lower-bound upper-bound unknown */
+/* a + b with their qualities (an unknown term counts as at least 0: a lower bound) */
+enum bt_quality bt_quality_add(enum bt_quality a, enum bt_quality b);
+/* quota - used: a lower-bound use gives an upper-bound headroom and back */
+enum bt_quality bt_quality_headroom(enum bt_quality used);
+
+/* Where a route's CloudWatch stands in its group's frame (the freshness state). */
+enum bt_frame_state {
+    BT_FR_ACTIVE,   /* datapoints at the evaluated minute */
+    BT_FR_IDLE,     /* a good poll settled the minute and found none: usage 0 */
+    BT_FR_UNKNOWN,  /* the poll failed, stopped or never answered */
+};
+const char *bt_frame_state_name(enum bt_frame_state s); /* active idle unknown */
+
+/* The limits a route can be bound by; each computed by one function (core/sides.c). */
+enum bt_side {
+    BT_SIDE_TPM,          /* runtime tokens per minute (the v2 formula) */
+    BT_SIDE_RPM,          /* requests per minute, where Service Quotas lists one */
+    BT_SIDE_INPUT,        /* mantle input tokens per minute */
+    BT_SIDE_OUTPUT,       /* mantle output tokens per minute */
+    BT_SIDE_RES_INPUT,    /* reserved service tier, input tokens per minute */
+    BT_SIDE_RES_OUTPUT,   /* reserved service tier, output tokens per minute */
+    BT_SIDE_DAILY,        /* tokens per day for the model (its own group) */
+    BT_SIDE_DAILY_ACCOUNT, /* the account-wide cross-model tokens per day */
+    BT_SIDE_COUNT
+};
+/* JSON key: tpm rpm input output reserved_input reserved_output daily daily_account */
+const char *bt_side_name(enum bt_side s);
+/* binding_side value: tpm rpm input output reserved-input reserved-output daily */
+const char *bt_side_binding_name(enum bt_side s);
+const char *bt_side_unit(enum bt_side s); /* "TPM" "RPM" "tokens/day" */
+
+struct bt_side_fig {
+    bool applies;            /* the limit exists for this route (quota known or 0) */
+    double quota;            /* NAN unknown */
+    enum bt_quota_source source;
+    char code[32];
+    double used;             /* this route's use of it */
+    enum bt_quality used_q;
+    double group_used;       /* every member of the side's group */
+    enum bt_quality group_q;
+    double headroom, pct;    /* quota - group_used, and as a percentage */
+    enum bt_quality headroom_q;
+    double per_call;         /* what one more call costs on this side (R, 1 request, ...) */
+    double fits;             /* floor(headroom / per_call) */
+    const char *source_name; /* where `used` comes from */
+};
 
 /* One route's figures for one minute, as the graphs draw them and as the
  * evaluation uses them (NAN unknown). For a mantle route they are the input side. */
@@ -69,8 +121,8 @@ struct bt_minute_fig {
     double held;             /* reservations held by the calls in flight */
     double reserved_per_min; /* reservations started in the minute */
     double used;             /* max(settled, estimated) + held, or the upper bound */
-    bool upper_bound;        /* in-flight unknown: used is the per-minute bound */
-    const char *reservation_source; /* "admission" "cloudwatch" NULL */
+    enum bt_quality used_q, held_q;
+    const char *reservation_source; /* "admission" "cloudwatch" "last-minutes" "max-tokens" NULL */
     const char *in_flight_source;   /* "admission" "littles-law" NULL */
     const char *held_source;        /* "admission" "littles-law" "upper-bound" NULL */
     const char *reserved_source;    /* "admission" "cloudwatch" NULL */
@@ -83,35 +135,51 @@ void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, i
 struct bt_eval {
     int route;
     int64_t now;
-    int64_t minute;          /* CloudWatch minute evaluated (0: none) */
-    int64_t adm_minute;      /* admission minute evaluated (0: none) */
+    int64_t minute;          /* the group's evaluated CloudWatch minute (0: none) */
+    int64_t adm_minute;      /* newest admission scrape read (0: none) */
+    int64_t data_minute;     /* this route's newest datapoint at or before `minute` */
+    int64_t fresher_minute;  /* a datapoint newer than `minute`, not settled yet (0: none) */
     bool mantle;
-    bool idle;               /* CloudWatch answered, no datapoints: usage 0 */
-    bool has_usage;          /* any usage signal present (or idle) */
-    /* this route, tokens per minute; a mantle route's follow its binding side */
+    enum bt_frame_state state;
+    /* this route, tokens per minute; a mantle route's follow its binding token side */
     double settled, estimated, held, used, reserved_per_min;
+    enum bt_quality used_q, held_q;
     double reservation;      /* R, tokens per call */
     double in_flight;
-    bool upper_bound;
     const char *reservation_source, *in_flight_source, *held_source, *reserved_source;
+    /* service tiers: reserved-tier traffic (ResolvedServiceTier=reserved) taken out */
+    double tier_reserved_share; /* of the route's calls, 0-1 (NAN: no tier series) */
+    double tier_reserved_inv, tier_reserved_input, tier_reserved_output;
+    /* requests submitted per minute (RPM): CloudWatch or admission */
+    double requests;
+    enum bt_quality requests_q;
+    const char *requests_source;
     /* the quota group (the route itself and the routes in shared_with) */
     int group_leader;        /* its first route in config order: a stable group label */
     int shared_with[BT_MAX_SHARED];
     int nshared;             /* other routes on this quota (may exceed BT_MAX_SHARED) */
-    double group_used;       /* used summed over the group (binding side for mantle) */
-    double quota;            /* TPM (runtime) or the binding mantle quota */
+    int unknown_member;      /* a member whose usage is unknown (-1: none) */
+    int nunknown;
+    /* every side, and the one that binds: headroom_pct and fits_more are its */
+    struct bt_side_fig side[BT_SIDE_COUNT];
+    enum bt_side binding;
+    enum bt_side token_side; /* tpm, or mantle's binding input/output side */
+    /* the token side's quota and figures (the route's TPM headline) */
+    double group_used;
+    enum bt_quality group_used_q;
+    double quota;
     enum bt_quota_source quota_source;
     char quota_code[32];
-    double headroom_tpm, headroom_pct, fits_more;
-    /* mantle: each side its own quota and headroom; `binding` is the one rule */
-    enum bt_side binding;
-    double in_quota, in_used, in_group_used, in_headroom, in_pct;
-    double out_quota, out_used, out_group_used, out_headroom, out_pct;
+    double headroom_tpm;
+    /* the binding side's */
+    double headroom_pct, fits_more;
+    enum bt_quality headroom_q;
     /* burndown: the resolved value and the one EstimatedTPMQuotaUsage implies */
     double burndown, burndown_measured;
     const char *burndown_source;
     /* context */
     double invocations, input_tokens, output_tokens, cache_read, cache_write;
+    double client_errors, server_errors, server_errors_before, throttles_before;
     double avg_input, avg_output, max_tokens;
     double throttles, lat_p50, lat_p90, lat_p99, lat_avg;
     double conc_limit, queue_depth, littles_in_flight;
@@ -120,7 +188,7 @@ struct bt_eval {
     double offered_growth, accepted_growth; /* over 5 minutes, NAN unknown */
     double recommended_max_tokens, fits_more_recommended;
     double tokens_today;     /* this route */
-    double group_tokens_today, tpd; /* the group's, against its daily quota */
+    double group_tokens_today, tpd; /* the daily side's group, against its daily quota */
     double daily_rate;       /* the group's settled tokens per minute now */
     double rpm_quota;
     bool stale;

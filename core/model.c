@@ -26,6 +26,11 @@ bool bt_signal_daily(enum bt_signal s)
     return s == BT_SIG_DAY_INPUT_TOKENS || s == BT_SIG_DAY_OUTPUT_TOKENS || s == BT_SIG_DAY_CACHE_WRITE;
 }
 
+bool bt_signal_tier(enum bt_signal s)
+{
+    return s == BT_SIG_TIER_RES_INVOCATIONS || s == BT_SIG_TIER_RES_INPUT || s == BT_SIG_TIER_RES_OUTPUT;
+}
+
 const char *bt_source_name(enum bt_source s)
 {
     static const char *const names[] = {"cloudwatch", "quotas", "admission"};
@@ -75,8 +80,9 @@ const char *bt_quota_source_name(enum bt_quota_source s)
 
 const char *bt_quota_kind_name(enum bt_quota_kind k)
 {
-    static const char *const names[] = {"tpm",        "rpm",        "tpd",        "input_tpm",
-                                        "output_tpm", "concurrent", "tpd_account"};
+    static const char *const names[] = {"tpm", "rpm", "tpd", "input_tpm", "output_tpm",
+                                        "reserved_input_tpm", "reserved_output_tpm",
+                                        "tpd_account", "concurrent"};
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 

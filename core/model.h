@@ -41,7 +41,10 @@
     X(DAY_INPUT_TOKENS, "day_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH)          \
     X(DAY_OUTPUT_TOKENS, "day_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)       \
     X(DAY_CACHE_WRITE, "day_cache_write_tokens", "CacheWriteInputTokenCount", "Sum", NULL, CLOUDWATCH) \
-    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION)
+    X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION) \
+    X(TIER_RES_INVOCATIONS, "tier_reserved_invocations", "Invocations", "Sum", NULL, CLOUDWATCH) \
+    X(TIER_RES_INPUT, "tier_reserved_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH) \
+    X(TIER_RES_OUTPUT, "tier_reserved_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)
 
 enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
 
@@ -62,6 +65,10 @@ int bt_signal_by_name(const char *name); /* -1 if unknown */
  * so far, fetched with a one-day Period so that `check` need not fetch every minute
  * since midnight for the daily-token total. */
 bool bt_signal_daily(enum bt_signal s);
+/* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
+ * (the tier that actually served): queried only where ListMetrics lists that
+ * dimension for the ModelId, never as the plain ModelId series. */
+bool bt_signal_tier(enum bt_signal s);
 const char *bt_source_name(enum bt_source s);
 
 enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };
@@ -92,11 +99,13 @@ bool bt_profile_prefix_learn(const char *profile_id);
 enum bt_inference bt_inference_from_model(const char *model_id);
 
 /* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM,
- * concurrent requests (a cap on calls in flight), and the account-wide "Cross-Model Max
- * Tokens Per Day" (every model of the Region draws from it; consumption may be
- * pricing-weighted, so token sums against it are an estimate). */
+ * the reserved service tier's input/output TPM, the account-wide cross-model tokens
+ * per day ("Cross-Model Max Tokens Per Day": every model of the Region draws from it;
+ * consumption may be pricing-weighted, so token sums against it are an estimate), and
+ * concurrent requests (a cap on calls in flight). */
 enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
-                     BT_Q_CONCURRENT, BT_Q_TPD_ACCOUNT, BT_Q_COUNT };
+                     BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_CONCURRENT,
+                     BT_Q_COUNT };
 const char *bt_quota_kind_name(enum bt_quota_kind k);
 
 /* How a quota was tied to a route (DOMAIN.md "Where quota values come from"): the

@@ -122,16 +122,21 @@ static void add_str(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
 }
 
-/* One side of a mantle route (input or output TPM): its own quota and headroom. */
-static void add_mantle_side(cJSON *m, const char *side, double quota, double used,
-                            double group_used, double headroom, double pct)
+/* One side of a route: its quota, use and headroom, each with how sure it is. */
+static void add_side(cJSON *m, const char *key, const struct bt_side_fig *f, bool tpm_names)
 {
-    cJSON *o = cJSON_AddObjectToObject(m, side);
-    add_num(o, "quota", quota);
-    add_num(o, "used", used);
-    add_num(o, "group_used", group_used);
-    add_num(o, "headroom_tpm", headroom);
-    add_pct(o, "headroom_pct", pct);
+    cJSON *o = cJSON_AddObjectToObject(m, key);
+    add_num(o, "quota", f->quota);
+    cJSON_AddStringToObject(o, "source", bt_quota_source_name(f->source));
+    add_num(o, "used", f->used);
+    cJSON_AddStringToObject(o, "used_quality", bt_quality_name(f->used_q));
+    add_str(o, "used_source", f->source_name);
+    add_num(o, "group_used", f->group_used);
+    cJSON_AddStringToObject(o, "group_used_quality", bt_quality_name(f->group_q));
+    add_num(o, tpm_names ? "headroom_tpm" : "headroom", f->headroom);
+    add_pct(o, "headroom_pct", f->pct);
+    cJSON_AddStringToObject(o, "headroom_quality", bt_quality_name(f->headroom_q));
+    add_num(o, "fits_more", f->fits);
 }
 
 cJSON *bt_report_route_json(const struct bt_report *r, int i)
@@ -156,14 +161,18 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
 
     /* the quota the route draws from: its group's (docs/headroom.md) */
     cJSON *q = cJSON_AddObjectToObject(o, "quota");
-    add_num(q, "tpm", e->mantle ? NAN : e->quota);
-    /* RPM is retired (not enforced since 2026-05-27): never a bound, listed apart */
-    cJSON_AddNullToObject(q, "rpm");
-    add_num(q, "rpm_not_enforced", rt->quota[BT_Q_RPM].value);
-    add_num(q, "tpd", e->tpd);
+    add_num(q, "tpm", e->side[BT_SIDE_TPM].quota);
+    add_num(q, "rpm", e->side[BT_SIDE_RPM].quota);
+    add_num(q, "tpd", e->side[BT_SIDE_DAILY].quota);
+    if (e->side[BT_SIDE_DAILY_ACCOUNT].applies)
+        add_num(q, "tpd_account", e->side[BT_SIDE_DAILY_ACCOUNT].quota);
     if (e->mantle) {
-        add_num(q, "input_tpm", e->in_quota);
-        add_num(q, "output_tpm", e->out_quota);
+        add_num(q, "input_tpm", e->side[BT_SIDE_INPUT].quota);
+        add_num(q, "output_tpm", e->side[BT_SIDE_OUTPUT].quota);
+    }
+    if (e->side[BT_SIDE_RES_INPUT].applies || e->side[BT_SIDE_RES_OUTPUT].applies) {
+        add_num(q, "reserved_input_tpm", e->side[BT_SIDE_RES_INPUT].quota);
+        add_num(q, "reserved_output_tpm", e->side[BT_SIDE_RES_OUTPUT].quota);
     }
     cJSON_AddStringToObject(q, "source", bt_quota_source_name(e->quota_source));
     /* how the quota was tied to the route: usage-metric, code, name or config */
@@ -182,12 +191,48 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(t, "estimated", e->estimated);
     add_num(t, "held", e->held);
     add_str(t, "held_source", e->held_source);
+    cJSON_AddStringToObject(t, "held_quality", bt_quality_name(e->held_q));
     add_num(t, "used", e->used);
-    cJSON_AddBoolToObject(t, "upper_bound", e->upper_bound);
+    cJSON_AddStringToObject(t, "used_quality", bt_quality_name(e->used_q));
+    cJSON_AddBoolToObject(t, "upper_bound", e->used_q == BT_QL_UPPER); /* version 2 name */
     add_num(t, "reserved_per_min", e->reserved_per_min);
     add_str(t, "reserved_source", e->reserved_source);
     add_num(t, "reserved", e->reserved_per_min); /* version 1 name, kept for scripts */
     add_num(t, "group_used", e->group_used);
+    cJSON_AddStringToObject(t, "group_used_quality", bt_quality_name(e->group_used_q));
+
+    /* requests per minute: the RPM side, where Service Quotas lists one */
+    const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
+    if (rpm->applies) {
+        cJSON *rj = cJSON_AddObjectToObject(o, "rpm");
+        add_num(rj, "quota", rpm->quota);
+        add_num(rj, "used", rpm->used);
+        add_num(rj, "group_used", rpm->group_used);
+        add_num(rj, "headroom", rpm->headroom);
+        add_pct(rj, "headroom_pct", rpm->pct);
+        cJSON_AddStringToObject(rj, "source", bt_quota_source_name(rpm->source));
+        add_str(rj, "used_source", rpm->source_name);
+        cJSON_AddStringToObject(rj, "used_quality", bt_quality_name(rpm->used_q));
+        cJSON_AddStringToObject(rj, "headroom_quality", bt_quality_name(rpm->headroom_q));
+    } else {
+        cJSON_AddNullToObject(o, "rpm");
+    }
+    add_num(o, "requests_per_min", e->requests);
+    cJSON *sj = cJSON_AddObjectToObject(o, "sides");
+    for (int k = 0; k < BT_SIDE_COUNT; k++)
+        if (e->side[k].applies)
+            add_side(sj, bt_side_name((enum bt_side)k), &e->side[k], false);
+    cJSON_AddStringToObject(o, "binding_side", bt_side_binding_name(e->binding));
+    add_time(o, "evaluated_minute", e->minute);
+    add_time(o, "admission_at", e->adm_minute);
+    cJSON_AddStringToObject(o, "frame_state", bt_frame_state_name(e->state));
+    if (!isnan(e->tier_reserved_share)) {
+        cJSON *tj = cJSON_AddObjectToObject(o, "tiers");
+        add_dec(tj, "reserved_share", e->tier_reserved_share);
+        add_num(tj, "reserved_invocations", e->tier_reserved_inv);
+        add_num(tj, "reserved_input_tokens", e->tier_reserved_input);
+        add_num(tj, "reserved_output_tokens", e->tier_reserved_output);
+    }
 
     add_num(o, "reservation_per_call", e->reservation);
     add_str(o, "reservation_source", e->reservation_source);
@@ -195,14 +240,13 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_str(o, "in_flight_source", e->in_flight_source);
     add_num(o, "headroom_tpm", e->headroom_tpm);
     add_pct(o, "headroom_pct", e->headroom_pct);
+    cJSON_AddStringToObject(o, "headroom_quality", bt_quality_name(e->headroom_q));
     add_num(o, "fits_more", e->fits_more);
     if (e->mantle) {
         cJSON *m = cJSON_AddObjectToObject(o, "mantle");
-        add_mantle_side(m, "input", e->in_quota, e->in_used, e->in_group_used, e->in_headroom,
-                        e->in_pct);
-        add_mantle_side(m, "output", e->out_quota, e->out_used, e->out_group_used,
-                        e->out_headroom, e->out_pct);
-        cJSON_AddStringToObject(m, "binding", bt_side_name(e->binding));
+        add_side(m, "input", &e->side[BT_SIDE_INPUT], true);
+        add_side(m, "output", &e->side[BT_SIDE_OUTPUT], true);
+        cJSON_AddStringToObject(m, "binding", bt_side_name(e->token_side));
     }
     add_num(o, "max_tokens", e->max_tokens);
     add_dec(o, "burndown", e->burndown);
@@ -216,9 +260,8 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(o, "concurrency_limit", e->conc_limit);
     add_num(o, "tokens_today", e->tokens_today);
     add_num(o, "tokens_today_group", e->group_tokens_today);
-    add_time(o, "data_minute", e->minute);
-    add_time(o, "admission_at", e->adm_minute);
-    cJSON_AddBoolToObject(o, "idle", e->idle);
+    add_time(o, "data_minute", e->data_minute);
+    cJSON_AddBoolToObject(o, "idle", e->state == BT_FR_IDLE);
     cJSON_AddBoolToObject(o, "stale", e->stale);
     cJSON_AddStringToObject(o, "status", bt_status_name(e->status));
     cJSON *ws = cJSON_AddArrayToObject(o, "warnings");

@@ -8,6 +8,12 @@
 #include "core/format.h"
 #include "core/util.h"
 
+/* " at most" before a headroom that is an upper bound, " at least" a lower one */
+static const char *tui_bound_word(enum bt_quality q)
+{
+    return q == BT_QL_UPPER ? " at most" : q == BT_QL_LOWER ? " at least" : "";
+}
+
 int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
 {
     const struct bt_eval *e = &t->evals[r];
@@ -49,14 +55,37 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     bt_fmt_tokens(e->headroom_tpm, a, sizeof a);
     bt_fmt_tokens(e->quota, b, sizeof b);
     bt_fmt_pct(e->headroom_pct, c, sizeof c);
-    FIG("headroom", "%s of %s TPM (%s%%)%s%s", a, b, c, e->mantle ? ", binding side " : "",
-        e->mantle ? bt_side_name(e->binding) : "");
+    FIG("headroom", "%s%s of %s TPM, %s%% (%s), binding side %s", tui_bound_word(e->headroom_q),
+        a, b, c, bt_quality_name(e->headroom_q), bt_side_binding_name(e->binding));
     bt_fmt_count(e->fits_more, a, sizeof a);
-    FIG("fits", "%s more calls in flight", a);
+    FIG("fits", "%s more calls (%s side)", a, bt_side_binding_name(e->binding));
     bt_fmt_tokens(e->used, a, sizeof a);
     bt_fmt_tokens(e->group_used, b, sizeof b);
-    FIG("used", "%s TPM%s; the quota group %s", a,
-        e->upper_bound ? " (an upper bound: calls in flight unknown)" : "", b);
+    FIG("used", "%s TPM (%s); the quota group %s (%s)", a, bt_quality_name(e->used_q), b,
+        bt_quality_name(e->group_used_q));
+    char em[8] = "-", am[8] = "-";
+    if (e->minute)
+        bt_fmt_hhmm(e->minute, em, sizeof em);
+    if (e->adm_minute)
+        bt_fmt_hhmm(e->adm_minute, am, sizeof am);
+    FIG("frame", "CloudWatch minute %s UTC (%s), admission read at %s UTC", em,
+        bt_frame_state_name(e->state), am);
+    for (int k = 0; k < BT_SIDE_COUNT; k++) {
+        const struct bt_side_fig *sf = &e->side[k];
+        if (!sf->applies || k == BT_SIDE_TPM)
+            continue;
+        char qa[16], ua[16], ha[16], pa[BT_FMT_SHORT];
+        bt_fmt_tokens(sf->quota, qa, sizeof qa);
+        bt_fmt_tokens(sf->group_used, ua, sizeof ua);
+        bt_fmt_tokens(sf->headroom, ha, sizeof ha);
+        bt_fmt_pct(sf->pct, pa, sizeof pa);
+        FIG(bt_side_name((enum bt_side)k), "used %s (%s) of %s %s; headroom%s %s, %s%%%s", ua,
+            bt_quality_name(sf->group_q), qa, bt_side_unit((enum bt_side)k),
+            tui_bound_word(sf->headroom_q), ha, pa, (int)e->binding == k ? ", binds" : "");
+    }
+    if (!isnan(e->tier_reserved_share))
+        FIG("tiers", "%.0f%% of calls served by the reserved tier (taken out of on-demand use), "
+            "%.0f%% on-demand", 100 * e->tier_reserved_share, 100 * (1 - e->tier_reserved_share));
     bt_fmt_tokens(e->settled, a, sizeof a);
     bt_fmt_tokens(e->estimated, b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
@@ -131,8 +160,8 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     if (e->stale) {
         /* stale is explicit state: how old the newest data is, before anything else */
         char age[16], st[48];
-        tui_fmt_age(t->host->now - (e->minute + 60), age, sizeof age);
-        snprintf(st, sizeof st, e->minute ? "STALE %s old" : "STALE no data", age);
+        tui_fmt_age(t->host->now - (e->data_minute + 60), age, sizeof age);
+        snprintf(st, sizeof st, e->data_minute ? "STALE %s old" : "STALE no data", age);
         x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
     }
     if (rt->identity[0]) /* the AWS identity the route is polled as (never a key) */
@@ -160,10 +189,13 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     snprintf(pct, sizeof pct, "%s%s", pv, isnan(e->headroom_pct) ? "" : "%");
     /* every figure with its source (docs/headroom.md); the figures section below
      * repeats them one a line, for widths that cut this line */
-    snprintf(line, sizeof line, " headroom %s of %s TPM (%s%s%s)  fits %s more in flight  used %s%s  "
-             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", hd, q, pct,
-             e->mantle ? ", " : "", e->mantle ? bt_side_name(e->binding) : "", fits, used,
-             e->upper_bound ? " (upper bound)" : "", held,
+    snprintf(line, sizeof line, " headroom%s %s of %s TPM (%s%s%s)  fits %s more in flight  used %s%s  "
+             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", tui_bound_word(e->headroom_q),
+             hd, q, pct, e->binding != BT_SIDE_TPM ? ", " : "",
+             e->binding != BT_SIDE_TPM ? bt_side_binding_name(e->binding) : "", fits, used,
+             e->used_q == BT_QL_UPPER   ? " (upper bound)"
+             : e->used_q == BT_QL_LOWER ? " (at least)"
+                                        : "", held,
              e->held_source ? e->held_source : "-", infl,
              e->in_flight_source ? e->in_flight_source : "-", res,
              e->reservation_source ? e->reservation_source : "-",

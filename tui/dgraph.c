@@ -215,7 +215,7 @@ static void blit_free(const struct gctx *g, struct bt_canvas *cv)
 static void draw_tokens(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
-    double quota = e->mantle ? e->in_quota : e->quota;
+    double quota = e->mantle ? e->side[BT_SIDE_INPUT].quota : e->quota;
     /* mantle: core's minute figures are the input side */
     double *settled = series(g, S_SETTLED);
     double *est = series(g, S_ESTIMATED);
@@ -241,7 +241,7 @@ static void draw_tokens(struct gctx *g)
         snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
         snprintf(it[ni++].name, sizeof it[0].name, "est");
     }
-    bt_fmt_tokens(e->mantle ? e->in_used : e->used, v, sizeof v);
+    bt_fmt_tokens(e->mantle ? e->side[BT_SIDE_INPUT].used : e->used, v, sizeof v);
     it[ni] = (struct item){.pat = PAT_USED};
     snprintf(it[ni].label, sizeof it[0].label, "used %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, "used");
@@ -317,7 +317,7 @@ static void draw_mantle_out(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
     draw_level_graph(g, &(struct level_graph){
-        .series = S_OUTPUT, .level = e->out_quota, .now = e->out_used,
+        .series = S_OUTPUT, .level = e->side[BT_SIDE_OUTPUT].quota, .now = e->side[BT_SIDE_OUTPUT].used,
         .level_pat = PAT_QUOTA, .line_pat = PAT_SETTLED, .level_name = "quota",
         .no_level = "quota unknown", .line_name = "output",
         .title = "Output tokens/min against the output quota",

@@ -65,8 +65,8 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     if (e->stale) {
         /* stale: the age of the newest data instead of a headroom that is not current */
         char age[16];
-        tui_fmt_age(t->host->now - (e->minute + 60), age, sizeof age);
-        if (e->minute)
+        tui_fmt_age(t->host->now - (e->data_minute + 60), age, sizeof age);
+        if (e->data_minute)
             snprintf(b, sizeof b, "old%3s", age);
         else
             snprintf(b, sizeof b, "nodata");

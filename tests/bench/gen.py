@@ -142,7 +142,7 @@ def recording(a):
         f.write(json.dumps(header(routes, start), separators=(",", ":")) + "\n")
         for p in range(polls):
             t = start + p * 60 + 10
-            settled = (t - 60 - LAG - 60) // 60 * 60
+            settled = (t - LAG) // 60 * 60 - 60  # the newest minute a poll at t settled (minute + 60 s + lag)
             first = settled - (BACKFILL - 1) * 60 if p == 0 else settled
             groups = []
             for m in range(first, settled + 60, 60):

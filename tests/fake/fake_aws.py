@@ -54,6 +54,8 @@ Scenario file (JSON; every key optional)
        "stat": "Sum", "generator": {"linear": {"start": 100, "step": 10}},
        "start": 1764406800, "end": 1764410340}   # value(t) = 100 + 10*(t - start)/60
     ],                             # generators default to start = end - 24 h
+    "denied_models": ["m2"],       # GetMetricData queries for these ModelIds answer
+                                   # StatusCode "Forbidden" (one route unreadable)
     "metrics": [ {"Namespace":..., "MetricName":..., "Dimensions":[{"Name":..,"Value":..}]} ],
                                    # ListMetrics answer; default: one per distinct series metric
     "quotas": [ {"QuotaCode": "L-1", "QuotaName": "...", "Value": 2000000} ],  # applied values
@@ -458,6 +460,12 @@ def aggregate(vals, stat):
     return max(vals)
 
 
+def forbidden(qid, q):
+    return {"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+            "StatusCode": "Forbidden",
+            "Messages": [{"Code": "AccessDenied", "Value": "not authorized for this ModelId"}]}
+
+
 def op_get_metric_data(sc, req):
     queries = req.get("MetricDataQueries")
     if not isinstance(queries, list) or not queries:
@@ -475,6 +483,7 @@ def op_get_metric_data(sc, req):
     chunks = []   # one entry per (Id, page part)
     ids = set()
     stat_points = {}   # Id -> {t: value}, every MetricStat (ReturnData false ones too)
+    denied = set()
     for q in queries:
         qid = q.get("Id")
         if not isinstance(qid, str) or not re.match(r"^[a-z][a-zA-Z0-9_]*$", qid) or qid in ids:
@@ -484,6 +493,14 @@ def op_get_metric_data(sc, req):
         if ms is None:
             continue
         m = ms.get("Metric", {})
+        dims_q = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
+        if dims_q.get("ModelId") in sc.data.get("denied_models", []):
+            # a per-query failure (one route unreadable, the rest of the request fine);
+            # a hidden one fails the expression that sums it
+            denied.add(qid)
+            if q.get("ReturnData") is not False:
+                chunks.append(forbidden(qid, q))
+            continue
         period = int(ms.get("Period", 60))
         if period <= 0 or period % 60:
             raise ApiError(400, "ValidationError", "Period must be a multiple of 60")
@@ -501,12 +518,17 @@ def op_get_metric_data(sc, req):
         qid = q.get("Id")
         if q.get("ReturnData") is False:
             continue
+        if qid in denied:
+            continue  # answered Forbidden above
         ms = q.get("MetricStat")
         if ms is None:
             # metric math: SUM([id, id, ...]) over MetricStat Ids of this request, as
             # CloudWatch sums the series present at each timestamp
             expr = q.get("Expression", "")
             mm = re.match(r"^SUM\(\[([a-z][a-zA-Z0-9_]*(?:,[a-z][a-zA-Z0-9_]*)*)\]\)$", expr or "")
+            if mm and any(x in denied for x in mm.group(1).split(",")):
+                chunks.append(forbidden(qid, q))
+                continue
             if not mm or any(x not in stat_points for x in mm.group(1).split(",")):
                 chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
                                "StatusCode": "InternalError",

@@ -23,7 +23,10 @@
 #   Invocations 10, Input 5,000, Output 700
 #   settled = 5,700; R = 500 + 500 = 1,000; reserved_per_min = 10,000; used = 10,000
 #   quota = no applied value, published default 2,000,000 (default)
-#   headroom = 1,990,000 -> 99.5 %; fits_more = floor(1,990,000 / 1,000) = 1,990
+#   headroom = 1,990,000 -> 99.5 % on the tpm side
+#   rpm: the published default 1,000 RPM; 10 requests -> headroom 990 = 99 %: the
+#   rpm side has the least headroom ratio, so it binds: headroom_pct 99, fits 990
+#   more requests a minute (version 2: RPM "not enforced", 99.5 % and 1,990)
 # agents: mantle anthropic.claude-opus-4-7, max_tokens 2000, quotas 20M in / 4M out (config)
 #   input used  = max(90,000, 20 x (4,500 + 2,000)) = 130,000 -> headroom 19,870,000 (99.35 %)
 #   output used = 30,000                     -> headroom 3,970,000 (99.25 %) binds;
@@ -80,9 +83,9 @@ else
         "$(j "$TMP/main.json" "(r['triage']['burndown'], r['triage']['burndown_measured'])")" "(5, 3.6)"
     expect_eq "batch quota: published default" \
         "$(j "$TMP/main.json" "(r['batch']['quota']['tpm'], r['batch']['quota']['source'])")" "(2000000, 'default')"
-    expect_eq "batch headroom 1,990,000 = 99.5 %, fits 1,990" \
-        "$(j "$TMP/main.json" "(r['batch']['headroom_tpm'], r['batch']['headroom_pct'], r['batch']['fits_more'])")" \
-        "(1990000, 99.5, 1990)"
+    expect_eq "batch headroom 1,990,000 tokens; the rpm side binds at 99 %, fits 990" \
+        "$(j "$TMP/main.json" "(r['batch']['headroom_tpm'], r['batch']['binding_side'], r['batch']['headroom_pct'], r['batch']['fits_more'])")" \
+        "(1990000, 'rpm', 99, 990)"
     expect_eq "agents (mantle): output quota binds at 99.25 % (shown 99.3)" \
         "$(j "$TMP/main.json" "(r['agents']['headroom_tpm'], r['agents']['headroom_pct'])")" "(3970000, 99.3)"
     expect_eq "triage daily quota 2 x 1,000,000,000 (cross-region)" \

@@ -17,7 +17,7 @@ done
 expect_eq "JSON validates and exit code matches status at every demo minute" "$bad" 0
 for c in ESTIMATE_ONLY THROTTLED_BELOW_ESTIMATE OVERSIZED_MAX_TOKENS RETRY_LOAD HIDDEN_PARALLELISM \
          LOW_HEADROOM QUOTA_DEFAULT QUOTA_UNKNOWN STALE DAILY_QUOTA BATCH_CANDIDATE \
-         NO_QUOTA SHARED_QUOTA BURNDOWN_MISMATCH; do
+         NO_QUOTA SHARED_QUOTA BURNDOWN_MISMATCH PARTIAL_GROUP OUTPUT_CUTOFF; do
     case " $codes " in *" $c "*) ok "demo timeline triggers $c";; *) notok "demo timeline never triggers $c";; esac
 done
 
@@ -47,6 +47,21 @@ expect_eq "preview: applied quota 0 is NO_QUOTA crit, headroom_pct null" \
     "('crit', None, ['NO_QUOTA'])"
 expect_eq "experiments: burndown measured from the estimate vs the config's 1" \
     "$(j 10 "(r['experiments']['burndown'], round(r['experiments']['burndown_measured']))")" "(1, 5)"
+# Version 3 beats: legacy's published 95 RPM binds before its tokens (80 calls a
+# minute: about 16 % left on the rpm side); triage-app's CloudWatch is refused 22-25,
+# so triage's group headroom is an upper bound naming it; agents' long answers
+# (24-26, shown at 27-29) bring the mantle output side near exhaustion.
+expect_eq "legacy: the rpm side binds, warn, LOW_HEADROOM names rpm" \
+    "$(j 10 "(r['legacy']['binding_side'], r['legacy']['rpm']['quota'], r['legacy']['status'], [('rpm headroom' in w['message']) for w in r['legacy']['warnings'] if w['code']=='LOW_HEADROOM'])")" \
+    "('rpm', 95, 'warn', [True])"
+expect_eq "minute 23: triage's PARTIAL_GROUP names triage-app; the headroom is at most" \
+    "$(j 23 "([('triage-app' in w['message']) for w in r['triage']['warnings'] if w['code']=='PARTIAL_GROUP'], r['triage']['headroom_quality'], r['triage-app']['status'])")" \
+    "([True], 'upper-bound', 'unknown')"
+expect_eq "minute 28: agents' output side binds and OUTPUT_CUTOFF says answers get cut off" \
+    "$(j 28 "(r['agents']['binding_side'], [('cut off' in w['message']) for w in r['agents']['warnings'] if w['code']=='OUTPUT_CUTOFF'])")" \
+    "('output', [True])"
+expect_eq "agents (mantle) has no burndown: null, source none" \
+    "$(j 10 "(r['agents']['burndown'], r['agents']['burndown_source'])")" "(None, 'none')"
 expect_eq "experiments goes stale at 20 and recovers by 28" \
     "$(j 20 "r['experiments']['stale']") $(j 28 "r['experiments']['stale']")" "True False"
 

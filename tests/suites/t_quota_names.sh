@@ -23,7 +23,8 @@
 #         L-CR45M = 500,000, its name shown
 # long-haiku: context = 1m, no 1M-context quota listed for Claude 3 Haiku: unknown, said so
 # legacy: only "On-demand InvokeModel requests per minute for Amazon Nova Lite" = 2,000:
-#         TPM unknown (QUOTA_UNKNOWN), the RPM row shown as not enforced, never a bound.
+#         TPM unknown (QUOTA_UNKNOWN); the RPM row is the route's rpm side (contract v3:
+#         RPM binds where Service Quotas lists it), quota.rpm 2,000.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 CONF=$BEDTOP_SRCDIR/tests/fake/quotas.conf
@@ -86,12 +87,12 @@ expect_eq "agents: mantle quotas from Service Quotas" \
 expect_eq "agents: project set, token data kept (by Model)" \
     "$(j "$J" "(r['agents']['project'], r['agents']['mantle']['output']['used'])")" "('default', 30000)"
 
-expect_eq "legacy: only an RPM row: no TPM quota, RPM not enforced and not a bound" \
-    "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['quota']['rpm_not_enforced'], r['legacy']['headroom_tpm'])")" \
-    "(None, 'unknown', None, 2000, None)"
-expect_eq "legacy: QUOTA_UNKNOWN says only a retired RPM quota is listed" \
+expect_eq "legacy: only an RPM row: no TPM quota, the RPM quota 2,000 is its rpm side" \
+    "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['rpm']['quota'], r['legacy']['headroom_tpm'])")" \
+    "(None, 'unknown', 2000, 2000, None)"
+expect_eq "legacy: QUOTA_UNKNOWN says only an RPM quota is listed" \
     "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), no tokens-per-minute quota' in w['message']]")" "['QUOTA_UNKNOWN']"
-expect_eq "no route shows an RPM quota as a bound" "$(j "$J" "[x['name'] for x in d['routes'] if x['quota']['rpm'] is not None]")" "[]"
+expect_eq "only legacy lists an RPM quota, so only it has an rpm side" "$(j "$J" "[x['name'] for x in d['routes'] if x['rpm'] is not None]")" "['legacy']"
 
 L=$TMP/q.log
 expect_eq "GetInferenceProfile: one per profile route without base_model, GET, SigV4 service bedrock" \
@@ -148,7 +149,8 @@ expect_eq "cache file: 0600, the resolved profile only" \
 # luna:    mantle GPT-5.6 Luna, listed only per Model+Project (alpha, beta): input
 #          300,000 + 200,000 = 500,000, output 40,000 + 10,000 = 50,000 (by Model alone
 #          CloudWatch would answer nothing: idle); "[bedrock-mantle endpoint]" quotas
-#          30,000,000 / 6,000,000; burndown 1 (GPT-5.6's 10 is runtime-only)
+#          30,000,000 / 6,000,000; no burndown (null: mantle has none; GPT-5.6's 10 is
+#          runtime-only)
 # ghost:   mantle Opus 4.7 with no series listed: unknown (STALE, says why), not idle
 # fable:   mantle Fable 5.1, no quota listed: NO_PUBLISHED_QUOTA (info), not QUOTA_UNKNOWN
 # reserved: a provisioned-model ARN: inference provisioned, PROVISIONED (info), no quota
@@ -172,7 +174,7 @@ expect_eq "sonnet5: 10x, settled 50,000, the vendor-less name, matched_by name" 
     "(10, 50000, 1000000, 'name')"
 expect_eq "luna: summed over both projects (input 500,000, output 50,000), bracket-named quotas" \
     "$(j "$A" "(r['luna']['tpm']['settled'], r['luna']['mantle']['output']['used'], r['luna']['quota']['input_tpm'], r['luna']['quota']['output_tpm'], r['luna']['quota']['matched_by'], r['luna']['burndown'])")" \
-    "(500000, 50000, 30000000, 6000000, 'name', 1)"
+    "(500000, 50000, 30000000, 6000000, 'name', None)"
 expect_eq "luna: asked as listed, Model+Project per project, summed by SUM()" \
     "$(l "$TMP/acc.log" "sorted(set(tuple(sorted(d['Value'] for d in q['MetricStat']['Metric']['Dimensions'])) for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if q.get('MetricStat') and q['MetricStat']['Metric']['Namespace']=='AWS/BedrockMantle' and any(d['Value']=='openai.gpt-5-6-luna' for d in q['MetricStat']['Metric']['Dimensions']))) + [any(q.get('Expression','').startswith('SUM([') for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])]")" \
     "[('alpha', 'openai.gpt-5-6-luna'), ('beta', 'openai.gpt-5-6-luna'), True]"

@@ -67,7 +67,7 @@ check "replay --at prints the text table" grep -q "^triage " "$TMP/text.txt"
 # An older recording (format 1.0: nine-digit values, no adm_reserved_held, a
 # cache_read_reserved key) replays under the current headroom contract; its numbers,
 # worked out from the file itself: settled = input + cache write + output x burndown at
-# triage's newest minute visible; R = adm_reserved_tpm / adm_admitted_pm and held =
+# the minute the last good poll settled (minute + 60 s + lag <= the poll); R = adm_reserved_tpm / adm_admitted_pm and held =
 # adm_in_flight x R at the newest scrape (docs/headroom.md).
 OLD=$BEDTOP_SRCDIR/examples/demo-retry-storm.rec
 check "the example recording is format 1.0" grep -q '^{"format":"bedtop-recording","version":"1.0"' "$OLD"
@@ -92,7 +92,11 @@ for p in polls:
             continue
         v = dict(zip(kv[0::2], kv[1::2]))
         (adm if sig["adm_in_flight"] in v or sig["adm_admitted_pm"] in v else cw).setdefault(m, {}).update(v)
-m = max(k for k, v in cw.items() if sig["invocations"] in v)
+# the evaluated minute (contract v3): the newest the last good poll settled
+lag = hdr.get("config", {}).get("cloudwatch_lag", 120)
+last_ok = max(e["t"] for p in polls for e in p.get("e", [])
+              if e.get("type") == "ok" and e.get("source") == "cloudwatch" and e["t"] <= at)
+m = (last_ok - lag) // 60 * 60 - 60
 v = cw[m]
 settled = v[sig["input_tokens"]] + v.get(sig["cache_write_tokens"], 0) + v[sig["output_tokens"]] * hdr["routes"][0]["burndown"]
 a = adm[max(adm)]

@@ -9,7 +9,7 @@ TUI_CMD=""
 EXTRA=""
 
 # The fixture is a committed recording, made once with
-#   bedtop record tests/data/fixture.rec --demo --demo-speed 3000 --duration 30m
+#   bedtop record tests/data/fixture.rec --demo --demo-speed max --duration 30m
 # Recording it here, paced by the wall clock, made the goldens depend on the load
 # of the machine (poll times move when the loop wakes late). Remake it (and the
 # goldens, UPDATE_GOLDEN=1) when the recording format or the demo changes.
@@ -30,21 +30,21 @@ at() { wait_for "$1" " bedtop  REPLAY  $2 "; }
 HOME_KEY=$'\eOH' END_KEY=$'\eOF'
 lit() { T send-keys -t "$1" -l "$2"; }
 
-# n from 10:16:00: the next thing to start is experiments going STALE at 10:18:30. Its
-# Region's CloudWatch fails from story minute 18 (collectors/demo.c); minute 10:16 is
-# published 60 s + DEMO_CW_LAG 90 s after it starts = 10:18:30, and that publication
+# n from 10:16:00: the next thing to start is experiments going STALE at 10:18:00. Its
+# Region's CloudWatch fails from story minute 18 (collectors/demo.c); minute 10:15 is
+# published 60 s + DEMO_CW_LAG 120 s after it starts = 10:18:00, and that publication
 # is the first failure. N from there goes back to 10:16:00: triage's retry storm
 # throttles from story minute 13 (storm(13) = 0.25), and minute 10:13 counts once
 # complete: 10:13 + 60 s + the recording's cloudwatch_lag 120 s = 10:16:00.
-N_AT=2026-11-29T10:18:30Z P_AT=2026-11-29T10:16:00Z
+N_AT=2026-11-29T10:18:00Z P_AT=2026-11-29T10:16:00Z
 stale_at() { # codes of experiments (STALE?) and triage throttles at time $1, from --at
     "$BEDTOP" replay "$REC" --at "$1" --format json | python3 -c '
 import json, sys
 r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}
 print("STALE" in [w["code"] for w in r["experiments"]["warnings"]], r["triage"]["throttles_per_min"] > 0)'
 }
-expect_eq "--at 10:18:29: experiments not yet stale" "$(stale_at 10:18:29)" "False True"
-expect_eq "--at 10:18:30: experiments stale" "$(stale_at 10:18:30)" "True True"
+expect_eq "--at 10:17:59: experiments not yet stale" "$(stale_at 10:17:59)" "False True"
+expect_eq "--at 10:18:00: experiments stale" "$(stale_at 10:18:00)" "True True"
 expect_eq "--at 10:15:59: triage not yet throttled" "$(stale_at 10:15:59)" "False False"
 expect_eq "--at 10:16:00: triage throttled" "$(stale_at 10:16:00)" "False True"
 
@@ -60,8 +60,8 @@ for size in 120x40 80x24; do
     check "$size: g 10:16 goes to 10:16:00" at "$s" 2026-11-29T10:16:00Z
     golden "replay-goto-1016-$size" "$s"
     keys "$s" n
-    check "$size: n lands on the next start: experiments STALE at 10:18:30" at "$s" "$N_AT"
-    check "$size: n says what started" wait_for "$s" "10:18:30 experiments: STALE"
+    check "$size: n lands on the next start: experiments STALE at 10:18:00" at "$s" "$N_AT"
+    check "$size: n says what started" wait_for "$s" "10:18:00 experiments: STALE"
     golden "replay-next-$size" "$s"
     keys "$s" N
     check "$size: N goes back to triage's throttling at 10:16:00" at "$s" "$P_AT"
@@ -93,12 +93,12 @@ for size in 80x24 120x40 200x60; do
         start "$s" "$w" "$h" "$lang"; at "$s" "$FIRST"
         keys "$s" g 1 0 : 2 0 Enter
         check "$size $lang: g 10:20" at "$s" 2026-11-29T10:20:00Z
-        check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 4m"
+        check "$size $lang: the stale row shows its age" wait_for "$s" "UNKN old 5m"
         golden "replay-stale-$size-$L" "$s"
         if [ "$size" = 80x24 ]; then
             keys "$s" / e x p Enter Enter
             check "$size $lang: the stale route's detail says how old its data is" \
-                wait_for "$s" "experiments UNKN STALE 4m old"
+                wait_for "$s" "experiments UNKN STALE 5m old"
             golden "replay-stale-detail-$size-$L" "$s"
         fi
         T kill-session -t "$s"

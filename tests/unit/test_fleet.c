@@ -123,7 +123,8 @@ static void test_round_trip(void)
     struct bt_store st;
     route_setup(&cfg, &st);
     const int64_t now = T0 + 600, m = T0 + 420;
-    struct bt_event ok = {.t = now - 20, .type = BT_EV_OK, .route = 0, .source = BT_SRC_CLOUDWATCH};
+    /* polled at 10:10: with the 120 s lag that poll settled 10:07 (the v3 frame) */
+    struct bt_event ok = {.t = now, .type = BT_EV_OK, .route = 0, .source = BT_SRC_CLOUDWATCH};
     bt_model_event(&st, cfg.routes, &ok);
     struct bt_event q = {.t = now - 20, .type = BT_EV_QUOTA, .route = 0, .source = BT_SRC_QUOTAS,
                          .quota_kind = BT_Q_TPM, .value = 1000000,

@@ -42,13 +42,15 @@ static void fx_init(struct fx *f)
     bt_config_defaults(&f->cfg);
 }
 
-/* Every route polled successfully 30 s ago. */
+/* Every route polled successfully at NOW (10:10): with the default 120 s lag that
+ * poll settled every minute up to 10:07 (10:07 ends at 10:08, + 120 s = 10:10), so
+ * each quota group is evaluated at M. */
 static void fx_start(struct fx *f)
 {
     bt_config_finish(&f->cfg);
     bt_store_init(&f->st, f->cfg.nroutes, 1440);
     for (int r = 0; r < f->cfg.nroutes; r++) {
-        struct bt_event ev = {.t = NOW - 30, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+        struct bt_event ev = {.t = NOW, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
         bt_model_event(&f->st, f->cfg.routes, &ev);
     }
 }
@@ -123,7 +125,7 @@ static void test_domain_example(void)
     NEAR(e.used, 24125, 1e-9, "used 24,125");
     NEAR(e.fits_more, 30, 0, "30 more fit in flight");
     NEAR(e.reserved_per_min, 645000, 1e-9, "reserved per minute 645,000 (the secondary figure)");
-    OK(!e.upper_bound && bt_eval_has(&e, BT_W_OVERSIZED_MAX_TOKENS), "not an upper bound; oversized");
+    OK(!(e.used_q == BT_QL_UPPER) && bt_eval_has(&e, BT_W_OVERSIZED_MAX_TOKENS), "not an upper bound; oversized");
     fx_free(&f);
 }
 
@@ -157,7 +159,7 @@ static void test_littles_law(void)
     NEAR(e.fits_more, 436, 0, "fits 436");
     STREQ(e.held_source, "littles-law", "held from Little's law");
     bt_eval_route(&f.cfg, &f.st, b, NOW, &e);
-    OK(isnan(e.in_flight) && e.upper_bound, "no latency: in flight unknown, upper bound");
+    OK(isnan(e.in_flight) && (e.used_q == BT_QL_UPPER), "no latency: in flight unknown, upper bound");
     NEAR(e.used, 900000, 1e-9, "upper bound: used = reserved per minute 900,000");
     STREQ(e.held_source, "upper-bound", "held marked upper-bound");
     NEAR(e.headroom_pct, 55, 1e-9, "headroom 55 % from the bound");
@@ -276,9 +278,9 @@ static void test_cache_read(void)
 
 static void test_idle(void)
 {
-    /* Traffic at 10:00, none since; polled fine at 10:09:30, which could see minutes
-     * up to 10:06 (2 min lag): no datapoints since 10:00 means no calls, so the
-     * route is idle at 10:06: used 0, headroom the whole 500,000, ok, not stale. */
+    /* Traffic at 10:00, none since; polled fine at 10:10, which settled minutes up
+     * to 10:07 (2 min lag): no datapoints since 10:00 means no calls, so the route
+     * is idle at 10:07: used 0, headroom the whole 500,000, ok, not stale. */
     struct fx f;
     fx_init(&f);
     int r = fx_route(&f, "idle", "amazon.nova-lite-v1:0", 500000, 1000);
@@ -286,7 +288,7 @@ static void test_idle(void)
     minute(&f, r, T0, 100, 50000, 30000, 1000);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(e.idle && e.minute == M - 60, "idle at 10:06");
+    OK((e.state == BT_FR_IDLE) && e.minute == M, "idle at 10:07");
     NEAR(e.used, 0, 0, "used 0");
     NEAR(e.settled, 0, 0, "settled 0");
     NEAR(e.held, 0, 0, "held 0: nothing in flight");
@@ -301,7 +303,7 @@ static void test_idle(void)
     bt_model_event(&f.st, f.cfg.routes, &ev);
     minute(&f, r, T0 - 360, 100, 50000, 30000, 1000);
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    OK(!e.idle && e.stale && strstr(e.stale_reason, "not answered since 09:55"),
+    OK(!(e.state == BT_FR_IDLE) && e.stale && strstr(e.stale_reason, "not answered since 09:55"),
        "no good poll for 15 min: STALE, not idle");
     OK(e.status == BT_ST_UNKNOWN, "stale -> unknown");
     fx_free(&f);
@@ -424,10 +426,10 @@ static void test_mantle(void)
     minute(&f, r, M, 400, 12000000, 320000, NAN);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.in_used, 12800000, 0, "mantle input used: the per-minute bound");
-    OK(e.upper_bound, "marked upper bound");
-    NEAR(e.in_headroom, 7200000, 0, "mantle input headroom");
-    NEAR(e.out_headroom, 3680000, 0, "mantle output headroom");
+    NEAR(e.side[BT_SIDE_INPUT].used, 12800000, 0, "mantle input used: the per-minute bound");
+    OK((e.used_q == BT_QL_UPPER), "marked upper bound");
+    NEAR(e.side[BT_SIDE_INPUT].headroom, 7200000, 0, "mantle input headroom");
+    NEAR(e.side[BT_SIDE_OUTPUT].headroom, 3680000, 0, "mantle output headroom");
     NEAR(e.headroom_pct, 36, 1e-9, "route headroom pct is the input side's");
     OK(e.binding == BT_SIDE_INPUT, "input binds");
 
@@ -440,8 +442,8 @@ static void test_mantle(void)
     put(&f, r, BT_SIG_INPUT_TOKENS, M, 1000000);
     put(&f, r, BT_SIG_OUTPUT_TOKENS, M, 3900000);
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.in_pct, 55, 1e-9, "input side 55 %");
-    NEAR(e.out_pct, 2.5, 1e-9, "output side 2.5 %");
+    NEAR(e.side[BT_SIDE_INPUT].pct, 55, 1e-9, "input side 55 %");
+    NEAR(e.side[BT_SIDE_OUTPUT].pct, 2.5, 1e-9, "output side 2.5 %");
     OK(e.binding == BT_SIDE_OUTPUT, "equal quotas: output binds");
     NEAR(e.headroom_pct, 2.5, 1e-9, "route headroom = output side");
     NEAR(e.used, 3900000, 0, "route used = output used (what the bar draws)");
@@ -594,7 +596,7 @@ static void test_warnings(void)
     OK(bt_eval_has(&e, BT_W_QUOTA_UNKNOWN) && e.status == BT_ST_UNKNOWN, "QUOTA_UNKNOWN -> unknown");
 
     /* Stale: CloudWatch failing after the data. */
-    struct bt_event ev = {.t = NOW - 5, .type = BT_EV_ERROR, .route = h, .source = BT_SRC_CLOUDWATCH};
+    struct bt_event ev = {.t = NOW, .type = BT_EV_ERROR, .route = h, .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.text, "ThrottlingException after 3 attempts", sizeof ev.text);
     bt_model_event(&f.st, f.cfg.routes, &ev);
     bt_eval_route(&f.cfg, &f.st, h, NOW, &e);
@@ -662,8 +664,255 @@ static void test_status_codes(void)
            "warning %s has a code and an action", bt_wcode_name(i));
 }
 
+/* ---- contract version 3: the frame, qualities, sides (DESIGN.md) ---- */
+
+static void test_quality_rules(void)
+{
+    OK(bt_quality_add(BT_QL_KNOWN, BT_QL_UNKNOWN) == BT_QL_LOWER, "known + unknown = lower bound");
+    OK(bt_quality_add(BT_QL_IDLE, BT_QL_IDLE) == BT_QL_IDLE, "idle + idle = idle");
+    OK(bt_quality_add(BT_QL_IDLE, BT_QL_KNOWN) == BT_QL_KNOWN, "idle + known = known");
+    OK(bt_quality_add(BT_QL_LOWER, BT_QL_KNOWN) == BT_QL_LOWER, "lower + known = lower");
+    OK(bt_quality_add(BT_QL_UPPER, BT_QL_KNOWN) == BT_QL_UPPER, "upper + known = upper");
+    OK(bt_quality_add(BT_QL_UPPER, BT_QL_LOWER) == BT_QL_UNKNOWN, "upper + lower bounds nothing");
+    OK(bt_quality_add(BT_QL_UNKNOWN, BT_QL_UNKNOWN) == BT_QL_UNKNOWN, "unknown + unknown = unknown");
+    OK(bt_quality_headroom(BT_QL_LOWER) == BT_QL_UPPER, "headroom from a lower-bound use: at most");
+    OK(bt_quality_headroom(BT_QL_UPPER) == BT_QL_LOWER, "headroom from an upper-bound use: at least");
+    OK(bt_quality_headroom(BT_QL_IDLE) == BT_QL_KNOWN, "headroom of an idle route is known");
+    STREQ(bt_quality_name(BT_QL_LOWER), "lower-bound", "quality names as in the JSON");
+}
+
+static void test_resumption(void)
+{
+    /* Busy at 09:10 (100 calls), idle since; at 10:08 two calls already published,
+     * but the poll at 10:10 settled minutes up to 10:07 only (10:08 ends at 10:09,
+     * + 120 s lag = 10:11). Version 2 evaluated the route at 09:10 and showed its
+     * 100 calls as current; version 3 evaluates 10:07: idle, used 0, the whole
+     * 500,000 free, and it notes the unsettled 10:08. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "back", "amazon.nova-lite-v1:0", 500000, 1000);
+    fx_start(&f);
+    minute(&f, r, T0 - 3000, 100, 50000, 30000, 1000); /* 09:10 */
+    minute(&f, r, M + 60, 2, 1000, 600, 1000);          /* 10:08, not settled */
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.minute == M && e.state == BT_FR_IDLE, "evaluated at 10:07, idle (not at 09:10)");
+    NEAR(e.used, 0, 0, "used 0 now");
+    NEAR(e.headroom_pct, 100, 0, "headroom 100 %");
+    OK(e.used_q == BT_QL_IDLE && e.headroom_q == BT_QL_KNOWN, "used idle, headroom known");
+    OK(e.fresher_minute == M + 60, "the unsettled 10:08 is noted");
+    fx_free(&f);
+
+    /* A brand-new route: admission answers, CloudWatch never has: unknown, not ok. */
+    fx_init(&f);
+    r = fx_route(&f, "new", "amazon.nova-lite-v1:0", 500000, 1000);
+    bt_config_finish(&f.cfg);
+    bt_store_init(&f.st, f.cfg.nroutes, 1440);
+    struct bt_event ok = {.t = NOW, .type = BT_EV_OK, .route = r, .source = BT_SRC_ADMISSION};
+    bt_model_event(&f.st, f.cfg.routes, &ok);
+    put(&f, r, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 0);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.status == BT_ST_UNKNOWN && e.stale && e.state == BT_FR_UNKNOWN,
+       "brand-new route: unknown until CloudWatch answers");
+    fx_free(&f);
+}
+
+static void test_burst_gauge(void)
+{
+    /* CloudWatch idle at 10:07 (a good poll, no datapoints: the burst is not published
+     * yet) while the admission gauge says 50 calls in flight, max_tokens 4,000,
+     * against 200,000 TPM. With no R this minute, R falls back to max_tokens:
+     *   held >= 50 x 4,000 = 200,000 (a lower bound); used >= 0 + 200,000
+     *   headroom <= 200,000 - 200,000 = 0 (an upper bound): 0 %, crit, fits 0.
+     * Version 2 showed used 0, headroom 100 %, ok. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "burst", "amazon.nova-lite-v1:0", 200000, 4000);
+    fx_start(&f);
+    put(&f, r, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 50);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.state == BT_FR_IDLE, "CloudWatch idle at 10:07");
+    NEAR(e.held, 200000, 0, "held at least 50 x 4,000 = 200,000");
+    OK(e.held_q == BT_QL_LOWER && e.used_q == BT_QL_LOWER, "held and used are lower bounds");
+    STREQ(e.reservation_source, "max-tokens", "R: max_tokens, the least a call holds");
+    NEAR(e.headroom_pct, 0, 0, "headroom at most 0 %");
+    OK(e.headroom_q == BT_QL_UPPER, "headroom is an upper bound");
+    NEAR(e.fits_more, 0, 0, "nothing more fits");
+    OK(e.status == BT_ST_CRIT && bt_eval_has(&e, BT_W_LOW_HEADROOM), "crit: LOW_HEADROOM");
+    OK(strstr(warning(&e, BT_W_LOW_HEADROOM)->message, "at most") != NULL,
+       "LOW_HEADROOM says at most");
+
+    /* With the last minutes' R: 09:55 had 10 calls and 20,000 input, so R = 2,000 +
+     * 4,000 = 6,000: held >= 50 x 6,000 = 300,000; headroom <= -100,000 = -50 %. */
+    minute(&f, r, T0 - 300, 10, 20000, 5000, 2000);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    STREQ(e.reservation_source, "last-minutes", "R from the last minutes");
+    NEAR(e.reservation, 6000, 0, "R 6,000");
+    NEAR(e.held, 300000, 0, "held at least 300,000");
+    NEAR(e.headroom_pct, -50, 1e-9, "headroom at most -50 %");
+    fx_free(&f);
+}
+
+static void test_unknown_member(void)
+{
+    /* Two routes on quota L-SHARED (1,000,000). a at 10:07: 60 calls, input 240,000,
+     * output 60,000, latency 1,000 ms, max_tokens 1,000, burndown 1:
+     *   settled 300,000; R = 4,000 + 1,000 = 5,000; in flight 60 / 60 x 1 s = 1;
+     *   held 5,000; used 305,000.
+     * b's CloudWatch fails: its use is unknown, so the group's use is at least
+     * 305,000 and the headroom at most 695,000 (69.5 %): PARTIAL_GROUP names b and
+     * SHARED_QUOTA never says b uses 0. */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "amazon.nova-lite-v1:0", 1000000, 1000);
+    int b = fx_route(&f, "b", "amazon.nova-lite-v1:0", NAN, 1000);
+    bt_strlcpy(f.cfg.routes[a].quota[BT_Q_TPM].code, "L-SHARED", sizeof f.cfg.routes[a].quota[BT_Q_TPM].code);
+    bt_strlcpy(f.cfg.routes[b].quota_code, "L-SHARED", sizeof f.cfg.routes[b].quota_code);
+    fx_start(&f);
+    minute(&f, a, M, 60, 240000, 60000, 1000);
+    minute(&f, b, M - 600, 500, 900000, 100000, 1000); /* b's last good data, 09:57 */
+    struct bt_event ev = {.t = NOW, .type = BT_EV_ERROR, .route = b, .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(ev.text, "AccessDenied", sizeof ev.text);
+    bt_model_event(&f.st, f.cfg.routes, &ev);
+    struct bt_eval ev2[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev2);
+    NEAR(ev2[a].used, 305000, 0, "a uses 305,000");
+    NEAR(ev2[a].group_used, 305000, 0, "group: at least 305,000");
+    OK(ev2[a].group_used_q == BT_QL_LOWER, "group use is a lower bound");
+    NEAR(ev2[a].headroom_pct, 69.5, 1e-9, "headroom at most 69.5 %");
+    OK(ev2[a].headroom_q == BT_QL_UPPER, "headroom an upper bound");
+    const struct bt_warning *w = warning(&ev2[a], BT_W_PARTIAL_GROUP);
+    OK(w && strstr(w->message, "b on the same quota could not be read"), "PARTIAL_GROUP names b");
+    w = warning(&ev2[a], BT_W_SHARED_QUOTA);
+    OK(w && !strstr(w->message, "use 0") && strstr(w->message, "use is unknown"),
+       "SHARED_QUOTA: b's use unknown, never 0");
+    OK(ev2[b].state == BT_FR_UNKNOWN && ev2[b].used_q == BT_QL_UNKNOWN && isnan(ev2[b].used),
+       "b: unknown, its 09:57 figures not shown as now");
+    OK(ev2[b].status == BT_ST_UNKNOWN, "b: status unknown (STALE)");
+    fx_free(&f);
+}
+
+static void test_mantle_binding_fits(void)
+{
+    /* Mantle, input 4,000,000 / output 4,000,000, max_tokens 2,000; 400 inferences,
+     * input 1,000,000, output 3,900,000, no latency metric (mantle publishes none):
+     *   input used <= max(1,000,000, 400 x (2,500 + 2,000)) = 1,800,000: 55 %
+     *   output used 3,900,000: headroom 100,000 = 2.5 %: output binds
+     *   fits = floor(100,000 / 2,000 max_tokens) = 50 (version 2: 488, the input
+     *   side's floor(2,200,000 / 4,500) beside the output side's 2.5 %).
+     * OUTPUT_CUTOFF crit: answers get cut off, not throttled. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "agents", "anthropic.claude-opus-4-7", NAN, 2000);
+    f.cfg.routes[r].endpoint = BT_EP_MANTLE;
+    f.cfg.routes[r].quota[BT_Q_INPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "", ""};
+    f.cfg.routes[r].quota[BT_Q_OUTPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "", ""};
+    fx_start(&f);
+    minute(&f, r, M, 400, 1000000, 3900000, NAN);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.binding == BT_SIDE_OUTPUT, "output binds");
+    NEAR(e.headroom_pct, 2.5, 1e-9, "2.5 %");
+    NEAR(e.fits_more, 50, 0, "fits 50, from the output side");
+    NEAR(e.side[BT_SIDE_INPUT].fits, 488, 0, "the input side alone would fit 488");
+    const struct bt_warning *w = warning(&e, BT_W_OUTPUT_CUTOFF);
+    OK(w && w->severity == BT_ST_CRIT && strstr(w->message, "cut off"), "OUTPUT_CUTOFF crit");
+    OK(isnan(e.burndown) && !strcmp(e.burndown_source, "none"), "mantle: burndown none, not 1 from the table");
+    fx_free(&f);
+}
+
+static void test_rpm_binding(void)
+{
+    /* Nova Lite (burndown 1), 2,000,000 TPM and 10,000 RPM. At 10:07: 9,000
+     * invocations + 300 throttles = 9,300 requests submitted; input 270,000, output
+     * 22,000, estimate 292,000, latency 200 ms, max_tokens 100:
+     *   tokens: in flight 9,000 / 60 x 0.2 = 30; R = 30 + 100 = 130; held 3,900;
+     *           used 295,900; headroom 1,704,100 = 85.2 %
+     *   rpm:    headroom 10,000 - 9,300 = 700 = 7 %: binds (warn: 7 < 20, > 5)
+     * fits 700 more requests a minute; the throttles are the RPM quota's. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "chat", "amazon.nova-lite-v1:0", 2000000, 100);
+    f.cfg.routes[r].quota[BT_Q_RPM] = (struct bt_quota){10000, BT_QS_SERVICE_QUOTAS, "L-RPM", ""};
+    fx_start(&f);
+    minute(&f, r, M, 9000, 270000, 22000, 200);
+    put(&f, r, BT_SIG_THROTTLES, M, 300);
+    put(&f, r, BT_SIG_ESTIMATED_TPM, M, 292000);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    NEAR(e.side[BT_SIDE_TPM].pct, 85.205, 1e-9, "tokens: 85.2 % free");
+    NEAR(e.requests, 9300, 0, "9,300 requests submitted");
+    OK(e.binding == BT_SIDE_RPM, "rpm binds");
+    NEAR(e.headroom_pct, 7, 1e-9, "headroom 7 %");
+    NEAR(e.fits_more, 700, 0, "700 more requests a minute");
+    const struct bt_warning *w = warning(&e, BT_W_LOW_HEADROOM);
+    OK(w && w->severity == BT_ST_WARN && strstr(w->message, "rpm headroom"), "LOW_HEADROOM names rpm");
+    w = warning(&e, BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "requests-per-minute quota") && strstr(w->action, "RPM"),
+       "throttles blamed on the RPM quota");
+    struct bt_report rep = {.cfg = &f.cfg, .store = &f.st, .now = NOW, .evals = &e, .n = 1, .mode = "live"};
+    cJSON *j = bt_report_route_json(&rep, 0);
+    OK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(j, "binding_side")), "rpm") &&
+       cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "rpm"), "headroom")) == 700 &&
+       cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "quota"), "rpm")) == 10000,
+       "JSON: binding_side rpm, rpm.headroom 700, quota.rpm 10,000");
+    OK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(j, "evaluated_minute")), "2026-11-29T10:07:00Z"),
+       "JSON: evaluated_minute");
+    cJSON_Delete(j);
+
+    /* Service capacity: server errors rising with the throttles (40 now, 0 five
+     * minutes before) come first: no quota increase fixes them. */
+    put(&f, r, BT_SIG_SERVER_ERRORS, M, 40);
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    w = warning(&e, BT_W_THROTTLED_BELOW_ESTIMATE);
+    OK(w && strstr(w->message, "service capacity") && strstr(w->action, "No quota increase"),
+       "server errors rising: service capacity");
+    fx_free(&f);
+}
+
+static void test_reserved_tier(void)
+{
+    /* On-demand 1,000,000 TPM, burndown 1. At 10:07: 300 calls, input 900,000,
+     * output 60,000 (every tier), max_tokens 500 (2.5 x the mean output of 200),
+     * 0 in flight (gauge); ResolvedServiceTier=reserved
+     * served 100 calls, input 300,000, output 20,000:
+     *   all tiers: used 960,000: 4 % free (version 2, crit)
+     *   on-demand: used 960,000 - 320,000 = 640,000: 36 % free
+     * reserved tier, input 1,000,000 / output 100,000: input 300,000 (70 % free),
+     * output 20,000 (80 %); tpm binds at 36 %. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "tiered", "amazon.nova-lite-v1:0", 1000000, 500);
+    f.cfg.routes[r].quota[BT_Q_RES_INPUT_TPM] = (struct bt_quota){1000000, BT_QS_CONFIG, "", ""};
+    f.cfg.routes[r].quota[BT_Q_RES_OUTPUT_TPM] = (struct bt_quota){100000, BT_QS_CONFIG, "", ""};
+    fx_start(&f);
+    minute(&f, r, M, 300, 900000, 60000, NAN);
+    put(&f, r, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 0);
+    put(&f, r, BT_SIG_TIER_RES_INVOCATIONS, M, 100);
+    put(&f, r, BT_SIG_TIER_RES_INPUT, M, 300000);
+    put(&f, r, BT_SIG_TIER_RES_OUTPUT, M, 20000);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    NEAR(e.tier_reserved_share, 1.0 / 3, 1e-12, "a third of the calls reserved");
+    NEAR(e.used, 640000, 0, "on-demand use 640,000");
+    NEAR(e.headroom_pct, 36, 1e-9, "36 % free, not 4 %");
+    OK(e.binding == BT_SIDE_TPM, "tpm binds");
+    NEAR(e.side[BT_SIDE_RES_INPUT].pct, 70, 1e-9, "reserved input 70 % free");
+    NEAR(e.side[BT_SIDE_RES_OUTPUT].pct, 80, 1e-9, "reserved output 80 % free");
+    OK(e.status == BT_ST_OK, "ok");
+    fx_free(&f);
+}
+
 int main(void)
 {
+    test_quality_rules();
+    test_resumption();
+    test_burst_gauge();
+    test_unknown_member();
+    test_mantle_binding_fits();
+    test_rpm_binding();
+    test_reserved_tier();
     test_domain_example();
     test_littles_law();
     test_admission();

@@ -1,0 +1,515 @@
+/* One route's figures in its quota group's evaluation frame: what is read from the
+ * store at the evaluated minute and at the newest scrape, and the contract's formulas
+ * (DESIGN.md "Headroom: the contract, version 3"). */
+#include "core/headroom.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/eval_int.h"
+#include "core/format.h"
+#include "core/util.h"
+
+/* ---- evaluation ---- */
+
+static const enum bt_signal usage_signals[] = {
+    BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS, BT_SIG_ESTIMATED_TPM,
+    BT_SIG_THROTTLES,
+};
+static const enum bt_signal adm_signals[] = {
+    BT_SIG_ADM_RESERVED, BT_SIG_ADM_IN_FLIGHT, BT_SIG_ADM_ADMITTED, BT_SIG_ADM_MAX_TOKENS,
+    BT_SIG_ADM_RESERVED_HELD,
+};
+
+static double at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
+{
+    return m ? bt_store_at(st, r, s, m) : NAN;
+}
+
+/* What the figures of one minute are computed from. */
+struct raw {
+    double inv, input, output, cache_read, cache_write, estimated, lat_avg;
+    double adm_in_flight, adm_held, adm_reserved, adm_admitted, max_tokens;
+    double fallback_r;       /* R from the last minutes, for a gauge with no R now */
+    const char *fallback_src;
+    enum bt_frame_state state;
+};
+
+/* CloudWatch at minute m (idle: a good poll settled it and found no datapoints, so
+ * every count is 0; unknown: nothing from CloudWatch is claimed), admission at the
+ * newest scrape am. */
+static void read_raw(const struct bt_store *st, int r, const struct bt_route *rt, int64_t m,
+                     int64_t am, enum bt_frame_state state, struct raw *x)
+{
+    x->state = state;
+    x->inv = at(st, r, BT_SIG_INVOCATIONS, m);
+    x->input = at(st, r, BT_SIG_INPUT_TOKENS, m);
+    x->output = at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    x->cache_read = at(st, r, BT_SIG_CACHE_READ, m);
+    x->cache_write = at(st, r, BT_SIG_CACHE_WRITE, m);
+    x->estimated = at(st, r, BT_SIG_ESTIMATED_TPM, m);
+    x->lat_avg = at(st, r, BT_SIG_LATENCY_AVG, m);
+    if (state == BT_FR_IDLE) {
+        x->inv = x->input = x->output = x->cache_read = x->cache_write = 0;
+        x->estimated = NAN; /* AWS may not publish it for this model at all: not claimed */
+    } else if (state == BT_FR_UNKNOWN) {
+        x->inv = x->input = x->output = x->cache_read = x->cache_write = NAN;
+        x->estimated = x->lat_avg = NAN;
+    }
+    if (state != BT_FR_UNKNOWN && isnan(x->inv) && at(st, r, BT_SIG_THROTTLES, m) > 0)
+        x->inv = 0; /* only throttles this minute: nothing was accepted */
+    x->adm_in_flight = at(st, r, BT_SIG_ADM_IN_FLIGHT, am);
+    x->adm_held = at(st, r, BT_SIG_ADM_RESERVED_HELD, am);
+    x->adm_reserved = at(st, r, BT_SIG_ADM_RESERVED, am);
+    x->adm_admitted = at(st, r, BT_SIG_ADM_ADMITTED, am);
+    x->max_tokens = rt->max_tokens;
+    double gauge_mt = at(st, r, BT_SIG_ADM_MAX_TOKENS, am);
+    if (!isnan(gauge_mt))
+        x->max_tokens = gauge_mt; /* what callers really request beats the config */
+    x->fallback_r = NAN;
+    x->fallback_src = NULL;
+}
+
+/* How far back R is looked for when calls are in flight and this minute has none. */
+#define FALLBACK_MINUTES 30
+
+/* R from the newest of the last minutes that had one (CloudWatch counts or the
+ * admission rates), never below max_tokens: the lower bound for the calls in
+ * flight now when the evaluated minute has no R of its own. */
+static void fallback_reservation(const struct bt_store *st, int r, const struct bt_route *rt,
+                                 int64_t m, int64_t am, struct raw *x)
+{
+    bool mantle = rt->endpoint == BT_EP_MANTLE;
+    double best = NAN;
+    for (int i = 0; i <= FALLBACK_MINUTES && isnan(best); i++) {
+        int64_t t = am ? bt_minute_floor(am) - 60 * i : 0;
+        double res = t ? bt_store_at(st, r, BT_SIG_ADM_RESERVED, t) : NAN;
+        double adm = t ? bt_store_at(st, r, BT_SIG_ADM_ADMITTED, t) : NAN;
+        if (!isnan(res) && adm > 0) {
+            best = res / adm;
+            break;
+        }
+        int64_t c = m ? m - 60 * i : 0;
+        double inv = c ? bt_store_at(st, r, BT_SIG_INVOCATIONS, c) : NAN;
+        if (inv > 0 && !isnan(x->max_tokens)) {
+            double in = bt_z(bt_store_at(st, r, BT_SIG_INPUT_TOKENS, c));
+            if (!mantle)
+                in += bt_z(bt_store_at(st, r, BT_SIG_CACHE_READ, c)) +
+                      bt_z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, c));
+            best = in / inv + x->max_tokens;
+        }
+    }
+    if (!isnan(best) && (isnan(x->max_tokens) || best >= x->max_tokens)) {
+        x->fallback_r = best;
+        x->fallback_src = "last-minutes";
+    } else if (!isnan(x->max_tokens)) {
+        x->fallback_r = x->max_tokens;
+        x->fallback_src = "max-tokens";
+    }
+}
+
+/* The contract, once: R, in flight, held, settled, reserved per minute, used, each
+ * with its quality. */
+static void figures(const struct bt_route *rt, const struct raw *x, struct bt_minute_fig *f)
+{
+    bool mantle = rt->endpoint == BT_EP_MANTLE;
+    memset(f, 0, sizeof *f);
+    f->settled = f->estimated = f->reservation = f->in_flight = f->held = NAN;
+    f->reserved_per_min = f->used = NAN;
+    f->used_q = f->held_q = BT_QL_UNKNOWN;
+    /* total input per call: cache reads and writes are reserved at start (runtime);
+     * mantle's input quota does not count cache reads */
+    double total_in = mantle ? bt_z(x->input) : bt_z(x->input) + bt_z(x->cache_read) + bt_z(x->cache_write);
+    if (!isnan(x->adm_reserved) && !isnan(x->adm_admitted) && x->adm_admitted > 0) {
+        f->reservation = x->adm_reserved / x->adm_admitted;
+        f->reservation_source = "admission";
+    } else if (!isnan(x->max_tokens) && !isnan(x->inv) && x->inv > 0) {
+        f->reservation = total_in / x->inv + x->max_tokens;
+        f->reservation_source = "cloudwatch";
+    }
+    if (!isnan(x->adm_in_flight)) {
+        f->in_flight = x->adm_in_flight;
+        f->in_flight_source = "admission";
+    } else if (!isnan(bt_littles_law(x->inv, x->lat_avg))) {
+        f->in_flight = bt_littles_law(x->inv, x->lat_avg);
+        f->in_flight_source = "littles-law";
+    }
+    if (!isnan(x->adm_held)) {
+        f->held = x->adm_held;
+        f->held_q = BT_QL_KNOWN;
+        f->held_source = "admission";
+    } else if (f->in_flight == 0) {
+        f->held = 0;
+        f->held_q = x->state == BT_FR_IDLE ? BT_QL_IDLE : BT_QL_KNOWN;
+        f->held_source = f->in_flight_source;
+    } else if (!isnan(f->in_flight) && !isnan(f->reservation)) {
+        f->held = f->in_flight * f->reservation;
+        f->held_q = BT_QL_KNOWN;
+        f->held_source = f->in_flight_source;
+    } else if (!isnan(f->in_flight) && !isnan(x->fallback_r)) {
+        /* calls in flight and no R this minute (a burst CloudWatch has not published):
+         * they hold at least max_tokens each */
+        f->reservation = x->fallback_r;
+        f->reservation_source = x->fallback_src;
+        f->held = f->in_flight * x->fallback_r;
+        f->held_q = BT_QL_LOWER;
+        f->held_source = f->in_flight_source;
+    }
+    if (!isnan(x->adm_reserved)) {
+        f->reserved_per_min = x->adm_reserved;
+        f->reserved_source = "admission";
+    } else if (!isnan(x->inv) && (x->inv == 0 || !isnan(f->reservation))) {
+        f->reserved_per_min = x->inv == 0 ? 0 : x->inv * f->reservation;
+        f->reserved_source = "cloudwatch";
+    }
+    if (mantle)
+        f->settled = x->input;
+    else if (!isnan(x->input) || !isnan(x->output))
+        f->settled = bt_settled_tpm(bt_z(x->input), bt_z(x->cache_write), bt_z(x->output), rt->burndown);
+    f->estimated = mantle ? NAN : x->estimated;
+    double base = bt_nanmax(f->settled, f->estimated);
+    enum bt_quality base_q = isnan(base)                 ? BT_QL_UNKNOWN
+                             : x->state == BT_FR_IDLE    ? BT_QL_IDLE
+                                                         : BT_QL_KNOWN;
+    if (f->held_q != BT_QL_UNKNOWN) {
+        f->used_q = bt_quality_add(base_q, f->held_q);
+        f->used = bt_z(base) + f->held;
+    } else if (!isnan(f->reserved_per_min) && base_q != BT_QL_UNKNOWN) {
+        /* in flight unknown: every reservation of the minute, an upper bound */
+        f->used = bt_nanmax(base, f->reserved_per_min);
+        f->used_q = f->used == 0 ? base_q : BT_QL_UPPER;
+        f->held_source = "upper-bound";
+    } else if (base_q != BT_QL_UNKNOWN) {
+        f->used = base;
+        /* calls in flight whose holding cannot be sized: completed charges are only
+         * the least of it */
+        f->used_q = f->in_flight > 0 ? BT_QL_LOWER : base_q;
+    }
+}
+
+void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
+                       int64_t minute, struct bt_minute_fig *out)
+{
+    struct raw x;
+    minute = bt_minute_floor(minute);
+    read_raw(st, r, &cfg->routes[r], minute, minute, BT_FR_ACTIVE, &x);
+    figures(&cfg->routes[r], &x, out);
+    if (isnan(x.inv) && isnan(x.input) && isnan(x.output) && isnan(x.estimated) &&
+        isnan(x.adm_in_flight) && isnan(x.adm_reserved)) {
+        memset(out, 0, sizeof *out);
+        out->settled = out->estimated = out->reservation = out->in_flight = NAN;
+        out->held = out->reserved_per_min = out->used = NAN;
+        out->used_q = out->held_q = BT_QL_UNKNOWN;
+    }
+}
+
+/* Settled tokens per minute at minute m (NAN without token counts). */
+static double settled_at(const struct bt_store *st, int r, const struct bt_route *rt, int64_t m)
+{
+    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
+    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    if (isnan(in) && isnan(out))
+        return NAN;
+    return bt_settled_tpm(bt_z(in), bt_z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m)), bt_z(out),
+                          rt->burndown);
+}
+
+static bool source_failing(const struct bt_source_status *s)
+{
+    return s->last_error && s->last_error >= s->last_ok;
+}
+
+/* How long a source may go without a good poll before its data is stale. */
+static int64_t stale_after(const struct bt_config *cfg)
+{
+    double s = 3 * cfg->interval;
+    return (int64_t)(s > 300 ? s : 300);
+}
+
+/* STALE only when a source failed or stopped answering; an idle route is not stale. */
+static void check_staleness(const struct bt_config *cfg, const struct bt_store *st, int r,
+                            struct bt_eval *e)
+{
+    const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
+    const struct bt_source_status *adm = bt_store_status_c(st, r, BT_SRC_ADMISSION);
+    char hm[8];
+    if (source_failing(cw)) {
+        e->stale = true;
+        if (e->data_minute) {
+            bt_fmt_hhmm(e->data_minute, hm, sizeof hm);
+            snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); newest data %s UTC",
+                     cw->error, hm);
+        } else {
+            snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); no data yet",
+                     cw->error);
+        }
+    } else if (cw->last_ok && e->now - cw->last_ok > stale_after(cfg)) {
+        e->stale = true;
+        bt_fmt_hhmm(cw->last_ok, hm, sizeof hm);
+        snprintf(e->stale_reason, sizeof e->stale_reason,
+                 "CloudWatch has not answered since %s UTC (%.0f min): collector stopped", hm,
+                 (double)(e->now - cw->last_ok) / 60);
+    } else if (!cw->last_ok) {
+        /* a brand-new route is unknown until CloudWatch answers, gauges or not */
+        e->stale = true;
+        snprintf(e->stale_reason, sizeof e->stale_reason, "no data yet: CloudWatch has not answered");
+    }
+    if (source_failing(adm)) {
+        char why[224];
+        snprintf(why, sizeof why, "admission counters failing (%s)", adm->error);
+        if (e->stale) {
+            size_t n = strlen(e->stale_reason);
+            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; %s", why);
+        } else {
+            bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
+        }
+        e->stale = true;
+    } else if (e->adm_minute && e->adm_minute < bt_minute_floor(e->now) - 180 - (int64_t)cfg->interval &&
+               !e->stale) {
+        e->stale = true;
+        bt_fmt_hhmm(e->adm_minute, hm, sizeof hm);
+        snprintf(e->stale_reason, sizeof e->stale_reason, "admission counters silent since %s UTC", hm);
+    }
+}
+
+/* Growth of a per-minute series over the last 5 minutes (first vs last), NAN if unknown. */
+static double growth(const struct bt_store *st, int r, const enum bt_signal *sigs, int n,
+                     int64_t m)
+{
+    double a = 0, b = 0;
+    for (int i = 0; i < n; i++) {
+        double x = bt_store_at(st, r, sigs[i], m - 240);
+        double y = bt_store_at(st, r, sigs[i], m);
+        if (isnan(x) || isnan(y))
+            return NAN;
+        a += x;
+        b += y;
+    }
+    return a > 0 ? (b - a) / a : NAN;
+}
+
+/* Whether a route's CloudWatch can be read now: it answered, is not failing and has
+ * not stopped answering. */
+static bool cw_readable(const struct bt_config *cfg, const struct bt_source_status *cw,
+                        int64_t now)
+{
+    return cw->last_ok && !source_failing(cw) && now - cw->last_ok <= stale_after(cfg);
+}
+
+/* The newest minute the route's last good poll has settled (the minute's end plus
+ * the collector's lag had passed when it ran) and fetched; 0 when the route's
+ * CloudWatch cannot be read. */
+int64_t bt_frame_settled(const struct bt_config *cfg, const struct bt_store *st, int r,
+                         int64_t now)
+{
+    const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
+    if (!cw_readable(cfg, cw, now))
+        return 0;
+    int64_t polled = cw->last_ok < now ? cw->last_ok : now;
+    return bt_minute_floor(polled - (int64_t)cfg->cw_lag) - 60;
+}
+
+/* Newest minute <= limit with any usage datapoint (0: none). */
+static int64_t newest_usage(const struct bt_store *st, int r, int64_t limit)
+{
+    int64_t newest = 0;
+    for (size_t i = 0; i < BT_ARRAY_LEN(usage_signals); i++) {
+        int64_t m = bt_store_newest(st, r, usage_signals[i], limit);
+        newest = m > newest ? m : newest;
+    }
+    return newest;
+}
+
+/* Requests submitted per minute, the RPM quota's measure: the admission counters'
+ * admitted + retried, else Invocations + InvocationThrottles + client and server
+ * errors (a throttled or failed request was submitted all the same). */
+static void requests(struct bt_eval *e)
+{
+    e->requests = NAN;
+    e->requests_q = BT_QL_UNKNOWN;
+    e->requests_source = NULL;
+    if (!isnan(e->admitted)) {
+        e->requests = e->admitted + bt_z(e->retries);
+        e->requests_q = BT_QL_KNOWN;
+        e->requests_source = "admission";
+    } else if (e->state == BT_FR_IDLE) {
+        e->requests = 0;
+        e->requests_q = BT_QL_IDLE;
+        e->requests_source = "cloudwatch";
+    } else if (e->state == BT_FR_ACTIVE && !isnan(e->invocations)) {
+        e->requests = e->invocations + bt_z(e->throttles) + bt_z(e->client_errors) +
+                      bt_z(e->server_errors);
+        e->requests_q = BT_QL_KNOWN;
+        e->requests_source = "cloudwatch";
+    }
+}
+
+/* Service tiers: the calls ResolvedServiceTier=reserved served draw on the reserved
+ * capacity, not the on-demand quota, so their share is taken out of the route's
+ * counts before the contract's formulas (overflow to Standard stays in). */
+static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, struct raw *x,
+                                   struct bt_eval *e)
+{
+    e->tier_reserved_share = e->tier_reserved_inv = NAN;
+    e->tier_reserved_input = e->tier_reserved_output = NAN;
+    if (x->state != BT_FR_ACTIVE)
+        return;
+    double inv = at(st, r, BT_SIG_TIER_RES_INVOCATIONS, m);
+    if (isnan(inv) || !(x->inv > 0))
+        return;
+    if (inv > x->inv)
+        inv = x->inv; /* a tier's calls are some of the route's */
+    double share = inv / x->inv, keep = 1 - share;
+    e->tier_reserved_inv = inv;
+    e->tier_reserved_share = share;
+    e->tier_reserved_input = bt_z(at(st, r, BT_SIG_TIER_RES_INPUT, m));
+    e->tier_reserved_output = bt_z(at(st, r, BT_SIG_TIER_RES_OUTPUT, m));
+    x->inv -= inv;
+    x->input = fmax(0, bt_z(x->input) - e->tier_reserved_input);
+    x->output = fmax(0, bt_z(x->output) - e->tier_reserved_output);
+    x->cache_read *= keep;
+    x->cache_write *= keep;
+    x->estimated *= keep;
+    x->adm_in_flight *= keep;
+    x->adm_held *= keep;
+    x->adm_reserved *= keep;
+    x->adm_admitted *= keep;
+}
+
+/* Everything about one route that does not depend on the other routes, in its
+ * group's frame: CloudWatch at the group's evaluated minute m, gauges at the newest
+ * scrape. */
+void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, int r,
+                        int64_t now, int64_t m, struct bt_eval *e)
+{
+    const struct bt_route *rt = &cfg->routes[r];
+    memset(e, 0, sizeof *e);
+    e->route = r;
+    e->now = now;
+    e->mantle = rt->endpoint == BT_EP_MANTLE;
+    e->unknown_member = -1;
+    double *nans[] = {&e->settled, &e->estimated, &e->held, &e->used, &e->reserved_per_min,
+                      &e->reservation, &e->in_flight, &e->group_used, &e->quota,
+                      &e->headroom_tpm, &e->headroom_pct, &e->fits_more,
+                      &e->burndown_measured, &e->avg_input, &e->avg_output,
+                      &e->recommended_max_tokens, &e->fits_more_recommended, &e->tokens_today,
+                      &e->group_tokens_today, &e->tpd, &e->daily_rate, &e->offered_growth,
+                      &e->accepted_growth, &e->littles_in_flight, &e->server_errors_before,
+                      &e->throttles_before};
+    for (size_t i = 0; i < BT_ARRAY_LEN(nans); i++)
+        *nans[i] = NAN;
+    e->burndown = e->mantle ? NAN : rt->burndown;
+    e->burndown_source = e->mantle ? "none" : rt->burndown_source;
+
+    /* the frame: this route's place in its group's evaluated minute */
+    e->minute = m;
+    e->state = bt_frame_settled(cfg, st, r, now) && m ? BT_FR_ACTIVE : BT_FR_UNKNOWN;
+    e->data_minute = newest_usage(st, r, m ? m : now);
+    int64_t fresher = newest_usage(st, r, now + 60);
+    e->fresher_minute = fresher > m ? fresher : 0;
+    if (e->state == BT_FR_ACTIVE && e->data_minute != m)
+        e->state = BT_FR_IDLE; /* settled and fetched, no datapoint: no calls */
+    if (e->state == BT_FR_UNKNOWN)
+        e->data_minute = newest_usage(st, r, now);
+    int64_t cm = e->state == BT_FR_UNKNOWN ? 0 : m; /* what CloudWatch is read at */
+    for (size_t i = 0; i < BT_ARRAY_LEN(adm_signals); i++) {
+        int64_t am = bt_store_newest(st, r, adm_signals[i], now);
+        if (am > e->adm_minute)
+            e->adm_minute = am;
+    }
+    int64_t am = e->adm_minute;
+    struct raw x;
+    read_raw(st, r, rt, cm, am, e->state, &x);
+    e->invocations = x.inv; /* every tier's */
+    take_out_reserved_tier(st, r, cm, &x, e);
+    fallback_reservation(st, r, rt, m, am, &x);
+    struct bt_minute_fig f;
+    figures(rt, &x, &f);
+    e->settled = f.settled;
+    e->estimated = f.estimated;
+    e->reservation = f.reservation;
+    e->in_flight = f.in_flight;
+    e->held = f.held;
+    e->held_q = f.held_q;
+    e->reserved_per_min = f.reserved_per_min;
+    e->used = f.used;
+    e->used_q = f.used_q;
+    e->reservation_source = f.reservation_source;
+    e->in_flight_source = f.in_flight_source;
+    e->held_source = f.held_source;
+    e->reserved_source = f.reserved_source;
+
+    e->input_tokens = x.input;
+    e->output_tokens = x.output;
+    e->cache_read = x.cache_read;
+    e->cache_write = x.cache_write;
+    e->lat_avg = x.lat_avg;
+    bool idle = e->state == BT_FR_IDLE;
+    e->throttles = idle ? 0 : at(st, r, BT_SIG_THROTTLES, cm);
+    e->client_errors = idle ? 0 : at(st, r, BT_SIG_CLIENT_ERRORS, cm);
+    e->server_errors = idle ? 0 : at(st, r, BT_SIG_SERVER_ERRORS, cm);
+    e->server_errors_before = cm ? bt_z(at(st, r, BT_SIG_SERVER_ERRORS, cm - 300)) : NAN;
+    e->throttles_before = cm ? bt_z(at(st, r, BT_SIG_THROTTLES, cm - 300)) : NAN;
+    e->lat_p50 = at(st, r, BT_SIG_LATENCY_P50, cm);
+    e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, cm);
+    e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, cm);
+    e->littles_in_flight = bt_littles_law(x.inv, x.lat_avg);
+    e->max_tokens = x.max_tokens;
+    if (!isnan(x.inv) && x.inv > 0) {
+        e->avg_input = (e->mantle ? bt_z(x.input) : bt_z(x.input) + bt_z(x.cache_read) + bt_z(x.cache_write)) /
+                       x.inv;
+        if (!isnan(x.output))
+            e->avg_output = x.output / x.inv;
+    }
+    if (!e->mantle && !isnan(x.estimated) && !isnan(x.output) && x.output >= 100) {
+        /* AWS's estimate is the completion-time charge: solve it for the burndown */
+        e->burndown_measured = (x.estimated - bt_z(x.input) - bt_z(x.cache_write)) / x.output;
+    }
+
+    e->conc_limit = at(st, r, BT_SIG_ADM_CONC_LIMIT, am);
+    if (isnan(e->conc_limit))
+        e->conc_limit = rt->concurrency_limit;
+    e->queue_depth = at(st, r, BT_SIG_ADM_QUEUE, am);
+    e->admitted = at(st, r, BT_SIG_ADM_ADMITTED, am);
+    e->rejected = at(st, r, BT_SIG_ADM_REJECTED, am);
+    e->retries = at(st, r, BT_SIG_ADM_RETRIES, am);
+    e->completed = at(st, r, BT_SIG_ADM_COMPLETED, am);
+    e->adm_throttled = at(st, r, BT_SIG_ADM_THROTTLED, am);
+    e->adm_settled = at(st, r, BT_SIG_ADM_SETTLED, am);
+    e->out_p50 = at(st, r, BT_SIG_ADM_OUT_P50, am);
+    e->out_p99 = at(st, r, BT_SIG_ADM_OUT_P99, am);
+    if (am) {
+        static const enum bt_signal offered[] = {BT_SIG_ADM_ADMITTED, BT_SIG_ADM_RETRIES,
+                                                 BT_SIG_ADM_REJECTED};
+        static const enum bt_signal accepted[] = {BT_SIG_ADM_COMPLETED};
+        e->offered_growth = growth(st, r, offered, 3, am);
+        e->accepted_growth = growth(st, r, accepted, 1, am);
+    }
+    requests(e);
+    for (int s = 0; s < BT_SRC_COUNT; s++)
+        e->last_ok[s] = bt_store_status_c(st, r, (enum bt_source)s)->last_ok;
+    check_staleness(cfg, st, r, e);
+
+    /* Tokens today: the day's sums from CloudWatch (check's one-day queries), else
+     * settled per minute summed since UTC midnight (within history). */
+    e->rpm_quota = rt->quota[BT_Q_RPM].value;
+    int64_t dm = cm ? cm : e->data_minute;
+    int64_t day = dm - (dm % 86400);
+    double day_in = dm ? bt_store_at(st, r, BT_SIG_DAY_INPUT_TOKENS, day) : NAN;
+    double day_out = dm ? bt_store_at(st, r, BT_SIG_DAY_OUTPUT_TOKENS, day) : NAN;
+    if (dm && (!isnan(day_in) || !isnan(day_out))) {
+        e->tokens_today = bt_settled_tpm(bt_z(day_in), bt_z(bt_store_at(st, r, BT_SIG_DAY_CACHE_WRITE, day)),
+                                         bt_z(day_out), e->mantle ? 1 : rt->burndown);
+    } else if (dm && (!isnan(rt->quota[BT_Q_TPD].value) || !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
+        double sum = 0;
+        for (int64_t t = day; t <= dm; t += 60) {
+            double v = settled_at(st, r, rt, t);
+            if (!isnan(v))
+                sum += v;
+        }
+        e->tokens_today = sum;
+    }
+}

@@ -1,0 +1,733 @@
+/* The warning rules, table-driven: one row per code {code, title, action, check}
+ * (DESIGN.md "Warnings"; bedtop(1) WARNINGS). */
+#include "core/headroom.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/eval_int.h"
+#include "core/format.h"
+#include "core/util.h"
+
+static void fmt_span(double seconds, char *out, size_t n)
+{
+    double min = seconds / 60;
+    if (min < 1)
+        snprintf(out, n, "under a minute");
+    else if (min < 60)
+        snprintf(out, n, "%.0f min", floor(min));
+    else if (min < 48 * 60)
+        snprintf(out, n, "%.0f h %.0f min", floor(min / 60), fmod(floor(min), 60));
+    else
+        snprintf(out, n, "%.1f days", min / 1440);
+}
+
+/* ---- the warning rules: one row each: {code, title, action, check} ---- */
+
+typedef bool (*bt_rule_fn)(const struct bt_config *cfg, const struct bt_route *r,
+                           struct bt_eval *e, struct bt_warning *w);
+
+static void say(struct bt_warning *w, enum bt_status sev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(struct bt_warning *w, enum bt_status sev, const char *fmt, ...)
+{
+    va_list ap;
+    w->severity = sev;
+    va_start(ap, fmt);
+    vsnprintf(w->message, sizeof w->message, fmt, ap);
+    va_end(ap);
+}
+
+static bool rule_estimate_only(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)r;
+    if (e->state != BT_FR_ACTIVE || e->used_q == BT_QL_UNKNOWN || !isnan(e->reservation) ||
+        !isnan(e->held))
+        return false;
+    char est[32];
+    bt_fmt_si(e->mantle ? e->side[BT_SIDE_INPUT].used : bt_nanmax(e->estimated, e->settled), est,
+              sizeof est);
+    if (e->mantle)
+        say(w, BT_ST_WARN,
+            "input headroom counts completed input only (%s TPM): no admission counters and no "
+            "max_tokens, so the input + max_tokens reservations that admission checks are unseen", est);
+    else
+        say(w, BT_ST_WARN,
+            "headroom rests on EstimatedTPMQuotaUsage/completed tokens alone (%s TPM): no admission "
+            "counters and no max_tokens; Bedrock throttles on input + max_tokens reservations held "
+            "by calls in flight, which the estimate does not see", est);
+    return true;
+}
+
+/* Why a route is throttled below the estimate: the first cause the evidence
+ * supports, with that cause's remedy (bedtop(1) WARNINGS lists them). */
+static const char *const act_daily =
+    "Defer work until the daily quota resets at 00:00 UTC, or move it to a batch inference job; "
+    "request a higher daily quota if the volume is planned.";
+static const char *const act_retries =
+    "Cap retries with a retry budget and back off with jitter; lowering max_tokens will not help "
+    "while retries are much of the load.";
+static const char *const act_held =
+    "Lower max_tokens toward the observed output length plus a margin: each call holds "
+    "input + max_tokens of the quota while in flight.";
+static const char *const act_shared =
+    "Find the other callers on this quota (the routes named, or callers outside the config) and "
+    "schedule or split their load, or request a quota increase.";
+static const char *const act_bursts =
+    "Smooth bursts at the admission boundary (a semaphore or a token bucket) so calls in flight "
+    "stay near their average.";
+static const char *const act_rpm =
+    "Send fewer, larger requests (batch prompts, fewer tool round trips) or request an RPM "
+    "increase in Service Quotas with steady-state and peak requests per minute; more tokens will "
+    "not help.";
+static const char *const act_capacity =
+    "No quota increase fixes service capacity: retry with backoff and jitter, spread load over "
+    "another Region or a cross-Region profile, and check the AWS Health Dashboard.";
+static const char *const act_unseen =
+    "Expose the admission counters (in-flight gauge, retries) to see bursts and retries, and look "
+    "for callers outside the config on this quota.";
+
+static bool oversized(const struct bt_config *cfg, const struct bt_eval *e, double *basis)
+{
+    *basis = !isnan(e->out_p99) ? e->out_p99 : e->avg_output;
+    return !isnan(e->max_tokens) && !isnan(*basis) && *basis > 0 &&
+           e->max_tokens > cfg->oversize_factor * *basis;
+}
+
+static double retry_share(const struct bt_eval *e)
+{
+    if (isnan(e->retries) || isnan(e->admitted))
+        return NAN;
+    double offered = e->admitted + bt_z(e->retries) + bt_z(e->rejected);
+    return offered > 0 ? e->retries / offered : NAN;
+}
+
+static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_route *r,
+                                 struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (e->mantle || isnan(e->throttles) || e->throttles <= 0 || isnan(e->estimated) ||
+        isnan(e->quota) || e->quota <= 0 || e->estimated >= e->quota)
+        return false;
+    char est[32], q[32], cause[240];
+    bt_fmt_si(e->estimated, est, sizeof est);
+    bt_fmt_si(e->quota, q, sizeof q);
+    double share = retry_share(e), basis;
+    const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
+    bool rising = e->server_errors > 0 && e->server_errors > bt_z(e->server_errors_before) &&
+                  e->throttles >= bt_z(e->throttles_before);
+    if (rising && e->server_errors >= 0.1 * e->throttles) {
+        snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "
+                 "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
+                 "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));
+        w->action = act_capacity;
+    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct < 100 - 90) {
+        char g[32], qq[32];
+        bt_fmt_si(rpm->group_used, g, sizeof g);
+        bt_fmt_si(rpm->quota, qq, sizeof qq);
+        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests submitted of %s "
+                 "RPM%s (many short calls throttle with tokens to spare)", g, qq,
+                 rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
+        w->action = act_rpm;
+    } else if (!isnan(e->tpd) && e->tpd > 0 && !isnan(e->group_tokens_today) &&
+        e->group_tokens_today >= e->tpd) {
+        char t[32], d[32];
+        bt_fmt_si(e->group_tokens_today, t, sizeof t);
+        bt_fmt_si(e->tpd, d, sizeof d);
+        snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls throttle "
+                 "until it resets at 00:00 UTC", t, d);
+        w->action = act_daily;
+    } else if (!isnan(share) && share > cfg->retry_share) {
+        snprintf(cause, sizeof cause, "retries are %.0f%% of offered load (%.0f of %.0f calls/min): "
+                 "a retry storm, throttles feeding on retries", 100 * share, e->retries,
+                 e->admitted + bt_z(e->retries) + bt_z(e->rejected));
+        w->action = act_retries;
+    } else if (oversized(cfg, e, &basis)) {
+        char res[32];
+        bt_fmt_si(e->reservation, res, sizeof res);
+        snprintf(cause, sizeof cause, "each call holds %s while in flight (max_tokens %.0f against "
+                 "a %s output of %.0f), so about %.0f fit in flight at once and short bursts "
+                 "throttle", res, e->max_tokens, !isnan(e->out_p99) ? "p99" : "mean", basis,
+                 isnan(e->reservation) ? 0 : floor(e->quota / e->reservation));
+        w->action = act_held;
+    } else if (e->nshared > 0 && (e->group_used - bt_z(e->used) > 0 || e->nunknown > 0)) {
+        char o[32];
+        bt_fmt_si(e->group_used - bt_z(e->used), o, sizeof o);
+        snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s%s TPM of it, "
+                 "and callers outside the config are unseen", e->nshared, e->nshared == 1 ? "" : "s",
+                 e->nshared == 1 ? "s" : "", e->nunknown ? "at least " : "", o);
+        w->action = act_shared;
+    } else if ((!isnan(e->in_flight) && !isnan(e->littles_in_flight) &&
+                !strcmp(e->in_flight_source ? e->in_flight_source : "", "admission") &&
+                e->in_flight > 1.5 * e->littles_in_flight + 1) ||
+               (!isnan(e->queue_depth) && e->queue_depth > 0)) {
+        snprintf(cause, sizeof cause, "bursts of concurrency: %.0f calls in flight now (queue %.0f) "
+                 "against an average of %.1f (Little's law)", e->in_flight, bt_z(e->queue_depth),
+                 bt_z(e->littles_in_flight));
+        w->action = act_bursts;
+    } else {
+        snprintf(cause, sizeof cause, "the cause is not in the data: bursts shorter than a minute "
+                 "or callers outside the config on this quota");
+        w->action = act_unseen;
+    }
+    say(w, BT_ST_WARN, "%.0f throttles/min while EstimatedTPMQuotaUsage is %s of %s TPM (%.0f%%): %s",
+        e->throttles, est, q, 100 * e->estimated / e->quota, cause);
+    return true;
+}
+
+static bool rule_oversized(const struct bt_config *cfg, const struct bt_route *r,
+                           struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    double basis;
+    if (isnan(e->recommended_max_tokens) || !oversized(cfg, e, &basis))
+        return false;
+    bool p99 = !isnan(e->out_p99);
+    char gain[96] = "";
+    if (!isnan(e->fits_more) && !isnan(e->fits_more_recommended)) {
+        char now[32], rec[32];
+        bt_fmt_si(e->fits_more, now, sizeof now);
+        bt_fmt_si(e->fits_more_recommended, rec, sizeof rec);
+        snprintf(gain, sizeof gain, " would fit %s more calls in flight instead of %s", rec, now);
+    }
+    say(w, BT_ST_WARN,
+        "max_tokens %.0f is %.0fx the observed %s output (%.0f tokens%s); recommended max_tokens "
+        "%.0f (%s + %.0f%% margin)%s",
+        e->max_tokens, e->max_tokens / basis, p99 ? "p99" : "mean", basis,
+        p99 ? ", admission histogram" : ", OutputTokenCount/Invocations: no histogram, using the mean",
+        e->recommended_max_tokens, p99 ? "p99" : "2 x mean", 100 * cfg->oversize_margin, gain);
+    return true;
+}
+
+static bool rule_retry_load(const struct bt_config *cfg, const struct bt_route *r,
+                            struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (!isnan(e->retries) && !isnan(e->admitted)) {
+        double offered = e->admitted + bt_z(e->retries) + bt_z(e->rejected);
+        if (offered <= 0)
+            return false;
+        double share = e->retries / offered;
+        if (share > cfg->retry_share) {
+            say(w, share > 0.5 ? BT_ST_CRIT : BT_ST_WARN,
+                "retries are %.0f%% of offered load (%.0f of %.0f calls/min); accepted completions "
+                "%.0f/min: retries add load, not throughput",
+                100 * share, e->retries, offered, bt_z(e->completed));
+            return true;
+        }
+        if (e->offered_growth > 0.3 && fabs(e->accepted_growth) < 0.05) {
+            say(w, BT_ST_WARN,
+                "offered load rose %.0f%% over 5 minutes while accepted completions stayed flat "
+                "(%+.0f%%): more callers are not adding throughput",
+                100 * e->offered_growth, 100 * e->accepted_growth);
+            return true;
+        }
+        return false;
+    }
+    /* with no quota every call throttles: NO_QUOTA says so, retries are not the story */
+    if (isnan(e->throttles) || isnan(e->invocations) || e->quota == 0)
+        return false;
+    double offered = e->invocations + e->throttles;
+    if (offered <= 0 || e->throttles / offered <= cfg->retry_share)
+        return false;
+    say(w, e->throttles / offered > 0.5 ? BT_ST_CRIT : BT_ST_WARN,
+        "%.0f%% of calls are throttled (%.0f of %.0f/min, CloudWatch): callers' retries add "
+        "offered load, not throughput; admission counters would show retries directly",
+        100 * e->throttles / offered, e->throttles, offered);
+    return true;
+}
+
+static bool rule_hidden_parallelism(const struct bt_config *cfg, const struct bt_route *r,
+                                    struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)r;
+    if (isnan(e->in_flight) || isnan(e->conc_limit) || e->in_flight <= e->conc_limit)
+        return false;
+    say(w, BT_ST_WARN,
+        "%.0f model calls in flight (%s) against a tested concurrency of %.0f: calls made inside "
+        "each worker multiply the worker cap (e.g. 10 workers x 4 calls = 40)",
+        e->in_flight, e->in_flight_source ? e->in_flight_source : "?", e->conc_limit);
+    return true;
+}
+
+static bool threshold_hit(const struct bt_threshold *t, const struct bt_side_fig *b)
+{
+    return t->pct ? b->pct < t->value : b->headroom < t->value;
+}
+
+/* How sure a headroom is, as a few words after the number. */
+static const char *bound_words(enum bt_quality q)
+{
+    return q == BT_QL_UPPER   ? " at most"
+           : q == BT_QL_LOWER ? " at least"
+                              : "";
+}
+
+static const char act_low_runtime[] =
+    "Shed or defer offline work, or request an increase of the Cross-Region TPM quota in Service "
+    "Quotas (one request there can raise the on-demand and daily quotas too), or move traffic "
+    "to another Region or inference profile.";
+static const char act_low_mantle[] =
+    "Shed or defer offline work, or open an AWS Support limit-increase case for the "
+    "bedrock-mantle quota (mantle increases do not go through the Service Quotas console).";
+
+static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route *r,
+                              struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    const struct bt_side_fig *b = &e->side[e->binding];
+    /* a daily side has its own thresholds (DAILY_QUOTA) */
+    if (isnan(e->headroom_pct) || e->binding == BT_SIDE_DAILY || e->binding == BT_SIDE_DAILY_ACCOUNT)
+        return false;
+    enum bt_status sev;
+    /* an absolute threshold is in tokens: it reads token sides only */
+    bool tokens = e->binding != BT_SIDE_RPM;
+    if ((cfg->crit.pct || tokens) && threshold_hit(&cfg->crit, b))
+        sev = BT_ST_CRIT;
+    else if ((cfg->warn.pct || tokens) && threshold_hit(&cfg->warn, b))
+        sev = BT_ST_WARN;
+    else
+        return false;
+    char h[32], q[32], th[BT_FMT_LONG];
+    bt_fmt_si(b->headroom, h, sizeof h);
+    bt_fmt_si(b->quota, q, sizeof q);
+    const struct bt_threshold *t = sev == BT_ST_CRIT ? &cfg->crit : &cfg->warn;
+    if (t->pct) /* one formatter per figure: no "1e+06" for a threshold */
+        bt_fmt_plain(t->value, 1, th, sizeof th);
+    else
+        bt_fmt_tokens(t->value, th, sizeof th);
+    const char *side = e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT
+                           ? "reserved"
+                           : bt_side_name(e->binding);
+    char which[64] = "";
+    if (e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT)
+        snprintf(which, sizeof which, " (reserved tier, %s)",
+                 e->binding == BT_SIDE_RES_INPUT ? "input" : "output");
+    w->action = e->mantle ? act_low_mantle : act_low_runtime;
+    say(w, sev, "%s headroom%s %s of %s %s (%.1f%%%s) is below the %s threshold of %s%s: the %s "
+        "quota binds%s%s", side, bound_words(b->headroom_q), h, q, bt_side_unit(e->binding),
+        e->headroom_pct,
+        b->headroom_q == BT_QL_LOWER ? ", from the per-minute upper bound of use" : "",
+        sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side, which,
+        e->nshared ? " (for the whole shared quota)" : "");
+    return true;
+}
+
+static bool rule_quota_default(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)r;
+    if (e->quota_source != BT_QS_DEFAULT && e->quota_source != BT_QS_CONFIG)
+        return false;
+    if (e->quota_source == BT_QS_DEFAULT)
+        say(w, BT_ST_OK,
+            "quota is AWS's published default, not the value applied to this account; applied "
+            "values can be lower");
+    else
+        say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas");
+    return true;
+}
+
+/* A mantle model AWS publishes no quota for (collectors/quotas.c says so in the
+ * quota's unknown reason). */
+static bool mantle_unpublished(const struct bt_route *r, const struct bt_eval *e)
+{
+    const struct bt_quota *q = &r->quota[BT_Q_INPUT_TPM];
+    return e->mantle && isnan(q->value) &&
+           strncmp(q->name, BT_MANTLE_NO_QUOTA, strlen(BT_MANTLE_NO_QUOTA)) == 0;
+}
+
+static const char act_mantle_support[] =
+    "Mantle increases go through an AWS Support limit-increase case (not the Service Quotas "
+    "console): give steady-state and peak input/output TPM and average input tokens per "
+    "request.";
+
+static bool rule_no_published(const struct bt_config *cfg, const struct bt_route *r,
+                              struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    if (!mantle_unpublished(r, e))
+        return false;
+    say(w, BT_ST_OK,
+        "%s for %s on bedrock-mantle: AWS governs it by internal service capacity, so headroom "
+        "against a quota cannot be shown; usage is shown as measured",
+        BT_MANTLE_NO_QUOTA, r->base_model[0] ? r->base_model : r->model);
+    w->action = act_mantle_support;
+    return true;
+}
+
+static bool rule_provisioned(const struct bt_config *cfg, const struct bt_route *r,
+                             struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (r->inference != BT_INF_PROVISIONED)
+        return false;
+    say(w, BT_ST_OK,
+        "Provisioned Throughput (%s): reserved model-unit capacity, not an on-demand "
+        "tokens-per-minute quota; it is in no quota group and its usage is shown as measured",
+        r->model);
+    return true;
+}
+
+static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
+                        struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (!r->legacy_seen)
+        return false;
+    say(w, BT_ST_OK,
+        "CloudWatch lists LegacyModelInvocations for %s: calls went to a model AWS lists as "
+        "legacy, and AWS refuses quota increases for it",
+        r->model);
+    return true;
+}
+
+static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    if (!isnan(e->quota) || r->inference == BT_INF_PROVISIONED || mantle_unpublished(r, e))
+        return false;
+    /* the quotas collector keeps why in the quota's name while it is unknown */
+    const struct bt_quota *q = &r->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    say(w, BT_ST_UNKNOWN,
+        "no %s quota known for %s: headroom cannot be computed%s%s%s",
+        e->mantle ? "input/output TPM" : "tokens-per-minute", r->model,
+        isnan(q->value) && q->name[0] ? " (" : "", isnan(q->value) ? q->name : "",
+        isnan(q->value) && q->name[0] ? ")" : "");
+    return true;
+}
+
+static bool rule_stale(const struct bt_config *cfg, const struct bt_route *r,
+                       struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)r;
+    if (!e->stale)
+        return false;
+    say(w, BT_ST_UNKNOWN, "%s", e->stale_reason);
+    return true;
+}
+
+/* When the daily quota runs out at the current rate, counted from the evaluated
+ * minute: "at 14:10 UTC today (in 3 h 20 min)", or not before the 00:00 UTC reset. */
+static void daily_runout(int64_t minute, double remaining, double rate, char *out, size_t n)
+{
+    int64_t midnight = minute - (minute % 86400) + 86400;
+    char span[32], hm[8];
+    if (remaining <= 0) {
+        fmt_span((double)(midnight - minute), span, sizeof span);
+        snprintf(out, n, "; used up: calls throttle until the reset at 00:00 UTC (in %s)", span);
+        return;
+    }
+    if (!(rate > 0)) {
+        snprintf(out, n, "; no tokens charged now, so it lasts until the 00:00 UTC reset");
+        return;
+    }
+    double secs = remaining / rate * 60;
+    fmt_span(secs, span, sizeof span);
+    if ((double)minute + secs >= (double)midnight) {
+        char left[32];
+        fmt_span((double)(midnight - minute), left, sizeof left);
+        snprintf(out, n, "; at the current rate it would last %s, so it does not run out before "
+                 "the reset at 00:00 UTC (in %s)", span, left);
+        return;
+    }
+    bt_fmt_hhmm(minute + (int64_t)secs, hm, sizeof hm);
+    snprintf(out, n, "; at the current rate it runs out at %s UTC today (in %s)", hm, span);
+}
+
+static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
+                       struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (isnan(e->tpd) || e->tpd <= 0 || isnan(e->group_tokens_today))
+        return false;
+    double pct = 100 * e->group_tokens_today / e->tpd;
+    if (pct < cfg->daily_warn_pct)
+        return false;
+    char t[32], q[32], when[200];
+    bt_fmt_si(e->group_tokens_today, t, sizeof t);
+    bt_fmt_si(e->tpd, q, sizeof q);
+    daily_runout(e->minute ? e->minute : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
+                 e->daily_rate, when, sizeof when);
+    say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
+        "%s tokens used today of the %s daily quota (%.0f%%%s)%s", t, q, pct,
+        e->nshared ? ", whole shared quota" : "", when);
+    return true;
+}
+
+static bool rule_batch(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
+                       struct bt_warning *w)
+{
+    (void)cfg;
+    if (r->priority != BT_PRIO_OFFLINE || isnan(e->used) || e->used <= 0)
+        return false;
+    char u[32];
+    bt_fmt_si(e->used, u, sizeof u);
+    say(w, BT_ST_OK,
+        "offline route uses %s TPM of online quota; if its work needs no tools or multi-turn, a "
+        "batch inference job (CreateModelInvocationJob) frees this quota for online routes", u);
+    return true;
+}
+
+static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
+                          struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    int zero = -1;
+    for (int k = 0; k < BT_SIDE_COUNT && zero < 0; k++)
+        if (e->side[k].applies && e->side[k].quota == 0)
+            zero = k;
+    if (zero < 0)
+        return false;
+    static const char *const what[] = {"tokens-per-minute", "requests-per-minute",
+                                       "input tokens-per-minute", "output tokens-per-minute",
+                                       "reserved-tier input tokens-per-minute",
+                                       "reserved-tier output tokens-per-minute", "tokens-per-day",
+                                       "account-wide tokens-per-day"};
+    const struct bt_side_fig *f = &e->side[zero];
+    char thr[48] = "";
+    if (!isnan(e->throttles) && e->throttles > 0)
+        snprintf(thr, sizeof thr, "; %.0f throttles/min", e->throttles);
+    if (e->mantle)
+        w->action = "Request model access, or open an AWS Support limit-increase case for the "
+                    "bedrock-mantle quota (not the Service Quotas console), or send this traffic "
+                    "to a Region that has quota.";
+    say(w, BT_ST_CRIT,
+        "the applied %s quota for %s in %s is 0 (%s%s%s): the account has no usable quota, "
+        "every call will throttle%s", what[zero],
+        r->base_model[0] ? r->base_model : r->model, r->region,
+        bt_quota_source_name(f->source), f->code[0] ? " " : "", f->code, thr);
+    return true;
+}
+
+static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
+                        struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (e->nshared <= 0)
+        return false;
+    char names[200] = "";
+    size_t len = 0;
+    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++) {
+        int n = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                         cfg->routes[e->shared_with[i]].name);
+        if (n < 0 || (size_t)n >= sizeof names - len)
+            break;
+        len += (size_t)n;
+    }
+    char others[32], u[32], use[120];
+    bt_fmt_si(e->group_used - bt_z(e->used), others, sizeof others);
+    bt_fmt_si(e->group_used, u, sizeof u);
+    if (e->nunknown >= e->nshared)
+        snprintf(use, sizeof use, "their use is unknown");
+    else if (e->nunknown)
+        snprintf(use, sizeof use, "they use at least %s TPM, %s's unknown; at least %s together",
+                 others, cfg->routes[e->unknown_member].name, u);
+    else
+        snprintf(use, sizeof use, "they use %s TPM; %s together", others, u);
+    say(w, BT_ST_OK,
+        "the %s quota%s%s is shared with %s%s (%s): headroom is the "
+        "quota's, and callers outside the config on it are invisible here",
+        e->mantle ? "input/output" : "tokens-per-minute", e->quota_code[0] ? " " : "",
+        e->quota_code, names, e->nshared > BT_MAX_SHARED ? " and more" : "", use);
+    return true;
+}
+
+/* Burndown measured from AWS's estimate, compared with the table or config. */
+static bool burndown_disagrees(double measured, double expected)
+{
+    return !isnan(measured) && fabs(measured - expected) > fmax(0.5, 0.2 * expected);
+}
+
+static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_route *r,
+                                   struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    if (e->mantle || !burndown_disagrees(e->burndown_measured, e->burndown))
+        return false;
+    const char *src = e->burndown_source ? e->burndown_source : "default";
+    say(w, BT_ST_WARN,
+        "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output) "
+        "but %s gives %g for %s%s%s%s: settled tokens and headroom use %g",
+        e->burndown_measured,
+        !strcmp(src, "config") ? "the config" : !strcmp(src, "table") ? "the burndown table"
+                                                                      : "no table entry (default)",
+        e->burndown, r->base_model[0] ? r->base_model : r->model,
+        strcmp(src, "config") && r->burndown_row[0] ? " (row " : "",
+        strcmp(src, "config") ? r->burndown_row : "",
+        strcmp(src, "config") && r->burndown_row[0] ? ")" : "", e->burndown);
+    return true;
+}
+
+static bool rule_partial_group(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    if (e->nunknown <= 0 || e->unknown_member < 0)
+        return false;
+    const struct bt_route *m = &cfg->routes[e->unknown_member];
+    char pct[48] = "";
+    const struct bt_side_fig *t = &e->side[e->token_side];
+    if (!isnan(t->pct))
+        snprintf(pct, sizeof pct, ": at most %.1f%% free", t->pct);
+    say(w, BT_ST_WARN,
+        "%s%s on the same quota could not be read (its CloudWatch poll failed, stopped or never "
+        "answered): the group's use is a lower bound and its headroom an upper bound%s",
+        m->name, e->nunknown > 1 ? " and other members" : "", pct);
+    return true;
+}
+
+/* mantle output and the reserved tier's output are counted as generated: when they
+ * run out, answers stop mid-generation rather than throttle */
+static bool rule_output_cutoff(const struct bt_config *cfg, const struct bt_route *r,
+                               struct bt_eval *e, struct bt_warning *w)
+{
+    (void)r;
+    static const enum bt_side outs[] = {BT_SIDE_OUTPUT, BT_SIDE_RES_OUTPUT};
+    for (size_t i = 0; i < BT_ARRAY_LEN(outs); i++) {
+        const struct bt_side_fig *f = &e->side[outs[i]];
+        if (!f->applies || isnan(f->pct) || f->quota <= 0)
+            continue;
+        enum bt_status sev;
+        if (threshold_hit(&cfg->crit, f))
+            sev = BT_ST_CRIT;
+        else if (threshold_hit(&cfg->warn, f))
+            sev = BT_ST_WARN;
+        else
+            continue;
+        char u[32], q[32];
+        bt_fmt_si(f->group_used, u, sizeof u);
+        bt_fmt_si(f->quota, q, sizeof q);
+        say(w, sev,
+            "%s output tokens %s of %s TPM (%.1f%% left%s): when it runs out, generation stops "
+            "and answers come back cut off (a truncation finish reason), not throttled with 429",
+            outs[i] == BT_SIDE_OUTPUT ? "mantle" : "reserved-tier", u, q, f->pct,
+            bound_words(f->headroom_q));
+        return true;
+    }
+    return false;
+}
+
+static const struct {
+    enum bt_wcode code;
+    const char *name;
+    const char *title;
+    const char *action;
+    bt_rule_fn check;
+} rules[BT_W_COUNT] = {
+    {BT_W_ESTIMATE_ONLY, "ESTIMATE_ONLY", "headroom rests on the estimate alone",
+     "Expose the admission counters (reserved tokens) or set max_tokens for this route; until "
+     "then the headroom shown can be far too optimistic.", rule_estimate_only},
+    {BT_W_THROTTLED_BELOW_ESTIMATE, "THROTTLED_BELOW_ESTIMATE", "throttled below the estimate",
+     "Act on the cause named: the remedy differs for held reservations, bursts, retries, the "
+     "daily quota and other callers on a shared quota.", rule_throttled_below},
+    {BT_W_OVERSIZED_MAX_TOKENS, "OVERSIZED_MAX_TOKENS", "max_tokens far above observed output",
+     "Lower max_tokens to the recommended value, then watch for truncated answers "
+     "(stop_reason max_tokens).", rule_oversized},
+    {BT_W_RETRY_LOAD, "RETRY_LOAD", "retries are a large share of load",
+     "Cap retries with a retry budget and back off with jitter; shed or queue offered load at "
+     "the admission boundary instead of retrying into the quota.", rule_retry_load},
+    {BT_W_HIDDEN_PARALLELISM, "HIDDEN_PARALLELISM", "more calls in flight than tested",
+     "Bound model calls per worker with a semaphore so workers x calls stays within the tested "
+     "concurrency.", rule_hidden_parallelism},
+    {BT_W_LOW_HEADROOM, "LOW_HEADROOM", "low headroom",
+     "Shed or defer offline work, request a quota increase, or move traffic to another Region "
+     "or inference profile.", rule_low_headroom},
+    {BT_W_QUOTA_DEFAULT, "QUOTA_DEFAULT", "quota not from the account",
+     "Check the applied value in Service Quotas (permissions servicequotas:ListServiceQuotas) "
+     "or set quota_code for this route.", rule_quota_default},
+    {BT_W_QUOTA_UNKNOWN, "QUOTA_UNKNOWN", "quota unknown",
+     "Set quota_code (or quota_tpm) for this route, or grant servicequotas:ListServiceQuotas.",
+     rule_quota_unknown},
+    {BT_W_STALE, "STALE", "data stale",
+     "Check the collector error shown in the status bar (credentials, network, permissions); "
+     "numbers shown are from the last good poll.", rule_stale},
+    {BT_W_DAILY_QUOTA, "DAILY_QUOTA", "daily token quota nearly used",
+     "Defer offline work to tomorrow or to a batch job, or request a daily quota increase.",
+     rule_daily},
+    {BT_W_BATCH_CANDIDATE, "BATCH_CANDIDATE", "offline work on online quota",
+     "Move this backlog to a Bedrock batch inference job if it needs no tools, multi-turn or "
+     "structured output.", rule_batch},
+    {BT_W_NO_QUOTA, "NO_QUOTA", "no usable quota",
+     "Request model access or a quota increase in Service Quotas for this model and Region, or "
+     "send this traffic to a Region or inference profile that has quota.", rule_no_quota},
+    {BT_W_SHARED_QUOTA, "SHARED_QUOTA", "quota shared with other routes",
+     "Read headroom as the quota's, not the route's; give each caller a share at its admission "
+     "boundary if one must not starve the others.", rule_shared},
+    {BT_W_BURNDOWN_MISMATCH, "BURNDOWN_MISMATCH", "burndown differs from the estimate",
+     "Check the model's burndown in AWS's quota documentation and correct data/burndown.conf or "
+     "the route's burndown key.", rule_burndown_mismatch},
+    {BT_W_PARTIAL_GROUP, "PARTIAL_GROUP", "a member of the quota group cannot be read",
+     "Fix the named route's collector (credentials, permissions, network); until then the "
+     "headroom shown is at most what is left.", rule_partial_group},
+    {BT_W_OUTPUT_CUTOFF, "OUTPUT_CUTOFF", "output quota nearly used: answers get cut off",
+     "Lower max_tokens or shed output-heavy work; request an output quota increase (mantle: an "
+     "AWS Support limit-increase case) and watch for truncated answers.", rule_output_cutoff},
+    {BT_W_LEGACY_MODEL, "LEGACY_MODEL", "legacy model",
+     "Plan the move to a current model: AWS refuses quota increases for legacy models.",
+     rule_legacy},
+    {BT_W_NO_PUBLISHED_QUOTA, "NO_PUBLISHED_QUOTA", "no published quota (internal capacity)",
+     act_mantle_support, rule_no_published},
+    {BT_W_PROVISIONED, "PROVISIONED", "provisioned throughput",
+     "Size it in model units (Provisioned Throughput); it draws on no on-demand quota.",
+     rule_provisioned},
+};
+
+const char *bt_wcode_name(enum bt_wcode c)
+{
+    return (unsigned)c < BT_W_COUNT ? rules[c].name : "?";
+}
+
+const char *bt_wcode_title(enum bt_wcode c)
+{
+    return (unsigned)c < BT_W_COUNT ? rules[c].title : "?";
+}
+
+const char *bt_wcode_action(enum bt_wcode c)
+{
+    return (unsigned)c < BT_W_COUNT ? rules[c].action : "";
+}
+
+int bt_wcode_by_name(const char *name)
+{
+    for (int i = 0; i < BT_W_COUNT; i++)
+        if (strcmp(rules[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code)
+{
+    for (int i = 0; i < e->nwarn; i++)
+        if (e->warnings[i].code == code)
+            return true;
+    return false;
+}
+
+void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e)
+{
+    e->status = BT_ST_OK;
+    e->nwarn = 0;
+    for (int k = 0; k < BT_W_COUNT && e->nwarn < BT_MAX_WARN; k++) {
+        struct bt_warning *w = &e->warnings[e->nwarn];
+        memset(w, 0, sizeof *w);
+        if (rules[k].check(cfg, rt, e, w)) {
+            w->code = rules[k].code;
+            if (!w->action)
+                w->action = rules[k].action;
+            e->status = bt_status_worse(e->status, w->severity);
+            e->nwarn++;
+        }
+    }
+}

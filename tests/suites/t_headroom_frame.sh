@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Headroom contract version 3 end to end: `bedtop check --format json` against the fake
+# AWS endpoint (real HTTP, SigV4 verified). Scenario tests/fake/scenario_headroom_v3.json,
+# config tests/fake/headroom_v3.conf. The check polls at T; with the 120 s lag its
+# evaluated minute is floor(T - 120) - 60, i.e. three minutes before the minute of T.
+# Numbers by hand (docs/headroom.md):
+#
+# chat: Nova Lite (burndown 1), 2,000,000 TPM and 10,000 RPM, every minute:
+#   9,000 invocations + 300 throttles = 9,300 requests submitted
+#   tokens: settled 270,000 + 22,000 = 292,000 (= the estimate); in flight
+#           9,000 / 60 x 0.2 s = 30; R = 270,000 / 9,000 + 100 = 130; held 3,900;
+#           used 295,900; headroom 1,704,100 = 85.2 %
+#   rpm:    headroom 10,000 - 9,300 = 700 = 7 %: the rpm side binds; fits 700 more
+#           requests a minute; LOW_HEADROOM (warn: 7 < 20) names rpm and the throttles
+#           are blamed on the RPM quota (version 2: 85.2 %, RPM "not enforced")
+# back: Nova Pro, 500,000 TPM: 100 calls eight minutes before the last complete
+#   minute, nothing since, and 2 calls in the last complete minute (not settled):
+#   idle at the evaluated minute: used 0, headroom 500,000 = 100 %, ok
+#   (version 2 evaluated it at its busy minute and showed 100 calls as current)
+# team-a / team-b: one quota, L-LLAMA (1,000,000); team-b's queries answer Forbidden:
+#   team-a: 60 calls, 240,000 in, 60,000 out, 1,000 ms, max_tokens 1,000, burndown 1:
+#     settled 300,000; R 5,000; in flight 1; held 5,000; used 305,000
+#   group used >= 305,000 (lower bound): headroom <= 695,000 = 69.5 % (upper bound);
+#   PARTIAL_GROUP names team-b; SHARED_QUOTA never says team-b uses 0
+#   team-b: unknown (STALE, CloudWatch failing), used null
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+
+check "fake AWS starts" start_fake v3 --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_headroom_v3.json"
+env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
+    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
+    AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
+    AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
+    "$BEDTOP" check --format json --config "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/out.json" 2>"$TMP/out.err"
+rc=$?
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($1)" "$TMP/out.json"; }
+
+expect_eq "exit 1: warn (rpm, the partial group); unknown counts as warn" "$rc" 1
+check "JSON validates against data/check.schema.json" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/out.json"
+check "no NaN or Infinity anywhere in the JSON" bash -c "! grep -qiE 'nan|infinity' '$TMP/out.json'"
+
+expect_eq "chat: quota 2,000,000 TPM and 10,000 RPM from Service Quotas" \
+    "$(j "(r['chat']['quota']['tpm'], r['chat']['quota']['rpm'], r['chat']['rpm']['source'])")" \
+    "(2000000, 10000, 'service-quotas')"
+expect_eq "chat: tokens used 295,900, 85.2 % free on the tpm side" \
+    "$(j "(r['chat']['tpm']['used'], r['chat']['sides']['tpm']['headroom_pct'])")" "(295900, 85.2)"
+expect_eq "chat: 9,300 requests, rpm headroom 700 = 7 %: rpm binds, fits 700" \
+    "$(j "(r['chat']['rpm']['used'], r['chat']['rpm']['headroom'], r['chat']['binding_side'], r['chat']['headroom_pct'], r['chat']['fits_more'])")" \
+    "(9300, 700, 'rpm', 7, 700)"
+expect_eq "chat: LOW_HEADROOM warn names rpm; throttles blamed on the RPM quota" \
+    "$(j "[(w['code'], w['severity'], 'rpm' in w['message'] or 'requests-per-minute' in w['message']) for w in r['chat']['warnings'] if w['code'] in ('LOW_HEADROOM', 'THROTTLED_BELOW_ESTIMATE')]")" \
+    "[('THROTTLED_BELOW_ESTIMATE', 'warn', True), ('LOW_HEADROOM', 'warn', True)]"
+expect_eq "every route: evaluated_minute three minutes before generated_at's minute" \
+    "$(j "len({x['evaluated_minute'] for x in d['routes'] if x['evaluated_minute']}) == 1 and __import__('datetime').datetime.fromisoformat(d['generated_at'].replace('Z','+00:00')).timestamp() // 60 * 60 - 180 == __import__('datetime').datetime.fromisoformat(r['chat']['evaluated_minute'].replace('Z','+00:00')).timestamp()")" \
+    True
+
+expect_eq "back: idle now, used 0, headroom 100 %, ok (not its busy minute)" \
+    "$(j "(r['back']['frame_state'], r['back']['tpm']['used'], r['back']['tpm']['used_quality'], r['back']['headroom_pct'], r['back']['status'])")" \
+    "('idle', 0, 'idle', 100, 'ok')"
+
+expect_eq "team-a: used 305,000; group at least 305,000; at most 69.5 % free" \
+    "$(j "(r['team-a']['tpm']['used'], r['team-a']['tpm']['group_used'], r['team-a']['tpm']['group_used_quality'], r['team-a']['headroom_pct'], r['team-a']['headroom_quality'])")" \
+    "(305000, 305000, 'lower-bound', 69.5, 'upper-bound')"
+expect_eq "team-a: PARTIAL_GROUP names team-b; SHARED_QUOTA does not say it uses 0" \
+    "$(j "[(w['code'], w['code'] != 'PARTIAL_GROUP' or 'team-b on the same quota' in w['message'], 'use 0' not in w['message']) for w in r['team-a']['warnings']]")" \
+    "[('SHARED_QUOTA', True, True), ('PARTIAL_GROUP', True, True)]"
+expect_eq "team-b: unknown, CloudWatch failing (Forbidden), use null" \
+    "$(j "(r['team-b']['frame_state'], r['team-b']['tpm']['used'], r['team-b']['status'], 'Forbidden' in (r['team-b']['warnings'][0]['message']))")" \
+    "('unknown', None, 'unknown', True)"
+finish
