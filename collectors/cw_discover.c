@@ -134,16 +134,12 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
 
 static void discover_submit(struct discover *d)
 {
-    char label[96], url[1200];
+    char label[96], url[8192];
     if (d->step == STEP_PROFILES) {
         /* REST-JSON GET; the system-defined profiles carry the prefixes */
-        char tok[1024] = "";
-        for (size_t i = 0, o = 0; d->token && d->token[i] && o + 4 < sizeof tok; i++) {
-            unsigned char c = (unsigned char)d->token[i];
-            bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~';
-            o += (size_t)snprintf(tok + o, sizeof tok - o, plain ? "%c" : "%%%02X", c);
-        }
+        char tok[6400] = ""; /* a 2,048-byte token, every byte encoded */
+        if (d->token)
+            bt_infprofile_encode(d->token, tok, sizeof tok);
         snprintf(url, sizeof url, "%s/inference-profiles?maxResults=100%s%s&type=SYSTEM_DEFINED",
                  d->bedrock, tok[0] ? "&nextToken=" : "", tok);
         snprintf(label, sizeof label, "bedrock %s ListInferenceProfiles", d->region);

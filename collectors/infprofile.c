@@ -42,9 +42,16 @@ void bt_infprofile_arn_region(const char *arn, char *out, size_t n)
 
 void bt_infprofile_path(const char *arn, char *out, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t o = (size_t)snprintf(out, n, "/inference-profiles/");
-    for (const unsigned char *s = (const unsigned char *)arn; *s && o + 4 < n; s++) {
+    if (o < n)
+        bt_infprofile_encode(arn, out + o, n - o);
+}
+
+void bt_infprofile_encode(const char *text, char *out, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s && o + 4 < n; s++) {
         bool plain = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
                      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.' || *s == '~';
         if (plain) {

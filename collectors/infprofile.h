@@ -20,6 +20,9 @@ bool bt_infprofile_is_arn(const char *model_id);
 void bt_infprofile_arn_region(const char *arn, char *out, size_t n);
 /* "/inference-profiles/" + the ARN percent-encoded (':' and '/' included). */
 void bt_infprofile_path(const char *arn, char *out, size_t n);
+/* RFC 3986 percent-encoding of everything but the unreserved characters (a path
+ * segment or a query value). */
+void bt_infprofile_encode(const char *text, char *out, size_t n);
 
 struct bt_infprofile {
     char base_model[192];    /* foundation-model ID, e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 */
