@@ -182,6 +182,8 @@ void cw_build_queries(struct cw_group *g)
                           sizeof cw->nodata[r])) {
             cw->nodata[r][0] = '\0';
             g->nq += n;
+            /* the reserved tier, where ListMetrics lists it for the ModelId */
+            g->nq += cw_sets_tier_queries(&cw->sets[r], &routes[r], r, g->q + g->nq, 3);
         }
     }
     g->nq_min = g->nq;

@@ -25,6 +25,8 @@ struct cw_sets {
     int nset;
     char key[96];            /* tells routes with the same model but other sets apart */
     char bare_id[64];        /* an application profile's bare ID */
+    bool tier_reserved;      /* ListMetrics lists ModelId + ResolvedServiceTier=reserved */
+    struct bt_cw_dimset tier; /* that set, for the TIER_RES_* signals */
 };
 void cw_sets_reset(struct cw_sets *s);
 /* A metric ListMetrics listed in AWS/BedrockMantle: the sets that carry rt's model. */
@@ -33,6 +35,10 @@ void cw_sets_note(struct cw_sets *s, const struct bt_route *rt, const struct bt_
  * listed none for a mantle route: its usage is unknown, not idle. */
 bool cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_query *q, int n,
                    char *why, size_t whylen);
+/* The reserved tier's queries (TIER_RES_*: ModelId + ResolvedServiceTier=reserved) of a
+ * runtime route whose account lists that series; returns how many (at most max). */
+int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
+                         struct bt_cw_query *out, int max);
 /* ---- the collector's state (cloudwatch.c polls, cw_list.c lists) ---- */
 #include <stdint.h>
 
@@ -86,7 +92,8 @@ struct cw_group {
 };
 
 /* What ListMetrics showed for a route's model. */
-enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEEN_LEGACY = 16 };
+enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEEN_LEGACY = 16,
+       SEEN_TIER = 32 };
 
 struct cw {
     struct bt_ctx *ctx;

@@ -10,10 +10,29 @@
 
 /* --- ListMetrics: which cache-metric spelling exists --- */
 
-static void on_metric(void *arg, const char *metric, const char *model, const char *account)
+/* AWS/Bedrock: the cache-metric spelling, LegacyModelInvocations, and whether the
+ * reserved service tier is listed for the model (ResolvedServiceTier=reserved). */
+static void on_metric(void *arg, const struct bt_cw_listed *m)
 {
     struct cw_group *g = arg;
     struct cw *cw = g->cw;
+    const char *model = bt_cw_dim(&m->dims, "ModelId"), *metric = m->metric;
+    const char *account = m->account, *tier = bt_cw_dim(&m->dims, "ResolvedServiceTier");
+    if (!model)
+        return;
+    if (tier && !strcmp(tier, "reserved") && m->dims.n == 2 &&
+        !strcmp(metric, bt_signal_info[BT_SIG_TIER_RES_INVOCATIONS].metric)) {
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            const struct bt_route *rt = &cw->ctx->cfg->routes[r];
+            if (!strcmp(rt->model, model) && (!rt->account[0] || !account ||
+                                              !strcmp(rt->account, account)))
+                cw->seen[r] |= SEEN_TIER;
+        }
+        return;
+    }
+    if (m->dims.n != 1)
+        return; /* the spelling and the legacy count are read from the ModelId series */
     unsigned bit = strcmp(metric, bt_signal_info[BT_SIG_CACHE_READ].metric) == 0 ? SEEN_READ
                    : strcmp(metric, ALT_READ) == 0                               ? SEEN_READ_ALT
                    : strcmp(metric, bt_signal_info[BT_SIG_CACHE_WRITE].metric) == 0 ? SEEN_WRITE
@@ -86,6 +105,7 @@ static void list_finish(struct cw_group *g)
             (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
         if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
             legacy_event(cw, r);
+        cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
     }
     cw_build_queries(g);
     cw_start_poll(g, g->poll_now);
@@ -124,8 +144,8 @@ static void list_done(void *arg, const struct bt_http_resp *resp)
     char *token = NULL;
     char err[160];
     bool parsed = g->list_phase == 0
-                      ? bt_cloudwatch_parse_list(resp->body, resp->body_len, on_metric, g, &token,
-                                                 err, sizeof err)
+                      ? bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_metric, g,
+                                                      &token, err, sizeof err)
                       : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len,
                                                       on_mantle_metric, g, &token, err, sizeof err);
     if (!parsed) {

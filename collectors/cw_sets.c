@@ -95,3 +95,26 @@ bool cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_qu
     }
     return true;
 }
+
+int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
+                         struct bt_cw_query *out, int max)
+{
+    static const enum bt_signal tier[] = {BT_SIG_TIER_RES_INVOCATIONS, BT_SIG_TIER_RES_INPUT,
+                                          BT_SIG_TIER_RES_OUTPUT};
+    if (!s->tier_reserved || rt->endpoint != BT_EP_RUNTIME)
+        return 0;
+    memset(&s->tier, 0, sizeof s->tier);
+    s->tier.name[0] = "ModelId";
+    s->tier.value[0] = rt->model;
+    s->tier.name[1] = "ResolvedServiceTier";
+    s->tier.value[1] = "reserved";
+    s->tier.n = 2;
+    int n = 0;
+    for (size_t i = 0; i < sizeof tier / sizeof tier[0] && n < max; i++) {
+        const struct bt_signal_info *si = &bt_signal_info[tier[i]];
+        out[n++] = (struct bt_cw_query){.route = ri, .signal = tier[i], .ns = NS_RUNTIME,
+                                        .metric = si->metric, .stat = si->stat, .sum = &s->tier,
+                                        .nsum = 1, .sumkey = "tier=reserved"};
+    }
+    return n;
+}

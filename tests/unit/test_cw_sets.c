@@ -224,6 +224,33 @@ static void test_profiles(void)
        "provisioned-model ARNs and +latency-optimized IDs are their own inference types");
 }
 
+/* The reserved service tier: queried only where ListMetrics lists ModelId +
+ * ResolvedServiceTier=reserved, under exactly that set. */
+static void test_tier(void)
+{
+    struct bt_route routes[1];
+    route(&routes[0], "anthropic.claude-sonnet-5", BT_EP_RUNTIME, NULL);
+    struct cw_sets s;
+    cw_sets_reset(&s);
+    struct bt_cw_query q[4];
+    OK(cw_sets_tier_queries(&s, &routes[0], 0, q, 4) == 0, "tier not listed: no tier queries");
+    s.tier_reserved = true;
+    int n = cw_sets_tier_queries(&s, &routes[0], 0, q, 4);
+    OK(n == 3 && q[0].signal == BT_SIG_TIER_RES_INVOCATIONS && q[2].signal == BT_SIG_TIER_RES_OUTPUT,
+       "tier listed: invocations, input and output of the reserved tier (%d)", n);
+    struct bt_buf b = {0};
+    bt_cloudwatch_request_json(&b, routes, q, 1, 0, 60, NULL);
+    STREQ(strstr(bt_buf_str(&b), "\"Dimensions\""),
+          "\"Dimensions\":[{\"Name\":\"ModelId\",\"Value\":\"anthropic.claude-sonnet-5\"},"
+          "{\"Name\":\"ResolvedServiceTier\",\"Value\":\"reserved\"}]},\"Period\":60,\"Stat\":"
+          "\"Sum\"},\"ReturnData\":true}],\"StartTime\":0,\"EndTime\":60,\"ScanBy\":"
+          "\"TimestampAscending\"}",
+          "asked under ModelId and ResolvedServiceTier=reserved, one visible series");
+    bt_buf_free(&b);
+    route(&routes[0], "anthropic.claude-sonnet-5", BT_EP_MANTLE, NULL);
+    OK(cw_sets_tier_queries(&s, &routes[0], 0, q, 4) == 0, "mantle has no service tiers");
+}
+
 static void test_names(void)
 {
     char n[64];
@@ -243,6 +270,7 @@ int main(void)
     test_request_body();
     test_list_sets();
     test_profiles();
+    test_tier();
     test_names();
     return tap_done();
 }
