@@ -59,6 +59,10 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON_AddNumberToObject(o, "concurrency_limit", r->concurrency_limit);
     cJSON_AddNumberToObject(o, "burndown", r->burndown);
     cJSON_AddStringToObject(o, "burndown_source", r->burndown_source);
+    if (r->burndown_row[0])
+        cJSON_AddStringToObject(o, "burndown_row", r->burndown_row);
+    if (r->legacy_seen)
+        cJSON_AddBoolToObject(o, "legacy", true);
     if (r->quota_code[0])
         cJSON_AddStringToObject(o, "quota_code", r->quota_code);
     /* whether counters were configured, never the URL (it may carry credentials) */
@@ -399,6 +403,9 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         r->burndown = 1;
     const char *bs = jstr(o, "burndown_source");
     r->burndown_source = bs && !strcmp(bs, "config") ? "config" : bs && !strcmp(bs, "table") ? "table" : "default";
+    if (jstr(o, "burndown_row"))
+        bt_strlcpy(r->burndown_row, jstr(o, "burndown_row"), sizeof r->burndown_row);
+    r->legacy_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "legacy"));
     if (jstr(o, "quota_code"))
         bt_strlcpy(r->quota_code, jstr(o, "quota_code"), sizeof r->quota_code);
     const cJSON *adm = cJSON_GetObjectItemCaseSensitive(o, "admission");
@@ -866,7 +873,11 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
                 if (!strcmp(kind, bt_quota_kind_name(i)))
                     k = i;
             int qs = name_index(qsrc, 4, jstr(g, "quota_source"));
-            if (k < 0 || qs < 0 || !jnum(g, "value", &ev.value))
+            /* null: the quota is unknown, the text says why (written as null, never NaN) */
+            bool unknown = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(g, "value"));
+            if (unknown)
+                ev.value = NAN;
+            if (k < 0 || qs < 0 || (!unknown && !jnum(g, "value", &ev.value)))
                 continue;
             ev.quota_kind = (enum bt_quota_kind)k;
             ev.quota_source = (enum bt_quota_source)qs;

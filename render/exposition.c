@@ -69,7 +69,7 @@ static const struct {
 } fams[F_COUNT] = {EXPO_FAMILIES(F_ROW)};
 #undef F_ROW
 
-#define MAX_EXTRA 4
+#define MAX_EXTRA 5
 
 struct sample {
     enum fam fam;
