@@ -15,9 +15,19 @@ PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lncursesw -ltinfo -lcurl -lssl -lcrypto -lcjson -lexpat -lz)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
-WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-format-truncation
+WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+# A truncated snprintf is a bug (a message cut mid-word): main.c, app/, aws/ and net/ are
+# built with -Wformat-truncation; the rooms still being split (and the tests) keep it off
+# until then.
+TRUNC_PENDING = -Wno-format-truncation
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(CFLAGS) \
+# Hardening as Debian's hardening=+all builds: fortified libc calls, stack protector,
+# position-independent executable, full RELRO. _FORTIFY_SOURCE needs optimisation, so
+# an -O0 build (CFLAGS=-O0) leaves it out rather than warn.
+HARDEN_CFLAGS  = $(if $(filter -O0,$(CFLAGS)),,-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2) \
+                 -fstack-protector-strong -fPIE
+HARDEN_LDFLAGS = -pie -Wl,-z,relro,-z,now
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(HARDEN_CFLAGS) $(CFLAGS) \
              -I. $(PKG_CFLAGS) $(INIH_CFLAGS) -DBEDTOP_VERSION='"$(VERSION)"' \
              -DBEDTOP_DATADIR='"$(DATADIR)"' -MMD -MP
 LDLIBS   = $(PKG_LIBS) $(INIH_LIBS) -lm
@@ -32,11 +42,32 @@ TEST_OBJ = $(B)/tests/tap.o
 .PHONY: all check check-run test-deps build-deps test asan valgrind valgrind-run help fuzz fuzz-smoke fuzz-long fuzz-targets bench demo install uninstall clean deps lint manlint
 all: bedtop
 
+# One line per target a person types; `make help` prints them.
+help:
+	@echo 'bedtop $(VERSION): make TARGET'
+	@echo '  all (default)  build ./bedtop'
+	@echo '  demo           install what is missing, build, run the simulated dashboard (DEMO_ARGS)'
+	@echo '  check          install what the tests need, build, run every suite and the lint'
+	@echo '                 (TEST_JOBS=N in parallel, TEST_TIMEOUT=S per suite)'
+	@echo '  tests          build the unit test binaries; tests/run NAME runs the suites matching NAME'
+	@echo '  asan           the suites under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)'
+	@echo '  valgrind       the unit tests under valgrind'
+	@echo '  fuzz           build the libFuzzer targets with clang (build-fuzz/)'
+	@echo '  fuzz-smoke     every fuzz target for a fixed number of runs (part of check)'
+	@echo '  fuzz-long      every fuzz target for FUZZ_TIME seconds (FUZZ_ONLY="a b" to pick)'
+	@echo '  bench          timings against the references in BENCHMARKS.md (BENCH_ARGS=--quick)'
+	@echo '  lint           banned functions and the arrows between source folders (scripts/lint)'
+	@echo '  manlint        mandoc -Tlint on the manual pages'
+	@echo '  deps           install the Debian build packages (BEDTOP_TEST_DEPS=1: and the test ones)'
+	@echo '  install        install binary, man pages, data and themes (PREFIX=$(PREFIX), DESTDIR)'
+	@echo '  uninstall      remove what install put there'
+	@echo '  clean          remove build outputs'
+
 bedtop: $(B)/bedtop
 	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(B)/bedtop: $(B)/main.o $(B)/libbedtop.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/libbedtop.a: $(LIB_OBJ)
 	rm -f $@
@@ -46,9 +77,11 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+$(B)/core/%.o $(B)/collectors/%.o $(B)/tui/%.o $(B)/render/%.o $(B)/tests/% $(B)/bench/% $(B)/fuzz_%: WARN += $(TRUNC_PENDING)
+
 $(B)/tests/%: tests/unit/%.c $(TEST_OBJ) $(B)/libbedtop.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJ) $(B)/libbedtop.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJ) $(B)/libbedtop.a $(LDLIBS)
 
 $(B)/tests/tap.o: tests/tap.c tests/tap.h
 	@mkdir -p $(dir $@)
@@ -124,7 +157,7 @@ bench: $(B)/bedtop $(B)/bench/bench_drv
 
 $(B)/bench/%: tests/bench/%.c $(B)/libbedtop.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libbedtop.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $< $(B)/libbedtop.a $(LDLIBS)
 
 # The banned-function list (curl's habit) and the one-way dependency rule of DESIGN.md.
 lint:

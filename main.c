@@ -21,14 +21,13 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"check", "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", C_CHECK, cmd_check},
-    {"record", "record FILE [--demo] [--duration D] [--since D | --from T --to T]", C_RECORD, cmd_record},
-    {"replay", "replay FILE [--at TIME [--format text|json] [--wide]]", C_REPLAY, cmd_replay},
-    {"export", "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", C_EXPORT, cmd_export},
-    {"serve", "serve [--listen ADDR:PORT] [--record FILE]",
-     C_SERVE, cmd_serve},
+    {.name = "check", .usage = "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", .bit = C_CHECK, .exec = cmd_check},
+    {.name = "record", .usage = "record FILE [--demo] [--duration D] [--since D | --from T --to T]", .bit = C_RECORD, .exec = cmd_record},
+    {.name = "replay", .usage = "replay FILE [--at TIME [--format text|json] [--wide]]", .bit = C_REPLAY, .exec = cmd_replay},
+    {.name = "export", .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", .bit = C_EXPORT, .exec = cmd_export},
+    {.name = "serve", .usage = "serve [--listen ADDR:PORT] [--record FILE]", .bit = C_SERVE, .exec = cmd_serve},
 };
-static const struct command dashboard = {"the dashboard", NULL, C_DASH, cmd_dashboard};
+static const struct command dashboard = {.name = "the dashboard", .usage = NULL, .bit = C_DASH, .exec = cmd_dashboard};
 
 static void usage(FILE *f)
 {
@@ -89,35 +88,35 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-    {{"config", required_argument, NULL, 'c'}, C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
-    {{"profile", required_argument, NULL, O_PROFILE}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"region", required_argument, NULL, O_REGION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"endpoint-url", required_argument, NULL, O_ENDPOINT}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"interval", required_argument, NULL, 'i'}, C_DASH | C_RECORD | C_SERVE},
-    {{"admission", required_argument, NULL, O_ADMISSION}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"format", required_argument, NULL, 'f'}, C_CHECK | C_REPLAY | C_EXPORT},
-    {{"demo", no_argument, NULL, O_DEMO}, C_DASH | C_CHECK | C_RECORD},
-    {{"demo-speed", required_argument, NULL, O_DEMO_SPEED}, C_DASH | C_RECORD},
-    {{"demo-at", required_argument, NULL, O_DEMO_AT}, C_DASH | C_CHECK | C_RECORD},
-    {{"theme", required_argument, NULL, O_THEME}, C_DASH | C_REPLAY},
-    {{"no-color", no_argument, NULL, O_NO_COLOR}, C_DASH | C_CHECK | C_REPLAY},
-    {{"ascii", no_argument, NULL, O_ASCII}, C_DASH | C_REPLAY},
-    {{"record", required_argument, NULL, O_RECORD}, C_DASH | C_SERVE},
-    {{"from", required_argument, NULL, O_FROM}, C_RECORD | C_EXPORT},
-    {{"to", required_argument, NULL, O_TO}, C_RECORD | C_EXPORT},
-    {{"since", required_argument, NULL, O_SINCE}, C_RECORD | C_EXPORT},
-    {{"at", required_argument, NULL, O_AT}, C_REPLAY},
-    {{"route", required_argument, NULL, O_ROUTE}, C_CHECK | C_EXPORT},
-    {{"duration", required_argument, NULL, O_DURATION}, C_RECORD},
-    {{"wide", no_argument, NULL, O_WIDE}, C_CHECK | C_REPLAY},
-    {{"unknown-as", required_argument, NULL, O_UNKNOWN_AS}, C_CHECK | C_REPLAY},
-    {{"output", required_argument, NULL, 'o'}, C_CHECK | C_EXPORT},
-    {{"verbose", no_argument, NULL, 'v'}, C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {{"listen", required_argument, NULL, O_LISTEN}, C_SERVE},
-    {{"source", required_argument, NULL, O_SOURCE}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
-    {{"match", required_argument, NULL, O_MATCH}, C_DASH | C_CHECK | C_RECORD | C_EXPORT},
-    {{"help", no_argument, NULL, 'h'}, C_ALL},
-    {{"version", no_argument, NULL, 'V'}, C_ALL},
+    {.o = {.name = "config", .has_arg = required_argument, .val = 'c'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
+    {.o = {.name = "profile", .has_arg = required_argument, .val = O_PROFILE}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "region", .has_arg = required_argument, .val = O_REGION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "endpoint-url", .has_arg = required_argument, .val = O_ENDPOINT}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "interval", .has_arg = required_argument, .val = 'i'}, .applies = C_DASH | C_RECORD | C_SERVE},
+    {.o = {.name = "admission", .has_arg = required_argument, .val = O_ADMISSION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .applies = C_CHECK | C_REPLAY | C_EXPORT},
+    {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .applies = C_DASH | C_CHECK | C_RECORD},
+    {.o = {.name = "demo-speed", .has_arg = required_argument, .val = O_DEMO_SPEED}, .applies = C_DASH | C_RECORD},
+    {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .applies = C_DASH | C_CHECK | C_RECORD},
+    {.o = {.name = "theme", .has_arg = required_argument, .val = O_THEME}, .applies = C_DASH | C_REPLAY},
+    {.o = {.name = "no-color", .has_arg = no_argument, .val = O_NO_COLOR}, .applies = C_DASH | C_CHECK | C_REPLAY},
+    {.o = {.name = "ascii", .has_arg = no_argument, .val = O_ASCII}, .applies = C_DASH | C_REPLAY},
+    {.o = {.name = "record", .has_arg = required_argument, .val = O_RECORD}, .applies = C_DASH | C_SERVE},
+    {.o = {.name = "from", .has_arg = required_argument, .val = O_FROM}, .applies = C_RECORD | C_EXPORT},
+    {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .applies = C_RECORD | C_EXPORT},
+    {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .applies = C_RECORD | C_EXPORT},
+    {.o = {.name = "at", .has_arg = required_argument, .val = O_AT}, .applies = C_REPLAY},
+    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT},
+    {.o = {.name = "duration", .has_arg = required_argument, .val = O_DURATION}, .applies = C_RECORD},
+    {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY},
+    {.o = {.name = "unknown-as", .has_arg = required_argument, .val = O_UNKNOWN_AS}, .applies = C_CHECK | C_REPLAY},
+    {.o = {.name = "output", .has_arg = required_argument, .val = 'o'}, .applies = C_CHECK | C_EXPORT},
+    {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "listen", .has_arg = required_argument, .val = O_LISTEN}, .applies = C_SERVE},
+    {.o = {.name = "source", .has_arg = required_argument, .val = O_SOURCE}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {.o = {.name = "match", .has_arg = required_argument, .val = O_MATCH}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT},
+    {.o = {.name = "help", .has_arg = no_argument, .val = 'h'}, .applies = C_ALL},
+    {.o = {.name = "version", .has_arg = no_argument, .val = 'V'}, .applies = C_ALL},
 };
 
 static const struct opt_def *opt_by_val(int val)
@@ -154,11 +153,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
     struct option long_opts[BT_ARRAY_LEN(opt_defs) + 1];
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
         long_opts[i] = opt_defs[i].o;
-    long_opts[BT_ARRAY_LEN(opt_defs)] = (struct option){NULL, 0, NULL, 0};
+    long_opts[BT_ARRAY_LEN(opt_defs)] = (struct option){0};
     unsigned char given[512] = {0}; /* by option value: seen on the command line */
-    int c;
     opterr = 0; /* our own one-line messages */
-    while ((c = getopt_long(argc, argv, ":c:i:f:o:vhV", long_opts, NULL)) != -1) {
+    for (;;) {
+        int c = getopt_long(argc, argv, ":c:i:f:o:vhV", long_opts, NULL);
+        if (c == -1)
+            break;
         if (c > 0 && c < (int)sizeof given)
             given[c] = 1;
         switch (c) {

@@ -130,18 +130,23 @@ void app_free(struct app *a)
     a->config_ok = false;
 }
 
-/* What to do about a failed route discovery, by what failed. */
-static const char *discovery_remedy(const char *err)
+/* What to do about a failed route discovery, by the kind of failure. */
+static const char *discovery_remedy(enum bt_errkind kind)
 {
-    if (strstr(err, "credentials"))
+    switch (kind) {
+    case BT_ERR_CREDENTIALS:
         return "set AWS_PROFILE (or --profile), export AWS_ACCESS_KEY_ID and "
                "AWS_SECRET_ACCESS_KEY, or run aws sso login; without AWS: bedtop --demo";
-    if (strstr(err, "Region"))
+    case BT_ERR_REGION:
         return "without AWS: bedtop --demo";
-    if (strstr(err, "AccessDenied") || strstr(err, "not authorized"))
+    case BT_ERR_ACCESS:
         return "grant cloudwatch:ListMetrics, or list the routes in the config (bedtop.conf(5))";
-    return "check the network and --endpoint-url, or list the routes in the config "
-           "(bedtop.conf(5)); without AWS: bedtop --demo";
+    case BT_ERR_THROTTLED:
+        return "retry in a minute, or list the routes in the config (bedtop.conf(5))";
+    default:
+        return "check the network and --endpoint-url, or list the routes in the config "
+               "(bedtop.conf(5)); without AWS: bedtop --demo";
+    }
 }
 
 /* Sets everything up; returns an exit code (3) on failure, 0 on success. */
@@ -164,7 +169,9 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
     }
     if (o->source && (o->demo || !bt_promsrc_parse(o->source, base, sizeof base) ||
                       !bt_promsrc_selector("x", o->match, base, sizeof base))) {
-        bt_err("--source '%s'%s%s: %s", o->source, o->match ? " --match " : "", o->match ? o->match : "",
+        char shown[512];
+        bt_url_redact(o->source, shown, sizeof shown);
+        bt_err("--source '%s'%s%s: %s", shown, o->match ? " --match " : "", o->match ? o->match : "",
                o->demo ? "the demo reads no source; drop --demo"
                        : "use prometheus+http://HOST:PORT (a Prometheus server scraping bedtop serve) "
                          "and label matchers such as region=\"us-east-1\"");
@@ -194,9 +201,10 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             bt_config_finish(&a->cfg);
         } else if (!a->cfg.nroutes) {
             char err[2048];
-            int n = bt_cloudwatch_discover(&a->ctx, err, sizeof err);
+            enum bt_errkind kind;
+            int n = bt_cloudwatch_discover(&a->ctx, &kind, err, sizeof err);
             if (n < 0) {
-                bt_err("%s; %s", err, discovery_remedy(err));
+                bt_err("%s; %s", err, discovery_remedy(kind));
                 return 3;
             }
             if (n == 0) {

@@ -107,6 +107,8 @@ static void view_update(void *self, int64_t now)
 {
     struct serve *s = self;
     (void)now;
+    if (s->httpd) /* the loop woke for an idle connection's deadline, or anything else */
+        bt_httpd_expire(s->httpd);
     app_print_new_errors(s->a);
 }
 

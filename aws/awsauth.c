@@ -49,7 +49,7 @@ int bt_aws_plan_static(struct plan *pl, const struct profile *p, char *err, size
         }
         if (bt_aws_creds_set(&pl->creds, p->akid[s], p->secret[s], p->token[s], what, err, errlen) != 0)
             return -1;
-        snprintf(pl->creds.source, sizeof pl->creds.source, "profile %s (%s)", p->name, p->path[s]);
+        bt_aws_creds_source(&pl->creds, "profile %s (%s)", p->name, p->path[s]);
         pl->kind = S_STATIC;
         bt_strlcpy(pl->src_profile, p->name, sizeof pl->src_profile);
         return 0;

@@ -173,6 +173,27 @@ bool bt_creds_need_refresh(const struct bt_creds *c, int64_t now, int margin)
 }
 
 
+void bt_aws_creds_source(struct bt_creds *c, const char *fmt, ...)
+{
+    struct bt_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    bt_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    const char *s = bt_buf_str(&b);
+    size_t n = sizeof c->source;
+    if (b.len < n) {
+        memcpy(c->source, s, b.len + 1);
+    } else {
+        size_t keep = n - 4;
+        while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+            keep--;
+        memcpy(c->source, s, keep);
+        memcpy(c->source + keep, "...", 4);
+    }
+    bt_buf_free(&b);
+}
+
 void bt_aws_wipe_buf(struct bt_buf *b)
 {
     if (b->buf)

@@ -232,18 +232,18 @@ void bt_aws_sts_answer(struct bt_aws_job *j, const struct bt_http_resp *r, const
     char account[16] = "?", role[128] = "?";
     bt_arn_identity(res.arn, account, sizeof account, role, sizeof role);
     if (strcmp(prof, "environment") == 0)
-        snprintf(res.creds.source, sizeof res.creds.source, "account %s role %s (web identity, "
-                 "AWS_WEB_IDENTITY_TOKEN_FILE)", account, role);
+        bt_aws_creds_source(&res.creds, "account %s role %s (web identity, AWS_WEB_IDENTITY_TOKEN_FILE)",
+                            account, role);
     else
-        snprintf(res.creds.source, sizeof res.creds.source, "account %s role %s (%s, profile %s)", account, role,
-                 j->hop > 0 || j->pl.kind != S_WEB ? "assume role" : "web identity", prof);
+        bt_aws_creds_source(&res.creds, "account %s role %s (%s, profile %s)", account, role,
+                            j->hop > 0 || j->pl.kind != S_WEB ? "assume role" : "web identity", prof);
     bt_aws_job_got(j, &res.creds);
     bt_sts_result_clear(&res);
 }
 
 static void assume_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
 {
-    char what[400];
+    char what[512]; /* profile (127) + role ARN (255) + the words */
     hop_what(&j->pl.hops[j->hop - 1], what, sizeof what);
     bt_aws_sts_answer(j, r, what, j->pl.hops[j->hop - 1].profile);
 }
@@ -264,7 +264,7 @@ void bt_aws_assume_start(struct bt_aws_job *j, const struct hop *h)
     }
     if (h->mfa_serial[0]) {
         char code[16] = "";
-        char what[400];
+        char what[512]; /* profile (127) + role ARN (255) + the words */
         hop_what(h, what, sizeof what);
         if (!mfa_prompt || mfa_prompt(h->mfa_serial, code, sizeof code, mfa_prompt_arg) != 0 || !code[0]) {
             bt_buf_free(&body);

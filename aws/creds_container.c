@@ -70,7 +70,7 @@ void bt_aws_container_start(struct bt_aws_job *j)
         bt_aws_job_fail(j, "container credentials: authorization token has control characters");
         return;
     }
-    struct bt_header hdr = {"Authorization", token ? token : ""};
+    struct bt_header hdr = {.name = "Authorization", .value = token ? token : ""};
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
         .method = "GET", .url = url, .headers = token ? &hdr : NULL, .nheaders = token ? 1 : 0,

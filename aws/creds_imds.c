@@ -17,9 +17,9 @@ static void imds_request(struct bt_aws_job *j, const char *method, const char *p
     struct bt_header hdr[1];
     size_t nh = 0;
     if (j->imds_token)
-        hdr[nh++] = (struct bt_header){"X-aws-ec2-metadata-token", j->imds_token};
+        hdr[nh++] = (struct bt_header){.name = "X-aws-ec2-metadata-token", .value = j->imds_token};
     else
-        hdr[nh++] = (struct bt_header){"X-aws-ec2-metadata-token-ttl-seconds", "21600"};
+        hdr[nh++] = (struct bt_header){.name = "X-aws-ec2-metadata-token-ttl-seconds", .value = "21600"};
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
         .method = method, .url = url, .headers = hdr, .nheaders = nh, .label = "IMDSv2",

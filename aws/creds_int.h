@@ -39,6 +39,9 @@ void bt_aws_wipe_json(cJSON *node);
 int bt_aws_creds_from_json(const char *json, size_t len, bool process, struct bt_creds *out,
                            const char *what, char *err, size_t errlen);
 void bt_aws_wipe_buf(struct bt_buf *b);
+/* Sets c->source, the label that names where credentials came from. A label longer than
+ * its field (a deep path) is cut on a character boundary and ends in "...", never silently. */
+void bt_aws_creds_source(struct bt_creds *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- the shared files (aws/profile.c) ---- */
 enum { SRC_CREDS, SRC_CONFIG };

@@ -167,7 +167,7 @@ static void process_finish(struct bt_aws_job *j, bool timed_out)
     }
     struct bt_creds c = {0};
     char err[PATH_LEN + 400];
-    snprintf(c.source, sizeof c.source, "credential_process (%s)", j->pl.where);
+    bt_aws_creds_source(&c, "credential_process (%s)", j->pl.where);
     if (bt_aws_creds_from_json(j->out.buf ? j->out.buf : "", j->out.len, true, &c, what, err, sizeof err) != 0) {
         bt_creds_clear(&c);
         bt_aws_job_fail(j, "%s", err);

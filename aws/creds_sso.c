@@ -110,7 +110,7 @@ static void start_portal(struct bt_aws_job *j, const char *access_token)
              acct ? acct : "", role ? role : "");
     curl_free(acct);
     curl_free(role);
-    struct bt_header hdr = {"x-amz-sso_bearer_token", access_token};
+    struct bt_header hdr = {.name = "x-amz-sso_bearer_token", .value = access_token};
     char label[200];
     snprintf(label, sizeof label, "sso %s GetRoleCredentials", j->pl.sso_region);
     struct bt_http_req req = {
@@ -164,8 +164,8 @@ static void portal_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
         bt_aws_job_fail(j, "%s", err);
         return;
     }
-    snprintf(c.source, sizeof c.source, "account %s role %s (IAM Identity Center, profile %s)", j->pl.sso_account,
-             j->pl.sso_role, j->pl.src_profile);
+    bt_aws_creds_source(&c, "account %s role %s (IAM Identity Center, profile %s)", j->pl.sso_account,
+                        j->pl.sso_role, j->pl.src_profile);
     bt_aws_job_got(j, &c);
     bt_creds_clear(&c);
 }

@@ -32,7 +32,7 @@ int bt_aws_plan_web(struct plan *pl, const char *file, const char *role, const c
 
 static void web_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
 {
-    char what[400];
+    char what[512]; /* profile (127) + role ARN (255) + the words */
     snprintf(what, sizeof what, "%s%s%s: AssumeRoleWithWebIdentity %s",
              j->pl.src_profile[0] ? "profile \"" : "web identity (AWS_WEB_IDENTITY_TOKEN_FILE)",
              j->pl.src_profile, j->pl.src_profile[0] ? "\"" : "", j->pl.web_role_arn);

@@ -271,9 +271,31 @@ static bool aws_sign(struct bt_creds_provider *p, const struct bt_http_msg *m,
     return true;
 }
 
-static void aws_describe(const struct bt_http_answer *a, char *code, size_t codelen, char *msg, size_t msglen)
+/* Codes that say the credentials themselves are missing, malformed, expired or not
+ * recognised (as opposed to lacking permission). */
+static const char *const credential_codes[] = {
+    "ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "UnrecognizedClientException",
+    "IncompleteSignature", "IncompleteSignatureException", "InvalidSignatureException",
+    "SignatureDoesNotMatch", "MissingAuthenticationToken", "MissingAuthenticationTokenException",
+    "AuthFailure", "UnauthorizedException",
+};
+static const char *const access_codes[] = {
+    "AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "NotAuthorized",
+    "OptInRequired", "SubscriptionRequiredException",
+};
+
+static enum bt_errkind aws_describe(const struct bt_http_answer *a, char *code, size_t codelen, char *msg,
+                                    size_t msglen)
 {
     bt_aws_error_code(a->body, a->body_len, a->error_header, code, codelen, msg, msglen);
+    if (a->status == 429 || bt_aws_is_throttle_code(code))
+        return BT_ERR_THROTTLED;
+    if (in_list(code, credential_codes, BT_ARRAY_LEN(credential_codes)))
+        return BT_ERR_CREDENTIALS;
+    if (in_list(code, access_codes, BT_ARRAY_LEN(access_codes)) || a->status == 401 || a->status == 403)
+        return BT_ERR_ACCESS;
+    return a->status >= 500 || in_list(code, transient_codes, BT_ARRAY_LEN(transient_codes)) ? BT_ERR_SERVICE
+                                                                                            : BT_ERR_REQUEST;
 }
 
 static enum bt_http_next aws_judge(struct bt_creds_provider *p, const struct bt_http_answer *a, const char *code,

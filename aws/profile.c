@@ -169,22 +169,118 @@ static int profile_ini_handler(void *user, const char *section, const char *name
     return 1;
 }
 
-/* The shared files hold ~2 KB session tokens and ';' inside commands, so for this parse inih
- * gets a growing heap line buffer and no inline comments (botocore's configparser has none). */
-static int parse_ini_file(const char *path, struct ini_ctx *ctx)
+/* The longest line of a shared file: its longest value and the key before it. A longer
+ * one is an error naming file and line (inih would read its tail as a line of its own,
+ * and ran a credential_process hidden past byte 65,535 of a comment). */
+#define MAX_LINE (MAX_VALUE * 4)
+
+static bool key_used(const char *name)
 {
+    static const char *const direct[] = {"aws_access_key_id", "aws_secret_access_key",
+                                         "aws_session_token", "credential_process", "region",
+                                         "endpoint_url"};
+    for (size_t i = 0; i < BT_ARRAY_LEN(direct); i++)
+        if (!strcmp(name, direct[i]))
+            return true;
+    for (int k = 0; k < NKEYS; k++)
+        if (!strcmp(name, key_names[k]))
+            return true;
+    return false;
+}
+
+/* Whether section (as written between the brackets, trimmed) is one this parse reads. */
+static bool section_wanted(const struct ini_ctx *ctx, const char *section)
+{
+    return ctx->sso_session ? sso_section_matches(section, ctx->sso_session)
+                            : section_matches(section, ctx->p->name, ctx->src);
+}
+
+/* Rewrites text in place, line for line, into what inih reads as botocore's
+ * configparser does: a line indented deeper than the key above continues that key's
+ * value (as a nested "s3 =" block does) and becomes a comment; any other line is read
+ * whatever its indentation (inih skips it once multiline is off), so uniformly
+ * indented keys are keys. A continued key that bedtop
+ * reads, in a section it reads, is refused (a multi-line credential_process or
+ * region means something bedtop would guess at). 0, or the line number with why. */
+static int botocore_lines(char *text, const struct ini_ctx *ctx, char *why, size_t whylen)
+{
+    char section[256] = "", key[128] = "";
+    size_t key_indent = 0;
+    int line = 1;
+    for (char *p = text; *p; line++) {
+        char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        size_t ind = strspn(p, " \t");
+        char *body = p + ind;
+        bool blank = ind == len || body[0] == '\r';
+        bool comment = !blank && (body[0] == '#' || body[0] == ';');
+        if (!blank && !comment) {
+            if (key[0] && ind > key_indent) {
+                if (section_wanted(ctx, section) && key_used(key)) {
+                    snprintf(why, whylen, "an indented line continues the value of %s (as botocore "
+                             "reads it); bedtop takes no multi-line %s: write it on one line",
+                             key, key);
+                    return line;
+                }
+                body[0] = '#'; /* the rest of a value bedtop does not read */
+            } else if (body[0] == '[') {
+                size_t n = strcspn(body + 1, "]\n");
+                snprintf(section, sizeof section, "%.*s", (int)n, body + 1);
+                char *t = bt_trim(section);
+                memmove(section, t, strlen(t) + 1);
+                key[0] = '\0';
+            } else {
+                size_t n = strcspn(body, "=:\n");
+                snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key ? n : sizeof key - 1), body);
+                char *t = bt_trim(key);
+                memmove(key, t, strlen(t) + 1);
+                key_indent = ind;
+            }
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+/* The shared files hold ~2 KB session tokens and ';' inside commands, so for this parse inih
+ * gets a growing heap line buffer and no inline comments (botocore's configparser has none).
+ * >0: the line that fails, with why (empty: not key = value); -1: not readable (errno). */
+static int parse_ini_file(const char *path, struct ini_ctx *ctx, char *why, size_t whylen)
+{
+    why[0] = '\0';
+    char *text = bt_read_file(path, 4 << 20, NULL);
+    if (!text)
+        return -1;
+    int rc = bt_first_long_line(text, MAX_LINE);
+    if (rc) {
+        snprintf(why, whylen, "line longer than %d bytes; not split (botocore reads it whole)",
+                 MAX_LINE);
+        free(text);
+        return rc;
+    }
+    rc = botocore_lines(text, ctx, why, whylen);
+    if (rc) {
+        free(text);
+        return rc;
+    }
     bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
-    bool inline_comments = ini_allow_inline_comments;
+    bool inline_comments = ini_allow_inline_comments, multiline = ini_allow_multiline;
     int max_line = ini_max_line;
     ini_use_stack = false;
     ini_allow_realloc = true;
-    ini_max_line = MAX_VALUE * 4;
+    ini_max_line = MAX_LINE + 2; /* the line, its newline, the NUL */
     ini_allow_inline_comments = false;
-    int rc = ini_parse(path, profile_ini_handler, ctx);
+    ini_allow_multiline = false; /* botocore_lines has decided what continues */
+    rc = ini_parse_string(text, profile_ini_handler, ctx);
     ini_use_stack = use_stack;
     ini_allow_realloc = allow_realloc;
     ini_max_line = max_line;
     ini_allow_inline_comments = inline_comments;
+    ini_allow_multiline = multiline;
+    OPENSSL_cleanse(text, strlen(text)); /* it held the secret keys */
+    free(text);
     return rc;
 }
 
@@ -208,14 +304,16 @@ int bt_aws_profile_load(struct profile *p, const char *name, char *err, size_t e
         }
         p->file_exists[s] = true;
         struct ini_ctx ctx = {p, s, NULL};
-        int rc = parse_ini_file(p->path[s], &ctx);
+        char why[200];
+        int rc = parse_ini_file(p->path[s], &ctx, why, sizeof why);
         if (rc < 0) {
             bt_aws_seterr(err, errlen, "%s: cannot read: %s", p->path[s], strerror(errno ? errno : EIO));
             return -1;
         }
         if (rc > 0) {
-            bt_aws_seterr(err, errlen, "%s:%d: not a valid INI line (AWS shared %s file)", p->path[s], rc,
-                   s == SRC_CREDS ? "credentials" : "config");
+            bt_aws_seterr(err, errlen, "%s:%d: %s (AWS shared %s file)", p->path[s], rc,
+                          why[0] ? why : "not a valid INI line",
+                          s == SRC_CREDS ? "credentials" : "config");
             return -1;
         }
         if (p->bad_key[0]) {
@@ -227,7 +325,8 @@ int bt_aws_profile_load(struct profile *p, const char *name, char *err, size_t e
     const char *sess = bt_aws_pget(p, K_SSO_SESSION);
     if (sess && p->file_exists[SRC_CONFIG]) {
         struct ini_ctx ctx = {p, SRC_CONFIG, sess};
-        if (parse_ini_file(p->path[SRC_CONFIG], &ctx) != 0) {
+        char why[200];
+        if (parse_ini_file(p->path[SRC_CONFIG], &ctx, why, sizeof why) != 0) {
             bt_aws_seterr(err, errlen, "%s: cannot read the [sso-session %s] section", p->path[SRC_CONFIG], sess);
             return -1;
         }

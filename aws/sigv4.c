@@ -343,12 +343,12 @@ static bool canonical_headers(const struct bt_sigv4_req *req, const struct bt_cr
         return false;
     }
     if (!find_header(req, "x-amz-date")) {
-        h[n] = (struct chdr){lower_dup("x-amz-date"), bt_xstrdup(amz_date), n};
+        h[n] = (struct chdr){.name = lower_dup("x-amz-date"), .value = bt_xstrdup(amz_date), .order = n};
         n++;
     }
     if (creds->session_token && *creds->session_token && !req->omit_session_token &&
         !find_header(req, "x-amz-security-token")) {
-        h[n] = (struct chdr){lower_dup("x-amz-security-token"), canonical_value(creds->session_token), n};
+        h[n] = (struct chdr){.name = lower_dup("x-amz-security-token"), .value = canonical_value(creds->session_token), .order = n};
         n++;
     }
     qsort(h, n, sizeof *h, chdr_cmp);

@@ -419,22 +419,6 @@ static double now_real(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* user:password@ and ?query (may hold a token) never reach a message or a
- * recording. */
-static void redact_url(const char *url, char *out, size_t n)
-{
-    const char *s = strstr(url, "://");
-    const char *host = s ? s + 3 : url;
-    size_t end = strcspn(url, "?#");
-    const char *at = strchr(host, '@');
-    const char *slash = strchr(host, '/');
-    if (at && (!slash || at < slash) && (size_t)(at - url) < end)
-        snprintf(out, n, "%.*s%.*s", (int)(host - url), url, (int)(end - (size_t)(at + 1 - url)),
-                 at + 1);
-    else
-        snprintf(out, n, "%.*s", (int)end, url);
-}
-
 static void add_source(struct adm *a, const char *url, int route)
 {
     a->src = bt_xrealloc(a->src, (size_t)(a->nsrc + 1) * sizeof *a->src);
@@ -445,7 +429,7 @@ static void add_source(struct adm *a, const char *url, int route)
     s->api = bt_adm_is_prometheus(url, s->url, sizeof s->url);
     if (!s->api)
         snprintf(s->url, sizeof s->url, "%s", url);
-    redact_url(url, s->shown, sizeof s->shown);
+    bt_url_redact(url, s->shown, sizeof s->shown);
     size_t nr = (size_t)(a->nroutes ? a->nroutes : 1);
     s->accept = bt_xcalloc(nr, sizeof *s->accept);
     s->covered = bt_xcalloc(nr, sizeof *s->covered);

@@ -11,6 +11,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/cw_int.h"
+#include "core/sanitize.h"
 #include "net/http.h"
 
 /* ---- the collector -------------------------------------------------------
@@ -318,8 +319,12 @@ static void on_status(void *arg, const char *id, const char *code, const char *d
 static void on_message(void *arg, const char *code, const char *value)
 {
     struct cw_chunk *c = arg;
-    if (c->g->cw->ctx->verbose)
-        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label, code, value);
+    if (c->g->cw->ctx->verbose) {
+        /* the server's words: no escape sequence or forged line reaches the terminal */
+        char sc[64], sv[512];
+        fprintf(stderr, "bedtop: %s GetMetricData: %s: %s\n", c->g->label,
+                bt_san_term(sc, sizeof sc, code), bt_san_term(sv, sizeof sv, value));
+    }
 }
 
 static void submit_page(struct cw_chunk *c);

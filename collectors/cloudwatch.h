@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "collectors/collector.h"
+#include "core/error.h"
 #include "core/util.h"
 
 extern const struct bt_collector_ops bt_cloudwatch_collector;
@@ -153,5 +154,5 @@ unsigned long bt_cloudwatch_requests(void *self);
 /* With no routes configured: ListMetrics AWS/Bedrock (ModelId) for the Region
  * and add one route per ModelId. Runs ctx->http itself until done (startup,
  * before the store exists). Returns routes added, or -1 with err set. */
-int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen);
+int bt_cloudwatch_discover(struct bt_ctx *ctx, enum bt_errkind *kind, char *err, size_t errlen);
 #endif

@@ -34,6 +34,7 @@ struct discover {
     char *token;
     int pages;
     bool failed;
+    enum bt_errkind kind;     /* what kind of failure err is */
     char err[1536];           /* whole: a credentials message lists every source tried */
     char note[256];           /* ListInferenceProfiles refused: the built-in prefixes used */
     struct found_model *models;
@@ -100,6 +101,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         }
         snprintf(d->err, sizeof d->err, "route discovery (%s %s%s): %s", op,
                  d->step == STEP_MANTLE ? "AWS/BedrockMantle " : "", d->region, why);
+        d->kind = resp->kind;
         d->failed = true;
         d->step = STEP_DONE;
         return;
@@ -118,6 +120,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         }
         snprintf(d->err, sizeof d->err, "route discovery (%s %s): %s (%s)", op, d->region, err,
                  resp->url ? resp->url : "");
+        d->kind = BT_ERR_PARSE;
         d->failed = true;
         d->step = STEP_DONE;
         return;
@@ -204,13 +207,15 @@ static void add_route(struct bt_config *cfg, const struct discover *d, const str
     rt->legacy_seen = m->legacy;
 }
 
-int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
+int bt_cloudwatch_discover(struct bt_ctx *ctx, enum bt_errkind *kind, char *err, size_t errlen)
 {
+    *kind = BT_ERR_NONE;
     struct bt_config *cfg = ctx->cfg;
     if (cfg->nroutes > 0)
         return 0;
     if (!ctx->http) {
         snprintf(err, errlen, "route discovery needs the network");
+        *kind = BT_ERR_NETWORK;
         return -1;
     }
     struct discover d;
@@ -220,6 +225,7 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     if (!d.region[0]) {
         snprintf(err, errlen, "route discovery: no AWS Region is set; set AWS_REGION, pass "
                               "--region, or put region = under [bedtop] in the config");
+        *kind = BT_ERR_REGION;
         return -1;
     }
     const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;
@@ -227,6 +233,7 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     bt_awsgroup_provider_init(&d.prov, profile, d.region, ep);
     if (bt_aws_endpoint(&d.prov.opts, "monitoring", d.region, d.url, sizeof d.url) != 0) {
         snprintf(err, errlen, "route discovery: no CloudWatch endpoint for Region %s", d.region);
+        *kind = BT_ERR_REGION;
         bt_awsgroup_provider_free(&d.prov);
         return -1;
     }
@@ -243,8 +250,10 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     int added = -1;
     if (d.step < STEP_DONE) {
         snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
+        *kind = BT_ERR_NETWORK;
     } else if (d.failed) {
         snprintf(err, errlen, "%s", d.err);
+        *kind = d.kind;
     } else {
         if (d.note[0] && ctx->verbose)
             fprintf(stderr, "bedtop: %s\n", d.note);

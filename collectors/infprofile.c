@@ -164,7 +164,7 @@ static bool cache_path(char *out, size_t n, bool make_dir)
 static cJSON *cache_load(void)
 {
     char path[1000];
-    char *text = cache_path(path, sizeof path, false) ? bt_read_file(path, 1 << 20, NULL) : NULL;
+    char *text = cache_path(path, sizeof path, false) ? bt_read_regular_file(path, 1 << 20, NULL) : NULL;
     cJSON *root = text ? cJSON_Parse(text) : NULL;
     free(text);
     if (!cJSON_IsObject(root)) {
@@ -183,8 +183,8 @@ static bool cache_entry(const cJSON *e, struct bt_infprofile *out, int64_t *at)
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "at");
     if (!cJSON_IsString(m) || !m->valuestring[0] || strlen(m->valuestring) >= sizeof out->base_model ||
         !cJSON_IsString(inf) || !cJSON_IsNumber(nr) || !cJSON_IsNumber(t) ||
-        !isfinite(t->valuedouble) || nr->valuedouble < 1 || nr->valuedouble > 64)
-        return false;
+        !bt_time_from_double(t->valuedouble, at) || nr->valuedouble < 1 || nr->valuedouble > 64)
+        return false; /* "at": 1e300 was an undefined conversion, and never expired */
     memset(out, 0, sizeof *out);
     if (!strcmp(inf->valuestring, "cross-region"))
         out->inference = BT_INF_CROSS_REGION;
@@ -192,7 +192,6 @@ static bool cache_entry(const cJSON *e, struct bt_infprofile *out, int64_t *at)
         return false;
     bt_strlcpy(out->base_model, m->valuestring, sizeof out->base_model);
     out->nregions = (int)nr->valuedouble;
-    *at = (int64_t)t->valuedouble;
     return true;
 }
 
@@ -230,13 +229,17 @@ void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, in
     cJSON_AddNumberToObject(o, "at", (double)at);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
-    int fd = text ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+    /* a new file of our own (O_EXCL, 0600: a symlink or FIFO planted at a guessable
+     * name is never followed or written through), renamed over the cache */
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = text ? mkstemp(tmp) : -1;
+    if (fd >= 0)
+        fcntl(fd, F_SETFD, FD_CLOEXEC); /* one thread: nothing runs a child in between */
     size_t len = text ? strlen(text) : 0;
     bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
     if (fd >= 0 && close(fd) != 0)
         ok = false;
-    if (!ok || rename(tmp, path) != 0)
+    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
         unlink(tmp);
     free(text);
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "collectors/admission.h"
+#include "core/plausible.h"
 #include "net/http.h"
 #include "core/util.h"
 
@@ -75,9 +76,9 @@ static int quota_source_of(const char *name)
 }
 
 static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
-                        enum bt_quota_kind kind, const struct bt_prom_series *s)
+                        enum bt_quota_kind kind, const struct bt_prom_series *s, int64_t at)
 {
-    struct bt_event ev = {.t = (int64_t)s->time, .type = BT_EV_QUOTA, .route = r,
+    struct bt_event ev = {.t = at, .type = BT_EV_QUOTA, .route = r,
                           .source = BT_SRC_QUOTAS, .quota_kind = kind, .value = s->value,
                           .quota_source = (enum bt_quota_source)quota_source_of(bt_prom_label(s, "source"))};
     const char *code = bt_prom_label(s, "code"), *name = bt_prom_label(s, "name");
@@ -93,9 +94,22 @@ static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
     bt_model_event(st, cfg->routes, &ev);
 }
 
+/* A route setting read back (max_tokens, burndown) holds to the bounds the
+ * config does; one out of them is not used and the route's next OK says why. */
+static bool setting_ok(const struct bt_prom_series *s, double max, struct bt_store *st, int r)
+{
+    char why[120], text[200];
+    if (bt_setting_plausible(s->value, max, why, sizeof why))
+        return true;
+    snprintf(text, sizeof text, "implausible value: %s = %.9g: %s; not used", s->name, s->value,
+             why);
+    bt_store_refused(st, r, BT_SRC_CLOUDWATCH, text);
+    return false;
+}
+
 /* Instant series: quotas, each source's last success/failure, route figures. */
 static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
-                          struct bt_store *st, int r)
+                          struct bt_store *st, int r, int64_t at)
 {
     struct bt_route *rt = &cfg->routes[r];
     const char *n = s->name;
@@ -103,15 +117,17 @@ static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
         const char *kind = bt_prom_label(s, "kind");
         for (int k = 0; kind && k < BT_Q_COUNT; k++)
             if (!strcmp(kind, bt_quota_kind_name((enum bt_quota_kind)k)))
-                quota_event(cfg, st, r, (enum bt_quota_kind)k, s);
+                quota_event(cfg, st, r, (enum bt_quota_kind)k, s, at);
     } else if (!strcmp(n, "bedtop_quota_tokens_per_day")) {
-        quota_event(cfg, st, r, BT_Q_TPD, s);
+        quota_event(cfg, st, r, BT_Q_TPD, s, at);
     } else if (!strcmp(n, "bedtop_quota_requests_per_minute")) {
-        quota_event(cfg, st, r, BT_Q_RPM, s);
+        quota_event(cfg, st, r, BT_Q_RPM, s, at);
     } else if (!strcmp(n, "bedtop_max_tokens")) {
-        if (isnan(rt->max_tokens))
+        if (isnan(rt->max_tokens) && setting_ok(s, BT_MAX_TOKENS_SETTING, st, r))
             rt->max_tokens = s->value;
     } else if (!strcmp(n, "bedtop_burndown")) {
+        if (!setting_ok(s, BT_MAX_BURNDOWN, st, r))
+            return 1;
         /* the poller's value and where it came from, unless this config sets one */
         static const char *const sources[] = {"config", "table", "default"};
         const char *src = bt_prom_label(s, "source");
@@ -139,9 +155,10 @@ static int ingest_status(const struct bt_prom_doc *doc, struct bt_config *cfg, s
         for (int i = 0; i < doc->nseries; i++) {
             const struct bt_prom_series *s = &doc->series[i];
             int r = route_of(s, cfg), src = source_of(s);
-            if (strcmp(s->name, want) != 0 || r < 0 || src < 0 || !isfinite(s->value))
+            int64_t t;
+            if (strcmp(s->name, want) != 0 || r < 0 || src < 0 || !bt_time_from_double(s->value, &t))
                 continue;
-            struct bt_event ev = {.t = (int64_t)s->value, .type = pass ? BT_EV_ERROR : BT_EV_OK,
+            struct bt_event ev = {.t = t, .type = pass ? BT_EV_ERROR : BT_EV_OK,
                                   .route = r, .source = (enum bt_source)src};
             if (pass) {
                 char hm[8];
@@ -164,14 +181,17 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, struct bt_config *cfg, stru
     for (int i = 0; i < doc->nseries; i++) {
         const struct bt_prom_series *s = &doc->series[i];
         int r = route_of(s, cfg);
-        if (r < 0 || r >= st->nroutes || !isfinite(s->value))
+        int64_t at, minute;
+        /* times from outside: a huge finite one is refused, not converted (UB) */
+        if (r < 0 || r >= st->nroutes || !isfinite(s->value) || !bt_time_from_double(s->time, &at))
             continue;
         if (!strcmp(s->name, "bedtop_data_timestamp_seconds")) {
             int src = source_of(s);
-            if (src == BT_SRC_CLOUDWATCH || src == BT_SRC_ADMISSION)
-                stamps[nst++] = (struct stamp){r, src, llround(s->time * 1000), (int64_t)s->value};
+            if ((src == BT_SRC_CLOUDWATCH || src == BT_SRC_ADMISSION) &&
+                bt_time_from_double(s->value, &minute))
+                stamps[nst++] = (struct stamp){r, src, llround(s->time * 1000), minute};
         } else {
-            added += ingest_instant(s, cfg, st, r);
+            added += ingest_instant(s, cfg, st, r, at);
         }
     }
     qsort(stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
@@ -180,8 +200,9 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, struct bt_config *cfg, stru
         const char *name = bt_prom_label(s, "signal");
         int r = route_of(s, cfg);
         int sig = name ? bt_signal_by_name(name) : -1;
+        int64_t arrival;
         if (strcmp(s->name, "bedtop_signal") != 0 || r < 0 || r >= st->nroutes || sig < 0 ||
-            !isfinite(s->value))
+            !isfinite(s->value) || !bt_time_from_double(s->time, &arrival))
             continue;
         bool adm = bt_signal_info[sig].source == BT_SRC_ADMISSION;
         struct stamp key = {r, adm ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH, llround(s->time * 1000), 0};
@@ -192,7 +213,7 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, struct bt_config *cfg, stru
         if (bt_signal_daily((enum bt_signal)sig))
             t -= t % 86400; /* a day's sum sits at UTC midnight */
         struct bt_sample smp = {t, r, (enum bt_signal)sig, s->value};
-        bt_store_add(st, &smp, (int64_t)s->time);
+        bt_store_add(st, &smp, arrival); /* refused there when dated after it arrived */
         added++;
     }
     free(stamps);
@@ -210,6 +231,7 @@ struct psrc_req {
 struct psrc {
     struct bt_ctx *ctx;
     char base[512];
+    char shown[512];         /* base as messages and recordings show it (no password) */
     char range_sel[1024], instant_sel[1024];
     int64_t fetched_to;      /* end of the last successful range, 0 none */
     int64_t next;
@@ -225,7 +247,7 @@ static void fail_event(struct psrc *p)
 {
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_ERROR, .route = -1,
                           .source = BT_SRC_CLOUDWATCH};
-    snprintf(ev.text, sizeof ev.text, "prometheus %s: %s", p->base, p->err);
+    snprintf(ev.text, sizeof ev.text, "prometheus %s: %s", p->shown, p->err);
     bt_model_event(p->ctx->store, p->ctx->cfg->routes, &ev);
 }
 
@@ -289,6 +311,7 @@ static void *psrc_create(struct bt_ctx *ctx)
     struct psrc *p = bt_xcalloc(1, sizeof *p);
     p->ctx = ctx;
     bt_strlcpy(p->base, base, sizeof p->base);
+    bt_url_redact(base, p->shown, sizeof p->shown);
     bt_promsrc_selector(RANGE_NAMES, ctx->source_match, p->range_sel, sizeof p->range_sel);
     bt_promsrc_selector(INSTANT_NAMES, ctx->source_match, p->instant_sel, sizeof p->instant_sel);
     p->instant = (struct psrc_req){p, false};
@@ -398,11 +421,13 @@ static void disc_done(void *arg, const struct bt_http_resp *resp)
 
 int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
 {
-    char base[512], sel[1024];
+    char base[512], sel[1024], shown[512];
+    bt_url_redact(ctx->source_url ? ctx->source_url : "", shown, sizeof shown);
     if (!bt_promsrc_parse(ctx->source_url, base, sizeof base)) {
-        snprintf(err, errlen, "--source '%.200s' is not prometheus+http://HOST:PORT", ctx->source_url);
+        snprintf(err, errlen, "--source '%.200s' is not prometheus+http://HOST:PORT", shown);
         return -1;
     }
+    bt_url_redact(base, shown, sizeof shown);
     if (!bt_promsrc_selector("bedtop_route_status", ctx->source_match, sel, sizeof sel)) {
         snprintf(err, errlen, "--match '%.200s': label matchers cannot hold { } or newlines",
                  ctx->source_match);
@@ -422,7 +447,7 @@ int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
             break;
     int added = -1;
     if (!d.done || !d.ok) {
-        snprintf(err, errlen, "prometheus %s: %s", base, d.done ? d.err : "no answer");
+        snprintf(err, errlen, "prometheus %s: %s", shown, d.done ? d.err : "no answer");
     } else {
         struct bt_config *cfg = ctx->cfg;
         added = 0;

@@ -41,6 +41,7 @@ struct bt_prom_series {
     bool has_time;
     double time;             /* epoch seconds (0.0.4 milliseconds are converted) */
     int line;                /* source line, 0 for JSON forms */
+    bool shared;             /* name and labels are an earlier series' (a matrix point) */
 };
 
 struct bt_prom_doc {

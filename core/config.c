@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/format.h"
+#include "core/plausible.h"
 #include "core/util.h"
 
 void bt_route_defaults(struct bt_route *r)
@@ -537,11 +538,11 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return true;
     }
     if (!strcmp(k, "max_tokens"))
-        return num(p, k, v, 1, 10000000, &r->max_tokens);
+        return num(p, k, v, 1, BT_MAX_TOKENS_SETTING, &r->max_tokens);
     if (!strcmp(k, "concurrency_limit"))
         return num(p, k, v, 1, 1000000, &r->concurrency_limit);
     if (!strcmp(k, "burndown")) {
-        if (!num(p, k, v, 1, 1000, &r->burndown))
+        if (!num(p, k, v, 1, BT_MAX_BURNDOWN, &r->burndown))
             return false;
         r->burndown_source = "config";
         return true;
@@ -693,15 +694,28 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
         snprintf(err, errlen, "%s", c->burndown_error);
         return false;
     }
-    /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. */
+    /* inih reads a line past its buffer as a new line: a directive hidden in a long
+     * comment would take effect. Refused before parsing, naming the line. */
+    int longl = bt_first_long_line(text, BT_CONFIG_MAX_LINE);
+    if (longl) {
+        snprintf(err, errlen, "%s:%d: line longer than %d bytes; bedtop does not split "
+                 "it (shorten the value or the comment)", name, longl, BT_CONFIG_MAX_LINE);
+        return false;
+    }
+    /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. Its
+     * continuation lines are off: an indented "key = value" is a key of its own
+     * (as an indented style means), never appended to the key above. */
     bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
+    bool multiline = ini_allow_multiline;
     int max_line = ini_max_line;
     ini_use_stack = false;
     ini_allow_realloc = true;
-    ini_max_line = 8192;
+    ini_allow_multiline = false;
+    ini_max_line = BT_CONFIG_MAX_LINE + 2; /* the line, its newline, the NUL */
     int rc = ini_parse_string(text, handler, &p);
     ini_use_stack = use_stack;
     ini_allow_realloc = allow_realloc;
+    ini_allow_multiline = multiline;
     ini_max_line = max_line;
     parse_ctx_free(&p);
     if (rc != 0 || p.err[0]) {

@@ -4,6 +4,10 @@
 #include "core/burndown.h"
 #include "core/model.h"
 
+/* The longest line bedtop.conf may have (bytes, newline not counted): a longer
+ * one is an error naming file and line, never split into two. */
+#define BT_CONFIG_MAX_LINE 8190
+
 struct bt_config {
     char path[512];
     char profile[64];

@@ -195,21 +195,39 @@ static struct bt_series *series_of(const struct bt_store *s, int route, enum bt_
     return &s->series[(size_t)route * BT_SIG_COUNT + sig];
 }
 
+void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const char *why)
+{
+    struct bt_source_status *st = bt_store_status(s, route, src);
+    if (st && !st->implausible[0])
+        bt_strlcpy(st->implausible, why, sizeof st->implausible);
+}
+
 bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival)
 {
     struct bt_series *se = series_of(s, smp->route, smp->signal);
     if (!se || isnan(smp->value))
         return false;
     char why[160];
+    enum bt_source src = bt_signal_info[smp->signal].source;
     if (!bt_sample_plausible(smp->signal, smp->value, why, sizeof why)) {
-        struct bt_source_status *bad =
-            bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
-        if (bad && !bad->implausible[0]) {
-            char hm[8];
-            bt_fmt_hhmm(bt_minute_floor(smp->t), hm, sizeof hm);
-            snprintf(bad->implausible, sizeof bad->implausible, "%s = %.9g at %s UTC: %s; not used",
-                     bt_signal_info[smp->signal].name, smp->value, hm, why);
-        }
+        char hm[8], text[200];
+        bt_fmt_hhmm(bt_minute_floor(smp->t), hm, sizeof hm);
+        snprintf(text, sizeof text, "implausible value: %s = %.9g at %s UTC: %s; not used",
+                 bt_signal_info[smp->signal].name, smp->value, hm, why);
+        bt_store_refused(s, smp->route, src, text);
+        return false;
+    }
+    /* A sample dated after it arrived (beyond clock skew) would become the series'
+     * newest minute and every real sample after it "too old" (issue 26 break 3). */
+    if (smp->t > arrival + BT_SAMPLE_MAX_SKEW_S) {
+        char when[32], got[32], text[200];
+        bt_fmt_iso(smp->t, when, sizeof when);
+        bt_fmt_iso(arrival, got, sizeof got);
+        snprintf(text, sizeof text,
+                 "sample from the future: %s dated %s arrived at %s (more than %d s of clock "
+                 "skew); not used", bt_signal_info[smp->signal].name, when, got,
+                 BT_SAMPLE_MAX_SKEW_S);
+        bt_store_refused(s, smp->route, src, text);
         return false;
     }
     int64_t minute = bt_minute_floor(smp->t);
@@ -388,7 +406,7 @@ static bool implausible_error(struct bt_store *s, int r, const struct bt_event *
     err->type = BT_EV_ERROR;
     err->route = r;
     bt_strlcpy(err->code, "Implausible", sizeof err->code);
-    snprintf(err->text, sizeof err->text, "implausible value: %s", st->implausible);
+    bt_strlcpy(err->text, st->implausible, sizeof err->text);
     st->implausible[0] = '\0';
     return true;
 }

@@ -191,9 +191,10 @@ struct bt_source_status {
     int64_t last_error;      /* 0 none since last_ok */
     int64_t newest_sample;   /* arrival time of the newest sample */
     char error[224];
-    /* the first value out of bounds (core/plausible.h) since the source last
-     * reported on this route: its next OK becomes an error with this reason */
-    char implausible[160];
+    /* the first value out of bounds (core/plausible.h) or sample dated after
+     * its arrival since the source last reported on this route: its next OK
+     * becomes an error with this reason */
+    char implausible[200];
 };
 
 #define BT_EVENT_RING 512
@@ -238,6 +239,13 @@ void bt_store_clear(struct bt_store *s);
 /* Takes a sample. NAN (no value) is skipped; a value out of bounds
  * (bt_sample_plausible) is not stored and is held as the reason the source's next
  * OK for the route is an error. Returns whether the sample was stored. */
+/* A sample dated more than this after its arrival is refused (and its source's
+ * next OK for the route becomes an error naming it): the skew SigV4 allows
+ * between clocks, 5 minutes. */
+#define BT_SAMPLE_MAX_SKEW_S 300
+/* A value from outside was refused for route (its source src): the source's
+ * next OK for the route becomes an error with this reason (the first one kept). */
+void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const char *why);
 bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival);
 /* Value at a minute, NAN when missing or outside the window. */
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);

@@ -76,3 +76,14 @@ bool bt_quota_plausible(enum bt_quota_kind k, double v, char *why, size_t n)
     (void)k; /* one bound for every kind */
     return within(v, BT_MAX_QUOTA, "per minute or day", why, n);
 }
+
+bool bt_setting_plausible(double v, double max, char *why, size_t n)
+{
+    if (!within(v, max, "", why, n))
+        return false;
+    if (v < 1) {
+        snprintf(why, n, "below 1");
+        return false;
+    }
+    return true;
+}

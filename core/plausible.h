@@ -32,4 +32,10 @@
 bool bt_sample_plausible(enum bt_signal sig, double v, char *why, size_t n);
 /* The same for a quota of kind k. */
 bool bt_quota_plausible(enum bt_quota_kind k, double v, char *why, size_t n);
+/* A route's max_tokens and burndown factor as the config takes them (1 ..
+ * BT_MAX_TOKENS_SETTING, 1 .. BT_MAX_BURNDOWN), wherever else they come from
+ * (bedtop_max_tokens and bedtop_burndown read back through --source). */
+#define BT_MAX_TOKENS_SETTING 1e7
+#define BT_MAX_BURNDOWN 1000
+bool bt_setting_plausible(double v, double max, char *why, size_t n);
 #endif

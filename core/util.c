@@ -1,13 +1,16 @@
 #include "core/util.h"
+#include "core/error.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,11 +148,8 @@ const char *bt_buf_str(struct bt_buf *b)
     return b->buf ? b->buf : "";
 }
 
-char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
+static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     struct bt_buf b = {0};
     char chunk[8192];
     size_t n;
@@ -176,6 +176,33 @@ char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
     return b.buf;
 }
 
+char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    FILE *f = fopen(path, "rb");
+    return f ? read_stream(f, maxlen, lenp) : NULL;
+}
+
+char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    /* O_NONBLOCK: opening a FIFO planted at the path returns at once */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    return read_stream(f, maxlen, lenp);
+}
+
 int64_t bt_minute_floor(int64_t t)
 {
     int64_t m = t / 60;
@@ -184,20 +211,31 @@ int64_t bt_minute_floor(int64_t t)
     return m * 60;
 }
 
-void bt_fmt_iso(int64_t t, char *out, size_t n)
+bool bt_time_from_double(double v, int64_t *out)
+{
+    if (!(v >= 0 && v <= BT_TIME_MAX)) /* NaN fails both */
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+/* gmtime_r fails past year 2^31 (a time from outside): "?" rather than garbage */
+static void fmt_utc(int64_t t, const char *fmt, char *out, size_t n)
 {
     time_t tt = (time_t)t;
     struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (n && (!gmtime_r(&tt, &tm) || !strftime(out, n, fmt, &tm)))
+        snprintf(out, n, "?");
+}
+
+void bt_fmt_iso(int64_t t, char *out, size_t n)
+{
+    fmt_utc(t, "%Y-%m-%dT%H:%M:%SZ", out, n);
 }
 
 void bt_fmt_hhmm(int64_t t, char *out, size_t n)
 {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, n, "%H:%M", &tm);
+    fmt_utc(t, "%H:%M", out, n);
 }
 
 /* Days from civil date (Howard Hinnant's algorithm): no timegm() needed. */
@@ -362,6 +400,39 @@ bool bt_parse_long(const char *s, long min, long max, long *out)
     return true;
 }
 
+void bt_url_redact(const char *url, char *out, size_t n)
+{
+    const char *s = strstr(url, "://");
+    const char *host = s ? s + 3 : url;
+    size_t end = strcspn(url, "?#");
+    size_t hostlen = strcspn(host, "/?#");
+    const char *at = memchr(host, '@', hostlen);
+    if (at) {
+        while (memchr(at + 1, '@', hostlen - (size_t)(at + 1 - host)))
+            at = memchr(at + 1, '@', hostlen - (size_t)(at + 1 - host)); /* the last one */
+        const char *colon = memchr(host, ':', (size_t)(at - host));
+        snprintf(out, n, "%.*s%.*s%s%.*s", (int)(host - url), url,
+                 colon ? (int)(colon - host) : 0, host, colon ? ":***@" : "***@",
+                 (int)(end - (size_t)(at + 1 - url)), at + 1);
+    } else {
+        snprintf(out, n, "%.*s", (int)end, url);
+    }
+}
+
+int bt_first_long_line(const char *text, size_t max)
+{
+    int line = 1;
+    for (const char *p = text;; line++) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > max)
+            return line;
+        if (!nl)
+            return 0;
+        p = nl + 1;
+    }
+}
+
 char *bt_trim(char *s)
 {
     while (isspace((unsigned char)*s))
@@ -473,4 +544,20 @@ bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void 
     bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
     free(text);
     return ok;
+}
+
+const char *bt_errkind_name(enum bt_errkind k)
+{
+    static const char *const names[BT_ERR_COUNT] = {
+        [BT_ERR_NONE] = "none",
+        [BT_ERR_CREDENTIALS] = "credentials",
+        [BT_ERR_ACCESS] = "access",
+        [BT_ERR_REGION] = "region",
+        [BT_ERR_NETWORK] = "network",
+        [BT_ERR_THROTTLED] = "throttled",
+        [BT_ERR_PARSE] = "parse",
+        [BT_ERR_SERVICE] = "service",
+        [BT_ERR_REQUEST] = "request",
+    };
+    return (unsigned)k < BT_ERR_COUNT ? names[k] : "unknown";
 }

@@ -37,8 +37,20 @@ void bt_buf_json_str(struct bt_buf *b, const char *s);
 
 /* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
 char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
+/* The same for a file bedtop keeps itself (a cache): only a regular file is
+ * read, and a FIFO or device planted at the path never blocks (errno EINVAL). */
+char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp);
+/* The 1-based number of the first line of text longer than max bytes (its
+ * newline not counted), 0 if none. For line parsers with a fixed buffer (inih)
+ * that would read the rest of a long line as a line of its own. */
+int bt_first_long_line(const char *text, size_t max);
 
 /* Time: epoch seconds, UTC. */
+/* A time from outside (a Prometheus value or timestamp, JSON): true and *out
+ * set when v is finite and within year 1970..9999 (0 .. BT_TIME_MAX), else
+ * false: a huge finite double converted to int64_t is undefined behaviour. */
+#define BT_TIME_MAX 253402300799.0 /* 9999-12-31T23:59:59Z */
+bool bt_time_from_double(double v, int64_t *out);
 int64_t bt_minute_floor(int64_t t);
 void bt_fmt_iso(int64_t t, char *out, size_t n);     /* 2026-11-29T10:00:00Z */
 void bt_fmt_hhmm(int64_t t, char *out, size_t n);    /* 10:00 */
@@ -55,6 +67,10 @@ void bt_fmt_si(double v, char *out, size_t n);
 /* Strict number parsing: the whole string must be a finite number. */
 bool bt_parse_double(const char *s, double *out);
 bool bt_parse_long(const char *s, long min, long max, long *out);
+/* url as a message or a recording may show it: a password becomes
+ * "user:***@" (a user alone, which may be a token, "***@"), and the ?query and
+ * #fragment (which may hold a token) are dropped. */
+void bt_url_redact(const char *url, char *out, size_t n);
 /* Trims leading/trailing blanks in place; returns s. */
 char *bt_trim(char *s);
 bool bt_streq_nocase(const char *a, const char *b);

@@ -188,7 +188,7 @@ int bt_http_watch(struct bt_http *h, int fd, int64_t deadline_ms, bt_http_watch_
 {
     if (!h || !cb || h->nwatch >= MAX_WATCH)
         return -1;
-    h->watches[h->nwatch++] = (struct watch){fd, deadline_ms, cb, arg};
+    h->watches[h->nwatch++] = (struct watch){.fd = fd, .deadline_ms = deadline_ms, .cb = cb, .arg = arg};
     return 0;
 }
 
@@ -313,6 +313,8 @@ static int creds_gate(struct bt_http *h, struct xfer *x)
     int rc = x->policy->ready(x->creds, h, waited, &x->cred_gen, x->fail, sizeof x->fail);
     if (rc == 0)
         x->cred_wait = true;
+    else if (rc < 0)
+        x->fail_kind = BT_ERR_CREDENTIALS;
     return rc;
 }
 
@@ -384,7 +386,19 @@ static struct bt_http_answer answer_of(const struct xfer *x, long status)
     };
 }
 
-static void deliver(struct bt_http *h, struct xfer *x, long status, const char *transport)
+/* Without a policy an error answer is judged by its status alone. */
+static enum bt_errkind status_kind(long status)
+{
+    if (status == 429)
+        return BT_ERR_THROTTLED;
+    if (status == 401 || status == 403)
+        return BT_ERR_ACCESS;
+    return status >= 500 ? BT_ERR_SERVICE : BT_ERR_REQUEST;
+}
+
+/* transport (status 0) is the failure's text and kind its kind; an answer's kind comes from
+ * the policy (or its status). */
+static void deliver(struct bt_http *h, struct xfer *x, long status, const char *transport, enum bt_errkind kind)
 {
     struct bt_http_resp r;
     memset(&r, 0, sizeof r);
@@ -392,15 +406,18 @@ static void deliver(struct bt_http *h, struct xfer *x, long status, const char *
     r.body = status ? bt_buf_str(&x->in) : "";
     r.body_len = status ? x->in.len : 0;
     bt_strlcpy(r.content_type, x->ctype, sizeof r.content_type);
-    if (status >= 300 && x->policy) {
+    r.kind = status == 0 ? kind : BT_ERR_NONE;
+    if (status >= 300) {
         struct bt_http_answer a = answer_of(x, status);
-        x->policy->describe(&a, r.error_code, sizeof r.error_code, r.error_message, sizeof r.error_message);
+        r.kind = x->policy ? x->policy->describe(&a, r.error_code, sizeof r.error_code, r.error_message,
+                                                 sizeof r.error_message)
+                           : status_kind(status);
     }
     bt_strlcpy(r.transport_error, transport ? transport : "", sizeof r.transport_error);
     r.attempts = x->attempts;
     r.server_date = x->server_date;
     r.elapsed = (double)(mono_ms() - x->t0_ms) / 1000.0;
-    r.url = x->url;
+    r.url = x->url_log; /* for messages: no user:password@, no #fragment */
     unlink_xfer(h, x);
     x->cb(x->arg, &r);
     xfer_free(x);
@@ -529,7 +546,8 @@ static int finish_attempt(struct bt_http *h, struct xfer *x, CURLcode rc)
     } else {
         log_attempt(h, x, status, code, rc != CURLE_OK ? transport : NULL, "");
     }
-    deliver(h, x, status, rc != CURLE_OK ? transport : NULL);
+    deliver(h, x, status, rc != CURLE_OK ? transport : NULL, x->too_big || rc == CURLE_FILESIZE_EXCEEDED
+                                                                ? BT_ERR_PARSE : BT_ERR_NETWORK);
     return 1;
 }
 
@@ -555,7 +573,7 @@ static int start_due(struct bt_http *h)
                         x->target ? x->target : "-", x->fail);
             char fail[sizeof x->fail];
             bt_strlcpy(fail, x->fail, sizeof fail);
-            deliver(h, x, 0, fail);
+            deliver(h, x, 0, fail, x->fail_kind ? x->fail_kind : BT_ERR_REQUEST);
             ncb++;
             again = true; /* the list changed under us */
             break;
@@ -568,8 +586,7 @@ static int drain(struct bt_http *h)
 {
     int ncb = 0, left, running;
     curl_multi_perform(h->multi, &running);
-    CURLMsg *m;
-    while ((m = curl_multi_info_read(h->multi, &left)) != NULL) {
+    for (CURLMsg *m = curl_multi_info_read(h->multi, &left); m; m = curl_multi_info_read(h->multi, &left)) {
         if (m->msg != CURLMSG_DONE)
             continue;
         char *priv = NULL;

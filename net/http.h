@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
 #include "net/header.h"   /* struct bt_header */
 
 struct bt_buf;
@@ -53,8 +54,10 @@ struct bt_http_policy {
     bool (*sign)(struct bt_creds_provider *p, const struct bt_http_msg *m,
                  void (*add)(void *ctx, const char *name, const char *value), void *ctx,
                  char *fail, size_t n);
-    /* The error code and message of an answer (for the callback), "" when none. */
-    void (*describe)(const struct bt_http_answer *a, char *code, size_t codelen, char *msg, size_t msglen);
+    /* The error code and message of an answer (for the callback), "" when none, and what
+     * kind of failure it is. */
+    enum bt_errkind (*describe)(const struct bt_http_answer *a, char *code, size_t codelen, char *msg,
+                                size_t msglen);
     /* What an error answer means for the request; fixes is the request's own scratch word
      * (0 at submit) so a correction is tried once; *throttled counts it in the stats. */
     enum bt_http_next (*judge)(struct bt_creds_provider *p, const struct bt_http_answer *a, const char *code,
@@ -85,6 +88,9 @@ struct bt_http_resp {
     char error_message[256];
     char transport_error[1024];    /* curl's error text, "" if none; also "invalid URL ...",
                                    * "credentials: ..." and "response body exceeds N bytes" */
+    enum bt_errkind kind;         /* BT_ERR_NONE below 300; else what failed (the policy's
+                                   * reading of an error answer, or network, credentials,
+                                   * request, parse for the transport's own failures) */
     int attempts;                 /* total attempts made */
     int64_t server_date;          /* Date header (epoch s), 0 if absent */
     double elapsed;               /* seconds, all attempts */

@@ -36,6 +36,7 @@ struct xfer {
     void *arg;
     char invocation_id[37];
     char fail[1024];             /* set before sending: deliver this failure (whole) */
+    enum bt_errkind fail_kind;   /* what kind of failure fail is (request unless said) */
     /* per attempt */
     int64_t due_ms;
     CURL *easy;

@@ -78,8 +78,16 @@ bool bt_http_i_parse_url(struct xfer *x)
     bt_buf_free(&b);
     x->path = bt_xstrdup(path && *path ? path : "/");
     x->query = query && *query ? bt_xstrdup(query) : NULL;
-    curl_url_set(u, CURLUPART_USER, NULL, 0);
-    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+    /* the logged URL: user:***@ for a password (***@ for a user alone, maybe a token) */
+    char *user = NULL, *pass = NULL;
+    curl_url_get(u, CURLUPART_USER, &user, 0);
+    curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
+    if (pass)
+        curl_url_set(u, CURLUPART_PASSWORD, "***", 0);
+    else if (user)
+        curl_url_set(u, CURLUPART_USER, "***", 0);
+    curl_free(user);
+    curl_free(pass);
     curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
     if (curl_url_get(u, CURLUPART_URL, &clean, 0) == CURLUE_OK && clean) {
         free(x->url_log);
@@ -188,11 +196,11 @@ bool bt_http_i_build_headers(struct xfer *x)
     struct curl_slist *l = NULL;
     size_t nh = 0;
     struct bt_header *sh = bt_xcalloc(x->nheaders + 3, sizeof *sh);
-    sh[nh++] = (struct bt_header){ "Host", x->host_hdr };
+    sh[nh++] = (struct bt_header){.name = "Host", .value = x->host_hdr};
     if (x->content_type)
-        sh[nh++] = (struct bt_header){ "Content-Type", x->content_type };
+        sh[nh++] = (struct bt_header){.name = "Content-Type", .value = x->content_type};
     if (x->target)
-        sh[nh++] = (struct bt_header){ "X-Amz-Target", x->target };
+        sh[nh++] = (struct bt_header){.name = "X-Amz-Target", .value = x->target};
     for (size_t i = 0; i < x->nheaders; i++)
         sh[nh++] = x->headers[i];
     for (size_t i = 0; i < nh; i++)
@@ -208,6 +216,8 @@ bool bt_http_i_build_headers(struct xfer *x)
         };
         struct slist_ctx c = { .l = &l };
         ok = x->policy->sign(x->creds, &m, add_signed_header, &c, x->fail, sizeof x->fail);
+        if (!ok)
+            x->fail_kind = BT_ERR_CREDENTIALS;
     }
     char attempt[64];
     snprintf(attempt, sizeof attempt, "attempt=%d; max=%d", x->attempts, x->max_attempts);

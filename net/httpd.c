@@ -16,14 +16,22 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/* A connection reads a request head, writes the whole answer, then either
+ * reads the next request (keep-alive) or half-closes and drains what the
+ * client still sends until it closes too (a close() with unread input would
+ * reset the connection and could destroy the answer in the client's buffer). */
+enum conn_state { C_READING, C_WRITING, C_DRAINING };
+
 struct conn {
     int fd;                      /* -1: free slot */
-    double deadline;             /* monotonic seconds */
+    enum conn_state state;
+    double deadline;             /* monotonic seconds: closed when reached */
+    double idle_since;           /* since the last answer (or accept): eviction order */
     char in[BT_HTTPD_MAX_REQ + 1];
     size_t inlen;
     struct bt_buf out;           /* the whole response once the request is read */
     size_t sent;
-    bool writing;
+    bool keep;                   /* keep the connection open after this answer */
 };
 
 struct bt_httpd {
@@ -68,7 +76,8 @@ static bool split_listen(const char *s, char *host, size_t hn, char *port, size_
         colon = strrchr(s, ':');
         if (!colon) {
             host[0] = '\0';
-            snprintf(port, pn, "%s", s);
+            if (bt_strlcpy(port, s, pn) >= pn)
+                return false;
             goto check_port;
         }
         snprintf(host, hn, "%.*s", (int)(colon - s), s);
@@ -200,8 +209,7 @@ static double qvalue(const char *h, const char *type)
         if (n >= tl && strncasecmp(p, type, tl) == 0 &&
             (n == tl || p[tl] == ';' || p[tl] == ' ')) {
             double q = 1;
-            const char *qp = p;
-            while ((qp = strchr(qp, ';')) && qp < p + n) {
+            for (const char *qp = strchr(p, ';'); qp && qp < p + n; qp = strchr(qp, ';')) {
                 qp++;
                 while (*qp == ' ')
                     qp++;
@@ -286,14 +294,14 @@ static void respond(struct conn *c, int status, const char *ctype, const struct 
     bt_buf_reset(&c->out);
     bt_buf_printf(&c->out,
                   "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                  "Connection: close\r\nCache-Control: no-store\r\n%s%s%s%s",
+                  "Connection: %s\r\nCache-Control: no-store\r\n%s%s%s%s",
                   status, reason(status), ctype, body ? body->len : 0,
+                  c->keep ? "keep-alive" : "close",
                   gz ? "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n" : "",
                   allow ? "Allow: " : "", allow ? allow : "", allow ? "\r\n" : "");
     bt_buf_puts(&c->out, "\r\n");
     if (body && !head_only)
         bt_buf_add(&c->out, body->buf, body->len);
-    c->writing = true;
     c->sent = 0;
 }
 
@@ -303,6 +311,24 @@ static void simple(struct conn *c, int status, const char *text)
     bt_buf_printf(&b, "%s\n", text);
     respond(c, status, "text/plain; charset=utf-8", &b, false, false, NULL);
     bt_buf_free(&b);
+}
+
+/* Whether the comma-separated header value h lists token tok (case-insensitive). */
+static bool has_token(const char *h, const char *tok)
+{
+    size_t tl = strlen(tok);
+    for (const char *p = h; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ",");
+        size_t m = n;
+        while (m > 0 && (p[m - 1] == ' ' || p[m - 1] == '\t'))
+            m--;
+        if (m == tl && strncasecmp(p, tok, tl) == 0)
+            return true;
+        p += n;
+    }
+    return false;
 }
 
 int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
@@ -330,17 +356,34 @@ int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
     char ae[256];
     header(head, "Accept-Encoding", ae, sizeof ae);
     req->gzip = bt_httpd_accepts_gzip(ae);
+    /* persistent as RFC 9112 9.3 says (1.1 unless "close"; 1.0 only with
+     * "keep-alive"), but never after a request with a body: it is not read, so
+     * its bytes would be taken for the next request */
+    char conn[256], cl[32], te[64];
+    header(head, "Connection", conn, sizeof conn);
+    header(head, "Content-Length", cl, sizeof cl);
+    header(head, "Transfer-Encoding", te, sizeof te);
+    bool body = te[0] || (cl[0] && strspn(cl, "0") != strlen(cl));
+    req->keep_alive = !body && (sp2[8] == '1' ? !has_token(conn, "close")
+                                              : has_token(conn, "keep-alive"));
     if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
         return 405;
     return 0;
 }
 
-static void handle(struct bt_httpd *s, struct conn *c)
+/* Answers the complete request head at the start of c->in (hlen bytes with
+ * its blank line); what follows it (a pipelined request) stays in c->in. */
+static void handle(struct bt_httpd *s, struct conn *c, size_t hlen)
 {
-    char *end = strstr(c->in, "\r\n\r\n");
-    end[2] = '\0'; /* keep the last header's CRLF: header() looks for it */
+    char head[BT_HTTPD_MAX_REQ + 1];
+    memcpy(head, c->in, hlen - 2); /* keep the last header's CRLF: header() looks for it */
+    head[hlen - 2] = '\0';
+    memmove(c->in, c->in + hlen, c->inlen - hlen);
+    c->inlen -= hlen;
+    c->in[c->inlen] = '\0';
     struct bt_httpd_req req;
-    int st = bt_httpd_parse(c->in, &req);
+    int st = bt_httpd_parse(head, &req);
+    c->keep = st == 0 && req.keep_alive;
     if (st == 405) {
         struct bt_buf b = {0};
         bt_buf_puts(&b, "only GET and HEAD\n");
@@ -352,16 +395,46 @@ static void handle(struct bt_httpd *s, struct conn *c)
         simple(c, st, st == 414 ? "request target too long" : "bad request");
         return;
     }
-    bool head = !strcmp(req.method, "HEAD");
+    bool head_only = !strcmp(req.method, "HEAD");
     struct bt_buf body = {0};
     struct bt_httpd_resp resp = {.status = 404, .content_type = "text/plain; charset=utf-8",
                                  .body = &body};
     s->handler(s->arg, &req, &resp);
     struct bt_buf gz = {0};
     bool zipped = req.gzip && body.len > 0 && bt_gzip(body.buf, body.len, &gz);
-    respond(c, resp.status, resp.content_type, zipped ? &gz : &body, head, zipped, resp.allow);
+    respond(c, resp.status, resp.content_type, zipped ? &gz : &body, head_only, zipped, resp.allow);
     bt_buf_free(&gz);
     bt_buf_free(&body);
+}
+
+static void set_events(struct bt_httpd *s, struct conn *c, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.ptr = c};
+    epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* A complete request head in c->in: answer it and start writing. false: none yet. */
+static bool take_request(struct bt_httpd *s, struct conn *c)
+{
+    char *end = strstr(c->in, "\r\n\r\n");
+    if (!end) {
+        if (strstr(c->in, "\n\n")) { /* bare LF lines: refused, not waited on until timeout */
+            c->inlen = 0;
+            c->keep = false;
+            simple(c, 400, "bad request: header lines must end in CRLF");
+        } else if (c->inlen >= BT_HTTPD_MAX_REQ) {
+            c->keep = false;
+            simple(c, 431, "request larger than 8192 bytes");
+        } else {
+            return false;
+        }
+    } else {
+        handle(s, c, (size_t)(end + 4 - c->in));
+    }
+    c->state = C_WRITING;
+    c->deadline = mono() + BT_HTTPD_IDLE_S; /* the client has this long to read the answer */
+    set_events(s, c, EPOLLOUT);
+    return true;
 }
 
 static void conn_write(struct bt_httpd *s, struct conn *c);
@@ -369,6 +442,17 @@ static void conn_write(struct bt_httpd *s, struct conn *c);
 static void conn_read(struct bt_httpd *s, struct conn *c)
 {
     for (;;) {
+        if (c->state == C_DRAINING) {
+            char junk[4096];
+            ssize_t n = read(c->fd, junk, sizeof junk);
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+                return;
+            if (n <= 0) {
+                conn_close(s, c); /* the client closed too: no reset */
+                return;
+            }
+            continue;
+        }
         ssize_t n = read(c->fd, c->in + c->inlen, BT_HTTPD_MAX_REQ - c->inlen);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
@@ -376,20 +460,15 @@ static void conn_read(struct bt_httpd *s, struct conn *c)
             conn_close(s, c);
             return;
         }
+        if (c->inlen == 0) /* a new request: its head must arrive within BT_HTTPD_IDLE_S */
+            c->deadline = mono() + BT_HTTPD_IDLE_S;
         c->inlen += (size_t)n;
         c->in[c->inlen] = '\0';
-        if (strstr(c->in, "\r\n\r\n")) {
-            handle(s, c);
-            break;
-        }
-        if (c->inlen >= BT_HTTPD_MAX_REQ) {
-            simple(c, 431, "request larger than 8192 bytes");
-            break;
+        if (take_request(s, c)) {
+            conn_write(s, c);
+            return;
         }
     }
-    struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = c};
-    epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
-    conn_write(s, c);
 }
 
 static void conn_write(struct bt_httpd *s, struct conn *c)
@@ -398,12 +477,54 @@ static void conn_write(struct bt_httpd *s, struct conn *c)
         ssize_t n = send(c->fd, c->out.buf + c->sent, c->out.len - c->sent, MSG_NOSIGNAL);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
-        if (n <= 0)
-            break;
+        if (n <= 0) {
+            conn_close(s, c);
+            return;
+        }
         c->sent += (size_t)n;
     }
+    bt_buf_reset(&c->out);
+    c->sent = 0;
+    double now = mono();
+    if (c->keep) {
+        c->state = C_READING;
+        c->idle_since = now;
+        c->deadline = now + BT_HTTPD_KEEPALIVE_S;
+        if (c->inlen > 0 && take_request(s, c)) { /* pipelined */
+            conn_write(s, c);
+            return;
+        }
+        if (c->inlen > 0)
+            c->deadline = now + BT_HTTPD_IDLE_S;
+        set_events(s, c, EPOLLIN);
+        return;
+    }
+    /* lingering close, as Apache and nginx do: half-close, then read until the
+     * client closes (or BT_HTTPD_LINGER_S) so the answer is not reset away */
     shutdown(c->fd, SHUT_WR);
-    conn_close(s, c);
+    c->state = C_DRAINING;
+    c->idle_since = now;
+    c->deadline = now + BT_HTTPD_LINGER_S;
+    set_events(s, c, EPOLLIN);
+    conn_read(s, c);
+}
+
+/* The slot to give a new connection when all are taken: one that has answered
+ * and lingers, else the longest idle between requests, else the oldest with a
+ * partial request head. NULL when all are writing answers. */
+static struct conn *evictable(struct bt_httpd *s)
+{
+    struct conn *best = NULL;
+    int best_rank = 0;
+    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++) {
+        struct conn *c = &s->c[i];
+        int rank = c->state == C_DRAINING ? 3 : c->state != C_READING ? 0 : c->inlen == 0 ? 2 : 1;
+        if (rank > best_rank || (rank && rank == best_rank && c->idle_since < best->idle_since)) {
+            best = c;
+            best_rank = rank;
+        }
+    }
+    return best;
 }
 
 static void accept_all(struct bt_httpd *s)
@@ -416,7 +537,9 @@ static void accept_all(struct bt_httpd *s)
         for (int i = 0; i < BT_HTTPD_MAX_CONN && !c; i++)
             if (s->c[i].fd < 0)
                 c = &s->c[i];
-        if (!c) { /* full: refuse at once rather than queue behind slow clients */
+        if (!c && (c = evictable(s)) != NULL)
+            conn_close(s, c); /* idle clients never starve a scrape */
+        if (!c) { /* all are being answered: refuse at once rather than queue */
             static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                                        "Connection: close\r\nRetry-After: 1\r\n\r\n";
             ssize_t w = send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
@@ -425,17 +548,27 @@ static void accept_all(struct bt_httpd *s)
             continue;
         }
         c->fd = fd;
+        c->state = C_READING;
         c->inlen = 0;
         c->in[0] = '\0';
         c->sent = 0;
-        c->writing = false;
-        c->deadline = mono() + BT_HTTPD_IDLE_S;
+        c->keep = false;
+        c->idle_since = mono();
+        c->deadline = c->idle_since + BT_HTTPD_IDLE_S;
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
             close(fd);
             c->fd = -1;
         }
     }
+}
+
+void bt_httpd_expire(struct bt_httpd *s)
+{
+    double now = mono();
+    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
+        if (s->c[i].fd >= 0 && now >= s->c[i].deadline)
+            conn_close(s, &s->c[i]);
 }
 
 void bt_httpd_run(struct bt_httpd *s)
@@ -450,15 +583,12 @@ void bt_httpd_run(struct bt_httpd *s)
         }
         if (c->fd < 0)
             continue;
-        if (c->writing)
+        if (c->state == C_WRITING)
             conn_write(s, c);
         else
             conn_read(s, c);
     }
-    double now = mono();
-    for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
-        if (s->c[i].fd >= 0 && now >= s->c[i].deadline)
-            conn_close(s, &s->c[i]);
+    bt_httpd_expire(s);
 }
 
 int bt_httpd_next_ms(const struct bt_httpd *s)

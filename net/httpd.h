@@ -2,8 +2,12 @@
  * driven by the one loop: every socket it owns sits in one epoll set whose fd
  * the loop waits on beside curl's sockets, so a scrape is answered while AWS
  * requests are in flight. Bounded: BT_HTTPD_MAX_CONN connections, requests of
- * at most BT_HTTPD_MAX_REQ bytes, BT_HTTPD_IDLE_S seconds per connection. One
- * response per connection (Connection: close). */
+ * at most BT_HTTPD_MAX_REQ bytes; a request head must arrive, and its answer
+ * be read, within BT_HTTPD_IDLE_S seconds; HTTP/1.1 connections are kept
+ * alive between scrapes for BT_HTTPD_KEEPALIVE_S. When all slots are taken a
+ * new connection takes the longest-idle one's, so idle clients never starve a
+ * scrape. Deadlines are the loop's: bt_httpd_next_ms is its wait, and
+ * bt_httpd_expire closes what is due when the wait ends. */
 #ifndef BEDTOP_HTTPD_H
 #define BEDTOP_HTTPD_H
 #include <stdbool.h>
@@ -14,6 +18,8 @@
 #define BT_HTTPD_MAX_CONN 64
 #define BT_HTTPD_MAX_REQ 8192
 #define BT_HTTPD_IDLE_S 10
+#define BT_HTTPD_KEEPALIVE_S 120  /* longer than common scrape intervals (15 s to 1 min) */
+#define BT_HTTPD_LINGER_S 2       /* after the answer: drain the client's input before close */
 #define BT_HTTPD_DEFAULT_LISTEN "127.0.0.1:9464"
 
 struct bt_httpd_req {
@@ -21,6 +27,7 @@ struct bt_httpd_req {
     char path[256];             /* without the query string */
     char accept[512];
     bool gzip;                  /* Accept-Encoding allows gzip */
+    bool keep_alive;            /* the connection persists after the answer */
 };
 
 struct bt_httpd_resp {
@@ -45,8 +52,12 @@ const char *bt_httpd_address(const struct bt_httpd *s); /* "127.0.0.1:9464" as b
 bool bt_httpd_loopback(const struct bt_httpd *s);
 /* Accepts, reads, answers and closes whatever is ready; never blocks. */
 void bt_httpd_run(struct bt_httpd *s);
-/* Milliseconds until the next connection times out, -1: none. */
+/* Milliseconds until the next connection times out, -1: none; 0 only while
+ * one is due and bt_httpd_expire has not run. */
 int bt_httpd_next_ms(const struct bt_httpd *s);
+/* Closes the connections whose deadline has passed; call when the loop's wait
+ * ends, whether or not the epoll fd was ready. */
+void bt_httpd_expire(struct bt_httpd *s);
 void bt_httpd_free(struct bt_httpd *s);
 
 /* Pure, for tests and the fuzzer: the request head (request line and header

@@ -82,6 +82,9 @@ Scenario file (JSON; every key optional)
                                    # IncludeLinkedAccounts, with OwningAccounts
     "faults": [                    # applied by request count, before normal handling
       {"op": "GetMetricData", "nth": 1, "count": 1, "action": "throttle"}
+    ],
+    "get_metric_data_messages": [  # every GetMetricData answer's top-level Messages
+      {"Code": "MaxQueryTimeRangeExceed", "Value": "..."}
     ]
   }
   Fault rule fields: "op" (operation name without prefix, or "*" for any request, counted
@@ -347,6 +350,8 @@ class Scenario:
         self.dp_per_page = int(data.get("datapoints_per_page", 0))
         self.expired_tokens = set(data.get("expired_tokens", []))
         self.faults = data.get("faults", [])
+        # GetMetricData's top-level Messages, as a server sends them (hostile ones too)
+        self.gmd_messages = data.get("get_metric_data_messages", [])
         self.series = {}
         for s in data.get("series", []):
             self.series[self.series_key(s["namespace"], s["metric"], s.get("dimensions", {}),
@@ -556,7 +561,7 @@ def op_get_metric_data(sc, req):
                            "StatusCode": "PartialData" if i < len(parts) - 1 else "Complete",
                            "Messages": []})
     page, nxt = paginate(chunks, sc.sizes("GetMetricData"), req.get("NextToken"), "InvalidNextToken")
-    out = {"MetricDataResults": page, "Messages": []}
+    out = {"MetricDataResults": page, "Messages": sc.gmd_messages}
     if nxt:
         out["NextToken"] = nxt
     return out

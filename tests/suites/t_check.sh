@@ -252,4 +252,24 @@ expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help
 check "--help fits 80 columns" bash -c "[ \$(awk '{ if (length(\$0) > m) m = length(\$0) } END { print m }' '$TMP/last.out') -le 80 ]"
 check "--version prints the version" bash -c "'$BEDTOP' --version | grep -q '^bedtop [0-9]'"
+# The remedy follows the kind of failure the HTTP answer had (typed by the AWS policy),
+# not words found in the message: AccessDenied whose text mentions credentials is still
+# a permission problem, and a throttled ListMetrics is neither.
+discover_with_fault() { # NAME STATUS CODE MESSAGE
+    printf '{"series": [], "faults": [{"op": "ListMetrics", "count": 0, "action": "error", "status": %s, "code": "%s", "message": "%s"}]}\n' \
+        "$2" "$3" "$4" >"$TMP/$1.json"
+    start_fake "$1" --scenario "$TMP/$1.json" || return 1
+    noaws AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY \
+        AWS_REGION=us-east-1 "$BEDTOP" check --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/$1.out" 2>"$TMP/$1.err"
+}
+discover_with_fault denied 400 AccessDeniedException \
+    "User is not authorized to perform cloudwatch:ListMetrics with these credentials"
+check "discovery refused (AccessDenied, 'credentials' in its text): the permission remedy" \
+    bash -c "grep -q 'grant cloudwatch:ListMetrics' '$TMP/denied.err' && ! grep -q 'aws sso login' '$TMP/denied.err'"
+discover_with_fault badkey 403 UnrecognizedClientException "The security token included in the request is invalid"
+check "discovery with keys AWS does not know: the credentials remedy" grep -q 'aws sso login' "$TMP/badkey.err"
+discover_with_fault slow 400 ThrottlingException "Rate exceeded"
+check "discovery throttled: retry later, not the network or credentials remedy" \
+    bash -c "grep -q 'retry in a minute' '$TMP/slow.err' && ! grep -q 'aws sso login' '$TMP/slow.err'"
+
 finish

@@ -37,7 +37,7 @@ section $MAN1 OPTIONS | tags | split_names | grep -oE -- '^-[a-zA-Z]|^--[a-z][a-
 "$BEDTOP" --help >"$TMP/help" 2>&1
 grep -oE -- '--[a-z][a-z-]*' "$TMP/help" | sort -u >"$TMP/help_long"
 # main.c's getopt table, so an option missing from --help is caught too
-sed -nE 's/^[[:space:]]*\{\{?"([a-z][a-z-]*)", (no|required|optional)_argument.*/--\1/p' main.c | sort -u >"$TMP/src_long"
+sed -nE 's/^[[:space:]]*\{\.o = \{\.name = "([a-z][a-z-]*)", \.has_arg = (no|required|optional)_argument.*/--\1/p' main.c | sort -u >"$TMP/src_long"
 shorts=$(sed -nE 's/.*getopt_long\(argc, argv, "([^"]*)".*/\1/p' main.c | tr -d ':')
 check "main.c's option table was found" test -s "$TMP/src_long" -a -n "$shorts"
 check "--help lists options" test "$(wc -l <"$TMP/help_long")" -ge 20

@@ -205,11 +205,73 @@ static void replay(void)
     bt_replay_free(&rp);
 }
 
+/* Issue 26 break 3: one sample dated 2100 became the series' newest minute, and every
+ * real sample after it was dropped as older than the window: the route went blind. */
+#define Y2100 4102444800LL /* 2100-01-01T00:00:00Z */
+static void future_dated(void)
+{
+    struct bt_config c;
+    two_routes(&c);
+    struct bt_store s;
+    bt_store_init(&s, 2, 60);
+    struct bt_sample fut = {.t = Y2100, .route = 0, .signal = BT_SIG_INPUT_TOKENS, .value = 10};
+    OK(!bt_store_add(&s, &fut, T0 + 60), "break 3: a sample dated 2100 arriving in 2026 is refused");
+    struct bt_sample real = {.t = T0 + 60, .route = 0, .signal = BT_SIG_INPUT_TOKENS, .value = 920000};
+    OK(bt_store_add(&s, &real, T0 + 120) && bt_store_at(&s, 0, BT_SIG_INPUT_TOKENS, T0 + 60) == 920000,
+       "break 3: the real sample after it is still taken and read");
+    struct bt_event ok = ev_of(BT_EV_OK, 0, BT_SRC_CLOUDWATCH);
+    bt_model_event(&s, c.routes, &ok);
+    OK(stale_with(&s, 0, BT_SRC_CLOUDWATCH,
+                  "sample from the future: input_tokens dated 2100-01-01T00:00:00Z arrived at "
+                  "2026-11-29T10:01:00Z (more than 300 s of clock skew)"),
+       "break 3: the route is marked, the reason named (%s)", bt_store_status(&s, 0, BT_SRC_CLOUDWATCH)->error);
+    /* the stated skew: 300 s ahead is taken, 301 s is not */
+    struct bt_sample edge = {.t = T0 + 420, .route = 1, .signal = BT_SIG_INVOCATIONS, .value = 1};
+    OK(bt_store_add(&s, &edge, T0 + 120), "break 3: a sample 300 s ahead of its arrival is clock skew, taken");
+    edge.t = T0 + 480; /* the next minute: 360 s ahead of its arrival at T0 + 120 */
+    OK(!bt_store_add(&s, &edge, T0 + 120), "break 3: 360 s ahead is refused");
+    bt_store_free(&s);
+    bt_config_free(&c);
+}
+
+static void future_dated_replay(void)
+{
+    /* one sample group dated 2100 (arrival 10:01) before the real minutes: the real ones
+     * must still be read, and the poll that carried it replays as an error naming it */
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"format\":\"bedtop-recording\",\"version\":\"1.1\",\"created\":\"2026-11-29T10:00:00Z\","
+             "\"signals\":[\"invocations\",\"input_tokens\"],\"routes\":[{\"name\":\"a\",\"model\":\"m1\"}]}\n"
+             "{\"t\":%lld,\"s\":[[0,%lld,%lld,[0,7,1,7]],[0,%lld,%lld,[0,100,1,5000]]],"
+             "\"e\":[{\"t\":%lld,\"type\":\"ok\",\"route\":0,\"source\":\"cloudwatch\"}]}\n"
+             "{\"t\":%lld,\"s\":[[0,%lld,%lld,[0,200,1,6000]]],\"e\":[{\"t\":%lld,\"type\":\"ok\",\"route\":0,\"source\":\"cloudwatch\"}]}\n",
+             T0 + 60, Y2100, T0 + 60, T0, T0 + 60, T0 + 60, T0 + 120, T0 + 60, T0 + 120, T0 + 120);
+    struct bt_replay rp;
+    char err[300];
+    bool ok = bt_replay_open_mem(&rp, "future.rec", buf, strlen(buf), NULL, NULL, err, sizeof err);
+    OK(ok, "break 3: the recording with a 2100 group opens (%s)", ok ? "" : err);
+    if (!ok)
+        return;
+    bt_replay_seek(&rp, T0 + 60);
+    OK(bt_store_at(&rp.store, 0, BT_SIG_INVOCATIONS, T0) == 100 &&
+           bt_store_at(&rp.store, 0, BT_SIG_INPUT_TOKENS, T0) == 5000,
+       "break 3: replay: the real minute beside the 2100 group is read");
+    OK(stale_with(&rp.store, 0, BT_SRC_CLOUDWATCH, "sample from the future"),
+       "break 3: replay at that poll: stale, naming the future sample");
+    bt_replay_seek(&rp, T0 + 120);
+    OK(bt_store_at(&rp.store, 0, BT_SIG_INVOCATIONS, T0 + 60) == 200 &&
+           !bt_store_status(&rp.store, 0, BT_SRC_CLOUDWATCH)->last_error,
+       "break 3: replay: the next minute is read and the route is fine again");
+    bt_replay_free(&rp);
+}
+
 int main(void)
 {
     bounds();
     store_path();
     admission();
     replay();
+    future_dated();
+    future_dated_replay();
     return tap_done();
 }

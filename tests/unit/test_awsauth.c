@@ -228,6 +228,57 @@ static void test_profiles(void)
     bt_creds_clear(&c);
 }
 
+/* Issue 26 breaks 2 and 7 for the shared files: read as botocore's configparser reads
+ * them (indentation relative to the key above), and a line past inih's buffer is an
+ * error rather than a second line. */
+static bool file_exists(const char *path);
+static void test_botocore_lines(void)
+{
+    struct bt_creds c = {0};
+    char err[1024], out[64];
+    struct bt_aws_profile_opts o = {0};
+    fresh_case();
+    write_home("credentials", "[default]\n    aws_access_key_id = AKIDINDENT\n    aws_secret_access_key = s\n");
+    write_home("config", "[default]\n  region = eu-west-3\n  output = json\n");
+    int rc = resolve(NULL, &c, err, sizeof err);
+    OK(rc == 0 && !strcmp(c.access_key, "AKIDINDENT") && !strcmp(c.secret_key, "s"),
+       "break 2 (AWS files): uniformly indented keys are keys, as botocore reads them (%s)", err);
+    OK(bt_aws_resolve_region(&o, out, sizeof out, err, sizeof err) == 0 && !strcmp(out, "eu-west-3"),
+       "break 2 (AWS files): an indented region is read (%s)", rc ? err : out);
+
+    /* a nested block (s3 = then deeper lines) belongs to s3; the keys after it are read */
+    fresh_case();
+    write_home("credentials", "[default]\naws_access_key_id = AKIDNEST\naws_secret_access_key = s\n");
+    write_home("config", "[default]\ns3 =\n    max_concurrent_requests = 10\n    region = ap-east-1\n"
+                         "region = us-west-1\n");
+    OK(bt_aws_resolve_region(&o, out, sizeof out, err, sizeof err) == 0 && !strcmp(out, "us-west-1"),
+       "break 2 (AWS files): a nested s3 block's region is s3's, the profile's is us-west-1 (%s)", out);
+
+    /* deeper than the key above: botocore makes it part of that value; bedtop refuses */
+    fresh_case();
+    write_home("credentials", "[default]\naws_access_key_id = AKIDCONT\n    aws_secret_access_key = s\n");
+    rc = resolve(NULL, &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "/.aws/credentials:3:") && strstr(err, "continues the value of aws_access_key_id"),
+       "break 2 (AWS files): an indented line continuing a key bedtop reads is refused, naming it (%s)", err);
+
+    /* break 7: a credential_process hidden past byte 65,536 of a comment never runs */
+    fresh_case();
+    char marker[700];
+    snprintf(marker, sizeof marker, "%s/ran", home);
+    struct bt_buf b = {0};
+    bt_buf_puts(&b, "[default]\n# ");
+    for (int i = 0; i < 65533; i++) /* "# " and 65,533 x fill inih's 65,535-byte read */
+        bt_buf_puts(&b, "x");
+    bt_buf_printf(&b, "credential_process = /bin/touch %s\n", marker);
+    write_home("config", b.buf);
+    bt_buf_free(&b);
+    rc = resolve(NULL, &c, err, sizeof err);
+    OK(rc == -1 && strstr(err, "/.aws/config:2: line longer than 65536 bytes"),
+       "break 7 (AWS files): a line over 65,536 bytes is an error naming file and line (%.120s)", err);
+    OK(!file_exists(marker), "break 7 (AWS files): the command hidden past it did not run");
+    bt_creds_clear(&c);
+}
+
 /* Writes an executable helper script into the case's HOME. */
 static void write_script(const char *name, const char *body, char *path, size_t n)
 {
@@ -662,6 +713,7 @@ int main(void)
     test_parse_output();
     test_no_creds_message();
     test_region();
+    test_botocore_lines();
     test_endpoint();
     test_sts_endpoint();
     test_refresh_and_perms();

@@ -1,6 +1,7 @@
 /* Config parsing: every key of DESIGN.md, and errors as file:line: why. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/config.h"
@@ -144,6 +145,63 @@ static void test_long_line(void)
     bt_config_free(&c);
 }
 
+/* Issue 26 break 2: inih's continuation lines made an indented key part of the value
+ * above it ("model = x" then "    max_tokens = 500" gave the model "x\nmax_tokens = 500"
+ * and no max_tokens); continuation is off, so an indented key is a key. */
+static void test_indented_keys(void)
+{
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    bool ok = bt_config_parse_string(&c,
+        "[route hot]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\n    max_tokens = 500\n",
+        "indent.conf", err, sizeof err);
+    OK(ok && !strcmp(c.routes[0].model, "anthropic.claude-3-haiku-20240307-v1:0") &&
+           c.routes[0].max_tokens == 500,
+       "break 2: an indented key under model = is its own key, the model untouched (%s)", err);
+    bt_config_free(&c);
+    bt_config_defaults(&c);
+    ok = bt_config_parse_string(&c,
+        "[bedtop]\n  region = eu-west-1\n  interval = 120\n[route a]\n  model = m1\n  max_tokens = 700\n"
+        "\t[route b]\n\tmodel = m2\n\tmax_tokens = 900\n",
+        "indent.conf", err, sizeof err);
+    OK(ok && !strcmp(c.region, "eu-west-1") && c.interval == 120 && c.nroutes == 2 &&
+           !strcmp(c.routes[0].model, "m1") && c.routes[0].max_tokens == 700 &&
+           !strcmp(c.routes[1].model, "m2") && c.routes[1].max_tokens == 900,
+       "break 2: every key indented (spaces or tabs): every route whole (%s)", err);
+    bt_config_free(&c);
+    /* an indented line that is not key = value (a wrapped value) is an error on its line */
+    expect_error("[route a]\nmodel = m1\n    and more of the model\n", "bad.conf:3:",
+                 "break 2: an indented continuation is refused, naming its line");
+}
+
+/* Issue 26 break 7: text past inih's buffer was parsed as a new line, so a directive
+ * hidden at the end of a long comment took effect. */
+static void test_overlong_line(void)
+{
+    size_t n = 9000;
+    char *text = malloc(n + 200);
+    int off = snprintf(text, n + 200, "[route a]\nmodel = m1\n# ");
+    memset(text + off, 'x', 8189 - 2);           /* the comment: "# " and 8,187 x = 8,189 */
+    off += 8189 - 2;
+    off += snprintf(text + off, n + 200 - (size_t)off, "max_tokens = 77\n");
+    /* that line is 8,189 + 15 = 8,204 bytes: past 8,190 */
+    expect_error(text, "bad.conf:3: line longer than 8190 bytes",
+                 "break 7: a line longer than 8,190 bytes is an error naming file and line");
+    /* 8,190 bytes exactly is kept whole: a comment of "# " and 8,188 x */
+    off = snprintf(text, n + 200, "[route a]\nmodel = m1\n# ");
+    memset(text + off, 'x', 8188);
+    off += 8188;
+    snprintf(text + off, n + 200 - (size_t)off, "\nmax_tokens = 66\n");
+    struct bt_config c;
+    char err[512] = "";
+    bt_config_defaults(&c);
+    bool ok = bt_config_parse_string(&c, text, "edge.conf", err, sizeof err);
+    OK(ok && c.routes[0].max_tokens == 66, "break 7: a line of 8,190 bytes is read whole (%s)", err);
+    bt_config_free(&c);
+    free(text);
+}
+
 static void test_example_config(void)
 {
     struct bt_config c;
@@ -187,6 +245,8 @@ int main(void)
     test_route_keys();
     test_load_missing();
     test_long_line();
+    test_indented_keys();
+    test_overlong_line();
     test_example_config();
     test_burndown_file();
     return tap_done();

@@ -78,6 +78,22 @@ static void test_negotiation(void)
     memset(longreq + 5, 'a', 400);
     snprintf(longreq + 405, sizeof longreq - 405, " HTTP/1.1\r\n");
     OK(bt_httpd_parse(longreq, &rq) == 414, "target over 255 bytes: 414");
+    /* keep-alive as RFC 9112 9.3: 1.1 persists unless "close", 1.0 only with "keep-alive",
+     * and never after a request with a body (not read, so it would be the next request) */
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nHost: x\r\n", &rq) == 0 && rq.keep_alive,
+       "keep-alive: HTTP/1.1 persists");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nConnection: Upgrade, Close\r\n", &rq) == 0 &&
+           !rq.keep_alive, "keep-alive: 1.1 with a close token closes");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.0\r\n", &rq) == 0 && !rq.keep_alive,
+       "keep-alive: HTTP/1.0 closes");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.0\r\nConnection: keep-alive\r\n", &rq) == 0 &&
+           rq.keep_alive, "keep-alive: 1.0 asking for keep-alive persists");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nContent-Length: 5\r\n", &rq) == 0 &&
+           !rq.keep_alive, "keep-alive: not after a request with a body (Content-Length)");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nContent-Length: 0\r\n", &rq) == 0 &&
+           rq.keep_alive, "keep-alive: Content-Length 0 is no body");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\n", &rq) == 0 &&
+           !rq.keep_alive, "keep-alive: not after a chunked body");
 
     struct bt_buf z = {0};
     const char *text = "bedtop_status 0\nbedtop_status 0\nbedtop_status 0\n";
@@ -197,10 +213,115 @@ static void test_round_trip(void)
     OK(!bt_promsrc_parse("http://127.0.0.1:9090", base, sizeof base), "plain http is not a source");
 }
 
+/* Parses Prometheus text as a query answer read at `at` (every point stamped then) and
+ * ingests it as --source does, into route_setup's one route with max_tokens unset. */
+static void source_ingest(const char *text, double at, struct bt_config *cfg, struct bt_store *st)
+{
+    route_setup(cfg, st);
+    cfg->routes[0].max_tokens = NAN;
+    struct bt_prom_doc doc;
+    bt_prom_init(&doc);
+    char err[160];
+    OK(bt_prom_parse(&doc, text, strlen(text), BT_PROM_TEXT, err, sizeof err), "parses: %s", err);
+    for (int i = 0; i < doc.nseries; i++) {
+        doc.series[i].has_time = true;
+        if (!doc.series[i].time)
+            doc.series[i].time = at;
+    }
+    bt_promsrc_ingest(&doc, cfg, st);
+    bt_prom_free(&doc);
+}
+
+static bool error_has(const struct bt_store *st, const char *needle)
+{
+    const struct bt_source_status *ss = bt_store_status_c(st, 0, BT_SRC_CLOUDWATCH);
+    return ss->last_error && ss->last_error >= ss->last_ok && strstr(ss->error, needle);
+}
+
+/* Issue 26 breaks 3, 8 and 12 through --source: a point dated 2100, bedtop_max_tokens
+ * -1e9 and bedtop_burndown 1e9 believed as given, huge finite times converted (UB). */
+static void test_source_hostile(void)
+{
+    const double now = (double)(T0 + 600);
+    char text[1024];
+    struct bt_config cfg;
+    struct bt_store st;
+    snprintf(text, sizeof text,
+             "bedtop_data_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} 4102444800\n"
+             "bedtop_signal{route=\"hot \\\"x\\\"\",signal=\"input_tokens\"} 5\n"
+             "bedtop_source_last_success_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} %lld\n",
+             (long long)T0 + 580);
+    source_ingest(text, now, &cfg, &st);
+    OK(bt_store_newest(&st, 0, BT_SIG_INPUT_TOKENS, 4102444800LL) == 0,
+       "break 3 (--source): a point dated 2100 is not stored");
+    OK(error_has(&st, "sample from the future: input_tokens dated 2100-01-01T00:00:00Z"),
+       "break 3 (--source): the route is stale, naming it (%s)", bt_store_status(&st, 0, BT_SRC_CLOUDWATCH)->error);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+
+    snprintf(text, sizeof text,
+             "bedtop_max_tokens{route=\"hot \\\"x\\\"\"} -1e9\n"
+             "bedtop_burndown{route=\"hot \\\"x\\\"\",source=\"table\"} 1e9\n"
+             "bedtop_source_last_success_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} %lld\n",
+             (long long)T0 + 580);
+    source_ingest(text, now, &cfg, &st);
+    OK(isnan(cfg.routes[0].max_tokens), "break 8: bedtop_max_tokens -1e9 is not used (%g)",
+       cfg.routes[0].max_tokens);
+    OK(cfg.routes[0].burndown == 1,
+       "break 8: bedtop_burndown 1e9 is not used (the table's 1 for Claude 3 Haiku stays: %g)",
+       cfg.routes[0].burndown);
+    OK(error_has(&st, "implausible value: bedtop_max_tokens = -1e+09"),
+       "break 8: the route is stale, naming the value (%s)", bt_store_status(&st, 0, BT_SRC_CLOUDWATCH)->error);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+    snprintf(text, sizeof text, "bedtop_max_tokens{route=\"hot \\\"x\\\"\"} 4096\n"
+                                "bedtop_burndown{route=\"hot \\\"x\\\"\",source=\"config\"} 5\n");
+    source_ingest(text, now, &cfg, &st);
+    OK(cfg.routes[0].max_tokens == 4096 && cfg.routes[0].burndown == 5,
+       "break 8: plausible bedtop_max_tokens 4096 and bedtop_burndown 5 are used");
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+
+    /* 1e300 as a time ("failing since 08:29 UTC" from an undefined conversion) */
+    snprintf(text, sizeof text,
+             "bedtop_source_last_error_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} 1e300\n"
+             "bedtop_data_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} -1e300\n"
+             "bedtop_signal{route=\"hot \\\"x\\\"\",signal=\"invocations\"} 5\n");
+    source_ingest(text, now, &cfg, &st);
+    OK(!bt_store_status(&st, 0, BT_SRC_CLOUDWATCH)->last_error &&
+           bt_store_newest(&st, 0, BT_SIG_INVOCATIONS, T0 + 600) == 0,
+       "break 12: times of 1e300 and -1e300 are refused, not converted");
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+    int64_t t;
+    OK(!bt_time_from_double(1e300, &t) && !bt_time_from_double(-1, &t) &&
+           !bt_time_from_double(NAN, &t) && bt_time_from_double(4102444800.0, &t) && t == 4102444800LL,
+       "break 12: bt_time_from_double: 1e300, -1, NaN refused; 2100 taken");
+    char when[32];
+    bt_fmt_iso(INT64_MAX, when, sizeof when);
+    OK(!strcmp(when, "?"), "break 12: a time gmtime cannot hold formats as '?' (%s)", when);
+}
+
+/* Issue 26 break 6: user:password@ in --source or --endpoint-url never reaches a message. */
+static void test_url_redact(void)
+{
+    char out[256];
+    bt_url_redact("http://bob:hunter2@127.0.0.1:9090/path?token=x#f", out, sizeof out);
+    OK(!strcmp(out, "http://bob:***@127.0.0.1:9090/path"), "break 6: user:password@ -> user:***@, query dropped (%s)", out);
+    bt_url_redact("https://TOKEN@host/", out, sizeof out);
+    OK(!strcmp(out, "https://***@host/"), "break 6: a user alone (maybe a token) -> ***@ (%s)", out);
+    bt_url_redact("http://a:b@c@host:1/x@y", out, sizeof out);
+    OK(!strcmp(out, "http://a:***@host:1/x@y"), "break 6: the last @ of the authority ends the user part (%s)", out);
+    bt_url_redact("http://127.0.0.1:9090", out, sizeof out);
+    OK(!strcmp(out, "http://127.0.0.1:9090"), "break 6: a URL without credentials unchanged");
+}
+
 int main(void)
 {
     test_cost();
     test_negotiation();
     test_round_trip();
+    test_source_hostile();
+    test_url_redact();
     return tap_done();
 }

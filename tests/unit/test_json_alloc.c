@@ -125,7 +125,7 @@ static int out_of_memory(const char *errpath, int what)
         if (what == 0) {
             bt_buf_json(&b, j, true);
         } else {
-            char path[300], err[256];
+            char path[300 + 8], err[256]; /* errpath[300] + ".rec" */
             snprintf(path, sizeof path, "%s.rec", errpath);
             unlink(path);
             bt_recorder_open(path, &c, "live", 1795946400, err, sizeof err);

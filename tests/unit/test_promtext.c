@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "collectors/promtext.h"
 #include "core/util.h"
@@ -456,8 +459,78 @@ static void test_quantile(void)
     OK(isinf(bt_prom_quantile(-1, b, 4)) && bt_prom_quantile(-1, b, 4) < 0, "q < 0: -Inf");
 }
 
+/* Issue 26 break 4: every label was copied again for every point of a matrix, so a
+ * 1.75 MB answer (64 labels of 25,000 bytes = 1.6 MB, once, and 10,000 points) asked for
+ * 10,000 x 1.6 MB = 16 GB. Now the labels are held once per result. */
+static char *big_matrix(size_t *len)
+{
+    struct bt_buf b = {0};
+    bt_buf_puts(&b, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{"
+                    "\"__name__\":\"bedtop_signal\"");
+    char *v = bt_xmalloc(25001);
+    memset(v, 'v', 25000);
+    v[25000] = '\0';
+    for (int i = 1; i < 64; i++)
+        bt_buf_printf(&b, ",\"l%02d\":\"%s\"", i, v);
+    free(v);
+    bt_buf_puts(&b, "},\"values\":[");
+    for (int i = 0; i < 10000; i++)
+        bt_buf_printf(&b, "%s[%d,\"1\"]", i ? "," : "", 1795946400 + 30 * i);
+    bt_buf_puts(&b, "]}]}}");
+    *len = b.len;
+    return b.buf;
+}
+
+static void test_api_matrix_memory(void)
+{
+    size_t len;
+    char *txt = big_matrix(&len);
+    OK(len > 1700000 && len < 1900000, "break 4: the answer is about 1.75 MB (%zu bytes)", len);
+    bool bounded = true; /* the in-process parse below runs only once the child showed it bounded */
+#if defined(__SANITIZE_ADDRESS__)
+    SKIP("break 4 under a 1 GiB address-space limit: AddressSanitizer reserves more than that");
+#else
+    if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload")) {
+        SKIP("break 4 under a 1 GiB address-space limit: valgrind");
+    } else {
+        /* a child under ulimit -v 1 GiB parses it: out of memory is bt_xmalloc's abort */
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct rlimit rl = {.rlim_cur = 1UL << 30, .rlim_max = 1UL << 30};
+            setrlimit(RLIMIT_AS, &rl);
+            struct bt_prom_doc c;
+            bt_prom_init(&c);
+            char e[200];
+            bool cok = bt_prom_parse_api(&c, NULL, txt, len, e, sizeof e);
+            bt_prom_free(&c);
+            _exit(cok ? 0 : 2);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        bounded = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        OK(bounded, "break 4: the 1.75 MB matrix parses within 1 GiB of address space (status %d)", st);
+    }
+#endif
+    if (bounded) {
+        struct bt_prom_doc d;
+        bt_prom_init(&d);
+        char err[200] = "";
+        bool ok = bt_prom_parse_api(&d, NULL, txt, len, err, sizeof err);
+        OK(ok && d.nseries == 10000 && d.series[9999].nlabels == 64 &&
+               !strcmp(bt_prom_label(&d.series[9999], "l63"), bt_prom_label(&d.series[0], "l63")) &&
+               d.series[9999].time == 1795946400.0 + 30 * 9999,
+           "break 4: 10,000 points, each with its 64 labels and its own time (%s)", err);
+        OK(ok && d.series[9999].labels == d.series[0].labels && d.series[1].name == d.series[0].name,
+           "break 4: the points share one copy of the name and labels");
+        bt_prom_free(&d);
+    }
+    free(txt);
+}
+
 int main(void)
 {
+    test_api_matrix_memory();
     test_text_004();
     test_openmetrics();
     test_errors();

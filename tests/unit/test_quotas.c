@@ -468,6 +468,25 @@ static void test_pages(void)
     bt_sq_list_free(&l);
 }
 
+/* The one inference-profile prefix list (core/model.c) as the readers see it. */
+static void test_profile_prefixes(void)
+{
+    OK(bt_profile_prefix_len("us.anthropic.claude-sonnet-4-20250514-v1:0") == 3, "us. is a profile prefix");
+    OK(bt_profile_prefix_len("us-gov.anthropic.claude-3-haiku-20240307-v1:0") == 7, "us-gov. is one (not us.)");
+    OK(bt_profile_prefix_len("global.anthropic.claude-sonnet-4-5-20250929-v1:0") == 7, "global. is one");
+    OK(bt_profile_prefix_len("anthropic.claude-3-haiku-20240307-v1:0") == 0, "a bare model ID has none");
+    OK(bt_profile_prefix_len("usa.model") == 0 && bt_profile_prefix_len("") == 0, "us without the dot is not one");
+    OK(bt_inference_from_model("global.x") == BT_INF_GLOBAL && bt_inference_from_model("apac.x") == BT_INF_CROSS_REGION &&
+           bt_inference_from_model("meta.llama3") == BT_INF_ON_DEMAND,
+       "inference type from the same list");
+    struct bt_burndown b = {0};
+    bt_burndown_add(&b, "anthropic.claude-3-7*", 5, -1, "test");
+    bool matched = false;
+    OK(bt_burndown_lookup(&b, "us-gov.anthropic.claude-3-7-sonnet-20250219-v1:0", &matched) == 5 && matched,
+       "burndown: a rule for the bare ID matches behind the us-gov. prefix");
+    bt_burndown_free(&b);
+}
+
 int main(void)
 {
     struct bt_quota_table hints = {0};
@@ -488,6 +507,7 @@ int main(void)
     test_infprofile();
     test_base_model_event();
     test_pages();
+    test_profile_prefixes();
     bt_quota_table_free(&hints);
     return tap_done();
 }
