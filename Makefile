@@ -8,11 +8,11 @@ MANDIR   = $(PREFIX)/share/man
 DATADIR  = $(PREFIX)/share/bedtop
 
 CC      ?= cc
-PKGS     = ncursesw libcurl openssl libcjson expat zlib
+PKGS     = ncursesw libcurl openssl libcjson expat zlib cairo fontconfig
 INIH_CFLAGS := $(shell pkg-config --cflags inih 2>/dev/null)
 INIH_LIBS   := $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lncursesw -ltinfo -lcurl -lssl -lcrypto -lcjson -lexpat -lz)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lncursesw -ltinfo -lcurl -lssl -lcrypto -lcjson -lexpat -lz -lcairo -lfontconfig)
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes

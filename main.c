@@ -11,7 +11,7 @@
 /* Which commands an option applies to: giving it to another is an error (a cron
  * job that says `check --route x` must never get every route silently). */
 enum { C_DASH = 1, C_CHECK = 2, C_RECORD = 4, C_REPLAY = 8, C_EXPORT = 16, C_SERVE = 32,
-       C_ALL = 63 };
+       C_REPORT = 64, C_ALL = 127 };
 
 struct command {
     const char *name;
@@ -26,6 +26,10 @@ static const struct command commands[] = {
     {.name = "replay", .usage = "replay FILE [--at TIME [--format text|json] [--wide]]", .bit = C_REPLAY, .exec = cmd_replay},
     {.name = "export", .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", .bit = C_EXPORT, .exec = cmd_export},
     {.name = "serve", .usage = "serve [--listen ADDR:PORT] [--record FILE]", .bit = C_SERVE, .exec = cmd_serve},
+    {.name = "report",
+     .usage = "report quota-request FILE|--since D [-f text|markdown|json]\n"
+              "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
+     .bit = C_REPORT, .exec = cmd_report},
 };
 static const struct command dashboard = {.name = "the dashboard", .usage = NULL, .bit = C_DASH, .exec = cmd_dashboard};
 
@@ -49,7 +53,8 @@ static void usage(FILE *f)
             "      --match M            --source: label matchers, e.g. 'region=\"us-east-1\"'\n"
             "      --listen ADDR:PORT   serve: where to listen (default 127.0.0.1:9464)\n"
             "  -f, --format F           check: text, json or prometheus; replay --at: text or\n"
-            "                           json; export: csv or json\n"
+            "                           json; export: csv or json; report quota-request:\n"
+            "                           text, markdown or json\n"
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
             "                           (record: max = no pacing, deterministic)\n"
@@ -61,15 +66,21 @@ static void usage(FILE *f)
             "      --record FILE        dashboard, serve: record what is watched\n"
             "      --duration D         record: stop after D (90s, 30m, 2h) of watched time\n"
             "      --since D            record: backfill the last D (e.g. 3h) from CloudWatch\n"
-            "                           (export --source: the window read from Prometheus)\n"
+            "                           (export --source: the window read from Prometheus;\n"
+            "                           report quota-request: the usage of the last D)\n"
+            "      --margin PCT         report quota-request: ask for the peak plus PCT (20%%)\n"
+            "      --png                report incident: a PNG beside each SVG chart\n"
             "      --at TIME            replay: print the report at TIME (14:32, +5m after\n"
             "                           the start, -30m before the end, ISO 8601)\n"
-            "      --from T, --to T     export: data minutes T..T; record: backfill window\n"
-            "      --route NAME         check, export: only this route (repeatable)\n"
+            "      --from T, --to T     export, report: data minutes T..T; record: the\n"
+            "                           backfill window\n"
+            "      --route NAME         check, export, report: only this route (repeatable)\n"
             "      --wide               check, replay --at: every column, not 80 columns\n"
             "      --unknown-as S       check, replay --at: a route whose status is unknown\n"
             "                           counts as warn (default), crit or unknown\n"
-            "  -o, --output FILE        check, export: write FILE (created 0600), not stdout\n"
+            "  -o, --output FILE        check, export, report quota-request: write FILE\n"
+            "                           (created 0600), not stdout; report incident: the\n"
+            "                           directory of report.md and the charts\n"
             "  -v, --verbose            print requests sent to stderr (never credentials)\n"
             "  -h, --help               this help\n"
             "  -V, --version            version\n"
@@ -79,7 +90,7 @@ static void usage(FILE *f)
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH };
+       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG };
 
 /* The option table: getopt's view plus the commands each option applies to. */
 struct opt_def {
@@ -88,13 +99,13 @@ struct opt_def {
 };
 
 static const struct opt_def opt_defs[] = {
-    {.o = {.name = "config", .has_arg = required_argument, .val = 'c'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT},
-    {.o = {.name = "profile", .has_arg = required_argument, .val = O_PROFILE}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {.o = {.name = "region", .has_arg = required_argument, .val = O_REGION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {.o = {.name = "endpoint-url", .has_arg = required_argument, .val = O_ENDPOINT}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "config", .has_arg = required_argument, .val = 'c'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_EXPORT | C_REPORT},
+    {.o = {.name = "profile", .has_arg = required_argument, .val = O_PROFILE}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {.o = {.name = "region", .has_arg = required_argument, .val = O_REGION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {.o = {.name = "endpoint-url", .has_arg = required_argument, .val = O_ENDPOINT}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
     {.o = {.name = "interval", .has_arg = required_argument, .val = 'i'}, .applies = C_DASH | C_RECORD | C_SERVE},
     {.o = {.name = "admission", .has_arg = required_argument, .val = O_ADMISSION}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
-    {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .applies = C_CHECK | C_REPLAY | C_EXPORT},
+    {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .applies = C_CHECK | C_REPLAY | C_EXPORT | C_REPORT},
     {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .applies = C_DASH | C_CHECK | C_RECORD},
     {.o = {.name = "demo-speed", .has_arg = required_argument, .val = O_DEMO_SPEED}, .applies = C_DASH | C_RECORD},
     {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .applies = C_DASH | C_CHECK | C_RECORD},
@@ -102,16 +113,18 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "no-color", .has_arg = no_argument, .val = O_NO_COLOR}, .applies = C_DASH | C_CHECK | C_REPLAY},
     {.o = {.name = "ascii", .has_arg = no_argument, .val = O_ASCII}, .applies = C_DASH | C_REPLAY},
     {.o = {.name = "record", .has_arg = required_argument, .val = O_RECORD}, .applies = C_DASH | C_SERVE},
-    {.o = {.name = "from", .has_arg = required_argument, .val = O_FROM}, .applies = C_RECORD | C_EXPORT},
-    {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .applies = C_RECORD | C_EXPORT},
-    {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .applies = C_RECORD | C_EXPORT},
+    {.o = {.name = "from", .has_arg = required_argument, .val = O_FROM}, .applies = C_RECORD | C_EXPORT | C_REPORT},
+    {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .applies = C_RECORD | C_EXPORT | C_REPORT},
+    {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .applies = C_RECORD | C_EXPORT | C_REPORT},
     {.o = {.name = "at", .has_arg = required_argument, .val = O_AT}, .applies = C_REPLAY},
-    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT},
+    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .applies = C_CHECK | C_EXPORT | C_REPORT},
     {.o = {.name = "duration", .has_arg = required_argument, .val = O_DURATION}, .applies = C_RECORD},
     {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY},
     {.o = {.name = "unknown-as", .has_arg = required_argument, .val = O_UNKNOWN_AS}, .applies = C_CHECK | C_REPLAY},
-    {.o = {.name = "output", .has_arg = required_argument, .val = 'o'}, .applies = C_CHECK | C_EXPORT},
-    {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE},
+    {.o = {.name = "output", .has_arg = required_argument, .val = 'o'}, .applies = C_CHECK | C_EXPORT | C_REPORT},
+    {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .applies = C_DASH | C_CHECK | C_RECORD | C_SERVE | C_REPORT},
+    {.o = {.name = "margin", .has_arg = required_argument, .val = O_MARGIN}, .applies = C_REPORT},
+    {.o = {.name = "png", .has_arg = no_argument, .val = O_PNG}, .applies = C_REPORT},
     {.o = {.name = "listen", .has_arg = required_argument, .val = O_LISTEN}, .applies = C_SERVE},
     {.o = {.name = "source", .has_arg = required_argument, .val = O_SOURCE}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT},
     {.o = {.name = "match", .has_arg = required_argument, .val = O_MATCH}, .applies = C_DASH | C_CHECK | C_RECORD | C_EXPORT},
@@ -188,6 +201,8 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_LISTEN: o->listen = optarg; break;
         case O_SOURCE: o->source = optarg; break;
         case O_MATCH: o->match = optarg; break;
+        case O_MARGIN: o->margin = optarg; break;
+        case O_PNG: o->png = true; break;
         case O_ROUTE:
             if (o->nroutes >= (int)BT_ARRAY_LEN(o->routes)) {
                 bt_err("--route: at most %d routes; list fewer, or none for every route",
@@ -269,9 +284,13 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
                     *cmd = &commands[k];
             if (*cmd)
                 continue;
-            bt_err("unknown command '%s'; commands are check, record, replay, export, serve (see bedtop --help)",
-                   arg);
+            bt_err("unknown command '%s'; commands are check, record, replay, export, serve, report "
+                   "(see bedtop --help)", arg);
             return 3 + 1;
+        }
+        if ((*cmd)->bit == C_REPORT && !o->report) { /* report KIND [FILE] */
+            o->report = arg;
+            continue;
         }
         if (o->file || !*cmd) {
             bt_err("unexpected argument '%s'; see bedtop --help", arg);

@@ -389,6 +389,16 @@ bool app_output_open(struct app_output *w, const char *path)
     return true;
 }
 
+void app_output_discard(struct app_output *w)
+{
+    if (w->f && w->f != stdout)
+        fclose(w->f);
+    if (w->tmp)
+        unlink(w->tmp); /* the file it would have replaced stays as it was */
+    free(w->tmp);
+    *w = (struct app_output){0};
+}
+
 bool app_output_close(struct app_output *w)
 {
     bool bad = fflush(w->f) != 0 || ferror(w->f);

@@ -23,13 +23,16 @@ struct opts {
     const char *routes[32];    /* check, export: --route, repeatable; none: every route */
     int nroutes;
     const char *unknown_as;    /* check: how an unknown route counts (NULL: warn) */
-    const char *file;          /* positional FILE of replay/record/export */
+    const char *file;          /* positional FILE of replay/record/export/report */
+    const char *report;        /* report: which one (quota-request, incident) */
+    const char *margin;        /* report quota-request: --margin PCT above the peak */
     const char *output;        /* check, export: write here (0600) instead of stdout */
     double duration;           /* record: stop after this much (simulated) time; NAN none */
     double interval;           /* NAN: config */
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
     bool demo, no_color, ascii, verbose, wide;
+    bool png;                  /* report incident: PNG beside each SVG */
 };
 
 
@@ -87,6 +90,8 @@ bool app_output_open(struct app_output *w, const char *path);
 /* Flushes, closes and renames into place; false, with a one-line error, when
  * anything could not be written (the old file, if any, is then unchanged). */
 bool app_output_close(struct app_output *w);
+/* Closes w without renaming its temp file into place (an interrupted report). */
+void app_output_discard(struct app_output *w);
 
 int cmd_check(struct opts *o);
 int cmd_record(struct opts *o);
@@ -96,4 +101,5 @@ int cmd_replay(struct opts *o);
 int cmd_export(struct opts *o);
 int cmd_dashboard(struct opts *o);
 int cmd_serve(struct opts *o);
+int cmd_report(struct opts *o);
 #endif

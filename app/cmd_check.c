@@ -58,6 +58,10 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 3;
     }
+    /* from the moment a temp file exists, a signal is the loop's to act on (it then
+     * discards the file) rather than death leaving the file behind */
+    if (!o->demo)
+        bt_loop_signals();
     struct app_output out;
     if (!app_output_open(&out, o->output)) {
         free(keep);
@@ -72,8 +76,17 @@ int cmd_check(struct opts *o)
         /* One evaluation's worth of data: every collector once (admission twice, a
          * gap apart, for rates); give up after a bound and report what is stale. */
         a.loop.deadline = bt_wall_now() + 30 + 2 * a.cfg.admission_gap;
-        bt_loop_signals();
-        bt_loop_run(&a.loop);
+        int sig = bt_loop_run(&a.loop);
+        if (sig > 0) {
+            /* stopped before its data was in: no report (a partial one renamed into
+             * place would read as a real one), and the exit status says so */
+            bt_err("check: stopped by signal %d before the report was complete; %s", sig,
+                   o->output ? "no report written" : "no report");
+            app_output_discard(&out);
+            free(keep);
+            app_free(&a);
+            return 128 + sig;
+        }
         now = (int64_t)time(NULL);
         app_print_new_errors(&a);
     }

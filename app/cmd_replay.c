@@ -19,6 +19,7 @@
 #include "collectors/quotas.h"
 #include "core/json.h"
 #include "core/recording.h"
+#include "core/reportcalc.h"
 #include "core/format.h"
 #include "render/report.h"
 #include "core/sanitize.h"
@@ -225,12 +226,6 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     cJSON_Delete(j);
 }
 
-/* The data minute that is the newest complete one at time t (the `time` column). */
-static int64_t data_minute(const struct bt_replay *rp, int64_t t)
-{
-    return bt_minute_floor(t - (int64_t)rp->cfg.cw_lag) - 60;
-}
-
 int cmd_export(struct opts *o)
 {
     bool csv;
@@ -286,7 +281,7 @@ int cmd_export(struct opts *o)
         return 3;
     /* Rows are data minutes (the `time` column): every minute that was the newest
      * complete one while recording, each evaluated as bedtop showed it then. */
-    int64_t first = data_minute(&rp, rp.start), last = data_minute(&rp, rp.end);
+    int64_t first = bt_data_minute(&rp.cfg, rp.start), last = bt_data_minute(&rp.cfg, rp.end);
     int64_t from = first, to = last;
     bool *keep = NULL;
     int rc = 3;

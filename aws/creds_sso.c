@@ -170,8 +170,24 @@ static void portal_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     bt_creds_clear(&c);
 }
 
+/* Whether a refreshed token could be written where `path` is: the temp file of
+ * sso_cache_write can be created in its directory. A refresh token is single-use:
+ * it is never spent without a place to keep its successor (issue 26 break 10). */
+static bool sso_cache_writable(const char *path)
+{
+    char tmp[PATH_LEN + 16];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return false;
+    close(fd);
+    unlink(tmp);
+    return true;
+}
+
 /* Writes the refreshed token back as botocore's JSONFileCache does: a 0600 temp file in the
- * cache directory, then rename over the old one. */
+ * cache directory (mkstemp: O_EXCL, never through a planted link), then rename over the
+ * old one. */
 static int sso_cache_write(const char *path, const cJSON *obj)
 {
     char *text = cJSON_PrintUnformatted(obj);
@@ -250,9 +266,10 @@ static void oidc_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
         cJSON_AddStringToObject(nt, "refreshToken", json_s(j->cache, "refreshToken"));
     bt_aws_wipe_json(root);
     cJSON_Delete(root);
-    if (sso_cache_write(j->cache_path, nt) != 0 && bt_http_verbose(j->h))
-        fprintf(stderr, "bedtop: warning: cannot write the refreshed IAM Identity Center token to %s: %s\n",
-                j->cache_path, strerror(errno));
+    if (sso_cache_write(j->cache_path, nt) != 0) /* the old refresh token is spent: said always */
+        bt_err("warning: profile \"%s\": the refreshed IAM Identity Center token cannot be written "
+               "to %s (%s); it is used until it expires, then run: aws sso login --profile %s",
+               j->pl.src_profile, j->cache_path, strerror(errno), j->pl.src_profile);
     bt_aws_wipe_json(j->cache);
     cJSON_Delete(j->cache);
     j->cache = nt;
@@ -301,6 +318,28 @@ void bt_aws_sso_start(struct bt_aws_job *j)
     const char *rt = json_s(j->cache, "refreshToken"), *cid = json_s(j->cache, "clientId");
     const char *cs = json_s(j->cache, "clientSecret"), *rexp = json_s(j->cache, "registrationExpiresAt");
     int64_t reg = 0;
+    bool can_keep = rt && sso_cache_writable(j->cache_path);
+    if (rt && !can_keep) {
+        char dir[PATH_LEN], when[32];
+        bt_strlcpy(dir, j->cache_path, sizeof dir);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        bt_fmt_hhmm(exp, when, sizeof when);
+        if (exp > now) {
+            bt_err("warning: profile \"%s\": %s is not writable, so the IAM Identity Center token "
+                   "(expires %s UTC) is not refreshed: its single-use refresh token would be spent "
+                   "with nowhere to keep the next; make it writable or run: aws sso login --profile %s",
+                   j->pl.src_profile, dir, when, j->pl.src_profile);
+            start_portal(j, at);
+            return;
+        }
+        /* short: the message is one line of a route's status */
+        bt_aws_job_fail(j, "profile \"%s\": SSO token expired; not refreshed, %s is not writable; "
+                        "fix, then: aws sso login --profile %s", j->pl.src_profile, dir,
+                        j->pl.src_profile);
+        return;
+    }
     if (!rt || !cid || !cs || !rexp || !sso_time(rexp, &reg) || reg <= now) {
         if (exp > now) {
             start_portal(j, at);

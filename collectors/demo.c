@@ -18,7 +18,9 @@
  *               near 6% of quota. Only ~0.25 calls are in flight on average: its
  *               headroom is ~90%, warn (oversized max_tokens), not crit.
  *   workers     10 workers x 4 parallel calls = 40 in flight against a tested 25
- *               from minute 4.
+ *               from minute 4. A quarter of its calls are served by a reserved
+ *               service tier (ResolvedServiceTier=reserved): taken out of the
+ *               on-demand quota's use and measured against the reservation.
  *   agents      a bedrock-mantle route: input and output quotas apart; input
  *               demand grows 20-26; from 24 to 26 answers run long (6,500 output tokens
  *               each): the output quota nears exhaustion, answers would be cut off.
@@ -161,8 +163,13 @@ void bt_demo_config(struct bt_config *cfg)
                                                            "quota_output_tpm in config"};
             rt->quota_match[BT_Q_INPUT_TPM] = rt->quota_match[BT_Q_OUTPUT_TPM] = BT_QM_CONFIG;
         }
-        if (i == R_WORKERS)
+        if (i == R_WORKERS) {
             rt->concurrency_limit = 25;
+            rt->quota[BT_Q_RES_INPUT_TPM] = (struct bt_quota){800000, BT_QS_CONFIG, "",
+                                                              "quota_reserved_input_tpm in config"};
+            rt->quota[BT_Q_RES_OUTPUT_TPM] = (struct bt_quota){100000, BT_QS_CONFIG, "",
+                                                               "quota_reserved_output_tpm in config"};
+        }
         if (i == R_EXPERIMENTS) {
             rt->burndown = 1; /* a wrong `burndown = 1` in the config: BURNDOWN_MISMATCH */
             rt->burndown_source = "config";
@@ -285,6 +292,13 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
     o->v[BT_SIG_INVOCATIONS] = inv;
     o->v[BT_SIG_INPUT_TOKENS] = in;
     o->v[BT_SIG_OUTPUT_TOKENS] = out;
+    if (r == R_WORKERS) {
+        /* the reserved tier serves a quarter of the calls (ResolvedServiceTier=reserved) */
+        double tier = round(inv / 4);
+        o->v[BT_SIG_TIER_RES_INVOCATIONS] = tier;
+        o->v[BT_SIG_TIER_RES_INPUT] = round(in * tier / inv);
+        o->v[BT_SIG_TIER_RES_OUTPUT] = round(out * tier / inv);
+    }
     if (r == R_AGENTS || r == R_LUNA || r == R_FABLE) {
         o->v[BT_SIG_CLIENT_ERRORS] = 0;
         return; /* mantle publishes no latency, throttle or estimate metric */

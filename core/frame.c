@@ -340,8 +340,8 @@ static void requests(struct bt_eval *e)
         e->requests_q = BT_QL_IDLE;
         e->requests_source = "cloudwatch";
     } else if (e->state == BT_FR_ACTIVE && !isnan(e->invocations)) {
-        e->requests = e->invocations + bt_z(e->throttles) + bt_z(e->client_errors) +
-                      bt_z(e->server_errors);
+        e->requests = bt_requests_submitted(e->invocations, e->throttles, e->client_errors,
+                                            e->server_errors);
         e->requests_q = BT_QL_KNOWN;
         e->requests_source = "cloudwatch";
     }
@@ -424,6 +424,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     struct raw x;
     read_raw(st, r, rt, cm, am, e->state, &x);
     e->invocations = x.inv; /* every tier's */
+    double gauge_all = x.adm_in_flight, littles_all = bt_littles_law(x.inv, x.lat_avg);
     take_out_reserved_tier(st, r, cm, &x, e);
     fallback_reservation(st, r, rt, m, am, &x);
     struct bt_minute_fig f;
@@ -441,6 +442,11 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->in_flight_source = f.in_flight_source;
     e->held_source = f.held_source;
     e->reserved_source = f.reserved_source;
+    if (!isnan(e->tier_reserved_share) && e->in_flight_source) {
+        /* calls in flight on every tier (what the concurrency limit bounds); held is
+         * the on-demand share's */
+        e->in_flight = !strcmp(e->in_flight_source, "admission") ? gauge_all : littles_all;
+    }
 
     e->input_tokens = x.input;
     e->output_tokens = x.output;

@@ -33,6 +33,12 @@ double bt_settled_tpm(double input, double cache_write, double output, double bu
     return input + cache_write + output * burndown;
 }
 
+double bt_requests_submitted(double invocations, double throttles, double client_errors,
+                             double server_errors)
+{
+    return bt_z(invocations) + bt_z(throttles) + bt_z(client_errors) + bt_z(server_errors);
+}
+
 double bt_littles_law(double invocations_per_min, double latency_avg_ms)
 {
     if (isnan(invocations_per_min) || invocations_per_min < 0)
@@ -171,51 +177,71 @@ static void route_sides(const struct bt_config *cfg, struct bt_eval *e, const in
  * cross-model quota by every runtime route of the account and Region. */
 static void daily_key(const struct bt_route *r, bool account, char *out, size_t n)
 {
+    const char *model = r->base_model[0] ? r->base_model : r->model;
+    /* a system inference profile's ID is its model's with a prefix (us., global.) */
+    const char *dot = strchr(model, '.');
+    if (bt_inference_from_model(model) != BT_INF_ON_DEMAND && dot && strchr(dot + 1, '.'))
+        model = dot + 1;
     if (account)
         snprintf(out, n, "%s|%s", r->account[0] ? r->account : r->profile, r->region);
     else
         snprintf(out, n, "%s|%s|%s|%s|ctx=%s", r->account[0] ? r->account : r->profile, r->region,
-                 r->inference == BT_INF_GLOBAL ? "global" : "regional",
-                 r->base_model[0] ? r->base_model : r->model, r->context);
+                 r->inference == BT_INF_GLOBAL ? "global" : "regional", model, r->context);
 }
 
+struct daily_key {
+    int route;
+    char key[320];
+};
+
+static int cmp_daily(const void *a, const void *b)
+{
+    const struct daily_key *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->route - y->route;
+}
+
+/* Each daily side over its group: routes sorted by key, each run of equal keys
+ * one group (n log n, not n x n: configs of thousands of routes). */
 static void daily_sides(const struct bt_config *cfg, struct bt_eval *evals)
 {
     int n = cfg->nroutes;
     for (int r = 0; r < n; r++)
         for (int k = BT_SIDE_DAILY; k <= BT_SIDE_DAILY_ACCOUNT; k++)
             bt_side_route(&evals[r].side[k], NULL, NAN, BT_QL_UNKNOWN, NAN, NULL);
+    struct daily_key *keys = bt_xcalloc((size_t)n, sizeof *keys);
     int *members = bt_xcalloc((size_t)n, sizeof *members);
-    char *ka = bt_xcalloc(512, 1), *kb = bt_xcalloc(512, 1);
     for (int pass = 0; pass < 2; pass++) {
         enum bt_side side = pass ? BT_SIDE_DAILY_ACCOUNT : BT_SIDE_DAILY;
         enum bt_quota_kind kind = pass ? BT_Q_TPD_ACCOUNT : BT_Q_TPD;
+        int m = 0;
         for (int r = 0; r < n; r++) {
             if (evals[r].mantle)
-                continue;
-            daily_key(&cfg->routes[r], pass, ka, 512);
-            int cnt = 0;
-            for (int o = 0; o < n; o++) {
-                if (evals[o].mantle)
-                    continue;
-                daily_key(&cfg->routes[o], pass, kb, 512);
-                if (!strcmp(ka, kb))
-                    members[cnt++] = o;
-            }
-            side_daily(&evals[r].side[side], group_quota(cfg, members, cnt, kind), &evals[r]);
+                continue; /* mantle: no daily quota of runtime's */
+            keys[m].route = r;
+            daily_key(&cfg->routes[r], pass, keys[m].key, sizeof keys[m].key);
+            m++;
+        }
+        qsort(keys, (size_t)m, sizeof *keys, cmp_daily);
+        for (int i = 0; i < m;) {
+            int j = i, cnt = 0;
+            while (j < m && !strcmp(keys[j].key, keys[i].key))
+                members[cnt++] = keys[j++].route;
+            const struct bt_quota *q = group_quota(cfg, members, cnt, kind);
             double sum = NAN;
-            enum bt_quality q = BT_QL_UNKNOWN;
-            for (int i = 0; i < cnt; i++) {
-                struct bt_side_fig mf;
-                side_daily(&mf, NULL, &evals[members[i]]);
-                bt_side_sum(&sum, &q, i == 0, &mf);
+            enum bt_quality ql = BT_QL_UNKNOWN;
+            for (int k = 0; k < cnt; k++) {
+                struct bt_side_fig *f = &evals[members[k]].side[side];
+                side_daily(f, q, &evals[members[k]]);
+                bt_side_sum(&sum, &ql, k == 0, f);
             }
-            bt_side_group(&evals[r].side[side], sum, q);
+            for (int k = 0; k < cnt; k++)
+                bt_side_group(&evals[members[k]].side[side], sum, ql);
+            i = j;
         }
     }
-    free(kb);
-    free(ka);
     free(members);
+    free(keys);
 }
 
 /* The route's token side: tpm, or the mantle side (input or output) that binds. */
@@ -277,7 +303,8 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
             if (e->nshared < BT_MAX_SHARED)
                 e->shared_with[e->nshared] = members[j];
             e->nshared++;
-            if (ev[j]->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN) {
+            if (ev[j]->state == BT_FR_UNKNOWN ||
+                ev[j]->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN) {
                 if (e->unknown_member < 0)
                     e->unknown_member = members[j];
                 e->nunknown++;

@@ -52,6 +52,10 @@ int bt_wcode_by_name(const char *name);
 double bt_settled_tpm(double input, double cache_write, double output, double burndown);
 /* Little's law: calls in flight = arrivals per second x average seconds per call. */
 double bt_littles_law(double invocations_per_min, double latency_avg_ms);
+/* Requests submitted per minute from CloudWatch, the RPM quota's measure: a
+ * throttled or failed request was submitted all the same (unknown terms count 0). */
+double bt_requests_submitted(double invocations, double throttles, double client_errors,
+                             double server_errors);
 /* floor(headroom / reservation per call): more calls that fit in flight at once. */
 double bt_fits_more(double headroom_tpm, double reservation_per_call);
 

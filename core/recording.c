@@ -463,12 +463,15 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         bt_strlcpy(rp->created_by, jstr(h, "created_by"), sizeof rp->created_by);
     /* signal indices in the file -> ours (unknown names are dropped) */
     const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(h, "signals");
-    int ns = cJSON_GetArraySize(sigs);
     for (int i = 0; i < 256; i++)
         sigmap[i] = -1;
-    for (int i = 0; i < ns && i < 256; i++) {
-        const cJSON *v = cJSON_GetArrayItem(sigs, i);
-        sigmap[i] = cJSON_IsString(v) ? bt_signal_by_name(v->valuestring) : -1;
+    /* walked, not indexed: cJSON_GetArrayItem(i) walks from the start each time */
+    const cJSON *v;
+    int ns = 0;
+    cJSON_ArrayForEach(v, sigs) {
+        if (ns >= 256)
+            break;
+        sigmap[ns++] = cJSON_IsString(v) ? bt_signal_by_name(v->valuestring) : -1;
     }
     struct bt_config *c = &rp->cfg;
     const cJSON *cj = cJSON_GetObjectItemCaseSensitive(h, "config");
@@ -498,11 +501,14 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         cJSON_Delete(h);
         return false;
     }
-    for (int i = 0; i < nr; i++) {
+    int i = 0;
+    const cJSON *rj;
+    cJSON_ArrayForEach(rj, routes) { /* the header load was quadratic in routes */
         char why[128];
         struct bt_route r;
-        if (!parse_route(cJSON_GetArrayItem(routes, i), &r, why, sizeof why)) {
-            snprintf(err, errlen, "%s:1: route %d: %s", rp->path, i + 1, why);
+        i++;
+        if (!parse_route(rj, &r, why, sizeof why)) {
+            snprintf(err, errlen, "%s:1: route %d: %s", rp->path, i, why);
             cJSON_Delete(h);
             return false;
         }

@@ -52,6 +52,16 @@ void bt_san_term_buf(struct bt_buf *b, const char *s, bool ascii_only)
         p = put_safe(b, p, ascii_only);
 }
 
+void bt_san_md_buf(struct bt_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        if (*p < 0x80 && strchr("\\`*_[]<>|!~&", *p))
+            bt_buf_putc(b, '\\');
+        p = put_safe(b, p, false);
+    }
+}
+
 char *bt_san_term(char *out, size_t n, const char *s)
 {
     if (n == 0) return out;

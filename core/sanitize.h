@@ -17,6 +17,10 @@
  *                  bt_san_json_text then makes the printed document safe to show
  *                  on a terminal and valid UTF-8: DEL and C1 controls become
  *                  \u escapes and bytes that are not UTF-8 become \ufffd.
+ *   Markdown       as terminal text (no line break gets through, so nothing starts a
+ *   text           line: no heading, list or quote), and the characters that mean
+ *                  something inline (\ ` * _ [ ] < > | ! ~ &) backslash-escaped, so a
+ *                  note cannot open a link, an image, a table cell, an entity or HTML.
  */
 #ifndef BEDTOP_SANITIZE_H
 #define BEDTOP_SANITIZE_H
@@ -38,6 +42,9 @@ void bt_san_csv_buf(struct bt_buf *b, const char *s);
 /* JSON: appends the JSON text json (as cJSON prints it) with DEL, C1 controls
  * and invalid UTF-8 escaped; the document's meaning is unchanged otherwise. */
 void bt_san_json_text(struct bt_buf *b, const char *json);
+
+/* Markdown: appends s as inline text (in a paragraph, a list item or a table cell). */
+void bt_san_md_buf(struct bt_buf *b, const char *s);
 
 /* Prometheus text format: appends s escaped for use inside a label value's quotes. */
 void bt_san_prom_label_buf(struct bt_buf *b, const char *s);

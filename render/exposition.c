@@ -32,7 +32,9 @@
       "Tokens-per-minute quota (kind tpm; mantle: input_tpm and output_tpm) and where it came from.") \
     X(QUOTA_TPD, "bedtop_quota_tokens_per_day", "gauge", "Daily token quota.")                    \
     X(QUOTA_RPM, "bedtop_quota_requests_per_minute", "gauge",                                     \
-      "Requests-per-minute quota as listed (retired: not enforced since 2026-05-27).")            \
+      "Requests-per-minute quota where Service Quotas lists one: the route's rpm side.")         \
+    X(SIDE_RATIO, "bedtop_side_headroom_ratio", "gauge",                                          \
+      "Headroom of each limit that applies (label side; binding=\"true\" on the one that binds).") \
     X(STATUS, "bedtop_route_status", "gauge", "Route status: 0 ok, 1 warn, 2 crit, 3 unknown.")   \
     X(WARNING, "bedtop_warning", "gauge", "A warning active on a route (value 1).")               \
     X(AGE, "bedtop_data_age_seconds", "gauge",                                                    \
@@ -92,9 +94,7 @@ static void add(struct samples *ss, enum fam f, int route, double v, ...)
         return;
     if (ss->n == ss->cap) {
         ss->cap = ss->cap ? 2 * ss->cap : 256;
-        ss->s = realloc(ss->s, ss->cap * sizeof *ss->s);
-        if (!ss->s)
-            abort();
+        ss->s = bt_xrealloc(ss->s, ss->cap * sizeof *ss->s); /* the project's OOM rule: say so, exit 3 */
     }
     struct sample *s = &ss->s[ss->n++];
     memset(s, 0, sizeof *s);
@@ -188,6 +188,10 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
         tpd->code, "name", tpd->name, NULL);
     add(ss, F_QUOTA_RPM, i, rpm->value, "source", bt_quota_source_name(rpm->source), "code",
         rpm->code, "name", rpm->name, NULL);
+    for (int k = 0; k < BT_SIDE_COUNT; k++)
+        if (e->side[k].applies)
+            add(ss, F_SIDE_RATIO, i, e->side[k].pct / 100, "side", bt_side_name((enum bt_side)k),
+                "binding", (int)e->binding == k ? "true" : "false", NULL);
     add(ss, F_STATUS, i, bt_status_exit(e->status), NULL);
     for (int w = 0; w < e->nwarn; w++) {
         const struct bt_warning *wa = &e->warnings[w];

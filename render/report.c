@@ -202,21 +202,10 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     cJSON_AddStringToObject(t, "group_used_quality", bt_quality_name(e->group_used_q));
 
     /* requests per minute: the RPM side, where Service Quotas lists one */
-    const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
-    if (rpm->applies) {
-        cJSON *rj = cJSON_AddObjectToObject(o, "rpm");
-        add_num(rj, "quota", rpm->quota);
-        add_num(rj, "used", rpm->used);
-        add_num(rj, "group_used", rpm->group_used);
-        add_num(rj, "headroom", rpm->headroom);
-        add_pct(rj, "headroom_pct", rpm->pct);
-        cJSON_AddStringToObject(rj, "source", bt_quota_source_name(rpm->source));
-        add_str(rj, "used_source", rpm->source_name);
-        cJSON_AddStringToObject(rj, "used_quality", bt_quality_name(rpm->used_q));
-        cJSON_AddStringToObject(rj, "headroom_quality", bt_quality_name(rpm->headroom_q));
-    } else {
+    if (e->side[BT_SIDE_RPM].applies)
+        add_side(o, "rpm", &e->side[BT_SIDE_RPM], false);
+    else
         cJSON_AddNullToObject(o, "rpm");
-    }
     add_num(o, "requests_per_min", e->requests);
     cJSON *sj = cJSON_AddObjectToObject(o, "sides");
     for (int k = 0; k < BT_SIDE_COUNT; k++)

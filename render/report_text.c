@@ -158,7 +158,15 @@ static void row_figures(const struct bt_eval *e, struct text_row *t)
     bt_fmt_tokens(e->settled, t->settled, sizeof t->settled);
     bt_fmt_tokens(e->estimated, t->est, sizeof t->est);
     bt_fmt_tokens(e->held, t->res, sizeof t->res);
-    bt_fmt_pct(e->headroom_pct, t->pct, sizeof t->pct);
+    char pv[BT_FMT_SHORT];
+    bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
+    /* "<41.0": at most (an upper-bound headroom), ">41.0": at least */
+    snprintf(t->pct, sizeof t->pct, "%s%s",
+             isnan(e->headroom_pct)            ? ""
+             : e->headroom_q == BT_QL_UPPER ? "<"
+             : e->headroom_q == BT_QL_LOWER ? ">"
+                                            : "",
+             pv);
     bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
     bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
     bt_fmt_latency(e->lat_p99, t->p99, sizeof t->p99);
@@ -168,6 +176,28 @@ static void row_figures(const struct bt_eval *e, struct text_row *t)
         snprintf(t->infl, sizeof t->infl, "%s", a);
     else
         snprintf(t->infl, sizeof t->infl, "%s/%s", a, bt_fmt_count(e->conc_limit, l, sizeof l));
+}
+
+/* HEAD% is the binding side's: say which where it is not the route's token quota,
+ * and what < and > mean when a headroom is a bound. */
+static void sides_note(const struct bt_report *r, const int *idx, int n, struct bt_buf *b)
+{
+    bool bound = false, any = false;
+    for (int k = 0; k < n; k++) {
+        const struct bt_eval *e = &r->evals[idx[k]];
+        bound |= !isnan(e->headroom_pct) && (e->headroom_q == BT_QL_UPPER || e->headroom_q == BT_QL_LOWER);
+        if (e->binding == e->token_side)
+            continue;
+        bt_buf_puts(b, any ? ", " : "\nHEAD% of the side that binds: ");
+        bt_san_term_buf(b, r->cfg->routes[idx[k]].name, false);
+        bt_buf_printf(b, " %s", bt_side_binding_name(e->binding));
+        any = true;
+    }
+    if (any)
+        bt_buf_putc(b, '\n');
+    if (bound)
+        bt_buf_puts(b, any ? "HEAD% < at most, > at least: computed from a bound on use\n"
+                           : "\nHEAD% < at most, > at least: computed from a bound on use\n");
 }
 
 static void put_status(struct bt_buf *b, const struct bt_eval *e, bool color, int w)
@@ -327,6 +357,7 @@ void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf 
         table_wide(r, idx, n, color, b);
     else
         table_compact(r, idx, n, color, b);
+    sides_note(r, idx, n, b);
     warnings_text(r, idx, n, color, b);
     if (!isnan(r->metrics_per_poll)) {
         char a[BT_FMT_LONG], d[BT_FMT_LONG];

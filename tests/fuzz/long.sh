@@ -9,6 +9,8 @@
 set -u
 src=${BEDTOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 fb=$src/build-fuzz
+# the config targets load the burndown table from the data directory, as bedtop does
+export BEDTOP_DATADIR=${BEDTOP_DATADIR:-$src/data}
 time=${FUZZ_TIME:-600}
 failed=0
 mkdir -p "$fb/artifacts"

@@ -60,6 +60,9 @@ expect_eq "minute 23: triage's PARTIAL_GROUP names triage-app; the headroom is a
 expect_eq "minute 28: agents' output side binds and OUTPUT_CUTOFF says answers get cut off" \
     "$(j 28 "(r['agents']['binding_side'], [('cut off' in w['message']) for w in r['agents']['warnings'] if w['code']=='OUTPUT_CUTOFF'])")" \
     "('output', [True])"
+expect_eq "workers: a quarter of its calls on the reserved tier, taken out of on-demand use" \
+    "$(j 10 "(r['workers']['tiers']['reserved_share'], r['workers']['binding_side'], sorted(r['workers']['sides']))")" \
+    "(0.25, 'tpm', ['reserved_input', 'reserved_output', 'tpm'])"
 expect_eq "agents (mantle) has no burndown: null, source none" \
     "$(j 10 "(r['agents']['burndown'], r['agents']['burndown_source'])")" "(None, 'none')"
 expect_eq "experiments goes stale at 20 and recovers by 28" \

@@ -95,4 +95,35 @@ printf '{"%s": {"base_model": "amazon.nova-lite-v1:0", "inference": "on-demand",
 qcheck "$TMP/c9c" "$TMP/c9c"
 expect_eq "break 9: a cache entry dated 1e300 is not believed: the profile is asked for" \
     "$(app_base "$TMP/c9c.json")" anthropic.claude-sonnet-4-5-20250929-v1:0
+
+# ---- break 12: check -o FILE stopped by SIGTERM renames no partial report into place ----
+# an endpoint that accepts and never answers: check waits on it (up to its 30 s bound)
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print("PORT", s.getsockname()[1], flush=True)
+held = []
+while True:
+    c, _ = s.accept(); held.append(c); print("conn", flush=True)
+' >"$TMP/hang.out" &
+CLEANUP+=("kill $!")
+HANG=
+for _ in $(seq 1 100); do HANG=$(awk '/^PORT /{print $2}' "$TMP/hang.out"); [ -n "$HANG" ] && break; sleep 0.05; done
+echo "the old report" >"$TMP/report.txt"
+# an array, not the function: "${AWS_ENV[@]}" ... & makes $! bedtop itself (env execs it),
+# so the signal reaches bedtop rather than a subshell
+AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION
+    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_CONFIG_FILE=/nonexistent
+    AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true
+    BEDTOP_DATADIR="$BEDTOP_SRCDIR/data")
+"${AWS_ENV[@]}" "$BEDTOP" check --config "$CONF" --endpoint-url "http://127.0.0.1:$HANG" -o "$TMP/report.txt" \
+    >"$TMP/term.out" 2>"$TMP/term.err" &
+CPID=$!
+for _ in $(seq 1 200); do grep -q conn "$TMP/hang.out" && break; sleep 0.05; done # a request is waiting
+kill -TERM "$CPID"
+wait "$CPID"
+expect_eq "break 12: check -o stopped by SIGTERM exits 143 (128 + 15), not with a status" "$?" 143
+expect_eq "break 12: ... and the file it would replace is unchanged" "$(cat "$TMP/report.txt")" "the old report"
+expect_eq "break 12: ... with no temp file left beside it" "$(cd "$TMP" && ls report.txt.* 2>/dev/null)" ""
+check "break 12: ... and says so" grep -q "stopped by signal 15 before the report was complete; no report written" "$TMP/term.err"
 finish

@@ -23,15 +23,27 @@
 #   group used >= 305,000 (lower bound): headroom <= 695,000 = 69.5 % (upper bound);
 #   PARTIAL_GROUP names team-b; SHARED_QUOTA never says team-b uses 0
 #   team-b: unknown (STALE, CloudWatch failing), used null
+# burst: Nova Micro, quota_tpm 100,000, max_tokens 4,000; CloudWatch answers with no
+#   datapoint (the burst is not published yet) while the admission gauge
+#   (tests/fake/admission_server.py /json/burst) says 12 calls in flight and no
+#   admitted counter gives R: R falls back to max_tokens, so
+#   held >= 12 x 4,000 = 48,000 (lower bound); used >= 48,000;
+#   headroom <= 52,000 = 52 % (upper bound). Version 2: held unknown, used 0, 100 %.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 
 check "fake AWS starts" start_fake v3 --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_headroom_v3.json"
+python3 "$BEDTOP_SRCDIR/tests/fake/admission_server.py" >"$TMP/aport" &
+CLEANUP+=("kill $!")
+for _ in $(seq 50); do [ -s "$TMP/aport" ] && break; sleep 0.1; done
+APORT=$(head -n 1 "$TMP/aport")
+check "fake admission server starts" test -n "$APORT"
+sed "s|@ADMISSION@|http://127.0.0.1:$APORT/json/burst|" "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" >"$TMP/v3.conf"
 env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
     AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
     AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
     AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
-    "$BEDTOP" check --format json --config "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" \
+    "$BEDTOP" check --format json --config "$TMP/v3.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/out.json" 2>"$TMP/out.err"
 rc=$?
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($1)" "$TMP/out.json"; }
@@ -69,4 +81,13 @@ expect_eq "team-a: PARTIAL_GROUP names team-b; SHARED_QUOTA does not say it uses
 expect_eq "team-b: unknown, CloudWatch failing (Forbidden), use null" \
     "$(j "(r['team-b']['frame_state'], r['team-b']['tpm']['used'], r['team-b']['status'], 'Forbidden' in (r['team-b']['warnings'][0]['message']))")" \
     "('unknown', None, 'unknown', True)"
+
+expect_eq "burst: CloudWatch idle, 12 in flight (admission), R from max_tokens" \
+    "$(j "(r['burst']['frame_state'], r['burst']['in_flight'], r['burst']['in_flight_source'], r['burst']['reservation_per_call'], r['burst']['reservation_source'])")" \
+    "('idle', 12, 'admission', 4000, 'max-tokens')"
+expect_eq "burst: held at least 48,000; used at least 48,000; at most 52 % free" \
+    "$(j "(r['burst']['tpm']['held'], r['burst']['tpm']['held_quality'], r['burst']['tpm']['used'], r['burst']['tpm']['used_quality'], r['burst']['headroom_pct'], r['burst']['headroom_quality'])")" \
+    "(48000, 'lower-bound', 48000, 'lower-bound', 52, 'upper-bound')"
+expect_eq "burst: admission_at is set, evaluated_minute the group's" \
+    "$(j "(r['burst']['admission_at'] is not None, r['burst']['evaluated_minute'] == r['chat']['evaluated_minute'])")" "(True, True)"
 finish

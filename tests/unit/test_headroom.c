@@ -904,8 +904,47 @@ static void test_reserved_tier(void)
     fx_free(&f);
 }
 
+static void test_daily_sides(void)
+{
+    /* Llama 3.3 70B on-demand (a) and cross-Region us. (b): one daily quota of
+     * 100,000,000 for the model, summed across inference types. Today: a 50,000,000,
+     * b 35,000,000 (day sums at midnight): 85,000,000 = 85 % used, 15 % left: the
+     * daily side binds for both (their tpm sides are ~99 % free) and DAILY_QUOTA
+     * warns (80 % <= 85 % < 95 %). Nova Lite (c) lists the account-wide cross-model
+     * quota of 200,000,000 and used 30,000,000 today: the account's routes together
+     * 115,000,000, so 42.5 % is left on every route's daily_account side. */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "meta.llama3-3-70b-instruct-v1:0", 2000000, 1000);
+    int b = fx_route(&f, "b", "us.meta.llama3-3-70b-instruct-v1:0", 2000000, 1000);
+    int c = fx_route(&f, "c", "amazon.nova-lite-v1:0", 2000000, 1000);
+    f.cfg.routes[a].quota[BT_Q_TPD] = (struct bt_quota){1e8, BT_QS_SERVICE_QUOTAS, "L-TPD", ""};
+    f.cfg.routes[c].quota[BT_Q_TPD_ACCOUNT] = (struct bt_quota){2e8, BT_QS_SERVICE_QUOTAS, "L-E3F10727", ""};
+    fx_start(&f);
+    int64_t day = T0 - 36000;
+    int rs[] = {a, b, c};
+    double today[] = {50e6, 35e6, 30e6};
+    for (int i = 0; i < 3; i++) {
+        minute(&f, rs[i], M, 10, 10000, 1000, 1000);
+        put(&f, rs[i], BT_SIG_DAY_INPUT_TOKENS, day, today[i]);
+    }
+    struct bt_eval ev[3];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    NEAR(ev[b].side[BT_SIDE_DAILY].group_used, 85e6, 0, "a and b share the model's daily quota");
+    NEAR(ev[b].side[BT_SIDE_DAILY].pct, 15, 1e-9, "15 % left for b, whose own route lists none");
+    OK(ev[a].binding == BT_SIDE_DAILY && ev[b].binding == BT_SIDE_DAILY, "the daily side binds");
+    NEAR(ev[a].headroom_pct, 15, 1e-9, "headroom_pct is the daily side's");
+    OK(bt_eval_has(&ev[a], BT_W_DAILY_QUOTA) && !bt_eval_has(&ev[a], BT_W_LOW_HEADROOM),
+       "DAILY_QUOTA warns (not LOW_HEADROOM)");
+    OK(!ev[c].side[BT_SIDE_DAILY].applies, "c: no model daily quota listed");
+    NEAR(ev[c].side[BT_SIDE_DAILY_ACCOUNT].group_used, 115e6, 0, "account-wide: every route's tokens");
+    NEAR(ev[a].side[BT_SIDE_DAILY_ACCOUNT].pct, 42.5, 1e-9, "42.5 % of the account-wide quota left");
+    fx_free(&f);
+}
+
 int main(void)
 {
+    test_daily_sides();
     test_quality_rules();
     test_resumption();
     test_burst_gauge();

@@ -1,0 +1,603 @@
+/* The figures of the quota-increase request and of the incident write-up. */
+#include "core/reportcalc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+_Static_assert(BT_W_COUNT <= 64, "a point holds one bit per warning code");
+
+static double z(double v)
+{
+    return isnan(v) ? 0 : v;
+}
+/* fmax (C99) is the larger known value: NaN only when both are unknown. */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Moves the known values to the front, sorted; returns how many. */
+static int sort_known(double *v, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[k++] = v[i];
+    qsort(v, (size_t)k, sizeof *v, cmp_double);
+    return k;
+}
+
+double bt_stat_median(double *v, int n)
+{
+    int k = sort_known(v, n);
+    if (!k)
+        return NAN;
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+double bt_stat_percentile(double *v, int n, double pct)
+{
+    int k = sort_known(v, n);
+    if (!k || isnan(pct))
+        return NAN;
+    /* nearest rank: ceil(p/100 x k), at least 1 (a tiny tolerance keeps 99% of 100
+     * values at rank 99, not 100, after 0.99 x 100 = 99.00000000000001) */
+    double rank = ceil(pct / 100 * k - 1e-9);
+    int i = rank < 1 ? 0 : rank > k ? k - 1 : (int)rank - 1;
+    return v[i];
+}
+
+double bt_round_up_2sig(double v)
+{
+    if (isnan(v) || v <= 0 || isinf(v))
+        return v;
+    double step = pow(10, floor(log10(v)) - 1);
+    if (step < 1)
+        step = 1; /* whole tokens and requests */
+    return ceil(v / step - 1e-9) * step;
+}
+
+const char *bt_qr_scope_name(enum bt_qr_scope s)
+{
+    static const char *const names[] = {"on-demand", "cross-region", "global", "mantle"};
+    return names[s];
+}
+
+static enum bt_qr_scope scope_of(const struct bt_route *r)
+{
+    if (r->endpoint == BT_EP_MANTLE)
+        return BT_QR_MANTLE;
+    return r->inference == BT_INF_CROSS_REGION ? BT_QR_CROSS_REGION
+           : r->inference == BT_INF_GLOBAL     ? BT_QR_GLOBAL
+                                               : BT_QR_ON_DEMAND;
+}
+
+static void stat_of(double *v, int n, struct bt_qr_stat *s)
+{
+    s->steady = bt_stat_median(v, n);
+    s->p99 = bt_stat_percentile(v, n, 99);
+    s->max = bt_stat_percentile(v, n, 100);
+}
+
+/* The ask for one quota: the peak (max) times the margin, rounded up. */
+static void ask_for(double peak, double quota, double margin, double *ask, bool *needed)
+{
+    *ask = !isnan(peak) && peak > 0 ? bt_round_up_2sig(peak * margin) : NAN;
+    *needed = !isnan(*ask) && (isnan(quota) || quota <= 0 || *ask > quota);
+}
+
+/* The group's quota of kind k at the value the evaluation resolved (the
+ * dashboard's choice among the members), with the source, code and name of the
+ * member that carries it. */
+static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const int *members,
+                       int nm, enum bt_quota_kind k, double value)
+{
+    sd->quota = value;
+    sd->quota_source = BT_QS_UNKNOWN;
+    sd->code[0] = sd->quota_name[0] = '\0';
+    for (int i = 0; i < nm && !isnan(value); i++) {
+        const struct bt_route *rt = &cfg->routes[members[i]];
+        const struct bt_quota *q = &rt->quota[k];
+        if (q->value != value)
+            continue;
+        sd->quota_source = q->source;
+        bt_strlcpy(sd->code, q->code[0] ? q->code : k == BT_Q_TPM ? rt->quota_code : "",
+                   sizeof sd->code);
+        bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
+        return;
+    }
+}
+
+/* One member's figures at one minute. */
+struct member_min {
+    double tok[2];           /* quota tokens charged: runtime [0]; mantle input, output */
+    double inv, thr, requests, input_total, output;
+    bool data;
+};
+
+static void member_at(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t m,
+                      struct member_min *x)
+{
+    const struct bt_route *rt = &cfg->routes[r];
+    double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
+    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
+    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    double thr = bt_store_at(st, r, BT_SIG_THROTTLES, m);
+    double est = bt_store_at(st, r, BT_SIG_ESTIMATED_TPM, m);
+    x->data = !isnan(inv) || !isnan(in) || !isnan(out) || !isnan(thr) || !isnan(est);
+    /* charged work as the dashboard's per-minute figures count it, without the held
+     * reservations: max(settled, EstimatedTPMQuotaUsage); mantle: the input side */
+    struct bt_minute_fig f;
+    bt_minute_figures(cfg, st, r, m, &f);
+    x->tok[0] = z(fmax(f.settled, f.estimated));
+    x->tok[1] = rt->endpoint == BT_EP_MANTLE ? z(out) : 0; /* mantle output, as generated */
+    x->inv = z(inv);
+    x->thr = z(thr);
+    x->requests = bt_requests_submitted(inv, thr, bt_store_at(st, r, BT_SIG_CLIENT_ERRORS, m),
+                                        bt_store_at(st, r, BT_SIG_SERVER_ERRORS, m));
+    x->input_total = z(in) + z(bt_store_at(st, r, BT_SIG_CACHE_READ, m)) +
+                     z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m));
+    x->output = z(out);
+}
+
+static void group_figures(const struct bt_config *cfg, const struct bt_store *st, int64_t from,
+                          int n, const int *members, int nm, double margin, struct bt_qr_group *g)
+{
+    double *tok[2] = {bt_xcalloc((size_t)n, sizeof(double)), bt_xcalloc((size_t)n, sizeof(double))};
+    double *rpm = bt_xcalloc((size_t)n, sizeof(double));
+    double ceiling[2] = {NAN, NAN};
+    double inputs = 0, outputs = 0, calls = 0;
+    g->max_tokens = NAN;
+    int busy = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t m = from + 60 * (int64_t)i;
+        double t[2] = {0, 0}, inv = 0, thr = 0, req = 0;
+        bool data = false;
+        for (int k = 0; k < nm; k++) {
+            struct member_min x;
+            member_at(cfg, st, members[k], m, &x);
+            data |= x.data;
+            t[0] += x.tok[0];
+            t[1] += x.tok[1];
+            inv += x.inv;
+            thr += x.thr;
+            req += x.requests;
+            if (x.inv > 0) { /* per-request averages over minutes that had requests */
+                inputs += x.input_total;
+                outputs += x.output;
+                calls += x.inv;
+            }
+            g->max_tokens = fmax(g->max_tokens, bt_store_at(st, members[k], BT_SIG_ADM_MAX_TOKENS, m));
+        }
+        g->minutes_with_data += data;
+        g->requests += inv;
+        g->throttled_requests += thr;
+        if (thr > 0) {
+            g->throttled_minutes++;
+            for (int s = 0; s < g->nsides; s++)
+                ceiling[s] = fmax(ceiling[s], t[s]);
+        }
+        if (inv > 0 || t[0] > 0 || t[1] > 0) {
+            tok[0][busy] = t[0];
+            tok[1][busy] = t[1];
+            rpm[busy] = req;
+            busy++;
+        }
+    }
+    g->minutes = n;
+    g->busy_minutes = busy;
+    for (int k = 0; k < nm; k++)
+        g->max_tokens = fmax(g->max_tokens, cfg->routes[members[k]].max_tokens);
+    g->avg_input = calls > 0 ? inputs / calls : NAN;
+    g->avg_output = calls > 0 ? outputs / calls : NAN;
+    for (int s = 0; s < g->nsides; s++) {
+        struct bt_qr_side *sd = &g->side[s];
+        stat_of(tok[s], busy, &sd->tpm);
+        sd->ceiling = ceiling[s];
+        ask_for(sd->tpm.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
+        sd->peak_pct = !isnan(sd->quota) && sd->quota > 0 && !isnan(sd->tpm.max)
+                           ? 100 * sd->tpm.max / sd->quota
+                           : NAN;
+    }
+    if (g->scope != BT_QR_MANTLE) {
+        stat_of(rpm, busy, &g->rpm);
+        ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
+    } else {
+        g->rpm = (struct bt_qr_stat){NAN, NAN, NAN};
+        g->rpm_ask = NAN;
+    }
+    free(tok[0]);
+    free(tok[1]);
+    free(rpm);
+}
+
+void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
+                 const struct bt_eval *evals, int64_t from, int64_t to, const bool *keep,
+                 double margin, struct bt_qr *out)
+{
+    *out = (struct bt_qr){.from = from, .to = to, .margin = margin};
+    int nr = cfg->nroutes;
+    if (nr <= 0 || to < from)
+        return;
+    int n = (int)((to - from) / 60) + 1;
+    out->groups = bt_xcalloc((size_t)nr, sizeof *out->groups);
+    int *members = bt_xcalloc((size_t)nr, sizeof *members);
+    bool *done = bt_xcalloc((size_t)nr, sizeof *done);
+    for (int r = 0; r < nr; r++) {
+        if (done[r] || (keep && !keep[r]))
+            continue;
+        /* the group's members that were asked for, in config order */
+        int nm = 0, leader = evals[r].group_leader;
+        for (int k = r; k < nr; k++) {
+            if (!done[k] && (!keep || keep[k]) && evals[k].group_leader == leader) {
+                done[k] = true;
+                members[nm++] = k;
+            }
+        }
+        struct bt_qr_group *g = &out->groups[out->ngroups++];
+        const struct bt_route *rt = &cfg->routes[r];
+        bt_quota_group_key(rt, g->key, sizeof g->key);
+        for (int k = 0; k < nm && k < BT_QR_MAX_ROUTES; k++)
+            g->routes[k] = members[k];
+        g->nroutes = nm;
+        g->scope = scope_of(rt);
+        g->model = rt->base_model[0] ? rt->base_model : rt->model;
+        g->region = rt->region;
+        g->burndown = rt->endpoint == BT_EP_MANTLE ? NAN : rt->burndown;
+        g->burndown_source = rt->burndown_source;
+        const struct bt_eval *e = &evals[r];
+        if (g->scope == BT_QR_MANTLE) {
+            g->nsides = 2;
+            g->side[0].name = "input";
+            g->side[1].name = "output";
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_INPUT_TPM, e->side[BT_SIDE_INPUT].quota);
+            side_quota(&g->side[1], cfg, members, nm, BT_Q_OUTPUT_TPM, e->side[BT_SIDE_OUTPUT].quota);
+            g->rpm_quota = NAN;
+        } else {
+            g->nsides = 1;
+            g->side[0].name = "tpm";
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_TPM, e->quota);
+            struct bt_qr_side rpm;
+            side_quota(&rpm, cfg, members, nm, BT_Q_RPM, e->side[BT_SIDE_RPM].quota);
+            g->rpm_quota = rpm.quota;
+            g->rpm_source = rpm.quota_source;
+            bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
+        }
+        group_figures(cfg, st, from, n, members, nm, margin, g);
+    }
+    free(done);
+    free(members);
+}
+
+void bt_qr_free(struct bt_qr *q)
+{
+    free(q->groups);
+    q->groups = NULL;
+    q->ngroups = 0;
+}
+
+/* ---- incident ---- */
+
+enum bt_side bt_inc_side(bool mantle, int k)
+{
+    return mantle ? (k ? BT_SIDE_OUTPUT : BT_SIDE_INPUT) : (k ? BT_SIDE_RPM : BT_SIDE_TPM);
+}
+
+int64_t bt_data_minute(const struct bt_config *cfg, int64_t t)
+{
+    return bt_minute_floor(t - (int64_t)cfg->cw_lag) - 60;
+}
+
+/* A CloudWatch signal of data minute m as recorded: a minute with no datapoint
+ * after a poll that succeeded later is idle (0), else unknown. The evaluation at
+ * m may show an older minute (a route picks its newest datapoint), so the
+ * per-minute series are read here, and status and warnings from the evaluation. */
+static double raw_at(const struct bt_store *st, const struct bt_eval *e, int r, enum bt_signal s,
+                     int64_t m)
+{
+    double v = bt_store_at(st, r, s, m);
+    if (isnan(v) && e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60)
+        return 0;
+    return v;
+}
+
+static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, int64_t m,
+                     struct bt_inc_point *p, bool *admission)
+{
+    p->status = e->status;
+    p->headroom_pct = e->headroom_pct;
+    p->binding = e->binding;
+    for (int k = 0; k < 2; k++) {
+        const struct bt_side_fig *f = &e->side[bt_inc_side(e->mantle, k)];
+        bool on = f->applies;
+        p->side_pct[k] = on ? f->pct : NAN;
+        p->side_used[k] = on ? f->group_used : NAN;
+        p->side_quota[k] = on ? f->quota : NAN;
+    }
+    double inv = raw_at(st, e, r, BT_SIG_INVOCATIONS, m);
+    /* mantle publishes no throttle metric: unknown there, not 0 */
+    p->throttles = e->mantle ? NAN : raw_at(st, e, r, BT_SIG_THROTTLES, m);
+    /* offered load: the admission boundary sees retries and refusals (read as the
+     * evaluation read them); CloudWatch alone sees the accepted calls plus the
+     * throttled ones */
+    *admission = !isnan(e->admitted);
+    if (*admission) {
+        p->offered = e->admitted + z(e->retries) + z(e->rejected);
+        p->accepted = e->completed;
+    } else {
+        /* mantle: with no throttle metric the offered load is not known */
+        p->offered = e->mantle || (isnan(inv) && isnan(p->throttles)) ? NAN : z(inv) + z(p->throttles);
+        p->accepted = inv;
+    }
+    p->lat_p50 = bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
+    p->lat_p99 = bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
+    p->warn = 0;
+    for (int w = 0; w < e->nwarn; w++)
+        p->warn |= (uint64_t)1 << e->warnings[w].code;
+}
+
+/* Warnings about the data rather than the load: caveats, not causes. */
+static bool caveat_code(enum bt_wcode c)
+{
+    return c == BT_W_STALE || c == BT_W_QUOTA_UNKNOWN || c == BT_W_QUOTA_DEFAULT ||
+           c == BT_W_ESTIMATE_ONLY || c == BT_W_BURNDOWN_MISMATCH || c == BT_W_PARTIAL_GROUP;
+}
+
+/* A cause tallied per route until the affected routes are known. */
+struct cause_acc {
+    enum bt_wcode code;
+    const char *action;
+    enum bt_status severity;
+    int *minutes, *crit;
+    int64_t *first;
+    char (*msg)[320];
+};
+
+struct builder {
+    struct bt_incident *inc;
+    int cap_tl;
+    struct cause_acc acc[BT_INC_MAX_CAUSES];
+    int nacc;
+};
+
+static struct bt_tl_entry *tl_add(struct builder *b, int64_t minute, enum bt_tl_kind kind, int route)
+{
+    struct bt_incident *inc = b->inc;
+    if (inc->ntl == b->cap_tl) {
+        b->cap_tl = b->cap_tl ? 2 * b->cap_tl : 64;
+        inc->tl = bt_xrealloc(inc->tl, (size_t)b->cap_tl * sizeof *inc->tl);
+    }
+    struct bt_tl_entry *t = &inc->tl[inc->ntl++];
+    *t = (struct bt_tl_entry){.minute = minute, .kind = kind, .route = route, .value = NAN};
+    return t;
+}
+
+static const struct bt_warning *find_warning(const struct bt_eval *e, enum bt_wcode c)
+{
+    for (int w = 0; w < e->nwarn; w++)
+        if (e->warnings[w].code == c)
+            return &e->warnings[w];
+    return NULL;
+}
+
+static void tally_causes(struct builder *b, const struct bt_eval *e, int r, int64_t m)
+{
+    int nr = b->inc->nroutes;
+    for (int w = 0; w < e->nwarn; w++) {
+        const struct bt_warning *wn = &e->warnings[w];
+        if (wn->severity < BT_ST_WARN)
+            continue;
+        struct cause_acc *a = NULL;
+        for (int k = 0; k < b->nacc && !a; k++)
+            if (b->acc[k].code == wn->code && b->acc[k].action == wn->action)
+                a = &b->acc[k];
+        if (!a) {
+            if (b->nacc == BT_INC_MAX_CAUSES)
+                continue;
+            a = &b->acc[b->nacc++];
+            *a = (struct cause_acc){.code = wn->code, .action = wn->action, .severity = wn->severity,
+                                    .minutes = bt_xcalloc((size_t)nr, sizeof(int)),
+                                    .crit = bt_xcalloc((size_t)nr, sizeof(int)),
+                                    .first = bt_xcalloc((size_t)nr, sizeof(int64_t)),
+                                    .msg = bt_xcalloc((size_t)nr, sizeof *a->msg)};
+        }
+        a->severity = bt_status_worse(a->severity, wn->severity);
+        if (!a->minutes[r]++) {
+            a->first[r] = m;
+            bt_strlcpy(a->msg[r], wn->message, sizeof a->msg[r]);
+        }
+        a->crit[r] += wn->severity == BT_ST_CRIT;
+    }
+}
+
+static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, int i, int64_t m)
+{
+    const struct bt_incident *inc = b->inc;
+    const struct bt_inc_point *p = bt_inc_at(inc, r, i), *q = bt_inc_at(inc, r, i - 1);
+    if (p->throttles > 0 && !(q->throttles > 0))
+        tl_add(b, m, BT_TL_THROTTLE_ON, r)->value = p->throttles;
+    if (!(p->throttles > 0) && q->throttles > 0)
+        tl_add(b, m, BT_TL_THROTTLE_OFF, r);
+    if (p->status != q->status) {
+        struct bt_tl_entry *t = tl_add(b, m, BT_TL_STATUS, r);
+        t->from = q->status;
+        t->to = p->status;
+    }
+    for (int c = 0; c < BT_W_COUNT; c++) {
+        uint64_t bit = (uint64_t)1 << c;
+        if ((p->warn & bit) && !(q->warn & bit)) {
+            const struct bt_warning *w = find_warning(e, (enum bt_wcode)c);
+            struct bt_tl_entry *t = tl_add(b, m, BT_TL_WARN_ON, r);
+            t->code = (enum bt_wcode)c;
+            t->severity = w ? w->severity : BT_ST_WARN;
+            bt_strlcpy(t->text, w ? w->message : "", sizeof t->text);
+        } else if (!(p->warn & bit) && (q->warn & bit)) {
+            tl_add(b, m, BT_TL_WARN_OFF, r)->code = (enum bt_wcode)c;
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        double a = q->side_quota[s], v = p->side_quota[s];
+        if (isnan(v) || (!isnan(a) && a == v))
+            continue;
+        struct bt_tl_entry *t = tl_add(b, m, BT_TL_QUOTA, r);
+        t->value = v;
+        t->side = s;
+    }
+}
+
+static int cmp_cause(const void *a, const void *b)
+{
+    const struct bt_inc_cause *x = a, *y = b;
+    if (x->caveat != y->caveat)
+        return x->caveat ? 1 : -1;
+    if (x->standing != y->standing)
+        return x->standing ? 1 : -1;
+    if (x->crit_minutes != y->crit_minutes)
+        return x->crit_minutes > y->crit_minutes ? -1 : 1;
+    if (x->minutes != y->minutes)
+        return x->minutes > y->minutes ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return (int)x->code - (int)y->code;
+}
+
+static void summarize_routes(struct bt_incident *inc, const bool *keep)
+{
+    for (int r = 0; r < inc->nroutes; r++) {
+        struct bt_inc_route *ro = &inc->route[r];
+        if (keep && !keep[r])
+            continue;
+        ro->start_status = bt_inc_at(inc, r, 0)->status;
+        ro->worst = ro->start_status;
+        ro->worst_pct = NAN;
+        int last_bad = -1;
+        for (int i = 0; i < inc->n; i++) {
+            const struct bt_inc_point *p = bt_inc_at(inc, r, i);
+            int64_t m = inc->from + 60 * (int64_t)i;
+            ro->worst = bt_status_worse(ro->worst, p->status);
+            if (!isnan(p->headroom_pct) && (isnan(ro->worst_pct) || p->headroom_pct < ro->worst_pct)) {
+                ro->worst_pct = p->headroom_pct;
+                ro->worst_minute = m;
+                ro->worst_side = p->binding;
+            }
+            bool thr = p->throttles > 0;
+            if (thr) {
+                ro->throttled_minutes++;
+                ro->throttles += p->throttles;
+                if (!ro->first_throttle)
+                    ro->first_throttle = m;
+                ro->last_throttle = m;
+            }
+            if (thr || p->status > ro->start_status)
+                last_bad = i;
+        }
+        ro->worsened = ro->worst > ro->start_status;
+        ro->affected = ro->worsened || ro->throttled_minutes > 0;
+        if (last_bad >= 0 && last_bad + 1 < inc->n)
+            ro->recovered = inc->from + 60 * (int64_t)(last_bad + 1);
+        inc->naffected += ro->affected;
+    }
+}
+
+static void rank_causes(struct builder *b)
+{
+    struct bt_incident *inc = b->inc;
+    for (int k = 0; k < b->nacc; k++) {
+        struct cause_acc *a = &b->acc[k];
+        struct bt_inc_cause c = {.code = a->code, .action = a->action, .severity = a->severity,
+                                 .route = -1, .caveat = caveat_code(a->code)};
+        for (int r = 0; r < inc->nroutes; r++) {
+            if (!inc->route[r].affected || !a->minutes[r])
+                continue;
+            c.minutes += a->minutes[r];
+            c.crit_minutes += a->crit[r];
+            if (r < 64)
+                c.routes |= (uint64_t)1 << r;
+            if (c.route < 0 || a->first[r] < c.first) {
+                c.first = a->first[r];
+                c.route = r;
+                bt_strlcpy(c.message, a->msg[r], sizeof c.message);
+            }
+        }
+        c.standing = c.first == inc->from;
+        if (c.minutes)
+            inc->cause[inc->ncause++] = c;
+        free(a->minutes);
+        free(a->crit);
+        free(a->first);
+        free(a->msg);
+    }
+    qsort(inc->cause, (size_t)inc->ncause, sizeof *inc->cause, cmp_cause);
+}
+
+void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const bool *keep,
+                       struct bt_incident *out)
+{
+    const struct bt_config *cfg = &rp->cfg;
+    *out = (struct bt_incident){.from = from, .to = to, .nroutes = cfg->nroutes};
+    if (cfg->nroutes <= 0 || to < from)
+        return;
+    int n = (int)((to - from) / 60) + 1, nr = cfg->nroutes;
+    out->n = n;
+    out->pt = bt_xcalloc((size_t)nr * (size_t)n, sizeof *out->pt);
+    out->route = bt_xcalloc((size_t)nr, sizeof *out->route);
+    out->mantle = bt_xcalloc((size_t)nr, sizeof *out->mantle);
+    out->shown = bt_xcalloc((size_t)nr, sizeof *out->shown);
+    for (int r = 0; r < nr; r++) {
+        out->shown[r] = !keep || keep[r];
+        out->nshown += out->shown[r];
+    }
+    struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
+    struct builder b = {.inc = out};
+    int64_t lag = (int64_t)cfg->cw_lag;
+    size_t mk = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t m = from + 60 * (int64_t)i;
+        /* as on screen when m was the newest complete minute (export's rows) */
+        int64_t shown = m + 60 + lag;
+        shown = shown < rp->start ? rp->start : shown > rp->end ? rp->end : shown;
+        bt_replay_seek(rp, shown);
+        bt_eval_all(cfg, &rp->store, shown, evals);
+        for (; mk < rp->nmarkers && bt_data_minute(cfg, rp->markers[mk].t) <= m; mk++) {
+            int64_t dm = bt_data_minute(cfg, rp->markers[mk].t);
+            if (dm < from)
+                continue;
+            bt_strlcpy(tl_add(&b, dm, BT_TL_MARKER, -1)->text, rp->markers[mk].text,
+                       sizeof out->tl[0].text);
+            if (out->nmarkers < (int)BT_ARRAY_LEN(out->marker_minute)) {
+                out->marker_minute[out->nmarkers] = dm;
+                out->marker_text[out->nmarkers++] = rp->markers[mk].text;
+            }
+        }
+        for (int r = 0; r < nr; r++) {
+            if (keep && !keep[r])
+                continue;
+            out->mantle[r] = evals[r].mantle;
+            bool adm;
+            point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
+            out->route[r].admission |= adm;
+            if (i > 0)
+                timeline_minute(&b, &evals[r], r, i, m);
+            tally_causes(&b, &evals[r], r, m);
+        }
+    }
+    free(evals);
+    summarize_routes(out, keep);
+    rank_causes(&b);
+    bt_replay_seek(rp, rp->end);
+}
+
+void bt_incident_free(struct bt_incident *inc)
+{
+    free(inc->pt);
+    free(inc->route);
+    free(inc->mantle);
+    free(inc->shown);
+    free(inc->tl);
+    *inc = (struct bt_incident){0};
+}

@@ -1,0 +1,193 @@
+/* The figures of the two documents people paste after a capacity incident
+ * (bedtop(1) REPORTS): the quota-increase request and the incident write-up.
+ * Pure functions over the store's per-minute series and the evaluations of
+ * core/headroom.h; render/ lays them out, app/ writes the files. */
+#ifndef BEDTOP_REPORTCALC_H
+#define BEDTOP_REPORTCALC_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/headroom.h"
+#include "core/model.h"
+#include "core/recording.h"
+
+/* Statistics over a list of values (NAN entries skipped; v is reordered).
+ * Median: the middle value, or the mean of the two middle ones. Percentile:
+ * nearest rank, the smallest value with at least p% of the values at or below
+ * it (p99 of 10 values is the largest). NAN when no value. */
+double bt_stat_median(double *v, int n);
+double bt_stat_percentile(double *v, int n, double pct);
+/* Rounds up to two significant figures (1,234,567 -> 1,300,000): a request
+ * asks for a round number and never for less than the figure. */
+double bt_round_up_2sig(double v);
+
+/* ---- quota-increase request ---- */
+enum bt_qr_scope { BT_QR_ON_DEMAND, BT_QR_CROSS_REGION, BT_QR_GLOBAL, BT_QR_MANTLE };
+const char *bt_qr_scope_name(enum bt_qr_scope s); /* on-demand cross-region global mantle */
+
+/* Steady state and peak of a per-minute figure over the busy minutes. */
+struct bt_qr_stat {
+    double steady;           /* median of the busy minutes */
+    double p99, max;         /* peak */
+};
+
+/* One quota of the group: the runtime TPM quota, or a mantle side. */
+struct bt_qr_side {
+    const char *name;        /* "tpm", "input", "output" */
+    struct bt_qr_stat tpm;   /* quota tokens per minute charged (burndown applied) */
+    double ceiling;          /* observed ceiling: the most accepted in a throttled minute,
+                              * a lower bound on the limit that bound; NAN: no throttles */
+    double quota;            /* current applied value (NAN unknown; 0 no usable quota) */
+    enum bt_quota_source quota_source;
+    char code[32];
+    char quota_name[192];
+    double ask;              /* peak (max) x margin, rounded up; NAN: no usage */
+    bool increase_needed;    /* ask above the current quota (or the quota unknown or 0) */
+    double peak_pct;         /* peak (max) as a percentage of the quota (NAN unknown) */
+};
+
+#define BT_QR_MAX_ROUTES 16
+struct bt_qr_group {
+    char key[256];           /* core's quota group key */
+    int routes[BT_QR_MAX_ROUTES];
+    int nroutes;             /* may exceed BT_QR_MAX_ROUTES: only the first are listed */
+    enum bt_qr_scope scope;
+    const char *model;       /* the first route's (base) model */
+    const char *region;
+    double burndown;         /* output multiplier used (runtime; the first route's) */
+    const char *burndown_source;
+    struct bt_qr_side side[2];
+    int nsides;              /* runtime 1 (tpm), mantle 2 (input, output) */
+    struct bt_qr_stat rpm;   /* requests submitted per minute, the RPM quota's measure
+                              * (Invocations + throttled + failed) */
+    double rpm_quota;        /* NAN: none listed (mantle enforces none) */
+    enum bt_quota_source rpm_source;
+    char rpm_code[32];
+    double rpm_ask;
+    bool rpm_increase_needed;
+    double avg_input;        /* input tokens per request, cache reads and writes included */
+    double avg_output;       /* output tokens per request */
+    double max_tokens;       /* the largest output allowance requested (config or gauge) */
+    double requests, throttled_requests; /* over the window */
+    int minutes;             /* data minutes in the window */
+    int minutes_with_data;   /* minutes some member had a datapoint (busy or not) */
+    int busy_minutes;        /* minutes with invocations or tokens */
+    int throttled_minutes;   /* minutes with InvocationThrottles > 0 */
+};
+
+struct bt_qr {
+    int64_t from, to;        /* data minutes, inclusive */
+    double margin;           /* the ask is peak x margin (1.2 = 20 % above the peak) */
+    struct bt_qr_group *groups;
+    int ngroups;
+};
+
+/* Per quota group (evals[r].group_leader, from bt_eval_all: the dashboard's
+ * groups) of the routes with keep[r] (NULL: all), over the data minutes from..to
+ * of the store. The quotas are the ones the evaluations resolved (in a replay,
+ * seek to the end and evaluate there: the quotas learned while recording apply). */
+void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
+                 const struct bt_eval *evals, int64_t from, int64_t to, const bool *keep,
+                 double margin, struct bt_qr *out);
+void bt_qr_free(struct bt_qr *q);
+
+/* ---- incident write-up ---- */
+/* One route at one data minute, as bedtop showed it (NAN unknown). */
+struct bt_inc_point {
+    enum bt_status status;
+    double headroom_pct;     /* the binding side's */
+    enum bt_side binding;    /* which side that is */
+    double side_pct[2];      /* the sides bt_inc_side names (NAN: not a limit here) */
+    double side_used[2];     /* the group's used on that side, tokens per minute */
+    double side_quota[2];
+    double throttles;        /* per minute */
+    double offered, accepted; /* calls per minute */
+    double lat_p50, lat_p99; /* ms */
+    uint64_t warn;           /* bit per warning code */
+};
+
+enum bt_tl_kind { BT_TL_STATUS, BT_TL_WARN_ON, BT_TL_WARN_OFF, BT_TL_MARKER, BT_TL_QUOTA,
+                  BT_TL_THROTTLE_ON, BT_TL_THROTTLE_OFF };
+struct bt_tl_entry {
+    int64_t minute;          /* data minute */
+    enum bt_tl_kind kind;
+    int route;               /* -1: every route (markers) */
+    enum bt_status from, to; /* BT_TL_STATUS */
+    enum bt_wcode code;      /* BT_TL_WARN_* */
+    enum bt_status severity;
+    double value;            /* BT_TL_QUOTA: the new value; BT_TL_THROTTLE_ON: throttles/min */
+    int side;                /* BT_TL_QUOTA: the side (bt_inc_point's side index) */
+    char text[320];          /* the warning's message, the marker's note, the quota's name */
+};
+
+/* A cause the warnings named, with the route-minutes that named it. */
+struct bt_inc_cause {
+    enum bt_wcode code;
+    const char *action;      /* the remedy core attached (tells causes of one code apart) */
+    enum bt_status severity; /* the worst seen */
+    int minutes;             /* route-minutes it was named */
+    int crit_minutes;
+    int64_t first;           /* data minute first named */
+    int route;               /* the route where first named */
+    char message[320];       /* as first named */
+    uint64_t routes;         /* bit per route (first 64) that named it */
+    bool caveat;             /* about the data, not the load (STALE, QUOTA_UNKNOWN, ...):
+                              * listed apart, after the causes */
+    bool standing;           /* named already at the window's first minute: a condition
+                              * that did not start in the window (ranked after the others) */
+};
+
+struct bt_inc_route {
+    bool affected;           /* status worse than at the window's start, or throttled */
+    bool worsened;           /* status worse than at the window's start */
+    enum bt_status worst, start_status;
+    double worst_pct;        /* lowest headroom of the binding side */
+    int64_t worst_minute;
+    enum bt_side worst_side; /* the side that bound at the lowest headroom */
+    int throttled_minutes;
+    bool admission;          /* offered and accepted from the admission counters (in some
+                              * minute), else CloudWatch (offered = accepted + throttled) */
+    double throttles;        /* total throttled requests */
+    int64_t first_throttle, last_throttle; /* data minutes (0: none) */
+    int64_t recovered;       /* first minute back at the start status after the worst (0: not) */
+};
+
+#define BT_INC_MAX_CAUSES 32
+struct bt_incident {
+    int64_t from, to;        /* data minutes, inclusive */
+    int n;                   /* minutes */
+    int nroutes;
+    struct bt_inc_point *pt; /* nroutes x n: pt[r * n + i] is minute from + 60 i */
+    struct bt_inc_route *route;
+    bool *mantle;            /* per route: two sides */
+    bool *shown;             /* per route: considered (keep), else every figure is empty */
+    int nshown;
+    struct bt_tl_entry *tl;
+    int ntl;
+    struct bt_inc_cause cause[BT_INC_MAX_CAUSES];
+    int ncause;              /* ranked: causes that began in the window before standing
+                              * ones, then crit minutes, then minutes, then first seen */
+    int naffected;
+    int64_t marker_minute[64]; /* the markers on the data-minute clock (first 64) */
+    const char *marker_text[64];
+    int nmarkers;
+};
+
+/* The two sides an incident follows per route: runtime tokens and requests per
+ * minute, mantle input and output (k = 0, 1). */
+enum bt_side bt_inc_side(bool mantle, int k);
+/* The data minute on screen at time t of a recording (the newest complete one). */
+int64_t bt_data_minute(const struct bt_config *cfg, int64_t t);
+/* Evaluates every route of the recording at each data minute from..to (as bedtop
+ * showed it when that minute was the newest complete one: the same evaluation as
+ * export) and derives the summary, the timeline and the ranked causes. keep
+ * (NULL: all) limits the routes considered. Leaves the replay seeked to its end. */
+void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const bool *keep,
+                       struct bt_incident *out);
+void bt_incident_free(struct bt_incident *inc);
+static inline const struct bt_inc_point *bt_inc_at(const struct bt_incident *inc, int r, int i)
+{
+    return &inc->pt[(size_t)r * (size_t)inc->n + (size_t)i];
+}
+#endif

@@ -1,0 +1,388 @@
+/* Line charts with cairo: one time axis, dash patterns and symbols beside colour. */
+#include "render/chart.h"
+
+#include <cairo.h>
+#include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+
+/* Okabe-Ito colours (told apart by colour-blind readers), each with its own dash
+ * and symbol for monochrome print. */
+static const struct bt_chart_style styles[BT_CHART_STYLES] = {
+    {0.000, 0.447, 0.698, "#0072B2", {0}, 0, "solid", "circles"},
+    {0.835, 0.369, 0.000, "#D55E00", {8, 4}, 2, "dashed", "squares"},
+    {0.000, 0.620, 0.451, "#009E73", {2, 3}, 2, "dotted", "triangles"},
+    {0.800, 0.475, 0.655, "#CC79A7", {10, 3, 2, 3}, 4, "dash-dot", "diamonds"},
+    {0.902, 0.624, 0.000, "#E69F00", {14, 5}, 2, "long dashes", "crosses"},
+    {0.337, 0.706, 0.914, "#56B4E9", {4, 2, 4, 6}, 4, "double dashes", "down triangles"},
+    {0.200, 0.133, 0.533, "#332288", {0}, 0, "solid thin", "open circles"},
+    {0.600, 0.600, 0.600, "#999999", {6, 2, 1, 2}, 4, "dash-dot grey", "plus signs"},
+};
+const char *const bt_chart_marker_hex = "#8B0000";
+static const double marker_rgb[3] = {0.545, 0.0, 0.0};
+
+const struct bt_chart_style *bt_chart_style(int i)
+{
+    return &styles[((i % BT_CHART_STYLES) + BT_CHART_STYLES) % BT_CHART_STYLES];
+}
+
+enum { W = 900, PLOT_TOP = 34, PLOT_H = 190, LEFT = 72, RIGHT = 110, LEGEND_ROW = 18 };
+
+struct frame {
+    double x0, x1, y0, y1; /* plot area in pixels (y0 top) */
+    double vmin, vmax;
+    int64_t from;
+    int n;
+};
+
+static double px(const struct frame *f, int i)
+{
+    return f->n <= 1 ? (f->x0 + f->x1) / 2 : f->x0 + (f->x1 - f->x0) * i / (double)(f->n - 1);
+}
+
+static double py(const struct frame *f, double v)
+{
+    return f->y1 - (f->y1 - f->y0) * (v - f->vmin) / (f->vmax - f->vmin);
+}
+
+static double nice_step(double range, int ticks)
+{
+    double raw = range / ticks, mag = pow(10, floor(log10(raw))), r = raw / mag;
+    return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 2.5 ? 2.5 : r <= 5 ? 5 : 10) * mag;
+}
+
+static void value_range(const struct bt_chart *c, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int s = 0; s < c->nseries; s++) {
+        for (int i = 0; i < c->n; i++) {
+            double v = c->series[s].v[i];
+            if (isnan(v) || isinf(v))
+                continue;
+            *lo = v < *lo ? v : *lo;
+            *hi = v > *hi ? v : *hi;
+        }
+    }
+    for (int h = 0; h < c->nhline; h++) {
+        double v = c->hline[h].value;
+        if (!isnan(v) && !isinf(v)) {
+            *lo = v < *lo ? v : *lo;
+            *hi = v > *hi ? v : *hi;
+        }
+    }
+    if (isinf(*lo)) { /* nothing known */
+        *lo = 0;
+        *hi = 1;
+    }
+    if (c->zero_based && *lo > 0)
+        *lo = 0;
+    if (c->pct && *hi < 100)
+        *hi = 100;
+    if (*hi - *lo < 1e-9)
+        *hi = *lo + 1;
+    double step = nice_step(*hi - *lo, 5);
+    *lo = floor(*lo / step) * step;
+    *hi = ceil(*hi / step) * step;
+}
+
+static void text_at(cairo_t *cr, double x, double y, const char *s, double align)
+{
+    cairo_text_extents_t ex;
+    cairo_text_extents(cr, s, &ex);
+    cairo_move_to(cr, x - align * ex.x_advance, y);
+    cairo_show_text(cr, s);
+}
+
+static void axis_label(double v, char *out, size_t n)
+{
+    if (fabs(v) >= 1000)
+        bt_fmt_tokens(v, out, n);
+    else
+        bt_fmt_plain(v, 1, out, n);
+}
+
+static void draw_axes(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
+{
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_font_size(cr, 13);
+    text_at(cr, f->x0, 20, c->title, 0);
+    cairo_set_font_size(cr, 10);
+    /* horizontal grid and y labels */
+    double step = nice_step(f->vmax - f->vmin, 5);
+    cairo_set_line_width(cr, 0.5);
+    cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+    for (double v = f->vmin; v <= f->vmax + step / 2; v += step) {
+        cairo_move_to(cr, f->x0, round(py(f, v)) + 0.5);
+        cairo_line_to(cr, f->x1, round(py(f, v)) + 0.5);
+    }
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    for (double v = f->vmin; v <= f->vmax + step / 2; v += step) {
+        char l[BT_FMT_LONG];
+        axis_label(fabs(v) < step / 1e6 ? 0 : v, l, sizeof l);
+        text_at(cr, f->x0 - 6, py(f, v) + 3.5, l, 1);
+    }
+    cairo_save(cr);
+    cairo_translate(cr, 14, (f->y0 + f->y1) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text_at(cr, 0, 0, c->unit, 0.5);
+    cairo_restore(cr);
+    /* the time axis: the same ticks on every chart of the report */
+    static const int steps[] = {1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080};
+    int tick = steps[BT_ARRAY_LEN(steps) - 1];
+    for (size_t k = 0; k < BT_ARRAY_LEN(steps); k++) {
+        if (f->n / steps[k] <= 10) {
+            tick = steps[k];
+            break;
+        }
+    }
+    bool days = (int64_t)f->n * 60 > 86400;
+    cairo_set_line_width(cr, 1);
+    for (int i = 0; i < f->n; i++) {
+        int64_t m = f->from + 60 * (int64_t)i;
+        if ((m / 60) % tick)
+            continue;
+        double x = round(px(f, i)) + 0.5;
+        cairo_move_to(cr, x, f->y1);
+        cairo_line_to(cr, x, f->y1 + 4);
+        char l[32], iso[32];
+        bt_fmt_iso(m, iso, sizeof iso);
+        if (days)
+            snprintf(l, sizeof l, "%.5s %.5s", iso + 5, iso + 11);
+        else
+            snprintf(l, sizeof l, "%.5s", iso + 11);
+        text_at(cr, x, f->y1 + 15, l, 0.5);
+    }
+    cairo_stroke(cr);
+    text_at(cr, f->x1, f->y1 + 28, "UTC, CloudWatch data minute", 1);
+    cairo_rectangle(cr, f->x0 + 0.5, f->y0 + 0.5, f->x1 - f->x0, f->y1 - f->y0);
+    cairo_stroke(cr);
+}
+
+static void symbol(cairo_t *cr, int kind, double x, double y)
+{
+    const double s = 3.2;
+    switch (kind % BT_CHART_STYLES) {
+    case 0: cairo_new_sub_path(cr); cairo_arc(cr, x, y, s, 0, 2 * M_PI); break;
+    case 1: cairo_rectangle(cr, x - s, y - s, 2 * s, 2 * s); break;
+    case 2: cairo_move_to(cr, x, y - s - 1); cairo_line_to(cr, x + s + 1, y + s);
+            cairo_line_to(cr, x - s - 1, y + s); cairo_close_path(cr); break;
+    case 3: cairo_move_to(cr, x, y - s - 1); cairo_line_to(cr, x + s + 1, y);
+            cairo_line_to(cr, x, y + s + 1); cairo_line_to(cr, x - s - 1, y); cairo_close_path(cr); break;
+    case 4: cairo_rectangle(cr, x - s, y - 1, 2 * s, 2); cairo_rectangle(cr, x - 1, y - s, 2, 2 * s); break;
+    case 5: cairo_move_to(cr, x, y + s + 1); cairo_line_to(cr, x + s + 1, y - s);
+            cairo_line_to(cr, x - s - 1, y - s); cairo_close_path(cr); break;
+    case 6: cairo_new_sub_path(cr); cairo_arc(cr, x, y, s, 0, 2 * M_PI);
+            cairo_new_sub_path(cr); cairo_arc_negative(cr, x, y, s - 1.4, 2 * M_PI, 0); break;
+    default: cairo_rectangle(cr, x - s, y - 0.8, 2 * s, 1.6); cairo_rectangle(cr, x - 0.8, y - s, 1.6, 2 * s); break;
+    }
+}
+
+static void set_style(cairo_t *cr, const struct bt_chart_style *st, int i)
+{
+    cairo_set_source_rgb(cr, st->r, st->g, st->b);
+    cairo_set_line_width(cr, i % BT_CHART_STYLES == 6 ? 1.2 : 2);
+    cairo_set_dash(cr, st->dash, st->ndash, 0);
+}
+
+static void draw_series(cairo_t *cr, const struct bt_chart *c, const struct frame *f, int s)
+{
+    const struct bt_chart_series *se = &c->series[s];
+    const struct bt_chart_style *st = bt_chart_style(s);
+    set_style(cr, st, s);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    /* one stroke: a gap (no data) starts a new sub-path */
+    bool pen = false;
+    for (int i = 0; i < c->n; i++) {
+        double v = se->v[i];
+        if (isnan(v) || isinf(v)) {
+            pen = false;
+            continue;
+        }
+        if (pen)
+            cairo_line_to(cr, px(f, i), py(f, v));
+        else
+            cairo_move_to(cr, px(f, i), py(f, v));
+        pen = true;
+    }
+    cairo_stroke(cr);
+    /* symbols every few minutes, offset per series so that they do not sit on each other */
+    cairo_set_dash(cr, NULL, 0, 0);
+    int every = c->n / 15 > 1 ? c->n / 15 : 1;
+    for (int i = s % every; i < c->n; i += every) {
+        double v = se->v[i];
+        if (!isnan(v) && !isinf(v))
+            symbol(cr, s, px(f, i), py(f, v));
+    }
+    cairo_fill(cr);
+}
+
+/* Reference lines (the quota, thresholds), labelled right of the plot; a label
+ * that would touch the one above it moves down. */
+static void draw_hlines(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
+{
+    static const double dash[] = {3, 3};
+    int order[BT_CHART_MAX_HLINES], n = 0;
+    for (int h = 0; h < c->nhline; h++) {
+        double v = c->hline[h].value;
+        if (isnan(v) || v < f->vmin || v > f->vmax)
+            continue;
+        int j = n++;
+        for (; j > 0 && c->hline[order[j - 1]].value < v; j--)
+            order[j] = order[j - 1];
+        order[j] = h;
+    }
+    cairo_set_font_size(cr, 10);
+    double last = -INFINITY;
+    for (int k = 0; k < n; k++) {
+        int h = order[k];
+        double v = c->hline[h].value;
+        double g = h == 0 ? 0.25 : 0.45;
+        cairo_set_source_rgb(cr, g, g, g);
+        cairo_set_line_width(cr, h == 0 ? 1.5 : 1);
+        cairo_set_dash(cr, h == 0 ? NULL : dash, h == 0 ? 0 : 2, 0);
+        cairo_move_to(cr, f->x0, round(py(f, v)) + 0.5);
+        cairo_line_to(cr, f->x1, round(py(f, v)) + 0.5);
+        cairo_stroke(cr);
+        double y = py(f, v) + 3.5;
+        if (y < last + 11)
+            y = last + 11;
+        last = y;
+        text_at(cr, f->x1 + 5, y, c->hline[h].label, 0);
+    }
+    cairo_set_dash(cr, NULL, 0, 0);
+}
+
+static void draw_markers(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
+{
+    static const double dash[] = {6, 3};
+    cairo_set_font_size(cr, 10);
+    for (int k = 0; k < c->nmarkers; k++) {
+        int64_t i = (c->markers[k] - f->from) / 60;
+        if (i < 0 || i >= f->n)
+            continue;
+        double x = round(px(f, (int)i)) + 0.5;
+        cairo_set_source_rgb(cr, marker_rgb[0], marker_rgb[1], marker_rgb[2]);
+        cairo_set_line_width(cr, 1.2);
+        cairo_set_dash(cr, dash, 2, 0);
+        cairo_move_to(cr, x, f->y0);
+        cairo_line_to(cr, x, f->y1);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+        char l[16];
+        snprintf(l, sizeof l, "M%d", k + 1);
+        text_at(cr, x + 2, f->y0 + 11, l, 0);
+    }
+}
+
+static int legend_rows(const struct bt_chart *c)
+{
+    return (c->nseries + 2) / 3; /* three entries a row */
+}
+
+static void draw_legend(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
+{
+    cairo_set_font_size(cr, 10);
+    double colw = (f->x1 - f->x0) / 3;
+    for (int s = 0; s < c->nseries; s++) {
+        double x = f->x0 + colw * (s % 3), y = f->y1 + 46 + LEGEND_ROW * (s / 3);
+        const struct bt_chart_style *st = bt_chart_style(s);
+        set_style(cr, st, s);
+        cairo_move_to(cr, x, y - 4);
+        cairo_line_to(cr, x + 34, y - 4);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+        symbol(cr, s, x + 17, y - 4);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        text_at(cr, x + 40, y, c->series[s].label, 0);
+    }
+}
+
+static int chart_height(const struct bt_chart *c)
+{
+    return PLOT_TOP + PLOT_H + 40 + LEGEND_ROW * legend_rows(c) + 8;
+}
+
+static void draw(cairo_t *cr, const struct bt_chart *c)
+{
+    struct frame f = {.x0 = LEFT, .x1 = W - RIGHT, .y0 = PLOT_TOP, .y1 = PLOT_TOP + PLOT_H,
+                      .from = c->from, .n = c->n};
+    value_range(c, &f.vmin, &f.vmax);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    draw_axes(cr, c, &f);
+    draw_hlines(cr, c, &f);
+    cairo_save(cr);
+    cairo_rectangle(cr, f.x0, f.y0 - 4, f.x1 - f.x0, f.y1 - f.y0 + 8);
+    cairo_clip(cr);
+    for (int s = 0; s < c->nseries; s++)
+        draw_series(cr, c, &f, s);
+    cairo_restore(cr);
+    draw_markers(cr, c, &f);
+    draw_legend(cr, c, &f);
+}
+
+void bt_chart_free(struct bt_chart *c)
+{
+    for (int s = 0; s < c->nseries; s++)
+        free(c->series[s].v);
+    c->nseries = 0;
+}
+
+void bt_chart_shutdown(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();
+}
+
+static cairo_status_t to_buf(void *closure, const unsigned char *data, unsigned int len)
+{
+    bt_buf_add(closure, data, len);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+static bool finish(cairo_t *cr, cairo_surface_t *sf, const char *what, char *err, size_t errlen)
+{
+    cairo_status_t st = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_finish(sf);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = cairo_surface_status(sf);
+    if (st != CAIRO_STATUS_SUCCESS)
+        snprintf(err, errlen, "%s: cairo: %s", what, cairo_status_to_string(st));
+    return st == CAIRO_STATUS_SUCCESS;
+}
+
+bool bt_chart_svg(const struct bt_chart *c, struct bt_buf *out, char *err, size_t errlen)
+{
+    cairo_surface_t *sf = cairo_svg_surface_create_for_stream(to_buf, out, W, chart_height(c));
+    cairo_t *cr = cairo_create(sf);
+    draw(cr, c);
+    bool ok = finish(cr, sf, "svg", err, errlen);
+    cairo_surface_destroy(sf);
+    return ok;
+}
+
+bool bt_chart_png(const struct bt_chart *c, struct bt_buf *out, char *err, size_t errlen)
+{
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 2 * W, 2 * chart_height(c));
+    cairo_t *cr = cairo_create(sf);
+    cairo_scale(cr, 2, 2);
+    draw(cr, c);
+    cairo_status_t st = cairo_status(cr);
+    cairo_destroy(cr);
+    if (st == CAIRO_STATUS_SUCCESS)
+        st = cairo_surface_write_to_png_stream(sf, to_buf, out);
+    cairo_surface_destroy(sf);
+    if (st != CAIRO_STATUS_SUCCESS)
+        snprintf(err, errlen, "png: cairo: %s", cairo_status_to_string(st));
+    return st == CAIRO_STATUS_SUCCESS;
+}

@@ -1,0 +1,64 @@
+/* Issue 26 break 12: loading a recording header was quadratic in routes (100,000 routes:
+ * 88 s, 96 % in cJSON_GetArrayItem, which walks the array from its start for each index).
+ * Judged by the growth of the CPU time, not by a wall-clock bound: 40,000 routes against
+ * 4,000 is 10 times the work when linear and 100 times when quadratic; the bound (40)
+ * sits between, with room for a loaded machine and cache effects. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/recording.h"
+#include "core/util.h"
+#include "tests/tap.h"
+
+static char *header(int n, size_t *len)
+{
+    struct bt_buf b = {0};
+    bt_buf_puts(&b, "{\"format\":\"bedtop-recording\",\"version\":\"1.1\",\"created\":\"2026-11-29T10:00:00Z\","
+                    "\"signals\":[\"invocations\",\"input_tokens\"],\"routes\":[");
+    for (int i = 0; i < n; i++)
+        bt_buf_printf(&b, "%s{\"name\":\"r%06d\",\"model\":\"anthropic.claude-3-haiku-20240307-v1:0\"}",
+                      i ? "," : "", i);
+    bt_buf_puts(&b, "]}\n{\"t\":1795946460,\"s\":[[0,1795946400,1795946460,[0,1]]]}\n");
+    *len = b.len;
+    return b.buf;
+}
+
+/* CPU seconds to open a recording of n routes (best of three: the least disturbed). */
+static double load_cpu(int n, int *nroutes)
+{
+    size_t len;
+    char *text = header(n, &len);
+    double best = -1;
+    for (int k = 0; k < 3; k++) {
+        struct bt_replay rp;
+        char err[300] = "";
+        clock_t t0 = clock();
+        bool ok = bt_replay_open_mem(&rp, "big.rec", text, len, NULL, NULL, err, sizeof err);
+        double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+        *nroutes = ok ? rp.cfg.nroutes : -1;
+        if (ok)
+            bt_replay_free(&rp);
+        else
+            printf("# %s\n", err);
+        if (best < 0 || cpu < best)
+            best = cpu;
+    }
+    free(text);
+    return best;
+}
+
+int main(void)
+{
+    int small_n = 0, big_n = 0;
+    double small = load_cpu(4000, &small_n);
+    double big = load_cpu(40000, &big_n);
+    OK(small_n == 4000 && big_n == 40000, "break 12: headers of 4,000 and 40,000 routes load whole (%d, %d)",
+       small_n, big_n);
+    /* 1 ms of slack on the small side: its time can round to 0 on a fast machine */
+    double ratio = big / (small + 0.001);
+    printf("# CPU: 4,000 routes %.4f s, 40,000 routes %.4f s, ratio %.1f\n", small, big, ratio);
+    OK(ratio < 40, "break 12: 10 times the routes costs less than 40 times the CPU (%.1f): not quadratic", ratio);
+    return tap_done();
+}

@@ -1,0 +1,261 @@
+/* The figures of bedtop report (core/reportcalc.c), worked by hand. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/reportcalc.h"
+#include "core/sanitize.h"
+#include "render/reportdoc.h"
+#include "tests/tap.h"
+
+#define T0 1795946400 /* 2026-11-29T10:00:00Z */
+
+static void stats(void)
+{
+    double a[] = {3, 1, 2};
+    NEAR(bt_stat_median(a, 3), 2, 0, "median of 3 1 2 is 2");
+    double b[] = {4, 1, 3, 2};
+    NEAR(bt_stat_median(b, 4), 2.5, 0, "median of four values: mean of the middle two, 2.5");
+    double c[] = {NAN, 5, NAN};
+    NEAR(bt_stat_median(c, 3), 5, 0, "unknown values are skipped, not read as 0");
+    OK(isnan(bt_stat_median(c, 0)), "no value: the median is unknown");
+    /* nearest rank: p99 of 1..100 is the 99th value (ceil(0.99 x 100) = 99), of
+     * 1..200 the 198th (ceil(0.99 x 200) = 198), of five values the fifth
+     * (ceil(4.95) = 5) */
+    double h[200];
+    for (int i = 0; i < 100; i++)
+        h[i] = 100 - i;
+    NEAR(bt_stat_percentile(h, 100, 99), 99, 0, "p99 of 1..100 is 99");
+    NEAR(bt_stat_percentile(h, 100, 100), 100, 0, "p100 is the max");
+    NEAR(bt_stat_percentile(h, 100, 50), 50, 0, "p50 of 1..100 is 50 (nearest rank)");
+    for (int i = 0; i < 200; i++)
+        h[i] = i + 1;
+    NEAR(bt_stat_percentile(h, 200, 99), 198, 0, "p99 of 1..200 is 198");
+    double f[] = {10, 50, 20, 40, 30};
+    NEAR(bt_stat_percentile(f, 5, 99), 50, 0, "p99 of five values is the largest");
+    /* round up to two significant figures */
+    NEAR(bt_round_up_2sig(624000), 630000, 0, "624,000 asks for 630,000");
+    NEAR(bt_round_up_2sig(620000), 620000, 0, "620,000 stays 620,000 (already round)");
+    NEAR(bt_round_up_2sig(1040000), 1100000, 0, "1,040,000 asks for 1,100,000");
+    NEAR(bt_round_up_2sig(264), 270, 0, "264 requests/min asks for 270");
+    NEAR(bt_round_up_2sig(7), 7, 0, "7 stays 7");
+    NEAR(bt_round_up_2sig(12.2), 13, 0, "12.2 rounds up to whole 13");
+}
+
+static bool open_fixture(struct bt_replay *rp)
+{
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/tests/data/quota-request.rec", tap_srcdir());
+    if (!bt_replay_open(rp, path, NULL, NULL, err, sizeof err)) {
+        OK(false, "fixture opens: %s", err);
+        return false;
+    }
+    return true;
+}
+
+/* tests/data/quota-request.rec, written by hand: minutes 10:00..10:05 (data
+ * minutes: recorded 10:03 to 10:08 with the 120 s lag), no admission counters.
+ *   chat and chat-batch share quota L-TEST0001 (1,000,000 TPM, RPM 500 L-TEST0002),
+ *   burndown 5; quota tokens = input + cache write + output x 5, or
+ *   EstimatedTPMQuotaUsage where higher:
+ *     min  chat: inv in      cr     cw     out    thr        batch: inv in     out   thr
+ *     0         100 100,000 20,000 0      20,000 0                  10  40,000 2,000 0
+ *     1         120 130,000 0      10,000 24,000 0                  -
+ *     2         200 250,000 -      -      40,000 30                 20  50,000 4,000 5
+ *     3         -  (idle)                                           -
+ *     4         80  90,000  (estimated 200,000)  16,000 0           10  30,000 2,000 0
+ *     5         150 160,000 -      -      30,000 12                 -
+ *   chat quota tokens: 200,000; 260,000; 450,000; -; max(170,000, 200,000) = 200,000; 310,000
+ *   batch:             50,000;  -;       70,000;  -; 40,000; -
+ *   group per busy minute: 250,000 260,000 520,000 240,000 310,000
+ *     sorted 240k 250k 260k 310k 520k: steady (median) 260,000, p99 (rank 5) and max 520,000
+ *   RPM, requests submitted (accepted + throttled; no errors recorded):
+ *     110, 120, 220 + 35 = 255, 90, 150 + 12 = 162 -> sorted 90 110 120 162 255:
+ *     steady 120, peak 255
+ *   average input: (120,000 + 140,000 + 250,000 + 90,000 + 160,000 + 40,000 + 50,000
+ *     + 30,000) / (100 + 120 + 200 + 80 + 150 + 10 + 20 + 10) = 880,000 / 690 = 1,275.36
+ *   average output: (130,000 + 8,000) / 690 = 200
+ *   max_tokens: chat 2,000, chat-batch 4,000 -> 4,000
+ *   throttled minutes 2 (10:02 and 10:05), 47 requests; observed ceiling: the most
+ *     accepted in a throttled minute, max(520,000, 310,000) = 520,000
+ *   ask: 520,000 x 1.2 = 624,000 -> 630,000 < 1,000,000: no increase needed;
+ *     with margin 2.0: 1,040,000 -> 1,100,000 > 1,000,000: increase needed
+ *   RPM ask 255 x 1.2 = 306 -> 310 < 500
+ *   agents (mantle, input 20,000,000 / output 4,000,000 from config):
+ *     inv in out: 10 100,000 5,000; 12 150,000 6,000; 8 80,000 4,000; 20 400,000 10,000;
+ *     -; 10 120,000 5,000
+ *     input sorted 80k 100k 120k 150k 400k: steady 120,000, max 400,000 -> ask 480,000
+ *     output sorted 4k 5k 5k 6k 10k: steady 5,000, max 10,000 -> ask 12,000
+ *     average input 850,000 / 60 = 14,166.7; output 30,000 / 60 = 500 */
+static void quota_request(void)
+{
+    struct bt_replay rp;
+    if (!open_fixture(&rp))
+        return;
+    bt_replay_seek(&rp, rp.end);
+    struct bt_eval ev[3];
+    bt_eval_all(&rp.cfg, &rp.store, rp.end, ev);
+    int64_t from = bt_data_minute(&rp.cfg, rp.start), to = bt_data_minute(&rp.cfg, rp.end);
+    NEAR((double)from, T0, 0, "the first data minute is 10:00");
+    NEAR((double)to, T0 + 300, 0, "the last data minute is 10:05");
+    struct bt_qr q;
+    bt_qr_build(&rp.cfg, &rp.store, ev, from, to, NULL, 1.2, &q);
+    OK(q.ngroups == 2, "two quota groups: chat + chat-batch, and agents (got %d)", q.ngroups);
+    if (q.ngroups != 2)
+        goto out;
+    const struct bt_qr_group *g = &q.groups[0];
+    OK(g->nroutes == 2 && g->routes[0] == 0 && g->routes[1] == 1, "chat and chat-batch are one group");
+    OK(g->scope == BT_QR_CROSS_REGION && g->nsides == 1, "cross-Region scope, one TPM side");
+    const struct bt_qr_side *sd = &g->side[0];
+    STREQ(sd->code, "L-TEST0001", "quota code");
+    NEAR(sd->quota, 1000000, 0, "current applied quota 1,000,000");
+    NEAR(sd->tpm.steady, 260000, 0, "steady TPM: median of the busy minutes");
+    NEAR(sd->tpm.p99, 520000, 0, "peak p99 TPM");
+    NEAR(sd->tpm.max, 520000, 0, "peak max TPM");
+    NEAR(g->rpm.steady, 120, 0, "steady RPM");
+    NEAR(g->rpm.max, 255, 0, "peak RPM: submitted, throttled requests included");
+    NEAR(g->avg_input, 880000.0 / 690, 1e-9, "average input tokens per request 1,275.36");
+    NEAR(g->avg_output, 200, 1e-9, "average output tokens per request 200");
+    NEAR(g->max_tokens, 4000, 0, "max_tokens in use: the larger of the two routes");
+    OK(g->throttled_minutes == 2, "two minutes throttled (got %d)", g->throttled_minutes);
+    NEAR(g->throttled_requests, 47, 0, "47 requests throttled");
+    NEAR(sd->ceiling, 520000, 0, "observed ceiling: most accepted in a throttled minute");
+    NEAR(sd->ask, 630000, 0, "ask: 520,000 x 1.2 rounded up");
+    OK(!sd->increase_needed, "630,000 fits 1,000,000: no increase needed");
+    NEAR(sd->peak_pct, 52, 1e-9, "the peak is 52% of the quota");
+    NEAR(g->rpm_quota, 500, 0, "RPM quota 500");
+    NEAR(g->rpm_ask, 310, 0, "RPM ask 310");
+    OK(g->busy_minutes == 5 && g->minutes == 6 && g->minutes_with_data == 5,
+       "5 busy minutes of 6, the idle one without data");
+    const struct bt_qr_group *m = &q.groups[1];
+    OK(m->scope == BT_QR_MANTLE && m->nsides == 2, "agents: mantle, input and output sides");
+    NEAR(m->side[0].tpm.steady, 120000, 0, "mantle input steady");
+    NEAR(m->side[0].tpm.max, 400000, 0, "mantle input peak");
+    NEAR(m->side[0].ask, 480000, 0, "mantle input ask");
+    NEAR(m->side[1].tpm.steady, 5000, 0, "mantle output steady");
+    NEAR(m->side[1].ask, 12000, 0, "mantle output ask");
+    NEAR(m->avg_input, 850000.0 / 60, 1e-9, "mantle average input 14,166.7");
+    OK(isnan(m->side[0].ceiling) && isnan(m->rpm.steady), "mantle: no throttle metric, no RPM");
+    bt_qr_free(&q);
+
+    bt_qr_build(&rp.cfg, &rp.store, ev, from, to, NULL, 2.0, &q);
+    NEAR(q.groups[0].side[0].ask, 1100000, 0, "margin 100%: 1,040,000 asks for 1,100,000");
+    OK(q.groups[0].side[0].increase_needed, "1,100,000 is above the quota: an increase");
+    bt_qr_free(&q);
+
+    bool keep[3] = {false, true, false};
+    bt_qr_build(&rp.cfg, &rp.store, ev, from, to, keep, 1.2, &q);
+    /* chat-batch alone: 50,000, 70,000, 40,000 -> steady 50,000, peak 70,000 */
+    OK(q.ngroups == 1 && q.groups[0].nroutes == 1, "--route chat-batch: one group of one route");
+    NEAR(q.groups[0].side[0].tpm.steady, 50000, 0, "chat-batch alone: steady 50,000");
+    NEAR(q.groups[0].side[0].tpm.max, 70000, 0, "chat-batch alone: peak 70,000");
+    bt_qr_free(&q);
+out:
+    bt_replay_free(&rp);
+}
+
+/* The same fixture as an incident: chat throttled at 10:02 (30) and 10:05 (12),
+ * chat-batch at 10:02 (5); the marker written at 10:06:30 is on screen with data
+ * minute 10:03 (10:06:30 - 120 s lag = 10:04:30, whose newest complete minute is
+ * 10:03). */
+static void incident(void)
+{
+    struct bt_replay rp;
+    if (!open_fixture(&rp))
+        return;
+    int64_t from = bt_data_minute(&rp.cfg, rp.start), to = bt_data_minute(&rp.cfg, rp.end);
+    struct bt_incident inc;
+    bt_incident_build(&rp, from, to, NULL, &inc);
+    OK(inc.n == 6 && inc.nroutes == 3, "six data minutes, three routes");
+    const struct bt_inc_route *chat = &inc.route[0];
+    OK(chat->throttled_minutes == 2, "chat: two throttled minutes (got %d)", chat->throttled_minutes);
+    NEAR(chat->throttles, 42, 0, "chat: 42 throttled requests");
+    NEAR((double)chat->first_throttle, T0 + 120, 0, "chat: throttling from 10:02");
+    NEAR((double)chat->last_throttle, T0 + 300, 0, "chat: last throttled at 10:05");
+    OK(chat->affected && inc.route[1].affected, "chat and chat-batch are affected");
+    OK(!inc.route[2].affected, "agents (not throttled, status unchanged) is not");
+    NEAR((double)inc.route[1].recovered, T0 + 180, 0, "chat-batch recovered at 10:03");
+    OK(chat->recovered == 0, "chat throttled in the last minute: not recovered in the window");
+    OK(isnan(bt_inc_at(&inc, 2, 0)->throttles), "mantle: throttles unknown, not 0");
+    OK(isnan(bt_inc_at(&inc, 2, 0)->offered) && bt_inc_at(&inc, 2, 0)->accepted == 10,
+       "mantle: offered unknown (no throttle metric), accepted 10 calls");
+    NEAR(bt_inc_at(&inc, 0, 3)->throttles, 0, 0, "chat at 10:03: idle after a good poll, 0");
+    NEAR(bt_inc_at(&inc, 0, 2)->offered, 230, 0, "chat at 10:02: offered = 200 accepted + 30 throttled");
+    OK(inc.nmarkers == 1 && inc.marker_minute[0] == T0 + 180, "the marker sits at data minute 10:03");
+    int on = 0, off = 0, mk = 0;
+    for (int i = 0; i < inc.ntl; i++) {
+        const struct bt_tl_entry *t = &inc.tl[i];
+        if (i > 0)
+            OK(t->minute >= inc.tl[i - 1].minute, "timeline entry %d in time order", i);
+        if (t->route == 0 && t->kind == BT_TL_THROTTLE_ON)
+            on += t->minute == T0 + 120 || t->minute == T0 + 300;
+        if (t->route == 0 && t->kind == BT_TL_THROTTLE_OFF)
+            off += t->minute == T0 + 180;
+        if (t->kind == BT_TL_MARKER)
+            mk += t->minute == T0 + 180 && strstr(t->text, "canary") != NULL;
+    }
+    OK(on == 2, "chat: throttling starts at 10:02 and again at 10:05 (got %d)", on);
+    OK(off == 1, "chat: throttling stops at 10:03");
+    OK(mk == 1, "the marker is in the timeline at 10:03 with its note");
+    bt_incident_free(&inc);
+    bt_replay_free(&rp);
+}
+
+/* More affected routes than a chart has styles: the eight most affected, in
+ * order, and nothing written past the caller's eight slots. Routes 1-11 are
+ * affected at warn, route r throttled r minutes; 11 worsened to crit, 2 worsened
+ * to warn, 5 was crit from the start. Order: worsened first (11 crit, then 2),
+ * then the worst status (5), then throttled minutes (10 9 8 7 6). */
+static void charted(void)
+{
+    struct bt_inc_route ro[12] = {0};
+    struct bt_incident inc = {.nroutes = 12, .route = ro};
+    for (int r = 0; r < 12; r++) {
+        ro[r].affected = true;
+        ro[r].worst = BT_ST_WARN;
+        ro[r].throttled_minutes = r; /* later routes throttled longer */
+    }
+    ro[11].worsened = true;
+    ro[11].worst = BT_ST_CRIT;
+    ro[2].worsened = true;
+    ro[5].worst = BT_ST_CRIT;
+    ro[0].affected = false;
+    int out[9];
+    out[8] = -7;
+    int n = bt_inc_charted(&inc, out, 8);
+    OK(n == 8 && out[8] == -7, "eight routes charted of eleven affected, none written past them");
+    /* worsened: 11 (crit), 2 (warn); then crit 5; then warn by throttled minutes 10 9 8 7 6 */
+    static const int want[8] = {11, 2, 5, 10, 9, 8, 7, 6};
+    bool same = true;
+    for (int i = 0; i < 8; i++)
+        same &= out[i] == want[i];
+    OK(same, "most affected first: %d %d %d %d %d %d %d %d", out[0], out[1], out[2], out[3], out[4],
+       out[5], out[6], out[7]);
+}
+
+/* The Markdown sink (core/sanitize.h) the reports write outside strings through. */
+static void markdown(void)
+{
+    struct bt_buf b = {0};
+    bt_san_md_buf(&b, "a|b <img src=x> [l](http://e) *x* `c` \\ &amp; ~s~ !");
+    STREQ(bt_buf_str(&b), "a\\|b \\<img src=x\\> \\[l\\](http://e) \\*x\\* \\`c\\` \\\\ \\&amp; \\~s\\~ \\!",
+          "every inline Markdown/HTML character escaped");
+    bt_buf_reset(&b);
+    bt_san_md_buf(&b, "line\n# heading\x1b[31m");
+    STREQ(bt_buf_str(&b), "line?# heading?\\[31m", "no line break (nothing starts a line), no escape byte");
+    bt_buf_reset(&b);
+    bt_san_md_buf(&b, "d\xc3\xa9ploiement \xff");
+    STREQ(bt_buf_str(&b), "d\xc3\xa9ploiement ?", "UTF-8 kept, invalid bytes replaced");
+    bt_buf_free(&b);
+}
+
+int main(void)
+{
+    markdown();
+    charted();
+    stats();
+    quota_request();
+    incident();
+    return tap_done();
+}
