@@ -2,7 +2,8 @@
  * of every route, grouped by (profile, Region) and batched 500 queries per
  * request; ListMetrics to learn the cache-metric spelling and, with no routes
  * configured, to discover routes. The pure parts (request building, response
- * parsing, the settled-minute window) are exposed for tests. */
+ * parsing, the settled-minute window) are exposed for tests. Files: cw_wire.c (the
+ * wire), cloudwatch.c (the collector), cw_discover.c (route discovery). */
 #ifndef BEDTOP_CLOUDWATCH_H
 #define BEDTOP_CLOUDWATCH_H
 #include <stdbool.h>
@@ -18,6 +19,15 @@ extern const struct bt_collector_ops bt_cloudwatch_collector;
 #define BT_CW_MAX_QUERIES 500   /* GetMetricData limit per request */
 #define BT_CW_PERIOD 60
 
+/* A dimension set as ListMetrics lists it (Model, or Model and Project). */
+#define BT_CW_MAX_DIMS 4
+struct bt_cw_dimset {
+    int n;
+    const char *name[BT_CW_MAX_DIMS];
+    const char *value[BT_CW_MAX_DIMS];
+};
+#define BT_CW_MAX_SUM 8      /* series summed into one figure (projects, profile ID + ARN) */
+
 /* One MetricDataQuery: which route and signal, and what CloudWatch calls it. */
 struct bt_cw_query {
     int route;
@@ -27,7 +37,16 @@ struct bt_cw_query {
     const char *ns;          /* AWS/Bedrock or AWS/BedrockMantle */
     const char *metric;
     const char *stat;
+    /* nsum > 0: the figure is SUM([...]) of the metric over these dimension sets
+     * (a mantle model listed only per Model+Project, an application profile under
+     * its ARN and its bare ID), each a hidden MetricStat; sumkey tells sets apart
+     * when queries are shared. nsum 0: the route's model under ModelId / Model. */
+    const struct bt_cw_dimset *sum;
+    int nsum;
+    const char *sumkey;
 };
+/* Entries a query takes in a request: 1, or its summed series + the expression. */
+int bt_cloudwatch_query_weight(const struct bt_cw_query *q);
 
 /* The metric spellings a route's account publishes for the two cache metrics
  * (ListMetrics); NULL members mean the signal table's spelling. */
@@ -86,6 +105,21 @@ bool bt_cloudwatch_parse_page(const char *body, size_t len, const struct bt_cw_s
  * only owning_account's when given (OwningAccount). */
 void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool linked,
                              const char *owning_account);
+/* The same for a namespace and a dimension every listed metric has (AWS/BedrockMantle,
+ * Model). */
+void bt_cloudwatch_list_json_ns(struct bt_buf *out, const char *ns, const char *dim,
+                                const char *next_token, bool linked, const char *owning_account);
+/* One metric of a ListMetrics answer, with its whole dimension set. */
+struct bt_cw_listed {
+    const char *ns, *metric, *account; /* account: OwningAccounts entry, NULL none */
+    struct bt_cw_dimset dims;
+    bool more_dims;          /* it had more than BT_CW_MAX_DIMS dimensions */
+};
+bool bt_cloudwatch_parse_list_sets(const char *body, size_t len,
+                                   void (*fn)(void *arg, const struct bt_cw_listed *m), void *arg,
+                                   char **next_token, char *err, size_t errlen);
+/* The value of dimension name in d, NULL when absent. */
+const char *bt_cw_dim(const struct bt_cw_dimset *d, const char *name);
 /* Calls fn(arg, metric, model_id, account) for every metric carrying a ModelId
  * dimension; account: its OwningAccounts entry, NULL when the answer has none. */
 bool bt_cloudwatch_parse_list(const char *body, size_t len,

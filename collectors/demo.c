@@ -40,11 +40,20 @@
  *               triage's group headroom is an upper bound (PARTIAL_GROUP).
  *   preview     a new model whose applied quota is 0 (access not granted yet):
  *               every call throttles.
+ *   luna        a bedrock-mantle route whose quotas Service Quotas names "[bedrock-mantle
+ *               endpoint] Input/Output tokens per minute for GPT-5.6 Luna" (vendor
+ *               dropped), matched by name.
+ *   opus48      Claude Opus 4.8, burndown 15: settled = input + output x 15; its quota
+ *               was matched by UsageMetric; the detail view shows the bound input +
+ *               max_tokens x 15 beside R.
+ *   fable       a mantle model with no published quota (internal capacity): information.
+ *   reserved    a provisioned-model ARN: model-unit capacity, in no quota group.
+ *   legacy      also: ListMetrics lists LegacyModelInvocations for it (LEGACY_MODEL).
  * Numbers follow the headroom contract version 3 (docs/headroom.md).
  */
 
 enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS,
-       R_TRIAGE_APP, R_PREVIEW, R_N };
+       R_TRIAGE_APP, R_PREVIEW, R_LUNA, R_OPUS48, R_FABLE, R_RESERVED, R_N };
 
 #define TRIAGE_MODEL "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
@@ -74,6 +83,14 @@ static const struct demo_route {
                       TRIAGE_MODEL, "us-east-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 1024, NULL},
     [R_PREVIEW] = {"preview", "anthropic.claude-opus-4-5-20251101-v1:0", NULL, "us-east-1",
                    BT_EP_RUNTIME, BT_PRIO_ONLINE, 4096, NULL},
+    [R_LUNA] = {"luna", "openai.gpt-5-6-luna", NULL, "us-east-1", BT_EP_MANTLE, BT_PRIO_ONLINE,
+                4000, NULL},
+    [R_OPUS48] = {"opus48", "us.anthropic.claude-opus-4-8", NULL, "us-east-1", BT_EP_RUNTIME,
+                  BT_PRIO_ONLINE, 1000, NULL},
+    [R_FABLE] = {"fable", "anthropic.claude-fable-5-1", NULL, "us-east-1", BT_EP_MANTLE,
+                 BT_PRIO_ONLINE, 1500, NULL},
+    [R_RESERVED] = {"reserved", "arn:aws:bedrock:us-east-1:123456789012:provisioned-model/demo0pt1",
+                    NULL, "us-east-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 512, NULL},
 };
 
 /* Quotas as the demo account's Service Quotas would report them. */
@@ -83,28 +100,41 @@ static const struct demo_quota {
     double value;
     enum bt_quota_source source;
     const char *code, *name;
+    enum bt_quota_match by;
 } demo_quotas[] = {
     {R_TRIAGE, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00001",
-     "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1"},
+     "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1", BT_QM_NAME},
     {R_TRIAGE_APP, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00001",
-     "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1"},
+     "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1", BT_QM_NAME},
     {R_PREVIEW, BT_Q_TPM, 0, BT_QS_SERVICE_QUOTAS, "L-DEM00008",
-     "On-demand model inference tokens per minute for Anthropic Claude Opus 4.5"},
+     "On-demand model inference tokens per minute for Anthropic Claude Opus 4.5", BT_QM_NAME},
     {R_TRIAGE, BT_Q_RPM, 2000, BT_QS_SERVICE_QUOTAS, "L-DEM00002",
-     "Cross-region model inference requests per minute for Anthropic Claude Sonnet 4.5 V1"},
+     "Cross-region model inference requests per minute for Anthropic Claude Sonnet 4.5 V1", BT_QM_NAME},
     {R_SUMMARIZE, BT_Q_TPM, 400000, BT_QS_SERVICE_QUOTAS, "L-DEM00003",
-     "On-demand model inference tokens per minute for Anthropic Claude 3.5 Haiku"},
+     "On-demand model inference tokens per minute for Anthropic Claude 3.5 Haiku", BT_QM_NAME},
     {R_WORKERS, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00004",
-     "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"},
+     "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku", BT_QM_NAME},
     {R_BACKFILL, BT_Q_TPM, 1500000, BT_QS_SERVICE_QUOTAS, "L-DEM00005",
-     "On-demand model inference tokens per minute for Meta Llama 3.3 70B Instruct"},
+     "On-demand model inference tokens per minute for Meta Llama 3.3 70B Instruct", BT_QM_NAME},
     {R_BACKFILL, BT_Q_TPD, 290000000, BT_QS_SERVICE_QUOTAS, "L-DEM00006",
      "Model invocation max tokens per day for Meta Llama 3.3 70B Instruct (doubled for "
-     "cross-region calls)"},
+     "cross-region calls)", BT_QM_NAME},
     {R_LEGACY, BT_Q_TPM, 1000000, BT_QS_DEFAULT, "L-DEM00007",
-     "On-demand model inference tokens per minute for Amazon Nova Lite"},
+     "On-demand model inference tokens per minute for Amazon Nova Lite", BT_QM_NAME},
     {R_LEGACY, BT_Q_RPM, 95, BT_QS_DEFAULT, "L-DEM00009",
-     "On-demand model inference requests per minute for Amazon Nova Lite"},
+     "On-demand model inference requests per minute for Amazon Nova Lite", BT_QM_NAME},
+    {R_LUNA, BT_Q_INPUT_TPM, 30000000, BT_QS_SERVICE_QUOTAS, "L-DEM00010",
+     "[bedrock-mantle endpoint] Input tokens per minute for GPT-5.6 Luna", BT_QM_NAME},
+    {R_LUNA, BT_Q_OUTPUT_TPM, 6000000, BT_QS_SERVICE_QUOTAS, "L-DEM00011",
+     "[bedrock-mantle endpoint] Output tokens per minute for GPT-5.6 Luna", BT_QM_NAME},
+    {R_OPUS48, BT_Q_TPM, 4000000, BT_QS_SERVICE_QUOTAS, "L-DEM00012",
+     "Cross-region model inference tokens per minute for Claude Opus 4.8", BT_QM_USAGE_METRIC},
+    {R_FABLE, BT_Q_INPUT_TPM, NAN, BT_QS_UNKNOWN, "",
+     BT_MANTLE_NO_QUOTA ": Service Quotas lists no bedrock-mantle input-tokens quota for "
+     "anthropic.claude-fable-5-1; an increase goes through AWS Support", BT_QM_NONE},
+    {R_FABLE, BT_Q_OUTPUT_TPM, NAN, BT_QS_UNKNOWN, "",
+     BT_MANTLE_NO_QUOTA ": Service Quotas lists no bedrock-mantle output-tokens quota for "
+     "anthropic.claude-fable-5-1; an increase goes through AWS Support", BT_QM_NONE},
 };
 
 /* seconds after a minute ends before the demo "publishes" it: the default
@@ -135,6 +165,7 @@ void bt_demo_config(struct bt_config *cfg)
                                                           "quota_input_tpm in config"};
             rt->quota[BT_Q_OUTPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "",
                                                            "quota_output_tpm in config"};
+            rt->quota_match[BT_Q_INPUT_TPM] = rt->quota_match[BT_Q_OUTPUT_TPM] = BT_QM_CONFIG;
         }
         if (i == R_WORKERS) {
             rt->concurrency_limit = 25;
@@ -238,6 +269,20 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         inv = 40, in_avg = 1200, out_avg = 300, burndown = 5;
         p50 = 800, p99 = 2600;
         break;
+    case R_OPUS48:
+        inv = 60, in_avg = 3000, out_avg = 400, burndown = 15;
+        p50 = 2500, p99 = 8000;
+        break;
+    case R_RESERVED:
+        inv = 100, in_avg = 1000, out_avg = 200;
+        p50 = 700, p99 = 2000;
+        break;
+    case R_LUNA:
+        inv = 200, in_avg = 20000, out_avg = 1500;
+        break;
+    case R_FABLE:
+        inv = 50, in_avg = 5000, out_avg = 600;
+        break;
     case R_PREVIEW:
         /* applied quota 0: nothing is accepted, every call throttles */
         o->v[BT_SIG_INVOCATIONS] = 0;
@@ -259,7 +304,7 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         o->v[BT_SIG_TIER_RES_INPUT] = round(in * tier / inv);
         o->v[BT_SIG_TIER_RES_OUTPUT] = round(out * tier / inv);
     }
-    if (r == R_AGENTS) {
+    if (r == R_AGENTS || r == R_LUNA || r == R_FABLE) {
         o->v[BT_SIG_CLIENT_ERRORS] = 0;
         return; /* mantle publishes no latency, throttle or estimate metric */
     }
@@ -413,11 +458,19 @@ static void demo_quotas_learned(struct demo *d, int64_t now)
         const struct demo_quota *q = &demo_quotas[i];
         struct bt_event ev = {.t = now, .type = BT_EV_QUOTA, .route = q->route,
                               .source = BT_SRC_QUOTAS, .quota_kind = q->kind,
-                              .value = q->value, .quota_source = q->source};
+                              .value = q->value, .quota_source = q->source,
+                              .matched_by = q->by};
         bt_strlcpy(ev.code, q->code, sizeof ev.code);
         bt_strlcpy(ev.text, q->name, sizeof ev.text);
         bt_store_apply(d->ctx->store, &ev);
     }
+    /* the legacy model's ListMetrics lists LegacyModelInvocations */
+    struct bt_event lg = {.t = now, .type = BT_EV_INFO, .route = R_LEGACY,
+                          .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(lg.code, BT_EVCODE_LEGACY_MODEL, sizeof lg.code);
+    bt_strlcpy(lg.text, "ListMetrics lists LegacyModelInvocations for amazon.nova-lite-v1:0",
+               sizeof lg.text);
+    bt_model_event(d->ctx->store, d->ctx->cfg->routes, &lg);
     event(d, now, BT_EV_OK, -1, BT_SRC_QUOTAS, "demo quotas");
 }
 

@@ -42,9 +42,16 @@ void bt_infprofile_arn_region(const char *arn, char *out, size_t n)
 
 void bt_infprofile_path(const char *arn, char *out, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t o = (size_t)snprintf(out, n, "/inference-profiles/");
-    for (const unsigned char *s = (const unsigned char *)arn; *s && o + 4 < n; s++) {
+    if (o < n)
+        bt_infprofile_encode(arn, out + o, n - o);
+}
+
+void bt_infprofile_encode(const char *text, char *out, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s && o + 4 < n; s++) {
         bool plain = (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
                      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.' || *s == '~';
         if (plain) {
@@ -235,4 +242,31 @@ void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, in
     if (fd >= 0 && (!ok || rename(tmp, path) != 0))
         unlink(tmp);
     free(text);
+}
+
+bool bt_infprofile_parse_list(const char *body, size_t len,
+                              void (*fn)(void *arg, const char *profile_id), void *arg,
+                              char **next_token, char *err, size_t errlen)
+{
+    *next_token = NULL;
+    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "inferenceProfileSummaries");
+    const cJSON *nt = cJSON_GetObjectItemCaseSensitive(root, "nextToken");
+    if (!cJSON_IsObject(root) || (list && !cJSON_IsArray(list)) ||
+        (nt && !cJSON_IsNull(nt) && !cJSON_IsString(nt)) ||
+        (cJSON_IsString(nt) && strlen(nt->valuestring) > 2048)) {
+        snprintf(err, errlen, "unexpected ListInferenceProfiles answer (%zu bytes)", len);
+        cJSON_Delete(root);
+        return false;
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach(p, list) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "inferenceProfileId");
+        if (cJSON_IsString(id) && strlen(id->valuestring) < 192)
+            fn(arg, id->valuestring);
+    }
+    if (cJSON_IsString(nt) && nt->valuestring[0])
+        *next_token = bt_xstrdup(nt->valuestring);
+    cJSON_Delete(root);
+    return true;
 }

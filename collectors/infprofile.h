@@ -20,6 +20,9 @@ bool bt_infprofile_is_arn(const char *model_id);
 void bt_infprofile_arn_region(const char *arn, char *out, size_t n);
 /* "/inference-profiles/" + the ARN percent-encoded (':' and '/' included). */
 void bt_infprofile_path(const char *arn, char *out, size_t n);
+/* RFC 3986 percent-encoding of everything but the unreserved characters (a path
+ * segment or a query value). */
+void bt_infprofile_encode(const char *text, char *out, size_t n);
 
 struct bt_infprofile {
     char base_model[192];    /* foundation-model ID, e.g. anthropic.claude-sonnet-4-5-20250929-v1:0 */
@@ -41,4 +44,9 @@ bool bt_infprofile_parse(const char *body, size_t len, struct bt_infprofile *out
 bool bt_infprofile_cache_get(const char *arn, int64_t now, struct bt_infprofile *out,
                              int64_t *at);
 void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, int64_t at);
+/* A ListInferenceProfiles page ({"inferenceProfileSummaries": [{"inferenceProfileId":
+ * ...}], "nextToken"}): fn for every profile ID; *next_token gets a malloc'd token or NULL. */
+bool bt_infprofile_parse_list(const char *body, size_t len,
+                              void (*fn)(void *arg, const char *profile_id), void *arg,
+                              char **next_token, char *err, size_t errlen);
 #endif

@@ -84,12 +84,14 @@ static void quota_event(const struct bt_config *cfg, struct bt_store *st, int r,
                           .source = BT_SRC_QUOTAS, .quota_kind = kind, .value = s->value,
                           .quota_source = (enum bt_quota_source)quota_source_of(bt_prom_label(s, "source"))};
     const char *code = bt_prom_label(s, "code"), *name = bt_prom_label(s, "name");
+    int mb = bt_quota_match_by_name(bt_prom_label(s, "matched_by"));
+    ev.matched_by = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
     bt_strlcpy(ev.code, code ? code : "", sizeof ev.code);
     bt_strlcpy(ev.text, name ? name : "", sizeof ev.text); /* BT_EV_QUOTA: the quota's name */
     /* every round reads the quotas again: only a change is an event (and a recorded line) */
     const struct bt_quota *q = &cfg->routes[r].quota[kind];
     if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code) &&
-        !strcmp(q->name, ev.text))
+        !strcmp(q->name, ev.text) && cfg->routes[r].quota_match[kind] == ev.matched_by)
         return;
     bt_store_apply(st, &ev);
 }
@@ -488,7 +490,7 @@ int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, si
             bt_strlcpy(rt->model, model, sizeof rt->model);
             bt_strlcpy(rt->region, region ? region : "", sizeof rt->region);
             rt->endpoint = ep && !strcmp(ep, "mantle") ? BT_EP_MANTLE : BT_EP_RUNTIME;
-            for (int k = BT_INF_ON_DEMAND; inf && k <= BT_INF_GLOBAL; k++)
+            for (int k = BT_INF_ON_DEMAND; inf && k < BT_INF_COUNT; k++)
                 if (!strcmp(inf, bt_inference_name((enum bt_inference)k))) {
                     rt->inference = (enum bt_inference)k;
                     rt->inference_set = true;

@@ -1,14 +1,18 @@
 /* Service Quotas collector: ListServiceQuotas (JSON 1.1, service code
- * "bedrock") every 6 hours, matched to runtime routes by quota code or by
- * name; routes left without a TPM quota fall back to the published defaults
- * (ListAWSDefaultServiceQuotas). Mantle routes take "Bedrock Mantle input/output
- * tokens per minute for X"; application inference profiles are resolved first
- * (collectors/infprofile.h). Matching never guesses: a route whose model cannot
- * be tied to exactly one quota stays unknown, with the reason shown. */
+ * "bedrock") every 6 hours; each quota is tied to routes by its UsageMetric (the
+ * dimensions name the ModelId) first, by a configured or learned quota code
+ * second, by name (data/quota-names.conf) last, and says which; routes left
+ * without a binding quota fall back to the published defaults
+ * (ListAWSDefaultServiceQuotas). Application inference profiles are resolved
+ * first (collectors/infprofile.h). Matching never guesses: a route whose model
+ * cannot be tied to exactly one quota stays unknown, with the reason shown.
+ * Files: quota_wire.c (requests, pages), quota_names.c (the name rules),
+ * quota_match.c (the index and the matcher), quotas.c (the collector). */
 #ifndef BEDTOP_QUOTAS_H
 #define BEDTOP_QUOTAS_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collectors/collector.h"
 #include "core/util.h"
@@ -21,6 +25,11 @@ struct bt_sq_quota {
     char code[32];
     char name[256];
     double value;
+    /* UsageMetric, when the listing carries one: its namespace, metric name and the
+     * model its dimensions name (ModelId on AWS/Bedrock, Model on AWS/BedrockMantle) */
+    char um_ns[40];
+    char um_metric[64];
+    char um_model[192];
 };
 struct bt_sq_list {
     struct bt_sq_quota *q;
@@ -39,10 +48,12 @@ bool bt_quotas_parse_page(const char *body, size_t len, struct bt_sq_list *l,
 struct bt_quota_row {
     char prefix[160], suffix[96];   /* the literal text around {model} */
     enum bt_quota_kind kind;
-    int inference;                  /* enum bt_inference, or -1: any */
+    int inference;                  /* enum bt_inference, -1: any (on-demand, cross-region,
+                                     * global), BT_QROW_ACCOUNT: account-wide, no {model} */
     char context[16];               /* "" standard; "1m" ... */
     int line;
 };
+#define BT_QROW_ACCOUNT (-3)
 struct bt_quota_hint {
     char pattern[192];
     char name[192];
@@ -73,6 +84,14 @@ struct bt_qname {
  * differently (out[0], out[1]): ambiguous, never to be guessed. */
 int bt_quotas_parse_name(const struct bt_quota_table *t, const char *quota_name,
                          struct bt_qname out[2]);
+/* Keys for the matcher's index: a display name's letters and digits, whole and
+ * without up to BT_QKEYS - 1 leading (vendor) tokens; a model ID's (its hints'
+ * names when a hint covers it). Equal keys are a candidate, never a match: the
+ * matcher confirms with bt_quotas_model_matches. */
+#define BT_QKEYS 4
+int bt_quotas_display_keys(const char *display, uint64_t keys[BT_QKEYS]);
+int bt_quotas_model_keys(const char *model_id, const struct bt_quota_table *t,
+                         uint64_t keys[BT_QKEYS]);
 /* Does a display name ("Anthropic Claude Sonnet 4.5 V1") name this model ID
  * (us.anthropic.claude-sonnet-4-5-20250929-v1:0)? Hints for the ID, when any
  * match it, replace the derived comparison. */
@@ -81,9 +100,27 @@ bool bt_quotas_model_matches(const char *model_id, const char *display,
 /* The model a route's quota is named after: base_model when set (application
  * inference profiles), else the model ID. */
 const char *bt_quotas_route_model(const struct bt_route *r);
-/* The quota of kind k for route r: by r->quota_code for TPM when set, else by
- * name. Returns the index in l; -1 when none; -2 when ambiguous (two quotas with
- * different values, or a name two rows read differently), with why set. */
+/* The quota kinds a route can draw from (runtime: TPM, RPM, daily, concurrency,
+ * the account-wide daily; mantle: input and output; provisioned: none). */
+size_t bt_quotas_route_kinds(const struct bt_route *r, const enum bt_quota_kind **kinds);
+
+/* An index of one listing, built once: quotas by UsageMetric model, by code, and by
+ * (kind, inference, context, label) for every reading of their names. */
+struct bt_quota_index;
+struct bt_quota_index *bt_quota_index_build(const struct bt_sq_list *l,
+                                            const struct bt_quota_table *t);
+void bt_quota_index_free(struct bt_quota_index *ix);
+/* The quota of kind k for route r: UsageMetric first, then a code (r->quota_code for
+ * the binding quota, else learned: the code r->quota[k] had from an earlier
+ * listing), then the name rules. Returns the index in the listing and *by; -1 when
+ * none; -2 when ambiguous (two quotas with different values, or a name two rows read
+ * differently), with why set. */
+int bt_quota_index_match(struct bt_quota_index *ix, const struct bt_route *r,
+                         enum bt_quota_kind k, enum bt_quota_match *by, char *why, size_t whylen);
+/* Index entries looked at so far (hash-chain entries and confirmed candidates): the
+ * cost of matching, counted, never timed. */
+unsigned long bt_quota_index_comparisons(const struct bt_quota_index *ix);
+/* One route, one kind, over a listing: an index built for this call (tests). */
 int bt_quotas_match(const struct bt_route *r, enum bt_quota_kind k, const struct bt_sq_list *l,
                     const struct bt_quota_table *t, char *why, size_t whylen);
 /* The value to use for a match: the daily quota doubles for cross-region calls. */

@@ -477,6 +477,7 @@ static bool quota_key(struct parse_ctx *p, struct bt_route *r, enum bt_quota_kin
         return false;
     r->quota[kind].value = d;
     r->quota[kind].source = BT_QS_CONFIG;
+    r->quota_match[kind] = BT_QM_CONFIG;
     snprintf(r->quota[kind].name, sizeof r->quota[kind].name, "%s in config", k);
     return true;
 }
@@ -518,15 +519,12 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         return true;
     }
     if (!strcmp(k, "inference")) {
-        if (!strcmp(v, "on-demand"))
-            r->inference = BT_INF_ON_DEMAND;
-        else if (!strcmp(v, "cross-region"))
-            r->inference = BT_INF_CROSS_REGION;
-        else if (!strcmp(v, "global"))
-            r->inference = BT_INF_GLOBAL;
-        else
+        int inf = bt_inference_by_name(v);
+        if (inf < 0)
             return snprintf(p->err, sizeof p->err,
-                            "bad inference '%s' (on-demand, cross-region or global)", v), false;
+                            "bad inference '%s' (on-demand, cross-region, global, "
+                            "latency-optimized or provisioned)", v), false;
+        r->inference = (enum bt_inference)inf;
         r->inference_set = true;
         return true;
     }
@@ -581,7 +579,7 @@ static int handler(void *user, const char *section, const char *name, const char
         double f;
         if (!num(p, name, value, 1, 1000, &f))
             return 0;
-        bt_burndown_add(&p->c->burndown, name, f);
+        bt_burndown_add(&p->c->burndown, name, f, -1, "config [burndown]");
         return 1;
     }
     if (!strncmp(section, "route ", 6)) {
@@ -786,15 +784,12 @@ void bt_config_finish(struct bt_config *c)
         struct bt_route *r = &c->routes[i];
         if (!r->inference_set)
             r->inference = bt_inference_from_model(r->model);
-        if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0) {
-            bool matched;
-            r->burndown = bt_burndown_lookup(&c->burndown,
-                                             r->base_model[0] ? r->base_model : r->model, &matched);
-            r->burndown_source = matched ? "table" : "default";
-        }
+        if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0)
+            bt_route_burndown(r, &c->burndown);
         if (r->endpoint == BT_EP_MANTLE) { /* no burndown: output counts once (JSON null) */
             r->burndown = 1;
             r->burndown_source = "none";
+            r->burndown_row[0] = '\0';
         }
         if (!r->region[0])
             bt_strlcpy(r->region, c->region, sizeof r->region);

@@ -30,7 +30,10 @@ enum bt_status bt_status_worse(enum bt_status a, enum bt_status b);
     X(BURNDOWN_MISMATCH)                \
     X(PARTIAL_GROUP)                    \
     X(OUTPUT_CUTOFF)                    \
-    X(SLOWDOWN)
+    X(SLOWDOWN)                         \
+    X(LEGACY_MODEL)                     \
+    X(NO_PUBLISHED_QUOTA)               \
+    X(PROVISIONED)
 #define BT_W_ENUM(code) BT_W_##code,
 enum bt_wcode { BT_WARNINGS(BT_W_ENUM) BT_W_COUNT };
 #undef BT_W_ENUM

@@ -45,8 +45,32 @@ const char *bt_endpoint_name(enum bt_endpoint e)
 
 const char *bt_inference_name(enum bt_inference i)
 {
-    static const char *const names[] = {"on-demand", "cross-region", "global"};
+    static const char *const names[] = {"on-demand", "cross-region", "global",
+                                        "latency-optimized", "provisioned"};
     return (unsigned)i < BT_ARRAY_LEN(names) ? names[i] : "?";
+}
+
+int bt_inference_by_name(const char *name)
+{
+    for (int i = 0; i < BT_INF_COUNT; i++)
+        if (name && !strcmp(name, bt_inference_name((enum bt_inference)i)))
+            return i;
+    return -1;
+}
+
+static const char *const match_names[] = {NULL, "usage-metric", "code", "name", "config"};
+
+const char *bt_quota_match_name(enum bt_quota_match m)
+{
+    return (unsigned)m < BT_ARRAY_LEN(match_names) ? match_names[m] : NULL;
+}
+
+int bt_quota_match_by_name(const char *name)
+{
+    for (size_t i = 1; name && i < BT_ARRAY_LEN(match_names); i++)
+        if (!strcmp(name, match_names[i]))
+            return (int)i;
+    return -1;
 }
 
 const char *bt_quota_source_name(enum bt_quota_source s)
@@ -59,31 +83,62 @@ const char *bt_quota_kind_name(enum bt_quota_kind k)
 {
     static const char *const names[] = {"tpm", "rpm", "tpd", "input_tpm", "output_tpm",
                                         "reserved_input_tpm", "reserved_output_tpm",
-                                        "tpd_account"};
+                                        "tpd_account", "concurrent"};
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
-/* The inference-profile prefixes of Bedrock model IDs: the geographies of cross-Region
- * profiles, then "global." (the one list: every reader of a prefix asks here). */
-static const char *const profile_prefixes[] = {"us.", "eu.", "apac.", "jp.", "au.", "us-gov.", "ca.",
-                                               "global."};
+/* The built-in list (DOMAIN.md) and what ListInferenceProfiles taught this process. */
+#define MAX_PREFIXES 32
+static char prefixes[MAX_PREFIXES][16] = {"us.", "us-gov.", "ca.", "eu.", "apac.", "jp.", "au.",
+                                          "global."};
+static int nprefixes = 8;
 
 size_t bt_profile_prefix_len(const char *id)
 {
-    for (size_t i = 0; id && i < BT_ARRAY_LEN(profile_prefixes); i++) {
-        size_t l = strlen(profile_prefixes[i]);
-        if (strncmp(id, profile_prefixes[i], l) == 0)
-            return l;
+    size_t best = 0;
+    for (int i = 0; id && i < nprefixes; i++) {
+        size_t l = strlen(prefixes[i]);
+        if (l > best && strncmp(id, prefixes[i], l) == 0)
+            best = l;
     }
-    return 0;
+    return best;
+}
+
+const char *bt_profile_strip(const char *id)
+{
+    return id + bt_profile_prefix_len(id);
+}
+
+bool bt_profile_prefix_learn(const char *profile_id)
+{
+    const char *dot = profile_id ? strchr(profile_id, '.') : NULL;
+    size_t l = dot ? (size_t)(dot - profile_id) + 1 : 0;
+    /* a Region-group prefix is short lower-case letters and '-' ("us-gov."), and a
+     * model follows it (vendor.model) */
+    if (l < 3 || l >= sizeof prefixes[0] || !strchr(dot + 1, '.') ||
+        strspn(profile_id, "abcdefghijklmnopqrstuvwxyz-") != l - 1)
+        return false;
+    for (int i = 0; i < nprefixes; i++)
+        if (strlen(prefixes[i]) == l && strncmp(prefixes[i], profile_id, l) == 0)
+            return false;
+    if (nprefixes >= MAX_PREFIXES)
+        return false;
+    memcpy(prefixes[nprefixes], profile_id, l);
+    prefixes[nprefixes++][l] = '\0';
+    return true;
 }
 
 enum bt_inference bt_inference_from_model(const char *id)
 {
-    size_t l = bt_profile_prefix_len(id);
-    if (l == 0)
-        return BT_INF_ON_DEMAND;
-    return strncmp(id, "global.", l) == 0 ? BT_INF_GLOBAL : BT_INF_CROSS_REGION;
+    static const char lo[] = "+latency-optimized";
+    size_t n = strlen(id);
+    if (strncmp(id, "arn:", 4) == 0 && strstr(id, ":provisioned-model/"))
+        return BT_INF_PROVISIONED;
+    if (n > sizeof lo - 1 && strcmp(id + n - (sizeof lo - 1), lo) == 0)
+        return BT_INF_LATENCY_OPTIMIZED;
+    if (strncmp(id, "global.", 7) == 0)
+        return BT_INF_GLOBAL;
+    return bt_profile_prefix_len(id) ? BT_INF_CROSS_REGION : BT_INF_ON_DEMAND;
 }
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
@@ -351,15 +406,19 @@ static void apply_setting(struct bt_route *r, const struct bt_event *ev)
         for (size_t i = 0; i < BT_ARRAY_LEN(bsrc); i++)
             if (!strcmp(ev->str, bsrc[i]))
                 r->burndown_source = bsrc[i];
+        /* the event's text names the table row it came from ("" for none) */
+        bt_strlcpy(r->burndown_row, strcmp(r->burndown_source, "table") ? "" : ev->text,
+                   sizeof r->burndown_row);
         break;
     case BT_SET_BASE_MODEL:
         bt_strlcpy(r->base_model, ev->str, sizeof r->base_model);
         break;
-    case BT_SET_INFERENCE:
-        for (int i = BT_INF_ON_DEMAND; i <= BT_INF_GLOBAL; i++)
-            if (!strcmp(ev->str, bt_inference_name((enum bt_inference)i)))
-                r->inference = (enum bt_inference)i;
+    case BT_SET_INFERENCE: {
+        int i = bt_inference_by_name(ev->str);
+        if (i >= 0)
+            r->inference = (enum bt_inference)i;
         break;
+    }
     case BT_SET_IDENTITY:
         bt_strlcpy(r->identity, ev->str, sizeof r->identity);
         break;
@@ -376,9 +435,9 @@ static void apply_base_model(struct bt_route *r, const char *text)
     if (sscanf(text, "base model %191[^,], %15[^,], burndown %lf", model, inf, &burndown) != 3 ||
         !isfinite(burndown) || burndown < 1 || burndown > 1000)
         return;
-    for (int i = BT_INF_ON_DEMAND; i <= BT_INF_GLOBAL; i++)
-        if (!strcmp(inf, bt_inference_name((enum bt_inference)i)))
-            r->inference = (enum bt_inference)i;
+    int i = bt_inference_by_name(inf);
+    if (i >= 0)
+        r->inference = (enum bt_inference)i;
     bt_strlcpy(r->base_model, model, sizeof r->base_model);
     r->burndown = burndown;
 }
@@ -453,6 +512,8 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             break;
         q->value = ev->value;
         q->source = ev->quota_source;
+        routes[ev->route].quota_match[ev->quota_kind] = isnan(ev->value) ? BT_QM_NONE
+                                                                         : ev->matched_by;
         bt_strlcpy(q->code, ev->code, sizeof q->code);
         bt_strlcpy(q->name, ev->text, sizeof q->name);
         break;
@@ -460,6 +521,8 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
     case BT_EV_INFO:
         if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_BASE_MODEL))
             apply_base_model(&routes[ev->route], ev->text);
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_LEGACY_MODEL))
+            routes[ev->route].legacy_seen = true;
         break;
     case BT_EV_SETTING:
         if (ev->route >= 0 && ev->route < s->nroutes)
@@ -486,13 +549,16 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     for (int r = 0; r < s->nroutes; r++) {
         memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
+        memcpy(routes[r].quota_match, base_routes[r].quota_match, sizeof routes[r].quota_match);
         /* what events change besides quotas: the settings learned at run time */
         bt_strlcpy(routes[r].base_model, base_routes[r].base_model, sizeof routes[r].base_model);
         bt_strlcpy(routes[r].identity, base_routes[r].identity, sizeof routes[r].identity);
         routes[r].inference = base_routes[r].inference;
         routes[r].burndown = base_routes[r].burndown;
         routes[r].burndown_source = base_routes[r].burndown_source;
+        bt_strlcpy(routes[r].burndown_row, base_routes[r].burndown_row, sizeof routes[r].burndown_row);
         routes[r].max_tokens = base_routes[r].max_tokens;
+        routes[r].legacy_seen = base_routes[r].legacy_seen;
     }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)

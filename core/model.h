@@ -72,25 +72,52 @@ bool bt_signal_tier(enum bt_signal s);
 const char *bt_source_name(enum bt_source s);
 
 enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };
-enum bt_inference { BT_INF_ON_DEMAND, BT_INF_CROSS_REGION, BT_INF_GLOBAL };
+/* latency-optimized: a "+latency-optimized" ModelId, its own quotas; provisioned: a
+ * provisioned-model ARN, model-unit capacity with no TPM quota (never in a TPM group). */
+enum bt_inference { BT_INF_ON_DEMAND, BT_INF_CROSS_REGION, BT_INF_GLOBAL, BT_INF_LATENCY_OPTIMIZED,
+                    BT_INF_PROVISIONED, BT_INF_COUNT };
 enum bt_priority { BT_PRIO_ONLINE, BT_PRIO_OFFLINE };
 enum bt_quota_source { BT_QS_UNKNOWN, BT_QS_SERVICE_QUOTAS, BT_QS_CONFIG, BT_QS_DEFAULT };
 const char *bt_endpoint_name(enum bt_endpoint e);
 const char *bt_inference_name(enum bt_inference i);
+/* -1 when the name is none of on-demand, cross-region, global, latency-optimized, provisioned */
+int bt_inference_by_name(const char *name);
 const char *bt_quota_source_name(enum bt_quota_source s);
 /* Precedence of quota sources: config 3 > service-quotas 2 > default 1 > unknown 0. */
 int bt_quota_rank(enum bt_quota_source s);
-/* Infers the inference route from a model/profile ID prefix (us., eu., global., ...). */
-/* Length of the inference-profile prefix of a model ID ("us.", "global.", ...), 0 when none. */
-size_t bt_profile_prefix_len(const char *model_id);
+/* Inference-profile prefixes ("us.", "us-gov.", "eu.", "global.", ...): one list, built
+ * in, extended at run time from ListInferenceProfiles (bt_profile_prefix_learn). Returns
+ * the length of id's prefix, 0 when it has none. */
+size_t bt_profile_prefix_len(const char *id);
+/* id without its inference-profile prefix. */
+const char *bt_profile_strip(const char *id);
+/* Learns a prefix from a system inference-profile ID ("ca.amazon.nova-pro-v1:0" ->
+ * "ca."); returns whether it was new. */
+bool bt_profile_prefix_learn(const char *profile_id);
+/* Infers the inference route from a model/profile ID: a provisioned-model ARN, a
+ * "+latency-optimized" suffix, else the prefix (us., eu., global., ...). */
 enum bt_inference bt_inference_from_model(const char *model_id);
 
 /* Which quota of a route: TPM (runtime), RPM, tokens per day, mantle input/output TPM,
  * the reserved service tier's input/output TPM, the account-wide cross-model tokens
- * per day ("Cross-Model Max Tokens Per Day"). */
+ * per day ("Cross-Model Max Tokens Per Day": every model of the Region draws from it;
+ * consumption may be pricing-weighted, so token sums against it are an estimate), and
+ * concurrent requests (a cap on calls in flight). */
 enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
-                     BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_COUNT };
+                     BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_CONCURRENT,
+                     BT_Q_COUNT };
 const char *bt_quota_kind_name(enum bt_quota_kind k);
+
+/* How a quota was tied to a route (DOMAIN.md "Where quota values come from"): the
+ * quota's UsageMetric names the route's ModelId, its code (configured, or learned at
+ * an earlier listing), its name (data/quota-names.conf), or the config gave the value. */
+enum bt_quota_match { BT_QM_NONE, BT_QM_USAGE_METRIC, BT_QM_CODE, BT_QM_NAME, BT_QM_CONFIG };
+const char *bt_quota_match_name(enum bt_quota_match m); /* "usage-metric", "code", ... ; NONE: NULL */
+int bt_quota_match_by_name(const char *name);          /* -1 unknown */
+
+/* The start of a mantle quota's unknown reason when AWS publishes none for the model
+ * (collectors/quotas.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
+#define BT_MANTLE_NO_QUOTA "no published quota (internal capacity)"
 
 struct bt_quota {
     double value; /* NAN when unknown */
@@ -122,9 +149,13 @@ struct bt_route {
     double burndown;         /* resolved output multiplier */
     const char *burndown_source; /* "config", "table", "default"; "none" for mantle (no
                               * burndown: output counts once, shown as null) */
+    char burndown_row[128];  /* the table row used ("burndown.conf:31 pattern = 15"), "" none */
     char admission[512];     /* per-route admission URL (empty: global or none) */
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];
+    enum bt_quota_match quota_match[BT_Q_COUNT]; /* how each quota was tied to the route */
+    bool legacy_seen;        /* ListMetrics lists LegacyModelInvocations for the model
+                              * (BT_EVCODE_LEGACY_MODEL): increases are refused for it */
     int line;                /* config line, for messages */
 };
 
@@ -166,6 +197,7 @@ struct bt_event {
     enum bt_quota_source quota_source;
     enum bt_setting setting; /* BT_EV_SETTING */
     char str[192];           /* BT_EV_SETTING: a string setting, or burndown's source */
+    enum bt_quota_match matched_by; /* BT_EV_QUOTA */
     char code[32];           /* quota code or error code */
     char text[224];
 };
@@ -295,6 +327,11 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
  * burndown N ..."; the model still applies such an event read from an old file.
  * bedtop now says it with BT_EV_SETTING events. */
 #define BT_EVCODE_BASE_MODEL "BASE_MODEL"
+/* BT_EV_INFO with code BT_EVCODE_LEGACY_MODEL: ListMetrics lists LegacyModelInvocations
+ * for the route's ModelId (set route->legacy_seen, live and in replay). */
+#define BT_EVCODE_LEGACY_MODEL "LEGACY_MODEL"
+void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
+                        double burndown, const char *why);
 
 /* Records an event and applies it: BT_EV_QUOTA sets a route's quota, BT_EVCODE_BASE_MODEL
  * a route's base model,

@@ -75,6 +75,10 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON_AddNumberToObject(o, "concurrency_limit", r->concurrency_limit);
     cJSON_AddNumberToObject(o, "burndown", r->burndown);
     cJSON_AddStringToObject(o, "burndown_source", r->burndown_source);
+    if (r->burndown_row[0])
+        cJSON_AddStringToObject(o, "burndown_row", r->burndown_row);
+    if (r->legacy_seen)
+        cJSON_AddBoolToObject(o, "legacy", true);
     if (r->quota_code[0])
         cJSON_AddStringToObject(o, "quota_code", r->quota_code);
     /* whether counters were configured, never the URL (it may carry credentials) */
@@ -87,6 +91,8 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON *x = cJSON_AddObjectToObject(q, bt_quota_kind_name(k));
         cJSON_AddNumberToObject(x, "value", qq->value);
         cJSON_AddStringToObject(x, "source", bt_quota_source_name(qq->source));
+        if (bt_quota_match_name(r->quota_match[k]))
+            cJSON_AddStringToObject(x, "matched_by", bt_quota_match_name(r->quota_match[k]));
         if (qq->code[0])
             cJSON_AddStringToObject(x, "code", qq->code);
         if (qq->name[0])
@@ -295,6 +301,8 @@ static void on_event(void *arg, const struct bt_event *ev)
         cJSON_AddStringToObject(o, "kind", bt_quota_kind_name(ev->quota_kind));
         cJSON_AddNumberToObject(o, "value", ev->value);
         cJSON_AddStringToObject(o, "quota_source", bt_quota_source_name(ev->quota_source));
+        if (bt_quota_match_name(ev->matched_by))
+            cJSON_AddStringToObject(o, "matched_by", bt_quota_match_name(ev->matched_by));
     }
     if (ev->type == BT_EV_SETTING) {
         cJSON_AddStringToObject(o, "setting", bt_setting_name(ev->setting));

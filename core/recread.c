@@ -42,7 +42,6 @@ static int name_index(const char *const *names, int n, const char *s)
 static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
 {
     static const char *const eps[] = {"runtime", "mantle"};
-    static const char *const infs[] = {"on-demand", "cross-region", "global"};
     static const char *const qsrc[] = {"unknown", "service-quotas", "config", "default"};
     const char *name = jstr(o, "name"), *model = jstr(o, "model");
     if (!name || !model || !*name) {
@@ -69,7 +68,7 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
             bt_strlcpy(strs[i].dst, jstr(o, strs[i].key), strs[i].n);
     int e = name_index(eps, 2, jstr(o, "endpoint"));
     r->endpoint = e == 1 ? BT_EP_MANTLE : BT_EP_RUNTIME;
-    int inf = name_index(infs, 3, jstr(o, "inference"));
+    int inf = bt_inference_by_name(jstr(o, "inference"));
     r->inference = inf < 0 ? bt_inference_from_model(r->model) : (enum bt_inference)inf;
     r->inference_set = true;
     const char *prio = jstr(o, "priority");
@@ -80,10 +79,14 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         r->burndown = 1;
     const char *bs = jstr(o, "burndown_source");
     r->burndown_source = bs && !strcmp(bs, "config") ? "config" : bs && !strcmp(bs, "table") ? "table" : "default";
+    if (jstr(o, "burndown_row"))
+        bt_strlcpy(r->burndown_row, jstr(o, "burndown_row"), sizeof r->burndown_row);
     if (r->endpoint == BT_EP_MANTLE) { /* files before 2.0 said "table" for mantle */
         r->burndown = 1;
         r->burndown_source = "none";
+        r->burndown_row[0] = '\0';
     }
+    r->legacy_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "legacy"));
     if (jstr(o, "quota_code"))
         bt_strlcpy(r->quota_code, jstr(o, "quota_code"), sizeof r->quota_code);
     const cJSON *adm = cJSON_GetObjectItemCaseSensitive(o, "admission");
@@ -98,6 +101,8 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         r->quota[k].value = v;
         int s = name_index(qsrc, 4, jstr(x, "source"));
         r->quota[k].source = s < 0 ? BT_QS_UNKNOWN : (enum bt_quota_source)s;
+        int mb = bt_quota_match_by_name(jstr(x, "matched_by"));
+        r->quota_match[k] = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
         if (jstr(x, "code"))
             bt_strlcpy(r->quota[k].code, jstr(x, "code"), sizeof r->quota[k].code);
         if (jstr(x, "name"))
@@ -227,10 +232,16 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
                 if (!strcmp(kind, bt_quota_kind_name(i)))
                     k = i;
             int qs = name_index(qsrc, 4, jstr(g, "quota_source"));
-            if (k < 0 || qs < 0 || !jnum(g, "value", &ev.value))
+            /* null: the quota is unknown, the text says why (written as null, never NaN) */
+            bool unknown = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(g, "value"));
+            if (unknown)
+                ev.value = NAN;
+            if (k < 0 || qs < 0 || (!unknown && !jnum(g, "value", &ev.value)))
                 continue;
             ev.quota_kind = (enum bt_quota_kind)k;
             ev.quota_source = (enum bt_quota_source)qs;
+            int mb = bt_quota_match_by_name(jstr(g, "matched_by"));
+            ev.matched_by = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
         }
         if (ev.type == BT_EV_SETTING) {
             int k = bt_setting_by_name(jstr(g, "setting"));
@@ -382,7 +393,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
     rp->base = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *rp->base);
     memcpy(rp->base, rp->cfg.routes, (size_t)rp->cfg.nroutes * sizeof *rp->base);
     bt_burndown_free(&rp->cfg.burndown);
-    bt_burndown_add(&rp->cfg.burndown, "*", 1); /* burndown comes from the header */
+    bt_burndown_add(&rp->cfg.burndown, "*", 1, -1, "recording"); /* burndown comes from the header */
 
     /* First pass: the minutes the samples span, to size the store to them
      * (demo and backfill recordings start with history before the first poll). */

@@ -284,6 +284,13 @@ enum bt_status bt_headroom_level(const struct bt_config *cfg, const struct bt_ev
         return BT_ST_WARN;
     return BT_ST_OK;
 }
+static const char act_low_runtime[] =
+    "Shed or defer offline work, or request an increase of the Cross-Region TPM quota in Service "
+    "Quotas (one request there can raise the on-demand and daily quotas too), or move traffic "
+    "to another Region or inference profile.";
+static const char act_low_mantle[] =
+    "Shed or defer offline work, or open an AWS Support limit-increase case for the "
+    "bedrock-mantle quota (mantle increases do not go through the Service Quotas console).";
 
 static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route *r,
                               struct bt_eval *e, struct bt_warning *w)
@@ -317,6 +324,7 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
     if (e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT)
         snprintf(which, sizeof which, " (reserved tier, %s)",
                  e->binding == BT_SIDE_RES_INPUT ? "input" : "output");
+    w->action = e->mantle ? act_low_mantle : act_low_runtime;
     say(w, sev, "%s headroom%s %s of %s %s (%.1f%%%s) is below the %s threshold of %s%s: the %s "
         "quota binds%s%s", side, bound_words(b->headroom_q), h, q, bt_side_unit(e->binding),
         e->headroom_pct,
@@ -342,11 +350,67 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
     return true;
 }
 
+/* A mantle model AWS publishes no quota for (collectors/quotas.c says so in the
+ * quota's unknown reason). */
+static bool mantle_unpublished(const struct bt_route *r, const struct bt_eval *e)
+{
+    const struct bt_quota *q = &r->quota[BT_Q_INPUT_TPM];
+    return e->mantle && isnan(q->value) &&
+           strncmp(q->name, BT_MANTLE_NO_QUOTA, strlen(BT_MANTLE_NO_QUOTA)) == 0;
+}
+
+static const char act_mantle_support[] =
+    "Mantle increases go through an AWS Support limit-increase case (not the Service Quotas "
+    "console): give steady-state and peak input/output TPM and average input tokens per "
+    "request.";
+
+static bool rule_no_published(const struct bt_config *cfg, const struct bt_route *r,
+                              struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    if (!mantle_unpublished(r, e))
+        return false;
+    say(w, BT_ST_OK,
+        "%s for %s on bedrock-mantle: AWS governs it by internal service capacity, so headroom "
+        "against a quota cannot be shown; usage is shown as measured",
+        BT_MANTLE_NO_QUOTA, r->base_model[0] ? r->base_model : r->model);
+    w->action = act_mantle_support;
+    return true;
+}
+
+static bool rule_provisioned(const struct bt_config *cfg, const struct bt_route *r,
+                             struct bt_eval *e, struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (r->inference != BT_INF_PROVISIONED)
+        return false;
+    say(w, BT_ST_OK,
+        "Provisioned Throughput (%s): reserved model-unit capacity, not an on-demand "
+        "tokens-per-minute quota; it is in no quota group and its usage is shown as measured",
+        r->model);
+    return true;
+}
+
+static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
+                        struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (!r->legacy_seen)
+        return false;
+    say(w, BT_ST_OK,
+        "CloudWatch lists LegacyModelInvocations for %s: calls went to a model AWS lists as "
+        "legacy, and AWS refuses quota increases for it",
+        r->model);
+    return true;
+}
+
 static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_route *r,
                                struct bt_eval *e, struct bt_warning *w)
 {
     (void)cfg;
-    if (!isnan(e->quota))
+    if (!isnan(e->quota) || r->inference == BT_INF_PROVISIONED || mantle_unpublished(r, e))
         return false;
     /* the quotas collector keeps why in the quota's name while it is unknown */
     const struct bt_quota *q = &r->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
@@ -450,6 +514,10 @@ static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
     char thr[48] = "";
     if (!isnan(e->throttles) && e->throttles > 0)
         snprintf(thr, sizeof thr, "; %.0f throttles/min", e->throttles);
+    if (e->mantle)
+        w->action = "Request model access, or open an AWS Support limit-increase case for the "
+                    "bedrock-mantle quota (not the Service Quotas console), or send this traffic "
+                    "to a Region that has quota.";
     say(w, BT_ST_CRIT,
         "the applied %s quota for %s in %s is 0 (%s%s%s): the account has no usable quota, "
         "every call will throttle%s", what[zero],
@@ -506,11 +574,14 @@ static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_
     const char *src = e->burndown_source ? e->burndown_source : "default";
     say(w, BT_ST_WARN,
         "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output) "
-        "but %s gives %g for %s: settled tokens and headroom use %g",
+        "but %s gives %g for %s%s%s%s: settled tokens and headroom use %g",
         e->burndown_measured,
         !strcmp(src, "config") ? "the config" : !strcmp(src, "table") ? "the burndown table"
                                                                       : "no table entry (default)",
-        e->burndown, r->base_model[0] ? r->base_model : r->model, e->burndown);
+        e->burndown, r->base_model[0] ? r->base_model : r->model,
+        strcmp(src, "config") && r->burndown_row[0] ? " (row " : "",
+        strcmp(src, "config") ? r->burndown_row : "",
+        strcmp(src, "config") && r->burndown_row[0] ? ")" : "", e->burndown);
     return true;
 }
 
@@ -643,6 +714,14 @@ static const struct {
      "Expect less headroom at the same traffic until the service recovers; lower max_tokens or "
      "the concurrency cap meanwhile, and check the AWS Health Dashboard for the model and Region "
      "(bedtop plan ROUTE --limits).", rule_slowdown},
+    {BT_W_LEGACY_MODEL, "LEGACY_MODEL", "legacy model",
+     "Plan the move to a current model: AWS refuses quota increases for legacy models.",
+     rule_legacy},
+    {BT_W_NO_PUBLISHED_QUOTA, "NO_PUBLISHED_QUOTA", "no published quota (internal capacity)",
+     act_mantle_support, rule_no_published},
+    {BT_W_PROVISIONED, "PROVISIONED", "provisioned throughput",
+     "Size it in model units (Provisioned Throughput); it draws on no on-demand quota.",
+     rule_provisioned},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)

@@ -71,7 +71,7 @@ static const struct {
 } fams[F_COUNT] = {EXPO_FAMILIES(F_ROW)};
 #undef F_ROW
 
-#define MAX_EXTRA 4
+#define MAX_EXTRA 5
 
 struct sample {
     enum fam fam;
@@ -178,8 +178,10 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
     static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
     for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
         const struct bt_quota *q = &rt->quota[tpm_kinds[k]];
+        const char *mb = bt_quota_match_name(rt->quota_match[tpm_kinds[k]]);
         add(ss, F_QUOTA, i, q->value, "kind", bt_quota_kind_name(tpm_kinds[k]), "source",
-            bt_quota_source_name(q->source), "code", q->code, "name", q->name, NULL);
+            bt_quota_source_name(q->source), "code", q->code, "name", q->name, "matched_by",
+            mb ? mb : "", NULL);
     }
     const struct bt_quota *tpd = &rt->quota[BT_Q_TPD], *rpm = &rt->quota[BT_Q_RPM];
     add(ss, F_QUOTA_TPD, i, tpd->value, "source", bt_quota_source_name(tpd->source), "code",

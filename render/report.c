@@ -175,6 +175,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         add_num(q, "reserved_output_tpm", e->side[BT_SIDE_RES_OUTPUT].quota);
     }
     cJSON_AddStringToObject(q, "source", bt_quota_source_name(e->quota_source));
+    /* how the quota was tied to the route: usage-metric, code, name or config */
+    add_str(q, "matched_by",
+            bt_quota_match_name(rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM]));
     add_str(q, "code", e->quota_code);
     cJSON *sw = cJSON_AddArrayToObject(q, "shared_with");
     for (int k = 0; k < e->nshared && k < BT_MAX_SHARED; k++)

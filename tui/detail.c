@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/burndown.h"
 #include "core/format.h"
 #include "core/plan.h"
 #include "core/util.h"
@@ -112,11 +113,20 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     FIG("in flight", "%s (%s), limit %s", a, e->in_flight_source ? e->in_flight_source : "unknown",
         b);
     bt_fmt_tokens(e->reservation, a, sizeof a);
-    FIG("R per call", "%s tokens (%s)", a,
-        e->reservation_source ? e->reservation_source : "unknown");
+    double bound = bt_burndown_hold_bound(e->reservation, e->max_tokens, rt->burndown);
+    char hb[160] = "";
+    if (!isnan(bound)) {
+        bt_fmt_tokens(bound, b, sizeof b);
+        snprintf(hb, sizeof hb, "; input + max_tokens x %g = %s if holds grow during generation "
+                 "(not documented; headroom uses R)", rt->burndown, b);
+    }
+    FIG("R per call", "%s tokens (%s)%s", a,
+        e->reservation_source ? e->reservation_source : "unknown", hb);
     bt_fmt_tokens(e->quota, a, sizeof a);
-    FIG("quota", "%s TPM from %s%s%s%s", a, bt_quota_source_name(e->quota_source),
-        e->quota_code[0] ? " " : "", e->quota_code,
+    enum bt_quota_match qm = rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    const char *mb = qm == BT_QM_CONFIG ? NULL : bt_quota_match_name(qm); /* "from config" says it */
+    FIG("quota", "%s TPM from %s%s%s%s%s%s", a, bt_quota_source_name(e->quota_source),
+        e->quota_code[0] ? " " : "", e->quota_code, mb ? ", matched by " : "", mb ? mb : "",
         e->nshared ? ", shared with other routes" : "");
     bt_fmt_tokens(e->max_tokens, a, sizeof a);
     bt_fmt_tokens(e->avg_output, c, sizeof c);

@@ -109,7 +109,7 @@ static void overview(const struct bt_layout_opts *o, int top, int avail, struct 
         warn_h = avail - table_h;
     } else {
         /* the table first, but never squeeze the warnings below a title and two lines */
-        int min_warn = want_warn ? imin(want_warn, 3) : 0;
+        int min_warn = want_warn ? imin(want_warn, imax(3, o->warn_min)) : 0;
         table_h = imax(2, imin(want_table, avail - min_warn));
         warn_h = avail - table_h;
     }

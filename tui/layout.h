@@ -49,6 +49,8 @@ struct bt_layout_opts {
     int help_lines;      /* lines of help text */
     bool timeline;       /* replay: a one-row timeline above the status bar */
     bool action;         /* overview: the worst route's action, one row above the warnings */
+    int warn_min;        /* overview: rows the warnings pane keeps at least (the expanded
+                          * warning with the pane's focus, and its title), 0: none */
 };
 
 struct bt_layout {

@@ -387,6 +387,7 @@ void tui_warning_enter(struct bt_tui *t)
     }
     t->wexp_route = t->wsel_route;
     t->wexp_code = t->wsel_code;
+    t->wexp_reveal = true;
     snprintf(t->msg, sizeof t->msg, "Enter again opens %s", t->host->cfg->routes[t->wsel_route].name);
 }
 
@@ -493,6 +494,25 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
     snprintf(title, sizeof title, t->wfocus ? "Warnings (%d): Enter expands, again opens" : "Warnings (%d)", nwarn);
     if (nw == 0)
         snprintf(title, sizeof title, "Warnings: none");
+    if (t->wexp_reveal) {
+        /* an expansion the pane cannot show whole is scrolled into view: its last line
+         * (what to do) first, never past its first line */
+        t->wexp_reveal = false;
+        int k = 0;
+        while (k < nw && !(t->lines[k].first && t->lines[k].route == t->wexp_route &&
+                           t->lines[k].code == t->wexp_code))
+            k++;
+        int end = k;
+        while (end + 1 < nw && !t->lines[end + 1].first)
+            end++;
+        int page = l->warnings.h - 1;
+        if (k < nw && page > 0) {
+            if (end >= t->wsc.pos + page)
+                t->wsc.pos = end - page + 1;
+            if (k < t->wsc.pos)
+                t->wsc.pos = k;
+        }
+    }
     tui_draw_wlines(t, l->warnings, title, t->lines, nw, &t->wsc, t->wfocus);
     tui_draw_status(t, l);
 }

@@ -129,6 +129,7 @@ struct bt_tui {
     /* the overview's warnings pane: the warning under the cursor (route, code) while it
      * has the focus, and the one expanded in place (Enter) */
     int wsel_route, wsel_code, wexp_route, wexp_code;
+    bool wexp_reveal;        /* the next draw scrolls the expanded warning into view */
     /* the event log: the dashboard's own (live) or the replay's (host->evlog) */
     struct bt_evlog own_log;
     bool bell;

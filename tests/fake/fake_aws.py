@@ -25,6 +25,9 @@ Protocols served (POST /, dispatched on X-Amz-Target)
     GET /inference-profiles/{inferenceProfileIdentifier}  (GetInferenceProfile; the ID or the
     URL-encoded ARN; the signature is checked with the non-S3 rule: the path as sent is
     URI-encoded once more in the canonical request)
+    GET /inference-profiles?maxResults=N&type=SYSTEM_DEFINED[&nextToken=T]  (ListInferenceProfiles:
+    the scenario's "system_profiles" IDs, default the us./eu./apac. Claude ones, paged by
+    maxResults; "list_profiles_error": {"status", "code", "message"} refuses it)
   Errors are JSON {"__type": ..., "message"/"Message": ...} as the real services send them;
   CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender; Bedrock errors carry
   x-amzn-ErrorType.
@@ -104,7 +107,9 @@ Known behaviour of the real APIs that is reproduced
   default) or oldest first (TimestampAscending); Period > 60 aggregates the per-minute
   values (Sum/SampleCount: sum, Average: mean, Maximum/Minimum, pNN: max) on period
   boundaries; unknown metrics give empty Timestamps/Values with StatusCode Complete;
-  timestamps are epoch seconds (JSON 1.0). Bad NextToken: 400 InvalidNextToken /
+  timestamps are epoch seconds (JSON 1.0); metric math "SUM([id,...])" over MetricStat
+  queries of the same request (ReturnData false ones included) sums the series present
+  at each timestamp. Bad NextToken: 400 InvalidNextToken /
   InvalidPaginationTokenException.
 
 Log lines (--log): one JSON object per request, written after the answer:
@@ -460,6 +465,12 @@ def aggregate(vals, stat):
     return max(vals)
 
 
+def forbidden(qid, q):
+    return {"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+            "StatusCode": "Forbidden",
+            "Messages": [{"Code": "AccessDenied", "Value": "not authorized for this ModelId"}]}
+
+
 def op_get_metric_data(sc, req):
     queries = req.get("MetricDataQueries")
     if not isinstance(queries, list) or not queries:
@@ -476,27 +487,24 @@ def op_get_metric_data(sc, req):
     ascending = req.get("ScanBy", "TimestampDescending") == "TimestampAscending"
     chunks = []   # one entry per (Id, page part)
     ids = set()
+    stat_points = {}   # Id -> {t: value}, every MetricStat (ReturnData false ones too)
+    denied = set()
     for q in queries:
         qid = q.get("Id")
         if not isinstance(qid, str) or not re.match(r"^[a-z][a-zA-Z0-9_]*$", qid) or qid in ids:
             raise ApiError(400, "ValidationError", "Invalid or duplicate Id: %r" % (qid,))
         ids.add(qid)
-        if q.get("ReturnData") is False:
-            continue
         ms = q.get("MetricStat")
         if ms is None:
-            chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
-                           "StatusCode": "InternalError",
-                           "Messages": [{"Code": "Unsupported", "Value": "metric math is not faked"}]})
             continue
         m = ms.get("Metric", {})
         dims_q = {d["Name"]: d["Value"] for d in m.get("Dimensions", [])}
         if dims_q.get("ModelId") in sc.data.get("denied_models", []):
-            # a per-query failure (one route unreadable, the rest of the request fine)
-            chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
-                           "StatusCode": "Forbidden",
-                           "Messages": [{"Code": "AccessDenied",
-                                         "Value": "not authorized for this ModelId"}]})
+            # a per-query failure (one route unreadable, the rest of the request fine);
+            # a hidden one fails the expression that sums it
+            denied.add(qid)
+            if q.get("ReturnData") is not False:
+                chunks.append(forbidden(qid, q))
             continue
         period = int(ms.get("Period", 60))
         if period <= 0 or period % 60:
@@ -510,9 +518,40 @@ def op_get_metric_data(sc, req):
             for t, v in sc.minute_values(s).items():
                 if start <= t < end:
                     buckets.setdefault(t // period * period, []).append(v)
-        ts = sorted(buckets, reverse=not ascending)
-        points = [(t, aggregate(buckets[t], ms.get("Stat"))) for t in ts]
-        label = q.get("Label", m.get("MetricName"))
+        stat_points[qid] = {t: aggregate(buckets[t], ms.get("Stat")) for t in buckets}
+    for q in queries:
+        qid = q.get("Id")
+        if q.get("ReturnData") is False:
+            continue
+        if qid in denied:
+            continue  # answered Forbidden above
+        ms = q.get("MetricStat")
+        if ms is None:
+            # metric math: SUM([id, id, ...]) over MetricStat Ids of this request, as
+            # CloudWatch sums the series present at each timestamp
+            expr = q.get("Expression", "")
+            mm = re.match(r"^SUM\(\[([a-z][a-zA-Z0-9_]*(?:,[a-z][a-zA-Z0-9_]*)*)\]\)$", expr or "")
+            if mm and any(x in denied for x in mm.group(1).split(",")):
+                chunks.append(forbidden(qid, q))
+                continue
+            if not mm or any(x not in stat_points for x in mm.group(1).split(",")):
+                chunks.append({"Id": qid, "Label": q.get("Label", qid), "Timestamps": [], "Values": [],
+                               "StatusCode": "InternalError",
+                               "Messages": [{"Code": "Unsupported", "Value": "only SUM([ids]) is faked"}]})
+                continue
+            total = {}
+            for x in mm.group(1).split(","):
+                for t, v in stat_points[x].items():
+                    total[t] = total.get(t, 0.0) + v
+            ts = sorted(total, reverse=not ascending)
+            points = [(t, total[t]) for t in ts]
+            label = q.get("Label", qid)
+        else:
+            m = ms.get("Metric", {})
+            pts = stat_points[qid]
+            ts = sorted(pts, reverse=not ascending)
+            points = [(t, pts[t]) for t in ts]
+            label = q.get("Label", m.get("MetricName"))
         per = sc.dp_per_page if sc.dp_per_page > 0 else max(len(points), 1)
         parts = [points[i:i + per] for i in range(0, len(points), per)] or [[]]
         for i, part in enumerate(parts):
@@ -726,6 +765,37 @@ def profile_answer(sc, ident):
     raise ApiError(404, "ResourceNotFoundException", "The specified inference profile does not exist.")
 
 
+DEFAULT_SYSTEM_PROFILES = ["us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                           "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                           "apac.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                           "global.anthropic.claude-sonnet-4-5-20250929-v1:0"]
+
+
+def list_profiles(h, sc, entry, query):
+    """ListInferenceProfiles (system-defined): pages of inferenceProfileSummaries."""
+    err = sc.data.get("list_profiles_error")
+    if err:
+        return bedrock_error(h, entry, int(err.get("status", 403)), err.get("code", "AccessDeniedException"),
+                             err.get("message", "User is not authorized to perform: bedrock:ListInferenceProfiles"))
+    q = urllib.parse.parse_qs(query)
+    ids = sc.data.get("system_profiles", DEFAULT_SYSTEM_PROFILES)
+    try:
+        n = int(q.get("maxResults", ["100"])[0])
+        offset = int(q.get("nextToken", ["0"])[0])
+    except ValueError:
+        return bedrock_error(h, entry, 400, "ValidationException", "bad maxResults or nextToken")
+    if q.get("type", ["SYSTEM_DEFINED"])[0] != "SYSTEM_DEFINED":
+        ids = []
+    page = ids[offset:offset + n]
+    res = {"inferenceProfileSummaries": [
+        {"inferenceProfileName": i, "inferenceProfileArn": "arn:aws:bedrock:us-east-1:%s:inference-profile/%s" % (OWN_ACCOUNT, i),
+         "inferenceProfileId": i, "models": [], "status": "ACTIVE", "type": "SYSTEM_DEFINED"} for i in page]}
+    if offset + n < len(ids):
+        res["nextToken"] = str(offset + n)
+    entry["status"] = 200
+    h.send_raw(200, json.dumps(res).encode(), "bedrock")
+
+
 def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     """GET /inference-profiles/{id}, SigV4 service "bedrock", REST-JSON."""
     path, _, query = h.path.partition("?")
@@ -735,7 +805,8 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     entry["sig_error"] = code or ""
     if auth:
         entry["service"], entry["region"] = auth["service"], auth["region"]
-    rule = st.fault_for("GetInferenceProfile", n_op, n_all)
+    listing = path == "/inference-profiles"
+    rule = st.fault_for("ListInferenceProfiles" if listing else "GetInferenceProfile", n_op, n_all)
     if rule is not None:
         entry["fault"] = rule.get("action")
         if h.apply_fault(rule, entry, "bedrock"):
@@ -745,6 +816,8 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     if auth["service"] != "bedrock":
         return bedrock_error(h, entry, 403, "InvalidSignatureException",
                              "Credential should be scoped to correct service: 'bedrock'.")
+    if listing:
+        return list_profiles(h, sc, entry, query)
     ident = urllib.parse.unquote(path[len("/inference-profiles/"):])
     if h.command != "GET" or not ident or "/" in path[len("/inference-profiles/"):]:
         return bedrock_error(h, entry, 400, "ValidationException", "expected GET /inference-profiles/{id}")
@@ -835,6 +908,8 @@ class Handler(BaseHTTPRequestHandler):
         service, op = OPS.get(target, (None, target.rpartition(".")[2] or "?"))
         if self.path.startswith("/inference-profiles/"):
             service, op = "bedrock", "GetInferenceProfile"
+        elif self.path.startswith("/inference-profiles?") or self.path == "/inference-profiles":
+            service, op = "bedrock", "ListInferenceProfiles"
         n_all, n_op = st.count(op)
         entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
                  "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),

@@ -99,10 +99,11 @@ check "--wide shows every column (model, region, source, in flight)" \
 check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
 # Routes crit first, then warn, unknown, ok (minute 16: triage (retry storm) and preview
 # (applied quota 0) crit; summarize, workers, backfill, legacy warn; experiments unknown;
-# agents and triage-app ok).
+# agents, triage-app, luna, opus48, fable (no published quota: information) and reserved
+# (provisioned: information) ok).
 expect_eq "routes ordered crit, warn, unknown, ok" \
     "$(awk '/^ROUTE/{on=1;next} on&&/^$/{exit} on{print $2}' "$TMP/t.txt" | paste -sd' ')" \
-    "crit crit warn warn warn warn unknown ok ok"
+    "crit crit warn warn warn warn unknown ok ok ok ok ok ok"
 expect_eq "warnings ordered by severity" \
     "$(awk '/^WARNINGS/{on=1;next} on&&/^(crit|warn|unknown|info) /{print $1}' "$TMP/t.txt" | uniq | paste -sd' ')" \
     "crit warn unknown info"
@@ -252,7 +253,7 @@ mkdir -p "$TMP/baddata"
 printf 'anthropic.claude-sonnet-4* = five\n' >"$TMP/baddata/burndown.conf"
 BEDTOP_DATADIR=$TMP/baddata "$TMP/bin/bedtop" check --demo >"$TMP/bad.out" 2>"$TMP/bad.err"
 expect_eq "unparsable burndown table: exit 3" "$?" 3
-check "... naming file and line" grep -q "$TMP/baddata/burndown.conf:1: bad burndown factor 'five'" "$TMP/bad.err"
+check "... naming file and line" grep -q "$TMP/baddata/burndown.conf:1: bad burndown row 'five'" "$TMP/bad.err"
 expect_rc "bad --format exits 3" 3 "$BEDTOP" check --demo --format yaml
 expect_rc "unknown command exits 3" 3 "$BEDTOP" frobnicate
 expect_rc "--help exits 0" 0 "$BEDTOP" --help

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quotas and routes as AWS names them today (issue 12), end to end: the real binary,
+# Quotas and routes as AWS names them today (issues 12 and 20), end to end: the real binary,
 # `bedtop check --format json` against the fake AWS endpoint (SigV4 verified on every
 # request, GetInferenceProfile included). Config tests/fake/quotas.conf, scenario
 # tests/fake/scenario_quotas.json. Expected values by hand:
@@ -90,8 +90,8 @@ expect_eq "agents: project set, token data kept (by Model)" \
 expect_eq "legacy: only an RPM row: no TPM quota, the RPM quota 2,000 is its rpm side" \
     "$(j "$J" "(r['legacy']['quota']['tpm'], r['legacy']['quota']['source'], r['legacy']['quota']['rpm'], r['legacy']['rpm']['quota'], r['legacy']['headroom_tpm'])")" \
     "(None, 'unknown', 2000, 2000, None)"
-expect_eq "legacy: QUOTA_UNKNOWN says only a retired RPM quota is listed" \
-    "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), not enforced' in w['message']]")" "['QUOTA_UNKNOWN']"
+expect_eq "legacy: QUOTA_UNKNOWN says only an RPM quota is listed" \
+    "$(j "$J" "[w['code'] for w in r['legacy']['warnings'] if w['code']=='QUOTA_UNKNOWN' and 'requests-per-minute quota for this model (L-NLRPM = 2000), no tokens-per-minute quota' in w['message']]")" "['QUOTA_UNKNOWN']"
 expect_eq "only legacy lists an RPM quota, so only it has an rpm side" "$(j "$J" "[x['name'] for x in d['routes'] if x['rpm'] is not None]")" "['legacy']"
 
 L=$TMP/q.log
@@ -103,8 +103,10 @@ expect_eq "GetInferenceProfile path: the URL-encoded ARN" \
     "/inference-profiles/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3d4e5f6"
 expect_eq "every request signed correctly and fits the service model" \
     "$(l "$L" "all(x['sig_ok'] for x in L) and all(x['model_ok'] for x in L if x['op']!='GetInferenceProfile')")" True
-expect_eq "mantle queries never combine Model and Project" \
-    "$(l "$L" "sum(1 for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if len(q['MetricStat']['Metric']['Dimensions'])>1)")" 0
+# agents' series exist per Model only here (ListMetrics AWS/BedrockMantle says so): asked
+# exactly so, never Model+Project
+expect_eq "mantle queries ask the dimension set ListMetrics lists (Model alone here)" \
+    "$(l "$L" "sum(1 for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if q.get('MetricStat') and q['MetricStat']['Metric']['Namespace']=='AWS/BedrockMantle' and len(q['MetricStat']['Metric']['Dimensions'])>1)")" 0
 
 # The AWS CLI's endpoint rules: AWS_ENDPOINT_URL_BEDROCK wins over AWS_ENDPOINT_URL for
 # the control plane only.
@@ -133,6 +135,92 @@ expect_eq "cache: the profile still resolved, burndown 5" \
 expect_eq "cache file: 0600, the resolved profile only" \
     "$(stat -c %a "$TMP/cache-again/bedtop/inference-profiles.json") $(python3 -c "import json,sys; print(sorted(k.rsplit('/',1)[1] for k in json.load(open(sys.argv[1]))))" "$TMP/cache-again/bedtop/inference-profiles.json")" \
     "600 ['a1b2c3d4e5f6']"
+
+# ---- Issue 20: AWS as accounts list it (tests/fake/accounts.conf, scenario_accounts.json).
+# Worked by hand from the scenario's per-minute constants:
+# opus48:  us. Claude Opus 4.8, burndown 15 (data/burndown.conf, AWS 2026-12-01):
+#          settled = 180,000 + 24,000 x 15 = 540,000 (5x would read 300,000);
+#          in flight = 60 / 60 x 3 s = 3, R = 180,000 / 60 + 1,000 = 4,000, held 12,000;
+#          quota L-UMOP48 = 4,000,000 by its UsageMetric (ModelId us.anthropic.claude-opus-4-8)
+#          although its name follows no rule, and not L-NMOP48 (3,000,000), which the name
+#          rules would have picked: headroom 4,000,000 - 552,000 = 3,448,000
+# sonnet5: Claude Sonnet 5, burndown 10: settled = 20,000 + 3,000 x 10 = 50,000;
+#          "On-demand ... for Claude Sonnet 5" (vendor dropped) = 1,000,000, by name
+# luna:    mantle GPT-5.6 Luna, listed only per Model+Project (alpha, beta): input
+#          300,000 + 200,000 = 500,000, output 40,000 + 10,000 = 50,000 (by Model alone
+#          CloudWatch would answer nothing: idle); "[bedrock-mantle endpoint]" quotas
+#          30,000,000 / 6,000,000; no burndown (null: mantle has none; GPT-5.6's 10 is
+#          runtime-only)
+# ghost:   mantle Opus 4.7 with no series listed: unknown (STALE, says why), not idle
+# fable:   mantle Fable 5.1, no quota listed: NO_PUBLISHED_QUOTA (info), not QUOTA_UNKNOWN
+# reserved: a provisioned-model ARN: inference provisioned, PROVISIONED (info), no quota
+#          group, no QUOTA_UNKNOWN; settled 5,000 + 1,000 = 6,000
+# fast:    "+latency-optimized": its own quota L-LO35 = 500,000, not the standard 2,000,000;
+#          settled 20,000 + 4,000 = 24,000 (Claude 3.5 Haiku: burndown 1)
+SCEN=$BEDTOP_SRCDIR/tests/fake/scenario_accounts.json
+check "fake AWS (accounts) starts" start_fake acc --scenario "$SCEN"
+CONF=$BEDTOP_SRCDIR/tests/fake/accounts.conf
+run_check "$TMP/acc" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
+A=$TMP/acc.json
+check "accounts: JSON validates against the schema" python3 "$BEDTOP_SRCDIR/tests/schema_check.py" \
+    "$BEDTOP_SRCDIR/data/check.schema.json" "$A"
+expect_eq "opus48: 15x, settled 540,000, held 12,000" \
+    "$(j "$A" "(r['opus48']['burndown'], r['opus48']['tpm']['settled'], r['opus48']['tpm']['held'])")" "(15, 540000, 12000)"
+expect_eq "opus48: the quota its UsageMetric names, matched_by usage-metric, headroom 3,448,000" \
+    "$(j "$A" "(r['opus48']['quota']['tpm'], r['opus48']['quota']['code'], r['opus48']['quota']['matched_by'], r['opus48']['headroom_tpm'])")" \
+    "(4000000, 'L-UMOP48', 'usage-metric', 3448000)"
+expect_eq "sonnet5: 10x, settled 50,000, the vendor-less name, matched_by name" \
+    "$(j "$A" "(r['sonnet5']['burndown'], r['sonnet5']['tpm']['settled'], r['sonnet5']['quota']['tpm'], r['sonnet5']['quota']['matched_by'])")" \
+    "(10, 50000, 1000000, 'name')"
+expect_eq "luna: summed over both projects (input 500,000, output 50,000), bracket-named quotas" \
+    "$(j "$A" "(r['luna']['tpm']['settled'], r['luna']['mantle']['output']['used'], r['luna']['quota']['input_tpm'], r['luna']['quota']['output_tpm'], r['luna']['quota']['matched_by'], r['luna']['burndown'])")" \
+    "(500000, 50000, 30000000, 6000000, 'name', None)"
+expect_eq "luna: asked as listed, Model+Project per project, summed by SUM()" \
+    "$(l "$TMP/acc.log" "sorted(set(tuple(sorted(d['Value'] for d in q['MetricStat']['Metric']['Dimensions'])) for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if q.get('MetricStat') and q['MetricStat']['Metric']['Namespace']=='AWS/BedrockMantle' and any(d['Value']=='openai.gpt-5-6-luna' for d in q['MetricStat']['Metric']['Dimensions']))) + [any(q.get('Expression','').startswith('SUM([') for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])]")" \
+    "[('alpha', 'openai.gpt-5-6-luna'), ('beta', 'openai.gpt-5-6-luna'), True]"
+expect_eq "ghost: no series listed: unknown, STALE says so, never idle" \
+    "$(j "$A" "(r['ghost']['status'], r['ghost']['tpm']['settled'], any('ListMetrics lists no AWS/BedrockMantle series' in w['message'] for w in r['ghost']['warnings']))")" \
+    "('unknown', None, True)"
+expect_eq "fable: no published quota is information, not QUOTA_UNKNOWN" \
+    "$(j "$A" "(r['fable']['status'], [w['code'] + ':' + w['severity'] for w in r['fable']['warnings']], 'AWS Support' in r['fable']['warnings'][0]['action'])")" \
+    "('ok', ['NO_PUBLISHED_QUOTA:info'], True)"
+expect_eq "reserved: provisioned, its own status, no quota group, no QUOTA_UNKNOWN" \
+    "$(j "$A" "(r['reserved']['inference'], r['reserved']['status'], r['reserved']['quota']['tpm'], r['reserved']['quota']['shared_with'], [w['code'] for w in r['reserved']['warnings']], r['reserved']['tpm']['settled'])")" \
+    "('provisioned', 'ok', None, [], ['PROVISIONED'], 6000)"
+expect_eq "fast: latency-optimized, its own quota, settled 24,000" \
+    "$(j "$A" "(r['fast']['inference'], r['fast']['quota']['tpm'], r['fast']['quota']['code'], r['fast']['tpm']['settled'])")" \
+    "('latency-optimized', 500000, 'L-LO35', 24000)"
+
+# No config: discovered from ListMetrics in both namespaces. Worked by hand:
+# profile-ap0000000001: the profile's ARN (10,000 in, 1,000 out) and its bare ID (20,000,
+#          2,000) are one route: settled 30,000 + 3,000 = 33,000 (Claude 3 Haiku, 1x via
+#          GetInferenceProfile), quota L-H3OD 400,000; no route for the bare ID
+# mx.nova-pro: "mx." is a prefix only ListInferenceProfiles knows: cross-region; its
+#          LegacyModelInvocations series: LEGACY_MODEL
+printf '[bedtop]\nregion = us-east-1\n' >"$TMP/empty.conf"
+CONF=$TMP/empty.conf
+run_check "$TMP/disc" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
+D=$TMP/disc.json
+expect_eq "discovery: both namespaces, provisioned and latency-optimized, a profile once" \
+    "$(j "$D" "sorted((x['name'], x['endpoint'], x['inference']) for x in d['routes'])")" \
+    "[('claude-3-5-haiku-latency', 'runtime', 'latency-optimized'), ('claude-sonnet-5', 'runtime', 'on-demand'), ('mantle.claude-fable-5-1', 'mantle', 'on-demand'), ('mantle.gpt-5-6-luna', 'mantle', 'on-demand'), ('mx.nova-pro', 'runtime', 'cross-region'), ('profile-ap0000000001', 'runtime', 'on-demand'), ('provisioned-pt0123456789', 'runtime', 'provisioned'), ('us.claude-opus-4-8', 'runtime', 'cross-region')]"
+expect_eq "discovery: the profile's ARN and bare ID summed (33,000), its base model's quota" \
+    "$(j "$D" "(r['profile-ap0000000001']['tpm']['settled'], r['profile-ap0000000001']['quota']['tpm'])")" "(33000, 400000)"
+expect_eq "discovery: the discovered mantle route summed over its projects (500,000)" \
+    "$(j "$D" "r['mantle.gpt-5-6-luna']['tpm']['settled']")" 500000
+expect_eq "discovery: LEGACY_MODEL from LegacyModelInvocations" \
+    "$(j "$D" "[w['severity'] for w in r['mx.nova-pro']['warnings'] if w['code']=='LEGACY_MODEL']")" "['info']"
+expect_eq "discovery: ListInferenceProfiles asked once, signed for bedrock" \
+    "$(l "$TMP/acc.log" "[(x['sig_ok'], x['service']) for x in L if x['op']=='ListInferenceProfiles']")" "[(True, 'bedrock')]"
+# ListInferenceProfiles refused (AccessDenied): the built-in prefixes stand, so "mx." is
+# not one (on-demand) while "us." still is; discovery goes on
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['list_profiles_error']={'status':403,'code':'AccessDeniedException','message':'not allowed'}; json.dump(d,open(sys.argv[2],'w'))" \
+    "$SCEN" "$TMP/denied.json"
+check "fake AWS (ListInferenceProfiles refused) starts" start_fake den --scenario "$TMP/denied.json"
+run_check "$TMP/den" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
+expect_eq "ListInferenceProfiles refused: the built-in prefix list" \
+    "$(j "$TMP/den.json" "([x['inference'] for x in d['routes'] if x['model_id']=='mx.amazon.nova-pro-v1:0'], r['us.claude-opus-4-8']['inference'], len(d['routes']))")" \
+    "(['on-demand'], 'cross-region', 8)"
 hits=$(cat "$TMP"/*.json "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -c -e "$SK" -e 'Signature=')
 expect_eq "no secret key or signature in any output" "$hits" 0
 finish

@@ -299,7 +299,7 @@ for l in sys.stdin.read().splitlines():
 }
 check "... the rows follow it (THR/m never rises down the table)" \
     bash -c 'sort -s -n -r -c <<<"$1"' _ "$(thr_col $s "$thr_x")"
-lit $s $'\e[<65;10;15M'
+lit $s $'\e[<65;10;19M'   # a warning line (13 route rows, then the warnings)
 check "mouse: the wheel over the warnings scrolls them" screen_has $s ' [2-9][0-9]*-[0-9]+/[0-9]+ \(Tab'
 # a double click on a warning opens the detail of the route it is about
 wl=$(( $(T capture-pane -p -t $s | grep -n "^─ Warnings" | cut -d: -f1) + 1 )) # its first line
@@ -490,8 +490,9 @@ for sig in INT:2 HUP:1; do
     T kill-session -t $s
 done
 
-# Recording onto a full disk (a file-size limit): the status bar says so, the view goes on.
-printf 'ulimit -f 8\nexec "%s" --demo-at 16 --record "%s"\n' "$BEDTOP" "$TMP/full.rec" >"$TMP/fullrec.sh"
+# Recording onto a full disk (a file-size limit of 16 blocks: the header fits, the polls do not):
+# the status bar says so, the view goes on.
+printf 'ulimit -f 16\nexec "%s" --demo-at 16 --record "%s"\n' "$BEDTOP" "$TMP/full.rec" >"$TMP/fullrec.sh"
 saved=$TUI_CMD; TUI_CMD="sh $TMP/fullrec.sh"
 s=recfull; start $s 200 60 C.UTF-8; wait_for $s "$HEAD"
 TUI_CMD=$saved

@@ -220,7 +220,7 @@ static void test_burndown_file(void)
            b.n == 2 && b.rules[1].factor == 7,
        "burndown file: comments, inline comment, two rules (%s)", err);
     OK(!bt_burndown_parse(&b, "* = 1\nacme.* = lots\n", "b.conf", err, sizeof err) &&
-           strstr(err, "b.conf:2: bad burndown factor 'lots'"),
+           strstr(err, "b.conf:2: bad burndown row 'lots'"),
        "burndown file: bad factor names file:line (%s)", err);
     OK(!bt_burndown_parse(&b, "no equals here\n", "b.conf", err, sizeof err) &&
            strstr(err, "b.conf:1: expected 'model-pattern = factor'"),

@@ -62,15 +62,55 @@ static void test_parse_name(const struct bt_quota_table *t)
          BT_Q_RPM, BT_INF_CROSS_REGION, "", "Meta Llama 3.1 70B Instruct"},
         {"Cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.5 V1", 1,
          BT_Q_RPM, BT_INF_CROSS_REGION, "", "Anthropic Claude Sonnet 4.5 V1"},
-        /* near misses: none of these is a route quota */
-        {"Batch inference job size (in GB) for Claude 3 Haiku", 0, 0, 0, "", ""},
+        /* the families real accounts list (DOMAIN.md "Where quota values come from"), with
+         * and without the vendor and "V1"; every one of these is matched_by "name" */
+        {"On-demand model inference tokens per minute for Claude Opus 4.8", 1, BT_Q_TPM,
+         BT_INF_ON_DEMAND, "", "Claude Opus 4.8"},
+        {"Cross-region model inference tokens per minute for Anthropic Claude Sonnet 5 V1", 1,
+         BT_Q_TPM, BT_INF_CROSS_REGION, "", "Anthropic Claude Sonnet 5 V1"},
+        {"Global cross-region model inference tokens per minute for Claude Sonnet 4.6", 1, BT_Q_TPM,
+         BT_INF_GLOBAL, "", "Claude Sonnet 4.6"},
+        {"InvokeModel requests per minute for Anthropic Claude Sonnet 4.6", 1, BT_Q_RPM, ANY, "",
+         "Anthropic Claude Sonnet 4.6"},
+        {"Global cross-region model inference requests per minute for Claude Sonnet 4.6 V1", 1,
+         BT_Q_RPM, BT_INF_GLOBAL, "", "Claude Sonnet 4.6 V1"},
+        {"Model invocation max tokens per day for Claude Sonnet 4.5 V1 1M Context Length (doubled "
+         "for cross-region calls)",
+         1, BT_Q_TPD, ANY, "1m", "Claude Sonnet 4.5 V1"},
+        {"Global cross-region model inference tokens per day for Anthropic Claude Opus 4.8", 1,
+         BT_Q_TPD, BT_INF_GLOBAL, "", "Anthropic Claude Opus 4.8"},
+        {"Cross-Model Max Tokens Per Day", 1, BT_Q_TPD_ACCOUNT, BT_QROW_ACCOUNT, "", ""},
+        {"cross-model max tokens per day", 1, BT_Q_TPD_ACCOUNT, BT_QROW_ACCOUNT, "", ""},
         {"On-demand latency-optimized model inference tokens per minute for Anthropic Claude 3.5 "
          "Haiku",
-         0, 0, 0, "", ""},
+         1, BT_Q_TPM, BT_INF_LATENCY_OPTIMIZED, "", "Anthropic Claude 3.5 Haiku"},
+        {"Cross-region latency-optimized model inference tokens per minute for Meta Llama 3.1 70B "
+         "Instruct",
+         1, BT_Q_TPM, BT_INF_LATENCY_OPTIMIZED, "", "Meta Llama 3.1 70B Instruct"},
+        {"Cross-Region InvokeModel concurrent requests for Anthropic Claude 3 Haiku", 1,
+         BT_Q_CONCURRENT, BT_INF_CROSS_REGION, "", "Anthropic Claude 3 Haiku"},
+        {"On-demand model inference concurrent requests for Luma Ray V2", 1, BT_Q_CONCURRENT,
+         BT_INF_ON_DEMAND, "", "Luma Ray V2"},
+        {"[bedrock-mantle endpoint] Input tokens per minute for GPT-5.6 Luna", 1, BT_Q_INPUT_TPM,
+         ANY, "", "GPT-5.6 Luna"},
+        {"[bedrock-mantle endpoint] Output tokens per minute for Claude Opus 4.8", 1,
+         BT_Q_OUTPUT_TPM, ANY, "", "Claude Opus 4.8"},
+        {"[Bedrock-Mantle Endpoint] input tokens per minute for Anthropic Claude Opus 4.7", 1,
+         BT_Q_INPUT_TPM, ANY, "", "Anthropic Claude Opus 4.7"},
+        {"Global Cross-Region InvokeModel tokens per minute for Claude Opus 4.8 1M Context Length",
+         1, BT_Q_TPM, BT_INF_GLOBAL, "1m", "Claude Opus 4.8"},
+        /* near misses: none of these is a route quota */
+        {"Batch inference job size (in GB) for Claude 3 Haiku", 0, 0, 0, "", ""},
+        {"Cross-Model Max Tokens Per Day for Anthropic Claude Opus 4.8", 0, 0, 0, "", ""},
+        {"Cross-Model Max Tokens Per Minute", 0, 0, 0, "", ""},
+        {"[bedrock-mantle endpoint] Requests per minute for GPT-5.6 Luna", 0, 0, 0, "", ""},
+        {"[bedrock-mantle endpoint] Input tokens per day for GPT-5.6 Luna", 0, 0, 0, "", ""},
+        {"[bedrock-mantle endpoint] Input tokens per minute for ", 0, 0, 0, "", ""},
+        {"On-demand model inference tokens per hour for Claude Opus 4.8", 0, 0, 0, "", ""},
+        {"Provisioned model units for Anthropic Claude Opus 4.8", 0, 0, 0, "", ""},
         {"Cross-region model inference tokens per minute for ", 0, 0, 0, "", ""},
         {"Custom models per account", 0, 0, 0, "", ""},
         {"On-demand InvokeModel tokens per second for Anthropic Claude 3 Haiku", 0, 0, 0, "", ""},
-        {"Cross-Region InvokeModel concurrent requests for Anthropic Claude 3 Haiku", 0, 0, 0, "", ""},
         {"Bedrock Mantle requests per minute for Anthropic Claude Opus 4.7", 0, 0, 0, "", ""},
         {"Provisioned model inference tokens per minute for Anthropic Claude 3 Haiku", 0, 0, 0, "", ""},
         {"Model invocation max tokens per day for", 0, 0, 0, "", ""},
@@ -218,6 +258,7 @@ static void test_model_matches(struct bt_quota_table *hints)
 static void add_quota(struct bt_sq_list *l, const char *code, const char *name, double v)
 {
     l->q = bt_xrealloc(l->q, (size_t)(l->n + 1) * sizeof *l->q);
+    memset(&l->q[l->n], 0, sizeof l->q[l->n]);
     bt_strlcpy(l->q[l->n].code, code, sizeof l->q[l->n].code);
     bt_strlcpy(l->q[l->n].name, name, sizeof l->q[l->n].name);
     l->q[l->n].value = v;
@@ -466,7 +507,7 @@ static void test_profile_prefixes(void)
            bt_inference_from_model("meta.llama3") == BT_INF_ON_DEMAND,
        "inference type from the same list");
     struct bt_burndown b = {0};
-    bt_burndown_add(&b, "anthropic.claude-3-7*", 5);
+    bt_burndown_add(&b, "anthropic.claude-3-7*", 5, -1, "test");
     bool matched = false;
     OK(bt_burndown_lookup(&b, "us-gov.anthropic.claude-3-7-sonnet-20250219-v1:0", &matched) == 5 && matched,
        "burndown: a rule for the bare ID matches behind the us-gov. prefix");

@@ -1,0 +1,272 @@
+/* Route discovery: with no routes configured, ListMetrics in AWS/Bedrock (every
+ * ModelId) and AWS/BedrockMantle (every Model) for the Region, one route each:
+ * on-demand, cross-Region and global IDs, "+latency-optimized" IDs
+ * (latency-optimized), provisioned-model ARNs (provisioned), an application
+ * profile once (its ARN and its bare ID are one route), mantle models (endpoint
+ * mantle). ListInferenceProfiles first, where allowed, teaches the cross-Region
+ * prefixes (core/model.h keeps the one list). */
+#include "collectors/cloudwatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/cw_int.h"
+#include "collectors/infprofile.h"
+#include "net/http.h"
+
+#define MAX_DISCOVER 200
+
+enum { STEP_PROFILES, STEP_RUNTIME, STEP_MANTLE, STEP_DONE };
+
+struct found_model {
+    char id[192];
+    bool mantle, legacy;
+};
+
+struct discover {
+    struct bt_ctx *ctx;
+    struct bt_awsgroup_provider prov;
+    char region[32];
+    char url[512], bedrock[512];
+    int step;
+    char *token;
+    int pages;
+    bool failed;
+    enum bt_errkind kind;     /* what kind of failure err is */
+    char err[1536];           /* whole: a credentials message lists every source tried */
+    char note[256];           /* ListInferenceProfiles refused: the built-in prefixes used */
+    struct found_model *models;
+    int nmodels;
+};
+
+static struct found_model *found(struct discover *d, const char *id, bool mantle)
+{
+    for (int i = 0; i < d->nmodels; i++)
+        if (d->models[i].mantle == mantle && strcmp(d->models[i].id, id) == 0)
+            return &d->models[i];
+    if (d->nmodels >= MAX_DISCOVER || strlen(id) >= sizeof d->models[0].id)
+        return NULL;
+    struct found_model *m = &d->models[d->nmodels++];
+    bt_strlcpy(m->id, id, sizeof m->id);
+    m->mantle = mantle;
+    return m;
+}
+
+static void on_listed(void *arg, const struct bt_cw_listed *l)
+{
+    struct discover *d = arg;
+    const char *want = d->ctx->cfg->account;
+    if (want[0] && l->account && strcmp(l->account, want) != 0)
+        return; /* another source account's model */
+    bool mantle = d->step == STEP_MANTLE;
+    const char *id = bt_cw_dim(&l->dims, mantle ? "Model" : "ModelId");
+    struct found_model *m = id ? found(d, id, mantle) : NULL;
+    if (m && !mantle && strcmp(l->metric, "LegacyModelInvocations") == 0)
+        m->legacy = true;
+}
+
+static void on_profile(void *arg, const char *profile_id)
+{
+    (void)arg;
+    bt_profile_prefix_learn(profile_id);
+}
+
+static void discover_submit(struct discover *d);
+
+static void next_step(struct discover *d)
+{
+    free(d->token);
+    d->token = NULL;
+    d->pages = 0;
+    d->step++;
+    if (d->step < STEP_DONE)
+        discover_submit(d);
+}
+
+static void discover_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct discover *d = arg;
+    const char *op = d->step == STEP_PROFILES ? "ListInferenceProfiles" : "ListMetrics";
+    char why[1280], err[160];
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        if (d->step == STEP_PROFILES) {
+            /* not allowed (or not there): the built-in list of prefixes stands */
+            snprintf(d->note, sizeof d->note,
+                     "ListInferenceProfiles: %.160s; the built-in cross-Region prefixes are used", why);
+            next_step(d);
+            return;
+        }
+        snprintf(d->err, sizeof d->err, "route discovery (%s %s%s): %s", op,
+                 d->step == STEP_MANTLE ? "AWS/BedrockMantle " : "", d->region, why);
+        d->kind = resp->kind;
+        d->failed = true;
+        d->step = STEP_DONE;
+        return;
+    }
+    char *token = NULL;
+    bool ok = d->step == STEP_PROFILES
+                  ? bt_infprofile_parse_list(resp->body, resp->body_len, on_profile, d, &token, err,
+                                             sizeof err)
+                  : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_listed, d, &token,
+                                                  err, sizeof err);
+    if (!ok) {
+        if (d->step == STEP_PROFILES) {
+            snprintf(d->note, sizeof d->note, "ListInferenceProfiles: %s", err);
+            next_step(d);
+            return;
+        }
+        snprintf(d->err, sizeof d->err, "route discovery (%s %s): %s (%s)", op, d->region, err,
+                 resp->url ? resp->url : "");
+        d->kind = BT_ERR_PARSE;
+        d->failed = true;
+        d->step = STEP_DONE;
+        return;
+    }
+    if (!token || ++d->pages >= MAX_PAGES || (d->token && strcmp(d->token, token) == 0)) {
+        free(token);
+        next_step(d);
+        return;
+    }
+    free(d->token);
+    d->token = token;
+    discover_submit(d);
+}
+
+static void discover_submit(struct discover *d)
+{
+    char label[96], url[8192];
+    if (d->step == STEP_PROFILES) {
+        /* REST-JSON GET; the system-defined profiles carry the prefixes */
+        char tok[6400] = ""; /* a 2,048-byte token, every byte encoded */
+        if (d->token)
+            bt_infprofile_encode(d->token, tok, sizeof tok);
+        snprintf(url, sizeof url, "%s/inference-profiles?maxResults=100%s%s&type=SYSTEM_DEFINED",
+                 d->bedrock, tok[0] ? "&nextToken=" : "", tok);
+        snprintf(label, sizeof label, "bedrock %s ListInferenceProfiles", d->region);
+        struct bt_http_req req = {
+            .policy = &bt_aws_policy,
+            .method = "GET", .url = url, .service = "bedrock", .region = d->region,
+            .creds = &d->prov.p, .label = label, .timeout = bt_awsgroup_timeout(),
+        };
+        bt_http_submit(d->ctx->http, &req, discover_done, d);
+        return;
+    }
+    struct bt_buf body = {0};
+    const char *acct = d->ctx->cfg->account;
+    bool mantle = d->step == STEP_MANTLE;
+    bt_cloudwatch_list_json_ns(&body, mantle ? NS_MANTLE : NS_RUNTIME, mantle ? "Model" : "ModelId",
+                               d->token, acct[0] != '\0', acct);
+    snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
+    struct bt_http_req req = {
+        .policy = &bt_aws_policy,
+        .method = "POST", .url = d->url, .service = "monitoring", .region = d->region,
+        .creds = &d->prov.p, .target = CW_TARGET "ListMetrics", .content_type = CW_CTYPE,
+        .body = body.buf ? body.buf : "", .body_len = body.len, .label = label,
+        .timeout = bt_awsgroup_timeout(),
+    };
+    bt_http_submit(d->ctx->http, &req, discover_done, d);
+    bt_buf_free(&body);
+}
+
+/* An application profile listed under its ARN and under its bare ID: one route (its
+ * CloudWatch figures sum both forms, collectors/cw_sets.c). */
+static bool profile_alias(const struct discover *d, const struct found_model *m)
+{
+    if (m->mantle || strchr(m->id, '.') || strchr(m->id, ':'))
+        return false;
+    for (int i = 0; i < d->nmodels; i++) {
+        const char *a = d->models[i].id;
+        const char *slash = strrchr(a, '/');
+        if (bt_infprofile_is_arn(a) && slash && strcmp(slash + 1, m->id) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void add_route(struct bt_config *cfg, const struct discover *d, const struct found_model *m)
+{
+    char name[64], unique[64];
+    bt_cloudwatch_short_name(m->id, name, sizeof name);
+    if (m->mantle) {
+        char n2[64];
+        snprintf(n2, sizeof n2, "mantle.%.50s", name);
+        bt_strlcpy(name, n2, sizeof name);
+    }
+    bt_strlcpy(unique, name, sizeof unique);
+    for (int k = 2; bt_config_find_route(cfg, unique) >= 0; k++)
+        snprintf(unique, sizeof unique, "%.56s-%d", name, k);
+    int r = bt_config_add_route(cfg, unique);
+    struct bt_route *rt = &cfg->routes[r];
+    bt_strlcpy(rt->model, m->id, sizeof rt->model);
+    bt_strlcpy(rt->region, d->region, sizeof rt->region);
+    rt->endpoint = m->mantle ? BT_EP_MANTLE : BT_EP_RUNTIME;
+    rt->inference = m->mantle ? BT_INF_ON_DEMAND : bt_inference_from_model(rt->model);
+    rt->legacy_seen = m->legacy;
+}
+
+int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_errkind *kind,
+                           char *err, size_t errlen)
+{
+    *kind = BT_ERR_NONE;
+    if (cfg->nroutes > 0)
+        return 0;
+    if (!ctx->http) {
+        snprintf(err, errlen, "route discovery needs the network");
+        *kind = BT_ERR_NETWORK;
+        return -1;
+    }
+    struct discover d;
+    memset(&d, 0, sizeof d);
+    d.ctx = ctx;
+    bt_awsgroup_route_region(ctx, NULL, d.region, sizeof d.region);
+    if (!d.region[0]) {
+        snprintf(err, errlen, "route discovery: no AWS Region is set; set AWS_REGION, pass "
+                              "--region, or put region = under [bedtop] in the config");
+        *kind = BT_ERR_REGION;
+        return -1;
+    }
+    const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;
+    const char *ep = ctx->endpoint_url && *ctx->endpoint_url ? ctx->endpoint_url : cfg->endpoint_url;
+    bt_awsgroup_provider_init(&d.prov, profile, d.region, ep);
+    if (bt_aws_endpoint(&d.prov.opts, "monitoring", d.region, d.url, sizeof d.url) != 0) {
+        snprintf(err, errlen, "route discovery: no CloudWatch endpoint for Region %s", d.region);
+        *kind = BT_ERR_REGION;
+        bt_awsgroup_provider_free(&d.prov);
+        return -1;
+    }
+    /* no control-plane endpoint: the built-in prefixes, straight to ListMetrics */
+    d.step = bt_aws_endpoint(&d.prov.opts, "bedrock", d.region, d.bedrock, sizeof d.bedrock) == 0
+                 ? STEP_PROFILES
+                 : STEP_RUNTIME;
+    d.models = bt_xcalloc(MAX_DISCOVER, sizeof *d.models);
+    discover_submit(&d);
+    /* startup, before the dashboard: wait here; http bounds every attempt */
+    while (d.step < STEP_DONE && bt_http_pending(ctx->http) > 0)
+        if (bt_http_poll(ctx->http, 1000, -1, NULL) < 0)
+            break;
+    int added = -1;
+    if (d.step < STEP_DONE) {
+        snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
+        *kind = BT_ERR_NETWORK;
+    } else if (d.failed) {
+        snprintf(err, errlen, "%s", d.err);
+        *kind = d.kind;
+    } else {
+        if (d.note[0] && ctx->verbose)
+            fprintf(stderr, "bedtop: %s\n", d.note);
+        added = 0;
+        for (int i = 0; i < d.nmodels; i++) {
+            if (profile_alias(&d, &d.models[i]))
+                continue;
+            add_route(cfg, &d, &d.models[i]);
+            added++;
+        }
+    }
+    free(d.token);
+    free(d.models);
+    bt_awsgroup_provider_free(&d.prov);
+    return added;
+}

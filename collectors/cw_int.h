@@ -1,0 +1,128 @@
+/* Between the CloudWatch files (cw_wire.c, cloudwatch.c, cw_discover.c): the
+ * protocol's constants. Not for other rooms. */
+#ifndef BEDTOP_CW_INT_H
+#define BEDTOP_CW_INT_H
+
+#define NS_RUNTIME "AWS/Bedrock"
+#define NS_MANTLE "AWS/BedrockMantle"
+#define CW_TARGET "GraniteServiceVersion20100801."
+#define CW_CTYPE "application/x-amz-json-1.0"
+#define MAX_PAGES 1000       /* a pagination that never ends is an error */
+
+#include "collectors/cloudwatch.h"
+
+/* The series a route's figures are read from, as ListMetrics lists them
+ * (cw_sets.c): a mantle model's token totals exist per Model, or only per
+ * Model+Project (then summed over the projects; a wrong set returns zeros, not an
+ * error); an application inference profile appears under its ARN and its bare ID
+ * (both summed). */
+struct cw_sets {
+    bool listed;             /* mantle: ListMetrics answered for the route's group */
+    bool model_only;         /* a {Model} series is listed */
+    int nproj;               /* {Model, Project} series listed, by project */
+    char proj[BT_CW_MAX_SUM][64];
+    struct bt_cw_dimset set[BT_CW_MAX_SUM];
+    int nset;
+    char key[96];            /* tells routes with the same model but other sets apart */
+    char bare_id[64];        /* an application profile's bare ID */
+    bool tier_reserved;      /* ListMetrics lists ModelId + ResolvedServiceTier=reserved */
+    struct bt_cw_dimset tier; /* that set, for the TIER_RES_* signals */
+};
+void cw_sets_reset(struct cw_sets *s);
+/* A metric ListMetrics listed in AWS/BedrockMantle: the sets that carry rt's model. */
+void cw_sets_note(struct cw_sets *s, const struct bt_route *rt, const struct bt_cw_listed *m);
+/* Points a route's queries q[0..n) at the series to read; false (why set) when ListMetrics
+ * listed none for a mantle route: its usage is unknown, not idle. */
+bool cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_query *q, int n,
+                   char *why, size_t whylen);
+/* The reserved tier's queries (TIER_RES_*: ModelId + ResolvedServiceTier=reserved) of a
+ * runtime route whose account lists that series; returns how many (at most max). */
+int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
+                         struct bt_cw_query *out, int max);
+/* ---- the collector's state (cloudwatch.c polls, cw_list.c lists) ---- */
+#include <stdint.h>
+
+#include "collectors/awsgroup.h"
+#include "net/http.h"
+
+#define LIST_EVERY (6 * 3600)
+#define LIST_RETRY 600       /* a failed ListMetrics is tried again after 10 minutes */
+#define POLL_OFFSET 10       /* poll this long after the minute boundary */
+#define ALT_READ "CacheReadInputTokens"
+#define ALT_WRITE "CacheWriteInputTokens"
+
+struct cw;
+struct cw_group;
+
+struct cw_chunk {
+    struct cw_group *g;
+    int first, count;        /* wire queries [first, first + count) of the group's poll */
+    int64_t start;
+    char *token;
+    int pages;
+};
+
+struct cw_group {
+    struct cw *cw;
+    struct bt_awsgroup *ag;
+    char label[96];          /* "cloudwatch us-east-1" */
+    struct bt_cw_query *q;   /* every route's queries */
+    int nq;
+    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: one-day sums */
+    /* One poll's requests: each distinct (namespace, metric, dimensions, stat,
+     * period, account) once, shared by every route that needs it. wire[w] is the
+     * q index sent (its Id names it), member[mfirst[w] .. + mcount[w]) the q
+     * indices it answers. */
+    struct bt_cw_query *wq;  /* copies of q[wire[w]], contiguous for the request body */
+    int *wire, *mfirst, *mcount, *member;
+    int nwire, nwire_min;
+    int nfast, ndetail;      /* distinct queries of each cadence (cost) */
+    int nday;                /* distinct one-day sums, asked every poll (cost) */
+    bool detail_now;         /* this poll includes the detail queries */
+    int64_t detail_at;       /* start of the last poll that did (0 never) */
+    struct cw_chunk *chunks;
+    int nchunks, outstanding;
+    bool polling, listing, listed;
+    int64_t listed_at;
+    int64_t poll_now, poll_end;
+    char *list_token;
+    int list_pages;
+    int list_phase;          /* 0: AWS/Bedrock (ModelId), 1: AWS/BedrockMantle (Model) */
+    bool list_ok[2];
+    bool has_mantle;         /* a mantle route is in the group */
+};
+
+/* What ListMetrics showed for a route's model. */
+enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEEN_LEGACY = 16,
+       SEEN_TIER = 32 };
+
+struct cw {
+    struct bt_ctx *ctx;
+    struct bt_awsgroups ag;
+    struct cw_group *g;
+    int ng;
+    int nroutes;
+    int64_t *settled;        /* per route: newest settled minute fetched (0 none) */
+    int64_t *settled_detail; /* the same for the detail queries, fetched less often */
+    struct bt_cw_spelling *spell;
+    unsigned *seen;
+    struct cw_sets *sets;    /* per route: the series its figures are read from */
+    struct cw_sets *listing; /* per route: what the running mantle listing shows */
+    char (*nodata)[224];     /* per route: why no series is listed for it ("" none) */
+    char (*err)[224];        /* per route: first failure of the running poll */
+    int *group_of;           /* per route: group index, -1 none */
+    int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
+    int64_t next;
+    bool started;            /* check mode: the one poll was started */
+    unsigned long requests;
+};
+
+/* cloudwatch.c */
+void cw_build_queries(struct cw_group *g);
+void cw_start_poll(struct cw_group *g, int64_t now);
+void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
+               void *arg);
+/* cw_list.c: ListMetrics (phase 0: AWS/Bedrock then, with mantle routes, AWS/BedrockMantle;
+ * phase 1: only AWS/BedrockMantle), then the poll */
+void cw_start_list(struct cw_group *g, int64_t now, int phase);
+#endif

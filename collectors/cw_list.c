@@ -1,0 +1,206 @@
+/* CloudWatch ListMetrics: which cache-metric spelling a route's account publishes,
+ * whether it lists LegacyModelInvocations, and (AWS/BedrockMantle) the dimension sets
+ * that carry each mantle model; then the poll. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/cw_int.h"
+
+/* --- ListMetrics: which cache-metric spelling exists --- */
+
+/* AWS/Bedrock: the cache-metric spelling, LegacyModelInvocations, and whether the
+ * reserved service tier is listed for the model (ResolvedServiceTier=reserved). */
+static void on_metric(void *arg, const struct bt_cw_listed *m)
+{
+    struct cw_group *g = arg;
+    struct cw *cw = g->cw;
+    const char *model = bt_cw_dim(&m->dims, "ModelId"), *metric = m->metric;
+    const char *account = m->account, *tier = bt_cw_dim(&m->dims, "ResolvedServiceTier");
+    if (!model)
+        return;
+    if (tier && !strcmp(tier, "reserved") && m->dims.n == 2 &&
+        !strcmp(metric, bt_signal_info[BT_SIG_TIER_RES_INVOCATIONS].metric)) {
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            const struct bt_route *rt = &cw->ctx->cfg->routes[r];
+            if (!strcmp(rt->model, model) && (!rt->account[0] || !account ||
+                                              !strcmp(rt->account, account)))
+                cw->seen[r] |= SEEN_TIER;
+        }
+        return;
+    }
+    if (m->dims.n != 1)
+        return; /* the spelling and the legacy count are read from the ModelId series */
+    unsigned bit = strcmp(metric, bt_signal_info[BT_SIG_CACHE_READ].metric) == 0 ? SEEN_READ
+                   : strcmp(metric, ALT_READ) == 0                               ? SEEN_READ_ALT
+                   : strcmp(metric, bt_signal_info[BT_SIG_CACHE_WRITE].metric) == 0 ? SEEN_WRITE
+                   : strcmp(metric, ALT_WRITE) == 0 ? SEEN_WRITE_ALT
+                   : strcmp(metric, "LegacyModelInvocations") == 0 ? SEEN_LEGACY
+                                                                   : 0;
+    if (!bit)
+        return;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        const struct bt_route *rt = &cw->ctx->cfg->routes[r];
+        /* a route of a source account takes only that account's metrics */
+        if (strcmp(rt->model, model) == 0 && (!rt->account[0] || !account ||
+                                              strcmp(rt->account, account) == 0))
+            cw->seen[r] |= bit;
+    }
+}
+
+/* ListMetrics lists LegacyModelInvocations for the route's model: an event, so a
+ * replay shows LEGACY_MODEL where the live screen did. */
+static void legacy_event(struct cw *cw, int r)
+{
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
+                          .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(ev.code, BT_EVCODE_LEGACY_MODEL, sizeof ev.code);
+    snprintf(ev.text, sizeof ev.text, "ListMetrics lists LegacyModelInvocations for %s",
+             cw->ctx->cfg->routes[r].model);
+    if (cw->ctx->store)
+        bt_store_apply(cw->ctx->store, &ev);
+}
+
+/* ListMetrics in AWS/BedrockMantle: the dimension sets that carry each route's model. */
+static void on_mantle_metric(void *arg, const struct bt_cw_listed *m)
+{
+    struct cw_group *g = arg;
+    struct cw *cw = g->cw;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        const struct bt_route *rt = &cw->ctx->cfg->routes[r];
+        if (rt->endpoint == BT_EP_MANTLE)
+            cw_sets_note(&cw->listing[r], rt, m);
+    }
+}
+
+static void list_finish(struct cw_group *g)
+{
+    struct cw *cw = g->cw;
+    free(g->list_token);
+    g->list_token = NULL;
+    g->listing = false;
+    g->listed = true;
+    bool ok = g->list_ok[0] || cw->ctx->mode == BT_MODE_ONCE;
+    ok = ok && (!g->has_mantle || g->list_ok[1]);
+    g->listed_at = ok ? g->poll_now : g->poll_now - LIST_EVERY + LIST_RETRY;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        /* a failed mantle listing keeps the sets of the last good one (none: by Model) */
+        if (g->list_ok[1] && cw->ctx->cfg->routes[r].endpoint == BT_EP_MANTLE) {
+            cw->sets[r] = cw->listing[r];
+            cw->sets[r].listed = true;
+        }
+        if (!g->list_ok[0])
+            continue;
+        /* the table's spelling unless only the other one exists */
+        cw->spell[r].cache_read =
+            (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
+        cw->spell[r].cache_write =
+            (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+        if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
+            legacy_event(cw, r);
+        cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
+    }
+    cw_build_queries(g);
+    cw_start_poll(g, g->poll_now);
+}
+
+static void submit_list(struct cw_group *g);
+
+/* The phase is over (ok or not): the mantle listing next, if the group needs it. */
+static void phase_end(struct cw_group *g, bool ok)
+{
+    g->list_ok[g->list_phase] = ok;
+    if (g->list_phase == 0 && g->has_mantle) {
+        free(g->list_token);
+        g->list_token = NULL;
+        g->list_pages = 0;
+        g->list_phase = 1;
+        for (int i = 0; i < g->ag->nroutes; i++)
+            cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);
+        submit_list(g);
+        return;
+    }
+    list_finish(g);
+}
+
+static void list_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct cw_group *g = arg;
+    char why[224];
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        if (g->cw->ctx->verbose)
+            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, why);
+        phase_end(g, false);
+        return;
+    }
+    char *token = NULL;
+    char err[160];
+    bool parsed = g->list_phase == 0
+                      ? bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_metric, g,
+                                                      &token, err, sizeof err)
+                      : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len,
+                                                      on_mantle_metric, g, &token, err, sizeof err);
+    if (!parsed) {
+        if (g->cw->ctx->verbose)
+            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, err);
+        phase_end(g, false);
+        return;
+    }
+    if (!token || ++g->list_pages >= MAX_PAGES ||
+        (g->list_token && strcmp(g->list_token, token) == 0)) {
+        free(token);
+        phase_end(g, true);
+        return;
+    }
+    free(g->list_token);
+    g->list_token = token;
+    submit_list(g);
+}
+
+/* ListMetrics reaches source accounts (IncludeLinkedAccounts) when a route names
+ * one, and asks only that account (OwningAccount) when every route names the same. */
+static void submit_list(struct cw_group *g)
+{
+    const struct bt_route *routes = g->cw->ctx->cfg->routes;
+    const char *owner = NULL;
+    bool linked = false, one = true;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        const char *a = routes[g->ag->routes[i]].account;
+        linked = linked || a[0];
+        if (i == 0)
+            owner = a;
+        else if (strcmp(owner, a) != 0)
+            one = false;
+    }
+    struct bt_buf body = {0};
+    if (g->list_phase == 1)
+        bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", g->list_token, linked,
+                                   linked && one ? owner : NULL);
+    else
+        bt_cloudwatch_list_json(&body, g->list_token, linked, linked && one ? owner : NULL);
+    cw_submit(g, "ListMetrics", &body, list_done, g);
+    bt_buf_free(&body);
+}
+
+/* phase 0: AWS/Bedrock then (mantle routes) AWS/BedrockMantle; phase 1: only the
+ * mantle listing (check mode: its dimension sets decide what is asked) */
+void cw_start_list(struct cw_group *g, int64_t now, int phase)
+{
+    for (int i = 0; i < g->ag->nroutes; i++)
+        g->cw->seen[g->ag->routes[i]] = 0;
+    g->listing = true;
+    g->list_pages = 0;
+    g->list_phase = phase;
+    g->list_ok[0] = g->list_ok[1] = false;
+    g->poll_now = now;
+    for (int i = 0; phase == 1 && i < g->ag->nroutes; i++)
+        cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);
+    submit_list(g);
+}
+
