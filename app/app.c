@@ -193,7 +193,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         }
         if (!a->cfg.nroutes && o->source) {
             char err[512];
-            int n = bt_promsrc_discover(&a->ctx, err, sizeof err);
+            int n = bt_promsrc_discover(&a->ctx, &a->cfg, err, sizeof err);
             if (n < 0 && bt_loop_quit_signal)
                 return 128 + bt_loop_quit_signal; /* Ctrl-C during discovery */
             if (n <= 0) {
@@ -204,7 +204,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         } else if (!a->cfg.nroutes) {
             char err[2048];
             enum bt_errkind kind;
-            int n = bt_cloudwatch_discover(&a->ctx, &kind, err, sizeof err);
+            int n = bt_cloudwatch_discover(&a->ctx, &a->cfg, &kind, err, sizeof err);
             if (n < 0) {
                 bt_err("%s; %s", err, discovery_remedy(kind));
                 return 3;
@@ -220,6 +220,7 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         }
     }
     bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
+    bt_store_bind_routes(&a->store, a->cfg.routes); /* events change routes, collectors never */
     const struct bt_collector_ops *const *ops = o->demo     ? demo_collectors
                                                 : o->source ? source_collectors
                                                             : live_collectors;

@@ -82,6 +82,7 @@ int cmd_record_backfill(struct opts *o)
     bt_store_free(&a.store);
     a.cfg.history_minutes = (int)((to - from) / 60) + 2;
     bt_store_init(&a.store, a.cfg.nroutes, a.cfg.history_minutes);
+    bt_store_bind_routes(&a.store, a.cfg.routes);
     a.ctx.window_from = from;
     a.ctx.window_to = to;
     /* admission counters have no history: only CloudWatch and Service Quotas */

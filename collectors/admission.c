@@ -57,12 +57,52 @@ static int signal_of_name(const char *name, bool *bucket)
     return -1;
 }
 
-double bt_adm_rate(double v1, double t1, double v2, double t2)
+/* The identity without the label `skip` (a histogram's le), or with every label. */
+static void series_id(const struct bt_prom_series *s, const char *skip, char *out, size_t n)
 {
-    if (!isfinite(v1) || !isfinite(v2) || !isfinite(t1) || !isfinite(t2) || t2 <= t1)
-        return NAN;
-    double inc = v2 >= v1 ? v2 - v1 : v2;
-    return inc / (t2 - t1) * 60.0;
+    /* Prometheus's identity of a series: its labels (here sorted by name, so the
+     * order a worker prints them in does not matter) */
+    struct bt_buf b = {0};
+    const char *last = NULL;
+    for (int k = 0; k < s->nlabels; k++) {
+        const struct bt_prom_label *next = NULL;
+        for (int i = 0; i < s->nlabels; i++) {
+            const struct bt_prom_label *l = &s->labels[i];
+            if ((!last || strcmp(l->name, last) > 0) && (!next || strcmp(l->name, next->name) < 0))
+                next = l;
+        }
+        if (!next)
+            break;
+        last = next->name;
+        if (skip && !strcmp(next->name, skip))
+            continue;
+        bt_buf_printf(&b, "%s%s=\"", b.len ? "," : "", next->name);
+        for (const char *p = next->value; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                bt_buf_putc(&b, '\\');
+            if (*p == '\n')
+                bt_buf_puts(&b, "\\n");
+            else
+                bt_buf_putc(&b, *p);
+        }
+        bt_buf_putc(&b, '"');
+    }
+    const char *id = bt_buf_str(&b);
+    if (strlen(id) < n) {
+        snprintf(out, n, "%s", id);
+    } else {
+        /* too long to keep whole: a 64-bit FNV-1a of it names the series */
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *p = id; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+        snprintf(out, n, "#%016llx", (unsigned long long)h);
+    }
+    bt_buf_free(&b);
+}
+
+void bt_adm_series_id(const struct bt_prom_series *s, char *out, size_t n)
+{
+    series_id(s, NULL, out, n);
 }
 
 int bt_adm_route_of(const struct bt_prom_series *s, const struct bt_adm_scope *sc)
@@ -147,11 +187,45 @@ struct adm_hist {
     size_t n, cap;
 };
 
+/* A route's histogram series (one per worker: the labels but le), cumulative. */
+struct adm_hseries {
+    char id[BT_SERIES_ID];
+    struct adm_hist h;
+};
+
+struct adm_hset {
+    struct adm_hseries *s;
+    int n, cap;
+};
+
+static void hset_free(struct adm_hset *set)
+{
+    for (int i = 0; i < set->n; i++)
+        free(set->s[i].h.b);
+    free(set->s);
+    *set = (struct adm_hset){0};
+}
+
+/* The series id of set (NULL when absent and !add). */
+static struct adm_hist *hset_get(struct adm_hset *set, const char *id, bool add)
+{
+    for (int i = 0; i < set->n; i++)
+        if (!strcmp(set->s[i].id, id))
+            return &set->s[i].h;
+    if (!add)
+        return NULL;
+    if (set->n == set->cap) {
+        set->cap = set->cap ? set->cap * 2 : 4;
+        set->s = bt_xrealloc(set->s, (size_t)set->cap * sizeof *set->s);
+    }
+    struct adm_hseries *e = &set->s[set->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->id, sizeof e->id, "%s", id);
+    return &e->h;
+}
+
 struct adm_route_state {
-    bool has[BT_SIG_COUNT];
-    double v[BT_SIG_COUNT], t[BT_SIG_COUNT];
-    struct adm_hist prev;    /* cumulative buckets of the previous scrape */
-    bool has_prev;
+    struct adm_hset prev;    /* each series' cumulative buckets at the previous scrape */
 };
 
 struct bt_adm_state {
@@ -172,7 +246,7 @@ void bt_adm_state_free(struct bt_adm_state *st)
     if (!st)
         return;
     for (int i = 0; i < st->nroutes; i++)
-        free(st->r[i].prev.b);
+        hset_free(&st->r[i].prev);
     free(st->r);
     free(st);
 }
@@ -198,12 +272,11 @@ static int bucket_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Per route, what one scrape said. */
+/* Per route, what one scrape's gauges and histogram series said. */
 struct adm_acc {
     bool has[BT_SIG_COUNT];
     double v[BT_SIG_COUNT];
-    double t[BT_SIG_COUNT];  /* newest exposition timestamp, NAN when any series had none */
-    struct adm_hist hist;
+    struct adm_hset hist;
 };
 
 static void store(struct bt_store *s, int route, enum bt_signal sig, double v, double now)
@@ -214,31 +287,44 @@ static void store(struct bt_store *s, int route, enum bt_signal sig, double v, d
     bt_store_add(s, &(struct bt_sample){.t = t, .route = route, .signal = sig, .value = v}, t);
 }
 
-/* Output-token quantiles: increases since the previous scrape when calls
- * completed in between, else the cumulative buckets (see admission.h). */
-static int ingest_hist(struct adm_route_state *rs, struct adm_hist *cur, int route, double now,
+/* Output-token quantiles: the buckets' increases since the previous scrape,
+ * per series (a series that went down restarted: its buckets are its increase)
+ * and summed, when calls completed in between; else the cumulative buckets
+ * summed over the series (see admission.h). */
+static int ingest_hist(struct adm_route_state *rs, struct adm_hset *set, int route, double now,
                        struct bt_store *s)
 {
-    qsort(cur->b, cur->n, sizeof *cur->b, bucket_cmp);
-    struct bt_prom_bucket *use = bt_xmalloc((cur->n ? cur->n : 1) * sizeof *use);
-    memcpy(use, cur->b, cur->n * sizeof *use);
-    if (rs->has_prev && rs->prev.n == cur->n) {
+    struct adm_hist sum = {0}, inc = {0};
+    bool recent = false;
+    for (int k = 0; k < set->n; k++) {
+        struct adm_hist *c = &set->s[k].h, *p = hset_get(&rs->prev, set->s[k].id, false);
+        qsort(c->b, c->n, sizeof *c->b, bucket_cmp);
+        for (size_t i = 0; i < c->n; i++)
+            hist_add(&sum, c->b[i].le, c->b[i].count);
+        if (!p || p->n != c->n || !c->n)
+            continue; /* first seen, or its buckets changed: no increase of its own */
         bool same = true, reset = false;
-        for (size_t i = 0; i < cur->n && same; i++) {
-            same = rs->prev.b[i].le == cur->b[i].le;
-            reset = reset || cur->b[i].count < rs->prev.b[i].count;
+        for (size_t i = 0; i < c->n && same; i++) {
+            same = p->b[i].le == c->b[i].le;
+            reset = reset || c->b[i].count < p->b[i].count;
         }
-        double new_calls = cur->n ? cur->b[cur->n - 1].count - rs->prev.b[cur->n - 1].count : 0;
-        if (same && !reset && new_calls > 0)
-            for (size_t i = 0; i < cur->n; i++)
-                use[i].count = cur->b[i].count - rs->prev.b[i].count;
+        double new_calls = c->b[c->n - 1].count - (reset ? 0 : p->b[c->n - 1].count);
+        if (!same || new_calls <= 0)
+            continue;
+        for (size_t i = 0; i < c->n; i++)
+            hist_add(&inc, c->b[i].le, c->b[i].count - (reset ? 0 : p->b[i].count));
+        recent = true;
     }
+    struct adm_hist *cur = recent ? &inc : &sum;
+    qsort(cur->b, cur->n, sizeof *cur->b, bucket_cmp);
+    struct bt_prom_bucket *use = cur->b;
     int added = 0;
     for (int i = 0; i < BT_SIG_COUNT; i++) {
         if (kind_of((enum bt_signal)i) != ADM_QUANTILE)
             continue;
         struct bt_prom_bucket *tmp = bt_xmalloc((cur->n ? cur->n : 1) * sizeof *tmp);
-        memcpy(tmp, use, cur->n * sizeof *tmp);
+        if (cur->n)
+            memcpy(tmp, use, cur->n * sizeof *tmp);
         double q = bt_prom_quantile(quantile_of((enum bt_signal)i), tmp, cur->n);
         free(tmp);
         if (isfinite(q)) {
@@ -246,17 +332,18 @@ static int ingest_hist(struct adm_route_state *rs, struct adm_hist *cur, int rou
             added++;
         }
     }
-    free(use);
-    free(rs->prev.b);
-    rs->prev = *cur;
-    rs->has_prev = true;
-    *cur = (struct adm_hist){0};
+    free(sum.b);
+    free(inc.b);
+    hset_free(&rs->prev);
+    rs->prev = *set;
+    *set = (struct adm_hset){0};
     return added;
 }
 
 int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
                   const struct bt_adm_scope *sc, double now, struct bt_store *s, bool *covered)
 {
+    int nread = 0;
     int nr = sc->nroutes < st->nroutes ? sc->nroutes : st->nroutes;
     struct adm_acc *acc = bt_xcalloc((size_t)(nr ? nr : 1), sizeof *acc);
     for (int i = 0; i < doc->nseries; i++) {
@@ -278,28 +365,38 @@ int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
                 lev = INFINITY;
             else if (!bt_parse_double(le, &lev))
                 continue;
-            hist_add(&a->hist, lev, se->value);
+            char id[BT_SERIES_ID];
+            series_id(se, "le", id, sizeof id);
+            hist_add(hset_get(&a->hist, id, true), lev, se->value);
             covered[r] = true;
             continue;
         }
         covered[r] = true;
-        double t = se->has_time ? se->time : NAN;
+        if (kind_of((enum bt_signal)sig) == ADM_COUNTER) {
+            /* a raw reading per series: core rates it per series, then sums */
+            struct bt_reading rd = {.route = r, .signal = (enum bt_signal)sig,
+                                    .t = se->has_time ? se->time : now, .value = se->value};
+            bt_adm_series_id(se, rd.series, sizeof rd.series);
+            bt_store_reading(s, &rd, (int64_t)floor(now));
+            nread++;
+            continue;
+        }
         if (!a->has[sig]) {
             a->has[sig] = true;
             a->v[sig] = se->value;
-            a->t[sig] = t;
         } else {
+            /* gauges of one route's series (its workers) are summed at this scrape,
+             * but max_tokens is the largest allowance any of them requests */
             a->v[sig] = sig == BT_SIG_ADM_MAX_TOKENS ? fmax(a->v[sig], se->value)
                                                     : a->v[sig] + se->value;
-            a->t[sig] = isnan(a->t[sig]) || isnan(t) ? NAN : fmax(a->t[sig], t);
         }
     }
-    int added = 0;
+    int added = nread;
     for (int r = 0; r < nr; r++) {
         struct adm_acc *a = &acc[r];
         struct adm_route_state *rs = &st->r[r];
         if (!covered[r]) {
-            free(a->hist.b);
+            hset_free(&a->hist);
             continue;
         }
         for (int i = 0; i < BT_SIG_COUNT; i++) {
@@ -307,29 +404,11 @@ int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
             if (k == ADM_GAUGE && a->has[i]) {
                 store(s, r, (enum bt_signal)i, a->v[i], now);
                 added++;
-            } else if (k == ADM_COUNTER) {
-                if (!a->has[i]) {
-                    rs->has[i] = false; /* a gap: the next reading starts afresh */
-                    continue;
-                }
-                double t = isnan(a->t[i]) ? now : a->t[i];
-                if (rs->has[i]) {
-                    if (t <= rs->t[i])
-                        continue; /* same reading again (cached exposition) */
-                    double rate = bt_adm_rate(rs->v[i], rs->t[i], a->v[i], t);
-                    if (isfinite(rate)) {
-                        store(s, r, (enum bt_signal)i, rate, now);
-                        added++;
-                    }
-                }
-                rs->has[i] = true;
-                rs->v[i] = a->v[i];
-                rs->t[i] = t;
             }
         }
         if (a->hist.n)
             added += ingest_hist(rs, &a->hist, r, now, s);
-        free(a->hist.b);
+        hset_free(&a->hist);
     }
     free(acc);
     return added;
@@ -444,7 +523,7 @@ static void event(struct adm *a, struct adm_source *s, int route, enum bt_event_
                           .source = BT_SRC_ADMISSION};
     bt_strlcpy(ev.code, code, sizeof ev.code);
     snprintf(ev.text, sizeof ev.text, "admission %.120s: %s", s->shown, text);
-    bt_model_event(a->ctx->store, a->ctx->cfg->routes, &ev);
+    bt_store_apply(a->ctx->store, &ev);
 }
 
 static void source_fail(struct adm_source *s, const char *code, const char *fmt, ...)
@@ -634,7 +713,7 @@ static void start_source(struct adm *a, struct adm_source *s)
 
 static void *adm_create(struct bt_ctx *ctx)
 {
-    struct bt_config *cfg = ctx->cfg;
+    const struct bt_config *cfg = ctx->cfg;
     int nr = cfg->nroutes < ctx->store->nroutes ? cfg->nroutes : ctx->store->nroutes;
     if (!ctx->http || nr <= 0)
         return NULL;

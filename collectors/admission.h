@@ -38,16 +38,20 @@
  * round: it computes the rates itself). A scrape times out after the scrape
  * period (1..10 s) and is never retried: stale beats late.
  *
- * Rates: counters become per-minute rates from consecutive scrapes,
- * (v2 - v1) / (t2 - t1) * 60, using the exposition's timestamps when the
- * series carry them, else the time the answer arrived. A counter that went
- * down was reset, so the increase is v2 (as Prometheus's rate()). The first
- * scrape yields no rate. Several series of one route (e.g. per-worker labels)
- * are summed first (max for max_tokens).
+ * Counters are raw readings (core/model.h bt_store_reading), one per series
+ * with the series' identity (its label set), timed by the exposition's
+ * timestamp when the series carries one, else when the answer arrived. Core
+ * rates each series, (v2 - v1) / (t2 - t1) * 60, a series that went down
+ * having been reset (its increase is v2, as Prometheus's rate()), then sums the
+ * series by route; the first scrape yields no rate. Recordings keep the
+ * readings, so a replay derives the rates again. Gauges of one route's series
+ * (e.g. per-worker labels) are summed at the scrape; max_tokens takes the
+ * largest any series requests (the allowance that can be held, not a mean).
  * Output tokens p50/p99: from the bucket increases between scrapes when calls
- * completed in between (the recent distribution); on the first scrape, or
- * when nothing completed, from the cumulative buckets, which still describe
- * the observed distribution. */
+ * completed in between (the recent distribution), taken per series (a worker's
+ * buckets that went down restarted: they are its increase) and summed; on the
+ * first scrape, or when nothing completed, from the cumulative buckets summed
+ * over the series, which still describe the observed distribution. */
 #ifndef BEDTOP_ADMISSION_H
 #define BEDTOP_ADMISSION_H
 #include <stdbool.h>
@@ -61,9 +65,10 @@ extern const struct bt_collector_ops bt_admission_collector;
 #define BT_ADM_INTERVAL 15            /* live scrape period, seconds */
 #define BT_ADM_MAX_BODY (16u << 20)   /* bytes accepted from one scrape */
 
-/* Per-minute rate between two readings of a counter; a decrease is a reset
- * (the increase is v2). NAN when t2 <= t1 or a value is not finite. */
-double bt_adm_rate(double v1, double t1, double v2, double t2);
+/* A series' identity: its labels, name="value" sorted by name and joined by
+ * commas (Prometheus's escapes), or "#" and a 64-bit hash of that when it does
+ * not fit in n. */
+void bt_adm_series_id(const struct bt_prom_series *s, char *out, size_t n);
 
 /* Which routes a source may write, and how its series map to them. */
 struct bt_adm_scope {
@@ -87,9 +92,10 @@ struct bt_adm_state;
 struct bt_adm_state *bt_adm_state_new(int nroutes);
 void bt_adm_state_free(struct bt_adm_state *st);
 
-/* Turns one scraped document (text, OpenMetrics or JSON form) into samples
- * at time now (epoch seconds, sub-second precision). covered[r] is set for
- * every route that had admission series. Returns the number of samples. */
+/* Turns one scraped document (text, OpenMetrics or JSON form) into counter
+ * readings and gauge and quantile samples at time now (epoch seconds,
+ * sub-second precision). covered[r] is set for every route that had admission
+ * series. Returns the number of readings and samples. */
 int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
                   const struct bt_adm_scope *sc, double now, struct bt_store *store,
                   bool *covered);

@@ -408,6 +408,11 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
     return want < 1 ? 1 : want;
 }
 
+bool bt_cloudwatch_day_sums(enum bt_run_mode mode, int history_minutes, bool window)
+{
+    return !window && (mode == BT_MODE_ONCE || history_minutes < 1440);
+}
+
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n)
 {
     static const char *const pre[] = {"us.", "eu.", "apac.", "jp.", "au.", "global.",
@@ -484,6 +489,7 @@ struct cw_group {
     int *wire, *mfirst, *mcount, *member;
     int nwire, nwire_min;
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
+    int nday;                /* distinct one-day sums, asked every poll (cost) */
     bool detail_now;         /* this poll includes the detail queries */
     int64_t detail_at;       /* start of the last poll that did (0 never) */
     struct cw_chunk *chunks;
@@ -523,7 +529,7 @@ static void cw_event(struct cw *cw, int route, enum bt_event_type type, const ch
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = type, .route = route,
                           .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.text, text ? text : "", sizeof ev.text);
-    bt_model_event(cw->ctx->store, cw->ctx->cfg->routes, &ev);
+    bt_store_apply(cw->ctx->store, &ev);
 }
 
 static void route_fail(struct cw *cw, int r, const char *fmt, ...)
@@ -673,8 +679,10 @@ static void build_queries(struct cw_group *g)
                                              BT_SIG_COUNT);
     }
     g->nq_min = g->nq;
-    /* check: the day's token sums in one datapoint each, not every minute since midnight */
-    if (cw->ctx->mode == BT_MODE_ONCE && !cw->ctx->window_to) {
+    /* the day's token sums in one datapoint each, where the minutes since midnight
+     * are not all fetched and kept (check; live with a short history) */
+    if (bt_cloudwatch_day_sums(cw->ctx->mode, cw->ctx->cfg->history_minutes,
+                               cw->ctx->window_to != 0)) {
         for (int i = 0; i < g->ag->nroutes; i++) {
             int r = g->ag->routes[i];
             g->nq += bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
@@ -695,6 +703,7 @@ static void build_queries(struct cw_group *g)
     g->nfast = g->nwire_min;
     build_wire(g, true);
     g->ndetail = g->nwire_min - g->nfast;
+    g->nday = g->nwire - g->nwire_min;
 }
 
 static void submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
@@ -722,8 +731,14 @@ static void finish_poll(struct cw_group *g)
                 cw->settled_detail[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag,
                                                              g->poll_end, cw->settled_detail[r]);
             cw_event(cw, r, BT_EV_OK, NULL);
-            bt_strlcpy(cw->ctx->cfg->routes[r].identity, cw->ag.prov[g->ag->provider].p.creds.source,
-                       sizeof cw->ctx->cfg->routes[r].identity);
+            /* who it polled as (never a key), a setting event when it changes */
+            const char *who = cw->ag.prov[g->ag->provider].p.creds.source;
+            if (cw->ctx->store && strcmp(cw->ctx->cfg->routes[r].identity, who) != 0) {
+                struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_SETTING, .route = r,
+                                      .source = BT_SRC_CLOUDWATCH, .setting = BT_SET_IDENTITY};
+                bt_strlcpy(ev.str, who, sizeof ev.str);
+                bt_store_apply(cw->ctx->store, &ev);
+            }
         }
     }
     g->polling = false;
@@ -1166,7 +1181,7 @@ void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_pe
     struct cw *cw = self;
     double fast = 0, detail = 0;
     for (int i = 0; cw && i < cw->ng; i++) {
-        fast += cw->g[i].nfast;
+        fast += cw->g[i].nfast + cw->g[i].nday;
         detail += cw->g[i].ndetail;
     }
     double iv = cw && cw->ctx->cfg->interval > 0 ? cw->ctx->cfg->interval : 60;
@@ -1268,10 +1283,10 @@ static void discover_submit(struct discover *d)
     bt_buf_free(&body);
 }
 
-int bt_cloudwatch_discover(struct bt_ctx *ctx, enum bt_errkind *kind, char *err, size_t errlen)
+int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_errkind *kind,
+                           char *err, size_t errlen)
 {
     *kind = BT_ERR_NONE;
-    struct bt_config *cfg = ctx->cfg;
     if (cfg->nroutes > 0)
         return 0;
     if (!ctx->http) {

@@ -107,6 +107,11 @@ int64_t bt_cloudwatch_route_start(int64_t now, int64_t settled_through, int back
  * 10 minutes, and in both since UTC midnight (the daily-token total), capped
  * at the store's history. */
 int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int history_minutes);
+/* Whether polls also ask the day's token sums since 00:00 UTC (one-day Period):
+ * always in check mode (one poll), and live whenever the minutes kept
+ * (`history`) cannot reach back to midnight, so tokens today never count only
+ * the history window. Not for a backfill window (its minutes are the record). */
+bool bt_cloudwatch_day_sums(enum bt_run_mode mode, int history_minutes, bool window);
 /* Short route name from a model ID: us.anthropic.claude-sonnet-4-5-20250929-v1:0
  * -> us.claude-sonnet-4-5. */
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n);
@@ -120,5 +125,6 @@ unsigned long bt_cloudwatch_requests(void *self);
 /* With no routes configured: ListMetrics AWS/Bedrock (ModelId) for the Region
  * and add one route per ModelId. Runs ctx->http itself until done (startup,
  * before the store exists). Returns routes added, or -1 with err set. */
-int bt_cloudwatch_discover(struct bt_ctx *ctx, enum bt_errkind *kind, char *err, size_t errlen);
+int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_errkind *kind,
+                           char *err, size_t errlen);
 #endif

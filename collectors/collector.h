@@ -1,7 +1,7 @@
 /* The collector interface: behaviour as data (htop's Meter habit). Each
  * collector is a table entry; main's single loop calls tick() when it is due
  * and never blocks on a collector. Collectors only produce samples and events
- * into the store (bt_store_add / bt_model_event); views read the model. */
+ * into the store (bt_store_add, bt_store_reading, bt_store_apply); views read the model. */
 #ifndef BEDTOP_COLLECTOR_H
 #define BEDTOP_COLLECTOR_H
 #include <stdbool.h>
@@ -19,7 +19,7 @@ enum bt_run_mode {
 };
 
 struct bt_ctx {
-    struct bt_config *cfg;
+    const struct bt_config *cfg; /* read-only: collectors change a route by an event */
     struct bt_store *store;
     struct bt_http *http;    /* shared multi handle; NULL for the demo */
     enum bt_run_mode mode;

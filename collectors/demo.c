@@ -358,7 +358,7 @@ static void event(struct demo *d, int64_t t, enum bt_event_type type, int r, enu
 {
     struct bt_event ev = {.t = t, .type = type, .route = r, .source = src};
     bt_strlcpy(ev.text, text, sizeof ev.text);
-    bt_model_event(d->ctx->store, d->ctx->cfg->routes, &ev);
+    bt_store_apply(d->ctx->store, &ev);
 }
 
 /* Whose CloudWatch fails when (story minutes of the poll): experiments' Region times
@@ -402,7 +402,7 @@ static void demo_quotas_learned(struct demo *d, int64_t now)
                               .value = q->value, .quota_source = q->source};
         bt_strlcpy(ev.code, q->code, sizeof ev.code);
         bt_strlcpy(ev.text, q->name, sizeof ev.text);
-        bt_model_event(d->ctx->store, d->ctx->cfg->routes, &ev);
+        bt_store_apply(d->ctx->store, &ev);
     }
     event(d, now, BT_EV_OK, -1, BT_SRC_QUOTAS, "demo quotas");
 }

@@ -77,7 +77,7 @@ static int quota_source_of(const char *name)
     return BT_QS_UNKNOWN;
 }
 
-static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
+static void quota_event(const struct bt_config *cfg, struct bt_store *st, int r,
                         enum bt_quota_kind kind, const struct bt_prom_series *s, int64_t at)
 {
     struct bt_event ev = {.t = at, .type = BT_EV_QUOTA, .route = r,
@@ -91,7 +91,18 @@ static void quota_event(struct bt_config *cfg, struct bt_store *st, int r,
     if (q->value == ev.value && q->source == ev.quota_source && !strcmp(q->code, ev.code) &&
         !strcmp(q->name, ev.text))
         return;
-    bt_model_event(st, cfg->routes, &ev);
+    bt_store_apply(st, &ev);
+}
+
+/* A route setting the poller reports, as the typed event a direct poll makes (so
+ * a recording of --source replays as one of the poller would). */
+static void setting_event(struct bt_store *st, int r, const struct bt_prom_series *s,
+                          int64_t at, enum bt_setting k, const char *str)
+{
+    struct bt_event ev = {.t = at, .type = BT_EV_SETTING, .route = r,
+                          .source = BT_SRC_QUOTAS, .setting = k, .value = s->value};
+    bt_strlcpy(ev.str, str ? str : "", sizeof ev.str);
+    bt_store_apply(st, &ev);
 }
 
 /* A route setting read back (max_tokens, burndown) holds to the bounds the
@@ -108,10 +119,10 @@ static bool setting_ok(const struct bt_prom_series *s, double max, struct bt_sto
 }
 
 /* Instant series: quotas, each source's last success/failure, route figures. */
-static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
+static int ingest_instant(const struct bt_prom_series *s, const struct bt_config *cfg,
                           struct bt_store *st, int r, int64_t at)
 {
-    struct bt_route *rt = &cfg->routes[r];
+    const struct bt_route *rt = &cfg->routes[r];
     const char *n = s->name;
     if (!strcmp(n, "bedtop_quota_tokens_per_minute")) {
         const char *kind = bt_prom_label(s, "kind");
@@ -124,20 +135,17 @@ static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
         quota_event(cfg, st, r, BT_Q_RPM, s, at);
     } else if (!strcmp(n, "bedtop_max_tokens")) {
         if (isnan(rt->max_tokens) && setting_ok(s, BT_MAX_TOKENS_SETTING, st, r))
-            rt->max_tokens = s->value;
+            setting_event(st, r, s, at, BT_SET_MAX_TOKENS, NULL); /* the config's, else the poller's first */
     } else if (!strcmp(n, "bedtop_burndown")) {
         if (!setting_ok(s, BT_MAX_BURNDOWN, st, r))
             return 1;
-        /* the poller's value and where it came from, unless this config sets one */
-        static const char *const sources[] = {"config", "table", "default"};
+        /* the poller's value and where it came from, unless this config sets one;
+         * only a change is an event (every round reads it again) */
         const char *src = bt_prom_label(s, "source");
-        if (!rt->burndown_source || strcmp(rt->burndown_source, "config") != 0) {
-            rt->burndown = s->value;
-            rt->burndown_source = "default";
-            for (size_t k = 0; src && k < BT_ARRAY_LEN(sources); k++)
-                if (!strcmp(src, sources[k]))
-                    rt->burndown_source = sources[k];
-        }
+        const char *now = rt->burndown_source ? rt->burndown_source : "default";
+        if (rt->endpoint == BT_EP_RUNTIME && strcmp(now, "config") != 0 &&
+            (rt->burndown != s->value || strcmp(now, src ? src : "default") != 0))
+            setting_event(st, r, s, at, BT_SET_BURNDOWN, src);
     } else {
         return 0;
     }
@@ -146,7 +154,8 @@ static int ingest_instant(const struct bt_prom_series *s, struct bt_config *cfg,
 
 /* The poller's view of each source: OK at its last success, then an error at
  * its last failure when that is newer. */
-static int ingest_status(const struct bt_prom_doc *doc, struct bt_config *cfg, struct bt_store *st)
+static int ingest_status(const struct bt_prom_doc *doc, const struct bt_config *cfg,
+                         struct bt_store *st)
 {
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -166,14 +175,15 @@ static int ingest_status(const struct bt_prom_doc *doc, struct bt_config *cfg, s
                 snprintf(ev.text, sizeof ev.text,
                          "failing since %s UTC as bedtop serve reports (its log says why)", hm);
             }
-            bt_model_event(st, cfg->routes, &ev);
+            bt_store_apply(st, &ev);
             n++;
         }
     }
     return n;
 }
 
-int bt_promsrc_ingest(const struct bt_prom_doc *doc, struct bt_config *cfg, struct bt_store *st)
+int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg,
+                      struct bt_store *st)
 {
     int added = 0;
     int nst = 0;
@@ -248,7 +258,7 @@ static void fail_event(struct psrc *p)
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_ERROR, .route = -1,
                           .source = BT_SRC_CLOUDWATCH};
     snprintf(ev.text, sizeof ev.text, "prometheus %s: %s", p->shown, p->err);
-    bt_model_event(p->ctx->store, p->ctx->cfg->routes, &ev);
+    bt_store_apply(p->ctx->store, &ev);
 }
 
 static void on_answer(void *arg, const struct bt_http_resp *resp)
@@ -419,7 +429,7 @@ static void disc_done(void *arg, const struct bt_http_resp *resp)
     d->ok = bt_prom_parse_api(&d->doc, NULL, resp->body, resp->body_len, d->err, sizeof d->err);
 }
 
-int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
+int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, size_t errlen)
 {
     char base[512], sel[1024], shown[512];
     bt_url_redact(ctx->source_url ? ctx->source_url : "", shown, sizeof shown);
@@ -465,7 +475,6 @@ int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen)
     if (!d.done || !d.ok) {
         snprintf(err, errlen, "prometheus %s: %s", shown, d.done ? d.err : "no answer");
     } else {
-        struct bt_config *cfg = ctx->cfg;
         added = 0;
         for (int i = 0; i < d.doc.nseries; i++) {
             const struct bt_prom_series *s = &d.doc.series[i];

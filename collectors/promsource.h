@@ -36,9 +36,10 @@ bool bt_promsrc_selector(const char *names, const char *matchers, char *out, siz
 /* Puts one answer (range or instant) into the store and the routes' quotas;
  * routes found by label route. max_tokens and burndown come from the poller
  * unless this config sets them. Returns the number of samples and events. */
-int bt_promsrc_ingest(const struct bt_prom_doc *doc, struct bt_config *cfg, struct bt_store *st);
+int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg,
+                      struct bt_store *st);
 /* With no routes configured: one instant query of bedtop_route_status (the
  * matchers applied) adds a route per series. Runs ctx->http until done.
  * Returns routes added, or -1 with err set. */
-int bt_promsrc_discover(struct bt_ctx *ctx, char *err, size_t errlen);
+int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, size_t errlen);
 #endif

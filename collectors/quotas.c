@@ -581,7 +581,7 @@ struct sq {
 static void sq_event(struct sq *sq, const struct bt_event *ev)
 {
     if (sq->ctx->store)
-        bt_model_event(sq->ctx->store, sq->ctx->cfg->routes, ev);
+        bt_store_apply(sq->ctx->store, ev);
 }
 
 static void sq_status(struct sq_group *g, enum bt_event_type type, const char *text)
@@ -794,31 +794,30 @@ static void sq_submit(struct sq_group *g)
  * (unless the config says) the inference type. */
 static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip, int64_t cached_at)
 {
-    struct bt_config *cfg = sq->ctx->cfg;
+    const struct bt_config *cfg = sq->ctx->cfg;
     const struct bt_route *rt = &cfg->routes[r];
-    enum bt_inference inf = rt->inference_set ? rt->inference : ip->inference;
-    double burndown = rt->burndown;
-    if (strcmp(rt->burndown_source, "config") != 0 && rt->endpoint == BT_EP_RUNTIME) {
-        bool matched;
-        burndown = bt_burndown_lookup(&cfg->burndown, ip->base_model, &matched);
-        cfg->routes[r].burndown_source = matched ? "table" : "default";
-    }
     char why[96], when[32] = "";
     if (cached_at)
         bt_fmt_iso(cached_at, when, sizeof when);
     snprintf(why, sizeof why, "application inference profile in %d Region%s; GetInferenceProfile%s%s",
              ip->nregions, ip->nregions == 1 ? "" : "s", cached_at ? " at " : "", when);
-    /* applied by the model, as a replay of the recording will */
-    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
-                          .source = BT_SRC_QUOTAS};
-    bt_strlcpy(ev.code, BT_EVCODE_BASE_MODEL, sizeof ev.code);
-    bt_base_model_text(ev.text, sizeof ev.text, ip->base_model, inf, burndown, why);
-    if (sq->ctx->store) {
+    /* typed settings, applied by the model, as a replay of the recording will */
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_SETTING, .route = r,
+                          .source = BT_SRC_QUOTAS, .setting = BT_SET_BASE_MODEL};
+    bt_strlcpy(ev.str, ip->base_model, sizeof ev.str);
+    bt_strlcpy(ev.text, why, sizeof ev.text);
+    sq_event(sq, &ev);
+    if (!rt->inference_set) {
+        ev.setting = BT_SET_INFERENCE;
+        bt_strlcpy(ev.str, bt_inference_name(ip->inference), sizeof ev.str);
         sq_event(sq, &ev);
-    } else {
-        cfg->routes[r].inference = inf;
-        cfg->routes[r].burndown = burndown;
-        bt_strlcpy(cfg->routes[r].base_model, ip->base_model, sizeof cfg->routes[r].base_model);
+    }
+    if (strcmp(rt->burndown_source, "config") != 0 && rt->endpoint == BT_EP_RUNTIME) {
+        bool matched;
+        ev.setting = BT_SET_BURNDOWN;
+        ev.value = bt_burndown_lookup(&cfg->burndown, ip->base_model, &matched);
+        bt_strlcpy(ev.str, matched ? "table" : "default", sizeof ev.str);
+        sq_event(sq, &ev);
     }
 }
 

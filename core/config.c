@@ -792,8 +792,10 @@ void bt_config_finish(struct bt_config *c)
                                              r->base_model[0] ? r->base_model : r->model, &matched);
             r->burndown_source = matched ? "table" : "default";
         }
-        if (r->endpoint == BT_EP_MANTLE)
-            r->burndown = 1; /* burndown does not apply to bedrock-mantle */
+        if (r->endpoint == BT_EP_MANTLE) { /* no burndown: output counts once (JSON null) */
+            r->burndown = 1;
+            r->burndown_source = "none";
+        }
         if (!r->region[0])
             bt_strlcpy(r->region, c->region, sizeof r->region);
         if (!r->account[0])

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/counters.h"
 #include "core/plausible.h"
 #include "core/util.h"
 
@@ -109,6 +110,7 @@ void bt_store_clear(struct bt_store *s)
     free(s->log);
     s->log = NULL;
     s->nlog = s->caplog = 0;
+    bt_counters_free(s);
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
     s->nsamples = 0;
@@ -312,13 +314,61 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
     }
 }
 
-void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
-                        double burndown, const char *why)
+const char *bt_setting_name(enum bt_setting k)
 {
-    snprintf(out, n, "base model %s, %s, burndown %g (%s)", model, bt_inference_name(inf),
-             burndown, why);
+    static const char *const names[] = {"max_tokens", "burndown", "base_model", "inference",
+                                        "identity"};
+    return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
+int bt_setting_by_name(const char *name)
+{
+    for (int k = 0; name && k < BT_SET_COUNT; k++)
+        if (!strcmp(bt_setting_name((enum bt_setting)k), name))
+            return k;
+    return -1;
+}
+
+bool bt_setting_is_number(enum bt_setting k)
+{
+    return k == BT_SET_MAX_TOKENS || k == BT_SET_BURNDOWN;
+}
+
+/* A BT_EV_SETTING applied to its route; a value out of bounds is not taken. */
+static void apply_setting(struct bt_route *r, const struct bt_event *ev)
+{
+    static const char *const bsrc[] = {"config", "table", "default"};
+    switch (ev->setting) {
+    case BT_SET_MAX_TOKENS:
+        if (bt_sample_plausible(BT_SIG_ADM_MAX_TOKENS, ev->value, NULL, 0) && ev->value > 0)
+            r->max_tokens = ev->value;
+        break;
+    case BT_SET_BURNDOWN:
+        if (r->endpoint == BT_EP_MANTLE || !isfinite(ev->value) || ev->value < 1 || ev->value > 1000)
+            break; /* mantle has none */
+        r->burndown = ev->value;
+        r->burndown_source = "default";
+        for (size_t i = 0; i < BT_ARRAY_LEN(bsrc); i++)
+            if (!strcmp(ev->str, bsrc[i]))
+                r->burndown_source = bsrc[i];
+        break;
+    case BT_SET_BASE_MODEL:
+        bt_strlcpy(r->base_model, ev->str, sizeof r->base_model);
+        break;
+    case BT_SET_INFERENCE:
+        for (int i = BT_INF_ON_DEMAND; i <= BT_INF_GLOBAL; i++)
+            if (!strcmp(ev->str, bt_inference_name((enum bt_inference)i)))
+                r->inference = (enum bt_inference)i;
+        break;
+    case BT_SET_IDENTITY:
+        bt_strlcpy(r->identity, ev->str, sizeof r->identity);
+        break;
+    default:
+        break;
+    }
+}
+
+/* 1.x recordings only (BT_EVCODE_BASE_MODEL): the prose those files carry. */
 static void apply_base_model(struct bt_route *r, const char *text)
 {
     char model[192], inf[16];
@@ -411,6 +461,10 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
         if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_BASE_MODEL))
             apply_base_model(&routes[ev->route], ev->text);
         break;
+    case BT_EV_SETTING:
+        if (ev->route >= 0 && ev->route < s->nroutes)
+            apply_setting(&routes[ev->route], ev);
+        break;
     case BT_EV_OK:
     case BT_EV_ERROR:
         if (ev->route >= 0) {
@@ -432,13 +486,29 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     for (int r = 0; r < s->nroutes; r++) {
         memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
-        /* what events change besides quotas: an application profile's base model */
+        /* what events change besides quotas: the settings learned at run time */
         bt_strlcpy(routes[r].base_model, base_routes[r].base_model, sizeof routes[r].base_model);
+        bt_strlcpy(routes[r].identity, base_routes[r].identity, sizeof routes[r].identity);
         routes[r].inference = base_routes[r].inference;
         routes[r].burndown = base_routes[r].burndown;
+        routes[r].burndown_source = base_routes[r].burndown_source;
+        routes[r].max_tokens = base_routes[r].max_tokens;
     }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)
             apply_event(s, routes, &s->log[i]);
     s->generation++;
+}
+
+void bt_store_bind_routes(struct bt_store *s, struct bt_route *routes)
+{
+    s->routes = routes;
+}
+
+void bt_store_apply(struct bt_store *s, const struct bt_event *ev)
+{
+    if (s->routes)
+        bt_model_event(s, s->routes, ev);
+    else
+        bt_store_event(s, ev);
 }

@@ -120,7 +120,8 @@ struct bt_route {
     double max_tokens;       /* NAN when unknown */
     double concurrency_limit; /* tested concurrency (NAN: unknown); gauge wins */
     double burndown;         /* resolved output multiplier */
-    const char *burndown_source; /* "config", "table", "default" */
+    const char *burndown_source; /* "config", "table", "default"; "none" for mantle (no
+                              * burndown: output counts once, shown as null) */
     char admission[512];     /* per-route admission URL (empty: global or none) */
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];
@@ -141,15 +142,30 @@ struct bt_series {
     int64_t newest;          /* newest minute present, 0 if none */
 };
 
-enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO };
+enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO,
+                      BT_EV_SETTING };
+/* Route settings learned at run time (BT_EV_SETTING), applied to the route by
+ * the model, live and in replay alike:
+ *   max_tokens   value: the output allowance per call (a Prometheus source's)
+ *   burndown     value: the multiplier; str: where it came from (table, default)
+ *   base_model   str: the base model an application inference profile routes to
+ *   inference    str: the inference type (on-demand, cross-region, global)
+ *   identity     str: the AWS identity the route's CloudWatch poll ran as */
+enum bt_setting { BT_SET_MAX_TOKENS, BT_SET_BURNDOWN, BT_SET_BASE_MODEL, BT_SET_INFERENCE,
+                  BT_SET_IDENTITY, BT_SET_COUNT };
+const char *bt_setting_name(enum bt_setting k);
+int bt_setting_by_name(const char *name); /* -1 if unknown */
+bool bt_setting_is_number(enum bt_setting k);
 struct bt_event {
     int64_t t;
     enum bt_event_type type;
     int route;               /* -1: all routes of the source */
     enum bt_source source;
     enum bt_quota_kind quota_kind; /* BT_EV_QUOTA */
-    double value;            /* BT_EV_QUOTA */
+    double value;            /* BT_EV_QUOTA; BT_EV_SETTING of a number */
     enum bt_quota_source quota_source;
+    enum bt_setting setting; /* BT_EV_SETTING */
+    char str[192];           /* BT_EV_SETTING: a string setting, or burndown's source */
     char code[32];           /* quota code or error code */
     char text[224];
 };
@@ -169,12 +185,17 @@ struct bt_source_status {
 
 struct bt_sample;
 struct bt_event;
-/* Sees every sample and event the store takes (the recording writer). */
+struct bt_reading;
+/* Sees every sample, counter reading and event the store takes (the recording
+ * writer). Rates the store derives from readings are not samples it is shown:
+ * a replay derives them again from the readings. */
 struct bt_store_tap {
     void (*sample)(void *arg, const struct bt_sample *smp, int64_t arrival);
     void (*event)(void *arg, const struct bt_event *ev);
+    void (*reading)(void *arg, const struct bt_reading *rd, int64_t arrival);
     void *arg;
 };
+struct bt_counter_state; /* core/counters.c */
 
 struct bt_store {
     int nroutes;
@@ -192,6 +213,10 @@ struct bt_store {
     int64_t horizon;         /* 0: everything visible */
     struct bt_event *log;
     size_t nlog, caplog;
+    /* per route and counter signal: each series' last reading (core/counters.c) */
+    struct bt_counter_state *counters;
+    /* the routes events apply to (the config's; bt_store_bind_routes) */
+    struct bt_route *routes;
 };
 
 struct bt_sample {
@@ -200,6 +225,38 @@ struct bt_sample {
     enum bt_signal signal;
     double value;
 };
+
+/* A raw reading of a cumulative admission counter (the ADM_* signals whose metric
+ * ends in _total): one series of one route, as scraped. The series is the label
+ * set that identifies a worker's series. The store derives the route's
+ * per-minute rate from readings (core/counters.c): per series, a counter that
+ * went down was reset (its increase is the new value), then the series' rates
+ * of one scrape are summed by route, as Prometheus's sum(rate()) does. */
+#define BT_SERIES_ID 200
+struct bt_reading {
+    int route;
+    enum bt_signal signal;
+    double t;                /* the reading's time: the exposition's timestamp, else
+                              * when the answer arrived (sub-second) */
+    double value;            /* the counter's cumulative value */
+    char series[BT_SERIES_ID]; /* `name="value",...` sorted by name (longer: a hash) */
+};
+/* Is sig a cumulative counter read as bt_reading (admitted, rejected, retries,
+ * throttled, completed, reserved and settled tokens)? */
+bool bt_signal_counter(enum bt_signal sig);
+/* Per-minute rate between two readings of one counter series: (v2 - v1) / (t2 -
+ * t1) x 60; a decrease is a reset (the increase is v2). NAN when t2 <= t1 or a
+ * value is not finite. */
+double bt_counter_rate(double v1, double t1, double v2, double t2);
+/* Takes a reading that arrived at `arrival` (the scrape, epoch s; every reading
+ * of one scrape shares it). The route's rate for that scrape, the sum over its
+ * series that have a previous reading in the route's previous scrape, is stored
+ * as the signal's sample at `arrival`. A series seen for the first time, or back
+ * after missing a scrape, starts afresh (no rate); the same reading again (a
+ * cached exposition) adds nothing. At most BT_COUNTER_SERIES series per route
+ * and signal are followed (more: the source's next OK reports it). */
+#define BT_COUNTER_SERIES 4096
+void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t arrival);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
 void bt_store_free(struct bt_store *s);
@@ -233,13 +290,11 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
                                                  enum bt_source src);
 
 
-/* BT_EV_INFO with code BT_EVCODE_BASE_MODEL: an application inference profile was
- * resolved (GetInferenceProfile). Its text, "base model ID, INFERENCE, burndown N
- * ...", is applied to the route (base_model, inference, burndown), so that a replay
- * shows what the live screen showed. */
+/* Recordings before 2.0 said a resolved application inference profile with
+ * BT_EV_INFO, code BT_EVCODE_BASE_MODEL, and the text "base model ID, INFERENCE,
+ * burndown N ..."; the model still applies such an event read from an old file.
+ * bedtop now says it with BT_EV_SETTING events. */
 #define BT_EVCODE_BASE_MODEL "BASE_MODEL"
-void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
-                        double burndown, const char *why);
 
 /* Records an event and applies it: BT_EV_QUOTA sets a route's quota, BT_EVCODE_BASE_MODEL
  * a route's base model,
@@ -247,4 +302,10 @@ void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inferenc
  * a route whose poll brought a value out of bounds is recorded as an error with
  * the reason, and so is a quota out of bounds (core/plausible.h). */
 void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
+/* The routes the store's events apply to (bt_store_apply): the app binds its
+ * config's, so collectors, which see the config read-only, change a route only
+ * by an event. */
+void bt_store_bind_routes(struct bt_store *s, struct bt_route *routes);
+/* bt_model_event on the bound routes (none bound: the event is only recorded). */
+void bt_store_apply(struct bt_store *s, const struct bt_event *ev);
 #endif

@@ -10,10 +10,13 @@
 
 #include "core/config.h"
 #include "core/model.h"
+#include "core/when.h"
 
 #define BT_REC_FORMAT "bedtop-recording"
-#define BT_REC_MAJOR 1
-#define BT_REC_MINOR 2
+/* 2.0: admission counters are raw readings per series ("k", "c"), route
+ * settings learned at run time are typed events; 1.x files still replay */
+#define BT_REC_MAJOR 2
+#define BT_REC_MINOR 0
 
 struct bt_recorder;
 /* Creates path (0600, refuses to overwrite) and writes the header. */
@@ -33,6 +36,8 @@ const char *bt_recorder_error(const struct bt_recorder *r); /* NULL when fine */
 unsigned long bt_recorder_lines(const struct bt_recorder *r);
 unsigned long bt_recorder_dropped(const struct bt_recorder *r);
 const char *bt_recorder_path(const struct bt_recorder *r);
+/* Writes what is pending as a poll at the newest time the recorder took (the
+ * last flush, a sample's arrival or an event's time), then closes. */
 void bt_recorder_close(struct bt_recorder *r);
 
 struct bt_marker {
@@ -56,7 +61,9 @@ struct bt_replay {
     size_t nmarkers;
     unsigned long skipped;       /* corrupt or truncated lines */
     char first_problem[256];     /* the first of them, "FILE:LINE: why" */
-    bool has_admission;          /* any admission sample present */
+    bool has_admission;          /* any admission sample or counter reading present */
+    char **series;               /* 2.x: counter series the file named ("k"), by index */
+    size_t nseries;
 };
 
 /* warn(arg, msg) is called for each skipped line (may be NULL). */
@@ -73,9 +80,6 @@ void bt_replay_seek(struct bt_replay *rp, int64_t t);
 size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t);
 void bt_replay_free(struct bt_replay *rp);
 
-/* Times as users type them: "14:32" (UTC, on the recording's day nearest cur),
- * "-30m"/"+5m" (relative to rel), an ISO time, or epoch seconds. */
-bool bt_parse_when(const char *s, int64_t start, int64_t end, int64_t rel, int64_t *out);
 /* A time typed for a recording, with one meaning everywhere (replay --at, export
  * --from/--to, `g` in the replay): "+D" is D after the recording's start, "-D" is
  * D before its end, HH:MM on the recording's day, or an ISO time. */

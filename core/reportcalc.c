@@ -548,6 +548,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     out->route = bt_xcalloc((size_t)nr, sizeof *out->route);
     out->mantle = bt_xcalloc((size_t)nr, sizeof *out->mantle);
     out->shown = bt_xcalloc((size_t)nr, sizeof *out->shown);
+    out->group = bt_xcalloc((size_t)nr, sizeof *out->group);
     for (int r = 0; r < nr; r++) {
         out->shown[r] = !keep || keep[r];
         out->nshown += out->shown[r];
@@ -578,6 +579,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             if (keep && !keep[r])
                 continue;
             out->mantle[r] = evals[r].mantle;
+            out->group[r] = evals[r].group_leader;
             bool adm;
             point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;
@@ -598,6 +600,7 @@ void bt_incident_free(struct bt_incident *inc)
     free(inc->route);
     free(inc->mantle);
     free(inc->shown);
+    free(inc->group);
     free(inc->tl);
     *inc = (struct bt_incident){0};
 }

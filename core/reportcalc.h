@@ -1,5 +1,6 @@
 /* The figures of the two documents people paste after a capacity incident
- * (bedtop(1) REPORTS): the quota-increase request and the incident write-up.
+ * (bedtop(1), DESCRIPTION, report): the quota-increase request and the incident
+ * write-up.
  * Pure functions over the store's per-minute series and the evaluations of
  * core/headroom.h; render/ lays them out, app/ writes the files. */
 #ifndef BEDTOP_REPORTCALC_H
@@ -162,6 +163,8 @@ struct bt_incident {
     struct bt_inc_route *route;
     bool *mantle;            /* per route: two sides */
     bool *shown;             /* per route: considered (keep), else every figure is empty */
+    int *group;              /* per route: its quota group's leader (bt_eval.group_leader):
+                              * routes of one group share every side's headroom */
     int nshown;
     struct bt_tl_entry *tl;
     int ntl;

@@ -281,17 +281,31 @@ static void draw_markers(cairo_t *cr, const struct bt_chart *c, const struct fra
     }
 }
 
+/* Legend columns: three where every label fits a third of the plot's width (at
+ * about 6 px a character of the 10 px font), else two, else one. */
+static int legend_cols(const struct bt_chart *c)
+{
+    size_t longest = 0;
+    for (int s = 0; s < c->nseries; s++) {
+        size_t n = strlen(c->series[s].label);
+        longest = n > longest ? n : longest;
+    }
+    return longest <= 32 ? 3 : longest <= 52 ? 2 : 1;
+}
+
 static int legend_rows(const struct bt_chart *c)
 {
-    return (c->nseries + 2) / 3; /* three entries a row */
+    int cols = legend_cols(c);
+    return (c->nseries + cols - 1) / cols;
 }
 
 static void draw_legend(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
 {
     cairo_set_font_size(cr, 10);
-    double colw = (f->x1 - f->x0) / 3;
+    int cols = legend_cols(c);
+    double colw = (f->x1 - f->x0) / cols;
     for (int s = 0; s < c->nseries; s++) {
-        double x = f->x0 + colw * (s % 3), y = f->y1 + 46 + LEGEND_ROW * (s / 3);
+        double x = f->x0 + colw * (s % cols), y = f->y1 + 46 + LEGEND_ROW * (s / cols);
         const struct bt_chart_style *st = bt_chart_style(s);
         set_style(cr, st, s);
         cairo_move_to(cr, x, y - 4);

@@ -213,8 +213,9 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
             add(ss, F_LAST_ERR, i, (double)ss_->last_error, "source", name, NULL);
     }
     add(ss, F_MAX_TOKENS, i, e->max_tokens, NULL);
-    add(ss, F_BURNDOWN, i, rt->burndown, "source",
-        rt->burndown_source ? rt->burndown_source : "default", NULL);
+    if (!rt->burndown_source || strcmp(rt->burndown_source, "none") != 0) /* mantle: absent */
+        add(ss, F_BURNDOWN, i, rt->burndown, "source",
+            rt->burndown_source ? rt->burndown_source : "default", NULL);
     route_signals(r, i, ss);
 }
 

@@ -93,6 +93,34 @@ static void add_series(struct bt_chart *c, const char *label, const struct bt_in
         s->v[i] = field_of(bt_inc_at(inc, r, i), f);
 }
 
+/* Headroom is the quota group's, the same for each of its routes: one series per
+ * group and side, named after its first charted route ("triage +1" when another
+ * route shares it); every group's token side first, then second sides (RPM,
+ * mantle output) while styles remain. */
+static void headroom_series(const struct bt_incident *inc, const struct bt_config *cfg,
+                            const int *routes, int nr, struct bt_chart *c)
+{
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < nr; i++) {
+            int r = routes[i], more = 0;
+            bool first = true;
+            for (int j = 0; j < i; j++)
+                first &= inc->group[routes[j]] != inc->group[r];
+            if (!first || !side_applies(inc, r, s))
+                continue;
+            for (int o = 0; o < inc->nroutes; o++)
+                more += o != r && inc->shown[o] && inc->group[o] == inc->group[r];
+            char l[96], q[BT_FMT_SHORT], plus[16] = "";
+            if (more)
+                snprintf(plus, sizeof plus, " +%d", more);
+            bt_fmt_tokens(bt_inc_at(inc, r, inc->n - 1)->side_quota[s], q, sizeof q);
+            snprintf(l, sizeof l, "%s%s %s (quota %s/min)", cfg->routes[r].name, plus,
+                     side_label(inc, r, s), q);
+            add_series(c, l, inc, r, s ? F_SIDE1 : F_SIDE0);
+        }
+    }
+}
+
 void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *cfg,
                         enum bt_inc_chart k, struct bt_chart *c)
 {
@@ -102,21 +130,13 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
     int routes[BT_CHART_MAX_SERIES];
     int nr = bt_inc_charted(inc, routes, k == BT_CHART_TRAFFIC ? BT_CHART_MAX_SERIES / 2
                                                                 : BT_CHART_MAX_SERIES);
-    char l[96], q[BT_FMT_SHORT];
+    char l[96];
     for (int i = 0; i < nr; i++) {
         int r = routes[i];
         const char *name = cfg->routes[r].name;
-        const struct bt_inc_point *p0 = bt_inc_at(inc, r, inc->n - 1);
         switch (k) {
         case BT_CHART_HEADROOM:
-            for (int s = 0; s < 2; s++) {
-                if (!side_applies(inc, r, s))
-                    continue;
-                bt_fmt_tokens(p0->side_quota[s], q, sizeof q);
-                snprintf(l, sizeof l, "%s %s (quota %s/min)", name, side_label(inc, r, s), q);
-                add_series(c, l, inc, r, s ? F_SIDE1 : F_SIDE0);
-            }
-            break;
+            break; /* below: one series per quota group and side */
         case BT_CHART_THROTTLES:
             /* a line along 0 for every route never throttled only hides the others */
             if (inc->route[r].throttled_minutes > 0)
@@ -136,6 +156,8 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
             break;
         }
     }
+    if (k == BT_CHART_HEADROOM)
+        headroom_series(inc, cfg, routes, nr, c);
     for (int s = 0; s < c->nseries; s++) {
         bool known = false;
         for (int i = 0; i < c->n && !known; i++)

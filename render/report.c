@@ -235,8 +235,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         cJSON_AddStringToObject(m, "binding", bt_side_name(e->token_side));
     }
     add_num(o, "max_tokens", e->max_tokens);
-    add_dec(o, "burndown", e->burndown);
-    cJSON_AddStringToObject(o, "burndown_source", e->burndown_source ? e->burndown_source : "default");
+    const char *bsrc = e->burndown_source ? e->burndown_source : "default";
+    add_dec(o, "burndown", strcmp(bsrc, "none") ? e->burndown : NAN); /* mantle: null */
+    cJSON_AddStringToObject(o, "burndown_source", bsrc);
     add_dec(o, "burndown_measured", e->burndown_measured);
     add_num(o, "invocations_per_min", e->invocations);
     add_num(o, "throttles_per_min", e->throttles);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/format.h"
 #include "core/util.h"
@@ -40,6 +41,16 @@ int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
 
 /* Every figure of the route with where it comes from, one a line (the identity
  * lines above are cut at narrow widths; here nothing is). */
+/* "burndown 5 (table, measured 4.98)", or "no burndown" for a mantle route */
+static void tui_burndown_text(const struct bt_route *rt, const char *meas, char *out, size_t n)
+{
+    const char *src = rt->burndown_source ? rt->burndown_source : "default";
+    if (!strcmp(src, "none"))
+        snprintf(out, n, "no burndown%s", meas);
+    else
+        snprintf(out, n, "burndown %g (%s%s)", rt->burndown, src, meas);
+}
+
 int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
@@ -107,8 +118,9 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     char meas[48] = "";
     if (!isnan(e->burndown_measured))
         snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
-    FIG("max_tokens", "%s per call; observed mean output %s; burndown %g (%s%s)", a, c,
-        rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
+    char bd[80];
+    tui_burndown_text(rt, meas, bd, sizeof bd);
+    FIG("max_tokens", "%s per call; observed mean output %s; %s", a, c, bd);
 #undef FIG
     return n;
 }
@@ -160,11 +172,13 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     char meas[32] = "";
     if (!isnan(e->burndown_measured))
         snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
-    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  burndown %g (%s%s)",
+    char bd[80];
+    tui_burndown_text(rt, meas, bd, sizeof bd);
+    snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  %s",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
                                                                              : "online",
-             mt, rt->burndown, rt->burndown_source ? rt->burndown_source : "default", meas);
+             mt, bd);
     tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
     bt_fmt_tokens(e->headroom_tpm, hd, sizeof hd);

@@ -13,6 +13,11 @@ Paths (ROUTE is the route name put in the route label):
                   reserved grows 5,000/s (300,000 per minute exactly)
   /json/ROUTE     the JSON form, reserved grows 1,000/s (60,000 per minute)
   /fleet          text for routes triage and agents (model_id label) at once
+  /restart/ROUTE  two workers of ROUTE (label worker): a grows as /text (admitted
+                  10/s, reserved 25,000/s, in flight 38); b answers the first
+                  request with its old process's totals (admitted 1,000,000,
+                  reserved 3,000,000,000) and restarted right after it: from then
+                  on admitted 1/s and reserved 2,500/s since that first request
   /nolabel        text without route labels (for a per-route URL)
   /slow           answers after 30 s (a client timeout)
   /broken         HTTP 500
@@ -65,6 +70,33 @@ def text_for(route, label="route", with_ts=False, reserved_rate=25000.0, om=Fals
     if om:
         out.append("# EOF")
     return "\n".join(out) + "\n"
+
+
+RESTART = {}  # route -> when /restart/ROUTE was first asked (worker b restarted then)
+
+
+def restart_for(route):
+    now = time.time()
+    e = now - START
+    with LOCK:
+        first = RESTART.setdefault(route, now)
+    since = now - first
+    if since == 0:
+        b_adm, b_res = 1000000.0, 3000000000.0  # the old process, just before its restart
+    else:
+        b_adm, b_res = 1.0 * since, 2500.0 * since
+    a = f'route="{route}",worker="a"'
+    b = f'route="{route}",worker="b"'
+    return "\n".join([
+        "# TYPE bedrock_admission_admitted_total counter",
+        f"bedrock_admission_admitted_total{{{a}}} {10.0 * e:.3f}",
+        f"bedrock_admission_admitted_total{{{b}}} {b_adm:.3f}",
+        "# TYPE bedrock_admission_reserved_tokens_total counter",
+        f"bedrock_admission_reserved_tokens_total{{{a}}} {25000.0 * e:.3f}",
+        f"bedrock_admission_reserved_tokens_total{{{b}}} {b_res:.3f}",
+        "# TYPE bedrock_admission_in_flight gauge",
+        f"bedrock_admission_in_flight{{{a}}} 38",
+    ]) + "\n"
 
 
 def json_for(route):
@@ -133,6 +165,8 @@ class Handler(BaseHTTPRequestHandler):
                              text_for(parts[1], with_ts=True, reserved_rate=5000.0, om=True))
         if len(parts) == 2 and parts[0] == "json":
             return self.send(200, "application/json", json_for(parts[1]))
+        if len(parts) == 2 and parts[0] == "restart":
+            return self.send(200, text, restart_for(parts[1]))
         if u.path == "/fleet":
             body = text_for("triage") + text_for("anthropic.claude-opus-4-7", label="model_id")
             # two families twice in one 0.0.4 text would repeat TYPE lines: drop them

@@ -42,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bt_config_finish(&cfg);
     struct bt_store st;
     bt_store_init(&st, cfg.nroutes, 60);
+    bt_store_bind_routes(&st, cfg.routes);
     struct bt_adm_scope sc = {.routes = cfg.routes, .nroutes = cfg.nroutes, .scraped_route = -1};
     bool covered[2] = {false, false};
     double t0 = 1764410400.0;

@@ -64,6 +64,32 @@ expect_eq "the broken endpoint does not make triage's admission data stale" \
     "$(j "r['triage']['tpm']['reserved_per_min'] is not None and r['broken']['tpm']['reserved_per_min'] is None")" True
 check "exit code is a monitoring-plugin code" test "$rc" -ge 0 -a "$rc" -le 3
 
+# Issue 19: a worker restarts between the two scrapes (tests/fake/admission_server.py
+# /restart): worker a admits 10/s (600/min) reserving 25,000 tokens/s (1,500,000/min);
+# worker b went from its old process's 1,000,000 admitted / 3,000,000,000 reserved to a
+# fresh process admitting 1/s reserving 2,500/s. Per series, b was reset and its
+# increase is its new value: 60 admitted and 150,000 reserved a minute. The route:
+# 660 admitted and 1,650,000 reserved a minute, R = 1,650,000 / 660 = 2,500 per call,
+# held = 38 x 2,500 = 95,000, headroom (2,000,000 - 95,000) / 2,000,000 = 95.25 %.
+# Summed before the rate (bedtop before issue 19) the route's total fell, so the whole
+# cumulative total (~3.0e9 reserved) counted as one scrape's increase.
+cat >"$TMP/restart.conf" <<EOF
+[bedtop]
+region = us-east-1
+admission_gap = 2
+[route restart]
+model = us.anthropic.claude-sonnet-4-5-20250929-v1:0
+quota_tpm = 2000000
+admission = http://127.0.0.1:$port/restart/restart
+EOF
+run_check --config "$TMP/restart.conf" --format json >"$TMP/out.json" 2>"$TMP/err.txt"
+expect_eq "worker restart: reserved 1,650,000 a minute (1,500,000 + 150,000), not ~3.0e9" \
+    "$(j "abs(r['restart']['tpm']['reserved_per_min'] - 1650000) <= 50000")" True
+expect_eq "worker restart: R = 1,650,000 / 660 = 2,500 per call, from the counters" \
+    "$(j "(abs(r['restart']['reservation_per_call'] - 2500) <= 5, r['restart']['reservation_source'])")" "(True, 'admission')"
+expect_eq "worker restart: held 38 x 2,500 = 95,000, headroom 95.25 %" \
+    "$(j "(abs(r['restart']['tpm']['held'] - 95000) <= 200, abs(r['restart']['headroom_pct'] - 95.25) <= 0.1)")" "(True, True)"
+
 # The three counter-driven warnings and ESTIMATE_ONLY, with CloudWatch from the fake AWS
 # endpoint: route storm has counters, route plain has only CloudWatch.
 #   storm: admitted 10/s = 600/min, retries 5/s = 300/min, rejected 0:

@@ -29,6 +29,10 @@ expect_eq "minute 12: summarize throttled while the estimate is ~6% of quota" \
     "$(j 12 "r['summarize']['tpm']['estimated'] < 0.1*r['summarize']['quota']['tpm'] and r['summarize']['throttles_per_min']>0")" True
 expect_eq "workers: 40 in flight vs 25" "$(j 10 "(r['workers']['in_flight'], r['workers']['concurrency_limit'])")" "(40, 25)"
 expect_eq "agents is mantle with split quotas" "$(j 10 "(r['agents']['endpoint'], r['agents']['mantle']['input']['quota'], r['agents']['mantle']['output']['quota'])")" "('mantle', 20000000, 4000000)"
+# issue 19: mantle has no burndown (output counts once, on its own quota): null and
+# "none", never the table's 1 and "table"; a runtime route keeps its table value
+expect_eq "agents (mantle) has no burndown: null, source none" "$(j 10 "(r['agents']['burndown'], r['agents']['burndown_source'])")" "(None, 'none')"
+expect_eq "triage (runtime) keeps a burndown with its source" "$(j 10 "r['triage']['burndown_source'] in ('table', 'config', 'default') and r['triage']['burndown'] >= 1")" True
 # Headroom v2 story beats (docs/headroom.md): a handful of short calls with max_tokens
 # 64,000 is not critical; the retry storm is blamed on retries, not on max_tokens.
 expect_eq "summarize (10 short calls a minute, max_tokens 64,000) is never crit" \

@@ -195,6 +195,23 @@ expect_eq "--match route=\"hot\" with no config: one route, hot, same headroom" 
     "[('hot', 30000)]"
 expect_rc "--match without --source is an error" 3 "$BEDTOP" check --match 'route="x"' --config "$CONF"
 
+# issue 19: a live recording of --source replays as check --source shows it. With no
+# config, max_tokens (500 for hot, 1,024 for triage) and the burndown with its source
+# come from the poller's series; they are typed events in the recording, where they
+# were config writes the recording never saw (its replay showed max_tokens null).
+XDG_CONFIG_HOME=$TMP/noconf "$BEDTOP" record "$TMP/src.rec" --source "prometheus+$PROM" \
+    --duration 3s 2>"$TMP/src.err"
+check "record --source: the settings are typed events" grep -q '"type":"setting","route":[0-9]*,"source":"quotas","setting":"max_tokens"' "$TMP/src.rec"
+XDG_CONFIG_HOME=$TMP/noconf "$BEDTOP" check --format json --source "prometheus+$PROM" >"$TMP/srccheck.json" 2>/dev/null
+"$BEDTOP" replay "$TMP/src.rec" --at -0s --format json >"$TMP/srcrep.json" 2>"$TMP/srcrep.err"
+settings() {
+    python3 -c 'import json,sys; print(sorted((r["name"], r["max_tokens"], r["burndown"], r["burndown_source"]) for r in json.load(open(sys.argv[1]))["routes"]))' "$1" 2>&1
+}
+expect_eq "replay of record --source: max_tokens and burndown as check --source shows them" \
+    "$(settings "$TMP/srcrep.json")" "$(settings "$TMP/srccheck.json")"
+expect_eq "... which are the poller's: hot 500 (burndown 1), triage 1,024 with burndown 5 from the table" \
+    "$(settings "$TMP/srcrep.json" | grep -o "('hot', 500, 1, '[a-z]*')\|('triage', 1024, 5, 'table')" | wc -l)" 2
+
 # record --since and export read the same series back over a window
 "$BEDTOP" record "$TMP/back.rec" --since 5m --config "$CONF" --source "prometheus+$PROM" 2>"$TMP/back.err"
 check "record --since --source writes a recording" grep -q 'backfilled [1-9][0-9]* minutes' "$TMP/back.err"

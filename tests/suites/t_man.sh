@@ -209,11 +209,11 @@ expect_eq "bedtop-recording(5) names every source, quota source and quota kind o
 # The reading rules bedtop-recording(5) states, on variants of that recording.
 R=$TMP/rec.jsonl
 replay_at() { "$BEDTOP" replay "$1" --at +2m >"$TMP/ra.out" 2>"$TMP/ra.err"; echo $? >"$TMP/ra.rc"; }
-sed '1s/"version":"[0-9.]*"/"version":"1.9","member_from_1_9":{"x":1}/' "$R" >"$TMP/v19.jsonl"
+sed '1s/"version":"[0-9.]*"/"version":"2.9","member_from_2_9":{"x":1}/' "$R" >"$TMP/v19.jsonl"
 replay_at "$TMP/v19.jsonl"
 check "a newer minor version with unknown header members is read silently" \
     test -s "$TMP/ra.out" -a ! -s "$TMP/ra.err"
-sed '1s/"version":"[0-9.]*"/"version":"2.0"/' "$R" >"$TMP/v20.jsonl"
+sed '1s/"version":"[0-9.]*"/"version":"3.0"/' "$R" >"$TMP/v20.jsonl"
 replay_at "$TMP/v20.jsonl"
 expect_eq "a newer major version is refused (exit 3, 'upgrade bedtop')" \
     "$(cat "$TMP/ra.rc") $(grep -c 'upgrade bedtop' "$TMP/ra.err")" "3 1"

@@ -7,7 +7,7 @@ REC=$TMP/demo.rec
 expect_eq "record exits 0" "$?" 0
 expect_eq "recording is created 0600" "$(stat -c %a "$REC")" 600
 check "recording header names its format and version" \
-    grep -q '^{"format":"bedtop-recording","version":"1\.' "$REC"
+    grep -q '^{"format":"bedtop-recording","version":"2\.' "$REC"
 check "record reports what it wrote" grep -q "recorded [0-9]* polls to $REC" "$TMP/rec.err"
 expect_rc "recording over an existing file is refused" 3 "$BEDTOP" record "$REC" --demo --duration 1m
 check "refusal says why" grep -q "never overwritten" "$TMP/last.err"
@@ -134,12 +134,12 @@ check "corrupt middle line: the rest replays" test -s "$TMP/k.json"
 : >"$TMP/empty.rec"
 expect_rc "empty recording is refused" 3 "$BEDTOP" replay "$TMP/empty.rec" --at +1m
 check "... with a clear message" grep -q "empty recording" "$TMP/last.err"
-sed '1s/"version":"1\.[0-9]*"/"version":"1.9"/' "$REC" >"$TMP/minor.rec"
+sed '1s/"version":"2\.[0-9]*"/"version":"2.9"/' "$REC" >"$TMP/minor.rec"
 "$BEDTOP" replay "$TMP/minor.rec" --at +16m --format json >"$TMP/minor.json" 2>"$TMP/minor.err"
 check "a newer minor version is read (additions are ignored)" cmp -s "$TMP/minor.json" "$TMP/r16.json"
-sed '1s/"version":"1\.[0-9]*"/"version":"2.0"/' "$REC" >"$TMP/future.rec"
+sed '1s/"version":"2\.[0-9]*"/"version":"3.0"/' "$REC" >"$TMP/future.rec"
 expect_rc "newer major version is refused" 3 "$BEDTOP" replay "$TMP/future.rec" --at +1m
-check "... saying to upgrade" grep -q "recording format 2.0 is newer than this bedtop reads (1.x)" "$TMP/last.err"
+check "... saying to upgrade" grep -q "recording format 3.0 is newer than this bedtop reads (2.x)" "$TMP/last.err"
 echo '{"hello":"world"}' >"$TMP/notrec.rec"
 expect_rc "a JSON file that is not a recording is refused" 3 "$BEDTOP" replay "$TMP/notrec.rec" --at +1m
 expect_rc "a missing recording is an error" 3 "$BEDTOP" replay "$TMP/nope.rec" --at +1m

@@ -62,6 +62,24 @@ for line in t.splitlines():
     if line.startswith("|"):
         assert line.endswith("|") and line.count("|") - line.count("\\|") == 3, line
 PY
+# A route name from outside (a hand-edited or hostile recording): no escape byte
+# reaches the terminal, no Markdown/HTML of it survives, the JSON stays valid.
+python3 - "$FX" "$TMP/hostile.rec" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+h = json.loads(lines[0]); h["routes"][0]["name"] = "chat\u001b[31m|<b>x</b>*"
+open(sys.argv[2], "w").write("\n".join([json.dumps(h)] + lines[1:]) + "\n")
+PY
+"$BEDTOP" report quota-request "$TMP/hostile.rec" >"$TMP/h.txt" 2>/dev/null
+"$BEDTOP" report quota-request "$TMP/hostile.rec" -f markdown >"$TMP/h.md" 2>/dev/null
+"$BEDTOP" report quota-request "$TMP/hostile.rec" -f json >"$TMP/h.json" 2>/dev/null
+check "hostile route name: no ESC in text, escaped in Markdown, valid JSON" python3 - "$TMP/h.txt" "$TMP/h.md" "$TMP/h.json" <<'PY'
+import json, sys
+t, m = open(sys.argv[1], "rb").read(), open(sys.argv[2]).read()
+assert b"\x1b" not in t and b"chat?[31m|<b>x</b>*" in t, t[:300]
+assert "\x1b" not in m and "chat?\\[31m\\|\\<b\\>x\\</b\\>\\*" in m, m[:400]
+assert json.load(open(sys.argv[3]))["quota_groups"][0]["routes"][0] == "chat\u001b[31m|<b>x</b>*"
+PY
 expect_rc "quota-request needs a FILE or --since" 3 "$BEDTOP" report quota-request
 check "... and says so" grep -q "give a recording FILE or --since 7d" "$TMP/last.err"
 expect_rc "an unknown report is refused" 3 "$BEDTOP" report weekly "$FX"

@@ -55,14 +55,14 @@ static int scrape(struct bt_adm_state *st, const struct bt_adm_scope *sc, const 
 static void test_rate(void)
 {
     /* 1000 -> 2500 over 60 s: 1500 per minute */
-    NEAR(bt_adm_rate(1000, 0, 2500, 60), 1500, 1e-9, "delta over a minute");
+    NEAR(bt_counter_rate(1000, 0, 2500, 60), 1500, 1e-9, "delta over a minute");
     /* 0 -> 250000 over 10 s: 25000/s = 1,500,000 per minute */
-    NEAR(bt_adm_rate(0, 100, 250000, 110), 1500000, 1e-6, "per-second growth to per-minute");
+    NEAR(bt_counter_rate(0, 100, 250000, 110), 1500000, 1e-6, "per-second growth to per-minute");
     /* 5000 -> 300 over 30 s: reset, increase 300 -> 600 per minute */
-    NEAR(bt_adm_rate(5000, 0, 300, 30), 600, 1e-9, "reset: v2 is the increase");
-    OK(isnan(bt_adm_rate(1, 10, 2, 10)), "no time elapsed: no rate");
-    OK(isnan(bt_adm_rate(1, 10, 2, 5)), "time went backwards: no rate");
-    OK(isnan(bt_adm_rate(NAN, 0, 2, 5)), "NaN reading: no rate");
+    NEAR(bt_counter_rate(5000, 0, 300, 30), 600, 1e-9, "reset: v2 is the increase");
+    OK(isnan(bt_counter_rate(1, 10, 2, 10)), "no time elapsed: no rate");
+    OK(isnan(bt_counter_rate(1, 10, 2, 5)), "time went backwards: no rate");
+    OK(isnan(bt_counter_rate(NAN, 0, 2, 5)), "NaN reading: no rate");
 }
 
 static void test_counters(void)
@@ -80,7 +80,7 @@ static void test_counters(void)
                    "bedrock_admission_in_flight 55\n"
                    "unrelated_metric{route=\"batch\"} 1\n",
                    T0, cov);
-    OK(n == 2, "first scrape: only the two gauges (got %d)", n);
+    OK(n == 4, "first scrape: two counter readings and the two gauges (got %d)", n);
     OK(cov[0] && cov[1] && !cov[2], "covered: triage (route), agents (model_id), not batch");
     NEAR(at(0, BT_SIG_ADM_IN_FLIGHT, T0), 38, 0, "gauge by route label");
     NEAR(at(1, BT_SIG_ADM_IN_FLIGHT, T0), 7, 0, "gauge by model_id label");
@@ -94,7 +94,7 @@ static void test_counters(void)
                "bedrock_admission_reserved_tokens_total{route=\"triage\"} 850000\n"
                "bedrock_admission_in_flight{route=\"triage\"} 40\n",
                T0 + 30, NULL);
-    OK(n == 3, "second scrape: two rates and a gauge (got %d)", n);
+    OK(n == 3, "second scrape: two readings and a gauge (got %d)", n);
     NEAR(at(0, BT_SIG_ADM_ADMITTED, T0 + 30), 1200, 1e-6, "admitted per minute");
     NEAR(at(0, BT_SIG_ADM_RESERVED, T0 + 30), 1500000, 1e-3, "reserved tokens per minute");
     NEAR(at(0, BT_SIG_ADM_IN_FLIGHT, T0 + 30), 40, 0, "gauge as is");
@@ -107,6 +107,91 @@ static void test_counters(void)
     scrape(st, &sc, "bedrock_admission_reserved_tokens_total{route=\"triage\"} 999999\n",
            T0 + 120, NULL);
     OK(isnan(at(0, BT_SIG_ADM_RESERVED, T0 + 120)), "reappearing counter yields no rate");
+    bt_adm_state_free(st);
+}
+
+/* Issue 19: counters summed across workers before the rate. Worked by hand,
+ * two workers of route triage, scrapes 60 s apart:
+ *   T0       a: admitted 1,000,000, reserved 3,000,000,000; b: admitted 5,000,
+ *            reserved 15,000,000
+ *   T0 + 60  a: admitted 1,000,600, reserved 3,001,200,000 (600 calls x 2,000);
+ *            b restarted: admitted 10, reserved 20,000
+ * Per series: a admitted 600 a minute, reserved 1,200,000; b went down, so it was
+ * reset and its increase is its value: 10 and 20,000. The route: 610 admitted and
+ * 1,220,000 reserved tokens a minute. Summed first (1,005,000 -> 1,000,610, a
+ * decrease read as a reset of everything) it was 1,000,610 admitted and
+ * 3,001,220,000 reserved tokens a minute. A third scrape at T0 + 120 where a
+ * (+300) and b (+50) both grow: 350 a minute. */
+static void test_worker_restart(void)
+{
+    setup();
+    struct bt_adm_state *st = bt_adm_state_new(3);
+    struct bt_adm_scope sc = {routes, 3, -1, NULL};
+    scrape(st, &sc,
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"a\"} 1000000\n"
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"b\"} 5000\n"
+           "bedrock_admission_reserved_tokens_total{route=\"triage\",worker=\"a\"} 3000000000\n"
+           "bedrock_admission_reserved_tokens_total{route=\"triage\",worker=\"b\"} 15000000\n",
+           T0, NULL);
+    /* worker b's labels come in the other order: the same series */
+    scrape(st, &sc,
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"a\"} 1000600\n"
+           "bedrock_admission_admitted_total{worker=\"b\",route=\"triage\"} 10\n"
+           "bedrock_admission_reserved_tokens_total{route=\"triage\",worker=\"a\"} 3001200000\n"
+           "bedrock_admission_reserved_tokens_total{worker=\"b\",route=\"triage\"} 20000\n",
+           T0 + 60, NULL);
+    NEAR(at(0, BT_SIG_ADM_ADMITTED, T0 + 60), 610, 1e-9,
+         "one worker restarts: 600 + 10 = 610 admitted a minute, not 1,000,610");
+    NEAR(at(0, BT_SIG_ADM_RESERVED, T0 + 60), 1220000, 1e-6,
+         "reserved: 1,200,000 + 20,000 a minute, not 3.0e9");
+    scrape(st, &sc,
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"a\"} 1000900\n"
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"b\"} 60\n",
+           T0 + 120, NULL);
+    NEAR(at(0, BT_SIG_ADM_ADMITTED, T0 + 120), 350, 1e-9, "after the restart: 300 + 50");
+    /* a new worker c appears: no rate of its own yet, a and b still counted */
+    scrape(st, &sc,
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"a\"} 1001000\n"
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"b\"} 70\n"
+           "bedrock_admission_admitted_total{route=\"triage\",worker=\"c\"} 777777\n",
+           T0 + 180, NULL);
+    NEAR(at(0, BT_SIG_ADM_ADMITTED, T0 + 180), 110, 1e-9,
+         "a new worker's first reading adds nothing: 100 + 10");
+    char id[BT_SERIES_ID];
+    struct bt_prom_doc d;
+    char err[128];
+    bt_prom_init(&d);
+    const char *txt = "m{z=\"1\",a=\"x\\\"y\"} 1\n";
+    OK(bt_prom_parse(&d, txt, strlen(txt), BT_PROM_TEXT, err, sizeof err), "parse");
+    bt_adm_series_id(&d.series[0], id, sizeof id);
+    STREQ(id, "a=\"x\\\"y\",z=\"1\"", "series identity: labels sorted, quotes escaped");
+    bt_prom_free(&d);
+    bt_adm_state_free(st);
+}
+
+/* The output-token histogram per worker too. Buckets le 100, 200, +Inf:
+ *   T0       a: 10, 20, 20   b: 0, 50, 50 (b's old process: 50 calls in 100-200)
+ *   T0 + 60  a: 30, 40, 40   b restarted: 10, 10, 10
+ * Per series: a's increase 20, 20, 20; b went down, so its buckets are its
+ * increase: 10, 10, 10. Summed: 30, 30, 30, every recent call at most 100 tokens:
+ *   p50: rank 15 of 30 in (0, 100]: 100 x 15 / 30 = 50
+ *   p99: rank 29.7: 100 x 29.7 / 30 = 99
+ * Summed before the increase (40, 50, 50 after 10, 70, 70) the 200 bucket fell,
+ * which read as a reset of all: the cumulative 40, 50, 50 gave p99 = 100 + 100 x
+ * (49.5 - 40) / 10 = 195. */
+static void test_histogram_restart(void)
+{
+    setup();
+    struct bt_adm_state *st = bt_adm_state_new(3);
+    struct bt_adm_scope sc = {routes, 3, -1, NULL};
+#define B(w, le, v) "bedrock_admission_output_tokens_bucket{route=\"triage\",worker=\"" w "\",le=\"" le "\"} " v "\n"
+    scrape(st, &sc, B("a", "100", "10") B("a", "200", "20") B("a", "+Inf", "20")
+                    B("b", "100", "0") B("b", "200", "50") B("b", "+Inf", "50"), T0, NULL);
+    scrape(st, &sc, B("a", "100", "30") B("a", "200", "40") B("a", "+Inf", "40")
+                    B("b", "100", "10") B("b", "200", "10") B("b", "+Inf", "10"), T0 + 60, NULL);
+#undef B
+    NEAR(at(0, BT_SIG_ADM_OUT_P50, T0 + 60), 50, 1e-9, "worker restart: p50 of the recent calls, 50");
+    NEAR(at(0, BT_SIG_ADM_OUT_P99, T0 + 60), 99, 1e-9, "worker restart: p99 99, not the cumulative 195");
     bt_adm_state_free(st);
 }
 
@@ -328,6 +413,8 @@ int main(void)
 {
     test_rate();
     test_counters();
+    test_worker_restart();
+    test_histogram_restart();
     test_timestamps_and_sums();
     test_scope();
     test_histogram();

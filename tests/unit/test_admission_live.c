@@ -110,6 +110,7 @@ static bool fixture_init(struct fixture *f, const char *ini, enum bt_run_mode mo
     }
     bt_config_finish(&f->cfg);
     bt_store_init(&f->store, f->cfg.nroutes, 60);
+    bt_store_bind_routes(&f->store, f->cfg.routes);
     f->http = bt_http_new(0);
     f->ctx = (struct bt_ctx){.cfg = &f->cfg, .store = &f->store, .http = f->http, .mode = mode,
                              .admission_url = admission_url};

@@ -89,6 +89,7 @@ static void run_once(struct run *r, const char *endpoint)
     if (!bt_config_load(&r->cfg, conf, err, sizeof err))
         printf("# config: %s\n", err);
     bt_store_init(&r->store, r->cfg.nroutes, r->cfg.history_minutes);
+    bt_store_bind_routes(&r->store, r->cfg.routes);
     r->http = bt_http_new(1);
     bt_http_set_backoff(r->http, 0.05, 0.2);
     r->ctx = (struct bt_ctx){.cfg = &r->cfg, .store = &r->store, .http = r->http,
@@ -449,6 +450,7 @@ static bool live_start(struct live *lv, const char *scen, const char *log, const
     if (!bt_config_load(&lv->cfg, conf, err, sizeof err))
         printf("# config: %s\n", err);
     bt_store_init(&lv->store, lv->cfg.nroutes, lv->cfg.history_minutes);
+    bt_store_bind_routes(&lv->store, lv->cfg.routes);
     lv->http = bt_http_new(0);
     bt_http_set_backoff(lv->http, 0.05, 0.2);
     lv->ctx = (struct bt_ctx){.cfg = &lv->cfg, .store = &lv->store, .http = lv->http,

@@ -454,6 +454,12 @@ static void test_settled(void)
     }
     OK(bt_cloudwatch_backfill_minutes(1795910700, BT_MODE_LIVE, 1440) == 180, "live: 3 hours");
     OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 120) == 120, "capped by history");
+    /* the day's sums since 00:00 UTC: check always; live when history cannot reach
+     * back to midnight (30m at 12:00 kept 30 of 720 minutes); never for a backfill */
+    OK(bt_cloudwatch_day_sums(BT_MODE_ONCE, 1440, false), "check asks the day's sums");
+    OK(bt_cloudwatch_day_sums(BT_MODE_LIVE, 30, false), "live with history 30m asks them");
+    OK(!bt_cloudwatch_day_sums(BT_MODE_LIVE, 1440, false), "live with a day of history sums its minutes");
+    OK(!bt_cloudwatch_day_sums(BT_MODE_ONCE, 30, true), "a backfill window does not");
 }
 
 static void on_metric(void *arg, const char *metric, const char *model, const char *account)

@@ -131,6 +131,7 @@ static void route_setup(struct bt_config *cfg, struct bt_store *st)
     rt->max_tokens = 500;
     bt_config_finish(cfg);
     bt_store_init(st, cfg->nroutes, 1440);
+    bt_store_bind_routes(st, cfg->routes);
 }
 
 static void test_round_trip(void)

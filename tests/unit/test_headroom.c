@@ -570,6 +570,50 @@ static void test_daily(void)
     fx_free(&f);
 }
 
+/* Issue 19: the daily quota is one per model and Region for on-demand and
+ * cross-region calls ("Model invocation max tokens per day for X"), so its day is
+ * summed across inference types, not per TPM group (which splits them). By hand:
+ * daily quota 1,000,000,000; on-demand route od charged 300,000,000 today and
+ * cross-region route xr (us.) 420,000,000 (input only): the day is 720,000,000 =
+ * 72 % for both, not 30 % and 42 %. A global route's day (its own quota) stays
+ * apart: 50,000,000 of 1,000,000,000 = 5 %. Once with the quota's code, once
+ * without (then by model, the us. prefix dropped). */
+static void test_daily_group(void)
+{
+    for (int coded = 0; coded < 2; coded++) {
+        struct fx f;
+        fx_init(&f);
+        int od = fx_route(&f, "od", "anthropic.claude-sonnet-4-5-20250929-v1:0", 2000000, 1000);
+        int xr = fx_route(&f, "xr", "us.anthropic.claude-sonnet-4-5-20250929-v1:0", 4000000, 1000);
+        int gl = fx_route(&f, "gl", "global.anthropic.claude-sonnet-4-5-20250929-v1:0", 4000000, 1000);
+        for (int r = 0; r < 3; r++)
+            f.cfg.routes[r].quota[BT_Q_TPD] =
+                (struct bt_quota){1e9, BT_QS_SERVICE_QUOTAS, "", "tokens per day"};
+        if (coded) {
+            bt_strlcpy(f.cfg.routes[od].quota[BT_Q_TPD].code, "L-DAY", sizeof f.cfg.routes[od].quota[BT_Q_TPD].code);
+            bt_strlcpy(f.cfg.routes[xr].quota[BT_Q_TPD].code, "L-DAY", sizeof f.cfg.routes[xr].quota[BT_Q_TPD].code);
+            bt_strlcpy(f.cfg.routes[gl].quota[BT_Q_TPD].code, "L-GDAY", sizeof f.cfg.routes[gl].quota[BT_Q_TPD].code);
+        }
+        fx_start(&f);
+        int64_t day = T0 - 36000;
+        put(&f, od, BT_SIG_DAY_INPUT_TOKENS, day, 3e8);
+        put(&f, xr, BT_SIG_DAY_INPUT_TOKENS, day, 4.2e8);
+        put(&f, gl, BT_SIG_DAY_INPUT_TOKENS, day, 5e7);
+        for (int r = 0; r < 3; r++)
+            minute(&f, r, M, 10, 10000, 0, 1000);
+        struct bt_eval ev[3];
+        bt_eval_all(&f.cfg, &f.st, NOW, ev);
+        NEAR(ev[od].group_tokens_today, 7.2e8, 0, coded ? "code: od's day counts xr's calls (720,000,000)"
+                                                        : "model: od's day counts xr's calls (720,000,000)");
+        NEAR(ev[xr].group_tokens_today, 7.2e8, 0, "xr's day: the same 720,000,000");
+        NEAR(ev[gl].group_tokens_today, 5e7, 0, "the global route's day is its own (50,000,000)");
+        struct bt_eval one;
+        bt_eval_route(&f.cfg, &f.st, od, NOW, &one);
+        NEAR(one.group_tokens_today, 7.2e8, 0, "bt_eval_route sums the same day");
+        fx_free(&f);
+    }
+}
+
 static void test_warnings(void)
 {
     struct fx f;
@@ -964,6 +1008,7 @@ int main(void)
     test_throttle_causes();
     test_daily();
     test_warnings();
+    test_daily_group();
     test_precision();
     test_status_codes();
     {

@@ -352,7 +352,9 @@ static void test_infprofile(void)
            "bad answer %zu rejected: %s", i, err);
 }
 
-/* A resolved profile travels as an event, applied by the model live and in replay. */
+/* A resolved profile travels as typed setting events (base model, inference,
+ * burndown with its source), applied by the model live and in replay; a 1.x
+ * recording's BASE_MODEL info event, whose prose carried the same, still applies. */
 static void test_base_model_event(void)
 {
     struct bt_route routes[1], base[1];
@@ -360,30 +362,55 @@ static void test_base_model_event(void)
     bt_strlcpy(routes[0].model, "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1",
                sizeof routes[0].model);
     routes[0].burndown = 1;
+    routes[0].burndown_source = "default";
     base[0] = routes[0];
     struct bt_store st;
     bt_store_init(&st, 1, 60);
     bt_store_track_arrival(&st);
-    struct bt_event ev = {.t = 1000, .type = BT_EV_INFO, .route = 0, .source = BT_SRC_QUOTAS};
-    bt_strlcpy(ev.code, BT_EVCODE_BASE_MODEL, sizeof ev.code);
-    bt_base_model_text(ev.text, sizeof ev.text, "anthropic.claude-sonnet-4-5-20250929-v1:0",
-                       BT_INF_CROSS_REGION, 5, "GetInferenceProfile");
-    STREQ(ev.text,
-          "base model anthropic.claude-sonnet-4-5-20250929-v1:0, cross-region, burndown 5 (GetInferenceProfile)",
-          "the event reads as a sentence");
-    bt_model_event(&st, routes, &ev);
+    bt_store_bind_routes(&st, routes);
+    struct bt_event ev = {.t = 1000, .type = BT_EV_SETTING, .route = 0, .source = BT_SRC_QUOTAS,
+                          .setting = BT_SET_BASE_MODEL};
+    bt_strlcpy(ev.str, "anthropic.claude-sonnet-4-5-20250929-v1:0", sizeof ev.str);
+    bt_store_apply(&st, &ev);
+    ev.setting = BT_SET_INFERENCE;
+    bt_strlcpy(ev.str, "cross-region", sizeof ev.str);
+    bt_store_apply(&st, &ev);
+    ev.setting = BT_SET_BURNDOWN;
+    ev.value = 5;
+    bt_strlcpy(ev.str, "table", sizeof ev.str);
+    bt_store_apply(&st, &ev);
+    OK(!strcmp(routes[0].base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
+           routes[0].inference == BT_INF_CROSS_REGION && routes[0].burndown == 5 &&
+           !strcmp(routes[0].burndown_source, "table"),
+       "the events set base model, inference, burndown and its source");
+    bt_store_set_horizon(&st, routes, base, 999);
+    OK(!routes[0].base_model[0] && routes[0].inference == BT_INF_ON_DEMAND && routes[0].burndown == 1 &&
+           !strcmp(routes[0].burndown_source, "default"),
+       "replay before the events: the header's route");
+    bt_store_set_horizon(&st, routes, base, 1000);
+    OK(routes[0].burndown == 5 && routes[0].base_model[0], "replay from the events on: resolved");
+    struct bt_event bad = ev;
+    bad.value = NAN;
+    bt_store_apply(&st, &bad);
+    bad.value = 1e9;
+    bt_store_apply(&st, &bad);
+    OK(routes[0].burndown == 5, "a burndown that is not a number, or beyond 1000, changes nothing");
+    bt_store_free(&st);
+
+    /* a 1.x recording: the prose of its BASE_MODEL info event */
+    routes[0] = base[0];
+    bt_store_init(&st, 1, 60);
+    struct bt_event old = {.t = 1000, .type = BT_EV_INFO, .route = 0, .source = BT_SRC_QUOTAS};
+    bt_strlcpy(old.code, BT_EVCODE_BASE_MODEL, sizeof old.code);
+    bt_strlcpy(old.text, "base model anthropic.claude-sonnet-4-5-20250929-v1:0, cross-region, "
+                         "burndown 5 (GetInferenceProfile)", sizeof old.text);
+    bt_model_event(&st, routes, &old);
     OK(!strcmp(routes[0].base_model, "anthropic.claude-sonnet-4-5-20250929-v1:0") &&
            routes[0].inference == BT_INF_CROSS_REGION && routes[0].burndown == 5,
-       "the event sets base model, inference and burndown");
-    bt_store_set_horizon(&st, routes, base, 999);
-    OK(!routes[0].base_model[0] && routes[0].inference == BT_INF_ON_DEMAND && routes[0].burndown == 1,
-       "replay before the event: the header's route");
-    bt_store_set_horizon(&st, routes, base, 1000);
-    OK(routes[0].burndown == 5 && routes[0].base_model[0], "replay from the event on: resolved");
-    struct bt_event bad = ev;
-    bt_strlcpy(bad.text, "base model x, cross-region, burndown NaN", sizeof bad.text);
-    bt_model_event(&st, routes, &bad);
-    OK(routes[0].burndown == 5, "a malformed text changes nothing");
+       "a 1.x BASE_MODEL event still sets base model, inference and burndown");
+    bt_strlcpy(old.text, "base model x, cross-region, burndown NaN", sizeof old.text);
+    bt_model_event(&st, routes, &old);
+    OK(routes[0].burndown == 5, "a malformed 1.x text changes nothing");
     bt_store_free(&st);
 }
 

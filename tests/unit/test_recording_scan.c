@@ -1,4 +1,4 @@
-/* The recording reader's hand-written poll-line scanner (core/recording.c):
+/* The recording reader's hand-written poll-line scanner (core/recscan.c):
  * it must read exactly what cJSON reads. The oracle is cJSON itself (and
  * strtod under it): every sample of a line is compared with the value cJSON
  * parses from the same text; damaged lines must be refused with the reasons

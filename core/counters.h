@@ -1,0 +1,9 @@
+/* Admission counters read per series (core/model.h bt_store_reading): the
+ * store's state behind the rates. */
+#ifndef BEDTOP_COUNTERS_H
+#define BEDTOP_COUNTERS_H
+#include "core/model.h"
+
+/* Forgets every series (bt_store_clear). */
+void bt_counters_free(struct bt_store *s);
+#endif

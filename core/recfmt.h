@@ -1,0 +1,51 @@
+/* Inside the recording format (man 5 bedtop-recording), shared by its writer
+ * (core/recording.c), reader and index (core/recread.c) and poll-line scanner
+ * (core/recscan.c). Not for views or collectors: they use core/recording.h. */
+#ifndef BEDTOP_RECFMT_H
+#define BEDTOP_RECFMT_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/recording.h"
+
+/* Event types as a recording names them, indexed by enum bt_event_type. */
+#define BT_REC_NEVTYPES 6
+extern const char *const bt_rec_ev_names[BT_REC_NEVTYPES];
+
+/* Times in a file become int64_t: converting an infinite or huge double is
+ * undefined behaviour (fuzzing found 1e999 here), so bound them first. */
+bool bt_rec_time_ok(double t);
+
+/* The poll-line scanner.
+ * Poll lines are most of a recording (a 24-hour, 200-route file is ~50 MB),
+ * so the "s" arrays are read by a small hand-written scanner instead of a
+ * cJSON tree per line (a 3-hour backfill line alone made a ~70 MB tree).
+ * It accepts what cJSON accepts (numbers exactly as cJSON reads them) and
+ * every other value, and the events, still go through cJSON. */
+
+/* What a sample array holds: the minutes it spans (pass one sizes the store). */
+struct bt_rec_span {
+    int64_t min, max;        /* 0: no sample yet */
+};
+
+enum bt_rec_scan { BT_SCAN_OK, BT_SCAN_SYNTAX, BT_SCAN_BAD_GROUP };
+
+/* One "s" array at p: [[route, minute, arrival, [signal, value, ...]], ...].
+ * With rp NULL it only checks (and measures the minutes into span); with rp
+ * the samples go into its store. *endp is set past the array. */
+enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const int *sigmap,
+                                     const char *p, const char **endp, struct bt_rec_span *span);
+
+/* A poll line's parts, located and checked without touching the store. */
+struct bt_rec_line {
+    double t;
+    const char *s;           /* the "s" array, NULL: none */
+    const char *e, *e_end;   /* the "e" array, NULL: none */
+    const char *c, *c_end;   /* 2.x: the "c" array of counter readings, NULL: none */
+    const char *k, *k_end;   /* 2.x: the "k" array naming series, NULL: none */
+};
+
+/* Locates and checks a poll line's parts; false with the reason in why. */
+bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct bt_rec_line *pl,
+                      struct bt_rec_span *span, char *why, size_t n);
+#endif

@@ -1,0 +1,581 @@
+/* The recording reader and its index (man 5 bedtop-recording): the header
+ * becomes a config, every poll line feeds the store (keeping each sample's
+ * arrival), and the poll times and markers make seeking a binary search. */
+#include "core/recording.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/recfmt.h"
+#include "core/util.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool jnum(const cJSON *o, const char *k, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return false;
+    *out = v->valuedouble;
+    return true;
+}
+
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(names[i], s))
+            return i;
+    return -1;
+}
+
+static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
+{
+    static const char *const eps[] = {"runtime", "mantle"};
+    static const char *const infs[] = {"on-demand", "cross-region", "global"};
+    static const char *const qsrc[] = {"unknown", "service-quotas", "config", "default"};
+    const char *name = jstr(o, "name"), *model = jstr(o, "model");
+    if (!name || !model || !*name) {
+        snprintf(why, n, "route without name or model");
+        return false;
+    }
+    bt_route_defaults(r);
+    bt_strlcpy(r->name, name, sizeof r->name);
+    bt_strlcpy(r->model, model, sizeof r->model);
+    const struct {
+        const char *key;
+        char *dst;
+        size_t n;
+    } strs[] = {
+        {"region", r->region, sizeof r->region},
+        {"profile", r->profile, sizeof r->profile},
+        {"project", r->project, sizeof r->project},
+        {"base_model", r->base_model, sizeof r->base_model},
+        {"account", r->account, sizeof r->account},
+        {"context", r->context, sizeof r->context},
+    };
+    for (size_t i = 0; i < BT_ARRAY_LEN(strs); i++)
+        if (jstr(o, strs[i].key))
+            bt_strlcpy(strs[i].dst, jstr(o, strs[i].key), strs[i].n);
+    int e = name_index(eps, 2, jstr(o, "endpoint"));
+    r->endpoint = e == 1 ? BT_EP_MANTLE : BT_EP_RUNTIME;
+    int inf = name_index(infs, 3, jstr(o, "inference"));
+    r->inference = inf < 0 ? bt_inference_from_model(r->model) : (enum bt_inference)inf;
+    r->inference_set = true;
+    const char *prio = jstr(o, "priority");
+    r->priority = prio && !strcmp(prio, "offline") ? BT_PRIO_OFFLINE : BT_PRIO_ONLINE;
+    jnum(o, "max_tokens", &r->max_tokens);
+    jnum(o, "concurrency_limit", &r->concurrency_limit);
+    if (!jnum(o, "burndown", &r->burndown) || r->burndown < 1)
+        r->burndown = 1;
+    const char *bs = jstr(o, "burndown_source");
+    r->burndown_source = bs && !strcmp(bs, "config") ? "config" : bs && !strcmp(bs, "table") ? "table" : "default";
+    if (r->endpoint == BT_EP_MANTLE) { /* files before 2.0 said "table" for mantle */
+        r->burndown = 1;
+        r->burndown_source = "none";
+    }
+    if (jstr(o, "quota_code"))
+        bt_strlcpy(r->quota_code, jstr(o, "quota_code"), sizeof r->quota_code);
+    const cJSON *adm = cJSON_GetObjectItemCaseSensitive(o, "admission");
+    if (cJSON_IsTrue(adm))
+        bt_strlcpy(r->admission, "(recorded)", sizeof r->admission);
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "quotas");
+    for (int k = 0; k < BT_Q_COUNT; k++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(q, bt_quota_kind_name(k));
+        double v;
+        if (!x || !jnum(x, "value", &v))
+            continue;
+        r->quota[k].value = v;
+        int s = name_index(qsrc, 4, jstr(x, "source"));
+        r->quota[k].source = s < 0 ? BT_QS_UNKNOWN : (enum bt_quota_source)s;
+        if (jstr(x, "code"))
+            bt_strlcpy(r->quota[k].code, jstr(x, "code"), sizeof r->quota[k].code);
+        if (jstr(x, "name"))
+            bt_strlcpy(r->quota[k].name, jstr(x, "name"), sizeof r->quota[k].name);
+    }
+    return true;
+}
+
+static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, char *err,
+                         size_t errlen)
+{
+    cJSON *h = cJSON_Parse(line);
+    const char *fmt = h ? jstr(h, "format") : NULL;
+    if (!fmt || strcmp(fmt, BT_REC_FORMAT) != 0) {
+        snprintf(err, errlen, "%s:1: not a bedtop recording (no \"format\":\"%s\" header)",
+                 rp->path, BT_REC_FORMAT);
+        cJSON_Delete(h);
+        return false;
+    }
+    const char *ver = jstr(h, "version");
+    int major = 0, minor = 0;
+    if (!ver || sscanf(ver, "%d.%d", &major, &minor) < 1) {
+        snprintf(err, errlen, "%s:1: recording header has no version", rp->path);
+        cJSON_Delete(h);
+        return false;
+    }
+    if (major > BT_REC_MAJOR) {
+        snprintf(err, errlen,
+                 "%s: recording format %s is newer than this bedtop reads (%d.x); upgrade bedtop",
+                 rp->path, ver, BT_REC_MAJOR);
+        cJSON_Delete(h);
+        return false;
+    }
+    if (jstr(h, "mode"))
+        bt_strlcpy(rp->mode, jstr(h, "mode"), sizeof rp->mode);
+    if (jstr(h, "created"))
+        bt_parse_iso(jstr(h, "created"), &rp->start);
+    if (jstr(h, "created_by"))
+        bt_strlcpy(rp->created_by, jstr(h, "created_by"), sizeof rp->created_by);
+    /* signal indices in the file -> ours (unknown names are dropped) */
+    const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(h, "signals");
+    for (int i = 0; i < 256; i++)
+        sigmap[i] = -1;
+    /* walked, not indexed: cJSON_GetArrayItem(i) walks from the start each time */
+    const cJSON *v;
+    int ns = 0;
+    cJSON_ArrayForEach(v, sigs) {
+        if (ns >= 256)
+            break;
+        sigmap[ns++] = cJSON_IsString(v) ? bt_signal_by_name(v->valuestring) : -1;
+    }
+    struct bt_config *c = &rp->cfg;
+    const cJSON *cj = cJSON_GetObjectItemCaseSensitive(h, "config");
+    double d;
+    if (jnum(cj, "interval", &d) && d >= 1)
+        c->interval = d;
+    if (jnum(cj, "cloudwatch_lag", &d) && d >= 0)
+        c->cw_lag = d;
+    if (jstr(cj, "warn_headroom"))
+        bt_parse_threshold(jstr(cj, "warn_headroom"), &c->warn);
+    if (jstr(cj, "crit_headroom"))
+        bt_parse_threshold(jstr(cj, "crit_headroom"), &c->crit);
+    if (jnum(cj, "daily_warn", &d))
+        c->daily_warn_pct = d;
+    if (jnum(cj, "daily_crit", &d))
+        c->daily_crit_pct = d;
+    if (jnum(cj, "oversize_factor", &d))
+        c->oversize_factor = d;
+    if (jnum(cj, "oversize_margin", &d))
+        c->oversize_margin = d;
+    if (jnum(cj, "retry_share", &d))
+        c->retry_share = d;
+    const cJSON *routes = cJSON_GetObjectItemCaseSensitive(h, "routes");
+    int nr = cJSON_GetArraySize(routes);
+    if (!cJSON_IsArray(routes) || nr > 100000) {
+        snprintf(err, errlen, "%s:1: recording header has no routes array", rp->path);
+        cJSON_Delete(h);
+        return false;
+    }
+    int i = 0;
+    const cJSON *rj;
+    cJSON_ArrayForEach(rj, routes) { /* the header load was quadratic in routes */
+        char why[128];
+        struct bt_route r;
+        i++;
+        if (!parse_route(rj, &r, why, sizeof why)) {
+            snprintf(err, errlen, "%s:1: route %d: %s", rp->path, i, why);
+            cJSON_Delete(h);
+            return false;
+        }
+        int k = bt_config_add_route(c, r.name);
+        c->routes[k] = r;
+    }
+    cJSON_Delete(h);
+    return true;
+}
+
+static int ev_type(const char *s)
+{
+    for (size_t i = 0; s && i < BT_REC_NEVTYPES; i++)
+        if (!strcmp(bt_rec_ev_names[i], s))
+            return (int)i;
+    return -1;
+}
+
+static void load_events(struct bt_replay *rp, const cJSON *e)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, e) {
+        struct bt_event ev = {.route = -1};
+        double v;
+        int ty = ev_type(jstr(g, "type"));
+        if (ty < 0 || !jnum(g, "t", &v) || !bt_rec_time_ok(v))
+            continue;
+        ev.type = (enum bt_event_type)ty;
+        ev.t = (int64_t)v;
+        if (jnum(g, "route", &v) && v >= -1 && v < rp->cfg.nroutes)
+            ev.route = (int)v;
+        const char *src = jstr(g, "source");
+        ev.source = src && !strcmp(src, "quotas") ? BT_SRC_QUOTAS
+                    : src && !strcmp(src, "admission") ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH;
+        if (ev.type == BT_EV_QUOTA) {
+            static const char *const qsrc[] = {"unknown", "service-quotas", "config", "default"};
+            const char *kind = jstr(g, "kind");
+            int k = -1;
+            for (int i = 0; kind && i < BT_Q_COUNT; i++)
+                if (!strcmp(kind, bt_quota_kind_name(i)))
+                    k = i;
+            int qs = name_index(qsrc, 4, jstr(g, "quota_source"));
+            if (k < 0 || qs < 0 || !jnum(g, "value", &ev.value))
+                continue;
+            ev.quota_kind = (enum bt_quota_kind)k;
+            ev.quota_source = (enum bt_quota_source)qs;
+        }
+        if (ev.type == BT_EV_SETTING) {
+            int k = bt_setting_by_name(jstr(g, "setting"));
+            if (k < 0)
+                continue; /* a setting this reader does not know */
+            ev.setting = (enum bt_setting)k;
+            if (bt_setting_is_number(ev.setting) ? !jnum(g, "value", &ev.value)
+                                                 : !jstr(g, "value"))
+                continue;
+            const char *str = ev.setting == BT_SET_BURNDOWN ? jstr(g, "burndown_source")
+                                                            : jstr(g, "value");
+            if (str)
+                bt_strlcpy(ev.str, str, sizeof ev.str);
+        }
+        if (jstr(g, "code"))
+            bt_strlcpy(ev.code, jstr(g, "code"), sizeof ev.code);
+        if (jstr(g, "text"))
+            bt_strlcpy(ev.text, jstr(g, "text"), sizeof ev.text);
+        bt_model_event(&rp->store, rp->cfg.routes, &ev);
+        if (ev.type == BT_EV_MARKER) {
+            rp->markers = bt_xrealloc(rp->markers, (rp->nmarkers + 1) * sizeof *rp->markers);
+            rp->markers[rp->nmarkers].t = ev.t;
+            bt_strlcpy(rp->markers[rp->nmarkers].text, ev.text, sizeof rp->markers[0].text);
+            rp->nmarkers++;
+        }
+    }
+}
+
+/* "k": [[index, "series identity"], ...] names the series later rows use. */
+static void load_series(struct bt_replay *rp, const cJSON *k)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, k) {
+        const cJSON *i = cJSON_GetArrayItem(g, 0), *id = cJSON_GetArrayItem(g, 1);
+        if (!cJSON_IsNumber(i) || !cJSON_IsString(id) || i->valuedouble < 0 ||
+            i->valuedouble >= (1 << 20) || strlen(id->valuestring) >= BT_SERIES_ID)
+            continue;
+        size_t idx = (size_t)i->valuedouble;
+        if (idx >= rp->nseries) {
+            rp->series = bt_xrealloc(rp->series, (idx + 1) * sizeof *rp->series);
+            memset(rp->series + rp->nseries, 0, (idx + 1 - rp->nseries) * sizeof *rp->series);
+            rp->nseries = idx + 1;
+        }
+        free(rp->series[idx]);
+        rp->series[idx] = bt_xstrdup(id->valuestring);
+    }
+}
+
+/* "c": [[route, series, arrival, t, [signal, value, ...]], ...]: counter
+ * readings, rated by the store as they were live. */
+static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigmap)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, c) {
+        double h[4];
+        bool ok = cJSON_GetArraySize(g) >= 5;
+        for (int i = 0; ok && i < 4; i++) {
+            const cJSON *x = cJSON_GetArrayItem(g, i);
+            ok = cJSON_IsNumber(x) && isfinite(x->valuedouble);
+            h[i] = ok ? x->valuedouble : 0;
+        }
+        if (!ok || h[0] < 0 || h[0] >= rp->cfg.nroutes || h[1] < 0 || h[1] >= (double)rp->nseries ||
+            !rp->series[(size_t)h[1]] || !bt_rec_time_ok(h[2]) || !bt_rec_time_ok(h[3]))
+            continue;
+        struct bt_reading rd = {.route = (int)h[0], .t = h[3]};
+        bt_strlcpy(rd.series, rp->series[(size_t)h[1]], sizeof rd.series);
+        const cJSON *pairs = cJSON_GetArrayItem(g, 4);
+        if (!cJSON_IsArray(pairs))
+            continue;
+        for (const cJSON *sg = pairs->child; sg && sg->next; sg = sg->next->next) {
+            const cJSON *v = sg->next;
+            if (!cJSON_IsNumber(sg) || !cJSON_IsNumber(v) || sg->valuedouble < 0 ||
+                sg->valuedouble >= 256)
+                continue;
+            int sig = sigmap[(int)sg->valuedouble];
+            if (sig < 0 || !bt_signal_counter((enum bt_signal)sig))
+                continue;
+            rd.signal = (enum bt_signal)sig;
+            rd.value = v->valuedouble;
+            bt_store_reading(&rp->store, &rd, (int64_t)h[2]);
+            rp->has_admission = true;
+        }
+    }
+}
+
+/* Lines of a recording, from a file (read twice: one pass sizes the store)
+ * or from memory. A line is handed out terminated, without its newline. */
+struct line_src {
+    FILE *f;                 /* NULL: memory */
+    const char *mem;
+    size_t len, pos;
+    char *buf;
+    size_t cap;
+};
+
+/* 1 a complete line, 2 a last line without newline, 0 the end. */
+static int next_line(struct line_src *ls, char **line, size_t *n)
+{
+    if (ls->f) {
+        ssize_t got = getdelim(&ls->buf, &ls->cap, '\n', ls->f);
+        if (got <= 0)
+            return 0;
+        bool nl = ls->buf[got - 1] == '\n';
+        ls->buf[got - (nl ? 1 : 0)] = '\0';
+        *line = ls->buf;
+        *n = (size_t)got - (nl ? 1 : 0);
+        return nl ? 1 : 2;
+    }
+    if (ls->pos >= ls->len)
+        return 0;
+    const char *p = ls->mem + ls->pos;
+    const char *e = memchr(p, '\n', ls->len - ls->pos);
+    size_t k = e ? (size_t)(e - p) : ls->len - ls->pos;
+    if (k + 1 > ls->cap) {
+        ls->cap = k + 1;
+        ls->buf = bt_xrealloc(ls->buf, ls->cap);
+    }
+    memcpy(ls->buf, p, k);
+    ls->buf[k] = '\0';
+    ls->pos += k + (e ? 1 : 0);
+    *line = ls->buf;
+    *n = k;
+    return e ? 1 : 2;
+}
+
+static bool rewind_src(struct line_src *ls)
+{
+    if (!ls->f) {
+        ls->pos = 0;
+        return true;
+    }
+    return fseek(ls->f, 0, SEEK_SET) == 0;
+}
+
+/* The one reader behind bt_replay_open and bt_replay_open_mem. */
+static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_src *ls,
+                            void (*warn)(void *, const char *), void *warn_arg, char *err,
+                            size_t errlen)
+{
+    char *line;
+    size_t len;
+    int sigmap[256];
+    if (next_line(ls, &line, &len) != 1) {
+        snprintf(err, errlen, "%s: empty recording (no complete header line)", path);
+        return false;
+    }
+    if (!parse_header(rp, line, sigmap, err, errlen))
+        return false;
+    rp->base = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *rp->base);
+    memcpy(rp->base, rp->cfg.routes, (size_t)rp->cfg.nroutes * sizeof *rp->base);
+    bt_burndown_free(&rp->cfg.burndown);
+    bt_burndown_add(&rp->cfg.burndown, "*", 1); /* burndown comes from the header */
+
+    /* First pass: the minutes the samples span, to size the store to them
+     * (demo and backfill recordings start with history before the first poll). */
+    struct bt_rec_span span = {0};
+    int64_t first = 0, last = 0;
+    int kind;
+    while ((kind = next_line(ls, &line, &len)) == 1) {
+        struct bt_rec_line pl;
+        char why[160];
+        if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
+            continue;
+        int64_t t = (int64_t)pl.t;
+        if (t <= 0)
+            continue; /* a pre-2.0 closing line (below) */
+        if (!first || t < first)
+            first = t;
+        if (t > last)
+            last = t;
+    }
+    int64_t lo = span.min && span.min < first ? span.min : first;
+    int64_t hi = span.max > last ? span.max : last;
+    /* a margin of an hour: views look a little past the newest minute */
+    int64_t span_min = first ? (hi - lo) / 60 + 1 + 60 : 1440;
+    if (span_min > 16 * 1440)
+        span_min = 16 * 1440;
+    rp->cfg.history_minutes = (int)span_min;
+    bt_store_init(&rp->store, rp->cfg.nroutes, (int)span_min);
+    bt_store_track_arrival(&rp->store);
+    bt_store_bind_routes(&rp->store, rp->cfg.routes);
+    if (!rewind_src(ls)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    next_line(ls, &line, &len); /* the header again */
+
+    int lineno = 1;
+    size_t cap = 0;
+    while ((kind = next_line(ls, &line, &len)) != 0) {
+        lineno++;
+        char why[160];
+        bool truncated = kind == 2;
+        struct bt_rec_line pl;
+        bool blank = !len;
+        if (!blank && !truncated &&
+            bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, NULL, why, sizeof why)) {
+            const char *end;
+            if (pl.s)
+                bt_rec_scan_samples(rp, rp->cfg.nroutes, sigmap, pl.s, &end, NULL);
+            if (pl.k) {
+                cJSON *k = cJSON_ParseWithLength(pl.k, (size_t)(pl.k_end - pl.k));
+                load_series(rp, k);
+                cJSON_Delete(k);
+            }
+            if (pl.c) {
+                cJSON *c = cJSON_ParseWithLength(pl.c, (size_t)(pl.c_end - pl.c));
+                load_readings(rp, c, sigmap);
+                cJSON_Delete(c);
+            }
+            if (pl.e) {
+                cJSON *e = cJSON_ParseWithLength(pl.e, (size_t)(pl.e_end - pl.e));
+                load_events(rp, e);
+                cJSON_Delete(e);
+            }
+            if (rp->npolls == cap) {
+                cap = cap ? cap * 2 : 1024;
+                rp->polls = bt_xrealloc(rp->polls, cap * sizeof *rp->polls);
+            }
+            /* a line at t 0 is what the dashboard and serve wrote when they stopped,
+             * before 2.0: its samples and events count, its time is not a poll's
+             * (a replay started in 1970) */
+            if (pl.t > 0)
+                rp->polls[rp->npolls++] = (int64_t)pl.t;
+        } else if (!blank) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s:%d: %s; line skipped", path, lineno,
+                     truncated ? "truncated last line (recording interrupted?)" : why);
+            if (!rp->skipped)
+                bt_strlcpy(rp->first_problem, msg, sizeof rp->first_problem);
+            rp->skipped++;
+            if (warn)
+                warn(warn_arg, msg);
+        }
+        if (truncated)
+            break;
+    }
+    /* polls are written in order; sort defensively for binary search */
+    for (size_t i = 1; i < rp->npolls; i++) {
+        int64_t v = rp->polls[i];
+        size_t j = i;
+        while (j > 0 && rp->polls[j - 1] > v) {
+            rp->polls[j] = rp->polls[j - 1];
+            j--;
+        }
+        rp->polls[j] = v;
+    }
+    if (!rp->start || (rp->npolls && rp->polls[0] < rp->start))
+        rp->start = rp->npolls ? rp->polls[0] : 0;
+    rp->end = rp->npolls ? rp->polls[rp->npolls - 1] : 0;
+    rp->store.tap = (struct bt_store_tap){0};
+    bt_replay_seek(rp, rp->end);
+    return true;
+}
+
+bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
+                    void *warn_arg, char *err, size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    bt_strlcpy(rp->path, path, sizeof rp->path);
+    bt_strlcpy(rp->mode, "live", sizeof rp->mode);
+    bt_config_defaults(&rp->cfg);
+    struct line_src ls = {0};
+    struct stat st;
+    /* O_NONBLOCK: a FIFO must not block the open before it can be refused */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        /* /dev/zero behind a symlink was read up to 4 GiB into memory */
+        why = "not a regular file; replay reads recordings bedtop record wrote (save a "
+              "pipe's output to a file first)";
+    else if (st.st_size > ((off_t)4 << 30))
+        why = "larger than the 4 GiB bedtop reads; split it (the header line with any "
+              "run of poll lines is a recording)";
+    else if (!(ls.f = fdopen(fd, "rb")))
+        why = strerror(errno);
+    if (why) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        if (fd >= 0)
+            close(fd);
+        bt_config_free(&rp->cfg);
+        return false;
+    }
+    bool ok = replay_open_src(rp, path, &ls, warn, warn_arg, err, errlen);
+    fclose(ls.f);
+    free(ls.buf);
+    if (!ok)
+        bt_replay_free(rp);
+    return ok;
+}
+
+bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data, size_t len,
+                        void (*warn)(void *, const char *), void *warn_arg, char *err,
+                        size_t errlen)
+{
+    memset(rp, 0, sizeof *rp);
+    bt_strlcpy(rp->path, name, sizeof rp->path);
+    bt_strlcpy(rp->mode, "live", sizeof rp->mode);
+    bt_config_defaults(&rp->cfg);
+    struct line_src ls = {.mem = data, .len = len};
+    bool ok = replay_open_src(rp, name, &ls, warn, warn_arg, err, errlen);
+    free(ls.buf);
+    if (!ok)
+        bt_replay_free(rp);
+    return ok;
+}
+
+void bt_replay_seek(struct bt_replay *rp, int64_t t)
+{
+    if (t < rp->start)
+        t = rp->start;
+    if (t > rp->end)
+        t = rp->end;
+    bt_store_set_horizon(&rp->store, rp->cfg.routes, rp->base, t ? t : 1);
+}
+
+size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t)
+{
+    size_t lo = 0, hi = rp->npolls;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (rp->polls[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : 0;
+}
+
+void bt_replay_free(struct bt_replay *rp)
+{
+    bt_store_free(&rp->store);
+    bt_config_free(&rp->cfg);
+    free(rp->base);
+    free(rp->polls);
+    free(rp->markers);
+    for (size_t i = 0; i < rp->nseries; i++)
+        free(rp->series[i]);
+    free(rp->series);
+    memset(rp, 0, sizeof *rp);
+}
+
+bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out)
+{
+    return bt_parse_when(s, rp->start, rp->end, s[0] == '+' ? rp->start : rp->end, out);
+}

@@ -1,0 +1,322 @@
+/* The poll-line scanner of the recording reader (see core/recfmt.h). */
+#include "core/recfmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool bt_rec_time_ok(double t)
+{
+    return isfinite(t) && fabs(t) < 1e15;
+}
+
+#define SCAN_DEPTH 1000      /* cJSON's nesting limit */
+
+static const char *skip_ws(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+static bool num_char(char c)
+{
+    return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
+}
+
+/* A number as cJSON reads one: the run of [0-9+-eE.] (at most 63 bytes) given to
+ * strtod. Plain decimals of up to 15 digits take Clinger's fast path instead
+ * (an exact mantissa divided by an exact power of ten rounds once, as strtod). */
+static const char *scan_number(const char *p, double *out)
+{
+    static const double pow10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    if (*p != '-' && (*p < '0' || *p > '9'))
+        return NULL;
+    const char *q = p + (*p == '-');
+    int digits = 0, frac = 0;
+    uint64_t v = 0;
+    while (*q >= '0' && *q <= '9' && digits < 16) {
+        v = v * 10 + (uint64_t)(*q - '0');
+        q++;
+        digits++;
+    }
+    if (*q == '.' && digits && q[1] >= '0' && q[1] <= '9') {
+        for (q++; *q >= '0' && *q <= '9' && digits < 16; q++, frac++, digits++)
+            v = v * 10 + (uint64_t)(*q - '0');
+    }
+    if (digits && digits <= 15 && !num_char(*q)) {
+        double d = (double)v / pow10[frac];
+        *out = *p == '-' ? -d : d;
+        return q;
+    }
+    char buf[64];
+    size_t n = 0;
+    while (n < sizeof buf - 1 && num_char(p[n]))
+        n++;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    char *end;
+    *out = strtod(buf, &end);
+    return end == buf ? NULL : p + (end - buf);
+}
+
+static const char *skip_string(const char *p)
+{
+    if (*p != '"')
+        return NULL;
+    for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && !*++p)
+            return NULL;
+    return *p == '"' ? p + 1 : NULL;
+}
+
+/* Any JSON value; NULL when it is not one. */
+static const char *skip_value(const char *p, int depth)
+{
+    double d;
+    p = skip_ws(p);
+    if (depth > SCAN_DEPTH)
+        return NULL;
+    switch (*p) {
+    case '"':
+        return skip_string(p);
+    case '[':
+    case '{': {
+        char close = *p == '[' ? ']' : '}';
+        p = skip_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                p = skip_string(skip_ws(p));
+                if (!p || *(p = skip_ws(p)) != ':')
+                    return NULL;
+                p++;
+            }
+            p = skip_value(p, depth + 1);
+            if (!p)
+                return NULL;
+            p = skip_ws(p);
+            if (*p == close)
+                return p + 1;
+            if (*p != ',')
+                return NULL;
+            p++;
+        }
+    }
+    case 't':
+        return strncmp(p, "true", 4) ? NULL : p + 4;
+    case 'f':
+        return strncmp(p, "false", 5) ? NULL : p + 5;
+    case 'n':
+        return strncmp(p, "null", 4) ? NULL : p + 4;
+    default:
+        return scan_number(p, &d);
+    }
+}
+
+enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const int *sigmap,
+                                     const char *p, const char **endp, struct bt_rec_span *span)
+{
+    p = skip_ws(p);
+    if (*p != '[')
+        return BT_SCAN_SYNTAX;
+    p = skip_ws(p + 1);
+    if (*p == ']') {
+        *endp = p + 1;
+        return BT_SCAN_OK;
+    }
+    for (;;) {
+        p = skip_ws(p);
+        if (*p != '[')
+            return BT_SCAN_BAD_GROUP; /* the caller tells it from broken JSON */
+        p++;
+        double hd[3];
+        bool ok = true;
+        int nhead = 0;
+        /* the route, minute and arrival */
+        for (; nhead < 3; nhead++) {
+            p = skip_ws(p);
+            if (*p == ']')
+                break;
+            const char *q = scan_number(p, &hd[nhead]);
+            if (!q) {
+                ok = false;
+                if (!(q = skip_value(p, 3)))
+                    return BT_SCAN_SYNTAX;
+            }
+            p = skip_ws(q);
+            if (*p == ',')
+                p++;
+            else if (*p != ']')
+                return BT_SCAN_SYNTAX;
+        }
+        if (nhead < 3 || *p == ']')
+            return BT_SCAN_BAD_GROUP;
+        int route = 0;
+        int64_t m = 0, a = 0;
+        if (ok) {
+            /* cJSON's valueint truncates toward zero */
+            ok = hd[0] > -1 && hd[0] < nroutes && bt_rec_time_ok(hd[1]) && bt_rec_time_ok(hd[2]);
+            route = ok ? (int)hd[0] : 0;
+            m = ok ? (int64_t)hd[1] : 0;
+            a = ok ? (int64_t)hd[2] : 0;
+        }
+        p = skip_ws(p);
+        if (*p != '[')
+            return BT_SCAN_BAD_GROUP;
+        p = skip_ws(p + 1);
+        int count = 0;
+        int sig = -1;
+        if (*p == ']') {
+            p++;
+        } else {
+            for (;;) {
+                double d;
+                const char *q = scan_number(skip_ws(p), &d);
+                bool isnum = q != NULL;
+                if (!q && !(q = skip_value(p, 4)))
+                    return BT_SCAN_SYNTAX;
+                if (count % 2 == 0) {
+                    sig = isnum && d > -1 && d < 256 ? sigmap[(int)d] : -1;
+                } else if (sig >= 0 && isnum && ok) {
+                    if (span && (!span->min || m < span->min))
+                        span->min = m;
+                    if (span && m > span->max)
+                        span->max = m;
+                    if (rp) {
+                        struct bt_sample smp = {.t = m, .route = route,
+                                                .signal = (enum bt_signal)sig, .value = d};
+                        bt_store_add(&rp->store, &smp, a);
+                        if (bt_signal_info[sig].source == BT_SRC_ADMISSION)
+                            rp->has_admission = true;
+                    }
+                }
+                count++;
+                p = skip_ws(q);
+                if (*p == ']') {
+                    p++;
+                    break;
+                }
+                if (*p != ',')
+                    return BT_SCAN_SYNTAX;
+                p++;
+            }
+        }
+        if (count % 2)
+            ok = false;
+        /* anything after the four items is ignored, as before */
+        for (p = skip_ws(p); *p == ',';) {
+            if (!(p = skip_value(p + 1, 3)))
+                return BT_SCAN_SYNTAX;
+            p = skip_ws(p);
+        }
+        if (*p != ']')
+            return BT_SCAN_SYNTAX;
+        if (!ok)
+            return BT_SCAN_BAD_GROUP;
+        p = skip_ws(p + 1);
+        if (*p == ']') {
+            *endp = p + 1;
+            return BT_SCAN_OK;
+        }
+        if (*p != ',')
+            return BT_SCAN_SYNTAX;
+        p++;
+    }
+}
+
+bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct bt_rec_line *pl,
+                      struct bt_rec_span *span, char *why, size_t n)
+{
+    const char *p = skip_ws(line);
+    bool have_t = false, not_array = false, bad_group = false;
+    *pl = (struct bt_rec_line){0};
+    bool seen_t = false, seen_s = false, seen_e = false, seen_c = false, seen_k = false;
+    if (*p != '{')
+        goto syntax;
+    p = skip_ws(p + 1);
+    if (*p != '}') {
+        for (;;) {
+            const char *k = skip_ws(p);
+            const char *ke = skip_string(k);
+            if (!ke)
+                goto syntax;
+            p = skip_ws(ke);
+            if (*p != ':')
+                goto syntax;
+            p = skip_ws(p + 1);
+            size_t klen = (size_t)(ke - k);
+            /* the first of duplicate keys counts, as cJSON_GetObjectItem finds it */
+            if (klen == 3 && k[1] == 't' && !seen_t) {
+                seen_t = true;
+                const char *q = scan_number(p, &pl->t);
+                have_t = q && isfinite(pl->t);
+                if (!q && !(q = skip_value(p, 1)))
+                    goto syntax;
+                p = q;
+            } else if (klen == 3 && k[1] == 's' && !seen_s) {
+                seen_s = true;
+                const char *q;
+                if (*p != '[') {
+                    not_array = true; /* null too: cJSON's null is not an array */
+                    if (!(q = skip_value(p, 1)))
+                        goto syntax;
+                } else if (bt_rec_scan_samples(NULL, nroutes, sigmap, p, &q, span) != BT_SCAN_OK) {
+                    /* a bad group, unless the array is not JSON at all */
+                    bad_group = true;
+                    if (!(q = skip_value(p, 1)))
+                        goto syntax;
+                } else {
+                    pl->s = p;
+                }
+                p = q;
+            } else if (klen == 3 && (k[1] == 'e' || k[1] == 'c' || k[1] == 'k')) {
+                /* events, counter readings and the series they name: through cJSON */
+                const char **at = k[1] == 'e' ? &pl->e : k[1] == 'c' ? &pl->c : &pl->k;
+                const char **end = k[1] == 'e' ? &pl->e_end : k[1] == 'c' ? &pl->c_end : &pl->k_end;
+                bool *seen = k[1] == 'e' ? &seen_e : k[1] == 'c' ? &seen_c : &seen_k;
+                const char *q = skip_value(p, 1);
+                if (!q)
+                    goto syntax;
+                if (!*seen) {
+                    *seen = true;
+                    if (*p != '[')
+                        not_array = true;
+                    else {
+                        *at = p;
+                        *end = q;
+                    }
+                }
+                p = q;
+            } else if (!(p = skip_value(p, 1))) {
+                goto syntax;
+            }
+            p = skip_ws(p);
+            if (*p == '}')
+                break;
+            if (*p != ',')
+                goto syntax;
+            p++;
+        }
+    }
+    /* cJSON_Parse ignores what follows the object */
+    if (!have_t || !bt_rec_time_ok(pl->t)) {
+        snprintf(why, n, "no poll time \"t\"");
+        return false;
+    }
+    if (not_array) {
+        snprintf(why, n, "\"s\" and \"e\" must be arrays");
+        return false;
+    }
+    if (bad_group) {
+        snprintf(why, n, "bad sample group (want [route, minute, arrival, [signal, value, ...]])");
+        return false;
+    }
+    return true;
+syntax:
+    snprintf(why, n, "not valid JSON");
+    return false;
+}
