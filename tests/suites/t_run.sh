@@ -16,7 +16,7 @@ echo "1 passed, 0 failed"
 EOS
 printf 'echo "ok - a"\necho "ok - b"\necho "2 passed, 0 failed"\n' >"$T/tests/suites/t_fine.sh"
 printf 'echo "ok - a"\necho "not ok - b"\necho "1 passed, 1 failed, 1 skipped"\n' >"$T/tests/suites/t_mixed.sh"
-(cd "$T" && TESTBIN="$T/none" TEST_TIMEOUT=2 TEST_JOBS=3 timeout 60 bash tests/run) >"$TMP/out" 2>&1
+(cd "$T" && env -u CI TESTBIN="$T/none" TEST_TIMEOUT=2 TEST_JOBS=3 timeout 60 bash tests/run) >"$TMP/out" 2>&1
 rc=$?
 expect_eq "a timed-out suite fails the run" "$rc" 1
 check "the hung suite is named with its timeout" grep -q "t_hang: timed out after 2 s (TEST_TIMEOUT)" "$TMP/out"
