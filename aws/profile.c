@@ -227,13 +227,15 @@ static int botocore_lines(char *text, const struct ini_ctx *ctx, char *why, size
                 size_t n = strcspn(body + 1, "]\n");
                 snprintf(section, sizeof section, "%.*s", (int)n, body + 1);
                 char *t = bt_trim(section);
-                memmove(section, t, strlen(t) + 1);
+                if (t != section) /* fortified memmove onto itself upsets valgrind */
+                    memmove(section, t, strlen(t) + 1);
                 key[0] = '\0';
             } else {
                 size_t n = strcspn(body, "=:\n");
                 snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key ? n : sizeof key - 1), body);
                 char *t = bt_trim(key);
-                memmove(key, t, strlen(t) + 1);
+                if (t != key)
+                    memmove(key, t, strlen(t) + 1);
                 key_indent = ind;
             }
         }

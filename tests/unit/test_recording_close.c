@@ -27,7 +27,7 @@ int main(void)
     char path[256];
     snprintf(path, sizeof path, "%s/dash.rec", dir);
     struct bt_config c;
-    char err[256];
+    char err[256] = "";
     bt_config_defaults(&c);
     int k = bt_config_add_route(&c, "triage");
     bt_strlcpy(c.routes[k].model, "anthropic.claude-3-haiku", sizeof c.routes[k].model);

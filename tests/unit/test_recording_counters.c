@@ -218,7 +218,7 @@ static void test_hostile_rows(void)
         "[0,0,1e999,1,[0,1]],[0,0,1795946400,1795946400,[1,5,0,-3,0,\"x\",255,1,-1,2]],[0,0],\"q\",null]}\n"
         "{\"t\":1795946460,\"s\":[],\"c\":[[0,0,1795946460,1795946460,[0,160,0]]]}\n";
     struct bt_replay rp;
-    char err[256];
+    char err[256] = "";
     OK(bt_replay_open_mem(&rp, "h.rec", text, strlen(text), NULL, NULL, err, sizeof err),
        "hostile rows: the file opens (%s)", err);
     OK(rp.skipped == 0, "hostile rows: the lines are read, bad rows ignored");
