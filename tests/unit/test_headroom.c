@@ -834,6 +834,16 @@ static void test_unknown_member(void)
     OK(ev2[b].state == BT_FR_UNKNOWN && ev2[b].used_q == BT_QL_UNKNOWN && isnan(ev2[b].used),
        "b: unknown, its 09:57 figures not shown as now");
     OK(ev2[b].status == BT_ST_UNKNOWN, "b: status unknown (STALE)");
+    /* b's admission gauge still answers: 2 in flight, each holding at least the R of
+     * b's last minute with one (09:57: 900,000 / 500 + 1,000 = 2,800), so b uses at
+     * least 5,600 (a lower bound, not unknown); its CloudWatch is still unknown, so
+     * PARTIAL_GROUP still names it, and the group's use is at least 310,600: at most
+     * 68.94 % free. */
+    put(&f, b, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 2);
+    bt_eval_all(&f.cfg, &f.st, NOW, ev2);
+    OK(ev2[b].used_q == BT_QL_LOWER && ev2[b].used == 5600, "b: at least 5,600 (its gauge)");
+    NEAR(ev2[a].headroom_pct, 68.94, 1e-9, "a: at most 68.94 %");
+    OK(bt_eval_has(&ev2[a], BT_W_PARTIAL_GROUP), "PARTIAL_GROUP still names b");
     fx_free(&f);
 }
 
