@@ -327,6 +327,22 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int 
     return n;
 }
 
+bool tui_expanded_lines(const struct bt_tui *t, int n, int *first, int *last)
+{
+    for (int k = 0; k < n; k++) {
+        if (!t->lines[k].first || t->lines[k].route != t->wexp_route ||
+            t->lines[k].code != t->wexp_code)
+            continue;
+        int end = k;
+        while (end + 1 < n && !t->lines[end + 1].first)
+            end++;
+        *first = k;
+        *last = end;
+        return true;
+    }
+    return false;
+}
+
 /* Index of the first line of the warning under the cursor (-1: none shown). */
 static int cursor_line(const struct bt_tui *t, int n)
 {
@@ -498,15 +514,9 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
         /* an expansion the pane cannot show whole is scrolled into view: its last line
          * (what to do) first, never past its first line */
         t->wexp_reveal = false;
-        int k = 0;
-        while (k < nw && !(t->lines[k].first && t->lines[k].route == t->wexp_route &&
-                           t->lines[k].code == t->wexp_code))
-            k++;
-        int end = k;
-        while (end + 1 < nw && !t->lines[end + 1].first)
-            end++;
+        int k, end;
         int page = l->warnings.h - 1;
-        if (k < nw && page > 0) {
+        if (tui_expanded_lines(t, nw, &k, &end) && page > 0) {
             if (end >= t->wsc.pos + page)
                 t->wsc.pos = end - page + 1;
             if (k < t->wsc.pos)

@@ -63,16 +63,9 @@ static void draw(struct bt_tui *t)
         lo.action = true;
         /* an expanded warning with the pane's focus is read whole: the table gives up
          * rows (it scrolls) rather than cut what to do */
-        for (int k = 0; t->wfocus && k < nw; k++) {
-            if (!t->lines[k].first || t->lines[k].route != t->wexp_route ||
-                t->lines[k].code != t->wexp_code)
-                continue;
-            int end = k;
-            while (end + 1 < nw && !t->lines[end + 1].first)
-                end++;
+        int k, end;
+        if (t->wfocus && tui_expanded_lines(t, nw, &k, &end))
             lo.warn_min = end - k + 2;
-            break;
-        }
     }
     lo.banner = estimate_only && !crit;
     lo.nwarn_lines = nw;

@@ -221,6 +221,9 @@ void tui_draw_action(struct bt_tui *t, const struct bt_layout *l);
 void tui_warning_enter(struct bt_tui *t);
 void tui_warning_move(struct bt_tui *t, int delta);
 int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int rows);
+/* The lines [*first, *last] of the expanded warning among the n of t->lines; false when
+ * it is not shown. */
+bool tui_expanded_lines(const struct bt_tui *t, int n, int *first, int *last);
 void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw);
 
 /* dgraph.c */
