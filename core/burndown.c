@@ -10,6 +10,7 @@
 
 #include "core/model.h"
 #include "core/util.h"
+#include "io/file.h"
 
 void bt_burndown_add(struct bt_burndown *b, const char *pattern, double factor, int endpoint,
                      const char *origin)

@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "core/plausible.h"
 #include "core/util.h"
+#include "io/file.h"
 
 void bt_route_defaults(struct bt_route *r)
 {

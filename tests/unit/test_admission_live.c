@@ -16,6 +16,7 @@
 #include "net/http.h"
 #include "core/config.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 static pid_t server_pid = -1;

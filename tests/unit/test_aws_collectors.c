@@ -23,6 +23,7 @@
 #include "collectors/quotas.h"
 #include "core/config.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define SK "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"

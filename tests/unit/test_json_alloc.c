@@ -18,6 +18,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define TAG 0x6a736f6eu /* "json" */
