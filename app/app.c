@@ -22,6 +22,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/recfile.h"
 
 /* The AWS CLI's MFA prompt: on the terminal, the code not echoed. */
 static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)

@@ -11,6 +11,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/recfile.h"
 #include "tests/tap.h"
 
 static const int64_t T0 = 1795946400;        /* 2026-11-29 10:00:00 UTC */

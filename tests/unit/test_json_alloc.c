@@ -19,6 +19,7 @@
 #include "render/report.h"
 #include "core/util.h"
 #include "io/file.h"
+#include "io/recfile.h"
 #include "tests/tap.h"
 
 #define TAG 0x6a736f6eu /* "json" */

@@ -13,6 +13,7 @@
 
 #include "core/recording.h"
 #include "core/util.h"
+#include "io/recfile.h"
 #include "tests/tap.h"
 
 #define T0 1795946400LL /* 2026-11-29T10:00:00Z */
