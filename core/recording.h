@@ -85,11 +85,22 @@ struct bt_replay {
     size_t nseries;
 };
 
-/* warn(arg, msg) is called for each skipped line (may be NULL). */
-bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
-                    void *warn_arg, char *err, size_t errlen);
-/* The same from memory (data need not be terminated); name stands for the
- * path in messages. */
+/* Lines of a recording, read twice (one pass sizes the store). */
+struct bt_rec_lines {
+    /* 1 a complete line, 2 a last line without its newline, 0 the end. *line is
+     * terminated, without its newline, and valid until the next call. */
+    int (*next)(void *arg, char **line, size_t *n);
+    /* Back to the first line: 0, or the errno value of the failure. */
+    int (*rewind)(void *arg);
+    void *arg;
+};
+/* Reads a recording from src; name stands for the file in messages ("name:line:
+ * why"). warn(arg, msg) is called for each skipped line (may be NULL).
+ * bt_replay_open (io/recfile.h) does this on a file. */
+bool bt_replay_open_lines(struct bt_replay *rp, const char *name, const struct bt_rec_lines *src,
+                          void (*warn)(void *, const char *), void *warn_arg, char *err,
+                          size_t errlen);
+/* The same from memory (data need not be terminated). */
 bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data, size_t len,
                         void (*warn)(void *, const char *), void *warn_arg, char *err,
                         size_t errlen);

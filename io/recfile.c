@@ -75,3 +75,64 @@ struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *c
     bt_recorder_header_free(h);
     return r;
 }
+
+/* Lines of a recording file, read with getdelim (a 24-hour file is ~50 MB:
+ * never held whole). */
+struct file_lines {
+    FILE *f;
+    char *buf;
+    size_t cap;
+};
+
+static int file_next(void *arg, char **line, size_t *n)
+{
+    struct file_lines *ls = arg;
+    ssize_t got = getdelim(&ls->buf, &ls->cap, '\n', ls->f);
+    if (got <= 0)
+        return 0;
+    bool nl = ls->buf[got - 1] == '\n';
+    ls->buf[got - (nl ? 1 : 0)] = '\0';
+    *line = ls->buf;
+    *n = (size_t)got - (nl ? 1 : 0);
+    return nl ? 1 : 2;
+}
+
+static int file_rewind(void *arg)
+{
+    struct file_lines *ls = arg;
+    return fseek(ls->f, 0, SEEK_SET) == 0 ? 0 : errno;
+}
+
+bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
+                    void *warn_arg, char *err, size_t errlen)
+{
+    struct file_lines ls = {0};
+    struct stat st;
+    /* O_NONBLOCK: a FIFO must not block the open before it can be refused */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        /* /dev/zero behind a symlink was read up to 4 GiB into memory */
+        why = "not a regular file; replay reads recordings bedtop record wrote (save a "
+              "pipe's output to a file first)";
+    else if (st.st_size > ((off_t)4 << 30))
+        why = "larger than the 4 GiB bedtop reads; split it (the header line with any "
+              "run of poll lines is a recording)";
+    else if (!(ls.f = fdopen(fd, "rb")))
+        why = strerror(errno);
+    if (why) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        if (fd >= 0)
+            close(fd);
+        memset(rp, 0, sizeof *rp);
+        bt_strlcpy(rp->path, path, sizeof rp->path);
+        return false;
+    }
+    struct bt_rec_lines src = {.next = file_next, .rewind = file_rewind, .arg = &ls};
+    bool ok = bt_replay_open_lines(rp, path, &src, warn, warn_arg, err, errlen);
+    fclose(ls.f);
+    free(ls.buf);
+    return ok;
+}

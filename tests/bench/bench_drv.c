@@ -23,6 +23,7 @@
 #include "render/report.h"
 #include "core/util.h"
 #include "tui/tui.h"
+#include "io/recfile.h"
 
 static double now_s(void)
 {

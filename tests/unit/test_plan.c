@@ -10,6 +10,7 @@
 #include "core/recording.h"
 #include "core/speed.h"
 #include "core/util.h"
+#include "io/recfile.h"
 #include "tests/tap.h"
 
 static const int64_t NOW = 1795946400 + 7200; /* 12:00:00; last complete minute 11:57 */
