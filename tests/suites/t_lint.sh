@@ -70,6 +70,15 @@ plant core/plausible.c '#include <sys/socket.h>' "core including sockets"
 plant core/model.c 'static void *io(void) { return fopen("/tmp/x", "r"); }' "file I/O in core (fopen)"
 plant core/headroom.c 'static int io2(void) { return open("/tmp/x", 0); }' "file I/O in core (open)"
 plant core/oppoint.c 'static int so(void) { return socket(2, 1, 0); }' "a socket in core"
+# the files that used to do their own I/O (the recorder, the reader, the config and
+# burndown loaders, util.c's file reading) are held to the rule like the rest
+plant core/recording.c 'static void *io3(void) { return fopen("/tmp/x", "w"); }' "fopen in the recording writer"
+plant core/recread.c 'static long io4(int fd, char *b) { return read(fd, b, 1); }' "read() in the recording reader"
+plant core/config.c 'static char *io5(void) { return bt_read_file("/tmp/x", 1, 0); }' "bt_read_file in the config parser"
+plant core/burndown.c 'static int io6(void) { return access("/tmp/x", 4); }' "access() in the burndown table"
+plant core/util.c 'static int io7(int fd) { return fsync(fd); }' "fsync in core/util.c"
+plant core/recording.c 'static int io8(void) { return rename("/tmp/a", "/tmp/b"); }' "rename in core"
+plant core/recording.h 'static inline int io9(int fd) { return close(fd); }' "close() in a core header"
 plant render/report.c '#include <curl/curl.h>' "render including curl"
 plant core/model.c '#include "io/file.h"' "core including io/"
 plant io/file.c '#include "app/app.h"' "io including app/"
@@ -91,9 +100,10 @@ printf '#include "render/report.h"\n' >>"$TMP/src/tui/draw.c"
 printf '#include "io/file.h"\n' >>"$TMP/src/collectors/demo.c"
 printf '#include "core/config.h"\n' >>"$TMP/src/io/file.c"
 printf 'static int op(int x) { return x; } /* a name ending in open is not I/O */\nstatic int reopen_count(void) { return op(1); }\n' >>"$TMP/src/core/format.c"
+printf 'static int sk(const struct bt_rec_sink *k) { return k->write(k->arg, "", 0) + bt_rec_write_x(); }\n' >>"$TMP/src/core/recording.c"
 "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/lint.out" 2>&1
 expect_eq "the arrows that exist are allowed (app -> tui, collectors, render, net; tui -> render;
 collectors -> aws, net, io/file.h; aws -> net and core's leaf helpers; net -> core/json.h;
-io -> core), snprintf is fine" \
+io -> core), snprintf is fine, a sink's write member is not I/O" \
     "$? $(cat "$TMP/lint.out")" "0 "
 finish
