@@ -1,12 +1,10 @@
 #include "core/burndown.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/model.h"
 #include "core/util.h"
