@@ -41,6 +41,16 @@
 #   reserved input: 300,000 + its third of what every tier holds (35,000 / (2/3) / 3
 #     = 17,500) = 317,500: 68.25 % free; reserved output 20,000: 80 % free
 #   in flight on every tier 300 / 60 x 3 = 15
+# restart: Mistral Large, quota_tpm 2,000,000, no CloudWatch datapoint (idle); two
+#   workers (tests/fake/admission_server.py /restart): a admits 10/s (600/min) and
+#   reserves 25,000/s (1,500,000/min), 38 in flight; b answers check's first scrape
+#   with its old process's totals (1,000,000 admitted, 3,000,000,000 reserved) and has
+#   restarted by the second: 1/s and 2,500/s since. Per series b was reset, its
+#   increase is its new value (60 admitted, 150,000 reserved a minute), so the route
+#   admits 660 and reserves 1,650,000 a minute: R = 2,500, held 38 x 2,500 = 95,000,
+#   used 95,000 (nothing settled at the idle minute), headroom 1,905,000 = 95.25 %,
+#   fits floor(1,905,000 / 2,500) = 762. Summed before the rate, the route's total
+#   fell and ~3.0e9 reserved tokens counted as one minute's.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 
@@ -50,7 +60,8 @@ CLEANUP+=("kill $!")
 for _ in $(seq 50); do [ -s "$TMP/aport" ] && break; sleep 0.1; done
 APORT=$(head -n 1 "$TMP/aport")
 check "fake admission server starts" test -n "$APORT"
-sed "s|@ADMISSION@|http://127.0.0.1:$APORT/json/burst|" "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" >"$TMP/v3.conf"
+sed -e "s|@ADMISSION@|http://127.0.0.1:$APORT/json/burst|" -e "s|@ADMISSION_BASE@|http://127.0.0.1:$APORT|" \
+    "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" >"$TMP/v3.conf"
 t0=$(date +%s) # the poll happens between t0 and t1: on a loaded machine it may cross a minute
 env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
     AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
@@ -117,6 +128,13 @@ expect_eq "tiered: reserved input 317,500 (68.25 % free, shown 68.3), output 20,
     "((317500, 68.3), (20000, 80))"
 expect_eq "tiered: the reserved tier asked under its own dimension set" \
     "$(python3 -c 'import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print(any(q["MetricStat"]["Metric"]["Dimensions"] == [{"Name": "ModelId", "Value": "anthropic.claude-3-haiku-20240307-v1:0"}, {"Name": "ResolvedServiceTier", "Value": "reserved"}] for x in L if x["op"] == "GetMetricData" for q in x["body"]["MetricDataQueries"] if "MetricStat" in q))' "$TMP/v3.log")" True
+# rates over a 2 s gap timed by arrival: within 3 % (a loaded machine's latency)
+expect_eq "restart: 1,650,000 reserved a minute (not ~3.0e9), R 2,500 from the counters" \
+    "$(j "(abs(r['restart']['tpm']['reserved_per_min'] - 1650000) <= 50000, abs(r['restart']['reservation_per_call'] - 2500) <= 5, r['restart']['reservation_source'])")" \
+    "(True, True, 'admission')"
+expect_eq "restart: CloudWatch idle, held 38 x 2,500 = 95,000 = used, 95.25 % free, fits ~762" \
+    "$(j "(r['restart']['frame_state'], r['restart']['in_flight'], abs(r['restart']['tpm']['held'] - 95000) <= 200, r['restart']['tpm']['used_quality'], abs(r['restart']['headroom_pct'] - 95.25) <= 0.1, abs(r['restart']['fits_more'] - 762) <= 2)")" \
+    "('idle', 38, True, 'known', True, True)"
 expect_eq "burst: admission_at is set, evaluated_minute the group's" \
     "$(j "(r['burst']['admission_at'] is not None, r['burst']['evaluated_minute'] == r['chat']['evaluated_minute'])")" "(True, True)"
 finish
