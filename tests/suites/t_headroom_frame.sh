@@ -41,6 +41,9 @@
 #   reserved input: 300,000 + its third of what every tier holds (35,000 / (2/3) / 3
 #     = 17,500) = 317,500: 68.25 % free; reserved output 20,000: 80 % free
 #   in flight on every tier 300 / 60 x 3 = 15
+#   concurrent: Service Quotas lists 100 concurrent requests for Claude 3 Haiku; the 15
+#   in flight are a minute's mean (Little's law), which the peak is at least: at most
+#   85 more = 85 % (upper bound); tpm still binds
 # restart: Mistral Large, quota_tpm 2,000,000, no CloudWatch datapoint (idle); two
 #   workers (tests/fake/admission_server.py /restart): a admits 10/s (600/min) and
 #   reserves 25,000/s (1,500,000/min), 38 in flight; b answers check's first scrape
@@ -126,6 +129,9 @@ expect_eq "tiered: 32.5 % free on the on-demand quota (not over it), tpm binds, 
 expect_eq "tiered: reserved input 317,500 (68.25 % free, shown 68.3), output 20,000 (80 % free)" \
     "$(j "tuple((r['tiered']['sides'][k]['used'], r['tiered']['sides'][k]['headroom_pct']) for k in ('reserved_input', 'reserved_output'))")" \
     "((317500, 68.3), (20000, 80))"
+expect_eq "tiered: concurrent 100 (Service Quotas): 15 in flight at least, at most 85 more (85 %)" \
+    "$(j "(r['tiered']['quota']['concurrent'], tuple(r['tiered']['sides']['concurrent'][k] for k in ('used', 'used_quality', 'used_source', 'headroom', 'headroom_pct', 'headroom_quality', 'fits_more')))")" \
+    "(100, (15, 'lower-bound', 'littles-law', 85, 85, 'upper-bound', 85))"
 expect_eq "tiered: the reserved tier asked under its own dimension set" \
     "$(python3 -c 'import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print(any(q["MetricStat"]["Metric"]["Dimensions"] == [{"Name": "ModelId", "Value": "anthropic.claude-3-haiku-20240307-v1:0"}, {"Name": "ResolvedServiceTier", "Value": "reserved"}] for x in L if x["op"] == "GetMetricData" for q in x["body"]["MetricDataQueries"] if "MetricStat" in q))' "$TMP/v3.log")" True
 # rates over a 2 s gap timed by arrival: within 3 % (a loaded machine's latency)
