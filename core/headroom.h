@@ -93,13 +93,16 @@ enum bt_side {
     BT_SIDE_RES_OUTPUT,   /* reserved service tier, output tokens per minute */
     BT_SIDE_DAILY,        /* tokens per day for the model (its own group) */
     BT_SIDE_DAILY_ACCOUNT, /* the account-wide cross-model tokens per day */
+    BT_SIDE_CONCURRENT,   /* calls in flight, where Service Quotas lists a concurrent-requests quota */
     BT_SIDE_COUNT
 };
-/* JSON key: tpm rpm input output reserved_input reserved_output daily daily_account */
+/* JSON key: tpm rpm input output reserved_input reserved_output daily daily_account
+ * concurrent */
 const char *bt_side_name(enum bt_side s);
-/* binding_side value: tpm rpm input output reserved-input reserved-output daily */
+/* binding_side value: tpm rpm input output reserved-input reserved-output daily
+ * concurrent */
 const char *bt_side_binding_name(enum bt_side s);
-const char *bt_side_unit(enum bt_side s); /* "TPM" "RPM" "tokens/day" */
+const char *bt_side_unit(enum bt_side s); /* "TPM" "RPM" "tokens/day" "in flight" */
 
 struct bt_side_fig {
     bool applies;            /* the limit exists for this route (quota known or 0) */

@@ -40,7 +40,8 @@ static const struct {
     {BT_COL_BAR, "the quota group's use against its quota (glyphs below); \"quota 0\": known "
                  "to be 0, \"quota ?\": not known"},
     {BT_COL_FITS, "more calls that fit now, and the side that limits them: tpm, rpm, in and "
-                  "out (mantle), r-in and r-out (reserved tier), day, acct (daily quotas)"},
+                  "out (mantle), r-in and r-out (reserved tier), day, acct (daily quotas), conc "
+                  "(concurrent requests)"},
     {BT_COL_SETTLED, "settled tokens/min: charged at completion (input + cache write + "
                      "output x burndown)"},
     {BT_COL_ESTIMATED, "EstimatedTPMQuotaUsage: CloudWatch's estimate, blind to reservations"},
