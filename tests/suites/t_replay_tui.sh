@@ -7,6 +7,11 @@
 TUI_CMD=""
 . "$BEDTOP_SRCDIR/tests/termlib.sh"
 EXTRA=""
+# Goldens (tests/termlib.sh): the value goldens check every figure on the screen (data
+# minute 10:13, the retry storm, and the stale row at 80x24); the others are layout
+# goldens, numbers and plotted glyphs masked.
+LAYOUT_GOLDENS=1
+VALUE_GOLDENS="replay-goto-1013-80x24 replay-stale-80x24-CUTF-8"
 
 # The fixture is a committed recording, made once with
 #   bedtop record tests/data/fixture.rec --demo --demo-speed max --duration 30m
