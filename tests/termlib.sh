@@ -83,7 +83,7 @@ bars = re.compile(r"[█▓▒░·▁▂▃▄▅▆▇■◉●○×◇✕□�
 num = re.compile(r"(?<![A-Za-z_\d])(?<![A-Za-z]-)\d+(?:[.,:]\d+)*[kMG]?")
 for line in sys.stdin.read().splitlines():
     m = axis.match(line)
-    if m and len(m.group(1)) <= 8 and re.fullmatch(r" *[0-9.kMGs%]* ?", m.group(1)):
+    if m and len(m.group(1)) <= 8 and re.fullmatch(r" *[0-9.kMGs%/]* ?", m.group(1)):
         line = m.group(1) + m.group(2)
     line = bars.sub("[bar]", line)
     line = num.sub("#", line)
