@@ -22,6 +22,8 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 
 /* The AWS CLI's MFA prompt: on the terminal, the code not echoed. */
 static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
@@ -60,7 +62,7 @@ static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
 bool app_setup_config(struct opts *o, struct bt_config *cfg)
 {
     char err[2048];
-    bt_config_defaults(cfg);
+    bt_config_init(cfg);
     if (o->region)
         bt_strlcpy(cfg->override_region, o->region, sizeof cfg->override_region);
     if (o->profile)
@@ -73,7 +75,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
         }
         bt_config_free(cfg);
         struct bt_config keep = *cfg;
-        bt_config_defaults(cfg);
+        bt_config_init(cfg);
         cfg->warn = keep.warn;
         cfg->crit = keep.crit;
         bt_demo_config(cfg);
@@ -209,6 +211,11 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             bt_err("%s", mfa_err);
             return 3;
         }
+        /* route discovery waits before the loop exists: a Ctrl-C there is the loop's
+         * signal too (ends the wait at once, exit 128+sig), neither ignored until the
+         * requests time out nor death by the default action halfway through */
+        if (!a->cfg.nroutes)
+            bt_loop_signals();
         if (!a->cfg.nroutes && o->source) {
             char err[512];
             int n = bt_promsrc_discover(&a->ctx, &a->cfg, err, sizeof err);
@@ -223,6 +230,8 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             char err[2048];
             enum bt_errkind kind;
             int n = bt_cloudwatch_discover(&a->ctx, &a->cfg, &kind, err, sizeof err);
+            if (n < 0 && bt_loop_quit_signal)
+                return 128 + bt_loop_quit_signal; /* Ctrl-C during discovery */
             if (n < 0) {
                 bt_err("%s; %s", err, discovery_remedy(kind));
                 return 3;
