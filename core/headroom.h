@@ -204,6 +204,7 @@ struct bt_eval {
     bool stale;
     char stale_reason[224];
     int64_t last_ok[BT_SRC_COUNT]; /* freshness per source: last good poll, 0 never */
+    bool failing[BT_SRC_COUNT];    /* the source's last answer for this route an error */
     enum bt_status status;
     struct bt_warning warnings[BT_MAX_WARN];
     int nwarn;
@@ -217,6 +218,12 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);
 bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code);
+/* The Regions of the routes evals[which[0..n-1]] (all cfg->nroutes when which is NULL):
+ * how many, and how many are failing: CloudWatch or Service Quotas answers an error for
+ * a route there (its route is stale, so unknown, with the reason: core/frame.c). */
+struct bt_region_count { int regions, failing; };
+struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct bt_eval *evals,
+                                       const int *which, int n);
 /* What the headroom alone says against the warn/crit thresholds (ok, warn, crit;
  * unknown when the headroom is): the dashboard colours HEAD% by it, not by the
  * route's status, which other warnings raise too. */
