@@ -54,6 +54,9 @@ struct bt_cw_spelling {
     const char *cache_read;
     const char *cache_write;
     bool both;               /* not listed yet: ask for both spellings (check mode) */
+    /* ListMetrics answered and lists neither spelling for the ModelId: not asked (a
+     * model that starts caching is seen at the next listing, every 6 hours) */
+    bool no_read, no_write;
 };
 
 /* Appends route ri's queries to out (at most max); returns how many. */
@@ -69,10 +72,12 @@ int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt
  * ^[a-z][a-zA-Z0-9_]*$. */
 void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n);
 bool bt_cloudwatch_parse_id(const char *id, int *route, int *sig);
-/* Latency percentiles, client/server errors and time to first token: polled every
- * detail_interval (default 5 minutes, the minutes between backfilled) instead of
- * every poll; the token, invocation and throttle sums and average latency (Little's
- * law) go every poll. */
+/* The 5-minute tier: EstimatedTPMQuotaUsage, latency percentiles, client/server
+ * errors and time to first token, polled every detail_interval (default 5 minutes,
+ * the minutes between backfilled in the same request) instead of every poll; what
+ * the headroom frame needs (invocations, throttles, input, output, cache tokens where
+ * listed, average latency for Little's law) goes every poll, or every
+ * BT_CADENCE_SLOW_S for a calm route (core/cadence.h). */
 bool bt_cloudwatch_signal_detail(enum bt_signal s);
 /* Shared queries: for q[idx[0..n)], rep[i] = the lowest index among those asking
  * the same (namespace, metric, stat, period, dimension value, account), so every

@@ -76,7 +76,10 @@ struct cw_group {
     struct bt_cw_query *wq;  /* copies of q[wire[w]], contiguous for the request body */
     int *wire, *mfirst, *mcount, *member;
     int nwire, nwire_min;
+    int nwire_recent;        /* [0, nwire_recent): per-minute ones from the last poll on;
+                              * [nwire_recent, nwire_min): backfilling (detail, calm routes) */
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
+    int nslow;               /* per-minute ones whose routes are all calm: every 5 minutes */
     int nday;                /* distinct one-day sums, asked every poll (cost) */
     bool detail_now;         /* this poll includes the detail queries */
     int64_t detail_at;       /* start of the last poll that did (0 never) */
@@ -104,6 +107,12 @@ struct cw {
     int nroutes;
     int64_t *settled;        /* per route: newest settled minute fetched (0 none) */
     int64_t *settled_detail; /* the same for the detail queries, fetched less often */
+    int64_t *settled_throttle; /* the same for InvocationThrottles, asked every poll */
+    /* adaptive cadence (core/cadence.h), per route: calm (its per-minute signals every
+     * BT_CADENCE_SLOW_S), its per-minute signals in the running poll, their last poll */
+    bool *slow, *due;
+    int64_t *minute_at;
+    struct bt_eval *evals;   /* scratch for the cadence rule (NULL: not adaptive) */
     struct bt_cw_spelling *spell;
     unsigned *seen;
     struct cw_sets *sets;    /* per route: the series its figures are read from */
@@ -113,12 +122,15 @@ struct cw {
     int *group_of;           /* per route: group index, -1 none */
     int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
     int64_t next;
+    int64_t tick_now, tick_wall; /* the tick's clock and the wall clock then: events are
+                                  * stamped tick_now + the time since (tests simulate it) */
     bool started;            /* check mode: the one poll was started */
     unsigned long requests;
 };
 
 /* cloudwatch.c */
 void cw_build_queries(struct cw_group *g);
+void cw_count_cost(struct cw_group *g);
 void cw_start_poll(struct cw_group *g, int64_t now);
 void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
                void *arg);

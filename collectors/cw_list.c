@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "collectors/cw_int.h"
+#include "collectors/infprofile.h"
 
 /* --- ListMetrics: which cache-metric spelling exists --- */
 
@@ -101,6 +102,11 @@ static void list_finish(struct cw_group *g)
             (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
         cw->spell[r].cache_write =
             (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+        /* cache metrics only where listed; an application profile may be listed under
+         * its bare ID, which this listing does not match: asked as before */
+        bool arn = bt_infprofile_is_arn(cw->ctx->cfg->routes[r].model);
+        cw->spell[r].no_read = !arn && !(cw->seen[r] & (SEEN_READ | SEEN_READ_ALT));
+        cw->spell[r].no_write = !arn && !(cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT));
         if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
             legacy_event(cw, r);
         cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;

@@ -29,6 +29,9 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         const char *metric = mantle ? si->mantle : si->metric;
         if (!metric || bt_signal_daily((enum bt_signal)s) || bt_signal_tier((enum bt_signal)s))
             continue;
+        if (!mantle && sp && ((s == BT_SIG_CACHE_READ && sp->no_read) ||
+                              (s == BT_SIG_CACHE_WRITE && sp->no_write)))
+            continue; /* ListMetrics lists no such series for the ModelId */
         if (!mantle && sp && s == BT_SIG_CACHE_READ && sp->cache_read)
             metric = sp->cache_read;
         if (!mantle && sp && s == BT_SIG_CACHE_WRITE && sp->cache_write)
@@ -58,6 +61,8 @@ int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt
         return 0; /* mantle has no daily token quota */
     for (size_t i = 0; i < BT_ARRAY_LEN(day) && n < max; i++) {
         const struct bt_signal_info *si = &bt_signal_info[day[i]];
+        if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->no_write)
+            continue; /* not listed for the ModelId */
         out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .ns = NS_RUNTIME,
                                         .metric = si->metric, .stat = si->stat, .period = 86400};
         /* unknown cache spelling: both, as for the minute queries */

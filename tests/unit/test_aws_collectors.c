@@ -553,15 +553,19 @@ static void test_live(void)
     OK(due_ok, "live: next_due is 10 s after the next minute boundary");
     double per_poll = 0, per_day = 0;
     bt_cloudwatch_cost(lv.cw, &per_poll, &per_day);
-    /* every poll: triage 8 + batch 8 + agents 3 = 19, x 1,440 polls a day = 27,360;
-     * every 5 minutes (detail_interval 300): p50, p90, p99, client and server errors,
-     * time to first token for each runtime route + the mantle client errors = 13,
-     * x 288 = 3,744. The largest poll asks 19 + 13 = 32; a day 31,104 (was 46,080). */
-    OK(per_poll == 32 && per_day == 31104, "cost: 32 metrics in the largest poll, 31,104 a day (%g, %g)",
+    /* every poll, what the headroom frame needs: triage invocations, input, output,
+     * throttles, average latency + the two cache metrics ListMetrics lists for it = 7,
+     * batch the same 5 without caches (none listed), agents (mantle) inferences, input,
+     * output = 3: 15, x 1,440 polls a day = 21,600; every 5 minutes (detail_interval 300):
+     * p50, p90, p99, client and server errors, time to first token and
+     * EstimatedTPMQuotaUsage for each runtime route + the mantle client errors = 15,
+     * x 288 = 4,320. The largest poll asks 15 + 15 = 30; a day 25,920 (was 31,104; no
+     * route is calm here: no quota is known, so every one is polled every minute). */
+    OK(per_poll == 30 && per_day == 25920, "cost: 30 metrics in the largest poll, 25,920 a day (%g, %g)",
        per_poll, per_day);
     /* 3 ListMetrics pages (AWS/Bedrock) + 1 (AWS/BedrockMantle, for agents) once; poll 1
-     * (with the detail queries): 32 results at 7 a page = 5 pages; polls 2 and 3
-     * (every-poll queries only): 19 -> 3 pages each */
+     * (with the detail queries, one window: the backfill): 30 results at 7 a page = 5
+     * pages; polls 2 and 3 (every-poll queries only): 15 -> 3 pages each */
     OK(bt_cloudwatch_requests(lv.cw) == 15, "requests counted: %lu (3 + 1 + 5 + 3 + 3 = 15)",
        bt_cloudwatch_requests(lv.cw));
     live_stop(&lv);
@@ -634,23 +638,31 @@ static void test_shared_and_cadence(void)
 
     struct gmd_log g;
     read_gmd(log, "r2_", &g);
-    /* a and b share one set of 14; c (another account) has its own 14 */
-    OK(g.n == 6 && g.queries[0] == 28, "poll 1: 28 queries for 3 routes (a and b share 14), got %d",
+    /* ListMetrics lists no cache metric for the model (the scenario has none): per set
+     * every poll invocations, input, output, throttles, average latency = 5; every 5
+     * minutes p50, p90, p99, client and server errors, time to first token and the
+     * estimate = 7. a and b share one set; c (another account) has its own. No route
+     * is calm (no quota known): all are asked every poll. */
+    OK(g.n == 7 && g.queries[0] == 24, "poll 1: 24 queries for 3 routes (a and b share 12), got %d",
        g.queries[0]);
-    /* polls 2-5: the every-poll 8 per set; poll 6, five minutes on: the detail 6 again */
-    OK(g.n == 6 && g.queries[1] == 16 && g.queries[2] == 16 && g.queries[3] == 16 &&
-           g.queries[4] == 16 && g.queries[5] == 28,
-       "polls 2-5 ask 2 x 8, poll 6 (5 minutes on) 2 x 14");
-    OK(g.n == 6 && g.accounts_ok == 6, "AccountId on every query of route c and no other (%d of %d)",
+    /* polls 2-5: the every-poll 5 per set; poll 6, five minutes on, in two requests (one
+     * StartTime each): the every-poll 10 from the last poll on, and the 5-minute tier's
+     * 2 x 7 reaching back (the fake logs them in either order) */
+    int p6 = g.n == 7 && g.queries[5] == 14 ? 5 : 6, p6r = 11 - p6;
+    OK(g.n == 7 && g.queries[1] == 10 && g.queries[2] == 10 && g.queries[3] == 10 &&
+           g.queries[4] == 10 && g.queries[p6] == 14 && g.queries[p6r] == 10,
+       "polls 2-5 ask 2 x 5, poll 6 (5 minutes on) 2 x 5 and 2 x 7 in its own request");
+    OK(g.n == 7 && g.accounts_ok == 7, "AccountId on every query of route c and no other (%d of %d)",
        g.accounts_ok, g.n);
     OK(g.checked > 0 && g.model_ok == g.checked,
        "every request fits the CloudWatch model (AccountId, IncludeLinkedAccounts): %d of %d",
        g.model_ok, g.checked);
     /* poll 1 settled through S1 = floor((T - 240) / 60) * 60; the detail queries of
-     * poll 6 start right after it: the minutes between are backfilled */
+     * poll 6 start right after it: the minutes between are backfilled; its every-poll
+     * queries start after poll 5's settled minute, as polls 2-5 did */
     int64_t s1 = (T - 240) / 60 * 60, end0 = T / 60 * 60;
-    OK(g.n == 6 && g.start[5] == s1 + 60 && g.start[4] > s1 + 60,
-       "poll 6 reaches back to the first minute its detail queries have not settled");
+    OK(g.n == 7 && g.start[p6] == s1 + 60 && g.start[p6r] == s1 + 5 * 60 && g.start[4] == s1 + 4 * 60,
+       "poll 6 reaches back to the first minute its detail queries have not settled, and only those");
     int a = bt_config_find_route(&lv.cfg, "a"), b = bt_config_find_route(&lv.cfg, "b"),
         c = bt_config_find_route(&lv.cfg, "c");
     /* minute end0: after poll 1's window, before where poll 6's every-poll queries start
@@ -664,14 +676,15 @@ static void test_shared_and_cadence(void)
     OK(bt_store_at(&lv.store, a, BT_SIG_LATENCY_P99, m) == 4100 &&
            bt_store_at(&lv.store, b, BT_SIG_LATENCY_P99, m) == 4100,
        "p99 for a minute between detail polls was backfilled by poll 6");
-    /* distinct queries: 2 sets x 8 every poll (1,440 a day) + 2 x 6 every 5 minutes (288) */
-    OK(per_poll == 28 && per_day == 16 * 1440 + 12 * 288, "cost: %g per poll, %g a day", per_poll,
+    /* distinct queries: 2 sets x 5 every poll (1,440 a day) + 2 x 7 every 5 minutes (288) */
+    OK(per_poll == 24 && per_day == 10 * 1440 + 14 * 288, "cost: %g per poll, %g a day", per_poll,
        per_day);
     bt_store_free(&lv.store);
     bt_config_free(&lv.cfg);
 
-    /* per route per hour, one route: 8 x 60 + 6 x 12 = 552 metrics, against the naive
-     * 14 x 60 = 840 (66 %); two routes on one model: 276 each (33 %) */
+    /* per route per hour, one route not listed yet (its cache metrics asked) and not
+     * calm: invocations, input, output, cache read and write, throttles, average latency
+     * 7 x 60 + the 5-minute tier 7 x 12 = 504 metrics, against the naive 14 x 60 = 840 */
     struct bt_config one;
     bt_config_defaults(&one);
     OK(bt_config_parse_string(&one, "[bedtop]\nregion = us-east-1\n[route a]\nmodel = m\n", "x", err,
@@ -681,7 +694,7 @@ static void test_shared_and_cadence(void)
                           .endpoint_url = "http://127.0.0.1:9"};
     void *ocw = bt_cloudwatch_collector.create(&octx);
     bt_cloudwatch_cost(ocw, &per_poll, &per_day);
-    OK(per_day / 24 == 552, "one runtime route: %g metrics an hour (naive 840)", per_day / 24);
+    OK(per_day / 24 == 504, "one runtime route: %g metrics an hour (naive 840)", per_day / 24);
     bt_cloudwatch_collector.destroy(ocw);
     bt_config_free(&one);
 }
