@@ -367,7 +367,7 @@ static void on_sample(void *arg, const char *id, int64_t t, double v)
         bt_store_add(cw->ctx->store,
                      &(struct bt_sample){.t = bt_minute_floor(t), .route = g->q[g->member[k]].route,
                                          .signal = (enum bt_signal)s, .value = v},
-                     (int64_t)time(NULL));
+                     cw_clock(cw));
 }
 
 static void on_status(void *arg, const char *id, const char *code, const char *detail)

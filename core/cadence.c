@@ -25,6 +25,21 @@ static bool throttled_lately(const struct bt_store *st, int r, int64_t now)
     return false;
 }
 
+/* Growth of the route's calls or input tokens over the 5 minutes to its evaluated
+ * minute (first vs last), or the admission counters' offered load; the largest. */
+static double growth(const struct bt_store *st, const struct bt_eval *e)
+{
+    static const enum bt_signal sig[] = {BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS};
+    double g = e->offered_growth;
+    for (size_t i = 0; e->minute && i < BT_ARRAY_LEN(sig); i++) {
+        double a = bt_store_at(st, e->route, sig[i], e->minute - 240);
+        double b = bt_store_at(st, e->route, sig[i], e->minute);
+        if (!isnan(a) && !isnan(b) && a > 0 && (isnan(g) || (b - a) / a > g))
+            g = (b - a) / a;
+    }
+    return g;
+}
+
 enum bt_cadence_why bt_cadence_rule(const struct bt_config *cfg, const struct bt_store *st,
                                     const struct bt_eval *e, int64_t now)
 {
@@ -46,7 +61,8 @@ enum bt_cadence_why bt_cadence_rule(const struct bt_config *cfg, const struct bt
         if (100 - f->pct >= BT_CADENCE_CALM_USED_PCT)
             return BT_CAD_NEAR;
     }
-    if (!isnan(e->offered_growth) && e->offered_growth > BT_CADENCE_STEADY_GROWTH)
+    double g = growth(st, e);
+    if (!isnan(g) && g > BT_CADENCE_STEADY_GROWTH)
         return BT_CAD_RISING;
     return BT_CAD_CALM;
 }

@@ -25,7 +25,8 @@ enum bt_cadence_why {
     BT_CAD_UNKNOWN,   /* no evaluated minute, stale, or the headroom is not known */
     BT_CAD_NEAR,      /* a side at or above BT_CADENCE_CALM_USED_PCT used, or past warn */
     BT_CAD_THROTTLED, /* a throttle (CloudWatch or admission) in the last 15 minutes */
-    BT_CAD_RISING,    /* offered load rose more than BT_CADENCE_STEADY_GROWTH in 5 min */
+    BT_CAD_RISING,    /* calls, input tokens or offered load rose more than
+                       * BT_CADENCE_STEADY_GROWTH over the 5 minutes to the evaluated one */
 };
 const char *bt_cadence_why_name(enum bt_cadence_why w); /* calm unknown near throttled rising */
 

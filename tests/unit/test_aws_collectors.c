@@ -699,6 +699,149 @@ static void test_shared_and_cadence(void)
     bt_config_free(&one);
 }
 
+/* Per poll of a fake log (GetMetricData, first pages, answered 200), by EndTime: how
+ * many requests and queries, and whether route 0's Invocations (Id r0_s0) was asked. */
+struct poll_log {
+    int n;
+    int64_t end[64];
+    int requests[64], queries[64];
+    bool invocations[64];
+};
+
+static void read_polls(const char *log, struct poll_log *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    char *text = bt_read_file(log, 1 << 26, NULL);
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *body = j ? cJSON_GetObjectItem(j, "body") : NULL;
+        const char *op = j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "op")) : NULL;
+        if (op && !strcmp(op, "GetMetricData") && body && !cJSON_GetObjectItem(body, "NextToken") &&
+            cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status")) == 200) {
+            int64_t end = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "EndTime"));
+            int k = 0;
+            while (k < pl->n && pl->end[k] != end)
+                k++;
+            if (k == pl->n && pl->n < 64)
+                pl->end[pl->n++] = end;
+            if (k < 64) {
+                const cJSON *qs = cJSON_GetObjectItem(body, "MetricDataQueries"), *q;
+                pl->requests[k]++;
+                pl->queries[k] += cJSON_GetArraySize(qs);
+                cJSON_ArrayForEach(q, qs) {
+                    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(q, "Id"));
+                    pl->invocations[k] = pl->invocations[k] || (id && !strcmp(id, "r0_s0"));
+                }
+            }
+        }
+        cJSON_Delete(j);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
+}
+
+/* The adaptive cadence (core/cadence.c) end to end: a route far from its quota, steady
+ * and never throttled slows to a 5-minute cadence (its per-minute signals asked every
+ * fifth poll, backfilled; InvocationThrottles every poll); the fake starts to throttle
+ * at minute M0 + 7 and the route is asked every minute again from the next poll on;
+ * the store still has every minute. Fourteen polls a simulated minute apart (the
+ * tick's clock; the fake's data is fixed, nothing waits on the wall clock). */
+static void test_adaptive_cadence(void)
+{
+    char scen[400], log[400], conf[400];
+    snprintf(scen, sizeof scen, "%s/cadence.json", tmpdir);
+    snprintf(log, sizeof log, "%s/cadence.log", tmpdir);
+    snprintf(conf, sizeof conf, "%s/cadence.conf", tmpdir);
+    FILE *f = fopen(conf, "w");
+    /* 10 calls a minute, 5,000 input + 500 output tokens, 2 s each: in flight 10/60 x 2
+     * = 0.33 (Little's law), R = 500 + 1,000 = 1,500, held 500; used 5,000 + 500 x
+     * burndown + 500, a few thousand tokens of a 10,000,000 quota: far below 50 % */
+    fputs("[bedtop]\nregion = us-east-1\ninterval = 60\n"
+          "[route calm]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 1000\n"
+          "quota_tpm = 10000000\n",
+          f);
+    fclose(f);
+    int64_t T = (int64_t)time(NULL) / 60 * 60 + 10; /* polls 10 s after the minute, as live */
+    int back = bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 1440);
+    int64_t M0 = T - 10, from = M0 - (back + 60) * 60, to = M0 + 3600;
+    int64_t thr_at = M0 + 7 * 60; /* the first throttled minute */
+    f = fopen(scen, "w");
+    fprintf(f, "{\"series\":[");
+    const char *model = "anthropic.claude-3-haiku-20240307-v1:0";
+    const struct { const char *metric, *stat; int v; } sig[] = {
+        {"Invocations", "Sum", 10}, {"InputTokenCount", "Sum", 5000},
+        {"OutputTokenCount", "Sum", 500}, {"InvocationLatency", "Average", 2000}};
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        fprintf(f, "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"%s\",\"stat\":\"%s\",\"start\":%lld,"
+                   "\"end\":%lld,\"dimensions\":{\"ModelId\":\"%s\"},\"generator\":{\"constant\":%d}},",
+                sig[i].metric, sig[i].stat, (long long)from, (long long)to, model, sig[i].v);
+    fprintf(f, "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"InvocationThrottles\",\"stat\":\"Sum\","
+               "\"start\":%lld,\"dimensions\":{\"ModelId\":\"%s\"},\"values\":[",
+            (long long)from, model);
+    for (int64_t m = from; m <= to; m += 60)
+        fprintf(f, "%s%d", m == from ? "" : ",", m < thr_at ? 0 : 3);
+    fprintf(f, "]}]}");
+    fclose(f);
+    struct live lv;
+    if (!live_start(&lv, scen, log, conf)) {
+        OK(false, "cadence: fake started");
+        return;
+    }
+    double cost_calm = NAN, cost_busy = NAN, day = 0;
+    for (int p = 0; p < 14; p++) {
+        live_poll(&lv, T + 60 * p);
+        if (p == 4)
+            bt_cloudwatch_cost(lv.cw, &day, &cost_calm);
+        if (p == 13)
+            bt_cloudwatch_cost(lv.cw, &day, &cost_busy);
+    }
+    live_stop(&lv);
+    struct poll_log pl;
+    read_polls(log, &pl);
+    /* poll p at T + 60p (EndTime M0 + 60p): poll 0 backfills (not calm before any data);
+     * polls 1-4 only the throttles (1 query); poll 5, five minutes on, the route's
+     * per-minute signals and the 5-minute tier; polls 6-8 throttles again, and poll 8
+     * (EndTime M0 + 480) fetches the first throttled minute, M0 + 420; from poll 9 on
+     * the route is asked every poll. */
+    bool want[14] = {true, false, false, false, false, true, false, false, false,
+                     true, true, true, true, true};
+    bool match = pl.n == 14;
+    char seen[15] = "";
+    for (int p = 0; p < pl.n && p < 14; p++) {
+        seen[p] = pl.invocations[p] ? 'X' : '.';
+        match = match && pl.end[p] == M0 + 60 * p && pl.invocations[p] == want[p];
+    }
+    OK(match, "cadence: per-minute signals asked at polls 0, 5, then every poll from 9 (%s, %d polls)",
+       seen, pl.n);
+    OK(pl.n == 14 && pl.queries[1] == 1 && pl.queries[2] == 1 && pl.queries[6] == 1 &&
+           pl.queries[8] == 1,
+       "cadence: between a calm route's polls only InvocationThrottles is asked (%d %d %d %d)",
+       pl.queries[1], pl.queries[2], pl.queries[6], pl.queries[8]);
+    /* every minute from the backfill start to the newest settled one: the poll at
+     * T + 780 settles minute floor((T + 780 - 240) / 60) * 60 = M0 + 540 */
+    int missing = 0, thr = 0;
+    for (int64_t m = M0 - back * 60; m <= M0 + 540; m += 60) {
+        missing += bt_store_at(&lv.store, 0, BT_SIG_INVOCATIONS, m) != 10;
+        missing += bt_store_at(&lv.store, 0, BT_SIG_INPUT_TOKENS, m) != 5000;
+        thr += bt_store_at(&lv.store, 0, BT_SIG_THROTTLES, m) == 3;
+    }
+    OK(missing == 0, "cadence: the store has every minute's invocations and input (%d missing)",
+       missing);
+    /* throttled minutes M0 + 420 .. M0 + 540: 3 */
+    OK(thr == 3, "cadence: the throttled minutes are in the store (%d of 3)", thr);
+    /* calm, per day: throttles 1 x 1,440 + the other 4 per-minute signals x 288 + the
+     * 5-minute tier 7 x 288 = 1,440 + 1,152 + 2,016 = 4,608 (192 an hour); throttled:
+     * 5 x 1,440 + 7 x 288 = 7,200 + 2,016 = 9,216 (384 an hour) */
+    OK(cost_calm == 4608 && cost_busy == 9216,
+       "cadence: metrics a day calm 4,608 (192 an hour), throttled 9,216 (384 an hour): %g, %g",
+       cost_calm, cost_busy);
+    bt_store_free(&lv.store);
+    bt_config_free(&lv.cfg);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/bedtop-awsc.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -723,6 +866,7 @@ int main(void)
     test_integration();
     test_live();
     test_shared_and_cadence();
+    test_adaptive_cadence();
     test_faults();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
