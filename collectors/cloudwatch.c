@@ -450,7 +450,8 @@ static bool detail_due(const struct cw_group *g, int64_t now)
 {
     const struct cw *cw = g->cw;
     double iv = cw->ctx->cfg->detail_interval;
-    if (cw->ctx->mode == BT_MODE_ONCE || iv <= 0 || !g->detail_at)
+    /* check: every run, unless its state file says when the last one asked */
+    if ((cw->ctx->mode == BT_MODE_ONCE && !cw->resumed) || iv <= 0 || !g->detail_at)
         return true;
     /* polls run a little late or early on the interval grid: a few seconds' slack */
     return now - g->detail_at >= (int64_t)iv - 5;
@@ -587,6 +588,7 @@ static void *cw_create(struct bt_ctx *ctx)
     cw->slow = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->slow);
     cw->due = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->due);
     cw->minute_at = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->minute_at);
+    cw->listed_at = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->listed_at);
     /* adaptive cadence: live polling into a store, not a backfill window */
     if (ctx->mode == BT_MODE_LIVE && !ctx->window_to && ctx->store && ctx->cfg->adaptive_cadence)
         cw->evals = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->evals);
@@ -660,11 +662,29 @@ static void cw_tick(void *self, int64_t now)
             }
             continue;
         }
-        if (cw->ctx->mode == BT_MODE_ONCE) {
-            /* one round trip: no ListMetrics for AWS/Bedrock, both cache spellings
-             * asked at once; mantle's dimension sets must be listed first */
+        bool fresh = cw->resumed;
+        for (int k = 0; k < g->ag->nroutes; k++) {
+            int64_t at = cw->listed_at[g->ag->routes[k]];
+            fresh = fresh && at && now - at < LIST_EVERY && at <= now;
+        }
+        if (cw->ctx->mode == BT_MODE_ONCE && cw->resumed && !fresh) {
+            /* a state file: list once (then every 6 hours), so later runs ask one
+             * cache spelling, or none where the model publishes none (both until a
+             * listing answers) */
             for (int k = 0; k < g->ag->nroutes; k++)
                 cw->spell[g->ag->routes[k]].both = true;
+            cw_start_list(g, now, 0);
+        } else if (cw->ctx->mode == BT_MODE_ONCE) {
+            /* one round trip: no ListMetrics for AWS/Bedrock (a state file's listing,
+             * else both cache spellings asked at once); mantle's dimension sets must
+             * be listed first */
+            for (int k = 0; k < g->ag->nroutes; k++) {
+                int r = g->ag->routes[k];
+                if (fresh)
+                    cw_apply_seen(cw, r);
+                else
+                    cw->spell[r].both = true;
+            }
             if (g->has_mantle) {
                 cw_start_list(g, now, 1);
             } else {
@@ -725,6 +745,7 @@ static void cw_destroy(void *self)
     free(cw->slow);
     free(cw->due);
     free(cw->minute_at);
+    free(cw->listed_at);
     free(cw->evals);
     free(cw->wire_of);
     free(cw->spell);
@@ -764,6 +785,52 @@ void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_pe
         *metrics_per_poll = fast + slow + detail;
     if (metrics_per_day)
         *metrics_per_day = fast * 86400.0 / iv + slow * 86400.0 / siv + detail * 86400.0 / div;
+}
+
+void bt_cloudwatch_resume_get(void *self, int route, struct bt_cw_resume *out)
+{
+    const struct cw *cw = self;
+    memset(out, 0, sizeof *out);
+    if (!cw || route < 0 || route >= cw->nroutes)
+        return;
+    int gi = cw->group_of[route];
+    out->settled = cw->settled[route];
+    out->settled_detail = cw->settled_detail[route];
+    out->settled_throttle = cw->settled_throttle[route];
+    out->detail_at = gi >= 0 ? cw->g[gi].detail_at : 0;
+    out->listed_at = cw->listed_at[route];
+    out->seen = cw->listed_at[route] ? cw->seen[route] : 0;
+}
+
+void bt_cloudwatch_resume_start(void *self)
+{
+    struct cw *cw = self;
+    if (cw)
+        cw->resumed = true;
+}
+
+void bt_cloudwatch_resume_set(void *self, int route, const struct bt_cw_resume *in)
+{
+    struct cw *cw = self;
+    if (!cw || route < 0 || route >= cw->nroutes)
+        return;
+    cw->resumed = true;
+    cw->settled[route] = in->settled;
+    cw->settled_detail[route] = in->settled_detail;
+    cw->settled_throttle[route] = in->settled_throttle;
+    cw->listed_at[route] = in->listed_at;
+    cw->seen[route] = in->seen & (SEEN_READ | SEEN_READ_ALT | SEEN_WRITE | SEEN_WRITE_ALT |
+                                  SEEN_LEGACY | SEEN_TIER);
+    /* the group's 5-minute tier is due when its oldest route's is */
+    int gi = cw->group_of[route];
+    if (gi >= 0) {
+        struct cw_group *g = &cw->g[gi];
+        bool first = true;
+        for (int k = 0; k < g->ag->nroutes && g->ag->routes[k] != route; k++)
+            first = false;
+        if (first || in->detail_at < g->detail_at)
+            g->detail_at = in->detail_at;
+    }
 }
 
 unsigned long bt_cloudwatch_requests(void *self)

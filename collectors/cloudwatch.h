@@ -159,6 +159,23 @@ void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n);
  * largest poll, detail queries included) and per day (the every-poll queries x
  * 86400 / interval + the detail ones x 86400 / detail_interval). */
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day);
+/* What a `check` run fetched, for its state file (app/check_state.c), so the next run
+ * asks only the minutes it has not seen: per route the newest settled minute of each
+ * tier, the last 5-minute-tier poll and what ListMetrics showed (and when). */
+struct bt_cw_resume {
+    int64_t settled, settled_detail, settled_throttle;
+    int64_t detail_at;       /* the last poll that asked the 5-minute tier (0: none) */
+    int64_t listed_at;       /* ListMetrics (AWS/Bedrock) answered then (0: never) */
+    unsigned seen;           /* what it listed for the ModelId (cache spellings, tier) */
+};
+void bt_cloudwatch_resume_get(void *self, int route, struct bt_cw_resume *out);
+/* Before the first tick. A group whose every route was listed less than 6 hours ago
+ * takes those spellings instead of asking both; one listed longer ago (or never) is
+ * listed again first, as the live collector does. */
+void bt_cloudwatch_resume_set(void *self, int route, const struct bt_cw_resume *in);
+/* A state file is kept (none read yet, or one refused): this run lists AWS/Bedrock
+ * too, so the next run knows the spellings. */
+void bt_cloudwatch_resume_start(void *self);
 /* GetMetricData/ListMetrics requests sent so far (pages included). */
 unsigned long bt_cloudwatch_requests(void *self);
 /* With no routes configured: ListMetrics AWS/Bedrock (ModelId) for the Region

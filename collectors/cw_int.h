@@ -111,7 +111,9 @@ struct cw {
     /* adaptive cadence (core/cadence.h), per route: calm (its per-minute signals every
      * BT_CADENCE_SLOW_S), its per-minute signals in the running poll, their last poll */
     bool *slow, *due;
+    bool resumed;            /* check: a state file gave the settled minutes below */
     int64_t *minute_at;
+    int64_t *listed_at;      /* per route: its group's last good AWS/Bedrock listing */
     struct bt_eval *evals;   /* scratch for the cadence rule (NULL: not adaptive) */
     struct bt_cw_spelling *spell;
     unsigned *seen;
@@ -137,4 +139,6 @@ void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt
 /* cw_list.c: ListMetrics (phase 0: AWS/Bedrock then, with mantle routes, AWS/BedrockMantle;
  * phase 1: only AWS/BedrockMantle), then the poll */
 void cw_start_list(struct cw_group *g, int64_t now, int phase);
+/* The spellings and series ListMetrics showed (cw->seen[r]), applied to route r. */
+void cw_apply_seen(struct cw *cw, int r);
 #endif

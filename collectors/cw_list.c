@@ -97,22 +97,29 @@ static void list_finish(struct cw_group *g)
         }
         if (!g->list_ok[0])
             continue;
-        /* the table's spelling unless only the other one exists */
-        cw->spell[r].cache_read =
-            (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
-        cw->spell[r].cache_write =
-            (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
-        /* cache metrics only where listed; an application profile may be listed under
-         * its bare ID, which this listing does not match: asked as before */
-        bool arn = bt_infprofile_is_arn(cw->ctx->cfg->routes[r].model);
-        cw->spell[r].no_read = !arn && !(cw->seen[r] & (SEEN_READ | SEEN_READ_ALT));
-        cw->spell[r].no_write = !arn && !(cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT));
+        cw->listed_at[r] = g->poll_now;
+        cw_apply_seen(cw, r);
         if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
             legacy_event(cw, r);
-        cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
     }
     cw_build_queries(g);
     cw_start_poll(g, g->poll_now);
+}
+
+void cw_apply_seen(struct cw *cw, int r)
+{
+    /* the table's spelling unless only the other one exists */
+    cw->spell[r].both = false;
+    cw->spell[r].cache_read =
+        (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
+    cw->spell[r].cache_write =
+        (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+    /* cache metrics only where listed; an application profile may be listed under
+     * its bare ID, which this listing does not match: asked as before */
+    bool arn = bt_infprofile_is_arn(cw->ctx->cfg->routes[r].model);
+    cw->spell[r].no_read = !arn && !(cw->seen[r] & (SEEN_READ | SEEN_READ_ALT));
+    cw->spell[r].no_write = !arn && !(cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT));
+    cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
 }
 
 static void submit_list(struct cw_group *g);
@@ -198,8 +205,8 @@ static void submit_list(struct cw_group *g)
  * mantle listing (check mode: its dimension sets decide what is asked) */
 void cw_start_list(struct cw_group *g, int64_t now, int phase)
 {
-    for (int i = 0; i < g->ag->nroutes; i++)
-        g->cw->seen[g->ag->routes[i]] = 0;
+    for (int i = 0; phase == 0 && i < g->ag->nroutes; i++)
+        g->cw->seen[g->ag->routes[i]] = 0; /* phase 1 keeps the AWS/Bedrock listing's */
     g->listing = true;
     g->list_pages = 0;
     g->list_phase = phase;
