@@ -179,7 +179,7 @@ static void add_wire(struct cw_group *g, int from, int to, int part, bool detail
 }
 
 /* This poll's distinct queries: the per-minute ones from the last poll on, those
- * that backfill (the detail ones when due, calm routes' when due), then the one-day
+ * that backfill (the detail ones when due, calm routes' when due), then the day
  * sums. all: every query (what each costs, counted once). */
 static void build_wire(struct cw_group *g, bool detail, bool all)
 {
@@ -363,6 +363,13 @@ static void on_sample(void *arg, const char *id, int64_t t, double v)
     if (w < 0 || w < c->first || w >= c->first + c->count || t < c->start || t >= g->poll_end ||
         bt_signal_info[s].source != BT_SRC_CLOUDWATCH || !cw->ctx->store)
         return;
+    if (bt_signal_daily((enum bt_signal)s)) {
+        if (!c->daysum || !isfinite(v))
+            return; /* a day sum outside a day-sum request; an absurd hour */
+        c->daysum[w - c->first] += v; /* an hour since midnight: summed when all came */
+        c->dayhas[w - c->first] = true;
+        return;
+    }
     for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
         bt_store_add(cw->ctx->store,
                      &(struct bt_sample){.t = bt_minute_floor(t), .route = g->q[g->member[k]].route,
@@ -398,6 +405,24 @@ static void on_message(void *arg, const char *code, const char *value)
 
 static void submit_page(struct cw_chunk *c);
 
+/* A day-sum request answered whole: each query's hourly datapoints since midnight,
+ * summed, is the day's figure so far (one value per UTC day, at midnight). */
+static void day_sums_done(struct cw_chunk *c)
+{
+    struct cw_group *g = c->g;
+    struct cw *cw = g->cw;
+    for (int i = 0; c->daysum && i < c->count; i++) {
+        int w = c->first + i;
+        if (!c->dayhas[i])
+            continue;
+        for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
+            bt_store_add(cw->ctx->store,
+                         &(struct bt_sample){.t = c->start, .route = g->q[g->member[k]].route,
+                                             .signal = g->wq[w].signal, .value = c->daysum[i]},
+                         cw_clock(cw));
+    }
+}
+
 static void page_done(void *arg, const struct bt_http_resp *resp)
 {
     struct cw_chunk *c = arg;
@@ -416,6 +441,7 @@ static void page_done(void *arg, const struct bt_http_resp *resp)
         return;
     }
     if (!token) {
+        day_sums_done(c);
         chunk_done(c);
         return;
     }
@@ -442,6 +468,17 @@ static void submit_page(struct cw_chunk *c)
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
     cw_submit(g, "GetMetricData", &body, page_done, c);
     bt_buf_free(&body);
+}
+
+static void free_chunks(struct cw_group *g)
+{
+    for (int k = 0; g->chunks && k < g->nchunks; k++) {
+        free(g->chunks[k].token);
+        free(g->chunks[k].daysum);
+        free(g->chunks[k].dayhas);
+    }
+    free(g->chunks);
+    g->chunks = NULL;
 }
 
 /* Are the detail queries (latency percentiles, errors, time to first token) due?
@@ -518,7 +555,7 @@ void cw_start_poll(struct cw_group *g, int64_t now)
     build_wire(g, detail, false);
     if (g->detail_now)
         g->detail_at = now;
-    /* per-minute queries from the last poll on, backfilling ones and one-day sums go
+    /* per-minute queries from the last poll on, backfilling ones and day sums go
      * in separate requests: one StartTime each */
     int *first = bt_xcalloc((size_t)g->nwire + 3, sizeof *first);
     int *count = bt_xcalloc((size_t)g->nwire + 3, sizeof *count);
@@ -533,8 +570,8 @@ void cw_start_poll(struct cw_group *g, int64_t now)
     /* in the first minute of the day there is no whole minute to sum yet */
     int nday = now % 86400 >= 60 ? chunk_ranges(g, g->nwire_min, g->nwire, first + nmin, count + nmin)
                                  : 0;
+    free_chunks(g);
     g->nchunks = nmin + nday;
-    free(g->chunks);
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
     for (int k = 0; k < g->nchunks; k++) {
         struct cw_chunk *c = &g->chunks[k];
@@ -543,7 +580,10 @@ void cw_start_poll(struct cw_group *g, int64_t now)
         c->first = first[k];
         c->count = count[k];
         if (day) {
-            c->start = now - (now % 86400); /* UTC midnight: one datapoint per query */
+            /* UTC midnight, hourly datapoints summed (day_sums_done) */
+            c->start = now - (now % 86400);
+            c->daysum = bt_xcalloc((size_t)c->count, sizeof *c->daysum);
+            c->dayhas = bt_xcalloc((size_t)c->count, sizeof *c->dayhas);
             continue;
         }
         /* one StartTime per request: the oldest unsettled minute of what it asks;
@@ -726,9 +766,7 @@ static void cw_destroy(void *self)
         return;
     for (int i = 0; i < cw->ng; i++) {
         struct cw_group *g = &cw->g[i];
-        for (int k = 0; k < g->nchunks; k++)
-            free(g->chunks[k].token);
-        free(g->chunks);
+        free_chunks(g);
         free(g->q);
         free(g->wq);
         free(g->wire);

@@ -63,9 +63,10 @@ struct bt_cw_spelling {
 int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
                                 const struct bt_cw_spelling *sp, struct bt_cw_query *out,
                                 int max);
-/* A runtime route's one-day sums of input, output and cache-write tokens (the
- * DAY_* signals, Period 86400 from UTC midnight): what `check` needs for the
- * daily-token total instead of every minute since midnight. Returns how many. */
+/* A runtime route's day sums of input, output and cache-write tokens (the DAY_*
+ * signals: hourly datapoints from UTC midnight, Period 3600, summed into one value
+ * for the day): what `check` needs for the daily-token total instead of every
+ * minute since midnight. Returns how many. */
 int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt_cw_spelling *sp,
                               struct bt_cw_query *out, int max);
 /* Query Id "r<route>_s<signal>" (the other cache spelling: "..._a"), valid for
@@ -146,7 +147,7 @@ int64_t bt_cloudwatch_route_start(int64_t now, int64_t settled_through, int back
  * 10 minutes, and in both since UTC midnight (the daily-token total), capped
  * at the store's history. */
 int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int history_minutes);
-/* Whether polls also ask the day's token sums since 00:00 UTC (one-day Period):
+/* Whether polls also ask the day's token sums since 00:00 UTC (hourly datapoints):
  * always in check mode (one poll), and live whenever the minutes kept
  * (`history`) cannot reach back to midnight, so tokens today never count only
  * the history window. Not for a backfill window (its minutes are the record). */

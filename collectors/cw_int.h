@@ -60,6 +60,8 @@ struct cw_chunk {
     int64_t start;
     char *token;
     int pages;
+    double *daysum;          /* day sums: the hourly datapoints of wire first + i, summed */
+    bool *dayhas;            /* ... and whether any came */
 };
 
 struct cw_group {
@@ -68,7 +70,7 @@ struct cw_group {
     char label[96];          /* "cloudwatch us-east-1" */
     struct bt_cw_query *q;   /* every route's queries */
     int nq;
-    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: one-day sums */
+    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: day sums (hourly, summed) */
     /* One poll's requests: each distinct (namespace, metric, dimensions, stat,
      * period, account) once, shared by every route that needs it. wire[w] is the
      * q index sent (its Id names it), member[mfirst[w] .. + mcount[w]) the q
@@ -80,7 +82,7 @@ struct cw_group {
                               * [nwire_recent, nwire_min): backfilling (detail, calm routes) */
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
     int nslow;               /* per-minute ones whose routes are all calm: every 5 minutes */
-    int nday;                /* distinct one-day sums, asked every poll (cost) */
+    int nday;                /* distinct day sums, asked every poll (cost) */
     bool detail_now;         /* this poll includes the detail queries */
     int64_t detail_at;       /* start of the last poll that did (0 never) */
     struct cw_chunk *chunks;

@@ -503,7 +503,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     check_staleness(cfg, st, r, e);
     bt_speed_compute(st, r, cm, &e->speed);
 
-    /* Tokens today: the day's sums from CloudWatch (check's one-day queries), else
+    /* Tokens today: the day's sums from CloudWatch (check's day-sum queries), else
      * settled per minute summed since UTC midnight (within history). */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
     int64_t dm = cm ? cm : e->data_minute;
