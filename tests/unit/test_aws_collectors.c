@@ -478,11 +478,14 @@ static void live_stop(struct live *lv)
 }
 
 /* The GetMetricData requests of a fake log (first pages, answered 200): how many
- * MetricDataQueries each sent, its StartTime, and whether AccountId sits on
- * exactly the queries of route Ids starting with acct_prefix. */
+ * MetricDataQueries each sent, its StartTime, whether it asked route 0's Invocations
+ * (Id r0_s0), and whether AccountId sits on exactly the queries of route Ids starting
+ * with acct_prefix. */
+#define GMD_MAX 64
 struct gmd_log {
-    int n, queries[16], accounts_ok, model_ok, checked, lists;
-    int64_t start[16], end[16];
+    int n, queries[GMD_MAX], accounts_ok, model_ok, checked, lists;
+    int64_t start[GMD_MAX], end[GMD_MAX];
+    bool invocations[GMD_MAX];
 };
 
 static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g)
@@ -503,7 +506,7 @@ static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g
         }
         if (op && !strcmp(op, "GetMetricData") &&
             cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status")) == 200 &&
-            !cJSON_GetObjectItem(body, "NextToken") && g->n < 16) {
+            !cJSON_GetObjectItem(body, "NextToken") && g->n < GMD_MAX) {
             const cJSON *qs = cJSON_GetObjectItem(body, "MetricDataQueries"), *q;
             g->queries[g->n] = cJSON_GetArraySize(qs);
             g->start[g->n] = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "StartTime"));
@@ -513,6 +516,7 @@ static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g
                 const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(q, "Id"));
                 const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(q, "AccountId"));
                 bool want = id && !strncmp(id, acct_prefix, strlen(acct_prefix));
+                g->invocations[g->n] = g->invocations[g->n] || (id && !strcmp(id, "r0_s0"));
                 good = good && (want ? a && !strcmp(a, "111122223333") : a == NULL);
             }
             g->accounts_ok += good;
@@ -595,16 +599,23 @@ static void test_live(void)
 }
 
 
+/* A test's scenario, fake log and config paths in the scratch directory (each n
+ * bytes); returns the config, open for writing. */
+static FILE *scratch_files(const char *name, char *scen, char *log, char *conf, size_t n)
+{
+    snprintf(scen, n, "%s/%s.json", tmpdir, name);
+    snprintf(log, n, "%s/%s.log", tmpdir, name);
+    snprintf(conf, n, "%s/%s.conf", tmpdir, name);
+    return fopen(conf, "w");
+}
+
 /* Routes on one model share their queries; a route of another account asks with
  * AccountId; the detail queries go every 5 minutes and backfill the minutes
  * between. Six live polls a minute apart on the tick's clock. */
 static void test_shared_and_cadence(void)
 {
     char scen[400], log[400], conf[400], err[512];
-    snprintf(scen, sizeof scen, "%s/shared.json", tmpdir);
-    snprintf(log, sizeof log, "%s/shared.log", tmpdir);
-    snprintf(conf, sizeof conf, "%s/shared.conf", tmpdir);
-    FILE *f = fopen(conf, "w");
+    FILE *f = scratch_files("shared", scen, log, conf, sizeof scen);
     fputs("[bedtop]\nregion = us-east-1\n"
           "[route a]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\nmax_tokens = 1024\n"
           "[route b]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\nmax_tokens = 512\n"
@@ -703,44 +714,26 @@ static void test_shared_and_cadence(void)
  * many requests and queries, and whether route 0's Invocations (Id r0_s0) was asked. */
 struct poll_log {
     int n;
-    int64_t end[64];
-    int requests[64], queries[64];
-    bool invocations[64];
+    int64_t end[GMD_MAX];
+    int requests[GMD_MAX], queries[GMD_MAX];
+    bool invocations[GMD_MAX];
 };
 
 static void read_polls(const char *log, struct poll_log *pl)
 {
+    struct gmd_log g;
+    read_gmd(log, "-", &g);
     memset(pl, 0, sizeof *pl);
-    char *text = bt_read_file(log, 1 << 26, NULL);
-    for (char *line = text; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        cJSON *j = cJSON_Parse(line);
-        const cJSON *body = j ? cJSON_GetObjectItem(j, "body") : NULL;
-        const char *op = j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "op")) : NULL;
-        if (op && !strcmp(op, "GetMetricData") && body && !cJSON_GetObjectItem(body, "NextToken") &&
-            cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status")) == 200) {
-            int64_t end = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "EndTime"));
-            int k = 0;
-            while (k < pl->n && pl->end[k] != end)
-                k++;
-            if (k == pl->n && pl->n < 64)
-                pl->end[pl->n++] = end;
-            if (k < 64) {
-                const cJSON *qs = cJSON_GetObjectItem(body, "MetricDataQueries"), *q;
-                pl->requests[k]++;
-                pl->queries[k] += cJSON_GetArraySize(qs);
-                cJSON_ArrayForEach(q, qs) {
-                    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(q, "Id"));
-                    pl->invocations[k] = pl->invocations[k] || (id && !strcmp(id, "r0_s0"));
-                }
-            }
-        }
-        cJSON_Delete(j);
-        line = nl ? nl + 1 : line + strlen(line);
+    for (int i = 0; i < g.n; i++) {
+        int k = 0;
+        while (k < pl->n && pl->end[k] != g.end[i])
+            k++;
+        if (k == pl->n)
+            pl->end[pl->n++] = g.end[i];
+        pl->requests[k]++;
+        pl->queries[k] += g.queries[i];
+        pl->invocations[k] = pl->invocations[k] || g.invocations[i];
     }
-    free(text);
 }
 
 /* The adaptive cadence (core/cadence.c) end to end: a route far from its quota, steady
@@ -752,10 +745,7 @@ static void read_polls(const char *log, struct poll_log *pl)
 static void test_adaptive_cadence(void)
 {
     char scen[400], log[400], conf[400];
-    snprintf(scen, sizeof scen, "%s/cadence.json", tmpdir);
-    snprintf(log, sizeof log, "%s/cadence.log", tmpdir);
-    snprintf(conf, sizeof conf, "%s/cadence.conf", tmpdir);
-    FILE *f = fopen(conf, "w");
+    FILE *f = scratch_files("cadence", scen, log, conf, sizeof scen);
     /* 10 calls a minute, 5,000 input + 500 output tokens, 2 s each: in flight 10/60 x 2
      * = 0.33 (Little's law), R = 500 + 1,000 = 1,500, held 500; used 5,000 + 500 x
      * burndown + 500, a few thousand tokens of a 10,000,000 quota: far below 50 % */
