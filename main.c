@@ -21,7 +21,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {.name = "check", .usage = "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE] [--state FILE]", .bit = C_CHECK, .exec = cmd_check},
+    {.name = "check", .usage = "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]", .bit = C_CHECK, .exec = cmd_check},
     {.name = "record", .usage = "record FILE [--demo] [--duration D] [--since D | --from T --to T]", .bit = C_RECORD, .exec = cmd_record},
     {.name = "replay", .usage = "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]", .bit = C_REPLAY, .exec = cmd_replay},
     {.name = "export", .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", .bit = C_EXPORT, .exec = cmd_export},
