@@ -16,6 +16,8 @@
 #include "net/http.h"
 #include "core/config.h"
 #include "core/util.h"
+#include "io/file.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 static pid_t server_pid = -1;
@@ -103,7 +105,7 @@ static bool fixture_init(struct fixture *f, const char *ini, enum bt_run_mode mo
 {
     char err[256];
     memset(f, 0, sizeof *f);
-    bt_config_defaults(&f->cfg);
+    bt_config_init(&f->cfg);
     if (!bt_config_parse_string(&f->cfg, ini, "test.ini", err, sizeof err)) {
         fprintf(stderr, "# config: %s\n", err);
         return false;
