@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "core/sanitize.h"
 #include "core/util.h"
+#include "io/file.h"
 
 #define STATE_MAX_BYTES (16u << 20)
 
@@ -166,7 +167,7 @@ bool check_state_load(struct app *a, const char *path, int64_t now)
     void *cw = app_find_inst(a, &bt_cloudwatch_collector);
     size_t len = 0;
     bt_cloudwatch_resume_start(cw);
-    char *text = cw ? bt_read_file(path, STATE_MAX_BYTES, &len) : NULL;
+    char *text = cw ? bt_read_regular_file(path, STATE_MAX_BYTES, &len) : NULL;
     if (!text) {
         if (cw && errno != ENOENT)
             bt_err("check --state %s: %s; asking CloudWatch for every minute this run", path,
