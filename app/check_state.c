@@ -171,7 +171,7 @@ bool check_state_load(struct app *a, const char *path, int64_t now)
     if (!text) {
         if (cw && errno != ENOENT)
             bt_err("check --state %s: %s; asking CloudWatch for every minute this run", path,
-                   strerror(errno));
+                   errno == EINVAL ? "not a regular file" : strerror(errno));
         return false; /* none yet: the first run */
     }
     struct loaded *l = bt_xcalloc((size_t)a->cfg.nroutes + 1, sizeof *l);

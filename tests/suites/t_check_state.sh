@@ -108,5 +108,32 @@ expect_eq "run 4 (another configuration's file): said" \
     "$(grep -c 'written for another configuration' "$TMP/r4.err")" 1
 expect_eq "run 4: asked in full (the 5-minute tier; ListMetrics again, for the next run)" \
     "$(q "$TMP/r4.log" "metrics.count('InvocationLatency/p99'), len(L) > 0")" "(1, True)"
+# hostile files: a sample that is not one (NaN, a signal that is not CloudWatch's), a
+# save time in the future, a FIFO planted at the path: said, never used, never blocking
+run_check "$TMP/r5" "$CONF" --state "$STATE"
+python3 - "$STATE" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["routes"][0]["samples"].append([d["routes"][0]["settled"], "adm_in_flight", 1e308])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+run_check "$TMP/r6" "$CONF" --state "$STATE"
+expect_eq "a sample of another source in the file: refused, said" \
+    "$(grep -c 'route triage: a sample that is not one; asking CloudWatch for every minute' "$TMP/r6.err")" 1
+python3 - "$STATE" <<'PY'
+import json, sys, time
+d = json.load(open(sys.argv[1]))
+d["saved"] = int(time.time()) + 3600
+json.dump(d, open(sys.argv[1], "w"))
+PY
+run_check "$TMP/r7" "$CONF" --state "$STATE"
+expect_eq "saved an hour in the future: refused, said" \
+    "$(grep -c 'saved in the future' "$TMP/r7.err")" 1
+rm -f "$STATE"; mkfifo "$STATE"
+run_check "$TMP/r8" "$CONF" --state "$STATE"
+expect_eq "a FIFO at the path: the run does not block, says so, reports (exit 1), then a file" \
+    "$(grep -c "check --state $STATE: not a regular file" "$TMP/r8.err") $(cat "$TMP/r8.rc") $(stat -c %F "$STATE")" \
+    "1 1 regular file"
+rm -f "$STATE"
 expect_eq "no state file without --state" "$(ls "$TMP/state" | grep -vc '^check.json$')" 0
 finish
