@@ -62,8 +62,8 @@ struct bt_signal_info {
 extern const struct bt_signal_info bt_signal_info[BT_SIG_COUNT];
 int bt_signal_by_name(const char *name); /* -1 if unknown */
 /* The DAY_* signals hold one value per UTC day (stored at midnight): the day's sum
- * so far, fetched with a one-day Period so that `check` need not fetch every minute
- * since midnight for the daily-token total. */
+ * so far, the hourly datapoints since midnight summed, so that `check` need not fetch
+ * every minute since midnight for the daily-token total. */
 bool bt_signal_daily(enum bt_signal s);
 /* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
  * (the tier that actually served): queried only where ListMetrics lists that

@@ -151,6 +151,7 @@ static int do_cost(const char *conf, const char *url, int polls)
         return 3;
     }
     bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    bt_store_bind_routes(&store, cfg.routes); /* events (OK, quotas) reach the routes */
     struct bt_http *http = bt_http_new(0);
     struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
                          .endpoint_url = url};
