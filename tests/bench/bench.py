@@ -251,8 +251,9 @@ def bench_scale(a, tmp):
     figure("fleet, %d routes / %d quotas: first poll CPU (3 h backfill or since midnight)" % (n, nq),
            first["cpu_s"], "s", "half a core of the 60 s interval", 30, first["cpu_s"] / 30,
            "< 30 s", first["cpu_s"] < 30,
-           "%d requests; %d samples in the store; the stub's own CPU over the run %.1f s"
-           % (first["requests"], r["samples"], stub_cpu))
+           "%d requests; %d samples in the store; %d of %d routes with a quota and usage; "
+           "the stub's own CPU over the run %.1f s"
+           % (first["requests"], r["samples"], r["routes_with_quota_and_usage"], n, stub_cpu))
     figure("fleet, %d routes: first poll wall, start-up included" % n,
            first["wall_s"] + r["start_wall_s"], "s", "the interval", 60,
            (first["wall_s"] + r["start_wall_s"]) / 60, "< 60 s (inside one interval)",
