@@ -393,7 +393,9 @@ double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int6
     const struct bt_series *se = series_of(s, route, sig);
     if (!se || !se->cap)
         return NAN;
-    minute = bt_minute_floor(minute);
+    int64_t rem = minute % 60; /* bt_minute_floor, inline: a frame reads ~10^5 */
+    if (rem)
+        minute -= rem < 0 ? rem + 60 : rem;
     /* the ring holds the newest cap minutes (cap <= history) */
     if (minute > se->newest || minute <= se->newest - (int64_t)se->cap * 60)
         return NAN;
@@ -401,6 +403,27 @@ double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int6
     if (s->horizon && has_arr(se) && minute + aval(se, k) > s->horizon)
         return NAN;
     return sval(se, k);
+}
+
+void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
+                    double *out)
+{
+    const struct bt_series *se = series_of(s, route, sig);
+    from = bt_minute_floor(from);
+    if (!se || !se->cap) {
+        for (int i = 0; i < n; i++)
+            out[i] = NAN;
+        return;
+    }
+    int64_t lo = se->newest - (int64_t)se->cap * 60; /* as bt_store_at: (lo, newest] */
+    size_t k = slot(se, from);
+    int64_t m = from;
+    for (int i = 0; i < n; i++, m += 60, k = k + 1 == (size_t)se->cap ? 0 : k + 1) {
+        if (m > se->newest || m <= lo || (s->horizon && has_arr(se) && m + aval(se, k) > s->horizon))
+            out[i] = NAN;
+        else
+            out[i] = sval(se, k);
+    }
 }
 
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit)

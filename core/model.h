@@ -323,6 +323,9 @@ bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);
 /* Newest minute <= limit holding a value (0 if none within the window). */
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit);
+/* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
+void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
+                    double *out);
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
 /* Replay: keep arrivals and an event log (call right after init). */
 void bt_store_track_arrival(struct bt_store *s);

@@ -128,6 +128,30 @@ static void test_arrival(void)
     bt_store_free(&st);
 }
 
+/* bt_store_range reads what bt_store_at reads, minute by minute, across a wrapped
+ * ring with holes, before its oldest and after its newest, and under a horizon. */
+static void test_range(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 20);
+    bt_store_track_arrival(&st);
+    for (int m = 0; m < 20; m++)
+        put(&st, T0 + m * 60, m + 1, T0 + m * 60 + 120 + m);
+    put(&st, T0 + 35 * 60, 36, T0 + 35 * 60 + 130);
+    int bad = 0;
+    double v[60];
+    for (int h = 0; h < 2; h++) {
+        st.horizon = h ? T0 + 18 * 60 + 137 : 0; /* minute 18 arrived at +138 s: hidden */
+        bt_store_range(&st, 0, BT_SIG_INPUT_TOKENS, T0 - 5 * 60 + 17, 50, v);
+        for (int i = 0; i < 50; i++) {
+            double w = at(&st, T0 + (i - 5) * 60);
+            bad += !(isnan(w) ? isnan(v[i]) : v[i] == w);
+        }
+    }
+    OK(bad == 0, "range = at for minutes -5..44 (wrapped ring, holes, a horizon): %d differ", bad);
+    bt_store_free(&st);
+}
+
 int main(void)
 {
     test_check_window();
@@ -135,5 +159,6 @@ int main(void)
     test_grow_backward();
     test_history_edge();
     test_arrival();
+    test_range();
     return tap_done();
 }
