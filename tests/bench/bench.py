@@ -121,8 +121,12 @@ class Fake:
         self.p = subprocess.Popen([sys.executable, FAKE, "--scenario", scenario, "--log", self.log],
                                   stdout=out, stderr=subprocess.DEVNULL,
                                   env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        self.wait_port(out, 200, "the fake AWS endpoint")
+
+    def wait_port(self, out, tries, what):
+        """Waits (tries x 50 ms) for the "PORT n" line the server prints."""
         self.port = None
-        for _ in range(200):
+        for _ in range(tries):
             out.seek(0)
             m = re.search(r"^PORT (\d+)", out.read(), re.M)
             if m:
@@ -130,7 +134,7 @@ class Fake:
                 break
             time.sleep(0.05)
         if not self.port:
-            raise SystemExit("bench: the fake AWS endpoint did not start")
+            raise SystemExit("bench: %s did not start" % what)
         self.url = "http://127.0.0.1:%d" % self.port
 
     def entries(self):
@@ -154,17 +158,7 @@ class Stub(Fake):
             cmd += ["--log", self.log]
         self.p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL,
                                   env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        self.port = None
-        for _ in range(1200):
-            out.seek(0)
-            m = re.search(r"^PORT (\d+)", out.read(), re.M)
-            if m:
-                self.port = int(m.group(1))
-                break
-            time.sleep(0.05)
-        if not self.port:
-            raise SystemExit("bench: the stub AWS endpoint did not start")
-        self.url = "http://127.0.0.1:%d" % self.port
+        self.wait_port(out, 1200, "the stub AWS endpoint")
 
     def cpu(self):
         with open("/proc/%d/stat" % self.p.pid) as f:

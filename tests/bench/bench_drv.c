@@ -39,18 +39,24 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Peak resident memory so far (VmHWM), kB. */
-static long peak_kb(void)
+/* A /proc/self/status figure in kB ("VmHWM": the peak so far, "VmRSS": now). */
+static long status_kb(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kb = -1;
+    size_t n = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+        if (!strncmp(line, key, n) && line[n] == ':' && sscanf(line + n + 1, "%ld", &kb) == 1)
             break;
     if (f)
         fclose(f);
     return kb;
+}
+
+static long peak_kb(void)
+{
+    return status_kb("VmHWM");
 }
 
 /* Bytes the store's series take, and how many series hold data (memory per route). */
@@ -210,18 +216,9 @@ static double cpu_s(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-/* Resident memory now (VmRSS), kB. */
 static long rss_kb(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
+    return status_kb("VmRSS");
 }
 
 static int do_scale(const char *conf, const char *url, int polls)
