@@ -93,48 +93,164 @@ static int wire_part(const struct cw_group *g, int i, bool detail, bool all)
     return cw->slow[x->route] ? 1 : 0;
 }
 
-/* qsort context: the routes the compared queries belong to */
-static const struct bt_route *key_routes;
+/* ---- which queries are the same one ----
+ * At 20,000 routes a group has ~320,000 queries; sorting them with string
+ * compares (three sorts a rebuild) was most of start-up. Each string is interned
+ * once (a hash table: equal text, equal number), every query becomes a tuple of
+ * integers, and one sort of those tuples numbers the distinct queries (kinds);
+ * a poll's dedup is then a linear pass over the kinds. */
 
-static int key_cmp(const struct bt_cw_query *x, const struct bt_cw_query *y)
+enum { KEY_NS, KEY_METRIC, KEY_STAT, KEY_PERIOD, KEY_MODEL, KEY_ACCOUNT, KEY_SUM, KEY_N };
+
+struct interner {
+    const char **str;
+    int *id;
+    size_t mask;             /* slots - 1 (a power of two, at least twice n) */
+    int n;
+};
+
+static uint32_t str_hash(const char *s)
 {
-    const struct bt_route *rx = &key_routes[x->route], *ry = &key_routes[y->route];
-    int c;
-    if ((c = strcmp(x->ns, y->ns)) || (c = strcmp(x->metric, y->metric)) ||
-        (c = strcmp(x->stat, y->stat)) || (c = x->period - y->period) ||
-        (c = strcmp(rx->model, ry->model)) || (c = strcmp(rx->account, ry->account)) ||
-        (c = strcmp(x->sumkey ? x->sumkey : "", y->sumkey ? y->sumkey : "")))
-        return c;
-    return 0;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
 }
 
-static const struct bt_cw_query *sort_q;
-static int idx_cmp(const void *a, const void *b)
+static void intern_init(struct interner *t, size_t slots)
+{
+    t->str = bt_xcalloc(slots, sizeof *t->str);
+    t->id = bt_xcalloc(slots, sizeof *t->id);
+    t->mask = slots - 1;
+}
+
+/* The slot holding s, or the empty one where it goes. */
+static size_t intern_slot(const struct interner *t, const char *s)
+{
+    size_t i = str_hash(s) & t->mask;
+    while (t->str[i] && t->str[i] != s && strcmp(t->str[i], s) != 0)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+static int intern(struct interner *t, const char *s)
+{
+    size_t i = intern_slot(t, s);
+    if (t->str[i])
+        return t->id[i];
+    if ((size_t)(t->n + 1) * 2 > t->mask + 1) { /* half full: twice the slots */
+        struct interner u = {.n = t->n};
+        intern_init(&u, (t->mask + 1) * 2);
+        for (size_t k = 0; k <= t->mask; k++)
+            if (t->str[k]) {
+                size_t j = intern_slot(&u, t->str[k]);
+                u.str[j] = t->str[k];
+                u.id[j] = t->id[k];
+            }
+        free(t->str);
+        free(t->id);
+        *t = u;
+        i = intern_slot(t, s);
+    }
+    t->str[i] = s;
+    return t->id[i] = t->n++;
+}
+
+/* intern() with the previous string of the same field remembered: a route's queries
+ * share its model and most queries the same namespace and statistic pointers. */
+struct memo {
+    const char *p;
+    int id;
+};
+static int intern_memo(struct interner *t, struct memo *m, const char *s)
+{
+    if (m->p != s) {
+        m->id = intern(t, s);
+        m->p = s;
+    }
+    return m->id;
+}
+
+static const int *sort_keys; /* qsort context: KEY_N integers per position */
+static int tuple_cmp(const void *a, const void *b)
 {
     int i = *(const int *)a, j = *(const int *)b;
-    int c = key_cmp(&sort_q[i], &sort_q[j]);
-    return c ? c : (i > j) - (i < j);
+    const int *x = sort_keys + (size_t)i * KEY_N, *y = sort_keys + (size_t)j * KEY_N;
+    for (int k = 0; k < KEY_N; k++)
+        if (x[k] != y[k])
+            return x[k] < y[k] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* kind[k] for q[idx[k]], k < n: equal for queries asking the same (namespace,
+ * metric, stat, period, dimension value, account, summed sets); returns how many
+ * kinds. */
+static int query_kinds(const struct bt_route *routes, const struct bt_cw_query *q, const int *idx,
+                       int n, int *kind)
+{
+    struct interner t = {0};
+    intern_init(&t, 256);
+    int *key = bt_xcalloc((size_t)(n ? n : 1) * KEY_N, sizeof *key);
+    int *ord = bt_xcalloc((size_t)(n ? n : 1), sizeof *ord);
+    struct memo memo[KEY_N] = {{0}};
+    for (int k = 0; k < n; k++) {
+        const struct bt_cw_query *x = &q[idx[k]];
+        const struct bt_route *rt = &routes[x->route];
+        int *kk = key + (size_t)k * KEY_N;
+        kk[KEY_NS] = intern_memo(&t, &memo[KEY_NS], x->ns);
+        kk[KEY_METRIC] = intern_memo(&t, &memo[KEY_METRIC], x->metric);
+        kk[KEY_STAT] = intern_memo(&t, &memo[KEY_STAT], x->stat);
+        kk[KEY_PERIOD] = x->period;
+        kk[KEY_MODEL] = intern_memo(&t, &memo[KEY_MODEL], rt->model);
+        kk[KEY_ACCOUNT] = intern_memo(&t, &memo[KEY_ACCOUNT], rt->account);
+        kk[KEY_SUM] = intern_memo(&t, &memo[KEY_SUM], x->sumkey ? x->sumkey : "");
+        ord[k] = k;
+    }
+    sort_keys = key;
+    qsort(ord, (size_t)n, sizeof *ord, tuple_cmp);
+    int kinds = 0;
+    for (int k = 0; k < n; k++) {
+        if (k > 0 && memcmp(key + (size_t)ord[k] * KEY_N, key + (size_t)ord[k - 1] * KEY_N,
+                            KEY_N * sizeof *key) != 0)
+            kinds++;
+        kind[ord[k]] = kinds;
+    }
+    free(ord);
+    free(key);
+    free(t.str);
+    free(t.id);
+    return n ? kinds + 1 : 0;
+}
+
+/* rep[idx[k]] = the lowest index among idx[0..n) of its kind (kind_of[k]); returns
+ * the number of distinct ones. */
+static int dedup_kinds(const int *kind_of, int nkinds, const int *idx, int n, int *rep)
+{
+    int *first = bt_xmalloc((size_t)(nkinds ? nkinds : 1) * sizeof *first);
+    for (int k = 0; k < nkinds; k++)
+        first[k] = -1;
+    int distinct = 0;
+    for (int k = 0; k < n; k++) {
+        int i = idx[k], kd = kind_of[k];
+        if (first[kd] < 0 || first[kd] > i) {
+            distinct += first[kd] < 0;
+            first[kd] = i;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        rep[idx[k]] = first[kind_of[k]];
+    free(first);
+    return distinct;
 }
 
 int bt_cloudwatch_dedup(const struct bt_route *routes, const struct bt_cw_query *q,
                         const int *idx, int n, int *rep)
 {
-    int *ord = bt_xcalloc((size_t)(n ? n : 1), sizeof *ord);
-    memcpy(ord, idx, (size_t)n * sizeof *ord);
-    key_routes = routes;
-    sort_q = q;
-    qsort(ord, (size_t)n, sizeof *ord, idx_cmp);
-    int distinct = 0;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || key_cmp(&q[ord[i]], &q[ord[i - 1]]) != 0) {
-            distinct++;
-            rep[ord[i]] = ord[i]; /* the lowest index of its kind (ties sort by index) */
-        } else {
-            rep[ord[i]] = rep[ord[i - 1]];
-        }
-    }
-    free(ord);
-    return distinct;
+    int *kind = bt_xcalloc((size_t)(n ? n : 1), sizeof *kind);
+    int nk = query_kinds(routes, q, idx, n, kind);
+    int d = dedup_kinds(kind, nk, idx, n, rep);
+    free(kind);
+    return d;
 }
 
 /* The wire queries of q[from, to) that are due (part: wire_part's, -1 every one),
@@ -142,13 +258,16 @@ int bt_cloudwatch_dedup(const struct bt_route *routes, const struct bt_cw_query 
 static void add_wire(struct cw_group *g, int from, int to, int part, bool detail, bool all,
                      int *rep, int *pos)
 {
-    const struct bt_route *routes = g->cw->ctx->cfg->routes;
     int *idx = bt_xcalloc((size_t)(to - from + 1), sizeof *idx);
+    int *kind = bt_xcalloc((size_t)(to - from + 1), sizeof *kind);
     int n = 0;
     for (int i = from; i < to; i++)
-        if (part < 0 || wire_part(g, i, detail, all) == part)
+        if (part < 0 || wire_part(g, i, detail, all) == part) {
+            kind[n] = g->kind[i];
             idx[n++] = i;
-    bt_cloudwatch_dedup(routes, g->q, idx, n, rep);
+        }
+    dedup_kinds(kind, g->nkinds, idx, n, rep);
+    free(kind);
     int w0 = g->nwire;
     for (int k = 0; k < n; k++) {
         int i = idx[k];
@@ -239,6 +358,19 @@ void cw_build_queries(struct cw_group *g)
             g->nq += cw->nodata[r][0] ? 0 : n;
         }
     }
+    /* built in room for every signal of every route; kept at the size used (at
+     * 20,000 routes 16 queries a route of the 38 there was room for, 1.4 kB a route
+     * in q and as much in wq) */
+    cap = (size_t)g->nq + 1;
+    g->q = bt_xrealloc(g->q, cap * sizeof *g->q);
+    /* every query's kind, once: the polls below only look them up */
+    int *all = bt_xcalloc((size_t)g->nq + 1, sizeof *all);
+    for (int i = 0; i < g->nq; i++)
+        all[i] = i;
+    free(g->kind);
+    g->kind = bt_xcalloc((size_t)g->nq + 1, sizeof *g->kind);
+    g->nkinds = query_kinds(routes, g->q, all, g->nq, g->kind);
+    free(all);
     free(g->wq);
     free(g->wire);
     free(g->mfirst);
@@ -771,6 +903,7 @@ static void cw_destroy(void *self)
         struct cw_group *g = &cw->g[i];
         free_chunks(g);
         free(g->q);
+        free(g->kind);
         free(g->wq);
         free(g->wire);
         free(g->mfirst);

@@ -83,6 +83,8 @@ struct cw_group {
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
     int nslow;               /* per-minute ones whose routes are all calm: every 5 minutes */
     int nday;                /* distinct day sums, asked every poll (cost) */
+    int *kind;               /* per q index: which distinct query it is (0 .. nkinds) */
+    int nkinds;
     bool detail_now;         /* this poll includes the detail queries */
     int64_t detail_at;       /* start of the last poll that did (0 never) */
     struct cw_chunk *chunks;
