@@ -1,6 +1,6 @@
-/* The observed ceiling and the limits to set at the admission boundary (core/plan.h):
- * concurrency from the operating point, the token budget of the group, max_tokens from
- * the output distribution, a retry budget with backoff. */
+/* The limits to set at the admission boundary (core/plan.h): concurrency from the
+ * operating point, the token budget of the group, max_tokens from the output
+ * distribution, a retry budget with backoff. */
 #include "core/plan.h"
 
 #include <math.h>
@@ -12,75 +12,6 @@
 #include "core/format.h"
 #include "core/plan_int.h"
 #include "core/util.h"
-
-/* ---- observed ceiling ---- */
-
-void bt_plan_ceiling(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
-                     struct bt_ceiling *c)
-{
-    memset(c, 0, sizeof *c);
-    c->tokens = c->requests = c->pct_of_quota = NAN;
-    c->quota = e->quota;
-    c->rpm_quota = e->side[BT_SIDE_RPM].applies ? e->side[BT_SIDE_RPM].quota : NAN;
-    if (!e->minute)
-        return;
-    int grp[BT_MAX_SHARED + 1], n = 0;
-    grp[n++] = e->route;
-    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++)
-        grp[n++] = e->shared_with[i];
-    double submitted_max = NAN, server = 0;
-    for (int i = 0; i < BT_PLAN_WINDOW; i++) {
-        int64_t m = e->minute - 60 * (int64_t)i;
-        double thr = 0, tok = NAN, req = NAN, sub = 0, srv = 0;
-        for (int k = 0; k < n; k++) {
-            thr += bt_z(bt_store_at(st, grp[k], BT_SIG_THROTTLES, m));
-            struct bt_minute_fig f;
-            bt_minute_figures(cfg, st, grp[k], m, &f);
-            if (!isnan(f.settled))
-                tok = bt_z(tok) + f.settled;
-            double inv = bt_store_at(st, grp[k], BT_SIG_INVOCATIONS, m);
-            if (!isnan(inv))
-                req = bt_z(req) + inv;
-            srv += bt_z(bt_store_at(st, grp[k], BT_SIG_SERVER_ERRORS, m));
-            sub += bt_z(inv) + bt_z(bt_store_at(st, grp[k], BT_SIG_THROTTLES, m)) +
-                   bt_z(bt_store_at(st, grp[k], BT_SIG_CLIENT_ERRORS, m)) +
-                   bt_z(bt_store_at(st, grp[k], BT_SIG_SERVER_ERRORS, m));
-        }
-        if (thr <= 0)
-            continue;
-        c->throttled_minutes++;
-        server += srv;
-        submitted_max = bt_nanmax(submitted_max, sub);
-        if (!isnan(tok) && (isnan(c->tokens) || tok > c->tokens)) {
-            c->tokens = tok;
-            c->tokens_minute = m;
-        }
-        c->requests = bt_nanmax(c->requests, req);
-    }
-    if (isnan(c->tokens) || !(c->quota > 0))
-        return;
-    c->pct_of_quota = 100 * c->tokens / c->quota;
-    c->far_below = c->tokens < 0.5 * c->quota;
-    if (!c->far_below)
-        return;
-    if (e->tpd > 0 && e->group_tokens_today >= 0.95 * e->tpd) {
-        c->points_to = "daily";
-        snprintf(c->why, sizeof c->why, "the daily quota: %.1f%% of it used today",
-                 100 * e->group_tokens_today / e->tpd);
-    } else if (c->rpm_quota > 0 && submitted_max >= 0.8 * c->rpm_quota) {
-        c->points_to = "rpm";
-        snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests submitted a minute "
-                 "against %.0f", submitted_max, c->rpm_quota);
-    } else if (server > 0) {
-        c->points_to = "capacity";
-        snprintf(c->why, sizeof c->why, "service capacity, not a quota: %.0f server errors rose "
-                 "with the throttles", server);
-    } else {
-        c->points_to = "reservations";
-        snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per call, "
-                 "bursts): settled tokens stay far below what admission checks");
-    }
-}
 
 /* ---- the limits to set ---- */
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ceiling.h"
 #include "core/util.h"
 
 _Static_assert(BT_W_COUNT <= 64, "a point holds one bit per warning code");
@@ -113,79 +114,40 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
     }
 }
 
-/* One member's figures at one minute. */
-struct member_min {
-    double tok[2];           /* quota tokens charged: runtime [0]; mantle input, output */
-    double inv, thr, requests, input_total, output;
-    bool data;
-};
-
-static void member_at(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t m,
-                      struct member_min *x)
-{
-    const struct bt_route *rt = &cfg->routes[r];
-    double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
-    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    double thr = bt_store_at(st, r, BT_SIG_THROTTLES, m);
-    double est = bt_store_at(st, r, BT_SIG_ESTIMATED_TPM, m);
-    x->data = !isnan(inv) || !isnan(in) || !isnan(out) || !isnan(thr) || !isnan(est);
-    /* charged work as the dashboard's per-minute figures count it, without the held
-     * reservations: max(settled, EstimatedTPMQuotaUsage); mantle: the input side */
-    struct bt_minute_fig f;
-    bt_minute_figures(cfg, st, r, m, &f);
-    x->tok[0] = z(fmax(f.settled, f.estimated));
-    x->tok[1] = rt->endpoint == BT_EP_MANTLE ? z(out) : 0; /* mantle output, as generated */
-    x->inv = z(inv);
-    x->thr = z(thr);
-    x->requests = bt_requests_submitted(inv, thr, bt_store_at(st, r, BT_SIG_CLIENT_ERRORS, m),
-                                        bt_store_at(st, r, BT_SIG_SERVER_ERRORS, m));
-    x->input_total = z(in) + z(bt_store_at(st, r, BT_SIG_CACHE_READ, m)) +
-                     z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m));
-    x->output = z(out);
-}
-
 static void group_figures(const struct bt_config *cfg, const struct bt_store *st, int64_t from,
                           int n, const int *members, int nm, double margin, struct bt_qr_group *g)
 {
     double *tok[2] = {bt_xcalloc((size_t)n, sizeof(double)), bt_xcalloc((size_t)n, sizeof(double))};
     double *rpm = bt_xcalloc((size_t)n, sizeof(double));
-    double ceiling[2] = {NAN, NAN};
+    double *tier = bt_xcalloc((size_t)n, sizeof(double));
     double inputs = 0, outputs = 0, calls = 0;
     g->max_tokens = NAN;
+    g->tier_tpm = (struct bt_qr_stat){NAN, NAN, NAN};
     int busy = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
-        double t[2] = {0, 0}, inv = 0, thr = 0, req = 0;
-        bool data = false;
-        for (int k = 0; k < nm; k++) {
-            struct member_min x;
-            member_at(cfg, st, members[k], m, &x);
-            data |= x.data;
-            t[0] += x.tok[0];
-            t[1] += x.tok[1];
-            inv += x.inv;
-            thr += x.thr;
-            req += x.requests;
-            if (x.inv > 0) { /* per-request averages over minutes that had requests */
-                inputs += x.input_total;
-                outputs += x.output;
-                calls += x.inv;
-            }
+        struct bt_group_minute x;
+        bt_group_minute(cfg, st, members, nm, m, &x);
+        if (x.inv > 0) { /* per-request averages over minutes that had requests */
+            inputs += x.input_total;
+            outputs += x.output;
+            calls += x.inv;
+        }
+        for (int k = 0; k < nm; k++)
             g->max_tokens = fmax(g->max_tokens, bt_store_at(st, members[k], BT_SIG_ADM_MAX_TOKENS, m));
+        g->minutes_with_data += x.data;
+        g->requests += x.inv;
+        g->throttled_requests += x.thr;
+        g->throttled_minutes += x.thr > 0;
+        if (x.tier_seen) {
+            g->tier_minutes++;
+            g->tier_requests += x.tier_inv;
         }
-        g->minutes_with_data += data;
-        g->requests += inv;
-        g->throttled_requests += thr;
-        if (thr > 0) {
-            g->throttled_minutes++;
-            for (int s = 0; s < g->nsides; s++)
-                ceiling[s] = fmax(ceiling[s], t[s]);
-        }
-        if (inv > 0 || t[0] > 0 || t[1] > 0) {
-            tok[0][busy] = t[0];
-            tok[1][busy] = t[1];
-            rpm[busy] = req;
+        if (x.inv > 0 || x.tok[0] > 0 || x.tok[1] > 0 || x.tier_tok > 0) {
+            tok[0][busy] = x.tok[0];
+            tok[1][busy] = x.tok[1];
+            rpm[busy] = x.requests;
+            tier[busy] = x.tier_seen ? x.tier_tok : NAN;
             busy++;
         }
     }
@@ -195,15 +157,20 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         g->max_tokens = fmax(g->max_tokens, cfg->routes[members[k]].max_tokens);
     g->avg_input = calls > 0 ? inputs / calls : NAN;
     g->avg_output = calls > 0 ? outputs / calls : NAN;
+    /* the observed ceiling: core/ceiling.c, the one the dashboard and plan show */
+    struct bt_ceiling ce;
+    bt_ceiling_scan(cfg, st, members, nm, from, from + 60 * (int64_t)(n - 1), &ce);
     for (int s = 0; s < g->nsides; s++) {
         struct bt_qr_side *sd = &g->side[s];
         stat_of(tok[s], busy, &sd->tpm);
-        sd->ceiling = ceiling[s];
+        sd->ceiling = s ? ce.tokens_out : ce.tokens;
         ask_for(sd->tpm.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
         sd->peak_pct = !isnan(sd->quota) && sd->quota > 0 && !isnan(sd->tpm.max)
                            ? 100 * sd->tpm.max / sd->quota
                            : NAN;
     }
+    if (g->tier_minutes)
+        stat_of(tier, busy, &g->tier_tpm);
     if (g->scope != BT_QR_MANTLE) {
         stat_of(rpm, busy, &g->rpm);
         ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
@@ -214,6 +181,7 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     free(tok[0]);
     free(tok[1]);
     free(rpm);
+    free(tier);
 }
 
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,

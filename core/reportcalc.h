@@ -76,6 +76,11 @@ struct bt_qr_group {
     int minutes_with_data;   /* minutes some member had a datapoint (busy or not) */
     int busy_minutes;        /* minutes with invocations or tokens */
     int throttled_minutes;   /* minutes with InvocationThrottles > 0 */
+    /* the reserved service tier: its own capacity, taken out of the TPM figures above
+     * (ResolvedServiceTier=reserved; overflow to Standard stays in them) */
+    int tier_minutes;        /* minutes with reserved-tier series (0: none, figures NAN) */
+    struct bt_qr_stat tier_tpm; /* its input + output tokens per busy minute */
+    double tier_requests;    /* its calls over the window (in `requests`, every tier's) */
 };
 
 struct bt_qr {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ceiling.h"
 #include "core/reportcalc.h"
 #include "core/sanitize.h"
 #include "render/reportdoc.h"
@@ -121,6 +122,19 @@ static void quota_request(void)
     OK(g->throttled_minutes == 2, "two minutes throttled (got %d)", g->throttled_minutes);
     NEAR(g->throttled_requests, 47, 0, "47 requests throttled");
     NEAR(sd->ceiling, 520000, 0, "observed ceiling: most accepted in a throttled minute");
+    {
+        /* one ceiling for every reader: core/ceiling.c's scan of the group gives the
+         * request's figure, at 10:02 (the minute of 520,000), with 2 throttled minutes */
+        struct bt_ceiling ce;
+        int grp[] = {0, 1};
+        bt_ceiling_scan(&rp.cfg, &rp.store, grp, 2, from, to, &ce);
+        NEAR(ce.tokens, sd->ceiling, 0, "the request's ceiling is core/ceiling.c's");
+        NEAR((double)ce.tokens_minute, T0 + 120, 0, "at 10:02");
+        OK(ce.throttled_minutes == 2, "two throttled minutes scanned (got %d)", ce.throttled_minutes);
+        /* submitted at 10:02: 220 + 35 = 255; the most completed 220 */
+        NEAR(ce.submitted_max, 255, 0, "most submitted in a throttled minute 255");
+        NEAR(ce.requests, 220, 0, "most completed in a throttled minute 220");
+    }
     NEAR(sd->ask, 630000, 0, "ask: 520,000 x 1.2 rounded up");
     OK(!sd->increase_needed, "630,000 fits 1,000,000: no increase needed");
     NEAR(sd->peak_pct, 52, 1e-9, "the peak is 52% of the quota");
