@@ -2,6 +2,7 @@
 #include "core/reportcalc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -336,16 +337,9 @@ static struct bt_tl_entry *tl_add(struct builder *b, int64_t minute, enum bt_tl_
         inc->tl = bt_xrealloc(inc->tl, (size_t)b->cap_tl * sizeof *inc->tl);
     }
     struct bt_tl_entry *t = &inc->tl[inc->ntl++];
-    *t = (struct bt_tl_entry){.minute = minute, .kind = kind, .route = route, .value = NAN};
+    *t = (struct bt_tl_entry){.minute = minute, .kind = kind, .route = route, .value = NAN,
+                              .order = inc->ntl - 1};
     return t;
-}
-
-static const struct bt_warning *find_warning(const struct bt_eval *e, enum bt_wcode c)
-{
-    for (int w = 0; w < e->nwarn; w++)
-        if (e->warnings[w].code == c)
-            return &e->warnings[w];
-    return NULL;
 }
 
 static void tally_causes(struct builder *b, const struct bt_eval *e, int r, int64_t m)
@@ -378,7 +372,9 @@ static void tally_causes(struct builder *b, const struct bt_eval *e, int r, int6
     }
 }
 
-static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, int i, int64_t m)
+/* The data changes of minute i the event log does not carry: throttling starting or
+ * stopping, and a quota's new value. */
+static void timeline_minute(struct builder *b, int r, int i, int64_t m)
 {
     const struct bt_incident *inc = b->inc;
     const struct bt_inc_point *p = bt_inc_at(inc, r, i), *q = bt_inc_at(inc, r, i - 1);
@@ -386,23 +382,6 @@ static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, i
         tl_add(b, m, BT_TL_THROTTLE_ON, r)->value = p->throttles;
     if (!(p->throttles > 0) && q->throttles > 0)
         tl_add(b, m, BT_TL_THROTTLE_OFF, r);
-    if (p->status != q->status) {
-        struct bt_tl_entry *t = tl_add(b, m, BT_TL_STATUS, r);
-        t->from = q->status;
-        t->to = p->status;
-    }
-    for (int c = 0; c < BT_W_COUNT; c++) {
-        uint64_t bit = (uint64_t)1 << c;
-        if ((p->warn & bit) && !(q->warn & bit)) {
-            const struct bt_warning *w = find_warning(e, (enum bt_wcode)c);
-            struct bt_tl_entry *t = tl_add(b, m, BT_TL_WARN_ON, r);
-            t->code = (enum bt_wcode)c;
-            t->severity = w ? w->severity : BT_ST_WARN;
-            bt_strlcpy(t->text, w ? w->message : "", sizeof t->text);
-        } else if (!(p->warn & bit) && (q->warn & bit)) {
-            tl_add(b, m, BT_TL_WARN_OFF, r)->code = (enum bt_wcode)c;
-        }
-    }
     for (int s = 0; s < 2; s++) {
         double a = q->side_quota[s], v = p->side_quota[s];
         if (isnan(v) || (!isnan(a) && a == v))
@@ -411,6 +390,65 @@ static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, i
         t->value = v;
         t->side = s;
     }
+}
+
+/* "CODE raised: message" -> "message" (the log's line as events.c words it) */
+static const char *after_prefix(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(text, prefix, n) == 0 ? text + n : text;
+}
+
+/* The event log's entries of the window, for the routes kept (and every route's). */
+static void timeline_events(struct builder *b, const bool *keep)
+{
+    struct bt_incident *inc = b->inc;
+    const struct bt_evlog *l = inc->log;
+    static const enum bt_tl_kind kinds[BT_LOG_KIND_COUNT] = {
+        [BT_LOG_STATUS] = BT_TL_STATUS,   [BT_LOG_RAISED] = BT_TL_WARN_ON,
+        [BT_LOG_CLEARED] = BT_TL_WARN_OFF, [BT_LOG_FAILED] = BT_TL_FAILED,
+        [BT_LOG_RECOVERED] = BT_TL_RECOVERED, [BT_LOG_MARKER] = BT_TL_MARKER};
+    for (size_t i = 0; i < l->n; i++) {
+        const struct bt_logent *e = &l->e[i];
+        if (e->minute < inc->from || e->minute > inc->to ||
+            (e->route >= 0 && keep && !keep[e->route]))
+            continue;
+        struct bt_tl_entry *t = tl_add(b, e->minute, kinds[e->kind], e->route);
+        t->ev = e;
+        t->from = e->from;
+        t->to = e->to;
+        t->code = e->code;
+        t->severity = e->severity;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s raised: ", bt_wcode_name(e->code));
+        const char *text = e->kind == BT_LOG_MARKER   ? after_prefix(e->text, "marker: ")
+                           : e->kind == BT_LOG_RAISED ? after_prefix(e->text, prefix)
+                                                      : e->text;
+        bt_strlcpy(t->text, text, sizeof t->text);
+        if (e->kind == BT_LOG_MARKER && inc->nmarkers < (int)BT_ARRAY_LEN(inc->marker_minute)) {
+            inc->marker_minute[inc->nmarkers] = e->minute;
+            inc->marker_text[inc->nmarkers++] = after_prefix(e->text, "marker: ");
+        }
+    }
+}
+
+/* Time order; in a minute the markers, then route by route its events as logged,
+ * throttling before them and a quota's value after. */
+static int tl_rank(const struct bt_tl_entry *t)
+{
+    return t->kind == BT_TL_THROTTLE_ON || t->kind == BT_TL_THROTTLE_OFF ? 0 : t->kind == BT_TL_QUOTA ? 2 : 1;
+}
+
+static int cmp_tl(const void *a, const void *b)
+{
+    const struct bt_tl_entry *x = a, *y = b;
+    if (x->minute != y->minute)
+        return x->minute < y->minute ? -1 : 1;
+    if (x->route != y->route)
+        return x->route < y->route ? -1 : 1;
+    if (tl_rank(x) != tl_rank(y))
+        return tl_rank(x) - tl_rank(y);
+    return x->order - y->order;
 }
 
 static int cmp_cause(const void *a, const void *b)
@@ -518,7 +556,6 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     }
     struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
     struct builder b = {.inc = out};
-    size_t mk = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
         /* as on screen while m was the newest complete minute: export's rows and
@@ -526,17 +563,6 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
         int64_t shown = bt_replay_minute_instant(rp, m);
         bt_replay_seek(rp, shown);
         bt_eval_all(cfg, &rp->store, shown, evals);
-        for (; mk < rp->nmarkers && bt_data_minute(cfg, rp->markers[mk].t) <= m; mk++) {
-            int64_t dm = bt_data_minute(cfg, rp->markers[mk].t);
-            if (dm < from)
-                continue;
-            bt_strlcpy(tl_add(&b, dm, BT_TL_MARKER, -1)->text, rp->markers[mk].text,
-                       sizeof out->tl[0].text);
-            if (out->nmarkers < (int)BT_ARRAY_LEN(out->marker_minute)) {
-                out->marker_minute[out->nmarkers] = dm;
-                out->marker_text[out->nmarkers++] = rp->markers[mk].text;
-            }
-        }
         for (int r = 0; r < nr; r++) {
             if (keep && !keep[r])
                 continue;
@@ -546,11 +572,18 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;
             if (i > 0)
-                timeline_minute(&b, &evals[r], r, i, m);
+                timeline_minute(&b, r, i, m);
             tally_causes(&b, &evals[r], r, m);
         }
     }
     free(evals);
+    /* the event log of the whole recording (so the window's first minute shows what
+     * changed then, not what was already so), the one the dashboard's `e` shows */
+    out->log = bt_xcalloc(1, sizeof *out->log);
+    bt_evlog_init(out->log, nr);
+    bt_evlog_from_replay(out->log, rp);
+    timeline_events(&b, keep);
+    qsort(out->tl, (size_t)out->ntl, sizeof *out->tl, cmp_tl);
     summarize_routes(out, keep);
     rank_causes(&b);
     bt_replay_seek(rp, rp->end);
@@ -564,5 +597,8 @@ void bt_incident_free(struct bt_incident *inc)
     free(inc->shown);
     free(inc->group);
     free(inc->tl);
+    if (inc->log)
+        bt_evlog_free(inc->log);
+    free(inc->log);
     *inc = (struct bt_incident){0};
 }

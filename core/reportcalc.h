@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/dataminute.h"
+#include "core/events.h"
 #include "core/headroom.h"
 #include "core/model.h"
 #include "core/recording.h"
@@ -114,18 +115,24 @@ struct bt_inc_point {
     uint64_t warn;           /* bit per warning code */
 };
 
+/* The timeline: the event log's entries (core/events.h, the one the dashboard shows
+ * with `e`: status changes, warnings raised and cleared, collector failures and
+ * recoveries, markers) in the window, with the data changes the log does not carry
+ * (throttling starting and stopping, a quota's new value) from the per-minute points. */
 enum bt_tl_kind { BT_TL_STATUS, BT_TL_WARN_ON, BT_TL_WARN_OFF, BT_TL_MARKER, BT_TL_QUOTA,
-                  BT_TL_THROTTLE_ON, BT_TL_THROTTLE_OFF };
+                  BT_TL_THROTTLE_ON, BT_TL_THROTTLE_OFF, BT_TL_FAILED, BT_TL_RECOVERED };
 struct bt_tl_entry {
     int64_t minute;          /* data minute */
     enum bt_tl_kind kind;
-    int route;               /* -1: every route (markers) */
+    int route;               /* -1: every route (markers, a source's failure) */
+    const struct bt_logent *ev; /* the event log's entry (NULL: a data change) */
     enum bt_status from, to; /* BT_TL_STATUS */
     enum bt_wcode code;      /* BT_TL_WARN_* */
     enum bt_status severity;
     double value;            /* BT_TL_QUOTA: the new value; BT_TL_THROTTLE_ON: throttles/min */
     int side;                /* BT_TL_QUOTA: the side (bt_inc_point's side index) */
-    char text[320];          /* the warning's message, the marker's note, the quota's name */
+    char text[320];          /* the warning's message, the marker's note, the log's line */
+    int order;               /* as added (ties of the time order keep it) */
 };
 
 /* A cause the warnings named, with the route-minutes that named it. */
@@ -172,6 +179,7 @@ struct bt_incident {
     int *group;              /* per route: its quota group's leader (bt_eval.group_leader):
                               * routes of one group share every side's headroom */
     int nshown;
+    struct bt_evlog *log;    /* the recording's whole event log the timeline is taken from */
     struct bt_tl_entry *tl;
     int ntl;
     struct bt_inc_cause cause[BT_INC_MAX_CAUSES];

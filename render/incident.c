@@ -400,8 +400,9 @@ static void routes_table(const struct bt_incident *inc, const struct bt_replay *
 
 static void timeline(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
 {
-    bt_buf_puts(b, "\n## Timeline\n\nStatus changes, warnings, throttling and markers, on the "
-                   "CloudWatch data-minute clock (UTC).\n\n| data minute | route | event |\n|---|---|---|\n");
+    bt_buf_puts(b, "\n## Timeline\n\nStatus changes, warnings, collector failures and markers as the "
+                   "dashboard's event log (`e`) has them, and throttling, on the CloudWatch data-minute "
+                   "clock (UTC).\n\n| data minute | route | event |\n|---|---|---|\n");
     int marker = 0;
     for (int i = 0; i < inc->ntl; i++) {
         const struct bt_tl_entry *t = &inc->tl[i];
@@ -415,7 +416,18 @@ static void timeline(const struct bt_incident *inc, const struct bt_replay *rp, 
         bt_buf_puts(b, " | ");
         switch (t->kind) {
         case BT_TL_STATUS:
-            bt_buf_printf(b, "status **%s** -> **%s**", bt_status_name(t->from), bt_status_name(t->to));
+            if (t->ev && !strstr(t->ev->text, " -> ")) /* the log's first look */
+                bt_buf_printf(b, "status **%s** (when the recording starts)", bt_status_name(t->to));
+            else
+                bt_buf_printf(b, "status **%s** -> **%s**", bt_status_name(t->from), bt_status_name(t->to));
+            break;
+        case BT_TL_FAILED:
+            bt_buf_puts(b, "**");
+            md(b, t->text);
+            bt_buf_puts(b, "**");
+            break;
+        case BT_TL_RECOVERED:
+            md(b, t->text);
             break;
         case BT_TL_WARN_ON:
             bt_buf_printf(b, "**%s** (%s): ", bt_wcode_name(t->code), bt_status_name(t->severity));
