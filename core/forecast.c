@@ -48,6 +48,7 @@ static void forecast_fit(const struct bt_eval *now, struct bt_eval *const *frame
     f->minutes_q = BT_QL_UNKNOWN;
     f->side = now->binding;
     int64_t m0 = now->minute;
+    f->minute = m0;
     const struct bt_side_fig *s = &now->side[f->side];
     f->quota = s->applies ? s->quota : NAN;
     if (f->side == BT_SIDE_DAILY || f->side == BT_SIDE_DAILY_ACCOUNT) {

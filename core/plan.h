@@ -80,6 +80,7 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
 #define BT_FORECAST_SHOW 60      /* shown beside headroom when it runs out within an hour */
 struct bt_forecast {
     enum bt_side side;          /* the binding side the trend is of */
+    int64_t minute;             /* the evaluated (data) minute the fit ends at (0: none) */
     int points;
     double slope;               /* group use, per minute per minute (least squares) */
     double fitted_now;          /* the fitted use at the evaluated minute */
