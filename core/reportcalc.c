@@ -174,7 +174,10 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         stat_of(tier, busy, &g->tier_tpm);
     if (g->scope != BT_QR_MANTLE) {
         stat_of(rpm, busy, &g->rpm);
-        ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
+        if (!isnan(g->rpm_quota))
+            ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
+        else
+            g->rpm_ask = NAN; /* no RPM quota listed: nothing to raise */
     } else {
         g->rpm = (struct bt_qr_stat){NAN, NAN, NAN};
         g->rpm_ask = NAN;
@@ -183,6 +186,52 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     free(tok[1]);
     free(rpm);
     free(tier);
+}
+
+/* "Legacy" in a quota's name, any case. */
+static bool legacy_name(const char *name)
+{
+    static const char w[] = "legacy";
+    for (const char *p = name; *p; p++) {
+        size_t k = 0;
+        while (w[k] && p[k] && (p[k] | 0x20) == w[k])
+            k++;
+        if (!w[k])
+            return true;
+    }
+    return false;
+}
+
+/* A legacy model: CloudWatch lists LegacyModelInvocations for a member, or a quota
+ * of the group carries a legacy name. AWS refuses increases for it, so the request
+ * asks for nothing and says what a current model would need instead. */
+static void legacy_of(const struct bt_config *cfg, const int *members, int nm, struct bt_qr_group *g)
+{
+    for (int k = 0; k < nm && !g->legacy; k++) {
+        const struct bt_route *rt = &cfg->routes[members[k]];
+        if (rt->legacy_seen) {
+            g->legacy = true;
+            snprintf(g->legacy_why, sizeof g->legacy_why, "CloudWatch lists LegacyModelInvocations "
+                     "for %s (route %s)", rt->model, rt->name);
+        }
+    }
+    for (int s = 0; s < g->nsides && !g->legacy; s++) {
+        if (legacy_name(g->side[s].quota_name)) {
+            g->legacy = true;
+            snprintf(g->legacy_why, sizeof g->legacy_why, "the quota's name marks it legacy: %s",
+                     g->side[s].quota_name);
+        }
+    }
+    g->legacy_size = NAN;
+    if (!g->legacy)
+        return;
+    g->legacy_size = g->side[0].ask;
+    for (int s = 0; s < g->nsides; s++) {
+        g->side[s].ask = NAN;
+        g->side[s].increase_needed = false;
+    }
+    g->rpm_ask = NAN;
+    g->rpm_increase_needed = false;
 }
 
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
@@ -238,6 +287,7 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
             bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
         }
         group_figures(cfg, st, from, n, members, nm, margin, g);
+        legacy_of(cfg, members, nm, g);
     }
     free(done);
     free(members);

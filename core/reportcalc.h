@@ -58,10 +58,17 @@ struct bt_qr_group {
     enum bt_qr_scope scope;
     const char *model;       /* the first route's (base) model */
     const char *region;
+    bool legacy;             /* a legacy model (DOMAIN.md: AWS refuses increases for models
+                              * scheduled for retirement): nothing is asked, ask NAN */
+    char legacy_why[240];    /* the evidence: LegacyModelInvocations, or the quota's name */
+    double legacy_size;      /* the TPM a current model would need for this load (peak x
+                              * margin, rounded up; NAN: no usage) */
     double burndown;         /* output multiplier used (runtime; the first route's) */
     const char *burndown_source;
     struct bt_qr_side side[2];
     int nsides;              /* runtime 1 (tpm), mantle 2 (input, output) */
+    /* requests submitted per minute, the RPM quota's measure; no ask without an RPM
+     * quota listed (a model without one is limited by tokens only) */
     struct bt_qr_stat rpm;   /* requests submitted per minute, the RPM quota's measure
                               * (Invocations + throttled + failed) */
     double rpm_quota;        /* NAN: none listed (mantle enforces none) */

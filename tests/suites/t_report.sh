@@ -80,6 +80,25 @@ assert b"\x1b" not in t and b"chat?[31m|<b>x</b>*" in t, t[:300]
 assert "\x1b" not in m and "chat?\\[31m\\|\\<b\\>x\\</b\\>\\*" in m, m[:400]
 assert json.load(open(sys.argv[3]))["quota_groups"][0]["routes"][0] == "chat\u001b[31m|<b>x</b>*"
 PY
+# The reserved tier and a legacy model (tests/data/quota-request-tier.rec; figures
+# worked in tests/unit/test_reportcalc.c): the on-demand figures without the reserved
+# tier, which is listed apart; nothing asked for the legacy model, and why.
+TF=$BEDTOP_SRCDIR/tests/data/quota-request-tier.rec
+"$BEDTOP" report quota-request "$TF" >"$TMP/tier.txt" 2>/dev/null
+"$BEDTOP" report quota-request "$TF" -f json >"$TMP/tier.json" 2>/dev/null
+check "tier: on-demand steady 100,000 and peak 180,000, the reserved tier listed apart" sh -c \
+    "grep -q '^Steady-state TPM  *100,000 tokens' '$TMP/tier.txt' && grep -q '^Peak TPM  *180,000 (p99), 180,000 (max)' '$TMP/tier.txt' && grep -q '^Reserved tier (not counted)  *54,000 tokens per minute steady, 60,000 (p99), 60,000 (max) at peak, 90 requests' '$TMP/tier.txt'"
+check "legacy: says so and asks for nothing" sh -c \
+    "grep -q '^Legacy model  *CloudWatch lists LegacyModelInvocations for amazon.titan-text-express-v1' '$TMP/tier.txt' && grep -q '^Case description: none (a legacy model' '$TMP/tier.txt' && ! grep -q 'We request an increase' '$TMP/tier.txt'"
+check "tier/legacy JSON validates; ask null for the legacy model" python3 - "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/tier.json" <<'PY'
+import json, subprocess, sys
+subprocess.run([sys.executable, sys.argv[1].rsplit("/data/", 1)[0] + "/tests/schema_check.py", sys.argv[1], sys.argv[2]], check=True)
+f, o = json.load(open(sys.argv[2]))["quota_groups"]
+assert f["reserved_tier"]["tokens_per_minute"] == {"steady": 54000, "peak_p99": 60000, "peak_max": 60000}, f
+assert f["legacy"] is False and f["rpm"]["ask"] is None, f
+assert o["legacy"] and o["quotas"][0]["ask"] is None and o["size_for_current_model"] == 42000, o
+assert o["reserved_tier"] is None
+PY
 expect_rc "quota-request needs a FILE or --since" 3 "$BEDTOP" report quota-request
 check "... and says so" grep -q "give a recording FILE or --since 7d" "$TMP/last.err"
 expect_rc "an unknown report is refused" 3 "$BEDTOP" report weekly "$FX"

@@ -169,6 +169,69 @@ out:
     bt_replay_free(&rp);
 }
 
+/* tests/data/quota-request-tier.rec, written by hand: minutes 10:00..10:02, burndown 1
+ * (quota tokens = input + output), no cache, no estimate, no admission counters.
+ *   fast (L-TIER0001, 1,000,000 TPM, no RPM quota listed), every tier's counts and the
+ *   reserved tier's (ResolvedServiceTier=reserved) apart:
+ *     min  inv in      out    thr   reserved: inv in     out
+ *     0    100 100,000 20,000 0               40  40,000 8,000
+ *     1    200 200,000 40,000 10              50  50,000 10,000
+ *     2    100  80,000 20,000 0               - (no tier series: every call on-demand)
+ *   on-demand quota tokens, the reserved tier taken out (DOMAIN.md, service tiers):
+ *     60,000 + 12,000 = 72,000; 150,000 + 30,000 = 180,000; 80,000 + 20,000 = 100,000
+ *     sorted 72k 100k 180k: steady 100,000, peak 180,000 (not 120,000 and 240,000,
+ *     every tier's); ceiling (throttled at 1) 180,000; ask 180,000 x 1.2 = 216,000 ->
+ *     220,000, no increase; no RPM quota listed: no RPM ask (peak 210 submitted)
+ *   reserved tier listed: 48,000 and 60,000 tokens in its 2 minutes: steady 54,000,
+ *     peak 60,000; 90 requests
+ *   old (legacy: ListMetrics lists LegacyModelInvocations; L-OLD00001, 300,000 TPM):
+ *     25,000 and 35,000 (minute 2 idle): peak 35,000 x 1.2 = 42,000, the size a current
+ *     model would need; nothing asked (AWS refuses increases for legacy models) */
+static void quota_request_tier_legacy(void)
+{
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/tests/data/quota-request-tier.rec", tap_srcdir());
+    struct bt_replay rp;
+    if (!bt_replay_open(&rp, path, NULL, NULL, err, sizeof err)) {
+        OK(false, "tier fixture opens: %s", err);
+        return;
+    }
+    bt_replay_seek(&rp, rp.end);
+    struct bt_eval ev[2];
+    bt_eval_all(&rp.cfg, &rp.store, rp.end, ev);
+    struct bt_qr q;
+    bt_qr_build(&rp.cfg, &rp.store, ev, T0, T0 + 120, NULL, 1.2, &q);
+    OK(q.ngroups == 2, "two quota groups (got %d)", q.ngroups);
+    if (q.ngroups == 2) {
+        const struct bt_qr_group *f = &q.groups[0], *o = &q.groups[1];
+        NEAR(f->side[0].tpm.steady, 100000, 0, "fast: steady 100,000 on-demand (reserved tier out)");
+        NEAR(f->side[0].tpm.max, 180000, 0, "fast: peak 180,000 on-demand");
+        NEAR(f->side[0].ceiling, 180000, 0, "fast: ceiling 180,000, the reserved tier out");
+        NEAR(f->side[0].ask, 220000, 0, "fast: ask 220,000");
+        OK(!f->side[0].increase_needed && !f->legacy, "fast: no increase needed, not legacy");
+        OK(isnan(f->rpm_ask) && !f->rpm_increase_needed, "no RPM quota listed: no RPM ask");
+        NEAR(f->rpm.max, 210, 0, "RPM peak 210 submitted (every tier's)");
+        OK(f->tier_minutes == 2, "reserved tier seen in 2 minutes (got %d)", f->tier_minutes);
+        NEAR(f->tier_tpm.steady, 54000, 0, "reserved tier steady 54,000");
+        NEAR(f->tier_tpm.max, 60000, 0, "reserved tier peak 60,000");
+        NEAR(f->tier_requests, 90, 0, "reserved tier 90 requests");
+        OK(o->legacy && strstr(o->legacy_why, "LegacyModelInvocations"), "old: legacy, with the evidence");
+        OK(isnan(o->side[0].ask) && !o->side[0].increase_needed, "old: nothing asked");
+        NEAR(o->legacy_size, 42000, 0, "old: a current model would need 42,000");
+        NEAR(o->side[0].tpm.max, 35000, 0, "old: peak 35,000 still shown");
+        OK(o->tier_minutes == 0 && isnan(o->tier_tpm.steady), "old: no reserved tier");
+    }
+    bt_qr_free(&q);
+    /* a quota whose name says legacy is legacy too */
+    bt_strlcpy(rp.cfg.routes[0].quota[BT_Q_TPM].name, "On-demand tokens per minute for X (Legacy)",
+               sizeof rp.cfg.routes[0].quota[BT_Q_TPM].name);
+    bt_qr_build(&rp.cfg, &rp.store, ev, T0, T0 + 120, NULL, 1.2, &q);
+    OK(q.ngroups == 2 && q.groups[0].legacy && strstr(q.groups[0].legacy_why, "name marks it legacy"),
+       "a quota named (Legacy): legacy");
+    bt_qr_free(&q);
+    bt_replay_free(&rp);
+}
+
 /* The same fixture as an incident: chat throttled at 10:02 (30) and 10:05 (12),
  * chat-batch at 10:02 (5); the marker written at 10:06:30 is on screen with data
  * minute 10:03 (10:06:30 - 120 s lag = 10:04:30, whose newest complete minute is
@@ -270,6 +333,7 @@ int main(void)
     charted();
     stats();
     quota_request();
+    quota_request_tier_legacy();
     incident();
     return tap_done();
 }
