@@ -94,8 +94,8 @@ static void add_series(struct bt_chart *c, const char *label, const struct bt_in
 }
 
 /* Headroom is the quota group's, the same for each of its routes: one series per
- * group and side, named after its first charted route ("triage +1" when another
- * route shares it); every group's token side first, then second sides (RPM,
+ * group and side, named after its first charted route ("triage, triage-app" when another
+ * route shares it, "triage +2 sharing" for more); every group's token side first, then second sides (RPM,
  * mantle output) while styles remain. */
 static void headroom_series(const struct bt_incident *inc, const struct bt_config *cfg,
                             const int *routes, int nr, struct bt_chart *c)
@@ -108,11 +108,19 @@ static void headroom_series(const struct bt_incident *inc, const struct bt_confi
                 first &= inc->group[routes[j]] != inc->group[r];
             if (!first || !side_applies(inc, r, s))
                 continue;
-            for (int o = 0; o < inc->nroutes; o++)
-                more += o != r && inc->shown[o] && inc->group[o] == inc->group[r];
-            char l[96], q[BT_FMT_SHORT], plus[16] = "";
-            if (more)
-                snprintf(plus, sizeof plus, " +%d", more);
+            int other = -1;
+            for (int o = 0; o < inc->nroutes; o++) {
+                if (o != r && inc->shown[o] && inc->group[o] == inc->group[r]) {
+                    more++;
+                    other = o;
+                }
+            }
+            /* the route sharing the quota by name ("triage, triage-app"), or how many */
+            char l[160], q[BT_FMT_SHORT], plus[80] = "";
+            if (more == 1)
+                snprintf(plus, sizeof plus, ", %.60s", cfg->routes[other].name);
+            else if (more)
+                snprintf(plus, sizeof plus, " +%d sharing", more);
             bt_fmt_tokens(bt_inc_at(inc, r, inc->n - 1)->side_quota[s], q, sizeof q);
             snprintf(l, sizeof l, "%s%s %s (quota %s/min)", cfg->routes[r].name, plus,
                      side_label(inc, r, s), q);
