@@ -76,8 +76,16 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
 
 /* Which limit a ceiling far below the token quota points to (DOMAIN.md: reservations,
  * RPM, the daily quota or capacity). */
-static void explain(const struct bt_eval *e, struct bt_ceiling *c)
+void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
 {
+    c->quota = e->quota;
+    c->rpm_quota = e->side[BT_SIDE_RPM].applies ? e->side[BT_SIDE_RPM].quota : NAN;
+    c->pct_of_quota = NAN;
+    c->far_below = false;
+    c->points_to = NULL;
+    c->why[0] = '\0';
+    if (isnan(c->tokens) || !(c->quota > 0))
+        return;
     c->pct_of_quota = 100 * c->tokens / c->quota;
     c->far_below = c->tokens < 0.5 * c->quota;
     if (!c->far_below)
@@ -110,10 +118,7 @@ void bt_ceiling_of(const struct bt_config *cfg, const struct bt_store *st, const
         grp[n++] = e->shared_with[i];
     int64_t to = e->minute, from = to ? to - 60 * (int64_t)(BT_CEILING_WINDOW - 1) : 0;
     bt_ceiling_scan(cfg, st, grp, n, from, to, c);
-    c->quota = e->quota;
-    c->rpm_quota = e->side[BT_SIDE_RPM].applies ? e->side[BT_SIDE_RPM].quota : NAN;
-    if (!isnan(c->tokens) && c->quota > 0)
-        explain(e, c);
+    bt_ceiling_explain(e, c);
 }
 
 void bt_ceiling_all(const struct bt_config *cfg, const struct bt_store *st,

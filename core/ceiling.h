@@ -58,6 +58,10 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
  * points to. */
 void bt_ceiling_of(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
                    struct bt_ceiling *out);
+/* Sets c beside e's quotas (token and RPM) and, when far below the token quota, which
+ * limit the evidence points to (the daily quota, RPM, service capacity, else held
+ * reservations): the one rule for every reader of a ceiling. */
+void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c);
 /* Every route's (evals[cfg->nroutes]; out holds cfg->nroutes). */
 void bt_ceiling_all(const struct bt_config *cfg, const struct bt_store *st,
                     const struct bt_eval *evals, struct bt_ceiling *out);

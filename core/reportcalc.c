@@ -115,8 +115,9 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
     }
 }
 
-static void group_figures(const struct bt_config *cfg, const struct bt_store *st, int64_t from,
-                          int n, const int *members, int nm, double margin, struct bt_qr_group *g)
+static void group_figures(const struct bt_config *cfg, const struct bt_store *st,
+                          const struct bt_eval *e, int64_t from, int n, const int *members, int nm,
+                          double margin, struct bt_qr_group *g)
 {
     double *tok[2] = {bt_xcalloc((size_t)n, sizeof(double)), bt_xcalloc((size_t)n, sizeof(double))};
     double *rpm = bt_xcalloc((size_t)n, sizeof(double));
@@ -161,6 +162,9 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     /* the observed ceiling: core/ceiling.c, the one the dashboard and plan show */
     struct bt_ceiling ce;
     bt_ceiling_scan(cfg, st, members, nm, from, from + 60 * (int64_t)(n - 1), &ce);
+    bt_ceiling_explain(e, &ce);
+    g->side[0].ceiling_points_to = ce.points_to;
+    bt_strlcpy(g->side[0].ceiling_why, ce.why, sizeof g->side[0].ceiling_why);
     for (int s = 0; s < g->nsides; s++) {
         struct bt_qr_side *sd = &g->side[s];
         stat_of(tok[s], busy, &sd->tpm);
@@ -286,7 +290,7 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
             g->rpm_source = rpm.quota_source;
             bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
         }
-        group_figures(cfg, st, from, n, members, nm, margin, g);
+        group_figures(cfg, st, e, from, n, members, nm, margin, g);
         legacy_of(cfg, members, nm, g);
     }
     free(done);

@@ -41,6 +41,9 @@ struct bt_qr_side {
     struct bt_qr_stat tpm;   /* quota tokens per minute charged (burndown applied) */
     double ceiling;          /* observed ceiling: the most accepted in a throttled minute,
                               * a lower bound on the limit that bound; NAN: no throttles */
+    const char *ceiling_points_to; /* far below the quota: the limit it points to
+                                    * (core/ceiling.h; NULL: not far below) */
+    char ceiling_why[200];
     double quota;            /* current applied value (NAN unknown; 0 no usable quota) */
     enum bt_quota_source quota_source;
     char code[32];

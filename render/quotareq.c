@@ -139,12 +139,11 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
         else
             row(r, "Observed ceiling",
                 "at least %s tokens per minute were accepted in a throttled minute (a lower bound "
-                "on the limit that bound)%s",
+                "on the limit that bound)%s%s%s",
                 num(sd->ceiling, c, sizeof c),
-                !isnan(sd->quota) && sd->quota > 0 && sd->ceiling < 0.8 * sd->quota
-                    ? "; far below the quota: held reservations (max_tokens), the RPM quota, the "
-                      "daily quota or service capacity bound, which a TPM increase may not fix"
-                    : "");
+                sd->ceiling_points_to ? "; far below the quota, it points to " : "",
+                sd->ceiling_points_to ? sd->ceiling_why : "",
+                sd->ceiling_points_to ? ", which a TPM increase may not fix" : "");
     }
     snprintf(lab, sizeof lab, "Requested %s value", side);
     if (g->legacy)
@@ -424,6 +423,10 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
         add_num(j, "observed_ceiling", sd->ceiling);
         cJSON_AddStringToObject(j, "observed_ceiling_quality",
                                 isnan(sd->ceiling) ? "unknown" : "lower-bound");
+        if (sd->ceiling_points_to)
+            cJSON_AddStringToObject(j, "observed_ceiling_points_to", sd->ceiling_points_to);
+        else
+            cJSON_AddNullToObject(j, "observed_ceiling_points_to");
         add_num(j, "ask", sd->ask);
         cJSON_AddBoolToObject(j, "increase_needed", sd->increase_needed);
         cJSON_AddItemToArray(qs, j);

@@ -122,6 +122,7 @@ static void quota_request(void)
     OK(g->throttled_minutes == 2, "two minutes throttled (got %d)", g->throttled_minutes);
     NEAR(g->throttled_requests, 47, 0, "47 requests throttled");
     NEAR(sd->ceiling, 520000, 0, "observed ceiling: most accepted in a throttled minute");
+    OK(!sd->ceiling_points_to, "520,000 is 52%% of the quota: not far below it, nothing named");
     {
         /* one ceiling for every reader: core/ceiling.c's scan of the group gives the
          * request's figure, at 10:02 (the minute of 520,000), with 2 throttled minutes */
@@ -182,6 +183,7 @@ out:
  *     sorted 72k 100k 180k: steady 100,000, peak 180,000 (not 120,000 and 240,000,
  *     every tier's); ceiling (throttled at 1) 180,000; ask 180,000 x 1.2 = 216,000 ->
  *     220,000, no increase; no RPM quota listed: no RPM ask (peak 210 submitted)
+ *     ceiling 180,000 is 18 % of the quota (under half): points to reservations
  *   reserved tier listed: 48,000 and 60,000 tokens in its 2 minutes: steady 54,000,
  *     peak 60,000; 90 requests
  *   old (legacy: ListMetrics lists LegacyModelInvocations; L-OLD00001, 300,000 TPM):
@@ -207,6 +209,10 @@ static void quota_request_tier_legacy(void)
         NEAR(f->side[0].tpm.steady, 100000, 0, "fast: steady 100,000 on-demand (reserved tier out)");
         NEAR(f->side[0].tpm.max, 180000, 0, "fast: peak 180,000 on-demand");
         NEAR(f->side[0].ceiling, 180000, 0, "fast: ceiling 180,000, the reserved tier out");
+        /* 18 % of the quota, no RPM quota, no server errors, no daily quota: held
+         * reservations (core/ceiling.c's rule, as check and plan say it) */
+        OK(f->side[0].ceiling_points_to && !strcmp(f->side[0].ceiling_points_to, "reservations"),
+           "fast: the ceiling far below the quota points to reservations");
         NEAR(f->side[0].ask, 220000, 0, "fast: ask 220,000");
         OK(!f->side[0].increase_needed && !f->legacy, "fast: no increase needed, not legacy");
         OK(isnan(f->rpm_ask) && !f->rpm_increase_needed, "no RPM quota listed: no RPM ask");
