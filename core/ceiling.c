@@ -74,6 +74,14 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
     }
 }
 
+static bool has_warning(const struct bt_eval *e, enum bt_wcode code)
+{
+    for (int w = 0; w < e->nwarn; w++)
+        if (e->warnings[w].code == code)
+            return true;
+    return false;
+}
+
 /* Which limit a ceiling far below the token quota points to (DOMAIN.md: reservations,
  * RPM, the daily quota or capacity). */
 void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
@@ -102,6 +110,10 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
         c->points_to = "capacity";
         snprintf(c->why, sizeof c->why, "service capacity, not a quota: %.0f server errors rose "
                  "with the throttles", c->server_errors);
+    } else if (has_warning(e, BT_W_RETRY_LOAD)) {
+        c->points_to = "retries";
+        snprintf(c->why, sizeof c->why, "retries: a retry storm (RETRY_LOAD, %.0f retried attempts "
+                 "a minute), throttles feeding on retries", bt_z(e->retries));
     } else {
         c->points_to = "reservations";
         snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per call, "

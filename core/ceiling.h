@@ -47,7 +47,8 @@ struct bt_ceiling {
     double quota, rpm_quota;
     double pct_of_quota;        /* tokens as a % of the token quota */
     bool far_below;             /* under half the quota */
-    const char *points_to;      /* reservations rpm daily capacity (NULL: not far below) */
+    const char *points_to;      /* daily rpm capacity retries reservations (NULL: not far
+                                 * below) */
     char why[200];
 };
 /* The figures over data minutes from..to of the members (quota and cause left empty). */
@@ -59,8 +60,8 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
 void bt_ceiling_of(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
                    struct bt_ceiling *out);
 /* Sets c beside e's quotas (token and RPM) and, when far below the token quota, which
- * limit the evidence points to (the daily quota, RPM, service capacity, else held
- * reservations): the one rule for every reader of a ceiling. */
+ * limit the evidence points to (the daily quota, RPM, service capacity, a retry
+ * storm (RETRY_LOAD), else held reservations): the one rule for every reader of a ceiling. */
 void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c);
 /* Every route's (evals[cfg->nroutes]; out holds cfg->nroutes). */
 void bt_ceiling_all(const struct bt_config *cfg, const struct bt_store *st,

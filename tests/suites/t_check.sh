@@ -46,6 +46,9 @@ assert seen and c["tokens_per_minute"] == max(seen.values()), (c, seen)
 assert c["minute"] == max(seen, key=seen.get) and c["throttled_minutes"] >= len(seen), (c, seen)
 assert c["quality"] == "lower-bound" and c["quota"] == 400000 and c["points_to"] == "reservations", c
 assert c["pct_of_quota"] == round(1000 * c["tokens_per_minute"] / 400000) / 10, c
+# triage at 49 % of its quota in its retry storm: the evidence points to retries
+t = {x["name"]: x for x in json.load(open(f"{d}/m16.json"))["routes"]}["triage"]["observed_ceiling"]
+assert t["pct_of_quota"] < 50 and t["points_to"] == "retries" and "RETRY_LOAD" in t["why"], t
 w = {x["name"]: x for x in json.load(open(f"{d}/m16.json"))["routes"]}["workers"]
 assert w["observed_ceiling"]["tokens_per_minute"] is None and w["observed_ceiling"]["quality"] == "unknown", w
 PY
