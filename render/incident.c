@@ -410,7 +410,16 @@ static void timeline(const struct bt_incident *inc, const struct bt_replay *rp, 
 {
     bt_buf_puts(b, "\n## Timeline\n\nStatus changes, warnings, collector failures and markers as the "
                    "dashboard's event log (`e`) has them, and throttling, on the CloudWatch data-minute "
-                   "clock (UTC).\n\n| data minute | route | event |\n|---|---|---|\n");
+                   "clock (UTC).\n\n");
+    const struct bt_evlog *log = inc->log;
+    if (log && log->dropped && log->n && log->e[0].minute > inc->from) {
+        char w[32];
+        when(inc, log->e[0].minute, w, sizeof w);
+        bt_buf_printf(b, "The event log keeps its newest %d entries: %zu older ones were dropped, so "
+                         "events before %s are missing here (narrow the window with --from).\n\n",
+                      BT_EVLOG_MAX, log->dropped, w);
+    }
+    bt_buf_puts(b, "| data minute | route | event |\n|---|---|---|\n");
     int marker = 0;
     for (int i = 0; i < inc->ntl; i++) {
         const struct bt_tl_entry *t = &inc->tl[i];

@@ -281,6 +281,28 @@ static void incident(void)
     OK(on == 2, "chat: throttling starts at 10:02 and again at 10:05 (got %d)", on);
     OK(off == 1, "chat: throttling stops at 10:03");
     OK(mk == 1, "the marker is in the timeline at 10:03 with its note");
+    /* the timeline is the event log's: every entry of the log in the window is in it */
+    int logged = 0, taken = 0;
+    for (size_t k = 0; k < inc.log->n; k++)
+        logged += inc.log->e[k].minute >= from && inc.log->e[k].minute <= to;
+    for (int i = 0; i < inc.ntl; i++)
+        taken += inc.tl[i].ev != NULL;
+    OK(logged > 0 && taken == logged, "the timeline holds the log's %d entries of the window (got %d)",
+       logged, taken);
+    /* a log that dropped its oldest entries says so above the table, not inside it */
+    if (inc.log->n) {
+        inc.log->dropped = 2000;
+        int64_t keep_minute = inc.log->e[0].minute;
+        inc.log->e[0].minute = from + 60;
+        struct bt_buf md = {0};
+        bt_incident_render_md(&inc, &rp, false, &md);
+        const char *s = bt_buf_str(&md), *note = strstr(s, "2000 older ones were dropped");
+        const char *table = strstr(s, "| data minute | route | event |");
+        OK(note && table && note < table, "dropped entries: a note before the timeline's table");
+        bt_buf_free(&md);
+        inc.log->e[0].minute = keep_minute;
+        inc.log->dropped = 0;
+    }
     bt_incident_free(&inc);
     bt_replay_free(&rp);
 }
