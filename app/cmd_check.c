@@ -96,6 +96,7 @@ int cmd_check(struct opts *o)
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
     bt_report_select(&rep, keep, app_unknown_as(o));
+    bt_report_decide(&rep);
     rep.mode = o->demo ? "demo" : "live";
     rep.wide = o->wide;
     app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);

@@ -91,7 +91,7 @@ static int plan_print(const struct opts *o, const struct bt_config *cfg, const s
     struct bt_ceiling ce;
     struct bt_limits *lim = NULL;
     bt_plan_forecast(cfg, st, r, now, &f);
-    bt_plan_ceiling(cfg, st, &w->before, &ce);
+    bt_ceiling_of(cfg, st, &w->before, &ce);
     if (o->limits) {
         lim = bt_xcalloc(1, sizeof *lim);
         bt_plan_limits(cfg, st, r, now, lim);

@@ -132,6 +132,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     struct bt_report rep;
     bt_report_build(&rep, &rp->cfg, &rp->store, t);
     bt_report_select(&rep, keep, app_unknown_as(o));
+    bt_report_decide(&rep); /* as check: the forecast and the observed ceiling */
     rep.mode = "replay";
     rep.wide = o->wide;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");

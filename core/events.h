@@ -37,7 +37,8 @@ struct bt_logent {
                               * crit for a failure, ok for a recovery or a marker */
     enum bt_wcode code;      /* BT_LOG_RAISED, BT_LOG_CLEARED */
     enum bt_source source;   /* BT_LOG_FAILED, BT_LOG_RECOVERED */
-    char text[240];          /* one line, as a person reads it (no route name) */
+    char text[360];          /* one line, as a person reads it (no route name): a warning's
+                              * whole message after "CODE raised: " */
 };
 
 struct bt_evlog {

@@ -191,12 +191,17 @@ static void figures(const struct bt_route *rt, const struct raw *x, struct bt_mi
     }
 }
 
-void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
-                       int64_t minute, struct bt_minute_fig *out)
+static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, struct raw *x,
+                                   struct bt_tier_fig *tf);
+
+static void minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
+                           int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier)
 {
     struct raw x;
     minute = bt_minute_floor(minute);
     read_raw(st, r, &cfg->routes[r], minute, minute, BT_FR_ACTIVE, &x);
+    if (tier)
+        take_out_reserved_tier(st, r, minute, &x, tier);
     figures(&cfg->routes[r], &x, out);
     if (isnan(x.inv) && isnan(x.input) && isnan(x.output) && isnan(x.estimated) &&
         isnan(x.adm_in_flight) && isnan(x.adm_reserved)) {
@@ -205,6 +210,18 @@ void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, i
         out->held = out->reserved_per_min = out->used = NAN;
         out->used_q = out->held_q = BT_QL_UNKNOWN;
     }
+}
+
+void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
+                       int64_t minute, struct bt_minute_fig *out)
+{
+    minute_figures(cfg, st, r, minute, out, NULL);
+}
+
+void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_store *st, int r,
+                                 int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier)
+{
+    minute_figures(cfg, st, r, minute, out, tier);
 }
 
 /* Settled tokens per minute at minute m (NAN without token counts). */
@@ -377,10 +394,9 @@ static void requests(struct bt_eval *e)
  * capacity, not the on-demand quota, so their share is taken out of the route's
  * counts before the contract's formulas (overflow to Standard stays in). */
 static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, struct raw *x,
-                                   struct bt_eval *e)
+                                   struct bt_tier_fig *tf)
 {
-    e->tier_reserved_share = e->tier_reserved_inv = NAN;
-    e->tier_reserved_input = e->tier_reserved_output = NAN;
+    tf->share = tf->inv = tf->input = tf->output = NAN;
     if (x->state != BT_FR_ACTIVE)
         return;
     double inv = at(st, r, BT_SIG_TIER_RES_INVOCATIONS, m);
@@ -389,13 +405,13 @@ static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, 
     if (inv > x->inv)
         inv = x->inv; /* a tier's calls are some of the route's */
     double share = inv / x->inv, keep = 1 - share;
-    e->tier_reserved_inv = inv;
-    e->tier_reserved_share = share;
-    e->tier_reserved_input = bt_z(at(st, r, BT_SIG_TIER_RES_INPUT, m));
-    e->tier_reserved_output = bt_z(at(st, r, BT_SIG_TIER_RES_OUTPUT, m));
+    tf->inv = inv;
+    tf->share = share;
+    tf->input = bt_z(at(st, r, BT_SIG_TIER_RES_INPUT, m));
+    tf->output = bt_z(at(st, r, BT_SIG_TIER_RES_OUTPUT, m));
     x->inv -= inv;
-    x->input = fmax(0, bt_z(x->input) - e->tier_reserved_input);
-    x->output = fmax(0, bt_z(x->output) - e->tier_reserved_output);
+    x->input = fmax(0, bt_z(x->input) - tf->input);
+    x->output = fmax(0, bt_z(x->output) - tf->output);
     x->cache_read *= keep;
     x->cache_write *= keep;
     x->estimated *= keep;
@@ -451,7 +467,12 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     read_raw(st, r, rt, cm, am, e->state, &x);
     e->invocations = x.inv; /* every tier's */
     double gauge_all = x.adm_in_flight, littles_all = bt_littles_law(x.inv, x.lat_avg);
-    take_out_reserved_tier(st, r, cm, &x, e);
+    struct bt_tier_fig tf;
+    take_out_reserved_tier(st, r, cm, &x, &tf);
+    e->tier_reserved_share = tf.share;
+    e->tier_reserved_inv = tf.inv;
+    e->tier_reserved_input = tf.input;
+    e->tier_reserved_output = tf.output;
     fallback_reservation(st, r, rt, m, am, &x);
     struct bt_minute_fig f;
     figures(rt, &x, &f);

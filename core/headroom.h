@@ -138,6 +138,16 @@ struct bt_minute_fig {
 };
 void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int route,
                        int64_t minute, struct bt_minute_fig *out);
+/* Reserved-tier traffic of one minute (ResolvedServiceTier=reserved), which draws on
+ * the reserved capacity, not the on-demand quota (NAN: no tier series). */
+struct bt_tier_fig {
+    double share;            /* of the route's calls, 0-1 */
+    double inv, input, output;
+};
+/* The same with the reserved tier taken out as the evaluation takes it out: the
+ * on-demand quota's figures of the minute; *tier gets what was taken out. */
+void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_store *st, int route,
+                                 int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier);
 
 #define BT_MAX_WARN BT_W_COUNT
 #define BT_MAX_SHARED 8

@@ -1,6 +1,7 @@
-/* What-if, forecast, observed ceiling and the limits to set (core/plan.h). A what-if
- * changes the observations (a copy of the config and the store) the way the change
- * would, then runs the one evaluation frame on them: R, held, used, every side and
+/* What-if and the change typed as words (core/plan.h); the forecast is in
+ * forecast.c, the observed ceiling and the limits in planlimits.c. A what-if changes
+ * the observations (a copy of the config and the store) the way the change would,
+ * then runs the one evaluation frame on them: R, held, used, every side and
  * the binding rule are the frame's, never computed a second time here. */
 #include "core/plan.h"
 
@@ -12,6 +13,7 @@
 
 #include "core/eval_int.h"
 #include "core/format.h"
+#include "core/plan_int.h"
 #include "core/util.h"
 
 void bt_plan_change_none(struct bt_plan_change *c)
@@ -104,8 +106,7 @@ bool bt_plan_change_parse(const char *text, struct bt_plan_change *c, char *why,
     return true;
 }
 
-static void note(struct bt_plan_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct bt_plan_notes *n, const char *fmt, ...)
+void bt_plan_note(struct bt_plan_notes *n, const char *fmt, ...)
 {
     if (n->n >= BT_PLAN_MAX_NOTES)
         return;
@@ -115,12 +116,8 @@ static void note(struct bt_plan_notes *n, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- the frame at a past minute ---- */
-
-/* Every route's frame as it was evaluated for minute m: the time at which m was the
- * newest settled minute (bt_frame_settled: the minute's end plus the collector's lag). */
-static void frame_at(const struct bt_config *cfg, const struct bt_store *st, int64_t m,
-                     struct bt_eval *evals)
+void bt_plan_frame_at(const struct bt_config *cfg, const struct bt_store *st, int64_t m,
+                      struct bt_eval *evals)
 {
     bt_eval_all(cfg, st, m + 60 + (int64_t)cfg->cw_lag, evals);
 }
@@ -292,16 +289,16 @@ static void describe_inputs(const struct bt_eval *e, struct bt_plan_notes *n)
         bt_fmt_hhmm(e->minute, hm, sizeof hm);
         if (e->adm_minute) {
             bt_fmt_hhmm(e->adm_minute, am, sizeof am);
-            note(n, "CloudWatch minute %s UTC; admission gauges at %s UTC", hm, am);
+            bt_plan_note(n, "CloudWatch minute %s UTC; admission gauges at %s UTC", hm, am);
         } else {
-            note(n, "CloudWatch minute %s UTC; no admission counters", hm);
+            bt_plan_note(n, "CloudWatch minute %s UTC; no admission counters", hm);
         }
     }
     if (e->reservation_source)
-        note(n, "reservation per call from %s%s", e->reservation_source,
+        bt_plan_note(n, "reservation per call from %s%s", e->reservation_source,
              !strcmp(e->reservation_source, "cloudwatch") ? " (average input per call + max_tokens)" : "");
     if (e->in_flight_source)
-        note(n, "calls in flight from %s%s", e->in_flight_source,
+        bt_plan_note(n, "calls in flight from %s%s", e->in_flight_source,
              !strcmp(e->in_flight_source, "littles-law") ? " (calls/min x average latency)" : "");
 }
 
@@ -345,11 +342,11 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
     w->peak_verdict = "unknown";
     for (int i = 0; i < BT_PLAN_WINDOW && w->before.minute; i++) {
         int64_t m = w->before.minute - 60 * (int64_t)i;
-        frame_at(cb, sb, m, eb);
+        bt_plan_frame_at(cb, sb, m, eb);
         if (eb[r].minute != m || isnan(eb[r].headroom_pct))
             continue;
         w->minutes_seen++;
-        frame_at(ca, sa, m, ea);
+        bt_plan_frame_at(ca, sa, m, ea);
         if (eb[r].headroom_pct < 0)
             w->over_before++;
         if (ea[r].headroom_pct < 0)
@@ -381,10 +378,10 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
             w->peak_verdict = "no";
         char hm[8];
         bt_fmt_hhmm(w->peak_minute, hm, sizeof hm);
-        note(&w->notes, "peak minute %s UTC of the last %d min (least headroom; replayed at the "
+        bt_plan_note(&w->notes, "peak minute %s UTC of the last %d min (least headroom; replayed at the "
              "minute's average, bursts within it unseen)", hm, BT_PLAN_WINDOW);
         if (w->peak_throttles > 0 && w->peak_pct_before >= 0)
-            note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
+            bt_plan_note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
                  "the average; %.0f calls fit at once there, %.0f after the change",
                  w->peak_throttles, w->peak_pct_before, peak_fit_b, peak_fit_a);
     }
@@ -423,13 +420,13 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
     if (!isnan(c->traffic)) {
         for (int64_t m = bt_minute_floor(now + 120) - CHANGE_SPAN; m <= now + 120; m += 60)
             scale_traffic(&sa, r, m, c->traffic);
-        note(&w->notes, "traffic x%g: calls, tokens and calls in flight scale with it, latency "
+        bt_plan_note(&w->notes, "traffic x%g: calls, tokens and calls in flight scale with it, latency "
              "unchanged; today's tokens so far stay", c->traffic);
     }
     if (!isnan(c->concurrency)) {
         int capped;
         change_concurrency(&ca, &sa, r, now, c->concurrency, &capped);
-        note(&w->notes, "at most %.0f in flight: calls above it wait in the caller's queue, accepted "
+        bt_plan_note(&w->notes, "at most %.0f in flight: calls above it wait in the caller's queue, accepted "
              "calls scale by %.0f / in flight at unchanged latency (%d min capped)", c->concurrency,
              c->concurrency, capped);
     }
@@ -438,39 +435,39 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
         bt_fmt_count(old, a, sizeof a);
         bt_fmt_count(c->max_tokens, b, sizeof b);
         change_max_tokens(&ca, &sa, r, now, c->max_tokens);
-        note(&w->notes, "max_tokens %s -> %s: each call reserves its input + %s; answers longer are "
+        bt_plan_note(&w->notes, "max_tokens %s -> %s: each call reserves its input + %s; answers longer are "
              "cut at %s", a, b, b, b);
         double p99 = w->before.out_p99;
         if (!isnan(p99))
-            note(&w->notes, "output length from the admission histogram (p99 %.0f): %s", p99,
+            bt_plan_note(&w->notes, "output length from the admission histogram (p99 %.0f): %s", p99,
                  c->max_tokens >= p99 ? "fewer than 1% of answers would be cut"
                                       : "more than 1% of answers would be cut (truncation)");
         else if (!isnan(w->before.avg_output))
-            note(&w->notes, "no output distribution (no admission histogram): mean output %.0f per "
+            bt_plan_note(&w->notes, "no output distribution (no admission histogram): mean output %.0f per "
                  "call; truncation risk unknown", w->before.avg_output);
     }
     if (c->retries_off) {
         bool seen;
         change_retries(&sa, r, now, &seen);
-        note(&w->notes, seen ? "retries off: retried attempts leave the requests and throttles "
+        bt_plan_note(&w->notes, seen ? "retries off: retried attempts leave the requests and throttles "
                                "(admission counters); the work they retried stays"
                              : "retries off: no admission counters, so retried attempts cannot be "
                                "told apart: requests unchanged");
     }
     if (c->region[0]) {
         change_region(&ca, r, c->region);
-        note(&w->notes, "moved to %s: its traffic leaves this quota group; the quota there is the "
+        bt_plan_note(&w->notes, "moved to %s: its traffic leaves this quota group; the quota there is the "
              "one a route of the config in %s knows, else unknown", c->region, c->region);
     }
     bt_eval_all(&ca, &sa, now, ea);
     w->after = ea[r];
     if (c->tier == BT_TIER_FLEX) {
         tier_bound(&w->after, BT_QL_LOWER);
-        note(&w->notes, "flex: same quota (Priority and Flex change price, not quota); flex calls "
+        bt_plan_note(&w->notes, "flex: same quota (Priority and Flex change price, not quota); flex calls "
              "run longer and hold reservations longer, by how much is unknown: use is at least this");
     } else if (c->tier == BT_TIER_PRIORITY) {
         tier_bound(&w->after, BT_QL_UPPER);
-        note(&w->notes, "priority: same quota (Priority and Flex change price, not quota); calls no "
+        bt_plan_note(&w->notes, "priority: same quota (Priority and Flex change price, not quota); calls no "
              "slower, so use is at most this");
     }
     members(w, eb, ea, w);
@@ -480,337 +477,4 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
     bt_store_free(&sa);
     free(ca.routes);
     return true;
-}
-
-/* ---- forecast ---- */
-
-bool bt_least_squares(const double *x, const double *y, int n, double x0, double *slope,
-                      double *at_x0)
-{
-    if (n < 2)
-        return false;
-    double mx = 0, my = 0;
-    for (int i = 0; i < n; i++) {
-        mx += x[i];
-        my += y[i];
-    }
-    mx /= n;
-    my /= n;
-    double sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        sxx += (x[i] - mx) * (x[i] - mx);
-        sxy += (x[i] - mx) * (y[i] - my);
-    }
-    if (sxx <= 0)
-        return false;
-    *slope = sxy / sxx;
-    *at_x0 = my + *slope * (x0 - mx);
-    return true;
-}
-
-/* Flat: the fitted line moves by less than 1 % of the quota in an hour. */
-#define FORECAST_FLAT 0.01
-
-/* Route r's forecast from its group's use at the last minutes: ys[i] the frames of
- * minute m0 - i (frames[i] every route's). */
-static void forecast_fit(const struct bt_eval *now, struct bt_eval *const *frames, int r,
-                         struct bt_forecast *f)
-{
-    memset(f, 0, sizeof *f);
-    f->slope = f->fitted_now = f->quota = f->minutes = NAN;
-    f->minutes_q = BT_QL_UNKNOWN;
-    f->side = now->binding;
-    int64_t m0 = now->minute;
-    const struct bt_side_fig *s = &now->side[f->side];
-    f->quota = s->applies ? s->quota : NAN;
-    if (f->side == BT_SIDE_DAILY || f->side == BT_SIDE_DAILY_ACCOUNT) {
-        f->none = "the daily side binds: see the daily run-out";
-        return;
-    }
-    if (!m0) {
-        f->none = "no evaluated minute";
-        return;
-    }
-    if (!(f->quota > 0)) {
-        f->none = "no quota to run out of";
-        return;
-    }
-    double x[BT_FORECAST_MINUTES], y[BT_FORECAST_MINUTES];
-    enum bt_quality q = BT_QL_KNOWN;
-    for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
-        const struct bt_eval *e = &frames[i][r];
-        const struct bt_side_fig *fi = &e->side[f->side];
-        if (e->minute != m0 - 60 * (int64_t)i || fi->group_q == BT_QL_UNKNOWN || isnan(fi->group_used))
-            continue;
-        x[f->points] = -i;
-        y[f->points++] = fi->group_used;
-        q = bt_quality_add(q, fi->group_q == BT_QL_IDLE ? BT_QL_KNOWN : fi->group_q);
-    }
-    if (f->points < BT_FORECAST_MIN_POINTS ||
-        !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
-        f->none = "too few evaluated minutes for a trend";
-    } else if (fabs(f->slope) * 60 < FORECAST_FLAT * f->quota) {
-        f->none = "flat";
-    } else if (f->slope < 0) {
-        f->none = "falling";
-    } else {
-        f->minutes = f->fitted_now >= f->quota ? 0 : (f->quota - f->fitted_now) / f->slope;
-        /* an upper-bound use runs out no sooner than this; a lower-bound one no later */
-        f->minutes_q = bt_quality_headroom(q);
-    }
-}
-
-void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
-                          const struct bt_eval *evals, struct bt_forecast *out)
-{
-    int n = cfg->nroutes;
-    if (n <= 0)
-        return;
-    struct bt_eval *frames[BT_FORECAST_MINUTES];
-    /* the frames of the groups' evaluated minutes, newest first (groups whose minute
-     * differs from the route's are read at their own: frame_at evaluates every route) */
-    int64_t m0 = 0;
-    for (int r = 0; r < n; r++)
-        m0 = evals[r].minute > m0 ? evals[r].minute : m0;
-    for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
-        frames[i] = bt_xcalloc((size_t)n, sizeof *frames[i]);
-        if (m0)
-            frame_at(cfg, st, m0 - 60 * (int64_t)i, frames[i]);
-    }
-    for (int r = 0; r < n; r++) {
-        struct bt_eval *shifted[BT_FORECAST_MINUTES];
-        int lag = evals[r].minute ? (int)((m0 - evals[r].minute) / 60) : 0;
-        for (int i = 0; i < BT_FORECAST_MINUTES; i++)
-            shifted[i] = i + lag < BT_FORECAST_MINUTES ? frames[i + lag] : frames[BT_FORECAST_MINUTES - 1];
-        forecast_fit(&evals[r], shifted, r, &out[r]);
-    }
-    for (int i = 0; i < BT_FORECAST_MINUTES; i++)
-        free(frames[i]);
-}
-
-bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n)
-{
-    out[0] = '\0';
-    if (isnan(f->minutes))
-        return false;
-    const char *w = f->minutes_q == BT_QL_LOWER ? "at least" : f->minutes_q == BT_QL_UPPER ? "at most" : "about";
-    if (f->minutes < 1)
-        snprintf(out, n, "%s reaches its quota within a minute at this trend", bt_side_binding_name(f->side));
-    else
-        snprintf(out, n, "%s reaches its quota in %s %.0f min at this trend", bt_side_binding_name(f->side),
-                 w, floor(f->minutes));
-    return true;
-}
-
-void bt_plan_forecast(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
-                      struct bt_forecast *f)
-{
-    struct bt_eval *ev = bt_xcalloc((size_t)cfg->nroutes, sizeof *ev);
-    struct bt_forecast *all = bt_xcalloc((size_t)cfg->nroutes, sizeof *all);
-    bt_eval_all(cfg, st, now, ev);
-    bt_plan_forecast_all(cfg, st, ev, all);
-    *f = all[r];
-    free(all);
-    free(ev);
-}
-
-/* ---- observed ceiling ---- */
-
-void bt_plan_ceiling(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
-                     struct bt_ceiling *c)
-{
-    memset(c, 0, sizeof *c);
-    c->tokens = c->requests = c->pct_of_quota = NAN;
-    c->quota = e->quota;
-    c->rpm_quota = e->side[BT_SIDE_RPM].applies ? e->side[BT_SIDE_RPM].quota : NAN;
-    if (!e->minute)
-        return;
-    int grp[BT_MAX_SHARED + 1], n = 0;
-    grp[n++] = e->route;
-    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++)
-        grp[n++] = e->shared_with[i];
-    double submitted_max = NAN, server = 0;
-    for (int i = 0; i < BT_PLAN_WINDOW; i++) {
-        int64_t m = e->minute - 60 * (int64_t)i;
-        double thr = 0, tok = NAN, req = NAN, sub = 0, srv = 0;
-        for (int k = 0; k < n; k++) {
-            thr += bt_z(bt_store_at(st, grp[k], BT_SIG_THROTTLES, m));
-            struct bt_minute_fig f;
-            bt_minute_figures(cfg, st, grp[k], m, &f);
-            if (!isnan(f.settled))
-                tok = bt_z(tok) + f.settled;
-            double inv = bt_store_at(st, grp[k], BT_SIG_INVOCATIONS, m);
-            if (!isnan(inv))
-                req = bt_z(req) + inv;
-            srv += bt_z(bt_store_at(st, grp[k], BT_SIG_SERVER_ERRORS, m));
-            sub += bt_z(inv) + bt_z(bt_store_at(st, grp[k], BT_SIG_THROTTLES, m)) +
-                   bt_z(bt_store_at(st, grp[k], BT_SIG_CLIENT_ERRORS, m)) +
-                   bt_z(bt_store_at(st, grp[k], BT_SIG_SERVER_ERRORS, m));
-        }
-        if (thr <= 0)
-            continue;
-        c->throttled_minutes++;
-        server += srv;
-        submitted_max = bt_nanmax(submitted_max, sub);
-        if (!isnan(tok) && (isnan(c->tokens) || tok > c->tokens)) {
-            c->tokens = tok;
-            c->tokens_minute = m;
-        }
-        c->requests = bt_nanmax(c->requests, req);
-    }
-    if (isnan(c->tokens) || !(c->quota > 0))
-        return;
-    c->pct_of_quota = 100 * c->tokens / c->quota;
-    c->far_below = c->tokens < 0.5 * c->quota;
-    if (!c->far_below)
-        return;
-    if (e->tpd > 0 && e->group_tokens_today >= 0.95 * e->tpd) {
-        c->points_to = "daily";
-        snprintf(c->why, sizeof c->why, "the daily quota: %.1f%% of it used today",
-                 100 * e->group_tokens_today / e->tpd);
-    } else if (c->rpm_quota > 0 && submitted_max >= 0.8 * c->rpm_quota) {
-        c->points_to = "rpm";
-        snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests submitted a minute "
-                 "against %.0f", submitted_max, c->rpm_quota);
-    } else if (server > 0) {
-        c->points_to = "capacity";
-        snprintf(c->why, sizeof c->why, "service capacity, not a quota: %.0f server errors rose "
-                 "with the throttles", server);
-    } else {
-        c->points_to = "reservations";
-        snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per call, "
-                 "bursts): settled tokens stay far below what admission checks");
-    }
-}
-
-/* ---- the limits to set ---- */
-
-/* Concurrency from the operating point: the knee the detail view draws, lowered to
- * the in-flight levels that went without throttles. */
-static void limit_concurrency(const struct bt_config *cfg, const struct bt_store *st, int r,
-                              int64_t end, struct bt_limits *l)
-{
-    int hist = cfg->history_minutes > 0 ? cfg->history_minutes : 60;
-    double *xs = bt_xcalloc((size_t)hist, sizeof *xs), *ys = bt_xcalloc((size_t)hist, sizeof *ys);
-    bool *thr = bt_xcalloc((size_t)hist, sizeof *thr);
-    int n = 0;
-    for (int i = 0; i < hist; i++) {
-        int64_t m = end - 60 * (int64_t)i;
-        double x = bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
-        double y = bt_store_at(st, r, BT_SIG_ADM_COMPLETED, m);
-        if (!isfinite(x) || !isfinite(y) || x < 0 || y < 0)
-            continue;
-        xs[n] = x;
-        ys[n] = y;
-        thr[n] = bt_store_at(st, r, BT_SIG_ADM_THROTTLED, m) > 0;
-        if (!l->window_to)
-            l->window_to = m;
-        l->window_from = m;
-        n++;
-    }
-    bt_oppoint_compute(xs, ys, n, &l->op);
-    l->throttle_level = NAN;
-    for (int i = 0; i < n; i++)
-        if (thr[i])
-            l->throttle_level = isnan(l->throttle_level) ? xs[i] : fmin(l->throttle_level, xs[i]);
-    double knee = l->op.enough && l->op.plateau ? l->op.knee : NAN;
-    double cap = knee;
-    l->concurrency_basis = !n ? "no-data" : isnan(knee) ? "no-knee" : "knee";
-    if (!isnan(l->throttle_level) && (isnan(cap) || l->throttle_level <= cap)) {
-        /* the largest level seen below the least throttled one */
-        double below = NAN;
-        for (int i = 0; i < n; i++)
-            if (!thr[i] && xs[i] < l->throttle_level)
-                below = bt_nanmax(below, xs[i]);
-        cap = below;
-        l->concurrency_basis = "throttles";
-    }
-    l->concurrency = isnan(cap) ? NAN : floor(cap);
-    free(thr);
-    free(ys);
-    free(xs);
-}
-
-void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
-                    struct bt_limits *l)
-{
-    memset(l, 0, sizeof *l);
-    struct bt_eval *ev = bt_xcalloc((size_t)cfg->nroutes, sizeof *ev);
-    bt_eval_all(cfg, st, now, ev);
-    const struct bt_eval *e = &ev[r];
-    char a[32], b[32];
-
-    limit_concurrency(cfg, st, r, e->adm_minute ? e->adm_minute : bt_minute_floor(now), l);
-    if (l->window_to) {
-        char f[8], t[8];
-        bt_fmt_hhmm(l->window_from, f, sizeof f);
-        bt_fmt_hhmm(l->window_to, t, sizeof t);
-        note(&l->notes, "concurrency: admission in-flight gauge against completions/min, %d min "
-             "%s-%s UTC", l->op.points, f, t);
-    } else {
-        note(&l->notes, "concurrency: no admission in-flight gauge and completions: no operating "
-             "point to read a cap from");
-    }
-
-    /* the token side's quota less the other members' use, less the reserve */
-    const struct bt_side_fig *ts = &e->side[e->token_side];
-    l->quota = ts->applies ? ts->quota : NAN;
-    l->budget_tpm = l->others_used = l->reserve_tpm = NAN;
-    l->budget_q = BT_QL_UNKNOWN;
-    double others = 0;
-    enum bt_quality oq = BT_QL_IDLE;
-    l->others = e->nshared;
-    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++) {
-        const struct bt_side_fig *of = &ev[e->shared_with[i]].side[e->token_side];
-        bt_side_sum(&others, &oq, false, of);
-        if (of->used_q == BT_QL_UNKNOWN)
-            l->others_unknown++;
-    }
-    if (!e->nshared)
-        oq = BT_QL_KNOWN;
-    if (!isnan(l->quota)) {
-        l->others_used = bt_z(others);
-        l->reserve_tpm = BT_LIMITS_RESERVE * l->quota;
-        l->budget_tpm = fmax(0, floor(l->quota - l->others_used - l->reserve_tpm));
-        l->budget_q = bt_quality_headroom(oq == BT_QL_IDLE ? BT_QL_KNOWN : oq);
-        bt_fmt_tokens(l->quota, a, sizeof a);
-        bt_fmt_tokens(l->others_used, b, sizeof b);
-        note(&l->notes, "token budget: %s quota - %s used by %d other route%s of the group - %.0f%% "
-             "reserve for bursts and recovery", a, b, e->nshared, e->nshared == 1 ? "" : "s",
-             100 * BT_LIMITS_RESERVE);
-    }
-
-    /* max_tokens: the frame's recommendation (p99 + margin) */
-    l->max_tokens = e->recommended_max_tokens;
-    l->max_tokens_now = e->max_tokens;
-    l->out_basis = !isnan(e->out_p99) ? e->out_p99 : e->avg_output;
-    l->max_tokens_basis = isnan(l->max_tokens) ? NULL : !isnan(e->out_p99) ? "admission-p99" : "mean-output";
-    if (l->max_tokens_basis && !strcmp(l->max_tokens_basis, "admission-p99")) {
-        l->truncation = "below 1%: only answers longer than the p99 plus margin are cut";
-        note(&l->notes, "max_tokens: p99 output %.0f from the admission histogram + %.0f%% margin, "
-             "to a multiple of 64", e->out_p99, 100 * cfg->oversize_margin);
-    } else if (l->max_tokens_basis) {
-        l->truncation = "unknown: no output distribution; watch stop_reason max_tokens";
-        note(&l->notes, "max_tokens: no output histogram; 2 x mean output %.0f + %.0f%% margin",
-             e->avg_output, 100 * cfg->oversize_margin);
-    } else {
-        l->truncation = "unknown";
-    }
-
-    /* retries: a share of admitted calls, and never more than half the reserve */
-    l->retry_share = BT_LIMITS_RETRY_SHARE;
-    double calls = !isnan(e->admitted) ? e->admitted : e->invocations;
-    l->retry_budget_pm = NAN;
-    if (!isnan(calls)) {
-        l->retry_budget_pm = floor(BT_LIMITS_RETRY_SHARE * calls);
-        if (e->reservation > 0 && !isnan(l->reserve_tpm))
-            l->retry_budget_pm = fmin(l->retry_budget_pm, floor(l->reserve_tpm / 2 / e->reservation));
-    }
-    l->max_attempts = 3;
-    l->backoff_base_s = fmax(1, bt_z(e->lat_p50) / 1000);
-    l->backoff_cap_s = 30;
-    note(&l->notes, "retries: at most %.0f%% of admitted calls and half the reserve in reservations; "
-         "full jitter: sleep random(0, min(cap, base x 2^attempt)), the cap half of the quota's "
-         "minute", 100 * BT_LIMITS_RETRY_SHARE);
-    free(ev);
 }

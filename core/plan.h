@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/ceiling.h"
 #include "core/config.h"
 #include "core/headroom.h"
 #include "core/model.h"
@@ -79,6 +80,7 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
 #define BT_FORECAST_SHOW 60      /* shown beside headroom when it runs out within an hour */
 struct bt_forecast {
     enum bt_side side;          /* the binding side the trend is of */
+    int64_t minute;             /* the evaluated (data) minute the fit ends at (0: none) */
     int points;
     double slope;               /* group use, per minute per minute (least squares) */
     double fitted_now;          /* the fitted use at the evaluated minute */
@@ -99,20 +101,7 @@ bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n);
 void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
                           const struct bt_eval *evals, struct bt_forecast *out);
 
-/* ---- observed ceiling ---- */
-struct bt_ceiling {
-    int throttled_minutes;      /* minutes of the window with throttles */
-    double tokens;              /* the most the group settled in one of them, TPM (NAN: none) */
-    double requests;            /* the most calls the group completed in one of them */
-    int64_t tokens_minute;
-    double quota, rpm_quota;
-    double pct_of_quota;        /* tokens as a % of the token quota */
-    bool far_below;             /* under half the quota */
-    const char *points_to;      /* reservations rpm daily capacity (NULL: not far below) */
-    char why[200];
-};
-void bt_plan_ceiling(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
-                     struct bt_ceiling *out);
+/* ---- observed ceiling: core/ceiling.h (bt_ceiling_of) ---- */
 
 /* ---- the limits to set at the admission boundary ---- */
 #define BT_LIMITS_RESERVE 0.20  /* of the quota kept for bursts and recovery retries */

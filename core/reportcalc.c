@@ -2,9 +2,11 @@
 #include "core/reportcalc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ceiling.h"
 #include "core/util.h"
 
 _Static_assert(BT_W_COUNT <= 64, "a point holds one bit per warning code");
@@ -113,79 +115,41 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
     }
 }
 
-/* One member's figures at one minute. */
-struct member_min {
-    double tok[2];           /* quota tokens charged: runtime [0]; mantle input, output */
-    double inv, thr, requests, input_total, output;
-    bool data;
-};
-
-static void member_at(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t m,
-                      struct member_min *x)
-{
-    const struct bt_route *rt = &cfg->routes[r];
-    double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
-    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    double thr = bt_store_at(st, r, BT_SIG_THROTTLES, m);
-    double est = bt_store_at(st, r, BT_SIG_ESTIMATED_TPM, m);
-    x->data = !isnan(inv) || !isnan(in) || !isnan(out) || !isnan(thr) || !isnan(est);
-    /* charged work as the dashboard's per-minute figures count it, without the held
-     * reservations: max(settled, EstimatedTPMQuotaUsage); mantle: the input side */
-    struct bt_minute_fig f;
-    bt_minute_figures(cfg, st, r, m, &f);
-    x->tok[0] = z(fmax(f.settled, f.estimated));
-    x->tok[1] = rt->endpoint == BT_EP_MANTLE ? z(out) : 0; /* mantle output, as generated */
-    x->inv = z(inv);
-    x->thr = z(thr);
-    x->requests = bt_requests_submitted(inv, thr, bt_store_at(st, r, BT_SIG_CLIENT_ERRORS, m),
-                                        bt_store_at(st, r, BT_SIG_SERVER_ERRORS, m));
-    x->input_total = z(in) + z(bt_store_at(st, r, BT_SIG_CACHE_READ, m)) +
-                     z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m));
-    x->output = z(out);
-}
-
-static void group_figures(const struct bt_config *cfg, const struct bt_store *st, int64_t from,
-                          int n, const int *members, int nm, double margin, struct bt_qr_group *g)
+static void group_figures(const struct bt_config *cfg, const struct bt_store *st,
+                          const struct bt_eval *e, int64_t from, int n, const int *members, int nm,
+                          double margin, struct bt_qr_group *g)
 {
     double *tok[2] = {bt_xcalloc((size_t)n, sizeof(double)), bt_xcalloc((size_t)n, sizeof(double))};
     double *rpm = bt_xcalloc((size_t)n, sizeof(double));
-    double ceiling[2] = {NAN, NAN};
+    double *tier = bt_xcalloc((size_t)n, sizeof(double));
     double inputs = 0, outputs = 0, calls = 0;
     g->max_tokens = NAN;
+    g->tier_tpm = (struct bt_qr_stat){NAN, NAN, NAN};
     int busy = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
-        double t[2] = {0, 0}, inv = 0, thr = 0, req = 0;
-        bool data = false;
-        for (int k = 0; k < nm; k++) {
-            struct member_min x;
-            member_at(cfg, st, members[k], m, &x);
-            data |= x.data;
-            t[0] += x.tok[0];
-            t[1] += x.tok[1];
-            inv += x.inv;
-            thr += x.thr;
-            req += x.requests;
-            if (x.inv > 0) { /* per-request averages over minutes that had requests */
-                inputs += x.input_total;
-                outputs += x.output;
-                calls += x.inv;
-            }
+        struct bt_group_minute x;
+        bt_group_minute(cfg, st, members, nm, m, &x);
+        if (x.inv > 0) { /* per-request averages over minutes that had requests */
+            inputs += x.input_total;
+            outputs += x.output;
+            calls += x.inv;
+        }
+        for (int k = 0; k < nm; k++)
             g->max_tokens = fmax(g->max_tokens, bt_store_at(st, members[k], BT_SIG_ADM_MAX_TOKENS, m));
+        g->minutes_with_data += x.data;
+        g->requests += x.inv;
+        g->throttled_requests += x.thr;
+        g->throttled_minutes += x.thr > 0;
+        if (x.tier_seen) {
+            g->tier_minutes++;
+            g->tier_requests += x.tier_inv;
         }
-        g->minutes_with_data += data;
-        g->requests += inv;
-        g->throttled_requests += thr;
-        if (thr > 0) {
-            g->throttled_minutes++;
-            for (int s = 0; s < g->nsides; s++)
-                ceiling[s] = fmax(ceiling[s], t[s]);
-        }
-        if (inv > 0 || t[0] > 0 || t[1] > 0) {
-            tok[0][busy] = t[0];
-            tok[1][busy] = t[1];
-            rpm[busy] = req;
+        if (x.inv > 0 || x.tok[0] > 0 || x.tok[1] > 0 || x.tier_tok > 0) {
+            tok[0][busy] = x.tok[0];
+            tok[1][busy] = x.tok[1];
+            rpm[busy] = x.requests;
+            tier[busy] = x.tier_seen ? x.tier_tok : NAN;
             busy++;
         }
     }
@@ -195,18 +159,29 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         g->max_tokens = fmax(g->max_tokens, cfg->routes[members[k]].max_tokens);
     g->avg_input = calls > 0 ? inputs / calls : NAN;
     g->avg_output = calls > 0 ? outputs / calls : NAN;
+    /* the observed ceiling: core/ceiling.c, the one the dashboard and plan show */
+    struct bt_ceiling ce;
+    bt_ceiling_scan(cfg, st, members, nm, from, from + 60 * (int64_t)(n - 1), &ce);
+    bt_ceiling_explain(e, &ce);
+    g->side[0].ceiling_points_to = ce.points_to;
+    bt_strlcpy(g->side[0].ceiling_why, ce.why, sizeof g->side[0].ceiling_why);
     for (int s = 0; s < g->nsides; s++) {
         struct bt_qr_side *sd = &g->side[s];
         stat_of(tok[s], busy, &sd->tpm);
-        sd->ceiling = ceiling[s];
+        sd->ceiling = s ? ce.tokens_out : ce.tokens;
         ask_for(sd->tpm.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
         sd->peak_pct = !isnan(sd->quota) && sd->quota > 0 && !isnan(sd->tpm.max)
                            ? 100 * sd->tpm.max / sd->quota
                            : NAN;
     }
+    if (g->tier_minutes)
+        stat_of(tier, busy, &g->tier_tpm);
     if (g->scope != BT_QR_MANTLE) {
         stat_of(rpm, busy, &g->rpm);
-        ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
+        if (!isnan(g->rpm_quota))
+            ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
+        else
+            g->rpm_ask = NAN; /* no RPM quota listed: nothing to raise */
     } else {
         g->rpm = (struct bt_qr_stat){NAN, NAN, NAN};
         g->rpm_ask = NAN;
@@ -214,6 +189,53 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     free(tok[0]);
     free(tok[1]);
     free(rpm);
+    free(tier);
+}
+
+/* "Legacy" in a quota's name, any case. */
+static bool legacy_name(const char *name)
+{
+    static const char w[] = "legacy";
+    for (const char *p = name; *p; p++) {
+        size_t k = 0;
+        while (w[k] && p[k] && (p[k] | 0x20) == w[k])
+            k++;
+        if (!w[k])
+            return true;
+    }
+    return false;
+}
+
+/* A legacy model: CloudWatch lists LegacyModelInvocations for a member, or a quota
+ * of the group carries a legacy name. AWS refuses increases for it, so the request
+ * asks for nothing and says what a current model would need instead. */
+static void legacy_of(const struct bt_config *cfg, const int *members, int nm, struct bt_qr_group *g)
+{
+    for (int k = 0; k < nm && !g->legacy; k++) {
+        const struct bt_route *rt = &cfg->routes[members[k]];
+        if (rt->legacy_seen) {
+            g->legacy = true;
+            snprintf(g->legacy_why, sizeof g->legacy_why, "CloudWatch lists LegacyModelInvocations "
+                     "for %s (route %s)", rt->model, rt->name);
+        }
+    }
+    for (int s = 0; s < g->nsides && !g->legacy; s++) {
+        if (legacy_name(g->side[s].quota_name)) {
+            g->legacy = true;
+            snprintf(g->legacy_why, sizeof g->legacy_why, "the quota's name marks it legacy: %s",
+                     g->side[s].quota_name);
+        }
+    }
+    g->legacy_size = NAN;
+    if (!g->legacy)
+        return;
+    g->legacy_size = g->side[0].ask;
+    for (int s = 0; s < g->nsides; s++) {
+        g->side[s].ask = NAN;
+        g->side[s].increase_needed = false;
+    }
+    g->rpm_ask = NAN;
+    g->rpm_increase_needed = false;
 }
 
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
@@ -268,7 +290,8 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
             g->rpm_source = rpm.quota_source;
             bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
         }
-        group_figures(cfg, st, from, n, members, nm, margin, g);
+        group_figures(cfg, st, e, from, n, members, nm, margin, g);
+        legacy_of(cfg, members, nm, g);
     }
     free(done);
     free(members);
@@ -368,16 +391,9 @@ static struct bt_tl_entry *tl_add(struct builder *b, int64_t minute, enum bt_tl_
         inc->tl = bt_xrealloc(inc->tl, (size_t)b->cap_tl * sizeof *inc->tl);
     }
     struct bt_tl_entry *t = &inc->tl[inc->ntl++];
-    *t = (struct bt_tl_entry){.minute = minute, .kind = kind, .route = route, .value = NAN};
+    *t = (struct bt_tl_entry){.minute = minute, .kind = kind, .route = route, .value = NAN,
+                              .order = inc->ntl - 1};
     return t;
-}
-
-static const struct bt_warning *find_warning(const struct bt_eval *e, enum bt_wcode c)
-{
-    for (int w = 0; w < e->nwarn; w++)
-        if (e->warnings[w].code == c)
-            return &e->warnings[w];
-    return NULL;
 }
 
 static void tally_causes(struct builder *b, const struct bt_eval *e, int r, int64_t m)
@@ -410,7 +426,9 @@ static void tally_causes(struct builder *b, const struct bt_eval *e, int r, int6
     }
 }
 
-static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, int i, int64_t m)
+/* The data changes of minute i the event log does not carry: throttling starting or
+ * stopping, and a quota's new value. */
+static void timeline_minute(struct builder *b, int r, int i, int64_t m)
 {
     const struct bt_incident *inc = b->inc;
     const struct bt_inc_point *p = bt_inc_at(inc, r, i), *q = bt_inc_at(inc, r, i - 1);
@@ -418,23 +436,6 @@ static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, i
         tl_add(b, m, BT_TL_THROTTLE_ON, r)->value = p->throttles;
     if (!(p->throttles > 0) && q->throttles > 0)
         tl_add(b, m, BT_TL_THROTTLE_OFF, r);
-    if (p->status != q->status) {
-        struct bt_tl_entry *t = tl_add(b, m, BT_TL_STATUS, r);
-        t->from = q->status;
-        t->to = p->status;
-    }
-    for (int c = 0; c < BT_W_COUNT; c++) {
-        uint64_t bit = (uint64_t)1 << c;
-        if ((p->warn & bit) && !(q->warn & bit)) {
-            const struct bt_warning *w = find_warning(e, (enum bt_wcode)c);
-            struct bt_tl_entry *t = tl_add(b, m, BT_TL_WARN_ON, r);
-            t->code = (enum bt_wcode)c;
-            t->severity = w ? w->severity : BT_ST_WARN;
-            bt_strlcpy(t->text, w ? w->message : "", sizeof t->text);
-        } else if (!(p->warn & bit) && (q->warn & bit)) {
-            tl_add(b, m, BT_TL_WARN_OFF, r)->code = (enum bt_wcode)c;
-        }
-    }
     for (int s = 0; s < 2; s++) {
         double a = q->side_quota[s], v = p->side_quota[s];
         if (isnan(v) || (!isnan(a) && a == v))
@@ -443,6 +444,65 @@ static void timeline_minute(struct builder *b, const struct bt_eval *e, int r, i
         t->value = v;
         t->side = s;
     }
+}
+
+/* "CODE raised: message" -> "message" (the log's line as events.c words it) */
+static const char *after_prefix(const char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(text, prefix, n) == 0 ? text + n : text;
+}
+
+/* The event log's entries of the window, for the routes kept (and every route's). */
+static void timeline_events(struct builder *b, const bool *keep)
+{
+    struct bt_incident *inc = b->inc;
+    const struct bt_evlog *l = inc->log;
+    static const enum bt_tl_kind kinds[BT_LOG_KIND_COUNT] = {
+        [BT_LOG_STATUS] = BT_TL_STATUS,   [BT_LOG_RAISED] = BT_TL_WARN_ON,
+        [BT_LOG_CLEARED] = BT_TL_WARN_OFF, [BT_LOG_FAILED] = BT_TL_FAILED,
+        [BT_LOG_RECOVERED] = BT_TL_RECOVERED, [BT_LOG_MARKER] = BT_TL_MARKER};
+    for (size_t i = 0; i < l->n; i++) {
+        const struct bt_logent *e = &l->e[i];
+        if (e->minute < inc->from || e->minute > inc->to ||
+            (e->route >= 0 && keep && !keep[e->route]))
+            continue;
+        struct bt_tl_entry *t = tl_add(b, e->minute, kinds[e->kind], e->route);
+        t->ev = e;
+        t->from = e->from;
+        t->to = e->to;
+        t->code = e->code;
+        t->severity = e->severity;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%s raised: ", bt_wcode_name(e->code));
+        const char *text = e->kind == BT_LOG_MARKER   ? after_prefix(e->text, "marker: ")
+                           : e->kind == BT_LOG_RAISED ? after_prefix(e->text, prefix)
+                                                      : e->text;
+        bt_strlcpy(t->text, text, sizeof t->text);
+        if (e->kind == BT_LOG_MARKER && inc->nmarkers < (int)BT_ARRAY_LEN(inc->marker_minute)) {
+            inc->marker_minute[inc->nmarkers] = e->minute;
+            inc->marker_text[inc->nmarkers++] = after_prefix(e->text, "marker: ");
+        }
+    }
+}
+
+/* Time order; in a minute the markers, then route by route its events as logged,
+ * throttling before them and a quota's value after. */
+static int tl_rank(const struct bt_tl_entry *t)
+{
+    return t->kind == BT_TL_THROTTLE_ON || t->kind == BT_TL_THROTTLE_OFF ? 0 : t->kind == BT_TL_QUOTA ? 2 : 1;
+}
+
+static int cmp_tl(const void *a, const void *b)
+{
+    const struct bt_tl_entry *x = a, *y = b;
+    if (x->minute != y->minute)
+        return x->minute < y->minute ? -1 : 1;
+    if (x->route != y->route)
+        return x->route < y->route ? -1 : 1;
+    if (tl_rank(x) != tl_rank(y))
+        return tl_rank(x) - tl_rank(y);
+    return x->order - y->order;
 }
 
 static int cmp_cause(const void *a, const void *b)
@@ -550,7 +610,6 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     }
     struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
     struct builder b = {.inc = out};
-    size_t mk = 0;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
         /* as on screen while m was the newest complete minute: export's rows and
@@ -558,17 +617,6 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
         int64_t shown = bt_replay_minute_instant(rp, m);
         bt_replay_seek(rp, shown);
         bt_eval_all(cfg, &rp->store, shown, evals);
-        for (; mk < rp->nmarkers && bt_data_minute(cfg, rp->markers[mk].t) <= m; mk++) {
-            int64_t dm = bt_data_minute(cfg, rp->markers[mk].t);
-            if (dm < from)
-                continue;
-            bt_strlcpy(tl_add(&b, dm, BT_TL_MARKER, -1)->text, rp->markers[mk].text,
-                       sizeof out->tl[0].text);
-            if (out->nmarkers < (int)BT_ARRAY_LEN(out->marker_minute)) {
-                out->marker_minute[out->nmarkers] = dm;
-                out->marker_text[out->nmarkers++] = rp->markers[mk].text;
-            }
-        }
         for (int r = 0; r < nr; r++) {
             if (keep && !keep[r])
                 continue;
@@ -578,11 +626,18 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;
             if (i > 0)
-                timeline_minute(&b, &evals[r], r, i, m);
+                timeline_minute(&b, r, i, m);
             tally_causes(&b, &evals[r], r, m);
         }
     }
     free(evals);
+    /* the event log of the whole recording (so the window's first minute shows what
+     * changed then, not what was already so), the one the dashboard's `e` shows */
+    out->log = bt_xcalloc(1, sizeof *out->log);
+    bt_evlog_init(out->log, nr);
+    bt_evlog_from_replay(out->log, rp);
+    timeline_events(&b, keep);
+    qsort(out->tl, (size_t)out->ntl, sizeof *out->tl, cmp_tl);
     summarize_routes(out, keep);
     rank_causes(&b);
     bt_replay_seek(rp, rp->end);
@@ -596,5 +651,8 @@ void bt_incident_free(struct bt_incident *inc)
     free(inc->shown);
     free(inc->group);
     free(inc->tl);
+    if (inc->log)
+        bt_evlog_free(inc->log);
+    free(inc->log);
     *inc = (struct bt_incident){0};
 }

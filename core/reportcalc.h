@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/dataminute.h"
+#include "core/events.h"
 #include "core/headroom.h"
 #include "core/model.h"
 #include "core/recording.h"
@@ -40,6 +41,9 @@ struct bt_qr_side {
     struct bt_qr_stat tpm;   /* quota tokens per minute charged (burndown applied) */
     double ceiling;          /* observed ceiling: the most accepted in a throttled minute,
                               * a lower bound on the limit that bound; NAN: no throttles */
+    const char *ceiling_points_to; /* far below the quota: the limit it points to
+                                    * (core/ceiling.h; NULL: not far below) */
+    char ceiling_why[200];
     double quota;            /* current applied value (NAN unknown; 0 no usable quota) */
     enum bt_quota_source quota_source;
     char code[32];
@@ -57,10 +61,17 @@ struct bt_qr_group {
     enum bt_qr_scope scope;
     const char *model;       /* the first route's (base) model */
     const char *region;
+    bool legacy;             /* a legacy model (DOMAIN.md: AWS refuses increases for models
+                              * scheduled for retirement): nothing is asked, ask NAN */
+    char legacy_why[240];    /* the evidence: LegacyModelInvocations, or the quota's name */
+    double legacy_size;      /* the TPM a current model would need for this load (peak x
+                              * margin, rounded up; NAN: no usage) */
     double burndown;         /* output multiplier used (runtime; the first route's) */
     const char *burndown_source;
     struct bt_qr_side side[2];
     int nsides;              /* runtime 1 (tpm), mantle 2 (input, output) */
+    /* requests submitted per minute, the RPM quota's measure; no ask without an RPM
+     * quota listed (a model without one is limited by tokens only) */
     struct bt_qr_stat rpm;   /* requests submitted per minute, the RPM quota's measure
                               * (Invocations + throttled + failed) */
     double rpm_quota;        /* NAN: none listed (mantle enforces none) */
@@ -76,6 +87,11 @@ struct bt_qr_group {
     int minutes_with_data;   /* minutes some member had a datapoint (busy or not) */
     int busy_minutes;        /* minutes with invocations or tokens */
     int throttled_minutes;   /* minutes with InvocationThrottles > 0 */
+    /* the reserved service tier: its own capacity, taken out of the TPM figures above
+     * (ResolvedServiceTier=reserved; overflow to Standard stays in them) */
+    int tier_minutes;        /* minutes with reserved-tier series (0: none, figures NAN) */
+    struct bt_qr_stat tier_tpm; /* its input + output tokens per busy minute */
+    double tier_requests;    /* its calls over the window (in `requests`, every tier's) */
 };
 
 struct bt_qr {
@@ -109,18 +125,24 @@ struct bt_inc_point {
     uint64_t warn;           /* bit per warning code */
 };
 
+/* The timeline: the event log's entries (core/events.h, the one the dashboard shows
+ * with `e`: status changes, warnings raised and cleared, collector failures and
+ * recoveries, markers) in the window, with the data changes the log does not carry
+ * (throttling starting and stopping, a quota's new value) from the per-minute points. */
 enum bt_tl_kind { BT_TL_STATUS, BT_TL_WARN_ON, BT_TL_WARN_OFF, BT_TL_MARKER, BT_TL_QUOTA,
-                  BT_TL_THROTTLE_ON, BT_TL_THROTTLE_OFF };
+                  BT_TL_THROTTLE_ON, BT_TL_THROTTLE_OFF, BT_TL_FAILED, BT_TL_RECOVERED };
 struct bt_tl_entry {
     int64_t minute;          /* data minute */
     enum bt_tl_kind kind;
-    int route;               /* -1: every route (markers) */
+    int route;               /* -1: every route (markers, a source's failure) */
+    const struct bt_logent *ev; /* the event log's entry (NULL: a data change) */
     enum bt_status from, to; /* BT_TL_STATUS */
     enum bt_wcode code;      /* BT_TL_WARN_* */
     enum bt_status severity;
     double value;            /* BT_TL_QUOTA: the new value; BT_TL_THROTTLE_ON: throttles/min */
     int side;                /* BT_TL_QUOTA: the side (bt_inc_point's side index) */
-    char text[320];          /* the warning's message, the marker's note, the quota's name */
+    char text[320];          /* the warning's message, the marker's note, the log's line */
+    int order;               /* as added (ties of the time order keep it) */
 };
 
 /* A cause the warnings named, with the route-minutes that named it. */
@@ -167,6 +189,7 @@ struct bt_incident {
     int *group;              /* per route: its quota group's leader (bt_eval.group_leader):
                               * routes of one group share every side's headroom */
     int nshown;
+    struct bt_evlog *log;    /* the recording's whole event log the timeline is taken from */
     struct bt_tl_entry *tl;
     int ntl;
     struct bt_inc_cause cause[BT_INC_MAX_CAUSES];

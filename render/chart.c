@@ -31,7 +31,7 @@ const struct bt_chart_style *bt_chart_style(int i)
     return &styles[((i % BT_CHART_STYLES) + BT_CHART_STYLES) % BT_CHART_STYLES];
 }
 
-enum { W = 900, PLOT_TOP = 34, PLOT_H = 190, LEFT = 72, RIGHT = 110, LEGEND_ROW = 18 };
+enum { W = 900, PLOT_TOP = 46, PLOT_H = 190, LEFT = 72, RIGHT = 110, LEGEND_ROW = 18 };
 
 struct frame {
     double x0, x1, y0, y1; /* plot area in pixels (y0 top) */
@@ -86,9 +86,13 @@ static void value_range(const struct bt_chart *c, double *lo, double *hi)
         *hi = 100;
     if (*hi - *lo < 1e-9)
         *hi = *lo + 1;
-    double step = nice_step(*hi - *lo, 5);
+    double step = nice_step(*hi - *lo, 5), top = *hi;
     *lo = floor(*lo / step) * step;
     *hi = ceil(*hi / step) * step;
+    /* a peak on the frame's top edge reads as cut off: room above it (a percentage
+     * keeps its 100 %) */
+    if (!c->pct && top > *hi - step / 20)
+        *hi += step;
 }
 
 static void text_at(cairo_t *cr, double x, double y, const char *s, double align)
@@ -259,10 +263,13 @@ static void draw_hlines(cairo_t *cr, const struct bt_chart *c, const struct fram
     cairo_set_dash(cr, NULL, 0, 0);
 }
 
+/* Marker lines across the plot, their labels above its top edge (never on a
+ * series), moved right when they would touch the previous one. */
 static void draw_markers(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
 {
     static const double dash[] = {6, 3};
     cairo_set_font_size(cr, 10);
+    double last_end = -INFINITY;
     for (int k = 0; k < c->nmarkers; k++) {
         int64_t i = (c->markers[k] - f->from) / 60;
         if (i < 0 || i >= f->n)
@@ -271,13 +278,20 @@ static void draw_markers(cairo_t *cr, const struct bt_chart *c, const struct fra
         cairo_set_source_rgb(cr, marker_rgb[0], marker_rgb[1], marker_rgb[2]);
         cairo_set_line_width(cr, 1.2);
         cairo_set_dash(cr, dash, 2, 0);
-        cairo_move_to(cr, x, f->y0);
+        cairo_move_to(cr, x, f->y0 - 3);
         cairo_line_to(cr, x, f->y1);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
         char l[16];
         snprintf(l, sizeof l, "M%d", k + 1);
-        text_at(cr, x + 2, f->y0 + 11, l, 0);
+        cairo_text_extents_t ex;
+        cairo_text_extents(cr, l, &ex);
+        double lx = x - ex.x_advance / 2;
+        if (lx < last_end + 3)
+            lx = last_end + 3;
+        last_end = lx + ex.x_advance;
+        cairo_move_to(cr, lx, f->y0 - 5);
+        cairo_show_text(cr, l);
     }
 }
 

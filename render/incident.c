@@ -94,8 +94,8 @@ static void add_series(struct bt_chart *c, const char *label, const struct bt_in
 }
 
 /* Headroom is the quota group's, the same for each of its routes: one series per
- * group and side, named after its first charted route ("triage +1" when another
- * route shares it); every group's token side first, then second sides (RPM,
+ * group and side, named after its first charted route ("triage, triage-app" when another
+ * route shares it, "triage +2 sharing" for more); every group's token side first, then second sides (RPM,
  * mantle output) while styles remain. */
 static void headroom_series(const struct bt_incident *inc, const struct bt_config *cfg,
                             const int *routes, int nr, struct bt_chart *c)
@@ -108,11 +108,19 @@ static void headroom_series(const struct bt_incident *inc, const struct bt_confi
                 first &= inc->group[routes[j]] != inc->group[r];
             if (!first || !side_applies(inc, r, s))
                 continue;
-            for (int o = 0; o < inc->nroutes; o++)
-                more += o != r && inc->shown[o] && inc->group[o] == inc->group[r];
-            char l[96], q[BT_FMT_SHORT], plus[16] = "";
-            if (more)
-                snprintf(plus, sizeof plus, " +%d", more);
+            int other = -1;
+            for (int o = 0; o < inc->nroutes; o++) {
+                if (o != r && inc->shown[o] && inc->group[o] == inc->group[r]) {
+                    more++;
+                    other = o;
+                }
+            }
+            /* the route sharing the quota by name ("triage, triage-app"), or how many */
+            char l[160], q[BT_FMT_SHORT], plus[80] = "";
+            if (more == 1)
+                snprintf(plus, sizeof plus, ", %.60s", cfg->routes[other].name);
+            else if (more)
+                snprintf(plus, sizeof plus, " +%d sharing", more);
             bt_fmt_tokens(bt_inc_at(inc, r, inc->n - 1)->side_quota[s], q, sizeof q);
             snprintf(l, sizeof l, "%s%s %s (quota %s/min)", cfg->routes[r].name, plus,
                      side_label(inc, r, s), q);
@@ -400,8 +408,18 @@ static void routes_table(const struct bt_incident *inc, const struct bt_replay *
 
 static void timeline(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
 {
-    bt_buf_puts(b, "\n## Timeline\n\nStatus changes, warnings, throttling and markers, on the "
-                   "CloudWatch data-minute clock (UTC).\n\n| data minute | route | event |\n|---|---|---|\n");
+    bt_buf_puts(b, "\n## Timeline\n\nStatus changes, warnings, collector failures and markers as the "
+                   "dashboard's event log (`e`) has them, and throttling, on the CloudWatch data-minute "
+                   "clock (UTC).\n\n");
+    const struct bt_evlog *log = inc->log;
+    if (log && log->dropped && log->n && log->e[0].minute > inc->from) {
+        char w[32];
+        when(inc, log->e[0].minute, w, sizeof w);
+        bt_buf_printf(b, "The event log keeps its newest %d entries: %zu older ones were dropped, so "
+                         "events before %s are missing here (narrow the window with --from).\n\n",
+                      BT_EVLOG_MAX, log->dropped, w);
+    }
+    bt_buf_puts(b, "| data minute | route | event |\n|---|---|---|\n");
     int marker = 0;
     for (int i = 0; i < inc->ntl; i++) {
         const struct bt_tl_entry *t = &inc->tl[i];
@@ -415,7 +433,18 @@ static void timeline(const struct bt_incident *inc, const struct bt_replay *rp, 
         bt_buf_puts(b, " | ");
         switch (t->kind) {
         case BT_TL_STATUS:
-            bt_buf_printf(b, "status **%s** -> **%s**", bt_status_name(t->from), bt_status_name(t->to));
+            if (t->ev && !strstr(t->ev->text, " -> ")) /* the log's first look */
+                bt_buf_printf(b, "status **%s** (when the recording starts)", bt_status_name(t->to));
+            else
+                bt_buf_printf(b, "status **%s** -> **%s**", bt_status_name(t->from), bt_status_name(t->to));
+            break;
+        case BT_TL_FAILED:
+            bt_buf_puts(b, "**");
+            md(b, t->text);
+            bt_buf_puts(b, "**");
+            break;
+        case BT_TL_RECOVERED:
+            md(b, t->text);
             break;
         case BT_TL_WARN_ON:
             bt_buf_printf(b, "**%s** (%s): ", bt_wcode_name(t->code), bt_status_name(t->severity));

@@ -206,16 +206,16 @@ static void ceiling_text(const struct bt_ceiling *c, struct bt_buf *b)
     char line[400], t[BT_FMT_SHORT], q[BT_FMT_SHORT];
     if (!c->throttled_minutes || isnan(c->tokens)) {
         snprintf(line, sizeof line, "no throttled minute in the last %d min: no ceiling observed",
-                 BT_PLAN_WINDOW);
+                 BT_CEILING_WINDOW);
     } else {
         char hm[8];
         bt_fmt_hhmm(c->tokens_minute, hm, sizeof hm);
         bt_fmt_tokens(c->tokens, t, sizeof t);
         bt_fmt_tokens(c->quota, q, sizeof q);
-        int len = snprintf(line, sizeof line, "throttled in %d of the last %d min; the group settled "
+        int len = snprintf(line, sizeof line, "throttled in %d of the last %d min; the group was charged "
                            "%s TPM at %s UTC while throttled, a lower bound on the limit that bound "
                            "(quota %s",
-                           c->throttled_minutes, BT_PLAN_WINDOW, t, hm, q);
+                           c->throttled_minutes, BT_CEILING_WINDOW, t, hm, q);
         if (!isnan(c->pct_of_quota))
             len += snprintf(line + len, sizeof line - (size_t)len, ", %.1f%% of it", c->pct_of_quota);
         len += snprintf(line + len, sizeof line - (size_t)len, ")");

@@ -139,15 +139,19 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
         else
             row(r, "Observed ceiling",
                 "at least %s tokens per minute were accepted in a throttled minute (a lower bound "
-                "on the limit that bound)%s",
+                "on the limit that bound)%s%s%s",
                 num(sd->ceiling, c, sizeof c),
-                !isnan(sd->quota) && sd->quota > 0 && sd->ceiling < 0.8 * sd->quota
-                    ? "; far below the quota: held reservations (max_tokens), the RPM quota, the "
-                      "daily quota or service capacity bound, which a TPM increase may not fix"
-                    : "");
+                sd->ceiling_points_to ? "; far below the quota, it points to " : "",
+                sd->ceiling_points_to ? sd->ceiling_why : "",
+                sd->ceiling_points_to ? ", which a TPM increase may not fix" : "");
     }
     snprintf(lab, sizeof lab, "Requested %s value", side);
-    if (zero && isnan(sd->ask))
+    if (g->legacy)
+        row(r, lab, "none: a legacy model, and AWS refuses quota increases for models scheduled "
+                    "for retirement; a current model would need about %s %s for this load (peak "
+                    "%s x %.2f): move the traffic and request it there",
+            num(g->legacy_size, a, sizeof a), unit, num(sd->tpm.max, d, sizeof d), q->margin);
+    else if (zero && isnan(sd->ask))
         row(r, lab, "the applied quota is 0: every call throttles (%s requests throttled in the "
                     "window) and no accepted usage sizes a request; ask for model access or a "
                     "first quota, then measure", num(g->throttled_requests, a, sizeof a));
@@ -171,6 +175,8 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
         g->scope == BT_QR_MANTLE ? "bedrock-mantle" : "bedrock-runtime", g->region);
     row(r, "Model", "%s", g->model);
     row(r, "Scope", "%s", scope_words(g->scope));
+    if (g->legacy)
+        row(r, "Legacy model", "%s: do not file an increase for it (AWS refuses them)", g->legacy_why);
     row(r, "Routes on this quota", "%s", routes);
     row(r, "Request it", "%s", through(g));
     for (int s = 0; s < g->nsides; s++)
@@ -192,6 +198,15 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
                 : g->rpm_increase_needed ? num(g->rpm_ask, c, sizeof c)
                                          : "none (the peak fits)");
     }
+    if (g->tier_minutes)
+        row(r, "Reserved tier (not counted)", "%s tokens per minute steady, %s (p99), %s (max) at "
+                                              "peak, %s requests, in %d minute%s: served by the "
+                                              "reserved service tier (its own capacity), taken out "
+                                              "of the TPM figures above; overflow to Standard "
+                                              "stays in them",
+            num(g->tier_tpm.steady, a, sizeof a), num(g->tier_tpm.p99, b, sizeof b),
+            num(g->tier_tpm.max, c, sizeof c), num(g->tier_requests, routes, sizeof routes),
+            g->tier_minutes, g->tier_minutes == 1 ? "" : "s");
     row(r, "Average input tokens per request", "%s (cache reads and writes included)",
         num(g->avg_input, a, sizeof a));
     row(r, "Average output tokens per request", "%s", num(g->avg_output, a, sizeof a));
@@ -251,6 +266,11 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
     bt_fmt_iso(q->from, f, sizeof f);
     bt_fmt_iso(q->to, t, sizeof t);
     bool any = false;
+    if (g->legacy) {
+        if (!md)
+            bt_buf_puts(out, "\nCase description: none (a legacy model: AWS refuses increases for it)\n");
+        return;
+    }
     struct bt_buf para = {0};
     for (int s = 0; s < g->nsides; s++) {
         const struct bt_qr_side *sd = &g->side[s];
@@ -371,6 +391,20 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
     cJSON_AddStringToObject(o, "request_through",
                             g->scope == BT_QR_MANTLE ? "aws-support" : "service-quotas");
     add_num(o, "burndown", g->burndown);
+    cJSON_AddBoolToObject(o, "legacy", g->legacy);
+    if (g->legacy)
+        cJSON_AddStringToObject(o, "legacy_reason", g->legacy_why);
+    else
+        cJSON_AddNullToObject(o, "legacy_reason");
+    add_num(o, "size_for_current_model", g->legacy_size);
+    if (g->tier_minutes) {
+        cJSON *tj = cJSON_AddObjectToObject(o, "reserved_tier");
+        cJSON_AddNumberToObject(tj, "minutes", g->tier_minutes);
+        add_stat(tj, "tokens_per_minute", &g->tier_tpm);
+        add_num(tj, "requests", g->tier_requests);
+    } else {
+        cJSON_AddNullToObject(o, "reserved_tier");
+    }
     cJSON *qs = cJSON_AddArrayToObject(o, "quotas");
     for (int s = 0; s < g->nsides; s++) {
         const struct bt_qr_side *sd = &g->side[s];
@@ -389,6 +423,10 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
         add_num(j, "observed_ceiling", sd->ceiling);
         cJSON_AddStringToObject(j, "observed_ceiling_quality",
                                 isnan(sd->ceiling) ? "unknown" : "lower-bound");
+        if (sd->ceiling_points_to)
+            cJSON_AddStringToObject(j, "observed_ceiling_points_to", sd->ceiling_points_to);
+        else
+            cJSON_AddNullToObject(j, "observed_ceiling_points_to");
         add_num(j, "ask", sd->ask);
         cJSON_AddBoolToObject(j, "increase_needed", sd->increase_needed);
         cJSON_AddItemToArray(qs, j);

@@ -71,10 +71,25 @@ bool bt_status_parse(const char *s, enum bt_status *out)
     return false;
 }
 
+void bt_report_decide(struct bt_report *r)
+{
+    size_t n = (size_t)(r->n ? r->n : 1);
+    r->forecast = bt_xcalloc(n, sizeof *r->forecast);
+    r->ceiling = bt_xcalloc(n, sizeof *r->ceiling);
+    if (r->n <= 0)
+        return;
+    bt_plan_forecast_all(r->cfg, r->store, r->evals, r->forecast);
+    bt_ceiling_all(r->cfg, r->store, r->evals, r->ceiling);
+}
+
 void bt_report_free(struct bt_report *r)
 {
     free(r->evals);
+    free(r->forecast);
+    free(r->ceiling);
     r->evals = NULL;
+    r->forecast = NULL;
+    r->ceiling = NULL;
 }
 
 /* Numbers: whole where whole, one decimal for percentages; null when unknown. */
@@ -137,6 +152,46 @@ static void add_side(cJSON *m, const char *key, const struct bt_side_fig *f, boo
     add_pct(o, "headroom_pct", f->pct);
     cJSON_AddStringToObject(o, "headroom_quality", bt_quality_name(f->headroom_q));
     add_num(o, "fits_more", f->fits);
+}
+
+/* The minute the binding side runs out at the trend of the last 15 minutes, with
+ * what that assumed; minutes null when there is none (flat, falling, too few). */
+static void forecast_json(cJSON *o, const struct bt_forecast *f)
+{
+    cJSON *j = cJSON_AddObjectToObject(o, "forecast");
+    add_str(j, "side", bt_side_binding_name(f->side));
+    bool runs_out = !isnan(f->minutes);
+    add_dec(j, "minutes_to_quota", f->minutes);
+    add_str(j, "minutes_quality", runs_out ? bt_quality_name(f->minutes_q) : NULL);
+    /* on the data-minute clock: the minute the fitted line reaches the quota */
+    add_time(j, "runs_out_minute", runs_out && f->minute && f->minutes < 1e6
+                                       ? bt_minute_floor(f->minute + (int64_t)ceil(f->minutes * 60))
+                                       : 0);
+    add_dec(j, "slope_per_minute", f->slope);
+    cJSON_AddNumberToObject(j, "points", f->points);
+    add_str(j, "none", runs_out ? NULL : f->none);
+    char a[300];
+    snprintf(a, sizeof a, "least squares on the quota group's %s use over the last %d evaluated "
+             "minutes (%d with a figure), extended at that slope: a trend, not a promise",
+             bt_side_binding_name(f->side), BT_FORECAST_MINUTES, f->points);
+    cJSON_AddStringToObject(j, "assumption", a);
+}
+
+/* The most the group was charged in a throttled minute of the last hour: a lower
+ * bound on the limit that bound, beside the quota. */
+static void ceiling_json(cJSON *o, const struct bt_ceiling *c)
+{
+    cJSON *j = cJSON_AddObjectToObject(o, "observed_ceiling");
+    cJSON_AddNumberToObject(j, "window_minutes", BT_CEILING_WINDOW);
+    cJSON_AddNumberToObject(j, "throttled_minutes", c->throttled_minutes);
+    add_num(j, "tokens_per_minute", c->tokens);
+    add_str(j, "quality", isnan(c->tokens) ? "unknown" : "lower-bound");
+    add_num(j, "requests_per_minute", c->requests);
+    add_time(j, "minute", isnan(c->tokens) ? 0 : c->tokens_minute);
+    add_num(j, "quota", c->quota);
+    add_pct(j, "pct_of_quota", c->pct_of_quota);
+    add_str(j, "points_to", c->points_to);
+    add_str(j, "why", c->points_to ? c->why : NULL);
 }
 
 cJSON *bt_report_route_json(const struct bt_report *r, int i)
@@ -268,6 +323,10 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
                                                   : bt_wcode_action(e->warnings[w].code));
         cJSON_AddItemToArray(ws, wj);
     }
+    if (r->forecast)
+        forecast_json(o, &r->forecast[i]);
+    if (r->ceiling)
+        ceiling_json(o, &r->ceiling[i]);
     return o;
 }
 

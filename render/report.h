@@ -4,7 +4,9 @@
 #define BEDTOP_REPORT_H
 #include <cjson/cJSON.h>
 
+#include "core/ceiling.h"
 #include "core/headroom.h"
+#include "core/plan.h"
 #include "core/util.h"
 
 struct bt_api_cost;
@@ -26,6 +28,10 @@ struct bt_report {
     const bool *keep;          /* per route: shown (NULL: every route) */
     enum bt_status unknown_as; /* how a route whose status is unknown counts (BT_ST_WARN) */
     bool wide;                 /* text: every column, no wrapping; else 80 columns */
+    /* check: every route's forecast and observed ceiling (NULL: not computed, as in
+     * export's rows and serve) */
+    struct bt_forecast *forecast;
+    struct bt_ceiling *ceiling;
 };
 
 /* Evaluates every route at now (status as with every route shown and unknown
@@ -38,6 +44,8 @@ void bt_report_select(struct bt_report *r, const bool *keep, enum bt_status unkn
 bool bt_report_shows(const struct bt_report *r, int i);
 /* "warn", "crit" or "unknown" -> the status; false for anything else. */
 bool bt_status_parse(const char *s, enum bt_status *out);
+/* Computes r->forecast and r->ceiling (core/plan.h, core/ceiling.h) for check. */
+void bt_report_decide(struct bt_report *r);
 void bt_report_free(struct bt_report *r);
 cJSON *bt_report_route_json(const struct bt_report *r, int i);
 cJSON *bt_report_json(const struct bt_report *r);

@@ -287,6 +287,58 @@ static void table_wide(const struct bt_report *r, const int *idx, int n, bool co
     }
 }
 
+/* check: the observed ceiling beside the quota, for the routes throttled in the last
+ * hour, and the forecast of the routes that run out within the hour at this trend. */
+static void decide_text(const struct bt_report *r, const int *idx, int n, struct bt_buf *b)
+{
+    int width = r->wide ? 0 : TEXT_WIDTH;
+    bool head = false;
+    for (int k = 0; r->ceiling && k < n; k++) {
+        const struct bt_ceiling *c = &r->ceiling[idx[k]];
+        if (!c->throttled_minutes || isnan(c->tokens))
+            continue;
+        if (!head)
+            bt_buf_printf(b, "\nOBSERVED CEILING (throttled minutes of the last %d min; a lower "
+                             "bound)\n", BT_CEILING_WINDOW);
+        head = true;
+        char tok[BT_FMT_SHORT], q[BT_FMT_SHORT], hm[8], line[400];
+        bt_fmt_tokens(c->tokens, tok, sizeof tok);
+        bt_fmt_tokens(c->quota, q, sizeof q);
+        bt_fmt_hhmm(c->tokens_minute, hm, sizeof hm);
+        int len = !(c->tokens > 0)
+                      ? snprintf(line, sizeof line, ": nothing accepted in %d throttled min, quota %s",
+                                 c->throttled_minutes, q)
+                      : snprintf(line, sizeof line, ": at least %s TPM at %s UTC (%d min throttled), "
+                                 "quota %s", tok, hm, c->throttled_minutes, q);
+        if (!isnan(c->pct_of_quota))
+            len += snprintf(line + len, sizeof line - (size_t)len, " (%.1f%%)", c->pct_of_quota);
+        if (c->points_to)
+            snprintf(line + len, sizeof line - (size_t)len, "; far below it: %s", c->why);
+        struct bt_buf l = {0};
+        bt_buf_puts(&l, r->cfg->routes[idx[k]].name);
+        bt_buf_puts(&l, line);
+        pad(b, 2);
+        put_wrapped(b, bt_buf_str(&l), 2, 4, width);
+        bt_buf_free(&l);
+    }
+    head = false;
+    for (int k = 0; r->forecast && k < n; k++) {
+        const struct bt_forecast *f = &r->forecast[idx[k]];
+        char said[160];
+        if (!(f->minutes < BT_FORECAST_SHOW) || !bt_plan_forecast_text(f, said, sizeof said))
+            continue;
+        if (!head)
+            bt_buf_printf(b, "\nFORECAST (least squares over the last %d min: a trend, not a "
+                             "promise)\n", BT_FORECAST_MINUTES);
+        head = true;
+        struct bt_buf l = {0};
+        bt_buf_printf(&l, "%s: %s", r->cfg->routes[idx[k]].name, said);
+        pad(b, 2);
+        put_wrapped(b, bt_buf_str(&l), 2, 4, width);
+        bt_buf_free(&l);
+    }
+}
+
 struct text_warning {
     int route, pos, w;
 };
@@ -358,6 +410,7 @@ void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf 
     else
         table_compact(r, idx, n, color, b);
     sides_note(r, idx, n, b);
+    decide_text(r, idx, n, b);
     warnings_text(r, idx, n, color, b);
     if (!isnan(r->metrics_per_poll)) {
         char a[BT_FMT_LONG], d[BT_FMT_LONG];

@@ -128,6 +128,17 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     FIG("quota", "%s TPM from %s%s%s%s%s%s", a, bt_quota_source_name(e->quota_source),
         e->quota_code[0] ? " " : "", e->quota_code, mb ? ", matched by " : "", mb ? mb : "",
         e->nshared ? ", shared with other routes" : "");
+    struct bt_ceiling ce; /* beside the quota, when throttled in the hour (core/ceiling.h) */
+    bt_ceiling_of(t->host->cfg, t->host->store, e, &ce);
+    if (ce.throttled_minutes && ce.tokens > 0) {
+        char hm[8];
+        bt_fmt_tokens(ce.tokens, a, sizeof a);
+        bt_fmt_hhmm(ce.tokens_minute, hm, sizeof hm);
+        bt_fmt_pct(ce.pct_of_quota, c, sizeof c);
+        FIG("ceiling", "at least %s TPM accepted while throttled (%s UTC; %d of %d min throttled), "
+            "%s%% of the quota%s%s", a, hm, ce.throttled_minutes, BT_CEILING_WINDOW, c,
+            ce.points_to ? ": points to " : "", ce.points_to ? ce.why : "");
+    }
     bt_fmt_tokens(e->max_tokens, a, sizeof a);
     bt_fmt_tokens(e->avg_output, c, sizeof c);
     char meas[48] = "";

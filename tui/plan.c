@@ -114,7 +114,7 @@ static void compute(struct bt_tui *t, struct tui_plan *p, int width)
         bt_plan_whatif(h->cfg, h->store, p->route, h->now, &p->change, w, why, sizeof why);
     }
     bt_plan_forecast(h->cfg, h->store, p->route, h->now, &f);
-    bt_plan_ceiling(h->cfg, h->store, &w->before, &ce);
+    bt_ceiling_of(h->cfg, h->store, &w->before, &ce);
     bt_plan_limits(h->cfg, h->store, p->route, h->now, lim);
     speed_lines(t, p, w->before.minute, width);
     struct bt_plan_view v = {.cfg = h->cfg, .mode = h->mode, .now = h->now, .change = &p->change,

@@ -3,7 +3,8 @@
 # unpaced simulated clock (the same bytes on any machine), two markers where the
 # on-call engineer pressed m, then `bedtop report incident` over it.
 # Usage: examples/incident/regenerate.sh [OUTDIR [report incident options...]]
-# BEDTOP names the binary (default: the one built in the source tree).
+# BEDTOP names the binary (default: the one built in the source tree); with
+# BEDTOP_EXAMPLE_REC set, the recording is kept there too.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bedtop=${BEDTOP:-$here/../../bedtop}
@@ -28,4 +29,5 @@ for t, note in marks:
             break
 open(p, "w").write("\n".join(lines) + "\n")
 PY
+[ -n "${BEDTOP_EXAMPLE_REC:-}" ] && cp "$tmp/demo.rec" "$BEDTOP_EXAMPLE_REC"
 "$bedtop" report incident "$tmp/demo.rec" -o "$out" "$@"

@@ -28,6 +28,44 @@ expect_eq "minute 16: triage retry storm" "$(j 16 "'RETRY_LOAD' in [w['code'] fo
 expect_eq "minute 12: summarize throttled while the estimate is ~6% of quota" \
     "$(j 12 "r['summarize']['tpm']['estimated'] < 0.1*r['summarize']['quota']['tpm'] and r['summarize']['throttles_per_min']>0")" True
 expect_eq "workers: 40 in flight vs 25" "$(j 10 "(r['workers']['in_flight'], r['workers']['concurrency_limit'])")" "(40, 25)"
+# The observed ceiling (core/ceiling.c) against the frame's own figures: at minute 16
+# the most summarize was charged (max(settled, estimated), summarize alone on its
+# quota) in a throttled minute of the hour, read from the per-minute JSON of every
+# earlier demo minute; a lower bound far below the 400k quota: reservations.
+check "minute 16: summarize's observed ceiling is its most charged throttled minute" python3 - "$TMP" <<'PY'
+import json, sys
+d = sys.argv[1]
+at16 = {r["name"]: r for r in json.load(open(f"{d}/m16.json"))["routes"]}["summarize"]
+c = at16["observed_ceiling"]
+seen = {}
+for m in range(17):
+    r = {x["name"]: x for x in json.load(open(f"{d}/m{m}.json"))["routes"]}["summarize"]
+    if r["evaluated_minute"] <= at16["evaluated_minute"] and r["throttles_per_min"]:
+        seen[r["evaluated_minute"]] = max(v for v in (r["tpm"]["settled"], r["tpm"]["estimated"]) if v is not None)
+assert seen and c["tokens_per_minute"] == max(seen.values()), (c, seen)
+assert c["minute"] == max(seen, key=seen.get) and c["throttled_minutes"] >= len(seen), (c, seen)
+assert c["quality"] == "lower-bound" and c["quota"] == 400000 and c["points_to"] == "reservations", c
+assert c["pct_of_quota"] == round(1000 * c["tokens_per_minute"] / 400000) / 10, c
+# triage at 49 % of its quota in its retry storm: the evidence points to retries
+t = {x["name"]: x for x in json.load(open(f"{d}/m16.json"))["routes"]}["triage"]["observed_ceiling"]
+assert t["pct_of_quota"] < 50 and t["points_to"] == "retries" and "RETRY_LOAD" in t["why"], t
+w = {x["name"]: x for x in json.load(open(f"{d}/m16.json"))["routes"]}["workers"]
+assert w["observed_ceiling"]["tokens_per_minute"] is None and w["observed_ceiling"]["quality"] == "unknown", w
+PY
+# The forecast in check JSON: workers ramps (demo.c) and runs out within the hour at
+# this trend, its minute on the data-minute clock; agents is flat: no minute, null.
+check "minute 16: forecast: workers runs out at a minute, agents (flat) none" python3 - "$TMP/m16.json" <<'PY'
+import json, sys, datetime as dt
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["routes"]}
+f = r["workers"]["forecast"]
+assert f["side"] == "tpm" and 0 < f["minutes_to_quota"] < 60 and f["slope_per_minute"] > 0, f
+iso = lambda s: dt.datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ")
+ev = iso(r["workers"]["evaluated_minute"])
+assert iso(f["runs_out_minute"]) == ev + dt.timedelta(minutes=int(f["minutes_to_quota"])), (f, ev)
+assert "trend" in f["assumption"] and f["none"] is None, f
+a = r["agents"]["forecast"]
+assert a["minutes_to_quota"] is None and a["runs_out_minute"] is None and a["none"] == "flat", a
+PY
 expect_eq "agents is mantle with split quotas" "$(j 10 "(r['agents']['endpoint'], r['agents']['mantle']['input']['quota'], r['agents']['mantle']['output']['quota'])")" "('mantle', 20000000, 4000000)"
 # issue 19: mantle has no burndown (output counts once, on its own quota): null and
 # "none", never the table's 1 and "table"; a runtime route keeps its table value
@@ -82,6 +120,10 @@ check "demo is deterministic" cmp -s "$TMP/a.json" "$TMP/b.json"
 check "text output has no escape codes when piped" bash -c "! grep -q $'\033' '$TMP/t.txt'"
 check "text output has the header row" grep -q '^ROUTE  *STATUS .*HEAD%' "$TMP/t.txt"
 check "text output lists warnings with actions" grep -q -- '-> ' "$TMP/t.txt"
+check "text: the observed ceiling beside the quota" \
+    grep -qE "^  summarize: at least 23k TPM at 10:09 UTC \([0-9]+ min throttled\), quota 400k \(5\.8%\);" "$TMP/t.txt"
+check "text: the forecast of a route that runs out within the hour" \
+    grep -qE "^  workers: tpm reaches its quota in at most [0-9]+ min at this trend" "$TMP/t.txt"
 expect_eq "text rows align (STATUS column at one offset)" \
     "$(awk '/^ROUTE/{h=index($0,"STATUS")} /^(triage|summarize|workers|agents|backfill|legacy|experiments|triage-app|preview) /{print (substr($0,h,1) ~ /[a-z]/)}' "$TMP/t.txt" | sort -u)" 1
 

@@ -96,6 +96,14 @@ a.pop("mode"); b.pop("mode")
 # the replay's own: the minute's markers and event log (t_clock compares them with
 # export's); a lone check has no log to carry
 assert isinstance(a.pop("markers"), list) and isinstance(a.pop("events"), list)
+# the forecast is fitted over the frames of the last 15 minutes, which read the
+# admission gauges each store holds: the recording every scrape, check's one poll
+# only the newest; it is compared apart (present, same side). The observed ceiling
+# (CloudWatch minutes only) is equal.
+for x, y in zip(a["routes"], b["routes"]):
+    fx, fy = x.pop("forecast"), y.pop("forecast")
+    if fx["side"] != fy["side"] or fx["points"] != fy["points"]:
+        sys.exit(1)
 sys.exit(0 if a == b else 1)
 PY
     then same=$((same + 1)); else echo "# minute $m differs"; fi

@@ -80,6 +80,25 @@ assert b"\x1b" not in t and b"chat?[31m|<b>x</b>*" in t, t[:300]
 assert "\x1b" not in m and "chat?\\[31m\\|\\<b\\>x\\</b\\>\\*" in m, m[:400]
 assert json.load(open(sys.argv[3]))["quota_groups"][0]["routes"][0] == "chat\u001b[31m|<b>x</b>*"
 PY
+# The reserved tier and a legacy model (tests/data/quota-request-tier.rec; figures
+# worked in tests/unit/test_reportcalc.c): the on-demand figures without the reserved
+# tier, which is listed apart; nothing asked for the legacy model, and why.
+TF=$BEDTOP_SRCDIR/tests/data/quota-request-tier.rec
+"$BEDTOP" report quota-request "$TF" >"$TMP/tier.txt" 2>/dev/null
+"$BEDTOP" report quota-request "$TF" -f json >"$TMP/tier.json" 2>/dev/null
+check "tier: on-demand steady 100,000 and peak 180,000, the reserved tier listed apart" sh -c \
+    "grep -q '^Steady-state TPM  *100,000 tokens' '$TMP/tier.txt' && grep -q '^Peak TPM  *180,000 (p99), 180,000 (max)' '$TMP/tier.txt' && grep -q '^Reserved tier (not counted)  *54,000 tokens per minute steady, 60,000 (p99), 60,000 (max) at peak, 90 requests' '$TMP/tier.txt'"
+check "legacy: says so and asks for nothing" sh -c \
+    "grep -q '^Legacy model  *CloudWatch lists LegacyModelInvocations for amazon.titan-text-express-v1' '$TMP/tier.txt' && grep -q '^Case description: none (a legacy model' '$TMP/tier.txt' && ! grep -q 'We request an increase' '$TMP/tier.txt'"
+check "tier/legacy JSON validates; ask null for the legacy model" python3 - "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/tier.json" <<'PY'
+import json, subprocess, sys
+subprocess.run([sys.executable, sys.argv[1].rsplit("/data/", 1)[0] + "/tests/schema_check.py", sys.argv[1], sys.argv[2]], check=True)
+f, o = json.load(open(sys.argv[2]))["quota_groups"]
+assert f["reserved_tier"]["tokens_per_minute"] == {"steady": 54000, "peak_p99": 60000, "peak_max": 60000}, f
+assert f["legacy"] is False and f["rpm"]["ask"] is None, f
+assert o["legacy"] and o["quotas"][0]["ask"] is None and o["size_for_current_model"] == 42000, o
+assert o["reserved_tier"] is None
+PY
 expect_rc "quota-request needs a FILE or --since" 3 "$BEDTOP" report quota-request
 check "... and says so" grep -q "give a recording FILE or --since 7d" "$TMP/last.err"
 expect_rc "an unknown report is refused" 3 "$BEDTOP" report weekly "$FX"
@@ -157,8 +176,38 @@ check "--since leaves no temporary recording behind" sh -c "! ls -d /tmp/bedtop-
 
 # ---- incident: the demo's 30 minutes with two markers (10:12:30 and 10:22:10
 # simulated: on screen with data minutes 10:09 and 10:19), as examples/incident/ is made
-BEDTOP=$BEDTOP sh "$BEDTOP_SRCDIR/examples/incident/regenerate.sh" "$TMP/inc" --png >"$TMP/inc.out" 2>"$TMP/inc.err"
+BEDTOP=$BEDTOP BEDTOP_EXAMPLE_REC=$TMP/inc.rec sh "$BEDTOP_SRCDIR/examples/incident/regenerate.sh" "$TMP/inc" --png >"$TMP/inc.out" 2>"$TMP/inc.err"
 expect_eq "report incident exits 0" "$?" 0
+# The timeline is the event log's (core/events.c, the dashboard's `e`, which export
+# prints): every status change, warning raised or cleared, failure, recovery and
+# marker of the window, no other and none left out; the rest of the timeline is
+# throttling starting or stopping and a quota's new value (data, not events).
+"$BEDTOP" export "$TMP/inc.rec" --format json >"$TMP/inc.json" 2>/dev/null
+check "timeline: the event log's events, every one and no other" python3 - "$TMP/inc/report.md" "$TMP/inc.json" <<'PY'
+import json, re, sys
+md, ex = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+tl = md.split("## Timeline")[1].split("\n## ")[0]
+rows = re.findall(r"^\| (\d\d:\d\d) \| (.*?) \| (.*) \|$", tl, re.M)
+assert rows, tl[:300]
+assert [r[0] for r in rows] == sorted(r[0] for r in rows), "time order"
+unesc = lambda s: re.sub(r"\\(.)", r"\1", s)
+def as_log(cell):
+    # the report's words back into the log's line (events.c)
+    for pat, rep in ((r"^status \*\*(\w+)\*\* -> \*\*(\w+)\*\*$", r"status \1 -> \2"),
+                     (r"^status \*\*(\w+)\*\* \(when the recording starts\)$", r"status \1"),
+                     (r"^\*\*([A-Z_]+)\*\* \(\w+\): (.*)$", r"\1 raised: \2"),
+                     (r"^marker \*\*M\d+\*\*: (.*)$", r"marker: \1"),
+                     (r"^\*\*(.*)\*\*$", r"\1")):
+        if re.match(pat, cell):
+            return re.sub(pat, rep, cell)
+    return cell
+data = re.compile(r"^(throttling starts: .*|throttling stops|quota \(.*\) now .*)$")
+got = sorted((t, unesc(r), as_log(unesc(c))) for t, r, c in rows if not data.match(c))
+want = sorted([(e["time"][11:16], e["route"] or "(all)", e["text"]) for e in ex["events"]] +
+              [(m["time"][11:16], "(all)", "marker: " + m["text"]) for m in ex["markers"]])
+assert got == want, ([x for x in got if x not in want][:3], [x for x in want if x not in got][:3])
+assert len(want) > 20, len(want)
+PY
 check "it says where the report is" grep -q "$TMP/inc/report.md: 31 data minutes" "$TMP/inc.out"
 MD=$TMP/inc/report.md
 # The demo's story (collectors/demo.c): the triage retry storm throttles from story

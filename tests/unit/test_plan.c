@@ -332,13 +332,13 @@ static void test_ceiling(void)
     struct bt_eval e;
     struct bt_ceiling c;
     bt_eval_route(&f.cfg, &f.st, a, NOW, &e);
-    bt_plan_ceiling(&f.cfg, &f.st, &e, &c);
+    bt_ceiling_of(&f.cfg, &f.st, &e, &c);
     OK(c.throttled_minutes == 1, "one throttled minute");
     NEAR(c.tokens, 400000, 1e-9, "ceiling: at least 400,000 TPM");
     NEAR(c.pct_of_quota, 20, 1e-9, "20 % of the quota");
     OK(c.far_below && c.points_to && !strcmp(c.points_to, "reservations"), "points to reservations");
     bt_eval_route(&f.cfg, &f.st, b, NOW, &e);
-    bt_plan_ceiling(&f.cfg, &f.st, &e, &c);
+    bt_ceiling_of(&f.cfg, &f.st, &e, &c);
     OK(c.points_to && !strcmp(c.points_to, "capacity"), "server errors with throttles: capacity");
     fx_free(&f);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ceiling.h"
 #include "core/reportcalc.h"
 #include "core/sanitize.h"
 #include "render/reportdoc.h"
@@ -122,6 +123,20 @@ static void quota_request(void)
     OK(g->throttled_minutes == 2, "two minutes throttled (got %d)", g->throttled_minutes);
     NEAR(g->throttled_requests, 47, 0, "47 requests throttled");
     NEAR(sd->ceiling, 520000, 0, "observed ceiling: most accepted in a throttled minute");
+    OK(!sd->ceiling_points_to, "520,000 is 52%% of the quota: not far below it, nothing named");
+    {
+        /* one ceiling for every reader: core/ceiling.c's scan of the group gives the
+         * request's figure, at 10:02 (the minute of 520,000), with 2 throttled minutes */
+        struct bt_ceiling ce;
+        int grp[] = {0, 1};
+        bt_ceiling_scan(&rp.cfg, &rp.store, grp, 2, from, to, &ce);
+        NEAR(ce.tokens, sd->ceiling, 0, "the request's ceiling is core/ceiling.c's");
+        NEAR((double)ce.tokens_minute, T0 + 120, 0, "at 10:02");
+        OK(ce.throttled_minutes == 2, "two throttled minutes scanned (got %d)", ce.throttled_minutes);
+        /* submitted at 10:02: 220 + 35 = 255; the most completed 220 */
+        NEAR(ce.submitted_max, 255, 0, "most submitted in a throttled minute 255");
+        NEAR(ce.requests, 220, 0, "most completed in a throttled minute 220");
+    }
     NEAR(sd->ask, 630000, 0, "ask: 520,000 x 1.2 rounded up");
     OK(!sd->increase_needed, "630,000 fits 1,000,000: no increase needed");
     NEAR(sd->peak_pct, 52, 1e-9, "the peak is 52% of the quota");
@@ -153,6 +168,74 @@ static void quota_request(void)
     NEAR(q.groups[0].side[0].tpm.max, 70000, 0, "chat-batch alone: peak 70,000");
     bt_qr_free(&q);
 out:
+    bt_replay_free(&rp);
+}
+
+/* tests/data/quota-request-tier.rec, written by hand: minutes 10:00..10:02, burndown 1
+ * (quota tokens = input + output), no cache, no estimate, no admission counters.
+ *   fast (L-TIER0001, 1,000,000 TPM, no RPM quota listed), every tier's counts and the
+ *   reserved tier's (ResolvedServiceTier=reserved) apart:
+ *     min  inv in      out    thr   reserved: inv in     out
+ *     0    100 100,000 20,000 0               40  40,000 8,000
+ *     1    200 200,000 40,000 10              50  50,000 10,000
+ *     2    100  80,000 20,000 0               - (no tier series: every call on-demand)
+ *   on-demand quota tokens, the reserved tier taken out (DOMAIN.md, service tiers):
+ *     60,000 + 12,000 = 72,000; 150,000 + 30,000 = 180,000; 80,000 + 20,000 = 100,000
+ *     sorted 72k 100k 180k: steady 100,000, peak 180,000 (not 120,000 and 240,000,
+ *     every tier's); ceiling (throttled at 1) 180,000; ask 180,000 x 1.2 = 216,000 ->
+ *     220,000, no increase; no RPM quota listed: no RPM ask (peak 210 submitted)
+ *     ceiling 180,000 is 18 % of the quota (under half): points to reservations
+ *   reserved tier listed: 48,000 and 60,000 tokens in its 2 minutes: steady 54,000,
+ *     peak 60,000; 90 requests
+ *   old (legacy: ListMetrics lists LegacyModelInvocations; L-OLD00001, 300,000 TPM):
+ *     25,000 and 35,000 (minute 2 idle): peak 35,000 x 1.2 = 42,000, the size a current
+ *     model would need; nothing asked (AWS refuses increases for legacy models) */
+static void quota_request_tier_legacy(void)
+{
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/tests/data/quota-request-tier.rec", tap_srcdir());
+    struct bt_replay rp;
+    if (!bt_replay_open(&rp, path, NULL, NULL, err, sizeof err)) {
+        OK(false, "tier fixture opens: %s", err);
+        return;
+    }
+    bt_replay_seek(&rp, rp.end);
+    struct bt_eval ev[2];
+    bt_eval_all(&rp.cfg, &rp.store, rp.end, ev);
+    struct bt_qr q;
+    bt_qr_build(&rp.cfg, &rp.store, ev, T0, T0 + 120, NULL, 1.2, &q);
+    OK(q.ngroups == 2, "two quota groups (got %d)", q.ngroups);
+    if (q.ngroups == 2) {
+        const struct bt_qr_group *f = &q.groups[0], *o = &q.groups[1];
+        NEAR(f->side[0].tpm.steady, 100000, 0, "fast: steady 100,000 on-demand (reserved tier out)");
+        NEAR(f->side[0].tpm.max, 180000, 0, "fast: peak 180,000 on-demand");
+        NEAR(f->side[0].ceiling, 180000, 0, "fast: ceiling 180,000, the reserved tier out");
+        /* 18 % of the quota, no RPM quota, no server errors, no daily quota: held
+         * reservations (core/ceiling.c's rule, as check and plan say it) */
+        OK(f->side[0].ceiling_points_to && !strcmp(f->side[0].ceiling_points_to, "reservations"),
+           "fast: the ceiling far below the quota points to reservations");
+        NEAR(f->side[0].ask, 220000, 0, "fast: ask 220,000");
+        OK(!f->side[0].increase_needed && !f->legacy, "fast: no increase needed, not legacy");
+        OK(isnan(f->rpm_ask) && !f->rpm_increase_needed, "no RPM quota listed: no RPM ask");
+        NEAR(f->rpm.max, 210, 0, "RPM peak 210 submitted (every tier's)");
+        OK(f->tier_minutes == 2, "reserved tier seen in 2 minutes (got %d)", f->tier_minutes);
+        NEAR(f->tier_tpm.steady, 54000, 0, "reserved tier steady 54,000");
+        NEAR(f->tier_tpm.max, 60000, 0, "reserved tier peak 60,000");
+        NEAR(f->tier_requests, 90, 0, "reserved tier 90 requests");
+        OK(o->legacy && strstr(o->legacy_why, "LegacyModelInvocations"), "old: legacy, with the evidence");
+        OK(isnan(o->side[0].ask) && !o->side[0].increase_needed, "old: nothing asked");
+        NEAR(o->legacy_size, 42000, 0, "old: a current model would need 42,000");
+        NEAR(o->side[0].tpm.max, 35000, 0, "old: peak 35,000 still shown");
+        OK(o->tier_minutes == 0 && isnan(o->tier_tpm.steady), "old: no reserved tier");
+    }
+    bt_qr_free(&q);
+    /* a quota whose name says legacy is legacy too */
+    bt_strlcpy(rp.cfg.routes[0].quota[BT_Q_TPM].name, "On-demand tokens per minute for X (Legacy)",
+               sizeof rp.cfg.routes[0].quota[BT_Q_TPM].name);
+    bt_qr_build(&rp.cfg, &rp.store, ev, T0, T0 + 120, NULL, 1.2, &q);
+    OK(q.ngroups == 2 && q.groups[0].legacy && strstr(q.groups[0].legacy_why, "name marks it legacy"),
+       "a quota named (Legacy): legacy");
+    bt_qr_free(&q);
     bt_replay_free(&rp);
 }
 
@@ -199,6 +282,28 @@ static void incident(void)
     OK(on == 2, "chat: throttling starts at 10:02 and again at 10:05 (got %d)", on);
     OK(off == 1, "chat: throttling stops at 10:03");
     OK(mk == 1, "the marker is in the timeline at 10:03 with its note");
+    /* the timeline is the event log's: every entry of the log in the window is in it */
+    int logged = 0, taken = 0;
+    for (size_t k = 0; k < inc.log->n; k++)
+        logged += inc.log->e[k].minute >= from && inc.log->e[k].minute <= to;
+    for (int i = 0; i < inc.ntl; i++)
+        taken += inc.tl[i].ev != NULL;
+    OK(logged > 0 && taken == logged, "the timeline holds the log's %d entries of the window (got %d)",
+       logged, taken);
+    /* a log that dropped its oldest entries says so above the table, not inside it */
+    if (inc.log->n) {
+        inc.log->dropped = 2000;
+        int64_t keep_minute = inc.log->e[0].minute;
+        inc.log->e[0].minute = from + 60;
+        struct bt_buf md = {0};
+        bt_incident_render_md(&inc, &rp, false, &md);
+        const char *s = bt_buf_str(&md), *note = strstr(s, "2000 older ones were dropped");
+        const char *table = strstr(s, "| data minute | route | event |");
+        OK(note && table && note < table, "dropped entries: a note before the timeline's table");
+        bt_buf_free(&md);
+        inc.log->e[0].minute = keep_minute;
+        inc.log->dropped = 0;
+    }
     bt_incident_free(&inc);
     bt_replay_free(&rp);
 }
@@ -257,6 +362,7 @@ int main(void)
     charted();
     stats();
     quota_request();
+    quota_request_tier_legacy();
     incident();
     return tap_done();
 }
