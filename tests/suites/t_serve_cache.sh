@@ -135,6 +135,37 @@ if command -v promtool >/dev/null; then
 else
     skip "promtool check metrics (BEDTOP_TEST_DEPS=1 scripts/deps)"
 fi
+# the HA pair as examples/prometheus/prometheus.yml scrapes it (its metric_relabel_configs
+# taken from the file): a real Prometheus, then one series per route once replica goes
+if command -v prometheus >/dev/null; then
+    PP=$(free_port)
+    mkdir -p "$TMP/prom"
+    {
+        printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: bedtop\n'
+        printf '    static_configs:\n      - targets: ["127.0.0.1:%s", "127.0.0.1:%s"]\n' "$A" "$B"
+        printf '        labels:\n          pair: demo-pair\n'
+        sed -n '/^    metric_relabel_configs:/,$p' "$BEDTOP_SRCDIR/examples/prometheus/prometheus.yml"
+    } >"$TMP/prom/prometheus.yml"
+    prometheus --config.file="$TMP/prom/prometheus.yml" --storage.tsdb.path="$TMP/prom/data" \
+        --web.listen-address="127.0.0.1:$PP" >"$TMP/prom.log" 2>&1 &
+    CLEANUP+=("kill $!")
+    q() { curl -s -m 10 "http://127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1" |
+          python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(" ".join(sorted(x["value"][1] for x in r)))' 2>/dev/null; }
+    both() { [ "$(q 'count(up{job="bedtop"} == 1)')" = 2 ] && [ -n "$(q 'count by (replica) (bedtop_route_status)')" ] &&
+             [ "$(q 'count(count by (replica) (bedtop_route_status))')" = 2 ]; }
+    ok_both=1
+    for _ in $(seq 1 300); do both && { ok_both=0; break; }; sleep 0.2; done
+    check "Prometheus scrapes both replicas" test "$ok_both" -eq 0
+    nr=$(grep -c '^bedtop_route_status{' "$TMP/a.prom")
+    expect_eq "the relabelled pair: each replica's $nr routes under one instance, the pair's name" \
+        "$(q 'count by (instance, replica) (bedtop_route_status)')" "$nr $nr"
+    expect_eq "... so without replica, one series per route: what Thanos deduplicates" \
+        "$(q 'count(count without (replica) (bedtop_route_status))')" "$nr"
+    expect_eq "... and up keeps each host's own instance (BedtopPollerDown names the host)" \
+        "$(q 'count(count by (instance) (up{job="bedtop"}))')" 2
+else
+    skip "prometheus (BEDTOP_TEST_DEPS=1 scripts/deps) for the HA pair's relabelling"
+fi
 expect_rc "--replica with a space is refused (exit 3)" 3 "$BEDTOP" serve --demo --replica 'a b' --listen "127.0.0.1:0"
 check "... saying what a replica name may hold" grep -q 'replica .*letters, digits' "$TMP/last.err"
 expect_rc "--replica is serve's only (check refuses it)" 3 "$BEDTOP" check --demo --replica a
