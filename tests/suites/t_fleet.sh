@@ -110,7 +110,9 @@ n = 0
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if r.get("op") == "GetMetricData" and isinstance(r.get("body"), dict):
-        n += len(r["body"].get("MetricDataQueries") or [])
+        # billed: every MetricStat (an expression is no metric), and for a Metrics
+        # Insights query (unseen callers) the series it read
+        n += r.get("insights_series", 0) + sum("MetricStat" in q for q in r["body"].get("MetricDataQueries") or [])
 print(n)' "$TMP/fake.log"
 }
 lo=$(fake_metrics)
