@@ -25,7 +25,7 @@ static const struct command commands[] = {
     {.name = "record", .usage = "record FILE [--demo] [--duration D] [--since D | --from T --to T]", .bit = C_RECORD, .exec = cmd_record},
     {.name = "replay", .usage = "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]", .bit = C_REPLAY, .exec = cmd_replay},
     {.name = "export", .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]", .bit = C_EXPORT, .exec = cmd_export},
-    {.name = "serve", .usage = "serve [--listen ADDR:PORT] [--replica NAME] [--record FILE] [--demo [--demo-at M]]", .bit = C_SERVE, .exec = cmd_serve},
+    {.name = "serve", .usage = "serve [--listen ADDR:PORT] [--replica NAME] [--record FILE]", .bit = C_SERVE, .exec = cmd_serve},
     {.name = "report",
      .usage = "report quota-request FILE|--since D [-f text|markdown|json]\n"
               "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
@@ -64,8 +64,8 @@ static void usage(FILE *f)
             "      --demo               built-in simulated workload; no AWS needed\n"
             "      --demo-speed N       dashboard, record: simulated time runs N times faster\n"
             "                           (record: max = no pacing, deterministic)\n"
-            "      --demo-at MINUTE     evaluate the demo at this simulated minute (0-29; serve:\n"
-            "                           standing still there)\n"
+            "      --demo-at MINUTE     evaluate the demo at this simulated minute (0-29);\n"
+            "                           serve: its clock stands still there\n"
             "      --theme NAME         dashboard, replay: color theme (default, light,\n"
             "                           high-contrast, monochrome)\n"
             "      --no-color           no colors (also NO_COLOR)\n");

@@ -113,7 +113,9 @@ Known behaviour of the real APIs that is reproduced
   SELECT SUM|AVG|MIN|MAX|COUNT(Metric) FROM SCHEMA("Namespace", Dim) GROUP BY Dim with a
   Period, over the last 3 hours only: one result per group with datapoints, all under the
   query's Id, Label = the group's dimension value (the log line adds "insights_series",
-  the series returned). Bad NextToken: 400 InvalidNextToken /
+  the series returned; it is counted, and matched by fault rules, as op
+  "GetMetricData:Insights", so a "GetMetricData" rule's nth counts the polls alone). Bad
+  NextToken: 400 InvalidNextToken /
   InvalidPaginationTokenException.
 
 Log lines (--log): one JSON object per request, written after the answer:
@@ -968,7 +970,18 @@ class Handler(BaseHTTPRequestHandler):
             service, op = "bedrock", "GetInferenceProfile"
         elif self.path.startswith("/inference-profiles?") or self.path == "/inference-profiles":
             service, op = "bedrock", "ListInferenceProfiles"
-        n_all, n_op = st.count(op)
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        # a Metrics Insights GetMetricData (unseen callers) is counted, and matched by fault
+        # rules, as "GetMetricData:Insights": a "GetMetricData" rule's nth counts the polls
+        count_op = op
+        if op == "GetMetricData" and isinstance(parsed, dict) and any(
+                isinstance(q, dict) and str(q.get("Expression", "")).startswith("SELECT ")
+                for q in parsed.get("MetricDataQueries") or []):
+            count_op = "GetMetricData:Insights"
+        n_all, n_op = st.count(count_op)
         entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
                  "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),
                  "body": None, "status": 0, "error": None, "fault": None,
@@ -977,13 +990,10 @@ class Handler(BaseHTTPRequestHandler):
         m = re.search(r"attempt=(\d+)", self.headers.get("amz-sdk-request", ""))
         if m:
             entry["attempt"] = int(m.group(1))
-        try:
-            entry["body"] = json.loads(body) if body else None
-        except ValueError:
-            entry["body"] = None
+        entry["body"] = parsed
         self._entry = entry
         try:
-            self.process(st, sc, entry, body, service, op, n_op, n_all)
+            self.process(st, sc, entry, body, service, op, n_op, n_all, count_op)
         finally:
             self.flush_log()
 
@@ -995,7 +1005,7 @@ class Handler(BaseHTTPRequestHandler):
             self._entry = None
             self.server.state.write_log(entry)
 
-    def process(self, st, sc, entry, body, service, op, n_op, n_all):
+    def process(self, st, sc, entry, body, service, op, n_op, n_all, count_op=None):
         if service == "bedrock":
             return handle_bedrock_control(self, st, sc, entry, body, n_op, n_all)
         path, _, query = self.path.partition("?")
@@ -1008,7 +1018,7 @@ class Handler(BaseHTTPRequestHandler):
         token = self.headers.get("X-Amz-Security-Token")
         if token is not None or st.args.session_token is not None:
             entry["token_ok"] = token is not None and token == st.args.session_token
-        rule = st.fault_for(op, n_op, n_all)
+        rule = st.fault_for(count_op or op, n_op, n_all)
         if rule is not None:
             entry["fault"] = rule.get("action")
             if self.apply_fault(rule, entry, service):
