@@ -443,6 +443,15 @@ static bool hms(const char **p, struct tm *tm)
     return tm->tm_sec >= 0 && tm->tm_hour < 24 && tm->tm_min < 60 && tm->tm_sec < 61;
 }
 
+/* A parsed date in Unix seconds; -1 for a day past 31 or a year before 1970 (nothing
+ * bedtop served was modified then: such a date is no validator to compare). */
+static int64_t checked(struct tm *tm)
+{
+    if (tm->tm_mday < 1 || tm->tm_mday > 31 || tm->tm_year < 70)
+        return -1;
+    return (int64_t)timegm(tm);
+}
+
 int64_t bt_httpd_parse_date(const char *s)
 {
     struct tm tm = {0};
@@ -476,13 +485,13 @@ int64_t bt_httpd_parse_date(const char *s)
             *p++ != ' ' || (tm.tm_year = digits(&p, 4, true)) < 0)
             return -1;
         tm.tm_year -= 1900;
-        return *p ? -1 : (int64_t)timegm(&tm);
+        return *p ? -1 : checked(&tm);
     } else {
         return -1;
     }
-    if (strcmp(p, " GMT") != 0 || tm.tm_mday < 1 || tm.tm_mday > 31)
+    if (strcmp(p, " GMT") != 0)
         return -1;
-    return (int64_t)timegm(&tm);
+    return checked(&tm);
 }
 
 bool bt_httpd_etag_matches(const char *inm, const char *etag)

@@ -147,6 +147,9 @@ static void test_conditional(void)
     OK(bt_httpd_parse_date("Sun, 06 Foo 1994 08:49:37 GMT") == -1, "no such month");
     OK(bt_httpd_parse_date("Sun, 06 Nov 1994 25:49:37 GMT") == -1, "hour 25");
     OK(bt_httpd_parse_date("") == -1 && bt_httpd_parse_date("yesterday") == -1, "empty, a word");
+    OK(bt_httpd_parse_date("Sun Nov  6 08:49:37 1051") == -1 &&
+           bt_httpd_parse_date("Thu, 01 Jan 1970 00:00:00 GMT") == 0,
+       "a year before 1970 is no validator; the epoch itself is 0 (found by fuzz_httpd)");
     char d[40];
     bt_httpd_fmt_date(784111777, d, sizeof d);
     OK(!strcmp(d, "Sun, 06 Nov 1994 08:49:37 GMT"), "Last-Modified written as IMF-fixdate");
