@@ -33,7 +33,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARN) $(HARD
 LDLIBS   = $(PKG_LIBS) $(INIH_LIBS) -lm
 
 B       ?= build
-LIB_SRC  = $(sort $(wildcard core/*.c render/*.c collectors/*.c aws/*.c net/*.c tui/*.c app/*.c))
+LIB_SRC  = $(sort $(wildcard core/*.c io/*.c render/*.c collectors/*.c aws/*.c net/*.c tui/*.c app/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -131,7 +131,7 @@ FUZZ_TIME ?= 600
 fuzz:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: $(FUZZ_CC) not found (scripts/deps installs clang)" >&2; exit 1; }
 	$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) WARN="$(WARN) -Wno-unknown-warning-option" \
-	    LIB_SRC="$(sort $(wildcard core/*.c render/*.c collectors/*.c aws/*.c net/*.c))" \
+	    LIB_SRC="$(sort $(wildcard core/*.c io/*.c render/*.c collectors/*.c aws/*.c net/*.c))" \
 	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" fuzz-targets
 
 fuzz-targets: $(FUZZ_BIN)

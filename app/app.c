@@ -23,6 +23,8 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 
 /* The AWS CLI's MFA prompt: on the terminal, the code not echoed. */
 static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
@@ -61,7 +63,7 @@ static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
 bool app_setup_config(struct opts *o, struct bt_config *cfg)
 {
     char err[2048];
-    bt_config_defaults(cfg);
+    bt_config_init(cfg);
     if (o->region)
         bt_strlcpy(cfg->override_region, o->region, sizeof cfg->override_region);
     if (o->profile)
@@ -74,7 +76,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
         }
         bt_config_free(cfg);
         struct bt_config keep = *cfg;
-        bt_config_defaults(cfg);
+        bt_config_init(cfg);
         cfg->warn = keep.warn;
         cfg->crit = keep.crit;
         bt_demo_config(cfg);

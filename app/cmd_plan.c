@@ -15,6 +15,7 @@
 #include "net/loop.h"
 #include "render/plan.h"
 #include "render/report.h"
+#include "io/recfile.h"
 
 static bool number(const char *opt, const char *s, double lo, double hi, double *out)
 {

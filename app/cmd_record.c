@@ -18,6 +18,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/recfile.h"
 
 static void record_after_tick(void *arg, int64_t now)
 {

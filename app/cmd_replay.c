@@ -26,6 +26,7 @@
 #include "render/report.h"
 #include "core/sanitize.h"
 #include "core/util.h"
+#include "io/recfile.h"
 
 static void replay_warn(void *arg, const char *msg)
 {

@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "render/chart.h"
 #include "render/reportdoc.h"
+#include "io/recfile.h"
 
 static void report_warn(void *arg, const char *msg)
 {

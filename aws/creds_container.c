@@ -10,6 +10,7 @@
 #include <openssl/crypto.h>
 
 #include "aws/creds_int.h"
+#include "io/file.h"
 
 static void container_answer(struct bt_aws_job *j, const struct bt_http_resp *r);
 

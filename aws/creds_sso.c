@@ -14,6 +14,7 @@
 
 #include "aws/creds_int.h"
 #include "aws/sts.h"
+#include "io/file.h"
 
 static void portal_answer(struct bt_aws_job *j, const struct bt_http_resp *r);
 

@@ -11,6 +11,7 @@
 
 #include "aws/creds_int.h"
 #include "aws/sts.h"
+#include "io/file.h"
 
 int bt_aws_plan_web(struct plan *pl, const char *file, const char *role, const char *session, const char *who,
                     char *err, size_t errlen)

@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 
 #include "aws/creds_int.h"
+#include "io/file.h"
 
 /* ---- shared files ---------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "io/file.h"
 
 #define ARN_MARK ":application-inference-profile/"
 

@@ -2,6 +2,7 @@
  * quota name by those rows, and the comparison of a display name ("Anthropic
  * Claude Sonnet 4.5 V1") with a model ID on letters and digits. */
 #include "collectors/quotas.h"
+#include "io/file.h"
 
 #include <ctype.h>
 #include <fnmatch.h>

@@ -1,12 +1,10 @@
 #include "core/burndown.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/model.h"
 #include "core/util.h"
@@ -72,35 +70,6 @@ bool bt_burndown_parse(struct bt_burndown *b, const char *text, const char *name
 {
     return bt_parse_kv_lines(text, name, "model-pattern = factor", burndown_line, b, err, errlen);
 }
-
-bool bt_burndown_load_file(struct bt_burndown *b, const char *path, char *err, size_t errlen)
-{
-    return bt_parse_kv_file(path, "model-pattern = factor", burndown_line, b, err, errlen);
-}
-
-
-bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen)
-{
-    char path[1200];
-    if (!bt_data_path("burndown.conf", path, sizeof path)) {
-        /* name where it was looked for last: the installed data directory */
-        const char *env = getenv("BEDTOP_DATADIR");
-        snprintf(err, errlen,
-                 "burndown table: %s/burndown.conf: cannot be read (%s); set BEDTOP_DATADIR to "
-                 "the directory holding burndown.conf, or reinstall bedtop",
-                 env && *env ? env : BEDTOP_DATADIR, strerror(errno ? errno : ENOENT));
-        return false;
-    }
-    if (!bt_burndown_load_file(b, path, err, errlen))
-        return false;
-    if (!b->n) {
-        snprintf(err, errlen, "burndown table: %s: no rules (expected model-pattern = factor "
-                 "lines); restore the file or reinstall bedtop", path);
-        return false;
-    }
-    return true;
-}
-
 
 const struct bt_burndown_rule *bt_burndown_find(const struct bt_burndown *b, const char *model_id,
                                                 int endpoint)

@@ -21,9 +21,7 @@ struct bt_burndown {
 /* Parses "pattern = factor [endpoint=runtime|mantle]" lines (# and ; comments). */
 bool bt_burndown_parse(struct bt_burndown *b, const char *text, const char *name, char *err,
                        size_t errlen);
-bool bt_burndown_load_file(struct bt_burndown *b, const char *path, char *err, size_t errlen);
-/* Loads the installed table (BEDTOP_DATADIR, then ./data beside the binary). */
-bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen);
+/* io/conffile.h loads the file (bt_burndown_load_file, bt_burndown_load_default). */
 /* endpoint: enum bt_endpoint or -1 (every endpoint); origin: "file:line" or "config". */
 void bt_burndown_add(struct bt_burndown *b, const char *pattern, double factor, int endpoint,
                      const char *origin);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/format.h"
 #include "core/plausible.h"
@@ -41,8 +40,6 @@ void bt_config_defaults(struct bt_config *c)
     c->detail_interval = 300;
     bt_strlcpy(c->theme, "default", sizeof c->theme);
 }
-
-static void ensure_burndown(struct bt_config *c);
 
 bool bt_parse_threshold(const char *s, struct bt_threshold *t)
 {
@@ -685,11 +682,19 @@ static void parse_ctx_free(struct parse_ctx *p)
     free(p->names);
 }
 
+/* No table: an error the caller reports, never every model at 1. */
+static void need_burndown(struct bt_config *c)
+{
+    if (!c->burndown.n && !c->burndown_error[0])
+        snprintf(c->burndown_error, sizeof c->burndown_error,
+                 "burndown table: not loaded (bt_config_init loads it)");
+}
+
 bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
                             size_t errlen)
 {
     struct parse_ctx p = {.c = c, .text = text, .name = name};
-    ensure_burndown(c);
+    need_burndown(c); /* the data file first: [burndown] lines of the config come later and win */
     if (c->burndown_error[0]) {
         snprintf(err, errlen, "%s", c->burndown_error);
         return false;
@@ -734,48 +739,9 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
     return true;
 }
 
-bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t errlen)
-{
-    char def[1024];
-    bool optional = false;
-    if (!path) {
-        const char *xdg = getenv("XDG_CONFIG_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg)
-            snprintf(def, sizeof def, "%s/bedtop/config", xdg);
-        else
-            snprintf(def, sizeof def, "%s/.config/bedtop/config", home ? home : ".");
-        path = def;
-        optional = true;
-    }
-    bt_strlcpy(c->path, path, sizeof c->path);
-    char *text = bt_read_file(path, 4 << 20, NULL);
-    if (!text) {
-        if (optional && errno == ENOENT) {
-            c->path[0] = '\0';
-            return true;
-        }
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = bt_config_parse_string(c, text, path, err, errlen);
-    free(text);
-    return ok;
-}
-
-/* The data file first, so that [burndown] lines of the config come later and win. */
-static void ensure_burndown(struct bt_config *c)
-{
-    if (!c->burndown.n && !c->burndown_error[0]) {
-        /* table missing: an error the caller reports, never every model at 1 */
-        if (!bt_burndown_load_default(&c->burndown, c->burndown_error, sizeof c->burndown_error))
-            bt_burndown_free(&c->burndown);
-    }
-}
-
 void bt_config_finish(struct bt_config *c)
 {
-    ensure_burndown(c);
+    need_burndown(c);
     if (c->override_region[0])
         bt_strlcpy(c->region, c->override_region, sizeof c->region);
     if (c->override_profile[0])

@@ -36,15 +36,16 @@ struct bt_config {
     char burndown_error[512]; /* the burndown table could not be read (never a silent 1) */
 };
 
-/* Defaults with no routes; burndown table loaded from the data dir. */
+/* Defaults with no routes and no burndown table: bt_config_init (io/conffile.h)
+ * adds the installed table, a recording's header brings its own. */
 void bt_config_defaults(struct bt_config *c);
-/* Loads path (NULL: $XDG_CONFIG_HOME/bedtop/config if it exists). On error
- * writes "file:line: why" into err and returns false. */
-bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t errlen);
-/* Parses an INI text (for tests and the recording header). */
+/* Parses an INI text (bt_config_load in io/conffile.h reads the file). On error
+ * writes "name:line: why" into err and returns false; so does a burndown table
+ * that could not be loaded (burndown_error). */
 bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
                             size_t errlen);
-/* After routes are known: resolve burndown and inference per route. */
+/* After routes are known: resolve burndown and inference per route. With no
+ * table loaded, burndown_error says so (never every model at 1). */
 void bt_config_finish(struct bt_config *c);
 int bt_config_add_route(struct bt_config *c, const char *name);
 int bt_config_find_route(const struct bt_config *c, const char *name);

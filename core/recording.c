@@ -1,24 +1,21 @@
 #include "core/recording.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/json.h"
 #include "core/recfmt.h"
 #include "core/util.h"
 
 /* The recording writer (man 5 bedtop-recording): the header from the config,
- * then one poll line per flush with the samples and events the store took. */
+ * then one poll line per flush with the samples and events the store took. The
+ * bytes go through a sink (io/recfile.c: the file); this file only builds them. */
 
 struct bt_recorder {
-    int fd;
+    struct bt_rec_sink sink;
     char path[512];
     struct bt_buf line;        /* samples of the line being built */
     struct bt_buf events;
@@ -44,7 +41,7 @@ struct bt_recorder {
     unsigned long lines, dropped;
     char error[256];
     int64_t latest;            /* newest time taken (a flush, a sample's arrival, an event) */
-    off_t good;                /* file size after the last complete line */
+    long long good;            /* size after the last complete line */
     bool torn;                 /* a failed write may have left part of a line after it */
 };
 
@@ -141,45 +138,32 @@ static char *header_json(const struct bt_config *cfg, const char *mode, int64_t 
     return s;
 }
 
-static bool write_all(int fd, const char *p, size_t n)
+char *bt_recorder_header(const struct bt_config *cfg, const char *mode, int64_t now)
 {
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
+    return header_json(cfg, mode, now);
 }
 
-struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *cfg,
-                                     const char *mode, int64_t now, char *err, size_t errlen)
+void bt_recorder_header_free(char *header)
 {
-    char *h = header_json(cfg, mode, now); /* first: out of memory leaves no file */
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
-                 errno == EEXIST ? " (recordings are never overwritten: choose a new name)" : "");
-        cJSON_free(h);
+    cJSON_free(header);
+}
+
+struct bt_recorder *bt_recorder_start(const struct bt_rec_sink *sink, const char *name,
+                                      const char *header, int64_t now, char *err, size_t errlen)
+{
+    int e = sink->write(sink->arg, header, strlen(header));
+    if (!e)
+        e = sink->write(sink->arg, "\n", 1);
+    if (e) {
+        snprintf(err, errlen, "%s: %s", name, strerror(e));
+        sink->close(sink->arg, false);
         return NULL;
     }
     struct bt_recorder *r = bt_xcalloc(1, sizeof *r);
-    r->fd = fd;
+    r->sink = *sink;
     r->latest = now;
-    bt_strlcpy(r->path, path, sizeof r->path);
-    bool ok = write_all(fd, h, strlen(h)) && write_all(fd, "\n", 1);
-    r->good = (off_t)strlen(h) + 1;
-    cJSON_free(h);
-    if (!ok) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        close(fd);
-        unlink(path);
-        free(r);
-        return NULL;
-    }
+    bt_strlcpy(r->path, name, sizeof r->path);
+    r->good = (long long)strlen(header) + 1;
     return r;
 }
 
@@ -343,7 +327,7 @@ void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s)
  * last complete line (shrinking needs no space on a full disk). */
 static void mend(struct bt_recorder *r)
 {
-    if (r->torn && ftruncate(r->fd, r->good) == 0)
+    if (r->torn && r->sink.truncate(r->sink.arg, r->good))
         r->torn = false;
 }
 
@@ -371,13 +355,12 @@ int bt_recorder_flush(struct bt_recorder *r, int64_t t)
     bt_buf_reset(&r->readings);
     bt_buf_reset(&r->keys);
     r->nsamples = r->nevents = r->nreadings = r->nkeys = 0;
-    bool ok = write_all(r->fd, out.buf, out.len);
+    int e = r->sink.write(r->sink.arg, out.buf, out.len);
     size_t len = out.len;
     bt_buf_free(&out);
-    if (!ok) {
+    if (e) {
         /* Disk full or similar: say so once, drop this line, keep watching.
          * Recording resumes on a line boundary when writes succeed again. */
-        int e = errno;
         r->torn = true;
         mend(r);
         if (!r->error[0])
@@ -393,9 +376,9 @@ int bt_recorder_flush(struct bt_recorder *r, int64_t t)
     r->nseries_written = r->nseries;
     /* the size as the file has it: after a newline written over a partial line
      * (mend failed), the partial bytes count too */
-    struct stat st;
+    long long size = r->sink.size(r->sink.arg);
     r->torn = false;
-    r->good = fstat(r->fd, &st) == 0 ? st.st_size : r->good + (off_t)len;
+    r->good = size >= 0 ? size : r->good + (long long)len;
     r->error[0] = '\0';
     r->lines++;
     return 0;
@@ -440,7 +423,7 @@ void bt_recorder_close(struct bt_recorder *r)
     /* what is pending becomes a poll at the newest time it holds: a poll at 0
      * made a replay of a dashboard or serve recording start in 1970 */
     bt_recorder_flush(r, r->latest);
-    close(r->fd);
+    r->sink.close(r->sink.arg, true);
     bt_buf_free(&r->line);
     bt_buf_free(&r->events);
     bt_buf_free(&r->readings);

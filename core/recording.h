@@ -19,9 +19,28 @@
 #define BT_REC_MINOR 0
 
 struct bt_recorder;
-/* Creates path (0600, refuses to overwrite) and writes the header. */
-struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *cfg,
-                                     const char *mode, int64_t now, char *err, size_t errlen);
+/* Where a recorder's bytes go (io/recfile.c: a file created 0600). */
+struct bt_rec_sink {
+    /* Writes all n bytes: 0, or the errno value of the failure (ENOSPC). */
+    int (*write)(void *arg, const char *p, size_t n);
+    /* Cuts what was written back to size bytes (a torn line); false if it cannot. */
+    bool (*truncate)(void *arg, long long size);
+    /* The size written so far as the medium has it; -1 if unknown. */
+    long long (*size)(void *arg);
+    /* Done; keep false: the header never got through, drop what there is. */
+    void (*close)(void *arg, bool keep);
+    void *arg;
+};
+/* The header line (without its newline) for cfg; bt_recorder_header_free releases
+ * it. Built before anything is opened: out of memory leaves no file. */
+char *bt_recorder_header(const struct bt_config *cfg, const char *mode, int64_t now);
+void bt_recorder_header_free(char *header);
+/* Writes header and a newline through sink; name stands for the file in
+ * messages. The recorder owns the sink from here: on failure it is closed
+ * (keep false) and NULL returned with "name: why" in err.
+ * bt_recorder_open (io/recfile.h) does this on a new file. */
+struct bt_recorder *bt_recorder_start(const struct bt_rec_sink *sink, const char *name,
+                                      const char *header, int64_t now, char *err, size_t errlen);
 /* Taps the store: every sample and event it takes goes into the next line. */
 void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s);
 /* Writes one line with what was taken since the last (nothing pending: no line).
@@ -66,11 +85,22 @@ struct bt_replay {
     size_t nseries;
 };
 
-/* warn(arg, msg) is called for each skipped line (may be NULL). */
-bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
-                    void *warn_arg, char *err, size_t errlen);
-/* The same from memory (data need not be terminated); name stands for the
- * path in messages. */
+/* Lines of a recording, read twice (one pass sizes the store). */
+struct bt_rec_lines {
+    /* 1 a complete line, 2 a last line without its newline, 0 the end. *line is
+     * terminated, without its newline, and valid until the next call. */
+    int (*next)(void *arg, char **line, size_t *n);
+    /* Back to the first line: 0, or the errno value of the failure. */
+    int (*rewind)(void *arg);
+    void *arg;
+};
+/* Reads a recording from src; name stands for the file in messages ("name:line:
+ * why"). warn(arg, msg) is called for each skipped line (may be NULL).
+ * bt_replay_open (io/recfile.h) does this on a file. */
+bool bt_replay_open_lines(struct bt_replay *rp, const char *name, const struct bt_rec_lines *src,
+                          void (*warn)(void *, const char *), void *warn_arg, char *err,
+                          size_t errlen);
+/* The same from memory (data need not be terminated). */
 bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data, size_t len,
                         void (*warn)(void *, const char *), void *warn_arg, char *err,
                         size_t errlen);

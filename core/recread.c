@@ -4,14 +4,10 @@
 #include "core/recording.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/recfmt.h"
 #include "core/util.h"
@@ -327,29 +323,17 @@ static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigma
     }
 }
 
-/* Lines of a recording, from a file (read twice: one pass sizes the store)
- * or from memory. A line is handed out terminated, without its newline. */
-struct line_src {
-    FILE *f;                 /* NULL: memory */
+/* Lines of a recording in memory (bt_replay_open_mem); io/recfile.c reads a file. */
+struct mem_lines {
     const char *mem;
     size_t len, pos;
     char *buf;
     size_t cap;
 };
 
-/* 1 a complete line, 2 a last line without newline, 0 the end. */
-static int next_line(struct line_src *ls, char **line, size_t *n)
+static int mem_next(void *arg, char **line, size_t *n)
 {
-    if (ls->f) {
-        ssize_t got = getdelim(&ls->buf, &ls->cap, '\n', ls->f);
-        if (got <= 0)
-            return 0;
-        bool nl = ls->buf[got - 1] == '\n';
-        ls->buf[got - (nl ? 1 : 0)] = '\0';
-        *line = ls->buf;
-        *n = (size_t)got - (nl ? 1 : 0);
-        return nl ? 1 : 2;
-    }
+    struct mem_lines *ls = arg;
     if (ls->pos >= ls->len)
         return 0;
     const char *p = ls->mem + ls->pos;
@@ -367,24 +351,22 @@ static int next_line(struct line_src *ls, char **line, size_t *n)
     return e ? 1 : 2;
 }
 
-static bool rewind_src(struct line_src *ls)
+static int mem_rewind(void *arg)
 {
-    if (!ls->f) {
-        ls->pos = 0;
-        return true;
-    }
-    return fseek(ls->f, 0, SEEK_SET) == 0;
+    struct mem_lines *ls = arg;
+    ls->pos = 0;
+    return 0;
 }
 
-/* The one reader behind bt_replay_open and bt_replay_open_mem. */
-static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_src *ls,
+/* The one reader behind bt_replay_open_lines. */
+static bool replay_open_src(struct bt_replay *rp, const char *path, const struct bt_rec_lines *ls,
                             void (*warn)(void *, const char *), void *warn_arg, char *err,
                             size_t errlen)
 {
     char *line;
     size_t len;
     int sigmap[256];
-    if (next_line(ls, &line, &len) != 1) {
+    if (ls->next(ls->arg, &line, &len) != 1) {
         snprintf(err, errlen, "%s: empty recording (no complete header line)", path);
         return false;
     }
@@ -400,7 +382,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
     struct bt_rec_span span = {0};
     int64_t first = 0, last = 0;
     int kind;
-    while ((kind = next_line(ls, &line, &len)) == 1) {
+    while ((kind = ls->next(ls->arg, &line, &len)) == 1) {
         struct bt_rec_line pl;
         char why[160];
         if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
@@ -423,15 +405,16 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
     bt_store_init(&rp->store, rp->cfg.nroutes, (int)span_min);
     bt_store_track_arrival(&rp->store);
     bt_store_bind_routes(&rp->store, rp->cfg.routes);
-    if (!rewind_src(ls)) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    int rc = ls->rewind(ls->arg);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, strerror(rc));
         return false;
     }
-    next_line(ls, &line, &len); /* the header again */
+    ls->next(ls->arg, &line, &len); /* the header again */
 
     int lineno = 1;
     size_t cap = 0;
-    while ((kind = next_line(ls, &line, &len)) != 0) {
+    while ((kind = ls->next(ls->arg, &line, &len)) != 0) {
         lineno++;
         char why[160];
         bool truncated = kind == 2;
@@ -497,39 +480,15 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, struct line_
     return true;
 }
 
-bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
-                    void *warn_arg, char *err, size_t errlen)
+bool bt_replay_open_lines(struct bt_replay *rp, const char *name, const struct bt_rec_lines *src,
+                          void (*warn)(void *, const char *), void *warn_arg, char *err,
+                          size_t errlen)
 {
     memset(rp, 0, sizeof *rp);
-    bt_strlcpy(rp->path, path, sizeof rp->path);
+    bt_strlcpy(rp->path, name, sizeof rp->path);
     bt_strlcpy(rp->mode, "live", sizeof rp->mode);
     bt_config_defaults(&rp->cfg);
-    struct line_src ls = {0};
-    struct stat st;
-    /* O_NONBLOCK: a FIFO must not block the open before it can be refused */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    const char *why = NULL;
-    if (fd < 0 || fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        /* /dev/zero behind a symlink was read up to 4 GiB into memory */
-        why = "not a regular file; replay reads recordings bedtop record wrote (save a "
-              "pipe's output to a file first)";
-    else if (st.st_size > ((off_t)4 << 30))
-        why = "larger than the 4 GiB bedtop reads; split it (the header line with any "
-              "run of poll lines is a recording)";
-    else if (!(ls.f = fdopen(fd, "rb")))
-        why = strerror(errno);
-    if (why) {
-        snprintf(err, errlen, "%s: %s", path, why);
-        if (fd >= 0)
-            close(fd);
-        bt_config_free(&rp->cfg);
-        return false;
-    }
-    bool ok = replay_open_src(rp, path, &ls, warn, warn_arg, err, errlen);
-    fclose(ls.f);
-    free(ls.buf);
+    bool ok = replay_open_src(rp, name, src, warn, warn_arg, err, errlen);
     if (!ok)
         bt_replay_free(rp);
     return ok;
@@ -539,15 +498,10 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
                         void (*warn)(void *, const char *), void *warn_arg, char *err,
                         size_t errlen)
 {
-    memset(rp, 0, sizeof *rp);
-    bt_strlcpy(rp->path, name, sizeof rp->path);
-    bt_strlcpy(rp->mode, "live", sizeof rp->mode);
-    bt_config_defaults(&rp->cfg);
-    struct line_src ls = {.mem = data, .len = len};
-    bool ok = replay_open_src(rp, name, &ls, warn, warn_arg, err, errlen);
+    struct mem_lines ls = {.mem = data, .len = len};
+    struct bt_rec_lines src = {.next = mem_next, .rewind = mem_rewind, .arg = &ls};
+    bool ok = bt_replay_open_lines(rp, name, &src, warn, warn_arg, err, errlen);
     free(ls.buf);
-    if (!ok)
-        bt_replay_free(rp);
     return ok;
 }
 

@@ -5,14 +5,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 void *bt_xmalloc(size_t n)
 {
@@ -146,61 +143,6 @@ void bt_buf_json_str(struct bt_buf *b, const char *s)
 const char *bt_buf_str(struct bt_buf *b)
 {
     return b->buf ? b->buf : "";
-}
-
-static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
-{
-    struct bt_buf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (b.len + n > maxlen) {
-            fclose(f);
-            bt_buf_free(&b);
-            errno = EFBIG;
-            return NULL;
-        }
-        bt_buf_add(&b, chunk, n);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        bt_buf_free(&b);
-        errno = EIO;
-        return NULL;
-    }
-    if (!b.buf)
-        bt_buf_reserve(&b, 0), b.buf[0] = '\0';
-    if (lenp)
-        *lenp = b.len;
-    return b.buf;
-}
-
-char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
-{
-    FILE *f = fopen(path, "rb");
-    return f ? read_stream(f, maxlen, lenp) : NULL;
-}
-
-char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp)
-{
-    /* O_NONBLOCK: opening a FIFO planted at the path returns at once */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
-        close(fd);
-        errno = EINVAL;
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return NULL;
-    }
-    return read_stream(f, maxlen, lenp);
 }
 
 int64_t bt_minute_floor(int64_t t)
@@ -469,38 +411,6 @@ void bt_err(const char *fmt, ...)
     bt_buf_free(&line);
 }
 
-bool bt_exe_dir(char *out, size_t n)
-{
-    char exe[1024];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return false;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    bt_strlcpy(out, exe, n);
-    return true;
-}
-
-bool bt_data_path(const char *file, char *out, size_t n)
-{
-    char exe[1024], d1[1100] = "", d2[1100] = "";
-    if (bt_exe_dir(exe, sizeof exe)) {
-        snprintf(d1, sizeof d1, "%s/data", exe);
-        snprintf(d2, sizeof d2, "%s/../data", exe);
-    }
-    const char *cands[] = {getenv("BEDTOP_DATADIR"), d1, d2, BEDTOP_DATADIR};
-    for (size_t i = 0; i < BT_ARRAY_LEN(cands); i++) {
-        if (!cands[i] || !*cands[i])
-            continue;
-        snprintf(out, n, "%s/%s", cands[i], file);
-        if (access(out, R_OK) == 0)
-            return true;
-    }
-    return false;
-}
-
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
                        void *arg, char *err, size_t errlen)
 {
@@ -531,19 +441,6 @@ bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, b
             return false;
     }
     return true;
-}
-
-bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
-                      size_t errlen)
-{
-    char *text = bt_read_file(path, 1 << 20, NULL);
-    if (!text) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
-    free(text);
-    return ok;
 }
 
 const char *bt_errkind_name(enum bt_errkind k)

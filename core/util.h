@@ -35,11 +35,6 @@ const char *bt_buf_str(struct bt_buf *b); /* never NULL */
 /* Appends s as a JSON string literal (quotes, escapes, control characters). */
 void bt_buf_json_str(struct bt_buf *b, const char *s);
 
-/* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
-char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
-/* The same for a file bedtop keeps itself (a cache): only a regular file is
- * read, and a FIFO or device planted at the path never blocks (errno EINVAL). */
-char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp);
 /* The 1-based number of the first line of text longer than max bytes (its
  * newline not counted), 0 if none. For line parsers with a fixed buffer (inih)
  * that would read the rest of a long line as a line of its own. */
@@ -82,16 +77,6 @@ typedef bool (*bt_kv_fn)(void *arg, char *key, char *value, const char *name, in
                          char *err, size_t errlen);
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
                        void *arg, char *err, size_t errlen);
-/* The same, reading the file at path (at most 1 MiB). */
-bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
-                      size_t errlen);
-
-/* Directory of the running binary (from /proc/self/exe). */
-bool bt_exe_dir(char *out, size_t n);
-/* Finds a data file (burndown.conf, quota-names.conf, ...): $BEDTOP_DATADIR, then
- * data/ beside the binary or its parent (a source-tree build never picks up an
- * older install), then the install directory. */
-bool bt_data_path(const char *file, char *out, size_t n);
 
 /* Writes "bedtop: " + message to stderr. */
 void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "io/file.h"
 
 #define BT_ROLE_KEY(id, key, def) key,
 static const char *const role_keys[BT_ROLE_COUNT] = {BT_ROLES(BT_ROLE_KEY)};

@@ -23,6 +23,8 @@
 #include "render/report.h"
 #include "core/util.h"
 #include "tui/tui.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 
 static double now_s(void)
 {
@@ -143,7 +145,7 @@ static int do_cost(const char *conf, const char *url, int polls)
     struct bt_config cfg;
     struct bt_store store;
     char err[600];
-    bt_config_defaults(&cfg);
+    bt_config_init(&cfg);
     if (!bt_config_load(&cfg, conf, err, sizeof err)) {
         fprintf(stderr, "bench_drv: %s\n", err);
         return 3;
@@ -182,7 +184,7 @@ static int do_config(const char *path, int n)
     for (int i = 0; i < n; i++) {
         struct bt_config c;
         char err[512];
-        bt_config_defaults(&c);
+        bt_config_init(&c);
         double t0 = now_s();
         if (!bt_config_load(&c, path, err, sizeof err)) {
             fprintf(stderr, "bench_drv: %s\n", err);

@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/model.h"
 #include "tests/fuzz/fuzz.h"
+#include "io/conffile.h"
 
 static const char cfg_text[] =
     "[bedtop]\nregion = us-east-1\n"
@@ -36,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     struct bt_config cfg;
-    bt_config_defaults(&cfg);
+    bt_config_init(&cfg);
     if (!bt_config_parse_string(&cfg, cfg_text, "fuzz.conf", err, sizeof err))
         abort(); /* the fixed config is valid */
     bt_config_finish(&cfg);

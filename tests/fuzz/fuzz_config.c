@@ -4,6 +4,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
+#include "io/conffile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -14,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = '\0';
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     bool ok = bt_config_parse_string(&c, text, "fuzz.conf", err, sizeof err);
     FUZZ_NEED_ERR(ok, err);
     if (ok) {

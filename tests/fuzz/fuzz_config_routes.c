@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
+#include "io/conffile.h"
 
 #define MAX_ROUTES 10000
 
@@ -61,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     bool ok = bt_config_parse_string(&c, bt_buf_str(&b), "fuzz.conf", err, sizeof err);
     FUZZ_NEED_ERR(ok, err);
     if (ok) {

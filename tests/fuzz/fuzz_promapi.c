@@ -14,6 +14,7 @@
 #include "core/plausible.h"
 #include "core/util.h"
 #include "tests/fuzz/fuzz.h"
+#include "io/conffile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_NEED_ERR(ok, err);
     if (ok) {
         struct bt_config c;
-        bt_config_defaults(&c);
+        bt_config_init(&c);
         const char *names[] = {"a", "b"};
         for (int i = 0; i < 2; i++) {
             int k = bt_config_add_route(&c, names[i]);

@@ -13,6 +13,7 @@
 #include "core/plausible.h"
 #include "core/recording.h"
 #include "core/util.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define T0 1795946400LL /* 2026-11-29T10:00:00Z */
@@ -63,7 +64,7 @@ static void bounds(void)
 
 static void two_routes(struct bt_config *c)
 {
-    bt_config_defaults(c);
+    bt_config_init(c);
     for (int i = 0; i < 2; i++) {
         int k = bt_config_add_route(c, i ? "b" : "a");
         bt_strlcpy(c->routes[k].model, i ? "m2" : "m1", sizeof c->routes[k].model);

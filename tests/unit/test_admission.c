@@ -9,6 +9,7 @@
 
 #include "collectors/admission.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define T0 1795946400.0 /* 2026-11-29T10:00:00Z, a minute start */

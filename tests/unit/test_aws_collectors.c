@@ -23,6 +23,8 @@
 #include "collectors/quotas.h"
 #include "core/config.h"
 #include "core/util.h"
+#include "io/file.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define SK "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
@@ -85,7 +87,7 @@ static void run_once(struct run *r, const char *endpoint)
     char conf[1024];
     memset(r, 0, sizeof *r);
     snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
-    bt_config_defaults(&r->cfg);
+    bt_config_init(&r->cfg);
     if (!bt_config_load(&r->cfg, conf, err, sizeof err))
         printf("# config: %s\n", err);
     bt_store_init(&r->store, r->cfg.nroutes, r->cfg.history_minutes);
@@ -449,7 +451,7 @@ static bool live_start(struct live *lv, const char *scen, const char *log, const
     if (!start_fake(scen, log, &port))
         return false;
     snprintf(lv->ep, sizeof lv->ep, "http://127.0.0.1:%d", port);
-    bt_config_defaults(&lv->cfg);
+    bt_config_init(&lv->cfg);
     if (!bt_config_load(&lv->cfg, conf, err, sizeof err))
         printf("# config: %s\n", err);
     bt_store_init(&lv->store, lv->cfg.nroutes, lv->cfg.history_minutes);
@@ -673,7 +675,7 @@ static void test_shared_and_cadence(void)
     /* per route per hour, one route: 8 x 60 + 6 x 12 = 552 metrics, against the naive
      * 14 x 60 = 840 (66 %); two routes on one model: 276 each (33 %) */
     struct bt_config one;
-    bt_config_defaults(&one);
+    bt_config_init(&one);
     OK(bt_config_parse_string(&one, "[bedtop]\nregion = us-east-1\n[route a]\nmodel = m\n", "x", err,
                               sizeof err),
        "one-route config");

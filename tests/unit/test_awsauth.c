@@ -17,6 +17,7 @@
 
 #include "aws/awsauth.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 extern char **environ;

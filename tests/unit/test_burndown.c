@@ -11,6 +11,7 @@
 #include "core/burndown.h"
 #include "core/model.h"
 #include "core/util.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 static void test_installed_table(void)

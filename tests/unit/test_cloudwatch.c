@@ -10,6 +10,7 @@
 
 #include "collectors/cloudwatch.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define SONNET "us.anthropic.claude-sonnet-4-5-20250929-v1:0"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 static const char *design_example =
@@ -38,7 +39,7 @@ static void test_design_example(void)
 {
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     bool ok = bt_config_parse_string(&c, design_example, "design.conf", err, sizeof err);
     OK(ok, "DESIGN.md example parses (%s)", err);
     if (!ok)
@@ -68,7 +69,7 @@ static void expect_error(const char *text, const char *want, const char *what)
 {
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     bool ok = bt_config_parse_string(&c, text, "bad.conf", err, sizeof err);
     OK(!ok && strstr(err, want) != NULL, "%s -> '%s'", what, err);
     bt_config_free(&c);
@@ -108,7 +109,7 @@ static void test_route_keys(void)
 {
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     OK(c.detail_interval == 300, "detail_interval defaults to 5 minutes");
     bool ok = bt_config_parse_string(&c,
         "[bedtop]\naccount = 111122223333\ndetail_interval = 10m\n"
@@ -139,7 +140,7 @@ static void test_long_line(void)
     snprintf(text, sizeof text, "[route r]\nmodel = m\nadmission = %s\n", url);
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     OK(bt_config_parse_string(&c, text, "long.conf", err, sizeof err) && !strcmp(c.routes[0].admission, url),
        "a 400-character value is kept whole (%s)", err);
     bt_config_free(&c);
@@ -152,7 +153,7 @@ static void test_indented_keys(void)
 {
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     bool ok = bt_config_parse_string(&c,
         "[route hot]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\n    max_tokens = 500\n",
         "indent.conf", err, sizeof err);
@@ -160,7 +161,7 @@ static void test_indented_keys(void)
            c.routes[0].max_tokens == 500,
        "break 2: an indented key under model = is its own key, the model untouched (%s)", err);
     bt_config_free(&c);
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     ok = bt_config_parse_string(&c,
         "[bedtop]\n  region = eu-west-1\n  interval = 120\n[route a]\n  model = m1\n  max_tokens = 700\n"
         "\t[route b]\n\tmodel = m2\n\tmax_tokens = 900\n",
@@ -195,7 +196,7 @@ static void test_overlong_line(void)
     snprintf(text + off, n + 200 - (size_t)off, "\nmax_tokens = 66\n");
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     bool ok = bt_config_parse_string(&c, text, "edge.conf", err, sizeof err);
     OK(ok && c.routes[0].max_tokens == 66, "break 7: a line of 8,190 bytes is read whole (%s)", err);
     bt_config_free(&c);
@@ -207,7 +208,7 @@ static void test_example_config(void)
     struct bt_config c;
     char err[512] = "", path[1024];
     snprintf(path, sizeof path, "%s/examples/bedtop.conf", tap_srcdir());
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     OK(bt_config_load(&c, path, err, sizeof err) && c.nroutes == 5, "examples/bedtop.conf parses, 5 routes (%s)", err);
     bt_config_free(&c);
 }
@@ -232,7 +233,7 @@ static void test_load_missing(void)
 {
     struct bt_config c;
     char err[512] = "";
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     OK(!bt_config_load(&c, "/nonexistent/bedtop.conf", err, sizeof err) &&
        strstr(err, "/nonexistent/bedtop.conf: No such file"), "missing explicit config is an error");
     bt_config_free(&c);

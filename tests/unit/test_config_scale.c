@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "core/util.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define N 20000
@@ -29,7 +30,7 @@ int main(void)
 {
     char err[512] = "";
     struct bt_config c;
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     char *text = big_config(N, "");
     bool ok = bt_config_parse_string(&c, text, "big.conf", err, sizeof err);
     OK(ok, "20,000 routes load (%s)", err);
@@ -48,7 +49,7 @@ int main(void)
     free(text);
 
     /* the first route again after 20,000 others: line 3 + 4N */
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     text = big_config(N, "[route r00000]\nmodel = x\n");
     ok = bt_config_parse_string(&c, text, "big.conf", err, sizeof err);
     char want[128];
@@ -58,7 +59,7 @@ int main(void)
     free(text);
 
     /* blanks before the name do not make another route (as before) */
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     ok = bt_config_parse_string(&c, "[route a]\nmodel = m\n[route b]\nmodel = m\n[route  a]\nmodel = n\n",
                                 "dup.conf", err, sizeof err);
     OK(!ok && strstr(err, "dup.conf:5: route 'a") && strstr(err, "defined twice"),
@@ -66,7 +67,7 @@ int main(void)
     bt_config_free(&c);
 
     /* keys of one section split by another section still reach their route */
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     ok = bt_config_parse_string(&c, "[route a]\nmodel = m\n[bedtop]\ninterval = 30\n[route b]\nmodel = k\n",
                                 "ok.conf", err, sizeof err);
     OK(ok && c.nroutes == 2 && c.routes[0].line == 1 && c.routes[1].line == 5 &&
@@ -74,19 +75,19 @@ int main(void)
     bt_config_free(&c);
 
     /* a route with no model still names its section's line */
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     ok = bt_config_parse_string(&c, "\n\n[route lone]\nregion = us-east-1\n", "m.conf", err, sizeof err);
     OK(!ok && strstr(err, "m.conf:3: route 'lone' has no model"), "no model: the section's line (%s)", err);
     bt_config_free(&c);
     /* inih keeps 49 bytes of a section name: a longer route name used to be cut to
      * 43 characters silently (and two such routes could merge), with line 0 */
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     ok = bt_config_parse_string(&c, "[bedtop]\n[route aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeX]\nmodel = m\n",
                                 "long.conf", err, sizeof err);
     OK(!ok && strstr(err, "long.conf:2: section name longer than 49 characters"),
        "a route name inih would cut is refused at its line (%s)", err);
     bt_config_free(&c);
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     ok = bt_config_parse_string(&c, "[route aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeee]\nmodel = m\n",
                                 "long.conf", err, sizeof err);
     OK(ok && c.nroutes == 1 && strlen(c.routes[0].name) == 43 && c.routes[0].line == 1,

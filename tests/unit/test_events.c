@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/dataminute.h"
 #include "core/events.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define T0 1795946400 /* 2026-11-29 10:00:00 UTC */
@@ -31,7 +32,7 @@ static size_t count(const struct bt_evlog *l, enum bt_logkind k, int route)
 int main(void)
 {
     struct bt_config cfg;
-    bt_config_defaults(&cfg);
+    bt_config_init(&cfg);
     cfg.cw_lag = 120;
     cfg.nroutes = 2;
 

@@ -14,6 +14,7 @@
 #include "core/headroom.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 static const int64_t T0 = 1795946400;      /* 2026-11-29 10:00:00 UTC, a minute start */
@@ -123,7 +124,7 @@ static void test_negotiation(void)
  *   headroom 30,000 = 3 % -> LOW_HEADROOM crit; THROTTLED_BELOW_ESTIMATE. */
 static void route_setup(struct bt_config *cfg, struct bt_store *st)
 {
-    bt_config_defaults(cfg);
+    bt_config_init(cfg);
     int r = bt_config_add_route(cfg, "hot \"x\"");
     struct bt_route *rt = &cfg->routes[r];
     bt_strlcpy(rt->model, "anthropic.claude-3-haiku-20240307-v1:0", sizeof rt->model);

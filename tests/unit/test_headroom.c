@@ -11,6 +11,8 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 static const int64_t T0 = 1795946400;        /* 2026-11-29 10:00:00 UTC */
@@ -39,7 +41,7 @@ static int fx_route(struct fx *f, const char *name, const char *model, double qu
 
 static void fx_init(struct fx *f)
 {
-    bt_config_defaults(&f->cfg);
+    bt_config_init(&f->cfg);
 }
 
 /* Every route polled successfully at NOW (10:10): with the default 120 s lag that
@@ -355,7 +357,7 @@ static void test_burndown(void)
     NEAR(bt_settled_tpm(100000, 0, 20000, 5), 200000, 0, "settled with burndown 5");
     NEAR(bt_settled_tpm(100000, 0, 20000, 1), 120000, 0, "settled with burndown 1");
     struct bt_config c;
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     char err[512];
     OK(bt_config_parse_string(&c,
                               "[burndown]\nacme.big-* = 15\n[route x]\nmodel = acme.big-2\n"

@@ -21,6 +21,7 @@
 #include "aws/policy.h"
 #include "net/http.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define AK "AKIDEXAMPLE"

@@ -18,6 +18,9 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define TAG 0x6a736f6eu /* "json" */
@@ -55,7 +58,7 @@ static void *failing_malloc(size_t n)
 
 static void one_route(struct bt_config *c)
 {
-    bt_config_defaults(c);
+    bt_config_init(c);
     int k = bt_config_add_route(c, "triage");
     bt_strlcpy(c->routes[k].model, "anthropic.claude-3-haiku", sizeof c->routes[k].model);
     c->routes[k].quota[BT_Q_TPM].value = 1000000;

@@ -10,6 +10,8 @@
 #include "core/recording.h"
 #include "core/speed.h"
 #include "core/util.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 static const int64_t NOW = 1795946400 + 7200; /* 12:00:00; last complete minute 11:57 */
@@ -61,7 +63,7 @@ static void minute(struct fx *f, int r, int64_t m, double calls, double in, doub
 
 static void fx_init(struct fx *f)
 {
-    bt_config_defaults(&f->cfg);
+    bt_config_init(&f->cfg);
 }
 
 static void fx_free(struct fx *f)

@@ -11,6 +11,7 @@
 
 #include "collectors/promtext.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 static char *load(const char *rel, size_t *len)

@@ -10,6 +10,7 @@
 
 #include "collectors/quotas.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 static void add(struct bt_sq_list *l, const char *code, const char *name, double v,

@@ -9,6 +9,7 @@
 #include "collectors/infprofile.h"
 #include "collectors/quotas.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define ANY (-1)

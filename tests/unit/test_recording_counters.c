@@ -25,6 +25,9 @@
 
 #include "core/recording.h"
 #include "core/util.h"
+#include "io/file.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define T0 1795946400LL /* 2026-11-29T10:00:00Z */
@@ -53,7 +56,7 @@ static bool rig_open(struct rig *g, const char *name, const char *model)
         return false;
     }
     snprintf(g->path, sizeof g->path, "%s/t.rec", g->dir);
-    bt_config_defaults(&g->c);
+    bt_config_init(&g->c);
     int k = bt_config_add_route(&g->c, name);
     bt_strlcpy(g->c.routes[k].model, model, sizeof g->c.routes[k].model);
     bt_config_finish(&g->c);

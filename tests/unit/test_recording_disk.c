@@ -15,6 +15,9 @@
 
 #include "core/recording.h"
 #include "core/util.h"
+#include "io/file.h"
+#include "io/recfile.h"
+#include "io/conffile.h"
 #include "tests/tap.h"
 
 #define T0 1795946400LL /* 2026-11-29T10:00:00Z */
@@ -34,7 +37,7 @@ static int writer(const char *path)
     signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead */
     struct bt_config c;
     char err[256];
-    bt_config_defaults(&c);
+    bt_config_init(&c);
     int k = bt_config_add_route(&c, "triage");
     bt_strlcpy(c.routes[k].model, "anthropic.claude-3-haiku", sizeof c.routes[k].model);
     bt_config_finish(&c);

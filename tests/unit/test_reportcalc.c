@@ -7,6 +7,7 @@
 #include "core/reportcalc.h"
 #include "core/sanitize.h"
 #include "render/reportdoc.h"
+#include "io/recfile.h"
 #include "tests/tap.h"
 
 #define T0 1795946400 /* 2026-11-29T10:00:00Z */

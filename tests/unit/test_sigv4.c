@@ -11,6 +11,7 @@
 
 #include "aws/sigv4.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "tests/tap.h"
 
 #define EX_AKID "AKIDEXAMPLE"

@@ -1,0 +1,109 @@
+#include "io/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
+{
+    struct bt_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > maxlen) {
+            fclose(f);
+            bt_buf_free(&b);
+            errno = EFBIG;
+            return NULL;
+        }
+        bt_buf_add(&b, chunk, n);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        bt_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (!b.buf)
+        bt_buf_reserve(&b, 0), b.buf[0] = '\0';
+    if (lenp)
+        *lenp = b.len;
+    return b.buf;
+}
+
+char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    FILE *f = fopen(path, "rb");
+    return f ? read_stream(f, maxlen, lenp) : NULL;
+}
+
+char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp)
+{
+    /* O_NONBLOCK: opening a FIFO planted at the path returns at once */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    return read_stream(f, maxlen, lenp);
+}
+
+bool bt_exe_dir(char *out, size_t n)
+{
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return false;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    bt_strlcpy(out, exe, n);
+    return true;
+}
+
+bool bt_data_path(const char *file, char *out, size_t n)
+{
+    char exe[1024], d1[1100] = "", d2[1100] = "";
+    if (bt_exe_dir(exe, sizeof exe)) {
+        snprintf(d1, sizeof d1, "%s/data", exe);
+        snprintf(d2, sizeof d2, "%s/../data", exe);
+    }
+    const char *cands[] = {getenv("BEDTOP_DATADIR"), d1, d2, BEDTOP_DATADIR};
+    for (size_t i = 0; i < BT_ARRAY_LEN(cands); i++) {
+        if (!cands[i] || !*cands[i])
+            continue;
+        snprintf(out, n, "%s/%s", cands[i], file);
+        if (access(out, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
+                      size_t errlen)
+{
+    char *text = bt_read_file(path, 1 << 20, NULL);
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
+    free(text);
+    return ok;
+}

@@ -1,0 +1,26 @@
+/* Reading files for the rooms that compute (core/ never opens one): whole
+ * files into memory, "key = value" data files, and where the data files are. */
+#ifndef BEDTOP_IO_FILE_H
+#define BEDTOP_IO_FILE_H
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/util.h"
+
+/* Reads a whole file (bounded by maxlen); returns NULL and sets errno on failure. */
+char *bt_read_file(const char *path, size_t maxlen, size_t *lenp);
+/* The same for a file bedtop keeps itself (a cache): only a regular file is
+ * read, and a FIFO or device planted at the path never blocks (errno EINVAL). */
+char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp);
+
+/* bt_parse_kv_lines (core/util.h) on the file at path (at most 1 MiB). */
+bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
+                      size_t errlen);
+
+/* Directory of the running binary (from /proc/self/exe). */
+bool bt_exe_dir(char *out, size_t n);
+/* Finds a data file (burndown.conf, quota-names.conf, ...): $BEDTOP_DATADIR, then
+ * data/ beside the binary or its parent (a source-tree build never picks up an
+ * older install), then the install directory. */
+bool bt_data_path(const char *file, char *out, size_t n);
+#endif

@@ -1,0 +1,138 @@
+#include "io/recfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+/* The file behind a recorder: appended to, cut back after a torn line. */
+struct recfile {
+    int fd;
+    char path[512];
+};
+
+static int file_write(void *arg, const char *p, size_t n)
+{
+    struct recfile *f = arg;
+    while (n) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return errno;
+        if (w == 0)
+            return EIO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static bool file_truncate(void *arg, long long size)
+{
+    struct recfile *f = arg;
+    return ftruncate(f->fd, (off_t)size) == 0;
+}
+
+static long long file_size(void *arg)
+{
+    struct recfile *f = arg;
+    struct stat st;
+    return fstat(f->fd, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static void file_close(void *arg, bool keep)
+{
+    struct recfile *f = arg;
+    close(f->fd);
+    if (!keep)
+        unlink(f->path);
+    free(f);
+}
+
+struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *cfg,
+                                     const char *mode, int64_t now, char *err, size_t errlen)
+{
+    char *h = bt_recorder_header(cfg, mode, now); /* first: out of memory leaves no file */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
+                 errno == EEXIST ? " (recordings are never overwritten: choose a new name)" : "");
+        bt_recorder_header_free(h);
+        return NULL;
+    }
+    struct recfile *f = bt_xcalloc(1, sizeof *f);
+    f->fd = fd;
+    bt_strlcpy(f->path, path, sizeof f->path);
+    struct bt_rec_sink sink = {.write = file_write, .truncate = file_truncate,
+                               .size = file_size, .close = file_close, .arg = f};
+    struct bt_recorder *r = bt_recorder_start(&sink, path, h, now, err, errlen);
+    bt_recorder_header_free(h);
+    return r;
+}
+
+/* Lines of a recording file, read with getdelim (a 24-hour file is ~50 MB:
+ * never held whole). */
+struct file_lines {
+    FILE *f;
+    char *buf;
+    size_t cap;
+};
+
+static int file_next(void *arg, char **line, size_t *n)
+{
+    struct file_lines *ls = arg;
+    ssize_t got = getdelim(&ls->buf, &ls->cap, '\n', ls->f);
+    if (got <= 0)
+        return 0;
+    bool nl = ls->buf[got - 1] == '\n';
+    ls->buf[got - (nl ? 1 : 0)] = '\0';
+    *line = ls->buf;
+    *n = (size_t)got - (nl ? 1 : 0);
+    return nl ? 1 : 2;
+}
+
+static int file_rewind(void *arg)
+{
+    struct file_lines *ls = arg;
+    return fseek(ls->f, 0, SEEK_SET) == 0 ? 0 : errno;
+}
+
+bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *, const char *),
+                    void *warn_arg, char *err, size_t errlen)
+{
+    struct file_lines ls = {0};
+    struct stat st;
+    /* O_NONBLOCK: a FIFO must not block the open before it can be refused */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        /* /dev/zero behind a symlink was read up to 4 GiB into memory */
+        why = "not a regular file; replay reads recordings bedtop record wrote (save a "
+              "pipe's output to a file first)";
+    else if (st.st_size > ((off_t)4 << 30))
+        why = "larger than the 4 GiB bedtop reads; split it (the header line with any "
+              "run of poll lines is a recording)";
+    else if (!(ls.f = fdopen(fd, "rb")))
+        why = strerror(errno);
+    if (why) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        if (fd >= 0)
+            close(fd);
+        memset(rp, 0, sizeof *rp);
+        bt_strlcpy(rp->path, path, sizeof rp->path);
+        return false;
+    }
+    struct bt_rec_lines src = {.next = file_next, .rewind = file_rewind, .arg = &ls};
+    bool ok = bt_replay_open_lines(rp, path, &src, warn, warn_arg, err, errlen);
+    fclose(ls.f);
+    free(ls.buf);
+    return ok;
+}
