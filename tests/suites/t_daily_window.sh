@@ -45,8 +45,26 @@ AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REG
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
 RPID=$!
+# the day's sums are in the file once a sample line carries their signals (the header
+# names every signal, so grepping the names alone matched the header at once)
+day_sums_in() {
+    python3 - "$TMP/live.rec" <<'PY' 2>/dev/null
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+sig = json.loads(lines[0])["signals"]
+want = {sig.index("day_input_tokens"), sig.index("day_output_tokens")}
+for l in lines[1:]:
+    try:
+        rec = json.loads(l)
+    except ValueError:
+        continue
+    for s in rec.get("s", []):
+        want -= set(s[3][0::2])
+sys.exit(0 if not want else 1)
+PY
+}
 for _ in $(seq 1 600); do
-    grep -q day_input_tokens "$TMP/live.rec" 2>/dev/null && grep -q day_output_tokens "$TMP/live.rec" && break
+    day_sums_in && break
     kill -0 "$RPID" 2>/dev/null || break
     sleep 0.1
 done
