@@ -45,14 +45,16 @@ AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REG
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
 RPID=$!
-# the day's sums are in the file once a sample line carries their signals (the header
-# names every signal, so grepping the names alone matched the header at once)
+# the day's sums and the minutes are in the file once sample lines carry their signals
+# (the header names every signal, so grepping the names alone matched the header at
+# once); the two come in requests of their own, either first
 day_sums_in() {
     python3 - "$TMP/live.rec" <<'PY' 2>/dev/null
 import json, sys
 lines = open(sys.argv[1]).read().split("\n")
 sig = json.loads(lines[0])["signals"]
-want = {sig.index("day_input_tokens"), sig.index("day_output_tokens")}
+want = {sig.index("day_input_tokens"), sig.index("day_output_tokens"), sig.index("input_tokens"),
+        sig.index("output_tokens")}
 for l in lines[1:]:
     try:
         rec = json.loads(l)
