@@ -45,28 +45,34 @@ AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REG
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
 RPID=$!
-# the day's sums and the minutes are in the file once sample lines carry their signals
-# (the header names every signal, so grepping the names alone matched the header at
-# once); the two come in requests of their own, either first
-day_sums_in() {
-    python3 - "$TMP/live.rec" <<'PY' 2>/dev/null
+# the day's sums are in when a sample line holds both day signals (the header's signal
+# list names them too, so a grep would not do)
+day_in() {
+    python3 - "$TMP/live.rec" <<'PY'
 import json, sys
-lines = open(sys.argv[1]).read().split("\n")
-sig = json.loads(lines[0])["signals"]
-want = {sig.index("day_input_tokens"), sig.index("day_output_tokens"), sig.index("input_tokens"),
-        sig.index("output_tokens")}
+try:
+    lines = open(sys.argv[1]).read().split("\n")
+    sig = json.loads(lines[0])["signals"]
+    # and the minutes' own input and output: they come in a request of their own, and a
+    # replay ended before them has no evaluated minute (tokens today null)
+    want = {sig.index("day_input_tokens"), sig.index("day_output_tokens"),
+            sig.index("input_tokens"), sig.index("output_tokens")}
+except (OSError, ValueError, KeyError):
+    sys.exit(1)
+have = set()
 for l in lines[1:]:
     try:
         rec = json.loads(l)
     except ValueError:
-        continue
-    for s in rec.get("s", []):
-        want -= set(s[3][0::2])
-sys.exit(0 if not want else 1)
+        continue  # the line being written
+    for smp in rec.get("s", []) if isinstance(rec, dict) else []:
+        vals = smp[3]
+        have.update(v for v in vals[0::2] if v in want)
+sys.exit(0 if want <= have else 1)
 PY
 }
 for _ in $(seq 1 600); do
-    day_sums_in && break
+    day_in && break
     kill -0 "$RPID" 2>/dev/null || break
     sleep 0.1
 done
