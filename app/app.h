@@ -17,6 +17,7 @@ struct opts {
     const char *config, *profile, *region, *endpoint_url, *admission, *theme, *record;
     const char *format, *from, *to, *since, *at;
     const char *listen;        /* serve: ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */
+    const char *replica;       /* serve: the replica label of every series (an HA pair), NULL none */
     const char *source;        /* prometheus+http://HOST:PORT: read bedtop's series back */
     const char *match;         /* --source: label matchers, e.g. region="us-east-1" */
     struct bt_api_cost *api_cost; /* counters that outlive the app (serve's reloads); NULL: the app's own */

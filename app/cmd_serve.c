@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "net/httpd.h"
@@ -19,7 +20,13 @@
 #include "render/report.h"
 #include "core/util.h"
 
-#define SERVE_REEVAL_S 1     /* a scrape re-evaluates when the last evaluation is older */
+/* One evaluation's exposition in one format: rendered at the evaluation,
+ * gzipped at most once (for the first scrape that asks), shared with every
+ * connection that sends it (net/httpd.h bt_httpd_body: no copy per scrape). */
+struct serve_body {
+    struct bt_httpd_body *plain, *gz;
+    char etag[48], etag_gz[48];
+};
 
 struct serve {
     struct opts *o;
@@ -27,10 +34,12 @@ struct serve {
     struct app *a;
     struct bt_httpd *httpd;
     struct bt_api_cost cost; /* kept across reloads */
-    struct bt_buf text, om;  /* the last evaluation, rendered */
+    struct serve_body body[2]; /* the last evaluation: [0] text 0.0.4, [1] OpenMetrics */
     uint64_t gen;            /* store generation evaluated */
-    double built;            /* wall time of the last evaluation, 0 none */
-    int64_t evaluated;
+    uint64_t evals;          /* evaluations made: the entity tag's counter */
+    uint64_t nonce;          /* this process's: tags never repeat across restarts */
+    int64_t built;           /* wall second of the last evaluation: Last-Modified */
+    int64_t evaluated;       /* the poller's second evaluated */
     int64_t started;
     int reloads;
     struct bt_loop_view view;
@@ -42,21 +51,69 @@ static int64_t serve_now(struct serve *s)
     return bt_clock_now(&s->a->loop.clock);
 }
 
+static void body_free(struct serve_body *b)
+{
+    bt_httpd_body_unref(b->plain);
+    bt_httpd_body_unref(b->gz);
+    *b = (struct serve_body){0};
+}
+
+/* The evaluation at the poller's second now: both formats rendered once, the
+ * connections still sending the previous one keep theirs. A strong entity tag
+ * names the bytes of one evaluation in one format and coding. */
 static void serve_eval(struct serve *s, int64_t now)
 {
     struct bt_report rep;
     bt_report_build(&rep, &s->a->cfg, &s->a->store, now);
     rep.api = &s->cost;
     rep.mode = s->o->demo ? "demo" : "live"; /* --demo: every series says so (mode="demo") */
+    rep.replica = s->o->replica;
     app_cost(s->a, &rep.metrics_per_poll, &rep.metrics_per_day);
-    bt_buf_reset(&s->text);
-    bt_buf_reset(&s->om);
-    bt_expo_render(&rep, BT_EXPO_TEXT, &s->text);
-    bt_expo_render(&rep, BT_EXPO_OPENMETRICS, &s->om);
+    s->evals++;
+    for (int f = 0; f < 2; f++) {
+        struct bt_buf b = {0};
+        bt_expo_render(&rep, f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT, &b);
+        body_free(&s->body[f]);
+        s->body[f].plain = bt_httpd_body_take(&b);
+        const char *fmt = f ? "om" : "text";
+        snprintf(s->body[f].etag, sizeof s->body[f].etag, "\"%016llx-%llu-%s\"",
+                 (unsigned long long)s->nonce, (unsigned long long)s->evals, fmt);
+        snprintf(s->body[f].etag_gz, sizeof s->body[f].etag_gz, "\"%016llx-%llu-%s-gz\"",
+                 (unsigned long long)s->nonce, (unsigned long long)s->evals, fmt);
+    }
     bt_report_free(&rep);
     s->gen = s->a->store.generation;
-    s->built = bt_wall_now();
+    s->built = (int64_t)bt_wall_now();
     s->evaluated = now;
+}
+
+/* /metrics: the last evaluation's body in the format and coding asked, its
+ * gzip made by the first scrape of the evaluation that wants it. */
+static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_httpd_resp *resp)
+{
+    /* evaluated at scrape time from what the store holds, once per second of the
+     * poller's clock (ages are current) or new data; nothing here waits on AWS:
+     * collectors fill the store in the background. A paused --demo-at clock
+     * keeps one evaluation, and so one entity tag. */
+    if (s->a->store.generation != s->gen || serve_now(s) != s->evaluated)
+        serve_eval(s, serve_now(s));
+    bool om = bt_httpd_wants_openmetrics(req->accept);
+    struct serve_body *b = &s->body[om];
+    resp->status = 200;
+    resp->content_type = om ? BT_EXPO_CT_OPENMETRICS : BT_EXPO_CT_TEXT;
+    resp->vary = "Accept, Accept-Encoding";
+    resp->last_modified = s->built;
+    const struct bt_httpd_body *p = b->plain;
+    if (req->gzip && !b->gz && bt_httpd_body_len(p) > 0) {
+        struct bt_buf z = {0};
+        if (bt_gzip(bt_httpd_body_data(p), bt_httpd_body_len(p), &z))
+            b->gz = bt_httpd_body_take(&z);
+        bt_buf_free(&z);
+    }
+    bool gz = req->gzip && b->gz;
+    resp->shared = gz ? b->gz : b->plain;
+    resp->shared_gzip = gz;
+    bt_strlcpy(resp->etag, gz ? b->etag_gz : b->etag, sizeof resp->etag);
 }
 
 static void healthz(struct serve *s, struct bt_httpd_resp *resp)
@@ -83,15 +140,7 @@ static void on_request(void *arg, const struct bt_httpd_req *req, struct bt_http
 {
     struct serve *s = arg;
     if (!strcmp(req->path, "/metrics")) {
-        /* evaluated at scrape time from what the store holds (ages are current);
-         * nothing here waits on AWS: collectors fill the store in the background */
-        if (s->a->store.generation != s->gen || bt_wall_now() - s->built >= SERVE_REEVAL_S)
-            serve_eval(s, serve_now(s));
-        bool om = bt_httpd_wants_openmetrics(req->accept);
-        const struct bt_buf *b = om ? &s->om : &s->text;
-        resp->status = 200;
-        resp->content_type = om ? BT_EXPO_CT_OPENMETRICS : BT_EXPO_CT_TEXT;
-        bt_buf_add(resp->body, b->buf, b->len);
+        metrics(s, req, resp);
     } else if (!strcmp(req->path, "/healthz")) {
         healthz(s, resp);
     } else if (!strcmp(req->path, "/")) {
@@ -167,9 +216,21 @@ static int start_app(struct serve *s, struct app *a)
     a->loop.after_tick = serve_after_tick;
     a->loop.after_tick_arg = a;
     a->loop.view = &s->view;
+    if (s->o->demo && !isnan(s->o->demo_at)) { /* --demo-at M: one minute, standing still */
+        a->loop.paused = true;
+        bt_clock_freeze(&a->loop.clock, true);
+    }
     if (a->rec)
         fprintf(stderr, "bedtop: serve: recording to %s\n", bt_recorder_path(a->rec));
     return 0;
+}
+
+/* A replica name as Thanos and Mimir users write them ("a", "prom-1", "us-east-1.b"). */
+static bool valid_replica(const char *r)
+{
+    size_t n = strlen(r);
+    return n > 0 && n < 64 && strspn(r, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789._-") == n;
 }
 
 int cmd_serve(struct opts *o)
@@ -184,10 +245,16 @@ int cmd_serve(struct opts *o)
                "feeds it, from AWS: drop --source");
         return 3;
     }
+    if (o->replica && !valid_replica(o->replica)) {
+        bt_err("serve: --replica '%.80s': use 1 to 63 letters, digits, '.', '_' or '-' "
+               "(e.g. --replica a)", o->replica);
+        return 3;
+    }
     static struct serve s;
     memset(&s, 0, sizeof s);
     s.o = o;
     s.started = (int64_t)time(NULL);
+    s.nonce = ((uint64_t)(bt_wall_now() * 1e6) << 16) ^ (uint64_t)getpid();
     s.view = (struct bt_loop_view){.self = &s, .on_input = view_input, .on_update = view_update,
                                    .done = view_done, .next_wakeup_ms = view_next_ms};
     s.a = &s.apps[0];
@@ -233,8 +300,8 @@ int cmd_serve(struct opts *o)
     if (rerr)
         bt_err("%s", rerr);
     bt_httpd_free(s.httpd);
-    bt_buf_free(&s.text);
-    bt_buf_free(&s.om);
+    body_free(&s.body[0]);
+    body_free(&s.body[1]);
     app_free(s.a);
     return 0;
 }

@@ -50,6 +50,8 @@
  *   fable       a mantle model with no published quota (internal capacity): information.
  *   reserved    a provisioned-model ARN: model-unit capacity, in no quota group.
  *   legacy      also: ListMetrics lists LegacyModelInvocations for it (LEGACY_MODEL).
+ *   workers     also: from 4 to 8 a nightly job outside the config (its own application
+ *               inference profile on workers' model) draws on its quota (UNSEEN_CALLERS).
  * Numbers follow the headroom contract version 3 (docs/headroom.md).
  *
  * Admission counters are written as an application's two workers export them: raw
@@ -491,6 +493,25 @@ static void publish_minute(struct demo *d, int64_t m, int64_t now)
     }
 }
 
+/* Story minutes 4-8: a nightly job outside the config calls workers' model through an
+ * application inference profile of its own; the Metrics Insights queries (live:
+ * collectors/cw_insights.c) name it from minute 4 and find it gone at 9. */
+static void unseen_callers(struct demo *d, int64_t minute, int64_t arrival)
+{
+    int k = story(minute);
+    if (k != 4 && k != 9)
+        return;
+    struct bt_event ev = {.t = arrival, .type = BT_EV_INFO, .route = R_WORKERS,
+                          .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(ev.code, BT_EVCODE_UNSEEN_CALLERS, sizeof ev.code);
+    bt_strlcpy(ev.text,
+               k == 9 ? ""
+                      : "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/"
+                        "n1ghtly0batch: 180000 input tokens/min, 2.4 throttles/min",
+               sizeof ev.text);
+    bt_model_event(d->ctx->store, d->ctx->cfg->routes, &ev);
+}
+
 static void demo_quotas_learned(struct demo *d, int64_t now)
 {
     for (size_t i = 0; i < BT_ARRAY_LEN(demo_quotas); i++) {
@@ -533,6 +554,7 @@ static void demo_tick(void *self, int64_t now)
     while (d->next_cw + 60 + DEMO_CW_LAG <= now) {
         int64_t arrival = d->next_cw + 60 + DEMO_CW_LAG;
         publish_minute(d, d->next_cw, arrival);
+        unseen_callers(d, d->next_cw, arrival);
         bool fail = false;
         for (int r = 0; r < R_N; r++)
             if (cw_failing(r, arrival)) {

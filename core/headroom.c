@@ -75,6 +75,31 @@ static void model_key(const struct bt_route *r, char *out, size_t n)
              r->base_model[0] ? r->base_model : r->model, r->context);
 }
 
+bool bt_quota_shared_by(const struct bt_route *r, const char *model_id, const char *base_model,
+                        int inference)
+{
+    if (r->endpoint != BT_EP_RUNTIME || r->inference == BT_INF_PROVISIONED ||
+        !strcmp(r->model, model_id))
+        return false;
+    struct bt_route other = {.endpoint = BT_EP_RUNTIME,
+                             .inference = inference >= 0 && inference < BT_INF_COUNT
+                                              ? (enum bt_inference)inference
+                                              : bt_inference_from_model(model_id)};
+    if (other.inference == BT_INF_PROVISIONED)
+        return false;
+    if (base_model && base_model[0])
+        bt_strlcpy(other.base_model, base_model, sizeof other.base_model);
+    bt_strlcpy(other.account, r->account, sizeof other.account);
+    bt_strlcpy(other.profile, r->profile, sizeof other.profile);
+    bt_strlcpy(other.region, r->region, sizeof other.region);
+    bt_strlcpy(other.model, model_id, sizeof other.model);
+    bt_strlcpy(other.context, r->context, sizeof other.context);
+    char a[512], b[512];
+    model_key(r, a, sizeof a);
+    model_key(&other, b, sizeof b);
+    return !strcmp(a, b);
+}
+
 void bt_quota_group_key(const struct bt_route *r, char *out, size_t n)
 {
     const char *code = route_quota_code(r);

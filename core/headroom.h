@@ -33,7 +33,8 @@ enum bt_status bt_status_worse(enum bt_status a, enum bt_status b);
     X(SLOWDOWN)                         \
     X(LEGACY_MODEL)                     \
     X(NO_PUBLISHED_QUOTA)               \
-    X(PROVISIONED)
+    X(PROVISIONED)                      \
+    X(UNSEEN_CALLERS)
 #define BT_W_ENUM(code) BT_W_##code,
 enum bt_wcode { BT_WARNINGS(BT_W_ENUM) BT_W_COUNT };
 #undef BT_W_ENUM
@@ -65,6 +66,15 @@ double bt_fits_more(double headroom_tpm, double reservation_per_call);
  * account or profile and Region, then the quota code, else endpoint, inference type
  * and model: base_model when set). */
 void bt_quota_group_key(const struct bt_route *r, char *out, size_t n);
+/* Whether a caller of model_id, a ModelId the config does not name, seen in route r's
+ * account and Region, draws from r's quota: the same endpoint, inference type and base
+ * model (a model called directly that r reaches through an application inference
+ * profile, for one); a ModelId cannot tell its context-length variant, so r's is
+ * assumed. base_model: what model_id routes to when it is an application inference
+ * profile (NULL: model_id itself), with its inference type (-1: from model_id's
+ * prefix). Provisioned Throughput never does. */
+bool bt_quota_shared_by(const struct bt_route *r, const char *model_id, const char *base_model,
+                        int inference);
 
 /* How sure a figure is. A sum with an unknown or lower-bound term is a lower bound;
  * a headroom from a lower-bound use is an upper bound ("at most 41 %"). */

@@ -664,6 +664,8 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             apply_base_model(&routes[ev->route], ev->text);
         if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_LEGACY_MODEL))
             routes[ev->route].legacy_seen = true;
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_UNSEEN_CALLERS))
+            bt_strlcpy(routes[ev->route].unseen, ev->text, sizeof routes[ev->route].unseen);
         break;
     case BT_EV_SETTING:
         if (ev->route >= 0 && ev->route < s->nroutes)
@@ -700,6 +702,7 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         bt_strlcpy(routes[r].burndown_row, base_routes[r].burndown_row, sizeof routes[r].burndown_row);
         routes[r].max_tokens = base_routes[r].max_tokens;
         routes[r].legacy_seen = base_routes[r].legacy_seen;
+        bt_strlcpy(routes[r].unseen, base_routes[r].unseen, sizeof routes[r].unseen);
     }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)

@@ -156,6 +156,8 @@ struct bt_route {
     enum bt_quota_match quota_match[BT_Q_COUNT]; /* how each quota was tied to the route */
     bool legacy_seen;        /* ListMetrics lists LegacyModelInvocations for the model
                               * (BT_EVCODE_LEGACY_MODEL): increases are refused for it */
+    char unseen[224];        /* ModelIds the config does not name on this route's quota,
+                              * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
     int line;                /* config line, for messages */
 };
 
@@ -348,6 +350,11 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
 /* BT_EV_INFO with code BT_EVCODE_LEGACY_MODEL: ListMetrics lists LegacyModelInvocations
  * for the route's ModelId (set route->legacy_seen, live and in replay). */
 #define BT_EVCODE_LEGACY_MODEL "LEGACY_MODEL"
+/* BT_EV_INFO with code BT_EVCODE_UNSEEN_CALLERS: the Metrics Insights queries of the
+ * route's Region found ModelIds the config does not name on the route's quota; text
+ * lists them with their usage, "" when the last queries found none (sets
+ * route->unseen, live and in replay). */
+#define BT_EVCODE_UNSEEN_CALLERS "UNSEEN_CALLERS"
 void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
                         double burndown, const char *why);
 

@@ -406,6 +406,22 @@ static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, s
     return true;
 }
 
+/* The Metrics Insights queries (collectors/cw_insights.c) found callers the config does
+ * not name on this route's quota: its headroom counts only the configured routes. */
+static bool rule_unseen(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
+                        struct bt_warning *w)
+{
+    (void)cfg;
+    (void)e;
+    if (!r->unseen[0])
+        return false;
+    say(w, BT_ST_WARN,
+        "ModelIds the config does not name draw on this quota (last 5 minutes): %s; the "
+        "headroom shown leaves them out, so less is left than it says",
+        r->unseen);
+    return true;
+}
+
 static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_route *r,
                                struct bt_eval *e, struct bt_warning *w)
 {
@@ -722,6 +738,10 @@ static const struct {
     {BT_W_PROVISIONED, "PROVISIONED", "provisioned throughput",
      "Size it in model units (Provisioned Throughput); it draws on no on-demand quota.",
      rule_provisioned},
+    {BT_W_UNSEEN_CALLERS, "UNSEEN_CALLERS", "callers outside the config on this quota",
+     "Add a route for each named ModelId (the same quota group) so the headroom counts them, "
+     "or find who calls it (CloudTrail) and give it a share at its admission boundary.",
+     rule_unseen},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -29,8 +30,10 @@ struct conn {
     double idle_since;           /* since the last answer (or accept): eviction order */
     char in[BT_HTTPD_MAX_REQ + 1];
     size_t inlen;
-    struct bt_buf out;           /* the whole response once the request is read */
-    size_t sent;
+    struct bt_buf out;           /* the response head (and a per-request body) */
+    struct bt_httpd_body *body;  /* a shared body sent after out, NULL none */
+    size_t body_len;             /* bytes of body to send: 0 for HEAD and 304 */
+    size_t sent;                 /* of out, then of body */
     bool keep;                   /* keep the connection open after this answer */
 };
 
@@ -187,12 +190,52 @@ bool bt_httpd_loopback(const struct bt_httpd *s)
     return s->loopback;
 }
 
+struct bt_httpd_body {
+    unsigned refs;
+    struct bt_buf b;
+};
+
+struct bt_httpd_body *bt_httpd_body_take(struct bt_buf *b)
+{
+    struct bt_httpd_body *h = bt_xcalloc(1, sizeof *h);
+    h->refs = 1;
+    h->b = *b;
+    *b = (struct bt_buf){0};
+    return h;
+}
+
+void bt_httpd_body_unref(struct bt_httpd_body *h)
+{
+    if (h && --h->refs == 0) {
+        bt_buf_free(&h->b);
+        free(h);
+    }
+}
+
+size_t bt_httpd_body_len(const struct bt_httpd_body *h)
+{
+    return h->b.len;
+}
+
+const char *bt_httpd_body_data(const struct bt_httpd_body *h)
+{
+    return h->b.buf ? h->b.buf : "";
+}
+
+static void conn_drop_body(struct conn *c)
+{
+    bt_httpd_body_unref(c->body);
+    c->body = NULL;
+    c->body_len = 0;
+}
+
 static void conn_close(struct bt_httpd *s, struct conn *c)
 {
     epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->fd = -1;
     bt_buf_free(&c->out);
+    conn_drop_body(c);
 }
 
 /* The q-value of media type `type` in an Accept-like header, -1 when absent. */
@@ -259,6 +302,7 @@ static const char *reason(int status)
 {
     switch (status) {
     case 200: return "OK";
+    case 304: return "Not Modified";
     case 400: return "Bad Request";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
@@ -288,20 +332,54 @@ static void header(const char *head, const char *name, char *out, size_t n)
     }
 }
 
-static void respond(struct conn *c, int status, const char *ctype, const struct bt_buf *body,
-                    bool head_only, bool gz, const char *allow)
+/* The response head into c->out, then the body: len bytes of data (copied:
+ * the small answers) or of shared (sent from where it is). Content-Length is
+ * len also for HEAD and 304, whose body is not sent. A 304 carries the
+ * validators and Vary but no Content-Type or Content-Length (RFC 9110 15.4.5). */
+struct answer {
+    int status;
+    const char *ctype, *allow, *vary, *etag;
+    int64_t last_modified;
+    const char *data;
+    struct bt_httpd_body *shared;
+    size_t len;
+    bool gz, head_only;
+};
+
+static void respond(struct conn *c, const struct answer *a)
 {
     bt_buf_reset(&c->out);
-    bt_buf_printf(&c->out,
-                  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                  "Connection: %s\r\nCache-Control: no-store\r\n%s%s%s%s",
-                  status, reason(status), ctype, body ? body->len : 0,
+    conn_drop_body(c);
+    bt_buf_printf(&c->out, "HTTP/1.1 %d %s\r\n", a->status, reason(a->status));
+    if (a->status != 304)
+        bt_buf_printf(&c->out, "Content-Type: %s\r\nContent-Length: %zu\r\n", a->ctype, a->len);
+    /* no-cache, not no-store: a cache may keep an answer that carries a
+     * validator, and must revalidate it (a 304) before reusing it */
+    bt_buf_printf(&c->out, "Connection: %s\r\nCache-Control: %s\r\n",
                   c->keep ? "keep-alive" : "close",
-                  gz ? "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n" : "",
-                  allow ? "Allow: " : "", allow ? allow : "", allow ? "\r\n" : "");
+                  a->etag || a->last_modified ? "no-cache" : "no-store");
+    if (a->gz && a->status != 304)
+        bt_buf_puts(&c->out, "Content-Encoding: gzip\r\n");
+    if (a->vary || a->gz)
+        bt_buf_printf(&c->out, "Vary: %s\r\n", a->vary ? a->vary : "Accept-Encoding");
+    if (a->etag)
+        bt_buf_printf(&c->out, "ETag: %s\r\n", a->etag);
+    if (a->last_modified > 0) {
+        char d[40];
+        bt_httpd_fmt_date(a->last_modified, d, sizeof d);
+        bt_buf_printf(&c->out, "Last-Modified: %s\r\n", d);
+    }
+    if (a->allow)
+        bt_buf_printf(&c->out, "Allow: %s\r\n", a->allow);
     bt_buf_puts(&c->out, "\r\n");
-    if (body && !head_only)
-        bt_buf_add(&c->out, body->buf, body->len);
+    bool send_body = !a->head_only && a->status != 304;
+    if (send_body && a->shared) {
+        c->body = a->shared;
+        c->body->refs++;
+        c->body_len = a->len;
+    } else if (send_body && a->data) {
+        bt_buf_add(&c->out, a->data, a->len);
+    }
     c->sent = 0;
 }
 
@@ -309,8 +387,134 @@ static void simple(struct conn *c, int status, const char *text)
 {
     struct bt_buf b = {0};
     bt_buf_printf(&b, "%s\n", text);
-    respond(c, status, "text/plain; charset=utf-8", &b, false, false, NULL);
+    respond(c, &(struct answer){.status = status, .ctype = "text/plain; charset=utf-8",
+                                .data = b.buf, .len = b.len});
     bt_buf_free(&b);
+}
+
+static const char *const months[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+void bt_httpd_fmt_date(int64_t t, char *out, size_t n)
+{
+    static const char *const days[7] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm)) {
+        snprintf(out, n, "Thu, 01 Jan 1970 00:00:00 GMT");
+        return;
+    }
+    snprintf(out, n, "%s, %02d %s %04d %02d:%02d:%02d GMT", days[tm.tm_wday], tm.tm_mday,
+             months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* Reads a number of 1..maxd digits at *p (exactly maxd when exact). -1: none. */
+static int digits(const char **p, int maxd, bool exact)
+{
+    int v = 0, k = 0;
+    while (k < maxd && isdigit((unsigned char)**p)) {
+        v = v * 10 + (**p - '0');
+        (*p)++;
+        k++;
+    }
+    return k == 0 || (exact && k != maxd) ? -1 : v;
+}
+
+static int month_of(const char **p)
+{
+    for (int m = 0; m < 12; m++)
+        if (!strncmp(*p, months[m], 3)) {
+            *p += 3;
+            return m;
+        }
+    return -1;
+}
+
+/* "HH:MM:SS" */
+static bool hms(const char **p, struct tm *tm)
+{
+    tm->tm_hour = digits(p, 2, true);
+    if (tm->tm_hour < 0 || *(*p)++ != ':')
+        return false;
+    tm->tm_min = digits(p, 2, true);
+    if (tm->tm_min < 0 || *(*p)++ != ':')
+        return false;
+    tm->tm_sec = digits(p, 2, true);
+    return tm->tm_sec >= 0 && tm->tm_hour < 24 && tm->tm_min < 60 && tm->tm_sec < 61;
+}
+
+/* A parsed date in Unix seconds; -1 for a day past 31 or a year before 1970 (nothing
+ * bedtop served was modified then: such a date is no validator to compare). */
+static int64_t checked(struct tm *tm)
+{
+    if (tm->tm_mday < 1 || tm->tm_mday > 31 || tm->tm_year < 70)
+        return -1;
+    return (int64_t)timegm(tm);
+}
+
+int64_t bt_httpd_parse_date(const char *s)
+{
+    struct tm tm = {0};
+    const char *p = s;
+    while (isalpha((unsigned char)*p)) /* the day name: not checked against the date */
+        p++;
+    if (p - s < 3)
+        return -1;
+    if (*p == ',' && p - s == 3) { /* IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT */
+        p++;
+        if (*p++ != ' ' || (tm.tm_mday = digits(&p, 2, true)) < 0 || *p++ != ' ' ||
+            (tm.tm_mon = month_of(&p)) < 0 || *p++ != ' ' ||
+            (tm.tm_year = digits(&p, 4, true)) < 0 || *p++ != ' ' || !hms(&p, &tm))
+            return -1;
+        tm.tm_year -= 1900;
+    } else if (*p == ',') { /* RFC 850: Sunday, 06-Nov-94 08:49:37 GMT */
+        p++;
+        if (*p++ != ' ' || (tm.tm_mday = digits(&p, 2, true)) < 0 || *p++ != '-' ||
+            (tm.tm_mon = month_of(&p)) < 0 || *p++ != '-' ||
+            (tm.tm_year = digits(&p, 2, true)) < 0 || *p++ != ' ' || !hms(&p, &tm))
+            return -1;
+        if (tm.tm_year < 70) /* two-digit years: RFC 9110 5.6.7's 50-year rule, simplified */
+            tm.tm_year += 100;
+    } else if (*p == ' ' && p - s == 3) { /* asctime: Sun Nov  6 08:49:37 1994 */
+        p++;
+        if ((tm.tm_mon = month_of(&p)) < 0 || *p++ != ' ')
+            return -1;
+        if (*p == ' ')
+            p++;
+        if ((tm.tm_mday = digits(&p, 2, false)) < 0 || *p++ != ' ' || !hms(&p, &tm) ||
+            *p++ != ' ' || (tm.tm_year = digits(&p, 4, true)) < 0)
+            return -1;
+        tm.tm_year -= 1900;
+        return *p ? -1 : checked(&tm);
+    } else {
+        return -1;
+    }
+    if (strcmp(p, " GMT") != 0)
+        return -1;
+    return checked(&tm);
+}
+
+bool bt_httpd_etag_matches(const char *inm, const char *etag)
+{
+    size_t el = strlen(etag);
+    for (const char *p = inm; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (*p == '*')
+            return true;
+        if (!strncmp(p, "W/", 2)) /* weak comparison: W/"x" matches "x" */
+            p += 2;
+        if (*p != '"')
+            return false; /* not a list of entity tags: no match */
+        const char *end = strchr(p + 1, '"');
+        if (!end)
+            return false;
+        size_t n = (size_t)(end + 1 - p);
+        if (n == el && !memcmp(p, etag, n))
+            return true;
+        p = end + 1;
+    }
+    return false;
 }
 
 /* Whether the comma-separated header value h lists token tok (case-insensitive). */
@@ -356,6 +560,10 @@ int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
     char ae[256];
     header(head, "Accept-Encoding", ae, sizeof ae);
     req->gzip = bt_httpd_accepts_gzip(ae);
+    header(head, "If-None-Match", req->if_none_match, sizeof req->if_none_match);
+    char ims[64];
+    header(head, "If-Modified-Since", ims, sizeof ims);
+    req->if_modified_since = ims[0] ? bt_httpd_parse_date(ims) : -1;
     /* persistent as RFC 9112 9.3 says (1.1 unless "close"; 1.0 only with
      * "keep-alive"), but never after a request with a body: it is not read, so
      * its bytes would be taken for the next request */
@@ -385,10 +593,9 @@ static void handle(struct bt_httpd *s, struct conn *c, size_t hlen)
     int st = bt_httpd_parse(head, &req);
     c->keep = st == 0 && req.keep_alive;
     if (st == 405) {
-        struct bt_buf b = {0};
-        bt_buf_puts(&b, "only GET and HEAD\n");
-        respond(c, 405, "text/plain; charset=utf-8", &b, false, false, "GET, HEAD");
-        bt_buf_free(&b);
+        static const char only[] = "only GET and HEAD\n";
+        respond(c, &(struct answer){.status = 405, .ctype = "text/plain; charset=utf-8",
+                                    .data = only, .len = sizeof only - 1, .allow = "GET, HEAD"});
         return;
     }
     if (st) {
@@ -400,9 +607,29 @@ static void handle(struct bt_httpd *s, struct conn *c, size_t hlen)
     struct bt_httpd_resp resp = {.status = 404, .content_type = "text/plain; charset=utf-8",
                                  .body = &body};
     s->handler(s->arg, &req, &resp);
+    struct answer a = {.status = resp.status, .ctype = resp.content_type, .allow = resp.allow,
+                       .vary = resp.vary, .etag = resp.etag[0] ? resp.etag : NULL,
+                       .last_modified = resp.last_modified, .head_only = head_only};
+    /* RFC 9110 13.2.2: If-None-Match decides when sent; If-Modified-Since only without it */
+    if (a.status == 200 && ((req.if_none_match[0] && a.etag &&
+                             bt_httpd_etag_matches(req.if_none_match, a.etag)) ||
+                            (!req.if_none_match[0] && a.last_modified > 0 &&
+                             req.if_modified_since >= a.last_modified)))
+        a.status = 304;
     struct bt_buf gz = {0};
-    bool zipped = req.gzip && body.len > 0 && bt_gzip(body.buf, body.len, &gz);
-    respond(c, resp.status, resp.content_type, zipped ? &gz : &body, head_only, zipped, resp.allow);
+    if (resp.shared) {
+        a.shared = resp.shared;
+        a.len = bt_httpd_body_len(resp.shared);
+        a.gz = resp.shared_gzip;
+    } else if (req.gzip && body.len > 0 && a.status != 304 && bt_gzip(body.buf, body.len, &gz)) {
+        a.data = gz.buf;
+        a.len = gz.len;
+        a.gz = true;
+    } else {
+        a.data = body.buf;
+        a.len = body.len;
+    }
+    respond(c, &a);
     bt_buf_free(&gz);
     bt_buf_free(&body);
 }
@@ -473,8 +700,19 @@ static void conn_read(struct bt_httpd *s, struct conn *c)
 
 static void conn_write(struct bt_httpd *s, struct conn *c)
 {
-    while (c->sent < c->out.len) {
-        ssize_t n = send(c->fd, c->out.buf + c->sent, c->out.len - c->sent, MSG_NOSIGNAL);
+    size_t total = c->out.len + c->body_len;
+    while (c->sent < total) {
+        /* the head, then the shared body from where it lies: one sendmsg for both */
+        struct iovec iov[2];
+        int k = 0;
+        if (c->sent < c->out.len)
+            iov[k++] = (struct iovec){c->out.buf + c->sent, c->out.len - c->sent};
+        size_t boff = c->sent > c->out.len ? c->sent - c->out.len : 0;
+        if (c->body_len > boff)
+            iov[k++] = (struct iovec){(char *)(uintptr_t)bt_httpd_body_data(c->body) + boff,
+                                      c->body_len - boff};
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)k};
+        ssize_t n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
         if (n <= 0) {
@@ -484,6 +722,7 @@ static void conn_write(struct bt_httpd *s, struct conn *c)
         c->sent += (size_t)n;
     }
     bt_buf_reset(&c->out);
+    conn_drop_body(c);
     c->sent = 0;
     double now = mono();
     if (c->keep) {

@@ -12,6 +12,7 @@
 #define BEDTOP_HTTPD_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/util.h"
 
@@ -28,13 +29,36 @@ struct bt_httpd_req {
     char accept[512];
     bool gzip;                  /* Accept-Encoding allows gzip */
     bool keep_alive;            /* the connection persists after the answer */
+    char if_none_match[512];    /* the If-None-Match header as sent, "" none */
+    int64_t if_modified_since;  /* If-Modified-Since in Unix seconds, -1 none or not a date */
 };
+
+/* A response body shared by the handler and the connections sending it:
+ * immutable once made and freed when its last holder lets go, so a body built
+ * once (one evaluation's exposition, plain or gzipped) is sent to every
+ * scrape with no copy, and a slow client keeps the one it asked for while
+ * the next is built. */
+struct bt_httpd_body;
+/* Takes b's bytes (b is left empty); one reference, the caller's. */
+struct bt_httpd_body *bt_httpd_body_take(struct bt_buf *b);
+void bt_httpd_body_unref(struct bt_httpd_body *b); /* NULL: nothing */
+size_t bt_httpd_body_len(const struct bt_httpd_body *b);
+const char *bt_httpd_body_data(const struct bt_httpd_body *b);
 
 struct bt_httpd_resp {
     int status;
     const char *content_type;
-    struct bt_buf *body;        /* filled by the handler */
+    struct bt_buf *body;        /* filled by the handler (gzipped per request when asked) */
+    /* or a shared body, sent as it is (the server takes its own reference) */
+    struct bt_httpd_body *shared;
+    bool shared_gzip;           /* shared is gzip-encoded: Content-Encoding: gzip */
+    const char *vary;           /* the Vary header, NULL none */
     const char *allow;          /* 405: the Allow header */
+    /* validators of a 200 (RFC 9110 8.8): a conditional GET or HEAD whose
+     * If-None-Match lists etag (or, with no If-None-Match, whose
+     * If-Modified-Since is at or after last_modified) is answered 304 */
+    char etag[64];              /* strong entity tag with its quotes, "" none */
+    int64_t last_modified;      /* Unix seconds, 0 none */
 };
 
 typedef void (*bt_httpd_handler)(void *arg, const struct bt_httpd_req *req,
@@ -68,6 +92,14 @@ int bt_httpd_parse(const char *head, struct bt_httpd_req *req);
  * OpenMetrics) and whether Accept-Encoding allows gzip. */
 bool bt_httpd_wants_openmetrics(const char *accept);
 bool bt_httpd_accepts_gzip(const char *accept_encoding);
+/* Pure, for tests: an HTTP-date (IMF-fixdate, or the obsolete RFC 850 and
+ * asctime forms a recipient must accept) in Unix seconds, -1 if it is none. */
+int64_t bt_httpd_parse_date(const char *s);
+/* Unix seconds as an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), n >= 30. */
+void bt_httpd_fmt_date(int64_t t, char *out, size_t n);
+/* Pure, for tests: whether an If-None-Match value matches strong entity tag
+ * etag ("*", or a list holding it; the weak comparison RFC 9110 13.1.2 asks). */
+bool bt_httpd_etag_matches(const char *if_none_match, const char *etag);
 /* gzip (RFC 1952) of in; false on a zlib failure. */
 bool bt_gzip(const char *in, size_t len, struct bt_buf *out);
 #endif

@@ -286,6 +286,8 @@ static void render_sample(const struct bt_report *r, const struct sample *s, str
             label(b, s->key[k], s->val[k], &first);
     if (r->mode && !strcmp(r->mode, "demo")) /* simulated figures never pass for real ones */
         label(b, "mode", "demo", &first);
+    if (r->replica) /* an HA pair's series differ in this label only */
+        label(b, "replica", r->replica, &first);
     if (!first)
         bt_buf_putc(b, '}');
     value(b, s->v);

@@ -109,7 +109,13 @@ Known behaviour of the real APIs that is reproduced
   boundaries; unknown metrics give empty Timestamps/Values with StatusCode Complete;
   timestamps are epoch seconds (JSON 1.0); metric math "SUM([id,...])" over MetricStat
   queries of the same request (ReturnData false ones included) sums the series present
-  at each timestamp. Bad NextToken: 400 InvalidNextToken /
+  at each timestamp. Metrics Insights: one query per request (else 400 ValidationError),
+  SELECT SUM|AVG|MIN|MAX|COUNT(Metric) FROM SCHEMA("Namespace", Dim) GROUP BY Dim with a
+  Period, over the last 3 hours only: one result per group with datapoints, all under the
+  query's Id, Label = the group's dimension value (the log line adds "insights_series",
+  the series returned; it is counted, and matched by fault rules, as op
+  "GetMetricData:Insights", so a "GetMetricData" rule's nth counts the polls alone). Bad
+  NextToken: 400 InvalidNextToken /
   InvalidPaginationTokenException.
 
 Log lines (--log): one JSON object per request, written after the answer:
@@ -471,10 +477,61 @@ def forbidden(qid, q):
             "Messages": [{"Code": "AccessDenied", "Value": "not authorized for this ModelId"}]}
 
 
+# A Metrics Insights query as bedtop's unseen-callers collector sends it (the forms
+# AWS documents; only these are faked):
+#   SELECT SUM(Metric) FROM SCHEMA("Namespace", Dim) GROUP BY Dim
+INSIGHTS_RE = re.compile(r'^SELECT (SUM|AVG|MIN|MAX|COUNT)\((\w+)\) FROM SCHEMA\("([^"]+)", ?(\w+)\)'
+                         r' GROUP BY (\w+)$')
+INSIGHTS_STAT = {"SUM": "Sum", "AVG": "Average", "MIN": "Minimum", "MAX": "Maximum", "COUNT": "SampleCount"}
+
+
+def insights_results(sc, q, start, end, ascending):
+    """The series a Metrics Insights GROUP BY query returns, as CloudWatch answers it: one
+    MetricDataResults entry per group under the query's Id, its Label the group's value
+    (the dimension grouped by), its values aggregated per Period; only the schema's
+    series (exactly the listed dimensions), only groups with datapoints in the window,
+    at most 500 groups."""
+    mm = INSIGHTS_RE.match(q["Expression"])
+    if not mm:
+        raise ApiError(400, "ValidationError", "Metrics Insights: only SELECT f(Metric) FROM "
+                       "SCHEMA(\"Namespace\", Dim) GROUP BY Dim is faked: %r" % q["Expression"])
+    fn, metric, ns, dim, group = mm.groups()
+    if group != dim:
+        raise ApiError(400, "ValidationError", "GROUP BY %s: not in the schema" % group)
+    period = int(q.get("Period", 0) or 0)
+    if period <= 0 or period % 60:
+        raise ApiError(400, "ValidationError", "a Metrics Insights query needs a Period, a multiple of 60")
+    if start < sc.now() - 3 * 3600:
+        raise ApiError(400, "ValidationError", "Metrics Insights queries only the most recent 3 hours of data")
+    groups = {}
+    for key, s in sc.series.items():
+        if key[0] != ns or key[1] != metric or tuple(k for k, _ in key[2]) != (dim,) or key[4] != OWN_ACCOUNT:
+            continue
+        if key[3] != INSIGHTS_STAT[fn] and not (fn == "SUM" and key[3] == "Sum"):
+            continue
+        buckets = groups.setdefault(dict(key[2])[dim], {})
+        for t, v in sc.minute_values(s).items():
+            if start <= t < end:
+                buckets.setdefault(t // period * period, []).append(v)
+    out = []
+    for value in sorted(groups):
+        b = groups[value]
+        if not b:
+            continue
+        ts = sorted(b, reverse=not ascending)
+        out.append({"Id": q["Id"], "Label": value, "Timestamps": [float(t) for t in ts],
+                    "Values": [aggregate(b[t], INSIGHTS_STAT[fn]) for t in ts],
+                    "StatusCode": "Complete", "Messages": []})
+    return out[:500]
+
+
 def op_get_metric_data(sc, req):
     queries = req.get("MetricDataQueries")
     if not isinstance(queries, list) or not queries:
         raise ApiError(400, "ValidationError", "MetricDataQueries is required")
+    insights = [q for q in queries if isinstance(q, dict) and str(q.get("Expression", "")).startswith("SELECT ")]
+    if len(insights) > 1:
+        raise ApiError(400, "ValidationError", "a GetMetricData request can hold only one Metrics Insights query")
     if len(queries) > 500:
         raise ApiError(400, "ValidationError",
                        "The collection MetricDataQueries must not have a size greater than 500.")
@@ -526,6 +583,9 @@ def op_get_metric_data(sc, req):
         if qid in denied:
             continue  # answered Forbidden above
         ms = q.get("MetricStat")
+        if ms is None and q in insights:
+            chunks.extend(insights_results(sc, q, start, end, ascending))
+            continue
         if ms is None:
             # metric math: SUM([id, id, ...]) over MetricStat Ids of this request, as
             # CloudWatch sums the series present at each timestamp
@@ -912,7 +972,18 @@ class Handler(BaseHTTPRequestHandler):
             service, op = "bedrock", "GetInferenceProfile"
         elif self.path.startswith("/inference-profiles?") or self.path == "/inference-profiles":
             service, op = "bedrock", "ListInferenceProfiles"
-        n_all, n_op = st.count(op)
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        # a Metrics Insights GetMetricData (unseen callers) is counted, and matched by fault
+        # rules, as "GetMetricData:Insights": a "GetMetricData" rule's nth counts the polls
+        count_op = op
+        if op == "GetMetricData" and isinstance(parsed, dict) and any(
+                isinstance(q, dict) and str(q.get("Expression", "")).startswith("SELECT ")
+                for q in parsed.get("MetricDataQueries") or []):
+            count_op = "GetMetricData:Insights"
+        n_all, n_op = st.count(count_op)
         entry = {"n": n_all, "op": op, "target": target or None, "sig_ok": False, "sig_error": "",
                  "token_ok": None, "attempt": None, "amz_date": self.headers.get("X-Amz-Date"),
                  "body": None, "status": 0, "error": None, "fault": None,
@@ -921,13 +992,10 @@ class Handler(BaseHTTPRequestHandler):
         m = re.search(r"attempt=(\d+)", self.headers.get("amz-sdk-request", ""))
         if m:
             entry["attempt"] = int(m.group(1))
-        try:
-            entry["body"] = json.loads(body) if body else None
-        except ValueError:
-            entry["body"] = None
+        entry["body"] = parsed
         self._entry = entry
         try:
-            self.process(st, sc, entry, body, service, op, n_op, n_all)
+            self.process(st, sc, entry, body, service, op, n_op, n_all, count_op)
         finally:
             self.flush_log()
 
@@ -939,7 +1007,7 @@ class Handler(BaseHTTPRequestHandler):
             self._entry = None
             self.server.state.write_log(entry)
 
-    def process(self, st, sc, entry, body, service, op, n_op, n_all):
+    def process(self, st, sc, entry, body, service, op, n_op, n_all, count_op=None):
         if service == "bedrock":
             return handle_bedrock_control(self, st, sc, entry, body, n_op, n_all)
         path, _, query = self.path.partition("?")
@@ -952,7 +1020,7 @@ class Handler(BaseHTTPRequestHandler):
         token = self.headers.get("X-Amz-Security-Token")
         if token is not None or st.args.session_token is not None:
             entry["token_ok"] = token is not None and token == st.args.session_token
-        rule = st.fault_for(op, n_op, n_all, entry.get("region"))
+        rule = st.fault_for(count_op or op, n_op, n_all, entry.get("region"))
         if rule is not None:
             entry["fault"] = rule.get("action")
             if self.apply_fault(rule, entry, service):
@@ -991,6 +1059,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if op == "GetMetricData":
                 res = op_get_metric_data(sc, req)
+                if any(str(q.get("Expression", "")).startswith("SELECT ") for q in req["MetricDataQueries"]):
+                    # the series a Metrics Insights query read (what it is billed by)
+                    entry["insights_series"] = len(res["MetricDataResults"])
             elif op == "ListMetrics":
                 res = op_list_metrics(sc, req)
             elif op in ("ListServiceQuotas", "ListAWSDefaultServiceQuotas"):

@@ -53,7 +53,10 @@ import json, sys
 try:
     lines = open(sys.argv[1]).read().split("\n")
     sig = json.loads(lines[0])["signals"]
-    want = {sig.index("day_input_tokens"), sig.index("day_output_tokens")}
+    # and the minutes' own input and output: they come in a request of their own, and a
+    # replay ended before them has no evaluated minute (tokens today null)
+    want = {sig.index("day_input_tokens"), sig.index("day_output_tokens"),
+            sig.index("input_tokens"), sig.index("output_tokens")}
 except (OSError, ValueError, KeyError):
     sys.exit(1)
 have = set()

@@ -52,6 +52,20 @@ check "promtool test rules (tests/prometheus/bedtop-alerts.test.yml)" \
     promtool test rules "$BEDTOP_SRCDIR/tests/prometheus/bedtop-alerts.test.yml"
 check "promtool check config examples/prometheus/prometheus.yml" \
     promtool check config "$BEDTOP_SRCDIR/examples/prometheus/prometheus.yml"
+# the Alertmanager route (Debian's prometheus-alertmanager ships amtool)
+AM=$BEDTOP_SRCDIR/examples/prometheus/alertmanager.yml
+if command -v amtool >/dev/null; then
+    check "amtool check-config examples/prometheus/alertmanager.yml" amtool check-config "$AM"
+    am_route() { amtool config routes test --config.file="$AM" "$@" 2>/dev/null; }
+    expect_eq "a critical headroom alert pages (receiver capacity-oncall)" \
+        "$(am_route alertname=BedtopHeadroomCritical severity=critical route=hot region=us-east-1)" capacity-oncall
+    expect_eq "a warning goes to the chat (capacity-chat)" \
+        "$(am_route alertname=BedtopThrottledBelowEstimate severity=warning route=hot)" capacity-chat
+    expect_eq "a poller down pages, whatever its severity says" \
+        "$(am_route alertname=BedtopPollerDown severity=warning instance=p:9464)" capacity-oncall
+else
+    notok "amtool (Debian prometheus-alertmanager, BEDTOP_TEST_DEPS=1 scripts/deps) checks alertmanager.yml (skipped: not passed)"
+fi
 
 # ---- bedtop serve against the fake ----
 start_fake fake --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_fleet.json" || notok "fake AWS started"
@@ -96,7 +110,9 @@ n = 0
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if r.get("op") == "GetMetricData" and isinstance(r.get("body"), dict):
-        n += len(r["body"].get("MetricDataQueries") or [])
+        # billed: every MetricStat (an expression is no metric), and for a Metrics
+        # Insights query (unseen callers) the series it read
+        n += r.get("insights_series", 0) + sum("MetricStat" in q for q in r["body"].get("MetricDataQueries") or [])
 print(n)' "$TMP/fake.log"
 }
 lo=$(fake_metrics)
@@ -156,6 +172,74 @@ check "Prometheus scraped bedtop serve a few times" wait_for 60 scraped
 expect_eq "Prometheus's scrape of serve is healthy (up 1, no sample rejected)" \
     "$(get "$PROM/api/v1/query" --data-urlencode 'query=up{job="bedtop"} + scrape_samples_post_metric_relabeling*0' |
        python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["result"][0]["value"][1])')" 1
+
+# every PromQL expression of the Grafana dashboard returns series from this Prometheus
+# ($region and $route as "All" selects them, $__rate_interval as 1m: 60 scrapes here)
+python3 - "$BEDTOP_SRCDIR/examples/grafana/bedtop.json" "$PROM" >"$TMP/grafana.txt" 2>&1 <<'PY'
+import json, sys, urllib.parse, urllib.request
+dash = json.load(open(sys.argv[1]))
+prom = sys.argv[2]
+def query(expr):
+    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.load(r)["data"]["result"]
+problems, n, ids = [], 0, set()
+def walk(panels):
+    for p in panels:
+        yield p
+        yield from walk(p.get("panels", []))
+for p in walk(dash["panels"]):
+    if p["id"] in ids:
+        problems.append("panel id %d twice" % p["id"])
+    ids.add(p["id"])
+    g = p["gridPos"]
+    if g["x"] < 0 or g["x"] + g["w"] > 24:
+        problems.append("%s: outside the 24 columns" % p["title"])
+    if p["type"] == "row":
+        continue
+    if p.get("datasource", {}).get("uid") != "${datasource}":
+        problems.append("%s: not on the $datasource variable" % p["title"])
+    refs = [t["refId"] for t in p["targets"]]
+    if not refs or len(set(refs)) != len(refs):
+        problems.append("%s: targets without distinct refIds" % p["title"])
+    for t in p["targets"]:
+        expr = (t["expr"].replace("$region", ".*").replace("$route", ".*")
+                .replace("$__rate_interval", "1m"))
+        n += 1
+        if "$" in expr:
+            problems.append("%s: unknown variable in %s" % (p["title"], expr))
+            continue
+        try:
+            got = query(expr)
+        except Exception as e:
+            problems.append("%s: %s: %s" % (p["title"], expr, e))
+            continue
+        if not got:
+            problems.append("%s: no series for %s" % (p["title"], expr))
+for v in dash["templating"]["list"]:
+    if v["type"] == "query":
+        q = v["query"]["query"].replace('=~"$region"', '=~".*"')
+        metric = q[len("label_values("):-1].rsplit(",", 1)
+        url = prom + "/api/v1/label/%s/values?" % metric[1].strip() + urllib.parse.urlencode({"match[]": metric[0]})
+        with urllib.request.urlopen(url, timeout=10) as r:
+            if not json.load(r)["data"]:
+                problems.append("variable %s: no values" % v["name"])
+print(n, len(ids))
+for x in problems:
+    print("#", x)
+PY
+read -r NEXPR NPANELS _ <"$TMP/grafana.txt"
+sed -n '2,$p' "$TMP/grafana.txt"
+check "examples/grafana/bedtop.json: the $NEXPR expressions of its $NPANELS panels all return series from the real Prometheus" \
+    bash -c "[ '${NEXPR:-0}' -ge 15 ] && [ \$(wc -l <'$TMP/grafana.txt') -eq 1 ]"
+covers() {
+    local m
+    for m in bedtop_side_headroom_ratio bedtop_held_tokens 'signal=\"throttles' bedtop_warning \
+             bedtop_data_age_seconds bedtop_cloudwatch_cost_usd_per_day bedtop_api_requests_total; do
+        grep -qF -- "$m" "$BEDTOP_SRCDIR/examples/grafana/bedtop.json" || { echo "# no panel on $m"; return 1; }
+    done
+}
+check "... covering headroom per side, held, throttles, warnings, data age and API cost" covers
 
 # check from Prometheus equals check against the fake: same minute, same numbers
 same() {

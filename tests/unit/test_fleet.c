@@ -135,6 +135,48 @@ static void route_setup(struct bt_config *cfg, struct bt_store *st)
     bt_store_bind_routes(st, cfg->routes);
 }
 
+/* serve's conditional requests (RFC 9110 13.1): the dates are RFC 9110 5.6.7's own
+ * example, Sun, 06 Nov 1994 08:49:37 GMT = 784111777 (date -ud @784111777). */
+static void test_conditional(void)
+{
+    OK(bt_httpd_parse_date("Sun, 06 Nov 1994 08:49:37 GMT") == 784111777, "IMF-fixdate");
+    OK(bt_httpd_parse_date("Sunday, 06-Nov-94 08:49:37 GMT") == 784111777, "obsolete RFC 850 date");
+    OK(bt_httpd_parse_date("Sun Nov  6 08:49:37 1994") == 784111777, "obsolete asctime date");
+    OK(bt_httpd_parse_date("Sun, 06 Nov 1994 08:49:37 UTC") == -1, "not GMT: not a date");
+    OK(bt_httpd_parse_date("Sun, 6 Nov 1994 08:49:37 GMT") == -1, "one-digit day: not IMF-fixdate");
+    OK(bt_httpd_parse_date("Sun, 06 Nov 1994 08:49:37 GMT junk") == -1, "trailing junk: not a date");
+    OK(bt_httpd_parse_date("Sun, 06 Foo 1994 08:49:37 GMT") == -1, "no such month");
+    OK(bt_httpd_parse_date("Sun, 06 Nov 1994 25:49:37 GMT") == -1, "hour 25");
+    OK(bt_httpd_parse_date("") == -1 && bt_httpd_parse_date("yesterday") == -1, "empty, a word");
+    OK(bt_httpd_parse_date("Sun Nov  6 08:49:37 1051") == -1 &&
+           bt_httpd_parse_date("Thu, 01 Jan 1970 00:00:00 GMT") == 0,
+       "a year before 1970 is no validator; the epoch itself is 0 (found by fuzz_httpd)");
+    char d[40];
+    bt_httpd_fmt_date(784111777, d, sizeof d);
+    OK(!strcmp(d, "Sun, 06 Nov 1994 08:49:37 GMT"), "Last-Modified written as IMF-fixdate");
+    bt_httpd_fmt_date(T0, d, sizeof d);
+    OK(!strcmp(d, "Sun, 29 Nov 2026 10:00:00 GMT") && bt_httpd_parse_date(d) == T0,
+       "2026-11-29 10:00 UTC round trip");
+
+    const char *tag = "\"abc-1-text\"";
+    OK(bt_httpd_etag_matches("\"abc-1-text\"", tag), "If-None-Match: the same tag");
+    OK(bt_httpd_etag_matches("\"x\", W/\"abc-1-text\"", tag), "a list holding it, weakly");
+    OK(bt_httpd_etag_matches("*", tag), "*: any current representation");
+    OK(!bt_httpd_etag_matches("\"abc-1-text-gz\"", tag), "the gzip variant's tag is another");
+    OK(!bt_httpd_etag_matches("\"abc-1-tex\"", tag) && !bt_httpd_etag_matches("abc-1-text", tag),
+       "a prefix or an unquoted value does not match");
+    OK(!bt_httpd_etag_matches("\"unterminated", tag), "an unterminated tag does not match");
+
+    struct bt_httpd_req rq;
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nIf-None-Match: \"a\"\r\n"
+                      "If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n", &rq) == 0 &&
+           !strcmp(rq.if_none_match, "\"a\"") && rq.if_modified_since == 784111777,
+       "request head: If-None-Match and If-Modified-Since");
+    OK(bt_httpd_parse("GET /metrics HTTP/1.1\r\nIf-Modified-Since: soon\r\n", &rq) == 0 &&
+           rq.if_modified_since == -1 && !rq.if_none_match[0],
+       "an invalid If-Modified-Since is ignored (RFC 9110 13.1.3)");
+}
+
 static void test_round_trip(void)
 {
     struct bt_config cfg;
@@ -322,6 +364,7 @@ int main(void)
 {
     test_cost();
     test_negotiation();
+    test_conditional();
     test_round_trip();
     test_source_hostile();
     test_url_redact();

@@ -1,0 +1,365 @@
+/* Unseen callers (collectors/cw_insights.h): a Region's two Metrics Insights queries
+ * every 5 minutes, then one UNSEEN_CALLERS event per route whose finding changed. */
+#include "collectors/cw_insights.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/cw_int.h"
+#include "collectors/infprofile.h"
+#include "core/headroom.h"
+#include "core/sanitize.h"
+
+#define MAX_INS_PAGES 20      /* 500 series a page: 10,000 ModelIds is plenty */
+#define MAX_VALUE 1e12        /* tokens or throttles in one minute: past this, not data */
+
+static const char *const ins_metric[BT_INS_N] = {"InputTokenCount", "InvocationThrottles"};
+
+const char *bt_insights_expression(enum bt_insights_metric k)
+{
+    static char expr[BT_INS_N][128];
+    if (!expr[k][0])
+        snprintf(expr[k], sizeof expr[k],
+                 "SELECT SUM(%s) FROM SCHEMA(\"" NS_RUNTIME "\", ModelId) GROUP BY ModelId",
+                 ins_metric[k]);
+    return expr[k];
+}
+
+void bt_insights_request_json(struct bt_buf *out, enum bt_insights_metric k, int64_t start,
+                              int64_t end, const char *next_token)
+{
+    bt_buf_reset(out);
+    bt_buf_puts(out, "{\"MetricDataQueries\":[{\"Id\":\"q\",\"Expression\":");
+    bt_buf_json_str(out, bt_insights_expression(k));
+    bt_buf_printf(out, ",\"Period\":%d,\"ReturnData\":true}],\"StartTime\":%lld,\"EndTime\":%lld",
+                  BT_CW_PERIOD, (long long)start, (long long)end);
+    if (next_token && *next_token) {
+        bt_buf_puts(out, ",\"NextToken\":");
+        bt_buf_json_str(out, next_token);
+    }
+    bt_buf_putc(out, '}');
+}
+
+bool bt_insights_parse_page(const char *body, size_t len,
+                            void (*fn)(void *arg, const char *model_id, double sum, int n),
+                            void *arg, int *series, char **next_token, char *err,
+                            size_t errlen)
+{
+    *next_token = NULL;
+    *series = 0;
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    const cJSON *res = root ? cJSON_GetObjectItemCaseSensitive(root, "MetricDataResults") : NULL;
+    if (!cJSON_IsArray(res)) {
+        snprintf(err, errlen, "GetMetricData (Metrics Insights): %s",
+                 root ? "no MetricDataResults array" : "the answer is not JSON");
+        cJSON_Delete(root);
+        return false;
+    }
+    const cJSON *r;
+    cJSON_ArrayForEach(r, res)
+    {
+        const cJSON *label = cJSON_GetObjectItemCaseSensitive(r, "Label");
+        const cJSON *values = cJSON_GetObjectItemCaseSensitive(r, "Values");
+        (*series)++;
+        /* a ModelId is printable, without spaces or quotes, and fits a route's model */
+        if (!cJSON_IsString(label) || !label->valuestring[0] || !cJSON_IsArray(values) ||
+            strlen(label->valuestring) >= sizeof ((struct bt_route *)0)->model ||
+            !bt_san_term_clean(label->valuestring) || strpbrk(label->valuestring, " \"\\;,"))
+            continue;
+        double sum = 0;
+        int n = 0;
+        bool bad = false;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, values)
+        {
+            if (!cJSON_IsNumber(v) || isnan(v->valuedouble) || v->valuedouble < 0 ||
+                v->valuedouble > MAX_VALUE) {
+                bad = true;
+                break;
+            }
+            sum += v->valuedouble;
+            n++;
+        }
+        if (!bad)
+            fn(arg, label->valuestring, sum, n);
+    }
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "NextToken");
+    if (cJSON_IsString(tok) && tok->valuestring[0])
+        *next_token = bt_xstrdup(tok->valuestring);
+    cJSON_Delete(root);
+    return true;
+}
+
+/* ---- the collector ---- */
+
+struct ins_model {
+    char id[192];
+    double sum[BT_INS_N];
+};
+
+struct ins;
+struct ins_group {
+    struct ins *in;
+    struct bt_awsgroup *ag;
+    char label[96];          /* "cloudwatch insights us-east-1" */
+    bool running;
+    enum bt_insights_metric k; /* the query out */
+    bool ok[BT_INS_N];
+    char *token;
+    int pages;
+    int64_t start, end;
+    struct ins_model *m;
+    int nm, cap;
+};
+
+struct ins {
+    struct bt_ctx *ctx;
+    struct bt_awsgroups ag;
+    struct ins_group *g;
+    int ng;
+    int64_t next;
+    bool started;
+    char (*said)[224];       /* per route: the last UNSEEN_CALLERS text said */
+};
+
+static void ins_submit(struct ins_group *g);
+
+static void on_series(void *arg, const char *model_id, double sum, int n)
+{
+    struct ins_group *g = arg;
+    (void)n;
+    struct ins_model *m = NULL;
+    for (int i = 0; i < g->nm && !m; i++)
+        if (!strcmp(g->m[i].id, model_id))
+            m = &g->m[i];
+    if (!m) {
+        if (g->nm == g->cap) {
+            g->cap = g->cap ? 2 * g->cap : 16;
+            g->m = bt_xrealloc(g->m, (size_t)g->cap * sizeof *g->m);
+        }
+        m = &g->m[g->nm++];
+        memset(m, 0, sizeof *m);
+        bt_strlcpy(m->id, model_id, sizeof m->id);
+    }
+    m->sum[g->k] += sum;
+}
+
+/* Whether a configured route reads model_id already: its own ModelId, or the bare ID
+ * of its application profile ARN (CloudWatch may list either: both are summed). */
+static bool named(const struct bt_config *cfg, const char *model_id)
+{
+    for (int r = 0; r < cfg->nroutes; r++) {
+        const char *m = cfg->routes[r].model;
+        const char *slash = strrchr(m, '/');
+        if (!strcmp(m, model_id) || (bt_infprofile_is_arn(m) && slash && !strcmp(slash + 1, model_id)))
+            return true;
+    }
+    return false;
+}
+
+/* Whether an unseen model_id draws on route r's quota: core's rule, with an application
+ * profile ARN's base model where bedtop resolved that profile before (its cache). */
+static bool on_quota(const struct bt_route *r, const char *model_id, int64_t now)
+{
+    if (bt_infprofile_is_arn(model_id)) {
+        struct bt_infprofile ip;
+        int64_t at;
+        return bt_infprofile_cache_get(model_id, now, &ip, &at) &&
+               bt_quota_shared_by(r, model_id, ip.base_model, (int)ip.inference);
+    }
+    return bt_quota_shared_by(r, model_id, NULL, -1);
+}
+
+static void say(struct ins *in, int r, const char *text)
+{
+    if (!strcmp(in->said[r], text))
+        return; /* said already: the finding stands */
+    bt_strlcpy(in->said[r], text, sizeof in->said[r]);
+    if (!in->ctx->store)
+        return;
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
+                          .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(ev.code, BT_EVCODE_UNSEEN_CALLERS, sizeof ev.code);
+    bt_strlcpy(ev.text, text, sizeof ev.text);
+    bt_store_apply(in->ctx->store, &ev);
+}
+
+/* Both queries answered: each route of the group hears which unseen ModelIds use its
+ * quota, per minute over the window ("" when none). A failed query says nothing: the
+ * last finding stands until a Region's queries answer again. */
+static void finish(struct ins_group *g)
+{
+    struct ins *in = g->in;
+    const struct bt_config *cfg = in->ctx->cfg;
+    g->running = false;
+    if (!g->ok[BT_INS_INPUT] || !g->ok[BT_INS_THROTTLES])
+        return;
+    int64_t now = (int64_t)time(NULL);
+    double minutes = (double)(g->end - g->start) / 60;
+    for (int k = 0; k < g->ag->nroutes; k++) {
+        int r = g->ag->routes[k];
+        const struct bt_route *rt = &cfg->routes[r];
+        char text[224] = "";
+        size_t len = 0;
+        int listed = 0, left = 0;
+        for (int i = 0; i < g->nm; i++) {
+            const struct ins_model *m = &g->m[i];
+            if ((m->sum[BT_INS_INPUT] <= 0 && m->sum[BT_INS_THROTTLES] <= 0) ||
+                named(cfg, m->id) || !on_quota(rt, m->id, now))
+                continue;
+            char one[300];
+            snprintf(one, sizeof one, "%s%s: %.0f input tokens/min, %.1f throttles/min",
+                     listed ? "; " : "", m->id, m->sum[BT_INS_INPUT] / minutes,
+                     m->sum[BT_INS_THROTTLES] / minutes);
+            if (len + strlen(one) + 16 < sizeof text) {
+                bt_strlcpy(text + len, one, sizeof text - len);
+                len += strlen(one);
+                listed++;
+            } else {
+                left++;
+            }
+        }
+        if (left)
+            snprintf(text + len, sizeof text - len, "; %d more", left);
+        say(in, r, text);
+    }
+}
+
+static void ins_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct ins_group *g = arg;
+    struct ins *in = g->in;
+    char why[224];
+    if (resp->status != 200) {
+        bt_awsgroup_describe(resp, why, sizeof why);
+        if (in->ctx->verbose)
+            fprintf(stderr, "bedtop: %s: %s\n", g->label, why);
+        g->ok[g->k] = false;
+    } else {
+        char *token = NULL;
+        int series = 0;
+        if (!bt_insights_parse_page(resp->body, resp->body_len, on_series, g, &series, &token,
+                                    why, sizeof why)) {
+            if (in->ctx->verbose)
+                fprintf(stderr, "bedtop: %s: %s\n", g->label, why);
+            g->ok[g->k] = false;
+        } else {
+            /* a query is billed by the metrics it reads: at least the series it returned */
+            bt_api_cost_metrics(in->ctx->api_cost, (int64_t)time(NULL), (unsigned)series);
+            free(g->token);
+            g->token = token;
+            if (token && ++g->pages < MAX_INS_PAGES) {
+                ins_submit(g);
+                return;
+            }
+            g->ok[g->k] = true;
+        }
+    }
+    free(g->token);
+    g->token = NULL;
+    g->pages = 0;
+    if (g->k + 1 < BT_INS_N) {
+        g->k = (enum bt_insights_metric)(g->k + 1);
+        ins_submit(g);
+        return;
+    }
+    finish(g);
+}
+
+static void ins_submit(struct ins_group *g)
+{
+    struct bt_buf body = {0};
+    bt_insights_request_json(&body, g->k, g->start, g->end, g->token);
+    bt_awsgroup_submit(&g->in->ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
+                       g->label, "GetMetricData", &body, ins_done, g);
+    bt_buf_free(&body);
+}
+
+static void *ins_create(struct bt_ctx *ctx)
+{
+    /* live polling only: not `check` (one run; from cron it would query every run), nor
+     * --source, nor a backfill window (its minutes are the record) */
+    if (!ctx->http || ctx->cfg->nroutes == 0 || ctx->mode == BT_MODE_ONCE || ctx->source_url ||
+        ctx->window_from)
+        return NULL;
+    struct ins *in = bt_xcalloc(1, sizeof *in);
+    in->ctx = ctx;
+    bt_awsgroups_build(&in->ag, ctx, "monitoring", true);
+    in->ng = in->ag.n;
+    in->g = bt_xcalloc((size_t)(in->ng ? in->ng : 1), sizeof *in->g);
+    in->said = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *in->said);
+    for (int i = 0; i < in->ng; i++) {
+        in->g[i].in = in;
+        in->g[i].ag = &in->ag.g[i];
+        snprintf(in->g[i].label, sizeof in->g[i].label, "cloudwatch insights %s",
+                 in->ag.g[i].region[0] ? in->ag.g[i].region : "(no region)");
+    }
+    return in;
+}
+
+static void ins_tick(void *self, int64_t now)
+{
+    struct ins *in = self;
+    if ((in->ctx->mode == BT_MODE_ONCE && in->started) || now < in->next)
+        return;
+    in->started = true;
+    in->next = now + BT_INSIGHTS_EVERY;
+    int64_t end = bt_minute_floor(now - BT_INSIGHTS_LAG);
+    for (int i = 0; i < in->ng; i++) {
+        struct ins_group *g = &in->g[i];
+        if (g->running || !g->ag->url[0] || g->ag->nroutes == 0)
+            continue; /* the last queries are still out, or no endpoint (cloudwatch says why) */
+        g->running = true;
+        g->k = BT_INS_INPUT;
+        g->ok[0] = g->ok[1] = false;
+        g->nm = 0;
+        g->pages = 0;
+        g->start = end - BT_INSIGHTS_WINDOW;
+        g->end = end;
+        ins_submit(g);
+    }
+}
+
+static int64_t ins_next_due(void *self)
+{
+    struct ins *in = self;
+    return in->ctx->mode == BT_MODE_ONCE && in->started ? INT64_MAX : in->next;
+}
+
+static bool ins_busy(void *self)
+{
+    struct ins *in = self;
+    for (int i = 0; i < in->ng; i++)
+        if (in->g[i].running)
+            return true;
+    return false;
+}
+
+static void ins_destroy(void *self)
+{
+    struct ins *in = self;
+    if (!in)
+        return;
+    for (int i = 0; i < in->ng; i++) {
+        free(in->g[i].token);
+        free(in->g[i].m);
+    }
+    free(in->g);
+    free(in->said);
+    bt_awsgroups_free(&in->ag);
+    free(in);
+}
+
+const struct bt_collector_ops bt_cw_insights_collector = {
+    .name = "cloudwatch-insights",
+    .create = ins_create,
+    .tick = ins_tick,
+    .next_due = ins_next_due,
+    .busy = ins_busy,
+    .destroy = ins_destroy,
+};
