@@ -240,11 +240,11 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         e->stale = true;
         if (e->data_minute) {
             bt_fmt_hhmm(e->data_minute, hm, sizeof hm);
-            snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); newest data %s UTC",
-                     cw->error, hm);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); newest data %s UTC",
+                       cw->error, hm);
         } else {
-            snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); no data yet",
-                     cw->error);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); no data yet",
+                       cw->error);
         }
     } else if (cw->last_ok && e->now - cw->last_ok > stale_after(cfg)) {
         e->stale = true;
@@ -258,13 +258,14 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         snprintf(e->stale_reason, sizeof e->stale_reason, "no data yet: CloudWatch has not answered");
     }
     if (source_failing(adm)) {
-        char why[224];
-        snprintf(why, sizeof why, "admission counters failing (%s)", adm->error);
         if (e->stale) {
-            size_t n = strlen(e->stale_reason);
-            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; %s", why);
+            char cw_why[sizeof e->stale_reason];
+            bt_strlcpy(cw_why, e->stale_reason, sizeof cw_why);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "%s; admission counters failing (%s)",
+                       cw_why, adm->error);
         } else {
-            bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "admission counters failing (%s)",
+                       adm->error);
         }
         e->stale = true;
     } else if (e->adm_minute && e->adm_minute < bt_minute_floor(e->now) - 180 - (int64_t)cfg->interval &&

@@ -110,7 +110,8 @@ static void headroom_series(const struct bt_incident *inc, const struct bt_confi
                 continue;
             for (int o = 0; o < inc->nroutes; o++)
                 more += o != r && inc->shown[o] && inc->group[o] == inc->group[r];
-            char l[96], q[BT_FMT_SHORT], plus[16] = "";
+            char q[BT_FMT_SHORT], plus[16] = "";
+            char l[sizeof cfg->routes[r].name + sizeof plus + sizeof q + 64]; /* whole */
             if (more)
                 snprintf(plus, sizeof plus, " +%d", more);
             bt_fmt_tokens(bt_inc_at(inc, r, inc->n - 1)->side_quota[s], q, sizeof q);

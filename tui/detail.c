@@ -225,7 +225,7 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     tui_clip(l->body.y, l->body.y + l->body.h, sc->pos - l->body.y);
     for (int i = 0; i < l->ngraphs; i++)
         tui_draw_graph(t, r, gk[i], l->graph[i]);
-    char title[96];
+    char title[sizeof rt->name + 48]; /* the name and the words whole */
     snprintf(title, sizeof title, "Figures for %s and where each comes from", rt->name);
     struct tui_scroll all = {0};
     tui_draw_wlines(t, l->figures, title, t->fig_lines, l->figures.h - 1, &all, false);
