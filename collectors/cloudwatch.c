@@ -71,13 +71,21 @@ static const struct bt_route *key_routes;
 static int key_cmp(const struct bt_cw_query *x, const struct bt_cw_query *y)
 {
     const struct bt_route *rx = &key_routes[x->route], *ry = &key_routes[y->route];
-    int c;
-    if ((c = strcmp(x->ns, y->ns)) || (c = strcmp(x->metric, y->metric)) ||
-        (c = strcmp(x->stat, y->stat)) || (c = x->period - y->period) ||
-        (c = strcmp(rx->model, ry->model)) || (c = strcmp(rx->account, ry->account)) ||
-        (c = strcmp(x->sumkey ? x->sumkey : "", y->sumkey ? y->sumkey : "")))
-        return c;
-    return 0;
+    /* the first field that differs orders them */
+    int c = strcmp(x->ns, y->ns);
+    if (!c)
+        c = strcmp(x->metric, y->metric);
+    if (!c)
+        c = strcmp(x->stat, y->stat);
+    if (!c)
+        c = x->period - y->period;
+    if (!c)
+        c = strcmp(rx->model, ry->model);
+    if (!c)
+        c = strcmp(rx->account, ry->account);
+    if (!c)
+        c = strcmp(x->sumkey ? x->sumkey : "", y->sumkey ? y->sumkey : "");
+    return c;
 }
 
 static const struct bt_cw_query *sort_q;

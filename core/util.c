@@ -292,7 +292,8 @@ bool bt_parse_iso(const char *s, int64_t *out)
             return false;
         if (*p == ':') {
             p++;
-            if ((om = digits(&p, 2)) < 0)
+            om = digits(&p, 2);
+            if (om < 0)
                 return false;
         } else if (isdigit((unsigned char)*p)) {
             om = digits(&p, 2); /* +0530 */

@@ -537,8 +537,11 @@ static void accept_all(struct bt_httpd *s)
         for (int i = 0; i < BT_HTTPD_MAX_CONN && !c; i++)
             if (s->c[i].fd < 0)
                 c = &s->c[i];
-        if (!c && (c = evictable(s)) != NULL)
-            conn_close(s, c); /* idle clients never starve a scrape */
+        if (!c) {
+            c = evictable(s);
+            if (c)
+                conn_close(s, c); /* idle clients never starve a scrape */
+        }
         if (!c) { /* all are being answered: refuse at once rather than queue */
             static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                                        "Connection: close\r\nRetry-After: 1\r\n\r\n";

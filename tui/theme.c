@@ -241,8 +241,7 @@ int bt_theme_list(char names[][64], int max)
         DIR *d = opendir(dirs[i]);
         if (!d)
             continue;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL && n < max) {
+        for (struct dirent *e = readdir(d); e && n < max; e = readdir(d)) {
             size_t len = strlen(e->d_name);
             if (len <= 6 || len - 6 >= 64 || strcmp(e->d_name + len - 6, ".theme") != 0)
                 continue;
