@@ -15,6 +15,7 @@
 #include "collectors/cw_int.h"
 #include "collectors/infprofile.h"
 #include "net/http.h"
+#include "net/loop.h"
 
 #define MAX_DISCOVER 200
 
@@ -83,6 +84,13 @@ static void next_step(struct discover *d)
     d->step++;
     if (d->step < STEP_DONE)
         discover_submit(d);
+}
+
+static void discover_done(void *arg, const struct bt_http_resp *resp);
+
+static bool discover_finished(void *arg)
+{
+    return ((const struct discover *)arg)->step >= STEP_DONE;
 }
 
 static void discover_done(void *arg, const struct bt_http_resp *resp)
@@ -243,12 +251,16 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_er
                  : STEP_RUNTIME;
     d.models = bt_xcalloc(MAX_DISCOVER, sizeof *d.models);
     discover_submit(&d);
-    /* startup, before the dashboard: wait here; http bounds every attempt */
-    while (d.step < STEP_DONE && bt_http_pending(ctx->http) > 0)
-        if (bt_http_poll(ctx->http, 1000, -1, NULL) < 0)
-            break;
+    /* startup, before the dashboard: wait here; http bounds every attempt, a signal
+     * ends the wait at once */
+    int sig = bt_loop_wait_http(ctx->http, discover_finished, &d);
+    if (d.step < STEP_DONE)
+        bt_http_cancel(ctx->http, discover_done, &d); /* d is on this stack */
     int added = -1;
-    if (d.step < STEP_DONE) {
+    if (sig && d.step < STEP_DONE) {
+        snprintf(err, errlen, "route discovery: interrupted");
+        *kind = BT_ERR_NETWORK;
+    } else if (d.step < STEP_DONE) {
         snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
         *kind = BT_ERR_NETWORK;
     } else if (d.failed) {

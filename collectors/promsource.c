@@ -432,6 +432,11 @@ static void disc_done(void *arg, const struct bt_http_resp *resp)
     d->ok = bt_prom_parse_api(&d->doc, NULL, resp->body, resp->body_len, d->err, sizeof d->err);
 }
 
+static bool disc_finished(void *arg)
+{
+    return ((const struct disc *)arg)->done;
+}
+
 int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, size_t errlen)
 {
     char base[512], sel[1024], shown[512];
@@ -455,25 +460,14 @@ int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, si
                               .max_attempts = 2, .label = "prometheus"};
     bt_http_submit(ctx->http, &req, disc_done, &d);
     bt_buf_free(&u);
-    /* the loop's self-pipe too: a signal (Ctrl-C) ends the wait at once, not after the
-     * request's own timeouts and retries */
-    int wake = bt_loop_wake_fd();
-    while (!d.done && bt_http_pending(ctx->http) > 0 && !bt_loop_quit_signal) {
-        bool woke = false;
-        if (bt_http_poll(ctx->http, 1000, wake, &woke) < 0)
-            break;
-        char junk[64];
-        while (woke && read(wake, junk, sizeof junk) > 0)
-            ; /* a SIGWINCH's byte: its flag stays for the loop */
-    }
-    if (!d.done) {
+    if (bt_loop_wait_http(ctx->http, disc_finished, &d) && !d.done) {
         bt_http_cancel(ctx->http, disc_done, &d); /* d is on this stack */
-        if (bt_loop_quit_signal) {
-            snprintf(err, errlen, "interrupted");
-            bt_prom_free(&d.doc);
-            return -1;
-        }
+        snprintf(err, errlen, "interrupted");
+        bt_prom_free(&d.doc);
+        return -1;
     }
+    if (!d.done)
+        bt_http_cancel(ctx->http, disc_done, &d);
     int added = -1;
     if (!d.done || !d.ok) {
         snprintf(err, errlen, "prometheus %s: %s", shown, d.done ? d.err : "no answer");

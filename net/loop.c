@@ -135,6 +135,18 @@ void bt_loop_signals(void)
     sigaction(SIGXFSZ, &sa, NULL);
 }
 
+int bt_loop_wait_http(struct bt_http *http, bool (*done)(void *arg), void *arg)
+{
+    while (!done(arg) && !bt_loop_quit_signal && bt_http_pending(http) > 0) {
+        bool woke = false;
+        if (bt_http_poll(http, 1000, wake_pipe[0], &woke) < 0)
+            break;
+        if (woke)
+            drain_wake(); /* a SIGWINCH's byte: its flag stays for the loop */
+    }
+    return bt_loop_quit_signal;
+}
+
 int64_t bt_loop_next_due(const struct bt_loop *l)
 {
     int64_t due = INT64_MAX;

@@ -72,6 +72,13 @@ int bt_loop_wake_fd(void);     /* the self-pipe's read end (-1 before bt_loop_si
 extern volatile sig_atomic_t bt_loop_quit_signal;
 extern volatile sig_atomic_t bt_loop_winch;
 
+/* Start-up waits outside the loop (route discovery): polls http until done(arg), no
+ * request is pending, or a quit signal arrives, which ends the wait at once rather than
+ * after the requests' own timeouts and retries (the self-pipe wakes the poll; call
+ * bt_loop_signals first). Returns 0, or the signal number; the caller then cancels its
+ * callbacks (bt_http_cancel), whose argument is usually on its stack. */
+int bt_loop_wait_http(struct bt_http *http, bool (*done)(void *arg), void *arg);
+
 /* Runs until the view is done, a quit signal arrives, or (no view) no collector
  * is busy any more (once mode). Returns 0, or the signal number. */
 int bt_loop_run(struct bt_loop *l);

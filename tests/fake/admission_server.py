@@ -24,6 +24,10 @@ Paths (ROUTE is the route name put in the route label):
   /garbage        200 with binary bytes as text/plain
   /api/v1/query   a Prometheus server: answers by the query's metric; every
                   query received is appended to --log
+--samples FILE logs "PATH TIME" per answer, the server time its counters were computed
+at: the text and JSON forms carry no timestamps, so a client measures the gap between
+two scrapes on its own clock, and on a loaded machine either scrape may be answered
+late; the log lets a test expect exactly what moved in the gap the client measured.
 Prints the port on stdout once listening, then serves until killed.
 """
 import argparse
@@ -42,8 +46,8 @@ HIST = [("128", 10), ("256", 40), ("+Inf", 50)]  # p50 192, p99 256
 
 
 def text_for(route, label="route", with_ts=False, reserved_rate=25000.0, om=False,
-             retries_rate=1.0, max_tokens=1024):
-    now = time.time()
+             retries_rate=1.0, max_tokens=1024, now=None):
+    now = time.time() if now is None else now
     e = now - START
     lab = f'{label}="{route}"' if route else ""
     br = "{" + lab + "}" if lab else ""
@@ -99,8 +103,8 @@ def restart_for(route):
     ]) + "\n"
 
 
-def json_for(route):
-    e = time.time() - START
+def json_for(route, now=None):
+    e = (time.time() if now is None else now) - START
     return json.dumps({"routes": {route: {
         "bedrock_admission_in_flight": 12,
         "bedrock_admission_concurrency_limit": 16,
@@ -151,6 +155,12 @@ class Handler(BaseHTTPRequestHandler):
         u = urllib.parse.urlsplit(self.path)
         parts = [p for p in u.path.split("/") if p]
         text = "text/plain; version=0.0.4; charset=utf-8"
+        # the one time this answer's counters are computed at, logged so a test can know
+        # how far the counters really moved between two scrapes, however late either ran
+        now = time.time()
+        if ARGS.samples:
+            with LOCK, open(ARGS.samples, "a") as f:
+                f.write(f"{u.path} {now:.6f}\n")
         if u.path == "/api/v1/query":
             q = urllib.parse.parse_qs(u.query).get("query", [""])[0]
             return self.send(200, "application/json", api_answer(q))
@@ -159,21 +169,22 @@ class Handler(BaseHTTPRequestHandler):
             qs = urllib.parse.parse_qs(u.query)
             return self.send(200, text, text_for(
                 parts[1], retries_rate=float(qs.get("retries", ["1"])[0]),
-                max_tokens=int(qs.get("max_tokens", ["1024"])[0])))
+                max_tokens=int(qs.get("max_tokens", ["1024"])[0]), now=now))
         if len(parts) == 2 and parts[0] == "om":
             return self.send(200, "application/openmetrics-text; version=1.0.0; charset=utf-8",
                              text_for(parts[1], with_ts=True, reserved_rate=5000.0, om=True))
         if len(parts) == 2 and parts[0] == "json":
-            return self.send(200, "application/json", json_for(parts[1]))
+            return self.send(200, "application/json", json_for(parts[1], now=now))
         if len(parts) == 2 and parts[0] == "restart":
             return self.send(200, text, restart_for(parts[1]))
         if u.path == "/fleet":
-            body = text_for("triage") + text_for("anthropic.claude-opus-4-7", label="model_id")
+            body = text_for("triage", now=now) + text_for("anthropic.claude-opus-4-7",
+                                                          label="model_id", now=now)
             # two families twice in one 0.0.4 text would repeat TYPE lines: drop them
             body = "\n".join(l for l in body.split("\n") if not l.startswith("#")) + "\n"
             return self.send(200, text, body)
         if u.path == "/nolabel":
-            return self.send(200, text, text_for(None))
+            return self.send(200, text, text_for(None, now=now))
         if u.path == "/slow":
             time.sleep(30)
             return self.send(200, text, text_for("slow"))
@@ -190,6 +201,8 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--log", default="", help="append each /api/v1/query query here")
     p.add_argument("--access-log", default="", help="append each request path here")
+    p.add_argument("--samples", default="",
+                   help="append PATH TIME for each answer: the time its counters are computed at")
     ARGS = p.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", ARGS.port), Handler)
     srv.daemon_threads = True

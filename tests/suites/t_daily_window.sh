@@ -27,19 +27,31 @@ json.dump({"series": [ser("Invocations", 1), ser("InputTokenCount", 1000),
 PY
 printf '[bedtop]\nregion = us-east-1\nhistory = 30m\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\nquota_tpd = 1584000\n' >"$TMP/d.conf"
 start_fake fake --scenario "$TMP/scen.json"
-run() {
-    env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
-        AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_CONFIG_FILE=/nonexistent \
-        AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true \
-        "$BEDTOP" "$@" --config "$TMP/d.conf" --endpoint-url "http://127.0.0.1:$PORT"
-}
 if [ "$S" -lt 60 ]; then
     # within the first hour of the UTC day the 30-minute history nearly reaches
     # midnight: the old and the new fetch cannot be told apart
     skip "daily window: less than an hour since 00:00 UTC ($S minutes); rerun later"
     finish; exit
 fi
-run record "$TMP/live.rec" --duration 5s 2>"$TMP/rec.err"
+# Recorded until the day's sums are in the file, then stopped as a user would (SIGTERM
+# exits 0 with the file complete). A fixed --duration 5s lost them on a loaded machine:
+# they come in a request of their own, which could still be in flight at the 5th second
+# (one make check in three under a parallel build). --duration only bounds a hang here.
+# an array, not run(): "${AWS_ENV[@]}" ... & makes $! bedtop itself (env execs it), so the
+# signal reaches bedtop rather than a subshell
+AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN
+    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_CONFIG_FILE=/nonexistent
+    AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
+"${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
+RPID=$!
+for _ in $(seq 1 600); do
+    grep -q day_input_tokens "$TMP/live.rec" 2>/dev/null && grep -q day_output_tokens "$TMP/live.rec" && break
+    kill -0 "$RPID" 2>/dev/null || break
+    sleep 0.1
+done
+kill -TERM "$RPID" 2>/dev/null
+wait "$RPID"
 expect_eq "live record with history 30m exits 0" "$?" 0
 # the record may cross into the next minute (a loaded machine, a poll at :59): the
 # day it asked for can end one or two minutes after S

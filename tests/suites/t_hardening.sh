@@ -126,4 +126,26 @@ expect_eq "break 12: check -o stopped by SIGTERM exits 143 (128 + 15), not with 
 expect_eq "break 12: ... and the file it would replace is unchanged" "$(cat "$TMP/report.txt")" "the old report"
 expect_eq "break 12: ... with no temp file left beside it" "$(cd "$TMP" && ls report.txt.* 2>/dev/null)" ""
 check "break 12: ... and says so" grep -q "stopped by signal 15 before the report was complete; no report written" "$TMP/term.err"
+# ---- break 12: Ctrl-C during route discovery ends bedtop at once ----
+# Discovery waits before the loop exists. It used to wait out the request's 10 s timeout and
+# its retry (about 20 s, then "route discovery: ... timed out", exit 3) because no handler
+# was installed yet: a background job of a script starts with SIGINT ignored, as here, and
+# at a terminal the default action killed bedtop halfway. Now the loop's handler is in place
+# first, and the wait wakes on its self-pipe: exit 130 (128 + 2), the request not retried.
+conns() { grep -c conn "$TMP/hang.out"; }
+printf '[bedtop]\nregion = us-east-1\n' >"$TMP/noroutes.conf"
+for how in "source:--source prometheus+http://127.0.0.1:$HANG" \
+           "cloudwatch:--config $TMP/noroutes.conf --endpoint-url http://127.0.0.1:$HANG"; do
+    what=${how%%:*}
+    before=$(conns)
+    # shellcheck disable=SC2086 # the options are words
+    "${AWS_ENV[@]}" "$BEDTOP" check ${how#*:} >"$TMP/int.out" 2>"$TMP/int.err" &
+    CPID=$!
+    for _ in $(seq 1 200); do [ "$(conns)" -gt "$before" ] && break; sleep 0.05; done # discovery's request waits
+    kill -INT "$CPID"
+    wait "$CPID"
+    expect_eq "break 12: SIGINT during $what discovery exits 130 (128 + 2)" "$?" 130
+    expect_eq "break 12: ... without retrying the request" "$(conns)" "$((before + 1))"
+    check "break 12: ... and prints no discovery failure" bash -c "! grep -q 'route discovery' '$TMP/int.err'"
+done
 finish
