@@ -45,8 +45,28 @@ AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REG
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
 RPID=$!
+# The day's sums are in the file when a poll line holds a sample of both signals (by
+# their index in the header's "signals"); the names alone are in the header from the
+# start, so waiting for them waited for nothing and a loaded machine stopped the
+# record before its first poll (tokens today 0).
+day_sums_in() {
+    python3 - "$1" <<'PY' 2>/dev/null
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+sig = json.loads(lines[0])["signals"]
+want = {sig.index("day_input_tokens"), sig.index("day_output_tokens")}
+seen = set()
+for l in lines[1:]:
+    try:
+        for g in json.loads(l).get("s", []):
+            seen.update(g[3][0::2])
+    except ValueError:
+        pass  # the line being written
+sys.exit(0 if want <= seen else 1)
+PY
+}
 for _ in $(seq 1 600); do
-    grep -q day_input_tokens "$TMP/live.rec" 2>/dev/null && grep -q day_output_tokens "$TMP/live.rec" && break
+    day_sums_in "$TMP/live.rec" && break
     kill -0 "$RPID" 2>/dev/null || break
     sleep 0.1
 done
