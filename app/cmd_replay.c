@@ -59,6 +59,13 @@ static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd
     return true;
 }
 
+static void add_iso(cJSON *o, const char *name, int64_t t)
+{
+    char iso[32];
+    bt_fmt_iso(t, iso, sizeof iso);
+    cJSON_AddStringToObject(o, name, iso);
+}
+
 /* The recording's data minutes, as every range error names them. */
 static void span_text(const struct bt_replay *rp, char *out, size_t n)
 {
@@ -82,6 +89,9 @@ static bool when(const struct bt_replay *rp, const char *what, const char *s, in
     }
     return true;
 }
+
+static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const struct bt_evlog *log,
+                     const bool *keep, int64_t from, int64_t to);
 
 /* replay --at T: the screen as it was when data minute T was the newest complete
  * one, the same moment as export's row of T (core/dataminute.h). */
@@ -110,6 +120,13 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     bool *keep = NULL;
     if (!app_select_routes(o, &rp->cfg, &keep))
         return 3;
+    /* JSON carries minute T's markers and events, as export's row of T does (the log
+     * of that minute alone: it moves the replay, which is sought after) */
+    struct bt_evlog log = {0};
+    if (fmt == BT_FMT_JSON) {
+        bt_evlog_init(&log, rp->cfg.nroutes);
+        bt_evlog_from_replay_window(&log, rp, m, m);
+    }
     int64_t t = bt_replay_minute_instant(rp, m);
     bt_replay_seek(rp, t);
     struct bt_report rep;
@@ -125,7 +142,19 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
         bt_fmt_iso(t, ev, sizeof ev);
         bt_buf_printf(&out, "data minute %s (evaluated at %s)\n", dm, ev);
     }
-    bt_report_render(&rep, fmt, color, &out);
+    if (fmt == BT_FMT_JSON) {
+        cJSON *j = bt_report_json(&rep);
+        cJSON *mk = cJSON_AddArrayToObject(j, "markers"); /* in this order: the shape */
+        log_json(mk, cJSON_AddArrayToObject(j, "events"), rp, &log, keep, m, m);
+        char *s = bt_json_print(j, true);
+        bt_san_json_text(&out, s);
+        bt_buf_putc(&out, '\n');
+        cJSON_free(s);
+        cJSON_Delete(j);
+        bt_evlog_free(&log);
+    } else {
+        bt_report_render(&rep, fmt, color, &out);
+    }
     if (fmt == BT_FMT_TEXT && !rp->has_admission)
         bt_buf_puts(&out, "\nnote: this recording has no admission counters (backfilled or none "
                           "configured)\n");
@@ -183,21 +212,12 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     cJSON_Delete(j);
 }
 
-static void add_iso(cJSON *o, const char *name, int64_t t)
+/* The markers and the event log of data minutes from..to into the arrays mk and ev,
+ * each entry stamped with its data minute and the instant it was seen: export's JSON
+ * tail and replay --at's JSON (the content of the CSV's markers and events columns). */
+static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const struct bt_evlog *log,
+                     const bool *keep, int64_t from, int64_t to)
 {
-    char iso[32];
-    bt_fmt_iso(t, iso, sizeof iso);
-    cJSON_AddStringToObject(o, name, iso);
-}
-
-/* After the rows: the markers and the event log of the window (data minutes from..to),
- * each entry stamped with its data minute and the instant it was seen. */
-static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct bt_evlog *log,
-                      const bool *keep, int64_t from, int64_t to)
-{
-    cJSON *t = cJSON_CreateObject();
-    cJSON *mk = cJSON_AddArrayToObject(t, "markers");
-    cJSON *ev = cJSON_AddArrayToObject(t, "events");
     for (size_t i = 0; i < log->n; i++) {
         const struct bt_logent *x = &log->e[i];
         if (x->minute < from || x->minute > to || (x->route >= 0 && keep && !keep[x->route]))
@@ -226,6 +246,15 @@ static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct
         cJSON_AddStringToObject(j, "text", x->text);
         cJSON_AddItemToArray(ev, j);
     }
+}
+
+/* After the rows: the markers and the event log of the window (data minutes from..to). */
+static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct bt_evlog *log,
+                      const bool *keep, int64_t from, int64_t to)
+{
+    cJSON *t = cJSON_CreateObject();
+    cJSON *mk = cJSON_AddArrayToObject(t, "markers"); /* in this order: the shape */
+    log_json(mk, cJSON_AddArrayToObject(t, "events"), rp, log, keep, from, to);
     char *s = bt_json_print(t, false);
     /* {"markers":[...],"events":[...]} joined onto {"rows": [...] */
     bt_buf_puts(b, "\n],\n");

@@ -558,16 +558,15 @@ static void cw_tick(void *self, int64_t now)
             continue;
         }
         if (cw->ctx->mode == BT_MODE_ONCE) {
-            /* one round trip: no ListMetrics for AWS/Bedrock, both cache spellings
-             * asked at once; mantle's dimension sets must be listed first */
-            for (int k = 0; k < g->ag->nroutes; k++)
+            /* both cache spellings asked at once; ListMetrics only where it decides
+             * what is asked: the reserved tier's series (runtime routes) and mantle's
+             * dimension sets */
+            bool runtime = false;
+            for (int k = 0; k < g->ag->nroutes; k++) {
                 cw->spell[g->ag->routes[k]].both = true;
-            if (g->has_mantle) {
-                cw_start_list(g, now, 1);
-            } else {
-                cw_build_queries(g);
-                cw_start_poll(g, now);
+                runtime = runtime || cw->ctx->cfg->routes[g->ag->routes[k]].endpoint == BT_EP_RUNTIME;
             }
+            cw_start_list(g, now, runtime ? 0 : 1);
         } else if (!g->listed || now - g->listed_at >= LIST_EVERY) {
             cw_start_list(g, now, 0);
         } else {

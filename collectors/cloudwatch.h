@@ -109,6 +109,10 @@ void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool li
  * Model). */
 void bt_cloudwatch_list_json_ns(struct bt_buf *out, const char *ns, const char *dim,
                                 const char *next_token, bool linked, const char *owning_account);
+/* The reserved service tier only: AWS/Bedrock Invocations listed with ModelId and
+ * ResolvedServiceTier=reserved (check mode's one page instead of the whole listing). */
+void bt_cloudwatch_list_tier_json(struct bt_buf *out, const char *next_token, bool linked,
+                                  const char *owning_account);
 /* One metric of a ListMetrics answer, with its whole dimension set. */
 struct bt_cw_listed {
     const char *ns, *metric, *account; /* account: OwningAccounts entry, NULL none */

@@ -182,6 +182,8 @@ static void submit_list(struct cw_group *g)
     if (g->list_phase == 1)
         bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", g->list_token, linked,
                                    linked && one ? owner : NULL);
+    else if (g->cw->ctx->mode == BT_MODE_ONCE)
+        bt_cloudwatch_list_tier_json(&body, g->list_token, linked, linked && one ? owner : NULL);
     else
         bt_cloudwatch_list_json(&body, g->list_token, linked, linked && one ? owner : NULL);
     cw_submit(g, "ListMetrics", &body, list_done, g);
@@ -189,7 +191,9 @@ static void submit_list(struct cw_group *g)
 }
 
 /* phase 0: AWS/Bedrock then (mantle routes) AWS/BedrockMantle; phase 1: only the
- * mantle listing (check mode: its dimension sets decide what is asked) */
+ * mantle listing. Check mode lists in AWS/Bedrock only the reserved tier's series
+ * (it asks both cache spellings instead), and in AWS/BedrockMantle the dimension
+ * sets that decide what is asked. */
 void cw_start_list(struct cw_group *g, int64_t now, int phase)
 {
     for (int i = 0; i < g->ag->nroutes; i++)

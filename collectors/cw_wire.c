@@ -195,21 +195,25 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
     bt_buf_putc(out, '}');
 }
 
-void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool linked,
-                             const char *owning_account)
-{
-    bt_cloudwatch_list_json_ns(out, NS_RUNTIME, "ModelId", next_token, linked, owning_account);
-}
-
-void bt_cloudwatch_list_json_ns(struct bt_buf *out, const char *ns, const char *dim,
-                                const char *next_token, bool linked, const char *owning_account)
+/* A ListMetrics body: metric (NULL: any) in ns with dimension dim, and (tier) the
+ * reserved service tier's dimension ResolvedServiceTier=reserved as well. */
+static void list_json(struct bt_buf *out, const char *ns, const char *metric, const char *dim,
+                      bool tier, const char *next_token, bool linked, const char *owning_account)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "Namespace", ns);
+    if (metric)
+        cJSON_AddStringToObject(root, "MetricName", metric);
     cJSON *dims = cJSON_AddArrayToObject(root, "Dimensions");
     cJSON *d = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "Name", dim);
     cJSON_AddItemToArray(dims, d);
+    if (tier) {
+        d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "Name", "ResolvedServiceTier");
+        cJSON_AddStringToObject(d, "Value", "reserved");
+        cJSON_AddItemToArray(dims, d);
+    }
     if (linked)
         cJSON_AddBoolToObject(root, "IncludeLinkedAccounts", true);
     if (linked && owning_account && *owning_account)
@@ -217,6 +221,25 @@ void bt_cloudwatch_list_json_ns(struct bt_buf *out, const char *ns, const char *
     if (next_token && *next_token)
         cJSON_AddStringToObject(root, "NextToken", next_token);
     put_json(out, root);
+}
+
+void bt_cloudwatch_list_json(struct bt_buf *out, const char *next_token, bool linked,
+                             const char *owning_account)
+{
+    list_json(out, NS_RUNTIME, NULL, "ModelId", false, next_token, linked, owning_account);
+}
+
+void bt_cloudwatch_list_json_ns(struct bt_buf *out, const char *ns, const char *dim,
+                                const char *next_token, bool linked, const char *owning_account)
+{
+    list_json(out, ns, NULL, dim, false, next_token, linked, owning_account);
+}
+
+void bt_cloudwatch_list_tier_json(struct bt_buf *out, const char *next_token, bool linked,
+                                  const char *owning_account)
+{
+    list_json(out, NS_RUNTIME, bt_signal_info[BT_SIG_TIER_RES_INVOCATIONS].metric, "ModelId",
+              true, next_token, linked, owning_account);
 }
 
 /* ---- response parsing ---------------------------------------------------- */

@@ -11,7 +11,8 @@
  * The story (story minute = minutes since 10:00 UTC, modulo 30):
  *   triage      retry storm 12-20: retries reach half of offered load, completions
  *               stay flat, throttles while its quota (shared with triage-app) still
- *               has 40% left: the cause is the retries, not max_tokens.
+ *               has 40% left: the cause is the retries, not max_tokens. Its worker
+ *               b restarts at minute 8 (its admission counters start again from 0).
  *   summarize   max_tokens 64,000 for ~300-token answers: each call holds 66,000 of a
  *               400,000 quota while in flight, so about 6 fit at once; from minute 6
  *               to 18 short bursts are throttled while EstimatedTPMQuotaUsage sits
@@ -50,6 +51,12 @@
  *   reserved    a provisioned-model ARN: model-unit capacity, in no quota group.
  *   legacy      also: ListMetrics lists LegacyModelInvocations for it (LEGACY_MODEL).
  * Numbers follow the headroom contract version 3 (docs/headroom.md).
+ *
+ * Admission counters are written as an application's two workers export them: raw
+ * cumulative readings per series (route and worker labels) every DEMO_ADM_STEP
+ * seconds, which core rates per series and sums by route, resets included, as for
+ * a real scrape (core/counters.c); gauges are the route's sum at the scrape and the
+ * output-token quantiles what the collector derives from the histogram buckets.
  */
 
 enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS,
@@ -387,6 +394,8 @@ static void adm_values(int r, int64_t t, struct adm_values *o)
 }
 
 #define DEMO_ADM_STEP 15 /* seconds between simulated admission scrapes */
+#define DEMO_WORKERS 2   /* workers exporting a route's admission counters */
+#define DEMO_RESTART 8   /* story minute worker b of triage restarts */
 #define DEMO_PREFILL (10 * 60) /* minutes of history before the first tick: since 00:00 */
 
 struct demo {
@@ -395,6 +404,8 @@ struct demo {
     int64_t next_adm;          /* next scrape time */
     int64_t start;             /* first tick: history before it is prefill, without events */
     bool started;
+    /* each worker's cumulative admission counters, as it exports them */
+    double total[R_N][BT_SIG_COUNT][DEMO_WORKERS];
 };
 
 static void *demo_create(struct bt_ctx *ctx)
@@ -410,6 +421,34 @@ static void put(struct demo *d, int r, enum bt_signal s, int64_t t, double v, in
         return;
     struct bt_sample smp = {.t = t, .route = r, .signal = s, .value = v};
     bt_store_add(d->ctx->store, &smp, now);
+}
+
+/* One scrape of route r's workers at t: each counter's per-minute rate over the
+ * step since the last scrape, split evenly between the workers, is added to their
+ * totals and read raw; a worker that restarts starts from 0 (its increase is all
+ * it holds, as Prometheus's rate() reads a reset). */
+static void scrape_counters(struct demo *d, int r, int64_t t, const struct adm_values *a)
+{
+    static const char *const worker[DEMO_WORKERS] = {"a", "b"};
+    /* the scrape of the restart minute's start (the grid holds one at :00) */
+    bool restart = r == R_TRIAGE && story(t) == DEMO_RESTART && t % 60 == 0;
+    for (int s = 0; s < BT_SIG_COUNT; s++) {
+        if (!bt_signal_counter((enum bt_signal)s) || isnan(a->v[s]))
+            continue;
+        for (int w = 0; w < DEMO_WORKERS; w++) {
+            double inc = a->v[s] / DEMO_WORKERS * DEMO_ADM_STEP / 60.0;
+            double *tot = &d->total[r][s][w];
+            /* a reset reads as one only below the last reading */
+            if (restart && w == 1 && *tot > inc)
+                *tot = 0;
+            *tot += inc;
+            struct bt_reading rd = {.t = (double)t, .route = r, .signal = (enum bt_signal)s,
+                                    .value = *tot};
+            snprintf(rd.series, sizeof rd.series, "route=\"%s\",worker=\"%s\"",
+                     d->ctx->cfg->routes[r].name, worker[w]);
+            bt_store_reading(d->ctx->store, &rd, t);
+        }
+    }
 }
 
 static void event(struct demo *d, int64_t t, enum bt_event_type type, int r, enum bt_source src,
@@ -519,8 +558,10 @@ static void demo_tick(void *self, int64_t now)
             adm_values(r, d->next_adm, &a);
             if (!a.present)
                 continue;
+            scrape_counters(d, r, d->next_adm, &a);
             for (int s = 0; s < BT_SIG_COUNT; s++)
-                put(d, r, (enum bt_signal)s, d->next_adm, a.v[s], d->next_adm);
+                if (!bt_signal_counter((enum bt_signal)s))
+                    put(d, r, (enum bt_signal)s, d->next_adm, a.v[s], d->next_adm);
             if (d->next_adm >= now - 60) /* staleness reads the scrapes' samples */
                 event(d, d->next_adm, BT_EV_OK, r, BT_SRC_ADMISSION, "demo scrape");
         }

@@ -243,6 +243,30 @@ bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upt
     return l->step < l->nsteps;
 }
 
+void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64_t from,
+                                 int64_t to)
+{
+    plan(l, rp);
+    int64_t first, last;
+    bt_replay_minutes(rp, &first, &last);
+    int64_t before = bt_replay_minute_instant(rp, from - 60), end = bt_replay_minute_instant(rp, to);
+    size_t prime = l->nsteps; /* the last step at or before the window: its evaluation */
+    for (size_t i = 0; from > first && i < l->nsteps && l->steps[i] <= before; i++)
+        prime = i;
+    if (prime < l->nsteps) {
+        const struct bt_store *st = &rp->store;
+        l->next_event = 0;
+        while (l->next_event < st->nlog && st->log[l->next_event].t <= l->steps[prime])
+            bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
+        l->step = prime;
+        bt_evlog_replay_step(l, rp, NULL); /* observes the prime: the state, not entries */
+        l->n = 0;
+        l->dropped = 0;
+    }
+    while (l->step < l->nsteps && l->steps[l->step] <= end)
+        bt_evlog_replay_step(l, rp, NULL);
+}
+
 void bt_evlog_from_replay(struct bt_evlog *l, struct bt_replay *rp)
 {
     while (bt_evlog_replay_step(l, rp, NULL))

@@ -80,6 +80,12 @@ struct bt_replay;
  * every poll and at every data minute's first instant (as export rows are), so a
  * crit shorter than a minute is still found. Leaves the recording at its end. */
 void bt_evlog_from_replay(struct bt_evlog *l, struct bt_replay *rp);
+/* Only what the log holds for data minutes from..to, at the cost of those minutes:
+ * the state before them (statuses, warnings, failing sources) is primed from the
+ * evaluation just before the window, so the entries are the whole log's (replay --at
+ * on a week's recording evaluates a few instants, not every minute of the week). */
+void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64_t from,
+                                 int64_t to);
 /* The same in steps, for a replay that must stay responsive: each call does one
  * evaluation; false once the log is complete. *upto gets the instant covered so
  * far. It moves the recording's horizon: seek back afterwards. */

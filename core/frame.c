@@ -257,6 +257,29 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         e->stale = true;
         snprintf(e->stale_reason, sizeof e->stale_reason, "no data yet: CloudWatch has not answered");
     }
+    /* A Region whose Service Quotas fails (5xx, access denied) leaves a quota read
+     * from there unconfirmed: the route is stale with the reason, as for CloudWatch. A
+     * quota set in the config does not depend on it. */
+    const struct bt_source_status *sq = bt_store_status_c(st, r, BT_SRC_QUOTAS);
+    const struct bt_route *rt = &cfg->routes[r];
+    enum bt_quota_kind qk = rt->endpoint == BT_EP_MANTLE ? BT_Q_INPUT_TPM : BT_Q_TPM;
+    if (source_failing(sq) && rt->quota[qk].source != BT_QS_CONFIG) {
+        char why[224];
+        if (sq->last_ok) {
+            bt_fmt_hhmm(sq->last_ok, hm, sizeof hm);
+            snprintf(why, sizeof why, "Service Quotas failing (%s); quotas as read at %s UTC",
+                     sq->error, hm);
+        } else {
+            snprintf(why, sizeof why, "Service Quotas failing (%s); no quota read yet", sq->error);
+        }
+        if (e->stale) { /* CloudWatch's reason, often the same error, comes first */
+            size_t n = strlen(e->stale_reason);
+            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; Service Quotas failing too");
+        } else {
+            bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
+        }
+        e->stale = true;
+    }
     if (source_failing(adm)) {
         if (e->stale) {
             char cw_why[sizeof e->stale_reason];
@@ -496,8 +519,10 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
         e->accepted_growth = growth(st, r, accepted, 1, am);
     }
     requests(e);
-    for (int s = 0; s < BT_SRC_COUNT; s++)
+    for (int s = 0; s < BT_SRC_COUNT; s++) {
         e->last_ok[s] = bt_store_status_c(st, r, (enum bt_source)s)->last_ok;
+        e->failing[s] = source_failing(bt_store_status_c(st, r, (enum bt_source)s));
+    }
     check_staleness(cfg, st, r, e);
     bt_speed_compute(st, r, cm, &e->speed);
 
@@ -520,4 +545,28 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
         }
         e->tokens_today = sum;
     }
+}
+
+struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct bt_eval *evals,
+                                       const int *which, int n)
+{
+    struct bt_region_count c = {0, 0};
+    if (!which)
+        n = cfg->nroutes;
+    for (int i = 0; i < n; i++) {
+        const char *reg = cfg->routes[which ? which[i] : i].region;
+        bool first = true, fail = false;
+        for (int j = 0; j < n; j++) {
+            int q = which ? which[j] : j;
+            if (strcmp(cfg->routes[q].region, reg))
+                continue;
+            first &= j >= i; /* a Region counts at its first route */
+            fail |= evals[q].failing[BT_SRC_CLOUDWATCH] || evals[q].failing[BT_SRC_QUOTAS];
+        }
+        if (first) {
+            c.regions++;
+            c.failing += fail;
+        }
+    }
+    return c;
 }

@@ -146,6 +146,31 @@ static void side_reserved(struct bt_side_fig *f, const struct bt_quota *q, const
     bt_side_route(f, q, used, ql, output ? output_per_call(e) : e->reservation, "cloudwatch");
 }
 
+/* Concurrent requests: calls in flight against the quota's cap. The admission gauge
+ * is what is in flight at its scrape (known); Little's law gives the minute's mean,
+ * which the peak the cap refuses at is at least (a lower bound); none at an idle
+ * minute without a gauge is idle. Fits: more calls in flight at once. */
+static void side_concurrent(struct bt_side_fig *f, const struct bt_quota *q,
+                            const struct bt_eval *e)
+{
+    const char *src = e->in_flight_source;
+    double used = e->in_flight;
+    enum bt_quality ql;
+    if (src && !strcmp(src, "admission")) {
+        ql = BT_QL_KNOWN;
+    } else if (!src || isnan(used)) {
+        bool idle = e->state == BT_FR_IDLE; /* no calls this minute and no gauge */
+        used = idle ? 0 : NAN;
+        ql = idle ? BT_QL_IDLE : BT_QL_UNKNOWN;
+        src = idle ? "cloudwatch" : NULL;
+    } else if (used == 0) {
+        ql = e->state == BT_FR_IDLE ? BT_QL_IDLE : BT_QL_KNOWN;
+    } else {
+        ql = BT_QL_LOWER;
+    }
+    bt_side_route(f, q, used, ql, 1, src);
+}
+
 static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
 {
     double per_call = e->invocations > 0 && !isnan(e->settled) ? e->settled / e->invocations : NAN;
@@ -170,6 +195,7 @@ static void route_sides(const struct bt_config *cfg, struct bt_eval *e, const in
     side_rpm(&s[BT_SIDE_RPM], group_quota(cfg, members, n, BT_Q_RPM), e);
     side_reserved(&s[BT_SIDE_RES_INPUT], group_quota(cfg, members, n, BT_Q_RES_INPUT_TPM), e, false);
     side_reserved(&s[BT_SIDE_RES_OUTPUT], group_quota(cfg, members, n, BT_Q_RES_OUTPUT_TPM), e, true);
+    side_concurrent(&s[BT_SIDE_CONCURRENT], group_quota(cfg, members, n, BT_Q_CONCURRENT), e);
 }
 
 /* The daily sides have groups of their own: the model's daily quota is shared
@@ -280,7 +306,8 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
                        int n)
 {
     static const enum bt_side grouped[] = {BT_SIDE_TPM, BT_SIDE_RPM, BT_SIDE_INPUT, BT_SIDE_OUTPUT,
-                                           BT_SIDE_RES_INPUT, BT_SIDE_RES_OUTPUT};
+                                           BT_SIDE_RES_INPUT, BT_SIDE_RES_OUTPUT,
+                                           BT_SIDE_CONCURRENT};
     double sum[BT_SIDE_COUNT];
     enum bt_quality sq[BT_SIDE_COUNT];
     double rate = NAN;

@@ -93,13 +93,16 @@ enum bt_side {
     BT_SIDE_RES_OUTPUT,   /* reserved service tier, output tokens per minute */
     BT_SIDE_DAILY,        /* tokens per day for the model (its own group) */
     BT_SIDE_DAILY_ACCOUNT, /* the account-wide cross-model tokens per day */
+    BT_SIDE_CONCURRENT,   /* calls in flight, where Service Quotas lists a concurrent-requests quota */
     BT_SIDE_COUNT
 };
-/* JSON key: tpm rpm input output reserved_input reserved_output daily daily_account */
+/* JSON key: tpm rpm input output reserved_input reserved_output daily daily_account
+ * concurrent */
 const char *bt_side_name(enum bt_side s);
-/* binding_side value: tpm rpm input output reserved-input reserved-output daily */
+/* binding_side value: tpm rpm input output reserved-input reserved-output daily
+ * concurrent */
 const char *bt_side_binding_name(enum bt_side s);
-const char *bt_side_unit(enum bt_side s); /* "TPM" "RPM" "tokens/day" */
+const char *bt_side_unit(enum bt_side s); /* "TPM" "RPM" "tokens/day" "in flight" */
 
 struct bt_side_fig {
     bool applies;            /* the limit exists for this route (quota known or 0) */
@@ -201,6 +204,7 @@ struct bt_eval {
     bool stale;
     char stale_reason[224];
     int64_t last_ok[BT_SRC_COUNT]; /* freshness per source: last good poll, 0 never */
+    bool failing[BT_SRC_COUNT];    /* the source's last answer for this route an error */
     enum bt_status status;
     struct bt_warning warnings[BT_MAX_WARN];
     int nwarn;
@@ -214,6 +218,12 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);
 bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code);
+/* The Regions of the routes evals[which[0..n-1]] (all cfg->nroutes when which is NULL):
+ * how many, and how many are failing: CloudWatch or Service Quotas answers an error for
+ * a route there (its route is stale, so unknown, with the reason: core/frame.c). */
+struct bt_region_count { int regions, failing; };
+struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct bt_eval *evals,
+                                       const int *which, int n);
 /* What the headroom alone says against the warn/crit thresholds (ok, warn, crit;
  * unknown when the headroom is): the dashboard colours HEAD% by it, not by the
  * route's status, which other warnings raise too. */

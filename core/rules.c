@@ -302,7 +302,7 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
         return false;
     enum bt_status sev;
     /* an absolute threshold is in tokens: it reads token sides only */
-    bool tokens = e->binding != BT_SIDE_RPM;
+    bool tokens = e->binding != BT_SIDE_RPM && e->binding != BT_SIDE_CONCURRENT;
     if ((cfg->crit.pct || tokens) && threshold_hit(&cfg->crit, b))
         sev = BT_ST_CRIT;
     else if ((cfg->warn.pct || tokens) && threshold_hit(&cfg->warn, b))

@@ -55,14 +55,15 @@ enum bt_quality bt_quality_headroom(enum bt_quality used)
 const char *bt_side_name(enum bt_side s)
 {
     static const char *const names[] = {"tpm", "rpm", "input", "output", "reserved_input",
-                                        "reserved_output", "daily", "daily_account"};
+                                        "reserved_output", "daily", "daily_account",
+                                        "concurrent"};
     return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "?";
 }
 
 const char *bt_side_binding_name(enum bt_side s)
 {
     static const char *const names[] = {"tpm", "rpm", "input", "output", "reserved-input",
-                                        "reserved-output", "daily", "daily"};
+                                        "reserved-output", "daily", "daily", "concurrent"};
     return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "?";
 }
 
@@ -72,6 +73,8 @@ const char *bt_side_unit(enum bt_side s)
         return "RPM";
     if (s == BT_SIDE_DAILY || s == BT_SIDE_DAILY_ACCOUNT)
         return "tokens/day";
+    if (s == BT_SIDE_CONCURRENT)
+        return "in flight";
     return "TPM";
 }
 

@@ -63,7 +63,7 @@ void bt_speed_compute(const struct bt_store *st, int r, int64_t m, struct bt_spe
 {
     memset(s, 0, sizeof *s);
     s->otps = s->otps_hour = s->ttft = s->ttft_hour = s->inv = s->inv_hour = NAN;
-    s->out_per_call = s->out_per_call_hour = NAN;
+    s->out_per_call = s->out_per_call_hour = s->otps_floor = s->ttft_ceiling = NAN;
     if (!m)
         return;
     m = bt_minute_floor(m);
@@ -81,12 +81,18 @@ void bt_speed_compute(const struct bt_store *st, int r, int64_t m, struct bt_spe
     s->out_per_call_hour = hour.opc;
     s->recent_points = now.n_otps;
     s->hour_points = hour.n_otps;
-    if (now.n_otps < 3 || hour.n_otps < BT_SPEED_MIN_HOUR || !(hour.otps > 0))
+    if (hour.n_otps < BT_SPEED_MIN_HOUR || !(hour.otps > 0))
+        return;
+    /* the lines the rules judge by (the detail's speed graphs draw them) */
+    s->otps_floor = BT_SLOWDOWN_RATIO * hour.otps;
+    if (isfinite(hour.ttft) && hour.ttft > 0)
+        s->ttft_ceiling = 1.5 * hour.ttft;
+    if (now.n_otps < 3)
         return;
     bool flat_traffic = isfinite(now.inv) && isfinite(hour.inv) && now.inv <= BT_SLOWDOWN_GROWTH * hour.inv;
-    s->slowdown = now.otps < BT_SLOWDOWN_RATIO * hour.otps && flat_traffic;
+    s->slowdown = now.otps < s->otps_floor && flat_traffic;
     bool flat_tokens = isfinite(now.opc) && isfinite(hour.opc) && hour.opc > 0 &&
                        fabs(now.opc - hour.opc) <= 0.2 * hour.opc;
-    s->queueing = isfinite(now.ttft) && isfinite(hour.ttft) && hour.ttft > 0 &&
-                  now.ttft >= 1.5 * hour.ttft && flat_tokens;
+    s->queueing = isfinite(now.ttft) && isfinite(s->ttft_ceiling) && now.ttft >= s->ttft_ceiling &&
+                  flat_tokens;
 }

@@ -26,6 +26,9 @@ struct bt_speed {
     double inv, inv_hour;        /* invocations per minute */
     double out_per_call, out_per_call_hour;
     int recent_points, hour_points;
+    double otps_floor;           /* SLOWDOWN below it: BT_SLOWDOWN_RATIO x the hour's OTPS
+                                  * (NAN: the hour has too few minutes to judge) */
+    double ttft_ceiling;         /* queueing above it: 1.5 x the hour's TTFT (NAN: none) */
     bool slowdown;               /* OTPS fell well below the hour while traffic did not grow */
     bool queueing;               /* TTFT rose by half with output per call flat */
 };

@@ -170,6 +170,8 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         add_num(q, "input_tpm", e->side[BT_SIDE_INPUT].quota);
         add_num(q, "output_tpm", e->side[BT_SIDE_OUTPUT].quota);
     }
+    if (e->side[BT_SIDE_CONCURRENT].applies)
+        add_num(q, "concurrent", e->side[BT_SIDE_CONCURRENT].quota);
     if (e->side[BT_SIDE_RES_INPUT].applies || e->side[BT_SIDE_RES_OUTPUT].applies) {
         add_num(q, "reserved_input_tpm", e->side[BT_SIDE_RES_INPUT].quota);
         add_num(q, "reserved_output_tpm", e->side[BT_SIDE_RES_OUTPUT].quota);

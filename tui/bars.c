@@ -52,17 +52,26 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
     if (t->view == BT_VIEW_OVERVIEW && shown > 0 && t->nvis > shown) /* which rows are on screen */
         snprintf(range, sizeof range, " (%d-%d shown)", t->scroll + 1,
                  t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
+    /* a Region failing (core/frame.c: its routes are stale) is counted here, beside the
+     * routes it leaves unknown */
+    char reg[64] = "";
+    struct bt_region_count rc = bt_region_count(h->cfg, t->evals, t->order, t->nvis);
+    if (rc.failing)
+        snprintf(reg, sizeof reg, " %d region%s, %d failing,", rc.regions, rc.regions == 1 ? "" : "s",
+                 rc.failing);
     char filt[96] = "";
     if (t->filter[0])
         snprintf(filt, sizeof filt, "  filter \"%s\"", t->filter);
     /* the longest form that leaves the counts, the filter and the right marks whole */
     int room = l->cols - rw - (int)strlen(counts) - tui_width(filt) - 1;
-    snprintf(line, sizeof line, " bedtop  %s  %s  %d route%s%s", mode, ts, t->nvis,
+    snprintf(line, sizeof line, " bedtop  %s  %s %s %d route%s%s", mode, ts, reg, t->nvis,
              t->nvis == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %s %d route%s%s", mode, hm, t->nvis,
+        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, hm, reg, t->nvis,
                  t->nvis == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
+        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, hm, reg, t->nvis, t->nvis == 1 ? "" : "s");
+    if ((int)strlen(line) > room && reg[0]) /* the Regions go before the mode */
         snprintf(line, sizeof line, " %s %s %d route%s", mode, hm, t->nvis, t->nvis == 1 ? "" : "s");
     if ((int)strlen(line) > room)
         snprintf(line, sizeof line, " %s %d", hm, t->nvis);

@@ -13,13 +13,14 @@
 #include "core/format.h"
 #include "core/headroom.h"
 #include "core/oppoint.h"
+#include "core/speed.h"
 #include "core/util.h"
 #include "tui/graph.h"
 #include "tui/keys.h"
 
 /* A per-minute value of a derived series at minute m. */
 enum skind { S_SETTLED, S_ESTIMATED, S_USED, S_THROTTLES, S_P50, S_P99, S_INFLIGHT,
-             S_COMPLETED, S_OUTPUT, S_ADMITTED, S_RETRIES, S_ADM_THROTTLED };
+             S_COMPLETED, S_OUTPUT, S_ADMITTED, S_RETRIES, S_ADM_THROTTLED, S_OTPS, S_TTFT };
 
 static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
 {
@@ -41,6 +42,8 @@ static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
     case S_ADMITTED: return bt_store_at(st, r, BT_SIG_ADM_ADMITTED, m);
     case S_RETRIES: return bt_store_at(st, r, BT_SIG_ADM_RETRIES, m);
     case S_ADM_THROTTLED: return bt_store_at(st, r, BT_SIG_ADM_THROTTLED, m);
+    case S_OTPS: return bt_otps_at(st, r, m); /* core/speed.h */
+    case S_TTFT: return bt_store_at(st, r, BT_SIG_TTFT_AVG, m);
     }
     return NAN;
 }
@@ -65,6 +68,10 @@ const struct tui_pattern tui_patterns[TUI_NPAT] = {
     [PAT_ATHROTTLED] = {"throttled (admission)", 0x2715, 'T', BT_ROLE_THROTTLE},
     [PAT_COMPLETED] = {"completed", 0x25A1, 'C', BT_ROLE_OK},
     [PAT_CURSOR] = {"cursor (< >)", 0x2502, '|', BT_ROLE_KNEE},
+    [PAT_OTPS] = {"output tokens/s", 0x25AA, 's', BT_ROLE_SETTLED},
+    [PAT_TTFT] = {"time to first token", 0x25E6, 'f', BT_ROLE_P50},
+    [PAT_HOUR] = {"the hour before", 0x2508, '-', BT_ROLE_DIM},
+    [PAT_SLOWLINE] = {"slow line (! where crossed)", 0x2504, '=', BT_ROLE_WARN},
 };
 
 /* One graph being drawn: its area, plot, and the minutes every time graph shares. */
@@ -104,12 +111,14 @@ static uint32_t pat(const struct gctx *g, int k)
 static double *series(const struct gctx *g, enum skind k)
 {
     double *v = bt_xcalloc((size_t)g->n + 1, sizeof *v);
+    /* a speed is watched for dips: a slow minute is never lost either */
+    bool low = k == S_OTPS;
     for (int i = 0; i < g->n; i++) {
         /* several minutes a column (zoomed out): the largest, so a peak is never lost */
         v[i] = NAN;
         for (int64_t m = col_minute(g, i); m <= col_last_minute(g, i); m += 60) {
             double x = series_at(g->t, g->r, k, m);
-            if (!isnan(x) && (isnan(v[i]) || x > v[i]))
+            if (!isnan(x) && (isnan(v[i]) || (low ? x < v[i] : x > v[i])))
                 v[i] = x;
         }
     }
@@ -459,6 +468,93 @@ static void draw_latency(struct gctx *g)
     free(p99);
 }
 
+/* A speed against the hour before and the line the rule judges by (core/speed.h): output
+ * tokens per second with SLOWDOWN's floor, time to first token with queueing's ceiling.
+ * The lines are the hour before the data minute on screen; the rule's verdict (SLOWDOWN,
+ * QUEUEING) leads the title when it holds. */
+struct speed_graph {
+    enum skind series;
+    double now, hour, line;
+    bool floor, verdict;
+    const char *title, *verdict_title, *short_title, *verdict_short, *name, *line_name;
+    yfmt fmt;
+};
+
+static void fmt_per_s(double v, char *o, size_t n)
+{
+    if (isnan(v))
+        snprintf(o, n, "-");
+    else
+        snprintf(o, n, v < 10 && v != 0 ? "%.1f/s" : "%.0f/s", v);
+}
+
+static void draw_speed(struct gctx *g, const struct speed_graph *d)
+{
+    double *v = series(g, d->series);
+    double top = vmax(v, g->n, 0);
+    if (isfinite(d->hour) && d->hour > top)
+        top = d->hour;
+    if (isfinite(d->line) && d->line > top)
+        top = d->line;
+    double ymax = axis_max(top * 1.2);
+    struct item it[3] = {{.pat = PAT_SLOWLINE}, {.pat = PAT_HOUR}, {.pat = d->series == S_OTPS ? PAT_OTPS : PAT_TTFT}};
+    char a[16];
+    d->fmt(d->line, a, sizeof a);
+    if (isnan(d->line))
+        snprintf(it[0].label, sizeof it[0].label, "%s: hour too short", d->line_name);
+    else
+        snprintf(it[0].label, sizeof it[0].label, "%s %s %s", d->line_name, d->floor ? "<" : ">", a);
+    snprintf(it[0].name, sizeof it[0].name, "%s", d->line_name);
+    d->fmt(d->hour, a, sizeof a);
+    snprintf(it[1].label, sizeof it[1].label, "hour %s", isnan(d->hour) ? "-" : a);
+    snprintf(it[1].name, sizeof it[1].name, "hour");
+    d->fmt(at_cursor(g, d->series, d->now), a, sizeof a);
+    snprintf(it[2].label, sizeof it[2].label, "%s %s", d->name, a);
+    snprintf(it[2].name, sizeof it[2].name, "%s", d->name);
+    title_rule(g, d->verdict ? d->verdict_title : d->title, d->verdict ? d->verdict_short : d->short_title,
+               it, 3);
+    y_axis(g, ymax, d->fmt);
+    time_axis(g);
+    struct bt_canvas cv;
+    bt_canvas_init(&cv, g->p.w, g->p.h);
+    const struct tui_pattern *sp = &tui_patterns[it[2].pat];
+    struct bt_plot_series sr[] = {
+        {.kind = BT_SER_LEVEL, .level = d->hour, .role = BT_ROLE_DIM, .ascii = '-',
+         .glyph = pat(g, PAT_HOUR)},
+        {.kind = BT_SER_LEVEL, .level = d->line, .role = BT_ROLE_WARN, .ascii = '=',
+         .glyph = pat(g, PAT_SLOWLINE), .below = d->floor, .above = !d->floor},
+        {.kind = BT_SER_LINE, .v = v, .n = g->n, .role = (unsigned char)sp->role,
+         .ascii = (char)sp->ascii, .glyph = pat(g, it[2].pat)},
+    };
+    bt_graph_dots(&cv, 0, 0, g->p.w, g->p.h, sr, 3, ymax, g->t->utf8, BT_ROLE_CRIT);
+    blit_free(g, &cv);
+    free(v);
+}
+
+static void draw_otps(struct gctx *g)
+{
+    const struct bt_speed *s = &g->e->speed;
+    draw_speed(g, &(struct speed_graph){
+        .series = S_OTPS, .now = s->otps, .hour = s->otps_hour, .line = s->otps_floor,
+        .floor = true, .verdict = s->slowdown,
+        .title = "Output tokens/s: are calls generating slower?",
+        .verdict_title = "SLOWDOWN: output tokens/s fell, traffic did not grow",
+        .short_title = "output tokens/s", .verdict_short = "SLOWDOWN tokens/s", .name = "now",
+        .line_name = "slowdown", .fmt = fmt_per_s});
+}
+
+static void draw_ttft(struct gctx *g)
+{
+    const struct bt_speed *s = &g->e->speed;
+    draw_speed(g, &(struct speed_graph){
+        .series = S_TTFT, .now = s->ttft, .hour = s->ttft_hour, .line = s->ttft_ceiling,
+        .floor = false, .verdict = s->queueing,
+        .title = "Time to first token: are calls waiting to start?",
+        .verdict_title = "QUEUEING: first tokens came later, answers no longer",
+        .short_title = "first token", .verdict_short = "QUEUEING first token", .name = "now",
+        .line_name = "queueing", .fmt = fmt_secs});
+}
+
 /* Offered against accepted load (the admission counters): admitted, retried,
  * throttled and completed calls a minute. A retry storm shows as retries climbing
  * while completions stay flat: what makes the route crit. */
@@ -597,8 +693,9 @@ static void draw_oppoint(struct gctx *g)
     free(ys);
 }
 
-/* The graph kinds: which routes have one, and how it is drawn. */
-static bool has_adm(const struct bt_tui *t, int r, enum bt_signal s)
+/* The graph kinds: which routes have one, and how it is drawn (has_signal: the store
+ * holds the signal for the route). */
+static bool has_signal(const struct bt_tui *t, int r, enum bt_signal s)
 {
     return bt_store_newest(t->host->store, r, s, t->host->now) != 0;
 }
@@ -619,20 +716,26 @@ static bool want_runtime(const struct bt_tui *t, int r)
     return !t->evals[r].mantle;
 }
 
+/* a runtime route whose CloudWatch publishes TimeToFirstToken (mantle publishes no latency) */
+static bool want_speed(const struct bt_tui *t, int r)
+{
+    return !t->evals[r].mantle && has_signal(t, r, BT_SIG_TTFT_AVG);
+}
+
 static bool want_inflight(const struct bt_tui *t, int r)
 {
-    return has_adm(t, r, BT_SIG_ADM_IN_FLIGHT) || !isnan(t->evals[r].in_flight);
+    return has_signal(t, r, BT_SIG_ADM_IN_FLIGHT) || !isnan(t->evals[r].in_flight);
 }
 
 static bool want_offered(const struct bt_tui *t, int r)
 {
-    return has_adm(t, r, BT_SIG_ADM_ADMITTED) || has_adm(t, r, BT_SIG_ADM_RETRIES) ||
-           has_adm(t, r, BT_SIG_ADM_COMPLETED);
+    return has_signal(t, r, BT_SIG_ADM_ADMITTED) || has_signal(t, r, BT_SIG_ADM_RETRIES) ||
+           has_signal(t, r, BT_SIG_ADM_COMPLETED);
 }
 
 static bool want_oppoint(const struct bt_tui *t, int r)
 {
-    return has_adm(t, r, BT_SIG_ADM_IN_FLIGHT) && has_adm(t, r, BT_SIG_ADM_COMPLETED);
+    return has_signal(t, r, BT_SIG_ADM_IN_FLIGHT) && has_signal(t, r, BT_SIG_ADM_COMPLETED);
 }
 
 static const struct {
@@ -645,6 +748,8 @@ static const struct {
     {G_THROTTLES, want_runtime, draw_throttles},
     {G_OFFERED, want_offered, draw_offered},
     {G_LATENCY, want_runtime, draw_latency},
+    {G_OTPS, want_speed, draw_otps},
+    {G_TTFT, want_speed, draw_ttft},
     {G_INFLIGHT, want_inflight, draw_inflight},
     {G_OPPOINT, want_oppoint, draw_oppoint},
 };

@@ -212,12 +212,13 @@ void bt_graph_dots(struct bt_canvas *cv, int x, int y, int w, int h,
             bt_canvas_set(cv, x + px, y + py, g, s[k].role);
         /* crossings: a column whose value lies above the level */
         for (int j = 0; j < ns; j++) {
-            if (s[j].kind != BT_SER_LINE || !s[j].v || !s[j].over)
+            bool floor = s[k].below, up = s[k].above || s[j].over;
+            if (s[j].kind != BT_SER_LINE || !s[j].v || !(floor || up))
                 continue;
             int count = s[j].n < w ? s[j].n : w;
             for (int i = 0; i < count; i++) {
                 double v = s[j].v[s[j].n - count + i];
-                if (!isnan(v) && v > s[k].level)
+                if (!isnan(v) && ((floor && v < s[k].level) || (up && v > s[k].level)))
                     bt_canvas_set(cv, x + w - count + i, y + py, '!', over_role);
             }
         }

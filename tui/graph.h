@@ -40,6 +40,9 @@ struct bt_plot_series {
                                * same cell, is shown by merge_glyph (0: none) */
     uint32_t merge_glyph;
     bool over;                /* bt_graph_dots: marks where it lies above a level */
+    bool below, above;        /* bt_graph_dots, a LEVEL: marked where any LINE lies under
+                               * it (a floor: the speed below which calls are slow) or
+                               * over it (a ceiling), whatever the lines' over */
 };
 
 /* Points a plot of width w shows: 2 per cell with braille, 1 in ASCII. */
@@ -53,7 +56,8 @@ void bt_graph_plot(struct bt_canvas *cv, int x, int y, int w, int h,
 /* Dot plot at cell resolution, one value per column (newest at the right edge),
  * each series in its own glyph so series are told apart without color. LEVEL series
  * are dashed lines drawn first; where a LINE series with over set lies above a
- * level, that column's level cell becomes '!' in over_role (a quota crossing).
+ * level, that column's level cell becomes '!' in over_role (a quota crossing); a
+ * LEVEL with below (above) set is marked so where any LINE lies under (over) it.
  * Later series are drawn over earlier ones, except where merge_with names the
  * series already there: then the cell shows merge_glyph. */
 void bt_graph_dots(struct bt_canvas *cv, int x, int y, int w, int h,

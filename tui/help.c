@@ -11,7 +11,7 @@
 static void legend(struct bt_tui *t, int *n, int width, const char *head, const uint32_t *g,
                    const char *const *names, int k)
 {
-    char line[400];
+    char line[1024]; /* every glyph of the graphs (TUI_NPAT of them) */
     int len = 0;
     for (int i = 0; i < k && len < (int)sizeof line - 64; i++) {
         char enc[8];
@@ -40,7 +40,8 @@ static const struct {
     {BT_COL_BAR, "the quota group's use against its quota (glyphs below); \"quota 0\": known "
                  "to be 0, \"quota ?\": not known"},
     {BT_COL_FITS, "more calls that fit now, and the side that limits them: tpm, rpm, in and "
-                  "out (mantle), r-in and r-out (reserved tier), day, acct (daily quotas)"},
+                  "out (mantle), r-in and r-out (reserved tier), day, acct (daily quotas), conc "
+                  "(concurrent requests)"},
     {BT_COL_SETTLED, "settled tokens/min: charged at completion (input + cache write + "
                      "output x burndown)"},
     {BT_COL_ESTIMATED, "EstimatedTPMQuotaUsage: CloudWatch's estimate, blind to reservations"},
@@ -74,6 +75,9 @@ static void legend_page(struct bt_tui *t, int *n, int width)
               "their rows are dimmed", BT_ROLE_HELP);
     tui_entry(t->help_lines, n, width, "metrics", "status bar: CloudWatch metrics requested "
               "(GetMetricData is billed per metric) and their price; n/a: not measured yet",
+              BT_ROLE_HELP);
+    tui_entry(t->help_lines, n, width, "regions", "header, \"2 regions, 1 failing\": a Region "
+              "whose CloudWatch or Service Quotas calls fail; its routes are UNKN (STALE)",
               BT_ROLE_HELP);
     tui_entry(t->help_lines, n, width, "REC", "header: recording to the file named in the "
               "status bar (REC FAILED: writes fail, lines dropped)", BT_ROLE_HELP);

@@ -32,6 +32,7 @@ static const char *side_short(enum bt_side s)
     case BT_SIDE_RES_INPUT: return "r-in";
     case BT_SIDE_RES_OUTPUT: return "r-out";
     case BT_SIDE_DAILY: return "day";
+    case BT_SIDE_CONCURRENT: return "conc";
     default: return "acct";
     }
 }

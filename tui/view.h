@@ -55,10 +55,12 @@ struct tui_pattern {
 };
 enum { PAT_QUOTA, PAT_SETTLED, PAT_ESTIMATED, PAT_BOTH, PAT_USED, PAT_THROTTLE, PAT_P50,
        PAT_P99, PAT_INFLIGHT, PAT_LIMIT, PAT_POINT, PAT_NOW, PAT_KNEE, PAT_ADMITTED,
-       PAT_RETRIED, PAT_ATHROTTLED, PAT_COMPLETED, PAT_CURSOR, TUI_NPAT };
+       PAT_RETRIED, PAT_ATHROTTLED, PAT_COMPLETED, PAT_CURSOR, PAT_OTPS, PAT_TTFT, PAT_HOUR,
+       PAT_SLOWLINE, TUI_NPAT };
 extern const struct tui_pattern tui_patterns[TUI_NPAT];
 
-enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_OFFERED, G_LATENCY, G_INFLIGHT, G_OPPOINT };
+enum gkind { G_TOKENS, G_MANTLE_OUT, G_THROTTLES, G_OFFERED, G_LATENCY, G_OTPS, G_TTFT,
+             G_INFLIGHT, G_OPPOINT };
 
 /* How the dashboard looks: the theme, the terminal's colors, one attribute per role. */
 struct tui_look {

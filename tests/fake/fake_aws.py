@@ -88,7 +88,7 @@ Scenario file (JSON; every key optional)
     ]
   }
   Fault rule fields: "op" (operation name without prefix, or "*" for any request, counted
-  together), "nth" (1-based request number for that op; default 1), "count" (how many
+  together), "region" (only requests signed for that Region: one Region failing), "nth" (1-based request number for that op; default 1), "count" (how many
   consecutive requests from nth; default 1; 0 = every request from nth on), "action":
     throttle        400 ThrottlingException (CloudWatch) / TooManyRequestsException (Quotas)
     5xx             500 (or "status": 502/503/504) InternalServiceFault / ServiceException
@@ -855,10 +855,12 @@ class State:
             self.counts[op] = self.counts.get(op, 0) + 1
             return self.total, self.counts[op]
 
-    def fault_for(self, op, n_op, n_all):
+    def fault_for(self, op, n_op, n_all, region=None):
         for rule in self.sc.faults:
             rop = rule.get("op", "*")
             if rop not in ("*", op):
+                continue
+            if rule.get("region") not in (None, region):
                 continue
             n = n_all if rop == "*" else n_op
             first = int(rule.get("nth", 1))
@@ -950,7 +952,7 @@ class Handler(BaseHTTPRequestHandler):
         token = self.headers.get("X-Amz-Security-Token")
         if token is not None or st.args.session_token is not None:
             entry["token_ok"] = token is not None and token == st.args.session_token
-        rule = st.fault_for(op, n_op, n_all)
+        rule = st.fault_for(op, n_op, n_all, entry.get("region"))
         if rule is not None:
             entry["fault"] = rule.get("action")
             if self.apply_fault(rule, entry, service):

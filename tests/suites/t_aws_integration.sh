@@ -96,7 +96,7 @@ else
 
     expect_eq "every request's signature verified by the fake" \
         "$(l "$TMP/main.log" "all(x['sig_ok'] and x['token_ok'] for x in L)")" True
-    # 36 queries (both cache spellings: check skips ListMetrics) in one request, 7 results
+    # 36 queries (both cache spellings: check lists no spelling) in one request, 7 results
     # per page: ceil(36 / 7) = 6 pages, plus the throttled first attempt
     expect_eq "GetMetricData: one throttled, retried, 6 pages" \
         "$(l "$TMP/main.log" "(sum(x['op']=='GetMetricData' and x['fault']=='throttle' for x in L), sum(x['op']=='GetMetricData' and x['status']==200 for x in L))")" \
@@ -109,10 +109,12 @@ else
     mins=$(( ($(date +%s) % 86400) / 60 ))
     expect_eq "tokens today = 570,000 x minutes since midnight" \
         "$(j "$TMP/main.json" "abs(r['triage']['tokens_today'] / 570000 - $mins) <= 1")" True
-    # the mantle route's dimension sets are listed (a wrong set returns zeros); AWS/Bedrock's
+    # the mantle route's dimension sets are listed (a wrong set returns zeros); in
+    # AWS/Bedrock only the reserved tier's Invocations (whether that tier is asked): the
     # cache spellings are asked both at once instead
-    expect_eq "check: ListMetrics only in AWS/BedrockMantle, once" \
-        "$(l "$TMP/main.log" "[x['body']['Namespace'] for x in L if x['op']=='ListMetrics']")" "['AWS/BedrockMantle']"
+    expect_eq "check: ListMetrics once for the reserved tier, once in AWS/BedrockMantle" \
+        "$(l "$TMP/main.log" "[(x['body']['Namespace'], x['body'].get('MetricName'), x['body']['Dimensions']) for x in L if x['op']=='ListMetrics']")" \
+        "[('AWS/Bedrock', 'Invocations', [{'Name': 'ModelId'}, {'Name': 'ResolvedServiceTier', 'Value': 'reserved'}]), ('AWS/BedrockMantle', None, [{'Name': 'Model'}])]"
     expect_eq "ListServiceQuotas: 7 pages (sizes 3, 0, 1, 1, 1, 1, 1)" \
         "$(l "$TMP/main.log" "sum(x['op']=='ListServiceQuotas' and x['status']==200 for x in L)")" 7
     expect_eq "ListAWSDefaultServiceQuotas: 2 pages" \

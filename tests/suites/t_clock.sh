@@ -2,8 +2,8 @@
 # One clock (issue 22): replay --at T, export's row of T and the event log name the
 # same CloudWatch data minute. A demo recording on the unpaced clock (deterministic
 # under load) with a marker added between two polls, then for every data minute
-# `replay --at T --format json` against the CSV row of T: same status, throttles and
-# warnings; the marker in both exports; triage's crit in the event log.
+# `replay --at T --format json` against the CSV row of T: same status, throttles,
+# warnings, markers and events; the marker in both exports; triage's crit in the event log.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 REC=$TMP/demo.rec
 "$BEDTOP" record "$REC" --demo --demo-speed max --duration 30m >"$TMP/rec.out" 2>&1
@@ -28,16 +28,17 @@ PY
 "$BEDTOP" export "$REC" --format json >"$TMP/all.json" 2>"$TMP/json.err"
 check "export csv and json ran" test -s "$TMP/all.csv" -a -s "$TMP/all.json"
 
-check "every data minute: replay --at T agrees with the CSV row of T" python3 - "$BEDTOP" "$REC" "$TMP/all.csv" <<'PY'
+check "every data minute: replay --at T agrees with the CSV row of T, markers and events too" python3 - "$BEDTOP" "$REC" "$TMP/all.csv" <<'PY'
 import csv, json, subprocess, sys
 bedtop, rec, path = sys.argv[1:4]
 rows = list(csv.DictReader(open(path)))
 minutes = sorted({r["time"] for r in rows})
-bad = []
+bad, marked, evented = [], 0, 0
 for m in minutes:
     out = subprocess.run([bedtop, "replay", rec, "--at", m, "--format", "json"],
                          capture_output=True, text=True)
-    rep = {x["name"]: x for x in json.loads(out.stdout)["routes"]}
+    doc = json.loads(out.stdout)
+    rep = {x["name"]: x for x in doc["routes"]}
     for r in (r for r in rows if r["time"] == m):
         j = rep[r["route"]]
         # the CSV's throttles column is CloudWatch's value for minute T itself; a
@@ -50,10 +51,19 @@ for m in minutes:
         stale_ok = j["data_minute"] != m and "STALE" in got[2]
         if got[0] != want[0] or got[2] != want[2] or (got[1] != want[1] and not stale_ok):
             bad.append((m, r["route"], got, want))
-print(len(minutes), "minutes,", len(rows), "rows")
+        # the markers and events of minute T: the CSV's columns hold their texts
+        # ("; " between them), the JSON's arrays the entries themselves
+        mk = "; ".join(x["text"] for x in doc["markers"])
+        ev = "; ".join(x["text"] for x in doc["events"] if x["route"] == r["route"])
+        if (mk, ev) != (r["markers"], r["events"]):
+            bad.append((m, r["route"], (mk, ev[:80]), (r["markers"], r["events"][:80])))
+        marked += bool(mk)
+        evented += bool(ev)
+print(len(minutes), "minutes,", len(rows), "rows;", marked, "rows with a marker,", evented, "with events")
 for b in bad[:5]:
     print("#", b)
-sys.exit(1 if bad or len(minutes) < 25 else 0)
+# not vacuous: the marker's minute (13 routes) and the demo's changes were compared
+sys.exit(1 if bad or len(minutes) < 25 or marked < 1 or evented < 10 else 0)
 PY
 
 # Known answer (collectors/demo.c): triage's retry storm throttles from story minute
@@ -88,6 +98,23 @@ sys.exit(0 if mk == [{"time": "2026-11-29T10:17:00Z", "at": "2026-11-29T10:20:30
          and rows and rows[0]["status"] == "crit"
          and rows[0]["evaluated_at"] == "2026-11-29T10:16:59Z" else 1)
 PY
+# replay --at's JSON names the marker of its minute and the changes of it, in
+# check.schema.json's shape
+"$BEDTOP" replay "$REC" --at 10:17 --format json >"$TMP/at17.json"
+check "replay --at 10:17 --format json: the marker deploy 42, added at 10:20:30" python3 - "$TMP/at17.json" <<'PY'
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["markers"] == [
+    {"time": "2026-11-29T10:17:00Z", "at": "2026-11-29T10:20:30Z", "text": "deploy 42"}] else 1)
+PY
+"$BEDTOP" replay "$REC" --at 10:13 --format json >"$TMP/at13.json"
+check "replay --at 10:13 --format json: triage's warn -> crit among its events" python3 - "$TMP/at13.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+sys.exit(0 if any(e["route"] == "triage" and e["kind"] == "status" and (e["from"], e["to"]) == ("warn", "crit")
+                  and e["time"] == "2026-11-29T10:13:00Z" for e in ev) else 1)
+PY
+check "... valid against data/check.schema.json" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/at13.json" "$TMP/at17.json"
 "$BEDTOP" export "$REC" --from 10:13 --to 10:13 --route triage >"$TMP/one.csv"
 expect_eq "export --from 10:13 --to 10:13 is the one row of 10:13" \
     "$(python3 -c 'import csv,sys; print([(r["time"], r["status"]) for r in csv.DictReader(open(sys.argv[1]))])' "$TMP/one.csv")" \

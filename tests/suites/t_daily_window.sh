@@ -45,28 +45,31 @@ AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REG
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
 RPID=$!
-# The day's sums are in the file when a poll line holds a sample of both signals (by
-# their index in the header's "signals"); the names alone are in the header from the
-# start, so waiting for them waited for nothing and a loaded machine stopped the
-# record before its first poll (tokens today 0).
-day_sums_in() {
-    python3 - "$1" <<'PY' 2>/dev/null
+# the day's sums are in when a sample line holds both day signals (the header's signal
+# list names them too, so a grep would not do)
+day_in() {
+    python3 - "$TMP/live.rec" <<'PY'
 import json, sys
-lines = open(sys.argv[1]).read().split("\n")
-sig = json.loads(lines[0])["signals"]
-want = {sig.index("day_input_tokens"), sig.index("day_output_tokens")}
-seen = set()
+try:
+    lines = open(sys.argv[1]).read().split("\n")
+    sig = json.loads(lines[0])["signals"]
+    want = {sig.index("day_input_tokens"), sig.index("day_output_tokens")}
+except (OSError, ValueError, KeyError):
+    sys.exit(1)
+have = set()
 for l in lines[1:]:
     try:
-        for g in json.loads(l).get("s", []):
-            seen.update(g[3][0::2])
+        rec = json.loads(l)
     except ValueError:
-        pass  # the line being written
-sys.exit(0 if want <= seen else 1)
+        continue  # the line being written
+    for smp in rec.get("s", []) if isinstance(rec, dict) else []:
+        vals = smp[3]
+        have.update(v for v in vals[0::2] if v in want)
+sys.exit(0 if want <= have else 1)
 PY
 }
 for _ in $(seq 1 600); do
-    day_sums_in "$TMP/live.rec" && break
+    day_in && break
     kill -0 "$RPID" 2>/dev/null || break
     sleep 0.1
 done

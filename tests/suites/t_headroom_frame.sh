@@ -29,6 +29,31 @@
 #   admitted counter gives R: R falls back to max_tokens, so
 #   held >= 12 x 4,000 = 48,000 (lower bound); used >= 48,000;
 #   headroom <= 52,000 = 52 % (upper bound). Version 2: held unknown, used 0, 100 %.
+# tiered: Claude 3 Haiku (burndown 1), quota_tpm 1,000,000, max_tokens 500; every minute
+#   300 calls, 900,000 in, 60,000 out, latency 3,000 ms (every tier); ListMetrics lists
+#   ModelId + ResolvedServiceTier=reserved, which served 100 calls, 300,000 in, 20,000
+#   out; the reservation is 1,000,000 input / 100,000 output TPM (config):
+#   on-demand: 200 calls, 600,000 in, 40,000 out; settled 640,000;
+#     R = 600,000 / 200 + 500 = 3,500; in flight 200 / 60 x 3 s = 10; held 35,000;
+#     used 675,000; headroom 325,000 = 32.5 %: the tpm side binds, fits 92
+#   every tier (version 2, and check before it listed the tier): settled 960,000,
+#     held 15 x 3,500 = 52,500, used 1,012,500: over quota, crit
+#   reserved input: 300,000 + its third of what every tier holds (35,000 / (2/3) / 3
+#     = 17,500) = 317,500: 68.25 % free; reserved output 20,000: 80 % free
+#   in flight on every tier 300 / 60 x 3 = 15
+#   concurrent: Service Quotas lists 100 concurrent requests for Claude 3 Haiku; the 15
+#   in flight are a minute's mean (Little's law), which the peak is at least: at most
+#   85 more = 85 % (upper bound); tpm still binds
+# restart: Mistral Large, quota_tpm 2,000,000, no CloudWatch datapoint (idle); two
+#   workers (tests/fake/admission_server.py /restart): a admits 10/s (600/min) and
+#   reserves 25,000/s (1,500,000/min), 38 in flight; b answers check's first scrape
+#   with its old process's totals (1,000,000 admitted, 3,000,000,000 reserved) and has
+#   restarted by the second: 1/s and 2,500/s since. Per series b was reset, its
+#   increase is its new value (60 admitted, 150,000 reserved a minute), so the route
+#   admits 660 and reserves 1,650,000 a minute: R = 2,500, held 38 x 2,500 = 95,000,
+#   used 95,000 (nothing settled at the idle minute), headroom 1,905,000 = 95.25 %,
+#   fits floor(1,905,000 / 2,500) = 762. Summed before the rate, the route's total
+#   fell and ~3.0e9 reserved tokens counted as one minute's.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 
@@ -38,7 +63,8 @@ CLEANUP+=("kill $!")
 for _ in $(seq 50); do [ -s "$TMP/aport" ] && break; sleep 0.1; done
 APORT=$(head -n 1 "$TMP/aport")
 check "fake admission server starts" test -n "$APORT"
-sed "s|@ADMISSION@|http://127.0.0.1:$APORT/json/burst|" "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" >"$TMP/v3.conf"
+sed -e "s|@ADMISSION@|http://127.0.0.1:$APORT/json/burst|" -e "s|@ADMISSION_BASE@|http://127.0.0.1:$APORT|" \
+    "$BEDTOP_SRCDIR/tests/fake/headroom_v3.conf" >"$TMP/v3.conf"
 t0=$(date +%s) # the poll happens between t0 and t1: on a loaded machine it may cross a minute
 env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN \
     AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
@@ -91,6 +117,30 @@ expect_eq "burst: CloudWatch idle, 12 in flight (admission), R from max_tokens" 
 expect_eq "burst: held at least 48,000; used at least 48,000; at most 52 % free" \
     "$(j "(r['burst']['tpm']['held'], r['burst']['tpm']['held_quality'], r['burst']['tpm']['used'], r['burst']['tpm']['used_quality'], r['burst']['headroom_pct'], r['burst']['headroom_quality'])")" \
     "(48000, 'lower-bound', 48000, 'lower-bound', 52, 'upper-bound')"
+expect_eq "tiered: check lists the reserved tier: a third of the calls, 100 of 300" \
+    "$(j "(r['tiered']['tiers']['reserved_invocations'], r['tiered']['tiers']['reserved_share'], r['tiered']['tiers']['reserved_input_tokens'], r['tiered']['tiers']['reserved_output_tokens'])")" \
+    "(100, 0.33, 300000, 20000)"
+expect_eq "tiered: on-demand settled 640,000, R 3,500, held 35,000, used 675,000" \
+    "$(j "(r['tiered']['tpm']['settled'], r['tiered']['reservation_per_call'], r['tiered']['tpm']['held'], r['tiered']['tpm']['used'], r['tiered']['in_flight'])")" \
+    "(640000, 3500, 35000, 675000, 15)"
+expect_eq "tiered: 32.5 % free on the on-demand quota (not over it), tpm binds, fits 92, ok" \
+    "$(j "(r['tiered']['headroom_tpm'], r['tiered']['headroom_pct'], r['tiered']['binding_side'], r['tiered']['fits_more'], r['tiered']['status'])")" \
+    "(325000, 32.5, 'tpm', 92, 'ok')"
+expect_eq "tiered: reserved input 317,500 (68.25 % free, shown 68.3), output 20,000 (80 % free)" \
+    "$(j "tuple((r['tiered']['sides'][k]['used'], r['tiered']['sides'][k]['headroom_pct']) for k in ('reserved_input', 'reserved_output'))")" \
+    "((317500, 68.3), (20000, 80))"
+expect_eq "tiered: concurrent 100 (Service Quotas): 15 in flight at least, at most 85 more (85 %)" \
+    "$(j "(r['tiered']['quota']['concurrent'], tuple(r['tiered']['sides']['concurrent'][k] for k in ('used', 'used_quality', 'used_source', 'headroom', 'headroom_pct', 'headroom_quality', 'fits_more')))")" \
+    "(100, (15, 'lower-bound', 'littles-law', 85, 85, 'upper-bound', 85))"
+expect_eq "tiered: the reserved tier asked under its own dimension set" \
+    "$(python3 -c 'import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print(any(q["MetricStat"]["Metric"]["Dimensions"] == [{"Name": "ModelId", "Value": "anthropic.claude-3-haiku-20240307-v1:0"}, {"Name": "ResolvedServiceTier", "Value": "reserved"}] for x in L if x["op"] == "GetMetricData" for q in x["body"]["MetricDataQueries"] if "MetricStat" in q))' "$TMP/v3.log")" True
+# rates over a 2 s gap timed by arrival: within 3 % (a loaded machine's latency)
+expect_eq "restart: 1,650,000 reserved a minute (not ~3.0e9), R 2,500 from the counters" \
+    "$(j "(abs(r['restart']['tpm']['reserved_per_min'] - 1650000) <= 50000, abs(r['restart']['reservation_per_call'] - 2500) <= 5, r['restart']['reservation_source'])")" \
+    "(True, True, 'admission')"
+expect_eq "restart: CloudWatch idle, held 38 x 2,500 = 95,000 = used, 95.25 % free, fits ~762" \
+    "$(j "(r['restart']['frame_state'], r['restart']['in_flight'], abs(r['restart']['tpm']['held'] - 95000) <= 200, r['restart']['tpm']['used_quality'], abs(r['restart']['headroom_pct'] - 95.25) <= 0.1, abs(r['restart']['fits_more'] - 762) <= 2)")" \
+    "('idle', 38, True, 'known', True, True)"
 expect_eq "burst: admission_at is set, evaluated_minute the group's" \
     "$(j "(r['burst']['admission_at'] is not None, r['burst']['evaluated_minute'] == r['chat']['evaluated_minute'])")" "(True, True)"
 finish

@@ -19,7 +19,12 @@ check "refusal says why" grep -q "never overwritten" "$TMP/last.err"
 rc=$?
 expect_eq "disk full: record runs to the end and exits 1 (lines dropped)" "$rc" 1
 check "disk full: the write error is reported" grep -q "recording $TMP/full.rec: File too large (lines are being dropped)" "$TMP/full.err"
-expect_eq "disk full: reported once, not per line" "$(grep -c 'lines are being dropped' "$TMP/full.err")" 1
+# each spell of failing writes is reported once, not per line: the prefill's long first
+# line fails, shorter lines then fit ("writing again") until the limit is reached
+drops=$(grep -c 'lines are being dropped' "$TMP/full.err")
+agains=$(grep -c 'writing again' "$TMP/full.err")
+check "disk full: reported once per spell of failing writes, not per line ($drops for $agains recoveries)" \
+    test "$drops" -ge 1 -a "$drops" -ge "$agains" -a "$drops" -le $((agains + 1))
 check "disk full: the summary says lines were dropped" grep -q "some lines dropped" "$TMP/full.err"
 # issue 16 item 5: no partial line is left for the next line to be appended to
 expect_eq "disk full: the recording ends on a line boundary" "$(tail -c 1 "$TMP/full.rec" | od -An -c | tr -d ' ')" '\n'
@@ -39,6 +44,43 @@ expect_rc "replay of a FIFO is refused without waiting for a writer" 3 \
     timeout 20 "$BEDTOP" replay "$TMP/fifo.rec" --at +1m
 expect_rc "export of a non-regular file is refused" 3 timeout 20 "$BEDTOP" export "$TMP/zero.rec" --format csv
 
+# The demo's admission counters are raw readings per worker series, as an application
+# exports them (collectors/demo.c): no per-minute rate is recorded, the reader derives
+# them. Triage's worker b restarts at story minute 8 (10:08:00): its readings drop.
+expect_eq "demo: admission counters recorded per worker series, no counter rates as samples" \
+    "$(python3 - "$REC" <<'PY'
+import json, sys
+L = [json.loads(x) for x in open(sys.argv[1]).read().split("\n")[1:] if x.strip()]
+ids = sorted(i for x in L for _, i in x.get("k", []))
+counters = set(range(17, 24))  # adm_admitted_pm .. adm_settled_tpm in the header's list
+rates = sum(1 for x in L for row in x.get("s", []) for sig in row[3][0::2] if sig in counters)
+print(ids, rates)
+PY
+)" "['route=\"triage\",worker=\"a\"', 'route=\"triage\",worker=\"b\"', 'route=\"workers\",worker=\"a\"', 'route=\"workers\",worker=\"b\"'] 0"
+expect_eq "demo: triage's worker b restarts at 10:08:00 (its admitted counter drops), worker a does not" \
+    "$(python3 - "$REC" <<'PY'
+import json, sys
+L = [json.loads(x) for x in open(sys.argv[1]).read().split("\n")[1:] if x.strip()]
+names = {i: n for x in L for i, n in x.get("k", [])}
+seq = {}
+for x in L:
+    for route, series, arrival, t, sv in x.get("c", []):
+        for sig, v in zip(sv[0::2], sv[1::2]):
+            if route == 0 and sig == 17:
+                seq.setdefault(names[series], []).append((arrival, v))
+drops = {n: [a for (a, v), (_, w) in zip(s[1:], s) if v < w] for n, s in seq.items()}
+print(drops['route="triage",worker="a"'], drops['route="triage",worker="b"'])
+PY
+)" "[] [1795946880]"
+# Across the restart the route's rate is its traffic, not a worker's whole total: at
+# 10:08:06 (the restart's scrape is the newest) triage reserves 300 calls x 2,926
+# (1,500 input + 67 cache write + 335 cache read + max_tokens 1,024) = 877,800 a
+# minute, +-2 % (the demo's jitter on admitted): 860,244 .. 895,356.
+"$BEDTOP" check --demo --demo-at 8.1 --format json >"$TMP/restart.json"
+expect_eq "demo: triage's reservations across worker b's restart are ~877,800 a minute, R 2,926" \
+    "$(python3 -c "import json,sys; r={x['name']:x for x in json.load(open(sys.argv[1]))['routes']}['triage']; print(860244 <= r['tpm']['reserved_per_min'] <= 895356, r['reservation_per_call'], r['reservation_source'])" "$TMP/restart.json")" \
+    "True 2926 admission"
+
 # Round trip: the replayed numbers at a moment equal what check --demo-at computes.
 # --at +Mm is data minute 09:57 + M, shown as it stood the last second it was the
 # newest: 10:00 + M min + 59 s, demo minute M + 59/60 (M.9834 rounds to M:59).
@@ -51,6 +93,9 @@ for m in 0 5 9 13 16 19 22 25 28; do
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 a.pop("mode"); b.pop("mode")
+# the replay's own: the minute's markers and event log (t_clock compares them with
+# export's); a lone check has no log to carry
+assert isinstance(a.pop("markers"), list) and isinstance(a.pop("events"), list)
 sys.exit(0 if a == b else 1)
 PY
     then same=$((same + 1)); else echo "# minute $m differs"; fi

@@ -311,8 +311,10 @@ static void test_integration(void)
     OK(ls.max_queries == 36 && ls.min_queries == 8,
        "pages ask the 36 per-minute queries or the 8 day sums (%d..%d)", ls.min_queries, ls.max_queries);
     /* AWS/BedrockMantle's dimension sets decide what the mantle route asks (DOMAIN.md:
-     * a wrong set returns zeros): one ListMetrics page there, none in AWS/Bedrock */
-    OK(ls.op_count[1] == 1, "check: one ListMetrics round trip, the mantle namespace's (got %d)",
+     * a wrong set returns zeros): one ListMetrics page there; in AWS/Bedrock one page
+     * listing only the reserved tier's series (ResolvedServiceTier=reserved), which
+     * decides whether that tier is asked */
+    OK(ls.op_count[1] == 2, "check: two ListMetrics pages, the reserved tier's and mantle's (got %d)",
        ls.op_count[1]);
     /* 8 applied quotas at page sizes 3, 0, 1, 1, ...: 3|0|1|1|1|1|1 = 7 pages */
     OK(ls.op_count[2] == 7 && ls.op_ok[2] == 7,

@@ -162,5 +162,21 @@ int main(void)
     OK(bt_canvas_get(&cv, 1, 1)->ch == '-' && bt_canvas_get(&cv, 0, 1)->ch == '-',
        "elsewhere the quota line stays");
     bt_canvas_free(&cv);
+    /* A floor (below): the slowdown threshold. 3 columns x 4 rows, ymax 30, floor 20
+     * (row 1, as above); speeds {28, 10, NAN}: 10 lies under it (column 1 marked), 28
+     * above (column 0 not: a floor is not crossed upwards), NAN is no value. */
+    bt_canvas_init(&cv, 3, 4);
+    double sp[3] = {28, 10, NAN};
+    struct bt_plot_series fs[] = {
+        {.kind = BT_SER_LEVEL, .level = 20, .role = 1, .ascii = '-', .below = true},
+        {.kind = BT_SER_LINE, .v = sp, .n = 3, .role = 2, .ascii = '*'},
+    };
+    bt_graph_dots(&cv, 0, 0, 3, 4, fs, 2, 30, false, 9);
+    OK(bt_canvas_get(&cv, 1, 1)->ch == '!' && bt_canvas_get(&cv, 1, 1)->role == 9,
+       "a floor: a value under it marks its line '!' in that column");
+    OK(bt_canvas_get(&cv, 2, 1)->ch == '-', "... a gap (NAN) does not");
+    OK(bt_canvas_get(&cv, 0, 0)->ch == '*' && bt_canvas_get(&cv, 0, 1)->ch == '-',
+       "... nor a value above it");
+    bt_canvas_free(&cv);
     return tap_done();
 }

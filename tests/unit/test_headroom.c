@@ -9,6 +9,7 @@
 
 #include "core/headroom.h"
 #include "core/recording.h"
+#include "render/exposition.h"
 #include "render/report.h"
 #include "core/util.h"
 #include "io/recfile.h"
@@ -960,6 +961,82 @@ static void test_reserved_tier(void)
     fx_free(&f);
 }
 
+static void test_concurrent_side(void)
+{
+    /* Nova Lite (burndown 1), 2,000,000 TPM; Service Quotas lists 10 concurrent
+     * requests (as for video and async models). max_tokens 500.
+     * gauge: at 10:07 600 calls, 600,000 in, 60,000 out, latency 1,000 ms; the
+     *   admission gauge says 9 in flight: R = 1,000 + 500 = 1,500, held 13,500,
+     *   used 673,500: tokens 66.3 % free; concurrent 9 of 10 (known): 1 = 10 % left,
+     *   binds (warn: 10 < 20, > 5), fits 1 more call in flight
+     * littles: no gauge; 120 calls, 120,000 in, 12,000 out, 3,000 ms: in flight is
+     *   the minute's mean 120 / 60 x 3 = 6, which the peak is at least: headroom at
+     *   most 4 = 40 % (upper bound), binds (tokens: 141,000 used, 92.95 % free)
+     * quiet: a good poll, no datapoint, no gauge: 0 in flight (idle), 100 % left */
+    struct fx f;
+    fx_init(&f);
+    int g = fx_route(&f, "gauge", "amazon.nova-lite-v1:0", 2000000, 500);
+    int l = fx_route(&f, "littles", "amazon.nova-micro-v1:0", 2000000, 500);
+    int q = fx_route(&f, "quiet", "amazon.nova-pro-v1:0", 2000000, 500);
+    for (int r = 0; r < 3; r++)
+        f.cfg.routes[r].quota[BT_Q_CONCURRENT] = (struct bt_quota){10, BT_QS_SERVICE_QUOTAS, "L-CONC", ""};
+    fx_start(&f);
+    minute(&f, g, M, 600, 600000, 60000, 1000);
+    put(&f, g, BT_SIG_ADM_IN_FLIGHT, NOW - 5, 9);
+    minute(&f, l, M, 120, 120000, 12000, 3000);
+    struct bt_eval ev[3];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+
+    const struct bt_side_fig *c = &ev[g].side[BT_SIDE_CONCURRENT];
+    OK(c->applies && c->used == 9 && c->used_q == BT_QL_KNOWN && !strcmp(c->source_name, "admission"),
+       "gauge: 9 in flight, known, from the admission gauge");
+    NEAR(ev[g].side[BT_SIDE_TPM].pct, 66.325, 1e-9, "gauge: tokens 66.3 % free");
+    OK(ev[g].binding == BT_SIDE_CONCURRENT, "gauge: the concurrent side binds");
+    NEAR(ev[g].headroom_pct, 10, 1e-9, "gauge: 10 % left");
+    NEAR(ev[g].fits_more, 1, 0, "gauge: 1 more call in flight");
+    OK(ev[g].headroom_q == BT_QL_KNOWN, "gauge: headroom known");
+    const struct bt_warning *w = warning(&ev[g], BT_W_LOW_HEADROOM);
+    OK(w && w->severity == BT_ST_WARN && strstr(w->message, "concurrent headroom 1 of 10 in flight"),
+       "gauge: LOW_HEADROOM names the concurrent side (%s)", w ? w->message : "none");
+
+    c = &ev[l].side[BT_SIDE_CONCURRENT];
+    NEAR(c->used, 6, 1e-9, "littles: 6 in flight by Little's law");
+    OK(c->used_q == BT_QL_LOWER && !strcmp(c->source_name, "littles-law"),
+       "littles: a minute's mean is a lower bound of the peak");
+    OK(ev[l].binding == BT_SIDE_CONCURRENT && ev[l].headroom_q == BT_QL_UPPER,
+       "littles: binds, headroom an upper bound");
+    NEAR(ev[l].headroom_pct, 40, 1e-9, "littles: at most 40 % left");
+    NEAR(ev[l].fits_more, 4, 0, "littles: at most 4 more");
+    OK(!bt_eval_has(&ev[l], BT_W_LOW_HEADROOM), "littles: no LOW_HEADROOM at 40 %%");
+
+    c = &ev[q].side[BT_SIDE_CONCURRENT];
+    OK(ev[q].state == BT_FR_IDLE && c->used == 0 && c->used_q == BT_QL_IDLE && c->pct == 100,
+       "quiet: idle, 0 in flight, 100 %% left");
+
+    struct bt_report rep = {.cfg = &f.cfg, .store = &f.st, .now = NOW, .evals = ev, .n = 3, .mode = "live"};
+    cJSON *j = bt_report_route_json(&rep, g);
+    const cJSON *js = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sides"), "concurrent");
+    OK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(j, "binding_side")), "concurrent") &&
+           cJSON_GetNumberValue(cJSON_GetObjectItem(js, "used")) == 9 &&
+           !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(js, "used_quality")), "known") &&
+           cJSON_GetNumberValue(cJSON_GetObjectItem(js, "headroom")) == 1 &&
+           cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "quota"), "concurrent")) == 10,
+       "JSON: binding_side concurrent, sides.concurrent used 9 (known), headroom 1, quota.concurrent 10");
+    cJSON_Delete(j);
+    j = bt_report_route_json(&rep, l);
+    js = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sides"), "concurrent");
+    OK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(js, "headroom_quality")), "upper-bound"),
+       "JSON: littles' concurrent headroom is an upper bound");
+    cJSON_Delete(j);
+    struct bt_buf text = {0};
+    bt_expo_render(&rep, BT_EXPO_TEXT, &text);
+    OK(strstr(bt_buf_str(&text), "bedtop_side_headroom_ratio{route=\"gauge\"") &&
+           strstr(bt_buf_str(&text), "side=\"concurrent\",binding=\"true\"} 0.1\n"),
+       "/metrics: the concurrent side's ratio 0.1, binding");
+    bt_buf_free(&text);
+    fx_free(&f);
+}
+
 static void test_daily_sides(void)
 {
     /* Llama 3.3 70B on-demand (a) and cross-Region us. (b): one daily quota of
@@ -1008,6 +1085,7 @@ int main(void)
     test_mantle_binding_fits();
     test_rpm_binding();
     test_reserved_tier();
+    test_concurrent_side();
     test_domain_example();
     test_littles_law();
     test_admission();
