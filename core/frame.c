@@ -267,14 +267,16 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         char why[224];
         if (sq->last_ok) {
             bt_fmt_hhmm(sq->last_ok, hm, sizeof hm);
-            snprintf(why, sizeof why, "Service Quotas failing (%s); quotas as read at %s UTC",
-                     sq->error, hm);
+            bt_fmt_cut(why, sizeof why, "Service Quotas failing (%s); quotas as read at %s UTC",
+                       sq->error, hm);
         } else {
-            snprintf(why, sizeof why, "Service Quotas failing (%s); no quota read yet", sq->error);
+            bt_fmt_cut(why, sizeof why, "Service Quotas failing (%s); no quota read yet", sq->error);
         }
         if (e->stale) { /* CloudWatch's reason, often the same error, comes first */
-            size_t n = strlen(e->stale_reason);
-            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; Service Quotas failing too");
+            char cw_why[sizeof e->stale_reason];
+            bt_strlcpy(cw_why, e->stale_reason, sizeof cw_why);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "%s; Service Quotas failing too",
+                       cw_why);
         } else {
             bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
         }
