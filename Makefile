@@ -36,6 +36,7 @@ LIB_SRC  = $(sort $(wildcard core/*.c io/*.c render/*.c collectors/*.c aws/*.c n
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC = $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
+BENCH_BIN = $(B)/bench/bench_drv # t_bench_smoke runs it (TESTBIN/../bench)
 TEST_OBJ = $(B)/tests/tap.o
 
 .PHONY: all check check-run test-deps build-deps test asan valgrind valgrind-run help fuzz fuzz-smoke fuzz-long fuzz-targets bench demo install uninstall clean deps lint manlint
@@ -94,7 +95,7 @@ tests: $(TEST_BIN)
 check: test-deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: bedtop $(TEST_BIN) lint
+check-run: bedtop $(TEST_BIN) $(BENCH_BIN) lint
 	BEDTOP=$(CURDIR)/$(B)/bedtop TESTBIN=$(CURDIR)/$(B)/tests tests/run
 
 test-deps:
@@ -106,14 +107,14 @@ build-deps:
 # Same tests under AddressSanitizer + UndefinedBehaviorSanitizer, in a separate build dir.
 asan: test-deps
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    LDFLAGS="-fsanitize=address,undefined" build-asan/bedtop $(patsubst $(B)/%,build-asan/%,$(TEST_BIN))
+	    LDFLAGS="-fsanitize=address,undefined" build-asan/bedtop $(patsubst $(B)/%,build-asan/%,$(TEST_BIN) $(BENCH_BIN))
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	    BEDTOP=$(CURDIR)/build-asan/bedtop TESTBIN=$(CURDIR)/build-asan/tests tests/run
 
 valgrind: test-deps
 	@$(MAKE) --no-print-directory valgrind-run
 
-valgrind-run: bedtop $(TEST_BIN)
+valgrind-run: bedtop $(TEST_BIN) $(BENCH_BIN)
 	VALGRIND=1 BEDTOP=$(CURDIR)/$(B)/bedtop TESTBIN=$(CURDIR)/$(B)/tests tests/run
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c), one per parser of outside input, under

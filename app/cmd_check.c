@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/check_state.h"
 #include "collectors/admission.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/demo.h"
@@ -68,6 +69,16 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 3;
     }
+    /* --state: the minutes an earlier run fetched are not asked again */
+    char state[1024] = "";
+    if (o->state && !o->demo && !check_state_path(o->state, state, sizeof state)) {
+        app_output_discard(&out);
+        free(keep);
+        app_free(&a);
+        return 3;
+    }
+    if (state[0])
+        check_state_load(&a, state, start);
     int sig;
     int64_t now = app_poll_once(&a, start, &sig);
     if (sig > 0) {
@@ -80,6 +91,8 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 128 + sig;
     }
+    if (state[0])
+        check_state_save(&a, state, now); /* a failure is said; the report still stands */
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
     bt_report_select(&rep, keep, app_unknown_as(o));

@@ -205,15 +205,35 @@ void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const
     memset(gs, 0, sizeof *gs);
     gs->cost = ctx->api_cost;
     int max = cfg->nroutes > 0 ? cfg->nroutes : 1;
-    gs->prov = bt_xcalloc((size_t)max, sizeof *gs->prov);
-    gs->g = bt_xcalloc((size_t)max, sizeof *gs->g);
+    /* providers and groups sized to how many there are (a few), not one per route:
+     * at 20,000 routes that was 9 kB a route per collector; a first pass counts them */
+    char (*regions)[32] = bt_xcalloc((size_t)max, sizeof *regions);
+    int *rep = bt_xcalloc((size_t)max, sizeof *rep), nrep = 0, nprof = 0;
+    for (int i = 0; i < cfg->nroutes; i++) {
+        const struct bt_route *r = &cfg->routes[i];
+        if (runtime_only && r->endpoint != BT_EP_RUNTIME)
+            continue;
+        bt_awsgroup_route_region(ctx, r, regions[i], sizeof regions[i]);
+        const char *profile = route_profile(ctx, r);
+        bool same_prof = false, same_group = false;
+        for (int k = 0; k < nrep && !same_group; k++) {
+            bool p = strcmp(route_profile(ctx, &cfg->routes[rep[k]]), profile) == 0;
+            same_prof |= p;
+            same_group = p && strcmp(regions[rep[k]], regions[i]) == 0;
+        }
+        nprof += !same_prof;
+        if (!same_group)
+            rep[nrep++] = i;
+    }
+    gs->prov = bt_xcalloc((size_t)(nprof ? nprof : 1), sizeof *gs->prov);
+    gs->g = bt_xcalloc((size_t)(nrep ? nrep : 1), sizeof *gs->g);
+    free(rep);
     for (int i = 0; i < cfg->nroutes; i++) {
         const struct bt_route *r = &cfg->routes[i];
         if (runtime_only && r->endpoint != BT_EP_RUNTIME)
             continue;
         const char *profile = route_profile(ctx, r);
-        char region[32];
-        bt_awsgroup_route_region(ctx, r, region, sizeof region);
+        const char *region = regions[i];
         int pi = 0;
         while (pi < gs->nprov && strcmp(gs->prov[pi].profile, profile) != 0)
             pi++;
@@ -244,6 +264,7 @@ void bt_awsgroups_build(struct bt_awsgroups *gs, const struct bt_ctx *ctx, const
         }
         g->routes[g->nroutes++] = i;
     }
+    free(regions);
 }
 
 /* Requests in flight whose outcome is still to be counted: a fixed pool (no

@@ -11,6 +11,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/cw_int.h"
+#include "core/cadence.h"
 #include "core/sanitize.h"
 #include "net/http.h"
 
@@ -22,11 +23,20 @@
  * either OK (and the newest settled minute fetched) or the first error. */
 
 
+/* Now on the tick's clock: the tick's time plus the wall-clock time since it (the
+ * same as time(NULL) when the loop drives the collector; a test's simulated minutes
+ * otherwise). */
+static int64_t cw_clock(const struct cw *cw)
+{
+    int64_t wall = (int64_t)time(NULL);
+    return cw->tick_wall ? cw->tick_now + (wall - cw->tick_wall) : wall;
+}
+
 static void cw_event(struct cw *cw, int route, enum bt_event_type type, const char *text)
 {
     if (!cw->ctx->store)
         return;
-    struct bt_event ev = {.t = (int64_t)time(NULL), .type = type, .route = route,
+    struct bt_event ev = {.t = cw_clock(cw), .type = type, .route = route,
                           .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.text, text ? text : "", sizeof ev.text);
     bt_store_apply(cw->ctx->store, &ev);
@@ -62,71 +72,205 @@ static int wire_slot(int route, int sig, bool alt)
 bool bt_cloudwatch_signal_detail(enum bt_signal s)
 {
     return s == BT_SIG_LATENCY_P50 || s == BT_SIG_LATENCY_P90 || s == BT_SIG_LATENCY_P99 ||
-           s == BT_SIG_CLIENT_ERRORS || s == BT_SIG_SERVER_ERRORS || s == BT_SIG_TTFT_AVG;
+           s == BT_SIG_CLIENT_ERRORS || s == BT_SIG_SERVER_ERRORS || s == BT_SIG_TTFT_AVG ||
+           s == BT_SIG_ESTIMATED_TPM;
 }
 
-/* qsort context: the routes the compared queries belong to */
-static const struct bt_route *key_routes;
-
-static int key_cmp(const struct bt_cw_query *x, const struct bt_cw_query *y)
+/* Which part of a poll a per-minute query q[i] goes in: -1 not this poll, 0 with the
+ * queries reaching back to the last poll, 1 with those that backfill minutes (the
+ * 5-minute tier, a calm route's per-minute signals): one StartTime per request, so
+ * the two share requests only when their windows agree. all: every query, in part 0
+ * (the cost count). */
+static int wire_part(const struct cw_group *g, int i, bool detail, bool all)
 {
-    const struct bt_route *rx = &key_routes[x->route], *ry = &key_routes[y->route];
-    /* the first field that differs orders them */
-    int c = strcmp(x->ns, y->ns);
-    if (!c)
-        c = strcmp(x->metric, y->metric);
-    if (!c)
-        c = strcmp(x->stat, y->stat);
-    if (!c)
-        c = x->period - y->period;
-    if (!c)
-        c = strcmp(rx->model, ry->model);
-    if (!c)
-        c = strcmp(rx->account, ry->account);
-    if (!c)
-        c = strcmp(x->sumkey ? x->sumkey : "", y->sumkey ? y->sumkey : "");
-    return c;
+    const struct bt_cw_query *x = &g->q[i];
+    const struct cw *cw = g->cw;
+    if (all)
+        return 0;
+    if (bt_cloudwatch_signal_detail(x->signal))
+        return detail ? 1 : -1;
+    if (x->signal == BT_SIG_THROTTLES)
+        return 0; /* every route, every poll: a throttle is seen within a minute */
+    if (!cw->due[x->route])
+        return -1;
+    return cw->slow[x->route] ? 1 : 0;
 }
 
-static const struct bt_cw_query *sort_q;
-static int idx_cmp(const void *a, const void *b)
+/* ---- which queries are the same one ----
+ * At 20,000 routes a group has ~320,000 queries; sorting them with string
+ * compares (three sorts a rebuild) was most of start-up. Each string is interned
+ * once (a hash table: equal text, equal number), every query becomes a tuple of
+ * integers, and one sort of those tuples numbers the distinct queries (kinds);
+ * a poll's dedup is then a linear pass over the kinds. */
+
+enum { KEY_NS, KEY_METRIC, KEY_STAT, KEY_PERIOD, KEY_MODEL, KEY_ACCOUNT, KEY_SUM, KEY_N };
+
+struct interner {
+    const char **str;
+    int *id;
+    size_t mask;             /* slots - 1 (a power of two, at least twice n) */
+    int n;
+};
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+static void intern_init(struct interner *t, size_t slots)
+{
+    t->str = bt_xcalloc(slots, sizeof *t->str);
+    t->id = bt_xcalloc(slots, sizeof *t->id);
+    t->mask = slots - 1;
+}
+
+/* The slot holding s, or the empty one where it goes. */
+static size_t intern_slot(const struct interner *t, const char *s)
+{
+    size_t i = str_hash(s) & t->mask;
+    while (t->str[i] && t->str[i] != s && strcmp(t->str[i], s) != 0)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+static int intern(struct interner *t, const char *s)
+{
+    size_t i = intern_slot(t, s);
+    if (t->str[i])
+        return t->id[i];
+    if ((size_t)(t->n + 1) * 2 > t->mask + 1) { /* half full: twice the slots */
+        struct interner u = {.n = t->n};
+        intern_init(&u, (t->mask + 1) * 2);
+        for (size_t k = 0; k <= t->mask; k++)
+            if (t->str[k]) {
+                size_t j = intern_slot(&u, t->str[k]);
+                u.str[j] = t->str[k];
+                u.id[j] = t->id[k];
+            }
+        free(t->str);
+        free(t->id);
+        *t = u;
+        i = intern_slot(t, s);
+    }
+    t->str[i] = s;
+    return t->id[i] = t->n++;
+}
+
+/* intern() with the previous string of the same field remembered: a route's queries
+ * share its model and most queries the same namespace and statistic pointers. */
+struct memo {
+    const char *p;
+    int id;
+};
+static int intern_memo(struct interner *t, struct memo *m, const char *s)
+{
+    if (m->p != s) {
+        m->id = intern(t, s);
+        m->p = s;
+    }
+    return m->id;
+}
+
+static const int *sort_keys; /* qsort context: KEY_N integers per position */
+static int tuple_cmp(const void *a, const void *b)
 {
     int i = *(const int *)a, j = *(const int *)b;
-    int c = key_cmp(&sort_q[i], &sort_q[j]);
-    return c ? c : (i > j) - (i < j);
+    const int *x = sort_keys + (size_t)i * KEY_N, *y = sort_keys + (size_t)j * KEY_N;
+    for (int k = 0; k < KEY_N; k++)
+        if (x[k] != y[k])
+            return x[k] < y[k] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* kind[k] for q[idx[k]], k < n: equal for queries asking the same (namespace,
+ * metric, stat, period, dimension value, account, summed sets); returns how many
+ * kinds. */
+static int query_kinds(const struct bt_route *routes, const struct bt_cw_query *q, const int *idx,
+                       int n, int *kind)
+{
+    struct interner t = {0};
+    intern_init(&t, 256);
+    int *key = bt_xcalloc((size_t)(n ? n : 1) * KEY_N, sizeof *key);
+    int *ord = bt_xcalloc((size_t)(n ? n : 1), sizeof *ord);
+    struct memo memo[KEY_N] = {{0}};
+    for (int k = 0; k < n; k++) {
+        const struct bt_cw_query *x = &q[idx[k]];
+        const struct bt_route *rt = &routes[x->route];
+        int *kk = key + (size_t)k * KEY_N;
+        kk[KEY_NS] = intern_memo(&t, &memo[KEY_NS], x->ns);
+        kk[KEY_METRIC] = intern_memo(&t, &memo[KEY_METRIC], x->metric);
+        kk[KEY_STAT] = intern_memo(&t, &memo[KEY_STAT], x->stat);
+        kk[KEY_PERIOD] = x->period;
+        kk[KEY_MODEL] = intern_memo(&t, &memo[KEY_MODEL], rt->model);
+        kk[KEY_ACCOUNT] = intern_memo(&t, &memo[KEY_ACCOUNT], rt->account);
+        kk[KEY_SUM] = intern_memo(&t, &memo[KEY_SUM], x->sumkey ? x->sumkey : "");
+        ord[k] = k;
+    }
+    sort_keys = key;
+    qsort(ord, (size_t)n, sizeof *ord, tuple_cmp);
+    int kinds = 0;
+    for (int k = 0; k < n; k++) {
+        if (k > 0 && memcmp(key + (size_t)ord[k] * KEY_N, key + (size_t)ord[k - 1] * KEY_N,
+                            KEY_N * sizeof *key) != 0)
+            kinds++;
+        kind[ord[k]] = kinds;
+    }
+    free(ord);
+    free(key);
+    free(t.str);
+    free(t.id);
+    return n ? kinds + 1 : 0;
+}
+
+/* rep[idx[k]] = the lowest index among idx[0..n) of its kind (kind_of[k]); returns
+ * the number of distinct ones. */
+static int dedup_kinds(const int *kind_of, int nkinds, const int *idx, int n, int *rep)
+{
+    int *first = bt_xmalloc((size_t)(nkinds ? nkinds : 1) * sizeof *first);
+    for (int k = 0; k < nkinds; k++)
+        first[k] = -1;
+    int distinct = 0;
+    for (int k = 0; k < n; k++) {
+        int i = idx[k], kd = kind_of[k];
+        if (first[kd] < 0 || first[kd] > i) {
+            distinct += first[kd] < 0;
+            first[kd] = i;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        rep[idx[k]] = first[kind_of[k]];
+    free(first);
+    return distinct;
 }
 
 int bt_cloudwatch_dedup(const struct bt_route *routes, const struct bt_cw_query *q,
                         const int *idx, int n, int *rep)
 {
-    int *ord = bt_xcalloc((size_t)(n ? n : 1), sizeof *ord);
-    memcpy(ord, idx, (size_t)n * sizeof *ord);
-    key_routes = routes;
-    sort_q = q;
-    qsort(ord, (size_t)n, sizeof *ord, idx_cmp);
-    int distinct = 0;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || key_cmp(&q[ord[i]], &q[ord[i - 1]]) != 0) {
-            distinct++;
-            rep[ord[i]] = ord[i]; /* the lowest index of its kind (ties sort by index) */
-        } else {
-            rep[ord[i]] = rep[ord[i - 1]];
-        }
-    }
-    free(ord);
-    return distinct;
+    int *kind = bt_xcalloc((size_t)(n ? n : 1), sizeof *kind);
+    int nk = query_kinds(routes, q, idx, n, kind);
+    int d = dedup_kinds(kind, nk, idx, n, rep);
+    free(kind);
+    return d;
 }
 
-/* The wire queries of q[from, to) that are due, appended to the group's poll. */
-static void add_wire(struct cw_group *g, int from, int to, bool detail, int *rep, int *pos)
+/* The wire queries of q[from, to) that are due (part: wire_part's, -1 every one),
+ * appended to the group's poll. */
+static void add_wire(struct cw_group *g, int from, int to, int part, bool detail, bool all,
+                     int *rep, int *pos)
 {
-    const struct bt_route *routes = g->cw->ctx->cfg->routes;
     int *idx = bt_xcalloc((size_t)(to - from + 1), sizeof *idx);
+    int *kind = bt_xcalloc((size_t)(to - from + 1), sizeof *kind);
     int n = 0;
     for (int i = from; i < to; i++)
-        if (detail || !bt_cloudwatch_signal_detail(g->q[i].signal))
+        if (part < 0 || wire_part(g, i, detail, all) == part) {
+            kind[n] = g->kind[i];
             idx[n++] = i;
-    bt_cloudwatch_dedup(routes, g->q, idx, n, rep);
+        }
+    dedup_kinds(kind, g->nkinds, idx, n, rep);
+    free(kind);
     int w0 = g->nwire;
     for (int k = 0; k < n; k++) {
         int i = idx[k];
@@ -156,9 +300,10 @@ static void add_wire(struct cw_group *g, int from, int to, bool detail, int *rep
     free(idx);
 }
 
-/* This poll's distinct queries: every per-minute one (the detail ones only when
- * due), then the one-day sums. */
-static void build_wire(struct cw_group *g, bool detail)
+/* This poll's distinct queries: the per-minute ones from the last poll on, those
+ * that backfill (the detail ones when due, calm routes' when due), then the day
+ * sums. all: every query (what each costs, counted once). */
+static void build_wire(struct cw_group *g, bool detail, bool all)
 {
     struct cw *cw = g->cw;
     int *rep = bt_xcalloc((size_t)g->nq + 1, sizeof *rep);
@@ -166,9 +311,11 @@ static void build_wire(struct cw_group *g, bool detail)
     g->nwire = 0;
     g->mfirst[0] = 0;
     g->detail_now = detail;
-    add_wire(g, 0, g->nq_min, detail, rep, pos);
+    add_wire(g, 0, g->nq_min, 0, detail, all, rep, pos);
+    g->nwire_recent = g->nwire;
+    add_wire(g, 0, g->nq_min, 1, detail, all, rep, pos);
     g->nwire_min = g->nwire;
-    add_wire(g, g->nq_min, g->nq, true, rep, pos);
+    add_wire(g, g->nq_min, g->nq, -1, detail, all, rep, pos);
     for (int w = 0; w < g->nwire; w++) {
         const struct bt_cw_query *x = &g->q[g->wire[w]];
         cw->wire_of[wire_slot(x->route, x->signal, x->alt)] = w;
@@ -214,6 +361,19 @@ void cw_build_queries(struct cw_group *g)
             g->nq += cw->nodata[r][0] ? 0 : n;
         }
     }
+    /* built in room for every signal of every route; kept at the size used (at
+     * 20,000 routes 16 queries a route of the 38 there was room for, 1.4 kB a route
+     * in q and as much in wq) */
+    cap = (size_t)g->nq + 1;
+    g->q = bt_xrealloc(g->q, cap * sizeof *g->q);
+    /* every query's kind, once: the polls below only look them up */
+    int *all = bt_xcalloc((size_t)g->nq + 1, sizeof *all);
+    for (int i = 0; i < g->nq; i++)
+        all[i] = i;
+    free(g->kind);
+    g->kind = bt_xcalloc((size_t)g->nq + 1, sizeof *g->kind);
+    g->nkinds = query_kinds(routes, g->q, all, g->nq, g->kind);
+    free(all);
     free(g->wq);
     free(g->wire);
     free(g->mfirst);
@@ -224,11 +384,30 @@ void cw_build_queries(struct cw_group *g)
     g->mfirst = bt_xcalloc(cap + 1, sizeof *g->mfirst);
     g->mcount = bt_xcalloc(cap, sizeof *g->mcount);
     g->member = bt_xcalloc(cap, sizeof *g->member);
-    /* the cost of each cadence, counted once per distinct query */
-    build_wire(g, false);
-    g->nfast = g->nwire_min;
-    build_wire(g, true);
-    g->ndetail = g->nwire_min - g->nfast;
+    cw_count_cost(g);
+}
+
+/* The cost of each cadence, counted once per distinct query: every poll (throttles,
+ * and the per-minute signals of a route that is not calm or shares the query with
+ * one that is not), every BT_CADENCE_SLOW_S (a calm route's), every detail_interval
+ * (the 5-minute tier), and the day sums with every poll. */
+void cw_count_cost(struct cw_group *g)
+{
+    const struct cw *cw = g->cw;
+    build_wire(g, true, true);
+    g->nfast = g->nslow = g->ndetail = 0;
+    for (int w = 0; w < g->nwire_min; w++) {
+        const struct bt_cw_query *x = &g->wq[w];
+        bool fast = x->signal == BT_SIG_THROTTLES;
+        for (int k = g->mfirst[w]; !fast && k < g->mfirst[w] + g->mcount[w]; k++)
+            fast = !cw->slow[g->q[g->member[k]].route];
+        if (bt_cloudwatch_signal_detail(x->signal))
+            g->ndetail++;
+        else if (fast)
+            g->nfast++;
+        else
+            g->nslow++;
+    }
     g->nday = g->nwire - g->nwire_min;
 }
 
@@ -251,16 +430,21 @@ static void finish_poll(struct cw_group *g)
         if (cw->err[r][0]) {
             cw_event(cw, r, BT_EV_ERROR, cw->err[r]);
         } else {
-            cw->settled[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag, g->poll_end,
-                                                  cw->settled[r]);
+            double lag = cw->ctx->cfg->cw_lag;
+            cw->settled_throttle[r] =
+                bt_cloudwatch_settle(g->poll_now, lag, g->poll_end, cw->settled_throttle[r]);
             if (g->detail_now)
-                cw->settled_detail[r] = bt_cloudwatch_settle(g->poll_now, cw->ctx->cfg->cw_lag,
-                                                             g->poll_end, cw->settled_detail[r]);
+                cw->settled_detail[r] = bt_cloudwatch_settle(g->poll_now, lag, g->poll_end,
+                                                             cw->settled_detail[r]);
+            if (!cw->due[r])
+                continue; /* a calm route between its polls: only its throttles were asked */
+            cw->settled[r] = bt_cloudwatch_settle(g->poll_now, lag, g->poll_end, cw->settled[r]);
+            cw->minute_at[r] = g->poll_now;
             cw_event(cw, r, BT_EV_OK, NULL);
             /* who it polled as (never a key), a setting event when it changes */
             const char *who = cw->ag.prov[g->ag->provider].p.creds.source;
             if (cw->ctx->store && strcmp(cw->ctx->cfg->routes[r].identity, who) != 0) {
-                struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_SETTING, .route = r,
+                struct bt_event ev = {.t = cw_clock(cw), .type = BT_EV_SETTING, .route = r,
                                       .source = BT_SRC_CLOUDWATCH, .setting = BT_SET_IDENTITY};
                 bt_strlcpy(ev.str, who, sizeof ev.str);
                 bt_store_apply(cw->ctx->store, &ev);
@@ -314,11 +498,18 @@ static void on_sample(void *arg, const char *id, int64_t t, double v)
     if (w < 0 || w < c->first || w >= c->first + c->count || t < c->start || t >= g->poll_end ||
         bt_signal_info[s].source != BT_SRC_CLOUDWATCH || !cw->ctx->store)
         return;
+    if (bt_signal_daily((enum bt_signal)s)) {
+        if (!c->daysum || !isfinite(v))
+            return; /* a day sum outside a day-sum request; an absurd hour */
+        c->daysum[w - c->first] += v; /* an hour since midnight: summed when all came */
+        c->dayhas[w - c->first] = true;
+        return;
+    }
     for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
         bt_store_add(cw->ctx->store,
                      &(struct bt_sample){.t = bt_minute_floor(t), .route = g->q[g->member[k]].route,
                                          .signal = (enum bt_signal)s, .value = v},
-                     (int64_t)time(NULL));
+                     cw_clock(cw));
 }
 
 static void on_status(void *arg, const char *id, const char *code, const char *detail)
@@ -351,6 +542,24 @@ static void on_message(void *arg, const char *code, const char *value)
 
 static void submit_page(struct cw_chunk *c);
 
+/* A day-sum request answered whole: each query's hourly datapoints since midnight,
+ * summed, is the day's figure so far (one value per UTC day, at midnight). */
+static void day_sums_done(struct cw_chunk *c)
+{
+    struct cw_group *g = c->g;
+    struct cw *cw = g->cw;
+    for (int i = 0; c->daysum && i < c->count; i++) {
+        int w = c->first + i;
+        if (!c->dayhas[i])
+            continue;
+        for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
+            bt_store_add(cw->ctx->store,
+                         &(struct bt_sample){.t = c->start, .route = g->q[g->member[k]].route,
+                                             .signal = g->wq[w].signal, .value = c->daysum[i]},
+                         cw_clock(cw));
+    }
+}
+
 static void page_done(void *arg, const struct bt_http_resp *resp)
 {
     struct cw_chunk *c = arg;
@@ -369,6 +578,7 @@ static void page_done(void *arg, const struct bt_http_resp *resp)
         return;
     }
     if (!token) {
+        day_sums_done(c);
         chunk_done(c);
         return;
     }
@@ -397,13 +607,25 @@ static void submit_page(struct cw_chunk *c)
     bt_buf_free(&body);
 }
 
+static void free_chunks(struct cw_group *g)
+{
+    for (int k = 0; g->chunks && k < g->nchunks; k++) {
+        free(g->chunks[k].token);
+        free(g->chunks[k].daysum);
+        free(g->chunks[k].dayhas);
+    }
+    free(g->chunks);
+    g->chunks = NULL;
+}
+
 /* Are the detail queries (latency percentiles, errors, time to first token) due?
  * Every detail_interval; every poll in check mode and backfills. */
 static bool detail_due(const struct cw_group *g, int64_t now)
 {
     const struct cw *cw = g->cw;
     double iv = cw->ctx->cfg->detail_interval;
-    if (cw->ctx->mode == BT_MODE_ONCE || iv <= 0 || !g->detail_at)
+    /* check: every run, unless its state file says when the last one asked */
+    if ((cw->ctx->mode == BT_MODE_ONCE && !cw->resumed) || iv <= 0 || !g->detail_at)
         return true;
     /* polls run a little late or early on the interval grid: a few seconds' slack */
     return now - g->detail_at >= (int64_t)iv - 5;
@@ -427,6 +649,28 @@ static int chunk_ranges(const struct cw_group *g, int base, int end, int *first,
     return n;
 }
 
+/* The StartTime wire queries [from, to) need: the oldest unsettled minute of what
+ * they ask (detail queries and a calm route's reach back to their own last settled
+ * minute: the backfill); poll_end when the range is empty. */
+static int64_t range_start(const struct cw_group *g, int from, int to, int64_t now, int back)
+{
+    const struct cw *cw = g->cw;
+    int64_t start = g->poll_end;
+    for (int w = from; w < to; w++) {
+        for (int m = g->mfirst[w]; m < g->mfirst[w] + g->mcount[w]; m++) {
+            const struct bt_cw_query *x = &g->q[g->member[m]];
+            int64_t settled = bt_cloudwatch_signal_detail(x->signal) ? cw->settled_detail[x->route]
+                              : x->signal == BT_SIG_THROTTLES ? cw->settled_throttle[x->route]
+                                                              : cw->settled[x->route];
+            int64_t st = cw->ctx->window_from ? cw->ctx->window_from
+                                              : bt_cloudwatch_route_start(now, settled, back);
+            if (st < start)
+                start = st;
+        }
+    }
+    return start;
+}
+
 void cw_start_poll(struct cw_group *g, int64_t now)
 {
     struct cw *cw = g->cw;
@@ -438,18 +682,33 @@ void cw_start_poll(struct cw_group *g, int64_t now)
     }
     g->poll_now = now;
     g->poll_end = cw->ctx->window_to ? cw->ctx->window_to : bt_cloudwatch_end(now);
-    build_wire(g, detail_due(g, now));
+    bool detail = detail_due(g, now);
+    /* a calm route's per-minute signals: with the 5-minute tier, or 5 minutes on */
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        int r = g->ag->routes[i];
+        cw->due[r] = !cw->slow[r] || detail || !cw->minute_at[r] ||
+                     now - cw->minute_at[r] >= BT_CADENCE_SLOW_S - 5;
+    }
+    build_wire(g, detail, false);
     if (g->detail_now)
         g->detail_at = now;
-    /* per-minute queries and one-day sums go in separate requests: one StartTime each */
-    int *first = bt_xcalloc((size_t)g->nwire + 2, sizeof *first);
-    int *count = bt_xcalloc((size_t)g->nwire + 2, sizeof *count);
-    int nmin = chunk_ranges(g, 0, g->nwire_min, first, count);
+    /* per-minute queries from the last poll on, backfilling ones and day sums go
+     * in separate requests: one StartTime each */
+    int *first = bt_xcalloc((size_t)g->nwire + 3, sizeof *first);
+    int *count = bt_xcalloc((size_t)g->nwire + 3, sizeof *count);
+    int nmin;
+    if (range_start(g, 0, g->nwire_recent, now, back) ==
+        range_start(g, g->nwire_recent, g->nwire_min, now, back)) {
+        nmin = chunk_ranges(g, 0, g->nwire_min, first, count); /* the same window: together */
+    } else {
+        nmin = chunk_ranges(g, 0, g->nwire_recent, first, count);
+        nmin += chunk_ranges(g, g->nwire_recent, g->nwire_min, first + nmin, count + nmin);
+    }
     /* in the first minute of the day there is no whole minute to sum yet */
     int nday = now % 86400 >= 60 ? chunk_ranges(g, g->nwire_min, g->nwire, first + nmin, count + nmin)
                                  : 0;
+    free_chunks(g);
     g->nchunks = nmin + nday;
-    free(g->chunks);
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
     for (int k = 0; k < g->nchunks; k++) {
         struct cw_chunk *c = &g->chunks[k];
@@ -458,24 +717,15 @@ void cw_start_poll(struct cw_group *g, int64_t now)
         c->first = first[k];
         c->count = count[k];
         if (day) {
-            c->start = now - (now % 86400); /* UTC midnight: one datapoint per query */
+            /* UTC midnight, hourly datapoints summed (day_sums_done) */
+            c->start = now - (now % 86400);
+            c->daysum = bt_xcalloc((size_t)c->count, sizeof *c->daysum);
+            c->dayhas = bt_xcalloc((size_t)c->count, sizeof *c->dayhas);
             continue;
         }
         /* one StartTime per request: the oldest unsettled minute of what it asks;
          * detail queries reach back to their own last settled minute (backfill) */
-        c->start = g->poll_end;
-        for (int w = c->first; w < c->first + c->count; w++) {
-            for (int m = g->mfirst[w]; m < g->mfirst[w] + g->mcount[w]; m++) {
-                const struct bt_cw_query *x = &g->q[g->member[m]];
-                int64_t settled = bt_cloudwatch_signal_detail(x->signal)
-                                      ? cw->settled_detail[x->route]
-                                      : cw->settled[x->route];
-                int64_t st = cw->ctx->window_from ? cw->ctx->window_from
-                                                  : bt_cloudwatch_route_start(now, settled, back);
-                if (st < c->start)
-                    c->start = st;
-            }
-        }
+        c->start = range_start(g, c->first, c->first + c->count, now, back);
     }
     free(first);
     free(count);
@@ -511,6 +761,14 @@ static void *cw_create(struct bt_ctx *ctx)
     bt_awsgroups_build(&cw->ag, ctx, "monitoring", false);
     cw->settled = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled);
     cw->settled_detail = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_detail);
+    cw->settled_throttle = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_throttle);
+    cw->slow = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->slow);
+    cw->due = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->due);
+    cw->minute_at = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->minute_at);
+    cw->listed_at = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->listed_at);
+    /* adaptive cadence: live polling into a store, not a backfill window */
+    if (ctx->mode == BT_MODE_LIVE && !ctx->window_to && ctx->store && ctx->cfg->adaptive_cadence)
+        cw->evals = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->evals);
     cw->wire_of = bt_xcalloc((size_t)cw->nroutes * BT_SIG_COUNT * 2, sizeof *cw->wire_of);
     for (int i = 0; i < cw->nroutes * BT_SIG_COUNT * 2; i++)
         cw->wire_of[i] = -1;
@@ -539,12 +797,36 @@ static void *cw_create(struct bt_ctx *ctx)
     return cw;
 }
 
+/* The adaptive cadence's decision for every route (core/cadence.c), from the store as
+ * it stands; each group's cost counted again where it changed. */
+static void cadence_update(struct cw *cw, int64_t now)
+{
+    if (!cw->evals)
+        return;
+    bool *was = bt_xcalloc((size_t)cw->nroutes, sizeof *was);
+    memcpy(was, cw->slow, (size_t)cw->nroutes * sizeof *was);
+    bt_eval_all(cw->ctx->cfg, cw->ctx->store, now, cw->evals);
+    bt_cadence_all(cw->ctx->cfg, cw->ctx->store, cw->evals, now, cw->slow);
+    for (int i = 0; i < cw->ng; i++) {
+        struct cw_group *g = &cw->g[i];
+        bool changed = false;
+        for (int k = 0; k < g->ag->nroutes && !changed; k++)
+            changed = was[g->ag->routes[k]] != cw->slow[g->ag->routes[k]];
+        if (changed && !g->polling && !g->listing)
+            cw_count_cost(g);
+    }
+    free(was);
+}
+
 static void cw_tick(void *self, int64_t now)
 {
     struct cw *cw = self;
     if (cw->ctx->mode == BT_MODE_ONCE && cw->started)
         return;
     cw->started = true;
+    cw->tick_now = now;
+    cw->tick_wall = (int64_t)time(NULL);
+    cadence_update(cw, now);
     for (int i = 0; i < cw->ng; i++) {
         struct cw_group *g = &cw->g[i];
         if (g->polling || g->listing)
@@ -557,16 +839,38 @@ static void cw_tick(void *self, int64_t now)
             }
             continue;
         }
-        if (cw->ctx->mode == BT_MODE_ONCE) {
-            /* both cache spellings asked at once; ListMetrics only where it decides
-             * what is asked: the reserved tier's series (runtime routes) and mantle's
-             * dimension sets */
+        bool fresh = cw->resumed;
+        for (int k = 0; k < g->ag->nroutes; k++) {
+            int64_t at = cw->listed_at[g->ag->routes[k]];
+            fresh = fresh && at && now - at < LIST_EVERY && at <= now;
+        }
+        if (cw->ctx->mode == BT_MODE_ONCE && cw->resumed && !fresh) {
+            /* a state file: list once in full (then every 6 hours), so later runs ask
+             * one cache spelling, or none where the model publishes none (both until a
+             * listing answers), and know the reserved tier's series from the listing */
+            for (int k = 0; k < g->ag->nroutes; k++)
+                cw->spell[g->ag->routes[k]].both = true;
+            cw_start_list(g, now, 0);
+        } else if (cw->ctx->mode == BT_MODE_ONCE) {
+            /* a state file's listing, else both cache spellings asked at once; then
+             * ListMetrics only where it decides what is asked: the reserved tier's
+             * series (runtime routes) and mantle's dimension sets */
             bool runtime = false;
             for (int k = 0; k < g->ag->nroutes; k++) {
-                cw->spell[g->ag->routes[k]].both = true;
-                runtime = runtime || cw->ctx->cfg->routes[g->ag->routes[k]].endpoint == BT_EP_RUNTIME;
+                int r = g->ag->routes[k];
+                if (fresh) {
+                    cw_apply_seen(cw, r);
+                } else {
+                    cw->spell[r].both = true;
+                    runtime = runtime || cw->ctx->cfg->routes[r].endpoint == BT_EP_RUNTIME;
+                }
             }
-            cw_start_list(g, now, runtime ? 0 : 1);
+            if (runtime || g->has_mantle) {
+                cw_start_list(g, now, runtime ? 0 : 1);
+            } else {
+                cw_build_queries(g);
+                cw_start_poll(g, now);
+            }
         } else if (!g->listed || now - g->listed_at >= LIST_EVERY) {
             cw_start_list(g, now, 0);
         } else {
@@ -602,10 +906,9 @@ static void cw_destroy(void *self)
         return;
     for (int i = 0; i < cw->ng; i++) {
         struct cw_group *g = &cw->g[i];
-        for (int k = 0; k < g->nchunks; k++)
-            free(g->chunks[k].token);
-        free(g->chunks);
+        free_chunks(g);
         free(g->q);
+        free(g->kind);
         free(g->wq);
         free(g->wire);
         free(g->mfirst);
@@ -617,6 +920,12 @@ static void cw_destroy(void *self)
     bt_awsgroups_free(&cw->ag);
     free(cw->settled);
     free(cw->settled_detail);
+    free(cw->settled_throttle);
+    free(cw->slow);
+    free(cw->due);
+    free(cw->minute_at);
+    free(cw->listed_at);
+    free(cw->evals);
     free(cw->wire_of);
     free(cw->spell);
     free(cw->seen);
@@ -640,19 +949,67 @@ const struct bt_collector_ops bt_cloudwatch_collector = {
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {
     struct cw *cw = self;
-    double fast = 0, detail = 0;
+    double fast = 0, slow = 0, detail = 0;
     for (int i = 0; cw && i < cw->ng; i++) {
         fast += cw->g[i].nfast + cw->g[i].nday;
+        slow += cw->g[i].nslow;
         detail += cw->g[i].ndetail;
     }
     double iv = cw && cw->ctx->cfg->interval > 0 ? cw->ctx->cfg->interval : 60;
     double div = cw ? cw->ctx->cfg->detail_interval : 0;
     if (div < iv)
         div = iv; /* detail queries go with a poll, never more often */
+    double siv = BT_CADENCE_SLOW_S > iv ? BT_CADENCE_SLOW_S : iv;
     if (metrics_per_poll)
-        *metrics_per_poll = fast + detail;
+        *metrics_per_poll = fast + slow + detail;
     if (metrics_per_day)
-        *metrics_per_day = fast * 86400.0 / iv + detail * 86400.0 / div;
+        *metrics_per_day = fast * 86400.0 / iv + slow * 86400.0 / siv + detail * 86400.0 / div;
+}
+
+void bt_cloudwatch_resume_get(void *self, int route, struct bt_cw_resume *out)
+{
+    const struct cw *cw = self;
+    memset(out, 0, sizeof *out);
+    if (!cw || route < 0 || route >= cw->nroutes)
+        return;
+    int gi = cw->group_of[route];
+    out->settled = cw->settled[route];
+    out->settled_detail = cw->settled_detail[route];
+    out->settled_throttle = cw->settled_throttle[route];
+    out->detail_at = gi >= 0 ? cw->g[gi].detail_at : 0;
+    out->listed_at = cw->listed_at[route];
+    out->seen = cw->listed_at[route] ? cw->seen[route] : 0;
+}
+
+void bt_cloudwatch_resume_start(void *self)
+{
+    struct cw *cw = self;
+    if (cw)
+        cw->resumed = true;
+}
+
+void bt_cloudwatch_resume_set(void *self, int route, const struct bt_cw_resume *in)
+{
+    struct cw *cw = self;
+    if (!cw || route < 0 || route >= cw->nroutes)
+        return;
+    cw->resumed = true;
+    cw->settled[route] = in->settled;
+    cw->settled_detail[route] = in->settled_detail;
+    cw->settled_throttle[route] = in->settled_throttle;
+    cw->listed_at[route] = in->listed_at;
+    cw->seen[route] = in->seen & (SEEN_READ | SEEN_READ_ALT | SEEN_WRITE | SEEN_WRITE_ALT |
+                                  SEEN_LEGACY | SEEN_TIER);
+    /* the group's 5-minute tier is due when its oldest route's is */
+    int gi = cw->group_of[route];
+    if (gi >= 0) {
+        struct cw_group *g = &cw->g[gi];
+        bool first = true;
+        for (int k = 0; k < g->ag->nroutes && g->ag->routes[k] != route; k++)
+            first = false;
+        if (first || in->detail_at < g->detail_at)
+            g->detail_at = in->detail_at;
+    }
 }
 
 unsigned long bt_cloudwatch_requests(void *self)

@@ -54,25 +54,31 @@ struct bt_cw_spelling {
     const char *cache_read;
     const char *cache_write;
     bool both;               /* not listed yet: ask for both spellings (check mode) */
+    /* ListMetrics answered and lists neither spelling for the ModelId: not asked (a
+     * model that starts caching is seen at the next listing, every 6 hours) */
+    bool no_read, no_write;
 };
 
 /* Appends route ri's queries to out (at most max); returns how many. */
 int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
                                 const struct bt_cw_spelling *sp, struct bt_cw_query *out,
                                 int max);
-/* A runtime route's one-day sums of input, output and cache-write tokens (the
- * DAY_* signals, Period 86400 from UTC midnight): what `check` needs for the
- * daily-token total instead of every minute since midnight. Returns how many. */
+/* A runtime route's day sums of input, output and cache-write tokens (the DAY_*
+ * signals: hourly datapoints from UTC midnight, Period 3600, summed into one value
+ * for the day): what `check` needs for the daily-token total instead of every
+ * minute since midnight. Returns how many. */
 int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt_cw_spelling *sp,
                               struct bt_cw_query *out, int max);
 /* Query Id "r<route>_s<signal>" (the other cache spelling: "..._a"), valid for
  * ^[a-z][a-zA-Z0-9_]*$. */
 void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n);
 bool bt_cloudwatch_parse_id(const char *id, int *route, int *sig);
-/* Latency percentiles, client/server errors and time to first token: polled every
- * detail_interval (default 5 minutes, the minutes between backfilled) instead of
- * every poll; the token, invocation and throttle sums and average latency (Little's
- * law) go every poll. */
+/* The 5-minute tier: EstimatedTPMQuotaUsage, latency percentiles, client/server
+ * errors and time to first token, polled every detail_interval (default 5 minutes,
+ * the minutes between backfilled in the same request) instead of every poll; what
+ * the headroom frame needs (invocations, throttles, input, output, cache tokens where
+ * listed, average latency for Little's law) goes every poll, or every
+ * BT_CADENCE_SLOW_S for a calm route (core/cadence.h). */
 bool bt_cloudwatch_signal_detail(enum bt_signal s);
 /* Shared queries: for q[idx[0..n)], rep[i] = the lowest index among those asking
  * the same (namespace, metric, stat, period, dimension value, account), so every
@@ -145,7 +151,7 @@ int64_t bt_cloudwatch_route_start(int64_t now, int64_t settled_through, int back
  * 10 minutes, and in both since UTC midnight (the daily-token total), capped
  * at the store's history. */
 int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int history_minutes);
-/* Whether polls also ask the day's token sums since 00:00 UTC (one-day Period):
+/* Whether polls also ask the day's token sums since 00:00 UTC (hourly datapoints):
  * always in check mode (one poll), and live whenever the minutes kept
  * (`history`) cannot reach back to midnight, so tokens today never count only
  * the history window. Not for a backfill window (its minutes are the record). */
@@ -158,6 +164,23 @@ void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n);
  * largest poll, detail queries included) and per day (the every-poll queries x
  * 86400 / interval + the detail ones x 86400 / detail_interval). */
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day);
+/* What a `check` run fetched, for its state file (app/check_state.c), so the next run
+ * asks only the minutes it has not seen: per route the newest settled minute of each
+ * tier, the last 5-minute-tier poll and what ListMetrics showed (and when). */
+struct bt_cw_resume {
+    int64_t settled, settled_detail, settled_throttle;
+    int64_t detail_at;       /* the last poll that asked the 5-minute tier (0: none) */
+    int64_t listed_at;       /* ListMetrics (AWS/Bedrock) answered then (0: never) */
+    unsigned seen;           /* what it listed for the ModelId (cache spellings, tier) */
+};
+void bt_cloudwatch_resume_get(void *self, int route, struct bt_cw_resume *out);
+/* Before the first tick. A group whose every route was listed less than 6 hours ago
+ * takes those spellings instead of asking both; one listed longer ago (or never) is
+ * listed again first, as the live collector does. */
+void bt_cloudwatch_resume_set(void *self, int route, const struct bt_cw_resume *in);
+/* A state file is kept (none read yet, or one refused): this run lists AWS/Bedrock
+ * too, so the next run knows the spellings. */
+void bt_cloudwatch_resume_start(void *self);
 /* GetMetricData/ListMetrics requests sent so far (pages included). */
 unsigned long bt_cloudwatch_requests(void *self);
 /* With no routes configured: ListMetrics AWS/Bedrock (ModelId) for the Region

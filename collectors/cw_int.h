@@ -60,6 +60,8 @@ struct cw_chunk {
     int64_t start;
     char *token;
     int pages;
+    double *daysum;          /* day sums: the hourly datapoints of wire first + i, summed */
+    bool *dayhas;            /* ... and whether any came */
 };
 
 struct cw_group {
@@ -68,7 +70,7 @@ struct cw_group {
     char label[96];          /* "cloudwatch us-east-1" */
     struct bt_cw_query *q;   /* every route's queries */
     int nq;
-    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: one-day sums */
+    int nq_min;              /* q[0, nq_min): per-minute queries; the rest: day sums (hourly, summed) */
     /* One poll's requests: each distinct (namespace, metric, dimensions, stat,
      * period, account) once, shared by every route that needs it. wire[w] is the
      * q index sent (its Id names it), member[mfirst[w] .. + mcount[w]) the q
@@ -76,8 +78,13 @@ struct cw_group {
     struct bt_cw_query *wq;  /* copies of q[wire[w]], contiguous for the request body */
     int *wire, *mfirst, *mcount, *member;
     int nwire, nwire_min;
+    int nwire_recent;        /* [0, nwire_recent): per-minute ones from the last poll on;
+                              * [nwire_recent, nwire_min): backfilling (detail, calm routes) */
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
-    int nday;                /* distinct one-day sums, asked every poll (cost) */
+    int nslow;               /* per-minute ones whose routes are all calm: every 5 minutes */
+    int nday;                /* distinct day sums, asked every poll (cost) */
+    int *kind;               /* per q index: which distinct query it is (0 .. nkinds) */
+    int nkinds;
     bool detail_now;         /* this poll includes the detail queries */
     int64_t detail_at;       /* start of the last poll that did (0 never) */
     struct cw_chunk *chunks;
@@ -104,6 +111,14 @@ struct cw {
     int nroutes;
     int64_t *settled;        /* per route: newest settled minute fetched (0 none) */
     int64_t *settled_detail; /* the same for the detail queries, fetched less often */
+    int64_t *settled_throttle; /* the same for InvocationThrottles, asked every poll */
+    /* adaptive cadence (core/cadence.h), per route: calm (its per-minute signals every
+     * BT_CADENCE_SLOW_S), its per-minute signals in the running poll, their last poll */
+    bool *slow, *due;
+    bool resumed;            /* check: a state file gave the settled minutes below */
+    int64_t *minute_at;
+    int64_t *listed_at;      /* per route: its group's last good AWS/Bedrock listing */
+    struct bt_eval *evals;   /* scratch for the cadence rule (NULL: not adaptive) */
     struct bt_cw_spelling *spell;
     unsigned *seen;
     struct cw_sets *sets;    /* per route: the series its figures are read from */
@@ -113,16 +128,21 @@ struct cw {
     int *group_of;           /* per route: group index, -1 none */
     int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
     int64_t next;
+    int64_t tick_now, tick_wall; /* the tick's clock and the wall clock then: events are
+                                  * stamped tick_now + the time since (tests simulate it) */
     bool started;            /* check mode: the one poll was started */
     unsigned long requests;
 };
 
 /* cloudwatch.c */
 void cw_build_queries(struct cw_group *g);
+void cw_count_cost(struct cw_group *g);
 void cw_start_poll(struct cw_group *g, int64_t now);
 void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
                void *arg);
 /* cw_list.c: ListMetrics (phase 0: AWS/Bedrock then, with mantle routes, AWS/BedrockMantle;
  * phase 1: only AWS/BedrockMantle), then the poll */
 void cw_start_list(struct cw_group *g, int64_t now, int phase);
+/* The spellings and series ListMetrics showed (cw->seen[r]), applied to route r. */
+void cw_apply_seen(struct cw *cw, int r);
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "collectors/cw_int.h"
+#include "collectors/infprofile.h"
 
 /* --- ListMetrics: which cache-metric spelling exists --- */
 
@@ -77,6 +78,12 @@ static void on_mantle_metric(void *arg, const struct bt_cw_listed *m)
     }
 }
 
+/* check without a state file lists in AWS/Bedrock only the reserved tier's series */
+static bool tier_only(const struct cw *cw)
+{
+    return cw->ctx->mode == BT_MODE_ONCE && !cw->resumed;
+}
+
 static void list_finish(struct cw_group *g)
 {
     struct cw *cw = g->cw;
@@ -96,17 +103,35 @@ static void list_finish(struct cw_group *g)
         }
         if (!g->list_ok[0])
             continue;
-        /* the table's spelling unless only the other one exists */
-        cw->spell[r].cache_read =
-            (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
-        cw->spell[r].cache_write =
-            (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+        if (tier_only(cw)) {
+            /* it tells the reserved tier's series, nothing of the cache spellings:
+             * both stay asked */
+            cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
+            continue;
+        }
+        cw->listed_at[r] = g->poll_now;
+        cw_apply_seen(cw, r);
         if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
             legacy_event(cw, r);
-        cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
     }
     cw_build_queries(g);
     cw_start_poll(g, g->poll_now);
+}
+
+void cw_apply_seen(struct cw *cw, int r)
+{
+    /* the table's spelling unless only the other one exists */
+    cw->spell[r].both = false;
+    cw->spell[r].cache_read =
+        (cw->seen[r] & (SEEN_READ | SEEN_READ_ALT)) == SEEN_READ_ALT ? ALT_READ : NULL;
+    cw->spell[r].cache_write =
+        (cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT)) == SEEN_WRITE_ALT ? ALT_WRITE : NULL;
+    /* cache metrics only where listed; an application profile may be listed under
+     * its bare ID, which this listing does not match: asked as before */
+    bool arn = bt_infprofile_is_arn(cw->ctx->cfg->routes[r].model);
+    cw->spell[r].no_read = !arn && !(cw->seen[r] & (SEEN_READ | SEEN_READ_ALT));
+    cw->spell[r].no_write = !arn && !(cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT));
+    cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
 }
 
 static void submit_list(struct cw_group *g);
@@ -182,7 +207,7 @@ static void submit_list(struct cw_group *g)
     if (g->list_phase == 1)
         bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", g->list_token, linked,
                                    linked && one ? owner : NULL);
-    else if (g->cw->ctx->mode == BT_MODE_ONCE)
+    else if (tier_only(g->cw))
         bt_cloudwatch_list_tier_json(&body, g->list_token, linked, linked && one ? owner : NULL);
     else
         bt_cloudwatch_list_json(&body, g->list_token, linked, linked && one ? owner : NULL);
@@ -192,12 +217,13 @@ static void submit_list(struct cw_group *g)
 
 /* phase 0: AWS/Bedrock then (mantle routes) AWS/BedrockMantle; phase 1: only the
  * mantle listing. Check mode lists in AWS/Bedrock only the reserved tier's series
- * (it asks both cache spellings instead), and in AWS/BedrockMantle the dimension
+ * (it asks both cache spellings instead; with a state file it lists in full, to learn
+ * the spellings for the runs after it), and in AWS/BedrockMantle the dimension
  * sets that decide what is asked. */
 void cw_start_list(struct cw_group *g, int64_t now, int phase)
 {
-    for (int i = 0; i < g->ag->nroutes; i++)
-        g->cw->seen[g->ag->routes[i]] = 0;
+    for (int i = 0; phase == 0 && i < g->ag->nroutes; i++)
+        g->cw->seen[g->ag->routes[i]] = 0; /* phase 1 keeps the AWS/Bedrock listing's */
     g->listing = true;
     g->list_pages = 0;
     g->list_phase = phase;

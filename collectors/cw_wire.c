@@ -29,6 +29,9 @@ int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
         const char *metric = mantle ? si->mantle : si->metric;
         if (!metric || bt_signal_daily((enum bt_signal)s) || bt_signal_tier((enum bt_signal)s))
             continue;
+        if (!mantle && sp && ((s == BT_SIG_CACHE_READ && sp->no_read) ||
+                              (s == BT_SIG_CACHE_WRITE && sp->no_write)))
+            continue; /* ListMetrics lists no such series for the ModelId */
         if (!mantle && sp && s == BT_SIG_CACHE_READ && sp->cache_read)
             metric = sp->cache_read;
         if (!mantle && sp && s == BT_SIG_CACHE_WRITE && sp->cache_write)
@@ -58,15 +61,17 @@ int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt
         return 0; /* mantle has no daily token quota */
     for (size_t i = 0; i < BT_ARRAY_LEN(day) && n < max; i++) {
         const struct bt_signal_info *si = &bt_signal_info[day[i]];
+        if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->no_write)
+            continue; /* not listed for the ModelId */
         out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .ns = NS_RUNTIME,
-                                        .metric = si->metric, .stat = si->stat, .period = 86400};
+                                        .metric = si->metric, .stat = si->stat, .period = 3600};
         /* unknown cache spelling: both, as for the minute queries */
         if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->cache_write)
             out[n - 1].metric = sp->cache_write;
         else if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->both && n < max)
             out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .alt = true,
                                             .ns = NS_RUNTIME, .metric = "CacheWriteInputTokens",
-                                            .stat = si->stat, .period = 86400};
+                                            .stat = si->stat, .period = 3600};
     }
     return n;
 }
@@ -502,7 +507,7 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
 {
     int since_midnight = (int)((now - (now / 86400) * 86400) / 60) + 1;
     int want = mode == BT_MODE_ONCE ? 10 : 180;
-    /* live: every minute since midnight for the daily total; check asks one-day sums */
+    /* live: every minute since midnight for the daily total; check asks the day sums */
     if (mode != BT_MODE_ONCE && since_midnight > want)
         want = since_midnight;
     if (history_minutes > 0 && want > history_minutes)

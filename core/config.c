@@ -35,6 +35,7 @@ void bt_config_defaults(struct bt_config *c)
     c->retry_share = 0.2;
     c->history_minutes = 1440;
     c->detail_interval = 300;
+    c->adaptive_cadence = true;
     bt_strlcpy(c->theme, "default", sizeof c->theme);
 }
 

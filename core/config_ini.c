@@ -234,7 +234,7 @@ static const char *const global_keys[] = {
     "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
     "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
     "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
-    "detail_interval", NULL};
+    "detail_interval", "adaptive_cadence", NULL};
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
@@ -328,6 +328,12 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         return account_key(p, k, v, c->account);
     if (!strcmp(k, "detail_interval"))
         return duration(p, k, v, 0, &c->detail_interval);
+    if (!strcmp(k, "adaptive_cadence")) {
+        if (parse_bool(v, &c->adaptive_cadence))
+            return true;
+        snprintf(p->err, sizeof p->err, "bad adaptive_cadence '%s' (yes or no)", v);
+        return false;
+    }
     if (!strcmp(k, "theme"))
         return set_str(p, k, v, c->theme, sizeof c->theme);
     if (!strcmp(k, "interval"))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cadence.h"
 #include "core/eval_int.h"
 #include "core/format.h"
 #include "core/util.h"
@@ -226,7 +227,9 @@ static bool source_failing(const struct bt_source_status *s)
 static int64_t stale_after(const struct bt_config *cfg)
 {
     double s = 3 * cfg->interval;
-    return (int64_t)(s > 300 ? s : 300);
+    /* a calm route answers every BT_CADENCE_SLOW_S (core/cadence.h): a poll late */
+    double floor = cfg->adaptive_cadence ? BT_CADENCE_SLOW_S + cfg->interval : 300;
+    return (int64_t)(s > floor ? s : floor);
 }
 
 /* STALE only when a source failed or stopped answering; an idle route is not stale. */
@@ -528,7 +531,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     check_staleness(cfg, st, r, e);
     bt_speed_compute(st, r, cm, &e->speed);
 
-    /* Tokens today: the day's sums from CloudWatch (check's one-day queries), else
+    /* Tokens today: the day's sums from CloudWatch (check's day-sum queries), else
      * settled per minute summed since UTC midnight (within history). */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
     int64_t dm = cm ? cm : e->data_minute;

@@ -1,5 +1,6 @@
 #include "core/model.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,9 @@ void bt_store_track_arrival(struct bt_store *s)
 void bt_store_clear(struct bt_store *s)
 {
     for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
-        free(s->series[i].v);
+        free(s->series[i].f);
+        free(s->series[i].d);
+        free(s->series[i].arr16);
         free(s->series[i].arr);
         s->series[i] = (struct bt_series){0};
     }
@@ -183,11 +186,116 @@ void bt_store_free(struct bt_store *s)
     s->status = NULL;
 }
 
-static size_t slot(const struct bt_store *s, int64_t minute)
+#define SERIES_FIRST_CAP 16 /* slots of a new series: `check`'s window, doubled as needed */
+
+static size_t slot(const struct bt_series *se, int64_t minute)
 {
     int64_t m = minute / 60;
-    int64_t h = s->history;
-    return (size_t)(((m % h) + h) % h);
+    int64_t c = se->cap;
+    return (size_t)(((m % c) + c) % c);
+}
+
+static double sval(const struct bt_series *se, size_t k)
+{
+    return se->d ? se->d[k] : (double)se->f[k];
+}
+
+static bool fits_float(double v)
+{
+    return isnan(v) || (fabs(v) <= FLT_MAX && (double)(float)v == v);
+}
+
+static void sset(struct bt_series *se, size_t k, double v)
+{
+    if (!se->d && !fits_float(v)) {
+        /* the first value a float would round: the whole ring in double from now on */
+        se->d = bt_xmalloc((size_t)se->cap * sizeof *se->d);
+        for (int i = 0; i < se->cap; i++)
+            se->d[i] = se->f[i];
+        free(se->f);
+        se->f = NULL;
+    }
+    if (se->d)
+        se->d[k] = v;
+    else
+        se->f[k] = (float)v;
+}
+
+static bool has_arr(const struct bt_series *se)
+{
+    return se->arr16 || se->arr;
+}
+
+static int32_t aval(const struct bt_series *se, size_t k)
+{
+    return se->arr ? se->arr[k] : se->arr16[k];
+}
+
+static void aset(struct bt_series *se, size_t k, int32_t a)
+{
+    if (!se->arr && (a < INT16_MIN || a > INT16_MAX)) {
+        se->arr = bt_xmalloc((size_t)se->cap * sizeof *se->arr);
+        for (int i = 0; i < se->cap; i++)
+            se->arr[i] = se->arr16[i];
+        free(se->arr16);
+        se->arr16 = NULL;
+    }
+    if (se->arr)
+        se->arr[k] = a;
+    else
+        se->arr16[k] = (int16_t)a;
+}
+
+/* The ring with cap slots, every minute of [from, newest] it holds carried over. */
+static void series_resize(struct bt_series *se, int cap, int64_t from, bool arrival)
+{
+    struct bt_series n = *se;
+    n.cap = cap;
+    n.f = se->d ? NULL : bt_xmalloc((size_t)cap * sizeof *n.f);
+    n.d = se->d ? bt_xmalloc((size_t)cap * sizeof *n.d) : NULL;
+    n.arr16 = arrival && !se->arr ? bt_xcalloc((size_t)cap, sizeof *n.arr16) : NULL;
+    n.arr = arrival && se->arr ? bt_xcalloc((size_t)cap, sizeof *n.arr) : NULL;
+    for (int i = 0; i < cap; i++)
+        sset(&n, (size_t)i, NAN);
+    if (se->cap) {
+        int64_t lo = se->newest - (int64_t)(se->cap - 1) * 60;
+        for (int64_t m = lo > from ? lo : from; m <= se->newest; m += 60) {
+            size_t k = slot(se, m), j = slot(&n, m);
+            sset(&n, j, sval(se, k));
+            if (has_arr(&n) && has_arr(se))
+                aset(&n, j, aval(se, k));
+        }
+    }
+    free(se->f);
+    free(se->d);
+    free(se->arr16);
+    free(se->arr);
+    *se = n;
+}
+
+void bt_series_copy(struct bt_series *dst, const struct bt_series *src)
+{
+    *dst = *src;
+    size_t c = (size_t)src->cap;
+    dst->f = src->f ? bt_xmalloc(c * sizeof *dst->f) : NULL;
+    dst->d = src->d ? bt_xmalloc(c * sizeof *dst->d) : NULL;
+    dst->arr16 = src->arr16 ? bt_xmalloc(c * sizeof *dst->arr16) : NULL;
+    dst->arr = src->arr ? bt_xmalloc(c * sizeof *dst->arr) : NULL;
+    if (src->f)
+        memcpy(dst->f, src->f, c * sizeof *dst->f);
+    if (src->d)
+        memcpy(dst->d, src->d, c * sizeof *dst->d);
+    if (src->arr16)
+        memcpy(dst->arr16, src->arr16, c * sizeof *dst->arr16);
+    if (src->arr)
+        memcpy(dst->arr, src->arr, c * sizeof *dst->arr);
+}
+
+size_t bt_series_bytes(const struct bt_series *se)
+{
+    size_t c = (size_t)se->cap;
+    return (se->f ? c * sizeof *se->f : 0) + (se->d ? c * sizeof *se->d : 0) +
+           (se->arr16 ? c * sizeof *se->arr16 : 0) + (se->arr ? c * sizeof *se->arr : 0);
 }
 
 static struct bt_series *series_of(const struct bt_store *s, int route, enum bt_signal sig)
@@ -235,33 +343,42 @@ bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
     }
     int64_t minute = bt_minute_floor(smp->t);
     int64_t span = (int64_t)s->history * 60;
-    if (!se->v) {
-        se->v = bt_xmalloc((size_t)s->history * sizeof *se->v);
-        for (int i = 0; i < s->history; i++)
-            se->v[i] = NAN;
-        if (s->track_arrival)
-            se->arr = bt_xcalloc((size_t)s->history, sizeof *se->arr);
-        se->newest = minute;
+    if (!se->cap) {
+        series_resize(se, s->history < SERIES_FIRST_CAP ? s->history : SERIES_FIRST_CAP, 0,
+                      s->track_arrival);
+        se->newest = se->oldest = minute;
     }
     if (minute <= se->newest - span)
         return false; /* older than the window */
+    /* the minutes held after this one: [lo, hi], at most the history; more slots
+     * than the ring has: it grows (doubling), so nothing inside the history is lost */
+    int64_t hi = minute > se->newest ? minute : se->newest;
+    int64_t lo = minute < se->oldest ? minute : se->oldest;
+    if (lo <= hi - span)
+        lo = hi - span + 60;
+    int64_t need = (hi - lo) / 60 + 1;
+    if (need > se->cap) {
+        int64_t cap = (int64_t)se->cap * 2 > need ? (int64_t)se->cap * 2 : need;
+        series_resize(se, (int)(cap < s->history ? cap : s->history), lo, s->track_arrival);
+    }
+    se->oldest = lo;
     if (minute > se->newest) {
         /* clear the slots skipped over so stale values never reappear */
         int64_t from = se->newest + 60;
-        if (minute - from >= span)
-            from = minute - span + 60;
+        if (minute - from >= (int64_t)se->cap * 60)
+            from = minute - (int64_t)se->cap * 60 + 60;
         for (int64_t m = from; m < minute; m += 60)
-            se->v[slot(s, m)] = NAN;
+            sset(se, slot(se, m), NAN);
         se->newest = minute;
     }
-    size_t k = slot(s, minute);
-    if (se->arr) {
+    size_t k = slot(se, minute);
+    if (has_arr(se)) {
         int64_t a = arrival - minute;
         a = a < INT32_MIN ? INT32_MIN : a > INT32_MAX ? INT32_MAX : a;
-        if (isnan(se->v[k]) || a < se->arr[k])
-            se->arr[k] = (int32_t)a; /* visible from its first arrival */
+        if (isnan(sval(se, k)) || a < aval(se, k))
+            aset(se, k, (int32_t)a); /* visible from its first arrival */
     }
-    se->v[k] = smp->value;
+    sset(se, k, smp->value);
     if (s->tap.sample)
         s->tap.sample(s->tap.arg, smp, arrival);
     struct bt_source_status *st = bt_store_status(s, smp->route, bt_signal_info[smp->signal].source);
@@ -275,30 +392,54 @@ bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute)
 {
     const struct bt_series *se = series_of(s, route, sig);
-    if (!se || !se->v)
+    if (!se || !se->cap)
         return NAN;
-    minute = bt_minute_floor(minute);
-    if (minute > se->newest || minute <= se->newest - (int64_t)s->history * 60)
+    int64_t rem = minute % 60; /* bt_minute_floor, inline: a frame reads ~10^5 */
+    if (rem)
+        minute -= rem < 0 ? rem + 60 : rem;
+    /* the ring holds the newest cap minutes (cap <= history) */
+    if (minute > se->newest || minute <= se->newest - (int64_t)se->cap * 60)
         return NAN;
-    size_t k = slot(s, minute);
-    if (s->horizon && se->arr && minute + se->arr[k] > s->horizon)
+    size_t k = slot(se, minute);
+    if (s->horizon && has_arr(se) && minute + aval(se, k) > s->horizon)
         return NAN;
-    return se->v[k];
+    return sval(se, k);
+}
+
+void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
+                    double *out)
+{
+    const struct bt_series *se = series_of(s, route, sig);
+    from = bt_minute_floor(from);
+    if (!se || !se->cap) {
+        for (int i = 0; i < n; i++)
+            out[i] = NAN;
+        return;
+    }
+    int64_t lo = se->newest - (int64_t)se->cap * 60; /* as bt_store_at: (lo, newest] */
+    size_t k = slot(se, from);
+    int64_t m = from;
+    for (int i = 0; i < n; i++, m += 60, k = k + 1 == (size_t)se->cap ? 0 : k + 1) {
+        if (m > se->newest || m <= lo || (s->horizon && has_arr(se) && m + aval(se, k) > s->horizon))
+            out[i] = NAN;
+        else
+            out[i] = sval(se, k);
+    }
 }
 
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit)
 {
     const struct bt_series *se = series_of(s, route, sig);
-    if (!se || !se->v)
+    if (!se || !se->cap)
         return 0;
     int64_t m = bt_minute_floor(limit);
     if (m > se->newest)
         m = se->newest;
-    for (int64_t lo = se->newest - (int64_t)s->history * 60; m > lo; m -= 60) {
-        size_t k = slot(s, m);
-        if (isnan(se->v[k]))
+    for (int64_t lo = se->newest - (int64_t)se->cap * 60; m > lo; m -= 60) {
+        size_t k = slot(se, m);
+        if (isnan(sval(se, k)))
             continue;
-        if (s->horizon && se->arr && m + se->arr[k] > s->horizon)
+        if (s->horizon && has_arr(se) && m + aval(se, k) > s->horizon)
             continue;
         return m;
     }

@@ -62,8 +62,8 @@ struct bt_signal_info {
 extern const struct bt_signal_info bt_signal_info[BT_SIG_COUNT];
 int bt_signal_by_name(const char *name); /* -1 if unknown */
 /* The DAY_* signals hold one value per UTC day (stored at midnight): the day's sum
- * so far, fetched with a one-day Period so that `check` need not fetch every minute
- * since midnight for the daily-token total. */
+ * so far, the hourly datapoints since midnight summed, so that `check` need not fetch
+ * every minute since midnight for the daily-token total. */
 bool bt_signal_daily(enum bt_signal s);
 /* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
  * (the tier that actually served): queried only where ListMetrics lists that
@@ -165,13 +165,28 @@ struct bt_threshold {
 };
 
 /* A ring of per-minute values for one route and one signal; allocated on
- * first sample so memory follows what is actually observed. */
+ * first sample and grown (doubling, up to the store's history) as the minutes
+ * it holds span more, so memory follows what is actually observed: `check`'s
+ * ten-minute window takes 16 slots, not a day's 1440. Values are kept as float
+ * while every one is exactly a float (token and call counts below 2^24), and the
+ * whole ring in double from the first that is not (a day's sum, an average), so
+ * no number read back ever differs from the one stored; arrival offsets the same
+ * way in int16 or int32. */
 struct bt_series {
-    double *v;               /* NAN = no data; full precision (a day's sum exceeds a float's 24 bits) */
-    int32_t *arr;            /* replay: first arrival - minute, seconds (NULL live) */
-    int64_t base;            /* minute (epoch s) stored at slot (base/60) % cap */
+    float *f;                /* NAN = no data; while every value fits a float exactly */
+    double *d;               /* the same in double, once one did not (then f is NULL) */
+    /* replay: first arrival - minute, seconds (both NULL live); int16 while every
+     * offset fits (a backfill up to 9 hours late), int32 from the first that does not */
+    int16_t *arr16;
+    int32_t *arr;
+    int cap;                 /* slots: minute m at (m / 60) % cap; 0 before the first sample */
+    int64_t oldest;          /* oldest minute stored still inside the history */
     int64_t newest;          /* newest minute present, 0 if none */
 };
+/* A deep copy of src (for a store's what-if copy). */
+void bt_series_copy(struct bt_series *dst, const struct bt_series *src);
+/* Bytes a series' slots take (the bench's memory per route). */
+size_t bt_series_bytes(const struct bt_series *se);
 
 enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO,
                       BT_EV_SETTING };
@@ -308,6 +323,9 @@ bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);
 /* Newest minute <= limit holding a value (0 if none within the window). */
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit);
+/* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
+void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
+                    double *out);
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
 /* Replay: keep arrivals and an event log (call right after init). */
 void bt_store_track_arrival(struct bt_store *s);

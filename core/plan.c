@@ -138,17 +138,8 @@ static void clone_store(struct bt_store *d, const struct bt_store *s)
     d->counters = NULL;
     size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
     d->series = bt_xcalloc(ns, sizeof *d->series);
-    for (size_t i = 0; i < ns && s->nroutes; i++) {
-        d->series[i] = s->series[i];
-        if (s->series[i].v) {
-            d->series[i].v = bt_xmalloc((size_t)s->history * sizeof(double));
-            memcpy(d->series[i].v, s->series[i].v, (size_t)s->history * sizeof(double));
-        }
-        if (s->series[i].arr) {
-            d->series[i].arr = bt_xmalloc((size_t)s->history * sizeof(int32_t));
-            memcpy(d->series[i].arr, s->series[i].arr, (size_t)s->history * sizeof(int32_t));
-        }
-    }
+    for (size_t i = 0; i < ns && s->nroutes; i++)
+        bt_series_copy(&d->series[i], &s->series[i]);
     size_t nst = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SRC_COUNT;
     d->status = bt_xmalloc(nst * sizeof *d->status);
     memcpy(d->status, s->status, nst * sizeof *d->status);

@@ -95,8 +95,30 @@ void bt_http_set_max_body(struct bt_http *h, size_t max_bytes)
     h->max_body = max_bytes;
 }
 
+/* The index of url's origin (scheme://authority), added when new; -1 when the
+ * table is full (such transfers are left to curl's own queue). */
+static int origin_of(struct bt_http *h, const char *url)
+{
+    const char *p = strstr(url, "://");
+    size_t n = p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : strlen(url);
+    for (int i = 0; i < h->norigin; i++)
+        if (strlen(h->origin[i]) == n && strncmp(h->origin[i], url, n) == 0)
+            return i;
+    if (h->norigin >= MAX_ORIGINS)
+        return -1;
+    char *o = bt_xmalloc(n + 1);
+    memcpy(o, url, n);
+    o[n] = '\0';
+    h->origin[h->norigin] = o;
+    return h->norigin++;
+}
+
 static void release_easy(struct bt_http *h, struct xfer *x)
 {
+    if (x->slot_held) {
+        h->running[x->origin]--;
+        x->slot_held = false;
+    }
     if (!x->easy)
         return;
     curl_multi_remove_handle(h->multi, x->easy);
@@ -157,6 +179,8 @@ void bt_http_free(struct bt_http *h)
     }
     for (int i = 0; i < h->npool; i++)
         curl_easy_cleanup(h->pool[i]);
+    for (int i = 0; i < h->norigin; i++)
+        free(h->origin[i]);
     curl_multi_cleanup(h->multi);
     free(h);
     curl_global_cleanup();
@@ -247,6 +271,7 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     x->h = h;
     x->method = bt_xstrdup(req->method ? req->method : "GET");
     x->url = bt_xstrdup(req->url);
+    x->origin = origin_of(h, x->url);
     x->url_log = bt_xstrdup("(invalid URL)");
     x->service = bt_http_i_dup(req->service);
     x->region = bt_http_i_dup(req->region);
@@ -343,6 +368,10 @@ static bool start_attempt(struct bt_http *h, struct xfer *x)
         return false;
     }
     x->easy = e;
+    if (x->origin >= 0) {
+        h->running[x->origin]++;
+        x->slot_held = true;
+    }
     curl_easy_setopt(e, CURLOPT_URL, x->url);
     curl_easy_setopt(e, CURLOPT_PRIVATE, x);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -563,6 +592,11 @@ static int start_due(struct bt_http *h)
         for (struct xfer *x = h->list; x; x = x->next) {
             if (x->state != X_WAIT || x->due_ms > now || x->seq > limit)
                 continue;
+            /* its origin's connections all busy: it waits here, its clock not started
+             * (curl would queue it with its timeout running); a finishing one frees a slot */
+            x->slot_wait = x->origin >= 0 && h->running[x->origin] >= MAX_HOST_CONNECTIONS;
+            if (x->slot_wait)
+                continue;
             int gate = x->fail[0] ? -1 : creds_gate(h, x);
             if (gate == 0)
                 continue;
@@ -609,7 +643,7 @@ int bt_http_poll(struct bt_http *h, int timeout_ms, int extra_fd, bool *extra_re
     int wait = timeout_ms < 0 ? 0 : timeout_ms;
     int64_t now = mono_ms();
     for (const struct xfer *x = h->list; x; x = x->next) {
-        if (x->state != X_WAIT || x->cred_wait)
+        if (x->state != X_WAIT || x->cred_wait || x->slot_wait)
             continue;
         int64_t d = x->due_ms - now;
         if (d < wait)

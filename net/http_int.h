@@ -14,6 +14,7 @@
 #define NO_RETRY_INCREMENT 1
 #define MAX_POOL 8
 #define MAX_HOST_CONNECTIONS 4
+#define MAX_ORIGINS 64               /* origins whose connections are counted (more: curl queues) */
 
 enum xfer_state { X_WAIT, X_RUN };
 
@@ -56,6 +57,9 @@ struct xfer {
     int64_t t0_ms;
     bool cred_wait;              /* waiting for its credentials' refresh */
     unsigned cred_gen;           /* the policy's note of which refresh */
+    int origin;                  /* index into bt_http.origin (-1: not counted) */
+    bool slot_wait;              /* due, but its origin's MAX_HOST_CONNECTIONS are busy */
+    bool slot_held;              /* counted in running[origin] */
 };
 
 #define MAX_WATCH 32
@@ -79,6 +83,12 @@ struct bt_http {
     uint64_t rng;
     struct watch watches[MAX_WATCH];
     int nwatch;
+    /* Transfers in the multi per origin (scheme://host:port). A request starts (and
+     * its timeout begins) only when its origin has a free connection, so time spent
+     * queued behind the cap never counts against the request's timeout. */
+    char *origin[MAX_ORIGINS];
+    int running[MAX_ORIGINS];
+    int norigin;
 };
 
 char *bt_http_i_dup(const char *s);                       /* NULL stays NULL */

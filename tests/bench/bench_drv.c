@@ -8,7 +8,11 @@
  *                            on the terminal it runs on (a pty); timing to OUT
  *   cost CONF URL POLLS      the CloudWatch collector in live mode against the
  *                            fake, POLLS polls a simulated minute apart
- *   config CONF N            bt_config_load of CONF, N times (median) */
+ *   config CONF N            bt_config_load of CONF, N times (median)
+ *   scale CONF URL POLLS     a fleet's live polls (CloudWatch and Service Quotas, then
+ *                            every route evaluated, as serve does each poll) against
+ *                            the bench's stub, POLLS polls a simulated minute apart:
+ *                            each poll's wall and CPU, requests, and memory per route */
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+
 #include "collectors/cloudwatch.h"
+#include "collectors/quotas.h"
+#include "core/headroom.h"
 #include "net/http.h"
 #include "core/config.h"
 #include "core/recording.h"
@@ -33,18 +41,37 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Peak resident memory so far (VmHWM), kB. */
-static long peak_kb(void)
+/* A /proc/self/status figure in kB ("VmHWM": the peak so far, "VmRSS": now). */
+static long status_kb(const char *key)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kb = -1;
+    size_t n = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+        if (!strncmp(line, key, n) && line[n] == ':' && sscanf(line + n + 1, "%ld", &kb) == 1)
             break;
     if (f)
         fclose(f);
     return kb;
+}
+
+static long peak_kb(void)
+{
+    return status_kb("VmHWM");
+}
+
+/* Bytes the store's series take, and how many series hold data (memory per route). */
+static size_t store_bytes(const struct bt_store *st, int *nseries)
+{
+    size_t b = 0;
+    *nseries = 0;
+    for (int i = 0; i < st->nroutes * BT_SIG_COUNT; i++) {
+        b += bt_series_bytes(&st->series[i]);
+        *nseries += st->series[i].cap > 0;
+    }
+    return b + (size_t)st->nroutes * (BT_SIG_COUNT * sizeof *st->series +
+                                      BT_SRC_COUNT * sizeof *st->status);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -73,6 +100,12 @@ static int do_replay(const char *path, int n, unsigned seed)
     double *seek = bt_xcalloc((size_t)n + 1, sizeof *seek);
     double *full = bt_xcalloc((size_t)n + 1, sizeof *full);
     double worst = 0;
+    int nser = 0;
+    size_t sbytes = store_bytes(&rp.store, &nser);
+    for (int i = 0; i < rp.store.nroutes * BT_SIG_COUNT; i++)
+        if (getenv("BENCH_SERIES") && rp.store.series[i].cap)
+            fprintf(stderr, "%d %d %d %s\n", i / BT_SIG_COUNT, i % BT_SIG_COUNT, rp.store.series[i].cap,
+                    rp.store.series[i].d ? "d" : "f");
     srand(seed);
     for (int i = 0; i < n; i++) {
         int64_t span = rp.end - rp.start;
@@ -91,9 +124,9 @@ static int do_replay(const char *path, int n, unsigned seed)
     }
     printf("{\"open_s\":%.6f,\"open_peak_kb\":%ld,\"seek_median_s\":%.6f,"
            "\"seek_report_median_s\":%.6f,\"seek_report_max_s\":%.6f,\"peak_kb\":%ld,"
-           "\"routes\":%d,\"polls\":%zu,\"skipped\":%lu}\n",
+           "\"routes\":%d,\"polls\":%zu,\"skipped\":%lu,\"store_bytes\":%zu,\"series\":%d}\n",
            open_s, open_kb, median(seek, n), median(full, n), worst, peak_kb(), rp.cfg.nroutes,
-           rp.npolls, rp.skipped);
+           rp.npolls, rp.skipped, sbytes, nser);
     free(seek);
     free(full);
     bt_replay_free(&rp);
@@ -151,6 +184,7 @@ static int do_cost(const char *conf, const char *url, int polls)
         return 3;
     }
     bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    bt_store_bind_routes(&store, cfg.routes); /* events (OK, quotas) reach the routes */
     struct bt_http *http = bt_http_new(0);
     struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
                          .endpoint_url = url};
@@ -171,6 +205,84 @@ static int do_cost(const char *conf, const char *url, int polls)
            "\"samples\":%llu}\n",
            cfg.nroutes, per_poll, per_day, (unsigned long long)store.nsamples);
     bt_cloudwatch_collector.destroy(cw);
+    bt_http_free(http);
+    bt_store_free(&store);
+    bt_config_free(&cfg);
+    return 0;
+}
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static long rss_kb(void)
+{
+    return status_kb("VmRSS");
+}
+
+static int do_scale(const char *conf, const char *url, int polls)
+{
+    long rss0 = rss_kb();
+    double c0 = cpu_s(), w0 = now_s();
+    struct bt_config cfg;
+    struct bt_store store;
+    char err[600];
+    bt_config_defaults(&cfg);
+    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return 3;
+    }
+    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    bt_store_bind_routes(&store, cfg.routes);
+    struct bt_http *http = bt_http_new(0);
+    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
+                         .endpoint_url = url};
+    const struct bt_collector_ops *ops[] = {&bt_cloudwatch_collector, &bt_quotas_collector};
+    void *inst[2];
+    for (int i = 0; i < 2; i++)
+        inst[i] = ops[i]->create(&ctx);
+    struct bt_eval *ev = bt_xcalloc((size_t)cfg.nroutes + 1, sizeof *ev);
+    double start_cpu = cpu_s() - c0, start_wall = now_s() - w0;
+    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10;
+    printf("{\"routes\":%d,\"start_cpu_s\":%.4f,\"start_wall_s\":%.4f,\"polls\":[", cfg.nroutes,
+           start_cpu, start_wall);
+    for (int p = 0; p < polls; p++) {
+        unsigned long before = bt_cloudwatch_requests(inst[0]) + bt_quotas_requests(inst[1]);
+        double c = cpu_s(), w = now_s();
+        int64_t now = t + p * 60;
+        for (int i = 0; i < 2; i++)
+            if (inst[i])
+                ops[i]->tick(inst[i], now);
+        for (int i = 0; i < 600000; i++) {
+            bool busy = false;
+            for (int k = 0; k < 2; k++)
+                busy |= inst[k] && ops[k]->busy(inst[k]);
+            if (!busy)
+                break;
+            bt_http_poll(http, 100, -1, NULL);
+        }
+        bt_eval_all(&cfg, &store, now, ev); /* what each poll's /metrics and frame need */
+        printf("%s{\"now\":%lld,\"cpu_s\":%.4f,\"wall_s\":%.4f,\"requests\":%lu}", p ? "," : "",
+               (long long)now, cpu_s() - c, now_s() - w,
+               bt_cloudwatch_requests(inst[0]) + bt_quotas_requests(inst[1]) - before);
+    }
+    int nser = 0;
+    size_t sb = store_bytes(&store, &nser);
+    long rss = rss_kb();
+    int known = 0;
+    for (int r = 0; r < cfg.nroutes; r++)
+        known += !isnan(ev[r].quota) && !isnan(ev[r].settled);
+    printf("],\"rss_kb\":%ld,\"rss_start_kb\":%ld,\"peak_kb\":%ld,\"store_bytes\":%zu,"
+           "\"series\":%d,\"samples\":%llu,\"routes_with_quota_and_usage\":%d}\n",
+           rss, rss0, peak_kb(), sb, nser, (unsigned long long)store.nsamples, known);
+    free(ev);
+    for (int i = 0; i < 2; i++)
+        if (inst[i])
+            ops[i]->destroy(inst[i]);
     bt_http_free(http);
     bt_store_free(&store);
     bt_config_free(&cfg);
@@ -210,9 +322,11 @@ int main(int argc, char **argv)
         return do_render(argv[2], atoi(argv[3]), argv[4]);
     if (argc == 5 && !strcmp(argv[1], "cost"))
         return do_cost(argv[2], argv[3], atoi(argv[4]));
+    if (argc == 5 && !strcmp(argv[1], "scale"))
+        return do_scale(argv[2], argv[3], atoi(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "config"))
         return do_config(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS"
-                    " | config CONF N\n");
+                    " | config CONF N | scale CONF URL POLLS\n");
     return 3;
 }

@@ -8,8 +8,9 @@
       newest settled CloudWatch minute of every route (14 signals) and, for a share of
       the routes, one admission scrape (13 signals), plus one "ok" event per source.
       Values follow a daily cycle with noise, deterministic for a seed.
-  gen.py config OUT --routes N
-      A bedtop config with N runtime routes in us-east-1 (distinct model IDs).
+  gen.py config OUT --routes N [--no-quota]
+      A bedtop config with N runtime routes in us-east-1 (distinct model IDs);
+      --no-quota: no quota_tpm, so each route's quota comes from Service Quotas.
   gen.py scenario OUT --routes N [--now EPOCH] [--minutes M]
       A fake_aws.py scenario serving the 14 CloudWatch metrics of every route of
       `config` for the M minutes before now, plus applied quotas for some routes.
@@ -164,8 +165,10 @@ def config(a):
              "[bedtop]", "region = us-east-1", "interval = 60", ""]
     for i in range(a.routes):
         model, _, _ = route_model(i)
-        lines += ["[route r%03d]" % i, "model = %s" % model, "max_tokens = 1024",
-                  "quota_tpm = %d" % [400000, 1000000, 2000000, 4000000][i % 4], ""]
+        lines += ["[route r%03d]" % i, "model = %s" % model, "max_tokens = 1024"]
+        if not a.no_quota:
+            lines.append("quota_tpm = %d" % [400000, 1000000, 2000000, 4000000][i % 4])
+        lines.append("")
     with open(a.out, "w") as f:
         f.write("\n".join(lines))
     return 0
@@ -207,6 +210,7 @@ def main():
     p = sub.add_parser("config")
     p.add_argument("out")
     p.add_argument("--routes", type=int, default=50)
+    p.add_argument("--no-quota", action="store_true")
     p = sub.add_parser("scenario")
     p.add_argument("out")
     p.add_argument("--routes", type=int, default=50)

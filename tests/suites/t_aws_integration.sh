@@ -101,11 +101,12 @@ else
     expect_eq "GetMetricData: one throttled, retried, 6 pages" \
         "$(l "$TMP/main.log" "(sum(x['op']=='GetMetricData' and x['fault']=='throttle' for x in L), sum(x['op']=='GetMetricData' and x['status']==200 for x in L))")" \
         "(1, 8)"
-    # the day's token sums: one request of Period 86400 from UTC midnight, not every
-    # minute since midnight; triage settles 570,000 a minute, so today's total is
-    # 570,000 x the whole minutes since midnight (+-1 for the minute turning meanwhile)
-    expect_eq "check asks the day's sums with a one-day Period from midnight" \
-        "$(l "$TMP/main.log" "any(q['MetricStat']['Period']==86400 and x['body']['StartTime'] % 86400 == 0 for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])")" True
+    # the day's token sums: one request of hourly datapoints (Period 3600) from UTC
+    # midnight, summed, not every minute since midnight; triage settles 570,000 a minute,
+    # so today's total is 570,000 x the whole minutes since midnight (+-1 for the minute
+    # turning meanwhile)
+    expect_eq "check asks the day's sums in hourly datapoints from midnight" \
+        "$(l "$TMP/main.log" "any(q['MetricStat']['Period']==3600 and x['body']['StartTime'] % 86400 == 0 for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])")" True
     mins=$(( ($(date +%s) % 86400) / 60 ))
     expect_eq "tokens today = 570,000 x minutes since midnight" \
         "$(j "$TMP/main.json" "abs(r['triage']['tokens_today'] / 570000 - $mins) <= 1")" True

@@ -2,7 +2,7 @@
 # `history` keeps. With history = 30m a live poll fetched (and kept) only the last
 # 30 minutes, so "tokens today" counted the history window (18 % shown where 36 %
 # was true); now a live poll with a history shorter than a day also asks the day's
-# sums with a one-day Period from midnight, as check does.
+# sums in hourly datapoints from midnight, as check does.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 NOW=$(date +%s)
@@ -80,8 +80,8 @@ expect_eq "live record with history 30m exits 0" "$?" 0
 # day it asked for can end one or two minutes after S
 AFTER=$(date +%s)
 S2=$(( (AFTER - MIDNIGHT) / 60 ))
-# The poll asked the day's sums from midnight, with a one-day Period.
-check "a live poll asks InputTokenCount since 00:00 UTC with Period 86400" python3 - "$TMP/fake.log" "$MIDNIGHT" <<'PY'
+# The poll asked the day's sums from midnight, in hourly datapoints (summed).
+check "a live poll asks InputTokenCount since 00:00 UTC with Period 3600" python3 - "$TMP/fake.log" "$MIDNIGHT" <<'PY'
 import json, sys
 mid = int(sys.argv[2])
 for l in open(sys.argv[1]):
@@ -93,11 +93,11 @@ for l in open(sys.argv[1]):
     st = b["StartTime"]
     for q in b["MetricDataQueries"]:
         ms = q.get("MetricStat", {})
-        if ms.get("Period") == 86400 and ms["Metric"]["MetricName"] == "InputTokenCount" and int(st) == mid:
+        if ms.get("Period") == 3600 and ms["Metric"]["MetricName"] == "InputTokenCount" and int(st) == mid:
             sys.exit(0)
 sys.exit(1)
 PY
-# The replay at the end of the recording (the one-day sums may arrive a second after
+# The replay at the end of the recording (the day sums may arrive a second after
 # the minutes, in a request of their own): tokens today are the day's, 1,100 per
 # minute since midnight through the last whole minute (k = S - 1, a minute or two
 # less when the poll ran late), not the 30 minutes history kept (<= 33,000).

@@ -482,11 +482,14 @@ static void live_stop(struct live *lv)
 }
 
 /* The GetMetricData requests of a fake log (first pages, answered 200): how many
- * MetricDataQueries each sent, its StartTime, and whether AccountId sits on
- * exactly the queries of route Ids starting with acct_prefix. */
+ * MetricDataQueries each sent, its StartTime, whether it asked route 0's Invocations
+ * (Id r0_s0), and whether AccountId sits on exactly the queries of route Ids starting
+ * with acct_prefix. */
+#define GMD_MAX 64
 struct gmd_log {
-    int n, queries[16], accounts_ok, model_ok, checked, lists;
-    int64_t start[16], end[16];
+    int n, queries[GMD_MAX], accounts_ok, model_ok, checked, lists;
+    int64_t start[GMD_MAX], end[GMD_MAX];
+    bool invocations[GMD_MAX];
 };
 
 static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g)
@@ -507,7 +510,7 @@ static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g
         }
         if (op && !strcmp(op, "GetMetricData") &&
             cJSON_GetNumberValue(cJSON_GetObjectItem(j, "status")) == 200 &&
-            !cJSON_GetObjectItem(body, "NextToken") && g->n < 16) {
+            !cJSON_GetObjectItem(body, "NextToken") && g->n < GMD_MAX) {
             const cJSON *qs = cJSON_GetObjectItem(body, "MetricDataQueries"), *q;
             g->queries[g->n] = cJSON_GetArraySize(qs);
             g->start[g->n] = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(body, "StartTime"));
@@ -517,6 +520,7 @@ static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g
                 const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(q, "Id"));
                 const char *a = cJSON_GetStringValue(cJSON_GetObjectItem(q, "AccountId"));
                 bool want = id && !strncmp(id, acct_prefix, strlen(acct_prefix));
+                g->invocations[g->n] = g->invocations[g->n] || (id && !strcmp(id, "r0_s0"));
                 good = good && (want ? a && !strcmp(a, "111122223333") : a == NULL);
             }
             g->accounts_ok += good;
@@ -557,15 +561,19 @@ static void test_live(void)
     OK(due_ok, "live: next_due is 10 s after the next minute boundary");
     double per_poll = 0, per_day = 0;
     bt_cloudwatch_cost(lv.cw, &per_poll, &per_day);
-    /* every poll: triage 8 + batch 8 + agents 3 = 19, x 1,440 polls a day = 27,360;
-     * every 5 minutes (detail_interval 300): p50, p90, p99, client and server errors,
-     * time to first token for each runtime route + the mantle client errors = 13,
-     * x 288 = 3,744. The largest poll asks 19 + 13 = 32; a day 31,104 (was 46,080). */
-    OK(per_poll == 32 && per_day == 31104, "cost: 32 metrics in the largest poll, 31,104 a day (%g, %g)",
+    /* every poll, what the headroom frame needs: triage invocations, input, output,
+     * throttles, average latency + the two cache metrics ListMetrics lists for it = 7,
+     * batch the same 5 without caches (none listed), agents (mantle) inferences, input,
+     * output = 3: 15, x 1,440 polls a day = 21,600; every 5 minutes (detail_interval 300):
+     * p50, p90, p99, client and server errors, time to first token and
+     * EstimatedTPMQuotaUsage for each runtime route + the mantle client errors = 15,
+     * x 288 = 4,320. The largest poll asks 15 + 15 = 30; a day 25,920 (was 31,104; no
+     * route is calm here: no quota is known, so every one is polled every minute). */
+    OK(per_poll == 30 && per_day == 25920, "cost: 30 metrics in the largest poll, 25,920 a day (%g, %g)",
        per_poll, per_day);
     /* 3 ListMetrics pages (AWS/Bedrock) + 1 (AWS/BedrockMantle, for agents) once; poll 1
-     * (with the detail queries): 32 results at 7 a page = 5 pages; polls 2 and 3
-     * (every-poll queries only): 19 -> 3 pages each */
+     * (with the detail queries, one window: the backfill): 30 results at 7 a page = 5
+     * pages; polls 2 and 3 (every-poll queries only): 15 -> 3 pages each */
     OK(bt_cloudwatch_requests(lv.cw) == 15, "requests counted: %lu (3 + 1 + 5 + 3 + 3 = 15)",
        bt_cloudwatch_requests(lv.cw));
     live_stop(&lv);
@@ -595,16 +603,23 @@ static void test_live(void)
 }
 
 
+/* A test's scenario, fake log and config paths in the scratch directory (each n
+ * bytes); returns the config, open for writing. */
+static FILE *scratch_files(const char *name, char *scen, char *log, char *conf, size_t n)
+{
+    snprintf(scen, n, "%s/%s.json", tmpdir, name);
+    snprintf(log, n, "%s/%s.log", tmpdir, name);
+    snprintf(conf, n, "%s/%s.conf", tmpdir, name);
+    return fopen(conf, "w");
+}
+
 /* Routes on one model share their queries; a route of another account asks with
  * AccountId; the detail queries go every 5 minutes and backfill the minutes
  * between. Six live polls a minute apart on the tick's clock. */
 static void test_shared_and_cadence(void)
 {
     char scen[400], log[400], conf[400], err[512];
-    snprintf(scen, sizeof scen, "%s/shared.json", tmpdir);
-    snprintf(log, sizeof log, "%s/shared.log", tmpdir);
-    snprintf(conf, sizeof conf, "%s/shared.conf", tmpdir);
-    FILE *f = fopen(conf, "w");
+    FILE *f = scratch_files("shared", scen, log, conf, sizeof scen);
     fputs("[bedtop]\nregion = us-east-1\n"
           "[route a]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\nmax_tokens = 1024\n"
           "[route b]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\nmax_tokens = 512\n"
@@ -638,23 +653,31 @@ static void test_shared_and_cadence(void)
 
     struct gmd_log g;
     read_gmd(log, "r2_", &g);
-    /* a and b share one set of 14; c (another account) has its own 14 */
-    OK(g.n == 6 && g.queries[0] == 28, "poll 1: 28 queries for 3 routes (a and b share 14), got %d",
+    /* ListMetrics lists no cache metric for the model (the scenario has none): per set
+     * every poll invocations, input, output, throttles, average latency = 5; every 5
+     * minutes p50, p90, p99, client and server errors, time to first token and the
+     * estimate = 7. a and b share one set; c (another account) has its own. No route
+     * is calm (no quota known): all are asked every poll. */
+    OK(g.n == 7 && g.queries[0] == 24, "poll 1: 24 queries for 3 routes (a and b share 12), got %d",
        g.queries[0]);
-    /* polls 2-5: the every-poll 8 per set; poll 6, five minutes on: the detail 6 again */
-    OK(g.n == 6 && g.queries[1] == 16 && g.queries[2] == 16 && g.queries[3] == 16 &&
-           g.queries[4] == 16 && g.queries[5] == 28,
-       "polls 2-5 ask 2 x 8, poll 6 (5 minutes on) 2 x 14");
-    OK(g.n == 6 && g.accounts_ok == 6, "AccountId on every query of route c and no other (%d of %d)",
+    /* polls 2-5: the every-poll 5 per set; poll 6, five minutes on, in two requests (one
+     * StartTime each): the every-poll 10 from the last poll on, and the 5-minute tier's
+     * 2 x 7 reaching back (the fake logs them in either order) */
+    int p6 = g.n == 7 && g.queries[5] == 14 ? 5 : 6, p6r = 11 - p6;
+    OK(g.n == 7 && g.queries[1] == 10 && g.queries[2] == 10 && g.queries[3] == 10 &&
+           g.queries[4] == 10 && g.queries[p6] == 14 && g.queries[p6r] == 10,
+       "polls 2-5 ask 2 x 5, poll 6 (5 minutes on) 2 x 5 and 2 x 7 in its own request");
+    OK(g.n == 7 && g.accounts_ok == 7, "AccountId on every query of route c and no other (%d of %d)",
        g.accounts_ok, g.n);
     OK(g.checked > 0 && g.model_ok == g.checked,
        "every request fits the CloudWatch model (AccountId, IncludeLinkedAccounts): %d of %d",
        g.model_ok, g.checked);
     /* poll 1 settled through S1 = floor((T - 240) / 60) * 60; the detail queries of
-     * poll 6 start right after it: the minutes between are backfilled */
+     * poll 6 start right after it: the minutes between are backfilled; its every-poll
+     * queries start after poll 5's settled minute, as polls 2-5 did */
     int64_t s1 = (T - 240) / 60 * 60, end0 = T / 60 * 60;
-    OK(g.n == 6 && g.start[5] == s1 + 60 && g.start[4] > s1 + 60,
-       "poll 6 reaches back to the first minute its detail queries have not settled");
+    OK(g.n == 7 && g.start[p6] == s1 + 60 && g.start[p6r] == s1 + 5 * 60 && g.start[4] == s1 + 4 * 60,
+       "poll 6 reaches back to the first minute its detail queries have not settled, and only those");
     int a = bt_config_find_route(&lv.cfg, "a"), b = bt_config_find_route(&lv.cfg, "b"),
         c = bt_config_find_route(&lv.cfg, "c");
     /* minute end0: after poll 1's window, before where poll 6's every-poll queries start
@@ -668,14 +691,15 @@ static void test_shared_and_cadence(void)
     OK(bt_store_at(&lv.store, a, BT_SIG_LATENCY_P99, m) == 4100 &&
            bt_store_at(&lv.store, b, BT_SIG_LATENCY_P99, m) == 4100,
        "p99 for a minute between detail polls was backfilled by poll 6");
-    /* distinct queries: 2 sets x 8 every poll (1,440 a day) + 2 x 6 every 5 minutes (288) */
-    OK(per_poll == 28 && per_day == 16 * 1440 + 12 * 288, "cost: %g per poll, %g a day", per_poll,
+    /* distinct queries: 2 sets x 5 every poll (1,440 a day) + 2 x 7 every 5 minutes (288) */
+    OK(per_poll == 24 && per_day == 10 * 1440 + 14 * 288, "cost: %g per poll, %g a day", per_poll,
        per_day);
     bt_store_free(&lv.store);
     bt_config_free(&lv.cfg);
 
-    /* per route per hour, one route: 8 x 60 + 6 x 12 = 552 metrics, against the naive
-     * 14 x 60 = 840 (66 %); two routes on one model: 276 each (33 %) */
+    /* per route per hour, one route not listed yet (its cache metrics asked) and not
+     * calm: invocations, input, output, cache read and write, throttles, average latency
+     * 7 x 60 + the 5-minute tier 7 x 12 = 504 metrics, against the naive 14 x 60 = 840 */
     struct bt_config one;
     bt_config_init(&one);
     OK(bt_config_parse_string(&one, "[bedtop]\nregion = us-east-1\n[route a]\nmodel = m\n", "x", err,
@@ -685,7 +709,7 @@ static void test_shared_and_cadence(void)
                           .endpoint_url = "http://127.0.0.1:9"};
     void *ocw = bt_cloudwatch_collector.create(&octx);
     bt_cloudwatch_cost(ocw, &per_poll, &per_day);
-    OK(per_day / 24 == 552, "one runtime route: %g metrics an hour (naive 840)", per_day / 24);
+    OK(per_day / 24 == 504, "one runtime route: %g metrics an hour (naive 840)", per_day / 24);
     bt_cloudwatch_collector.destroy(ocw);
     bt_config_free(&one);
 }
@@ -707,6 +731,128 @@ static void describe_by_kind(void)
     bt_awsgroup_describe(&r, out, sizeof out);
     OK(!strcmp(out, "credentials: (https://x)"),
        "a network failure that only reads like one is filtered (%s)", out);
+}
+
+/* Per poll of a fake log (GetMetricData, first pages, answered 200), by EndTime: how
+ * many requests and queries, and whether route 0's Invocations (Id r0_s0) was asked. */
+struct poll_log {
+    int n;
+    int64_t end[GMD_MAX];
+    int requests[GMD_MAX], queries[GMD_MAX];
+    bool invocations[GMD_MAX];
+};
+
+static void read_polls(const char *log, struct poll_log *pl)
+{
+    struct gmd_log g;
+    read_gmd(log, "-", &g);
+    memset(pl, 0, sizeof *pl);
+    for (int i = 0; i < g.n; i++) {
+        int k = 0;
+        while (k < pl->n && pl->end[k] != g.end[i])
+            k++;
+        if (k == pl->n)
+            pl->end[pl->n++] = g.end[i];
+        pl->requests[k]++;
+        pl->queries[k] += g.queries[i];
+        pl->invocations[k] = pl->invocations[k] || g.invocations[i];
+    }
+}
+
+/* The adaptive cadence (core/cadence.c) end to end: a route far from its quota, steady
+ * and never throttled slows to a 5-minute cadence (its per-minute signals asked every
+ * fifth poll, backfilled; InvocationThrottles every poll); the fake starts to throttle
+ * at minute M0 + 7 and the route is asked every minute again from the next poll on;
+ * the store still has every minute. Fourteen polls a simulated minute apart (the
+ * tick's clock; the fake's data is fixed, nothing waits on the wall clock). */
+static void test_adaptive_cadence(void)
+{
+    char scen[400], log[400], conf[400];
+    FILE *f = scratch_files("cadence", scen, log, conf, sizeof scen);
+    /* 10 calls a minute, 5,000 input + 500 output tokens, 2 s each: in flight 10/60 x 2
+     * = 0.33 (Little's law), R = 500 + 1,000 = 1,500, held 500; used 5,000 + 500 x
+     * burndown + 500, a few thousand tokens of a 10,000,000 quota: far below 50 % */
+    fputs("[bedtop]\nregion = us-east-1\ninterval = 60\n"
+          "[route calm]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 1000\n"
+          "quota_tpm = 10000000\n",
+          f);
+    fclose(f);
+    int64_t T = (int64_t)time(NULL) / 60 * 60 + 10; /* polls 10 s after the minute, as live */
+    int back = bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 1440);
+    int64_t M0 = T - 10, from = M0 - (back + 60) * 60, to = M0 + 3600;
+    int64_t thr_at = M0 + 7 * 60; /* the first throttled minute */
+    f = fopen(scen, "w");
+    fprintf(f, "{\"series\":[");
+    const char *model = "anthropic.claude-3-haiku-20240307-v1:0";
+    const struct { const char *metric, *stat; int v; } sig[] = {
+        {"Invocations", "Sum", 10}, {"InputTokenCount", "Sum", 5000},
+        {"OutputTokenCount", "Sum", 500}, {"InvocationLatency", "Average", 2000}};
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        fprintf(f, "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"%s\",\"stat\":\"%s\",\"start\":%lld,"
+                   "\"end\":%lld,\"dimensions\":{\"ModelId\":\"%s\"},\"generator\":{\"constant\":%d}},",
+                sig[i].metric, sig[i].stat, (long long)from, (long long)to, model, sig[i].v);
+    fprintf(f, "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"InvocationThrottles\",\"stat\":\"Sum\","
+               "\"start\":%lld,\"dimensions\":{\"ModelId\":\"%s\"},\"values\":[",
+            (long long)from, model);
+    for (int64_t m = from; m <= to; m += 60)
+        fprintf(f, "%s%d", m == from ? "" : ",", m < thr_at ? 0 : 3);
+    fprintf(f, "]}]}");
+    fclose(f);
+    struct live lv;
+    if (!live_start(&lv, scen, log, conf)) {
+        OK(false, "cadence: fake started");
+        return;
+    }
+    double cost_calm = NAN, cost_busy = NAN, day = 0;
+    for (int p = 0; p < 14; p++) {
+        live_poll(&lv, T + 60 * p);
+        if (p == 4)
+            bt_cloudwatch_cost(lv.cw, &day, &cost_calm);
+        if (p == 13)
+            bt_cloudwatch_cost(lv.cw, &day, &cost_busy);
+    }
+    live_stop(&lv);
+    struct poll_log pl;
+    read_polls(log, &pl);
+    /* poll p at T + 60p (EndTime M0 + 60p): poll 0 backfills (not calm before any data);
+     * polls 1-4 only the throttles (1 query); poll 5, five minutes on, the route's
+     * per-minute signals and the 5-minute tier; polls 6-8 throttles again, and poll 8
+     * (EndTime M0 + 480) fetches the first throttled minute, M0 + 420; from poll 9 on
+     * the route is asked every poll. */
+    bool want[14] = {true, false, false, false, false, true, false, false, false,
+                     true, true, true, true, true};
+    bool match = pl.n == 14;
+    char seen[15] = "";
+    for (int p = 0; p < pl.n && p < 14; p++) {
+        seen[p] = pl.invocations[p] ? 'X' : '.';
+        match = match && pl.end[p] == M0 + 60 * p && pl.invocations[p] == want[p];
+    }
+    OK(match, "cadence: per-minute signals asked at polls 0, 5, then every poll from 9 (%s, %d polls)",
+       seen, pl.n);
+    OK(pl.n == 14 && pl.queries[1] == 1 && pl.queries[2] == 1 && pl.queries[6] == 1 &&
+           pl.queries[8] == 1,
+       "cadence: between a calm route's polls only InvocationThrottles is asked (%d %d %d %d)",
+       pl.queries[1], pl.queries[2], pl.queries[6], pl.queries[8]);
+    /* every minute from the backfill start to the newest settled one: the poll at
+     * T + 780 settles minute floor((T + 780 - 240) / 60) * 60 = M0 + 540 */
+    int missing = 0, thr = 0;
+    for (int64_t m = M0 - back * 60; m <= M0 + 540; m += 60) {
+        missing += bt_store_at(&lv.store, 0, BT_SIG_INVOCATIONS, m) != 10;
+        missing += bt_store_at(&lv.store, 0, BT_SIG_INPUT_TOKENS, m) != 5000;
+        thr += bt_store_at(&lv.store, 0, BT_SIG_THROTTLES, m) == 3;
+    }
+    OK(missing == 0, "cadence: the store has every minute's invocations and input (%d missing)",
+       missing);
+    /* throttled minutes M0 + 420 .. M0 + 540: 3 */
+    OK(thr == 3, "cadence: the throttled minutes are in the store (%d of 3)", thr);
+    /* calm, per day: throttles 1 x 1,440 + the other 4 per-minute signals x 288 + the
+     * 5-minute tier 7 x 288 = 1,440 + 1,152 + 2,016 = 4,608 (192 an hour); throttled:
+     * 5 x 1,440 + 7 x 288 = 7,200 + 2,016 = 9,216 (384 an hour) */
+    OK(cost_calm == 4608 && cost_busy == 9216,
+       "cadence: metrics a day calm 4,608 (192 an hour), throttled 9,216 (384 an hour): %g, %g",
+       cost_calm, cost_busy);
+    bt_store_free(&lv.store);
+    bt_config_free(&lv.cfg);
 }
 
 int main(void)
@@ -734,6 +880,7 @@ int main(void)
     test_integration();
     test_live();
     test_shared_and_cadence();
+    test_adaptive_cadence();
     test_faults();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -214,11 +214,15 @@ static void test_dedup(void)
     int detail = 0;
     for (int i = 0; i < 14; i++)
         detail += bt_cloudwatch_signal_detail(q[i].signal);
-    /* p50, p90, p99, client errors, server errors, time to first token */
-    OK(detail == 6, "6 of a runtime route's 14 queries are detail (slower cadence)");
+    /* the 5-minute tier: p50, p90, p99, client errors, server errors, time to first
+     * token and EstimatedTPMQuotaUsage (issue 25: only what the frame needs each minute) */
+    OK(detail == 7, "7 of a runtime route's 14 queries are the 5-minute tier (%d)", detail);
     OK(!bt_cloudwatch_signal_detail(BT_SIG_LATENCY_AVG) && !bt_cloudwatch_signal_detail(BT_SIG_THROTTLES) &&
-           !bt_cloudwatch_signal_detail(BT_SIG_ESTIMATED_TPM),
-       "average latency, throttles and the estimate go every poll");
+           !bt_cloudwatch_signal_detail(BT_SIG_INVOCATIONS) &&
+           !bt_cloudwatch_signal_detail(BT_SIG_INPUT_TOKENS) &&
+           !bt_cloudwatch_signal_detail(BT_SIG_OUTPUT_TOKENS) &&
+           bt_cloudwatch_signal_detail(BT_SIG_ESTIMATED_TPM),
+       "invocations, tokens, average latency and throttles every poll; the estimate every 5 minutes");
 }
 
 static void test_batching(void)
@@ -439,16 +443,16 @@ static void test_settled(void)
        "check at 10:00: 10 minutes (the day's total comes from one-day sums)");
     OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 1440) == 601, "live at 10:00: since midnight");
     {
-        /* a runtime route's day sums: 3 queries of Period 86400, 4 with both spellings;
-         * none for mantle */
+        /* a runtime route's day sums: 3 queries of hourly datapoints (Period 3600, summed
+         * from midnight), 4 with both spellings; none for mantle */
         struct bt_route rt;
         bt_route_defaults(&rt);
         bt_strlcpy(rt.model, "anthropic.claude-3-haiku-20240307-v1:0", sizeof rt.model);
         struct bt_cw_query q[8];
         struct bt_cw_spelling both = {.both = true};
         int n1 = bt_cloudwatch_day_queries(&rt, 0, NULL, q, 8);
-        OK(n1 == 3 && q[0].period == 86400 && q[0].signal == BT_SIG_DAY_INPUT_TOKENS,
-           "day sums: 3 queries, Period 86400");
+        OK(n1 == 3 && q[0].period == 3600 && q[0].signal == BT_SIG_DAY_INPUT_TOKENS,
+           "day sums: 3 queries, Period 3600 (hourly)");
         OK(bt_cloudwatch_day_queries(&rt, 0, &both, q, 8) == 4, "day sums with both spellings: 4");
         rt.endpoint = BT_EP_MANTLE;
         OK(bt_cloudwatch_day_queries(&rt, 0, NULL, q, 8) == 0, "mantle: no day sums");

@@ -481,6 +481,52 @@ static void test_timeout(void)
     fake_stop(&f);
 }
 
+/* A request queued behind the connection cap (MAX_HOST_CONNECTIONS, 4) starts its
+ * timeout when it leaves, not when it is queued. Eight requests to one fake whose
+ * every answer takes 1.0 s, each with a 1.6 s timeout and no retry: four run at once
+ * and answer at ~1.0 s, then the other four leave and answer at ~2.0 s after
+ * submission, 1.0 s after they left. Timed from the queue, those four would have
+ * timed out at 1.6 s; timed from leaving, all eight answer (0.6 s to spare). */
+struct queued { int calls, ok; };
+static void on_queued(void *arg, const struct bt_http_resp *r)
+{
+    struct queued *q = arg;
+    q->calls++;
+    q->ok += r->status == 200;
+}
+
+static void test_queue_timeout(void)
+{
+    struct fake f;
+    fake_start(&f, "{\"faults\":[{\"op\":\"*\",\"count\":0,\"action\":\"delay\",\"secs\":1.0}]}",
+               NULL);
+    struct bt_http *h = bt_http_new(0);
+    struct bt_creds_provider p = plain_creds();
+    struct queued q = {0};
+    struct bt_http_req req = cw_req(&f, &p, T_LIST, "{}");
+    req.timeout = 1.6;
+    req.max_attempts = 1;
+    for (int i = 0; i < 8; i++)
+        bt_http_submit(h, &req, on_queued, &q);
+    run(h);
+    OK(q.calls == 8 && q.ok == 8, "queued behind the cap: all 8 answered, none timed out in the "
+       "queue (%d of %d ok)", q.ok, q.calls);
+    cJSON *log = fake_log(&f);
+    int n = cJSON_GetArraySize(log), ports[16], nports = 0;
+    for (int i = 0; i < n && i < 16; i++) {
+        int port = (int)log_num(log, i, "client_port"), k = 0;
+        while (k < nports && ports[k] != port)
+            k++;
+        if (k == nports)
+            ports[nports++] = port;
+    }
+    OK(n == 8 && nports <= 4, "queued behind the cap: 8 requests over at most 4 connections "
+       "(%d requests, %d connections)", n, nports);
+    cJSON_Delete(log);
+    bt_http_free(h);
+    fake_stop(&f);
+}
+
 static int closed_port(void)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);
@@ -740,6 +786,7 @@ int main(void)
     test_5xx_burst();
     test_budget();
     test_timeout();
+    test_queue_timeout();
     test_refused();
     test_truncate_reset();
     test_skew();

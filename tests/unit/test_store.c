@@ -1,0 +1,164 @@
+/* The store's per-minute series (core/model.c): rings sized to what was observed
+ * (a ten-minute `check` takes 16 slots, not the history's 1440), compact storage
+ * (float, int16 arrival offsets) that never changes a number read back, growth that
+ * keeps every minute inside the history, and the history's edge. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/model.h"
+#include "tests/tap.h"
+
+static const int64_t T0 = 1795946400; /* 2026-11-29 10:00:00 UTC, a minute */
+
+static void put(struct bt_store *st, int64_t minute, double v, int64_t arrival)
+{
+    struct bt_sample s = {.t = minute, .route = 0, .signal = BT_SIG_INPUT_TOKENS, .value = v};
+    bt_store_add(st, &s, arrival);
+}
+
+static double at(const struct bt_store *st, int64_t minute)
+{
+    return bt_store_at(st, 0, BT_SIG_INPUT_TOKENS, minute);
+}
+
+static const struct bt_series *series(const struct bt_store *st)
+{
+    return &st->series[BT_SIG_INPUT_TOKENS];
+}
+
+/* `check` asks for the last 10 minutes: with the default history of 1440 the ring
+ * holds 16 floats (64 bytes), not 1440 doubles (11,520 bytes). */
+static void test_check_window(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 1440);
+    for (int m = 0; m < 10; m++)
+        put(&st, T0 + m * 60, 1000 + m, T0 + 3600);
+    OK(series(&st)->cap == 16 && bt_series_bytes(series(&st)) == 64,
+       "ten minutes of a 1440-minute history: 16 float slots, 64 bytes (cap %d, %zu bytes)",
+       series(&st)->cap, bt_series_bytes(series(&st)));
+    OK(at(&st, T0) == 1000 && at(&st, T0 + 540) == 1009 && isnan(at(&st, T0 - 60)),
+       "the ten minutes read back; the minute before none");
+    bt_store_free(&st);
+}
+
+/* Every number reads back exactly as stored: 2^24 + 1 = 16,777,217 is no float (the
+ * nearest are ...216 and ...218), nor is 0.1, nor 123456789.125 (27 bits before the
+ * point). */
+static void test_exact(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 60);
+    put(&st, T0, 16777216, T0 + 600);
+    OK(series(&st)->f && !series(&st)->d, "2^24 is a float: kept as float");
+    put(&st, T0 + 60, 16777217, T0 + 600);
+    put(&st, T0 + 120, 0.1, T0 + 600);
+    put(&st, T0 + 180, 123456789.125, T0 + 600);
+    OK(series(&st)->d && !series(&st)->f, "2^24 + 1 arrives: the ring is double from then on");
+    OK(at(&st, T0) == 16777216 && at(&st, T0 + 60) == 16777217 && at(&st, T0 + 120) == 0.1 &&
+       at(&st, T0 + 180) == 123456789.125, "16777216, 16777217, 0.1 and 123456789.125 read back "
+       "exactly (%.17g %.17g %.17g %.17g)", at(&st, T0), at(&st, T0 + 60), at(&st, T0 + 120),
+       at(&st, T0 + 180));
+    bt_store_free(&st);
+}
+
+/* A backfill: minute 100 first, then 0..99 (older): minute 0 makes the span 101
+ * minutes; twice 16 slots is less, so the ring grows to 101 at once and loses none. */
+static void test_grow_backward(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 180);
+    put(&st, T0 + 100 * 60, 100, T0 + 7200);
+    for (int m = 0; m < 100; m++)
+        put(&st, T0 + m * 60, m, T0 + 7200);
+    int bad = 0;
+    for (int m = 0; m <= 100; m++)
+        bad += at(&st, T0 + m * 60) != m;
+    OK(bad == 0 && series(&st)->cap == 101, "101 minutes, the newest first: all kept (%d wrong), "
+       "101 slots (%d)", bad, series(&st)->cap);
+    bt_store_free(&st);
+}
+
+/* The history's edge: 20 minutes kept. Minutes 0..19, then 35: the window is
+ * (35 - 20, 35] = 16..35, so 16..19 keep their values, 20..34 are empty, 0..15 gone. */
+static void test_history_edge(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 20);
+    for (int m = 0; m < 20; m++)
+        put(&st, T0 + m * 60, m + 1, T0 + 3600);
+    OK(series(&st)->cap == 20, "the ring stops at the history: 20 slots (%d)", series(&st)->cap);
+    put(&st, T0 + 35 * 60, 36, T0 + 3600);
+    bool kept = at(&st, T0 + 16 * 60) == 17 && at(&st, T0 + 19 * 60) == 20 &&
+                at(&st, T0 + 35 * 60) == 36;
+    int holes = 0, gone = 0;
+    for (int m = 20; m < 35; m++)
+        holes += isnan(at(&st, T0 + m * 60));
+    for (int m = 0; m < 16; m++)
+        gone += isnan(at(&st, T0 + m * 60));
+    OK(kept && holes == 15 && gone == 16, "16..19 and 35 kept, 20..34 empty (%d of 15), 0..15 "
+       "older than the history (%d of 16)", holes, gone);
+    put(&st, T0 + 10 * 60, 5, T0 + 3600);
+    OK(isnan(at(&st, T0 + 10 * 60)), "a sample older than the history is refused");
+    bt_store_free(&st);
+}
+
+/* Replay: each minute visible from its first arrival. 100 s late fits int16; a
+ * backfill 40,000 s late (11 h) does not: the offsets become int32, and the horizon
+ * still cuts exactly at the arrival (visible at minute + 40,000, not a second before). */
+static void test_arrival(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 1440);
+    bt_store_track_arrival(&st);
+    put(&st, T0, 7, T0 + 100);
+    OK(series(&st)->arr16 && !series(&st)->arr, "100 s late: int16 offsets");
+    st.horizon = T0 + 99;
+    OK(isnan(at(&st, T0)), "not visible a second before it arrived");
+    st.horizon = T0 + 100;
+    OK(at(&st, T0) == 7, "visible when it arrived");
+    put(&st, T0 + 60, 8, T0 + 60 + 40000);
+    OK(series(&st)->arr && !series(&st)->arr16, "40,000 s late: int32 offsets");
+    st.horizon = T0 + 60 + 39999;
+    OK(isnan(at(&st, T0 + 60)) && at(&st, T0) == 7, "the late minute hidden a second before, the "
+       "first still visible");
+    st.horizon = T0 + 60 + 40000;
+    OK(at(&st, T0 + 60) == 8, "the late minute visible at its arrival");
+    bt_store_free(&st);
+}
+
+/* bt_store_range reads what bt_store_at reads, minute by minute, across a wrapped
+ * ring with holes, before its oldest and after its newest, and under a horizon. */
+static void test_range(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 20);
+    bt_store_track_arrival(&st);
+    for (int m = 0; m < 20; m++)
+        put(&st, T0 + m * 60, m + 1, T0 + m * 60 + 120 + m);
+    put(&st, T0 + 35 * 60, 36, T0 + 35 * 60 + 130);
+    int bad = 0;
+    double v[60];
+    for (int h = 0; h < 2; h++) {
+        st.horizon = h ? T0 + 18 * 60 + 137 : 0; /* minute 18 arrived at +138 s: hidden */
+        bt_store_range(&st, 0, BT_SIG_INPUT_TOKENS, T0 - 5 * 60 + 17, 50, v);
+        for (int i = 0; i < 50; i++) {
+            double w = at(&st, T0 + (i - 5) * 60);
+            bad += !(isnan(w) ? isnan(v[i]) : v[i] == w);
+        }
+    }
+    OK(bad == 0, "range = at for minutes -5..44 (wrapped ring, holes, a horizon): %d differ", bad);
+    bt_store_free(&st);
+}
+
+int main(void)
+{
+    test_check_window();
+    test_exact();
+    test_grow_backward();
+    test_history_edge();
+    test_arrival();
+    test_range();
+    return tap_done();
+}
