@@ -16,10 +16,9 @@ PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lncursesw 
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-# A truncated snprintf is a bug (a message cut mid-word): main.c, app/, aws/ and net/ are
-# built with -Wformat-truncation; the rooms still being split (and the tests) keep it off
-# until then.
-TRUNC_PENDING = -Wno-format-truncation
+# A truncated snprintf is a bug (a message cut mid-word): everything is built with
+# -Wformat-truncation. Size the buffer for the longest text, build the message in a
+# bt_buf, or cut it visibly (bt_strlcpy_cut, bt_fmt_cut: "..."), never silence it.
 CFLAGS  ?= -O2 -g
 # Hardening as Debian's hardening=+all builds: fortified libc calls, stack protector,
 # position-independent executable, full RELRO. _FORTIFY_SOURCE needs optimisation, so
@@ -77,8 +76,6 @@ $(B)/libbedtop.a: $(LIB_OBJ)
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-
-$(B)/core/%.o $(B)/collectors/%.o $(B)/tui/%.o $(B)/render/%.o $(B)/tests/% $(B)/bench/% $(B)/fuzz_%: WARN += $(TRUNC_PENDING)
 
 $(B)/tests/%: tests/unit/%.c $(TEST_OBJ) $(B)/libbedtop.a
 	@mkdir -p $(dir $@)

@@ -458,7 +458,9 @@ bool app_output_close(struct app_output *w)
 
 void app_file_error(const char *err, const char *path, const char *kind, bool write)
 {
-    if (strstr(err, "; ") || !path) {
+    /* the remedy follows from the file's state, never from the message's words: a
+     * file that opened has a message about what it holds, which says what to do */
+    if (!path) {
         bt_err("%s", err);
         return;
     }

@@ -371,7 +371,7 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
     int att = resp->attempts;
     if (resp->status == 0) {
         char t[sizeof resp->transport_error];
-        if (strncmp(resp->transport_error, "credentials: ", 13) == 0) /* ours, whole */
+        if (resp->kind == BT_ERR_CREDENTIALS) /* the signer's own message, whole */
             bt_strlcpy(t, resp->transport_error, sizeof t);
         else
             safe_message(resp->transport_error[0] ? resp->transport_error : "no response", t,

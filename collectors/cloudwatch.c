@@ -48,10 +48,13 @@ static void route_fail(struct cw *cw, int r, const char *fmt, ...)
 {
     if (r < 0 || r >= cw->nroutes || cw->err[r][0])
         return; /* the first failure says the most */
+    struct bt_buf b = {0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cw->err[r], sizeof cw->err[r], fmt, ap);
+    bt_buf_vprintf(&b, fmt, ap);
     va_end(ap);
+    bt_strlcpy_cut(cw->err[r], bt_buf_str(&b), sizeof cw->err[r]);
+    bt_buf_free(&b);
 }
 
 /* Fails every route a wire query answers. */
@@ -517,11 +520,13 @@ static void on_status(void *arg, const char *id, const char *code, const char *d
     if (strcmp(code, "PartialData") == 0 || w < 0)
         return; /* PartialData: the rest comes with NextToken */
     const struct bt_cw_query *x = &c->g->q[c->g->wire[w]];
-    char d[128], what[256];
-    bt_strlcpy(d, detail, sizeof d);
-    snprintf(what, sizeof what, "%s: %s for %s %s (%s)%s", c->g->label, code, x->metric, x->stat,
-             c->g->cw->ctx->cfg->routes[x->route].model, d[0] ? ": " : "");
-    wire_fail(c->g, w, "%s%s", what, d);
+    char d[128];
+    bt_strlcpy_cut(d, detail, sizeof d);
+    struct bt_buf what = {0};
+    bt_buf_printf(&what, "%s: %s for %s %s (%s)%s", c->g->label, code, x->metric, x->stat,
+                  c->g->cw->ctx->cfg->routes[x->route].model, d[0] ? ": " : "");
+    wire_fail(c->g, w, "%s%s", bt_buf_str(&what), d);
+    bt_buf_free(&what);
 }
 
 static void on_message(void *arg, const char *code, const char *value)
@@ -829,7 +834,7 @@ static void cw_tick(void *self, int64_t now)
         if (!g->ag->url[0]) {
             for (int k = 0; k < g->ag->nroutes; k++) {
                 char text[224];
-                snprintf(text, sizeof text, "%s: %s", g->label, g->ag->error);
+                bt_fmt_cut(text, sizeof text, "%s: %s", g->label, g->ag->error);
                 cw_event(cw, g->ag->routes[k], BT_EV_ERROR, text);
             }
             continue;

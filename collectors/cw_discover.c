@@ -205,7 +205,7 @@ static void add_route(struct bt_config *cfg, const struct discover *d, const str
     }
     bt_strlcpy(unique, name, sizeof unique);
     for (int k = 2; bt_config_find_route(cfg, unique) >= 0; k++)
-        snprintf(unique, sizeof unique, "%.56s-%d", name, k);
+        snprintf(unique, sizeof unique, "%.52s-%d", name, k); /* 52 + '-' + 10 digits fit */
     int r = bt_config_add_route(cfg, unique);
     struct bt_route *rt = &cfg->routes[r];
     bt_strlcpy(rt->model, m->id, sizeof rt->model);

@@ -59,8 +59,8 @@ static void legacy_event(struct cw *cw, int r)
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
                           .source = BT_SRC_CLOUDWATCH};
     bt_strlcpy(ev.code, BT_EVCODE_LEGACY_MODEL, sizeof ev.code);
-    snprintf(ev.text, sizeof ev.text, "ListMetrics lists LegacyModelInvocations for %s",
-             cw->ctx->cfg->routes[r].model);
+    bt_fmt_cut(ev.text, sizeof ev.text, "ListMetrics lists LegacyModelInvocations for %s",
+               cw->ctx->cfg->routes[r].model);
     if (cw->ctx->store)
         bt_store_apply(cw->ctx->store, &ev);
 }

@@ -180,7 +180,7 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
             continue;
         }
         /* the series as listed, hidden, and their sum under the figure's Id */
-        char sid[40];
+        char sid[sizeof id + 16]; /* the Id, "_p" and any int */
         for (int k = 0; k < q[i].nsum; k++) {
             snprintf(sid, sizeof sid, "%s_p%d", id, k);
             stat_json(out, rt, &q[i], sid, &q[i].sum[k], false, i == 0 && k == 0);

@@ -259,7 +259,7 @@ static void fail_event(struct psrc *p)
 {
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_ERROR, .route = -1,
                           .source = BT_SRC_CLOUDWATCH};
-    snprintf(ev.text, sizeof ev.text, "prometheus %s: %s", p->shown, p->err);
+    bt_fmt_cut(ev.text, sizeof ev.text, "prometheus %s: %s", p->shown, p->err);
     bt_store_apply(p->ctx->store, &ev);
 }
 
@@ -271,7 +271,8 @@ static void on_answer(void *arg, const struct bt_http_resp *resp)
     if (resp->status != 200) {
         p->failed = true;
         if (resp->status == 0)
-            snprintf(p->err, sizeof p->err, "%s", resp->transport_error[0] ? resp->transport_error : "no answer");
+            bt_strlcpy_cut(p->err, resp->transport_error[0] ? resp->transport_error : "no answer",
+                           sizeof p->err);
         else
             snprintf(p->err, sizeof p->err, "HTTP %ld %.160s", resp->status, resp->body);
     } else {
@@ -422,8 +423,8 @@ static void disc_done(void *arg, const struct bt_http_resp *resp)
     struct disc *d = arg;
     d->done = true;
     if (resp->status != 200) {
-        snprintf(d->err, sizeof d->err, "%s",
-                 resp->status ? "the server answered an error" : resp->transport_error);
+        bt_strlcpy_cut(d->err, resp->status ? "the server answered an error" : resp->transport_error,
+                       sizeof d->err);
         if (resp->status)
             snprintf(d->err, sizeof d->err, "HTTP %ld %.160s", resp->status, resp->body);
         return;

@@ -261,15 +261,15 @@ static void sq_done(void *arg, const struct bt_http_resp *resp)
     char why[224], text[224];
     if (resp->status != 200) {
         bt_awsgroup_describe(resp, why, sizeof why);
-        snprintf(text, sizeof text, "%s: %s: %s", g->label, op, why);
+        bt_fmt_cut(text, sizeof text, "%s: %s: %s", g->label, op, why);
         group_end(g, text);
         return;
     }
     char *token = NULL;
     char err[160];
     if (!bt_quotas_parse_page(resp->body, resp->body_len, &g->list, &token, err, sizeof err)) {
-        snprintf(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
-                 resp->url ? resp->url : "");
+        bt_fmt_cut(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
+                   resp->url ? resp->url : "");
         group_end(g, text);
         return;
     }
@@ -310,7 +310,7 @@ static void profile_apply(struct sq *sq, int r, const struct bt_infprofile *ip, 
 {
     const struct bt_config *cfg = sq->ctx->cfg;
     const struct bt_route *rt = &cfg->routes[r];
-    char why[96], when[32] = "";
+    char when[32] = "", why[64 + 16 + sizeof when]; /* the words, the count and the time whole */
     if (cached_at)
         bt_fmt_iso(cached_at, when, sizeof when);
     snprintf(why, sizeof why, "application inference profile in %d Region%s; GetInferenceProfile%s%s",
@@ -349,11 +349,11 @@ static void profile_done(void *arg, const struct bt_http_resp *resp)
     struct bt_infprofile ip;
     if (resp->status != 200) {
         bt_awsgroup_describe(resp, why, sizeof why);
-        snprintf(p->error, sizeof p->error,
-                 "GetInferenceProfile failed: %s; set base_model or allow bedrock:GetInferenceProfile",
-                 why);
+        bt_fmt_cut(p->error, sizeof p->error,
+                   "GetInferenceProfile failed: %s; set base_model or allow bedrock:GetInferenceProfile",
+                   why);
     } else if (!bt_infprofile_parse(resp->body, resp->body_len, &ip, why, sizeof why)) {
-        snprintf(p->error, sizeof p->error, "GetInferenceProfile: %s; set base_model", why);
+        bt_fmt_cut(p->error, sizeof p->error, "GetInferenceProfile: %s; set base_model", why);
     } else {
         p->error[0] = '\0';
         p->resolved_at = g->sq->next - BT_SQ_REFRESH;
@@ -371,7 +371,7 @@ static void profile_submit(struct sq_group *g, int r)
     struct sq *sq = g->sq;
     struct sq_profile *p = &sq->prof[r];
     const struct bt_route *rt = &sq->ctx->cfg->routes[r];
-    char region[32], url[1024], path[640], base[512], label[160];
+    char region[32], path[640], base[512], url[sizeof base + sizeof path], label[160];
     bt_infprofile_arn_region(rt->model, region, sizeof region);
     if (!region[0])
         bt_strlcpy(region, g->ag->region, sizeof region);
@@ -461,7 +461,7 @@ static void sq_tick(void *self, int64_t now)
             continue;
         if (!g->ag->url[0]) {
             char text[224];
-            snprintf(text, sizeof text, "%s: %s", g->label, g->ag->error);
+            bt_fmt_cut(text, sizeof text, "%s: %s", g->label, g->ag->error);
             sq_status(g, BT_EV_ERROR, text);
             sq->failed = true;
             continue;

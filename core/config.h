@@ -45,8 +45,11 @@ void bt_config_defaults(struct bt_config *c);
  * that could not be loaded (burndown_error). */
 bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
                             size_t errlen);
+/* True when a burndown table is loaded; else burndown_error says why (a table
+ * that could not be read, or none loaded: never every model at 1). */
+bool bt_config_need_burndown(struct bt_config *c);
 /* After routes are known: resolve burndown and inference per route. With no
- * table loaded, burndown_error says so (never every model at 1). */
+ * table loaded, burndown_error says so. */
 void bt_config_finish(struct bt_config *c);
 int bt_config_add_route(struct bt_config *c, const char *name);
 int bt_config_find_route(const struct bt_config *c, const char *name);

@@ -108,8 +108,8 @@ void bt_evlog_store_event(struct bt_evlog *l, const struct bt_config *cfg,
             break;
         e = add(l, BT_LOG_FAILED, route, ev->t, m, BT_ST_CRIT);
         e->source = ev->source;
-        snprintf(e->text, sizeof e->text, "%s failing%s%s", source_title(ev->source),
-                 ev->text[0] ? ": " : "", ev->text);
+        bt_fmt_cut(e->text, sizeof e->text, "%s failing%s%s", source_title(ev->source),
+                   ev->text[0] ? ": " : "", ev->text);
         break;
     case BT_EV_OK:
         if (!set_failing(l, route, ev->source, false))
@@ -172,8 +172,8 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
                 const struct bt_warning *w = find_warning(e, c);
                 struct bt_logent *x = add(l, BT_LOG_RAISED, r, at, m, w->severity);
                 x->code = (enum bt_wcode)c;
-                snprintf(x->text, sizeof x->text, "%s raised: %s", bt_wcode_name(x->code),
-                         w->message);
+                bt_fmt_cut(x->text, sizeof x->text, "%s raised: %s", bt_wcode_name(x->code),
+                           w->message);
             } else if (!(now & bit) && (before & bit)) {
                 struct bt_logent *x = add(l, BT_LOG_CLEARED, r, at, m, BT_ST_OK);
                 x->code = (enum bt_wcode)c;

@@ -260,11 +260,11 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         e->stale = true;
         if (e->data_minute) {
             bt_fmt_hhmm(e->data_minute, hm, sizeof hm);
-            snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); newest data %s UTC",
-                     cw->error, hm);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); newest data %s UTC",
+                       cw->error, hm);
         } else {
-            snprintf(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); no data yet",
-                     cw->error);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "CloudWatch failing (%s); no data yet",
+                       cw->error);
         }
     } else if (cw->last_ok && e->now - cw->last_ok > stale_after(cfg)) {
         e->stale = true;
@@ -287,27 +287,30 @@ static void check_staleness(const struct bt_config *cfg, const struct bt_store *
         char why[224];
         if (sq->last_ok) {
             bt_fmt_hhmm(sq->last_ok, hm, sizeof hm);
-            snprintf(why, sizeof why, "Service Quotas failing (%s); quotas as read at %s UTC",
-                     sq->error, hm);
+            bt_fmt_cut(why, sizeof why, "Service Quotas failing (%s); quotas as read at %s UTC",
+                       sq->error, hm);
         } else {
-            snprintf(why, sizeof why, "Service Quotas failing (%s); no quota read yet", sq->error);
+            bt_fmt_cut(why, sizeof why, "Service Quotas failing (%s); no quota read yet", sq->error);
         }
         if (e->stale) { /* CloudWatch's reason, often the same error, comes first */
-            size_t n = strlen(e->stale_reason);
-            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; Service Quotas failing too");
+            char cw_why[sizeof e->stale_reason];
+            bt_strlcpy(cw_why, e->stale_reason, sizeof cw_why);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "%s; Service Quotas failing too",
+                       cw_why);
         } else {
             bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
         }
         e->stale = true;
     }
     if (source_failing(adm)) {
-        char why[224];
-        snprintf(why, sizeof why, "admission counters failing (%s)", adm->error);
         if (e->stale) {
-            size_t n = strlen(e->stale_reason);
-            snprintf(e->stale_reason + n, sizeof e->stale_reason - n, "; %s", why);
+            char cw_why[sizeof e->stale_reason];
+            bt_strlcpy(cw_why, e->stale_reason, sizeof cw_why);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "%s; admission counters failing (%s)",
+                       cw_why, adm->error);
         } else {
-            bt_strlcpy(e->stale_reason, why, sizeof e->stale_reason);
+            bt_fmt_cut(e->stale_reason, sizeof e->stale_reason, "admission counters failing (%s)",
+                       adm->error);
         }
         e->stale = true;
     } else if (e->adm_minute && e->adm_minute < bt_minute_floor(e->now) - 180 - (int64_t)cfg->interval &&

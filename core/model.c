@@ -320,7 +320,8 @@ bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
     char why[160];
     enum bt_source src = bt_signal_info[smp->signal].source;
     if (!bt_sample_plausible(smp->signal, smp->value, why, sizeof why)) {
-        char hm[8], text[200];
+        /* the signal's name, a %.9g value and the reason in full */
+        char hm[8], text[sizeof why + 128];
         bt_fmt_hhmm(bt_minute_floor(smp->t), hm, sizeof hm);
         snprintf(text, sizeof text, "implausible value: %s = %.9g at %s UTC: %s; not used",
                  bt_signal_info[smp->signal].name, smp->value, hm, why);

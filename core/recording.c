@@ -39,7 +39,7 @@ struct bt_recorder {
     int nseries, capseries;
     int nseries_written;       /* those named in lines that reached the file */
     unsigned long lines, dropped;
-    char error[256];
+    char error[512 + 128];     /* "recording PATH: why (lines are being dropped)" whole */
     int64_t latest;            /* newest time taken (a flush, a sample's arrival, an event) */
     long long good;            /* size after the last complete line */
     bool torn;                 /* a failed write may have left part of a line after it */

@@ -382,7 +382,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
     struct bt_rec_span span = {0};
     int64_t first = 0, last = 0;
     int kind;
-    while ((kind = ls->next(ls->arg, &line, &len)) == 1) {
+    for (kind = ls->next(ls->arg, &line, &len); kind == 1; kind = ls->next(ls->arg, &line, &len)) {
         struct bt_rec_line pl;
         char why[160];
         if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
@@ -414,7 +414,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
 
     int lineno = 1;
     size_t cap = 0;
-    while ((kind = ls->next(ls->arg, &line, &len)) != 0) {
+    for (kind = ls->next(ls->arg, &line, &len); kind != 0; kind = ls->next(ls->arg, &line, &len)) {
         lineno++;
         char why[160];
         bool truncated = kind == 2;

@@ -91,7 +91,10 @@ static const char *skip_value(const char *p, int depth)
         for (;;) {
             if (close == '}') {
                 p = skip_string(skip_ws(p));
-                if (!p || *(p = skip_ws(p)) != ':')
+                if (!p)
+                    return NULL;
+                p = skip_ws(p);
+                if (*p != ':')
                     return NULL;
                 p++;
             }
@@ -144,7 +147,8 @@ enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const in
             const char *q = scan_number(p, &hd[nhead]);
             if (!q) {
                 ok = false;
-                if (!(q = skip_value(p, 3)))
+                q = skip_value(p, 3);
+                if (!q)
                     return BT_SCAN_SYNTAX;
             }
             p = skip_ws(q);
@@ -177,7 +181,9 @@ enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const in
                 double d;
                 const char *q = scan_number(skip_ws(p), &d);
                 bool isnum = q != NULL;
-                if (!q && !(q = skip_value(p, 4)))
+                if (!q)
+                    q = skip_value(p, 4);
+                if (!q)
                     return BT_SCAN_SYNTAX;
                 if (count % 2 == 0) {
                     sig = isnum && d > -1 && d < 256 ? sigmap[(int)d] : -1;
@@ -209,7 +215,8 @@ enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const in
             ok = false;
         /* anything after the four items is ignored, as before */
         for (p = skip_ws(p); *p == ',';) {
-            if (!(p = skip_value(p + 1, 3)))
+            p = skip_value(p + 1, 3);
+            if (!p)
                 return BT_SCAN_SYNTAX;
             p = skip_ws(p);
         }
@@ -254,7 +261,9 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
                 seen_t = true;
                 const char *q = scan_number(p, &pl->t);
                 have_t = q && isfinite(pl->t);
-                if (!q && !(q = skip_value(p, 1)))
+                if (!q)
+                    q = skip_value(p, 1);
+                if (!q)
                     goto syntax;
                 p = q;
             } else if (klen == 3 && k[1] == 's' && !seen_s) {
@@ -262,12 +271,14 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
                 const char *q;
                 if (*p != '[') {
                     not_array = true; /* null too: cJSON's null is not an array */
-                    if (!(q = skip_value(p, 1)))
+                    q = skip_value(p, 1);
+                    if (!q)
                         goto syntax;
                 } else if (bt_rec_scan_samples(NULL, nroutes, sigmap, p, &q, span) != BT_SCAN_OK) {
                     /* a bad group, unless the array is not JSON at all */
                     bad_group = true;
-                    if (!(q = skip_value(p, 1)))
+                    q = skip_value(p, 1);
+                    if (!q)
                         goto syntax;
                 } else {
                     pl->s = p;
@@ -291,8 +302,10 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
                     }
                 }
                 p = q;
-            } else if (!(p = skip_value(p, 1))) {
-                goto syntax;
+            } else {
+                p = skip_value(p, 1);
+                if (!p)
+                    goto syntax;
             }
             p = skip_ws(p);
             if (*p == '}')

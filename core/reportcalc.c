@@ -215,8 +215,8 @@ static void legacy_of(const struct bt_config *cfg, const int *members, int nm, s
         const struct bt_route *rt = &cfg->routes[members[k]];
         if (rt->legacy_seen) {
             g->legacy = true;
-            snprintf(g->legacy_why, sizeof g->legacy_why, "CloudWatch lists LegacyModelInvocations "
-                     "for %s (route %s)", rt->model, rt->name);
+            bt_fmt_cut(g->legacy_why, sizeof g->legacy_why, "CloudWatch lists LegacyModelInvocations "
+                       "for %s (route %s)", rt->model, rt->name);
         }
     }
     for (int s = 0; s < g->nsides && !g->legacy; s++) {

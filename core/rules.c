@@ -188,7 +188,7 @@ static bool rule_oversized(const struct bt_config *cfg, const struct bt_route *r
     if (isnan(e->recommended_max_tokens) || !oversized(cfg, e, &basis))
         return false;
     bool p99 = !isnan(e->out_p99);
-    char gain[96] = "";
+    char gain[2 * 32 + 48] = ""; /* both figures whole */
     if (!isnan(e->fits_more) && !isnan(e->fits_more_recommended)) {
         char now[32], rec[32];
         bt_fmt_si(e->fits_more, now, sizeof now);
@@ -557,7 +557,8 @@ static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
             break;
         len += (size_t)n;
     }
-    char others[32], u[32], use[120];
+    /* both figures and the route name whole */
+    char others[32], u[32], use[2 * 32 + sizeof cfg->routes[0].name + 64];
     bt_fmt_si(e->group_used - bt_z(e->used), others, sizeof others);
     bt_fmt_si(e->group_used, u, sizeof u);
     if (e->nunknown >= e->nshared)

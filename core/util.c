@@ -60,6 +60,36 @@ size_t bt_strlcpy(char *dst, const char *src, size_t dstsize)
     return n;
 }
 
+bool bt_strlcpy_cut(char *dst, const char *src, size_t dstsize)
+{
+    size_t n = strlen(src);
+    if (!dstsize)
+        return n == 0;
+    if (n < dstsize) {
+        memcpy(dst, src, n + 1);
+        return true;
+    }
+    /* cut on a character boundary, leaving room for the mark */
+    size_t c = dstsize > 4 ? dstsize - 4 : 0;
+    while (c > 0 && ((unsigned char)src[c] & 0xC0) == 0x80)
+        c--;
+    memcpy(dst, src, c);
+    bt_strlcpy(dst + c, "...", dstsize - c);
+    return false;
+}
+
+bool bt_fmt_cut(char *dst, size_t dstsize, const char *fmt, ...)
+{
+    struct bt_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    bt_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    bool fit = bt_strlcpy_cut(dst, bt_buf_str(&b), dstsize);
+    bt_buf_free(&b);
+    return fit;
+}
+
 void bt_buf_reserve(struct bt_buf *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap)
@@ -91,6 +121,8 @@ void bt_buf_putc(struct bt_buf *b, char c)
 
 void bt_buf_vprintf(struct bt_buf *b, const char *fmt, va_list ap)
 {
+    if (!fmt)
+        return;
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap2);
@@ -260,7 +292,8 @@ bool bt_parse_iso(const char *s, int64_t *out)
             return false;
         if (*p == ':') {
             p++;
-            if ((om = digits(&p, 2)) < 0)
+            om = digits(&p, 2);
+            if (om < 0)
                 return false;
         } else if (isdigit((unsigned char)*p)) {
             om = digits(&p, 2); /* +0530 */

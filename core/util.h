@@ -16,6 +16,13 @@ char *bt_xstrdup(const char *s);
 
 /* Copies at most dstsize-1 bytes and always terminates; returns strlen(src). */
 size_t bt_strlcpy(char *dst, const char *src, size_t dstsize);
+/* For a fixed field that holds a message with text from outside (a server's error,
+ * an event's text): copies src, or when it does not fit cuts it on a character
+ * boundary and ends it in "..." so the cut shows. True when it fit whole. Where the
+ * longest text is known, size the buffer instead. */
+bool bt_strlcpy_cut(char *dst, const char *src, size_t dstsize);
+/* The same for a message formatted whole first (bt_buf), then copied. */
+bool bt_fmt_cut(char *dst, size_t dstsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Growable string. len excludes the NUL; buf is always terminated once used. */
 struct bt_buf {

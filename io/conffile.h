@@ -1,5 +1,5 @@
 /* The files a config is made of: the config itself (bedtop.conf(5)) and the
- * installed burndown table. core/config.c and core/burndown.c parse the text. */
+ * installed burndown table. core/config_ini.c and core/burndown.c parse the text. */
 #ifndef BEDTOP_IO_CONFFILE_H
 #define BEDTOP_IO_CONFFILE_H
 #include <stdbool.h>

@@ -12,8 +12,7 @@ static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 {
     struct bt_buf b = {0};
     char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    for (size_t n = fread(chunk, 1, sizeof chunk, f); n > 0; n = fread(chunk, 1, sizeof chunk, f)) {
         if (b.len + n > maxlen) {
             fclose(f);
             bt_buf_free(&b);

@@ -120,8 +120,11 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
     else if (st.st_size > ((off_t)4 << 30))
         why = "larger than the 4 GiB bedtop reads; split it (the header line with any "
               "run of poll lines is a recording)";
-    else if (!(ls.f = fdopen(fd, "rb")))
-        why = strerror(errno);
+    else {
+        ls.f = fdopen(fd, "rb");
+        if (!ls.f)
+            why = strerror(errno);
+    }
     if (why) {
         snprintf(err, errlen, "%s: %s", path, why);
         if (fd >= 0)

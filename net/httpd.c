@@ -430,6 +430,24 @@ static int month_of(const char **p)
     return -1;
 }
 
+/* One field each, for a date read as a chain of fields: false where it does not fit. */
+static bool lit(const char **p, char c)
+{
+    return *(*p)++ == c;
+}
+
+static bool num(const char **p, int n, bool exact, int *out)
+{
+    *out = digits(p, n, exact);
+    return *out >= 0;
+}
+
+static bool mon(const char **p, int *out)
+{
+    *out = month_of(p);
+    return *out >= 0;
+}
+
 /* "HH:MM:SS" */
 static bool hms(const char **p, struct tm *tm)
 {
@@ -462,27 +480,27 @@ int64_t bt_httpd_parse_date(const char *s)
         return -1;
     if (*p == ',' && p - s == 3) { /* IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT */
         p++;
-        if (*p++ != ' ' || (tm.tm_mday = digits(&p, 2, true)) < 0 || *p++ != ' ' ||
-            (tm.tm_mon = month_of(&p)) < 0 || *p++ != ' ' ||
-            (tm.tm_year = digits(&p, 4, true)) < 0 || *p++ != ' ' || !hms(&p, &tm))
+        if (!lit(&p, ' ') || !num(&p, 2, true, &tm.tm_mday) || !lit(&p, ' ') ||
+            !mon(&p, &tm.tm_mon) || !lit(&p, ' ') || !num(&p, 4, true, &tm.tm_year) ||
+            !lit(&p, ' ') || !hms(&p, &tm))
             return -1;
         tm.tm_year -= 1900;
     } else if (*p == ',') { /* RFC 850: Sunday, 06-Nov-94 08:49:37 GMT */
         p++;
-        if (*p++ != ' ' || (tm.tm_mday = digits(&p, 2, true)) < 0 || *p++ != '-' ||
-            (tm.tm_mon = month_of(&p)) < 0 || *p++ != '-' ||
-            (tm.tm_year = digits(&p, 2, true)) < 0 || *p++ != ' ' || !hms(&p, &tm))
+        if (!lit(&p, ' ') || !num(&p, 2, true, &tm.tm_mday) || !lit(&p, '-') ||
+            !mon(&p, &tm.tm_mon) || !lit(&p, '-') || !num(&p, 2, true, &tm.tm_year) ||
+            !lit(&p, ' ') || !hms(&p, &tm))
             return -1;
         if (tm.tm_year < 70) /* two-digit years: RFC 9110 5.6.7's 50-year rule, simplified */
             tm.tm_year += 100;
     } else if (*p == ' ' && p - s == 3) { /* asctime: Sun Nov  6 08:49:37 1994 */
         p++;
-        if ((tm.tm_mon = month_of(&p)) < 0 || *p++ != ' ')
+        if (!mon(&p, &tm.tm_mon) || !lit(&p, ' '))
             return -1;
         if (*p == ' ')
             p++;
-        if ((tm.tm_mday = digits(&p, 2, false)) < 0 || *p++ != ' ' || !hms(&p, &tm) ||
-            *p++ != ' ' || (tm.tm_year = digits(&p, 4, true)) < 0)
+        if (!num(&p, 2, false, &tm.tm_mday) || !lit(&p, ' ') || !hms(&p, &tm) ||
+            !lit(&p, ' ') || !num(&p, 4, true, &tm.tm_year))
             return -1;
         tm.tm_year -= 1900;
         return *p ? -1 : checked(&tm);
@@ -776,8 +794,11 @@ static void accept_all(struct bt_httpd *s)
         for (int i = 0; i < BT_HTTPD_MAX_CONN && !c; i++)
             if (s->c[i].fd < 0)
                 c = &s->c[i];
-        if (!c && (c = evictable(s)) != NULL)
-            conn_close(s, c); /* idle clients never starve a scrape */
+        if (!c) {
+            c = evictable(s);
+            if (c)
+                conn_close(s, c); /* idle clients never starve a scrape */
+        }
         if (!c) { /* all are being answered: refuse at once rather than queue */
             static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                                        "Connection: close\r\nRetry-After: 1\r\n\r\n";

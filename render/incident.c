@@ -116,7 +116,8 @@ static void headroom_series(const struct bt_incident *inc, const struct bt_confi
                 }
             }
             /* the route sharing the quota by name ("triage, triage-app"), or how many */
-            char l[160], q[BT_FMT_SHORT], plus[80] = "";
+            char q[BT_FMT_SHORT], plus[80] = "";
+            char l[sizeof cfg->routes[r].name + sizeof plus + sizeof q + 64]; /* whole */
             if (more == 1)
                 snprintf(plus, sizeof plus, ", %.60s", cfg->routes[other].name);
             else if (more)

@@ -148,7 +148,8 @@ static int route_order(const struct bt_report *r, int *idx)
 
 struct text_row {
     char quota[BT_FMT_SHORT], settled[BT_FMT_SHORT], est[BT_FMT_SHORT], res[BT_FMT_SHORT];
-    char pct[BT_FMT_SHORT], fits[BT_FMT_SHORT], thr[BT_FMT_SHORT], p99[BT_FMT_SHORT];
+    char pct[1 + BT_FMT_SHORT]; /* "<" or ">" before the figure */
+    char fits[BT_FMT_SHORT], thr[BT_FMT_SHORT], p99[BT_FMT_SHORT];
     char infl[2 * BT_FMT_SHORT + 2];
 };
 

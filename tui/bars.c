@@ -147,7 +147,7 @@ void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l)
         for (size_t i = 0; i < bt_nfbar && i + 1 < BT_ARRAY_LEN(t->fbar_x); i++) {
             if (bt_fbar[i].key == KEY_F(5) && t->host->replay)
                 continue;
-            char k[8];
+            char k[16]; /* "F" and any int */
             snprintf(k, sizeof k, "F%d", bt_fbar[i].key - KEY_F(0));
             t->fbar_x[t->nfbar_x] = x;
             t->fbar_key[t->nfbar_x++] = bt_fbar[i].key;

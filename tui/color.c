@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "core/util.h"
+
 static const int ansi_rgb[16] = {0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd,
                                  0x00cdcd, 0xe5e5e5, 0x7f7f7f, 0xff0000, 0x00ff00, 0xffff00,
                                  0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff};
@@ -72,6 +74,6 @@ void tui_load_theme(struct bt_tui *t, const char *name)
     char err[400];
     if (!bt_theme_load(&t->look.theme, name, err, sizeof err)) {
         bt_theme_default(&t->look.theme);
-        snprintf(t->msg, sizeof t->msg, "%s; using the default theme", err);
+        bt_fmt_cut(t->msg, sizeof t->msg, "%s; using the default theme", err);
     }
 }

@@ -61,7 +61,7 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     int n = 0;
 #define FIG(name, ...)                                                         \
     do {                                                                       \
-        snprintf(v, sizeof v, __VA_ARGS__);                                    \
+        bt_fmt_cut(v, sizeof v, __VA_ARGS__); /* a long reason shows its cut */ \
         tui_entry(lines, &n, width, name, v, BT_ROLE_NORMAL);                  \
     } while (0)
     bt_fmt_tokens(e->headroom_tpm, a, sizeof a);
@@ -236,7 +236,7 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     tui_clip(l->body.y, l->body.y + l->body.h, sc->pos - l->body.y);
     for (int i = 0; i < l->ngraphs; i++)
         tui_draw_graph(t, r, gk[i], l->graph[i]);
-    char title[96];
+    char title[sizeof rt->name + 48]; /* the name and the words whole */
     snprintf(title, sizeof title, "Figures for %s and where each comes from", rt->name);
     struct tui_scroll all = {0};
     tui_draw_wlines(t, l->figures, title, t->fig_lines, l->figures.h - 1, &all, false);

@@ -162,7 +162,7 @@ static double vmax(const double *v, int n, double m)
 /* A legend item on the title rule: its glyph, its label (with the current value). */
 struct item {
     int pat;
-    char label[48];
+    char label[64]; /* "now " two 16-byte figures " in flight, " "/min" */
     char name[32];         /* without the value, when space is short */
 };
 

@@ -85,7 +85,7 @@ static int build(struct bt_tui *t, int width)
         const struct bt_logent *x = &l->e[i - 1];
         if (t->host->evlog && x->at > t->host->now)
             continue;
-        char hm[16], line[400];
+        char hm[16], line[sizeof t->ev_lines[0].s + 40]; /* the columns and the line whole */
         bt_fmt_hhmm(x->minute, hm, sizeof hm);
         const char *who = x->route >= 0 && x->route < cfg->nroutes ? cfg->routes[x->route].name
                           : x->kind == BT_LOG_MARKER                ? "-"
@@ -97,7 +97,7 @@ static int build(struct bt_tui *t, int width)
         tui_wrap(t->ev_lines, &n, x->text, width - 22, 0, BT_ROLE_HELP);
         for (int k = before; k < n; k++) {
             snprintf(line, sizeof line, "%-22s%s", k == before ? head : "", t->ev_lines[k].s);
-            bt_strlcpy(t->ev_lines[k].s, line, sizeof t->ev_lines[k].s);
+            bt_strlcpy_cut(t->ev_lines[k].s, line, sizeof t->ev_lines[k].s);
             t->ev_lines[k].route = x->route;
             t->ev_lines[k].first = k == before;
             t->ev_lines[k].lead = k == before ? 11 : 0; /* time and severity */

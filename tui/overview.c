@@ -244,17 +244,17 @@ static void add_warning(struct bt_tui *t, struct wline *lines, int *n, int r,
         tui_add_wline(lines, n, BT_ROLE_NORMAL, buf, 4, tui_sev_role(wa->severity));
     } else {
         /* severity and route in their columns, the code and message wrapped beside */
-        char rest[400];
+        char rest[sizeof wa->message + 48]; /* the code and the message whole */
         snprintf(rest, sizeof rest, "%s: %s", bt_wcode_name(wa->code), wa->message);
         tui_wrap(lines, n, rest, width - 17, 0, BT_ROLE_NORMAL);
         for (int k = before; k < *n; k++) {
-            char in[400];
+            char in[sizeof lines[k].s + 96]; /* the severity, the route name and the line whole */
             if (k == before)
                 snprintf(in, sizeof in, "%-4s %-11s %s", tui_sev_label(wa->severity),
                          t->host->cfg->routes[r].name, lines[k].s);
             else
                 snprintf(in, sizeof in, "%17s%s", "", lines[k].s);
-            bt_strlcpy(lines[k].s, in, sizeof lines[k].s);
+            bt_strlcpy_cut(lines[k].s, in, sizeof lines[k].s);
         }
         if (before < *n) {
             lines[before].lead = 4;
@@ -265,9 +265,9 @@ static void add_warning(struct bt_tui *t, struct wline *lines, int *n, int r,
         int k0 = *n;
         tui_wrap(lines, n, buf, width - 17, 0, BT_ROLE_HELP);
         for (int k = k0; k < *n; k++) {
-            char in[400];
+            char in[sizeof lines[k].s + 96]; /* the severity, the route name and the line whole */
             snprintf(in, sizeof in, "%17s%s", "", lines[k].s);
-            bt_strlcpy(lines[k].s, in, sizeof lines[k].s);
+            bt_strlcpy_cut(lines[k].s, in, sizeof lines[k].s);
         }
     }
     bool sel = t->wfocus && r == t->wsel_route && (int)wa->code == t->wsel_code;

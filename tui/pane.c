@@ -68,9 +68,9 @@ void tui_entry(struct wline *lines, int *n, int width, const char *name, const c
     int before = *n;
     tui_wrap(lines, n, text, width - 14, 0, role);
     for (int k = before; k < *n; k++) {
-        char buf[400];
+        char buf[sizeof lines[k].s + 16]; /* the name column and the line whole */
         snprintf(buf, sizeof buf, "%-13.13s %s", k == before ? name : "", lines[k].s);
-        bt_strlcpy(lines[k].s, buf, sizeof lines[k].s);
+        bt_strlcpy_cut(lines[k].s, buf, sizeof lines[k].s);
         lines[k].lead = 13;
         lines[k].lead_role = BT_ROLE_KEY;
     }

@@ -153,7 +153,7 @@ void tui_plan_draw(struct bt_tui *t, const struct bt_layout *l)
     attr_t a = A(t, BT_ROLE_HELP);
     char title[128];
     bt_san_term(title, sizeof title, t->host->cfg->routes[p->route].name);
-    char head[160];
+    char head[sizeof title + 64]; /* the name and the keys whole */
     snprintf(head, sizeof head, " what if: %s (Enter applies, Up/Down scroll, Esc closes) ", title);
     tui_box(t, h, head, a);
     for (int y = h.y + 1; y < h.y + h.h - 1; y++)

@@ -207,12 +207,15 @@ bool bt_theme_load(struct bt_theme *t, const char *name, char *err, size_t errle
     char dirs[8][1024];
     int nd = bt_theme_dirs(dirs, 8);
     for (int i = 0; i < nd; i++) {
-        char path[1200];
-        snprintf(path, sizeof path, "%s/%s.theme", dirs[i], name);
-        if (access(path, R_OK) == 0) {
+        struct bt_buf path = {0}; /* whole: a cut name must not find another file */
+        bt_buf_printf(&path, "%s/%s.theme", dirs[i], name);
+        if (access(bt_buf_str(&path), R_OK) == 0) {
             bt_strlcpy(t->name, name, sizeof t->name);
-            return bt_theme_load_file(t, path, err, errlen);
+            bool ok = bt_theme_load_file(t, bt_buf_str(&path), err, errlen);
+            bt_buf_free(&path);
+            return ok;
         }
+        bt_buf_free(&path);
     }
     if (!strcmp(name, "default"))
         return true; /* built in */
@@ -238,8 +241,7 @@ int bt_theme_list(char names[][64], int max)
         DIR *d = opendir(dirs[i]);
         if (!d)
             continue;
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL && n < max) {
+        for (struct dirent *e = readdir(d); e && n < max; e = readdir(d)) {
             size_t len = strlen(e->d_name);
             if (len <= 6 || len - 6 >= 64 || strcmp(e->d_name + len - 6, ".theme") != 0)
                 continue;

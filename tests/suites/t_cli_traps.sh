@@ -15,6 +15,10 @@ expect_rc "a missing recording is an error" 3 "$BEDTOP" replay "$TMP/nope.rec" -
 check "... with a remedy" grep -q "nope.rec: No such file or directory; check the path; bedtop record FILE" "$TMP/last.err"
 expect_rc "export of a missing recording" 3 "$BEDTOP" export "$TMP/nope.rec"
 check "... with the same remedy" grep -q "; bedtop record FILE" "$TMP/last.err"
+# the remedy follows from the file, not from the message's words: a path holding "; "
+# (as a remedy does) still gets one
+expect_rc "a missing recording whose name holds '; '" 3 "$BEDTOP" replay "$TMP/a; b.rec" --at 10:00
+check "... still gets the remedy" grep -q "a; b.rec: No such file or directory; check the path; bedtop record FILE" "$TMP/last.err"
 expect_rc "a missing config is an error" 3 "$BEDTOP" check -c "$TMP/nope.conf"
 check "... with a remedy" grep -q "nope.conf: No such file or directory; check the path, or drop -c" "$TMP/last.err"
 expect_rc "recording into a directory that does not exist" 3 "$BEDTOP" record "$TMP/no/dir/x.rec" --demo --duration 1m

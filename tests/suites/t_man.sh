@@ -125,8 +125,8 @@ while read -r v; do grep -qw -- "$v" "$TMP/env_sec" || missing="$missing $v"; do
 expect_eq "every environment variable the code reads is in bedtop(1) ENVIRONMENT" "$missing" ""
 
 # ---- bedtop.conf.5: keys, both ways, per section ----
-keys_of() { # keys compared with k in function $1 of core/config.c
-    awk -v fn="$1" '$0 ~ "^static bool " fn "\\(" { f = 1 } f { print } f && /^}/ { exit }' core/config.c |
+keys_of() { # keys compared with k in function $1 of core/config_ini.c
+    awk -v fn="$1" '$0 ~ "^static bool " fn "\\(" { f = 1 } f { print } f && /^}/ { exit }' core/config_ini.c |
         grep -oE 'strcmp\(k, "[a-z_]+"\)' | sed -E 's/.*"(.*)".*/\1/' | sort -u
 }
 conf_keys() { section $CONF5 "$1" | sed -nE 's/^     ([a-z_]+) = .*/\1/p' | sort -u; }
@@ -134,11 +134,11 @@ keys_of global_key >"$TMP/src_global"
 keys_of route_key >"$TMP/src_route"
 conf_keys "THE [bedtop] SECTION" >"$TMP/man_global"
 conf_keys "THE [route NAME] SECTION" >"$TMP/man_route"
-check "core/config.c's [bedtop] keys were found" test "$(wc -l <"$TMP/src_global")" -ge 10
-check "core/config.c's [route] keys were found" test "$(wc -l <"$TMP/src_route")" -ge 10
-expect_eq "bedtop.conf(5) [bedtop] lists exactly the keys core/config.c accepts" \
+check "core/config_ini.c's [bedtop] keys were found" test "$(wc -l <"$TMP/src_global")" -ge 10
+check "core/config_ini.c's [route] keys were found" test "$(wc -l <"$TMP/src_route")" -ge 10
+expect_eq "bedtop.conf(5) [bedtop] lists exactly the keys core/config_ini.c accepts" \
     "$(comm -3 "$TMP/src_global" "$TMP/man_global" | tr -d '\t' | tr '\n' ' ')" ""
-expect_eq "bedtop.conf(5) [route NAME] lists exactly the keys core/config.c accepts" \
+expect_eq "bedtop.conf(5) [route NAME] lists exactly the keys core/config_ini.c accepts" \
     "$(comm -3 "$TMP/src_route" "$TMP/man_route" | tr -d '\t' | tr '\n' ' ')" ""
 # every section name the parser knows is described
 for s in "THE [bedtop] SECTION" "THE [route NAME] SECTION" "THE [burndown] SECTION"; do

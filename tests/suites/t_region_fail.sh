@@ -75,7 +75,10 @@ s=rf; start $s 80 24 C.UTF-8
 check "the dashboard comes up" wait_for_long $s "ROUTE "
 check "header: 2 regions, 1 failing, beside the routes' counts" \
     wait_for_long $s "2 regions, 1 failing, 2 routes: "
-check "... and west is counted unknown" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 1p | grep -q "1 unknown"' _ "$SOCK" $s
+# the failing Region is counted from its first refused call, west's status once its
+# poll has been evaluated: wait for that too rather than read the header once
+check "... and west is counted unknown" wait_for_long $s "1 unknown"
+check "... in the header" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | sed -n 1p | grep -q "1 unknown"' _ "$SOCK" $s
 check "west's row: UNKN" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | grep -qE "^west +UNKN"' _ "$SOCK" $s
 check "east's row: not UNKN" bash -c 'tmux -L "$1" capture-pane -p -t "$2" | grep -qE "^east +(OK|WARN) "' _ "$SOCK" $s
 check "the warnings pane names the failure" wait_for $s "STALE: CloudWatch failing"

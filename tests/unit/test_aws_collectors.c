@@ -714,6 +714,25 @@ static void test_shared_and_cadence(void)
     bt_config_free(&one);
 }
 
+/* A transport failure is described by its kind, not its words: the signer's own
+ * credentials message whole, anything else through the filter that keeps a quoted
+ * canonical request or credential scope out ("Credential=" and after go). */
+static void describe_by_kind(void)
+{
+    struct bt_http_resp r = {.status = 0, .attempts = 1, .url = "https://x"};
+    char out[1200];
+    r.kind = BT_ERR_CREDENTIALS;
+    bt_strlcpy(r.transport_error, "SSO token expired\nrun aws sso login", sizeof r.transport_error);
+    bt_awsgroup_describe(&r, out, sizeof out);
+    OK(!strcmp(out, "SSO token expired\nrun aws sso login (https://x)"),
+       "a credentials failure is kept whole (%s)", out);
+    r.kind = BT_ERR_NETWORK;
+    bt_strlcpy(r.transport_error, "credentials: Credential=AKIDEXAMPLE/20261129/x", sizeof r.transport_error);
+    bt_awsgroup_describe(&r, out, sizeof out);
+    OK(!strcmp(out, "credentials: (https://x)"),
+       "a network failure that only reads like one is filtered (%s)", out);
+}
+
 /* Per poll of a fake log (GetMetricData, first pages, answered 200), by EndTime: how
  * many requests and queries, and whether route 0's Invocations (Id r0_s0) was asked. */
 struct poll_log {
@@ -838,6 +857,7 @@ static void test_adaptive_cadence(void)
 
 int main(void)
 {
+    describe_by_kind();
     snprintf(tmpdir, sizeof tmpdir, "%s/bedtop-awsc.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");

@@ -1,8 +1,10 @@
 /* One formatter per figure (core/format.h). Expected strings are written out by
  * hand from the rules in the header. */
 #include <math.h>
+#include <string.h>
 
 #include "core/format.h"
+#include "core/util.h"
 #include "tests/tap.h"
 
 #define F(fn, v, want) do { char b_[BT_FMT_LONG]; STREQ(fn(v, b_, sizeof b_), want, #fn " " #v); } while (0)
@@ -58,6 +60,28 @@ int main(void)
         STREQ(bt_fmt_plain(-0.01, 1, b, sizeof b), "0", "plain never -0");
         STREQ(bt_fmt_plain(0.125, 6, b, sizeof b), "0.125", "plain keeps needed decimals");
         STREQ(bt_fmt_plain(NAN, 0, b, sizeof b), "", "plain unknown is empty");
+    }
+    {
+        /* A fixed field cut visibly (bt_strlcpy_cut, bt_fmt_cut): the text whole when it
+         * fits, else as many bytes as leave room for "..." and the NUL (size - 4), backed
+         * off to a character boundary. */
+        char b[8];
+        OK(bt_strlcpy_cut(b, "abcdefg", sizeof b) && !strcmp(b, "abcdefg"),
+           "7 bytes fit in 8 whole (%s)", b);
+        OK(!bt_strlcpy_cut(b, "abcdefgh", sizeof b) && !strcmp(b, "abcd..."),
+           "8 bytes into 8: 4 kept, then ... (%s)", b);
+        /* e-acute is 2 bytes: 5 of them are 10; size 8 keeps bytes 0..3 (two whole) */
+        OK(!bt_strlcpy_cut(b, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", sizeof b) &&
+               !strcmp(b, "\xc3\xa9\xc3\xa9..."), "cut between characters (%s)", b);
+        /* size 7 would keep 3 bytes, the middle of the second: it keeps one */
+        OK(!bt_strlcpy_cut(b, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 7) &&
+               !strcmp(b, "\xc3\xa9..."), "never half a character (%s)", b);
+        OK(!bt_strlcpy_cut(b, "abcdefgh", 3) && !strcmp(b, ".."), "a tiny field holds what fits of the mark");
+        char m[24];
+        OK(!bt_fmt_cut(m, sizeof m, "%s failing: %s", "CloudWatch", "connection reset by peer") &&
+               !strcmp(m, "CloudWatch failing: ..."), "formatted whole, then cut: %s", m);
+        OK(bt_fmt_cut(m, sizeof m, "%s failing", "quotas") && !strcmp(m, "quotas failing"),
+           "a message that fits is unchanged");
     }
     return tap_done();
 }

@@ -2,6 +2,7 @@
  * directories, so none is silently missed), plus requests captured from
  * botocore / the AWS CLI for the two services bedtop calls. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,12 +191,25 @@ static void example_creds(struct bt_creds *c, const char *token)
 
 static int legacy_cases, legacy_skipped, v4_cases;
 
+/* A path or a label formatted whole into b (a cut path would open another file);
+ * returns the text. */
+static const char *pathf(struct bt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *pathf(struct bt_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bt_buf_reset(b);
+    bt_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return bt_buf_str(b);
+}
+
 static void check_eq(const char *got, const char *want, const char *suite, const char *name,
                      const char *what)
 {
-    char label[512];
-    snprintf(label, sizeof label, "%s/%s: %s", suite, name, what);
-    tap_streq(got, want, __FILE__, __LINE__, label);
+    struct bt_buf label = {0};
+    tap_streq(got, want, __FILE__, __LINE__, pathf(&label, "%s/%s: %s", suite, name, what));
+    bt_buf_free(&label);
 }
 
 /* Replaces the first occurrence of from with to (for the documented erratum). */
@@ -215,24 +229,23 @@ static char *patched(const char *s, const char *from, const char *to)
 
 static void run_legacy_case(const char *dir, const char *name, const char *base)
 {
-    char path[4096];
+    struct bt_buf path = {0};
     struct treq r;
     legacy_cases++;
-    snprintf(path, sizeof path, "%s/%s.req", dir, base);
     size_t len = 0;
-    char *text = bt_read_file(path, 1 << 20, &len);
+    char *text = bt_read_file(pathf(&path, "%s/%s.req", dir, base), 1 << 20, &len);
     bool parsed = text && treq_parse(text, len, true, &r);
     free(text);
     OK(parsed, "legacy/%s: request parses", name);
-    if (!parsed)
+    if (!parsed) {
+        bt_buf_free(&path);
         return;
+    }
 
-    snprintf(path, sizeof path, "%s/%s.creq", dir, base);
-    char *creq = read_expected(path);
-    snprintf(path, sizeof path, "%s/%s.sts", dir, base);
-    char *sts = read_expected(path);
-    snprintf(path, sizeof path, "%s/%s.authz", dir, base);
-    char *authz = read_expected(path);
+    char *creq = read_expected(pathf(&path, "%s/%s.creq", dir, base));
+    char *sts = read_expected(pathf(&path, "%s/%s.sts", dir, base));
+    char *authz = read_expected(pathf(&path, "%s/%s.authz", dir, base));
+    bt_buf_free(&path);
 
     struct bt_sigv4_req req = {
         .method = r.method, .path = r.path, .query = r.query,
@@ -289,22 +302,22 @@ static void walk_legacy(const char *dir, const char *prefix)
     char **names;
     size_t n = list_dir(dir, &names);
     for (size_t i = 0; i < n; i++) {
-        char sub[4096], name[1024], req[4096];
-        snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
-        snprintf(name, sizeof name, "%s%s", prefix, names[i]);
-        if (is_dir(sub)) {
-            snprintf(req, sizeof req, "%s/%s.req", sub, names[i]);
-            if (is_file(req)) {
-                run_legacy_case(sub, name, names[i]);
+        struct bt_buf sub = {0}, name = {0}, req = {0};
+        pathf(&sub, "%s/%s", dir, names[i]);
+        pathf(&name, "%s%s", prefix, names[i]);
+        if (is_dir(bt_buf_str(&sub))) {
+            if (is_file(pathf(&req, "%s/%s.req", bt_buf_str(&sub), names[i]))) {
+                run_legacy_case(bt_buf_str(&sub), bt_buf_str(&name), names[i]);
             } else {
-                char pre[1024];
-                snprintf(pre, sizeof pre, "%s/", name);
-                walk_legacy(sub, pre);
+                walk_legacy(bt_buf_str(&sub), pathf(&req, "%s/", bt_buf_str(&name)));
             }
         } else if (strstr(names[i], ".creq")) {
-            printf("# legacy/%s: skipped: not official (added by smithy-rs) and has no request to sign\n", name);
+            printf("# legacy/%s: skipped: not official (added by smithy-rs) and has no request to sign\n", bt_buf_str(&name));
             legacy_skipped++;
         }
+        bt_buf_free(&sub);
+        bt_buf_free(&name);
+        bt_buf_free(&req);
     }
     free_list(names, n);
 }
@@ -323,10 +336,9 @@ static const char *json_str(const cJSON *o, const char *key)
 
 static void run_v4_case(const char *dir, const char *name)
 {
-    char path[4096];
+    struct bt_buf path = {0};
     v4_cases++;
-    snprintf(path, sizeof path, "%s/context.json", dir);
-    char *ctxt = bt_read_file(path, 1 << 20, NULL);
+    char *ctxt = bt_read_file(pathf(&path, "%s/context.json", dir), 1 << 20, NULL);
     cJSON *ctx = ctxt ? cJSON_Parse(ctxt) : NULL;
     free(ctxt);
     const cJSON *cj = cJSON_GetObjectItemCaseSensitive(ctx, "credentials");
@@ -338,9 +350,8 @@ static void run_v4_case(const char *dir, const char *name)
                   json_str(ctx, "service") && bt_parse_iso(ts, &now);
     OK(ctx_ok, "v4/%s: context.json parses", name);
 
-    snprintf(path, sizeof path, "%s/request.txt", dir);
     size_t len = 0;
-    char *text = bt_read_file(path, 1 << 20, &len);
+    char *text = bt_read_file(pathf(&path, "%s/request.txt", dir), 1 << 20, &len);
     struct treq r;
     bool parsed = text && treq_parse(text, len, false, &r);
     free(text);
@@ -349,6 +360,7 @@ static void run_v4_case(const char *dir, const char *name)
         if (parsed)
             treq_free(&r);
         cJSON_Delete(ctx);
+        bt_buf_free(&path);
         return;
     }
 
@@ -375,12 +387,10 @@ static void run_v4_case(const char *dir, const char *name)
         c.session_token = bt_xstrdup(json_str(cj, "token"));
 
     char *creq, *sts, *sig;
-    snprintf(path, sizeof path, "%s/header-canonical-request.txt", dir);
-    creq = read_expected(path);
-    snprintf(path, sizeof path, "%s/header-string-to-sign.txt", dir);
-    sts = read_expected(path);
-    snprintf(path, sizeof path, "%s/header-signature.txt", dir);
-    sig = read_expected(path);
+    creq = read_expected(pathf(&path, "%s/header-canonical-request.txt", dir));
+    sts = read_expected(pathf(&path, "%s/header-string-to-sign.txt", dir));
+    sig = read_expected(pathf(&path, "%s/header-signature.txt", dir));
+    bt_buf_free(&path);
 
     struct bt_sigv4_out out;
     int rc = bt_sigv4_sign(&req, &c, &out);
@@ -404,14 +414,16 @@ static void walk_v4(const char *dir)
     char **names;
     size_t n = list_dir(dir, &names);
     for (size_t i = 0; i < n; i++) {
-        char sub[4096], ctx[4096];
-        snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
-        snprintf(ctx, sizeof ctx, "%s/context.json", sub);
-        if (is_dir(sub)) {
-            OK(is_file(ctx), "v4/%s: has context.json", names[i]);
-            if (is_file(ctx))
-                run_v4_case(sub, names[i]);
+        struct bt_buf sub = {0}, ctx = {0};
+        pathf(&sub, "%s/%s", dir, names[i]);
+        pathf(&ctx, "%s/context.json", bt_buf_str(&sub));
+        if (is_dir(bt_buf_str(&sub))) {
+            OK(is_file(bt_buf_str(&ctx)), "v4/%s: has context.json", names[i]);
+            if (is_file(bt_buf_str(&ctx)))
+                run_v4_case(bt_buf_str(&sub), names[i]);
         }
+        bt_buf_free(&sub);
+        bt_buf_free(&ctx);
     }
     free_list(names, n);
 }

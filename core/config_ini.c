@@ -1,0 +1,651 @@
+/* The config's INI text (bedtop.conf(5)) into a struct bt_config: inih splits
+ * the lines (from a buffer: io/conffile.c reads the file), this checks every key
+ * and names the line of the first problem. */
+#include "core/config.h"
+
+#include <ctype.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/plausible.h"
+#include "core/util.h"
+
+/* ---- section lines: one pass over the text, looked up by name ----
+ * Linear in the routes: a scan of the whole text per route for its "[route NAME]"
+ * line, and a search of the routes per key, would be quadratic (20,000 routes). */
+
+struct ix_slot {
+    const char *key;         /* NULL: empty */
+    size_t len;
+    int a, b;                /* section lines: first and second line; routes: index */
+};
+
+/* An open-addressing hash of names to two ints; keys are not copied. */
+struct name_ix {
+    struct ix_slot *slot;
+    size_t cap, n;           /* cap: a power of two, at most half full */
+};
+
+static size_t ix_hash(const char *k, size_t len)
+{
+    size_t h = 14695981039346656037u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)k[i]) * 1099511628211u;
+    return h;
+}
+
+static struct ix_slot *ix_find(const struct name_ix *ix, const char *k, size_t len)
+{
+    if (!ix->cap)
+        return NULL;
+    for (size_t i = ix_hash(k, len) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
+        struct ix_slot *sl = &ix->slot[i];
+        if (!sl->key || (sl->len == len && !memcmp(sl->key, k, len)))
+            return sl;
+    }
+}
+
+/* The slot of k, added (a = b = 0) when new. */
+static struct ix_slot *ix_get(struct name_ix *ix, const char *k, size_t len)
+{
+    if (2 * (ix->n + 1) > ix->cap) {
+        struct name_ix big = {.cap = ix->cap ? 2 * ix->cap : 64};
+        big.slot = bt_xcalloc(big.cap, sizeof *big.slot);
+        for (size_t i = 0; i < ix->cap; i++)
+            if (ix->slot[i].key)
+                *ix_find(&big, ix->slot[i].key, ix->slot[i].len) = ix->slot[i];
+        big.n = ix->n;
+        free(ix->slot);
+        *ix = big;
+    }
+    struct ix_slot *sl = ix_find(ix, k, len);
+    if (!sl->key) {
+        *sl = (struct ix_slot){.key = k, .len = len};
+        ix->n++;
+    }
+    return sl;
+}
+
+static void ix_free(struct name_ix *ix)
+{
+    free(ix->slot);
+    *ix = (struct name_ix){0};
+}
+
+/* A name as section lines are matched: trailing blanks do not count. */
+static size_t name_len(const char *k, size_t len)
+{
+    while (len && (k[len - 1] == ' ' || k[len - 1] == '\t'))
+        len--;
+    return len;
+}
+
+/* inih keeps at most 49 bytes of a section name (its MAX_SECTION, 50) and cuts
+ * the rest silently: a longer [route NAME] would become another route's name. */
+#define INI_SECTION_MAX 49
+
+/* Every "[route NAME]" line of the text (blanks allowed around "route" and the
+ * name): the first and second line of each name. *toolong: the first section line
+ * longer than inih reads (0: none). */
+static void index_sections(struct name_ix *ix, const char *text, int *toolong)
+{
+    int line = 1;
+    *toolong = 0;
+    for (const char *p = text; *p; line++) {
+        const char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == '[') {
+            q++;
+            const char *close = q;
+            while (*close && *close != ']' && *close != '\n')
+                close++;
+            if (*close == ']' && close - q > INI_SECTION_MAX && !*toolong)
+                *toolong = line;
+            while (*q == ' ')
+                q++;
+            if (!strncmp(q, "route", 5)) {
+                q += 5;
+                while (*q == ' ')
+                    q++;
+                const char *e = q;
+                while (*e && *e != ']' && *e != '\n')
+                    e++;
+                size_t len = name_len(q, (size_t)(e - q));
+                if (*e == ']' && len) {
+                    struct ix_slot *sl = ix_get(ix, q, len);
+                    if (!sl->a)
+                        sl->a = line;
+                    else if (!sl->b)
+                        sl->b = line;
+                }
+            }
+        }
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+}
+
+struct parse_ctx {
+    struct bt_config *c;
+    const char *text;
+    const char *name;
+    char err[1024];
+    int errline_hint;
+    struct name_ix routes;   /* route name -> index (keys: copies in names) */
+    char **names;
+    int nnames;
+    char last_section[256];  /* the section of the previous key and its route */
+    int last_route;
+};
+
+/* The route of section "route NAME", added when new. */
+static int route_of_section(struct parse_ctx *p, const char *section, const char *rn)
+{
+    if (p->nnames && !strcmp(section, p->last_section))
+        return p->last_route;
+    size_t len = strlen(rn);
+    struct ix_slot *sl = ix_find(&p->routes, rn, len);
+    int i;
+    if (sl && sl->key) {
+        i = sl->a;
+    } else {
+        i = bt_config_add_route(p->c, rn);
+        size_t n = (size_t)p->nnames; /* doubled at powers of two, as the routes */
+        if ((n & (n - 1)) == 0)
+            p->names = bt_xrealloc(p->names, (n ? 2 * n : 1) * sizeof *p->names);
+        char *k = p->names[p->nnames++] = bt_xstrdup(rn);
+        ix_get(&p->routes, k, len)->a = i;
+    }
+    bt_strlcpy(p->last_section, section, sizeof p->last_section);
+    p->last_route = i;
+    return i;
+}
+
+/* Sets a positive number, or records why not. */
+static bool num(struct parse_ctx *p, const char *key, const char *value, double min, double max,
+                double *out)
+{
+    double d;
+    if (!bt_parse_double(value, &d) || d < min || d > max) {
+        char lo[BT_FMT_LONG], hi[BT_FMT_LONG];
+        snprintf(p->err, sizeof p->err, "bad number for %s: '%s'; use %s to %s", key, value,
+                 bt_fmt_grouped(min, lo, sizeof lo), bt_fmt_grouped(max, hi, sizeof hi));
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static bool duration(struct parse_ctx *p, const char *key, const char *value, double min,
+                     double *out)
+{
+    double d;
+    if (!bt_parse_duration(value, &d) || d < min) {
+        snprintf(p->err, sizeof p->err, "bad duration for %s: '%s' (e.g. 60, 90s, 5m)", key,
+                 value);
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static bool set_str(struct parse_ctx *p, const char *key, const char *value, char *dst, size_t n)
+{
+    if (strlen(value) >= n) {
+        snprintf(p->err, sizeof p->err, "value of %s too long (at most %zu characters)", key,
+                 n - 1);
+        return false;
+    }
+    bt_strlcpy(dst, value, n);
+    return true;
+}
+
+/* A CloudWatch AccountId: the 12 digits of an AWS account. */
+static bool account_key(struct parse_ctx *p, const char *key, const char *v, char dst[16])
+{
+    if (strlen(v) != 12 || strspn(v, "0123456789") != 12) {
+        snprintf(p->err, sizeof p->err, "bad %s '%s' (an AWS account ID: 12 digits)", key, v);
+        return false;
+    }
+    bt_strlcpy(dst, v, 16);
+    return true;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+    if (bt_streq_nocase(v, "true") || bt_streq_nocase(v, "yes") || strcmp(v, "1") == 0 ||
+        bt_streq_nocase(v, "on"))
+        return *out = true, true;
+    if (bt_streq_nocase(v, "false") || bt_streq_nocase(v, "no") || strcmp(v, "0") == 0 ||
+        bt_streq_nocase(v, "off"))
+        return *out = false, true;
+    return false;
+}
+
+/* The keys each section knows, for "did you mean" (the parsers below are the truth). */
+static const char *const global_keys[] = {
+    "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
+    "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
+    "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
+    "detail_interval", "adaptive_cadence", NULL};
+static const char *const route_keys[] = {
+    "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
+    "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
+    "quota_tpd", "quota_input_tpm", "quota_output_tpm", "quota_reserved_input_tpm",
+    "quota_reserved_output_tpm", "quota_tpd_account", "base_model", "account", "context", NULL};
+
+/* Levenshtein distance, case-insensitive, bounded: keys are short. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int best = diag + cost;
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* "unknown key 'k' in [where]", with "; did you mean 'x'?" when one key is close. */
+static bool unknown_key(struct parse_ctx *p, const char *k, const char *where,
+                        const char *const *known)
+{
+    const char *best = NULL;
+    int bd = 99;
+    for (int i = 0; known[i]; i++) {
+        int d = edit_distance(k, known[i]);
+        if (d < bd) {
+            bd = d;
+            best = known[i];
+        }
+    }
+    int len = (int)strlen(k);
+    if (best && bd <= (len < 6 ? 1 : len < 10 ? 2 : 3))
+        snprintf(p->err, sizeof p->err, "unknown key '%s' in [%s]; did you mean '%s'?", k, where,
+                 best);
+    else
+        snprintf(p->err, sizeof p->err, "unknown key '%s' in [%s]; see bedtop.conf(5) for the keys",
+                 k, where);
+    return false;
+}
+
+/* Route names: letters, digits and - _ . : / (what a ModelId or profile name
+ * uses), starting with a letter or digit: nothing a terminal, a CSV reader or a
+ * Prometheus label would take for anything but text. */
+static bool valid_route_name(const char *s)
+{
+    if (!isalnum((unsigned char)s[0]))
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("-_.:/", *s))
+            return false;
+    return true;
+}
+
+static bool set_region(struct parse_ctx *p, const char *k, const char *v, char *dst, size_t n)
+{
+    if (!bt_config_valid_region(v)) {
+        snprintf(p->err, sizeof p->err, "bad %s '%s'; use an AWS Region name like us-east-1", k, v);
+        return false;
+    }
+    return set_str(p, k, v, dst, n);
+}
+
+static bool global_key(struct parse_ctx *p, const char *k, const char *v)
+{
+    struct bt_config *c = p->c;
+    if (!strcmp(k, "profile"))
+        return set_str(p, k, v, c->profile, sizeof c->profile);
+    if (!strcmp(k, "region"))
+        return set_region(p, k, v, c->region, sizeof c->region);
+    if (!strcmp(k, "endpoint_url"))
+        return set_str(p, k, v, c->endpoint_url, sizeof c->endpoint_url);
+    if (!strcmp(k, "admission"))
+        return set_str(p, k, v, c->admission, sizeof c->admission);
+    if (!strcmp(k, "account"))
+        return account_key(p, k, v, c->account);
+    if (!strcmp(k, "detail_interval"))
+        return duration(p, k, v, 0, &c->detail_interval);
+    if (!strcmp(k, "adaptive_cadence")) {
+        if (parse_bool(v, &c->adaptive_cadence))
+            return true;
+        snprintf(p->err, sizeof p->err, "bad adaptive_cadence '%s' (yes or no)", v);
+        return false;
+    }
+    if (!strcmp(k, "theme"))
+        return set_str(p, k, v, c->theme, sizeof c->theme);
+    if (!strcmp(k, "interval"))
+        return duration(p, k, v, 1, &c->interval);
+    if (!strcmp(k, "admission_gap"))
+        return duration(p, k, v, 0.1, &c->admission_gap);
+    if (!strcmp(k, "cloudwatch_lag"))
+        return duration(p, k, v, 0, &c->cw_lag);
+    if (!strcmp(k, "history")) {
+        double d;
+        if (!duration(p, k, v, 600, &d))
+            return false;
+        if (d > 15 * 86400) {
+            snprintf(p->err, sizeof p->err, "history at most 15d (CloudWatch keeps 1-minute data 15 days)");
+            return false;
+        }
+        c->history_minutes = (int)(d / 60);
+        return true;
+    }
+    if (!strcmp(k, "warn_headroom") || !strcmp(k, "crit_headroom")) {
+        struct bt_threshold *t = k[0] == 'w' ? &c->warn : &c->crit;
+        if (!bt_parse_threshold(v, t)) {
+            snprintf(p->err, sizeof p->err, "bad %s '%s' (a percentage like 20%% or tokens per minute)", k, v);
+            return false;
+        }
+        return true;
+    }
+    if (!strcmp(k, "daily_warn"))
+        return num(p, k, v, 1, 100, &c->daily_warn_pct);
+    if (!strcmp(k, "daily_crit"))
+        return num(p, k, v, 1, 100, &c->daily_crit_pct);
+    if (!strcmp(k, "oversize_factor"))
+        return num(p, k, v, 1, 1000, &c->oversize_factor);
+    if (!strcmp(k, "oversize_margin"))
+        return num(p, k, v, 0, 10, &c->oversize_margin);
+    if (!strcmp(k, "retry_share"))
+        return num(p, k, v, 0.01, 1, &c->retry_share);
+    if (!strcmp(k, "cache_read_reserved")) {
+        /* obsolete since headroom v2: cache reads always count in the reservation,
+         * as AWS reserves a request's total input; still accepted in old configs */
+        bool ignored;
+        if (!parse_bool(v, &ignored)) {
+            snprintf(p->err, sizeof p->err, "bad boolean for %s: '%s' (true or false)", k, v);
+            return false;
+        }
+        return true;
+    }
+    return unknown_key(p, k, "bedtop", global_keys);
+}
+
+static bool quota_key(struct parse_ctx *p, struct bt_route *r, enum bt_quota_kind kind,
+                      const char *k, const char *v)
+{
+    double d;
+    if (!num(p, k, v, 1, 1e15, &d))
+        return false;
+    r->quota[kind].value = d;
+    r->quota[kind].source = BT_QS_CONFIG;
+    r->quota_match[kind] = BT_QM_CONFIG;
+    snprintf(r->quota[kind].name, sizeof r->quota[kind].name, "%s in config", k);
+    return true;
+}
+
+static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, const char *v)
+{
+    if (!strcmp(k, "model"))
+        return set_str(p, k, v, r->model, sizeof r->model);
+    if (!strcmp(k, "region"))
+        return set_region(p, k, v, r->region, sizeof r->region);
+    if (!strcmp(k, "profile"))
+        return set_str(p, k, v, r->profile, sizeof r->profile);
+    if (!strcmp(k, "project"))
+        return set_str(p, k, v, r->project, sizeof r->project);
+    if (!strcmp(k, "base_model"))
+        return set_str(p, k, v, r->base_model, sizeof r->base_model);
+    if (!strcmp(k, "account"))
+        return account_key(p, k, v, r->account);
+    if (!strcmp(k, "context")) {
+        if (!strcmp(v, "standard"))
+            r->context[0] = '\0';
+        else if (!strcmp(v, "1m"))
+            bt_strlcpy(r->context, v, sizeof r->context);
+        else
+            return snprintf(p->err, sizeof p->err, "bad context '%s' (standard or 1m)", v), false;
+        return true;
+    }
+    if (!strcmp(k, "admission"))
+        return set_str(p, k, v, r->admission, sizeof r->admission);
+    if (!strcmp(k, "quota_code"))
+        return set_str(p, k, v, r->quota_code, sizeof r->quota_code);
+    if (!strcmp(k, "endpoint")) {
+        if (!strcmp(v, "runtime") || !strcmp(v, "bedrock-runtime"))
+            r->endpoint = BT_EP_RUNTIME;
+        else if (!strcmp(v, "mantle") || !strcmp(v, "bedrock-mantle"))
+            r->endpoint = BT_EP_MANTLE;
+        else
+            return snprintf(p->err, sizeof p->err, "bad endpoint '%s' (runtime or mantle)", v), false;
+        return true;
+    }
+    if (!strcmp(k, "inference")) {
+        int inf = bt_inference_by_name(v);
+        if (inf < 0)
+            return snprintf(p->err, sizeof p->err,
+                            "bad inference '%s' (on-demand, cross-region, global, "
+                            "latency-optimized or provisioned)", v), false;
+        r->inference = (enum bt_inference)inf;
+        r->inference_set = true;
+        return true;
+    }
+    if (!strcmp(k, "priority")) {
+        if (!strcmp(v, "online"))
+            r->priority = BT_PRIO_ONLINE;
+        else if (!strcmp(v, "offline"))
+            r->priority = BT_PRIO_OFFLINE;
+        else
+            return snprintf(p->err, sizeof p->err, "bad priority '%s' (online or offline)", v), false;
+        return true;
+    }
+    if (!strcmp(k, "max_tokens"))
+        return num(p, k, v, 1, BT_MAX_TOKENS_SETTING, &r->max_tokens);
+    if (!strcmp(k, "concurrency_limit"))
+        return num(p, k, v, 1, 1000000, &r->concurrency_limit);
+    if (!strcmp(k, "burndown")) {
+        if (!num(p, k, v, 1, BT_MAX_BURNDOWN, &r->burndown))
+            return false;
+        r->burndown_source = "config";
+        return true;
+    }
+    if (!strcmp(k, "quota_tpm"))
+        return quota_key(p, r, BT_Q_TPM, k, v);
+    if (!strcmp(k, "quota_rpm"))
+        return quota_key(p, r, BT_Q_RPM, k, v);
+    if (!strcmp(k, "quota_tpd"))
+        return quota_key(p, r, BT_Q_TPD, k, v);
+    if (!strcmp(k, "quota_input_tpm"))
+        return quota_key(p, r, BT_Q_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_output_tpm"))
+        return quota_key(p, r, BT_Q_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_input_tpm"))
+        return quota_key(p, r, BT_Q_RES_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_output_tpm"))
+        return quota_key(p, r, BT_Q_RES_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_tpd_account"))
+        return quota_key(p, r, BT_Q_TPD_ACCOUNT, k, v);
+    char where[80];
+    snprintf(where, sizeof where, "route %s", r->name);
+    return unknown_key(p, k, where, route_keys);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse_ctx *p = user;
+    if (p->err[0])
+        return 1; /* report the first error only */
+    if (!strcmp(section, "bedtop"))
+        return global_key(p, name, value);
+    if (!strcmp(section, "burndown")) {
+        double f;
+        if (!num(p, name, value, 1, 1000, &f))
+            return 0;
+        bt_burndown_add(&p->c->burndown, name, f, -1, "config [burndown]");
+        return 1;
+    }
+    if (!strncmp(section, "route ", 6)) {
+        const char *rn = section + 6;
+        while (*rn == ' ')
+            rn++;
+        if (!*rn || strlen(rn) >= sizeof p->c->routes[0].name || !valid_route_name(rn)) {
+            snprintf(p->err, sizeof p->err,
+                     "bad route name in [%s]; use up to %zu letters, digits and - _ . : / "
+                     "starting with a letter or digit", section,
+                     (size_t)(INI_SECTION_MAX - 6)); /* what inih keeps of "route NAME" */
+            return 0;
+        }
+        int i = route_of_section(p, section, rn);
+        return route_key(p, &p->c->routes[i], name, value);
+    }
+    if (!*section)
+        snprintf(p->err, sizeof p->err,
+                 "'%s' is outside any section; put it under [bedtop] or [route NAME]", name);
+    else
+        snprintf(p->err, sizeof p->err,
+                 "unknown section [%s]; use [bedtop], [route NAME] or [burndown]", section);
+    return 0;
+}
+
+/* The syntax problem of line n of text, if it has one inih would reject: an
+ * unterminated [section, or a line that is neither key = value nor a comment. */
+static bool line_problem(const char *text, int n, char *why, size_t len)
+{
+    const char *p = text;
+    for (int i = 1; i < n && p; i++) {
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return false;
+    size_t l = strcspn(p, "\n");
+    char line[128];
+    snprintf(line, sizeof line, "%.*s", (int)(l < 100 ? l : 100), p);
+    char *t = bt_trim(line);
+    if (t[0] == '[' && !strchr(t, ']')) {
+        snprintf(why, len, "unterminated section header '%s'; close it with ']'", t);
+        return true;
+    }
+    if (t[0] && t[0] != ';' && t[0] != '#' && t[0] != '[' && !strchr(t, '=') && !strchr(t, ':')) {
+        snprintf(why, len, "'%s' is not key = value or [section]; fix or remove the line", t);
+        return true;
+    }
+    return false;
+}
+
+static bool check_routes_in(struct parse_ctx *p, const struct name_ix *sections, char *err,
+                            size_t errlen)
+{
+    for (int i = 0; i < p->c->nroutes; i++) {
+        struct bt_route *r = &p->c->routes[i];
+        const struct ix_slot *sl = ix_find(sections, r->name, name_len(r->name, strlen(r->name)));
+        r->line = sl && sl->key ? sl->a : 0;
+        if (sl && sl->key && sl->b) {
+            snprintf(err, errlen, "%s:%d: route '%s' defined twice", p->name, sl->b, r->name);
+            return false;
+        }
+        if (!r->model[0]) {
+            snprintf(err, errlen, "%s:%d: route '%s' has no model (add model = <model or inference-profile ID>)",
+                     p->name, r->line, r->name);
+            return false;
+        }
+        if (r->endpoint == BT_EP_RUNTIME &&
+            (!isnan(r->quota[BT_Q_INPUT_TPM].value) || !isnan(r->quota[BT_Q_OUTPUT_TPM].value))) {
+            snprintf(err, errlen, "%s:%d: route '%s': quota_input_tpm/quota_output_tpm apply to endpoint = mantle only",
+                     p->name, r->line, r->name);
+            return false;
+        }
+    }
+    if (p->c->crit.pct == p->c->warn.pct && p->c->crit.value > p->c->warn.value) {
+        snprintf(err, errlen, "%s: crit_headroom (%g) must not exceed warn_headroom (%g)", p->name,
+                 p->c->crit.value, p->c->warn.value);
+        return false;
+    }
+    return true;
+}
+
+static bool check_routes(struct parse_ctx *p, char *err, size_t errlen)
+{
+    struct name_ix sections = {0};
+    int toolong;
+    index_sections(&sections, p->text, &toolong);
+    bool ok = !toolong;
+    if (toolong)
+        snprintf(err, errlen, "%s:%d: section name longer than %d characters (a route name "
+                 "can have %d); shorten it", p->name, toolong, INI_SECTION_MAX, INI_SECTION_MAX - 6);
+    ok = ok && check_routes_in(p, &sections, err, errlen);
+    ix_free(&sections);
+    return ok;
+}
+
+static void parse_ctx_free(struct parse_ctx *p)
+{
+    ix_free(&p->routes);
+    for (int i = 0; i < p->nnames; i++)
+        free(p->names[i]);
+    free(p->names);
+}
+
+bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
+                            size_t errlen)
+{
+    struct parse_ctx p = {.c = c, .text = text, .name = name};
+    /* the data file first: [burndown] lines of the config come later and win */
+    if (!bt_config_need_burndown(c)) {
+        snprintf(err, errlen, "%s", c->burndown_error);
+        return false;
+    }
+    /* inih reads a line past its buffer as a new line: a directive hidden in a long
+     * comment would take effect. Refused before parsing, naming the line. */
+    int longl = bt_first_long_line(text, BT_CONFIG_MAX_LINE);
+    if (longl) {
+        snprintf(err, errlen, "%s:%d: line longer than %d bytes; bedtop does not split "
+                 "it (shorten the value or the comment)", name, longl, BT_CONFIG_MAX_LINE);
+        return false;
+    }
+    /* Debian's inih cuts lines at 200 bytes by default; URLs can be longer. Its
+     * continuation lines are off: an indented "key = value" is a key of its own
+     * (as an indented style means), never appended to the key above. */
+    bool use_stack = ini_use_stack, allow_realloc = ini_allow_realloc;
+    bool multiline = ini_allow_multiline;
+    int max_line = ini_max_line;
+    ini_use_stack = false;
+    ini_allow_realloc = true;
+    ini_allow_multiline = false;
+    ini_max_line = BT_CONFIG_MAX_LINE + 2; /* the line, its newline, the NUL */
+    int rc = ini_parse_string(text, handler, &p);
+    ini_use_stack = use_stack;
+    ini_allow_realloc = allow_realloc;
+    ini_allow_multiline = multiline;
+    ini_max_line = max_line;
+    parse_ctx_free(&p);
+    if (rc != 0 || p.err[0]) {
+        char why[256];
+        if (rc > 0 && line_problem(text, rc, why, sizeof why))
+            snprintf(err, errlen, "%s:%d: %s", name, rc, why);
+        else if (rc > 0)
+            snprintf(err, errlen, "%s:%d: %s", name, rc, p.err[0] ? p.err : "syntax error; use key = value or [section]");
+        else
+            snprintf(err, errlen, "%s: %s", name, p.err[0] ? p.err : "cannot parse");
+        return false;
+    }
+    if (!check_routes(&p, err, errlen))
+        return false;
+    bt_config_finish(c);
+    return true;
+}
+
