@@ -95,6 +95,9 @@ printf '{"%s": {"base_model": "amazon.nova-lite-v1:0", "inference": "on-demand",
 qcheck "$TMP/c9c" "$TMP/c9c"
 expect_eq "break 9: a cache entry dated 1e300 is not believed: the profile is asked for" \
     "$(app_base "$TMP/c9c.json")" anthropic.claude-sonnet-4-5-20250929-v1:0
+if [ "$(app_base "$TMP/c9c.json")" != anthropic.claude-sonnet-4-5-20250929-v1:0 ]; then
+    echo "# check exited $(cat "$TMP/c9c.rc"); its stderr:"; sed 's/^/#   /' "$TMP/c9c.err"
+fi
 
 # ---- break 12: check -o FILE stopped by SIGTERM renames no partial report into place ----
 # an endpoint that accepts and never answers: check waits on it (up to its 30 s bound)
