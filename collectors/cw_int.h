@@ -135,7 +135,15 @@ struct cw {
 };
 
 /* cloudwatch.c */
+/* The slot of cw->wire_of for a (route, signal, spelling). */
+static inline int cw_wire_slot(int route, int sig, bool alt)
+{
+    return (route * BT_SIG_COUNT + sig) * 2 + (alt ? 1 : 0);
+}
 void cw_build_queries(struct cw_group *g);
+/* This poll's wire queries (detail: the 5-minute tier is due; all: every query, the
+ * first poll or a backfill). */
+void cw_build_wire(struct cw_group *g, bool detail, bool all);
 void cw_count_cost(struct cw_group *g);
 void cw_start_poll(struct cw_group *g, int64_t now);
 void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
