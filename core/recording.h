@@ -73,7 +73,10 @@ struct bt_replay {
     struct bt_config cfg;
     struct bt_route *base;       /* routes as in the header (quotas before events) */
     struct bt_store store;
-    int64_t start, end;          /* recording start (header) and last poll time */
+    int64_t start, end;          /* recording start (header) and its end: the last line's
+                                  * time, or a later event's (one a reply brought after
+                                  * the last poll, written in the final line) */
+    int64_t last_event;          /* the newest event's time */
     int64_t *polls;              /* poll times, ascending */
     size_t npolls;
     struct bt_marker *markers;

@@ -257,6 +257,8 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
         if (jstr(g, "text"))
             bt_strlcpy(ev.text, jstr(g, "text"), sizeof ev.text);
         bt_model_event(&rp->store, rp->cfg.routes, &ev);
+        if (ev.t > rp->last_event)
+            rp->last_event = ev.t;
         if (ev.type == BT_EV_MARKER) {
             rp->markers = bt_xrealloc(rp->markers, (rp->nmarkers + 1) * sizeof *rp->markers);
             rp->markers[rp->nmarkers].t = ev.t;
@@ -475,6 +477,8 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
     if (!rp->start || (rp->npolls && rp->polls[0] < rp->start))
         rp->start = rp->npolls ? rp->polls[0] : 0;
     rp->end = rp->npolls ? rp->polls[rp->npolls - 1] : 0;
+    if (rp->npolls && rp->last_event > rp->end)
+        rp->end = rp->last_event; /* --at -0s shows what the recording ends with */
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);
     return true;
