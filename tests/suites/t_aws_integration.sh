@@ -31,9 +31,12 @@
 #   input used  = max(90,000, 20 x (4,500 + 2,000)) = 130,000 -> headroom 19,870,000 (99.35 %)
 #   output used = 30,000                     -> headroom 3,970,000 (99.25 %) binds;
 #   the JSON rounds percentages to 0.1: 99.3
-# Daily: the applied daily quota 1,000,000,000 is doubled for us. routes; a full
-# day at 570,000/min is 820,800,000 = 41 %, so DAILY_QUOTA never fires whatever
-# the time of day (the status does not depend on the clock).
+# Daily: the applied daily quota 10,000,000,000 is doubled for us. routes; a full
+# day at 570,000/min is 820,800,000 = 4.1 %, so neither DAILY_QUOTA fires nor the
+# day side binds, whatever the time of day (the numbers above do not depend on the
+# clock). With 1,000,000,000 (2,000,000,000 doubled) the day side bound from 16:41
+# UTC on (used today 570,000 x 1,001 minutes = 28.5 %: 71.5 % left, the tpm side's),
+# and headroom read 71.2 %, fits 249,877 calls of 5,700 settled tokens.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 TOKEN='IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENVALUE'
@@ -88,8 +91,8 @@ else
         "(1990000, 'rpm', 99, 990)"
     expect_eq "agents (mantle): output quota binds at 99.25 % (shown 99.3)" \
         "$(j "$TMP/main.json" "(r['agents']['headroom_tpm'], r['agents']['headroom_pct'])")" "(3970000, 99.3)"
-    expect_eq "triage daily quota 2 x 1,000,000,000 (cross-region)" \
-        "$(j "$TMP/main.json" "r['triage']['quota']['tpd']")" 2000000000
+    expect_eq "triage daily quota 2 x 10,000,000,000 (cross-region)" \
+        "$(j "$TMP/main.json" "r['triage']['quota']['tpd']")" 20000000000
     expect_eq "status warn: triage's BURNDOWN_MISMATCH, batch's OVERSIZED_MAX_TOKENS (500 vs 70 mean)" \
         "$(j "$TMP/main.json" "(d['status'], sorted(x['name'] + ' ' + w['code'] for x in d['routes'] for w in x['warnings'] if w['code'] != 'QUOTA_DEFAULT'))")" \
         "('warn', ['batch OVERSIZED_MAX_TOKENS', 'triage BURNDOWN_MISMATCH'])"

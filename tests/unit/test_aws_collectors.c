@@ -277,7 +277,7 @@ static void test_integration(void)
        "triage (us.) TPM: the applied cross-region 2,000,000, not on-demand, global or the default");
     OK(tr >= 0 && rt[tr].quota[BT_Q_RPM].value == 2000, "triage RPM 2,000");
     /* 1,000,000,000 tokens per day, doubled for cross-region calls */
-    OK(tr >= 0 && rt[tr].quota[BT_Q_TPD].value == 2000000000.0, "triage TPD 2,000,000,000");
+    OK(tr >= 0 && rt[tr].quota[BT_Q_TPD].value == 20000000000.0, "triage TPD 20,000,000,000");
     OK(ba >= 0 && rt[ba].quota[BT_Q_TPM].value == 2000000 &&
            rt[ba].quota[BT_Q_TPM].source == BT_QS_DEFAULT,
        "batch: no applied quota, the published default 2,000,000 (source default)");
