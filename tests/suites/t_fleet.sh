@@ -71,7 +71,10 @@ fi
 start_fake fake --scenario "$BEDTOP_SRCDIR/tests/fake/scenario_fleet.json" || notok "fake AWS started"
 FAKE=$PORT
 SP=$(free_port)
-"${AWS_ENV[@]}" "$BEDTOP" serve --listen "127.0.0.1:$SP" --config "$CONF" \
+# every route every poll: the adaptive cadence would poll a calm route (triage) every 5
+# minutes, and check --source compares serve's minute with a direct check's
+sed 's/^\[bedtop\]$/[bedtop]\nadaptive_cadence = no/' "$CONF" >"$TMP/serve.conf"
+"${AWS_ENV[@]}" "$BEDTOP" serve --listen "127.0.0.1:$SP" --config "$TMP/serve.conf" \
     --endpoint-url "http://127.0.0.1:$FAKE" --interval 5 --record "$TMP/serve.rec" \
     >"$TMP/serve.out" 2>"$TMP/serve.err" &
 SERVE_PID=$!
