@@ -460,14 +460,14 @@ int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, si
                               .max_attempts = 2, .label = "prometheus"};
     bt_http_submit(ctx->http, &req, disc_done, &d);
     bt_buf_free(&u);
-    if (bt_loop_wait_http(ctx->http, disc_finished, &d) && !d.done) {
+    int sig = bt_loop_wait_http(ctx->http, disc_finished, &d);
+    if (!d.done)
         bt_http_cancel(ctx->http, disc_done, &d); /* d is on this stack */
+    if (sig && !d.done) {
         snprintf(err, errlen, "interrupted");
         bt_prom_free(&d.doc);
         return -1;
     }
-    if (!d.done)
-        bt_http_cancel(ctx->http, disc_done, &d);
     int added = -1;
     if (!d.done || !d.ok) {
         snprintf(err, errlen, "prometheus %s: %s", shown, d.done ? d.err : "no answer");
