@@ -38,9 +38,17 @@ bool bt_least_squares(const double *x, const double *y, int n, double x0, double
 /* Flat: the fitted line moves by less than 1 % of the quota in an hour. */
 #define FORECAST_FLAT 0.01
 
-/* Route r's forecast from its group's use at the last minutes: ys[i] the frames of
- * minute m0 - i (frames[i] every route's). */
-static void forecast_fit(const struct bt_eval *now, struct bt_eval *const *frames, int r,
+/* One minute of a route's trend: its binding side's group use in the frame of that
+ * minute (valid: the frame evaluated the route at that minute, with a known-enough use). */
+struct forecast_pt {
+    double used;
+    unsigned char q;
+    bool valid;
+};
+
+/* Route r's forecast from its group's use at the last minutes: pts[i] the minute
+ * m0 - i of its own evaluated minute m0. */
+static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pts,
                          struct bt_forecast *f)
 {
     memset(f, 0, sizeof *f);
@@ -66,13 +74,11 @@ static void forecast_fit(const struct bt_eval *now, struct bt_eval *const *frame
     double x[BT_FORECAST_MINUTES], y[BT_FORECAST_MINUTES];
     enum bt_quality q = BT_QL_KNOWN;
     for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
-        const struct bt_eval *e = &frames[i][r];
-        const struct bt_side_fig *fi = &e->side[f->side];
-        if (e->minute != m0 - 60 * (int64_t)i || fi->group_q == BT_QL_UNKNOWN || isnan(fi->group_used))
+        if (!pts[i].valid)
             continue;
         x[f->points] = -i;
-        y[f->points++] = fi->group_used;
-        q = bt_quality_add(q, fi->group_q == BT_QL_IDLE ? BT_QL_KNOWN : fi->group_q);
+        y[f->points++] = pts[i].used;
+        q = bt_quality_add(q, pts[i].q == BT_QL_IDLE ? BT_QL_KNOWN : (enum bt_quality)pts[i].q);
     }
     if (f->points < BT_FORECAST_MIN_POINTS ||
         !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
@@ -94,26 +100,38 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
     int n = cfg->nroutes;
     if (n <= 0)
         return;
-    struct bt_eval *frames[BT_FORECAST_MINUTES];
-    /* the frames of the groups' evaluated minutes, newest first (groups whose minute
-     * differs from the route's are read at their own: frame_at evaluates every route) */
+    /* The frames of the last minutes, newest first, one at a time (frame_at evaluates
+     * every route, the groups included: a group whose minute differs from the route's
+     * is read at its own). Of each frame only what the fits read is kept: the binding
+     * side's group use of each route at the minute it needs from that frame (a route
+     * whose data lag behind the newest reads frame k as its minute k - lag). */
     int64_t m0 = 0;
     for (int r = 0; r < n; r++)
         m0 = evals[r].minute > m0 ? evals[r].minute : m0;
-    for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
-        frames[i] = bt_xcalloc((size_t)n, sizeof *frames[i]);
-        if (m0)
-            bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)i, frames[i]);
+    struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
+    struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
+    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    for (int k = 0; k < BT_FORECAST_MINUTES && m0; k++) {
+        bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, frame);
+        for (int r = 0; r < n; r++) {
+            int lag = evals[r].minute ? (int)((m0 - evals[r].minute) / 60) : 0;
+            int i = k - lag;
+            if (i < 0 || i >= BT_FORECAST_MINUTES)
+                continue;
+            const struct bt_eval *e = &frame[r];
+            const struct bt_side_fig *fi = &e->side[evals[r].binding];
+            struct forecast_pt *p = &pts[(size_t)r * BT_FORECAST_MINUTES + (size_t)i];
+            p->valid = e->minute == evals[r].minute - 60 * (int64_t)i && fi->group_q != BT_QL_UNKNOWN &&
+                       !isnan(fi->group_used);
+            p->used = fi->group_used;
+            p->q = (unsigned char)fi->group_q;
+        }
     }
-    for (int r = 0; r < n; r++) {
-        struct bt_eval *shifted[BT_FORECAST_MINUTES];
-        int lag = evals[r].minute ? (int)((m0 - evals[r].minute) / 60) : 0;
-        for (int i = 0; i < BT_FORECAST_MINUTES; i++)
-            shifted[i] = i + lag < BT_FORECAST_MINUTES ? frames[i + lag] : frames[BT_FORECAST_MINUTES - 1];
-        forecast_fit(&evals[r], shifted, r, &out[r]);
-    }
-    for (int i = 0; i < BT_FORECAST_MINUTES; i++)
-        free(frames[i]);
+    for (int r = 0; r < n; r++)
+        forecast_fit(&evals[r], &pts[(size_t)r * BT_FORECAST_MINUTES], &out[r]);
+    bt_eval_groups_free(g);
+    free(frame);
+    free(pts);
 }
 
 bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n)

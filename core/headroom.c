@@ -252,32 +252,50 @@ static int cmp_daily(const void *a, const void *b)
     return c ? c : x->route - y->route;
 }
 
-/* Each daily side over its group: routes sorted by key, each run of equal keys
- * one group (n log n, not n x n: configs of thousands of routes). */
-static void daily_sides(const struct bt_config *cfg, struct bt_eval *evals)
+/* The daily groups of a config: its runtime routes sorted by daily key, each run of
+ * equal keys one group (n log n, not n x n: configs of thousands of routes). */
+static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
 {
     int n = cfg->nroutes;
-    for (int r = 0; r < n; r++)
-        for (int k = BT_SIDE_DAILY; k <= BT_SIDE_DAILY_ACCOUNT; k++)
-            bt_side_route(&evals[r].side[k], NULL, NAN, BT_QL_UNKNOWN, NAN, NULL);
     struct daily_key *keys = bt_xcalloc((size_t)n, sizeof *keys);
-    int *members = bt_xcalloc((size_t)n, sizeof *members);
     for (int pass = 0; pass < 2; pass++) {
-        enum bt_side side = pass ? BT_SIDE_DAILY_ACCOUNT : BT_SIDE_DAILY;
-        enum bt_quota_kind kind = pass ? BT_Q_TPD_ACCOUNT : BT_Q_TPD;
         int m = 0;
         for (int r = 0; r < n; r++) {
-            if (evals[r].mantle)
+            if (cfg->routes[r].endpoint == BT_EP_MANTLE)
                 continue; /* mantle: no daily quota of runtime's */
             keys[m].route = r;
             daily_key(&cfg->routes[r], pass, keys[m].key, sizeof keys[m].key);
             m++;
         }
         qsort(keys, (size_t)m, sizeof *keys, cmp_daily);
-        for (int i = 0; i < m;) {
-            int j = i, cnt = 0;
-            while (j < m && !strcmp(keys[j].key, keys[i].key))
-                members[cnt++] = keys[j++].route;
+        g->daily[pass] = bt_xcalloc((size_t)m + 1, sizeof *g->daily[pass]);
+        g->daily_run[pass] = bt_xcalloc((size_t)m + 1, sizeof *g->daily_run[pass]);
+        int runs = 0;
+        for (int i = 0; i < m; i++) {
+            g->daily[pass][i] = keys[i].route;
+            if (i == 0 || strcmp(keys[i].key, keys[i - 1].key))
+                g->daily_run[pass][runs++] = i;
+        }
+        g->daily_run[pass][runs] = m;
+        g->ndaily_runs[pass] = runs;
+    }
+    free(keys);
+}
+
+/* Each daily side over its group. */
+static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups *g,
+                        struct bt_eval *evals)
+{
+    int n = cfg->nroutes;
+    for (int r = 0; r < n; r++)
+        for (int k = BT_SIDE_DAILY; k <= BT_SIDE_DAILY_ACCOUNT; k++)
+            bt_side_route(&evals[r].side[k], NULL, NAN, BT_QL_UNKNOWN, NAN, NULL);
+    for (int pass = 0; pass < 2; pass++) {
+        enum bt_side side = pass ? BT_SIDE_DAILY_ACCOUNT : BT_SIDE_DAILY;
+        enum bt_quota_kind kind = pass ? BT_Q_TPD_ACCOUNT : BT_Q_TPD;
+        for (int run = 0; run < g->ndaily_runs[pass]; run++) {
+            const int *members = &g->daily[pass][g->daily_run[pass][run]];
+            int cnt = g->daily_run[pass][run + 1] - g->daily_run[pass][run];
             const struct bt_quota *q = group_quota(cfg, members, cnt, kind);
             double sum = NAN;
             enum bt_quality ql = BT_QL_UNKNOWN;
@@ -288,11 +306,8 @@ static void daily_sides(const struct bt_config *cfg, struct bt_eval *evals)
             }
             for (int k = 0; k < cnt; k++)
                 bt_side_group(&evals[members[k]].side[side], sum, ql);
-            i = j;
         }
     }
-    free(members);
-    free(keys);
 }
 
 /* The route's token side: tpm, or the mantle side (input or output) that binds. */
@@ -328,7 +343,7 @@ static void recommend(const struct bt_config *cfg, struct bt_eval *e, double hea
 /* Sides, the binding one, warnings: ev[0..n) are the evaluations of one quota
  * group's routes members[0..n), their route parts and daily sides done. */
 static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, const int *members,
-                       int n)
+                       int n, bool figures_only)
 {
     static const enum bt_side grouped[] = {BT_SIDE_TPM, BT_SIDE_RPM, BT_SIDE_INPUT, BT_SIDE_OUTPUT,
                                            BT_SIDE_RES_INPUT, BT_SIDE_RES_OUTPUT,
@@ -400,7 +415,8 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
             d = da;
         e->tpd = d->applies ? d->quota : NAN;
         e->group_tokens_today = d->applies ? d->group_used : NAN;
-        bt_rules_apply(cfg, rt, e);
+        if (!figures_only)
+            bt_rules_apply(cfg, rt, e);
     }
 }
 
@@ -470,61 +486,89 @@ static int *quota_groups(const struct bt_config *cfg)
     return up;
 }
 
-/* Each quota group's evaluated minute: the oldest of its readable members' newest
- * settled minute (0: none can be read). */
-static int64_t group_minute(const struct bt_config *cfg, const struct bt_store *st, const int *group,
-                            int g, int64_t now)
+/* Each quota group's evaluated minute (minute[g] of its leader g): the oldest of its
+ * readable members' newest settled minute (0: none can be read). One pass over the
+ * routes: a pass per group was quadratic with thousands of single-route groups. */
+static void group_minutes(const struct bt_config *cfg, const struct bt_store *st, const int *group,
+                          int64_t now, int64_t *minute)
 {
-    int64_t m = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
-        if (group[r] != g)
-            continue;
         int64_t s = bt_frame_settled(cfg, st, r, now);
-        if (s && (!m || s < m))
-            m = s;
+        int64_t *m = &minute[group[r]];
+        if (s && (!*m || s < *m))
+            *m = s;
     }
-    return m;
 }
 
-void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
-                 struct bt_eval *evals)
+struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg)
+{
+    struct bt_eval_groups *g = bt_xcalloc(1, sizeof *g);
+    g->nroutes = cfg->nroutes;
+    if (cfg->nroutes <= 0)
+        return g;
+    g->group = quota_groups(cfg);
+    daily_groups(cfg, g);
+    return g;
+}
+
+void bt_eval_groups_free(struct bt_eval_groups *g)
+{
+    if (!g)
+        return;
+    free(g->group);
+    for (int p = 0; p < 2; p++) {
+        free(g->daily[p]);
+        free(g->daily_run[p]);
+    }
+    free(g);
+}
+
+void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
+                      const struct bt_eval_groups *g, bool figures_only, struct bt_eval *evals)
 {
     int n = cfg->nroutes;
-    if (n <= 0)
+    if (n <= 0 || n != g->nroutes)
         return;
-    int *group = quota_groups(cfg);
+    const int *group = g->group;
     int *first = bt_xcalloc((size_t)n, sizeof *first); /* members chained by route order */
     int *next = bt_xcalloc((size_t)n, sizeof *next);
     int *members = bt_xcalloc((size_t)n, sizeof *members);
     int64_t *minute = bt_xcalloc((size_t)n, sizeof *minute);
     struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; r < n; r++)
         first[r] = -1;
-        if (group[r] == r)
-            minute[r] = group_minute(cfg, st, group, r, now);
-    }
+    group_minutes(cfg, st, group, now, minute);
     for (int r = n - 1; r >= 0; r--) {
         bt_eval_route_part(cfg, st, r, now, minute[group[r]], &evals[r]);
         next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
         first[group[r]] = r;
     }
-    daily_sides(cfg, evals);
-    for (int g = 0; g < n; g++) {
-        if (group[g] != g)
+    daily_sides(cfg, g, evals);
+    for (int gl = 0; gl < n; gl++) {
+        if (group[gl] != gl)
             continue;
         int cnt = 0;
-        for (int r = first[g]; r >= 0 && cnt < n; r = next[r]) {
+        for (int r = first[gl]; r >= 0 && cnt < n; r = next[r]) {
             members[cnt] = r;
             ev[cnt++] = &evals[r];
         }
-        eval_group(cfg, ev, members, cnt);
+        eval_group(cfg, ev, members, cnt, figures_only);
     }
     free(ev);
     free(minute);
     free(members);
     free(next);
     free(first);
-    free(group);
+}
+
+void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
+                 struct bt_eval *evals)
+{
+    if (cfg->nroutes <= 0)
+        return;
+    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    bt_eval_all_with(cfg, st, now, g, false, evals);
+    bt_eval_groups_free(g);
 }
 
 /* One route: every route is evaluated (its quota group and its daily groups reach

@@ -234,6 +234,21 @@ struct bt_eval {
  * holds cfg->nroutes entries. Routes on one quota are evaluated together. */
 void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
                  struct bt_eval *evals);
+/* The grouping of a config's routes (quota groups, daily groups): it depends on the
+ * config alone, so a caller evaluating many minutes of one config computes it once. */
+struct bt_eval_groups {
+    int nroutes;
+    int *group;            /* each route's quota group, as its lowest route index */
+    int *daily[2];         /* runtime routes by daily key: [0] the model's, [1] the account's */
+    int *daily_run[2];     /* where each run of equal keys starts in daily[]; one more: the end */
+    int ndaily_runs[2];
+};
+struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg);
+void bt_eval_groups_free(struct bt_eval_groups *g);
+/* bt_eval_all with g (of this cfg); figures_only leaves the warnings out (status OK,
+ * none): the sides, the binding one and the figures are the same. */
+void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
+                      const struct bt_eval_groups *g, bool figures_only, struct bt_eval *evals);
 /* One route (its quota group is evaluated with it). */
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);

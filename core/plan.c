@@ -117,9 +117,9 @@ void bt_plan_note(struct bt_plan_notes *n, const char *fmt, ...)
 }
 
 void bt_plan_frame_at(const struct bt_config *cfg, const struct bt_store *st, int64_t m,
-                      struct bt_eval *evals)
+                      const struct bt_eval_groups *g, struct bt_eval *evals)
 {
-    bt_eval_all(cfg, st, m + 60 + (int64_t)cfg->cw_lag, evals);
+    bt_eval_all_with(cfg, st, m + 60 + (int64_t)cfg->cw_lag, g, true, evals);
 }
 
 /* ---- a copy of the observations, changed ---- */
@@ -338,15 +338,16 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
     int r = w->route;
     struct bt_eval *eb = bt_xcalloc((size_t)cb->nroutes, sizeof *eb);
     struct bt_eval *ea = bt_xcalloc((size_t)ca->nroutes, sizeof *ea);
+    struct bt_eval_groups *gb = bt_eval_groups_new(cb), *ga = bt_eval_groups_new(ca);
     double best = NAN, peak_fit_b = NAN, peak_fit_a = NAN;
     w->peak_verdict = "unknown";
     for (int i = 0; i < BT_PLAN_WINDOW && w->before.minute; i++) {
         int64_t m = w->before.minute - 60 * (int64_t)i;
-        bt_plan_frame_at(cb, sb, m, eb);
+        bt_plan_frame_at(cb, sb, m, gb, eb);
         if (eb[r].minute != m || isnan(eb[r].headroom_pct))
             continue;
         w->minutes_seen++;
-        bt_plan_frame_at(ca, sa, m, ea);
+        bt_plan_frame_at(ca, sa, m, ga, ea);
         if (eb[r].headroom_pct < 0)
             w->over_before++;
         if (ea[r].headroom_pct < 0)
@@ -385,6 +386,8 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
                  "the average; %.0f calls fit at once there, %.0f after the change",
                  w->peak_throttles, w->peak_pct_before, peak_fit_b, peak_fit_a);
     }
+    bt_eval_groups_free(ga);
+    bt_eval_groups_free(gb);
     free(ea);
     free(eb);
 }

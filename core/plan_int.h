@@ -9,7 +9,9 @@
 /* Adds an assumption, in words with its numbers (past BT_PLAN_MAX_NOTES: dropped). */
 void bt_plan_note(struct bt_plan_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Every route's frame as it was evaluated for minute m: the time at which m was the
- * newest settled minute (bt_frame_settled: the minute's end plus the collector's lag). */
+ * newest settled minute (bt_frame_settled: the minute's end plus the collector's lag).
+ * g: cfg's groups (bt_eval_groups_new, once for every minute asked); the figures
+ * only, without the warnings (planning reads figures). */
 void bt_plan_frame_at(const struct bt_config *cfg, const struct bt_store *st, int64_t m,
-                      struct bt_eval *evals);
+                      const struct bt_eval_groups *g, struct bt_eval *evals);
 #endif
