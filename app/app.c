@@ -248,6 +248,8 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             bt_config_finish(&a->cfg);
         }
     }
+    if (o->serve)
+        bt_config_serve_history(&a->cfg);
     bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
     bt_store_bind_routes(&a->store, a->cfg.routes); /* events change routes, collectors never */
     const struct bt_collector_ops *const *ops = o->demo     ? demo_collectors

@@ -34,6 +34,7 @@ struct opts {
     double demo_speed;
     double demo_at;            /* simulated minute; NAN: now */
     bool demo, no_color, ascii, verbose, wide, bell;
+    bool serve;                /* serve: a shorter default history (bt_config_serve_history) */
     bool png;                  /* report incident: PNG beside each SVG */
     /* plan: the change asked (core/plan.h), --limits, --replay FILE */
     const char *max_tokens, *concurrency, *traffic, *tier, *replay;

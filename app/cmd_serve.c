@@ -58,33 +58,44 @@ static void body_free(struct serve_body *b)
     *b = (struct serve_body){0};
 }
 
-/* The evaluation at the poller's second now: both formats rendered once, the
- * connections still sending the previous one keep theirs. A strong entity tag
- * names the bytes of one evaluation in one format and coding. */
+/* A new evaluation at the poller's second now: the bodies of the last one are let go
+ * (connections still sending them keep theirs). A strong entity tag names the bytes
+ * of one evaluation in one format and coding. */
 static void serve_eval(struct serve *s, int64_t now)
 {
+    for (int f = 0; f < 2; f++)
+        body_free(&s->body[f]);
+    s->evals++;
+    s->gen = s->a->store.generation;
+    s->built = (int64_t)bt_wall_now();
+    s->evaluated = now;
+}
+
+/* The evaluation's body in format f (1: OpenMetrics), rendered at its first scrape:
+ * Prometheus asks one format, so the other is never built nor kept (a format's body
+ * is ~8 kB a route). A second format of the same evaluation builds the same report
+ * again (the store has not changed, or it would be a new evaluation). */
+static struct serve_body *serve_body(struct serve *s, int f)
+{
+    struct serve_body *sb = &s->body[f];
+    if (sb->plain)
+        return sb;
     struct bt_report rep;
-    bt_report_build(&rep, &s->a->cfg, &s->a->store, now);
+    bt_report_build(&rep, &s->a->cfg, &s->a->store, s->evaluated);
     rep.api = &s->cost;
     rep.mode = s->o->demo ? "demo" : "live"; /* --demo: every series says so (mode="demo") */
     rep.replica = s->o->replica;
     app_cost(s->a, &rep.metrics_per_poll, &rep.metrics_per_day);
-    s->evals++;
-    for (int f = 0; f < 2; f++) {
-        struct bt_buf b = {0};
-        bt_expo_render(&rep, f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT, &b);
-        body_free(&s->body[f]);
-        s->body[f].plain = bt_httpd_body_take(&b);
-        const char *fmt = f ? "om" : "text";
-        snprintf(s->body[f].etag, sizeof s->body[f].etag, "\"%016llx-%llu-%s\"",
-                 (unsigned long long)s->nonce, (unsigned long long)s->evals, fmt);
-        snprintf(s->body[f].etag_gz, sizeof s->body[f].etag_gz, "\"%016llx-%llu-%s-gz\"",
-                 (unsigned long long)s->nonce, (unsigned long long)s->evals, fmt);
-    }
+    struct bt_buf b = {0};
+    bt_expo_render(&rep, f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT, &b);
     bt_report_free(&rep);
-    s->gen = s->a->store.generation;
-    s->built = (int64_t)bt_wall_now();
-    s->evaluated = now;
+    sb->plain = bt_httpd_body_take(&b);
+    const char *fmt = f ? "om" : "text";
+    snprintf(sb->etag, sizeof sb->etag, "\"%016llx-%llu-%s\"", (unsigned long long)s->nonce,
+             (unsigned long long)s->evals, fmt);
+    snprintf(sb->etag_gz, sizeof sb->etag_gz, "\"%016llx-%llu-%s-gz\"", (unsigned long long)s->nonce,
+             (unsigned long long)s->evals, fmt);
+    return sb;
 }
 
 /* /metrics: the last evaluation's body in the format and coding asked, its
@@ -98,7 +109,7 @@ static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_h
     if (s->a->store.generation != s->gen || serve_now(s) != s->evaluated)
         serve_eval(s, serve_now(s));
     bool om = bt_httpd_wants_openmetrics(req->accept);
-    struct serve_body *b = &s->body[om];
+    struct serve_body *b = serve_body(s, om);
     resp->status = 200;
     resp->content_type = om ? BT_EXPO_CT_OPENMETRICS : BT_EXPO_CT_TEXT;
     resp->vary = "Accept, Accept-Encoding";
@@ -210,6 +221,7 @@ static int start_app(struct serve *s, struct app *a)
     char path[1100];
     int64_t start;
     s->o->api_cost = &s->cost;
+    s->o->serve = true;
     int rc = app_init_live(a, s->o, record_path(s, path, sizeof path), &start);
     if (rc)
         return rc;

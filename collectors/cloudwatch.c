@@ -125,6 +125,8 @@ static void chunk_done(struct cw_chunk *c)
 static void chunk_fail(struct cw_chunk *c, const char *why)
 {
     struct cw_group *g = c->g;
+    if (c->daysum)
+        g->day_failed = true;
     for (int w = c->first; w < c->first + c->count; w++)
         wire_fail(g, w, "%s: %s", g->label, why);
     chunk_done(c);
@@ -155,7 +157,7 @@ static void on_sample(void *arg, const char *id, int64_t t, double v)
     int s;
     int w = wire_of_id(g, id, &s);
     /* only what this group asked for, inside the window asked for */
-    if (w < 0 || w < c->first || w >= c->first + c->count || t < c->start || t >= g->poll_end ||
+    if (w < 0 || w < c->first || w >= c->first + c->count || t < c->start || t >= c->end ||
         bt_signal_info[s].source != BT_SRC_CLOUDWATCH || !cw->ctx->store)
         return;
     if (bt_signal_daily((enum bt_signal)s)) {
@@ -202,8 +204,9 @@ static void on_message(void *arg, const char *code, const char *value)
 
 static void submit_page(struct cw_chunk *c);
 
-/* A day-sum request answered whole: each query's hourly datapoints since midnight,
- * summed, is the day's figure so far (one value per UTC day, at midnight). */
+/* A day-sum request answered whole: each query's hourly datapoints from midnight to
+ * the request's end, summed, is the day's figure through it, stored at the last
+ * minute it covers (core adds the minutes after it: bt_store_day_sum). */
 static void day_sums_done(struct cw_chunk *c)
 {
     struct cw_group *g = c->g;
@@ -214,7 +217,8 @@ static void day_sums_done(struct cw_chunk *c)
             continue;
         for (int k = g->mfirst[w]; k < g->mfirst[w] + g->mcount[w]; k++)
             bt_store_add(cw->ctx->store,
-                         &(struct bt_sample){.t = c->start, .route = g->q[g->member[k]].route,
+                         &(struct bt_sample){.t = bt_minute_floor(c->end - 60),
+                                             .route = g->q[g->member[k]].route,
                                              .signal = g->wq[w].signal, .value = c->daysum[i]},
                          cw_clock(cw));
     }
@@ -257,7 +261,7 @@ static void submit_page(struct cw_chunk *c)
     struct cw_group *g = c->g;
     struct bt_buf body = {0};
     bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
-                               c->start, g->poll_end, c->token);
+                               c->start, c->end, c->token);
     /* billed per metric requested: a summed figure costs each series it sums */
     unsigned metrics = 0;
     for (int w = c->first; w < c->first + c->count; w++)
@@ -364,9 +368,19 @@ void cw_start_poll(struct cw_group *g, int64_t now)
         nmin = chunk_ranges(g, 0, g->nwire_recent, first, count);
         nmin += chunk_ranges(g, g->nwire_recent, g->nwire_min, first + nmin, count + nmin);
     }
-    /* in the first minute of the day there is no whole minute to sum yet */
-    int nday = now % 86400 >= 60 ? chunk_ranges(g, g->nwire_min, g->nwire, first + nmin, count + nmin)
-                                 : 0;
+    /* The day sums: check asks them to the poll's end (in the first minute of the
+     * day there is no whole minute to sum yet). Live asks them once an hour, to the
+     * hour, and keeps the minutes after it, where its history reaches back past the
+     * hour (bt_cloudwatch_day_hourly): every poll they cost a metric per route and
+     * signal for nothing. */
+    int64_t midnight = now - now % 86400, day_end = g->poll_end;
+    bool ask_day = now % 86400 >= 60;
+    if (bt_cloudwatch_day_hourly(cw->ctx->mode, cfg->history_minutes)) {
+        day_end = g->poll_end - g->poll_end % 3600;
+        ask_day = day_end > midnight && (day_end != g->day_through || g->day_failed);
+    }
+    int nday = ask_day ? chunk_ranges(g, g->nwire_min, g->nwire, first + nmin, count + nmin) : 0;
+    g->day_failed = false;
     free_chunks(g);
     g->nchunks = nmin + nday;
     g->chunks = bt_xcalloc((size_t)(g->nchunks ? g->nchunks : 1), sizeof *g->chunks);
@@ -376,9 +390,11 @@ void cw_start_poll(struct cw_group *g, int64_t now)
         c->g = g;
         c->first = first[k];
         c->count = count[k];
+        c->end = day ? day_end : g->poll_end;
         if (day) {
             /* UTC midnight, hourly datapoints summed (day_sums_done) */
-            c->start = now - (now % 86400);
+            c->start = midnight;
+            g->day_through = day_end;
             c->daysum = bt_xcalloc((size_t)c->count, sizeof *c->daysum);
             c->dayhas = bt_xcalloc((size_t)c->count, sizeof *c->dayhas);
             continue;
@@ -428,7 +444,7 @@ static void *cw_create(struct bt_ctx *ctx)
     cw->listed_at = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->listed_at);
     /* adaptive cadence: live polling into a store, not a backfill window */
     if (ctx->mode == BT_MODE_LIVE && !ctx->window_to && ctx->store && ctx->cfg->adaptive_cadence)
-        cw->evals = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->evals);
+        cw->adaptive = true;
     cw->wire_of = bt_xcalloc((size_t)cw->nroutes * BT_SIG_COUNT * 2, sizeof *cw->wire_of);
     for (int i = 0; i < cw->nroutes * BT_SIG_COUNT * 2; i++)
         cw->wire_of[i] = -1;
@@ -461,12 +477,18 @@ static void *cw_create(struct bt_ctx *ctx)
  * it stands; each group's cost counted again where it changed. */
 static void cadence_update(struct cw *cw, int64_t now)
 {
-    if (!cw->evals)
+    if (!cw->adaptive || cw->nroutes <= 0)
         return;
     bool *was = bt_xcalloc((size_t)cw->nroutes, sizeof *was);
     memcpy(was, cw->slow, (size_t)cw->nroutes * sizeof *was);
-    bt_eval_all(cw->ctx->cfg, cw->ctx->store, now, cw->evals);
-    bt_cadence_all(cw->ctx->cfg, cw->ctx->store, cw->evals, now, cw->slow);
+    /* the figures alone (the rule reads no warning), in scratch: 9 kB a route kept
+     * between polls was a fifth of serve's memory */
+    struct bt_eval *ev = bt_xcalloc((size_t)cw->nroutes, sizeof *ev);
+    struct bt_eval_groups *groups = bt_eval_groups_new(cw->ctx->cfg);
+    bt_eval_all_with(cw->ctx->cfg, cw->ctx->store, now, groups, true, ev);
+    bt_eval_groups_free(groups);
+    bt_cadence_all(cw->ctx->cfg, cw->ctx->store, ev, now, cw->slow);
+    free(ev);
     for (int i = 0; i < cw->ng; i++) {
         struct cw_group *g = &cw->g[i];
         bool changed = false;
@@ -585,7 +607,6 @@ static void cw_destroy(void *self)
     free(cw->due);
     free(cw->minute_at);
     free(cw->listed_at);
-    free(cw->evals);
     free(cw->wire_of);
     free(cw->spell);
     free(cw->seen);
@@ -609,12 +630,17 @@ const struct bt_collector_ops bt_cloudwatch_collector = {
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {
     struct cw *cw = self;
-    double fast = 0, slow = 0, detail = 0;
+    double fast = 0, slow = 0, detail = 0, day = 0;
     for (int i = 0; cw && i < cw->ng; i++) {
-        fast += cw->g[i].nfast + cw->g[i].nday;
+        fast += cw->g[i].nfast;
         slow += cw->g[i].nslow;
         detail += cw->g[i].ndetail;
+        day += cw->g[i].nday;
     }
+    /* the day sums: with every poll; live with history enough, once an hour */
+    bool hourly = cw && bt_cloudwatch_day_hourly(cw->ctx->mode, cw->ctx->cfg->history_minutes);
+    if (!hourly)
+        fast += day;
     double iv = cw && cw->ctx->cfg->interval > 0 ? cw->ctx->cfg->interval : 60;
     double div = cw ? cw->ctx->cfg->detail_interval : 0;
     if (div < iv)
@@ -623,7 +649,8 @@ void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_pe
     if (metrics_per_poll)
         *metrics_per_poll = fast + slow + detail;
     if (metrics_per_day)
-        *metrics_per_day = fast * 86400.0 / iv + slow * 86400.0 / siv + detail * 86400.0 / div;
+        *metrics_per_day = fast * 86400.0 / iv + slow * 86400.0 / siv + detail * 86400.0 / div +
+                           (hourly ? day * 23 : 0); /* each hour but the day's first */
 }
 
 void bt_cloudwatch_resume_get(void *self, int route, struct bt_cw_resume *out)

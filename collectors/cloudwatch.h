@@ -156,6 +156,9 @@ int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int histo
  * (`history`) cannot reach back to midnight, so tokens today never count only
  * the history window. Not for a backfill window (its minutes are the record). */
 bool bt_cloudwatch_day_sums(enum bt_run_mode mode, int history_minutes, bool window);
+/* Live day sums asked once an hour, to the hour, the minutes after it kept by the
+ * store (a history of 2 hours or more); else with every poll, to its end. */
+bool bt_cloudwatch_day_hourly(enum bt_run_mode mode, int history_minutes);
 /* Short route name from a model ID: us.anthropic.claude-sonnet-4-5-20250929-v1:0
  * -> us.claude-sonnet-4-5. */
 void bt_cloudwatch_short_name(const char *model_id, char *out, size_t n);

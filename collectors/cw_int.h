@@ -57,7 +57,7 @@ struct cw_group;
 struct cw_chunk {
     struct cw_group *g;
     int first, count;        /* wire queries [first, first + count) of the group's poll */
-    int64_t start;
+    int64_t start, end;      /* the request's StartTime and EndTime */
     char *token;
     int pages;
     double *daysum;          /* day sums: the hourly datapoints of wire first + i, summed */
@@ -82,7 +82,9 @@ struct cw_group {
                               * [nwire_recent, nwire_min): backfilling (detail, calm routes) */
     int nfast, ndetail;      /* distinct queries of each cadence (cost) */
     int nslow;               /* per-minute ones whose routes are all calm: every 5 minutes */
-    int nday;                /* distinct day sums, asked every poll (cost) */
+    int nday;                /* distinct day sums: every check; live, once an hour (cost) */
+    int64_t day_through;     /* live: the hour the day sums stored run to (0: none yet) */
+    bool day_failed;         /* a day-sum request of this poll failed: asked again next poll */
     int *kind;               /* per q index: which distinct query it is (0 .. nkinds) */
     int nkinds;
     bool detail_now;         /* this poll includes the detail queries */
@@ -118,7 +120,7 @@ struct cw {
     bool resumed;            /* check: a state file gave the settled minutes below */
     int64_t *minute_at;
     int64_t *listed_at;      /* per route: its group's last good AWS/Bedrock listing */
-    struct bt_eval *evals;   /* scratch for the cadence rule (NULL: not adaptive) */
+    bool adaptive;           /* the adaptive cadence decides which routes are polled */
     struct bt_cw_spelling *spell;
     unsigned *seen;
     struct cw_sets *sets;    /* per route: the series its figures are read from */

@@ -503,6 +503,12 @@ bool bt_cloudwatch_day_sums(enum bt_run_mode mode, int history_minutes, bool win
     return !window && (mode == BT_MODE_ONCE || history_minutes < 1440);
 }
 
+bool bt_cloudwatch_day_hourly(enum bt_run_mode mode, int history_minutes)
+{
+    /* the minutes after the hour are kept: the hour, the lag and a poll's slack */
+    return mode != BT_MODE_ONCE && history_minutes >= 120;
+}
+
 int bt_cloudwatch_backfill_minutes(int64_t now, enum bt_run_mode mode, int history_minutes)
 {
     int since_midnight = (int)((now - (now / 86400) * 86400) / 60) + 1;

@@ -108,6 +108,12 @@ bool bt_config_need_burndown(struct bt_config *c)
     return !c->burndown_error[0];
 }
 
+void bt_config_serve_history(struct bt_config *c)
+{
+    if (!c->history_set)
+        c->history_minutes = BT_SERVE_HISTORY_MINUTES;
+}
+
 void bt_config_finish(struct bt_config *c)
 {
     bt_config_need_burndown(c);

@@ -31,6 +31,7 @@ struct bt_config {
     double oversize_margin;  /* recommended max_tokens = p99 x (1 + margin) */
     double retry_share;      /* RETRY_LOAD when retries / offered above this */
     int history_minutes;
+    bool history_set;        /* the config names a history (else the mode's default) */
     struct bt_route *routes;
     int nroutes;
     struct bt_burndown burndown;
@@ -51,6 +52,11 @@ bool bt_config_need_burndown(struct bt_config *c);
 /* After routes are known: resolve burndown and inference per route. With no
  * table loaded, burndown_error says so. */
 void bt_config_finish(struct bt_config *c);
+/* serve keeps 3 hours unless the config names a history: Prometheus keeps the rest,
+ * and the day's sums come from CloudWatch's hourly datapoints (a day of minutes for
+ * every route was most of serve's memory and of its first poll). */
+#define BT_SERVE_HISTORY_MINUTES 180
+void bt_config_serve_history(struct bt_config *c);
 int bt_config_add_route(struct bt_config *c, const char *name);
 int bt_config_find_route(const struct bt_config *c, const char *name);
 void bt_config_free(struct bt_config *c);

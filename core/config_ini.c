@@ -351,6 +351,7 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
             return false;
         }
         c->history_minutes = (int)(d / 60);
+        c->history_set = true;
         return true;
     }
     if (!strcmp(k, "warn_headroom") || !strcmp(k, "crit_headroom")) {

@@ -225,17 +225,6 @@ void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_st
     minute_figures(cfg, st, r, minute, out, tier);
 }
 
-/* Settled tokens per minute at minute m (NAN without token counts). */
-static double settled_at(const struct bt_store *st, int r, const struct bt_route *rt, int64_t m)
-{
-    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
-    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    if (isnan(in) && isnan(out))
-        return NAN;
-    return bt_settled_tpm(bt_z(in), bt_z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m)), bt_z(out),
-                          rt->burndown);
-}
-
 static bool source_failing(const struct bt_source_status *s)
 {
     return s->last_error && s->last_error >= s->last_ok;
@@ -556,24 +545,19 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     check_staleness(cfg, st, r, e);
     bt_speed_compute(st, r, cm, &e->speed);
 
-    /* Tokens today: the day's sums from CloudWatch (check's day-sum queries), else
-     * settled per minute summed since UTC midnight (within history). */
+    /* Tokens today: the day's sums from CloudWatch (hourly datapoints since midnight,
+     * and the minutes after them), else settled per minute summed since UTC midnight
+     * (within history). */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
     int64_t dm = cm ? cm : e->data_minute;
-    int64_t day = dm - (dm % 86400);
-    double day_in = dm ? bt_store_at(st, r, BT_SIG_DAY_INPUT_TOKENS, day) : NAN;
-    double day_out = dm ? bt_store_at(st, r, BT_SIG_DAY_OUTPUT_TOKENS, day) : NAN;
-    if (dm && (!isnan(day_in) || !isnan(day_out))) {
-        e->tokens_today = bt_settled_tpm(bt_z(day_in), bt_z(bt_store_at(st, r, BT_SIG_DAY_CACHE_WRITE, day)),
-                                         bt_z(day_out), e->mantle ? 1 : rt->burndown);
-    } else if (dm && (!isnan(rt->quota[BT_Q_TPD].value) || !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
-        double sum = 0;
-        for (int64_t t = day; t <= dm; t += 60) {
-            double v = settled_at(st, r, rt, t);
-            if (!isnan(v))
-                sum += v;
-        }
-        e->tokens_today = sum;
+    if (dm && (bt_store_has_day_sum(st, r, dm) || !isnan(rt->quota[BT_Q_TPD].value) ||
+               !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
+        double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
+        double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
+        e->tokens_today = isnan(in) && isnan(out)
+                              ? 0
+                              : bt_settled_tpm(bt_z(in), bt_z(bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm)),
+                                               bt_z(out), e->mantle ? 1 : rt->burndown);
     }
 }
 

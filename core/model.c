@@ -28,6 +28,13 @@ bool bt_signal_daily(enum bt_signal s)
     return s == BT_SIG_DAY_INPUT_TOKENS || s == BT_SIG_DAY_OUTPUT_TOKENS || s == BT_SIG_DAY_CACHE_WRITE;
 }
 
+enum bt_signal bt_signal_daily_minute(enum bt_signal daily)
+{
+    return daily == BT_SIG_DAY_OUTPUT_TOKENS ? BT_SIG_OUTPUT_TOKENS
+           : daily == BT_SIG_DAY_CACHE_WRITE ? BT_SIG_CACHE_WRITE
+                                             : BT_SIG_INPUT_TOKENS;
+}
+
 bool bt_signal_tier(enum bt_signal s)
 {
     return s == BT_SIG_TIER_RES_INVOCATIONS || s == BT_SIG_TIER_RES_INPUT || s == BT_SIG_TIER_RES_OUTPUT;
@@ -722,4 +729,39 @@ void bt_store_apply(struct bt_store *s, const struct bt_event *ev)
         bt_model_event(s, s->routes, ev);
     else
         bt_store_event(s, ev);
+}
+
+static int64_t day_sum_minute(const struct bt_store *s, int route, enum bt_signal daily, int64_t day)
+{
+    int64_t t = bt_store_newest(s, route, daily, day + 86400 - 60);
+    return t >= day ? t : -1;
+}
+
+/* The minute the route's newest day sums of the day are stored at (-1: none). */
+static int64_t day_sums_at(const struct bt_store *s, int route, int64_t day)
+{
+    int64_t a = day_sum_minute(s, route, BT_SIG_DAY_INPUT_TOKENS, day);
+    int64_t b = day_sum_minute(s, route, BT_SIG_DAY_OUTPUT_TOKENS, day);
+    return a > b ? a : b;
+}
+
+bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through)
+{
+    return day_sums_at(s, route, through - through % 86400) >= 0;
+}
+
+double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through)
+{
+    int64_t day = through - through % 86400;
+    int64_t t0 = day_sums_at(s, route, day);
+    double sum = t0 >= 0 ? bt_store_at(s, route, daily, t0) : NAN;
+    if (t0 == day)
+        return sum; /* to the poll that asked: nothing after it is added */
+    enum bt_signal per = bt_signal_daily_minute(daily);
+    for (int64_t t = t0 >= 0 ? t0 + 60 : day; t <= through; t += 60) {
+        double v = bt_store_at(s, route, per, t);
+        if (!isnan(v))
+            sum = isnan(sum) ? v : sum + v;
+    }
+    return sum;
 }

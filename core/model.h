@@ -65,6 +65,8 @@ int bt_signal_by_name(const char *name); /* -1 if unknown */
  * so far, the hourly datapoints since midnight summed, so that `check` need not fetch
  * every minute since midnight for the daily-token total. */
 bool bt_signal_daily(enum bt_signal s);
+/* The per-minute signal a daily one sums (DAY_INPUT_TOKENS: INPUT_TOKENS, ...). */
+enum bt_signal bt_signal_daily_minute(enum bt_signal daily);
 /* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
  * (the tier that actually served): queried only where ListMetrics lists that
  * dimension for the ModelId, never as the plain ModelId series. */
@@ -325,6 +327,14 @@ bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arriv
 double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);
 /* Newest minute <= limit holding a value (0 if none within the window). */
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit);
+/* The day's sum so far of a daily signal (bt_signal_daily) through minute `through`.
+ * The route's newest day sums of the day (input and output; cache write with them)
+ * sum the day's hourly datapoints from UTC midnight to the minute they are stored at
+ * (at midnight itself: to the poll that asked, as check's and older recordings' do);
+ * the per-minute signal of each minute after that is added. Without day sums, the
+ * per-minute signal since midnight within the history. NAN: no value at all. */
+double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
+bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through);
 /* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out);

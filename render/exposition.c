@@ -120,37 +120,19 @@ void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n
         memmove(out, out + 1, strlen(out));
 }
 
-/* Σ of a per-minute signal over [day, m]: the day's total as a live store holds it. */
-static double day_sum(const struct bt_store *st, int r, enum bt_signal sig, int64_t day, int64_t m)
-{
-    double sum = NAN;
-    for (int64_t t = day; t <= m; t += 60) {
-        double v = bt_store_at(st, r, sig, t);
-        if (!isnan(v))
-            sum = isnan(sum) ? v : sum + v;
-    }
-    return sum;
-}
-
 /* The raw inputs of route i's evaluation, where the evaluation read them. */
 static void route_signals(const struct bt_report *r, int i, struct samples *ss)
 {
     const struct bt_eval *e = &r->evals[i];
     const struct bt_store *st = r->store;
-    int64_t day = e->minute - e->minute % 86400;
     for (int s = 0; s < BT_SIG_COUNT; s++) {
         const char *name = bt_signal_info[s].name;
         double v = NAN;
         if (bt_signal_daily((enum bt_signal)s) && e->minute) {
-            v = bt_store_at(st, i, (enum bt_signal)s, day);
-            /* a live store holds every minute since midnight instead (cloudwatch.c) */
-            static const enum bt_signal per_min[] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
-                                                     BT_SIG_CACHE_WRITE};
-            int k = s - BT_SIG_DAY_INPUT_TOKENS;
             /* through the last whole minute, as check's one-day sums run to the poll's end */
             int64_t through = bt_minute_floor(e->now) - 60;
-            if (isnan(v) && k >= 0 && k < 3 && !e->mantle)
-                v = day_sum(st, i, per_min[k], day, through > e->minute ? through : e->minute);
+            if (!e->mantle)
+                v = bt_store_day_sum(st, i, (enum bt_signal)s, through > e->minute ? through : e->minute);
         } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
             v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
         } else if (e->minute) {

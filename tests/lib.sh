@@ -54,4 +54,11 @@ start_fake() {
     done
     return 1
 }
+# The AWS documentation's example keys, every other AWS setting of the caller cleared
+# and the instance-metadata address off: "${AWS_ENV[@]}" "$BEDTOP" ... (an array, not
+# a function: "${AWS_ENV[@]}" cmd & makes $! the command itself, as env execs it)
+AWS_SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN
+    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$AWS_SK" AWS_CONFIG_FILE=/nonexistent
+    AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
 finish() { echo "$PASS passed, $FAIL failed, $SKIP skipped"; [ "$FAIL" -eq 0 ]; }

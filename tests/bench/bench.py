@@ -242,7 +242,7 @@ def bench_scale(a, tmp):
     first, steady = r["polls"][0], r["polls"][1:]
     sc = statistics.median(p["cpu_s"] for p in steady)
     sw = statistics.median(p["wall_s"] for p in steady)
-    figure("fleet, %d routes / %d quotas: first poll CPU (3 h backfill or since midnight)" % (n, nq),
+    figure("fleet, %d routes / %d quotas: first poll CPU (serve: 3 h backfill, day sums hourly)" % (n, nq),
            first["cpu_s"], "s", "half a core of the 60 s interval", 30, first["cpu_s"] / 30,
            "< 30 s", first["cpu_s"] < 30,
            "%d requests; %d samples in the store; %d of %d routes with a quota and usage; "
@@ -258,10 +258,11 @@ def bench_scale(a, tmp):
            "half a core of the 60 s interval", 30, sc / 30, "< 30 s", sc < 30,
            "%.1f us a route; wall %.2f s; %d requests a poll" % (sc / n * 1e6, sw, steady[0]["requests"]))
     kb = (r["rss_kb"] - r["rss_start_kb"]) / n
-    figure("fleet, %d routes: memory per route (live, after the first polls)" % n, kb, "kB/route",
+    figure("fleet, %d routes: memory per route (serve, after the first polls)" % n, kb, "kB/route",
            "budget", 40, kb / 40, "< 40 kB a route", kb < 40,
-           "RSS %.0f MB; the store's series %.1f kB a route (%d series)"
-           % (r["rss_kb"] / 1024, r["store_bytes"] / 1024 / n, r["series"]))
+           "RSS %.0f MB; the store's series %.1f kB a route (%d series); the OpenMetrics "
+           "body and its gzip kept %.1f kB a route" % (r["rss_kb"] / 1024, r["store_bytes"] / 1024 / n,
+                                            r["series"], r["body_bytes"] / 1024 / n))
     # 20,000 routes, one `check`
     n2 = 200 if a.smoke else 20000
     conf2 = os.path.join(tmp, "f%d.conf" % n2)

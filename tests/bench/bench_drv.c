@@ -10,9 +10,12 @@
  *                            fake, POLLS polls a simulated minute apart
  *   config CONF N            bt_config_load of CONF, N times (median)
  *   scale CONF URL POLLS     a fleet's live polls (CloudWatch and Service Quotas, then
- *                            every route evaluated, as serve does each poll) against
- *                            the bench's stub, POLLS polls a simulated minute apart:
- *                            each poll's wall and CPU, requests, and memory per route */
+ *                            what serve does each poll for a Prometheus scrape: the
+ *                            report built, OpenMetrics rendered and gzipped, both
+ *                            kept to the next evaluation, the report freed)
+ *                            against the bench's stub, POLLS polls a simulated minute
+ *                            apart: each poll's wall and CPU, requests, and memory
+ *                            per route (serve's history, 3 hours) */
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,8 +29,10 @@
 #include "collectors/quotas.h"
 #include "core/headroom.h"
 #include "net/http.h"
+#include "net/httpd.h"
 #include "core/config.h"
 #include "core/recording.h"
+#include "render/exposition.h"
 #include "render/report.h"
 #include "core/util.h"
 #include "tui/tui.h"
@@ -236,6 +241,7 @@ static int do_scale(const char *conf, const char *url, int polls)
         fprintf(stderr, "bench_drv: %s\n", err);
         return 3;
     }
+    bt_config_serve_history(&cfg); /* as serve keeps it */
     bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
     bt_store_bind_routes(&store, cfg.routes);
     struct bt_http *http = bt_http_new(0);
@@ -245,7 +251,8 @@ static int do_scale(const char *conf, const char *url, int polls)
     void *inst[2];
     for (int i = 0; i < 2; i++)
         inst[i] = ops[i]->create(&ctx);
-    struct bt_eval *ev = bt_xcalloc((size_t)cfg.nroutes + 1, sizeof *ev);
+    struct bt_buf body[2] = {{0}, {0}};
+    int known = 0;
     double start_cpu = cpu_s() - c0, start_wall = now_s() - w0;
     int64_t t = (int64_t)time(NULL) / 60 * 60 + 10;
     printf("{\"routes\":%d,\"start_cpu_s\":%.4f,\"start_wall_s\":%.4f,\"polls\":[", cfg.nroutes,
@@ -265,7 +272,20 @@ static int do_scale(const char *conf, const char *url, int polls)
                 break;
             bt_http_poll(http, 100, -1, NULL);
         }
-        bt_eval_all(&cfg, &store, now, ev); /* what each poll's /metrics and frame need */
+        /* what serve does with each poll that Prometheus scrapes (app/cmd_serve.c
+         * serve_body): OpenMetrics rendered, then gzipped, both kept until the next
+         * evaluation, the report freed */
+        struct bt_report rep;
+        bt_report_build(&rep, &cfg, &store, now);
+        rep.mode = "live";
+        for (int f = 0; f < 2; f++)
+            bt_buf_free(&body[f]);
+        bt_expo_render(&rep, BT_EXPO_OPENMETRICS, &body[0]);
+        bt_gzip(body[0].buf, body[0].len, &body[1]);
+        known = 0;
+        for (int r = 0; r < cfg.nroutes; r++)
+            known += !isnan(rep.evals[r].quota) && !isnan(rep.evals[r].settled);
+        bt_report_free(&rep);
         printf("%s{\"now\":%lld,\"cpu_s\":%.4f,\"wall_s\":%.4f,\"requests\":%lu}", p ? "," : "",
                (long long)now, cpu_s() - c, now_s() - w,
                bt_cloudwatch_requests(inst[0]) + bt_quotas_requests(inst[1]) - before);
@@ -273,13 +293,11 @@ static int do_scale(const char *conf, const char *url, int polls)
     int nser = 0;
     size_t sb = store_bytes(&store, &nser);
     long rss = rss_kb();
-    int known = 0;
-    for (int r = 0; r < cfg.nroutes; r++)
-        known += !isnan(ev[r].quota) && !isnan(ev[r].settled);
-    printf("],\"rss_kb\":%ld,\"rss_start_kb\":%ld,\"peak_kb\":%ld,\"store_bytes\":%zu,"
+    printf("],\"body_bytes\":%zu,\"rss_kb\":%ld,\"rss_start_kb\":%ld,\"peak_kb\":%ld,\"store_bytes\":%zu,"
            "\"series\":%d,\"samples\":%llu,\"routes_with_quota_and_usage\":%d}\n",
-           rss, rss0, peak_kb(), sb, nser, (unsigned long long)store.nsamples, known);
-    free(ev);
+           body[0].len + body[1].len, rss, rss0, peak_kb(), sb, nser, (unsigned long long)store.nsamples, known);
+    for (int f = 0; f < 2; f++)
+        bt_buf_free(&body[f]);
     for (int i = 0; i < 2; i++)
         if (inst[i])
             ops[i]->destroy(inst[i]);

@@ -4,7 +4,6 @@
 # was true); now a live poll with a history shorter than a day also asks the day's
 # sums in hourly datapoints from midnight, as check does.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
-SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 NOW=$(date +%s)
 MIDNIGHT=$(( NOW - NOW % 86400 ))
 S=$(( (NOW - MIDNIGHT) / 60 ))   # whole minutes since midnight
@@ -37,11 +36,6 @@ fi
 # exits 0 with the file complete). A fixed --duration 5s lost them on a loaded machine:
 # they come in a request of their own, which could still be in flight at the 5th second
 # (one make check in three under a parallel build). --duration only bounds a hang here.
-# an array, not run(): "${AWS_ENV[@]}" ... & makes $! bedtop itself (env execs it), so the
-# signal reaches bedtop rather than a subshell
-AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN
-    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_CONFIG_FILE=/nonexistent
-    AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/live.rec" --duration 120s --config "$TMP/d.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/rec.err" &
 RPID=$!

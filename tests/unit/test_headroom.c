@@ -1075,9 +1075,41 @@ static void test_daily_sides(void)
     fx_free(&f);
 }
 
+static void test_daily_hourly_sums(void)
+{
+    /* Live with a short history (serve): the day sums are asked once an hour, to the
+     * hour, and stored at the last minute they cover; the minutes after it come from
+     * the per-minute signals. At 10:10, the day sums to 10:00 (stored at 09:59): input
+     * 40,000,000, output 2,000,000; the minutes 10:00 .. 10:07 (the evaluated one)
+     * 8 x 10,000 input and 8 x 1,000 output. Llama's output burns 1x, so today =
+     * 40,000,000 + 80,000 + 2,000,000 + 8,000 =
+     * 42,088,000 of 100,000,000: 57.912 % left. A minute before 10:00 that is also in
+     * the store (09:58) is inside the day sums and not counted again. */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "meta.llama3-3-70b-instruct-v1:0", 2000000, 1000);
+    f.cfg.routes[a].quota[BT_Q_TPD] = (struct bt_quota){1e8, BT_QS_SERVICE_QUOTAS, "L-TPD", ""};
+    fx_start(&f);
+    int64_t hour = NOW - 600; /* 10:00 */
+    for (int64_t m = hour - 120; m <= M; m += 60)
+        minute(&f, a, m, 10, 10000, 1000, 1000);
+    put(&f, a, BT_SIG_DAY_INPUT_TOKENS, hour - 60, 40e6);
+    put(&f, a, BT_SIG_DAY_OUTPUT_TOKENS, hour - 60, 2e6);
+    struct bt_eval ev[1];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    NEAR(ev[a].tokens_today, 42088000, 0, "the hourly day sums and the minutes after them");
+    NEAR(ev[a].side[BT_SIDE_DAILY].pct, 57.912, 1e-9, "57.912 % of the daily quota left");
+    NEAR(bt_store_day_sum(&f.st, a, BT_SIG_DAY_OUTPUT_TOKENS, M), 2008000, 0,
+         "bt_store_day_sum: output 2,000,000 to 10:00, then 8 minutes of 1,000");
+    OK(isnan(bt_store_day_sum(&f.st, a, BT_SIG_DAY_CACHE_WRITE, M)),
+       "no cache write listed: no day sum, no minutes (NAN)");
+    fx_free(&f);
+}
+
 int main(void)
 {
     test_daily_sides();
+    test_daily_hourly_sums();
     test_quality_rules();
     test_resumption();
     test_burst_gauge();
