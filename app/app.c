@@ -288,9 +288,18 @@ void *app_find_inst(struct app *a, const struct bt_collector_ops *ops)
 void app_cost(struct app *a, double *per_poll, double *per_day)
 {
     void *cw = app_find_inst(a, &bt_cloudwatch_collector);
+    void *ins = app_find_inst(a, &bt_cw_insights_collector);
     *per_poll = *per_day = NAN;
     if (cw)
         bt_cloudwatch_cost(cw, per_poll, per_day);
+    if (cw && ins) {
+        /* the unseen-caller queries, billed like the rest: a poll's share of them */
+        double day;
+        bt_cw_insights_cost(ins, &day);
+        double iv = a->cfg.interval > 0 ? a->cfg.interval : 60;
+        *per_day += day;
+        *per_poll += day * iv / 86400.0;
+    }
 }
 
 /* What to do about a collector's error; the routes it feeds show as stale meanwhile. */

@@ -115,6 +115,9 @@ struct ins_group {
     int64_t start, end;
     struct ins_model *m;
     int nm, cap;
+    int series[BT_INS_N];    /* metrics the query read: this round's so far */
+    int billed[BT_INS_N];    /* ... and the last whole answer's (the cost forecast) */
+    bool answered[BT_INS_N]; /* billed holds an answer */
 };
 
 struct ins {
@@ -251,6 +254,7 @@ static void ins_done(void *arg, const struct bt_http_resp *resp)
         } else {
             /* a query is billed by the metrics it reads: at least the series it returned */
             bt_api_cost_metrics(in->ctx->api_cost, (int64_t)time(NULL), (unsigned)series);
+            g->series[g->k] += series;
             free(g->token);
             g->token = token;
             if (token && ++g->pages < MAX_INS_PAGES) {
@@ -258,6 +262,8 @@ static void ins_done(void *arg, const struct bt_http_resp *resp)
                 return;
             }
             g->ok[g->k] = true;
+            g->billed[g->k] = g->series[g->k];
+            g->answered[g->k] = true;
         }
     }
     free(g->token);
@@ -317,6 +323,7 @@ static void ins_tick(void *self, int64_t now)
         g->running = true;
         g->k = BT_INS_INPUT;
         g->ok[0] = g->ok[1] = false;
+        g->series[0] = g->series[1] = 0;
         g->nm = 0;
         g->pages = 0;
         g->start = end - BT_INSIGHTS_WINDOW;
@@ -363,3 +370,19 @@ const struct bt_collector_ops bt_cw_insights_collector = {
     .busy = ins_busy,
     .destroy = ins_destroy,
 };
+
+void bt_cw_insights_cost(void *self, double *metrics_per_day)
+{
+    const struct ins *in = self;
+    double m = 0;
+    for (int i = 0; in && i < in->ng; i++) {
+        const struct ins_group *g = &in->g[i];
+        if (!g->ag->url[0] || g->ag->nroutes == 0)
+            continue;
+        for (int k = 0; k < BT_INS_N; k++) {
+            /* before its first answer: the Region's configured routes */
+            m += g->answered[k] ? g->billed[k] : g->ag->nroutes;
+        }
+    }
+    *metrics_per_day = m * 86400.0 / BT_INSIGHTS_EVERY;
+}

@@ -39,4 +39,8 @@ bool bt_insights_parse_page(const char *body, size_t len,
                             void (*fn)(void *arg, const char *model_id, double sum, int n),
                             void *arg, int *series, char **next_token, char *err,
                             size_t errlen);
+/* The queries' metrics a day at their cadence: each query's series of its last whole
+ * answer (before one, the Region's configured runtime routes), every
+ * BT_INSIGHTS_EVERY. */
+void bt_cw_insights_cost(void *self, double *metrics_per_day);
 #endif

@@ -19,6 +19,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/cloudwatch.h"
+#include "collectors/cw_insights.h"
 #include "net/http.h"
 #include "collectors/quotas.h"
 #include "core/config.h"
@@ -538,6 +539,66 @@ static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g
  *          through S1 = floor((T - 240)/60)*60
  *   poll 2 at T+60: [S1 + 60, end0 + 60); poll 3: [S1 + 120, end0 + 120)
  * so each minute is fetched at most once after it settled. */
+/* The series the fake says the Metrics Insights answers returned (its log's
+ * "insights_series"), summed per query: [0] input tokens, [1] throttles. */
+static void insights_series_logged(const char *log, int out[2])
+{
+    out[0] = out[1] = 0;
+    char *text = bt_read_file(log, 1 << 26, NULL);
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *s = cJSON_GetObjectItem(j, "insights_series");
+        const cJSON *q = cJSON_GetArrayItem(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(j, "body"), "MetricDataQueries"), 0);
+        const char *e = cJSON_GetStringValue(cJSON_GetObjectItem(q, "Expression"));
+        if (cJSON_IsNumber(s) && e)
+            out[strstr(e, "InvocationThrottles") != NULL] += (int)s->valuedouble;
+        cJSON_Delete(j);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(text);
+}
+
+/* The unseen-caller queries in the cost forecast: each Region's two queries every 5
+ * minutes, billed by the series they read. */
+static void test_insights_cost(void)
+{
+    char scen[1024], log[300], conf[1024];
+    snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    snprintf(log, sizeof log, "%s/insights.log", tmpdir);
+    snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
+    struct live lv;
+    if (!live_start(&lv, scen, log, conf)) {
+        OK(false, "insights cost: fake started");
+        return;
+    }
+    void *ins = bt_cw_insights_collector.create(&lv.ctx);
+    OK(ins != NULL, "insights: a live poller queries Metrics Insights");
+    double day = -1;
+    bt_cw_insights_cost(ins, &day);
+    /* before an answer: at least the Region's 2 runtime routes (the mantle route's
+     * namespace has no such query), for each of the 2 queries, 288 times a day (every
+     * 300 s): 2 x 2 x 288 = 1,152 */
+    OK(day == 1152, "before an answer: 2 routes x 2 queries x 288 a day = 1,152 (%g)", day);
+    bt_cw_insights_collector.tick(ins, (int64_t)time(NULL));
+    for (int i = 0; i < 600 && bt_cw_insights_collector.busy(ins); i++)
+        bt_http_poll(lv.http, 100, -1, NULL);
+    bt_cw_insights_cost(ins, &day);
+    bt_cw_insights_collector.destroy(ins);
+    live_stop(&lv);
+    /* after: each query's series as the fake counted them; the scenario's throttles
+     * are on one of the two models, so the throttle query read 1 series, not the
+     * routes' 2: 288 x (2 + 1) = 864 */
+    int got[2];
+    insights_series_logged(log, got);
+    OK(got[0] == 2 && got[1] == 1 && day == 288.0 * (got[0] + got[1]),
+       "after the answers (%d and %d series): 288 x %d = 864 a day (%g)", got[0], got[1],
+       got[0] + got[1], day);
+}
+
 static void test_live(void)
 {
     char scen[1024], log[300], conf[1024];
@@ -879,6 +940,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     test_integration();
     test_live();
+    test_insights_cost();
     test_shared_and_cadence();
     test_adaptive_cadence();
     test_faults();
