@@ -154,8 +154,13 @@ static void on_sample(void *arg, const char *id, int64_t t, double v)
     struct cw_chunk *c = arg;
     struct cw_group *g = c->g;
     struct cw *cw = g->cw;
-    int s;
-    int w = wire_of_id(g, id, &s);
+    /* a result's datapoints come one after another under one Id string: looked up
+     * once per result, not per datapoint */
+    if (id != c->id_at) {
+        c->id_w = wire_of_id(g, id, &c->id_s);
+        c->id_at = id;
+    }
+    int s = c->id_s, w = c->id_w;
     /* only what this group asked for, inside the window asked for */
     if (w < 0 || w < c->first || w >= c->first + c->count || t < c->start || t >= c->end ||
         bt_signal_info[s].source != BT_SRC_CLOUDWATCH || !cw->ctx->store)
@@ -234,6 +239,7 @@ static void page_done(void *arg, const struct bt_http_resp *resp)
         return;
     }
     struct bt_cw_sink sink = {on_sample, on_status, on_message, c};
+    c->id_at = NULL; /* this page's strings are new: an old pointer may come again */
     char *token = NULL;
     char err[160];
     if (!bt_cloudwatch_parse_page(resp->body, resp->body_len, &sink, &token, err, sizeof err)) {
@@ -485,7 +491,7 @@ static void cadence_update(struct cw *cw, int64_t now)
      * between polls was a fifth of serve's memory */
     struct bt_eval *ev = bt_xcalloc((size_t)cw->nroutes, sizeof *ev);
     struct bt_eval_groups *groups = bt_eval_groups_new(cw->ctx->cfg);
-    bt_eval_all_with(cw->ctx->cfg, cw->ctx->store, now, groups, true, ev);
+    bt_eval_all_with(cw->ctx->cfg, cw->ctx->store, now, groups, true, NULL, ev);
     bt_eval_groups_free(groups);
     bt_cadence_all(cw->ctx->cfg, cw->ctx->store, ev, now, cw->slow);
     free(ev);

@@ -61,6 +61,8 @@ struct cw_chunk {
     char *token;
     int pages;
     double *daysum;          /* day sums: the hourly datapoints of wire first + i, summed */
+    const char *id_at;       /* the page's last result Id seen, and its wire query */
+    int id_w, id_s;
     bool *dayhas;            /* ... and whether any came */
 };
 

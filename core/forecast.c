@@ -111,9 +111,22 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
     struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
     struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
     struct bt_eval_groups *g = bt_eval_groups_new(cfg);
-    for (int k = 0; k < BT_FORECAST_MINUTES && m0; k++) {
-        bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, frame);
+    /* only the routes a trend can be fitted for (forecast_fit's early returns), and
+     * only their quota side's group: a daily side binding has a run-out of its own */
+    bool *need = bt_xcalloc((size_t)n, sizeof *need);
+    bool any = false;
+    for (int r = 0; r < n; r++) {
+        const struct bt_eval *e = &evals[r];
+        const struct bt_side_fig *s = &e->side[e->binding];
+        need[r] = e->minute && e->binding != BT_SIDE_DAILY && e->binding != BT_SIDE_DAILY_ACCOUNT &&
+                  s->applies && s->quota > 0;
+        any |= need[r];
+    }
+    for (int k = 0; k < BT_FORECAST_MINUTES && m0 && any; k++) {
+        bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, need, frame);
         for (int r = 0; r < n; r++) {
+            if (!need[r])
+                continue;
             int lag = evals[r].minute ? (int)((m0 - evals[r].minute) / 60) : 0;
             int i = k - lag;
             if (i < 0 || i >= BT_FORECAST_MINUTES)
@@ -129,6 +142,7 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
     }
     for (int r = 0; r < n; r++)
         forecast_fit(&evals[r], &pts[(size_t)r * BT_FORECAST_MINUTES], &out[r]);
+    free(need);
     bt_eval_groups_free(g);
     free(frame);
     free(pts);

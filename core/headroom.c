@@ -490,9 +490,11 @@ static int *quota_groups(const struct bt_config *cfg)
  * readable members' newest settled minute (0: none can be read). One pass over the
  * routes: a pass per group was quadratic with thousands of single-route groups. */
 static void group_minutes(const struct bt_config *cfg, const struct bt_store *st, const int *group,
-                          int64_t now, int64_t *minute)
+                          const bool *want, int64_t now, int64_t *minute)
 {
     for (int r = 0; r < cfg->nroutes; r++) {
+        if (want && !want[group[r]])
+            continue;
         int64_t s = bt_frame_settled(cfg, st, r, now);
         int64_t *m = &minute[group[r]];
         if (s && (!*m || s < *m))
@@ -524,12 +526,19 @@ void bt_eval_groups_free(struct bt_eval_groups *g)
 }
 
 void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
-                      const struct bt_eval_groups *g, bool figures_only, struct bt_eval *evals)
+                      const struct bt_eval_groups *g, bool figures_only, const bool *need,
+                      struct bt_eval *evals)
 {
     int n = cfg->nroutes;
     if (n <= 0 || n != g->nroutes)
         return;
     const int *group = g->group;
+    bool *want = NULL; /* per group leader: a member is needed */
+    if (need) {
+        want = bt_xcalloc((size_t)n, sizeof *want);
+        for (int r = 0; r < n; r++)
+            want[group[r]] |= need[r];
+    }
     int *first = bt_xcalloc((size_t)n, sizeof *first); /* members chained by route order */
     int *next = bt_xcalloc((size_t)n, sizeof *next);
     int *members = bt_xcalloc((size_t)n, sizeof *members);
@@ -537,15 +546,18 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
     struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
     for (int r = 0; r < n; r++)
         first[r] = -1;
-    group_minutes(cfg, st, group, now, minute);
+    group_minutes(cfg, st, group, want, now, minute);
     for (int r = n - 1; r >= 0; r--) {
+        if (want && !want[group[r]])
+            continue;
         bt_eval_route_part(cfg, st, r, now, minute[group[r]], &evals[r]);
         next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
         first[group[r]] = r;
     }
-    daily_sides(cfg, g, evals);
+    if (!need)
+        daily_sides(cfg, g, evals);
     for (int gl = 0; gl < n; gl++) {
-        if (group[gl] != gl)
+        if (group[gl] != gl || (want && !want[gl]))
             continue;
         int cnt = 0;
         for (int r = first[gl]; r >= 0 && cnt < n; r = next[r]) {
@@ -559,6 +571,7 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
     free(members);
     free(next);
     free(first);
+    free(want);
 }
 
 void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
@@ -567,7 +580,7 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
     if (cfg->nroutes <= 0)
         return;
     struct bt_eval_groups *g = bt_eval_groups_new(cfg);
-    bt_eval_all_with(cfg, st, now, g, false, evals);
+    bt_eval_all_with(cfg, st, now, g, false, NULL, evals);
     bt_eval_groups_free(g);
 }
 

@@ -246,9 +246,13 @@ struct bt_eval_groups {
 struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg);
 void bt_eval_groups_free(struct bt_eval_groups *g);
 /* bt_eval_all with g (of this cfg); figures_only leaves the warnings out (status OK,
- * none): the sides, the binding one and the figures are the same. */
+ * none): the sides, the binding one and the figures are the same. need (NULL: every
+ * route): only the quota groups with a route needed are evaluated (the others' evals
+ * are left as they were), and the daily sides are left out (not applying): the
+ * quota sides' figures of those groups are the same. */
 void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
-                      const struct bt_eval_groups *g, bool figures_only, struct bt_eval *evals);
+                      const struct bt_eval_groups *g, bool figures_only, const bool *need,
+                      struct bt_eval *evals);
 /* One route (its quota group is evaluated with it). */
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);

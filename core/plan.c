@@ -117,9 +117,9 @@ void bt_plan_note(struct bt_plan_notes *n, const char *fmt, ...)
 }
 
 void bt_plan_frame_at(const struct bt_config *cfg, const struct bt_store *st, int64_t m,
-                      const struct bt_eval_groups *g, struct bt_eval *evals)
+                      const struct bt_eval_groups *g, const bool *need, struct bt_eval *evals)
 {
-    bt_eval_all_with(cfg, st, m + 60 + (int64_t)cfg->cw_lag, g, true, evals);
+    bt_eval_all_with(cfg, st, m + 60 + (int64_t)cfg->cw_lag, g, true, need, evals);
 }
 
 /* ---- a copy of the observations, changed ---- */
@@ -343,11 +343,11 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
     w->peak_verdict = "unknown";
     for (int i = 0; i < BT_PLAN_WINDOW && w->before.minute; i++) {
         int64_t m = w->before.minute - 60 * (int64_t)i;
-        bt_plan_frame_at(cb, sb, m, gb, eb);
+        bt_plan_frame_at(cb, sb, m, gb, NULL, eb);
         if (eb[r].minute != m || isnan(eb[r].headroom_pct))
             continue;
         w->minutes_seen++;
-        bt_plan_frame_at(ca, sa, m, ga, ea);
+        bt_plan_frame_at(ca, sa, m, ga, NULL, ea);
         if (eb[r].headroom_pct < 0)
             w->over_before++;
         if (ea[r].headroom_pct < 0)

@@ -142,12 +142,19 @@ void bt_san_json_text(struct bt_buf *b, const char *json)
     const unsigned char *p = (const unsigned char *)(json ? json : "");
     while (*p) {
         if (*p < 0x80) {
-            if (*p == 0x7f)
+            const unsigned char *q = p; /* a run of plain ASCII, appended at once */
+            while (*q && *q < 0x7f)
+                q++;
+            if (q > p) {
+                bt_buf_add(b, p, (size_t)(q - p));
+                p = q;
+                continue;
+            }
+            if (*p == 0x7f) {
                 bt_buf_puts(b, "\\u007f");
-            else
-                bt_buf_putc(b, (char)*p);
-            p++;
-            continue;
+                p++;
+                continue;
+            }
         }
         int n = bt_utf8_len(p);
         if (n == 0) {

@@ -159,17 +159,37 @@ void bt_buf_free(struct bt_buf *b)
 void bt_buf_json_str(struct bt_buf *b, const char *s)
 {
     bt_buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            bt_buf_putc(b, '\\');
-            bt_buf_putc(b, (char)*p);
-        } else if (*p < 0x20) {
-            bt_buf_printf(b, "\\u%04x", *p);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        const unsigned char *q = p; /* a run that needs no escape, appended at once */
+        while (*q && *q != '"' && *q != '\\' && *q >= 0x20)
+            q++;
+        if (q > p)
+            bt_buf_add(b, p, (size_t)(q - p));
+        if (!*q)
+            break;
+        if (*q == '"' || *q == '\\') {
+            char e[2] = {'\\', (char)*q};
+            bt_buf_add(b, e, 2);
         } else {
-            bt_buf_putc(b, (char)*p);
+            bt_buf_printf(b, "\\u%04x", *q);
         }
+        p = q + 1;
     }
     bt_buf_putc(b, '"');
+}
+
+void bt_buf_put_int(struct bt_buf *b, long long v)
+{
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *p = e;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    bt_buf_add(b, p, (size_t)(e - p));
 }
 
 const char *bt_buf_str(struct bt_buf *b)

@@ -41,6 +41,8 @@ void bt_buf_free(struct bt_buf *b);
 const char *bt_buf_str(struct bt_buf *b); /* never NULL */
 /* Appends s as a JSON string literal (quotes, escapes, control characters). */
 void bt_buf_json_str(struct bt_buf *b, const char *s);
+/* v in decimal (what "%lld" prints), without printf. */
+void bt_buf_put_int(struct bt_buf *b, long long v);
 
 /* The 1-based number of the first line of text longer than max bytes (its
  * newline not counted), 0 if none. For line parsers with a fixed buffer (inih)

@@ -82,5 +82,23 @@ int main(void)
     STREQ(json("{\"a\":\"x\xc2\x9b" "31m\"}"), "{\"a\":\"x\\u009b31m\"}", "json: C1 CSI escaped");
     STREQ(json("{\"a\":\"\xff\"}"), "{\"a\":\"\\ufffd\"}", "json: invalid UTF-8 becomes U+FFFD");
     STREQ(json("{\"a\":\"caf\xc3\xa9\"}"), "{\"a\":\"caf\xc3\xa9\"}", "json: valid UTF-8 kept");
+    STREQ(json("\x7f\x7f" "ab\x7f"), "\\u007f\\u007fab\\u007f", "json: DEL at the ends and twice");
+
+    /* a JSON string as bedtop writes request bodies: quote, backslash and C0 escaped,
+     * runs between them as they are */
+    struct bt_buf b = {0};
+    bt_buf_json_str(&b, "a\"b\\c\x01" "d\x1f");
+    STREQ(bt_buf_str(&b), "\"a\\\"b\\\\c\\u0001d\\u001f\"", "json string: \\\" \\\\ \\u0001 \\u001f");
+    bt_buf_reset(&b);
+    bt_buf_json_str(&b, "");
+    STREQ(bt_buf_str(&b), "\"\"", "json string: empty");
+    bt_buf_reset(&b);
+    bt_buf_put_int(&b, 0);
+    bt_buf_putc(&b, ' ');
+    bt_buf_put_int(&b, -1796083200);
+    bt_buf_putc(&b, ' ');
+    bt_buf_put_int(&b, (-9223372036854775807LL - 1));
+    STREQ(bt_buf_str(&b), "0 -1796083200 -9223372036854775808", "put_int: 0, negative, the least int64");
+    bt_buf_free(&b);
     return tap_done();
 }
