@@ -26,9 +26,10 @@ static inline double bt_nanmax(double a, double b)
 int64_t bt_frame_settled(const struct bt_config *cfg, const struct bt_store *st, int r,
                          int64_t now);
 /* Everything about one route that does not depend on the other routes, at its
- * group's evaluated minute m (frame.c). */
+ * group's evaluated minute m (frame.c); figures_only leaves out the output speed
+ * (context for views: no side, rule or plan reads it). */
 void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, int r,
-                        int64_t now, int64_t m, struct bt_eval *e);
+                        int64_t now, int64_t m, bool figures_only, struct bt_eval *e);
 
 /* sides.c: a side's route figures (quota q, NULL: none), sums over a group, the
  * group's headroom and the one binding rule */

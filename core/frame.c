@@ -418,7 +418,7 @@ static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, 
  * group's frame: CloudWatch at the group's evaluated minute m, gauges at the newest
  * scrape. */
 void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, int r,
-                        int64_t now, int64_t m, struct bt_eval *e)
+                        int64_t now, int64_t m, bool figures_only, struct bt_eval *e)
 {
     const struct bt_route *rt = &cfg->routes[r];
     /* the warnings are written by the rules, each before it is read: clearing the
@@ -543,7 +543,8 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
         e->failing[s] = source_failing(bt_store_status_c(st, r, (enum bt_source)s));
     }
     check_staleness(cfg, st, r, e);
-    bt_speed_compute(st, r, cm, &e->speed);
+    if (!figures_only)
+        bt_speed_compute(st, r, cm, &e->speed);
 
     /* Tokens today: the day's sums from CloudWatch (hourly datapoints since midnight,
      * and the minutes after them), else settled per minute summed since UTC midnight

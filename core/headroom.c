@@ -550,7 +550,7 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
     for (int r = n - 1; r >= 0; r--) {
         if (want && !want[group[r]])
             continue;
-        bt_eval_route_part(cfg, st, r, now, minute[group[r]], &evals[r]);
+        bt_eval_route_part(cfg, st, r, now, minute[group[r]], figures_only, &evals[r]);
         next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
         first[group[r]] = r;
     }

@@ -246,7 +246,8 @@ struct bt_eval_groups {
 struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg);
 void bt_eval_groups_free(struct bt_eval_groups *g);
 /* bt_eval_all with g (of this cfg); figures_only leaves the warnings out (status OK,
- * none): the sides, the binding one and the figures are the same. need (NULL: every
+ * none) and the output speed (zero): the sides, the binding one and the figures are
+ * the same. need (NULL: every
  * route): only the quota groups with a route needed are evaluated (the others' evals
  * are left as they were), and the daily sides are left out (not applying): the
  * quota sides' figures of those groups are the same. */

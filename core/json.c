@@ -62,15 +62,26 @@ static void arena_free(void *p)
     (void)p; /* the arena is freed whole */
 }
 
-cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **arena)
+struct bt_json_arena *bt_json_arena_begin(void)
 {
     struct bt_json_arena *a = bt_xcalloc(1, sizeof *a);
     cJSON_Hooks h = {arena_malloc, arena_free};
     arena_now = a;
     cJSON_InitHooks(&h);
-    cJSON *root = cJSON_ParseWithLength(text, len);
+    return a;
+}
+
+void bt_json_arena_end(void)
+{
     cJSON_InitHooks(NULL);
     arena_now = NULL;
+}
+
+cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **arena)
+{
+    struct bt_json_arena *a = bt_json_arena_begin();
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    bt_json_arena_end();
     if (!root) {
         bt_json_arena_free(a);
         a = NULL;

@@ -23,4 +23,10 @@ void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty);
 struct bt_json_arena;
 cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **arena);
 void bt_json_arena_free(struct bt_json_arena *a);
+/* The same around any cJSON work: between begin and end everything cJSON allocates
+ * (trees, printed text) comes from the arena and cJSON_Delete/cJSON_free release
+ * nothing; after end, what was made stays readable until bt_json_arena_free. Not
+ * nested; nothing made inside may outlive the arena. */
+struct bt_json_arena *bt_json_arena_begin(void);
+void bt_json_arena_end(void);
 #endif

@@ -351,12 +351,14 @@ cJSON *bt_report_json(const struct bt_report *r)
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out)
 {
     if (f == BT_FMT_JSON) {
+        /* the tree and its text in an arena: 40 nodes a route, freed at once */
+        struct bt_json_arena *ar = bt_json_arena_begin();
         cJSON *j = bt_report_json(r);
         char *s = bt_json_print(j, true);
+        bt_json_arena_end();
         bt_san_json_text(out, s);
         bt_buf_putc(out, '\n');
-        cJSON_free(s);
-        cJSON_Delete(j);
+        bt_json_arena_free(ar);
     } else if (f == BT_FMT_PROMETHEUS) {
         bt_expo_render(r, BT_EXPO_TEXT, out);
     } else {
