@@ -247,7 +247,8 @@ struct daily_key {
 
 static int cmp_daily(const void *a, const void *b)
 {
-    const struct daily_key *x = a, *y = b;
+    const struct daily_key *x = *(const struct daily_key *const *)a,
+                           *y = *(const struct daily_key *const *)b;
     int c = strcmp(x->key, y->key);
     return c ? c : x->route - y->route;
 }
@@ -257,14 +258,16 @@ static int cmp_daily(const void *a, const void *b)
 static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
 {
     int n = cfg->nroutes;
-    struct daily_key *keys = bt_xcalloc((size_t)n, sizeof *keys);
+    struct daily_key *rec = bt_xmalloc((size_t)n * sizeof *rec); /* sorted by pointer */
+    struct daily_key **keys = bt_xmalloc((size_t)n * sizeof *keys);
     for (int pass = 0; pass < 2; pass++) {
         int m = 0;
         for (int r = 0; r < n; r++) {
             if (cfg->routes[r].endpoint == BT_EP_MANTLE)
                 continue; /* mantle: no daily quota of runtime's */
-            keys[m].route = r;
-            daily_key(&cfg->routes[r], pass, keys[m].key, sizeof keys[m].key);
+            rec[m].route = r;
+            daily_key(&cfg->routes[r], pass, rec[m].key, sizeof rec[m].key);
+            keys[m] = &rec[m];
             m++;
         }
         qsort(keys, (size_t)m, sizeof *keys, cmp_daily);
@@ -272,14 +275,15 @@ static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
         g->daily_run[pass] = bt_xcalloc((size_t)m + 1, sizeof *g->daily_run[pass]);
         int runs = 0;
         for (int i = 0; i < m; i++) {
-            g->daily[pass][i] = keys[i].route;
-            if (i == 0 || strcmp(keys[i].key, keys[i - 1].key))
+            g->daily[pass][i] = keys[i]->route;
+            if (i == 0 || strcmp(keys[i]->key, keys[i - 1]->key))
                 g->daily_run[pass][runs++] = i;
         }
         g->daily_run[pass][runs] = m;
         g->ndaily_runs[pass] = runs;
     }
     free(keys);
+    free(rec);
 }
 
 /* Each daily side over its group. */
@@ -426,9 +430,10 @@ struct keyed {
     char key[512];
 };
 
+/* Sorted by pointer: moving the 520-byte records themselves was most of the sort. */
 static int cmp_keyed(const void *a, const void *b)
 {
-    const struct keyed *x = a, *y = b;
+    const struct keyed *x = *(const struct keyed *const *)a, *y = *(const struct keyed *const *)b;
     int c = strcmp(x->key, y->key);
     return c ? c : x->route - y->route;
 }
@@ -456,33 +461,36 @@ static int *quota_groups(const struct bt_config *cfg)
 {
     int n = cfg->nroutes;
     int *up = bt_xcalloc((size_t)n, sizeof *up);
-    struct keyed *k = bt_xcalloc((size_t)n, sizeof *k);
+    struct keyed *rec = bt_xmalloc((size_t)n * sizeof *rec); /* each filled below */
+    struct keyed **k = bt_xmalloc((size_t)n * sizeof *k);
     for (int i = 0; i < n; i++)
         up[i] = i;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < n; i++) {
             const struct bt_route *r = &cfg->routes[i];
-            k[i].route = i;
-            k[i].coded = route_quota_code(r)[0] != '\0';
+            rec[i].route = i;
+            rec[i].coded = route_quota_code(r)[0] != '\0';
             if (pass == 0)
-                bt_quota_group_key(r, k[i].key, sizeof k[i].key);
+                bt_quota_group_key(r, rec[i].key, sizeof rec[i].key);
             else
-                model_key(r, k[i].key, sizeof k[i].key);
+                model_key(r, rec[i].key, sizeof rec[i].key);
+            k[i] = &rec[i];
         }
         qsort(k, (size_t)n, sizeof *k, cmp_keyed);
         for (int i = 0; i < n;) {
             int j = i + 1;
-            while (j < n && !strcmp(k[j].key, k[i].key))
+            while (j < n && !strcmp(k[j]->key, k[i]->key))
                 j++;
             for (int m = i + 1; m < j; m++)
-                if (pass == 0 || !k[m].coded || !k[i].coded)
-                    unite(up, k[i].route, k[m].route);
+                if (pass == 0 || !k[m]->coded || !k[i]->coded)
+                    unite(up, k[i]->route, k[m]->route);
             i = j;
         }
     }
     for (int i = 0; i < n; i++)
         up[i] = find(up, i);
     free(k);
+    free(rec);
     return up;
 }
 

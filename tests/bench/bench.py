@@ -216,6 +216,13 @@ def bench_check(a, tmp):
                    "wall %.0f ms (curl %.0f ms); peak RSS %.1f MB (%.0f kB a route); %d GetMetricData "
                    "(%d queries) and the Service Quotas pages, answered by the stub"
                    % (bt[0] * 1000, ct[0] * 1000, bt[2] / 1024, bt[2] / n, len(paths), nq))
+            # the same requests from curl: what a client that only signs, sends and
+            # discards the answers spends on them (bedtop also lists, parses, evaluates)
+            every = [sum(run(curl_gmd(stub.url, p))[1] for p in paths) for _ in range(a.runs)]
+            ce = statistics.median(every)
+            figure("check, %d routes vs curl sending each of its %d GetMetricData bodies (CPU)"
+                   % (n, len(paths)), bt[1], "s", "curl x%d" % len(paths), ce, bt[1] / ce,
+                   "no target (the fair floor: the same requests)", None)
         finally:
             stub.stop()
 

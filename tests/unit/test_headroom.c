@@ -1106,8 +1106,40 @@ static void test_daily_hourly_sums(void)
     fx_free(&f);
 }
 
+static void test_region_count(void)
+{
+    /* routes in us-east-1, eu-west-1, us-east-1, ap-south-1; CloudWatch failing for the
+     * third (us-east-1) and Service Quotas for the fourth: 3 Regions, 2 failing; of
+     * routes 1 and 2 alone: 2 Regions, 1 failing; of route 1 alone: 1, none */
+    struct bt_config cfg;
+    bt_config_init(&cfg);
+    const char *reg[] = {"us-east-1", "eu-west-1", "us-east-1", "ap-south-1"};
+    struct bt_eval ev[4];
+    memset(ev, 0, sizeof ev);
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "r%d", i);
+        int r = bt_config_add_route(&cfg, name);
+        bt_strlcpy(cfg.routes[r].region, reg[i], sizeof cfg.routes[r].region);
+    }
+    ev[2].failing[BT_SRC_CLOUDWATCH] = true;
+    ev[3].failing[BT_SRC_QUOTAS] = true;
+    struct bt_region_count c = bt_region_count(&cfg, ev, NULL, 0);
+    OK(c.regions == 3 && c.failing == 2, "regions: 3, 2 failing (%d, %d)", c.regions, c.failing);
+    int which[] = {1, 2};
+    c = bt_region_count(&cfg, ev, which, 2);
+    OK(c.regions == 2 && c.failing == 1, "routes 1 and 2: 2 Regions, 1 failing (%d, %d)", c.regions,
+       c.failing);
+    c = bt_region_count(&cfg, ev, which, 1);
+    OK(c.regions == 1 && c.failing == 0, "route 1 alone: 1 Region, none failing");
+    c = bt_region_count(&cfg, ev, which, 0);
+    OK(c.regions == 0 && c.failing == 0, "no route: no Region");
+    bt_config_free(&cfg);
+}
+
 int main(void)
 {
+    test_region_count();
     test_daily_sides();
     test_daily_hourly_sums();
     test_quality_rules();
