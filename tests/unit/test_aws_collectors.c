@@ -589,6 +589,8 @@ static void test_insights_cost(void)
     bt_cw_insights_cost(ins, &day);
     bt_cw_insights_collector.destroy(ins);
     live_stop(&lv);
+    bt_store_free(&lv.store);
+    bt_config_free(&lv.cfg);
     /* after: each query's series as the fake counted them; the scenario's throttles
      * are on one of the two models, so the throttle query read 1 series, not the
      * routes' 2: 288 x (2 + 1) = 864 */

@@ -1117,7 +1117,7 @@ static void test_region_count(void)
     struct bt_eval ev[4];
     memset(ev, 0, sizeof ev);
     for (int i = 0; i < 4; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "r%d", i);
         int r = bt_config_add_route(&cfg, name);
         bt_strlcpy(cfg.routes[r].region, reg[i], sizeof cfg.routes[r].region);
