@@ -61,4 +61,16 @@ AWS_SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN
     AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$AWS_SK" AWS_CONFIG_FILE=/nonexistent
     AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
+# stop_when PID CMD...: waits (0.1 s a try, at most 60 s) until CMD succeeds or PID
+# has ended, then stops PID as a user would (SIGTERM); returns PID's exit code
+stop_when() {
+    local pid=$1 i; shift
+    for i in $(seq 1 600); do
+        "$@" && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid"
+}
 finish() { echo "$PASS passed, $FAIL failed, $SKIP skipped"; [ "$FAIL" -eq 0 ]; }

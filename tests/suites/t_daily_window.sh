@@ -55,13 +55,8 @@ except (OSError, ValueError, KeyError):
 print(n)
 PY
 }
-for _ in $(seq 1 600); do
-    [ "$(polls)" -ge 3 ] && break
-    kill -0 "$HPID" 2>/dev/null || break
-    sleep 0.1
-done
-kill -TERM "$HPID" 2>/dev/null
-wait "$HPID"
+three_polls() { [ "$(polls)" -ge 3 ]; }
+stop_when "$HPID" three_polls
 expect_eq "live record with history 3h exits 0" "$?" 0
 HAFTER=$(date +%s)
 check "three polls or more were made ($(polls))" test "$(polls)" -ge 3
@@ -142,13 +137,7 @@ for l in lines[1:]:
 sys.exit(0 if want <= have else 1)
 PY
 }
-for _ in $(seq 1 600); do
-    day_in && break
-    kill -0 "$RPID" 2>/dev/null || break
-    sleep 0.1
-done
-kill -TERM "$RPID" 2>/dev/null
-wait "$RPID"
+stop_when "$RPID" day_in
 expect_eq "live record with history 30m exits 0" "$?" 0
 # the record may cross into the next minute (a loaded machine, a poll at :59): the
 # day it asked for can end one or two minutes after S

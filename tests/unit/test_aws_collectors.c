@@ -474,6 +474,16 @@ static void live_poll(struct live *lv, int64_t now)
         bt_http_poll(lv->http, 100, -1, NULL);
 }
 
+/* live_start on the integration scenario and config, the fake's log in tmpdir/logname. */
+static bool live_start_integration(struct live *lv, const char *logname)
+{
+    char scen[1024], log[300], conf[1024];
+    snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    snprintf(log, sizeof log, "%s/%s", tmpdir, logname);
+    snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
+    return live_start(lv, scen, log, conf);
+}
+
 /* Stops the collector, HTTP and the fake; the store and config stay for checks. */
 static void live_stop(struct live *lv)
 {
@@ -566,12 +576,10 @@ static void insights_series_logged(const char *log, int out[2])
  * minutes, billed by the series they read. */
 static void test_insights_cost(void)
 {
-    char scen[1024], log[300], conf[1024];
-    snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    char log[300];
     snprintf(log, sizeof log, "%s/insights.log", tmpdir);
-    snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
     struct live lv;
-    if (!live_start(&lv, scen, log, conf)) {
+    if (!live_start_integration(&lv, "insights.log")) {
         OK(false, "insights cost: fake started");
         return;
     }
@@ -603,12 +611,10 @@ static void test_insights_cost(void)
 
 static void test_live(void)
 {
-    char scen[1024], log[300], conf[1024];
-    snprintf(scen, sizeof scen, "%s/tests/fake/scenario_integration.json", tap_srcdir());
+    char log[300];
     snprintf(log, sizeof log, "%s/live.log", tmpdir);
-    snprintf(conf, sizeof conf, "%s/tests/fake/integration.conf", tap_srcdir());
     struct live lv;
-    if (!live_start(&lv, scen, log, conf)) {
+    if (!live_start_integration(&lv, "live.log")) {
         OK(false, "live: fake started");
         return;
     }
