@@ -61,6 +61,27 @@ AWS_SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN
     AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$AWS_SK" AWS_CONFIG_FILE=/nonexistent
     AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
+# haiku_scenario FILE START INVOCATIONS INPUT OUTPUT [FAULTS_JSON]: a fake_aws.py
+# scenario of Claude 3 Haiku (on-demand) with constant per-minute Invocations,
+# InputTokenCount and OutputTokenCount from epoch second START on, Service Quotas
+# listing its 1,000,000 TPM quota, and the fault rules given (none by default)
+haiku_scenario() {
+    python3 - "$@" <<'PY'
+import json, sys
+out, start, inv, inp, outp = sys.argv[1], int(sys.argv[2]), *(json.loads(x) for x in sys.argv[3:6])
+faults = json.loads(sys.argv[6]) if len(sys.argv) > 6 else []
+mid = "anthropic.claude-3-haiku-20240307-v1:0"
+def ser(metric, v):
+    return {"namespace": "AWS/Bedrock", "metric": metric, "stat": "Sum",
+            "dimensions": {"ModelId": mid}, "start": start, "generator": {"constant": v}}
+sc = {"series": [ser("Invocations", inv), ser("InputTokenCount", inp), ser("OutputTokenCount", outp)],
+      "quotas": [{"QuotaCode": "L-TEST1", "Value": 1000000,
+                  "QuotaName": "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"}]}
+if faults:
+    sc["faults"] = faults
+json.dump(sc, open(out, "w"))
+PY
+}
 # stop_when PID CMD...: waits (0.1 s a try, at most 60 s) until CMD succeeds or PID
 # has ended, then stops PID as a user would (SIGTERM); returns PID's exit code
 stop_when() {

@@ -12,19 +12,7 @@ S=$(( (NOW - MIDNIGHT) / 60 ))   # whole minutes since midnight
 # burndown 1), so a minute settles 1,000 + 100 x 1 = 1,100 tokens; through minute
 # k after midnight the day holds 1,100 x k. The daily quota is 1,100 x 1,440 =
 # 1,584,000, so at minute k the day is k / 1,440 used (at 12:00, 720 minutes: 50 %).
-python3 - "$TMP/scen.json" "$MIDNIGHT" <<'PY'
-import json, sys
-mid = "anthropic.claude-3-haiku-20240307-v1:0"
-start = int(sys.argv[2])
-def ser(metric, v):
-    return {"namespace": "AWS/Bedrock", "metric": metric, "stat": "Sum",
-            "dimensions": {"ModelId": mid}, "start": start, "generator": {"constant": v}}
-json.dump({"series": [ser("Invocations", 1), ser("InputTokenCount", 1000),
-                      ser("OutputTokenCount", 100)],
-           "quotas": [{"QuotaCode": "L-TEST1", "Value": 1000000,
-                       "QuotaName": "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"}]},
-          open(sys.argv[1], "w"))
-PY
+haiku_scenario "$TMP/scen.json" "$MIDNIGHT" 1 1000 100
 # Issue 25, the day's sums once an hour: a live poller whose history reaches past the
 # hour (serve keeps 3 hours) asks them from 00:00 UTC to the hour, once an hour, and
 # adds the minutes after the hour that it keeps anyway; asked with every poll they

@@ -5,29 +5,11 @@
 # from Service Quotas alone). core/frame.c decides: a route whose CloudWatch or Service
 # Quotas fails is stale (so unknown) with the reason; the dashboard renders it.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
-SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 NOW=$(date +%s)
 # scenario FILE FAULTS_JSON : an hour of 100 calls/min, 100,000 input and 10,000 output
 # tokens a minute (the same series in both Regions), a 1,000,000 TPM quota
-scenario() {
-    python3 - "$1" "$(( NOW / 60 * 60 - 3600 ))" "$2" <<'PY'
-import json, sys
-mid = "anthropic.claude-3-haiku-20240307-v1:0"
-start = int(sys.argv[2])
-def ser(metric, v):
-    return {"namespace": "AWS/Bedrock", "metric": metric, "stat": "Sum",
-            "dimensions": {"ModelId": mid}, "start": start, "generator": {"constant": v}}
-json.dump({"series": [ser("Invocations", 100), ser("InputTokenCount", 100000),
-                      ser("OutputTokenCount", 10000)],
-           "quotas": [{"QuotaCode": "L-TEST1", "Value": 1000000,
-                       "QuotaName": "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"}],
-           "faults": json.loads(sys.argv[3])}, open(sys.argv[1], "w"))
-PY
-}
+scenario() { haiku_scenario "$1" "$(( NOW / 60 * 60 - 3600 ))" 100 100000 10000 "$2"; }
 printf '[bedtop]\nregion = us-east-1\n[route east]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\n[route west]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nregion = eu-west-1\nmax_tokens = 500\n' >"$TMP/r.conf"
-ENVS=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_SESSION_TOKEN
-      AWS_ACCESS_KEY_ID=AKIDEXAMPLE "AWS_SECRET_ACCESS_KEY=$SK" AWS_CONFIG_FILE=/nonexistent
-      AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true)
 # st FILE ROUTE : status and STALE's message of ROUTE in check's JSON
 st() {
     python3 -c '
@@ -41,7 +23,7 @@ scenario "$TMP/all.json" '[{"op": "*", "region": "eu-west-1", "count": 0, "actio
   "code": "AccessDeniedException", "message": "not authorized in eu-west-1"}]'
 start_fake all --scenario "$TMP/all.json"
 ALLPORT=$PORT
-"${ENVS[@]}" "$BEDTOP" check --config "$TMP/r.conf" --endpoint-url "http://127.0.0.1:$PORT" \
+"${AWS_ENV[@]}" "$BEDTOP" check --config "$TMP/r.conf" --endpoint-url "http://127.0.0.1:$PORT" \
     --format json >"$TMP/all.out" 2>"$TMP/all.err"
 check "check: the failing Region is said on stderr" grep -q "cloudwatch eu-west-1: AccessDeniedException" "$TMP/all.err"
 s=$(st "$TMP/all.out" west)
@@ -59,7 +41,7 @@ print(json.dumps([{"op": op, "region": "eu-west-1", "count": 0, "action": "5xx"}
                   for op in ("ListServiceQuotas", "ListAWSDefaultServiceQuotas", "GetServiceQuota",
                              "GetAWSDefaultServiceQuota")]))')"
 start_fake sq --scenario "$TMP/sq.json"
-"${ENVS[@]}" "$BEDTOP" check --config "$TMP/r.conf" --endpoint-url "http://127.0.0.1:$PORT" \
+"${AWS_ENV[@]}" "$BEDTOP" check --config "$TMP/r.conf" --endpoint-url "http://127.0.0.1:$PORT" \
     --format json >"$TMP/sq.out" 2>"$TMP/sq.err"
 s=$(st "$TMP/sq.out" west)
 check "Service Quotas failing alone: west is unknown, stale with that reason ($s)" \
@@ -68,7 +50,7 @@ check "... not CloudWatch's" bash -c '! grep -q "CloudWatch failing" <<<"$1"' _ 
 
 # 3. The dashboard (tmux, 80x24) on the Region of case 1: the header counts the Regions
 # and the failing one beside the routes' statuses; west's row is UNKN; its detail says why.
-TUI_CMD="${ENVS[*]} $BEDTOP --config $TMP/r.conf --endpoint-url http://127.0.0.1:$ALLPORT"
+TUI_CMD="${AWS_ENV[*]} $BEDTOP --config $TMP/r.conf --endpoint-url http://127.0.0.1:$ALLPORT"
 EXTRA=""
 . "$BEDTOP_SRCDIR/tests/termlib.sh"
 s=rf; start $s 80 24 C.UTF-8

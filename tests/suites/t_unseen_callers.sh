@@ -18,12 +18,7 @@
 # 60,000 a minute; 5 x 2 = 10 throttles, / 5 = 2.0 a minute. So batch warns
 # UNSEEN_CALLERS naming haiku (and not nova-lite, nor its own ARN); sonnet does not.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
-SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
-AWS_ENV=(env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION
-    AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK"
-    AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent
-    AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data"
-    XDG_CACHE_HOME="$TMP/cache")
+AWS_ENV+=(BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" XDG_CACHE_HOME="$TMP/cache") # tests/lib.sh's, and these
 ARN=arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/b4tch0nightly
 HAIKU=anthropic.claude-3-haiku-20240307-v1:0
 SONNET=us.anthropic.claude-sonnet-4-5-20250929-v1:0
