@@ -596,12 +596,7 @@ static void cw_destroy(void *self)
         struct cw_group *g = &cw->g[i];
         free_chunks(g);
         free(g->q);
-        free(g->kind);
-        free(g->wq);
-        free(g->wire);
-        free(g->mfirst);
-        free(g->mcount);
-        free(g->member);
+        cw_free_queries(g);
         free(g->list_token);
     }
     free(cw->g);

@@ -145,6 +145,8 @@ static inline int cw_wire_slot(int route, int sig, bool alt)
     return (route * BT_SIG_COUNT + sig) * 2 + (alt ? 1 : 0);
 }
 void cw_build_queries(struct cw_group *g);
+/* Frees what cw_build_queries made of the query set (the kinds and the wire arrays). */
+void cw_free_queries(struct cw_group *g);
 /* This poll's wire queries (detail: the 5-minute tier is due; all: every query, the
  * first poll or a backfill). */
 void cw_build_wire(struct cw_group *g, bool detail, bool all);

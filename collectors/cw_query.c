@@ -257,6 +257,19 @@ void cw_build_wire(struct cw_group *g, bool detail, bool all)
     free(pos);
 }
 
+void cw_free_queries(struct cw_group *g)
+{
+    free(g->kind);
+    free(g->wq);
+    free(g->wire);
+    free(g->mfirst);
+    free(g->mcount);
+    free(g->member);
+    g->kind = NULL;
+    g->wq = NULL;
+    g->wire = g->mfirst = g->mcount = g->member = NULL;
+}
+
 void cw_build_queries(struct cw_group *g)
 {
     struct cw *cw = g->cw;
@@ -303,15 +316,10 @@ void cw_build_queries(struct cw_group *g)
     int *all = bt_xcalloc((size_t)g->nq + 1, sizeof *all);
     for (int i = 0; i < g->nq; i++)
         all[i] = i;
-    free(g->kind);
+    cw_free_queries(g);
     g->kind = bt_xcalloc((size_t)g->nq + 1, sizeof *g->kind);
     g->nkinds = query_kinds(routes, g->q, all, g->nq, g->kind);
     free(all);
-    free(g->wq);
-    free(g->wire);
-    free(g->mfirst);
-    free(g->mcount);
-    free(g->member);
     g->wq = bt_xcalloc(cap, sizeof *g->wq);
     g->wire = bt_xcalloc(cap, sizeof *g->wire);
     g->mfirst = bt_xcalloc(cap + 1, sizeof *g->mfirst);
