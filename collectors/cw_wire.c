@@ -79,23 +79,13 @@ int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt
 void bt_cloudwatch_query_id(int route, enum bt_signal sig, char *out, size_t n)
 {
     /* "r<route>_s<signal>", as snprintf would write it: once per query of a request */
-    char tmp[32];
+    char tmp[48];
     char *p = tmp + sizeof tmp;
     *--p = '\0';
-    unsigned v = (unsigned)sig;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    p = bt_fmt_int_before(p, (int)sig);
     *--p = 's';
     *--p = '_';
-    v = route < 0 ? 0u - (unsigned)route : (unsigned)route;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (route < 0)
-        *--p = '-';
+    p = bt_fmt_int_before(p, route);
     *--p = 'r';
     bt_strlcpy(out, p, n);
 }

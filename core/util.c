@@ -178,10 +178,9 @@ void bt_buf_json_str(struct bt_buf *b, const char *s)
     bt_buf_putc(b, '"');
 }
 
-void bt_buf_put_int(struct bt_buf *b, long long v)
+char *bt_fmt_int_before(char *end, long long v)
 {
-    char tmp[24];
-    char *e = tmp + sizeof tmp, *p = e;
+    char *p = end;
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
     do {
         *--p = (char)('0' + u % 10);
@@ -189,7 +188,14 @@ void bt_buf_put_int(struct bt_buf *b, long long v)
     } while (u);
     if (v < 0)
         *--p = '-';
-    bt_buf_add(b, p, (size_t)(e - p));
+    return p;
+}
+
+void bt_buf_put_int(struct bt_buf *b, long long v)
+{
+    char tmp[24];
+    char *p = bt_fmt_int_before(tmp + sizeof tmp, v);
+    bt_buf_add(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 const char *bt_buf_str(struct bt_buf *b)

@@ -43,6 +43,9 @@ const char *bt_buf_str(struct bt_buf *b); /* never NULL */
 void bt_buf_json_str(struct bt_buf *b, const char *s);
 /* v in decimal (what "%lld" prints), without printf. */
 void bt_buf_put_int(struct bt_buf *b, long long v);
+/* The same written backwards so that it ends just before end (room for 20 bytes
+ * before it); returns where it begins. */
+char *bt_fmt_int_before(char *end, long long v);
 
 /* The 1-based number of the first line of text longer than max bytes (its
  * newline not counted), 0 if none. For line parsers with a fixed buffer (inih)

@@ -350,6 +350,11 @@ static void test_parse(void)
 
     int r, sig;
     OK(bt_cloudwatch_parse_id("r12_s3", &r, &sig) && r == 12 && sig == 3, "Id r12_s3 -> 12, 3");
+    char qid[32];
+    bt_cloudwatch_query_id(12, (enum bt_signal)3, qid, sizeof qid);
+    OK(!strcmp(qid, "r12_s3"), "12, 3 -> Id r12_s3 (%s)", qid);
+    bt_cloudwatch_query_id(19999, (enum bt_signal)0, qid, sizeof qid);
+    OK(!strcmp(qid, "r19999_s0"), "19999, 0 -> Id r19999_s0 (%s)", qid);
     OK(!bt_cloudwatch_parse_id("r12_s99", &r, &sig), "Id with an unknown signal rejected");
     OK(!bt_cloudwatch_parse_id("cpu", &r, &sig), "foreign Id rejected");
     OK(bt_cloudwatch_parse_id("r2_s3_a", &r, &sig) && r == 2 && sig == 3,
