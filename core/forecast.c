@@ -46,6 +46,19 @@ struct forecast_pt {
     bool valid;
 };
 
+/* Why no trend can be fitted for the route evaluated as e, or NULL when one can. */
+static const char *no_trend(const struct bt_eval *e)
+{
+    const struct bt_side_fig *s = &e->side[e->binding];
+    if (e->binding == BT_SIDE_DAILY || e->binding == BT_SIDE_DAILY_ACCOUNT)
+        return "the daily side binds: see the daily run-out";
+    if (!e->minute)
+        return "no evaluated minute";
+    if (!(s->applies && s->quota > 0))
+        return "no quota to run out of";
+    return NULL;
+}
+
 /* Route r's forecast from its group's use at the last minutes: pts[i] the minute
  * m0 - i of its own evaluated minute m0. */
 static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pts,
@@ -59,18 +72,9 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
     f->minute = m0;
     const struct bt_side_fig *s = &now->side[f->side];
     f->quota = s->applies ? s->quota : NAN;
-    if (f->side == BT_SIDE_DAILY || f->side == BT_SIDE_DAILY_ACCOUNT) {
-        f->none = "the daily side binds: see the daily run-out";
+    f->none = no_trend(now);
+    if (f->none)
         return;
-    }
-    if (!m0) {
-        f->none = "no evaluated minute";
-        return;
-    }
-    if (!(f->quota > 0)) {
-        f->none = "no quota to run out of";
-        return;
-    }
     double x[BT_FORECAST_MINUTES], y[BT_FORECAST_MINUTES];
     enum bt_quality q = BT_QL_KNOWN;
     for (int i = 0; i < BT_FORECAST_MINUTES; i++) {
@@ -111,15 +115,12 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
     struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
     struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
     struct bt_eval_groups *g = bt_eval_groups_new(cfg);
-    /* only the routes a trend can be fitted for (forecast_fit's early returns), and
-     * only their quota side's group: a daily side binding has a run-out of its own */
+    /* only the routes a trend can be fitted for, and only their quota side's group:
+     * a daily side binding has a run-out of its own */
     bool *need = bt_xcalloc((size_t)n, sizeof *need);
     bool any = false;
     for (int r = 0; r < n; r++) {
-        const struct bt_eval *e = &evals[r];
-        const struct bt_side_fig *s = &e->side[e->binding];
-        need[r] = e->minute && e->binding != BT_SIDE_DAILY && e->binding != BT_SIDE_DAILY_ACCOUNT &&
-                  s->applies && s->quota > 0;
+        need[r] = !no_trend(&evals[r]);
         any |= need[r];
     }
     for (int k = 0; k < BT_FORECAST_MINUTES && m0 && any; k++) {
