@@ -463,22 +463,22 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
         r->burndown_source = "config";
         return true;
     }
-    static const struct {
-        const char *key;
-        enum bt_quota_kind kind;
-    } quota_keys[] = {
-        {"quota_tpm", BT_Q_TPM},
-        {"quota_rpm", BT_Q_RPM},
-        {"quota_tpd", BT_Q_TPD},
-        {"quota_input_tpm", BT_Q_INPUT_TPM},
-        {"quota_output_tpm", BT_Q_OUTPUT_TPM},
-        {"quota_reserved_input_tpm", BT_Q_RES_INPUT_TPM},
-        {"quota_reserved_output_tpm", BT_Q_RES_OUTPUT_TPM},
-        {"quota_tpd_account", BT_Q_TPD_ACCOUNT},
-    };
-    for (size_t i = 0; i < BT_ARRAY_LEN(quota_keys); i++)
-        if (!strcmp(k, quota_keys[i].key))
-            return quota_key(p, r, quota_keys[i].kind, k, v);
+    if (!strcmp(k, "quota_tpm"))
+        return quota_key(p, r, BT_Q_TPM, k, v);
+    if (!strcmp(k, "quota_rpm"))
+        return quota_key(p, r, BT_Q_RPM, k, v);
+    if (!strcmp(k, "quota_tpd"))
+        return quota_key(p, r, BT_Q_TPD, k, v);
+    if (!strcmp(k, "quota_input_tpm"))
+        return quota_key(p, r, BT_Q_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_output_tpm"))
+        return quota_key(p, r, BT_Q_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_input_tpm"))
+        return quota_key(p, r, BT_Q_RES_INPUT_TPM, k, v);
+    if (!strcmp(k, "quota_reserved_output_tpm"))
+        return quota_key(p, r, BT_Q_RES_OUTPUT_TPM, k, v);
+    if (!strcmp(k, "quota_tpd_account"))
+        return quota_key(p, r, BT_Q_TPD_ACCOUNT, k, v);
     char where[80];
     snprintf(where, sizeof where, "route %s", r->name);
     return unknown_key(p, k, where, route_keys);
