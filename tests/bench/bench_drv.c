@@ -9,6 +9,9 @@
  *   cost CONF URL POLLS      the CloudWatch collector in live mode against the
  *                            fake, POLLS polls a simulated minute apart
  *   config CONF N            bt_config_load of CONF, N times (median)
+ *   groups N ONE RUNS        bt_eval_all of N routes with one minute of usage each,
+ *                            on one quota (ONE=1) or each on its own (ONE=0): RUNS
+ *                            evaluations (median), and the group's figures
  *   scale CONF URL POLLS     a fleet's live polls (CloudWatch and Service Quotas, then
  *                            what serve does each poll for a Prometheus scrape: the
  *                            report built, OpenMetrics rendered and gzipped, both
@@ -330,6 +333,56 @@ static int do_config(const char *path, int n)
     return 0;
 }
 
+/* N routes, each with one CloudWatch minute (10 calls, 5,000 input, 1,000 output,
+ * 1.5 s average latency, max_tokens 1,000), on one quota code (one group of N) or
+ * each on its own: bt_eval_all timed over RUNS evaluations. */
+static int do_groups(int n, int one, int runs)
+{
+    const int64_t now = 1795946400 + 600, m = 1795946400 + 420;
+    struct bt_config cfg;
+    struct bt_store st;
+    bt_config_init(&cfg);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%05d", i);
+        int r = bt_config_add_route(&cfg, name);
+        struct bt_route *rt = &cfg.routes[r];
+        snprintf(rt->model, sizeof rt->model, "amazon.nova-lite-v1:0");
+        bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+        rt->max_tokens = 1000;
+        rt->quota[BT_Q_TPM] = (struct bt_quota){1e9, BT_QS_SERVICE_QUOTAS, "", "bench"};
+        snprintf(rt->quota[BT_Q_TPM].code, sizeof rt->quota[BT_Q_TPM].code, "L-%05d", one ? 0 : i);
+    }
+    bt_config_finish(&cfg);
+    bt_store_init(&st, cfg.nroutes, 60);
+    for (int r = 0; r < n; r++) {
+        struct bt_event ev = {.t = now, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+        bt_model_event(&st, cfg.routes, &ev);
+        const enum bt_signal sig[] = {BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
+                                      BT_SIG_LATENCY_AVG};
+        const double val[] = {10, 5000, 1000, 1500};
+        for (int k = 0; k < 4; k++) {
+            struct bt_sample smp = {.t = m, .route = r, .signal = sig[k], .value = val[k]};
+            bt_store_add(&st, &smp, now);
+        }
+    }
+    struct bt_eval *ev = bt_xcalloc((size_t)n, sizeof *ev);
+    double *t = bt_xcalloc((size_t)(runs > 0 ? runs : 1), sizeof *t);
+    for (int i = 0; i < runs; i++) {
+        double t0 = now_s();
+        bt_eval_all(&cfg, &st, now, ev);
+        t[i] = now_s() - t0;
+    }
+    printf("{\"routes\": %d, \"one_group\": %s, \"eval_median_s\": %.6f, \"group_used\": %.0f, "
+           "\"others\": %d}\n", n, one ? "true" : "false", median(t, runs), ev[n - 1].group_used,
+           ev[n - 1].nshared);
+    free(t);
+    free(ev);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -342,9 +395,11 @@ int main(int argc, char **argv)
         return do_cost(argv[2], argv[3], atoi(argv[4]));
     if (argc == 5 && !strcmp(argv[1], "scale"))
         return do_scale(argv[2], argv[3], atoi(argv[4]));
+    if (argc == 5 && !strcmp(argv[1], "groups"))
+        return do_groups(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "config"))
         return do_config(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS"
-                    " | config CONF N | scale CONF URL POLLS\n");
+                    " | config CONF N | groups N ONE RUNS | scale CONF URL POLLS\n");
     return 3;
 }

@@ -164,7 +164,7 @@ def config(a):
     lines = ["# bench: %d runtime routes (tests/bench/gen.py config)" % a.routes,
              "[bedtop]", "region = us-east-1", "interval = 60", ""]
     for i in range(a.routes):
-        model, _, _ = route_model(i)
+        model = route_model(0 if a.one_model else i)[0]
         lines += ["[route r%03d]" % i, "model = %s" % model, "max_tokens = 1024"]
         if not a.no_quota:
             lines.append("quota_tpm = %d" % [400000, 1000000, 2000000, 4000000][i % 4])
@@ -211,6 +211,7 @@ def main():
     p.add_argument("out")
     p.add_argument("--routes", type=int, default=50)
     p.add_argument("--no-quota", action="store_true")
+    p.add_argument("--one-model", action="store_true", help="every route on one model (one quota group)")
     p = sub.add_parser("scenario")
     p.add_argument("out")
     p.add_argument("--routes", type=int, default=50)

@@ -95,6 +95,14 @@ for f in "check, 20 routes vs one curl" "check, 60 routes vs one curl" \
          "fleet, 40 routes: memory per route" "check, 200 routes:" "serve, 20 routes: CPU per gzip scrape"; do
     check "bench prints '$f'" grep -qF "$f" "$TMP/bench.out"
 done
+python3 "$BEDTOP_SRCDIR/tests/bench/bench.py" --bedtop "$BEDTOP" --drv "$DRV" --smoke --runs 1 \
+    --only groups >"$TMP/groups.out" 2>&1
+rc=$?
+check "bench.py --smoke --only groups exits 0 ($rc)" test "$rc" -eq 0
+for f in "groups: evaluate 500 routes on one quota" "groups: evaluate 2000 routes on one quota" \
+         "groups: check start-up, 2000 routes on one model (CPU)"; do
+    check "bench prints '$f'" grep -qF "$f" "$TMP/groups.out"
+done
 check "the fleet's 20 quotas matched their 20 routes, each with usage (bench_drv scale)" \
     grep -qF "20 of 40 routes with a quota and usage" "$TMP/bench.out"
 finish
