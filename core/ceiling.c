@@ -121,21 +121,47 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
     }
 }
 
+/* The scan of group g's BT_CEILING_WINDOW minutes to e's evaluated minute (the
+ * group's frame: every member has the same). */
+static void ceiling_scan_group(const struct bt_config *cfg, const struct bt_store *st,
+                               const struct bt_eval *e, const struct bt_group *g, struct bt_ceiling *c)
+{
+    int64_t to = e->minute, from = to ? to - 60 * (int64_t)(BT_CEILING_WINDOW - 1) : 0;
+    bt_ceiling_scan(cfg, st, g->members, g->n, from, to, c);
+}
+
 void bt_ceiling_of(const struct bt_config *cfg, const struct bt_store *st, const struct bt_eval *e,
                    struct bt_ceiling *c)
 {
-    int grp[BT_MAX_SHARED + 1], n = 0;
-    grp[n++] = e->route;
-    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++)
-        grp[n++] = e->shared_with[i];
-    int64_t to = e->minute, from = to ? to - 60 * (int64_t)(BT_CEILING_WINDOW - 1) : 0;
-    bt_ceiling_scan(cfg, st, grp, n, from, to, c);
+    /* the group's members from the config (e may be a copy, away from its evals):
+     * every member, none dropped */
+    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    const struct bt_group *gr = bt_eval_group_of(g, e->route);
+    if (gr) {
+        ceiling_scan_group(cfg, st, e, gr, c);
+    } else {
+        int self = e->route;
+        int64_t to = e->minute, from = to ? to - 60 * (int64_t)(BT_CEILING_WINDOW - 1) : 0;
+        bt_ceiling_scan(cfg, st, &self, 1, from, to, c);
+    }
     bt_ceiling_explain(e, c);
+    bt_eval_groups_free(g);
 }
 
 void bt_ceiling_all(const struct bt_config *cfg, const struct bt_store *st,
                     const struct bt_eval *evals, struct bt_ceiling *out)
 {
-    for (int r = 0; r < cfg->nroutes; r++)
-        bt_ceiling_of(cfg, st, &evals[r], &out[r]);
+    /* one scan a group, read by each member (a scan a member was quadratic in the
+     * group's size) */
+    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    for (int i = 0; i < g->ngroups; i++) {
+        const struct bt_group *gr = &g->groups[i];
+        struct bt_ceiling scan;
+        ceiling_scan_group(cfg, st, &evals[gr->leader], gr, &scan);
+        for (int k = 0; k < gr->n; k++) {
+            out[gr->members[k]] = scan;
+            bt_ceiling_explain(&evals[gr->members[k]], &out[gr->members[k]]);
+        }
+    }
+    bt_eval_groups_free(g);
 }

@@ -38,6 +38,8 @@ void bt_side_route(struct bt_side_fig *f, const struct bt_quota *q, double used,
 void bt_side_sum(double *sum, enum bt_quality *q, bool first, const struct bt_side_fig *f);
 void bt_side_group(struct bt_side_fig *f, double group_used, enum bt_quality group_q);
 enum bt_side bt_side_binding(const struct bt_side_fig *s, enum bt_side token_side);
-/* Runs every warning rule on an evaluated route and sets its status (rules.c). */
-void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e);
+/* Runs every warning rule on an evaluated route and sets its status (rules.c); g is
+ * its quota group (SHARED_QUOTA names the members). */
+void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e,
+                    const struct bt_group *g);
 #endif

@@ -429,6 +429,8 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->now = now;
     e->mantle = rt->endpoint == BT_EP_MANTLE;
     e->unknown_member = -1;
+    e->group_leader = r; /* alone until its group is evaluated (core/headroom.c) */
+    e->group_next = -1;
     double *nans[] = {&e->settled, &e->estimated, &e->held, &e->used, &e->reserved_per_min,
                       &e->reservation, &e->in_flight, &e->group_used, &e->quota,
                       &e->headroom_tpm, &e->headroom_pct, &e->fits_more,

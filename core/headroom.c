@@ -202,8 +202,25 @@ static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const st
     bt_side_route(f, q, e->tokens_today, BT_QL_KNOWN, per_call, "cloudwatch");
 }
 
-/* The route-level figures of every side of ev[i], quotas from the group's members. */
-static void route_sides(const struct bt_config *cfg, struct bt_eval *e, const int *members, int n)
+/* The quota kinds of the sides summed over a quota group, and the group's quota of
+ * each (found once per group: once per member was quadratic in the group's size). */
+static const enum bt_quota_kind group_kinds[] = {BT_Q_TPM, BT_Q_RPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
+                                                 BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM,
+                                                 BT_Q_CONCURRENT};
+struct group_quotas {
+    const struct bt_quota *q[BT_Q_COUNT];
+};
+
+static void find_group_quotas(const struct bt_config *cfg, const int *members, int n,
+                              struct group_quotas *gq)
+{
+    memset(gq, 0, sizeof *gq);
+    for (size_t k = 0; k < BT_ARRAY_LEN(group_kinds); k++)
+        gq->q[group_kinds[k]] = group_quota(cfg, members, n, group_kinds[k]);
+}
+
+/* The route-level figures of every side of e, quotas from its group's. */
+static void route_sides(struct bt_eval *e, const struct group_quotas *gq)
 {
     const struct bt_quota *none = NULL;
     struct bt_side_fig *s = e->side;
@@ -212,15 +229,15 @@ static void route_sides(const struct bt_config *cfg, struct bt_eval *e, const in
         if (k != BT_SIDE_DAILY && k != BT_SIDE_DAILY_ACCOUNT) /* daily_sides() did those */
             bt_side_route(&s[k], none, NAN, BT_QL_UNKNOWN, NAN, NULL);
     if (mantle) {
-        side_tpm(&s[BT_SIDE_INPUT], group_quota(cfg, members, n, BT_Q_INPUT_TPM), e);
-        side_output(&s[BT_SIDE_OUTPUT], group_quota(cfg, members, n, BT_Q_OUTPUT_TPM), e);
+        side_tpm(&s[BT_SIDE_INPUT], gq->q[BT_Q_INPUT_TPM], e);
+        side_output(&s[BT_SIDE_OUTPUT], gq->q[BT_Q_OUTPUT_TPM], e);
         return; /* mantle: no burndown, no RPM, no daily quota of runtime's */
     }
-    side_tpm(&s[BT_SIDE_TPM], group_quota(cfg, members, n, BT_Q_TPM), e);
-    side_rpm(&s[BT_SIDE_RPM], group_quota(cfg, members, n, BT_Q_RPM), e);
-    side_reserved(&s[BT_SIDE_RES_INPUT], group_quota(cfg, members, n, BT_Q_RES_INPUT_TPM), e, false);
-    side_reserved(&s[BT_SIDE_RES_OUTPUT], group_quota(cfg, members, n, BT_Q_RES_OUTPUT_TPM), e, true);
-    side_concurrent(&s[BT_SIDE_CONCURRENT], group_quota(cfg, members, n, BT_Q_CONCURRENT), e);
+    side_tpm(&s[BT_SIDE_TPM], gq->q[BT_Q_TPM], e);
+    side_rpm(&s[BT_SIDE_RPM], gq->q[BT_Q_RPM], e);
+    side_reserved(&s[BT_SIDE_RES_INPUT], gq->q[BT_Q_RES_INPUT_TPM], e, false);
+    side_reserved(&s[BT_SIDE_RES_OUTPUT], gq->q[BT_Q_RES_OUTPUT_TPM], e, true);
+    side_concurrent(&s[BT_SIDE_CONCURRENT], gq->q[BT_Q_CONCURRENT], e);
 }
 
 /* The daily sides have groups of their own: the model's daily quota is shared
@@ -286,9 +303,11 @@ static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
     free(rec);
 }
 
-/* Each daily side over its group. */
+/* Each daily side over its group; rate[pass * n + r]: route r's daily group's
+ * settled tokens per minute now (the model's group, pass 0, or the account's), what
+ * the day's remaining tokens run out at (DAILY_QUOTA). */
 static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups *g,
-                        struct bt_eval *evals)
+                        struct bt_eval *evals, double *rate)
 {
     int n = cfg->nroutes;
     for (int r = 0; r < n; r++)
@@ -301,15 +320,19 @@ static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups
             const int *members = &g->daily[pass][g->daily_run[pass][run]];
             int cnt = g->daily_run[pass][run + 1] - g->daily_run[pass][run];
             const struct bt_quota *q = group_quota(cfg, members, cnt, kind);
-            double sum = NAN;
+            double sum = NAN, now = NAN;
             enum bt_quality ql = BT_QL_UNKNOWN;
             for (int k = 0; k < cnt; k++) {
                 struct bt_side_fig *f = &evals[members[k]].side[side];
                 side_daily(f, q, &evals[members[k]]);
                 bt_side_sum(&sum, &ql, k == 0, f);
+                if (!isnan(evals[members[k]].settled))
+                    now = bt_z(now) + evals[members[k]].settled;
             }
-            for (int k = 0; k < cnt; k++)
+            for (int k = 0; k < cnt; k++) {
                 bt_side_group(&evals[members[k]].side[side], sum, ql);
+                rate[pass * n + members[k]] = now;
+            }
         }
     }
 }
@@ -344,48 +367,54 @@ static void recommend(const struct bt_config *cfg, struct bt_eval *e, double hea
     e->fits_more_recommended = bt_fits_more(head + e->used - used2, r2);
 }
 
-/* Sides, the binding one, warnings: ev[0..n) are the evaluations of one quota
- * group's routes members[0..n), their route parts and daily sides done. */
-static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, const int *members,
-                       int n, bool figures_only)
+/* Sides, the binding one, warnings: evals[] holds the evaluations of quota group g's
+ * routes, their route parts and daily sides done (drate: daily_sides' rates, NULL:
+ * none). Linear in the group's size: its quotas, sums and unknown members are found
+ * once, each member reads them. */
+static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const struct bt_group *g,
+                       const double *drate, bool figures_only)
 {
     static const enum bt_side grouped[] = {BT_SIDE_TPM, BT_SIDE_RPM, BT_SIDE_INPUT, BT_SIDE_OUTPUT,
                                            BT_SIDE_RES_INPUT, BT_SIDE_RES_OUTPUT,
                                            BT_SIDE_CONCURRENT};
+    const int *members = g->members;
+    int n = g->n, nroutes = cfg->nroutes;
     double sum[BT_SIDE_COUNT];
     enum bt_quality sq[BT_SIDE_COUNT];
-    double rate = NAN;
+    struct group_quotas gq;
+    find_group_quotas(cfg, members, n, &gq);
+    int unknown[2] = {-1, -1}, nunknown = 0; /* the first two unknown members, how many */
     for (int i = 0; i < n; i++) {
-        route_sides(cfg, ev[i], members, n);
+        struct bt_eval *e = &evals[members[i]];
+        route_sides(e, &gq);
         for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
-            bt_side_sum(&sum[grouped[k]], &sq[grouped[k]], i == 0, &ev[i]->side[grouped[k]]);
-        if (!ev[i]->mantle && !isnan(ev[i]->settled))
-            rate = bt_z(rate) + ev[i]->settled;
+            bt_side_sum(&sum[grouped[k]], &sq[grouped[k]], i == 0, &e->side[grouped[k]]);
+        e->group_leader = g->leader;
+        e->group_next = i + 1 < n ? members[i + 1] : -1;
+        e->nshared = n - 1;
     }
     for (int i = 0; i < n; i++) {
-        struct bt_eval *e = ev[i];
-        const struct bt_route *rt = &cfg->routes[e->route];
-        e->nshared = e->nunknown = 0;
-        e->unknown_member = -1;
-        e->group_leader = members[0];
-        for (int j = 0; j < n; j++) {
-            if (j == i)
-                continue;
-            if (e->nshared < BT_MAX_SHARED)
-                e->shared_with[e->nshared] = members[j];
-            e->nshared++;
-            if (ev[j]->state == BT_FR_UNKNOWN ||
-                ev[j]->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN) {
-                if (e->unknown_member < 0)
-                    e->unknown_member = members[j];
-                e->nunknown++;
-            }
+        /* a member's unknown is read on the side that member's routes sum: tpm, or
+         * mantle's input (one group is all runtime or all mantle) */
+        const struct bt_eval *o = &evals[members[i]];
+        if (o->state == BT_FR_UNKNOWN || o->side[o->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN) {
+            if (nunknown < 2)
+                unknown[nunknown] = members[i];
+            nunknown++;
         }
+    }
+    for (int i = 0; i < n; i++) {
+        struct bt_eval *e = &evals[members[i]];
+        const struct bt_route *rt = &cfg->routes[e->route];
+        bool self = unknown[0] == e->route || unknown[1] == e->route;
+        e->nunknown = nunknown - (self ? 1 : 0);
+        e->unknown_member = unknown[0] != e->route ? unknown[0] : unknown[1];
+        if (!e->nunknown)
+            e->unknown_member = -1;
         for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
             bt_side_group(&e->side[grouped[k]], sum[grouped[k]], sq[grouped[k]]);
-        e->daily_rate = rate;
 
-        /* the token side: the route's TPM headline (quota, used, headroom in tokens) */
+/* the token side: the route's TPM headline (quota, used, headroom in tokens) */
         e->token_side = token_side(e);
         const struct bt_side_fig *ts = &e->side[e->token_side];
         if (e->token_side == BT_SIDE_OUTPUT) {
@@ -419,8 +448,11 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
             d = da;
         e->tpd = d->applies ? d->quota : NAN;
         e->group_tokens_today = d->applies ? d->group_used : NAN;
+        /* what that daily group charges now: its own members' rate, not the TPM
+         * group's (a daily group can hold several TPM groups, and back) */
+        e->daily_rate = drate && d->applies ? drate[(d == da ? nroutes : 0) + e->route] : NAN;
         if (!figures_only)
-            bt_rules_apply(cfg, rt, e);
+            bt_rules_apply(cfg, rt, e, g);
     }
 }
 
@@ -510,6 +542,36 @@ static void group_minutes(const struct bt_config *cfg, const struct bt_store *st
     }
 }
 
+/* Each quota group's members, in config order, one run a group: a counting pass
+ * over the routes (leaders come in config order, and so do their members). */
+static void group_members(struct bt_eval_groups *g)
+{
+    int n = g->nroutes;
+    g->group_index = bt_xcalloc((size_t)n, sizeof *g->group_index);
+    g->member = bt_xcalloc((size_t)n, sizeof *g->member);
+    int *count = bt_xcalloc((size_t)n, sizeof *count);
+    g->ngroups = 0;
+    for (int r = 0; r < n; r++) {
+        if (g->group[r] == r)
+            g->group_index[r] = g->ngroups++;
+        g->group_index[r] = g->group_index[g->group[r]]; /* a leader precedes its members */
+        count[g->group_index[r]]++;
+    }
+    g->groups = bt_xcalloc((size_t)g->ngroups, sizeof *g->groups);
+    int at = 0;
+    for (int i = 0; i < g->ngroups; i++) {
+        g->groups[i].members = &g->member[at];
+        at += count[i];
+    }
+    for (int r = 0; r < n; r++) {
+        struct bt_group *gr = &g->groups[g->group_index[r]];
+        if (!gr->n)
+            gr->leader = r;
+        g->member[gr->members - g->member + gr->n++] = r;
+    }
+    free(count);
+}
+
 struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg)
 {
     struct bt_eval_groups *g = bt_xcalloc(1, sizeof *g);
@@ -517,8 +579,14 @@ struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg)
     if (cfg->nroutes <= 0)
         return g;
     g->group = quota_groups(cfg);
+    group_members(g);
     daily_groups(cfg, g);
     return g;
+}
+
+const struct bt_group *bt_eval_group_of(const struct bt_eval_groups *g, int r)
+{
+    return r >= 0 && r < g->nroutes ? &g->groups[g->group_index[r]] : NULL;
 }
 
 void bt_eval_groups_free(struct bt_eval_groups *g)
@@ -526,6 +594,9 @@ void bt_eval_groups_free(struct bt_eval_groups *g)
     if (!g)
         return;
     free(g->group);
+    free(g->groups);
+    free(g->group_index);
+    free(g->member);
     for (int p = 0; p < 2; p++) {
         free(g->daily[p]);
         free(g->daily_run[p]);
@@ -547,38 +618,28 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
         for (int r = 0; r < n; r++)
             want[group[r]] |= need[r];
     }
-    int *first = bt_xcalloc((size_t)n, sizeof *first); /* members chained by route order */
-    int *next = bt_xcalloc((size_t)n, sizeof *next);
-    int *members = bt_xcalloc((size_t)n, sizeof *members);
     int64_t *minute = bt_xcalloc((size_t)n, sizeof *minute);
-    struct bt_eval **ev = bt_xcalloc((size_t)n, sizeof *ev);
-    for (int r = 0; r < n; r++)
-        first[r] = -1;
     group_minutes(cfg, st, group, want, now, minute);
-    for (int r = n - 1; r >= 0; r--) {
+    for (int r = 0; r < n; r++) {
         if (want && !want[group[r]])
             continue;
         bt_eval_route_part(cfg, st, r, now, minute[group[r]], figures_only, &evals[r]);
-        next[r] = first[group[r]]; /* prepended backwards: each chain in route order */
-        first[group[r]] = r;
     }
-    if (!need)
-        daily_sides(cfg, g, evals);
-    for (int gl = 0; gl < n; gl++) {
-        if (group[gl] != gl || (want && !want[gl]))
+    double *drate = NULL;
+    if (!need) {
+        drate = bt_xmalloc(2 * (size_t)n * sizeof *drate);
+        for (int i = 0; i < 2 * n; i++)
+            drate[i] = NAN;
+        daily_sides(cfg, g, evals, drate);
+    }
+    for (int i = 0; i < g->ngroups; i++) {
+        const struct bt_group *gr = &g->groups[i];
+        if (want && !want[gr->leader])
             continue;
-        int cnt = 0;
-        for (int r = first[gl]; r >= 0 && cnt < n; r = next[r]) {
-            members[cnt] = r;
-            ev[cnt++] = &evals[r];
-        }
-        eval_group(cfg, ev, members, cnt, figures_only);
+        eval_group(cfg, evals, gr, drate, figures_only);
     }
-    free(ev);
+    free(drate);
     free(minute);
-    free(members);
-    free(next);
-    free(first);
     free(want);
 }
 

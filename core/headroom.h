@@ -160,7 +160,6 @@ void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_st
                                  int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier);
 
 #define BT_MAX_WARN BT_W_COUNT
-#define BT_MAX_SHARED 8
 struct bt_eval {
     int route;
     int64_t now;
@@ -183,11 +182,13 @@ struct bt_eval {
     double requests;
     enum bt_quality requests_q;
     const char *requests_source;
-    /* the quota group (the route itself and the routes in shared_with) */
+    /* the quota group (struct bt_group): every member, none dropped, is reached from
+     * group_leader through group_next in the evals it was evaluated with
+     * (bt_group_next) */
     int group_leader;        /* its first route in config order: a stable group label */
-    int shared_with[BT_MAX_SHARED];
-    int nshared;             /* other routes on this quota (may exceed BT_MAX_SHARED) */
-    int unknown_member;      /* a member whose usage is unknown (-1: none) */
+    int group_next;          /* the next member in config order (-1: the last) */
+    int nshared;             /* the other routes on this quota, all of them */
+    int unknown_member;      /* another member whose usage is unknown (-1: none) */
     int nunknown;
     /* every side, and the one that binds: headroom_pct and fits_more are its */
     struct bt_side_fig side[BT_SIDE_COUNT];
@@ -219,7 +220,7 @@ struct bt_eval {
     double recommended_max_tokens, fits_more_recommended;
     double tokens_today;     /* this route */
     double group_tokens_today, tpd; /* the daily side's group, against its daily quota */
-    double daily_rate;       /* the group's settled tokens per minute now */
+    double daily_rate;       /* that daily group's settled tokens per minute now */
     double rpm_quota;
     bool stale;
     char stale_reason[224];
@@ -234,17 +235,43 @@ struct bt_eval {
  * holds cfg->nroutes entries. Routes on one quota are evaluated together. */
 void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
                  struct bt_eval *evals);
+/* The members of e's quota group in config order, from the evals array e was
+ * evaluated in (none dropped, whatever the group's size):
+ *     for (int m = e->group_leader; m >= 0; m = bt_group_next(evals, m))
+ * A chain that does not move forward (an eval never evaluated) ends. */
+static inline int bt_group_next(const struct bt_eval *evals, int m)
+{
+    int n = evals[m].group_next;
+    return n > m ? n : -1;
+}
+
+/* A quota group: the routes that draw from one quota (DESIGN.md "quota group"),
+ * computed once per config by bt_eval_groups_new (sorted by group key, n log n) and
+ * read by the evaluation, the rules, plan --limits, the observed ceiling and the
+ * JSON. Issue 35's shares (who holds the quota) are a per-group list that belongs
+ * here. */
+struct bt_group {
+    int leader;            /* its lowest route index */
+    int n;                 /* members, the leader included */
+    const int *members;    /* route indexes in config order */
+};
 /* The grouping of a config's routes (quota groups, daily groups): it depends on the
  * config alone, so a caller evaluating many minutes of one config computes it once. */
 struct bt_eval_groups {
     int nroutes;
     int *group;            /* each route's quota group, as its lowest route index */
+    int ngroups;
+    struct bt_group *groups;  /* in order of their leaders */
+    int *group_index;      /* each route's index in groups[] */
+    int *member;           /* every group's members, one run a group (groups[].members) */
     int *daily[2];         /* runtime routes by daily key: [0] the model's, [1] the account's */
     int *daily_run[2];     /* where each run of equal keys starts in daily[]; one more: the end */
     int ndaily_runs[2];
 };
 struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg);
 void bt_eval_groups_free(struct bt_eval_groups *g);
+/* Route r's quota group (r in 0..g->nroutes-1). */
+const struct bt_group *bt_eval_group_of(const struct bt_eval_groups *g, int r);
 /* bt_eval_all with g (of this cfg); figures_only leaves the warnings out (status OK,
  * none) and the output speed (zero): the sides, the binding one and the figures are
  * the same. need (NULL: every

@@ -307,20 +307,17 @@ static void members(const struct bt_whatif *w, const struct bt_eval *eb, const s
                     struct bt_whatif *out)
 {
     out->nmembers = 0;
-    int n = w->before.nshared < BT_MAX_SHARED ? w->before.nshared : BT_MAX_SHARED;
-    for (int i = 0; i < n; i++) {
-        int o = w->before.shared_with[i];
+    for (int o = eb[w->route].group_leader; o >= 0 && out->nmembers < BT_PLAN_MEMBERS;
+         o = bt_group_next(eb, o)) {
+        if (o == w->route)
+            continue;
         struct bt_plan_member *pm = &out->members[out->nmembers++];
         pm->route = o;
         pm->pct_before = eb[o].headroom_pct;
         pm->q_before = eb[o].headroom_q;
         pm->pct_after = ea[o].headroom_pct;
         pm->q_after = ea[o].headroom_q;
-        pm->left_group = true;
-        int m = ea[o].nshared < BT_MAX_SHARED ? ea[o].nshared : BT_MAX_SHARED;
-        for (int j = 0; j < m; j++)
-            if (ea[o].shared_with[j] == w->route)
-                pm->left_group = false;
+        pm->left_group = ea[o].group_leader != ea[w->route].group_leader;
     }
 }
 

@@ -42,6 +42,10 @@ struct bt_plan_notes {
     int n;
 };
 
+/* The what-if lists the first BT_PLAN_MEMBERS other members (a screen's list; the
+ * group's size is before.nshared). */
+#define BT_PLAN_MEMBERS 8
+
 /* Another route of the quota group, before and after. */
 struct bt_plan_member {
     int route;
@@ -63,7 +67,7 @@ struct bt_whatif {
     double peak_throttles;             /* observed at the peak minute */
     int over_before, over_after;       /* minutes of the window past a quota */
     const char *peak_verdict;          /* "yes" "no" "unknown" */
-    struct bt_plan_member members[BT_MAX_SHARED];
+    struct bt_plan_member members[BT_PLAN_MEMBERS]; /* the first of before.nshared */
     int nmembers;
     struct bt_plan_notes notes;
 };

@@ -90,8 +90,10 @@ void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int 
     double others = 0;
     enum bt_quality oq = BT_QL_IDLE;
     l->others = e->nshared;
-    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++) {
-        const struct bt_side_fig *of = &ev[e->shared_with[i]].side[e->token_side];
+    for (int m = e->group_leader; m >= 0; m = bt_group_next(ev, m)) {
+        if (m == r)
+            continue; /* every other member of the group, none dropped */
+        const struct bt_side_fig *of = &ev[m].side[e->token_side];
         bt_side_sum(&others, &oq, false, of);
         if (of->used_q == BT_QL_UNKNOWN)
             l->others_unknown++;

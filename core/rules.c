@@ -542,21 +542,32 @@ static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
     return true;
 }
 
-static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
-                        struct bt_eval *e, struct bt_warning *w)
+/* SHARED_QUOTA reads the group itself (every member, none dropped): the names that
+ * fit the message, then how many more. */
+static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route *r,
+                              struct bt_eval *e, struct bt_warning *w, const struct bt_group *g)
 {
     (void)r;
-    if (e->nshared <= 0)
+    if (e->nshared <= 0 || !g)
         return false;
     char names[200] = "";
     size_t len = 0;
-    for (int i = 0; i < e->nshared && i < BT_MAX_SHARED; i++) {
-        int n = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
-                         cfg->routes[e->shared_with[i]].name);
-        if (n < 0 || (size_t)n >= sizeof names - len)
+    int named = 0;
+    for (int i = 0; i < g->n; i++) {
+        if (g->members[i] == e->route)
+            continue;
+        int n = snprintf(names + len, sizeof names - len, "%s%s", named ? ", " : "",
+                         cfg->routes[g->members[i]].name);
+        if (n < 0 || (size_t)n >= sizeof names - len) {
+            names[len] = '\0'; /* a name cut is no name */
             break;
+        }
         len += (size_t)n;
+        named++;
     }
+    char more[40] = "";
+    if (named < e->nshared)
+        snprintf(more, sizeof more, " and %d more", e->nshared - named);
     /* both figures and the route name whole */
     char others[32], u[32], use[2 * 32 + sizeof cfg->routes[0].name + 64];
     bt_fmt_si(e->group_used - bt_z(e->used), others, sizeof others);
@@ -572,7 +583,7 @@ static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
         "the %s quota%s%s is shared with %s%s (%s): headroom is the "
         "quota's, and callers outside the config on it are invisible here",
         e->mantle ? "input/output" : "tokens-per-minute", e->quota_code[0] ? " " : "",
-        e->quota_code, names, e->nshared > BT_MAX_SHARED ? " and more" : "", use);
+        e->quota_code, named ? names : "other routes", more, use);
     return true;
 }
 
@@ -717,7 +728,7 @@ static const struct {
      "send this traffic to a Region or inference profile that has quota.", rule_no_quota},
     {BT_W_SHARED_QUOTA, "SHARED_QUOTA", "quota shared with other routes",
      "Read headroom as the quota's, not the route's; give each caller a share at its admission "
-     "boundary if one must not starve the others.", rule_shared},
+     "boundary if one must not starve the others.", NULL /* rule_shared_group */},
     {BT_W_BURNDOWN_MISMATCH, "BURNDOWN_MISMATCH", "burndown differs from the estimate",
      "Check the model's burndown in AWS's quota documentation and correct data/burndown.conf or "
      "the route's burndown key.", rule_burndown_mismatch},
@@ -776,14 +787,17 @@ bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code)
     return false;
 }
 
-void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e)
+void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e,
+                    const struct bt_group *g)
 {
     e->status = BT_ST_OK;
     e->nwarn = 0;
     for (int k = 0; k < BT_W_COUNT && e->nwarn < BT_MAX_WARN; k++) {
         struct bt_warning *w = &e->warnings[e->nwarn];
         memset(w, 0, sizeof *w);
-        if (rules[k].check(cfg, rt, e, w)) {
+        bool hit = rules[k].check ? rules[k].check(cfg, rt, e, w)
+                                  : rules[k].code == BT_W_SHARED_QUOTA && rule_shared_group(cfg, rt, e, w, g);
+        if (hit) {
             w->code = rules[k].code;
             if (!w->action)
                 w->action = rules[k].action;

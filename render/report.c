@@ -237,8 +237,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
             bt_quota_match_name(rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM]));
     add_str(q, "code", e->quota_code);
     cJSON *sw = cJSON_AddArrayToObject(q, "shared_with");
-    for (int k = 0; k < e->nshared && k < BT_MAX_SHARED; k++)
-        cJSON_AddItemToArray(sw, cJSON_CreateString(r->cfg->routes[e->shared_with[k]].name));
+    for (int m = e->group_leader; m >= 0; m = bt_group_next(r->evals, m)) /* every member */
+        if (m != e->route)
+            cJSON_AddItemToArray(sw, cJSON_CreateString(r->cfg->routes[m].name));
     const struct bt_quota *tq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     if (tq->name[0])
         cJSON_AddStringToObject(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);

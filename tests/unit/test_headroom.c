@@ -236,8 +236,9 @@ static void test_shared_quota(void)
     NEAR(ev[b].fits_more, 282, 0, "b fits 282 more");
     OK(ev[b].quota == 1000000 && ev[b].quota_source == BT_QS_SERVICE_QUOTAS &&
        !strcmp(ev[b].quota_code, "L-a"), "b draws from a's quota L-a");
-    OK(ev[a].nshared == 1 && ev[a].shared_with[0] == b && ev[b].nshared == 1 &&
-       ev[b].shared_with[0] == a, "each names the other");
+    OK(ev[a].nshared == 1 && ev[a].group_leader == a && bt_group_next(ev, a) == b &&
+       bt_group_next(ev, b) < 0 && ev[b].nshared == 1 && ev[b].group_leader == a,
+       "each names the other");
     const struct bt_warning *w = warning(&ev[a], BT_W_SHARED_QUOTA);
     OK(w && w->severity == BT_ST_OK && strstr(w->message, "b") && strstr(w->message, "invisible"),
        "SHARED_QUOTA (info) names the other route and says outside callers are invisible");
