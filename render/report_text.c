@@ -131,18 +131,13 @@ static void put_wrapped(struct bt_buf *b, const char *text, int col, int indent,
 /* The routes shown, most severe first (crit, warn, unknown, ok), then as configured. */
 static int route_order(const struct bt_report *r, int *idx)
 {
+    /* worst first, config order within a status: one pass per rank (an insertion
+     * sort was quadratic in routes when their statuses mixed) */
     int n = 0;
-    for (int i = 0; i < r->n; i++) {
-        if (!bt_report_shows(r, i))
-            continue;
-        int k = n++;
-        int rank = severity_rank(r->evals[i].status);
-        while (k > 0 && severity_rank(r->evals[idx[k - 1]].status) > rank) {
-            idx[k] = idx[k - 1];
-            k--;
-        }
-        idx[k] = i;
-    }
+    for (int rank = 0; rank <= 3; rank++)
+        for (int i = 0; i < r->n; i++)
+            if (severity_rank(r->evals[i].status) == rank && bt_report_shows(r, i))
+                idx[n++] = i;
     return n;
 }
 
@@ -354,20 +349,12 @@ static void warnings_text(const struct bt_report *r, const int *idx, int n, bool
     if (!total)
         return;
     struct text_warning *ws = bt_xcalloc((size_t)total, sizeof *ws);
-    int m = 0;
-    for (int k = 0; k < n; k++) {
-        for (int w = 0; w < r->evals[idx[k]].nwarn; w++) {
-            struct text_warning cur = {idx[k], k, w};
-            int rank = severity_rank(r->evals[idx[k]].warnings[w].severity);
-            int j = m++;
-            while (j > 0 &&
-                   severity_rank(r->evals[ws[j - 1].route].warnings[ws[j - 1].w].severity) > rank) {
-                ws[j] = ws[j - 1];
-                j--;
-            }
-            ws[j] = cur;
-        }
-    }
+    int m = 0; /* one pass per rank: an insertion sort was quadratic in warnings */
+    for (int rank = 0; rank <= 3; rank++)
+        for (int k = 0; k < n; k++)
+            for (int w = 0; w < r->evals[idx[k]].nwarn; w++)
+                if (severity_rank(r->evals[idx[k]].warnings[w].severity) == rank)
+                    ws[m++] = (struct text_warning){idx[k], k, w};
     int width = r->wide ? 0 : TEXT_WIDTH;
     bt_buf_puts(b, "\nWARNINGS (most severe first)\n");
     for (int i = 0; i < m; i++) {
