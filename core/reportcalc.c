@@ -254,12 +254,16 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         if (done[r] || (keep && !keep[r]))
             continue;
         /* the group's members that were asked for, in config order */
-        int nm = 0, leader = evals[r].group_leader;
-        for (int k = r; k < nr; k++) {
-            if (!done[k] && (!keep || keep[k]) && evals[k].group_leader == leader) {
+        int nm = 0; /* the group's own chain: a scan of every route per group was quadratic */
+        for (int k = evals[r].group_leader; k >= 0; k = bt_group_next(evals, k)) {
+            if (!done[k] && (!keep || keep[k])) {
                 done[k] = true;
                 members[nm++] = k;
             }
+        }
+        if (!done[r]) { /* an eval outside its group's chain: alone */
+            done[r] = true;
+            members[nm++] = r;
         }
         struct bt_qr_group *g = &out->groups[out->ngroups++];
         const struct bt_route *rt = &cfg->routes[r];
