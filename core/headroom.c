@@ -367,6 +367,14 @@ static void recommend(const struct bt_config *cfg, struct bt_eval *e, double hea
     e->fits_more_recommended = bt_fits_more(head + e->used - used2, r2);
 }
 
+/* Whether a member's use is unknown, on the side its group sums: tpm, or mantle's
+ * input (a group is all runtime or all mantle: the endpoint is in its key). */
+static bool member_unknown(const struct bt_eval *o)
+{
+    return o->state == BT_FR_UNKNOWN ||
+           o->side[o->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN;
+}
+
 /* Sides, the binding one, warnings: evals[] holds the evaluations of quota group g's
  * routes, their route parts and daily sides done (drate: daily_sides' rates, NULL:
  * none). Linear in the group's size: its quotas, sums and unknown members are found
@@ -394,10 +402,7 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const
         e->nshared = n - 1;
     }
     for (int i = 0; i < n; i++) {
-        /* a member's unknown is read on the side that member's routes sum: tpm, or
-         * mantle's input (one group is all runtime or all mantle) */
-        const struct bt_eval *o = &evals[members[i]];
-        if (o->state == BT_FR_UNKNOWN || o->side[o->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN) {
+        if (member_unknown(&evals[members[i]])) {
             if (nunknown < 2)
                 unknown[nunknown] = members[i];
             nunknown++;
@@ -406,15 +411,13 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const
     for (int i = 0; i < n; i++) {
         struct bt_eval *e = &evals[members[i]];
         const struct bt_route *rt = &cfg->routes[e->route];
-        bool self = unknown[0] == e->route || unknown[1] == e->route;
-        e->nunknown = nunknown - (self ? 1 : 0);
-        e->unknown_member = unknown[0] != e->route ? unknown[0] : unknown[1];
-        if (!e->nunknown)
-            e->unknown_member = -1;
+        /* the others: the group's unknown members less this one */
+        e->nunknown = nunknown - (member_unknown(e) ? 1 : 0);
+        e->unknown_member = !e->nunknown ? -1 : unknown[0] != e->route ? unknown[0] : unknown[1];
         for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
             bt_side_group(&e->side[grouped[k]], sum[grouped[k]], sq[grouped[k]]);
 
-/* the token side: the route's TPM headline (quota, used, headroom in tokens) */
+        /* the token side: the route's TPM headline (quota, used, headroom in tokens) */
         e->token_side = token_side(e);
         const struct bt_side_fig *ts = &e->side[e->token_side];
         if (e->token_side == BT_SIDE_OUTPUT) {

@@ -255,11 +255,42 @@ static void test_group_objects(void)
     bt_config_free(&f.cfg);
 }
 
+/* Unknown members counted once per group, each member told of the others: a group
+ * of four on one quota where g1, g2 and g3 never had a CloudWatch answer (unknown)
+ * and g0 is read. g0: three others unknown, the first g1. g1: two others (g2, g3),
+ * the first g2. g3: two others (g1, g2), the first g1. */
+static void test_unknown_members(void)
+{
+    struct fx f;
+    bt_config_init(&f.cfg);
+    char name[16];
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "g%d", i);
+        fx_route(&f, name, "amazon.nova-lite-v1:0", 1000000, "L-ONE", 400);
+    }
+    bt_config_finish(&f.cfg);
+    bt_store_init(&f.st, f.cfg.nroutes, 1440);
+    struct bt_event ok = {.t = NOW, .type = BT_EV_OK, .route = 0, .source = BT_SRC_CLOUDWATCH};
+    bt_model_event(&f.st, f.cfg.routes, &ok);
+    minute(&f, 0, M, 60, 6000, 5000, 500);
+    struct bt_eval ev[4];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    OK(ev[0].nunknown == 3 && ev[0].unknown_member == 1, "g0: 3 unknown others, the first g1 (%d, %d)",
+       ev[0].nunknown, ev[0].unknown_member);
+    OK(ev[1].nunknown == 2 && ev[1].unknown_member == 2, "g1: 2 unknown others, the first g2 (%d, %d)",
+       ev[1].nunknown, ev[1].unknown_member);
+    OK(ev[3].nunknown == 2 && ev[3].unknown_member == 1, "g3: 2 unknown others, the first g1 (%d, %d)",
+       ev[3].nunknown, ev[3].unknown_member);
+    OK(bt_eval_has(&ev[0], BT_W_PARTIAL_GROUP), "PARTIAL_GROUP on the read member");
+    fx_free(&f);
+}
+
 int main(void)
 {
     test_ten_on_one_quota();
     test_twenty_members();
     test_daily_runout_own_rate();
     test_group_objects();
+    test_unknown_members();
     return tap_done();
 }
