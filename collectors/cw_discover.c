@@ -3,8 +3,9 @@
  * on-demand, cross-Region and global IDs, "+latency-optimized" IDs
  * (latency-optimized), provisioned-model ARNs (provisioned), an application
  * profile once (its ARN and its bare ID are one route), mantle models (endpoint
- * mantle). ListInferenceProfiles first, where allowed, teaches the cross-Region
- * prefixes (core/model.h keeps the one list). */
+ * mantle). ListInferenceProfiles first, where allowed: the prefixes are recognised
+ * by pattern (core/model.h), the listing only confirms them, and a refusal is a
+ * note. */
 #include "collectors/cloudwatch.h"
 
 #include <stdio.h>
@@ -37,7 +38,7 @@ struct discover {
     bool failed;
     enum bt_errkind kind;     /* what kind of failure err is */
     char err[1536];           /* whole: a credentials message lists every source tried */
-    char note[256];           /* ListInferenceProfiles refused: the built-in prefixes used */
+    char note[256];           /* ListInferenceProfiles refused: prefixes by pattern, unconfirmed */
     struct found_model *models;
     int nmodels;
 };
@@ -71,7 +72,7 @@ static void on_listed(void *arg, const struct bt_cw_listed *l)
 static void on_profile(void *arg, const char *profile_id)
 {
     (void)arg;
-    bt_profile_prefix_learn(profile_id);
+    (void)profile_id; /* recognised by pattern; collectors/infprofile.c confirms per route */
 }
 
 static void discover_submit(struct discover *d);
@@ -103,7 +104,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         if (d->step == STEP_PROFILES) {
             /* not allowed (or not there): the built-in list of prefixes stands */
             snprintf(d->note, sizeof d->note,
-                     "ListInferenceProfiles: %.160s; the built-in cross-Region prefixes are used", why);
+                     "ListInferenceProfiles: %.160s; cross-Region prefixes are recognised by pattern, unconfirmed", why);
             next_step(d);
             return;
         }

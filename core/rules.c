@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/burndown.h"
 #include "core/eval_int.h"
 #include "core/format.h"
 #include "core/util.h"
@@ -576,29 +577,41 @@ static bool rule_shared(const struct bt_config *cfg, const struct bt_route *r,
     return true;
 }
 
-/* Burndown measured from AWS's estimate, compared with the table or config. */
-static bool burndown_disagrees(double measured, double expected)
-{
-    return !isnan(measured) && fabs(measured - expected) > fmax(0.5, 0.2 * expected);
-}
-
+/* Burndown measured from AWS's estimate, compared with the catalogue's prior (the
+ * config, a table row, the family floor or 1): says which one won and names the
+ * table row. */
 static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_route *r,
                                    struct bt_eval *e, struct bt_warning *w)
 {
     (void)cfg;
-    if (e->mantle || !burndown_disagrees(e->burndown_measured, e->burndown))
+    if (e->mantle)
         return false;
-    const char *src = e->burndown_source ? e->burndown_source : "default";
+    const char *prior = r->burndown_prior_source ? r->burndown_prior_source : "default";
+    double steady = r->burndown_steady;
+    bool steady_off = bt_burndown_disagrees(steady, r->burndown_prior);
+    if (!steady_off && !bt_burndown_disagrees(e->burndown_measured, e->burndown))
+        return false;
+    double m = steady_off ? steady : e->burndown_measured;
+    char how[96], row[320];
+    if (steady_off)
+        snprintf(how, sizeof how, "steady over %d minutes", r->burndown_steady_minutes);
+    else
+        snprintf(how, sizeof how, "in the evaluated minute, not yet steady");
+    if (r->burndown_row[0])
+        snprintf(row, sizeof row, "table row %s", r->burndown_row);
+    else
+        snprintf(row, sizeof row, "no table row for %.191s (%s %g)",
+                 r->base_model[0] ? r->base_model : r->model,
+                 !strcmp(prior, "family") ? "family floor" : "default", r->burndown_prior);
+    const char *won = !strcmp(e->burndown_source, "measured") ? "the measurement is used"
+                      : !strcmp(prior, "config")              ? "the config's value is used"
+                      : !strcmp(prior, "table")               ? "the table row is used"
+                                                              : "the unverified floor is used";
     say(w, BT_ST_WARN,
-        "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output) "
-        "but %s gives %g for %s%s%s%s: settled tokens and headroom use %g",
-        e->burndown_measured,
-        !strcmp(src, "config") ? "the config" : !strcmp(src, "table") ? "the burndown table"
-                                                                      : "no table entry (default)",
-        e->burndown, r->base_model[0] ? r->base_model : r->model,
-        strcmp(src, "config") && r->burndown_row[0] ? " (row " : "",
-        strcmp(src, "config") ? r->burndown_row : "",
-        strcmp(src, "config") && r->burndown_row[0] ? ")" : "", e->burndown);
+        "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output, "
+        "%s) but %s gives %g (%s): %s, settled tokens and headroom use %g",
+        m, how, !strcmp(prior, "config") ? "the config" : "the catalogue", r->burndown_prior, row,
+        won, e->burndown);
     return true;
 }
 
