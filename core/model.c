@@ -528,7 +528,7 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
 const char *bt_setting_name(enum bt_setting k)
 {
     static const char *const names[] = {"max_tokens", "burndown", "base_model", "inference",
-                                        "identity"};
+                                        "identity", "lifecycle", "profile"};
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
@@ -582,6 +582,15 @@ static void apply_setting(struct bt_route *r, const struct bt_event *ev)
     }
     case BT_SET_IDENTITY:
         bt_strlcpy(r->identity, ev->str, sizeof r->identity);
+        break;
+    case BT_SET_LIFECYCLE:
+        bt_strlcpy(r->lifecycle, !strcmp(ev->str, "ACTIVE") || !strcmp(ev->str, "LEGACY") ? ev->str : "",
+                   sizeof r->lifecycle);
+        bt_strlcpy(r->lifecycle_text, ev->text, sizeof r->lifecycle_text);
+        break;
+    case BT_SET_PROFILE:
+        bt_strlcpy(r->profile_check, ev->str, sizeof r->profile_check);
+        bt_strlcpy(r->profile_text, ev->text, sizeof r->profile_text);
         break;
     default:
         break;
@@ -735,6 +744,10 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         routes[r].max_tokens = base_routes[r].max_tokens;
         routes[r].legacy_seen = base_routes[r].legacy_seen;
         bt_strlcpy(routes[r].unseen, base_routes[r].unseen, sizeof routes[r].unseen);
+        memcpy(routes[r].lifecycle, base_routes[r].lifecycle, sizeof routes[r].lifecycle);
+        memcpy(routes[r].lifecycle_text, base_routes[r].lifecycle_text, sizeof routes[r].lifecycle_text);
+        memcpy(routes[r].profile_check, base_routes[r].profile_check, sizeof routes[r].profile_check);
+        memcpy(routes[r].profile_text, base_routes[r].profile_text, sizeof routes[r].profile_text);
     }
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)

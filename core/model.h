@@ -167,6 +167,12 @@ struct bt_route {
     enum bt_quota_match quota_match[BT_Q_COUNT]; /* how each quota was tied to the route */
     bool legacy_seen;        /* ListMetrics lists LegacyModelInvocations for the model
                               * (BT_EVCODE_LEGACY_MODEL): increases are refused for it */
+    /* the catalogue (collectors/catalogue.c, BT_SET_LIFECYCLE / BT_SET_PROFILE) */
+    char lifecycle[12];      /* "ACTIVE", "LEGACY", "" not known */
+    char lifecycle_text[224]; /* its dates ("legacy since 2026-03-01, end of life
+                              * 2026-09-01"), or why it is not known */
+    char profile_check[12];  /* "confirmed", "unlisted", "unknown", "" not asked */
+    char profile_text[224];
     char unseen[224];        /* ModelIds the config does not name on this route's quota,
                               * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
     int line;                /* config line, for messages */
@@ -210,8 +216,13 @@ enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INF
  *   base_model   str: the base model an application inference profile routes to
  *   inference    str: the inference type (on-demand, cross-region, global)
  *   identity     str: the AWS identity the route's CloudWatch poll ran as */
+/* BT_SET_LIFECYCLE: ListFoundationModels' modelLifecycle.status for the route's model
+ * in str ("ACTIVE", "LEGACY"; "" not listed; "unknown" when the call was refused or
+ * failed) and its dates or the reason in text. BT_SET_PROFILE: what
+ * ListInferenceProfiles says of the route's profile prefix in str ("confirmed",
+ * "unlisted", "unknown") and why in text. */
 enum bt_setting { BT_SET_MAX_TOKENS, BT_SET_BURNDOWN, BT_SET_BASE_MODEL, BT_SET_INFERENCE,
-                  BT_SET_IDENTITY, BT_SET_COUNT };
+                  BT_SET_IDENTITY, BT_SET_LIFECYCLE, BT_SET_PROFILE, BT_SET_COUNT };
 const char *bt_setting_name(enum bt_setting k);
 int bt_setting_by_name(const char *name); /* -1 if unknown */
 bool bt_setting_is_number(enum bt_setting k);

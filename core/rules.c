@@ -398,12 +398,19 @@ static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, s
 {
     (void)cfg;
     (void)e;
-    if (!r->legacy_seen)
+    bool listed = !strcmp(r->lifecycle, "LEGACY");
+    if (!r->legacy_seen && !listed)
         return false;
-    say(w, BT_ST_OK,
-        "CloudWatch lists LegacyModelInvocations for %s: calls went to a model AWS lists as "
-        "legacy, and AWS refuses quota increases for it",
-        r->model);
+    /* ListFoundationModels' lifecycle, with its dates (the 2026-09-07 policy: a legacy
+     * period of 6 months or 45 days, then end of life), and/or CloudWatch's count */
+    say(w, listed ? BT_ST_WARN : BT_ST_OK,
+        "%s%s%s%s%s: calls go to a model AWS lists as legacy; AWS refuses quota increases for "
+        "it, new customers cannot use it and existing ones may lose access after about 15 days "
+        "without calls",
+        listed ? "ListFoundationModels lists " : "CloudWatch lists LegacyModelInvocations for ",
+        r->base_model[0] ? r->base_model : r->model, listed ? " as LEGACY (" : "",
+        listed ? (r->lifecycle_text[0] ? r->lifecycle_text : "no dates published") : "",
+        listed ? ")" : "");
     return true;
 }
 

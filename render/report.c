@@ -210,6 +210,12 @@ static void add_catalogue(cJSON *o, const struct bt_route *rt, const struct bt_e
         add_dec(m, "value", rt->burndown_steady);
         cJSON_AddNumberToObject(m, "minutes", rt->burndown_steady_minutes);
     }
+    /* ListFoundationModels' modelLifecycle; ListInferenceProfiles' word on the prefix */
+    cJSON *l = cJSON_AddObjectToObject(o, "lifecycle");
+    add_str(l, "status", rt->lifecycle[0] ? rt->lifecycle : NULL);
+    add_str(l, "text", rt->lifecycle_text[0] ? rt->lifecycle_text : NULL);
+    add_str(l, "profile", rt->profile_check[0] ? rt->profile_check : NULL);
+    add_str(l, "profile_text", rt->profile_text[0] ? rt->profile_text : NULL);
 }
 
 cJSON *bt_report_route_json(const struct bt_report *r, int i)
