@@ -232,7 +232,7 @@ void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int
     } else {
         r->burndown = r->burndown_prior;
         r->burndown_source = prior;
-        r->burndown_verified = false;
+        r->burndown_verified = !strcmp(prior, "measured"); /* a poller's measurement, read back */
     }
 }
 

@@ -548,7 +548,8 @@ bool bt_setting_is_number(enum bt_setting k)
 /* A BT_EV_SETTING applied to its route; a value out of bounds is not taken. */
 static void apply_setting(struct bt_route *r, const struct bt_event *ev)
 {
-    static const char *const bsrc[] = {"config", "table", "family", "default"};
+    /* "measured": a poller's measured value read back (--source) */
+    static const char *const bsrc[] = {"config", "measured", "table", "family", "default"};
     switch (ev->setting) {
     case BT_SET_MAX_TOKENS:
         if (bt_sample_plausible(BT_SIG_ADM_MAX_TOKENS, ev->value, NULL, 0) && ev->value > 0)
@@ -569,7 +570,7 @@ static void apply_setting(struct bt_route *r, const struct bt_event *ev)
                    sizeof r->burndown_row);
         r->burndown = r->burndown_prior;
         r->burndown_source = r->burndown_prior_source;
-        r->burndown_verified = !strcmp(r->burndown_source, "table");
+        r->burndown_verified = !strcmp(r->burndown_source, "table") || !strcmp(r->burndown_source, "measured");
         break;
     case BT_SET_BASE_MODEL:
         bt_strlcpy(r->base_model, ev->str, sizeof r->base_model);
@@ -708,9 +709,9 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             for (int r = 0; r < s->nroutes; r++)
                 apply_status(s, r, ev);
         }
-        /* a good CloudWatch poll: the steady burndown from the minutes before it */
-        for (int r = ev->route < 0 ? 0 : ev->route;
-             ev->type == BT_EV_OK && ev->source == BT_SRC_CLOUDWATCH && r < s->nroutes; r++) {
+        /* a CloudWatch poll answered or failed: the steady burndown from the minutes
+         * stored before it (the same whether the process saw the earlier polls or not) */
+        for (int r = ev->route < 0 ? 0 : ev->route; ev->source == BT_SRC_CLOUDWATCH && r < s->nroutes; r++) {
             bt_route_burndown_settle(&routes[r], s, r, ev->t);
             if (ev->route >= 0)
                 break;
@@ -749,9 +750,14 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         memcpy(routes[r].profile_check, base_routes[r].profile_check, sizeof routes[r].profile_check);
         memcpy(routes[r].profile_text, base_routes[r].profile_text, sizeof routes[r].profile_text);
     }
+    /* each event sees the samples that had arrived when it did, as live: a steady
+     * burndown (bt_route_burndown_settle) is measured from those, not later ones */
     for (size_t i = 0; i < s->nlog; i++)
-        if (!t || s->log[i].t <= t)
+        if (!t || s->log[i].t <= t) {
+            s->horizon = s->log[i].t;
             apply_event(s, routes, &s->log[i]);
+        }
+    s->horizon = t;
     s->generation++;
 }
 

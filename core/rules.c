@@ -599,26 +599,29 @@ static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_
     if (!steady_off && !bt_burndown_disagrees(e->burndown_measured, e->burndown))
         return false;
     double m = steady_off ? steady : e->burndown_measured;
-    char how[96], row[320];
+    char how[96], said[400];
+    const char *model = r->base_model[0] ? r->base_model : r->model;
     if (steady_off)
         snprintf(how, sizeof how, "steady over %d minutes", r->burndown_steady_minutes);
     else
         snprintf(how, sizeof how, "in the evaluated minute, not yet steady");
-    if (r->burndown_row[0])
-        snprintf(row, sizeof row, "table row %s", r->burndown_row);
+    if (!strcmp(prior, "config"))
+        snprintf(said, sizeof said, "the config gives %g (the table: %.200s)", r->burndown_prior,
+                 r->burndown_row[0] ? r->burndown_row : "no row for the model");
+    else if (!strcmp(prior, "table"))
+        snprintf(said, sizeof said, "the table row %.200s gives %g", r->burndown_row, r->burndown_prior);
     else
-        snprintf(row, sizeof row, "no table row for %.191s (%s %g)",
-                 r->base_model[0] ? r->base_model : r->model,
-                 !strcmp(prior, "family") ? "family floor" : "default", r->burndown_prior);
+        snprintf(said, sizeof said, "no table row has %.150s, so the %s gives %g, unverified%s%.200s%s",
+                 model, !strcmp(prior, "family") ? "family floor" : "default", r->burndown_prior,
+                 r->burndown_row[0] ? " (" : "", r->burndown_row, r->burndown_row[0] ? ")" : "");
     const char *won = !strcmp(e->burndown_source, "measured") ? "the measurement is used"
                       : !strcmp(prior, "config")              ? "the config's value is used"
                       : !strcmp(prior, "table")               ? "the table row is used"
                                                               : "the unverified floor is used";
     say(w, BT_ST_WARN,
         "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output, "
-        "%s) but %s gives %g (%s): %s, settled tokens and headroom use %g",
-        m, how, !strcmp(prior, "config") ? "the config" : "the catalogue", r->burndown_prior, row,
-        won, e->burndown);
+        "%s) but %s: %s, settled tokens and headroom use %g",
+        m, how, said, won, e->burndown);
     return true;
 }
 

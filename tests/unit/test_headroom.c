@@ -397,7 +397,8 @@ static void test_burndown(void)
     NEAR(e.burndown_measured, 1, 1e-12, "measured burndown 1.0");
     const struct bt_warning *w = warning(&e, BT_W_BURNDOWN_MISMATCH);
     OK(w && w->severity == BT_ST_WARN && strstr(w->message, "1.00") &&
-       strstr(w->message, "catalogue gives 5 (table row ") && strstr(w->message, "the table row is used"),
+       strstr(w->message, "the table row burndown.conf:") && strstr(w->message, " = 5 gives 5") &&
+           strstr(w->message, "the table row is used"),
        "BURNDOWN_MISMATCH shows both values, names the row and says which one won");
     bt_eval_route(&f.cfg, &f.st, k, NOW, &e);
     w = warning(&e, BT_W_BURNDOWN_MISMATCH);
