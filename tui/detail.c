@@ -156,6 +156,13 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     char bd[128];
     tui_burndown_text(rt, meas, bd, sizeof bd);
     FIG("max_tokens", "%s per call; observed mean output %s; %s", a, c, bd);
+    if (strcmp(rt->burndown_source ? rt->burndown_source : "", "table") != 0 && rt->burndown_row[0])
+        FIG("burndown row", "%s", rt->burndown_row); /* the row the value used is not */
+    if (rt->lifecycle[0] || rt->lifecycle_text[0])
+        FIG("lifecycle", "%s%s%s", rt->lifecycle[0] ? rt->lifecycle : "unknown",
+            rt->lifecycle_text[0] ? ": " : "", rt->lifecycle_text);
+    if (rt->profile_check[0])
+        FIG("profile", "%s: %s", rt->profile_check, rt->profile_text);
 #undef FIG
     return n;
 }

@@ -65,8 +65,9 @@ expect_eq "triage moved to us-west-2: triage-app leaves its group, with more hea
     "$(j "$TMP/r.json" "(d['group'][0]['route'], d['group'][0]['left_group'], d['group'][0]['headroom_pct_after'] > d['group'][0]['headroom_pct_now'], d['after']['headroom_quality'])")" \
     "('triage-app', True, True, 'unknown')"
 "$BEDTOP" plan legacy --tier flex --demo-at 12 -f json >"$TMP/t.json"
-expect_eq "flex on Nova Lite: the same quota, use at least as observed (headroom an upper bound)" \
-    "$(j "$TMP/t.json" "(d['after']['sides']['tpm']['quota'], d['after']['headroom_quality'])")" "$(j "$TMP/c.json" "([r['quota']['tpm'] for r in d['routes'] if r['name']=='legacy'][0], 'upper-bound')")"
+expect_eq "flex on Nova Lite: the same quota, use at least as observed (tpm headroom an upper bound)" \
+    "$(j "$TMP/t.json" "(d['after']['sides']['tpm']['quota'], d['after']['sides']['tpm']['group_used_quality'], d['after']['sides']['tpm']['headroom_quality'])")" \
+    "$(j "$TMP/c.json" "([r['quota']['tpm'] for r in d['routes'] if r['name']=='legacy'][0], 'lower-bound', 'upper-bound')")"
 # AWS offers Priority and Flex for gpt-oss, Qwen, DeepSeek, Nova, ... but not for Claude
 # models: a what-if for Claude 3.5 Haiku (summarize) says so instead of answering
 expect_rc "flex on Claude 3.5 Haiku: refused, exit 3" 3 "$BEDTOP" plan summarize --tier flex --demo-at 12

@@ -42,7 +42,8 @@ run_check() { # run_check OUT [args...]: bedtop check --format json, AWS environ
     echo $? >"$out.rc"
 }
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($2)" "$1"; }
-l() { python3 -c "import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print($2)" "$1"; }
+# the Bedrock control plane's GETs (no body to check against a CloudWatch or Service Quotas model)
+l() { python3 -c "import json,sys; BEDROCK=('GetInferenceProfile', 'ListInferenceProfiles', 'ListFoundationModels'); L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print($2)" "$1"; }
 
 check "fake AWS starts" start_fake q --scenario "$SCEN"
 run_check "$TMP/q" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
@@ -103,7 +104,7 @@ expect_eq "GetInferenceProfile path: the URL-encoded ARN" \
     "$(l "$L" "[x['path'] for x in L if x['op']=='GetInferenceProfile' and 'a1b2' in x['path']][0]")" \
     "/inference-profiles/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3d4e5f6"
 expect_eq "every request signed correctly and fits the service model" \
-    "$(l "$L" "all(x['sig_ok'] for x in L) and all(x['model_ok'] for x in L if x['op']!='GetInferenceProfile')")" True
+    "$(l "$L" "all(x['sig_ok'] for x in L) and all(x['model_ok'] for x in L if x['op'] not in BEDROCK)")" True
 # agents' series exist per Model only here (ListMetrics AWS/BedrockMantle says so): asked
 # exactly so, never Model+Project
 expect_eq "mantle queries ask the dimension set ListMetrics lists (Model alone here)" \
@@ -111,14 +112,15 @@ expect_eq "mantle queries ask the dimension set ListMetrics lists (Model alone h
 
 # The AWS CLI's endpoint rules: AWS_ENDPOINT_URL_BEDROCK wins over AWS_ENDPOINT_URL for
 # the control plane only.
-others=$(l "$L" "sum(x['op']!='GetInferenceProfile' for x in L)")
+others=$(l "$L" "sum(x['op'] not in BEDROCK for x in L)")
 check "second fake starts" start_fake b --scenario "$SCEN"
 PORT_B=$PORT
 run_check "$TMP/ep" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT_B AWS_ENDPOINT_URL_BEDROCK=http://127.0.0.1:$(awk '/^PORT /{print $2}' "$TMP/q.out")
-# first fake (AWS_ENDPOINT_URL_BEDROCK): 2 more GetInferenceProfile and nothing else;
-# second fake (AWS_ENDPOINT_URL): every CloudWatch and Service Quotas call, no GetInferenceProfile
-expect_eq "AWS_ENDPOINT_URL_BEDROCK: GetInferenceProfile goes there, nothing else" \
-    "$(l "$L" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op']!='GetInferenceProfile' for x in L) == $others)") $(l "$TMP/b.log" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op'] in ('GetMetricData', 'ListServiceQuotas') for x in L) > 1)")" \
+# first fake (AWS_ENDPOINT_URL_BEDROCK): 2 more GetInferenceProfile (and the catalogue's
+# ListInferenceProfiles / ListFoundationModels) and nothing else; second fake
+# (AWS_ENDPOINT_URL): every CloudWatch and Service Quotas call, no control-plane call
+expect_eq "AWS_ENDPOINT_URL_BEDROCK: the control plane goes there, nothing else" \
+    "$(l "$L" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op'] not in BEDROCK for x in L) == $others)") $(l "$TMP/b.log" "(sum(x['op'] in BEDROCK for x in L), sum(x['op'] in ('GetMetricData', 'ListServiceQuotas') for x in L) > 1)")" \
     "(4, True) (0, True)"
 expect_eq "the profile resolved through the Bedrock endpoint" "$(j "$TMP/ep.json" "r['app']['base_model']")" \
     anthropic.claude-sonnet-4-5-20250929-v1:0
@@ -211,8 +213,10 @@ expect_eq "discovery: the discovered mantle route summed over its projects (500,
     "$(j "$D" "r['mantle.gpt-5.6-luna']['tpm']['settled']")" 500000
 expect_eq "discovery: LEGACY_MODEL from LegacyModelInvocations" \
     "$(j "$D" "[w['severity'] for w in r['mx.nova-pro']['warnings'] if w['code']=='LEGACY_MODEL']")" "['info']"
-expect_eq "discovery: ListInferenceProfiles asked once, signed for bedrock" \
-    "$(l "$TMP/acc.log" "[(x['sig_ok'], x['service']) for x in L if x['op']=='ListInferenceProfiles']")" "[(True, 'bedrock')]"
+# discovery no longer asks ListInferenceProfiles (prefixes by pattern); the catalogue
+# asks it once a run per Region: the accounts run and the discovery run
+expect_eq "ListInferenceProfiles asked once a run (two runs), signed for bedrock" \
+    "$(l "$TMP/acc.log" "[(x['sig_ok'], x['service']) for x in L if x['op']=='ListInferenceProfiles']")" "[(True, 'bedrock'), (True, 'bedrock')]"
 # ListInferenceProfiles refused (AccessDenied): prefixes are recognised by pattern, so
 # "mx." is still cross-region (version 3's fixed list made it on-demand at burndown 1,
 # on the wrong quota); discovery goes on
