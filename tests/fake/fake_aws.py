@@ -925,6 +925,9 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     entry["sig_error"] = code or ""
     if auth:
         entry["service"], entry["region"] = auth["service"], auth["region"]
+    token = h.headers.get("X-Amz-Security-Token")
+    if token is not None or st.args.session_token is not None:
+        entry["token_ok"] = token is not None and token == st.args.session_token
     listing = path == "/inference-profiles"
     models = path == "/foundation-models"
     rule = st.fault_for("ListFoundationModels" if models else
@@ -938,6 +941,9 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     if auth["service"] != "bedrock":
         return bedrock_error(h, entry, 403, "InvalidSignatureException",
                              "Credential should be scoped to correct service: 'bedrock'.")
+    if st.args.session_token is not None and not entry["token_ok"]:
+        return bedrock_error(h, entry, 403, "UnrecognizedClientException",
+                             "The security token included in the request is invalid.")
     if models:
         if h.command != "GET":
             return bedrock_error(h, entry, 400, "ValidationException", "expected GET /foundation-models")
