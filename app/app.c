@@ -13,6 +13,7 @@
 #include "app/app.h"
 #include "collectors/admission.h"
 #include "collectors/awsgroup.h"
+#include "collectors/catalogue.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/cw_insights.h"
 #include "collectors/demo.h"
@@ -128,7 +129,7 @@ int64_t app_poll_once(struct app *a, int64_t start, int *sig)
 
 static const struct bt_collector_ops *const live_collectors[] = {
     &bt_cloudwatch_collector, &bt_quotas_collector, &bt_admission_collector,
-    &bt_cw_insights_collector,
+    &bt_cw_insights_collector, &bt_catalogue_collector,
 };
 static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
 /* --source prometheus+http://...: bedtop's own series, no AWS request */

@@ -81,7 +81,7 @@ static int plan_print(const struct opts *o, const struct bt_config *cfg, const s
     if (r < 0)
         return 3;
     struct bt_whatif *w = bt_xcalloc(1, sizeof *w);
-    char why[160];
+    char why[640];
     if (!bt_plan_whatif(cfg, st, r, now, &c, w, why, sizeof why)) {
         bt_err("plan: %s", why);
         free(w);

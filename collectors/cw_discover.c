@@ -3,8 +3,8 @@
  * on-demand, cross-Region and global IDs, "+latency-optimized" IDs
  * (latency-optimized), provisioned-model ARNs (provisioned), an application
  * profile once (its ARN and its bare ID are one route), mantle models (endpoint
- * mantle). ListInferenceProfiles first, where allowed, teaches the cross-Region
- * prefixes (core/model.h keeps the one list). */
+ * mantle). Cross-Region prefixes are recognised by pattern (core/model.h);
+ * ListInferenceProfiles confirms them per route (collectors/catalogue.c). */
 #include "collectors/cloudwatch.h"
 
 #include <stdio.h>
@@ -19,7 +19,7 @@
 
 #define MAX_DISCOVER 200
 
-enum { STEP_PROFILES, STEP_RUNTIME, STEP_MANTLE, STEP_DONE };
+enum { STEP_RUNTIME, STEP_MANTLE, STEP_DONE };
 
 struct found_model {
     char id[192];
@@ -30,14 +30,13 @@ struct discover {
     struct bt_ctx *ctx;
     struct bt_awsgroup_provider prov;
     char region[32];
-    char url[512], bedrock[512];
+    char url[512];
     int step;
     char *token;
     int pages;
     bool failed;
     enum bt_errkind kind;     /* what kind of failure err is */
     char err[1536];           /* whole: a credentials message lists every source tried */
-    char note[256];           /* ListInferenceProfiles refused: the built-in prefixes used */
     struct found_model *models;
     int nmodels;
 };
@@ -68,12 +67,6 @@ static void on_listed(void *arg, const struct bt_cw_listed *l)
         m->legacy = true;
 }
 
-static void on_profile(void *arg, const char *profile_id)
-{
-    (void)arg;
-    bt_profile_prefix_learn(profile_id);
-}
-
 static void discover_submit(struct discover *d);
 
 static void next_step(struct discover *d)
@@ -96,17 +89,10 @@ static bool discover_finished(void *arg)
 static void discover_done(void *arg, const struct bt_http_resp *resp)
 {
     struct discover *d = arg;
-    const char *op = d->step == STEP_PROFILES ? "ListInferenceProfiles" : "ListMetrics";
+    const char *op = "ListMetrics";
     char why[1280], err[160];
     if (resp->status != 200) {
         bt_awsgroup_describe(resp, why, sizeof why);
-        if (d->step == STEP_PROFILES) {
-            /* not allowed (or not there): the built-in list of prefixes stands */
-            snprintf(d->note, sizeof d->note,
-                     "ListInferenceProfiles: %.160s; the built-in cross-Region prefixes are used", why);
-            next_step(d);
-            return;
-        }
         snprintf(d->err, sizeof d->err, "route discovery (%s %s%s): %s", op,
                  d->step == STEP_MANTLE ? "AWS/BedrockMantle " : "", d->region, why);
         d->kind = resp->kind;
@@ -115,17 +101,9 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         return;
     }
     char *token = NULL;
-    bool ok = d->step == STEP_PROFILES
-                  ? bt_infprofile_parse_list(resp->body, resp->body_len, on_profile, d, &token, err,
-                                             sizeof err)
-                  : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_listed, d, &token,
-                                                  err, sizeof err);
+    bool ok = bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_listed, d, &token, err,
+                                            sizeof err);
     if (!ok) {
-        if (d->step == STEP_PROFILES) {
-            snprintf(d->note, sizeof d->note, "ListInferenceProfiles: %s", err);
-            next_step(d);
-            return;
-        }
         snprintf(d->err, sizeof d->err, "route discovery (%s %s): %s (%s)", op, d->region, err,
                  resp->url ? resp->url : "");
         d->kind = BT_ERR_PARSE;
@@ -145,23 +123,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
 
 static void discover_submit(struct discover *d)
 {
-    char label[96], url[8192];
-    if (d->step == STEP_PROFILES) {
-        /* REST-JSON GET; the system-defined profiles carry the prefixes */
-        char tok[6400] = ""; /* a 2,048-byte token, every byte encoded */
-        if (d->token)
-            bt_infprofile_encode(d->token, tok, sizeof tok);
-        snprintf(url, sizeof url, "%s/inference-profiles?maxResults=100%s%s&type=SYSTEM_DEFINED",
-                 d->bedrock, tok[0] ? "&nextToken=" : "", tok);
-        snprintf(label, sizeof label, "bedrock %s ListInferenceProfiles", d->region);
-        struct bt_http_req req = {
-            .policy = &bt_aws_policy,
-            .method = "GET", .url = url, .service = "bedrock", .region = d->region,
-            .creds = &d->prov.p, .label = label, .timeout = bt_awsgroup_timeout(),
-        };
-        bt_http_submit(d->ctx->http, &req, discover_done, d);
-        return;
-    }
+    char label[96];
     struct bt_buf body = {0};
     const char *acct = d->ctx->cfg->account;
     bool mantle = d->step == STEP_MANTLE;
@@ -245,10 +207,7 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_er
         bt_awsgroup_provider_free(&d.prov);
         return -1;
     }
-    /* no control-plane endpoint: the built-in prefixes, straight to ListMetrics */
-    d.step = bt_aws_endpoint(&d.prov.opts, "bedrock", d.region, d.bedrock, sizeof d.bedrock) == 0
-                 ? STEP_PROFILES
-                 : STEP_RUNTIME;
+    d.step = STEP_RUNTIME;
     d.models = bt_xcalloc(MAX_DISCOVER, sizeof *d.models);
     discover_submit(&d);
     /* startup, before the dashboard: wait here; http bounds every attempt, a signal
@@ -267,8 +226,6 @@ int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_er
         snprintf(err, errlen, "%s", d.err);
         *kind = d.kind;
     } else {
-        if (d.note[0] && ctx->verbose)
-            fprintf(stderr, "bedtop: %s\n", d.note);
         added = 0;
         for (int i = 0; i < d.nmodels; i++) {
             if (profile_alias(&d, &d.models[i]))

@@ -92,7 +92,7 @@ static const struct demo_route {
                       TRIAGE_MODEL, "us-east-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 1024, NULL},
     [R_PREVIEW] = {"preview", "anthropic.claude-opus-4-5-20251101-v1:0", NULL, "us-east-1",
                    BT_EP_RUNTIME, BT_PRIO_ONLINE, 4096, NULL},
-    [R_LUNA] = {"luna", "openai.gpt-5-6-luna", NULL, "us-east-1", BT_EP_MANTLE, BT_PRIO_ONLINE,
+    [R_LUNA] = {"luna", "openai.gpt-5.6-luna", NULL, "us-east-1", BT_EP_MANTLE, BT_PRIO_ONLINE,
                 4000, NULL},
     [R_OPUS48] = {"opus48", "us.anthropic.claude-opus-4-8", NULL, "us-east-1", BT_EP_RUNTIME,
                   BT_PRIO_ONLINE, 1000, NULL},
@@ -247,14 +247,14 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
     }
     case R_SUMMARIZE:
         inv = k >= 6 && k < 18 ? 10 : (k >= 18 ? 5 : 4);
-        in_avg = 2000, out_avg = 300;
+        in_avg = 2000, out_avg = 300, burndown = 5; /* Claude 3.5 Haiku: 5, as every 4.7 and below */
         thr = k >= 6 && k < 18 ? 2 : 0;
         p50 = 1200, p99 = 3500;
         break;
     case R_WORKERS:
         /* from minute 17 a ramp: +15 calls a minute to 26 (the forecast's story) */
         inv = k >= 17 && k < 27 ? 200 + 15 * (k - 16) : k >= 4 ? 200 : 120;
-        in_avg = 3000, out_avg = 400;
+        in_avg = 3000, out_avg = 400, burndown = 5; /* Claude 3 Haiku: 5 */
         p50 = 2000, p99 = 7000;
         break;
     case R_AGENTS:
@@ -337,7 +337,8 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         o->v[BT_SIG_LATENCY_P90] *= 1.8;
         o->v[BT_SIG_LATENCY_P99] *= 1.8;
     }
-    /* AWS's estimate: the completion-time formula, computed over completed calls. */
+    /* AWS's estimate: the completion-time formula, computed over completed calls, at
+     * each model's real burndown (DOMAIN.md), whatever the table or config says */
     o->v[BT_SIG_ESTIMATED_TPM] = round((in + cw + out * burndown) * (1 + 0.01 * jitter(r, m, 9)));
 }
 

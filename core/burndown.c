@@ -21,19 +21,30 @@ void bt_burndown_add(struct bt_burndown *b, const char *pattern, double factor, 
     bt_strlcpy(r->origin, origin ? origin : "", sizeof r->origin);
 }
 
-/* "endpoint=runtime" / "endpoint=mantle" after the factor: the row's scope. */
-static bool endpoint_scope(char *rest, int *endpoint)
+/* After the factor: "endpoint=runtime" / "endpoint=mantle" (the row's scope) and
+ * "family" (a family floor), in either order, each at most once. */
+static bool row_flags(char *rest, int *endpoint, bool *family)
 {
     *endpoint = -1;
-    rest = bt_trim(rest);
-    if (!*rest)
-        return true;
-    if (!strcmp(rest, "endpoint=runtime"))
-        *endpoint = BT_EP_RUNTIME;
-    else if (!strcmp(rest, "endpoint=mantle"))
-        *endpoint = BT_EP_MANTLE;
-    else
-        return false;
+    *family = false;
+    bool scoped = false;
+    char *p = bt_trim(rest);
+    while (*p) {
+        size_t n = strcspn(p, " \t");
+        char *next = p + n;
+        if (*next)
+            *next++ = '\0';
+        if (!strcmp(p, "endpoint=runtime") && !scoped)
+            *endpoint = BT_EP_RUNTIME;
+        else if (!strcmp(p, "endpoint=mantle") && !scoped)
+            *endpoint = BT_EP_MANTLE;
+        else if (!strcmp(p, "family") && !*family)
+            *family = true;
+        else
+            return false;
+        scoped = scoped || *endpoint >= 0;
+        p = next + strspn(next, " \t");
+    }
     return true;
 }
 
@@ -47,21 +58,26 @@ static bool burndown_line(void *arg, char *pat, char *val, const char *name, int
     }
     double f;
     int endpoint = -1;
+    bool family = false;
     char *sp = strpbrk(val, " \t");
     if (sp)
         *sp++ = '\0';
+    char rest[128];
+    bt_strlcpy(rest, sp ? sp : "", sizeof rest);
     if (!*pat || !bt_parse_double(val, &f) || f < 1 || f > 1000 ||
-        (sp && !endpoint_scope(sp, &endpoint))) {
+        (sp && !row_flags(sp, &endpoint, &family))) {
         snprintf(err, errlen,
                  "%s:%d: bad burndown row '%s%s%s' (a factor from 1 to 1000, then optionally "
-                 "endpoint=runtime or endpoint=mantle)",
-                 name, lineno, val, sp ? " " : "", sp ? sp : "");
+                 "endpoint=runtime or endpoint=mantle, and family for a family floor)",
+                 name, lineno, val, rest[0] ? " " : "", rest);
         return false;
     }
     const char *base = strrchr(name, '/');
     char origin[64];
     snprintf(origin, sizeof origin, "%s:%d", base ? base + 1 : name, lineno);
     bt_burndown_add(arg, pat, f, endpoint, origin);
+    struct bt_burndown *b = arg;
+    b->rules[b->n - 1].family = family;
     return true;
 }
 
@@ -104,9 +120,10 @@ void bt_burndown_row_text(const struct bt_burndown_rule *row, char *out, size_t 
         snprintf(out, n, "no table row (1)");
         return;
     }
-    snprintf(out, n, "%s%s%s = %g%s", row->origin, row->origin[0] ? " " : "", row->pattern,
+    snprintf(out, n, "%s%s%s = %g%s%s", row->origin, row->origin[0] ? " " : "", row->pattern,
              row->factor, row->endpoint == BT_EP_RUNTIME ? " (runtime)"
-             : row->endpoint == BT_EP_MANTLE ? " (mantle)" : "");
+             : row->endpoint == BT_EP_MANTLE ? " (mantle)" : "",
+             row->family ? " (family floor, unverified)" : "");
 }
 
 double bt_burndown_hold_bound(double reservation, double max_tokens, double burndown)
@@ -116,16 +133,107 @@ double bt_burndown_hold_bound(double reservation, double max_tokens, double burn
     return reservation + max_tokens * (burndown - 1);
 }
 
+bool bt_burndown_disagrees(double measured, double expected)
+{
+    return !isnan(measured) && !isnan(expected) &&
+           fabs(measured - expected) > fmax(0.5, 0.2 * expected);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void bt_burndown_measure(const struct bt_store *st, int route, int64_t through,
+                         struct bt_burndown_steady *out)
+{
+    double v[BT_BURNDOWN_WINDOW];
+    int n = 0;
+    out->value = out->spread = NAN;
+    out->minutes = 0;
+    int64_t last = bt_minute_floor(through) - 60; /* the newest minute that has ended */
+    for (int i = 0; i < BT_BURNDOWN_WINDOW; i++) {
+        int64_t m = last - 60 * (int64_t)i;
+        double est = bt_store_at(st, route, BT_SIG_ESTIMATED_TPM, m);
+        double out_tok = bt_store_at(st, route, BT_SIG_OUTPUT_TOKENS, m);
+        double in = bt_store_at(st, route, BT_SIG_INPUT_TOKENS, m);
+        if (!isfinite(est) || !isfinite(out_tok) || out_tok < BT_BURNDOWN_MIN_OUTPUT || isnan(in))
+            continue;
+        double cw = bt_store_at(st, route, BT_SIG_CACHE_WRITE, m);
+        double b = (est - in - (isnan(cw) ? 0 : cw)) / out_tok;
+        if (isfinite(b))
+            v[n++] = b;
+    }
+    out->minutes = n;
+    if (!n)
+        return;
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    out->spread = med > 0 ? (v[n - 1] - v[0]) / med : NAN;
+    if (n >= BT_BURNDOWN_MIN_MINUTES && med >= 1 && med <= 1000 &&
+        out->spread <= BT_BURNDOWN_MAX_SPREAD)
+        /* every rate AWS has published is whole: a median within 3 % of a whole
+         * number is that number, else it is kept to two decimals */
+        out->value = fabs(med - round(med)) <= 0.03 * round(med) ? round(med) : round(med * 100) / 100;
+}
+
 void bt_route_burndown(struct bt_route *r, const struct bt_burndown *b)
 {
     const struct bt_burndown_rule *row =
         bt_burndown_find(b, r->base_model[0] ? r->base_model : r->model, (int)r->endpoint);
-    r->burndown = row ? row->factor : 1;
-    r->burndown_source = row && strcmp(row->pattern, "*") != 0 ? "table" : "default";
     if (row)
         bt_burndown_row_text(row, r->burndown_row, sizeof r->burndown_row);
     else
         r->burndown_row[0] = '\0';
+    bool catch_all = !row || !strcmp(row->pattern, "*");
+    if (r->endpoint == BT_EP_MANTLE) { /* no burndown: output counts once (JSON null) */
+        r->burndown_prior = 1;
+        r->burndown_prior_source = "none";
+        r->burndown_row[0] = '\0';
+    } else if (r->burndown_source && !strcmp(r->burndown_source, "config") && !isnan(r->burndown)) {
+        r->burndown_prior = r->burndown;
+        r->burndown_prior_source = "config";
+    } else {
+        r->burndown_prior = row ? row->factor : 1;
+        r->burndown_prior_source = catch_all ? "default" : row->family ? "family" : "table";
+    }
+    if (catch_all && r->endpoint != BT_EP_MANTLE)
+        r->burndown_row[0] = '\0'; /* "1 for every other model" names no model */
+    r->burndown = r->burndown_prior;
+    r->burndown_source = r->burndown_prior_source;
+    r->burndown_verified = !strcmp(r->burndown_source, "table");
+    r->burndown_steady = NAN;
+    r->burndown_steady_minutes = 0;
+}
+
+void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
+                              int64_t through)
+{
+    const char *prior = r->burndown_prior_source ? r->burndown_prior_source : "default";
+    if (isnan(r->burndown_prior) || !strcmp(prior, "none"))
+        return; /* mantle, or a route whose prior was never set */
+    struct bt_burndown_steady m;
+    bt_burndown_measure(st, route, through, &m);
+    r->burndown_steady = m.value;
+    r->burndown_steady_minutes = m.minutes;
+    bool steady = !isnan(m.value);
+    bool agrees = steady && !bt_burndown_disagrees(m.value, r->burndown_prior);
+    if (!strcmp(prior, "config") || (!strcmp(prior, "table") && (!steady || agrees))) {
+        /* the config always wins; a table row wins where nothing steady contradicts it */
+        r->burndown = r->burndown_prior;
+        r->burndown_source = prior;
+        r->burndown_verified = !strcmp(prior, "table") || agrees;
+    } else if (steady) {
+        /* an agreeing floor or default keeps its exact value, now backed */
+        r->burndown = agrees ? r->burndown_prior : m.value;
+        r->burndown_source = "measured";
+        r->burndown_verified = true;
+    } else {
+        r->burndown = r->burndown_prior;
+        r->burndown_source = prior;
+        r->burndown_verified = !strcmp(prior, "measured"); /* a poller's measurement, read back */
+    }
 }
 
 void bt_burndown_free(struct bt_burndown *b)

@@ -5,11 +5,14 @@
 #define BEDTOP_BURNDOWN_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct bt_burndown_rule {
     char pattern[192];       /* fnmatch(3) glob against the model ID */
     double factor;
     int endpoint;            /* enum bt_endpoint, or -1: every endpoint */
+    bool family;             /* a family floor ("family" after the factor): an unlisted
+                              * member of the family gets it, unverified */
     char origin[64];         /* where the row was read: "burndown.conf:31", "config" */
 };
 
@@ -18,7 +21,8 @@ struct bt_burndown {
     int n;
 };
 
-/* Parses "pattern = factor [endpoint=runtime|mantle]" lines (# and ; comments). */
+/* Parses "pattern = factor [endpoint=runtime|mantle] [family]" lines (# and ;
+ * comments). */
 bool bt_burndown_parse(struct bt_burndown *b, const char *text, const char *name, char *err,
                        size_t errlen);
 /* io/conffile.h loads the file (bt_burndown_load_file, bt_burndown_load_default). */
@@ -44,8 +48,41 @@ void bt_burndown_free(struct bt_burndown *b);
  * headroom. NAN when burndown <= 5 or a figure is unknown. */
 double bt_burndown_hold_bound(double reservation, double max_tokens, double burndown);
 
+/* A measured burndown and the value it is compared with disagree: by more than
+ * 0.5 and more than a fifth of the expected value (false when either is NaN). */
+bool bt_burndown_disagrees(double measured, double expected);
+
+/* The steady-measurement rule (DESIGN.md "Coverage and the catalogue"): over the
+ * BT_BURNDOWN_WINDOW minutes before `through`, each minute with at least
+ * BT_BURNDOWN_MIN_OUTPUT output tokens and an EstimatedTPMQuotaUsage datapoint
+ * measures (Estimated - Input - CacheWrite) / Output; with at least
+ * BT_BURNDOWN_MIN_MINUTES such minutes whose spread (max - min) is at most
+ * BT_BURNDOWN_MAX_SPREAD of their median, the median is steady (a whole number
+ * when within 3 % of one, as every published rate is; else to two decimals). */
+#define BT_BURNDOWN_WINDOW 15
+#define BT_BURNDOWN_MIN_MINUTES 5
+#define BT_BURNDOWN_MIN_OUTPUT 1000
+#define BT_BURNDOWN_MAX_SPREAD 0.10
+struct bt_burndown_steady {
+    double value;            /* the median, NAN when not steady */
+    double spread;           /* (max - min) / median of the minutes used, NAN with none */
+    int minutes;             /* minutes with enough output and an estimate */
+};
+struct bt_store;
+void bt_burndown_measure(const struct bt_store *st, int route, int64_t through,
+                         struct bt_burndown_steady *out);
+
 struct bt_route;
-/* Sets a route's burndown, burndown_source ("table", "default") and burndown_row
- * from the table, for its base model (else model) on its endpoint. */
+/* Sets a route's prior (burndown_prior, burndown_prior_source: "config" when the
+ * config set it, else "table", "family" or "default"; "none" on mantle) and
+ * burndown_row (the table row for its base model, else model, on its endpoint,
+ * named even when the config wins), and makes the prior the value used. */
 void bt_route_burndown(struct bt_route *r, const struct bt_burndown *b);
+/* The value used, in order: the config; a steady measurement over the minutes
+ * before `through` (a table row it agrees with stays, exact, and is verified by
+ * it); the table row; the family floor; 1. Sets burndown, burndown_source,
+ * burndown_verified, burndown_steady(_minutes). Derived from the store only, so a
+ * replay recomputes it from the recorded samples. */
+void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
+                              int64_t through);
 #endif

@@ -16,6 +16,9 @@ void bt_route_defaults(struct bt_route *r)
     r->concurrency_limit = NAN;
     r->burndown = NAN;
     r->burndown_source = "default";
+    r->burndown_prior = NAN;
+    r->burndown_prior_source = "default";
+    r->burndown_steady = NAN;
     for (int k = 0; k < BT_Q_COUNT; k++)
         r->quota[k].value = NAN;
 }
@@ -125,13 +128,7 @@ void bt_config_finish(struct bt_config *c)
         struct bt_route *r = &c->routes[i];
         if (!r->inference_set)
             r->inference = bt_inference_from_model(r->model);
-        if (isnan(r->burndown) || strcmp(r->burndown_source, "config") != 0)
-            bt_route_burndown(r, &c->burndown);
-        if (r->endpoint == BT_EP_MANTLE) { /* no burndown: output counts once (JSON null) */
-            r->burndown = 1;
-            r->burndown_source = "none";
-            r->burndown_row[0] = '\0';
-        }
+        bt_route_burndown(r, &c->burndown); /* a config value stays, the row is named */
         if (!r->region[0])
             bt_strlcpy(r->region, c->region, sizeof r->region);
         if (!r->account[0])

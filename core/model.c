@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/burndown.h"
 #include "core/counters.h"
 #include "core/plausible.h"
 #include "core/util.h"
@@ -95,45 +96,51 @@ const char *bt_quota_kind_name(enum bt_quota_kind k)
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
-/* The built-in list (DOMAIN.md) and what ListInferenceProfiles taught this process. */
-#define MAX_PREFIXES 32
-static char prefixes[MAX_PREFIXES][16] = {"us.", "us-gov.", "ca.", "eu.", "apac.", "jp.", "au.",
-                                          "global."};
-static int nprefixes = 8;
+/* A geographic or global inference-profile prefix, recognised by its shape (never a
+ * fixed list: AWS keeps adding Region groups, and an unknown prefix read as an
+ * on-demand model ID put a cross-Region route on the wrong quota at burndown 1):
+ * "global.", or a short lower-case segment of two to four letters with an optional
+ * "-letters" tail ("us.", "in.", "apac.", "us-gov.") followed by vendor.model, the
+ * vendor lower-case letters and digits ("anthropic.", "openai."). So "zai.glm-4.6"
+ * (the "vendor" has a '-') and "meta.llama3-70b" (no second dot) have none.
+ * ListInferenceProfiles confirms them per Region (collectors/infprofile.c). */
+static size_t letters(const char *p, const char *set)
+{
+    return strspn(p, set);
+}
 
 size_t bt_profile_prefix_len(const char *id)
 {
-    size_t best = 0;
-    for (int i = 0; id && i < nprefixes; i++) {
-        size_t l = strlen(prefixes[i]);
-        if (l > best && strncmp(id, prefixes[i], l) == 0)
-            best = l;
+    static const char lower[] = "abcdefghijklmnopqrstuvwxyz";
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    if (!id)
+        return 0;
+    size_t l;
+    if (!strncmp(id, "global.", 7)) {
+        l = 7;
+    } else {
+        l = letters(id, lower);
+        if (l < 2 || l > 4)
+            return 0;
+        if (id[l] == '-') {
+            size_t t = letters(id + l + 1, lower);
+            if (!t)
+                return 0;
+            l += 1 + t;
+        }
+        if (id[l] != '.')
+            return 0;
+        l++;
     }
-    return best;
+    size_t v = letters(id + l, alnum);
+    if (!v || id[l + v] != '.' || !id[l + v + 1] || !strchr(lower, id[l]))
+        return 0;
+    return l;
 }
 
 const char *bt_profile_strip(const char *id)
 {
     return id + bt_profile_prefix_len(id);
-}
-
-bool bt_profile_prefix_learn(const char *profile_id)
-{
-    const char *dot = profile_id ? strchr(profile_id, '.') : NULL;
-    size_t l = dot ? (size_t)(dot - profile_id) + 1 : 0;
-    /* a Region-group prefix is short lower-case letters and '-' ("us-gov."), and a
-     * model follows it (vendor.model) */
-    if (l < 3 || l >= sizeof prefixes[0] || !strchr(dot + 1, '.') ||
-        strspn(profile_id, "abcdefghijklmnopqrstuvwxyz-") != l - 1)
-        return false;
-    for (int i = 0; i < nprefixes; i++)
-        if (strlen(prefixes[i]) == l && strncmp(prefixes[i], profile_id, l) == 0)
-            return false;
-    if (nprefixes >= MAX_PREFIXES)
-        return false;
-    memcpy(prefixes[nprefixes], profile_id, l);
-    prefixes[nprefixes++][l] = '\0';
-    return true;
 }
 
 enum bt_inference bt_inference_from_model(const char *id)
@@ -521,7 +528,7 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
 const char *bt_setting_name(enum bt_setting k)
 {
     static const char *const names[] = {"max_tokens", "burndown", "base_model", "inference",
-                                        "identity"};
+                                        "identity", "lifecycle", "profile"};
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
@@ -541,7 +548,8 @@ bool bt_setting_is_number(enum bt_setting k)
 /* A BT_EV_SETTING applied to its route; a value out of bounds is not taken. */
 static void apply_setting(struct bt_route *r, const struct bt_event *ev)
 {
-    static const char *const bsrc[] = {"config", "table", "default"};
+    /* "measured": a poller's measured value read back (--source) */
+    static const char *const bsrc[] = {"config", "measured", "table", "family", "default"};
     switch (ev->setting) {
     case BT_SET_MAX_TOKENS:
         if (bt_sample_plausible(BT_SIG_ADM_MAX_TOKENS, ev->value, NULL, 0) && ev->value > 0)
@@ -550,14 +558,19 @@ static void apply_setting(struct bt_route *r, const struct bt_event *ev)
     case BT_SET_BURNDOWN:
         if (r->endpoint == BT_EP_MANTLE || !isfinite(ev->value) || ev->value < 1 || ev->value > 1000)
             break; /* mantle has none */
-        r->burndown = ev->value;
-        r->burndown_source = "default";
+        /* the catalogue's prior for the model learned at run time; a steady
+         * measurement may still win (bt_route_burndown_settle) */
+        r->burndown_prior = ev->value;
+        r->burndown_prior_source = "default";
         for (size_t i = 0; i < BT_ARRAY_LEN(bsrc); i++)
             if (!strcmp(ev->str, bsrc[i]))
-                r->burndown_source = bsrc[i];
+                r->burndown_prior_source = bsrc[i];
         /* the event's text names the table row it came from ("" for none) */
-        bt_strlcpy(r->burndown_row, strcmp(r->burndown_source, "table") ? "" : ev->text,
+        bt_strlcpy(r->burndown_row, strcmp(r->burndown_prior_source, "default") ? ev->text : "",
                    sizeof r->burndown_row);
+        r->burndown = r->burndown_prior;
+        r->burndown_source = r->burndown_prior_source;
+        r->burndown_verified = !strcmp(r->burndown_source, "table") || !strcmp(r->burndown_source, "measured");
         break;
     case BT_SET_BASE_MODEL:
         bt_strlcpy(r->base_model, ev->str, sizeof r->base_model);
@@ -570,6 +583,15 @@ static void apply_setting(struct bt_route *r, const struct bt_event *ev)
     }
     case BT_SET_IDENTITY:
         bt_strlcpy(r->identity, ev->str, sizeof r->identity);
+        break;
+    case BT_SET_LIFECYCLE:
+        bt_strlcpy(r->lifecycle, !strcmp(ev->str, "ACTIVE") || !strcmp(ev->str, "LEGACY") ? ev->str : "",
+                   sizeof r->lifecycle);
+        bt_strlcpy(r->lifecycle_text, ev->text, sizeof r->lifecycle_text);
+        break;
+    case BT_SET_PROFILE:
+        bt_strlcpy(r->profile_check, ev->str, sizeof r->profile_check);
+        bt_strlcpy(r->profile_text, ev->text, sizeof r->profile_text);
         break;
     default:
         break;
@@ -588,7 +610,7 @@ static void apply_base_model(struct bt_route *r, const char *text)
     if (i >= 0)
         r->inference = (enum bt_inference)i;
     bt_strlcpy(r->base_model, model, sizeof r->base_model);
-    r->burndown = burndown;
+    r->burndown = r->burndown_prior = burndown;
 }
 
 static void record_apply(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
@@ -687,6 +709,13 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             for (int r = 0; r < s->nroutes; r++)
                 apply_status(s, r, ev);
         }
+        /* a CloudWatch poll answered or failed: the steady burndown from the minutes
+         * stored before it (the same whether the process saw the earlier polls or not) */
+        for (int r = ev->route < 0 ? 0 : ev->route; ev->source == BT_SRC_CLOUDWATCH && r < s->nroutes; r++) {
+            bt_route_burndown_settle(&routes[r], s, r, ev->t);
+            if (ev->route >= 0)
+                break;
+        }
         break;
     default:
         break;
@@ -707,14 +736,28 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         routes[r].inference = base_routes[r].inference;
         routes[r].burndown = base_routes[r].burndown;
         routes[r].burndown_source = base_routes[r].burndown_source;
+        routes[r].burndown_prior = base_routes[r].burndown_prior;
+        routes[r].burndown_prior_source = base_routes[r].burndown_prior_source;
+        routes[r].burndown_verified = base_routes[r].burndown_verified;
+        routes[r].burndown_steady = base_routes[r].burndown_steady;
+        routes[r].burndown_steady_minutes = base_routes[r].burndown_steady_minutes;
         bt_strlcpy(routes[r].burndown_row, base_routes[r].burndown_row, sizeof routes[r].burndown_row);
         routes[r].max_tokens = base_routes[r].max_tokens;
         routes[r].legacy_seen = base_routes[r].legacy_seen;
         bt_strlcpy(routes[r].unseen, base_routes[r].unseen, sizeof routes[r].unseen);
+        memcpy(routes[r].lifecycle, base_routes[r].lifecycle, sizeof routes[r].lifecycle);
+        memcpy(routes[r].lifecycle_text, base_routes[r].lifecycle_text, sizeof routes[r].lifecycle_text);
+        memcpy(routes[r].profile_check, base_routes[r].profile_check, sizeof routes[r].profile_check);
+        memcpy(routes[r].profile_text, base_routes[r].profile_text, sizeof routes[r].profile_text);
     }
+    /* each event sees the samples that had arrived when it did, as live: a steady
+     * burndown (bt_route_burndown_settle) is measured from those, not later ones */
     for (size_t i = 0; i < s->nlog; i++)
-        if (!t || s->log[i].t <= t)
+        if (!t || s->log[i].t <= t) {
+            s->horizon = s->log[i].t;
             apply_event(s, routes, &s->log[i]);
+        }
+    s->horizon = t;
     s->generation++;
 }
 

@@ -87,15 +87,14 @@ int bt_inference_by_name(const char *name);
 const char *bt_quota_source_name(enum bt_quota_source s);
 /* Precedence of quota sources: config 3 > service-quotas 2 > default 1 > unknown 0. */
 int bt_quota_rank(enum bt_quota_source s);
-/* Inference-profile prefixes ("us.", "us-gov.", "eu.", "global.", ...): one list, built
- * in, extended at run time from ListInferenceProfiles (bt_profile_prefix_learn). Returns
- * the length of id's prefix, 0 when it has none. */
+/* Inference-profile prefixes ("us.", "us-gov.", "apac.", "in.", "global.", ...),
+ * recognised by pattern, never a fixed list: "global.", or two to four lower-case
+ * letters with an optional "-letters" tail, then a '.', then vendor.model (vendor:
+ * lower-case letters and digits). Returns the length of id's prefix, 0 when it has
+ * none. ListInferenceProfiles confirms them (collectors/infprofile.c). */
 size_t bt_profile_prefix_len(const char *id);
 /* id without its inference-profile prefix. */
 const char *bt_profile_strip(const char *id);
-/* Learns a prefix from a system inference-profile ID ("ca.amazon.nova-pro-v1:0" ->
- * "ca."); returns whether it was new. */
-bool bt_profile_prefix_learn(const char *profile_id);
 /* Infers the inference route from a model/profile ID: a provisioned-model ARN, a
  * "+latency-optimized" suffix, else the prefix (us., eu., global., ...). */
 enum bt_inference bt_inference_from_model(const char *model_id);
@@ -151,13 +150,29 @@ struct bt_route {
     double burndown;         /* resolved output multiplier */
     const char *burndown_source; /* "config", "table", "default"; "none" for mantle (no
                               * burndown: output counts once, shown as null) */
-    char burndown_row[128];  /* the table row used ("burndown.conf:31 pattern = 15"), "" none */
+    char burndown_row[128];  /* the table row for the model ("burndown.conf:31 pattern = 15"),
+                              * named even when the config or a measurement wins; "" none */
+    /* the catalogue's prior (core/burndown.c): the config's value, a table row, the
+     * family floor or 1, with its source ("config", "table", "family", "default",
+     * "none"); burndown/burndown_source above are what is used: the prior, or a
+     * steady measurement from EstimatedTPMQuotaUsage ("measured") */
+    double burndown_prior;
+    const char *burndown_prior_source;
+    bool burndown_verified;  /* a table row or a steady measurement backs the value used */
+    double burndown_steady;  /* the steady measurement (NAN: none steady) */
+    int burndown_steady_minutes; /* minutes it was measured over (0: none) */
     char admission[512];     /* per-route admission URL (empty: global or none) */
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];
     enum bt_quota_match quota_match[BT_Q_COUNT]; /* how each quota was tied to the route */
     bool legacy_seen;        /* ListMetrics lists LegacyModelInvocations for the model
                               * (BT_EVCODE_LEGACY_MODEL): increases are refused for it */
+    /* the catalogue (collectors/catalogue.c, BT_SET_LIFECYCLE / BT_SET_PROFILE) */
+    char lifecycle[12];      /* "ACTIVE", "LEGACY", "" not known */
+    char lifecycle_text[224]; /* its dates ("legacy since 2026-03-01, end of life
+                              * 2026-09-01"), or why it is not known */
+    char profile_check[12];  /* "confirmed", "unlisted", "unknown", "" not asked */
+    char profile_text[224];
     char unseen[224];        /* ModelIds the config does not name on this route's quota,
                               * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
     int line;                /* config line, for messages */
@@ -201,8 +216,13 @@ enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INF
  *   base_model   str: the base model an application inference profile routes to
  *   inference    str: the inference type (on-demand, cross-region, global)
  *   identity     str: the AWS identity the route's CloudWatch poll ran as */
+/* BT_SET_LIFECYCLE: ListFoundationModels' modelLifecycle.status for the route's model
+ * in str ("ACTIVE", "LEGACY"; "" not listed; "unknown" when the call was refused or
+ * failed) and its dates or the reason in text. BT_SET_PROFILE: what
+ * ListInferenceProfiles says of the route's profile prefix in str ("confirmed",
+ * "unlisted", "unknown") and why in text. */
 enum bt_setting { BT_SET_MAX_TOKENS, BT_SET_BURNDOWN, BT_SET_BASE_MODEL, BT_SET_INFERENCE,
-                  BT_SET_IDENTITY, BT_SET_COUNT };
+                  BT_SET_IDENTITY, BT_SET_LIFECYCLE, BT_SET_PROFILE, BT_SET_COUNT };
 const char *bt_setting_name(enum bt_setting k);
 int bt_setting_by_name(const char *name); /* -1 if unknown */
 bool bt_setting_is_number(enum bt_setting k);

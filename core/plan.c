@@ -5,6 +5,7 @@
  * the binding rule are the frame's, never computed a second time here. */
 #include "core/plan.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -389,6 +390,55 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
     free(eb);
 }
 
+/* The model families AWS offers the Priority and Flex tiers for (DOMAIN.md "Service
+ * tiers", AWS's "Service tiers" page: gpt-oss, Qwen, DeepSeek, Nova, Gemma, MiniMax,
+ * Mistral, Kimi, Nemotron); not offered for most Claude models. Globs on the model ID
+ * without its inference-profile prefix. */
+static const struct {
+    const char *glob, *family;
+} tier_models[] = {
+    {"openai.gpt-oss-*", "gpt-oss"},   {"qwen.*", "Qwen"},         {"deepseek.*", "DeepSeek"},
+    {"amazon.nova-*", "Nova"},         {"google.gemma-*", "Gemma"}, {"minimax.*", "MiniMax"},
+    {"mistral.*", "Mistral"},          {"moonshot*.kimi-*", "Kimi"}, {"nvidia.nemotron-*", "Nemotron"},
+};
+
+bool bt_tier_offered(const char *model_id)
+{
+    const char *id = bt_profile_strip(model_id ? model_id : "");
+    for (size_t i = 0; i < BT_ARRAY_LEN(tier_models); i++)
+        if (fnmatch(tier_models[i].glob, id, 0) == 0)
+            return true;
+    return false;
+}
+
+/* "plan --tier flex" on a model AWS does not offer it for: refused, saying which
+ * models are offered it (the families, and the config's routes on them). */
+static bool tier_refused(const struct bt_config *cfg, const struct bt_route *rt,
+                         enum bt_plan_tier tier, char *why, size_t n)
+{
+    const char *model = rt->base_model[0] ? rt->base_model : rt->model;
+    if (tier == BT_TIER_KEEP || (rt->endpoint == BT_EP_RUNTIME && bt_tier_offered(model)))
+        return false;
+    const char *name = tier == BT_TIER_FLEX ? "flex" : "priority";
+    struct bt_buf fam = {0}, routes = {0};
+    for (size_t i = 0; i < BT_ARRAY_LEN(tier_models); i++)
+        bt_buf_printf(&fam, "%s%s", i ? ", " : "", tier_models[i].family);
+    int k = 0;
+    for (int i = 0; i < cfg->nroutes; i++) {
+        const struct bt_route *o = &cfg->routes[i];
+        if (o->endpoint == BT_EP_RUNTIME && bt_tier_offered(o->base_model[0] ? o->base_model : o->model))
+            bt_buf_printf(&routes, "%s%s", k++ ? ", " : "", o->name);
+    }
+    snprintf(why, n,
+             "the %s tier is not offered for %s%s (AWS offers Priority and Flex on bedrock-runtime for "
+             "%s models, not for most Claude models); routes of this config that offer it: %s",
+             name, model, rt->endpoint == BT_EP_MANTLE ? " on bedrock-mantle" : "", bt_buf_str(&fam),
+             k ? bt_buf_str(&routes) : "none");
+    bt_buf_free(&fam);
+    bt_buf_free(&routes);
+    return true;
+}
+
 bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
                     const struct bt_plan_change *c, struct bt_whatif *w, char *why, size_t n)
 {
@@ -406,6 +456,8 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
                  "traffic x0 to x1000)");
         return false;
     }
+    if (tier_refused(cfg, &cfg->routes[r], c->tier, why, n))
+        return false;
     struct bt_config ca;
     struct bt_store sa;
     clone_config(&ca, cfg);

@@ -75,6 +75,11 @@ struct bt_whatif {
 /* Evaluates route r at time now as observed and with change c applied, the group
  * included, and replays the last hour for its peak minute. False (with why) when the
  * route cannot be planned (no such route, a change out of range). */
+/* Whether AWS offers the Priority and Flex tiers for a model (its ID, any
+ * inference-profile prefix ignored): gpt-oss, Qwen, DeepSeek, Nova, Gemma, MiniMax,
+ * Mistral, Kimi, Nemotron; not most Claude models. A what-if for a tier the route's
+ * model is not offered is refused (bt_plan_whatif), naming the models that are. */
+bool bt_tier_offered(const char *model_id);
 bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int r, int64_t now,
                     const struct bt_plan_change *c, struct bt_whatif *out, char *why, size_t n);
 

@@ -70,8 +70,10 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON_AddNumberToObject(o, "max_tokens", r->max_tokens);
     if (!isnan(r->concurrency_limit))
         cJSON_AddNumberToObject(o, "concurrency_limit", r->concurrency_limit);
-    cJSON_AddNumberToObject(o, "burndown", r->burndown);
-    cJSON_AddStringToObject(o, "burndown_source", r->burndown_source);
+    /* the catalogue's prior: a measured burndown is derived, and a replay measures
+     * it again from the recorded samples */
+    cJSON_AddNumberToObject(o, "burndown", r->burndown_prior);
+    cJSON_AddStringToObject(o, "burndown_source", r->burndown_prior_source);
     if (r->burndown_row[0])
         cJSON_AddStringToObject(o, "burndown_row", r->burndown_row);
     if (r->legacy_seen)

@@ -74,7 +74,9 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     if (!jnum(o, "burndown", &r->burndown) || r->burndown < 1)
         r->burndown = 1;
     const char *bs = jstr(o, "burndown_source");
-    r->burndown_source = bs && !strcmp(bs, "config") ? "config" : bs && !strcmp(bs, "table") ? "table" : "default";
+    r->burndown_source = bs && !strcmp(bs, "config") ? "config"
+                         : bs && !strcmp(bs, "table") ? "table"
+                         : bs && !strcmp(bs, "family") ? "family" : "default";
     if (jstr(o, "burndown_row"))
         bt_strlcpy(r->burndown_row, jstr(o, "burndown_row"), sizeof r->burndown_row);
     if (r->endpoint == BT_EP_MANTLE) { /* files before 2.0 said "table" for mantle */
@@ -82,6 +84,11 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
         r->burndown_source = "none";
         r->burndown_row[0] = '\0';
     }
+    /* the recorded value is the prior; a measurement is made again from the samples */
+    r->burndown_prior = r->burndown;
+    r->burndown_prior_source = r->burndown_source;
+    r->burndown_verified = !strcmp(r->burndown_source, "table");
+    r->burndown_steady = NAN;
     r->legacy_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "legacy"));
     if (jstr(o, "quota_code"))
         bt_strlcpy(r->quota_code, jstr(o, "quota_code"), sizeof r->quota_code);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/burndown.h"
 #include "core/eval_int.h"
 #include "core/format.h"
 #include "core/util.h"
@@ -397,12 +398,19 @@ static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, s
 {
     (void)cfg;
     (void)e;
-    if (!r->legacy_seen)
+    bool listed = !strcmp(r->lifecycle, "LEGACY");
+    if (!r->legacy_seen && !listed)
         return false;
-    say(w, BT_ST_OK,
-        "CloudWatch lists LegacyModelInvocations for %s: calls went to a model AWS lists as "
-        "legacy, and AWS refuses quota increases for it",
-        r->model);
+    /* ListFoundationModels' lifecycle, with its dates (the 2026-09-07 policy: a legacy
+     * period of 6 months or 45 days, then end of life), and/or CloudWatch's count */
+    say(w, listed ? BT_ST_WARN : BT_ST_OK,
+        "%s%s%s%s%s: calls go to a model AWS lists as legacy; AWS refuses quota increases for "
+        "it, new customers cannot use it and existing ones may lose access after about 15 days "
+        "without calls",
+        listed ? "ListFoundationModels lists " : "CloudWatch lists LegacyModelInvocations for ",
+        r->base_model[0] ? r->base_model : r->model, listed ? " as LEGACY (" : "",
+        listed ? (r->lifecycle_text[0] ? r->lifecycle_text : "no dates published") : "",
+        listed ? ")" : "");
     return true;
 }
 
@@ -587,29 +595,44 @@ static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route
     return true;
 }
 
-/* Burndown measured from AWS's estimate, compared with the table or config. */
-static bool burndown_disagrees(double measured, double expected)
-{
-    return !isnan(measured) && fabs(measured - expected) > fmax(0.5, 0.2 * expected);
-}
-
+/* Burndown measured from AWS's estimate, compared with the catalogue's prior (the
+ * config, a table row, the family floor or 1): says which one won and names the
+ * table row. */
 static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_route *r,
                                    struct bt_eval *e, struct bt_warning *w)
 {
     (void)cfg;
-    if (e->mantle || !burndown_disagrees(e->burndown_measured, e->burndown))
+    if (e->mantle)
         return false;
-    const char *src = e->burndown_source ? e->burndown_source : "default";
+    const char *prior = r->burndown_prior_source ? r->burndown_prior_source : "default";
+    double steady = r->burndown_steady;
+    bool steady_off = bt_burndown_disagrees(steady, r->burndown_prior);
+    if (!steady_off && !bt_burndown_disagrees(e->burndown_measured, e->burndown))
+        return false;
+    double m = steady_off ? steady : e->burndown_measured;
+    char how[96], said[400];
+    const char *model = r->base_model[0] ? r->base_model : r->model;
+    if (steady_off)
+        snprintf(how, sizeof how, "steady over %d minutes", r->burndown_steady_minutes);
+    else
+        snprintf(how, sizeof how, "in the evaluated minute, not yet steady");
+    if (!strcmp(prior, "config"))
+        snprintf(said, sizeof said, "the config gives %g (the table: %.200s)", r->burndown_prior,
+                 r->burndown_row[0] ? r->burndown_row : "no row for the model");
+    else if (!strcmp(prior, "table"))
+        snprintf(said, sizeof said, "the table row %.200s gives %g", r->burndown_row, r->burndown_prior);
+    else
+        snprintf(said, sizeof said, "no table row has %.150s, so the %s gives %g, unverified%s%.200s%s",
+                 model, !strcmp(prior, "family") ? "family floor" : "default", r->burndown_prior,
+                 r->burndown_row[0] ? " (" : "", r->burndown_row, r->burndown_row[0] ? ")" : "");
+    const char *won = !strcmp(e->burndown_source, "measured") ? "the measurement is used"
+                      : !strcmp(prior, "config")              ? "the config's value is used"
+                      : !strcmp(prior, "table")               ? "the table row is used"
+                                                              : "the unverified floor is used";
     say(w, BT_ST_WARN,
-        "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output) "
-        "but %s gives %g for %s%s%s%s: settled tokens and headroom use %g",
-        e->burndown_measured,
-        !strcmp(src, "config") ? "the config" : !strcmp(src, "table") ? "the burndown table"
-                                                                      : "no table entry (default)",
-        e->burndown, r->base_model[0] ? r->base_model : r->model,
-        strcmp(src, "config") && r->burndown_row[0] ? " (row " : "",
-        strcmp(src, "config") ? r->burndown_row : "",
-        strcmp(src, "config") && r->burndown_row[0] ? ")" : "", e->burndown);
+        "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output, "
+        "%s) but %s: %s, settled tokens and headroom use %g",
+        m, how, said, won, e->burndown);
     return true;
 }
 

@@ -194,6 +194,30 @@ static void ceiling_json(cJSON *o, const struct bt_ceiling *c)
     add_str(j, "why", c->points_to ? c->why : NULL);
 }
 
+/* What the catalogue says about the route's model (DESIGN.md "Coverage and the
+ * catalogue"): whether its burndown is backed, the table row, the steady
+ * measurement; the lifecycle. */
+static void add_catalogue(cJSON *o, const struct bt_route *rt, const struct bt_eval *e)
+{
+    if (e->mantle) {
+        cJSON_AddNullToObject(o, "burndown_verified");
+        cJSON_AddNullToObject(o, "burndown_row");
+        cJSON_AddNullToObject(o, "burndown_steady");
+    } else {
+        cJSON_AddBoolToObject(o, "burndown_verified", rt->burndown_verified);
+        add_str(o, "burndown_row", rt->burndown_row[0] ? rt->burndown_row : NULL);
+        cJSON *m = cJSON_AddObjectToObject(o, "burndown_steady");
+        add_dec(m, "value", rt->burndown_steady);
+        cJSON_AddNumberToObject(m, "minutes", rt->burndown_steady_minutes);
+    }
+    /* ListFoundationModels' modelLifecycle; ListInferenceProfiles' word on the prefix */
+    cJSON *l = cJSON_AddObjectToObject(o, "lifecycle");
+    add_str(l, "status", rt->lifecycle[0] ? rt->lifecycle : NULL);
+    add_str(l, "text", rt->lifecycle_text[0] ? rt->lifecycle_text : NULL);
+    add_str(l, "profile", rt->profile_check[0] ? rt->profile_check : NULL);
+    add_str(l, "profile_text", rt->profile_text[0] ? rt->profile_text : NULL);
+}
+
 cJSON *bt_report_route_json(const struct bt_report *r, int i)
 {
     const struct bt_eval *e = &r->evals[i];
@@ -300,6 +324,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_dec(o, "burndown", strcmp(bsrc, "none") ? e->burndown : NAN); /* mantle: null */
     cJSON_AddStringToObject(o, "burndown_source", bsrc);
     add_dec(o, "burndown_measured", e->burndown_measured);
+    add_catalogue(o, rt, e);
     add_num(o, "invocations_per_min", e->invocations);
     add_num(o, "throttles_per_min", e->throttles);
     cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");

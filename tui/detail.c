@@ -43,14 +43,23 @@ int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
 
 /* Every figure of the route with where it comes from, one a line (the identity
  * lines above are cut at narrow widths; here nothing is). */
-/* "burndown 5 (table, measured 4.98)", or "no burndown" for a mantle route */
+/* "burndown 5 (table, verified, measured 4.98)", "burndown 10 (measured over 6 min,
+ * verified; prior table 5)", "burndown 5 (family floor, unverified)", or "no
+ * burndown" for a mantle route: core/burndown.c decides, this only words it */
 static void tui_burndown_text(const struct bt_route *rt, const char *meas, char *out, size_t n)
 {
     const char *src = rt->burndown_source ? rt->burndown_source : "default";
+    const char *prior = rt->burndown_prior_source ? rt->burndown_prior_source : "default";
+    const char *ver = rt->burndown_verified ? "verified" : "unverified";
     if (!strcmp(src, "none"))
         snprintf(out, n, "no burndown%s", meas);
+    else if (!strcmp(src, "measured"))
+        snprintf(out, n, "burndown %g (measured over %d min, %s; prior %s %g)", rt->burndown,
+                 rt->burndown_steady_minutes, ver, !strcmp(prior, "family") ? "family floor" : prior,
+                 rt->burndown_prior);
     else
-        snprintf(out, n, "burndown %g (%s%s)", rt->burndown, src, meas);
+        snprintf(out, n, "burndown %g (%s, %s%s)", rt->burndown,
+                 !strcmp(src, "family") ? "family floor" : src, ver, meas);
 }
 
 int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
@@ -144,9 +153,16 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     char meas[48] = "";
     if (!isnan(e->burndown_measured))
         snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
-    char bd[80];
+    char bd[128];
     tui_burndown_text(rt, meas, bd, sizeof bd);
     FIG("max_tokens", "%s per call; observed mean output %s; %s", a, c, bd);
+    if (strcmp(rt->burndown_source ? rt->burndown_source : "", "table") != 0 && rt->burndown_row[0])
+        FIG("burndown row", "%s", rt->burndown_row); /* the row the value used is not */
+    if (rt->lifecycle[0] || rt->lifecycle_text[0])
+        FIG("lifecycle", "%s%s%s", rt->lifecycle[0] ? rt->lifecycle : "unknown",
+            rt->lifecycle_text[0] ? ": " : "", rt->lifecycle_text);
+    if (rt->profile_check[0])
+        FIG("profile", "%s: %s", rt->profile_check, rt->profile_text);
 #undef FIG
     return n;
 }
@@ -198,7 +214,7 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     char meas[32] = "";
     if (!isnan(e->burndown_measured))
         snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
-    char bd[80];
+    char bd[128];
     tui_burndown_text(rt, meas, bd, sizeof bd);
     snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  %s",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),

@@ -27,7 +27,11 @@ Protocols served (POST /, dispatched on X-Amz-Target)
     URI-encoded once more in the canonical request)
     GET /inference-profiles?maxResults=N&type=SYSTEM_DEFINED[&nextToken=T]  (ListInferenceProfiles:
     the scenario's "system_profiles" IDs, default the us./eu./apac. Claude ones, paged by
-    maxResults; "list_profiles_error": {"status", "code", "message"} refuses it)
+    maxResults; "list_profiles_error": {"status", "code", "message"} refuses it; each summary
+    lists its models' foundation-model ARNs per Region, an entry may be {"id", "regions"})
+    GET /foundation-models[?byProvider=P]  (ListFoundationModels: the scenario's
+    "foundation_models" [{"modelId", "status", "legacyTime", "endOfLifeTime", ...}] with
+    modelLifecycle; "list_models_error" refuses it)
   Errors are JSON {"__type": ..., "message"/"Message": ...} as the real services send them;
   CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender; Bedrock errors carry
   x-amzn-ErrorType.
@@ -831,6 +835,64 @@ DEFAULT_SYSTEM_PROFILES = ["us.anthropic.claude-sonnet-4-5-20250929-v1:0",
                            "global.anthropic.claude-sonnet-4-5-20250929-v1:0"]
 
 
+PROFILE_PREFIX = re.compile(r"^(global|[a-z]{2,4}(-[a-z]+)?)\.(?=[a-z0-9]+\.)")
+
+
+def system_profile_summary(p):
+    """One InferenceProfileSummary of ListInferenceProfiles, as the service returns it: a
+    system profile routes to its base model in each of its Regions. p is the profile's ID,
+    or {"id": ..., "regions": [...]} (default us-east-1 and us-west-2)."""
+    pid = p if isinstance(p, str) else p["id"]
+    regions = ["us-east-1", "us-west-2"] if isinstance(p, str) else p.get("regions", ["us-east-1"])
+    base = PROFILE_PREFIX.sub("", pid)
+    return {"inferenceProfileName": pid, "description": "system profile " + pid,
+            "createdAt": "2026-01-02T03:04:05Z", "updatedAt": "2026-01-02T03:04:05Z",
+            "inferenceProfileArn": "arn:aws:bedrock:%s:%s:inference-profile/%s" % (regions[0], OWN_ACCOUNT, pid),
+            "models": [{"modelArn": "arn:aws:bedrock:%s::foundation-model/%s" % (r, base)} for r in regions],
+            "inferenceProfileId": pid, "status": "ACTIVE", "type": "SYSTEM_DEFINED"}
+
+
+DEFAULT_FOUNDATION_MODELS = [
+    {"modelId": "anthropic.claude-sonnet-4-5-20250929-v1:0"},
+    {"modelId": "anthropic.claude-3-haiku-20240307-v1:0"},
+]
+
+
+def foundation_model_summary(m):
+    """One FoundationModelSummary of ListFoundationModels: the scenario's {"modelId", and
+    optionally "status" (ACTIVE default, LEGACY) and the lifecycle times "legacyTime",
+    "publicExtendedAccessTime", "endOfLifeTime", "startOfLifeTime" (ISO 8601, as the
+    service model's timestampFormat says)}."""
+    mid = m["modelId"]
+    vendor = mid.split(".", 1)[0]
+    life = {"status": m.get("status", "ACTIVE")}
+    for k in ("startOfLifeTime", "legacyTime", "publicExtendedAccessTime", "endOfLifeTime"):
+        if k in m:
+            life[k] = m[k]
+    return {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/" + mid, "modelId": mid,
+            "modelName": m.get("modelName", mid), "providerName": m.get("providerName", vendor.capitalize()),
+            "inputModalities": ["TEXT"], "outputModalities": ["TEXT"],
+            "responseStreamingSupported": True, "customizationsSupported": [],
+            "inferenceTypesSupported": m.get("inferenceTypesSupported", ["ON_DEMAND", "INFERENCE_PROFILE"]),
+            "modelLifecycle": life}
+
+
+def list_foundation_models(h, sc, entry, query):
+    """ListFoundationModels: GET /foundation-models[?byProvider=P...], one answer (the API
+    does not paginate); "list_models_error": {"status", "code", "message"} refuses it."""
+    err = sc.data.get("list_models_error")
+    if err:
+        return bedrock_error(h, entry, int(err.get("status", 403)), err.get("code", "AccessDeniedException"),
+                             err.get("message", "User is not authorized to perform: bedrock:ListFoundationModels"))
+    q = urllib.parse.parse_qs(query)
+    models = sc.data.get("foundation_models", DEFAULT_FOUNDATION_MODELS)
+    prov = q.get("byProvider", [None])[0]
+    out = [foundation_model_summary(m) for m in models
+           if prov is None or m["modelId"].split(".", 1)[0] == prov.lower()]
+    entry["status"] = 200
+    h.send_raw(200, json.dumps({"modelSummaries": out}).encode(), "bedrock")
+
+
 def list_profiles(h, sc, entry, query):
     """ListInferenceProfiles (system-defined): pages of inferenceProfileSummaries."""
     err = sc.data.get("list_profiles_error")
@@ -847,9 +909,7 @@ def list_profiles(h, sc, entry, query):
     if q.get("type", ["SYSTEM_DEFINED"])[0] != "SYSTEM_DEFINED":
         ids = []
     page = ids[offset:offset + n]
-    res = {"inferenceProfileSummaries": [
-        {"inferenceProfileName": i, "inferenceProfileArn": "arn:aws:bedrock:us-east-1:%s:inference-profile/%s" % (OWN_ACCOUNT, i),
-         "inferenceProfileId": i, "models": [], "status": "ACTIVE", "type": "SYSTEM_DEFINED"} for i in page]}
+    res = {"inferenceProfileSummaries": [system_profile_summary(i) for i in page]}
     if offset + n < len(ids):
         res["nextToken"] = str(offset + n)
     entry["status"] = 200
@@ -865,8 +925,13 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     entry["sig_error"] = code or ""
     if auth:
         entry["service"], entry["region"] = auth["service"], auth["region"]
+    token = h.headers.get("X-Amz-Security-Token")
+    if token is not None or st.args.session_token is not None:
+        entry["token_ok"] = token is not None and token == st.args.session_token
     listing = path == "/inference-profiles"
-    rule = st.fault_for("ListInferenceProfiles" if listing else "GetInferenceProfile", n_op, n_all)
+    models = path == "/foundation-models"
+    rule = st.fault_for("ListFoundationModels" if models else
+                        "ListInferenceProfiles" if listing else "GetInferenceProfile", n_op, n_all)
     if rule is not None:
         entry["fault"] = rule.get("action")
         if h.apply_fault(rule, entry, "bedrock"):
@@ -876,6 +941,13 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     if auth["service"] != "bedrock":
         return bedrock_error(h, entry, 403, "InvalidSignatureException",
                              "Credential should be scoped to correct service: 'bedrock'.")
+    if st.args.session_token is not None and not entry["token_ok"]:
+        return bedrock_error(h, entry, 403, "UnrecognizedClientException",
+                             "The security token included in the request is invalid.")
+    if models:
+        if h.command != "GET":
+            return bedrock_error(h, entry, 400, "ValidationException", "expected GET /foundation-models")
+        return list_foundation_models(h, sc, entry, query)
     if listing:
         return list_profiles(h, sc, entry, query)
     ident = urllib.parse.unquote(path[len("/inference-profiles/"):])
@@ -972,6 +1044,8 @@ class Handler(BaseHTTPRequestHandler):
             service, op = "bedrock", "GetInferenceProfile"
         elif self.path.startswith("/inference-profiles?") or self.path == "/inference-profiles":
             service, op = "bedrock", "ListInferenceProfiles"
+        elif self.path.startswith("/foundation-models?") or self.path == "/foundation-models":
+            service, op = "bedrock", "ListFoundationModels"
         try:
             parsed = json.loads(body) if body else None
         except ValueError:

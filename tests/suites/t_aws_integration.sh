@@ -9,19 +9,22 @@
 #
 # triage: us.anthropic.claude-sonnet-4-5 (cross-region), burndown 5, max_tokens 1024
 #   Invocations 100, Input 300,000, CacheWrite 20,000 (published as CacheWriteInputTokens),
-#   CacheRead 80,000, Output 50,000, EstimatedTPMQuotaUsage 500,000
-#   settled   = 300,000 + 20,000 + 50,000 x 5        = 570,000
+#   CacheRead 80,000, Output 50,000, EstimatedTPMQuotaUsage 500,000 every minute
+#   burndown measured = (500,000 - 300,000 - 20,000) / 50,000 = 3.6 every minute: steady
+#   (10 minutes with output, spread 0), so it wins over the table's 5 (catalogue
+#   version 4: measurement is the truth) and BURNDOWN_MISMATCH names the row
+#   settled   = 300,000 + 20,000 + 50,000 x 3.6      = 500,000
 #   R         = (300,000 + 80,000 + 20,000) / 100 + 1,024 = 5,024
 #   reserved_per_min = 100 x 5,024                   = 502,400
-#   used      = max(570,000, 500,000, 502,400)        = 570,000 (upper bound)
+#   used      = max(500,000, 500,000, 502,400)        = 502,400 (upper bound)
 #   quota     = applied cross-region TPM               = 2,000,000 (service-quotas)
-#   headroom  = 2,000,000 - 570,000                   = 1,430,000 -> 71.5 %
-#   fits_more = floor(1,430,000 / 5,024) = floor(284.63) = 284
-#   burndown measured = (500,000 - 300,000 - 20,000) / 50,000 = 3.6 vs the table's 5:
-#   BURNDOWN_MISMATCH
-# batch: anthropic.claude-3-haiku (on-demand), burndown 1, max_tokens 500
+#   headroom  = 2,000,000 - 502,400                   = 1,497,600 -> 74.88 % (74.9)
+#   fits_more = floor(1,497,600 / 5,024) = floor(298.09) = 298
+#   (with the table's 5: settled 570,000, headroom 1,430,000 = 71.5 %, fits 284)
+# batch: anthropic.claude-3-haiku (on-demand), burndown 5, max_tokens 500
 #   Invocations 10, Input 5,000, Output 700
-#   settled = 5,700; R = 500 + 500 = 1,000; reserved_per_min = 10,000; used = 10,000
+#   settled = 5,000 + 700 x 5 = 8,500; R = 500 + 500 = 1,000; reserved_per_min = 10,000;
+#   used = max(8,500, 10,000) = 10,000
 #   quota = no applied value, published default 2,000,000 (default)
 #   headroom = 1,990,000 -> 99.5 % on the tpm side
 #   rpm: the published default 1,000 RPM; 10 requests -> headroom 990 = 99 %: the
@@ -32,7 +35,7 @@
 #   output used = 30,000                     -> headroom 3,970,000 (99.25 %) binds;
 #   the JSON rounds percentages to 0.1: 99.3
 # Daily: the applied daily quota 10,000,000,000 is doubled for us. routes; a full
-# day at 570,000/min is 820,800,000 = 4.1 %, so neither DAILY_QUOTA fires nor the
+# day at 500,000/min is 720,000,000 = 3.6 %, so neither DAILY_QUOTA fires nor the
 # day side binds, whatever the time of day (the numbers above do not depend on the
 # clock). With 1,000,000,000 (2,000,000,000 doubled) the day side bound from 16:41
 # UTC on (used today 570,000 x 1,001 minutes = 28.5 %: 71.5 % left, the tpm side's),
@@ -75,15 +78,18 @@ else
         "$(j "$TMP/main.json" "(r['triage']['quota']['tpm'], r['triage']['quota']['source'])")" "(2000000, 'service-quotas')"
     expect_eq "triage settled / estimated / reserved per minute / used (upper bound)" \
         "$(j "$TMP/main.json" "(r['triage']['tpm']['settled'], r['triage']['tpm']['estimated'], r['triage']['tpm']['reserved_per_min'], r['triage']['tpm']['used'], r['triage']['tpm']['upper_bound'])")" \
-        "(570000, 500000, 502400, 570000, True)"
+        "(500000, 500000, 502400, 502400, True)"
     expect_eq "triage R includes cache reads; in flight unknown without latency" \
         "$(j "$TMP/main.json" "(r['triage']['reservation_per_call'], r['triage']['in_flight'], r['triage']['tpm']['held_source'])")" \
         "(5024, None, 'upper-bound')"
-    expect_eq "triage headroom 1,430,000 = 71.5 %" \
-        "$(j "$TMP/main.json" "(r['triage']['headroom_tpm'], r['triage']['headroom_pct'])")" "(1430000, 71.5)"
-    expect_eq "triage fits_more 284" "$(j "$TMP/main.json" "r['triage']['fits_more']")" 284
-    expect_eq "triage burndown 5 (table), measured 3.6" \
-        "$(j "$TMP/main.json" "(r['triage']['burndown'], r['triage']['burndown_measured'])")" "(5, 3.6)"
+    expect_eq "triage headroom 1,497,600 = 74.9 %" \
+        "$(j "$TMP/main.json" "(r['triage']['headroom_tpm'], r['triage']['headroom_pct'])")" "(1497600, 74.9)"
+    expect_eq "triage fits_more 298" "$(j "$TMP/main.json" "r['triage']['fits_more']")" 298
+    expect_eq "triage burndown 3.6 measured (steady over 10 minutes, verified), the table's row named" \
+        "$(j "$TMP/main.json" "(r['triage']['burndown'], r['triage']['burndown_source'], r['triage']['burndown_verified'], r['triage']['burndown_measured'], r['triage']['burndown_steady'], 'claude-sonnet-4' in r['triage']['burndown_row'])")" \
+        "(3.6, 'measured', True, 3.6, {'value': 3.6, 'minutes': 10}, True)"
+    check "BURNDOWN_MISMATCH says the measurement won over the table row" \
+        grep -q "the measurement is used" "$TMP/main.json"
     expect_eq "batch quota: published default" \
         "$(j "$TMP/main.json" "(r['batch']['quota']['tpm'], r['batch']['quota']['source'])")" "(2000000, 'default')"
     expect_eq "batch headroom 1,990,000 tokens; the rpm side binds at 99 %, fits 990" \
@@ -105,14 +111,14 @@ else
         "$(l "$TMP/main.log" "(sum(x['op']=='GetMetricData' and x['fault']=='throttle' for x in L), sum(x['op']=='GetMetricData' and x['status']==200 for x in L))")" \
         "(1, 8)"
     # the day's token sums: one request of hourly datapoints (Period 3600) from UTC
-    # midnight, summed, not every minute since midnight; triage settles 570,000 a minute,
-    # so today's total is 570,000 x the whole minutes since midnight (+-1 for the minute
+    # midnight, summed, not every minute since midnight; triage settles 500,000 a minute,
+    # so today's total is 500,000 x the whole minutes since midnight (+-1 for the minute
     # turning meanwhile)
     expect_eq "check asks the day's sums in hourly datapoints from midnight" \
         "$(l "$TMP/main.log" "any(q['MetricStat']['Period']==3600 and x['body']['StartTime'] % 86400 == 0 for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])")" True
     mins=$(( ($(date +%s) % 86400) / 60 ))
-    expect_eq "tokens today = 570,000 x minutes since midnight" \
-        "$(j "$TMP/main.json" "abs(r['triage']['tokens_today'] / 570000 - $mins) <= 1")" True
+    expect_eq "tokens today = 500,000 x minutes since midnight" \
+        "$(j "$TMP/main.json" "abs(r['triage']['tokens_today'] / 500000 - $mins) <= 1")" True
     # the mantle route's dimension sets are listed (a wrong set returns zeros); in
     # AWS/Bedrock only the reserved tier's Invocations (whether that tier is asked): the
     # cache spellings are asked both at once instead

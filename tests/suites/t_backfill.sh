@@ -47,7 +47,8 @@ sys.exit(0 if (b["StartTime"], b["EndTime"]) in ((frm, to), (frm + 60, to + 60))
 PY
 "$BEDTOP" export "$TMP/bf.rec" --format csv >"$TMP/bf.csv"
 # 20 minutes, each invocations = 100 + (minute - START)/60, and headroom from the formulas:
-# used = reserved = input + inv x 500 = 1,500 x inv; headroom = 1,000,000 - 1,500 x inv.
+# reserved = input + inv x 500 = 1,500 x inv; settled = input + output x 5 (Claude 3 Haiku)
+# = 2,000 x inv, the larger: used = 2,000 x inv; headroom = 1,000,000 - 2,000 x inv.
 check "export: every backfilled minute with the served values and headroom" python3 - "$TMP/bf.csv" "$START" <<'PY'
 import csv, sys, datetime
 start = int(sys.argv[2]); rows = list(csv.DictReader(open(sys.argv[1])))
@@ -58,7 +59,7 @@ for r in rows:
     assert float(r["invocations"]) == inv, (r["time"], r["invocations"], inv)
     assert float(r["input_tokens"]) == 1000 * inv and float(r["output_tokens"]) == 200 * inv
     assert float(r["reserved_tpm"]) == 1500 * inv, r["reserved_tpm"]
-    assert float(r["headroom_tpm"]) == 1000000 - 1500 * inv, r["headroom_tpm"]
+    assert float(r["headroom_tpm"]) == 1000000 - 2000 * inv, r["headroom_tpm"]
     assert r["quota_source"] == "service-quotas"
 PY
 last=$(tail -1 "$TMP/bf.rec" | python3 -c 'import json,sys; print(json.load(sys.stdin)["t"])')

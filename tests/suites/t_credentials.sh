@@ -237,10 +237,11 @@ else
 fi
 
 # ---------------------------------------------------------------- assume role
-# Expected figures: tests/suites/t_aws_integration.sh (triage used 570,000 from the same scenario).
+# Expected figures: tests/suites/t_aws_integration.sh (triage used 502,400 from the same scenario:
+# its estimate measures a steady 3.6, which wins over the table's 5).
 m=$(mark)
 bt chain --profile chain
-expect_eq "chain: check succeeds through two AssumeRole hops" "$(rc_of chain)/$(used chain)" "1/570000"
+expect_eq "chain: check succeeds through two AssumeRole hops" "$(rc_of chain)/$(used chain)" "1/502400"
 expect_eq "chain: hops in order Hop1 then Hop2, each answered 200" \
     "$(l "$m" "[(x['role'].split('/')[-1], x['status'], x['external_id_ok']) for x in L if x['op'] == 'AssumeRole']")" \
     "[('Hop1', 200, True), ('Hop2', 200, True)]"
@@ -294,7 +295,7 @@ fi
 # ---------------------------------------------------------------- IAM Identity Center
 m=$(mark)
 bt sso --profile sso
-expect_eq "sso: cached token -> GetRoleCredentials -> check succeeds" "$(rc_of sso)/$(used sso)" "1/570000"
+expect_eq "sso: cached token -> GetRoleCredentials -> check succeeds" "$(rc_of sso)/$(used sso)" "1/502400"
 expect_eq "sso: one GetRoleCredentials with the bearer header, no refresh" \
     "$(l "$m" "[(x['op'], x['bearer'], x['account'], x['role'], x['status']) for x in L if x['op'] in ('GetRoleCredentials', 'CreateToken')]")" \
     "[('GetRoleCredentials', True, '555555555555', 'ReadOnly', 200)]"
@@ -305,7 +306,7 @@ sso_cache corp-refresh 2020-01-01T00:00:00Z refresh
 f=$C/$(sha1 corp-refresh).json
 m=$(mark)
 bt refresh --profile sso-refresh
-expect_eq "sso expired + refresh token: check succeeds" "$(rc_of refresh)/$(used refresh)" "1/570000"
+expect_eq "sso expired + refresh token: check succeeds" "$(rc_of refresh)/$(used refresh)" "1/502400"
 expect_eq "sso expired + refresh token: one CreateToken, then GetRoleCredentials" \
     "$(l "$m" "[(x['op'], x['status']) for x in L if x['op'] in ('GetRoleCredentials', 'CreateToken')]")" \
     "[('CreateToken', 200), ('GetRoleCredentials', 200)]"
@@ -339,7 +340,7 @@ else
     m=$(mark)
     quiet ro2
     expect_eq "break 10: token valid 10 more minutes, cache not writable: used as is, no CreateToken" \
-        "$(creates "$m")/$(rc_of ro2)/$(used ro2)" "0/1/570000"
+        "$(creates "$m")/$(rc_of ro2)/$(used ro2)" "0/1/502400"
     check "break 10: ... with a warning naming the directory, without --verbose" \
         grep -q 'warning: profile "sso-refresh": .*/.aws/sso/cache is not writable' "$TMP/out/ro2.err"
     ro_cache -i
@@ -352,14 +353,14 @@ check "sso expired, no refresh token: one line 'run: aws sso login --profile sso
     grep -q "expired and cannot be refreshed; run: aws sso login --profile sso-expired" "$TMP/out/expired.err"
 
 bt legacy --profile legacy
-expect_eq "legacy SSO profile: check succeeds" "$(rc_of legacy)/$(used legacy)" "1/570000"
+expect_eq "legacy SSO profile: check succeeds" "$(rc_of legacy)/$(used legacy)" "1/502400"
 
 # ---------------------------------------------------------------- several identities in one dashboard
 sed -e 's/^\[route triage\]/[route triage]\nprofile = chain/' -e 's/^\[route batch\]/[route batch]\nprofile = sso/' \
     -e 's/^\[route agents\]/[route agents]\nprofile = legacy/' "$CONF" >"$TMP/multi.conf"
 cred_env "$BEDTOP" check --format json --verbose --config "$TMP/multi.conf" >"$TMP/out/multi.json" 2>"$TMP/out/multi.err" </dev/null
 echo $? >"$TMP/out/multi.rc"
-expect_eq "per-route profiles: every route polled with its own identity" "$(rc_of multi)/$(used multi)" "1/570000"
+expect_eq "per-route profiles: every route polled with its own identity" "$(rc_of multi)/$(used multi)" "1/502400"
 expect_eq "per-route profiles: --verbose names the three identities" \
     "$(grep -o 'account [0-9]* role [A-Za-z0-9]*' "$TMP/out/multi.err" | sort -u | tr '\n' ' ')" \
     "account 333333333333 role Hop2 account 555555555555 role Legacy account 555555555555 role ReadOnly "

@@ -9,9 +9,9 @@ NOW=$(date +%s)
 MIDNIGHT=$(( NOW - NOW % 86400 ))
 S=$(( (NOW - MIDNIGHT) / 60 ))   # whole minutes since midnight
 # Every minute since midnight: input 1,000 and output 100 tokens (Claude 3 Haiku,
-# burndown 1), so a minute settles 1,000 + 100 x 1 = 1,100 tokens; through minute
-# k after midnight the day holds 1,100 x k. The daily quota is 1,100 x 1,440 =
-# 1,584,000, so at minute k the day is k / 1,440 used (at 12:00, 720 minutes: 50 %).
+# burndown 5), so a minute settles 1,000 + 100 x 5 = 1,500 tokens; through minute
+# k after midnight the day holds 1,500 x k. The daily quota is 1,500 x 1,440 =
+# 2,160,000, so at minute k the day is k / 1,440 used (at 12:00, 720 minutes: 50 %).
 haiku_scenario "$TMP/scen.json" "$MIDNIGHT" 1 1000 100
 # Issue 25, the day's sums once an hour: a live poller whose history reaches past the
 # hour (serve keeps 3 hours) asks them from 00:00 UTC to the hour, once an hour, and
@@ -20,7 +20,7 @@ haiku_scenario "$TMP/scen.json" "$MIDNIGHT" 1 1000 100
 # figure. Tokens today stay the day's.
 # ---- history 3h (serve's default): the day sums once an hour ----
 # a poll every 2 s, so a few polls fit in a few seconds
-printf '[bedtop]\nregion = us-east-1\nhistory = 3h\ninterval = 2\nadaptive_cadence = no\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\nquota_tpd = 1584000\n' >"$TMP/h.conf"
+printf '[bedtop]\nregion = us-east-1\nhistory = 3h\ninterval = 2\nadaptive_cadence = no\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\nquota_tpd = 2160000\n' >"$TMP/h.conf"
 start_fake hourly --scenario "$TMP/scen.json"
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/hourly.rec" --duration 120s --config "$TMP/h.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" 2>"$TMP/hrec.err" &
@@ -69,20 +69,20 @@ sys.exit(0 if all(s == mid for s, _ in asked) and sorted(e for _, e in asked) ==
 PY
 DAYRC=$?
 check "day sums asked once an hour, midnight to the hour ($(cat "$TMP/day.out"))" test "$DAYRC" -eq 0
-# Tokens today: 1,100 per minute since midnight through the evaluated minute, the hours
+# Tokens today: 1,500 per minute since midnight through the evaluated minute, the hours
 # from the day sums and the minutes after the hour from the per-minute signals.
 AFTERM=$(( (HAFTER - MIDNIGHT) / 60 ))
 HATJ=$("$BEDTOP" replay "$TMP/hourly.rec" --at -0s --format json 2>"$TMP/hrp.err")
 hgot=$(printf '%s' "$HATJ" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["routes"][0]["tokens_today"] or 0))' 2>/dev/null)
-lo=$(( 1100 * (S - 4) )); hi=$(( 1100 * (AFTERM + 1) ))
-check "tokens today = 1,100 x minutes since midnight ($lo..$hi), got ${hgot:-none}" \
+lo=$(( 1500 * (S - 4) )); hi=$(( 1500 * (AFTERM + 1) ))
+check "tokens today = 1,500 x minutes since midnight ($lo..$hi), got ${hgot:-none}" \
     test "${hgot:-0}" -ge "$lo" -a "${hgot:-0}" -le "$hi"
 
 # ---- history 30m: the day sums with every poll ----
 NOW=$(date +%s) # again: the part above took some seconds (a day may have begun)
 MIDNIGHT=$(( NOW - NOW % 86400 ))
 S=$(( (NOW - MIDNIGHT) / 60 ))
-printf '[bedtop]\nregion = us-east-1\nhistory = 30m\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\nquota_tpd = 1584000\n' >"$TMP/d.conf"
+printf '[bedtop]\nregion = us-east-1\nhistory = 30m\n[route haiku]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nmax_tokens = 500\nquota_tpd = 2160000\n' >"$TMP/d.conf"
 start_fake fake --scenario "$TMP/scen.json"
 # In the day's first minutes there is no whole minute to sum yet: wait for the third
 # (at most two minutes, once a day), so the checks below run at every hour. Within the
@@ -149,12 +149,12 @@ for l in open(sys.argv[1]):
 sys.exit(1)
 PY
 # The replay at the end of the recording (the day sums may arrive a second after
-# the minutes, in a request of their own): tokens today are the day's, 1,100 per
+# the minutes, in a request of their own): tokens today are the day's, 1,500 per
 # minute since midnight through the last whole minute (k = S - 1, a minute or two
-# less when the poll ran late), not the 30 minutes history kept (<= 33,000).
+# less when the poll ran late), not the 30 minutes history kept (<= 45,000).
 ATJ=$("$BEDTOP" replay "$TMP/live.rec" --at -0s --format json 2>"$TMP/rp.err")
 got=$(printf '%s' "$ATJ" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["routes"][0]["tokens_today"] or 0))' 2>/dev/null)
-lo=$(( 1100 * (S - 4) )); hi=$(( 1100 * (S2 + 1) ))
-check "tokens today = 1,100 x minutes since midnight ($lo..$hi), got ${got:-none} (not the 30-minute window's <= 33,000)" \
+lo=$(( 1500 * (S - 4) )); hi=$(( 1500 * (S2 + 1) ))
+check "tokens today = 1,500 x minutes since midnight ($lo..$hi), got ${got:-none} (not the 30-minute window's <= 45,000)" \
     test "${got:-0}" -ge "$lo" -a "${got:-0}" -le "$hi"
 finish

@@ -114,6 +114,42 @@ expect_eq "GetMetricData page 2 completes it" \
     "$(echo "$out" | jget '[(len(r["Values"]), r["StatusCode"]) for r in d["MetricDataResults"]], "NextToken" in d')" \
     "([(2, 'Complete')], False)"
 
+# The Bedrock control plane's catalogue answers, read by the AWS CLI itself (botocore
+# parses them against its own bedrock service model): ListFoundationModels with each
+# model's modelLifecycle (ACTIVE / LEGACY and the 2026-09-07 policy's times), and
+# ListInferenceProfiles with the models each system profile routes to.
+cat >"$TMP/catalogue.json" <<'JSON'
+{"foundation_models": [
+   {"modelId": "anthropic.claude-sonnet-5"},
+   {"modelId": "anthropic.claude-3-haiku-20240307-v1:0", "status": "LEGACY",
+    "legacyTime": "2026-03-01T00:00:00Z", "publicExtendedAccessTime": "2026-06-01T00:00:00Z",
+    "endOfLifeTime": "2026-09-01T00:00:00Z"}],
+ "system_profiles": [{"id": "in.anthropic.claude-sonnet-5", "regions": ["ap-south-1", "ap-south-2"]},
+                     "us.openai.gpt-5.6-terra"]}
+JSON
+check "fake (catalogue) starts" start_fake cat --scenario "$TMP/catalogue.json"
+if command -v aws >/dev/null 2>&1; then
+    awsc() {
+        env -u AWS_PROFILE AWS_ACCESS_KEY_ID="$AK" AWS_SECRET_ACCESS_KEY="$SK" AWS_CONFIG_FILE=/nonexistent \
+            AWS_SHARED_CREDENTIALS_FILE=/nonexistent AWS_EC2_METADATA_DISABLED=true \
+            aws --region ap-south-1 --endpoint-url "http://127.0.0.1:$PORT" --output json "$@"
+    }
+    awsc bedrock list-foundation-models >"$TMP/fm.json" 2>"$TMP/fm.err"
+    expect_eq "aws bedrock list-foundation-models accepts the answer: lifecycle and its times" \
+        "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(m["modelId"], m["modelLifecycle"]["status"], m["modelLifecycle"].get("endOfLifeTime", "")[:10]) for m in d["modelSummaries"]])' "$TMP/fm.json" 2>&1; cat "$TMP/fm.err")" \
+        "[('anthropic.claude-sonnet-5', 'ACTIVE', ''), ('anthropic.claude-3-haiku-20240307-v1:0', 'LEGACY', '2026-09-01')]"
+    awsc bedrock list-inference-profiles --type-equals SYSTEM_DEFINED >"$TMP/ip.json" 2>"$TMP/ip.err"
+    expect_eq "aws bedrock list-inference-profiles accepts the answer: each profile's models" \
+        "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([(p["inferenceProfileId"], [m["modelArn"].split(":")[3] for m in p["models"]]) for p in d["inferenceProfileSummaries"]])' "$TMP/ip.json" 2>&1; cat "$TMP/ip.err")" \
+        "[('in.anthropic.claude-sonnet-5', ['ap-south-1', 'ap-south-2']), ('us.openai.gpt-5.6-terra', ['us-east-1', 'us-west-2'])]"
+    expect_eq "the CLI's requests were signed for bedrock and verified" \
+        "$(python3 -c 'import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print(sorted((x["op"], x["sig_ok"], x.get("service")) for x in L))' "$TMP/cat.log")" \
+        "[('ListFoundationModels', True, 'bedrock'), ('ListInferenceProfiles', True, 'bedrock')]"
+else
+    skip "aws bedrock list-foundation-models accepts the answer" "the AWS CLI (aws) is not installed"
+    skip "aws bedrock list-inference-profiles accepts the answer" "the AWS CLI (aws) is not installed"
+fi
+
 check "fake with a session token starts" start_fake tok --session-token GOODTOKEN
 out=$(cw "$AK:$SK" ListMetrics '{}')
 expect_eq "missing session token refused" "${out%% *}" 403

@@ -4,22 +4,23 @@
 # and a quota of 0. Scenario tests/fake/scenario_quota_groups.json, config
 # tests/fake/quota_groups.conf. Numbers by hand (docs/headroom.md):
 #
-# team-a: anthropic.claude-3-haiku (burndown 1), max_tokens 1,000
+# team-a: anthropic.claude-3-haiku (burndown 5: every Anthropic model of 4.7 and below),
+#   max_tokens 1,000
 #   Invocations 120, Input 240,000, CacheRead 60,000, Output 36,000, latency avg 2,500 ms
-#   settled  = 240,000 + 36,000                      = 276,000 (estimate 276,000 agrees:
-#              burndown measured (276,000 - 240,000) / 36,000 = 1)
+#   settled  = 240,000 + 36,000 x 5                  = 420,000 (estimate 420,000 agrees:
+#              burndown measured (420,000 - 240,000) / 36,000 = 5)
 #   R        = (240,000 + 60,000) / 120 + 1,000      = 3,500
 #   in flight = 120 / 60 x 2.5 s                     = 5 (Little's law)
 #   held     = 5 x 3,500                             = 17,500
-#   used     = 276,000 + 17,500                      = 293,500
+#   used     = 420,000 + 17,500                      = 437,500
 #   reserved_per_min = 120 x 3,500                   = 420,000 (secondary)
 # team-b: an application inference profile with quota_code L-HAIKUOD: the same quota
 #   Invocations 30, Input 90,000, Output 15,000, latency avg 3,000 ms, max_tokens 2,000
 #   settled 105,000; R = 3,000 + 2,000 = 5,000; in flight 30 / 60 x 3 = 1.5;
 #   held 7,500; used 112,500; reserved_per_min 150,000
-# the quota L-HAIKUOD, 1,000,000 applied: used by the group 293,500 + 112,500 = 406,000
-#   headroom = 594,000 = 59.4 % for both routes
-#   fits: team-a floor(594,000 / 3,500) = 169; team-b floor(594,000 / 5,000) = 118
+# the quota L-HAIKUOD, 1,000,000 applied: used by the group 437,500 + 112,500 = 550,000
+#   headroom = 450,000 = 45 % for both routes
+#   fits: team-a floor(450,000 / 3,500) = 128; team-b floor(450,000 / 5,000) = 90
 # idle: amazon.nova-lite, quota 500,000, no datapoints although the poll succeeded:
 #   used 0, headroom 500,000 = 100 %, status ok, not stale
 # zero: anthropic.claude-opus-4-5, applied quota 0, 30 throttles a minute:
@@ -46,12 +47,12 @@ expect_eq "every request's signature verified by the fake" \
 
 expect_eq "team-a: settled, estimated, held, used, reserved per minute" \
     "$(j "tuple(r['team-a']['tpm'][k] for k in ('settled', 'estimated', 'held', 'used', 'reserved_per_min'))")" \
-    "(276000, 276000, 17500, 293500, 420000)"
+    "(420000, 420000, 17500, 437500, 420000)"
 expect_eq "team-a: R 3,500 (cache reads in), 5 in flight by Little's law" \
     "$(j "(r['team-a']['reservation_per_call'], r['team-a']['in_flight'], r['team-a']['in_flight_source'])")" \
     "(3500, 5, 'littles-law')"
-expect_eq "team-a: burndown 1, measured 1" \
-    "$(j "(r['team-a']['burndown'], r['team-a']['burndown_measured'])")" "(1, 1)"
+expect_eq "team-a: burndown 5 (table, verified), measured 5" \
+    "$(j "(r['team-a']['burndown'], r['team-a']['burndown_source'], r['team-a']['burndown_verified'], r['team-a']['burndown_measured'])")" "(5, 'table', True, 5)"
 expect_eq "team-b: settled, held, used, reserved per minute" \
     "$(j "tuple(r['team-b']['tpm'][k] for k in ('settled', 'held', 'used', 'reserved_per_min'))")" \
     "(105000, 7500, 112500, 150000)"
@@ -60,11 +61,11 @@ expect_eq "team-b: R 5,000, 1.5 in flight" \
 expect_eq "both on quota L-HAIKUOD (1,000,000 applied), each naming the other" \
     "$(j "[(n, r[n]['quota']['tpm'], r[n]['quota']['code'], r[n]['quota']['source'], r[n]['quota']['shared_with']) for n in ('team-a', 'team-b')]")" \
     "[('team-a', 1000000, 'L-HAIKUOD', 'service-quotas', ['team-b']), ('team-b', 1000000, 'L-HAIKUOD', 'service-quotas', ['team-a'])]"
-expect_eq "group used 406,000: headroom 594,000 = 59.4 % for both" \
+expect_eq "group used 550,000: headroom 450,000 = 45 % for both" \
     "$(j "[(r[n]['tpm']['group_used'], r[n]['headroom_tpm'], r[n]['headroom_pct']) for n in ('team-a', 'team-b')]")" \
-    "[(406000, 594000, 59.4), (406000, 594000, 59.4)]"
-expect_eq "fits more in flight: team-a 169, team-b 118" \
-    "$(j "(r['team-a']['fits_more'], r['team-b']['fits_more'])")" "(169, 118)"
+    "[(550000, 450000, 45), (550000, 450000, 45)]"
+expect_eq "fits more in flight: team-a 128, team-b 90" \
+    "$(j "(r['team-a']['fits_more'], r['team-b']['fits_more'])")" "(128, 90)"
 expect_eq "SHARED_QUOTA (info) on both, nothing else; status ok" \
     "$(j "[(n, r[n]['status'], [(w['code'], w['severity']) for w in r[n]['warnings']]) for n in ('team-a', 'team-b')]")" \
     "[('team-a', 'ok', [('SHARED_QUOTA', 'info')]), ('team-b', 'ok', [('SHARED_QUOTA', 'info')])]"

@@ -29,15 +29,16 @@
 #   admitted counter gives R: R falls back to max_tokens, so
 #   held >= 12 x 4,000 = 48,000 (lower bound); used >= 48,000;
 #   headroom <= 52,000 = 52 % (upper bound). Version 2: held unknown, used 0, 100 %.
-# tiered: Claude 3 Haiku (burndown 1), quota_tpm 1,000,000, max_tokens 500; every minute
+# tiered: Claude 3 Haiku (burndown 5, as every Anthropic model of 4.7 and below), quota_tpm 1,000,000, max_tokens 500; every minute
 #   300 calls, 900,000 in, 60,000 out, latency 3,000 ms (every tier); ListMetrics lists
 #   ModelId + ResolvedServiceTier=reserved, which served 100 calls, 300,000 in, 20,000
 #   out; the reservation is 1,000,000 input / 100,000 output TPM (config):
-#   on-demand: 200 calls, 600,000 in, 40,000 out; settled 640,000;
+#   on-demand: 200 calls, 600,000 in, 40,000 out; settled 600,000 + 40,000 x 5 = 800,000;
 #     R = 600,000 / 200 + 500 = 3,500; in flight 200 / 60 x 3 s = 10; held 35,000;
-#     used 675,000; headroom 325,000 = 32.5 %: the tpm side binds, fits 92
-#   every tier (version 2, and check before it listed the tier): settled 960,000,
-#     held 15 x 3,500 = 52,500, used 1,012,500: over quota, crit
+#     used 835,000; headroom 165,000 = 16.5 % (below warn 20 %): the tpm side binds,
+#     fits floor(165,000 / 3,500) = 47
+#   every tier (version 2, and check before it listed the tier): settled 1,200,000,
+#     held 15 x 3,500 = 52,500, used 1,252,500: over quota, crit
 #   reserved input: 300,000 + its third of what every tier holds (35,000 / (2/3) / 3
 #     = 17,500) = 317,500: 68.25 % free; reserved output 20,000: 80 % free
 #   in flight on every tier 300 / 60 x 3 = 15
@@ -120,12 +121,12 @@ expect_eq "burst: held at least 48,000; used at least 48,000; at most 52 % free"
 expect_eq "tiered: check lists the reserved tier: a third of the calls, 100 of 300" \
     "$(j "(r['tiered']['tiers']['reserved_invocations'], r['tiered']['tiers']['reserved_share'], r['tiered']['tiers']['reserved_input_tokens'], r['tiered']['tiers']['reserved_output_tokens'])")" \
     "(100, 0.33, 300000, 20000)"
-expect_eq "tiered: on-demand settled 640,000, R 3,500, held 35,000, used 675,000" \
+expect_eq "tiered: on-demand settled 800,000, R 3,500, held 35,000, used 835,000" \
     "$(j "(r['tiered']['tpm']['settled'], r['tiered']['reservation_per_call'], r['tiered']['tpm']['held'], r['tiered']['tpm']['used'], r['tiered']['in_flight'])")" \
-    "(640000, 3500, 35000, 675000, 15)"
-expect_eq "tiered: 32.5 % free on the on-demand quota (not over it), tpm binds, fits 92, ok" \
+    "(800000, 3500, 35000, 835000, 15)"
+expect_eq "tiered: 16.5 % free on the on-demand quota (not over it), tpm binds, fits 47, warn" \
     "$(j "(r['tiered']['headroom_tpm'], r['tiered']['headroom_pct'], r['tiered']['binding_side'], r['tiered']['fits_more'], r['tiered']['status'])")" \
-    "(325000, 32.5, 'tpm', 92, 'ok')"
+    "(165000, 16.5, 'tpm', 47, 'warn')"
 expect_eq "tiered: reserved input 317,500 (68.25 % free, shown 68.3), output 20,000 (80 % free)" \
     "$(j "tuple((r['tiered']['sides'][k]['used'], r['tiered']['sides'][k]['headroom_pct']) for k in ('reserved_input', 'reserved_output'))")" \
     "((317500, 68.3), (20000, 80))"

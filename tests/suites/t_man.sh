@@ -153,7 +153,7 @@ check "bedtop.conf(5) EXAMPLES parses (exit $rc, not 3)" test "$rc" -ne 3 -a ! -
 sed 's/^/#   /' "$TMP/example.err"
 # the shipped burndown table is quoted as it is
 grep -E '^[^#[:space:]]' data/burndown.conf | tr -s ' ' >"$TMP/bd_src"
-section $CONF5 "THE [burndown] SECTION" | sed -nE 's/^ +([a-z*][^ ]* += [0-9.]+( +endpoint=[a-z]+)?)$/\1/p' | tr -s ' ' >"$TMP/bd_man"
+section $CONF5 "THE [burndown] SECTION" | sed -nE 's/^ +([a-z*][^ ]* += [0-9.]+( +endpoint=[a-z]+)?( +family)?)$/\1/p' | tr -s ' ' >"$TMP/bd_man"
 expect_eq "bedtop.conf(5) quotes data/burndown.conf" "$(cat "$TMP/bd_man")" "$(cat "$TMP/bd_src")"
 # the PromQL queries are the ones bedtop sends (collectors/admission.h keeps the list)
 sed -nE 's/^ \*   ((sum|max) by .*|histogram_quantile.*)$/\1/p' collectors/admission.h >"$TMP/q_src"

@@ -15,7 +15,8 @@
 # denied: GetInferenceProfile answers 403 AccessDeniedException: no quota, reason shown.
 # pinned: base_model = anthropic.claude-3-haiku in the config: no GetInferenceProfile;
 #         "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku" (older
-#         name) = 400,000; burndown 1; settled = 5,000 + 700 = 5,700
+#         name) = 400,000; burndown 5 (every Anthropic model of 4.7 and below);
+#         settled = 5,000 + 700 x 5 = 8,500
 # agents: mantle -> "Bedrock Mantle input/output tokens per minute for Anthropic Claude
 #         Opus 4.7" = 20,000,000 / 4,000,000 from Service Quotas (no config override);
 #         project = default set, token totals still read by Model: output used 30,000
@@ -41,7 +42,8 @@ run_check() { # run_check OUT [args...]: bedtop check --format json, AWS environ
     echo $? >"$out.rc"
 }
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']:x for x in d['routes']}; print($2)" "$1"; }
-l() { python3 -c "import json,sys; L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print($2)" "$1"; }
+# the Bedrock control plane's GETs (no body to check against a CloudWatch or Service Quotas model)
+l() { python3 -c "import json,sys; BEDROCK=('GetInferenceProfile', 'ListInferenceProfiles', 'ListFoundationModels'); L=[json.loads(x) for x in open(sys.argv[1]) if x.strip()]; print($2)" "$1"; }
 
 check "fake AWS starts" start_fake q --scenario "$SCEN"
 run_check "$TMP/q" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
@@ -71,9 +73,9 @@ expect_eq "denied: the reason is shown (quota and QUOTA_UNKNOWN warning)" \
     "$(j "$J" "'GetInferenceProfile failed' in r['denied']['quota']['unknown_reason'] and 'AccessDenied' in r['denied']['quota']['unknown_reason'] and any(w['code']=='QUOTA_UNKNOWN' and 'GetInferenceProfile failed' in w['message'] for w in r['denied']['warnings'])")" \
     True
 
-expect_eq "pinned: base_model from the config, older name family, burndown 1" \
+expect_eq "pinned: base_model from the config, older name family, burndown 5" \
     "$(j "$J" "(r['pinned']['base_model'], r['pinned']['quota']['tpm'], r['pinned']['quota']['code'], r['pinned']['burndown'], r['pinned']['tpm']['settled'])")" \
-    "('anthropic.claude-3-haiku-20240307-v1:0', 400000, 'L-H3OD', 1, 5700)"
+    "('anthropic.claude-3-haiku-20240307-v1:0', 400000, 'L-H3OD', 5, 8500)"
 
 expect_eq "long: context = 1m takes the 1M-context quota, name shown" \
     "$(j "$J" "(r['long']['quota']['tpm'], r['long']['quota']['code'], r['long']['quota']['name'].endswith('1M Context Length'))")" \
@@ -102,7 +104,7 @@ expect_eq "GetInferenceProfile path: the URL-encoded ARN" \
     "$(l "$L" "[x['path'] for x in L if x['op']=='GetInferenceProfile' and 'a1b2' in x['path']][0]")" \
     "/inference-profiles/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fa1b2c3d4e5f6"
 expect_eq "every request signed correctly and fits the service model" \
-    "$(l "$L" "all(x['sig_ok'] for x in L) and all(x['model_ok'] for x in L if x['op']!='GetInferenceProfile')")" True
+    "$(l "$L" "all(x['sig_ok'] for x in L) and all(x['model_ok'] for x in L if x['op'] not in BEDROCK)")" True
 # agents' series exist per Model only here (ListMetrics AWS/BedrockMantle says so): asked
 # exactly so, never Model+Project
 expect_eq "mantle queries ask the dimension set ListMetrics lists (Model alone here)" \
@@ -110,14 +112,15 @@ expect_eq "mantle queries ask the dimension set ListMetrics lists (Model alone h
 
 # The AWS CLI's endpoint rules: AWS_ENDPOINT_URL_BEDROCK wins over AWS_ENDPOINT_URL for
 # the control plane only.
-others=$(l "$L" "sum(x['op']!='GetInferenceProfile' for x in L)")
+others=$(l "$L" "sum(x['op'] not in BEDROCK for x in L)")
 check "second fake starts" start_fake b --scenario "$SCEN"
 PORT_B=$PORT
 run_check "$TMP/ep" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT_B AWS_ENDPOINT_URL_BEDROCK=http://127.0.0.1:$(awk '/^PORT /{print $2}' "$TMP/q.out")
-# first fake (AWS_ENDPOINT_URL_BEDROCK): 2 more GetInferenceProfile and nothing else;
-# second fake (AWS_ENDPOINT_URL): every CloudWatch and Service Quotas call, no GetInferenceProfile
-expect_eq "AWS_ENDPOINT_URL_BEDROCK: GetInferenceProfile goes there, nothing else" \
-    "$(l "$L" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op']!='GetInferenceProfile' for x in L) == $others)") $(l "$TMP/b.log" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op'] in ('GetMetricData', 'ListServiceQuotas') for x in L) > 1)")" \
+# first fake (AWS_ENDPOINT_URL_BEDROCK): 2 more GetInferenceProfile (and the catalogue's
+# ListInferenceProfiles / ListFoundationModels) and nothing else; second fake
+# (AWS_ENDPOINT_URL): every CloudWatch and Service Quotas call, no control-plane call
+expect_eq "AWS_ENDPOINT_URL_BEDROCK: the control plane goes there, nothing else" \
+    "$(l "$L" "(sum(x['op']=='GetInferenceProfile' for x in L), sum(x['op'] not in BEDROCK for x in L) == $others)") $(l "$TMP/b.log" "(sum(x['op'] in BEDROCK for x in L), sum(x['op'] in ('GetMetricData', 'ListServiceQuotas') for x in L) > 1)")" \
     "(4, True) (0, True)"
 expect_eq "the profile resolved through the Bedrock endpoint" "$(j "$TMP/ep.json" "r['app']['base_model']")" \
     anthropic.claude-sonnet-4-5-20250929-v1:0
@@ -156,7 +159,7 @@ expect_eq "cache file: 0600, the resolved profile only" \
 # reserved: a provisioned-model ARN: inference provisioned, PROVISIONED (info), no quota
 #          group, no QUOTA_UNKNOWN; settled 5,000 + 1,000 = 6,000
 # fast:    "+latency-optimized": its own quota L-LO35 = 500,000, not the standard 2,000,000;
-#          settled 20,000 + 4,000 = 24,000 (Claude 3.5 Haiku: burndown 1)
+#          settled 20,000 + 4,000 x 5 = 40,000 (Claude 3.5 Haiku: burndown 5)
 SCEN=$BEDTOP_SRCDIR/tests/fake/scenario_accounts.json
 check "fake AWS (accounts) starts" start_fake acc --scenario "$SCEN"
 CONF=$BEDTOP_SRCDIR/tests/fake/accounts.conf
@@ -176,8 +179,8 @@ expect_eq "luna: summed over both projects (input 500,000, output 50,000), brack
     "$(j "$A" "(r['luna']['tpm']['settled'], r['luna']['mantle']['output']['used'], r['luna']['quota']['input_tpm'], r['luna']['quota']['output_tpm'], r['luna']['quota']['matched_by'], r['luna']['burndown'])")" \
     "(500000, 50000, 30000000, 6000000, 'name', None)"
 expect_eq "luna: asked as listed, Model+Project per project, summed by SUM()" \
-    "$(l "$TMP/acc.log" "sorted(set(tuple(sorted(d['Value'] for d in q['MetricStat']['Metric']['Dimensions'])) for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if q.get('MetricStat') and q['MetricStat']['Metric']['Namespace']=='AWS/BedrockMantle' and any(d['Value']=='openai.gpt-5-6-luna' for d in q['MetricStat']['Metric']['Dimensions']))) + [any(q.get('Expression','').startswith('SUM([') for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])]")" \
-    "[('alpha', 'openai.gpt-5-6-luna'), ('beta', 'openai.gpt-5-6-luna'), True]"
+    "$(l "$TMP/acc.log" "sorted(set(tuple(sorted(d['Value'] for d in q['MetricStat']['Metric']['Dimensions'])) for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'] if q.get('MetricStat') and q['MetricStat']['Metric']['Namespace']=='AWS/BedrockMantle' and any(d['Value']=='openai.gpt-5.6-luna' for d in q['MetricStat']['Metric']['Dimensions']))) + [any(q.get('Expression','').startswith('SUM([') for x in L if x['op']=='GetMetricData' for q in x['body']['MetricDataQueries'])]")" \
+    "[('alpha', 'openai.gpt-5.6-luna'), ('beta', 'openai.gpt-5.6-luna'), True]"
 expect_eq "ghost: no series listed: unknown, STALE says so, never idle" \
     "$(j "$A" "(r['ghost']['status'], r['ghost']['tpm']['settled'], any('ListMetrics lists no AWS/BedrockMantle series' in w['message'] for w in r['ghost']['warnings']))")" \
     "('unknown', None, True)"
@@ -187,40 +190,43 @@ expect_eq "fable: no published quota is information, not QUOTA_UNKNOWN" \
 expect_eq "reserved: provisioned, its own status, no quota group, no QUOTA_UNKNOWN" \
     "$(j "$A" "(r['reserved']['inference'], r['reserved']['status'], r['reserved']['quota']['tpm'], r['reserved']['quota']['shared_with'], [w['code'] for w in r['reserved']['warnings']], r['reserved']['tpm']['settled'])")" \
     "('provisioned', 'ok', None, [], ['PROVISIONED'], 6000)"
-expect_eq "fast: latency-optimized, its own quota, settled 24,000" \
+expect_eq "fast: latency-optimized, its own quota, settled 40,000" \
     "$(j "$A" "(r['fast']['inference'], r['fast']['quota']['tpm'], r['fast']['quota']['code'], r['fast']['tpm']['settled'])")" \
-    "('latency-optimized', 500000, 'L-LO35', 24000)"
+    "('latency-optimized', 500000, 'L-LO35', 40000)"
 
 # No config: discovered from ListMetrics in both namespaces. Worked by hand:
 # profile-ap0000000001: the profile's ARN (10,000 in, 1,000 out) and its bare ID (20,000,
-#          2,000) are one route: settled 30,000 + 3,000 = 33,000 (Claude 3 Haiku, 1x via
+#          2,000) are one route: settled 30,000 + 3,000 x 5 = 45,000 (Claude 3 Haiku, 5x via
 #          GetInferenceProfile), quota L-H3OD 400,000; no route for the bare ID
-# mx.nova-pro: "mx." is a prefix only ListInferenceProfiles knows: cross-region; its
-#          LegacyModelInvocations series: LEGACY_MODEL
+# mx.nova-pro: "mx." is a prefix by pattern (ListInferenceProfiles confirms it):
+#          cross-region; its LegacyModelInvocations series: LEGACY_MODEL
 printf '[bedtop]\nregion = us-east-1\n' >"$TMP/empty.conf"
 CONF=$TMP/empty.conf
 run_check "$TMP/disc" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
 D=$TMP/disc.json
 expect_eq "discovery: both namespaces, provisioned and latency-optimized, a profile once" \
     "$(j "$D" "sorted((x['name'], x['endpoint'], x['inference']) for x in d['routes'])")" \
-    "[('claude-3-5-haiku-latency', 'runtime', 'latency-optimized'), ('claude-sonnet-5', 'runtime', 'on-demand'), ('mantle.claude-fable-5-1', 'mantle', 'on-demand'), ('mantle.gpt-5-6-luna', 'mantle', 'on-demand'), ('mx.nova-pro', 'runtime', 'cross-region'), ('profile-ap0000000001', 'runtime', 'on-demand'), ('provisioned-pt0123456789', 'runtime', 'provisioned'), ('us.claude-opus-4-8', 'runtime', 'cross-region')]"
-expect_eq "discovery: the profile's ARN and bare ID summed (33,000), its base model's quota" \
-    "$(j "$D" "(r['profile-ap0000000001']['tpm']['settled'], r['profile-ap0000000001']['quota']['tpm'])")" "(33000, 400000)"
+    "[('claude-3-5-haiku-latency', 'runtime', 'latency-optimized'), ('claude-sonnet-5', 'runtime', 'on-demand'), ('mantle.claude-fable-5-1', 'mantle', 'on-demand'), ('mantle.gpt-5.6-luna', 'mantle', 'on-demand'), ('mx.nova-pro', 'runtime', 'cross-region'), ('profile-ap0000000001', 'runtime', 'on-demand'), ('provisioned-pt0123456789', 'runtime', 'provisioned'), ('us.claude-opus-4-8', 'runtime', 'cross-region')]"
+expect_eq "discovery: the profile's ARN and bare ID summed (45,000), its base model's quota" \
+    "$(j "$D" "(r['profile-ap0000000001']['tpm']['settled'], r['profile-ap0000000001']['quota']['tpm'])")" "(45000, 400000)"
 expect_eq "discovery: the discovered mantle route summed over its projects (500,000)" \
-    "$(j "$D" "r['mantle.gpt-5-6-luna']['tpm']['settled']")" 500000
+    "$(j "$D" "r['mantle.gpt-5.6-luna']['tpm']['settled']")" 500000
 expect_eq "discovery: LEGACY_MODEL from LegacyModelInvocations" \
     "$(j "$D" "[w['severity'] for w in r['mx.nova-pro']['warnings'] if w['code']=='LEGACY_MODEL']")" "['info']"
-expect_eq "discovery: ListInferenceProfiles asked once, signed for bedrock" \
-    "$(l "$TMP/acc.log" "[(x['sig_ok'], x['service']) for x in L if x['op']=='ListInferenceProfiles']")" "[(True, 'bedrock')]"
-# ListInferenceProfiles refused (AccessDenied): the built-in prefixes stand, so "mx." is
-# not one (on-demand) while "us." still is; discovery goes on
+# discovery no longer asks ListInferenceProfiles (prefixes by pattern); the catalogue
+# asks it once a run per Region: the accounts run and the discovery run
+expect_eq "ListInferenceProfiles asked once a run (two runs), signed for bedrock" \
+    "$(l "$TMP/acc.log" "[(x['sig_ok'], x['service']) for x in L if x['op']=='ListInferenceProfiles']")" "[(True, 'bedrock'), (True, 'bedrock')]"
+# ListInferenceProfiles refused (AccessDenied): prefixes are recognised by pattern, so
+# "mx." is still cross-region (version 3's fixed list made it on-demand at burndown 1,
+# on the wrong quota); discovery goes on
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['list_profiles_error']={'status':403,'code':'AccessDeniedException','message':'not allowed'}; json.dump(d,open(sys.argv[2],'w'))" \
     "$SCEN" "$TMP/denied.json"
 check "fake AWS (ListInferenceProfiles refused) starts" start_fake den --scenario "$TMP/denied.json"
 run_check "$TMP/den" env AWS_ENDPOINT_URL=http://127.0.0.1:$PORT
-expect_eq "ListInferenceProfiles refused: the built-in prefix list" \
+expect_eq "ListInferenceProfiles refused: mx. still a prefix by pattern" \
     "$(j "$TMP/den.json" "([x['inference'] for x in d['routes'] if x['model_id']=='mx.amazon.nova-pro-v1:0'], r['us.claude-opus-4-8']['inference'], len(d['routes']))")" \
-    "(['on-demand'], 'cross-region', 8)"
+    "(['cross-region'], 'cross-region', 8)"
 hits=$(cat "$TMP"/*.json "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -c -e "$SK" -e 'Signature=')
 expect_eq "no secret key or signature in any output" "$hits" 0
 finish

@@ -143,9 +143,10 @@ expect_eq "quota-request --since exits 0" "$?" 0
 check "--since json: validates against the schema" \
     python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/bf.json"
 # 20 data minutes from the window's first, i0 = (from - START) / 60 (20, or 21 when a
-# minute turned meanwhile): minute i has inv = 100 + i, quota tokens 1,200 x inv
-# (burndown 1) and 100 + i requests submitted (+ 7 throttled at i = 30); steady =
-# the median of those minutes, peak their max; the ceiling is 1,200 x 130 (i = 30)
+# minute turned meanwhile): minute i has inv = 100 + i, quota tokens (1,000 + 200 x 5)
+# x inv = 2,000 x inv (Claude 3 Haiku: burndown 5) and 100 + i requests submitted (+ 7
+# throttled at i = 30); steady = the median of those minutes, peak their max; the
+# ceiling is 2,000 x 130 (i = 30)
 check "--since: figures from CloudWatch history, quotas from Service Quotas" python3 - "$TMP/bf.json" "$START" <<'PY'
 import json, sys, datetime, math, statistics
 d = json.load(open(sys.argv[1])); start = int(sys.argv[2])
@@ -154,7 +155,7 @@ def t(s):
 i0, i1 = (t(d["window"]["from"]) - start) // 60, (t(d["window"]["to"]) - start) // 60
 assert i0 in (20, 21) and i1 - i0 == 19, (i0, i1)
 mins = [i for i in range(i0, i1 + 1) if i < 40]
-tok = [1200 * (100 + i) for i in mins]
+tok = [2000 * (100 + i) for i in mins]
 req = [100 + i + (7 if i == 30 else 0) for i in mins]
 g, = d["quota_groups"]
 q = g["quotas"][0]
@@ -167,7 +168,7 @@ assert r["requests_per_minute"]["steady"] == statistics.median(req) and r["reque
 assert r["current"] == 400 and r["code"] == "L-TEST2", r
 assert g["avg_input_tokens_per_request"] == 1000 and g["avg_output_tokens_per_request"] == 200
 assert g["throttled_minutes"] == 1 and g["throttled_requests"] == 7, g
-assert q["observed_ceiling"] == 156000, q["observed_ceiling"]
+assert q["observed_ceiling"] == 260000, q["observed_ceiling"]
 peak = max(tok) * 1.2; step = 10 ** (math.floor(math.log10(peak)) - 1)
 assert q["ask"] == math.ceil(peak / step - 1e-9) * step, (q["ask"], peak)
 assert g["max_tokens"] == 500

@@ -85,7 +85,7 @@ print([w["action"] for w in r["warnings"] if w["code"] == "RETRY_LOAD"][0][:40])
 check "the action line above the warnings: triage's remedy ($act)" \
     grep -qF " do CRIT triage RETRY_LOAD: $act" <<<"$scr"
 check "summarize (max_tokens 64,000, ~0.25 calls in flight) is a warning, not critical" \
-    grep -q "^summarize *WARN *90.2" <<<"$scr"
+    grep -q "^summarize *WARN *87.1" <<<"$scr"
 check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
 check "a warning cut at the edge ends in an ellipsis" grep -q "…$" <<<"$scr"
 check "the warnings pane says where it is" grep -qE "1-[0-9]+/[0-9]+ \(Tab scrolls\)" <<<"$scr"
@@ -113,7 +113,7 @@ check "nothing worse: the banner names the estimate-only route and why" \
     wait_for $s " ESTIMATE ONLY legacy: EstimatedTPMQuotaUsage misses max_tokens reservations"
 T kill-session -t $s
 
-# HEAD% is coloured by the headroom thresholds alone: summarize's 90.2 % (warn only for
+# HEAD% is coloured by the headroom thresholds alone: summarize's 87.1 % (warn only for
 # its throttles and max_tokens) in the colour of OK, as agents' OK status cell.
 s=colour; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
 sgr_before() { # the SGR sequence in effect where TEXT starts on the row of ROUTE
@@ -123,8 +123,8 @@ row = sys.stdin.read()
 i = row.find(sys.argv[1])
 print(re.findall(r"\x1b\[[0-9;]*m", row[:i])[-1] if i >= 0 else "none")' "$3"
 }
-expect_eq "HEAD% 90.2 of summarize (warn) has OK's colour, not its status'" \
-    "$(sgr_before $s summarize 90.2)" "$(sgr_before $s agents 'OK ')"
+expect_eq "HEAD% 87.1 of summarize (warn) has OK's colour, not its status'" \
+    "$(sgr_before $s summarize 87.1)" "$(sgr_before $s agents 'OK ')"
 check "the sort column says its direction (ST▼)" wait_for $s "ST▼"
 keys $s I
 check "I inverts it (ST▲)" wait_for $s "ST▲"

@@ -49,21 +49,21 @@ static void test_mantle_sets(void)
     char why[224];
     struct cw_sets s;
     /* listed only per Model+Project, in two projects: the sum of both */
-    route(&rt, "openai.gpt-5-6-luna", BT_EP_MANTLE, NULL);
+    route(&rt, "openai.gpt-5.6-luna", BT_EP_MANTLE, NULL);
     cw_sets_reset(&s);
     s.listed = true;
-    listed(&s, &rt, "openai.gpt-5-6-luna", "alpha", NULL);
-    listed(&s, &rt, "openai.gpt-5-6-luna", "beta", NULL);
-    listed(&s, &rt, "openai.gpt-5-6-luna", "alpha", NULL);   /* a second metric, same set */
-    listed(&s, &rt, "openai.gpt-5-6-sol", "gamma", NULL);    /* another model */
+    listed(&s, &rt, "openai.gpt-5.6-luna", "alpha", NULL);
+    listed(&s, &rt, "openai.gpt-5.6-luna", "beta", NULL);
+    listed(&s, &rt, "openai.gpt-5.6-luna", "alpha", NULL);   /* a second metric, same set */
+    listed(&s, &rt, "openai.gpt-5.6-sol", "gamma", NULL);    /* another model */
     memset(q, 0, sizeof q);
     OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) && q[0].nsum == 2 && q[1].nsum == 2 &&
            !strcmp(bt_cw_dim(&q[0].sum[0], "Project"), "alpha") &&
            !strcmp(bt_cw_dim(&q[0].sum[1], "Project"), "beta") &&
-           !strcmp(bt_cw_dim(&q[0].sum[1], "Model"), "openai.gpt-5-6-luna"),
+           !strcmp(bt_cw_dim(&q[0].sum[1], "Model"), "openai.gpt-5.6-luna"),
        "per Model+Project only, two projects: SUM over alpha and beta");
     /* the route's own project listed: that series alone */
-    route(&rt, "openai.gpt-5-6-luna", BT_EP_MANTLE, "beta");
+    route(&rt, "openai.gpt-5.6-luna", BT_EP_MANTLE, "beta");
     OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) && q[0].nsum == 1 &&
            !strcmp(bt_cw_dim(&q[0].sum[0], "Project"), "beta"),
        "project = beta and that series is listed: Model+Project=beta");
@@ -86,11 +86,11 @@ static void test_mantle_sets(void)
     OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) && q[0].nsum == 0,
        "no listing at all: by Model");
     /* a source account's route takes only that account's series */
-    route(&rt, "openai.gpt-5-6-luna", BT_EP_MANTLE, NULL);
+    route(&rt, "openai.gpt-5.6-luna", BT_EP_MANTLE, NULL);
     bt_strlcpy(rt.account, "111122223333", sizeof rt.account);
     cw_sets_reset(&s);
     s.listed = true;
-    listed(&s, &rt, "openai.gpt-5-6-luna", "alpha", "444455556666");
+    listed(&s, &rt, "openai.gpt-5.6-luna", "alpha", "444455556666");
     OK(!cw_sets_apply(&s, &rt, q, 2, why, sizeof why), "another account's series is not the route's");
 }
 
@@ -116,12 +116,12 @@ static void test_profile_sets(void)
 static void test_request_body(void)
 {
     struct bt_route routes[1];
-    route(&routes[0], "openai.gpt-5-6-luna", BT_EP_MANTLE, NULL);
+    route(&routes[0], "openai.gpt-5.6-luna", BT_EP_MANTLE, NULL);
     struct cw_sets s;
     cw_sets_reset(&s);
     s.listed = true;
-    listed(&s, &routes[0], "openai.gpt-5-6-luna", "alpha", NULL);
-    listed(&s, &routes[0], "openai.gpt-5-6-luna", "beta", NULL);
+    listed(&s, &routes[0], "openai.gpt-5.6-luna", "alpha", NULL);
+    listed(&s, &routes[0], "openai.gpt-5.6-luna", "beta", NULL);
     struct bt_cw_query q[BT_SIG_COUNT];
     int n = bt_cloudwatch_route_queries(&routes[0], 0, NULL, q, BT_SIG_COUNT);
     char why[224];
@@ -191,13 +191,26 @@ static void on_prof(void *arg, const char *id)
 {
     int *n = arg;
     (*n)++;
-    bt_profile_prefix_learn(id);
+    (void)id;
 }
 
 static void test_profiles(void)
 {
-    OK(bt_inference_from_model("mx.amazon.nova-pro-v1:0") == BT_INF_ON_DEMAND,
-       "an unknown prefix is not cross-region before it is learned");
+    /* prefixes by pattern (DOMAIN.md): a Region group AWS adds is cross-region before
+     * any listing names it */
+    OK(bt_inference_from_model("mx.amazon.nova-pro-v1:0") == BT_INF_CROSS_REGION &&
+           bt_profile_prefix_len("mx.amazon.nova-pro-v1:0") == 3,
+       "mx. is a prefix by pattern");
+    OK(bt_inference_from_model("in.anthropic.claude-sonnet-5") == BT_INF_CROSS_REGION &&
+           bt_inference_from_model("sa.anthropic.claude-sonnet-5") == BT_INF_CROSS_REGION &&
+           bt_profile_prefix_len("apac.amazon.nova-pro-v1:0") == 5 &&
+           bt_profile_prefix_len("us-gov.anthropic.claude-3-haiku-20240307-v1:0") == 7,
+       "in., sa., apac., us-gov.: cross-region by pattern");
+    OK(bt_profile_prefix_len("zai.glm-4.6") == 0 && bt_profile_prefix_len("meta.llama3-70b-instruct-v1:0") == 0 &&
+           bt_profile_prefix_len("openai.gpt-5.6-sol") == 0 &&
+           bt_profile_prefix_len("us.openai.gpt-5.6-terra") == 3 &&
+           bt_profile_prefix_len("global.openai.gpt-5.6-luna") == 7,
+       "a vendor with a dotted model is not a prefix; a prefix before it is");
     const char *page = "{\"inferenceProfileSummaries\":[{\"inferenceProfileId\":\"mx.amazon.nova-pro-v1:0\"},"
                        "{\"inferenceProfileId\":\"us.anthropic.claude-opus-4-8\"},"
                        "{\"inferenceProfileId\":\"Weird.id\"},{\"inferenceProfileId\":5}],"
@@ -208,12 +221,9 @@ static void test_profiles(void)
            tok && !strcmp(tok, "t"),
        "a ListInferenceProfiles page: 3 IDs, a token (%s)", err);
     free(tok);
-    OK(bt_inference_from_model("mx.amazon.nova-pro-v1:0") == BT_INF_CROSS_REGION &&
-           bt_profile_prefix_len("mx.amazon.nova-pro-v1:0") == 3,
-       "a prefix ListInferenceProfiles lists is cross-region");
-    OK(bt_inference_from_model("Weird.id") == BT_INF_ON_DEMAND && !bt_profile_prefix_learn("x.y") &&
-           !bt_profile_prefix_learn("us.anthropic.claude-opus-4-8"),
-       "not a prefix: upper case, no model after it, or already known");
+    OK(bt_inference_from_model("Weird.id") == BT_INF_ON_DEMAND && !bt_profile_prefix_len("x.y.z") &&
+           !bt_profile_prefix_len("us.anthropic") && !bt_profile_prefix_len("latam1.a.b"),
+       "not a prefix: upper case, one letter, no model after it, a digit");
     OK(!bt_infprofile_parse_list("{\"inferenceProfileSummaries\":7}", 33, on_prof, &n, &tok, err,
                                  sizeof err),
        "a malformed page is refused");

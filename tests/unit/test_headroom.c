@@ -398,10 +398,13 @@ static void test_burndown(void)
     NEAR(e.burndown_measured, 1, 1e-12, "measured burndown 1.0");
     const struct bt_warning *w = warning(&e, BT_W_BURNDOWN_MISMATCH);
     OK(w && w->severity == BT_ST_WARN && strstr(w->message, "1.00") &&
-       strstr(w->message, "burndown table gives 5"), "BURNDOWN_MISMATCH shows both values");
+       strstr(w->message, "the table row burndown.conf:") && strstr(w->message, " = 5 gives 5") &&
+           strstr(w->message, "the table row is used"),
+       "BURNDOWN_MISMATCH shows both values, names the row and says which one won");
     bt_eval_route(&f.cfg, &f.st, k, NOW, &e);
     w = warning(&e, BT_W_BURNDOWN_MISMATCH);
-    OK(w && strstr(w->message, "5.00") && strstr(w->message, "the config gives 1"),
+    OK(w && strstr(w->message, "5.00") && strstr(w->message, "the config gives 1") &&
+           strstr(w->message, "the config's value is used"),
        "config burndown 1 vs measured 5");
     fx_free(&f);
 

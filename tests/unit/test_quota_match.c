@@ -149,9 +149,9 @@ static void test_families(const struct bt_quota_table *t)
          BT_QM_NAME},
         {"luma.ray-v2:0", BT_EP_RUNTIME, "", BT_Q_CONCURRENT, "L-RAYC", BT_QM_NAME},
         /* mantle: the bracketed names (vendor dropped), the documentation's, a UsageMetric */
-        {"openai.gpt-5-6-luna", BT_EP_MANTLE, "", BT_Q_INPUT_TPM, "L-MLUNI", BT_QM_NAME},
-        {"openai.gpt-5-6-luna", BT_EP_MANTLE, "", BT_Q_OUTPUT_TPM, "L-MLUNO", BT_QM_NAME},
-        {"openai.gpt-5-6-luna", BT_EP_RUNTIME, "", BT_Q_TPM, NULL, BT_QM_NONE},
+        {"openai.gpt-5.6-luna", BT_EP_MANTLE, "", BT_Q_INPUT_TPM, "L-MLUNI", BT_QM_NAME},
+        {"openai.gpt-5.6-luna", BT_EP_MANTLE, "", BT_Q_OUTPUT_TPM, "L-MLUNO", BT_QM_NAME},
+        {"openai.gpt-5.6-luna", BT_EP_RUNTIME, "", BT_Q_TPM, NULL, BT_QM_NONE},
         {"anthropic.claude-opus-4-7", BT_EP_MANTLE, "", BT_Q_INPUT_TPM, "L-MO47I", BT_QM_NAME},
         {"anthropic.claude-fable-5-1", BT_EP_MANTLE, "", BT_Q_INPUT_TPM, "L-UMMTI",
          BT_QM_USAGE_METRIC},
@@ -243,7 +243,7 @@ static void test_usage_metric_page(void)
         "\"MetricStatisticRecommendation\":\"Maximum\"}},"
         "{\"QuotaCode\":\"L-UM2\",\"QuotaName\":\"y\",\"Value\":6,\"UsageMetric\":{"
         "\"MetricNamespace\":\"AWS/BedrockMantle\",\"MetricName\":\"TotalInputTokens\","
-        "\"MetricDimensions\":{\"Model\":\"openai.gpt-5-6-luna\"}}},"
+        "\"MetricDimensions\":{\"Model\":\"openai.gpt-5.6-luna\"}}},"
         "{\"QuotaCode\":\"L-UM3\",\"QuotaName\":\"z\",\"Value\":7,\"UsageMetric\":{"
         "\"MetricNamespace\":\"AWS/Bedrock\",\"MetricDimensions\":{\"Other\":\"a\"}}},"
         "{\"QuotaCode\":\"L-UM4\",\"QuotaName\":\"w\",\"Value\":8,\"UsageMetric\":5}]}";
@@ -255,7 +255,7 @@ static void test_usage_metric_page(void)
            !strcmp(l.q[0].um_model, "us.anthropic.claude-opus-4-8") &&
            !strcmp(l.q[0].um_metric, "TokensPerMinute"),
        "UsageMetric ModelId kept");
-    OK(l.n == 4 && !strcmp(l.q[1].um_model, "openai.gpt-5-6-luna"),
+    OK(l.n == 4 && !strcmp(l.q[1].um_model, "openai.gpt-5.6-luna"),
        "mantle UsageMetric: the Model dimension");
     OK(l.n == 4 && !l.q[2].um_model[0] && !l.q[3].um_model[0],
        "no model dimension, or a malformed UsageMetric: none (matched by code or name)");

@@ -504,9 +504,9 @@ static void test_profile_prefixes(void)
     OK(bt_profile_prefix_len("global.anthropic.claude-sonnet-4-5-20250929-v1:0") == 7, "global. is one");
     OK(bt_profile_prefix_len("anthropic.claude-3-haiku-20240307-v1:0") == 0, "a bare model ID has none");
     OK(bt_profile_prefix_len("usa.model") == 0 && bt_profile_prefix_len("") == 0, "us without the dot is not one");
-    OK(bt_inference_from_model("global.x") == BT_INF_GLOBAL && bt_inference_from_model("apac.x") == BT_INF_CROSS_REGION &&
+    OK(bt_inference_from_model("global.x") == BT_INF_GLOBAL && bt_inference_from_model("apac.amazon.nova-pro-v1:0") == BT_INF_CROSS_REGION &&
            bt_inference_from_model("meta.llama3") == BT_INF_ON_DEMAND,
-       "inference type from the same list");
+       "inference type from the same pattern");
     struct bt_burndown b = {0};
     bt_burndown_add(&b, "anthropic.claude-3-7*", 5, -1, "test");
     bool matched = false;
