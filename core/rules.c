@@ -264,9 +264,10 @@ static bool threshold_hit(const struct bt_threshold *t, const struct bt_side_fig
 /* How sure a headroom is, as a few words after the number. */
 static const char *bound_words(enum bt_quality q)
 {
-    return q == BT_QL_UPPER   ? " at most"
-           : q == BT_QL_LOWER ? " at least"
-                              : "";
+    return q == BT_QL_UPPER      ? " at most"
+           : q == BT_QL_LOWER    ? " at least"
+           : q == BT_QL_ESTIMATE ? " about"
+                                 : "";
 }
 
 /* HEAD%'s colour: the binding side against the thresholds, as LOW_HEADROOM reads it. */
@@ -491,9 +492,20 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
     bt_fmt_si(e->tpd, q, sizeof q);
     daily_runout(e->minute ? e->minute : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
                  e->daily_rate, when, sizeof when);
+    /* the cross-model quota (the per-model ones are used only where it is absent) is
+     * pricing-weighted: the sum of tokens is an estimate of its use, never known */
+    const struct bt_side_fig *acc = &e->side[BT_SIDE_DAILY_ACCOUNT];
+    bool est = acc->applies;
     say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
-        "%s tokens used today of the %s daily quota (%.0f%%%s)%s", t, q, pct,
-        e->nshared ? ", whole shared quota" : "", when);
+        "%s%s tokens used today of the %s %s (%.0f%%%s%s)%s", est ? "about " : "", t, q,
+        est ? "account-wide Cross-Model Max Tokens Per Day" : "daily quota", pct,
+        e->nshared && !est ? ", whole shared quota" : "",
+        !est ? ""
+        : acc->group_q == BT_QL_LOWER
+            ? ", an estimate and at least: pricing-weighted, and ModelIds outside the config "
+              "draw on it too"
+            : ", an estimate: the quota is pricing-weighted, a token sum only estimates its use",
+        when);
     return true;
 }
 

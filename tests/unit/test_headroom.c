@@ -1032,7 +1032,7 @@ static void test_concurrent_side(void)
     struct bt_buf text = {0};
     bt_expo_render(&rep, BT_EXPO_TEXT, &text);
     OK(strstr(bt_buf_str(&text), "bedtop_side_headroom_ratio{route=\"gauge\"") &&
-           strstr(bt_buf_str(&text), "side=\"concurrent\",binding=\"true\"} 0.1\n"),
+           strstr(bt_buf_str(&text), "side=\"concurrent\",binding=\"true\",quality=\"upper-bound\"} 0.1\n"),
        "/metrics: the concurrent side's ratio 0.1, binding");
     bt_buf_free(&text);
     fx_free(&f);
