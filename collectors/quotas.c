@@ -149,7 +149,8 @@ static void emit_route(struct sq_group *g, struct bt_quota_index *ix, int r,
         struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_QUOTA, .route = r,
                               .source = BT_SRC_QUOTAS, .quota_kind = kinds[k],
                               .value = bt_quotas_effective_value(rt, kinds[k], &g->list.q[i]),
-                              .quota_source = src, .matched_by = by};
+                              .quota_source = src, .matched_by = by,
+                              .adjustable = g->list.q[i].adjustable};
         bt_strlcpy(ev.code, g->list.q[i].code, sizeof ev.code);
         bt_strlcpy(ev.text, g->list.q[i].name, sizeof ev.text);
         sq_event(sq, &ev);

@@ -201,16 +201,14 @@ static void sides_note(const struct bt_report *r, const int *idx, int n, struct 
         bt_buf_puts(b, any ? "HEAD% < at most, > at least: computed from a bound on use\n"
                            : "\nHEAD% < at most, > at least: computed from a bound on use\n");
     if (est)
-        bt_buf_puts(b, any || bound ? "HEAD% ~ an estimate: the cross-model daily quota is "
-                                      "pricing-weighted, token sums only estimate its use\n"
-                                    : "\nHEAD% ~ an estimate: the cross-model daily quota is "
-                                      "pricing-weighted, token sums only estimate its use\n");
+        bt_buf_puts(b, any || bound ? "HEAD% ~ an estimate (the cross-model daily quota is "
+                                      "pricing-weighted)\n"
+                                    : "\nHEAD% ~ an estimate (the cross-model daily quota is "
+                                      "pricing-weighted)\n");
     if (mantle)
         bt_buf_puts(b, any || bound || est
-                           ? "THR n/p: not published (bedrock-mantle has no throttle metric; its "
-                             "InferenceClientErrors leave out the 429s refused before processing)\n"
-                           : "\nTHR n/p: not published (bedrock-mantle has no throttle metric; its "
-                             "InferenceClientErrors leave out the 429s refused before processing)\n");
+                           ? "THR n/p: not published (bedrock-mantle has no throttle metric)\n"
+                           : "\nTHR n/p: not published (bedrock-mantle has no throttle metric)\n");
 }
 
 static void put_status(struct bt_buf *b, const struct bt_eval *e, bool color, int w)
