@@ -28,8 +28,12 @@ void bt_group_minute(const struct bt_config *cfg, const struct bt_store *st, con
         struct bt_tier_fig tf;
         bt_minute_figures_on_demand(cfg, st, r, m, &f, &tf);
         g->tok[0] += bt_z(bt_nanmax(f.settled, f.estimated));
-        /* and the frame's `used`, held reservations in: one definition of "used" */
-        g->used[0] += bt_z(f.used);
+        /* and the frame's `used`, held reservations in: one definition of "used"; where
+         * held cannot be known (no gauge, no latency) the frame's figure is the per-minute
+         * upper bound, and the charged figure is what is known to be used */
+        bool upper = f.used_q == BT_QL_UPPER;
+        g->used[0] += bt_z(upper ? bt_nanmax(f.settled, f.estimated) : f.used);
+        g->held_unknown |= upper;
         if (rt->endpoint == BT_EP_MANTLE) {
             g->tok[1] += bt_z(out);
             g->used[1] += bt_z(out); /* output is counted as generated: nothing held */

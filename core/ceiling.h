@@ -17,7 +17,9 @@
 struct bt_group_minute {
     bool data;               /* some member had a CloudWatch datapoint */
     double used[2];          /* the frame's `used` of the same minute (tok[] + held
-                              * reservations: bt_minute_figures), the quota's measure */
+                              * reservations: bt_minute_figures), the quota's measure;
+                              * tok[] where the frame's is an upper bound (held_unknown) */
+    bool held_unknown;       /* some member's held reservations could not be known */
     double tok[2];           /* quota tokens charged: [0] the token quota (runtime
                               * max(settled, EstimatedTPMQuotaUsage), burndown applied;
                               * mantle input), [1] mantle output as generated */
