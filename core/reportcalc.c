@@ -202,10 +202,12 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         stat_of(tok[s], busy, &sd->tpm);
         stat_of(used[s], busy, &sd->used);
         /* the frame's group use at its evaluated minute, when in the window: what
-         * `check` shows now is never above the peak the request asks from */
+         * `check` shows now is never above the peak the request asks from (an upper
+         * bound, held unknown, is not a use: the charged series stands there) */
         const struct bt_side_fig *fs = &e->side[g->scope == BT_QR_MANTLE ? (s ? BT_SIDE_OUTPUT : BT_SIDE_INPUT)
                                                                        : BT_SIDE_TPM];
-        if (e->minute >= from && e->minute < from + 60 * (int64_t)n && !isnan(fs->group_used))
+        if (e->minute >= from && e->minute < from + 60 * (int64_t)n && !isnan(fs->group_used) &&
+            fs->group_q != BT_QL_UPPER)
             sd->used.max = fmax(sd->used.max, fs->group_used);
         sd->ceiling = s ? ce.tokens_out : ce.tokens;
         ask_for(sd->used.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
