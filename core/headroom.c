@@ -157,6 +157,34 @@ static void side_output(struct bt_side_fig *f, const struct bt_quota *q, const s
                   "cloudwatch");
 }
 
+/* Runtime's split quotas ("... model inference input / output tokens per minute for
+ * X", where an account lists them): two sides like mantle's, never the combined TPM
+ * formula. Input: input + cache writes (cache reads are not charged) + the
+ * reservations held in flight; output: output tokens as generated (a burndown
+ * weights output against a combined quota only). No quota listed: no side. */
+static void side_split(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e,
+                       bool output)
+{
+    if (!q) {
+        bt_side_route(f, q, NAN, BT_QL_UNKNOWN, NAN, NULL);
+        return;
+    }
+    if (output) {
+        side_output(f, q, e);
+        return;
+    }
+    double used = NAN;
+    enum bt_quality ql = BT_QL_UNKNOWN;
+    if (e->state == BT_FR_IDLE) {
+        used = bt_z(e->held);
+        ql = e->held > 0 ? e->held_q : BT_QL_IDLE;
+    } else if (e->state == BT_FR_ACTIVE) {
+        used = bt_z(e->input_tokens) + bt_z(e->cache_write) + bt_z(e->held);
+        ql = bt_quality_add(BT_QL_KNOWN, isnan(e->held) ? BT_QL_UNKNOWN : e->held_q);
+    }
+    bt_side_route(f, q, used, ql, e->reservation, e->held_source);
+}
+
 /* The reserved tier: its input (with its share of what the calls in flight hold)
  * and its output, against the reservation's two quotas. */
 static void side_reserved(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e,
@@ -248,6 +276,8 @@ static void route_sides(struct bt_eval *e, const struct group_quotas *gq)
         return; /* mantle: no burndown, no RPM, no daily quota of runtime's */
     }
     side_tpm(&s[BT_SIDE_TPM], gq->q[BT_Q_TPM], e);
+    side_split(&s[BT_SIDE_INPUT], gq->q[BT_Q_INPUT_TPM], e, false);
+    side_split(&s[BT_SIDE_OUTPUT], gq->q[BT_Q_OUTPUT_TPM], e, true);
     side_rpm(&s[BT_SIDE_RPM], gq->q[BT_Q_RPM], e);
     side_reserved(&s[BT_SIDE_RES_INPUT], gq->q[BT_Q_RES_INPUT_TPM], e, false);
     side_reserved(&s[BT_SIDE_RES_OUTPUT], gq->q[BT_Q_RES_OUTPUT_TPM], e, true);
@@ -359,7 +389,9 @@ static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups
 /* The route's token side: tpm, or the mantle side (input or output) that binds. */
 static enum bt_side token_side(const struct bt_eval *e)
 {
-    if (!e->mantle)
+    bool split = !e->side[BT_SIDE_TPM].applies &&
+                 (e->side[BT_SIDE_INPUT].applies || e->side[BT_SIDE_OUTPUT].applies);
+    if (!e->mantle && !split)
         return BT_SIDE_TPM;
     struct bt_side_fig two[BT_SIDE_COUNT];
     memset(two, 0, sizeof two);
