@@ -187,7 +187,7 @@ struct bt_eval {
     /* service tiers: reserved-tier traffic (ResolvedServiceTier=reserved) taken out */
     double tier_reserved_share; /* of the route's calls, 0-1 (NAN: no tier series) */
     double tier_reserved_inv, tier_reserved_input, tier_reserved_output;
-    /* requests submitted per minute (RPM): CloudWatch or admission */
+    /* requests accepted per minute (RPM): Invocations or admission admitted */
     double requests;
     enum bt_quality requests_q;
     const char *requests_source;

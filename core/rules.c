@@ -126,11 +126,11 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
                  "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));
         w->action = act_capacity;
-    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct < 100 - 90) {
+    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct <= 100 - 90) {
         char g[32], qq[32];
         bt_fmt_si(rpm->group_used, g, sizeof g);
         bt_fmt_si(rpm->quota, qq, sizeof qq);
-        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests submitted of %s "
+        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests accepted of %s "
                  "RPM%s (many short calls throttle with tokens to spare)", g, qq,
                  rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
         w->action = act_rpm;

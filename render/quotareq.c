@@ -366,7 +366,7 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
         bt_buf_reset(&para);
         bt_buf_printf(&para, "We request an increase of the requests-per-minute quota%s%s%s in %s "
                              "from %s to %s requests per minute. Between %.16s and %.16s UTC we "
-                             "submitted %s requests per minute steady and %s at peak (p99 %s)",
+                             "made %s accepted requests per minute steady and %s at peak (p99 %s)",
                       g->rpm_code[0] ? " (" : "", g->rpm_code, g->rpm_code[0] ? ")" : "", g->region,
                       num(g->rpm_quota, cur, sizeof cur), num(g->rpm_ask, ask, sizeof ask), f, t,
                       num(g->rpm.steady, st, sizeof st), num(g->rpm.max, mx, sizeof mx),
