@@ -139,8 +139,13 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
         char t[32], d[32];
         bt_fmt_si(e->group_tokens_today, t, sizeof t);
         bt_fmt_si(e->tpd, d, sizeof d);
-        snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls throttle "
-                 "until it resets at 00:00 UTC", t, d);
+        if (e->side[BT_SIDE_DAILY_ACCOUNT].applies) /* pricing-weighted: an estimate */
+            snprintf(cause, sizeof cause, "the account-wide cross-model daily quota looks used up "
+                     "(about %s of %s, an estimate: it is pricing-weighted): calls throttle until "
+                     "it resets at 00:00 UTC (assumed)", t, d);
+        else
+            snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls "
+                     "throttle until it resets at 00:00 UTC", t, d);
         w->action = act_daily;
     } else if (!isnan(share) && share > cfg->retry_share) {
         snprintf(cause, sizeof cause, "retries are %.0f%% of offered load (%.0f of %.0f calls/min): "

@@ -109,8 +109,7 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
             "throttled)", a, e->requests_source ? e->requests_source : "unknown", b);
     }
     if (e->mantle)
-        FIG("throttles", "not published: bedrock-mantle has no throttle metric, and "
-            "InferenceClientErrors leaves out the 429s refused before processing");
+        FIG("throttles", "not published (no mantle throttle metric; its errors omit 429s)");
     if (!isnan(e->tier_reserved_share))
         FIG("tiers", "%.0f%% of calls served by the reserved tier (taken out of on-demand use), "
             "%.0f%% on-demand", 100 * e->tier_reserved_share, 100 * (1 - e->tier_reserved_share));
