@@ -100,6 +100,12 @@ expect_eq "daily: it does not bind these routes (output, rpm, tpm have less left
     "$(j "$J" "sorted({x['binding_side'] for x in d['routes']})")" "['output', 'rpm', 'tpm']"
 
 "${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" XDG_CACHE_HOME="$TMP/cache" \
+    "$BEDTOP" check --config "$TMP/b.conf" --endpoint-url "http://127.0.0.1:$PORT" \
+    >"$TMP/c.txt" 2>"$TMP/c-text.err"
+check "text: rpm's accepted use with the offered load beside it" \
+    grep -q "^rpm rpm: 100 accepted of 1.0k/min, 150 offered (+ throttled)$" "$TMP/c.txt"
+
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" XDG_CACHE_HOME="$TMP/cache" \
     "$BEDTOP" report quota-request --since 20m --format json --config "$TMP/b.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/q.json" 2>"$TMP/q.err"
 expect_eq "quota-request --since exits 0" "$?" 0
