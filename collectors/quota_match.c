@@ -18,8 +18,11 @@ const char *bt_quotas_route_model(const struct bt_route *r)
 
 size_t bt_quotas_route_kinds(const struct bt_route *r, const enum bt_quota_kind **kinds)
 {
-    static const enum bt_quota_kind runtime[] = {BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_CONCURRENT,
-                                                 BT_Q_TPD_ACCOUNT};
+    /* input_tpm / output_tpm on runtime: split quotas ("... model inference input
+     * tokens per minute for X"), two sides like mantle's, where an account lists them */
+    static const enum bt_quota_kind runtime[] = {BT_Q_TPM,          BT_Q_RPM,       BT_Q_TPD,
+                                                 BT_Q_CONCURRENT,   BT_Q_TPD_ACCOUNT,
+                                                 BT_Q_INPUT_TPM,    BT_Q_OUTPUT_TPM};
     static const enum bt_quota_kind mantle[] = {BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
     if (r->endpoint == BT_EP_MANTLE) {
         *kinds = mantle;
@@ -39,6 +42,7 @@ struct qinfo {
     int um_inf;                /* its inference type, -1: every standard one */
     char um_context[16];
     const char *um_bare;       /* its model without profile prefix or latency suffix */
+    bool um_mantle;            /* its namespace is AWS/BedrockMantle */
 };
 
 struct ixent {
@@ -126,6 +130,9 @@ static int classify_kind(const char *name, const char *metric, bool mantle)
     } words[] = {
         {"input", BT_Q_INPUT_TPM, true},
         {"output", BT_Q_OUTPUT_TPM, true},
+        /* runtime's split quotas: two sides, never the combined TPM quota */
+        {"inputtokensperminute", BT_Q_INPUT_TPM, false},
+        {"outputtokensperminute", BT_Q_OUTPUT_TPM, false},
         {"concurrent", BT_Q_CONCURRENT, false},
         {"requestsperminute", BT_Q_RPM, false},
         {"rpm", BT_Q_RPM, false},
@@ -180,8 +187,10 @@ struct bt_quota_index *bt_quota_index_build(const struct bt_sq_list *l,
             bool mantle = strcmp(q->um_ns, "AWS/BedrockMantle") == 0;
             int kind = qi->nread == 1 ? (int)qi->rd[0].kind : classify_kind(q->name, q->um_metric, mantle);
             bool mantle_kind = kind == BT_Q_INPUT_TPM || kind == BT_Q_OUTPUT_TPM;
-            if (kind >= 0 && mantle_kind == mantle) {
+            /* mantle quotas are input or output; runtime's may be split too */
+            if (kind >= 0 && (!mantle || mantle_kind)) {
                 qi->um_kind = kind;
+                qi->um_mantle = mantle;
                 qi->um_bare = bare_model(q->um_model, ix->bare[i], sizeof ix->bare[i]);
                 if (qi->nread == 1) {
                     qi->um_inf = qi->rd[0].inference;
@@ -284,6 +293,7 @@ static void by_usage_metric(struct bt_quota_index *ix, const struct bt_route *r,
                 continue;
             const struct qinfo *qi = &ix->qi[x->q];
             if (qi->um_kind == (int)k && qi->um_inf == infs[j] &&
+                qi->um_mantle == (r->endpoint == BT_EP_MANTLE) &&
                 !strcmp(qi->um_context, r->context) && !strcmp(qi->um_bare, bare))
                 take(ix, f, x->q);
         }
@@ -309,7 +319,12 @@ static bool reading_fits(const struct bt_qname *q, const struct bt_route *r,
                          enum bt_quota_kind k, const struct bt_quota_table *t)
 {
     bool mantle_kind = q->kind == BT_Q_INPUT_TPM || q->kind == BT_Q_OUTPUT_TPM;
-    if (q->kind != k || mantle_kind != (r->endpoint == BT_EP_MANTLE))
+    bool mantle = r->endpoint == BT_EP_MANTLE;
+    if (q->kind != k || (mantle && !mantle_kind))
+        return false;
+    /* input/output rows: mantle's are scope-less ("any"), runtime's split quotas are
+     * scoped to an inference type; neither endpoint takes the other's */
+    if (mantle_kind && (mantle ? q->inference >= 0 : q->inference < 0))
         return false;
     if (q->inference == BT_QROW_ACCOUNT)
         return r->endpoint == BT_EP_RUNTIME && r->inference != BT_INF_PROVISIONED;

@@ -105,6 +105,9 @@ bool bt_quotas_parse_page(const char *body, size_t len, struct bt_sq_list *l,
         bt_strlcpy(e->code, code->valuestring, sizeof e->code);
         bt_strlcpy(e->name, name->valuestring, sizeof e->name);
         e->value = val->valuedouble;
+        const cJSON *adj = cJSON_GetObjectItemCaseSensitive(q, "Adjustable");
+        e->adjustable = cJSON_IsBool(adj) ? (cJSON_IsTrue(adj) ? BT_ADJ_YES : BT_ADJ_NO)
+                                          : BT_ADJ_UNKNOWN;
         usage_metric(q, e);
     }
     if (cJSON_IsString(nt) && nt->valuestring[0])

@@ -101,6 +101,11 @@ static bool has_binding_quotas(const struct bt_route *rt, bool defaults_ok)
 {
     if (rt->endpoint == BT_EP_RUNTIME && rt->inference == BT_INF_PROVISIONED)
         return true;
+    if (rt->endpoint == BT_EP_RUNTIME && !isnan(rt->quota[BT_Q_INPUT_TPM].value) &&
+        !isnan(rt->quota[BT_Q_OUTPUT_TPM].value) &&
+        (defaults_ok || (rt->quota[BT_Q_INPUT_TPM].source != BT_QS_DEFAULT &&
+                         rt->quota[BT_Q_OUTPUT_TPM].source != BT_QS_DEFAULT)))
+        return true; /* split input/output quotas: two sides, no combined one */
     enum bt_quota_kind a = rt->endpoint == BT_EP_MANTLE ? BT_Q_INPUT_TPM : BT_Q_TPM;
     enum bt_quota_kind b = rt->endpoint == BT_EP_MANTLE ? BT_Q_OUTPUT_TPM : BT_Q_TPM;
     const struct bt_quota *qa = &rt->quota[a], *qb = &rt->quota[b];
@@ -143,13 +148,14 @@ static void emit_route(struct sq_group *g, struct bt_quota_index *ix, int r,
         }
         if (i < 0)
             continue;
-        tpm = tpm || kinds[k] == BT_Q_TPM;
+        tpm = tpm || kinds[k] == BT_Q_TPM || kinds[k] == BT_Q_INPUT_TPM; /* split sides bind */
         if (kinds[k] == BT_Q_RPM)
             rpm = i;
         struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_QUOTA, .route = r,
                               .source = BT_SRC_QUOTAS, .quota_kind = kinds[k],
                               .value = bt_quotas_effective_value(rt, kinds[k], &g->list.q[i]),
-                              .quota_source = src, .matched_by = by};
+                              .quota_source = src, .matched_by = by,
+                              .adjustable = g->list.q[i].adjustable};
         bt_strlcpy(ev.code, g->list.q[i].code, sizeof ev.code);
         bt_strlcpy(ev.text, g->list.q[i].name, sizeof ev.text);
         sq_event(sq, &ev);

@@ -25,6 +25,7 @@ struct bt_sq_quota {
     char code[32];
     char name[256];
     double value;
+    enum bt_adjustable adjustable; /* the listing's Adjustable (unknown: not given) */
     /* UsageMetric, when the listing carries one: its namespace, metric name and the
      * model its dimensions name (ModelId on AWS/Bedrock, Model on AWS/BedrockMantle) */
     char um_ns[40];

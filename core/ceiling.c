@@ -28,8 +28,16 @@ void bt_group_minute(const struct bt_config *cfg, const struct bt_store *st, con
         struct bt_tier_fig tf;
         bt_minute_figures_on_demand(cfg, st, r, m, &f, &tf);
         g->tok[0] += bt_z(bt_nanmax(f.settled, f.estimated));
-        if (rt->endpoint == BT_EP_MANTLE)
+        /* and the frame's `used`, held reservations in: one definition of "used"; where
+         * held cannot be known (no gauge, no latency) the frame's figure is the per-minute
+         * upper bound, and the charged figure is what is known to be used */
+        bool upper = f.used_q == BT_QL_UPPER;
+        g->used[0] += bt_z(upper ? bt_nanmax(f.settled, f.estimated) : f.used);
+        g->held_unknown |= upper;
+        if (rt->endpoint == BT_EP_MANTLE) {
             g->tok[1] += bt_z(out);
+            g->used[1] += bt_z(out); /* output is counted as generated: nothing held */
+        }
         if (!isnan(tf.inv)) {
             g->tier_seen = true;
             g->tier_inv += tf.inv;
@@ -38,7 +46,8 @@ void bt_group_minute(const struct bt_config *cfg, const struct bt_store *st, con
         g->inv += bt_z(inv);
         g->thr += bt_z(thr);
         g->server_errors += bt_z(srv);
-        g->requests += bt_requests_submitted(inv, thr, bt_store_at(st, r, BT_SIG_CLIENT_ERRORS, m), srv);
+        g->requests += bt_z(inv); /* accepted: Invocations counts failed calls already */
+        g->offered += bt_z(bt_requests_offered(inv, thr));
         g->input_total += bt_z(in) + bt_z(bt_store_at(st, r, BT_SIG_CACHE_READ, m)) +
                           bt_z(bt_store_at(st, r, BT_SIG_CACHE_WRITE, m));
         g->output += bt_z(out);
@@ -49,7 +58,7 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
                      int nm, int64_t from, int64_t to, struct bt_ceiling *c)
 {
     memset(c, 0, sizeof *c);
-    c->tokens = c->tokens_out = c->requests = c->submitted_max = NAN;
+    c->tokens = c->tokens_out = c->requests = c->submitted_max = c->used = NAN;
     c->quota = c->rpm_quota = c->pct_of_quota = NAN;
     if (!from || to < from)
         return;
@@ -68,6 +77,7 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
             c->tokens = g.tok[0];
             c->tokens_minute = m;
         }
+        c->used = bt_nanmax(c->used, g.used[0]);
         if (mantle)
             c->tokens_out = bt_nanmax(c->tokens_out, g.tok[1]);
         c->requests = bt_nanmax(c->requests, g.inv);
@@ -104,7 +114,7 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
                  100 * e->group_tokens_today / e->tpd);
     } else if (c->rpm_quota > 0 && c->submitted_max >= 0.8 * c->rpm_quota) {
         c->points_to = "rpm";
-        snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests submitted a minute "
+        snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests accepted a minute "
                  "against %.0f", c->submitted_max, c->rpm_quota);
     } else if (c->server_errors > 0) {
         c->points_to = "capacity";
@@ -116,8 +126,13 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
                  "a minute), throttles feeding on retries", bt_z(e->retries));
     } else {
         c->points_to = "reservations";
-        snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per call, "
-                 "bursts): settled tokens stay far below what admission checks");
+        if (c->used > c->tokens)
+            snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per "
+                     "call, bursts): with them the group used up to %.0f%% of the quota while "
+                     "settled tokens stayed far below", 100 * c->used / c->quota);
+        else
+            snprintf(c->why, sizeof c->why, "reservations held in flight (input + max_tokens per "
+                     "call, bursts): settled tokens stay far below what admission checks");
     }
 }
 

@@ -16,12 +16,17 @@
  * Standard left in. Unknown counts add as 0 (data says whether any was seen). */
 struct bt_group_minute {
     bool data;               /* some member had a CloudWatch datapoint */
+    double used[2];          /* the frame's `used` of the same minute (tok[] + held
+                              * reservations: bt_minute_figures), the quota's measure;
+                              * tok[] where the frame's is an upper bound (held_unknown) */
+    bool held_unknown;       /* some member's held reservations could not be known */
     double tok[2];           /* quota tokens charged: [0] the token quota (runtime
                               * max(settled, EstimatedTPMQuotaUsage), burndown applied;
                               * mantle input), [1] mantle output as generated */
     double inv;              /* calls completed, every tier's */
     double thr;              /* InvocationThrottles */
-    double requests;         /* submitted: the RPM quota's measure (bt_requests_submitted) */
+    double requests;         /* accepted (Invocations): the RPM quota's measure */
+    double offered;          /* accepted + InvocationThrottles (bt_requests_offered) */
     double server_errors;
     double input_total;      /* input tokens incl. cache reads and writes, every tier's */
     double output;           /* output tokens, every tier's */
@@ -41,8 +46,9 @@ struct bt_ceiling {
                                  * of them, TPM: a lower bound on the limit (NAN: none) */
     double tokens_out;          /* mantle: the output side's (NAN otherwise) */
     int64_t tokens_minute;
+    double used;                /* the most `used` (held reservations in) in one of them */
     double requests;            /* the most calls the group completed in one of them */
-    double submitted_max;       /* the most requests submitted in one of them */
+    double submitted_max;       /* the most requests accepted in one of them (RPM's use) */
     double server_errors;       /* over the throttled minutes */
     double quota, rpm_quota;
     double pct_of_quota;        /* tokens as a % of the token quota */

@@ -359,16 +359,17 @@ static int64_t newest_usage(const struct bt_store *st, int r, int64_t limit)
     return newest;
 }
 
-/* Requests submitted per minute, the RPM quota's measure: the admission counters'
- * admitted + retried, else Invocations + InvocationThrottles + client and server
- * errors (a throttled or failed request was submitted all the same). */
+/* Requests per minute, the RPM quota's measure: the calls accepted, the admission
+ * counters' admitted rate, else Invocations (it counts the calls that later failed
+ * already, and never throttled ones: adding the error counts would count them twice).
+ * Offered load (bt_eval_offered) is shown beside it, never used as the side's use. */
 static void requests(struct bt_eval *e)
 {
     e->requests = NAN;
     e->requests_q = BT_QL_UNKNOWN;
     e->requests_source = NULL;
     if (!isnan(e->admitted)) {
-        e->requests = e->admitted + bt_z(e->retries);
+        e->requests = e->admitted;
         e->requests_q = BT_QL_KNOWN;
         e->requests_source = "admission";
     } else if (e->state == BT_FR_IDLE) {
@@ -376,8 +377,7 @@ static void requests(struct bt_eval *e)
         e->requests_q = BT_QL_IDLE;
         e->requests_source = "cloudwatch";
     } else if (e->state == BT_FR_ACTIVE && !isnan(e->invocations)) {
-        e->requests = bt_requests_submitted(e->invocations, e->throttles, e->client_errors,
-                                            e->server_errors);
+        e->requests = e->invocations;
         e->requests_q = BT_QL_KNOWN;
         e->requests_source = "cloudwatch";
     }
@@ -499,7 +499,9 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->cache_write = x.cache_write;
     e->lat_avg = x.lat_avg;
     bool idle = e->state == BT_FR_IDLE;
-    e->throttles = idle ? 0 : at(st, r, BT_SIG_THROTTLES, cm);
+    /* mantle publishes no throttle metric, and InferenceClientErrors leaves out the
+     * 429s refused before processing: its throttles are not published, never 0 */
+    e->throttles = e->mantle ? NAN : idle ? 0 : at(st, r, BT_SIG_THROTTLES, cm);
     e->client_errors = idle ? 0 : at(st, r, BT_SIG_CLIENT_ERRORS, cm);
     e->server_errors = idle ? 0 : at(st, r, BT_SIG_SERVER_ERRORS, cm);
     e->server_errors_before = cm ? bt_z(at(st, r, BT_SIG_SERVER_ERRORS, cm - 300)) : NAN;

@@ -33,10 +33,17 @@ double bt_settled_tpm(double input, double cache_write, double output, double bu
     return input + cache_write + output * burndown;
 }
 
-double bt_requests_submitted(double invocations, double throttles, double client_errors,
-                             double server_errors)
+double bt_requests_offered(double accepted, double throttles)
 {
-    return bt_z(invocations) + bt_z(throttles) + bt_z(client_errors) + bt_z(server_errors);
+    return isnan(accepted) ? NAN : accepted + bt_z(throttles);
+}
+
+/* Offered beside the RPM side's accepted use: the admission counters' throttled
+ * responses with their admitted rate, else InvocationThrottles. */
+double bt_eval_offered(const struct bt_eval *e)
+{
+    bool adm = e->requests_source && !strcmp(e->requests_source, "admission");
+    return bt_requests_offered(e->requests, adm ? e->adm_throttled : e->throttles);
 }
 
 double bt_littles_law(double invocations_per_min, double latency_avg_ms)
@@ -150,6 +157,34 @@ static void side_output(struct bt_side_fig *f, const struct bt_quota *q, const s
                   "cloudwatch");
 }
 
+/* Runtime's split quotas ("... model inference input / output tokens per minute for
+ * X", where an account lists them): two sides like mantle's, never the combined TPM
+ * formula. Input: input + cache writes (cache reads are not charged) + the
+ * reservations held in flight; output: output tokens as generated (a burndown
+ * weights output against a combined quota only). No quota listed: no side. */
+static void side_split(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e,
+                       bool output)
+{
+    if (!q) {
+        bt_side_route(f, q, NAN, BT_QL_UNKNOWN, NAN, NULL);
+        return;
+    }
+    if (output) {
+        side_output(f, q, e);
+        return;
+    }
+    double used = NAN;
+    enum bt_quality ql = BT_QL_UNKNOWN;
+    if (e->state == BT_FR_IDLE) {
+        used = bt_z(e->held);
+        ql = e->held > 0 ? e->held_q : BT_QL_IDLE;
+    } else if (e->state == BT_FR_ACTIVE) {
+        used = bt_z(e->input_tokens) + bt_z(e->cache_write) + bt_z(e->held);
+        ql = bt_quality_add(BT_QL_KNOWN, isnan(e->held) ? BT_QL_UNKNOWN : e->held_q);
+    }
+    bt_side_route(f, q, used, ql, e->reservation, e->held_source);
+}
+
 /* The reserved tier: its input (with its share of what the calls in flight hold)
  * and its output, against the reservation's two quotas. */
 static void side_reserved(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e,
@@ -196,10 +231,17 @@ static void side_concurrent(struct bt_side_fig *f, const struct bt_quota *q,
     bt_side_route(f, q, used, ql, 1, src);
 }
 
-static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
+/* The daily sides. The account-wide cross-model quota (the one AWS enforces since
+ * 2026-09-21) is pricing-weighted: a token sum against it is an estimate of unknown
+ * weighting, and a lower bound where ModelIds outside the config draw on it
+ * (UNSEEN_CALLERS found some); never known. A legacy per-model quota counts raw
+ * tokens. */
+static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e,
+                       const struct bt_route *rt, bool account)
 {
     double per_call = e->invocations > 0 && !isnan(e->settled) ? e->settled / e->invocations : NAN;
-    bt_side_route(f, q, e->tokens_today, BT_QL_KNOWN, per_call, "cloudwatch");
+    enum bt_quality ql = !account ? BT_QL_KNOWN : rt->unseen[0] ? BT_QL_LOWER : BT_QL_ESTIMATE;
+    bt_side_route(f, q, e->tokens_today, ql, per_call, "cloudwatch");
 }
 
 /* The quota kinds of the sides summed over a quota group, and the group's quota of
@@ -234,6 +276,8 @@ static void route_sides(struct bt_eval *e, const struct group_quotas *gq)
         return; /* mantle: no burndown, no RPM, no daily quota of runtime's */
     }
     side_tpm(&s[BT_SIDE_TPM], gq->q[BT_Q_TPM], e);
+    side_split(&s[BT_SIDE_INPUT], gq->q[BT_Q_INPUT_TPM], e, false);
+    side_split(&s[BT_SIDE_OUTPUT], gq->q[BT_Q_OUTPUT_TPM], e, true);
     side_rpm(&s[BT_SIDE_RPM], gq->q[BT_Q_RPM], e);
     side_reserved(&s[BT_SIDE_RES_INPUT], gq->q[BT_Q_RES_INPUT_TPM], e, false);
     side_reserved(&s[BT_SIDE_RES_OUTPUT], gq->q[BT_Q_RES_OUTPUT_TPM], e, true);
@@ -313,18 +357,23 @@ static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups
     for (int r = 0; r < n; r++)
         for (int k = BT_SIDE_DAILY; k <= BT_SIDE_DAILY_ACCOUNT; k++)
             bt_side_route(&evals[r].side[k], NULL, NAN, BT_QL_UNKNOWN, NAN, NULL);
-    for (int pass = 0; pass < 2; pass++) {
+    /* the account's quota first: a per-model daily quota is legacy, used only where
+     * the account lists no cross-model one */
+    for (int pass = 1; pass >= 0; pass--) {
         enum bt_side side = pass ? BT_SIDE_DAILY_ACCOUNT : BT_SIDE_DAILY;
         enum bt_quota_kind kind = pass ? BT_Q_TPD_ACCOUNT : BT_Q_TPD;
         for (int run = 0; run < g->ndaily_runs[pass]; run++) {
             const int *members = &g->daily[pass][g->daily_run[pass][run]];
             int cnt = g->daily_run[pass][run + 1] - g->daily_run[pass][run];
             const struct bt_quota *q = group_quota(cfg, members, cnt, kind);
+            for (int k = 0; !pass && q && k < cnt; k++)
+                if (evals[members[k]].side[BT_SIDE_DAILY_ACCOUNT].applies)
+                    q = NULL; /* replaced by the cross-model quota */
             double sum = NAN, now = NAN;
             enum bt_quality ql = BT_QL_UNKNOWN;
             for (int k = 0; k < cnt; k++) {
                 struct bt_side_fig *f = &evals[members[k]].side[side];
-                side_daily(f, q, &evals[members[k]]);
+                side_daily(f, q, &evals[members[k]], &cfg->routes[members[k]], pass);
                 bt_side_sum(&sum, &ql, k == 0, f);
                 if (!isnan(evals[members[k]].settled))
                     now = bt_z(now) + evals[members[k]].settled;
@@ -340,7 +389,9 @@ static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups
 /* The route's token side: tpm, or the mantle side (input or output) that binds. */
 static enum bt_side token_side(const struct bt_eval *e)
 {
-    if (!e->mantle)
+    bool split = !e->side[BT_SIDE_TPM].applies &&
+                 (e->side[BT_SIDE_INPUT].applies || e->side[BT_SIDE_OUTPUT].applies);
+    if (!e->mantle && !split)
         return BT_SIDE_TPM;
     struct bt_side_fig two[BT_SIDE_COUNT];
     memset(two, 0, sizeof two);

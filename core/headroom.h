@@ -55,10 +55,6 @@ int bt_wcode_by_name(const char *name);
 double bt_settled_tpm(double input, double cache_write, double output, double burndown);
 /* Little's law: calls in flight = arrivals per second x average seconds per call. */
 double bt_littles_law(double invocations_per_min, double latency_avg_ms);
-/* Requests submitted per minute from CloudWatch, the RPM quota's measure: a
- * throttled or failed request was submitted all the same (unknown terms count 0). */
-double bt_requests_submitted(double invocations, double throttles, double client_errors,
-                             double server_errors);
 /* floor(headroom / reservation per call): more calls that fit in flight at once. */
 double bt_fits_more(double headroom_tpm, double reservation_per_call);
 
@@ -77,13 +73,26 @@ bool bt_quota_shared_by(const struct bt_route *r, const char *model_id, const ch
                         int inference);
 
 /* How sure a figure is. A sum with an unknown or lower-bound term is a lower bound;
- * a headroom from a lower-bound use is an upper bound ("at most 41 %"). */
-enum bt_quality { BT_QL_KNOWN, BT_QL_IDLE, BT_QL_LOWER, BT_QL_UPPER, BT_QL_UNKNOWN };
-const char *bt_quality_name(enum bt_quality q); /* known idle lower-bound upper-bound unknown */
-/* a + b with their qualities (an unknown term counts as at least 0: a lower bound) */
+ * a headroom from a lower-bound use is an upper bound ("at most 41 %"). An estimate
+ * (version 4) is a figure of unknown weighting, neither exact nor a bound: token sums
+ * against the pricing-weighted cross-model daily quota. */
+enum bt_quality { BT_QL_KNOWN, BT_QL_IDLE, BT_QL_LOWER, BT_QL_UPPER, BT_QL_UNKNOWN,
+                  BT_QL_ESTIMATE };
+/* known idle lower-bound upper-bound unknown estimate */
+const char *bt_quality_name(enum bt_quality q);
+/* a + b with their qualities (an unknown term counts as at least 0: a lower bound; an
+ * estimate term makes an exact sum an estimate, a bound stays a bound) */
 enum bt_quality bt_quality_add(enum bt_quality a, enum bt_quality b);
-/* quota - used: a lower-bound use gives an upper-bound headroom and back */
+/* quota - used: a lower-bound use gives an upper-bound headroom and back; an
+ * estimate gives an estimate */
 enum bt_quality bt_quality_headroom(enum bt_quality used);
+/* Requests per minute, the RPM quota's measure: the accepted calls, Invocations
+ * (it already counts calls that later failed; throttled ones are not in it), or the
+ * admission counters' admitted rate. offered = accepted + throttled (retries
+ * included), shown beside it, never the side's use. NAN when accepted is unknown. */
+double bt_requests_offered(double accepted, double throttles);
+struct bt_eval;
+double bt_eval_offered(const struct bt_eval *e);
 
 /* Where a route's CloudWatch stands in its group's frame (the freshness state). */
 enum bt_frame_state {
@@ -178,7 +187,7 @@ struct bt_eval {
     /* service tiers: reserved-tier traffic (ResolvedServiceTier=reserved) taken out */
     double tier_reserved_share; /* of the route's calls, 0-1 (NAN: no tier series) */
     double tier_reserved_inv, tier_reserved_input, tier_reserved_output;
-    /* requests submitted per minute (RPM): CloudWatch or admission */
+    /* requests accepted per minute (RPM): Invocations or admission admitted */
     double requests;
     enum bt_quality requests_q;
     const char *requests_source;

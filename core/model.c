@@ -683,6 +683,8 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             break;
         q->value = ev->value;
         q->source = ev->quota_source;
+        routes[ev->route].quota_adjustable[ev->quota_kind] = isnan(ev->value) ? BT_ADJ_UNKNOWN
+                                                                              : ev->adjustable;
         routes[ev->route].quota_match[ev->quota_kind] = isnan(ev->value) ? BT_QM_NONE
                                                                          : ev->matched_by;
         bt_strlcpy(q->code, ev->code, sizeof q->code);

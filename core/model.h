@@ -120,6 +120,10 @@ int bt_quota_match_by_name(const char *name);          /* -1 unknown */
  * (collectors/quotas.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
 #define BT_MANTLE_NO_QUOTA "no published quota (internal capacity)"
 
+/* Service Quotas' `Adjustable` flag: an adjustable quota is raised with
+ * RequestServiceQuotaIncrease, another only through an AWS Support case, or not at
+ * all (unknown: not listed, a config value, an older recording). */
+enum bt_adjustable { BT_ADJ_UNKNOWN, BT_ADJ_YES, BT_ADJ_NO };
 struct bt_quota {
     double value; /* NAN when unknown */
     enum bt_quota_source source;
@@ -165,6 +169,7 @@ struct bt_route {
     char quota_code[32];
     struct bt_quota quota[BT_Q_COUNT];
     enum bt_quota_match quota_match[BT_Q_COUNT]; /* how each quota was tied to the route */
+    enum bt_adjustable quota_adjustable[BT_Q_COUNT]; /* each quota's Adjustable flag */
     bool legacy_seen;        /* ListMetrics lists LegacyModelInvocations for the model
                               * (BT_EVCODE_LEGACY_MODEL): increases are refused for it */
     /* the catalogue (collectors/catalogue.c, BT_SET_LIFECYCLE / BT_SET_PROFILE) */
@@ -237,6 +242,7 @@ struct bt_event {
     enum bt_setting setting; /* BT_EV_SETTING */
     char str[192];           /* BT_EV_SETTING: a string setting, or burndown's source */
     enum bt_quota_match matched_by; /* BT_EV_QUOTA */
+    enum bt_adjustable adjustable;  /* BT_EV_QUOTA: Service Quotas' Adjustable */
     char code[32];           /* quota code or error code */
     char text[224];
 };

@@ -96,6 +96,8 @@ static cJSON *route_json(const struct bt_route *r)
             cJSON_AddStringToObject(x, "code", qq->code);
         if (qq->name[0])
             cJSON_AddStringToObject(x, "name", qq->name);
+        if (r->quota_adjustable[k] != BT_ADJ_UNKNOWN)
+            cJSON_AddBoolToObject(x, "adjustable", r->quota_adjustable[k] == BT_ADJ_YES);
     }
     return o;
 }
@@ -289,6 +291,8 @@ static void on_event(void *arg, const struct bt_event *ev)
         cJSON_AddStringToObject(o, "quota_source", bt_quota_source_name(ev->quota_source));
         if (bt_quota_match_name(ev->matched_by))
             cJSON_AddStringToObject(o, "matched_by", bt_quota_match_name(ev->matched_by));
+        if (ev->adjustable != BT_ADJ_UNKNOWN)
+            cJSON_AddBoolToObject(o, "adjustable", ev->adjustable == BT_ADJ_YES);
     }
     if (ev->type == BT_EV_SETTING) {
         cJSON_AddStringToObject(o, "setting", bt_setting_name(ev->setting));

@@ -27,6 +27,13 @@ static bool jnum(const cJSON *o, const char *k, double *out)
     return true;
 }
 
+/* A quota's "adjustable" (Service Quotas' flag; absent in older files: unknown). */
+static enum bt_adjustable adjustable_of(const cJSON *o)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "adjustable");
+    return !cJSON_IsBool(v) ? BT_ADJ_UNKNOWN : cJSON_IsTrue(v) ? BT_ADJ_YES : BT_ADJ_NO;
+}
+
 static int name_index(const char *const *names, int n, const char *s)
 {
     for (int i = 0; s && i < n; i++)
@@ -110,6 +117,7 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
             bt_strlcpy(r->quota[k].code, jstr(x, "code"), sizeof r->quota[k].code);
         if (jstr(x, "name"))
             bt_strlcpy(r->quota[k].name, jstr(x, "name"), sizeof r->quota[k].name);
+        r->quota_adjustable[k] = adjustable_of(x);
     }
     return true;
 }
@@ -245,6 +253,7 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
             ev.quota_source = (enum bt_quota_source)qs;
             int mb = bt_quota_match_by_name(jstr(g, "matched_by"));
             ev.matched_by = mb < 0 ? BT_QM_NONE : (enum bt_quota_match)mb;
+            ev.adjustable = adjustable_of(g);
         }
         if (ev.type == BT_EV_SETTING) {
             int k = bt_setting_by_name(jstr(g, "setting"));

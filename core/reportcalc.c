@@ -70,6 +70,27 @@ const char *bt_qr_scope_name(enum bt_qr_scope s)
     return names[s];
 }
 
+const char *bt_qr_through_name(enum bt_qr_through t)
+{
+    return t == BT_QR_AWS_SUPPORT ? "aws-support" : "service-quotas";
+}
+
+const char *bt_qr_verdict_name(enum bt_qr_verdict v)
+{
+    static const char *const names[] = {"increase", "no-increase", "lower-max-tokens-first",
+                                        "legacy"};
+    return names[v];
+}
+
+static enum bt_qr_through through_of(enum bt_adjustable a, bool mantle)
+{
+    if (a == BT_ADJ_NO)
+        return BT_QR_AWS_SUPPORT;
+    if (a == BT_ADJ_YES)
+        return BT_QR_SERVICE_QUOTAS;
+    return mantle ? BT_QR_AWS_SUPPORT : BT_QR_SERVICE_QUOTAS;
+}
+
 static enum bt_qr_scope scope_of(const struct bt_route *r)
 {
     if (r->endpoint == BT_EP_MANTLE)
@@ -101,13 +122,18 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
 {
     sd->quota = value;
     sd->quota_source = BT_QS_UNKNOWN;
+    sd->adjustable = BT_ADJ_UNKNOWN;
     sd->code[0] = sd->quota_name[0] = '\0';
+    bool mantle = nm > 0 && cfg->routes[members[0]].endpoint == BT_EP_MANTLE;
+    sd->through = through_of(BT_ADJ_UNKNOWN, mantle);
     for (int i = 0; i < nm && !isnan(value); i++) {
         const struct bt_route *rt = &cfg->routes[members[i]];
         const struct bt_quota *q = &rt->quota[k];
         if (q->value != value)
             continue;
         sd->quota_source = q->source;
+        sd->adjustable = rt->quota_adjustable[k];
+        sd->through = through_of(sd->adjustable, mantle);
         bt_strlcpy(sd->code, q->code[0] ? q->code : k == BT_Q_TPM ? rt->quota_code : "",
                    sizeof sd->code);
         bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
@@ -120,7 +146,9 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
                           double margin, struct bt_qr_group *g)
 {
     double *tok[2] = {bt_xcalloc((size_t)n, sizeof(double)), bt_xcalloc((size_t)n, sizeof(double))};
+    double *used[2] = {bt_xcalloc((size_t)n, sizeof(double)), bt_xcalloc((size_t)n, sizeof(double))};
     double *rpm = bt_xcalloc((size_t)n, sizeof(double));
+    double *offered = bt_xcalloc((size_t)n, sizeof(double));
     double *tier = bt_xcalloc((size_t)n, sizeof(double));
     double inputs = 0, outputs = 0, calls = 0;
     g->max_tokens = NAN;
@@ -148,7 +176,11 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         if (x.inv > 0 || x.tok[0] > 0 || x.tok[1] > 0 || x.tier_tok > 0) {
             tok[0][busy] = x.tok[0];
             tok[1][busy] = x.tok[1];
+            used[0][busy] = x.used[0];
+            g->held_unknown_minutes += x.held_unknown;
+            used[1][busy] = x.used[1];
             rpm[busy] = x.requests;
+            offered[busy] = x.offered;
             tier[busy] = x.tier_seen ? x.tier_tok : NAN;
             busy++;
         }
@@ -168,26 +200,42 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
     for (int s = 0; s < g->nsides; s++) {
         struct bt_qr_side *sd = &g->side[s];
         stat_of(tok[s], busy, &sd->tpm);
+        stat_of(used[s], busy, &sd->used);
+        /* the frame's group use at its evaluated minute, when in the window: what
+         * `check` shows now is never above the peak the request asks from (an upper
+         * bound, held unknown, is not a use: the charged series stands there) */
+        const struct bt_side_fig *fs = &e->side[g->scope == BT_QR_MANTLE ? (s ? BT_SIDE_OUTPUT : BT_SIDE_INPUT)
+                                                                       : BT_SIDE_TPM];
+        if (e->minute >= from && e->minute < from + 60 * (int64_t)n && !isnan(fs->group_used) &&
+            fs->group_q != BT_QL_UPPER)
+            sd->used.max = fmax(sd->used.max, fs->group_used);
         sd->ceiling = s ? ce.tokens_out : ce.tokens;
-        ask_for(sd->tpm.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
-        sd->peak_pct = !isnan(sd->quota) && sd->quota > 0 && !isnan(sd->tpm.max)
-                           ? 100 * sd->tpm.max / sd->quota
+        ask_for(sd->used.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
+        bool charged_needed;
+        ask_for(sd->tpm.max, sd->quota, margin, &sd->charged_ask, &charged_needed);
+        sd->held_only = sd->increase_needed && !charged_needed && sd->quota > 0;
+        sd->peak_pct = !isnan(sd->quota) && sd->quota > 0 && !isnan(sd->used.max)
+                           ? 100 * sd->used.max / sd->quota
                            : NAN;
     }
     if (g->tier_minutes)
         stat_of(tier, busy, &g->tier_tpm);
     if (g->scope != BT_QR_MANTLE) {
         stat_of(rpm, busy, &g->rpm);
+        stat_of(offered, busy, &g->rpm_offered);
         if (!isnan(g->rpm_quota))
             ask_for(g->rpm.max, g->rpm_quota, margin, &g->rpm_ask, &g->rpm_increase_needed);
         else
             g->rpm_ask = NAN; /* no RPM quota listed: nothing to raise */
     } else {
-        g->rpm = (struct bt_qr_stat){NAN, NAN, NAN};
+        g->rpm = g->rpm_offered = (struct bt_qr_stat){NAN, NAN, NAN};
         g->rpm_ask = NAN;
     }
     free(tok[0]);
     free(tok[1]);
+    free(used[0]);
+    free(used[1]);
+    free(offered);
     free(rpm);
     free(tier);
 }
@@ -233,9 +281,50 @@ static void legacy_of(const struct bt_config *cfg, const int *members, int nm, s
     for (int s = 0; s < g->nsides; s++) {
         g->side[s].ask = NAN;
         g->side[s].increase_needed = false;
+        g->side[s].held_only = false;
     }
     g->rpm_ask = NAN;
     g->rpm_increase_needed = false;
+}
+
+/* The account-wide cross-model daily quota beside the group (runtime): its value as
+ * the evaluation resolved it, the configured routes' tokens today (an estimate: the
+ * quota is pricing-weighted) and how it is raised. */
+static void daily_of(const struct bt_config *cfg, const struct bt_eval *e, struct bt_qr_group *g)
+{
+    const struct bt_side_fig *d = &e->side[BT_SIDE_DAILY_ACCOUNT];
+    g->daily_quota = NAN;
+    g->daily_used = NAN;
+    g->daily_used_q = BT_QL_UNKNOWN;
+    g->daily_code[0] = '\0';
+    g->daily_adjustable = BT_ADJ_UNKNOWN;
+    g->daily_through = BT_QR_AWS_SUPPORT; /* published as "Support case only" */
+    if (g->scope == BT_QR_MANTLE || !d->applies)
+        return;
+    g->daily_quota = d->quota;
+    g->daily_used = d->group_used;
+    g->daily_used_q = d->group_q;
+    bt_strlcpy(g->daily_code, d->code, sizeof g->daily_code);
+    const struct bt_route *rt = &cfg->routes[e->route];
+    g->daily_adjustable = rt->quota_adjustable[BT_Q_TPD_ACCOUNT];
+    g->daily_through = g->daily_adjustable == BT_ADJ_YES ? BT_QR_SERVICE_QUOTAS : BT_QR_AWS_SUPPORT;
+}
+
+/* One verdict per group, from the figures above: a legacy model asks nothing; a
+ * side whose charged peak alone needs more (or the RPM quota) is an increase; a side
+ * that needs more only with its held reservations is lower-max-tokens-first. */
+static void verdict_of(struct bt_qr_group *g)
+{
+    if (g->legacy) {
+        g->verdict = BT_QR_LEGACY;
+        return;
+    }
+    bool inc = g->rpm_increase_needed, held = false;
+    for (int s = 0; s < g->nsides; s++) {
+        inc |= g->side[s].increase_needed && !g->side[s].held_only;
+        held |= g->side[s].held_only;
+    }
+    g->verdict = inc ? BT_QR_INCREASE : held ? BT_QR_LOWER_MAX_TOKENS : BT_QR_NO_INCREASE;
 }
 
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
@@ -292,10 +381,14 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
             side_quota(&rpm, cfg, members, nm, BT_Q_RPM, e->side[BT_SIDE_RPM].quota);
             g->rpm_quota = rpm.quota;
             g->rpm_source = rpm.quota_source;
+            g->rpm_adjustable = rpm.adjustable;
+            g->rpm_through = rpm.through;
             bt_strlcpy(g->rpm_code, rpm.code, sizeof g->rpm_code);
         }
         group_figures(cfg, st, e, from, n, members, nm, margin, g);
         legacy_of(cfg, members, nm, g);
+        daily_of(cfg, e, g);
+        verdict_of(g);
     }
     free(done);
     free(members);

@@ -35,10 +35,29 @@ struct bt_qr_stat {
     double p99, max;         /* peak */
 };
 
+/* How a quota is raised, by Service Quotas' Adjustable flag: an adjustable quota
+ * with RequestServiceQuotaIncrease (the console), a non-adjustable one only through
+ * an AWS Support case, or not at all. Unknown (not listed, a config value):
+ * runtime through Service Quotas, mantle through Support (the older text). */
+enum bt_qr_through { BT_QR_SERVICE_QUOTAS, BT_QR_AWS_SUPPORT };
+const char *bt_qr_through_name(enum bt_qr_through t); /* service-quotas aws-support */
+/* What the group's request comes to: raise it; nothing needed; held reservations,
+ * not charged tokens, exceed the quota (lower max_tokens first: the charged series
+ * alone fits); or a legacy model (AWS refuses increases). */
+enum bt_qr_verdict { BT_QR_INCREASE, BT_QR_NO_INCREASE, BT_QR_LOWER_MAX_TOKENS, BT_QR_LEGACY };
+/* increase no-increase lower-max-tokens-first legacy */
+const char *bt_qr_verdict_name(enum bt_qr_verdict v);
+
 /* One quota of the group: the runtime TPM quota, or a mantle side. */
 struct bt_qr_side {
     const char *name;        /* "tpm", "input", "output" */
     struct bt_qr_stat tpm;   /* quota tokens per minute charged (burndown applied) */
+    struct bt_qr_stat used;  /* the frame's `used` per busy minute: charged + held
+                              * reservations (bt_minute_figures), the quota's measure;
+                              * the peak includes the evaluated minute's group use */
+    double charged_ask;      /* what the charged peak alone would ask (peak x margin) */
+    enum bt_adjustable adjustable;
+    enum bt_qr_through through;
     double ceiling;          /* observed ceiling: the most accepted in a throttled minute,
                               * a lower bound on the limit that bound; NAN: no throttles */
     const char *ceiling_points_to; /* far below the quota: the limit it points to
@@ -48,9 +67,11 @@ struct bt_qr_side {
     enum bt_quota_source quota_source;
     char code[32];
     char quota_name[192];
-    double ask;              /* peak (max) x margin, rounded up; NAN: no usage */
+    double ask;              /* peak of `used` (held in) x margin, rounded up; NAN: no usage */
     bool increase_needed;    /* ask above the current quota (or the quota unknown or 0) */
-    double peak_pct;         /* peak (max) as a percentage of the quota (NAN unknown) */
+    bool held_only;          /* needed only with the held reservations: the charged
+                              * peak x margin fits the quota */
+    double peak_pct;         /* peak `used` as a percentage of the quota (NAN unknown) */
 };
 
 #define BT_QR_MAX_ROUTES 16
@@ -70,13 +91,25 @@ struct bt_qr_group {
     const char *burndown_source;
     struct bt_qr_side side[2];
     int nsides;              /* runtime 1 (tpm), mantle 2 (input, output) */
-    /* requests submitted per minute, the RPM quota's measure; no ask without an RPM
+    enum bt_qr_verdict verdict;
+    /* the account-wide cross-model daily quota the group's routes draw on (runtime;
+     * NAN: none listed): pricing-weighted, its use an estimate */
+    double daily_quota;
+    char daily_code[32];
+    double daily_used;       /* tokens today of the account's configured routes: estimate */
+    enum bt_quality daily_used_q;
+    enum bt_adjustable daily_adjustable;
+    enum bt_qr_through daily_through;
+    /* requests accepted per minute, the RPM quota's measure; no ask without an RPM
      * quota listed (a model without one is limited by tokens only) */
-    struct bt_qr_stat rpm;   /* requests submitted per minute, the RPM quota's measure
-                              * (Invocations + throttled + failed) */
+    struct bt_qr_stat rpm;   /* requests accepted per minute (Invocations: failed calls
+                              * are in it, throttled ones are not) */
+    struct bt_qr_stat rpm_offered; /* accepted + InvocationThrottles, beside it */
     double rpm_quota;        /* NAN: none listed (mantle enforces none) */
     enum bt_quota_source rpm_source;
     char rpm_code[32];
+    enum bt_adjustable rpm_adjustable;
+    enum bt_qr_through rpm_through;
     double rpm_ask;
     bool rpm_increase_needed;
     double avg_input;        /* input tokens per request, cache reads and writes included */
@@ -87,6 +120,8 @@ struct bt_qr_group {
     int minutes_with_data;   /* minutes some member had a datapoint (busy or not) */
     int busy_minutes;        /* minutes with invocations or tokens */
     int throttled_minutes;   /* minutes with InvocationThrottles > 0 */
+    int held_unknown_minutes; /* busy minutes whose held reservations could not be known
+                               * (no admission gauge, no latency): charged counted there */
     /* the reserved service tier: its own capacity, taken out of the TPM figures above
      * (ResolvedServiceTier=reserved; overflow to Standard stays in them) */
     int tier_minutes;        /* minutes with reserved-tier series (0: none, figures NAN) */

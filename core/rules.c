@@ -127,11 +127,11 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
                  "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));
         w->action = act_capacity;
-    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct < 100 - 90) {
+    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct <= 100 - 90) {
         char g[32], qq[32];
         bt_fmt_si(rpm->group_used, g, sizeof g);
         bt_fmt_si(rpm->quota, qq, sizeof qq);
-        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests submitted of %s "
+        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests accepted of %s "
                  "RPM%s (many short calls throttle with tokens to spare)", g, qq,
                  rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
         w->action = act_rpm;
@@ -140,8 +140,13 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
         char t[32], d[32];
         bt_fmt_si(e->group_tokens_today, t, sizeof t);
         bt_fmt_si(e->tpd, d, sizeof d);
-        snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls throttle "
-                 "until it resets at 00:00 UTC", t, d);
+        if (e->side[BT_SIDE_DAILY_ACCOUNT].applies) /* pricing-weighted: an estimate */
+            snprintf(cause, sizeof cause, "the account-wide cross-model daily quota looks used up "
+                     "(about %s of %s, an estimate: it is pricing-weighted): calls throttle until "
+                     "it resets at 00:00 UTC (assumed)", t, d);
+        else
+            snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls "
+                     "throttle until it resets at 00:00 UTC", t, d);
         w->action = act_daily;
     } else if (!isnan(share) && share > cfg->retry_share) {
         snprintf(cause, sizeof cause, "retries are %.0f%% of offered load (%.0f of %.0f calls/min): "
@@ -265,9 +270,10 @@ static bool threshold_hit(const struct bt_threshold *t, const struct bt_side_fig
 /* How sure a headroom is, as a few words after the number. */
 static const char *bound_words(enum bt_quality q)
 {
-    return q == BT_QL_UPPER   ? " at most"
-           : q == BT_QL_LOWER ? " at least"
-                              : "";
+    return q == BT_QL_UPPER      ? " at most"
+           : q == BT_QL_LOWER    ? " at least"
+           : q == BT_QL_ESTIMATE ? " about"
+                                 : "";
 }
 
 /* HEAD%'s colour: the binding side against the thresholds, as LOW_HEADROOM reads it. */
@@ -499,9 +505,20 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
     bt_fmt_si(e->tpd, q, sizeof q);
     daily_runout(e->minute ? e->minute : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
                  e->daily_rate, when, sizeof when);
+    /* the cross-model quota (the per-model ones are used only where it is absent) is
+     * pricing-weighted: the sum of tokens is an estimate of its use, never known */
+    const struct bt_side_fig *acc = &e->side[BT_SIDE_DAILY_ACCOUNT];
+    bool est = acc->applies;
     say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
-        "%s tokens used today of the %s daily quota (%.0f%%%s)%s", t, q, pct,
-        e->nshared ? ", whole shared quota" : "", when);
+        "%s%s tokens used today of the %s %s (%.0f%%%s%s)%s", est ? "about " : "", t, q,
+        est ? "account-wide Cross-Model Max Tokens Per Day" : "daily quota", pct,
+        e->nshared && !est ? ", whole shared quota" : "",
+        !est ? ""
+        : acc->group_q == BT_QL_LOWER
+            ? ", an estimate and at least: pricing-weighted, and ModelIds outside the config "
+              "draw on it too"
+            : ", an estimate: the quota is pricing-weighted, a token sum only estimates its use",
+        when);
     return true;
 }
 

@@ -11,7 +11,8 @@
 
 const char *bt_quality_name(enum bt_quality q)
 {
-    static const char *const names[] = {"known", "idle", "lower-bound", "upper-bound", "unknown"};
+    static const char *const names[] = {"known",       "idle",    "lower-bound",
+                                         "upper-bound", "unknown", "estimate"};
     return (unsigned)q < BT_ARRAY_LEN(names) ? names[q] : "unknown";
 }
 
@@ -22,9 +23,15 @@ const char *bt_frame_state_name(enum bt_frame_state s)
 }
 
 /* Unknown terms are at least 0, so they turn a sum into a lower bound; a lower and
- * an upper bound together bound nothing. */
+ * an upper bound together bound nothing. An estimate term keeps a bound a bound (an
+ * estimate counts as a known term there) and makes an exact sum an estimate. */
 enum bt_quality bt_quality_add(enum bt_quality a, enum bt_quality b)
 {
+    if (a == BT_QL_ESTIMATE || b == BT_QL_ESTIMATE) {
+        enum bt_quality k = bt_quality_add(a == BT_QL_ESTIMATE ? BT_QL_KNOWN : a,
+                                           b == BT_QL_ESTIMATE ? BT_QL_KNOWN : b);
+        return k == BT_QL_KNOWN || k == BT_QL_IDLE ? BT_QL_ESTIMATE : k;
+    }
     if (a == BT_QL_UNKNOWN && b == BT_QL_UNKNOWN)
         return BT_QL_UNKNOWN;
     if (a == BT_QL_UNKNOWN || b == BT_QL_UNKNOWN)
@@ -47,6 +54,8 @@ enum bt_quality bt_quality_headroom(enum bt_quality used)
         return BT_QL_LOWER;
     case BT_QL_UNKNOWN:
         return BT_QL_UNKNOWN;
+    case BT_QL_ESTIMATE:
+        return BT_QL_ESTIMATE;
     default:
         return BT_QL_KNOWN;
     }

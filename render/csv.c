@@ -39,7 +39,7 @@ void bt_csv_header(struct bt_buf *b)
     static const char *const eval_cols[] = {
         "settled_tpm", "held_tpm", "reserved_tpm", "reserved_source", "used_tpm", "quota_tpm",
         "quota_source", "headroom_tpm", "headroom_pct", "fits_more", "status", "warnings",
-        "evaluated_at", "admission_at", "markers", "events"};
+        "evaluated_at", "admission_at", "markers", "events", "headroom_quality"};
     for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
         bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
     bt_buf_putc(b, '\n');
@@ -105,5 +105,7 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
     bt_export_events(&w, log, r, m);
     csv_str(b, bt_buf_str(&w));
     bt_buf_free(&w);
+    /* how sure headroom_pct is: known, upper-bound, estimate (the cross-model daily side) */
+    csv_str(b, bt_quality_name(e->headroom_q));
     bt_buf_putc(b, '\n');
 }

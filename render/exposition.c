@@ -34,7 +34,7 @@
     X(QUOTA_RPM, "bedtop_quota_requests_per_minute", "gauge",                                     \
       "Requests-per-minute quota where Service Quotas lists one: the route's rpm side.")         \
     X(SIDE_RATIO, "bedtop_side_headroom_ratio", "gauge",                                          \
-      "Headroom of each limit that applies (label side; binding=\"true\" on the one that binds).") \
+      "Headroom of each limit that applies (label side; binding=\"true\" on the one that binds; quality: known, upper-bound, estimate, ...).") \
     X(STATUS, "bedtop_route_status", "gauge", "Route status: 0 ok, 1 warn, 2 crit, 3 unknown.")   \
     X(WARNING, "bedtop_warning", "gauge", "A warning active on a route (value 1).")               \
     X(AGE, "bedtop_data_age_seconds", "gauge",                                                    \
@@ -173,7 +173,8 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
     for (int k = 0; k < BT_SIDE_COUNT; k++)
         if (e->side[k].applies)
             add(ss, F_SIDE_RATIO, i, e->side[k].pct / 100, "side", bt_side_name((enum bt_side)k),
-                "binding", (int)e->binding == k ? "true" : "false", NULL);
+                "binding", (int)e->binding == k ? "true" : "false", "quality",
+                bt_quality_name(e->side[k].headroom_q), NULL);
     add(ss, F_STATUS, i, bt_status_exit(e->status), NULL);
     for (int w = 0; w < e->nwarn; w++) {
         const struct bt_warning *wa = &e->warnings[w];

@@ -40,12 +40,48 @@ static const char *scope_words(enum bt_qr_scope s)
     return w[s];
 }
 
+/* How a quota is raised, by its Adjustable flag (core/reportcalc.h). */
+static const char *through_words(enum bt_qr_through t, enum bt_adjustable a, bool mantle,
+                                 enum bt_qr_scope scope)
+{
+    if (t == BT_QR_SERVICE_QUOTAS)
+        return a == BT_ADJ_YES ? "in the Service Quotas console (service code bedrock), quota "
+                                 "code above: Service Quotas marks it adjustable"
+                               : "in the Service Quotas console (service code bedrock), quota "
+                                 "code above (Adjustable not listed: if it is refused, open an "
+                                 "AWS Support case)";
+    if (a == BT_ADJ_NO)
+        return scope == BT_QR_ON_DEMAND
+                   ? "through AWS Support only: Service Quotas marks this quota not adjustable "
+                     "(RequestServiceQuotaIncrease refuses it) and AWS may not raise it at all; "
+                     "a cross-Region inference profile has a quota of its own"
+                   : "through AWS Support only: Service Quotas marks this quota not adjustable "
+                     "(RequestServiceQuotaIncrease refuses it) and AWS may not raise it at all";
+    return mantle ? "through AWS Support (a limit-increase case; Adjustable not listed for this "
+                    "bedrock-mantle quota: if Service Quotas marks it adjustable, the console "
+                    "works too)"
+                  : "through AWS Support (a limit-increase case)";
+}
+
 static const char *through(const struct bt_qr_group *g)
 {
-    return g->scope == BT_QR_MANTLE
-               ? "through AWS Support (a limit-increase case: bedrock-mantle quotas are not "
-                 "raised in the Service Quotas console)"
-               : "in the Service Quotas console (service code bedrock), quota code above";
+    return through_words(g->side[0].through, g->side[0].adjustable, g->scope == BT_QR_MANTLE,
+                         g->scope);
+}
+
+static const char *verdict_words(const struct bt_qr_group *g)
+{
+    switch (g->verdict) {
+    case BT_QR_INCREASE:
+        return "increase: the peak plus the margin needs more than the current quota";
+    case BT_QR_LOWER_MAX_TOKENS:
+        return "lower max_tokens first: held reservations (input + max_tokens per call in "
+               "flight), not charged tokens, exceed the quota; the charged peak alone fits";
+    case BT_QR_LEGACY:
+        return "none: a legacy model (AWS refuses increases for it)";
+    default:
+        return "no increase needed: the peak (held reservations in) plus the margin fits";
+    }
 }
 
 static const char *side_unit(const struct bt_qr_side *sd)
@@ -124,6 +160,11 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
     snprintf(lab, sizeof lab, "Peak %s", side);
     row(r, lab, "%s (p99), %s (max) %s", num(sd->tpm.p99, a, sizeof a), num(sd->tpm.max, b, sizeof b),
         unit);
+    snprintf(lab, sizeof lab, "Peak %s used (held in)", side);
+    row(r, lab, "%s (p99), %s (max) %s: charged + reservations held by calls in flight, what "
+        "the quota admits against%s", num(sd->used.p99, a, sizeof a), num(sd->used.max, b, sizeof b),
+        unit, g->held_unknown_minutes ? " (held unknown in some minutes, no latency or admission "
+                                        "gauge: charged alone counted there)" : "");
     if (!isnan(sd->peak_pct)) {
         char p[BT_FMT_SHORT];
         snprintf(lab, sizeof lab, "Use of the current %s quota", side);
@@ -158,12 +199,18 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
     else if (isnan(sd->ask))
         row(r, lab, "none: no usage in the window");
     else if (!sd->increase_needed)
-        row(r, lab, "%s (peak %s x %.2f, rounded up): fits the current quota, no increase needed "
-                    "for this load", num(sd->ask, a, sizeof a), num(sd->tpm.max, d, sizeof d),
+        row(r, lab, "%s (peak used %s x %.2f, rounded up): fits the current quota, no increase "
+                    "needed for this load", num(sd->ask, a, sizeof a), num(sd->used.max, d, sizeof d),
             q->margin);
+    else if (sd->held_only)
+        row(r, lab, "none yet: the peak used %s (held reservations in) x %.2f = %s exceeds the "
+                    "quota, but the charged peak %s x %.2f = %s fits: lower max_tokens first (held "
+                    "reservations, not charged tokens, bind), then measure again",
+            num(sd->used.max, d, sizeof d), q->margin, num(sd->ask, a, sizeof a),
+            num(sd->tpm.max, b, sizeof b), q->margin, num(sd->charged_ask, c, sizeof c));
     else
-        row(r, lab, "%s %s (peak %s x %.2f, rounded up)", num(sd->ask, a, sizeof a), unit,
-            num(sd->tpm.max, d, sizeof d), q->margin);
+        row(r, lab, "%s %s (peak used %s, held reservations in, x %.2f, rounded up)",
+            num(sd->ask, a, sizeof a), unit, num(sd->used.max, d, sizeof d), q->margin);
 }
 
 static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_group *g,
@@ -178,6 +225,7 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
     if (g->legacy)
         row(r, "Legacy model", "%s: do not file an increase for it (AWS refuses them)", g->legacy_why);
     row(r, "Routes on this quota", "%s", routes);
+    row(r, "Verdict", "%s", verdict_words(g));
     row(r, "Request it", "%s", through(g));
     for (int s = 0; s < g->nsides; s++)
         side_rows(r, q, g, &g->side[s]);
@@ -187,8 +235,10 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
                 g->burndown_source ? g->burndown_source : "table");
         row(r, "Steady-state RPM", "%s requests per minute (median of busy minutes)",
             num(g->rpm.steady, a, sizeof a));
-        row(r, "Peak RPM", "%s (p99), %s (max) requests per minute", num(g->rpm.p99, a, sizeof a),
-            num(g->rpm.max, b, sizeof b));
+        row(r, "Peak RPM", "%s (p99), %s (max) requests accepted per minute",
+            num(g->rpm.p99, a, sizeof a), num(g->rpm.max, b, sizeof b));
+        row(r, "Peak RPM offered", "%s (max) requests per minute (accepted + throttled: offered "
+            "load, retries in; not the quota's measure)", num(g->rpm_offered.max, a, sizeof a));
         if (isnan(g->rpm_quota))
             row(r, "RPM quota", "none listed for this model (tokens bind, not requests)");
         else
@@ -197,6 +247,19 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
                 isnan(g->rpm_ask) ? "none"
                 : g->rpm_increase_needed ? num(g->rpm_ask, c, sizeof c)
                                          : "none (the peak fits)");
+        if (!isnan(g->rpm_quota) && g->rpm_increase_needed)
+            row(r, "Request the RPM quota", "%s",
+                through_words(g->rpm_through, g->rpm_adjustable, false, g->scope));
+        if (!isnan(g->daily_quota))
+            row(r, "Cross-model daily quota", "%s tokens per day%s%s%s; the account's configured "
+                "routes used %s%s today (an estimate: the quota is pricing-weighted); raised %s",
+                num(g->daily_quota, a, sizeof a), g->daily_code[0] ? " (" : "", g->daily_code,
+                g->daily_code[0] ? ")" : "", g->daily_used_q == BT_QL_LOWER ? "at least " : "",
+                num(g->daily_used, b, sizeof b),
+                g->daily_through == BT_QR_SERVICE_QUOTAS
+                    ? "in the Service Quotas console (marked adjustable)"
+                    : "only through an AWS Support case, if at all (published as Support case "
+                      "only)");
     }
     if (g->tier_minutes)
         row(r, "Reserved tier (not counted)", "%s tokens per minute steady, %s (p99), %s (max) at "
@@ -283,7 +346,7 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
                                  "requests between %.16s and %.16s UTC). We request model access or "
                                  "a first quota for %s.", what, g->region,
                           num(g->throttled_requests, cur, sizeof cur), f, t, g->model);
-        } else if (sd->increase_needed) {
+        } else if (sd->increase_needed && !sd->held_only) {
             bt_buf_printf(&para, "We request an increase of %s in %s from %s to %s %s. Between %.16s "
                                  "and %.16s UTC our steady-state usage was %s and our peak %s (p99) "
                                  "to %s (max) %s",
@@ -303,7 +366,7 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
         bt_buf_reset(&para);
         bt_buf_printf(&para, "We request an increase of the requests-per-minute quota%s%s%s in %s "
                              "from %s to %s requests per minute. Between %.16s and %.16s UTC we "
-                             "submitted %s requests per minute steady and %s at peak (p99 %s)",
+                             "made %s accepted requests per minute steady and %s at peak (p99 %s)",
                       g->rpm_code[0] ? " (" : "", g->rpm_code, g->rpm_code[0] ? ")" : "", g->region,
                       num(g->rpm_quota, cur, sizeof cur), num(g->rpm_ask, ask, sizeof ask), f, t,
                       num(g->rpm.steady, st, sizeof st), num(g->rpm.max, mx, sizeof mx),
@@ -316,7 +379,11 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
     }
     bt_buf_free(&para);
     if (!any && !md)
-        bt_buf_puts(out, "\nCase description: none needed (the peak plus the margin fits the current quota)\n");
+        bt_buf_puts(out, g->verdict == BT_QR_LOWER_MAX_TOKENS
+                             ? "\nCase description: none yet (held reservations, not charged "
+                               "tokens, exceed the quota: lower max_tokens first)\n"
+                             : "\nCase description: none needed (the peak plus the margin fits "
+                               "the current quota)\n");
 }
 
 static void render_doc(const struct bt_qr *q, const struct bt_config *cfg, bool md,
@@ -332,15 +399,16 @@ static void render_doc(const struct bt_qr *q, const struct bt_config *cfg, bool 
         bt_buf_printf(out, "Usage from %s to %s (CloudWatch data minutes, UTC), from ", f, t);
         bt_san_md_buf(out, source);
         bt_buf_printf(out, "; made by bedtop %s at %s. Token figures are quota tokens per minute "
-                           "as Bedrock charges them at completion (held reservations not "
-                           "included); the requested value is the peak x %.2f, rounded up.\n",
+                           "as Bedrock charges them at completion, and used: charged + the "
+                           "reservations held by calls in flight (the quota's measure); the "
+                           "requested value is the peak used x %.2f, rounded up.\n",
                       BEDTOP_VERSION, g, q->margin);
     } else {
         bt_buf_printf(out, "Quota increase request (bedtop %s, %s)\n", BEDTOP_VERSION, g);
         bt_buf_printf(out, "Usage window: %s to %s (CloudWatch data minutes, UTC), from ", f, t);
         bt_san_term_buf(out, source, false);
-        bt_buf_printf(out, "\nRequested value = peak x %.2f, rounded up to two significant figures.\n",
-                      q->margin);
+        bt_buf_printf(out, "\nRequested value = peak used (held reservations in) x %.2f, rounded "
+                           "up to two significant figures.\n", q->margin);
     }
     if (!q->ngroups)
         bt_buf_puts(out, md ? "\nNo route in the window.\n" : "\nno route in the window\n");
@@ -371,6 +439,15 @@ static void add_num(cJSON *o, const char *k, double v)
         cJSON_AddNumberToObject(o, k, round(v * 1000) / 1000);
 }
 
+/* Service Quotas' Adjustable: true, false, or null (not listed) */
+static void add_adjustable(cJSON *o, enum bt_adjustable a)
+{
+    if (a == BT_ADJ_UNKNOWN)
+        cJSON_AddNullToObject(o, "adjustable");
+    else
+        cJSON_AddBoolToObject(o, "adjustable", a == BT_ADJ_YES);
+}
+
 static void add_stat(cJSON *o, const char *k, const struct bt_qr_stat *s)
 {
     cJSON *j = cJSON_AddObjectToObject(o, k);
@@ -388,8 +465,8 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
     cJSON_AddStringToObject(o, "model_id", g->model);
     cJSON_AddStringToObject(o, "region", g->region);
     cJSON_AddStringToObject(o, "scope", bt_qr_scope_name(g->scope));
-    cJSON_AddStringToObject(o, "request_through",
-                            g->scope == BT_QR_MANTLE ? "aws-support" : "service-quotas");
+    cJSON_AddStringToObject(o, "request_through", bt_qr_through_name(g->side[0].through));
+    cJSON_AddStringToObject(o, "verdict", bt_qr_verdict_name(g->verdict));
     add_num(o, "burndown", g->burndown);
     cJSON_AddBoolToObject(o, "legacy", g->legacy);
     if (g->legacy)
@@ -418,7 +495,12 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
             cJSON_AddStringToObject(j, "name", sd->quota_name);
         add_num(j, "current", sd->quota);
         cJSON_AddStringToObject(j, "current_source", bt_quota_source_name(sd->quota_source));
+        add_adjustable(j, sd->adjustable);
+        cJSON_AddStringToObject(j, "request_through", bt_qr_through_name(sd->through));
         add_stat(j, "tokens_per_minute", &sd->tpm);
+        add_stat(j, "used_per_minute", &sd->used);
+        add_num(j, "charged_ask", sd->charged_ask);
+        cJSON_AddBoolToObject(j, "held_only", sd->held_only);
         add_num(j, "peak_pct_of_quota", sd->peak_pct);
         add_num(j, "observed_ceiling", sd->ceiling);
         cJSON_AddStringToObject(j, "observed_ceiling_quality",
@@ -433,9 +515,23 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
     }
     cJSON *rpm = cJSON_AddObjectToObject(o, "rpm");
     add_stat(rpm, "requests_per_minute", &g->rpm);
+    add_stat(rpm, "offered_per_minute", &g->rpm_offered);
     add_num(rpm, "current", g->rpm_quota);
     if (g->rpm_code[0])
         cJSON_AddStringToObject(rpm, "code", g->rpm_code);
+    add_adjustable(rpm, g->rpm_adjustable);
+    cJSON_AddStringToObject(rpm, "request_through", bt_qr_through_name(g->rpm_through));
+    if (!isnan(g->daily_quota)) {
+        cJSON *d = cJSON_AddObjectToObject(o, "daily_account");
+        add_num(d, "current", g->daily_quota);
+        cJSON_AddStringToObject(d, "code", g->daily_code);
+        add_num(d, "used_today", g->daily_used);
+        cJSON_AddStringToObject(d, "used_quality", bt_quality_name(g->daily_used_q));
+        add_adjustable(d, g->daily_adjustable);
+        cJSON_AddStringToObject(d, "request_through", bt_qr_through_name(g->daily_through));
+    } else {
+        cJSON_AddNullToObject(o, "daily_account");
+    }
     add_num(rpm, "ask", g->rpm_ask);
     cJSON_AddBoolToObject(rpm, "increase_needed", g->rpm_increase_needed);
     add_num(o, "avg_input_tokens_per_request", g->avg_input);
@@ -447,6 +543,7 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
     cJSON_AddNumberToObject(o, "minutes_with_data", g->minutes_with_data);
     cJSON_AddNumberToObject(o, "busy_minutes", g->busy_minutes);
     cJSON_AddNumberToObject(o, "throttled_minutes", g->throttled_minutes);
+    cJSON_AddNumberToObject(o, "held_unknown_minutes", g->held_unknown_minutes);
     return o;
 }
 

@@ -284,15 +284,23 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     cJSON_AddStringToObject(t, "group_used_quality", bt_quality_name(e->group_used_q));
 
     /* requests per minute: the RPM side, where Service Quotas lists one */
-    if (e->side[BT_SIDE_RPM].applies)
+    /* used: accepted; offered = accepted + throttled, beside it, never the side's use */
+    if (e->side[BT_SIDE_RPM].applies) {
         add_side(o, "rpm", &e->side[BT_SIDE_RPM], false);
-    else
+        add_num(cJSON_GetObjectItemCaseSensitive(o, "rpm"), "offered", bt_eval_offered(e));
+    } else {
         cJSON_AddNullToObject(o, "rpm");
+    }
     add_num(o, "requests_per_min", e->requests);
+    add_num(o, "requests_offered_per_min", bt_eval_offered(e));
     cJSON *sj = cJSON_AddObjectToObject(o, "sides");
-    for (int k = 0; k < BT_SIDE_COUNT; k++)
-        if (e->side[k].applies)
-            add_side(sj, bt_side_name((enum bt_side)k), &e->side[k], false);
+    for (int k = 0; k < BT_SIDE_COUNT; k++) {
+        if (!e->side[k].applies)
+            continue;
+        add_side(sj, bt_side_name((enum bt_side)k), &e->side[k], false);
+        if (k == BT_SIDE_RPM)
+            add_num(cJSON_GetObjectItemCaseSensitive(sj, "rpm"), "offered", bt_eval_offered(e));
+    }
     cJSON_AddStringToObject(o, "binding_side", bt_side_binding_name(e->binding));
     add_time(o, "evaluated_minute", e->minute);
     add_time(o, "admission_at", e->adm_minute);

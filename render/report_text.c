@@ -161,10 +161,14 @@ static void row_figures(const struct bt_eval *e, struct text_row *t)
              isnan(e->headroom_pct)            ? ""
              : e->headroom_q == BT_QL_UPPER ? "<"
              : e->headroom_q == BT_QL_LOWER ? ">"
+             : e->headroom_q == BT_QL_ESTIMATE ? "~"
                                             : "",
              pv);
     bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
-    bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
+    if (e->mantle) /* no throttle metric on bedrock-mantle: not published, never 0 */
+        bt_strlcpy(t->thr, "n/p", sizeof t->thr);
+    else
+        bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
     bt_fmt_latency(e->lat_p99, t->p99, sizeof t->p99);
     char a[BT_FMT_SHORT], l[BT_FMT_SHORT];
     bt_fmt_count(e->in_flight, a, sizeof a);
@@ -178,10 +182,12 @@ static void row_figures(const struct bt_eval *e, struct text_row *t)
  * and what < and > mean when a headroom is a bound. */
 static void sides_note(const struct bt_report *r, const int *idx, int n, struct bt_buf *b)
 {
-    bool bound = false, any = false;
+    bool bound = false, any = false, est = false, mantle = false;
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
         bound |= !isnan(e->headroom_pct) && (e->headroom_q == BT_QL_UPPER || e->headroom_q == BT_QL_LOWER);
+        est |= !isnan(e->headroom_pct) && e->headroom_q == BT_QL_ESTIMATE;
+        mantle |= e->mantle;
         if (e->binding == e->token_side)
             continue;
         bt_buf_puts(b, any ? ", " : "\nHEAD% of the side that binds: ");
@@ -194,6 +200,40 @@ static void sides_note(const struct bt_report *r, const int *idx, int n, struct 
     if (bound)
         bt_buf_puts(b, any ? "HEAD% < at most, > at least: computed from a bound on use\n"
                            : "\nHEAD% < at most, > at least: computed from a bound on use\n");
+    if (est)
+        bt_buf_puts(b, any || bound ? "HEAD% ~ an estimate (the cross-model daily quota is "
+                                      "pricing-weighted)\n"
+                                    : "\nHEAD% ~ an estimate (the cross-model daily quota is "
+                                      "pricing-weighted)\n");
+    if (mantle)
+        bt_buf_puts(b, any || bound || est
+                           ? "THR n/p: not published (bedrock-mantle has no throttle metric)\n"
+                           : "\nTHR n/p: not published (bedrock-mantle has no throttle metric)\n");
+}
+
+/* Requests per minute where an RPM quota applies: the accepted calls (the side's use)
+ * and the offered load beside them (accepted + throttled: never the use). */
+static void rpm_note(const struct bt_report *r, const int *idx, int n, struct bt_buf *b)
+{
+    bool first = true;
+    for (int k = 0; k < n; k++) {
+        const struct bt_eval *e = &r->evals[idx[k]];
+        const struct bt_side_fig *f = &e->side[BT_SIDE_RPM];
+        if (!f->applies)
+            continue;
+        char u[BT_FMT_SHORT], q[BT_FMT_SHORT], o[BT_FMT_SHORT];
+        const char *name = r->cfg->routes[idx[k]].name;
+        struct bt_buf t = {0};
+        bt_san_term_buf(&t, name, false);
+        int w = text_cols(bt_buf_str(&t));
+        bt_buf_free(&t);
+        bt_buf_puts(b, first ? "\nrpm " : "rpm ");
+        put_cell(b, name, w > 16 ? 16 : w, false); /* 80 columns with the widest figures */
+        bt_buf_printf(b, ": %s accepted of %s/min, %s offered (+ throttled)\n",
+                      bt_fmt_count(f->used, u, sizeof u), bt_fmt_count(f->quota, q, sizeof q),
+                      bt_fmt_count(bt_eval_offered(e), o, sizeof o));
+        first = false;
+    }
 }
 
 static void put_status(struct bt_buf *b, const struct bt_eval *e, bool color, int w)
@@ -398,6 +438,7 @@ void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf 
     else
         table_compact(r, idx, n, color, b);
     sides_note(r, idx, n, b);
+    rpm_note(r, idx, n, b);
     decide_text(r, idx, n, b);
     warnings_text(r, idx, n, color, b);
     if (!isnan(r->metrics_per_poll)) {

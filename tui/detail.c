@@ -13,7 +13,10 @@
 /* " at most" before a headroom that is an upper bound, " at least" a lower one */
 static const char *tui_bound_word(enum bt_quality q)
 {
-    return q == BT_QL_UPPER ? " at most" : q == BT_QL_LOWER ? " at least" : "";
+    return q == BT_QL_UPPER      ? " at most"
+           : q == BT_QL_LOWER    ? " at least"
+           : q == BT_QL_ESTIMATE ? " about"
+                                 : "";
 }
 
 int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
@@ -108,6 +111,14 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
             bt_quality_name(sf->group_q), qa, bt_side_unit((enum bt_side)k),
             tui_bound_word(sf->headroom_q), ha, pa, (int)e->binding == k ? ", binds" : "");
     }
+    if (e->side[BT_SIDE_RPM].applies) { /* use is accepted; offered beside it, never the use */
+        bt_fmt_count(e->requests, a, sizeof a);
+        bt_fmt_count(bt_eval_offered(e), b, sizeof b);
+        FIG("requests", "%s accepted/min (the rpm side's use, %s); %s offered (accepted + "
+            "throttled)", a, e->requests_source ? e->requests_source : "unknown", b);
+    }
+    if (e->mantle)
+        FIG("throttles", "not published (no mantle throttle metric; its errors omit 429s)");
     if (!isnan(e->tier_reserved_share))
         FIG("tiers", "%.0f%% of calls served by the reserved tier (taken out of on-demand use), "
             "%.0f%% on-demand", 100 * e->tier_reserved_share, 100 * (1 - e->tier_reserved_share));

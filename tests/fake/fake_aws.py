@@ -66,6 +66,8 @@ Scenario file (JSON; every key optional)
     "default_quotas": [ ... ],     # AWS defaults (ListAWSDefaultServiceQuotas); same shape.
                                    # Missing fields are filled in: ServiceCode "bedrock",
                                    # ServiceName, QuotaArn, Unit "None", Adjustable, GlobalQuota
+                                   # ("Adjustable": false per quota: one raised only through
+                                   # AWS Support, e.g. Sonnet 5 on-demand, the cross-model daily)
     "page_size": {"GetMetricData": 2, "ListMetrics": 500,
                   "ListServiceQuotas": 3, "ListAWSDefaultServiceQuotas": [3, 0, 1]},
                                    # results per page; a list gives successive page sizes (the

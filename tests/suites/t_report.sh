@@ -4,28 +4,31 @@
 FX=$BEDTOP_SRCDIR/tests/data/quota-request.rec
 
 # ---- quota-request from the hand-written fixture (figures worked in
-# tests/unit/test_reportcalc.c's comment: steady 260,000, peak 520,000, RPM 120/255,
+# tests/unit/test_reportcalc.c's comment: steady 260,000, peak 520,000, RPM 120/220
+# accepted (255 offered),
 # average input 880,000 / 690 = 1,275, ask 630,000, mantle input 120,000 / 400,000)
 "$BEDTOP" report quota-request "$FX" >"$TMP/qr.txt" 2>"$TMP/qr.err"
 expect_eq "quota-request from a recording exits 0" "$?" 0
 check "text: steady-state TPM 260,000 (median of 5 busy minutes)" \
     grep -q "^Steady-state TPM  *260,000 tokens per minute (quota tokens) (median of 5 busy minutes)" "$TMP/qr.txt"
 check "text: peak TPM 520,000 (p99 and max)" grep -q "^Peak TPM  *520,000 (p99), 520,000 (max)" "$TMP/qr.txt"
-check "text: RPM steady 120, peak 255 (submitted: throttled requests count)" sh -c "grep -q '^Steady-state RPM  *120 ' '$TMP/qr.txt' && grep -q '^Peak RPM  *255 (p99), 255 (max)' '$TMP/qr.txt'"
+check "text: RPM steady 120, peak 220 accepted (throttled requests are offered load, beside it)" sh -c "grep -q '^Steady-state RPM  *120 ' '$TMP/qr.txt' && grep -q '^Peak RPM  *220 (p99), 220 (max) requests accepted' '$TMP/qr.txt' && grep -q '^Peak RPM offered  *255 (max)' '$TMP/qr.txt'"
 check "text: average input 1,275 per request" grep -q "^Average input tokens per request  *1,275 " "$TMP/qr.txt"
 check "text: quota code and applied value" sh -c "grep -q '^Quota code  *L-TEST0001' '$TMP/qr.txt' && grep -q '^Current applied TPM quota  *1,000,000 ' '$TMP/qr.txt'"
-check "text: the ask, with the margin stated" grep -q "^Requested TPM value  *630,000 (peak 520,000 x 1.20, rounded up): fits the current quota" "$TMP/qr.txt"
+check "text: the ask, with the margin stated" grep -q "^Requested TPM value  *630,000 (peak used 520,000 x 1.20, rounded up): fits the current quota" "$TMP/qr.txt"
+check "text: the verdict" grep -q "^Verdict  *no increase needed" "$TMP/qr.txt"
 check "text: observed ceiling is a lower bound" grep -q "^Observed ceiling  *at least 520,000 tokens per minute were accepted in a throttled minute (a lower bound" "$TMP/qr.txt"
 check "text: minutes throttled" grep -q "^Minutes throttled  *2 of 6 (47 requests throttled)" "$TMP/qr.txt"
 check "text: mantle goes through AWS Support" grep -q "^Request it  *through AWS Support" "$TMP/qr.txt"
 check "text: cross-Region scope named" grep -q "^Scope  *cross-Region inference profile" "$TMP/qr.txt"
 "$BEDTOP" report quota-request "$FX" --margin 100% >"$TMP/qr2.txt"
 check "--margin 100%: 1,040,000 asks for 1,100,000, an increase" \
-    grep -q "^Requested TPM value  *1,100,000 tokens per minute (quota tokens) (peak 520,000 x 2.00, rounded up)$" "$TMP/qr2.txt"
+    grep -q "^Requested TPM value  *1,100,000 tokens per minute (quota tokens) (peak used 520,000, held reservations in, x 2.00, rounded up)$" "$TMP/qr2.txt"
 check "--margin 100%: a case description to paste, with the figures AWS asks for" grep -qF \
-    "We request an increase of Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 (L-TEST0001) in us-east-1 from 1,000,000 to 1,100,000 tokens per minute (quota tokens). Between 2026-11-29T10:00 and 2026-11-29T10:05 UTC our steady-state usage was 260,000 and our peak 520,000 (p99) to 520,000 (max) tokens per minute (quota tokens), 120 requests per minute steady and 255 at peak, with 1,275 input tokens per request on average. We were throttled in 2 of 6 minutes (47 requests); the most accepted in a throttled minute was 520,000 tokens. The requested value is the peak plus 100%." "$TMP/qr2.txt"
-check "--margin 100%: the RPM quota's paragraph too (255 x 2 = 510)" grep -qF \
-    "We request an increase of the requests-per-minute quota (L-TEST0002) in us-east-1 from 500 to 510 requests per minute." "$TMP/qr2.txt"
+    "We request an increase of Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1 (L-TEST0001) in us-east-1 from 1,000,000 to 1,100,000 tokens per minute (quota tokens). Between 2026-11-29T10:00 and 2026-11-29T10:05 UTC our steady-state usage was 260,000 and our peak 520,000 (p99) to 520,000 (max) tokens per minute (quota tokens), 120 requests per minute steady and 220 at peak, with 1,275 input tokens per request on average. We were throttled in 2 of 6 minutes (47 requests); the most accepted in a throttled minute was 520,000 tokens. The requested value is the peak plus 100%." "$TMP/qr2.txt"
+# RPM use is the accepted calls: 220 x 2 = 440 fits 500 (the 255 offered, throttled
+# retries in, would have asked for 510)
+check "--margin 100%: no RPM paragraph: the accepted peak fits" sh -c "! grep -q 'increase of the requests-per-minute quota' '$TMP/qr2.txt' && grep -q '^Verdict  *increase' '$TMP/qr2.txt'"
 check "no increase needed: no case description" grep -q "^Case description: none needed" "$TMP/qr.txt"
 "$BEDTOP" report quota-request "$FX" --format json >"$TMP/qr.json"
 check "json: validates against data/quota-request.schema.json" \
@@ -39,7 +42,9 @@ q = g["quotas"][0]
 assert (q["code"], q["current"], q["current_source"]) == ("L-TEST0001", 1000000, "service-quotas")
 assert q["tokens_per_minute"] == {"steady": 260000, "peak_p99": 520000, "peak_max": 520000}, q
 assert (q["observed_ceiling"], q["observed_ceiling_quality"], q["ask"], q["increase_needed"]) == (520000, "lower-bound", 630000, False)
-assert g["rpm"]["requests_per_minute"] == {"steady": 120, "peak_p99": 255, "peak_max": 255}
+assert g["rpm"]["requests_per_minute"] == {"steady": 120, "peak_p99": 220, "peak_max": 220}
+assert g["rpm"]["offered_per_minute"]["peak_max"] == 255
+assert (g["verdict"], g["request_through"], q["request_through"], q["adjustable"]) == ("no-increase", "service-quotas", "service-quotas", None), g
 assert abs(g["avg_input_tokens_per_request"] - 880000 / 690) < 0.001
 assert (g["avg_output_tokens_per_request"], g["max_tokens"], g["throttled_minutes"]) == (200, 4000, 2)
 assert m["scope"] == "mantle" and m["request_through"] == "aws-support"
@@ -144,9 +149,9 @@ check "--since json: validates against the schema" \
     python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/quota-request.schema.json" "$TMP/bf.json"
 # 20 data minutes from the window's first, i0 = (from - START) / 60 (20, or 21 when a
 # minute turned meanwhile): minute i has inv = 100 + i, quota tokens (1,000 + 200 x 5)
-# x inv = 2,000 x inv (Claude 3 Haiku: burndown 5) and 100 + i requests submitted (+ 7
-# throttled at i = 30); steady = the median of those minutes, peak their max; the
-# ceiling is 2,000 x 130 (i = 30)
+# x inv = 2,000 x inv (Claude 3 Haiku: burndown 5) and 100 + i requests accepted (7 more
+# offered, throttled, at i = 30); steady = the median of those minutes, peak their max;
+# the ceiling is 2,000 x 130 (i = 30)
 check "--since: figures from CloudWatch history, quotas from Service Quotas" python3 - "$TMP/bf.json" "$START" <<'PY'
 import json, sys, datetime, math, statistics
 d = json.load(open(sys.argv[1])); start = int(sys.argv[2])
@@ -156,7 +161,7 @@ i0, i1 = (t(d["window"]["from"]) - start) // 60, (t(d["window"]["to"]) - start) 
 assert i0 in (20, 21) and i1 - i0 == 19, (i0, i1)
 mins = [i for i in range(i0, i1 + 1) if i < 40]
 tok = [2000 * (100 + i) for i in mins]
-req = [100 + i + (7 if i == 30 else 0) for i in mins]
+req = [100 + i for i in mins]
 g, = d["quota_groups"]
 q = g["quotas"][0]
 assert "CloudWatch history" in d["source"], d["source"]

@@ -885,11 +885,12 @@ static void test_mantle_binding_fits(void)
 
 static void test_rpm_binding(void)
 {
-    /* Nova Lite (burndown 1), 2,000,000 TPM and 10,000 RPM. At 10:07: 9,000
-     * invocations + 300 throttles = 9,300 requests submitted; input 270,000, output
-     * 22,000, estimate 292,000, latency 200 ms, max_tokens 100:
-     *   tokens: in flight 9,000 / 60 x 0.2 = 30; R = 30 + 100 = 130; held 3,900;
-     *           used 295,900; headroom 1,704,100 = 85.2 %
+    /* Nova Lite (burndown 1), 2,000,000 TPM and 10,000 RPM. At 10:07: 9,300
+     * invocations (accepted: the RPM side's use) and 300 throttles (offered 9,600,
+     * beside it); input 279,000, output 22,000, estimate 301,000, latency 200 ms,
+     * max_tokens 100:
+     *   tokens: in flight 9,300 / 60 x 0.2 = 31; R = 30 + 100 = 130; held 4,030;
+     *           used 305,030; headroom 1,694,970 = 84.75 %
      *   rpm:    headroom 10,000 - 9,300 = 700 = 7 %: binds (warn: 7 < 20, > 5)
      * fits 700 more requests a minute; the throttles are the RPM quota's. */
     struct fx f;
@@ -897,13 +898,14 @@ static void test_rpm_binding(void)
     int r = fx_route(&f, "chat", "amazon.nova-lite-v1:0", 2000000, 100);
     f.cfg.routes[r].quota[BT_Q_RPM] = (struct bt_quota){10000, BT_QS_SERVICE_QUOTAS, "L-RPM", ""};
     fx_start(&f);
-    minute(&f, r, M, 9000, 270000, 22000, 200);
+    minute(&f, r, M, 9300, 279000, 22000, 200);
     put(&f, r, BT_SIG_THROTTLES, M, 300);
-    put(&f, r, BT_SIG_ESTIMATED_TPM, M, 292000);
+    put(&f, r, BT_SIG_ESTIMATED_TPM, M, 301000);
     struct bt_eval e;
     bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
-    NEAR(e.side[BT_SIDE_TPM].pct, 85.205, 1e-9, "tokens: 85.2 % free");
-    NEAR(e.requests, 9300, 0, "9,300 requests submitted");
+    NEAR(e.side[BT_SIDE_TPM].pct, 84.7485, 1e-9, "tokens: 84.75 % free");
+    NEAR(e.requests, 9300, 0, "9,300 requests accepted");
+    NEAR(bt_eval_offered(&e), 9600, 0, "9,600 offered (accepted + throttled)");
     OK(e.binding == BT_SIDE_RPM, "rpm binds");
     NEAR(e.headroom_pct, 7, 1e-9, "headroom 7 %");
     NEAR(e.fits_more, 700, 0, "700 more requests a minute");
@@ -1035,7 +1037,7 @@ static void test_concurrent_side(void)
     struct bt_buf text = {0};
     bt_expo_render(&rep, BT_EXPO_TEXT, &text);
     OK(strstr(bt_buf_str(&text), "bedtop_side_headroom_ratio{route=\"gauge\"") &&
-           strstr(bt_buf_str(&text), "side=\"concurrent\",binding=\"true\"} 0.1\n"),
+           strstr(bt_buf_str(&text), "side=\"concurrent\",binding=\"true\",quality=\"known\"} 0.1\n"),
        "/metrics: the concurrent side's ratio 0.1, binding");
     bt_buf_free(&text);
     fx_free(&f);
@@ -1067,15 +1069,30 @@ static void test_daily_sides(void)
     }
     struct bt_eval ev[3];
     bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    /* the account lists the cross-model quota: the model's daily quota is legacy and
+     * not used; the account-wide side is an estimate (pricing-weighted), never known */
+    OK(!ev[a].side[BT_SIDE_DAILY].applies && !ev[b].side[BT_SIDE_DAILY].applies,
+       "a, b: the per-model daily quota is replaced by the cross-model one");
+    OK(!ev[c].side[BT_SIDE_DAILY].applies, "c: no model daily quota listed");
+    NEAR(ev[c].side[BT_SIDE_DAILY_ACCOUNT].group_used, 115e6, 0, "account-wide: every route's tokens");
+    NEAR(ev[a].side[BT_SIDE_DAILY_ACCOUNT].pct, 42.5, 1e-9, "42.5 % of the account-wide quota left");
+    OK(ev[a].side[BT_SIDE_DAILY_ACCOUNT].used_q == BT_QL_ESTIMATE &&
+           ev[a].side[BT_SIDE_DAILY_ACCOUNT].group_q == BT_QL_ESTIMATE &&
+           ev[a].side[BT_SIDE_DAILY_ACCOUNT].headroom_q == BT_QL_ESTIMATE,
+       "the cross-model side's use and headroom are estimates");
+    OK(ev[a].binding == BT_SIDE_DAILY_ACCOUNT && ev[a].headroom_q == BT_QL_ESTIMATE,
+       "it binds only as an estimate: headroom_quality estimate, never known");
+    OK(!bt_eval_has(&ev[a], BT_W_LOW_HEADROOM), "no LOW_HEADROOM from a daily side");
+    /* an account that lists no cross-model quota (legacy): the model's quota holds */
+    f.cfg.routes[c].quota[BT_Q_TPD_ACCOUNT] = (struct bt_quota){NAN, BT_QS_UNKNOWN, "", ""};
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
     NEAR(ev[b].side[BT_SIDE_DAILY].group_used, 85e6, 0, "a and b share the model's daily quota");
     NEAR(ev[b].side[BT_SIDE_DAILY].pct, 15, 1e-9, "15 % left for b, whose own route lists none");
     OK(ev[a].binding == BT_SIDE_DAILY && ev[b].binding == BT_SIDE_DAILY, "the daily side binds");
     NEAR(ev[a].headroom_pct, 15, 1e-9, "headroom_pct is the daily side's");
     OK(bt_eval_has(&ev[a], BT_W_DAILY_QUOTA) && !bt_eval_has(&ev[a], BT_W_LOW_HEADROOM),
        "DAILY_QUOTA warns (not LOW_HEADROOM)");
-    OK(!ev[c].side[BT_SIDE_DAILY].applies, "c: no model daily quota listed");
-    NEAR(ev[c].side[BT_SIDE_DAILY_ACCOUNT].group_used, 115e6, 0, "account-wide: every route's tokens");
-    NEAR(ev[a].side[BT_SIDE_DAILY_ACCOUNT].pct, 42.5, 1e-9, "42.5 % of the account-wide quota left");
+    OK(!ev[a].side[BT_SIDE_DAILY_ACCOUNT].applies, "no cross-model quota listed");
     fx_free(&f);
 }
 
@@ -1141,6 +1158,109 @@ static void test_region_count(void)
     bt_config_free(&cfg);
 }
 
+static void test_rpm_accepted(void)
+{
+    /* issue 32: Invocations counts the calls accepted, including those that later
+     * failed, never throttled ones. Nova Lite, 10,000 RPM; at 10:07 Invocations 100,
+     * InvocationClientErrors 10, InvocationServerErrors 5, InvocationThrottles 50:
+     *   rpm used = accepted = 100 (the errors are in it already: not 115, not 165)
+     *   offered = 100 + 50 = 150, beside it
+     *   headroom 10,000 - 100 = 9,900 = 99 %
+     * Little's law on Invocations alone: 100 / 60 x 600 ms = 1 in flight. */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "chat", "amazon.nova-lite-v1:0", 2000000, 100);
+    f.cfg.routes[r].quota[BT_Q_RPM] = (struct bt_quota){10000, BT_QS_SERVICE_QUOTAS, "L-RPM", ""};
+    fx_start(&f);
+    minute(&f, r, M, 100, 3000, 1000, 600);
+    put(&f, r, BT_SIG_CLIENT_ERRORS, M, 10);
+    put(&f, r, BT_SIG_SERVER_ERRORS, M, 5);
+    put(&f, r, BT_SIG_THROTTLES, M, 50);
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    NEAR(e.side[BT_SIDE_RPM].used, 100, 0, "rpm used = Invocations, the accepted calls");
+    NEAR(bt_eval_offered(&e), 150, 0, "offered = accepted + throttled");
+    NEAR(e.side[BT_SIDE_RPM].headroom, 9900, 0, "rpm headroom 9,900");
+    NEAR(e.in_flight, 1, 1e-9, "Little's law on Invocations alone");
+    struct bt_report rep = {.cfg = &f.cfg, .store = &f.st, .now = NOW, .evals = &e, .n = 1, .mode = "live"};
+    cJSON *j = bt_report_route_json(&rep, 0);
+    cJSON *rj = cJSON_GetObjectItem(j, "rpm");
+    OK(cJSON_GetNumberValue(cJSON_GetObjectItem(rj, "used")) == 100 &&
+           cJSON_GetNumberValue(cJSON_GetObjectItem(rj, "offered")) == 150,
+       "JSON: rpm.used 100, rpm.offered 150");
+    OK(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "requests_offered_per_min")) == 150,
+       "JSON: requests_offered_per_min 150");
+    cJSON_Delete(j);
+    /* offered load alone never binds: 12,000 offered (2,000 accepted + 10,000
+     * throttled) against 10,000 RPM; accepted 2,000 leaves 80 % */
+    struct fx g;
+    fx_init(&g);
+    r = fx_route(&g, "chat", "amazon.nova-lite-v1:0", 2000000, 100);
+    g.cfg.routes[r].quota[BT_Q_RPM] = (struct bt_quota){10000, BT_QS_SERVICE_QUOTAS, "L-RPM", ""};
+    fx_start(&g);
+    minute(&g, r, M, 2000, 1800000, 100000, 600);
+    put(&g, r, BT_SIG_THROTTLES, M, 10000);
+    bt_eval_route(&g.cfg, &g.st, r, NOW, &e);
+    NEAR(e.side[BT_SIDE_RPM].pct, 80, 1e-9, "rpm: 80 % left on accepted use");
+    OK(e.binding == BT_SIDE_TPM, "tpm binds, not rpm from offered load");
+    fx_free(&g);
+    fx_free(&f);
+}
+
+static void test_mantle_throttles_unpublished(void)
+{
+    /* a mantle route publishes no throttle metric and InferenceClientErrors leaves out
+     * the 429s refused before processing: idle or busy, its throttles are not
+     * published (JSON null, text "n/p"), never 0 */
+    struct fx f;
+    fx_init(&f);
+    int r = fx_route(&f, "agents", "anthropic.claude-opus-4-7", NAN, 2000);
+    f.cfg.routes[r].endpoint = BT_EP_MANTLE;
+    f.cfg.routes[r].quota[BT_Q_INPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "", ""};
+    f.cfg.routes[r].quota[BT_Q_OUTPUT_TPM] = (struct bt_quota){4000000, BT_QS_CONFIG, "", ""};
+    fx_start(&f);
+    put(&f, r, BT_SIG_INVOCATIONS, M - 600, 4); /* busy once, idle at 10:07 */
+    struct bt_eval e;
+    bt_eval_route(&f.cfg, &f.st, r, NOW, &e);
+    OK(e.state == BT_FR_IDLE, "idle at the evaluated minute");
+    OK(isnan(e.throttles), "throttles unknown, not 0");
+    struct bt_report rep = {.cfg = &f.cfg, .store = &f.st, .now = NOW, .evals = &e, .n = 1, .mode = "live"};
+    cJSON *j = bt_report_route_json(&rep, 0);
+    OK(cJSON_IsNull(cJSON_GetObjectItem(j, "throttles_per_min")), "JSON: throttles_per_min null");
+    cJSON_Delete(j);
+    struct bt_buf text = {0};
+    bt_report_render_text(&rep, false, &text);
+    OK(strstr(bt_buf_str(&text), " n/p ") && strstr(bt_buf_str(&text), "THR n/p: not published"),
+       "text: n/p, not published");
+    bt_buf_free(&text);
+    fx_free(&f);
+}
+
+static void test_daily_estimate_lower_bound(void)
+{
+    /* ModelIds outside the config draw on the cross-model quota (UNSEEN_CALLERS found
+     * some): the configured routes' sum is a lower bound, the headroom an upper
+     * bound; the DAILY_QUOTA text says it is an estimate. Nova Lite, 100,000,000 a
+     * day, 90,000,000 today: 10 % left at most, DAILY_QUOTA warns (90 >= 80). */
+    struct fx f;
+    fx_init(&f);
+    int a = fx_route(&f, "a", "amazon.nova-lite-v1:0", 2000000, 1000);
+    f.cfg.routes[a].quota[BT_Q_TPD_ACCOUNT] = (struct bt_quota){1e8, BT_QS_SERVICE_QUOTAS, "L-E3F10727", ""};
+    bt_strlcpy(f.cfg.routes[a].unseen, "amazon.nova-pro-v1:0", sizeof f.cfg.routes[a].unseen);
+    fx_start(&f);
+    minute(&f, a, M, 10, 10000, 1000, 1000);
+    put(&f, a, BT_SIG_DAY_INPUT_TOKENS, T0 - 36000, 90e6);
+    struct bt_eval ev[1];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    const struct bt_side_fig *d = &ev[a].side[BT_SIDE_DAILY_ACCOUNT];
+    OK(d->used_q == BT_QL_LOWER && d->headroom_q == BT_QL_UPPER, "lower-bound use, upper-bound headroom");
+    OK(ev[a].binding == BT_SIDE_DAILY_ACCOUNT && ev[a].headroom_q != BT_QL_KNOWN, "binds, never known");
+    const struct bt_warning *w = warning(&ev[a], BT_W_DAILY_QUOTA);
+    OK(w && strstr(w->message, "Cross-Model Max Tokens Per Day") && strstr(w->message, "estimate"),
+       "DAILY_QUOTA names the cross-model quota and says estimate");
+    fx_free(&f);
+}
+
 int main(void)
 {
     test_region_count();
@@ -1152,6 +1272,9 @@ int main(void)
     test_unknown_member();
     test_mantle_binding_fits();
     test_rpm_binding();
+    test_rpm_accepted();
+    test_mantle_throttles_unpublished();
+    test_daily_estimate_lower_bound();
     test_reserved_tier();
     test_concurrent_side();
     test_domain_example();

@@ -311,6 +311,62 @@ static void test_scale(const struct bt_quota_table *t)
     bt_sq_list_free(&l);
 }
 
+/* Issue 32: a runtime quota named "... model inference input tokens per minute for X"
+ * (and "... output ...") that carries a UsageMetric is read as two sides, input_tpm
+ * and output_tpm, never as the combined TPM quota; a mantle route never takes them
+ * (nor a runtime route mantle's). Adjustable is read from the listing. */
+static void test_split_runtime(const struct bt_quota_table *t)
+{
+    struct bt_sq_list l = {0};
+    add(&l, "L-SPIN", "On-demand model inference input tokens per minute for Amazon Nova Premier",
+        1000000, AWS_BR, "amazon.nova-premier-v1:0");
+    add(&l, "L-SPOUT", "On-demand model inference output tokens per minute for Amazon Nova Premier",
+        200000, AWS_BR, "amazon.nova-premier-v1:0");
+    /* the same words without a row of quota-names.conf, only the UsageMetric to go by */
+    add(&l, "L-SPIN2", "Model inference input tokens per minute for Nova Premier (preview)",
+        900000, AWS_BR, "us.amazon.nova-premier-v1:0");
+    add(&l, "L-MIN", "Bedrock Mantle input tokens per minute for Amazon Nova Premier", 5000000,
+        NULL, NULL);
+    struct bt_route r;
+    char why[224];
+    mkroute(&r, "amazon.nova-premier-v1:0", BT_EP_RUNTIME);
+    int q = bt_quotas_match(&r, BT_Q_INPUT_TPM, &l, t, why, sizeof why);
+    OK(q == 0, "runtime input side: L-SPIN (got %d: %s)", q, why);
+    q = bt_quotas_match(&r, BT_Q_OUTPUT_TPM, &l, t, why, sizeof why);
+    OK(q == 1, "runtime output side: L-SPOUT (got %d: %s)", q, why);
+    q = bt_quotas_match(&r, BT_Q_TPM, &l, t, why, sizeof why);
+    OK(q == -1, "no combined TPM quota read from the split ones (got %d: %s)", q, why);
+    mkroute(&r, "us.amazon.nova-premier-v1:0", BT_EP_RUNTIME);
+    q = bt_quotas_match(&r, BT_Q_INPUT_TPM, &l, t, why, sizeof why);
+    OK(q == 2, "by UsageMetric alone: the cross-Region input side (got %d: %s)", q, why);
+    q = bt_quotas_match(&r, BT_Q_TPM, &l, t, why, sizeof why);
+    OK(q == -1, "... and never the cross-Region TPM quota (got %d: %s)", q, why);
+    const enum bt_quota_kind *kinds;
+    size_t nk = bt_quotas_route_kinds(&r, &kinds);
+    bool in = false, out = false;
+    for (size_t k = 0; k < nk; k++) {
+        in |= kinds[k] == BT_Q_INPUT_TPM;
+        out |= kinds[k] == BT_Q_OUTPUT_TPM;
+    }
+    OK(in && out, "a runtime route looks for split input and output quotas");
+    mkroute(&r, "amazon.nova-premier-v1:0", BT_EP_MANTLE);
+    q = bt_quotas_match(&r, BT_Q_INPUT_TPM, &l, t, why, sizeof why);
+    OK(q == 3, "mantle takes its own input quota, not runtime's split one (got %d: %s)", q, why);
+    bt_sq_list_free(&l);
+
+    const char *page =
+        "{\"Quotas\":[{\"QuotaCode\":\"L-A\",\"QuotaName\":\"a\",\"Value\":1,\"Adjustable\":false},"
+        "{\"QuotaCode\":\"L-B\",\"QuotaName\":\"b\",\"Value\":2,\"Adjustable\":true},"
+        "{\"QuotaCode\":\"L-C\",\"QuotaName\":\"c\",\"Value\":3}]}";
+    char *tok = NULL, err[160] = "";
+    OK(bt_quotas_parse_page(page, strlen(page), &l, &tok, err, sizeof err) && l.n == 3 &&
+           l.q[0].adjustable == BT_ADJ_NO && l.q[1].adjustable == BT_ADJ_YES &&
+           l.q[2].adjustable == BT_ADJ_UNKNOWN,
+       "Adjustable false, true, absent: no, yes, unknown");
+    free(tok);
+    bt_sq_list_free(&l);
+}
+
 int main(void)
 {
     struct bt_quota_table t = {0};
@@ -322,6 +378,7 @@ int main(void)
     free(text);
     test_families(&t);
     test_usage_metric_page();
+    test_split_runtime(&t);
     test_scale(&t);
     bt_quota_table_free(&t);
     return tap_done();

@@ -1,4 +1,5 @@
 /* The figures of bedtop report (core/reportcalc.c), worked by hand. */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "core/reportcalc.h"
 #include "core/sanitize.h"
 #include "render/reportdoc.h"
+#include "io/conffile.h"
 #include "io/recfile.h"
 #include "tests/tap.h"
 
@@ -72,9 +74,9 @@ static bool open_fixture(struct bt_replay *rp)
  *   batch:             50,000;  -;       70,000;  -; 40,000; -
  *   group per busy minute: 250,000 260,000 520,000 240,000 310,000
  *     sorted 240k 250k 260k 310k 520k: steady (median) 260,000, p99 (rank 5) and max 520,000
- *   RPM, requests submitted (accepted + throttled; no errors recorded):
- *     110, 120, 220 + 35 = 255, 90, 150 + 12 = 162 -> sorted 90 110 120 162 255:
- *     steady 120, peak 255
+ *   RPM, requests accepted (Invocations: the RPM quota's measure, issue 32):
+ *     110, 120, 220, 90, 150 -> sorted 90 110 120 150 220: steady 120, peak 220;
+ *     offered (accepted + throttled) 110, 120, 255, 90, 162: peak 255, beside it
  *   average input: (120,000 + 140,000 + 250,000 + 90,000 + 160,000 + 40,000 + 50,000
  *     + 30,000) / (100 + 120 + 200 + 80 + 150 + 10 + 20 + 10) = 880,000 / 690 = 1,275.36
  *   average output: (130,000 + 8,000) / 690 = 200
@@ -83,7 +85,9 @@ static bool open_fixture(struct bt_replay *rp)
  *     accepted in a throttled minute, max(520,000, 310,000) = 520,000
  *   ask: 520,000 x 1.2 = 624,000 -> 630,000 < 1,000,000: no increase needed;
  *     with margin 2.0: 1,040,000 -> 1,100,000 > 1,000,000: increase needed
- *   RPM ask 255 x 1.2 = 306 -> 310 < 500
+ *   RPM ask 220 x 1.2 = 264 -> 270 < 500
+ *   no latency recorded and no admission gauge: held reservations cannot be known, so
+ *     `used` counts the charged figure in every busy minute (5 minutes held unknown)
  *   agents (mantle, input 20,000,000 / output 4,000,000 from config):
  *     inv in out: 10 100,000 5,000; 12 150,000 6,000; 8 80,000 4,000; 20 400,000 10,000;
  *     -; 10 120,000 5,000
@@ -116,7 +120,11 @@ static void quota_request(void)
     NEAR(sd->tpm.p99, 520000, 0, "peak p99 TPM");
     NEAR(sd->tpm.max, 520000, 0, "peak max TPM");
     NEAR(g->rpm.steady, 120, 0, "steady RPM");
-    NEAR(g->rpm.max, 255, 0, "peak RPM: submitted, throttled requests included");
+    NEAR(g->rpm.max, 220, 0, "peak RPM: accepted (Invocations), throttled requests not in it");
+    NEAR(g->rpm_offered.max, 255, 0, "peak offered 255: accepted + throttled, beside it");
+    OK(g->held_unknown_minutes == 5, "held unknown in the 5 busy minutes (got %d)", g->held_unknown_minutes);
+    NEAR(sd->used.max, 520000, 0, "peak used: the charged figure where held is unknown");
+    OK(g->verdict == BT_QR_NO_INCREASE, "verdict no-increase");
     NEAR(g->avg_input, 880000.0 / 690, 1e-9, "average input tokens per request 1,275.36");
     NEAR(g->avg_output, 200, 1e-9, "average output tokens per request 200");
     NEAR(g->max_tokens, 4000, 0, "max_tokens in use: the larger of the two routes");
@@ -133,15 +141,15 @@ static void quota_request(void)
         NEAR(ce.tokens, sd->ceiling, 0, "the request's ceiling is core/ceiling.c's");
         NEAR((double)ce.tokens_minute, T0 + 120, 0, "at 10:02");
         OK(ce.throttled_minutes == 2, "two throttled minutes scanned (got %d)", ce.throttled_minutes);
-        /* submitted at 10:02: 220 + 35 = 255; the most completed 220 */
-        NEAR(ce.submitted_max, 255, 0, "most submitted in a throttled minute 255");
+        /* accepted at 10:02: 220 (the RPM quota's measure); the most completed 220 */
+        NEAR(ce.submitted_max, 220, 0, "most accepted in a throttled minute 220");
         NEAR(ce.requests, 220, 0, "most completed in a throttled minute 220");
     }
     NEAR(sd->ask, 630000, 0, "ask: 520,000 x 1.2 rounded up");
     OK(!sd->increase_needed, "630,000 fits 1,000,000: no increase needed");
     NEAR(sd->peak_pct, 52, 1e-9, "the peak is 52% of the quota");
     NEAR(g->rpm_quota, 500, 0, "RPM quota 500");
-    NEAR(g->rpm_ask, 310, 0, "RPM ask 310");
+    NEAR(g->rpm_ask, 270, 0, "RPM ask 270");
     OK(g->busy_minutes == 5 && g->minutes == 6 && g->minutes_with_data == 5,
        "5 busy minutes of 6, the idle one without data");
     const struct bt_qr_group *m = &q.groups[1];
@@ -183,7 +191,8 @@ out:
  *     60,000 + 12,000 = 72,000; 150,000 + 30,000 = 180,000; 80,000 + 20,000 = 100,000
  *     sorted 72k 100k 180k: steady 100,000, peak 180,000 (not 120,000 and 240,000,
  *     every tier's); ceiling (throttled at 1) 180,000; ask 180,000 x 1.2 = 216,000 ->
- *     220,000, no increase; no RPM quota listed: no RPM ask (peak 210 submitted)
+ *     220,000, no increase; no RPM quota listed: no RPM ask (peak 200 accepted, 210
+ *     offered)
  *     ceiling 180,000 is 18 % of the quota (under half): points to reservations
  *   reserved tier listed: 48,000 and 60,000 tokens in its 2 minutes: steady 54,000,
  *     peak 60,000; 90 requests
@@ -217,7 +226,8 @@ static void quota_request_tier_legacy(void)
         NEAR(f->side[0].ask, 220000, 0, "fast: ask 220,000");
         OK(!f->side[0].increase_needed && !f->legacy, "fast: no increase needed, not legacy");
         OK(isnan(f->rpm_ask) && !f->rpm_increase_needed, "no RPM quota listed: no RPM ask");
-        NEAR(f->rpm.max, 210, 0, "RPM peak 210 submitted (every tier's)");
+        NEAR(f->rpm.max, 200, 0, "RPM peak 200 accepted (every tier's)");
+        NEAR(f->rpm_offered.max, 210, 0, "RPM peak 210 offered");
         OK(f->tier_minutes == 2, "reserved tier seen in 2 minutes (got %d)", f->tier_minutes);
         NEAR(f->tier_tpm.steady, 54000, 0, "reserved tier steady 54,000");
         NEAR(f->tier_tpm.max, 60000, 0, "reserved tier peak 60,000");
@@ -356,6 +366,153 @@ static void markdown(void)
     bt_buf_free(&b);
 }
 
+/* One runtime route on a store built here, every minute polled (issue 31 case 4 and
+ * issue 32's Adjustable). */
+struct qfx {
+    struct bt_config cfg;
+    struct bt_store st;
+};
+
+static int qfx_route(struct qfx *f, const char *name, const char *model, double tpm,
+                     double max_tokens)
+{
+    int r = bt_config_add_route(&f->cfg, name);
+    struct bt_route *rt = &f->cfg.routes[r];
+    bt_strlcpy(rt->model, model, sizeof rt->model);
+    bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+    rt->max_tokens = max_tokens;
+    rt->quota[BT_Q_TPM] = (struct bt_quota){tpm, BT_QS_SERVICE_QUOTAS, "L-QFX00001",
+                                            "On-demand model inference tokens per minute for X"};
+    return r;
+}
+
+static void qfx_put(struct qfx *f, int r, enum bt_signal s, int64_t t, double v, int64_t now)
+{
+    struct bt_sample smp = {.t = t, .route = r, .signal = s, .value = v};
+    bt_store_add(&f->st, &smp, now);
+}
+
+static void qfx_start(struct qfx *f, int64_t now)
+{
+    bt_config_finish(&f->cfg);
+    bt_store_init(&f->st, f->cfg.nroutes, 1440);
+    for (int r = 0; r < f->cfg.nroutes; r++) {
+        struct bt_event ev = {.t = now, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+        bt_model_event(&f->st, f->cfg.routes, &ev);
+    }
+}
+
+/* Issue 31 case 4: `check` is crit at -85 % with 20 throttles a minute while the
+ * quota request said "no increase needed" (it read charged tokens, without the held
+ * reservations). Nova Lite (burndown 1), 1,000,000 TPM, max_tokens 4,500; every
+ * minute 10:00 .. 10:05: 600 calls, input 300,000 (500 a call), output 60,000,
+ * latency 29,800 ms, 20 throttles:
+ *   charged = 300,000 + 60,000 = 360,000 a minute
+ *   in flight = 600 / 60 x 29.8 = 298; R = 500 + 4,500 = 5,000; held 1,490,000
+ *   used = 360,000 + 1,490,000 = 1,850,000: headroom -850,000 = -85 %, crit
+ *   the charged peak alone: 360,000 x 1.2 = 432,000 -> 440,000, fits 1,000,000
+ *   the used peak: 1,850,000 x 1.2 = 2,220,000 -> 2,300,000 > 1,000,000
+ * so the verdict is lower-max-tokens-first (held reservations, not charged tokens,
+ * exceed the quota), never "no increase needed"; the request's peak is the frame's
+ * used, 185 % of the quota. */
+static void quota_request_held(void)
+{
+    int64_t now = T0 + 600; /* 10:10: minutes to 10:07 settled */
+    struct qfx f;
+    bt_config_init(&f.cfg);
+    int r = qfx_route(&f, "triage", "amazon.nova-lite-v1:0", 1000000, 4500);
+    qfx_start(&f, now);
+    for (int64_t m = T0; m <= T0 + 420; m += 60) {
+        qfx_put(&f, r, BT_SIG_INVOCATIONS, m, 600, now);
+        qfx_put(&f, r, BT_SIG_INPUT_TOKENS, m, 300000, now);
+        qfx_put(&f, r, BT_SIG_OUTPUT_TOKENS, m, 60000, now);
+        qfx_put(&f, r, BT_SIG_LATENCY_AVG, m, 29800, now);
+        qfx_put(&f, r, BT_SIG_THROTTLES, m, 20, now);
+    }
+    struct bt_eval ev[1];
+    bt_eval_all(&f.cfg, &f.st, now, ev);
+    NEAR(ev[0].headroom_pct, -85, 1e-9, "check: -85 %%");
+    OK(ev[0].status == BT_ST_CRIT, "check: crit");
+    struct bt_qr q;
+    bt_qr_build(&f.cfg, &f.st, ev, T0, T0 + 420, NULL, 1.2, &q);
+    const struct bt_qr_side *sd = &q.groups[0].side[0];
+    NEAR(sd->tpm.max, 360000, 0, "charged peak 360,000 (beside used)");
+    NEAR(sd->used.max, 1850000, 1e-6, "used peak 1,850,000: the frame's, held reservations in");
+    NEAR(sd->peak_pct, 185, 1e-6, "the peak is 185 %% of the quota, as check shows");
+    NEAR(sd->ask, 2300000, 0, "ask from used: 2,300,000");
+    NEAR(sd->charged_ask, 440000, 0, "the charged peak alone would ask 440,000");
+    OK(sd->increase_needed && sd->held_only, "needed, and only with the held reservations");
+    OK(q.groups[0].verdict == BT_QR_LOWER_MAX_TOKENS, "verdict lower-max-tokens-first (got %s)",
+       bt_qr_verdict_name(q.groups[0].verdict));
+    struct bt_buf out = {0};
+    bt_qr_render(&q, &f.cfg, BT_DOC_TEXT, "test", now, &out);
+    OK(!strstr(bt_buf_str(&out), "no increase needed") && strstr(bt_buf_str(&out), "lower max_tokens first"),
+       "text: never \"no increase needed\"; lower max_tokens first");
+    bt_buf_reset(&out);
+    bt_qr_render(&q, &f.cfg, BT_DOC_JSON, "test", now, &out);
+    cJSON *doc = cJSON_Parse(bt_buf_str(&out));
+    const cJSON *gj = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "quota_groups"), 0);
+    STREQ(cJSON_GetStringValue(cJSON_GetObjectItem(gj, "verdict")), "lower-max-tokens-first",
+          "json: verdict lower-max-tokens-first");
+    cJSON_Delete(doc);
+    bt_buf_free(&out);
+    bt_qr_free(&q);
+    /* the observed ceiling reads the same used beside the charged series */
+    struct bt_ceiling ce;
+    bt_ceiling_of(&f.cfg, &f.st, &ev[0], &ce);
+    NEAR(ce.tokens, 360000, 0, "ceiling: charged 360,000 in a throttled minute");
+    NEAR(ce.used, 1850000, 1e-6, "ceiling: used 1,850,000 beside it");
+    OK(ce.points_to && !strcmp(ce.points_to, "reservations") && strstr(ce.why, "185%"),
+       "ceiling points to reservations, with used at 185%% of the quota");
+
+    /* a charged peak above the quota too: 2,000 calls of 500 input + 100 output at
+     * 100 ms, 1,200,000 charged a minute: increase (the charged peak alone needs it) */
+    struct qfx g;
+    bt_config_init(&g.cfg);
+    r = qfx_route(&g, "bulk", "amazon.nova-lite-v1:0", 1000000, 100);
+    qfx_start(&g, now);
+    for (int64_t m = T0; m <= T0 + 420; m += 60) {
+        qfx_put(&g, r, BT_SIG_INVOCATIONS, m, 2000, now);
+        qfx_put(&g, r, BT_SIG_INPUT_TOKENS, m, 1000000, now);
+        qfx_put(&g, r, BT_SIG_OUTPUT_TOKENS, m, 200000, now);
+        qfx_put(&g, r, BT_SIG_LATENCY_AVG, m, 100, now);
+    }
+    bt_eval_all(&g.cfg, &g.st, now, ev);
+    bt_qr_build(&g.cfg, &g.st, ev, T0, T0 + 420, NULL, 1.2, &q);
+    OK(q.groups[0].verdict == BT_QR_INCREASE && !q.groups[0].side[0].held_only, "verdict increase");
+    bt_qr_free(&q);
+
+    /* Adjustable: a quota Service Quotas marks not adjustable (Sonnet 5 on-demand's
+     * 3,000,000) goes through AWS Support; an adjustable one through Service Quotas */
+    g.cfg.routes[r].quota_adjustable[BT_Q_TPM] = BT_ADJ_NO;
+    bt_qr_build(&g.cfg, &g.st, ev, T0, T0 + 420, NULL, 1.2, &q);
+    OK(q.groups[0].side[0].through == BT_QR_AWS_SUPPORT, "not adjustable: aws-support");
+    bt_qr_render(&q, &g.cfg, BT_DOC_JSON, "test", now, &out);
+    doc = cJSON_Parse(bt_buf_str(&out));
+    gj = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "quota_groups"), 0);
+    const cJSON *qj = cJSON_GetArrayItem(cJSON_GetObjectItem(gj, "quotas"), 0);
+    OK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(gj, "request_through")), "aws-support") &&
+           !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(qj, "request_through")), "aws-support") &&
+           cJSON_IsFalse(cJSON_GetObjectItem(qj, "adjustable")),
+       "json: request_through aws-support, adjustable false");
+    cJSON_Delete(doc);
+    bt_buf_reset(&out);
+    bt_qr_render(&q, &g.cfg, BT_DOC_TEXT, "test", now, &out);
+    OK(strstr(bt_buf_str(&out), "through AWS Support only") &&
+           strstr(bt_buf_str(&out), "AWS may not raise it at all"),
+       "text: through AWS Support only, may not be raised at all");
+    bt_buf_free(&out);
+    bt_qr_free(&q);
+    g.cfg.routes[r].quota_adjustable[BT_Q_TPM] = BT_ADJ_YES;
+    bt_qr_build(&g.cfg, &g.st, ev, T0, T0 + 420, NULL, 1.2, &q);
+    OK(q.groups[0].side[0].through == BT_QR_SERVICE_QUOTAS, "adjustable: service-quotas");
+    bt_qr_free(&q);
+    bt_store_free(&g.st);
+    bt_config_free(&g.cfg);
+    bt_store_free(&f.st);
+    bt_config_free(&f.cfg);
+}
+
 int main(void)
 {
     markdown();
@@ -363,6 +520,7 @@ int main(void)
     stats();
     quota_request();
     quota_request_tier_legacy();
+    quota_request_held();
     incident();
     return tap_done();
 }
