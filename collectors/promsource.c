@@ -213,10 +213,22 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg
         int r = route_of(s, cfg);
         int sig = name ? bt_signal_by_name(name) : -1;
         int64_t arrival;
-        if (strcmp(s->name, "bedtop_signal") != 0 || r < 0 || r >= st->nroutes || sig < 0 ||
-            !isfinite(s->value) || !bt_time_from_double(s->time, &arrival))
+        if (strcmp(s->name, "bedtop_signal") != 0 || r < 0 || r >= st->nroutes || sig < 0)
             continue;
         bool adm = bt_signal_info[sig].source == BT_SRC_ADMISSION;
+        if (!isfinite(s->value)) {
+            /* bedtop serve leaves an unknown signal out, never NaN: a NaN or an
+             * infinity is not "no traffic" (issue 37: all-NaN signals read as idle,
+             * 100 %, exit 0). Refused as an implausible value is: the route's poll of
+             * that source is an error, so its figures are unknown, not idle. */
+            char why[160];
+            snprintf(why, sizeof why, "not a number: bedtop_signal %s = %g from the source; not used",
+                     bt_signal_info[sig].name, s->value);
+            bt_store_refused(st, r, adm ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH, why);
+            continue;
+        }
+        if (!bt_time_from_double(s->time, &arrival))
+            continue;
         struct stamp key = {r, adm ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH, llround(s->time * 1000), 0};
         const struct stamp *at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
         if (!at || !at->minute)

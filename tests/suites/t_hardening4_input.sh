@@ -34,4 +34,37 @@ expect_eq "r4 break 5: an event in 2100 after the last poll: export ends" "$?" 0
 check "r4 break 5: ... at the last poll, and says so" \
     grep -q "an event at 2100-01-01T00:00:00Z is more than an hour after the last poll" "$TMP/late.err"
 
+# ---- r4 break 15: plan --traffic x0 printed "nan" ----
+# x0 is "what if this route stopped": its calls, tokens and calls in flight are 0, so
+# nothing of it throttles at the peak minute and no call "fits at once" after it.
+"$BEDTOP" plan triage --traffic x0 --replay "$FIX" --at -0s >"$TMP/x0.txt" 2>"$TMP/x0.err"
+expect_eq "r4 break 15: plan --traffic x0 runs" "$?" 0
+check "r4 break 15: ... and prints no nan" bash -c "! grep -qi nan '$TMP/x0.txt'"
+check "r4 break 15: ... it says the route stops" grep -q "traffic x0: the route stops" "$TMP/x0.txt"
+check "r4 break 15: ... and would not throttle at the peak minute" \
+    grep -q "would still throttle at the peak minute: no" "$TMP/x0.txt"
+"$BEDTOP" plan triage --traffic x0 --replay "$FIX" --at -0s -f json >"$TMP/x0.json" 2>/dev/null
+check "r4 break 15: plan --traffic x0 -f json: valid JSON without NaN" \
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]), parse_constant=lambda c: sys.exit(1)); sys.exit(0 if "nan" not in open(sys.argv[1]).read().lower() else 1)' "$TMP/x0.json"
+for v in x-1 xnan xinf x1e400; do
+    expect_rc "r4 break 15: plan --traffic $v is refused" 3 "$BEDTOP" plan triage --traffic "$v" --replay "$FIX" --at -0s
+done
+check "r4 break 15: ... with the range it takes" grep -q "plan --traffic: '1e400' is out of range; use a number from 0 to 1000" "$TMP/last.err"
+
+# ---- r4 break 15: the marker array grew one element at a time ----
+# 60,000 markers took 120 s under ASan (a realloc each); a replay of them opens and
+# lists the newest one (the time guard only keeps a regression from hanging)
+python3 - "$FIX" "$TMP/markers.rec" <<'PY'
+import sys
+src, dst = sys.argv[1], sys.argv[2]
+lines = open(src).read().splitlines()
+ev = ",".join('{"t":%d,"type":"marker","text":"m%d"}' % (1795946400 + i % 1800, i) for i in range(60000))
+lines.insert(2, '{"t":1795946401,"s":[],"e":[%s]}' % ev)
+open(dst, "w").write("\n".join(lines) + "\n")
+PY
+"$BEDTOP" replay "$FIX" --at -0s -f json >/dev/null 2>&1
+want=$? # the fixture's status at its end (crit: 2)
+timeout "$G" "$BEDTOP" replay "$TMP/markers.rec" --at -0s -f json >"$TMP/markers.json" 2>"$TMP/markers.err"
+expect_eq "r4 break 15: a recording of 60,000 markers replays (its status, as without them)" "$?" "$want"
+
 finish

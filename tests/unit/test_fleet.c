@@ -337,6 +337,23 @@ static void test_source_hostile(void)
        "break 12: times of 1e300 and -1e300 are refused, not converted");
     bt_store_free(&st);
     bt_config_free(&cfg);
+
+    /* Issue 37 break 14: every bedtop_signal NaN read as idle (100 %, exit 0): now
+     * the route's CloudWatch poll is an error naming it, so its figures are unknown */
+    snprintf(text, sizeof text,
+             "bedtop_data_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} %lld\n"
+             "bedtop_signal{route=\"hot \\\"x\\\"\",signal=\"invocations\"} NaN\n"
+             "bedtop_signal{route=\"hot \\\"x\\\"\",signal=\"input_tokens\"} NaN\n"
+             "bedtop_source_last_success_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} %lld\n",
+             (long long)T0 + 480, (long long)T0 + 580);
+    source_ingest(text, now, &cfg, &st);
+    OK(error_has(&st, "not a number: bedtop_signal invocations = nan from the source; not used"),
+       "r4 break 14: all-NaN signals through --source: the route's poll is an error (%s)",
+       bt_store_status(&st, 0, BT_SRC_CLOUDWATCH)->error);
+    OK(isnan(bt_store_at(&st, 0, BT_SIG_INVOCATIONS, T0 + 480)),
+       "r4 break 14: ... and no invocations stored for the minute");
+    bt_store_free(&st);
+    bt_config_free(&cfg);
     int64_t t;
     OK(!bt_time_from_double(1e300, &t) && !bt_time_from_double(-1, &t) &&
            !bt_time_from_double(NAN, &t) && bt_time_from_double(4102444800.0, &t) && t == 4102444800LL,

@@ -89,5 +89,21 @@ int main(void)
     if (ok)
         bt_replay_free(&rp);
     bt_buf_free(&b);
+
+    /* Issue 37 break 15: the marker array grew by one element a marker (60,000 markers:
+     * 120 s under ASan); it grows geometrically: 1,000 markers take a capacity of
+     * 1,024 (16 doubled six times), not 1,000 reallocations */
+    bt_buf_puts(&b, "{\"format\":\"bedtop-recording\",\"version\":\"2.0\",\"created\":\"2026-11-29T10:00:00Z\","
+                    "\"routes\":[{\"name\":\"a\",\"model\":\"m\"}]}\n{\"t\":1795946460,\"e\":[");
+    for (int i = 0; i < 1000; i++)
+        bt_buf_printf(&b, "%s{\"t\":%d,\"type\":\"marker\",\"text\":\"m%d\"}", i ? "," : "", 1795946400 + i, i);
+    bt_buf_puts(&b, "]}\n");
+    ok = bt_replay_open_mem(&rp, "m.rec", b.buf, b.len, NULL, NULL, err, sizeof err);
+    OK(ok && rp.nmarkers == 1000 && rp.capmarkers == 1024 && !strcmp(rp.markers[999].text, "m999"),
+       "r4 break 15: 1,000 markers in a capacity of 1,024 (%zu in %zu: %s)", ok ? rp.nmarkers : 0,
+       ok ? rp.capmarkers : 0, ok ? rp.markers[999].text : err);
+    if (ok)
+        bt_replay_free(&rp);
+    bt_buf_free(&b);
     return tap_done();
 }
