@@ -24,6 +24,9 @@ bool bt_rec_time_ok(double t);
  * largest configs tested hold 20,000); a member of the header or one route is at
  * most BT_REC_MAX_MEMBER bytes (a real route is a few hundred). */
 #define BT_REC_MAX_ROUTES 20000
+/* The most of a recording a replay holds and walks: the newest 16 days of its polls
+ * (CloudWatch keeps one-minute data 15 days, and history is at most that). */
+#define BT_REC_MAX_SPAN_DAYS 16
 #define BT_REC_MAX_MEMBER 65536
 
 /* The poll-line scanner.

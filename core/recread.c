@@ -501,6 +501,21 @@ static void bound_window(struct bt_replay *rp, const char *path,
     }
     if (!rp->start || rp->start > first)
         rp->start = first;
+    /* polls further apart than the store holds (BT_REC_MAX_SPAN_DAYS, as history's
+     * most): the older minutes would show nothing, and walking them is what took
+     * hours; the window is the newest part, said so */
+    if (last - rp->start > (int64_t)BT_REC_MAX_SPAN_DAYS * 86400) {
+        size_t i = bt_replay_poll_at(rp, last - (int64_t)BT_REC_MAX_SPAN_DAYS * 86400);
+        if (rp->polls[i] < last - (int64_t)BT_REC_MAX_SPAN_DAYS * 86400)
+            i++;
+        bt_fmt_iso(rp->start, a, sizeof a);
+        bt_fmt_iso(rp->polls[i], b, sizeof b);
+        snprintf(msg, sizeof msg,
+                 "%s: its polls span more than %d days (from %s); the last %d are replayed, "
+                 "from %s", path, BT_REC_MAX_SPAN_DAYS, a, BT_REC_MAX_SPAN_DAYS, b);
+        note(warn, warn_arg, msg);
+        rp->start = rp->polls[i];
+    }
     rp->end = last;
     if (rp->last_event > last && rp->last_event <= last + BT_REC_EVENT_SLACK) {
         rp->end = rp->last_event; /* --at -0s shows what the recording ends with */
@@ -555,8 +570,8 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
     int64_t hi = span.max > last ? span.max : last;
     /* a margin of an hour: views look a little past the newest minute */
     int64_t span_min = first ? (hi - lo) / 60 + 1 + 60 : 1440;
-    if (span_min > 16 * 1440)
-        span_min = 16 * 1440;
+    if (span_min > BT_REC_MAX_SPAN_DAYS * 1440)
+        span_min = BT_REC_MAX_SPAN_DAYS * 1440;
     rp->cfg.history_minutes = (int)span_min;
     bt_store_init(&rp->store, rp->cfg.nroutes, (int)span_min);
     bt_store_track_arrival(&rp->store);

@@ -27,6 +27,13 @@ check "r4 break 5: ... over its 31 data minutes" grep -q "31 data minutes" "$TMP
 sed 's/b\.rec/a.rec/' "$TMP/ib/report.md" >"$TMP/ib.md"
 check "r4 break 5: ... and its report.md is the one of the same file created 10:00" \
     cmp -s "$TMP/ia/report.md" "$TMP/ib.md"
+# a poll line at 1970-01-01T00:01:00Z itself: the window is the newest 16 days of polls
+{ head -n 1 "$FIX"; echo '{"t":60,"s":[]}'; tail -n +2 "$FIX"; } >"$TMP/c.rec"
+timeout "$G" "$BEDTOP" export "$TMP/c.rec" -o "$TMP/c.csv" 2>"$TMP/c.err"
+expect_eq "r4 break 5: export of a recording with a poll in 1970 ends" "$?" 0
+check "r4 break 5: ... with the minutes and routes of its newest 16 days (those of the fixture)" \
+    bash -c "cmp -s <(cut -d, -f1,2 '$TMP/a.csv') <(cut -d, -f1,2 '$TMP/c.csv')"
+check "r4 break 5: ... and says so" grep -q "c.rec: its polls span more than 16 days (from 1970-01-01T00:01:00Z); the last 16 are replayed, from 2026-11-29T10:00:00Z" "$TMP/c.err"
 # an event far after the last poll does not stretch the end either
 { cat "$FIX"; echo '{"t":1795948260,"s":[],"e":[{"t":4102444800,"type":"marker","text":"2100"}]}'; } >"$TMP/late.rec"
 timeout "$G" "$BEDTOP" export "$TMP/late.rec" -o "$TMP/late.csv" 2>"$TMP/late.err"
