@@ -5,7 +5,7 @@
 # No check here asserts a time: `timeout` only keeps a regression from hanging the run.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 FIX=$BEDTOP_SRCDIR/tests/data/fixture.rec
-G=300 # seconds before a hung command counts as a failure (generous: ASan, valgrind, load)
+G=${BEDTOP_TEST_GUARD:-300} # seconds before a hung command counts as a failure (generous: ASan, valgrind, load)
 
 # ---- r4 break 5: a header time long before the polls is a note, not a window ----
 # fixture.rec is a demo recording created 10:00:00 with its polls from 10:00:00 on; the
