@@ -213,10 +213,22 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg
         int r = route_of(s, cfg);
         int sig = name ? bt_signal_by_name(name) : -1;
         int64_t arrival;
-        if (strcmp(s->name, "bedtop_signal") != 0 || r < 0 || r >= st->nroutes || sig < 0 ||
-            !isfinite(s->value) || !bt_time_from_double(s->time, &arrival))
+        if (strcmp(s->name, "bedtop_signal") != 0 || r < 0 || r >= st->nroutes || sig < 0)
             continue;
         bool adm = bt_signal_info[sig].source == BT_SRC_ADMISSION;
+        if (!isfinite(s->value)) {
+            /* bedtop serve leaves an unknown signal out, never NaN: a NaN or an
+             * infinity is not "no traffic" (issue 37: all-NaN signals read as idle,
+             * 100 %, exit 0). Refused as an implausible value is: the route's poll of
+             * that source is an error, so its figures are unknown, not idle. */
+            char why[160];
+            snprintf(why, sizeof why, "not a number: bedtop_signal %s = %g from the source; not used",
+                     bt_signal_info[sig].name, s->value);
+            bt_store_refused(st, r, adm ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH, why);
+            continue;
+        }
+        if (!bt_time_from_double(s->time, &arrival))
+            continue;
         struct stamp key = {r, adm ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH, llround(s->time * 1000), 0};
         const struct stamp *at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
         if (!at || !at->minute)
@@ -412,6 +424,85 @@ const struct bt_collector_ops bt_promsource_collector = {
 
 /* ---- discovery ---- */
 
+/* Names already in cfg, for a linear dedupe: bt_config_find_route for each of
+ * 40,000 answered routes took a minute (issue 37, with the memory of the routes). */
+struct name_set {
+    uint64_t *h;
+    int *route;
+    size_t cap;
+};
+
+static uint64_t name_hash(const char *p)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h | 1; /* 0 marks an empty slot */
+}
+
+/* -1: not there (and slot set to where it goes) */
+static int name_find(const struct name_set *ns, const struct bt_config *cfg, const char *name,
+                     size_t *slot)
+{
+    uint64_t h = name_hash(name);
+    size_t i = (size_t)h & (ns->cap - 1);
+    for (; ns->h[i]; i = (i + 1) & (ns->cap - 1))
+        if (ns->h[i] == h && !strcmp(cfg->routes[ns->route[i]].name, name))
+            return ns->route[i];
+    *slot = i;
+    return -1;
+}
+
+int bt_promsrc_add_routes(const struct bt_prom_doc *doc, struct bt_config *cfg, const char *shown,
+                          char *err, size_t errlen)
+{
+    struct name_set ns = {.cap = 64};
+    while (ns.cap < 2 * ((size_t)cfg->nroutes + (size_t)doc->nseries) + 2)
+        ns.cap *= 2;
+    ns.h = bt_xcalloc(ns.cap, sizeof *ns.h);
+    ns.route = bt_xcalloc(ns.cap, sizeof *ns.route);
+    size_t slot;
+    for (int r = 0; r < cfg->nroutes; r++)
+        if (name_find(&ns, cfg, cfg->routes[r].name, &slot) < 0) {
+            ns.h[slot] = name_hash(cfg->routes[r].name);
+            ns.route[slot] = r;
+        }
+    int added = 0;
+    for (int i = 0; i < doc->nseries; i++) {
+        const struct bt_prom_series *s = &doc->series[i];
+        const char *name = bt_prom_label(s, "route"), *model = bt_prom_label(s, "model_id");
+        if (!name || !model || name_find(&ns, cfg, name, &slot) >= 0)
+            continue;
+        if (cfg->nroutes >= BT_PROMSRC_MAX_ROUTES) {
+            /* a route is ~4 kB however short its name, and every one is evaluated:
+             * an answer naming more is refused, not cut to an arbitrary part */
+            snprintf(err, errlen,
+                     "prometheus %s: more than %d routes in bedtop_route_status; narrow them "
+                     "with --match", shown, BT_PROMSRC_MAX_ROUTES);
+            added = -1;
+            break;
+        }
+        int r = bt_config_add_route(cfg, name);
+        ns.h[slot] = name_hash(name);
+        ns.route[slot] = r;
+        struct bt_route *rt = &cfg->routes[r];
+        const char *region = bt_prom_label(s, "region"), *ep = bt_prom_label(s, "endpoint");
+        const char *inf = bt_prom_label(s, "inference");
+        bt_strlcpy(rt->model, model, sizeof rt->model);
+        bt_strlcpy(rt->region, region ? region : "", sizeof rt->region);
+        rt->endpoint = ep && !strcmp(ep, "mantle") ? BT_EP_MANTLE : BT_EP_RUNTIME;
+        for (int k = BT_INF_ON_DEMAND; inf && k < BT_INF_COUNT; k++)
+            if (!strcmp(inf, bt_inference_name((enum bt_inference)k))) {
+                rt->inference = (enum bt_inference)k;
+                rt->inference_set = true;
+            }
+        added++;
+    }
+    free(ns.h);
+    free(ns.route);
+    return added;
+}
+
 struct disc {
     bool done, ok;
     char err[224];
@@ -427,6 +518,14 @@ static void disc_done(void *arg, const struct bt_http_resp *resp)
                        sizeof d->err);
         if (resp->status)
             snprintf(d->err, sizeof d->err, "HTTP %ld %.160s", resp->status, resp->body);
+        return;
+    }
+    /* BT_PROMSRC_MAX_ROUTES routes are ~6 MB of answer; a tree is ~20 times its text,
+     * so a larger answer is refused before it is parsed */
+    if (resp->body_len > BT_PROMSRC_MAX_DISCOVERY) {
+        snprintf(d->err, sizeof d->err,
+                 "a discovery answer of %zu bytes (at most %d); narrow the routes with --match",
+                 resp->body_len, BT_PROMSRC_MAX_DISCOVERY);
         return;
     }
     d->ok = bt_prom_parse_api(&d->doc, NULL, resp->body, resp->body_len, d->err, sizeof d->err);
@@ -469,30 +568,10 @@ int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, si
         return -1;
     }
     int added = -1;
-    if (!d.done || !d.ok) {
+    if (!d.done || !d.ok)
         snprintf(err, errlen, "prometheus %s: %s", shown, d.done ? d.err : "no answer");
-    } else {
-        added = 0;
-        for (int i = 0; i < d.doc.nseries; i++) {
-            const struct bt_prom_series *s = &d.doc.series[i];
-            const char *name = bt_prom_label(s, "route"), *model = bt_prom_label(s, "model_id");
-            if (!name || !model || bt_config_find_route(cfg, name) >= 0)
-                continue;
-            int r = bt_config_add_route(cfg, name);
-            struct bt_route *rt = &cfg->routes[r];
-            const char *region = bt_prom_label(s, "region"), *ep = bt_prom_label(s, "endpoint");
-            const char *inf = bt_prom_label(s, "inference");
-            bt_strlcpy(rt->model, model, sizeof rt->model);
-            bt_strlcpy(rt->region, region ? region : "", sizeof rt->region);
-            rt->endpoint = ep && !strcmp(ep, "mantle") ? BT_EP_MANTLE : BT_EP_RUNTIME;
-            for (int k = BT_INF_ON_DEMAND; inf && k < BT_INF_COUNT; k++)
-                if (!strcmp(inf, bt_inference_name((enum bt_inference)k))) {
-                    rt->inference = (enum bt_inference)k;
-                    rt->inference_set = true;
-                }
-            added++;
-        }
-    }
+    else
+        added = bt_promsrc_add_routes(&d.doc, cfg, shown, err, errlen);
     bt_prom_free(&d.doc);
     return added;
 }

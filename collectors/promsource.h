@@ -42,4 +42,11 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg
  * matchers applied) adds a route per series. Runs ctx->http until done.
  * Returns routes added, or -1 with err set. */
 int bt_promsrc_discover(struct bt_ctx *ctx, struct bt_config *cfg, char *err, size_t errlen);
+/* The discovery answer's routes into cfg (those not in it yet), linear in the
+ * answer; at most BT_PROMSRC_MAX_ROUTES in all (the most a recording holds, too):
+ * more is -1 with the reason in err. shown names the server in messages. */
+#define BT_PROMSRC_MAX_ROUTES 20000
+#define BT_PROMSRC_MAX_DISCOVERY (16 * 1024 * 1024) /* bytes of discovery answer */
+int bt_promsrc_add_routes(const struct bt_prom_doc *doc, struct bt_config *cfg, const char *shown,
+                          char *err, size_t errlen);
 #endif

@@ -54,9 +54,20 @@ bool bt_signal_counter(enum bt_signal sig)
     }
 }
 
+/* A rate needs readings at least BT_COUNTER_MIN_INTERVAL apart. Scaled to a minute,
+ * an increase over a too-short interval is extrapolated wildly (issue 37: exporter
+ * timestamps 1 ms apart gave 60 million calls a minute from one call): under the
+ * minimum the rate is unknown, not a number. The minimum is the shortest gap bedtop
+ * itself scrapes at (admission_gap's floor, 0.1 s), so check's own two scrapes always
+ * make a rate; a closer pair says the exporter's clock, not the traffic, moved. */
+static bool apart_enough(double t1, double t2)
+{
+    return t2 - t1 >= BT_COUNTER_MIN_INTERVAL - 1e-6; /* 100.1 - 100 is 0.09999... */
+}
+
 double bt_counter_rate(double v1, double t1, double v2, double t2)
 {
-    if (!isfinite(v1) || !isfinite(v2) || !isfinite(t1) || !isfinite(t2) || t2 <= t1)
+    if (!isfinite(v1) || !isfinite(v2) || !isfinite(t1) || !isfinite(t2) || !apart_enough(t1, t2))
         return NAN;
     double inc = v2 >= v1 ? v2 - v1 : v2;
     return inc / (t2 - t1) * 60.0;
@@ -144,7 +155,10 @@ void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t a
     double rate = NAN;
     if (follows && rd->t > se->t)
         rate = bt_counter_rate(se->v, se->t, rd->value, rd->t);
-    if (!follows || rd->t > se->t) {
+    /* a reading too close to the last for a rate (BT_COUNTER_MIN_INTERVAL) keeps the
+     * last as the base: the next scrape rates over the whole, longer interval */
+    bool too_close = follows && rd->t > se->t && !apart_enough(se->t, rd->t);
+    if ((!follows || rd->t > se->t) && !too_close) {
         se->t = rd->t;
         se->v = rd->value;
     }

@@ -1,16 +1,25 @@
 #include "core/dataminute.h"
 
+#include "core/plausible.h"
 #include "core/recording.h"
 #include "core/util.h"
 
+/* The lag in whole seconds. The config and a recording header both hold it to
+ * 0 .. BT_DURATION_MAX; converted through the checked helper all the same, as a
+ * recording's 1e300 once reached a bare cast here (undefined behaviour). */
+static int64_t lag_s(const struct bt_config *cfg)
+{
+    return bt_f2i_clamp(cfg->cw_lag, 0, (int64_t)BT_DURATION_MAX);
+}
+
 int64_t bt_data_minute(const struct bt_config *cfg, int64_t t)
 {
-    return bt_minute_floor(t - (int64_t)cfg->cw_lag) - 60;
+    return bt_minute_floor(t - lag_s(cfg)) - 60;
 }
 
 int64_t bt_data_minute_shown(const struct bt_config *cfg, int64_t m)
 {
-    return bt_minute_floor(m) + 60 + (int64_t)cfg->cw_lag;
+    return bt_minute_floor(m) + 60 + lag_s(cfg);
 }
 
 int64_t bt_data_minute_last(const struct bt_config *cfg, int64_t m)

@@ -322,8 +322,10 @@ struct bt_reading {
  * throttled, completed, reserved and settled tokens)? */
 bool bt_signal_counter(enum bt_signal sig);
 /* Per-minute rate between two readings of one counter series: (v2 - v1) / (t2 -
- * t1) x 60; a decrease is a reset (the increase is v2). NAN when t2 <= t1 or a
- * value is not finite. */
+ * t1) x 60; a decrease is a reset (the increase is v2). NAN when the readings are
+ * less than BT_COUNTER_MIN_INTERVAL seconds apart (never extrapolated from a
+ * shorter one, core/counters.c) or a value is not finite. */
+#define BT_COUNTER_MIN_INTERVAL 0.1
 double bt_counter_rate(double v1, double t1, double v2, double t2);
 /* Takes a reading that arrived at `arrival` (the scrape, epoch s; every reading
  * of one scrape shares it). The route's rate for that scrape, the sum over its

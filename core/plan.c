@@ -81,7 +81,7 @@ bool bt_plan_change_parse(const char *text, struct bt_plan_change *c, char *why,
         bt_strlcpy(val, word, sizeof val);
         double v;
         const char *num = (val[0] == 'x' || val[0] == 'X') ? val + 1 : val;
-        bool isnum = bt_parse_double(num, &v);
+        bool isnum = bt_parse_double(num, &v) && isfinite(v); /* "traffic nan" is no value */
         if (!strcmp(key, "retries") && (!strcmp(val, "off") || !strcmp(val, "0"))) {
             c->retries_off = true;
         } else if (!strcmp(key, "tier") && (!strcmp(val, "flex") || !strcmp(val, "priority"))) {
@@ -330,8 +330,10 @@ static double calls_at_once(const struct bt_eval *e)
 
 /* The last hour replayed, as observed and changed: its peak minute (least headroom on
  * the binding side) and whether the change would still go past a quota there. */
+/* stopped: the change is traffic x0, the route makes no calls after it (issue 37:
+ * "nan after the change"): nothing of it can throttle, and no call fits "at once". */
 static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, const struct bt_config *ca,
-                        const struct bt_store *sa, struct bt_whatif *w)
+                        const struct bt_store *sa, struct bt_whatif *w, bool stopped)
 {
     int r = w->route;
     struct bt_eval *eb = bt_xcalloc((size_t)cb->nroutes, sizeof *eb);
@@ -371,7 +373,7 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
             w->peak_verdict = "yes";
         else if (w->peak_q_after == BT_QL_UPPER || w->peak_q_after == BT_QL_UNKNOWN)
             w->peak_verdict = "maybe";
-        else if (w->peak_throttles > 0 && !(peak_fit_a >= 2 * peak_fit_b))
+        else if (w->peak_throttles > 0 && !stopped && !(peak_fit_a >= 2 * peak_fit_b))
             w->peak_verdict = "maybe"; /* throttled with headroom on average: bursts */
         else
             w->peak_verdict = "no";
@@ -379,10 +381,18 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
         bt_fmt_hhmm(w->peak_minute, hm, sizeof hm);
         bt_plan_note(&w->notes, "peak minute %s UTC of the last %d min (least headroom; replayed at the "
              "minute's average, bursts within it unseen)", hm, BT_PLAN_WINDOW);
-        if (w->peak_throttles > 0 && w->peak_pct_before >= 0)
+        if (w->peak_throttles > 0 && w->peak_pct_before >= 0 && stopped)
+            bt_plan_note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
+                 "the average; %.0f calls fit at once there; after the change the route makes none",
+                 w->peak_throttles, w->peak_pct_before, peak_fit_b);
+        else if (w->peak_throttles > 0 && w->peak_pct_before >= 0 && !isnan(peak_fit_a))
             bt_plan_note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
                  "the average; %.0f calls fit at once there, %.0f after the change",
                  w->peak_throttles, w->peak_pct_before, peak_fit_b, peak_fit_a);
+        else if (w->peak_throttles > 0 && w->peak_pct_before >= 0)
+            bt_plan_note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
+                 "the average; %.0f calls fit at once there, unknown after the change",
+                 w->peak_throttles, w->peak_pct_before, peak_fit_b);
     }
     bt_eval_groups_free(ga);
     bt_eval_groups_free(gb);
@@ -472,8 +482,12 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
     if (!isnan(c->traffic)) {
         for (int64_t m = bt_minute_floor(now + 120) - CHANGE_SPAN; m <= now + 120; m += 60)
             scale_traffic(&sa, r, m, c->traffic);
-        bt_plan_note(&w->notes, "traffic x%g: calls, tokens and calls in flight scale with it, latency "
-             "unchanged; today's tokens so far stay", c->traffic);
+        if (c->traffic == 0)
+            bt_plan_note(&w->notes, "traffic x0: the route stops (no calls, tokens or calls in flight); "
+                 "today's tokens so far stay");
+        else
+            bt_plan_note(&w->notes, "traffic x%g: calls, tokens and calls in flight scale with it, latency "
+                 "unchanged; today's tokens so far stay", c->traffic);
     }
     if (!isnan(c->concurrency)) {
         int capped;
@@ -523,7 +537,7 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
              "slower, so use is at most this");
     }
     members(w, eb, ea, w);
-    replay_peak(cfg, st, &ca, &sa, w);
+    replay_peak(cfg, st, &ca, &sa, w, c->traffic == 0);
     free(ea);
     free(eb);
     bt_store_free(&sa);

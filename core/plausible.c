@@ -87,3 +87,25 @@ bool bt_setting_plausible(double v, double max, char *why, size_t n)
     }
     return true;
 }
+
+bool bt_f2i(double v, int64_t lo, int64_t hi, int64_t *out)
+{
+    /* compared as doubles first: lo and hi are exact as doubles up to 2^53, and a
+     * v outside (or NaN, which fails both) never reaches the conversion; 9.2e18
+     * is below 2^63, so the cast is defined even for hi near INT64_MAX */
+    if (!(v >= (double)lo && v <= (double)hi && v > -9.2e18 && v < 9.2e18))
+        return false;
+    int64_t i = (int64_t)v;
+    if (i < lo || i > hi) /* hi beyond 2^53 rounded up as a double */
+        return false;
+    *out = i;
+    return true;
+}
+
+int64_t bt_f2i_clamp(double v, int64_t lo, int64_t hi)
+{
+    int64_t i;
+    if (bt_f2i(v, lo, hi, &i))
+        return i;
+    return v > 0 ? hi : lo;
+}

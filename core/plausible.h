@@ -17,6 +17,7 @@
 #define BEDTOP_PLAUSIBLE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/model.h"
 
@@ -38,4 +39,15 @@ bool bt_quota_plausible(enum bt_quota_kind k, double v, char *why, size_t n);
 #define BT_MAX_TOKENS_SETTING 1e7
 #define BT_MAX_BURNDOWN 1000
 bool bt_setting_plausible(double v, double max, char *why, size_t n);
+
+/* The one conversion of a float from outside (a file, an answer, a header) to an
+ * integer. A double beyond the integer's range, infinite or NaN converted with a
+ * cast is undefined behaviour (issue 37: "cloudwatch_lag": 1e300 in a recording
+ * header), so nothing from outside is cast directly: bt_f2i checks that v is
+ * finite and within lo .. hi (both well inside int64_t) and gives it truncated
+ * toward zero, as a cast would; else false and *out untouched. bt_f2i_clamp
+ * gives lo .. hi for any v (NaN: lo), for values already bounded at their source
+ * where a wrong one must still not be undefined. */
+bool bt_f2i(double v, int64_t lo, int64_t hi, int64_t *out);
+int64_t bt_f2i_clamp(double v, int64_t lo, int64_t hi);
 #endif

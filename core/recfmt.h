@@ -13,8 +13,21 @@
 extern const char *const bt_rec_ev_names[BT_REC_NEVTYPES];
 
 /* Times in a file become int64_t: converting an infinite or huge double is
- * undefined behaviour (fuzzing found 1e999 here), so bound them first. */
+ * undefined behaviour (fuzzing found 1e999 here), so they go through the one
+ * checked conversion (bt_f2i, core/plausible.h), bounded to |t| < 1e15.
+ * bt_rec_time gives the time truncated toward zero; bt_rec_time_ok only checks. */
+bool bt_rec_time(double t, int64_t *out);
 bool bt_rec_time_ok(double t);
+
+/* Bounds of the header (man 5 bedtop-recording): a route takes ~4 kB in memory
+ * however short its text, so a reader takes at most BT_REC_MAX_ROUTES (the
+ * largest configs tested hold 20,000); a member of the header or one route is at
+ * most BT_REC_MAX_MEMBER bytes (a real route is a few hundred). */
+#define BT_REC_MAX_ROUTES 20000
+/* The most of a recording a replay holds and walks: the newest 16 days of its polls
+ * (CloudWatch keeps one-minute data 15 days, and history is at most that). */
+#define BT_REC_MAX_SPAN_DAYS 16
+#define BT_REC_MAX_MEMBER 65536
 
 /* The poll-line scanner.
  * Poll lines are most of a recording (a 24-hour, 200-route file is ~50 MB),
@@ -44,6 +57,19 @@ struct bt_rec_line {
     const char *c, *c_end;   /* 2.x: the "c" array of counter readings, NULL: none */
     const char *k, *k_end;   /* 2.x: the "k" array naming series, NULL: none */
 };
+
+/* The header line read without one tree for all of it (issue 37: a 3.3 MB header
+ * of 100,000 routes took 1.67 GB). bt_rec_scan_object calls each(arg, key, klen,
+ * value, vend) for every member of the top-level object in line (key without its
+ * quotes, not unescaped); bt_rec_scan_array calls each(arg, index, value, vend)
+ * for every element of the array at p. Either stops when each returns false.
+ * They return false when the text is not JSON (what follows the object is
+ * ignored, as cJSON_Parse does). */
+bool bt_rec_scan_object(const char *line,
+                        bool (*each)(void *, const char *, size_t, const char *, const char *),
+                        void *arg);
+bool bt_rec_scan_array(const char *p, bool (*each)(void *, size_t, const char *, const char *),
+                       void *arg);
 
 /* Locates and checks a poll line's parts; false with the reason in why. */
 bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct bt_rec_line *pl,

@@ -80,7 +80,7 @@ struct bt_replay {
     int64_t *polls;              /* poll times, ascending */
     size_t npolls;
     struct bt_marker *markers;
-    size_t nmarkers;
+    size_t nmarkers, capmarkers;
     unsigned long skipped;       /* corrupt or truncated lines */
     char first_problem[256];     /* the first of them, "FILE:LINE: why" */
     bool has_admission;          /* any admission sample or counter reading present */

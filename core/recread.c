@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plausible.h"
 #include "core/recfmt.h"
 #include "core/util.h"
 
@@ -76,9 +77,16 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     r->inference_set = true;
     const char *prio = jstr(o, "priority");
     r->priority = prio && !strcmp(prio, "offline") ? BT_PRIO_OFFLINE : BT_PRIO_ONLINE;
-    jnum(o, "max_tokens", &r->max_tokens);
-    jnum(o, "concurrency_limit", &r->concurrency_limit);
-    if (!jnum(o, "burndown", &r->burndown) || r->burndown < 1)
+    /* settings held to what the config takes (core/plausible.h); one outside is
+     * not the route's, and the default stands */
+    double d;
+    char pwhy[96];
+    if (jnum(o, "max_tokens", &d) && bt_setting_plausible(d, BT_MAX_TOKENS_SETTING, pwhy, sizeof pwhy))
+        r->max_tokens = d;
+    if (jnum(o, "concurrency_limit", &d) && bt_setting_plausible(d, BT_MAX_CALLS, pwhy, sizeof pwhy))
+        r->concurrency_limit = d;
+    if (!jnum(o, "burndown", &r->burndown) ||
+        !bt_setting_plausible(r->burndown, BT_MAX_BURNDOWN, pwhy, sizeof pwhy))
         r->burndown = 1;
     const char *bs = jstr(o, "burndown_source");
     r->burndown_source = bs && !strcmp(bs, "config") ? "config"
@@ -106,7 +114,7 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     for (int k = 0; k < BT_Q_COUNT; k++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(q, bt_quota_kind_name(k));
         double v;
-        if (!x || !jnum(x, "value", &v))
+        if (!x || !jnum(x, "value", &v) || !bt_quota_plausible((enum bt_quota_kind)k, v, pwhy, sizeof pwhy))
             continue;
         r->quota[k].value = v;
         int s = name_index(qsrc, 4, jstr(x, "source"));
@@ -122,10 +130,112 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     return true;
 }
 
+/* The header is read without one cJSON tree for all of it (issue 37: a 3.3 MB
+ * header of 100,000 routes took 1.67 GB): the scanner locates its members, the
+ * few this reader knows (each at most BT_REC_MAX_MEMBER bytes) become one small
+ * tree, and the routes are parsed one at a time, each tree freed before the next.
+ * Memory is the line, the routes (at most BT_REC_MAX_ROUTES, man 5
+ * bedtop-recording) and one route's tree. */
+static const char *const hdr_keys[] = {"format", "version", "mode", "created",
+                                       "created_by", "signals", "config"};
+#define NHDR BT_ARRAY_LEN(hdr_keys)
+
+struct hdr_scan {
+    const char *v[NHDR], *vend[NHDR];
+    const char *routes, *routes_end;
+};
+
+static bool hdr_member(void *arg, const char *k, size_t klen, const char *v, const char *ve)
+{
+    struct hdr_scan *hs = arg;
+    /* the first of duplicate keys counts, as cJSON_GetObjectItem finds it */
+    if (klen == 6 && !memcmp(k, "routes", 6) && !hs->routes) {
+        hs->routes = v;
+        hs->routes_end = ve;
+    }
+    for (size_t i = 0; i < NHDR; i++)
+        if (strlen(hdr_keys[i]) == klen && !memcmp(k, hdr_keys[i], klen) && !hs->v[i]) {
+            hs->v[i] = v;
+            hs->vend[i] = ve;
+        }
+    return true;
+}
+
+/* The known members but the routes as one small object; NULL with err set. */
+static cJSON *header_tree(const struct bt_replay *rp, const char *line, struct hdr_scan *hs,
+                          char *err, size_t errlen)
+{
+    if (!bt_rec_scan_object(line, hdr_member, hs))
+        return NULL;
+    struct bt_buf b = {0};
+    bt_buf_putc(&b, '{');
+    for (size_t i = 0; i < NHDR; i++) {
+        if (!hs->v[i])
+            continue;
+        size_t n = (size_t)(hs->vend[i] - hs->v[i]);
+        if (n > BT_REC_MAX_MEMBER) {
+            snprintf(err, errlen, "%s:1: recording header's \"%s\" is %zu bytes (at most %d)",
+                     rp->path, hdr_keys[i], n, BT_REC_MAX_MEMBER);
+            bt_buf_free(&b);
+            return NULL;
+        }
+        if (b.len > 1)
+            bt_buf_putc(&b, ',');
+        bt_buf_printf(&b, "\"%s\":", hdr_keys[i]);
+        bt_buf_add(&b, hs->v[i], n);
+    }
+    bt_buf_putc(&b, '}');
+    cJSON *h = cJSON_ParseWithLength(b.buf, b.len);
+    bt_buf_free(&b);
+    return h;
+}
+
+struct route_scan {
+    struct bt_replay *rp;
+    char *err;
+    size_t errlen;
+    bool failed;
+};
+
+static bool hdr_route(void *arg, size_t i, const char *v, const char *ve)
+{
+    struct route_scan *rs = arg;
+    size_t n = (size_t)(ve - v);
+    char why[128];
+    if (i >= BT_REC_MAX_ROUTES) {
+        snprintf(rs->err, rs->errlen,
+                 "%s:1: recording header has more than %d routes, the most a recording holds",
+                 rs->rp->path, BT_REC_MAX_ROUTES);
+        rs->failed = true;
+        return false;
+    }
+    if (n > BT_REC_MAX_MEMBER) {
+        snprintf(why, sizeof why, "%zu bytes (at most %d)", n, BT_REC_MAX_MEMBER);
+    } else {
+        struct bt_route r;
+        cJSON *o = cJSON_ParseWithLength(v, n);
+        bool ok = parse_route(o, &r, why, sizeof why);
+        cJSON_Delete(o);
+        if (ok) {
+            struct bt_config *c = &rs->rp->cfg;
+            int k = bt_config_add_route(c, r.name);
+            c->routes[k] = r;
+            return true;
+        }
+    }
+    snprintf(rs->err, rs->errlen, "%s:1: route %zu: %s", rs->rp->path, i + 1, why);
+    rs->failed = true;
+    return false;
+}
+
 static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, char *err,
                          size_t errlen)
 {
-    cJSON *h = cJSON_Parse(line);
+    struct hdr_scan hs = {0};
+    err[0] = '\0';
+    cJSON *h = header_tree(rp, line, &hs, err, errlen);
+    if (!h && err[0])
+        return false;
     const char *fmt = h ? jstr(h, "format") : NULL;
     if (!fmt || strcmp(fmt, BT_REC_FORMAT) != 0) {
         snprintf(err, errlen, "%s:1: not a bedtop recording (no \"format\":\"%s\" header)",
@@ -168,9 +278,11 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
     struct bt_config *c = &rp->cfg;
     const cJSON *cj = cJSON_GetObjectItemCaseSensitive(h, "config");
     double d;
-    if (jnum(cj, "interval", &d) && d >= 1)
+    /* durations as the config takes them (1 s or 0 .. BT_DURATION_MAX): a file's
+     * 1e300 is not a lag, and the default stands */
+    if (jnum(cj, "interval", &d) && d >= 1 && d <= BT_DURATION_MAX)
         c->interval = d;
-    if (jnum(cj, "cloudwatch_lag", &d) && d >= 0)
+    if (jnum(cj, "cloudwatch_lag", &d) && d >= 0 && d <= BT_DURATION_MAX)
         c->cw_lag = d;
     if (jstr(cj, "warn_headroom"))
         bt_parse_threshold(jstr(cj, "warn_headroom"), &c->warn);
@@ -186,29 +298,13 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         c->oversize_margin = d;
     if (jnum(cj, "retry_share", &d))
         c->retry_share = d;
-    const cJSON *routes = cJSON_GetObjectItemCaseSensitive(h, "routes");
-    int nr = cJSON_GetArraySize(routes);
-    if (!cJSON_IsArray(routes) || nr > 100000) {
+    cJSON_Delete(h);
+    struct route_scan rs = {.rp = rp, .err = err, .errlen = errlen};
+    if (!hs.routes || !bt_rec_scan_array(hs.routes, hdr_route, &rs)) {
         snprintf(err, errlen, "%s:1: recording header has no routes array", rp->path);
-        cJSON_Delete(h);
         return false;
     }
-    int i = 0;
-    const cJSON *rj;
-    cJSON_ArrayForEach(rj, routes) { /* the header load was quadratic in routes */
-        char why[128];
-        struct bt_route r;
-        i++;
-        if (!parse_route(rj, &r, why, sizeof why)) {
-            snprintf(err, errlen, "%s:1: route %d: %s", rp->path, i, why);
-            cJSON_Delete(h);
-            return false;
-        }
-        int k = bt_config_add_route(c, r.name);
-        c->routes[k] = r;
-    }
-    cJSON_Delete(h);
-    return true;
+    return !rs.failed;
 }
 
 static int ev_type(const char *s)
@@ -226,12 +322,13 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
         struct bt_event ev = {.route = -1};
         double v;
         int ty = ev_type(jstr(g, "type"));
-        if (ty < 0 || !jnum(g, "t", &v) || !bt_rec_time_ok(v))
+        int64_t ri;
+        if (ty < 0 || !jnum(g, "t", &v) || !bt_rec_time(v, &ev.t))
             continue;
         ev.type = (enum bt_event_type)ty;
-        ev.t = (int64_t)v;
-        if (jnum(g, "route", &v) && v >= -1 && v < rp->cfg.nroutes)
-            ev.route = (int)v;
+        if (jnum(g, "route", &v) && v >= -1 && v < rp->cfg.nroutes &&
+            bt_f2i(v, -1, rp->cfg.nroutes, &ri))
+            ev.route = (int)ri;
         const char *src = jstr(g, "source");
         ev.source = src && !strcmp(src, "quotas") ? BT_SRC_QUOTAS
                     : src && !strcmp(src, "admission") ? BT_SRC_ADMISSION : BT_SRC_CLOUDWATCH;
@@ -276,7 +373,10 @@ static void load_events(struct bt_replay *rp, const cJSON *e)
         if (ev.t > rp->last_event)
             rp->last_event = ev.t;
         if (ev.type == BT_EV_MARKER) {
-            rp->markers = bt_xrealloc(rp->markers, (rp->nmarkers + 1) * sizeof *rp->markers);
+            if (rp->nmarkers == rp->capmarkers) { /* geometric: 60,000 markers were 60,000 reallocs */
+                rp->capmarkers = rp->capmarkers ? 2 * rp->capmarkers : 16;
+                rp->markers = bt_xrealloc(rp->markers, rp->capmarkers * sizeof *rp->markers);
+            }
             rp->markers[rp->nmarkers].t = ev.t;
             bt_strlcpy(rp->markers[rp->nmarkers].text, ev.text, sizeof rp->markers[0].text);
             rp->nmarkers++;
@@ -290,10 +390,11 @@ static void load_series(struct bt_replay *rp, const cJSON *k)
     const cJSON *g;
     cJSON_ArrayForEach(g, k) {
         const cJSON *i = cJSON_GetArrayItem(g, 0), *id = cJSON_GetArrayItem(g, 1);
-        if (!cJSON_IsNumber(i) || !cJSON_IsString(id) || i->valuedouble < 0 ||
-            i->valuedouble >= (1 << 20) || strlen(id->valuestring) >= BT_SERIES_ID)
+        int64_t ix;
+        if (!cJSON_IsNumber(i) || !cJSON_IsString(id) ||
+            !bt_f2i(i->valuedouble, 0, (1 << 20) - 1, &ix) || strlen(id->valuestring) >= BT_SERIES_ID)
             continue;
-        size_t idx = (size_t)i->valuedouble;
+        size_t idx = (size_t)ix;
         if (idx >= rp->nseries) {
             rp->series = bt_xrealloc(rp->series, (idx + 1) * sizeof *rp->series);
             memset(rp->series + rp->nseries, 0, (idx + 1 - rp->nseries) * sizeof *rp->series);
@@ -317,25 +418,27 @@ static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigma
             ok = cJSON_IsNumber(x) && isfinite(x->valuedouble);
             h[i] = ok ? x->valuedouble : 0;
         }
-        if (!ok || h[0] < 0 || h[0] >= rp->cfg.nroutes || h[1] < 0 || h[1] >= (double)rp->nseries ||
-            !rp->series[(size_t)h[1]] || !bt_rec_time_ok(h[2]) || !bt_rec_time_ok(h[3]))
+        int64_t route, series, arrival;
+        if (!ok || !bt_f2i(h[0], 0, rp->cfg.nroutes - 1, &route) ||
+            !bt_f2i(h[1], 0, (int64_t)rp->nseries - 1, &series) || !rp->series[series] ||
+            !bt_rec_time(h[2], &arrival) || !bt_rec_time_ok(h[3]))
             continue;
-        struct bt_reading rd = {.route = (int)h[0], .t = h[3]};
-        bt_strlcpy(rd.series, rp->series[(size_t)h[1]], sizeof rd.series);
+        struct bt_reading rd = {.route = (int)route, .t = h[3]};
+        bt_strlcpy(rd.series, rp->series[series], sizeof rd.series);
         const cJSON *pairs = cJSON_GetArrayItem(g, 4);
         if (!cJSON_IsArray(pairs))
             continue;
         for (const cJSON *sg = pairs->child; sg && sg->next; sg = sg->next->next) {
             const cJSON *v = sg->next;
-            if (!cJSON_IsNumber(sg) || !cJSON_IsNumber(v) || sg->valuedouble < 0 ||
-                sg->valuedouble >= 256)
+            int64_t si;
+            if (!cJSON_IsNumber(sg) || !cJSON_IsNumber(v) || !bt_f2i(sg->valuedouble, 0, 255, &si))
                 continue;
-            int sig = sigmap[(int)sg->valuedouble];
+            int sig = sigmap[si];
             if (sig < 0 || !bt_signal_counter((enum bt_signal)sig))
                 continue;
             rd.signal = (enum bt_signal)sig;
             rd.value = v->valuedouble;
-            bt_store_reading(&rp->store, &rd, (int64_t)h[2]);
+            bt_store_reading(&rp->store, &rd, arrival);
             rp->has_admission = true;
         }
     }
@@ -376,6 +479,72 @@ static int mem_rewind(void *arg)
     return 0;
 }
 
+/* A note about the file that is not a skipped line: said through warn. */
+static void note(void (*warn)(void *, const char *), void *warn_arg, const char *msg)
+{
+    if (warn)
+        warn(warn_arg, msg);
+}
+
+/* The recording's window is its own polls (issue 37: a 1.7 kB file whose header
+ * said "created":"1970-01-01T00:01:00Z" made export and report incident walk every
+ * minute since 1970). The header's created time says when the recorder started,
+ * which is shortly before its first poll (a first poll takes up to an interval and
+ * the lag): it starts the window only within BT_REC_START_SLACK of that poll. One
+ * earlier is a note, never a window: the recording starts at its first poll. An
+ * event after the last poll (a reply that came in after it, written in the final
+ * line) extends the end by at most BT_REC_EVENT_SLACK; a later one is kept but
+ * does not stretch the window either. */
+#define BT_REC_START_SLACK 600
+#define BT_REC_EVENT_SLACK 3600
+static void bound_window(struct bt_replay *rp, const char *path,
+                         void (*warn)(void *, const char *), void *warn_arg)
+{
+    char msg[300], a[32], b[32];
+    if (!rp->npolls) {
+        rp->end = 0;
+        return;
+    }
+    int64_t first = rp->polls[0], last = rp->polls[rp->npolls - 1];
+    if (rp->start && rp->start < first - BT_REC_START_SLACK) {
+        bt_fmt_iso(rp->start, a, sizeof a);
+        bt_fmt_iso(first, b, sizeof b);
+        snprintf(msg, sizeof msg,
+                 "%s:1: header says created %s, long before the first poll (%s); the "
+                 "recording starts at its first poll", path, a, b);
+        note(warn, warn_arg, msg);
+        rp->start = first;
+    }
+    if (!rp->start || rp->start > first)
+        rp->start = first;
+    /* polls further apart than the store holds (BT_REC_MAX_SPAN_DAYS, as history's
+     * most): the older minutes would show nothing, and walking them is what took
+     * hours; the window is the newest part, said so */
+    if (last - rp->start > (int64_t)BT_REC_MAX_SPAN_DAYS * 86400) {
+        size_t i = bt_replay_poll_at(rp, last - (int64_t)BT_REC_MAX_SPAN_DAYS * 86400);
+        if (rp->polls[i] < last - (int64_t)BT_REC_MAX_SPAN_DAYS * 86400)
+            i++;
+        bt_fmt_iso(rp->start, a, sizeof a);
+        bt_fmt_iso(rp->polls[i], b, sizeof b);
+        snprintf(msg, sizeof msg,
+                 "%s: its polls span more than %d days (from %s); the last %d are replayed, "
+                 "from %s", path, BT_REC_MAX_SPAN_DAYS, a, BT_REC_MAX_SPAN_DAYS, b);
+        note(warn, warn_arg, msg);
+        rp->start = rp->polls[i];
+    }
+    rp->end = last;
+    if (rp->last_event > last && rp->last_event <= last + BT_REC_EVENT_SLACK) {
+        rp->end = rp->last_event; /* --at -0s shows what the recording ends with */
+    } else if (rp->last_event > last) {
+        bt_fmt_iso(rp->last_event, a, sizeof a);
+        bt_fmt_iso(last, b, sizeof b);
+        snprintf(msg, sizeof msg,
+                 "%s: an event at %s is more than an hour after the last poll (%s); the "
+                 "recording ends at its last poll", path, a, b);
+        note(warn, warn_arg, msg);
+    }
+}
+
 /* The one reader behind bt_replay_open_lines. */
 static bool replay_open_src(struct bt_replay *rp, const char *path, const struct bt_rec_lines *ls,
                             void (*warn)(void *, const char *), void *warn_arg, char *err,
@@ -405,8 +574,8 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         char why[160];
         if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
             continue;
-        int64_t t = (int64_t)pl.t;
-        if (t <= 0)
+        int64_t t;
+        if (!bt_rec_time(pl.t, &t) || t <= 0)
             continue; /* a pre-2.0 closing line (below) */
         if (!first || t < first)
             first = t;
@@ -417,8 +586,8 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
     int64_t hi = span.max > last ? span.max : last;
     /* a margin of an hour: views look a little past the newest minute */
     int64_t span_min = first ? (hi - lo) / 60 + 1 + 60 : 1440;
-    if (span_min > 16 * 1440)
-        span_min = 16 * 1440;
+    if (span_min > BT_REC_MAX_SPAN_DAYS * 1440)
+        span_min = BT_REC_MAX_SPAN_DAYS * 1440;
     rp->cfg.history_minutes = (int)span_min;
     bt_store_init(&rp->store, rp->cfg.nroutes, (int)span_min);
     bt_store_track_arrival(&rp->store);
@@ -465,8 +634,9 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
             /* a line at t 0 is what the dashboard and serve wrote when they stopped,
              * before 2.0: its samples and events count, its time is not a poll's
              * (a replay started in 1970) */
-            if (pl.t > 0)
-                rp->polls[rp->npolls++] = (int64_t)pl.t;
+            int64_t t;
+            if (bt_rec_time(pl.t, &t) && t > 0)
+                rp->polls[rp->npolls++] = t;
         } else if (!blank) {
             char msg[300];
             snprintf(msg, sizeof msg, "%s:%d: %s; line skipped", path, lineno,
@@ -490,11 +660,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         }
         rp->polls[j] = v;
     }
-    if (!rp->start || (rp->npolls && rp->polls[0] < rp->start))
-        rp->start = rp->npolls ? rp->polls[0] : 0;
-    rp->end = rp->npolls ? rp->polls[rp->npolls - 1] : 0;
-    if (rp->npolls && rp->last_event > rp->end)
-        rp->end = rp->last_event; /* --at -0s shows what the recording ends with */
+    bound_window(rp, path, warn, warn_arg);
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);
     return true;

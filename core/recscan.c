@@ -6,9 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/plausible.h"
+
+bool bt_rec_time(double t, int64_t *out)
+{
+    return bt_f2i(t, -999999999999999, 999999999999999, out);
+}
+
 bool bt_rec_time_ok(double t)
 {
-    return isfinite(t) && fabs(t) < 1e15;
+    int64_t i;
+    return bt_rec_time(t, &i);
 }
 
 #define SCAN_DEPTH 1000      /* cJSON's nesting limit */
@@ -160,13 +168,14 @@ enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const in
         if (nhead < 3 || *p == ']')
             return BT_SCAN_BAD_GROUP;
         int route = 0;
-        int64_t m = 0, a = 0;
+        int64_t m = 0, a = 0, ri = 0;
         if (ok) {
-            /* cJSON's valueint truncates toward zero */
-            ok = hd[0] > -1 && hd[0] < nroutes && bt_rec_time_ok(hd[1]) && bt_rec_time_ok(hd[2]);
-            route = ok ? (int)hd[0] : 0;
-            m = ok ? (int64_t)hd[1] : 0;
-            a = ok ? (int64_t)hd[2] : 0;
+            /* cJSON's valueint truncates toward zero (-0.5 is route 0) */
+            ok = hd[0] > -1 && hd[0] < nroutes && bt_f2i(hd[0], -1, nroutes, &ri) &&
+                 bt_rec_time(hd[1], &m) && bt_rec_time(hd[2], &a);
+            route = ok ? (int)ri : 0;
+            if (!ok)
+                m = a = 0;
         }
         p = skip_ws(p);
         if (*p != '[')
@@ -186,7 +195,8 @@ enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const in
                 if (!q)
                     return BT_SCAN_SYNTAX;
                 if (count % 2 == 0) {
-                    sig = isnum && d > -1 && d < 256 ? sigmap[(int)d] : -1;
+                    int64_t si;
+                    sig = isnum && d > -1 && d < 256 && bt_f2i(d, -1, 255, &si) ? sigmap[si] : -1;
                 } else if (sig >= 0 && isnum && ok) {
                     if (span && (!span->min || m < span->min))
                         span->min = m;
@@ -332,4 +342,62 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
 syntax:
     snprintf(why, n, "not valid JSON");
     return false;
+}
+
+bool bt_rec_scan_object(const char *line,
+                        bool (*each)(void *, const char *, size_t, const char *, const char *),
+                        void *arg)
+{
+    const char *p = skip_ws(line);
+    if (*p != '{')
+        return false;
+    p = skip_ws(p + 1);
+    if (*p == '}')
+        return true;
+    for (;;) {
+        const char *k = skip_ws(p);
+        const char *ke = skip_string(k);
+        if (!ke)
+            return false;
+        p = skip_ws(ke);
+        if (*p != ':')
+            return false;
+        const char *v = skip_ws(p + 1);
+        const char *ve = skip_value(v, 1);
+        if (!ve)
+            return false;
+        if (!each(arg, k + 1, (size_t)(ke - k - 2), v, ve))
+            return true;
+        p = skip_ws(ve);
+        if (*p == '}')
+            return true;
+        if (*p != ',')
+            return false;
+        p++;
+    }
+}
+
+bool bt_rec_scan_array(const char *p, bool (*each)(void *, size_t, const char *, const char *),
+                       void *arg)
+{
+    p = skip_ws(p);
+    if (*p != '[')
+        return false;
+    p = skip_ws(p + 1);
+    if (*p == ']')
+        return true;
+    for (size_t i = 0;; i++) {
+        const char *v = skip_ws(p);
+        const char *ve = skip_value(v, 1);
+        if (!ve)
+            return false;
+        if (!each(arg, i, v, ve))
+            return true;
+        p = skip_ws(ve);
+        if (*p == ']')
+            return true;
+        if (*p != ',')
+            return false;
+        p++;
+    }
 }

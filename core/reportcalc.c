@@ -734,7 +734,8 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     bt_evlog_init(out->log, nr);
     bt_evlog_from_replay(out->log, rp);
     timeline_events(&b, keep);
-    qsort(out->tl, (size_t)out->ntl, sizeof *out->tl, cmp_tl);
+    if (out->ntl) /* qsort of NULL is undefined even for 0 elements (fuzz_incident) */
+        qsort(out->tl, (size_t)out->ntl, sizeof *out->tl, cmp_tl);
     summarize_routes(out, keep);
     rank_causes(&b);
     bt_replay_seek(rp, rp->end);

@@ -1,6 +1,7 @@
 #include "core/util.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/plausible.h"
 #include "core/sanitize.h"
 
 #include <ctype.h>
@@ -213,10 +214,7 @@ int64_t bt_minute_floor(int64_t t)
 
 bool bt_time_from_double(double v, int64_t *out)
 {
-    if (!(v >= 0 && v <= BT_TIME_MAX)) /* NaN fails both */
-        return false;
-    *out = (int64_t)v;
-    return true;
+    return bt_f2i(v, 0, (int64_t)BT_TIME_MAX, out); /* the one checked conversion */
 }
 
 /* gmtime_r fails past year 2^31 (a time from outside): "?" rather than garbage */

@@ -4,6 +4,7 @@
  * and report code too. */
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
@@ -19,6 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (rp.npolls) {
+        /* the data-minute clock over the header's cloudwatch_lag (core/dataminute.c:
+         * a lag of 1e300 was an unchecked float-to-integer conversion, issue 37) */
+        int64_t first, last, m;
+        bt_replay_minutes(&rp, &first, &last);
+        (void)bt_replay_minute_instant(&rp, first);
+        (void)bt_data_minute_shown(&rp.cfg, last);
+        (void)bt_replay_when_minute(&rp, "-1m", &m);
         int64_t at[3] = {rp.start, rp.start + (rp.end - rp.start) / 2, rp.end};
         for (int i = 0; i < 3; i++) {
             bt_replay_seek(&rp, at[i]);

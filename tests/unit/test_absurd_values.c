@@ -10,6 +10,7 @@
 #include "collectors/admission.h"
 #include "collectors/promtext.h"
 #include "core/config.h"
+#include "core/dataminute.h"
 #include "core/plausible.h"
 #include "core/recording.h"
 #include "core/util.h"
@@ -266,8 +267,47 @@ static void future_dated_replay(void)
     bt_replay_free(&rp);
 }
 
+/* Issue 37 break 8: "cloudwatch_lag": 1e300 in a recording header reached a bare
+ * (int64_t) cast in core/dataminute.c (undefined behaviour: make asan now checks
+ * float-cast-overflow). Every float from outside goes through bt_f2i. */
+static void float_to_int(void)
+{
+    int64_t i = 7;
+    OK(!bt_f2i(1e300, 0, 100, &i) && !bt_f2i(-1e300, 0, 100, &i) && !bt_f2i(NAN, 0, 100, &i) &&
+           !bt_f2i(INFINITY, 0, INT64_MAX, &i) && !bt_f2i(9223372036854775808.0, 0, INT64_MAX, &i) &&
+           i == 7,
+       "r4 break 8: bt_f2i refuses 1e300, -1e300, NaN, inf and 2^63, leaving the integer alone");
+    OK(bt_f2i(99.9, 0, 100, &i) && i == 99 && bt_f2i(-0.5, -1, 100, &i) && i == 0 &&
+           !bt_f2i(100.5, 0, 100, &i) && bt_f2i(4102444800.0, 0, 5000000000LL, &i) && i == 4102444800LL,
+       "r4 break 8: bt_f2i truncates toward zero within lo .. hi (99.9: 99, -0.5: 0; 100.5 > 100 refused)");
+    OK(bt_f2i_clamp(1e300, 0, 86400) == 86400 && bt_f2i_clamp(-1e300, 0, 86400) == 0 &&
+           bt_f2i_clamp(NAN, 5, 86400) == 5 && bt_f2i_clamp(120.7, 0, 86400) == 120,
+       "r4 break 8: bt_f2i_clamp: 1e300 is the bound, NaN the lower one");
+    const char *rec =
+        "{\"format\":\"bedtop-recording\",\"version\":\"2.0\",\"created\":\"2026-11-29T10:00:00Z\","
+        "\"config\":{\"interval\":1e300,\"cloudwatch_lag\":1e300},"
+        "\"routes\":[{\"name\":\"a\",\"model\":\"m\",\"max_tokens\":1e300,\"burndown\":1e300,"
+        "\"quotas\":{\"tpm\":{\"value\":1e300,\"source\":\"config\"}}}]}\n"
+        "{\"t\":1795946460,\"s\":[]}\n";
+    struct bt_replay rp;
+    char err[300] = "";
+    bool ok = bt_replay_open_mem(&rp, "lag.rec", rec, strlen(rec), NULL, NULL, err, sizeof err);
+    OK(ok && rp.cfg.cw_lag == 120 && rp.cfg.interval == 60,
+       "r4 break 8: a header's cloudwatch_lag and interval of 1e300 are not used (the defaults stand: %g, %g)",
+       ok ? rp.cfg.cw_lag : -1, ok ? rp.cfg.interval : -1);
+    /* 10:01:00 polled, lag 120 s: the data minute is 09:58 (10:01 - 2 min, then the minute before) */
+    OK(ok && bt_data_minute(&rp.cfg, 1795946460) == 1795946280,
+       "r4 break 8: ... and its data minute is 09:58 for a poll at 10:01");
+    OK(ok && isnan(rp.cfg.routes[0].max_tokens) && rp.cfg.routes[0].burndown == 1 &&
+           isnan(rp.cfg.routes[0].quota[BT_Q_TPM].value),
+       "r4 break 8: a route's max_tokens, burndown and quota of 1e300 are not used either");
+    if (ok)
+        bt_replay_free(&rp);
+}
+
 int main(void)
 {
+    float_to_int();
     bounds();
     store_path();
     admission();

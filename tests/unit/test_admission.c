@@ -232,6 +232,31 @@ static void test_timestamps_and_sums(void)
     bt_adm_state_free(st);
 }
 
+/* Issue 37 break 14: exporter timestamps 1 ms apart made one call 60 million calls a
+ * minute (1 / 0.001 s x 60 = 60,000 per call; 1,000 calls: 60 million). A rate needs
+ * readings BT_COUNTER_MIN_INTERVAL (0.1 s) apart: closer, it is unknown, and the first
+ * reading stays the base, so the next scrape rates over the whole interval. */
+static void test_short_interval(void)
+{
+    setup();
+    OK(isnan(bt_counter_rate(0, 100, 1000, 100.001)), "r4 break 14: 1 ms apart: no rate (not 60 million a minute)");
+    NEAR(bt_counter_rate(0, 100, 1, 100.1), 600, 1e-6, "r4 break 14: 0.1 s apart, the shortest gap check scrapes at: 1 call is 600 a minute");
+    struct bt_adm_state *st = bt_adm_state_new(3);
+    struct bt_adm_scope sc = {routes, 3, -1, NULL};
+    scrape(st, &sc, "bedrock_admission_admitted_total{route=\"batch\"} 0 1795946400000\n", T0, NULL);
+    scrape(st, &sc, "bedrock_admission_admitted_total{route=\"batch\"} 1000 1795946400001\n", T0 + 5,
+           NULL);
+    OK(isnan(at(2, BT_SIG_ADM_ADMITTED, T0 + 5)),
+       "r4 break 14: admitted over exporter timestamps 1 ms apart is unknown (got %g a minute)",
+       at(2, BT_SIG_ADM_ADMITTED, T0 + 5));
+    /* the next scrape: 1,060 since the 10:00:00.000 reading, over 60 s = 1,060 a minute */
+    scrape(st, &sc, "bedrock_admission_admitted_total{route=\"batch\"} 1060 1795946460000\n", T0 + 65,
+           NULL);
+    NEAR(at(2, BT_SIG_ADM_ADMITTED, T0 + 65), 1060, 1e-6,
+         "r4 break 14: ... and the next scrape rates from the first reading: 1,060 over 60 s");
+    bt_adm_state_free(st);
+}
+
 static void test_scope(void)
 {
     setup();
@@ -417,6 +442,7 @@ int main(void)
     test_worker_restart();
     test_histogram_restart();
     test_timestamps_and_sums();
+    test_short_interval();
     test_scope();
     test_histogram();
     test_json_form();

@@ -340,6 +340,23 @@ static void test_source_hostile(void)
        "break 12: times of 1e300 and -1e300 are refused, not converted");
     bt_store_free(&st);
     bt_config_free(&cfg);
+
+    /* Issue 37 break 14: every bedtop_signal NaN read as idle (100 %, exit 0): now
+     * the route's CloudWatch poll is an error naming it, so its figures are unknown */
+    snprintf(text, sizeof text,
+             "bedtop_data_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} %lld\n"
+             "bedtop_signal{route=\"hot \\\"x\\\"\",signal=\"invocations\"} NaN\n"
+             "bedtop_signal{route=\"hot \\\"x\\\"\",signal=\"input_tokens\"} NaN\n"
+             "bedtop_source_last_success_timestamp_seconds{route=\"hot \\\"x\\\"\",source=\"cloudwatch\"} %lld\n",
+             (long long)T0 + 480, (long long)T0 + 580);
+    source_ingest(text, now, &cfg, &st);
+    OK(error_has(&st, "not a number: bedtop_signal invocations = nan from the source; not used"),
+       "r4 break 14: all-NaN signals through --source: the route's poll is an error (%s)",
+       bt_store_status(&st, 0, BT_SRC_CLOUDWATCH)->error);
+    OK(isnan(bt_store_at(&st, 0, BT_SIG_INVOCATIONS, T0 + 480)),
+       "r4 break 14: ... and no invocations stored for the minute");
+    bt_store_free(&st);
+    bt_config_free(&cfg);
     int64_t t;
     OK(!bt_time_from_double(1e300, &t) && !bt_time_from_double(-1, &t) &&
            !bt_time_from_double(NAN, &t) && bt_time_from_double(4102444800.0, &t) && t == 4102444800LL,
@@ -347,6 +364,58 @@ static void test_source_hostile(void)
     char when[32];
     bt_fmt_iso(INT64_MAX, when, sizeof when);
     OK(!strcmp(when, "?"), "break 12: a time gmtime cannot hold formats as '?' (%s)", when);
+}
+
+/* Issue 37 break 7: a 7.6 MB discovery answer took 1.3 GB (and a minute of
+ * bt_config_find_route per answered route): at most 20,000 routes are discovered,
+ * more is refused naming the limit; names are deduplicated in one pass. */
+static void test_discovery_bound(void)
+{
+    for (int n = 19999; n <= 20000; n++) {
+        struct bt_buf b = {0};
+        bt_buf_puts(&b, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[");
+        for (int i = 0; i < n; i++)
+            bt_buf_printf(&b, "%s{\"metric\":{\"__name__\":\"bedtop_route_status\",\"route\":\"r%d\","
+                          "\"model_id\":\"m\"},\"value\":[1795946400,\"1\"]}", i ? "," : "", i);
+        /* again: an answered name twice, and one the config has, are one route each */
+        bt_buf_puts(&b, ",{\"metric\":{\"route\":\"r7\",\"model_id\":\"m\"},\"value\":[1795946400,\"1\"]}"
+                        ",{\"metric\":{\"route\":\"mine\",\"model_id\":\"m\"},\"value\":[1795946400,\"1\"]}]}}");
+        struct bt_prom_doc doc;
+        char err[256] = "";
+        bt_prom_init(&doc);
+        bool ok = bt_prom_parse_api(&doc, NULL, b.buf, b.len, err, sizeof err);
+        struct bt_config cfg;
+        bt_config_defaults(&cfg);
+        bt_config_add_route(&cfg, "mine");
+        int added = ok ? bt_promsrc_add_routes(&doc, &cfg, "http://127.0.0.1:9", err, sizeof err) : -2;
+        if (n == 19999)
+            OK(added == 19999 && cfg.nroutes == 20000 && bt_config_find_route(&cfg, "r19998") == 19999,
+               "r4 break 7: an answer of 19,999 routes and the config's one fill the limit of 20,000 (added %d, %d routes: %s)",
+               added, cfg.nroutes, err);
+        else
+            OK(added == -1 && strstr(err, "prometheus http://127.0.0.1:9: more than 20000 routes in bedtop_route_status; narrow them with --match"),
+               "r4 break 7: one more route is refused, naming the limit (%d: %s)", added, err);
+        bt_prom_free(&doc);
+        bt_config_free(&cfg);
+        bt_buf_free(&b);
+    }
+    struct bt_buf b = {0};
+    bt_buf_puts(&b, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+                    "{\"metric\":{\"route\":\"a\",\"model_id\":\"m\"},\"value\":[1,\"1\"]},"
+                    "{\"metric\":{\"route\":\"a\",\"model_id\":\"m2\"},\"value\":[1,\"1\"]},"
+                    "{\"metric\":{\"route\":\"b\",\"model_id\":\"m\"},\"value\":[1,\"1\"]}]}}");
+    struct bt_prom_doc doc;
+    char err[256] = "";
+    bt_prom_init(&doc);
+    bt_prom_parse_api(&doc, NULL, b.buf, b.len, err, sizeof err);
+    struct bt_config cfg;
+    bt_config_defaults(&cfg);
+    int added = bt_promsrc_add_routes(&doc, &cfg, "x", err, sizeof err);
+    OK(added == 2 && cfg.nroutes == 2 && !strcmp(cfg.routes[0].model, "m"),
+       "discovery: a route answered twice is one route, with its first series' model (%d)", added);
+    bt_prom_free(&doc);
+    bt_config_free(&cfg);
+    bt_buf_free(&b);
 }
 
 /* Issue 26 break 6: user:password@ in --source or --endpoint-url never reaches a message. */
@@ -371,5 +440,6 @@ int main(void)
     test_round_trip();
     test_source_hostile();
     test_url_redact();
+    test_discovery_bound();
     return tap_done();
 }
