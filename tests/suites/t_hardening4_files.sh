@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 37 ("hardening, round four"): secrets in every URL form, files from outside, text
+# sinks. One named check (or a few) per break through the real binary; the URL parser and
+# redactor against curl's own reading are in tests/unit/test_url.c, the sinks in
+# tests/unit/test_sanitize.c, the config's keys in tests/unit/test_config.c.
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
+CONF=$BEDTOP_SRCDIR/tests/fake/fleet.conf
+aws_env() {
+    env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION \
+        AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" \
+        AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
+        AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$@"
+}
+CLOSED=$(free_port) # nothing listens there: every request fails, and its message names the URL
+
+# ---- break 3: http:///u:p@h and http:/u:p@h, which curl sends as Basic auth ----
+for form in 'http:///' 'http:/'; do
+    aws_env "$BEDTOP" check --config "$CONF" --endpoint-url "http://127.0.0.1:$CLOSED" \
+        --admission "${form}bob:hunter2@127.0.0.1:$CLOSED/metrics" --verbose >"$TMP/adm.out" 2>"$TMP/adm.err"
+    check "r4 break 3: --admission '${form}bob:pw@': the failure names bob:***@" \
+        grep -q "bob:\*\*\*@127.0.0.1:$CLOSED" "$TMP/adm.err"
+    check "r4 break 3: --admission '${form}bob:pw@': no password on stdout or stderr (--verbose too)" \
+        bash -c "! grep -q hunter2 '$TMP/adm.err' '$TMP/adm.out'"
+    "$BEDTOP" check --source "prometheus+${form}bob:hunter2@127.0.0.1:$CLOSED" >"$TMP/src.out" 2>"$TMP/src.err"
+    check "r4 break 3: --source 'prometheus+${form}bob:pw@': the server named bob:***@, no password" \
+        bash -c "grep -q 'bob:\*\*\*@127.0.0.1:$CLOSED' '$TMP/src.err' && ! grep -q hunter2 '$TMP/src.err' '$TMP/src.out'"
+done
+BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" record "$TMP/src.rec" --config "$CONF" --duration 3s \
+    --source "prometheus+http:///bob:hunter2@127.0.0.1:$CLOSED" >"$TMP/srcrec.out" 2>"$TMP/srcrec.err"
+check "r4 break 3: record --source 'prometheus+http:///bob:pw@': the recording holds the failure" \
+    grep -q 'bob:\*\*\*@' "$TMP/src.rec"
+check "r4 break 3: ... and no password in it or on stderr" \
+    bash -c "! grep -q hunter2 '$TMP/src.rec' '$TMP/srcrec.err' '$TMP/srcrec.out'"
+
+# ---- break 13: --verbose and the errors print no query value ----
+aws_env "$BEDTOP" check --config "$CONF" --endpoint-url "http://127.0.0.1:$CLOSED/?token=sekrit1" \
+    --admission "http://127.0.0.1:$CLOSED/metrics?token=sekrit2" --verbose >"$TMP/q.out" 2>"$TMP/q.err"
+check "r4 break 13: --verbose shows the request lines (query names, values ***)" \
+    grep -q "^bedtop: http: GET http://127.0.0.1:$CLOSED/metrics?token=\*\*\* " "$TMP/q.err"
+check "r4 break 13: no query value in any --verbose, error or output line" \
+    bash -c "! grep -q sekrit '$TMP/q.err' '$TMP/q.out'"
+aws_env "$BEDTOP" record "$TMP/q.rec" --config "$CONF" --duration 3s --endpoint-url "http://127.0.0.1:$CLOSED/?token=sekrit1" \
+    --admission "http://127.0.0.1:$CLOSED/metrics?token=sekrit2" --verbose >"$TMP/qrec.out" 2>"$TMP/qrec.err"
+check "r4 break 13: record: the failures are recorded" grep -q "127.0.0.1:$CLOSED" "$TMP/q.rec"
+check "r4 break 13: ... without a query value (recording, stderr)" \
+    bash -c "! grep -q sekrit '$TMP/q.rec' '$TMP/qrec.err' '$TMP/qrec.out'"
+
+finish
