@@ -423,7 +423,7 @@ static void redact_query(struct bt_buf *b, const char *q, size_t len)
 }
 
 /* The authority is found as curl finds it (net/url.c parses every URL bedtop sends with
- * curl_url()): after the scheme and ANY number of slashes (curl sends "http:/u:p@h" and
+ * curl's own URL API): after the scheme and ANY number of slashes (curl takes "http:/u:p@h" and
  * "http:///u:p@h" as Basic auth), up to the first / ? or #; its last @ ends the user part.
  * Backslashes after the scheme are skipped too: more is hidden, never less. */
 void bt_url_redact(const char *url, char *out, size_t n)
