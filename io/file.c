@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,30 @@ char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp)
         return NULL;
     }
     return read_stream(f, maxlen, lenp);
+}
+
+bool bt_home_dir(char *out, size_t n)
+{
+    const char *h = getenv("HOME");
+    if (!h || h[0] != '/') {
+        struct passwd *pw = getpwuid(getuid());
+        h = pw ? pw->pw_dir : NULL;
+    }
+    if (!h || h[0] != '/')
+        return false;
+    return bt_strlcpy_cut(out, h, n);
+}
+
+bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n)
+{
+    const char *x = getenv(xdg_var);
+    if (x && x[0] == '/')
+        return bt_strlcpy_cut(out, x, n);
+    char home[900];
+    if (!bt_home_dir(home, sizeof home))
+        return false;
+    int w = snprintf(out, n, "%s/%s", home, home_sub);
+    return w > 0 && (size_t)w < n;
 }
 
 bool bt_exe_dir(char *out, size_t n)

@@ -17,6 +17,15 @@ char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp);
 bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
                       size_t errlen);
 
+/* The user's home directory: $HOME if absolute, else the password database's (as
+ * OpenSSH finds it), else false: a relative or missing home never means the current
+ * directory. */
+bool bt_home_dir(char *out, size_t n);
+/* A base directory of the XDG spec: $xdg_var if absolute (a relative one is ignored, as
+ * the spec says), else HOME/home_sub (bt_home_dir); false when neither: the caller reads
+ * and writes nothing there and says so. */
+bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n);
+
 /* Directory of the running binary (from /proc/self/exe). */
 bool bt_exe_dir(char *out, size_t n);
 /* Finds a data file (burndown.conf, quota-names.conf, ...): $BEDTOP_DATADIR, then

@@ -46,4 +46,35 @@ check "r4 break 13: record: the failures are recorded" grep -q "127.0.0.1:$CLOSE
 check "r4 break 13: ... without a query value (recording, stderr)" \
     bash -c "! grep -q sekrit '$TMP/q.rec' '$TMP/qrec.err' '$TMP/qrec.out'"
 
+# ---- break 4: with HOME unset, no config from the current directory ----
+# a config planted in the current directory: were it read, its first line would be refused
+# ("outside any section") and name ./.config/bedtop/config
+mkdir -p "$TMP/cwd/.config/bedtop"
+printf 'endpoint_url = http://127.0.0.1:%s\n' "$CLOSED" >"$TMP/cwd/.config/bedtop/config"
+chmod -R a+rX "$TMP"
+home_env() { # home_env ENV-CHANGES... -- CMD...: check from $TMP/cwd, no AWS reached
+    (cd "$TMP/cwd" && aws_env env -u XDG_CONFIG_HOME -u XDG_STATE_HOME "$@")
+}
+home_env -u HOME "$BEDTOP" check --region us-east-1 --endpoint-url "http://127.0.0.1:$CLOSED" >"$TMP/h1.out" 2>"$TMP/h1.err"
+check "r4 break 4: HOME unset: the config planted in ./.config/bedtop is not read" \
+    bash -c "! grep -q '\.config/bedtop/config' '$TMP/h1.err'"
+home_env HOME=. XDG_CONFIG_HOME=.config "$BEDTOP" check --region us-east-1 --endpoint-url "http://127.0.0.1:$CLOSED" \
+    >"$TMP/h2.out" 2>"$TMP/h2.err"
+check "r4 break 4: a relative HOME and XDG_CONFIG_HOME are ignored (the XDG rules): not read either" \
+    bash -c "! grep -q '\.config/bedtop/config' '$TMP/h2.err'"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    # a uid the password database does not know, HOME unset: no home at all
+    home_env -u HOME setpriv --reuid=54321 --regid=54321 --clear-groups \
+        "$BEDTOP" check --region us-east-1 --endpoint-url "http://127.0.0.1:$CLOSED" >"$TMP/h3.out" 2>"$TMP/h3.err"
+    check "r4 break 4: no home anywhere: no config read, and bedtop says so" \
+        bash -c "grep -q 'no config read: neither XDG_CONFIG_HOME (an absolute path), HOME nor the password database names a home directory; give --config FILE' '$TMP/h3.err' && ! grep -q 'outside any section' '$TMP/h3.err'"
+    home_env HOME=. setpriv --reuid=54321 --regid=54321 --clear-groups \
+        "$BEDTOP" check --config "$CONF" --state default --endpoint-url "http://127.0.0.1:$CLOSED" >"$TMP/h4.out" 2>"$TMP/h4.err"
+    check "r4 break 4: check --state default with HOME=. writes no state under the current directory" \
+        bash -c "[ ! -e '$TMP/cwd/.local' ] && grep -q 'check --state default: neither XDG_STATE_HOME' '$TMP/h4.err'"
+else
+    skip "r4 break 4: no home anywhere (needs root and setpriv for a uid without a passwd entry)"
+    skip "r4 break 4: check --state default with HOME=. (needs root and setpriv)"
+fi
+
 finish
