@@ -77,4 +77,48 @@ else
     skip "r4 break 4: check --state default with HOME=. (needs root and setpriv)"
 fi
 
+# ---- the demo's 30 minutes, for the report breaks ----
+BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" record "$TMP/demo.rec" --demo --demo-speed max --duration 30m 2>/dev/null
+sums() { (cd "$1" && ls -A | sort | while read -r f; do cksum "$f"; done); }
+
+# ---- break 12: a FIFO (or a link) named like an output file inside -o DIR ----
+mkdir -p "$TMP/fifo"
+mkfifo "$TMP/fifo/throttles.svg"
+timeout 30 "$BEDTOP" report incident "$TMP/demo.rec" -o "$TMP/fifo" >"$TMP/fifo.out" 2>"$TMP/fifo.err"
+rc=$?
+check "r4 break 12: a FIFO at DIR/throttles.svg: report incident does not block, exits 3 (rc $rc)" [ "$rc" = 3 ]
+check "r4 break 12: ... naming the file and what it is" \
+    grep -q "throttles.svg exists and is a FIFO, not a regular file; remove it or give another -o DIR" "$TMP/fifo.err"
+check "r4 break 12: ... and writes nothing (no report.md, no temporary file left)" \
+    bash -c "[ \"\$(ls -A '$TMP/fifo')\" = throttles.svg ]"
+mkdir -p "$TMP/lnk"
+ln -s "$TMP/elsewhere.svg" "$TMP/lnk/latency.svg"
+timeout 30 "$BEDTOP" report incident "$TMP/demo.rec" -o "$TMP/lnk" >/dev/null 2>"$TMP/lnk.err"
+check "r4 break 12: a symbolic link at DIR/latency.svg is refused, never followed" \
+    bash -c "grep -q 'latency.svg exists and is a symbolic link' '$TMP/lnk.err' && [ ! -e '$TMP/elsewhere.svg' ]"
+
+# ---- break 9: a full disk leaves the previous set whole ----
+if [ "$(id -u)" = 0 ] && mkdir -p "$TMP/full" && mount -t tmpfs -o size=4m tmpfs "$TMP/full" 2>/dev/null; then
+    CLEANUP+=("umount '$TMP/full'")
+    "$BEDTOP" report incident "$TMP/demo.rec" -o "$TMP/full/inc" >/dev/null 2>&1
+    before=$(sums "$TMP/full/inc")
+    # leave 24 kB: the new report.md (about 12 kB) fits, its PNG charts do not
+    avail=$(df -k --output=avail "$TMP/full" | tail -1)
+    dd if=/dev/zero of="$TMP/full/filler" bs=1k count=$((avail - 24)) 2>/dev/null
+    "$BEDTOP" report incident "$TMP/demo.rec" -o "$TMP/full/inc" --png >"$TMP/full.out" 2>"$TMP/full.err"
+    rc=$?
+    check "r4 break 9: a full disk: report incident exits 3 (rc $rc)" [ "$rc" = 3 ]
+    check "r4 break 9: ... saying why (No space left on device)" grep -q "No space left on device" "$TMP/full.err"
+    check "r4 break 9: ... and the previous report.md and charts are all as they were, no temporary file left" \
+        test "$(sums "$TMP/full/inc")" = "$before"
+    rm -f "$TMP/full/filler"
+    "$BEDTOP" report incident "$TMP/demo.rec" -o "$TMP/full/inc" --png >/dev/null 2>&1
+    check "r4 break 9: with room again, the new set replaces the old whole (PNG beside SVG)" \
+        bash -c "[ -s '$TMP/full/inc/headroom.png' ] && grep -q 'headroom.png' '$TMP/full/inc/report.md'"
+else
+    for n in "exits 3" "says why" "previous set intact" "new set whole"; do
+        skip "r4 break 9: full disk: $n (needs root to mount a small tmpfs)"
+    done
+fi
+
 finish
