@@ -54,6 +54,11 @@ size_t bt_strlcpy(char *dst, const char *src, size_t dstsize)
     size_t n = strlen(src);
     if (dstsize) {
         size_t c = n < dstsize - 1 ? n : dstsize - 1;
+        /* a cut falls on a character boundary: never half a UTF-8 sequence, which
+         * cairo (the charts) and JSON readers refuse */
+        if (c < n)
+            while (c > 0 && ((unsigned char)src[c] & 0xC0) == 0x80)
+                c--;
         memcpy(dst, src, c);
         dst[c] = '\0';
     }

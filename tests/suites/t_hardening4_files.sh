@@ -121,4 +121,59 @@ else
     done
 fi
 
+# ---- break 10: a recording's region and mode reach their sinks escaped ----
+FX=$BEDTOP_SRCDIR/tests/data/quota-request.rec
+python3 - "$FX" "$TMP/region.rec" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+h = json.loads(lines[0])
+for r in h["routes"]:
+    r["region"] = "us-east-1\x1b]0;pwned\x07\x1b[2J\nFORGED line\r"
+lines[0] = json.dumps(h, separators=(",", ":"))
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+PY
+"$BEDTOP" report quota-request "$TMP/region.rec" >"$TMP/region.txt" 2>"$TMP/region.err"
+check "r4 break 10: report quota-request of a hostile region: no ESC, BEL or CR reaches the terminal" \
+    bash -c "! grep -q \$'[\x1b\x07\r]' '$TMP/region.txt' '$TMP/region.err'"
+check "r4 break 10: ... and no forged line starts" bash -c "! grep -q '^FORGED' '$TMP/region.txt'"
+check "r4 break 10: ... the region shown, its controls as ?" grep -qF 'Region us-east-1?]0;pwned??[2J?FORGED' "$TMP/region.txt"
+"$BEDTOP" report quota-request "$TMP/region.rec" --format markdown >"$TMP/region.md" 2>/dev/null
+check "r4 break 10: --format markdown: no forged line, no ESC" \
+    bash -c "! grep -q '^FORGED' '$TMP/region.md' && ! grep -q \$'\x1b' '$TMP/region.md'"
+python3 - "$TMP/demo.rec" "$TMP/mode.rec" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+h = json.loads(lines[0])
+h["mode"] = "live <img src=x onerror=alert(1)>\n# forged heading" # kept to its first 15 bytes
+lines[0] = json.dumps(h, separators=(",", ":"))
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+PY
+"$BEDTOP" report incident "$TMP/mode.rec" -o "$TMP/mode" >/dev/null 2>"$TMP/mode.err"
+check "r4 break 10: report incident: the recording's mode reaches report.md escaped (no HTML tag, link or emphasis)" \
+    bash -c "grep -qF '(live \<img src=x, bedtop' '$TMP/mode/report.md' && ! grep -qE '(^|[^\\\\])<img' '$TMP/mode/report.md'"
+check "r4 break 10: ... and no forged heading" bash -c "! grep -q '^# forged' '$TMP/mode/report.md'"
+
+# ---- break 11: route names that are not UTF-8, or cut mid-character, never stop the charts ----
+python3 - "$TMP/demo.rec" "$TMP/utf8.rec" <<'PY'
+import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+h = json.loads(lines[0])
+names = [r["name"] for r in h["routes"]]
+# the first route: a Latin-1 byte and a stray continuation byte (placeholders replaced
+# as bytes below); the second: 62 ASCII bytes then "é" (2 bytes) cut at byte 63
+h["routes"][0]["name"] = "BADNAME0"
+h["routes"][1]["name"] = "x" * 62 + "\u00e9tail"
+head = json.dumps(h, separators=(",", ":"), ensure_ascii=False).encode()
+head = head.replace(b"BADNAME0", b"tri\xe9ge\x80")
+lines[0] = head
+open(sys.argv[2], "wb").write(b"\n".join(lines))
+PY
+"$BEDTOP" report incident "$TMP/utf8.rec" -o "$TMP/utf8" >"$TMP/utf8.out" 2>"$TMP/utf8.err"
+rc=$?
+check "r4 break 11: route names not UTF-8 or cut mid-character: report incident exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "r4 break 11: ... all four charts written" \
+    bash -c "for f in headroom throttles traffic latency; do [ -s '$TMP/utf8/'\$f.svg ] || exit 1; done"
+check "r4 break 11: ... report.md is valid UTF-8 (the bad bytes replaced)" \
+    python3 -c "open('$TMP/utf8/report.md', encoding='utf-8', errors='strict').read()"
+
 finish
