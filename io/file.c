@@ -12,6 +12,7 @@
 static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 {
     struct bt_buf b = {0};
+    errno = 0;
     char chunk[8192];
     for (size_t n = fread(chunk, 1, sizeof chunk, f); n > 0; n = fread(chunk, 1, sizeof chunk, f)) {
         if (b.len + n > maxlen) {
@@ -22,11 +23,11 @@ static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
         }
         bt_buf_add(&b, chunk, n);
     }
-    int bad = ferror(f);
+    int bad = ferror(f), why = errno; /* fread's own reason (EISDIR, EIO) */
     fclose(f);
     if (bad) {
         bt_buf_free(&b);
-        errno = EIO;
+        errno = why ? why : EIO;
         return NULL;
     }
     if (!b.buf)
@@ -39,6 +40,12 @@ static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
 {
     FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR; /* "Is a directory", not the read's "Input/output error" */
+        return NULL;
+    }
     return f ? read_stream(f, maxlen, lenp) : NULL;
 }
 

@@ -176,4 +176,32 @@ check "r4 break 11: ... all four charts written" \
 check "r4 break 11: ... report.md is valid UTF-8 (the bad bytes replaced)" \
     python3 -c "open('$TMP/utf8/report.md', encoding='utf-8', errors='strict').read()"
 
+# ---- break 15: stdout write errors, duplicate keys, hex numbers, a directory as the config ----
+if [ -w /dev/full ]; then
+    "$BEDTOP" replay "$FX" --at 10:03 >/dev/full 2>"$TMP/full1.err"
+    rc=$?
+    check "r4 break 15: replay --at >/dev/full exits 3 (rc $rc)" [ "$rc" = 3 ]
+    check "r4 break 15: ... saying why" grep -q "stdout: No space left on device" "$TMP/full1.err"
+    BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan --demo triage >/dev/full 2>"$TMP/full2.err"
+    rc=$?
+    check "r4 break 15: plan >/dev/full exits 3 (rc $rc)" [ "$rc" = 3 ]
+    check "r4 break 15: ... saying why" grep -q "stdout: No space left on device" "$TMP/full2.err"
+else
+    skip "r4 break 15: replay --at >/dev/full (no writable /dev/full)"
+    skip "r4 break 15: plan >/dev/full (no writable /dev/full)"
+fi
+printf '[bedtop]\nregion = us-east-1\ninterval = 60\n\n[route a]\nmodel = m\nmax_tokens = 30\n[bedtop]\ninterval = 30\n' >"$TMP/dup.conf"
+BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" check --config "$TMP/dup.conf" >/dev/null 2>"$TMP/dup.err"
+rc=$?
+check "r4 break 15: a key set twice in one section: exit 3, naming file:line of both (rc $rc)" \
+    bash -c "[ $rc = 3 ] && grep -qF '$TMP/dup.conf:9: '\''interval'\'' is set twice in [bedtop] (first on line 3); keep one' '$TMP/dup.err'"
+printf '[route a]\nmodel = m\nmax_tokens = 0x100\n' >"$TMP/hex.conf"
+BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" check --config "$TMP/hex.conf" >/dev/null 2>"$TMP/hex.err"
+check "r4 break 15: a hex number in the config is refused, naming file:line" \
+    grep -qF "$TMP/hex.conf:3: bad number for max_tokens: '0x100'; use 1 to 10,000,000 in decimal (no hex)" "$TMP/hex.err"
+mkdir -p "$TMP/confdir"
+BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" check --config "$TMP/confdir" >/dev/null 2>"$TMP/dir.err"
+check "r4 break 15: a directory as the config says 'Is a directory'" \
+    bash -c "grep -qF '$TMP/confdir: Is a directory' '$TMP/dir.err' && ! grep -q 'Input/output' '$TMP/dir.err'"
+
 finish
