@@ -429,8 +429,8 @@ static void redact_query(struct bt_buf *b, const char *q, size_t len)
 
 /* The authority is found as curl finds it (net/url.c parses every URL bedtop sends with
  * curl's own URL API): after the scheme and ANY number of slashes (curl takes "http:/u:p@h" and
- * "http:///u:p@h" as Basic auth), up to the first / ? or #; its last @ ends the user part.
- * Backslashes after the scheme are skipped too: more is hidden, never less. */
+ * "http:///u:p@h" as Basic auth), up to the first / ? or #; its last @ ends the user part
+ * (a backslash is part of it, as curl reads "http:/\\@h": user "\\"). */
 void bt_url_redact(const char *url, char *out, size_t n)
 {
     if (!n)
@@ -443,7 +443,7 @@ void bt_url_redact(const char *url, char *out, size_t n)
         if (url[k] == ':')
             i = k + 1;
     }
-    while (url[i] == '/' || url[i] == '\\')
+    while (url[i] == '/')
         i++;
     const char *host = url + i;
     size_t hostlen = strcspn(host, "/?#");

@@ -36,6 +36,7 @@ static const char *const forms[] = {
     "http://bob:hun%74er2@127.0.0.1:9/",
     "http://hunter2@127.0.0.1:9/",          /* a user alone: maybe a token */
     "http:/hunter2@127.0.0.1:9/",
+    "http:/\\\\\\\\@127.0.0.1:9/",          /* a user of backslashes (found by fuzz_url) */
     "http://hunter2\\@127.0.0.1:9/",        /* curl: user "hunter2\\" */
 };
 
