@@ -24,16 +24,13 @@ bool check_state_path(const char *opt, char *out, size_t n)
         bt_strlcpy(out, opt, n);
         return true;
     }
-    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    char dir[900];
-    if (xdg && xdg[0] == '/')
-        snprintf(dir, sizeof dir, "%s/bedtop", xdg);
-    else if (home && home[0])
-        snprintf(dir, sizeof dir, "%s/.local/state/bedtop", home);
-    else {
-        bt_err("check --state default: neither XDG_STATE_HOME nor HOME is set; give --state FILE");
+    char dir[900], base[880];
+    if (!bt_xdg_dir("XDG_STATE_HOME", ".local/state", base, sizeof base)) { /* never the cwd */
+        bt_err("check --state default: neither XDG_STATE_HOME (an absolute path), HOME nor the "
+               "password database names a home directory; give --state FILE");
         return false;
     }
+    snprintf(dir, sizeof dir, "%s/bedtop", base);
     /* each level 0700 where it is created (an existing one is left as it is) */
     for (char *p = strchr(dir + 1, '/');; p = strchr(p + 1, '/')) {
         if (p)

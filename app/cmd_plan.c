@@ -103,11 +103,15 @@ static int plan_print(const struct opts *o, const struct bt_config *cfg, const s
         bt_plan_render_json(&v, &out);
     else
         bt_plan_render_text(&v, &out);
-    fwrite(out.buf, 1, out.len, stdout);
+    /* a write error (a full disk, a closed pipe: >/dev/full) is an error, as coreutils say */
+    struct app_output so;
+    app_output_open(&so, NULL);
+    fwrite(out.buf, 1, out.len, so.f);
+    bool written = app_output_close(&so);
     bt_buf_free(&out);
     bool read = w->before.minute || (lim && lim->window_to); /* limits from the gauges alone */
     free(lim);
-    int rc = read ? 0 : 3;
+    int rc = read && written ? 0 : 3;
     if (!read)
         bt_err("plan: no evaluated minute for %s: CloudWatch has not answered (see the errors above)",
                cfg->routes[r].name);

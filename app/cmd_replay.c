@@ -159,8 +159,11 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     if (fmt == BT_FMT_TEXT && !rp->has_admission)
         bt_buf_puts(&out, "\nnote: this recording has no admission counters (backfilled or none "
                           "configured)\n");
-    fwrite(out.buf, 1, out.len, stdout);
-    int rc = bt_status_exit(rep.status);
+    /* a write error (a full disk, a closed pipe: >/dev/full) is an error, as coreutils say */
+    struct app_output w;
+    app_output_open(&w, NULL);
+    fwrite(out.buf, 1, out.len, w.f);
+    int rc = app_output_close(&w) ? bt_status_exit(rep.status) : 3;
     bt_buf_free(&out);
     bt_report_free(&rep);
     free(keep);

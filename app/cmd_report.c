@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "render/chart.h"
 #include "render/reportdoc.h"
+#include "io/file.h"
 #include "io/recfile.h"
 
 static void report_warn(void *arg, const char *msg)
@@ -93,15 +94,6 @@ static bool margin_of(const struct opts *o, double *factor)
     }
     *factor = 1 + pct / 100;
     return true;
-}
-
-static bool write_file(const char *path, const void *data, size_t len)
-{
-    struct app_output w;
-    if (!app_output_open(&w, path))
-        return false;
-    fwrite(data, 1, len, w.f);
-    return app_output_close(&w);
 }
 
 static int quota_request(struct opts *o)
@@ -208,23 +200,24 @@ static bool make_dir(const char *dir)
     return true;
 }
 
-static bool write_charts(const struct bt_incident *inc, const struct bt_config *cfg, const char *dir,
-                         bool png)
+/* The charts into the set, beside report.md: nothing is renamed into place unless all are. */
+static bool add_charts(struct bt_outset *set, const struct bt_incident *inc, const struct bt_config *cfg,
+                       bool png, char *err, size_t errlen)
 {
     for (int k = 0; k < BT_CHART_COUNT; k++) {
         struct bt_chart c;
         bt_inc_chart_build(inc, cfg, (enum bt_inc_chart)k, &c);
         for (int pass = 0; pass < (png ? 2 : 1); pass++) {
             struct bt_buf img = {0};
-            char err[256], path[4200];
-            bool ok = pass ? bt_chart_png(&c, &img, err, sizeof err)
-                           : bt_chart_svg(&c, &img, err, sizeof err);
-            snprintf(path, sizeof path, "%s/%s.%s", dir, bt_inc_chart_file((enum bt_inc_chart)k),
+            char cerr[256], name[128];
+            bool ok = pass ? bt_chart_png(&c, &img, cerr, sizeof cerr)
+                           : bt_chart_svg(&c, &img, cerr, sizeof cerr);
+            snprintf(name, sizeof name, "%s.%s", bt_inc_chart_file((enum bt_inc_chart)k),
                      pass ? "png" : "svg");
             if (!ok)
-                bt_err("%s: %s", path, err);
+                snprintf(err, errlen, "%s/%s: %s", set->dir, name, cerr);
             else
-                ok = write_file(path, img.buf, img.len);
+                ok = bt_outset_add(set, name, img.buf, img.len, err, errlen);
             bt_buf_free(&img);
             if (!ok) {
                 bt_chart_free(&c);
@@ -274,9 +267,17 @@ static int incident(struct opts *o)
     bt_incident_build(&rp, from, to, keep, &inc);
     struct bt_buf md = {0};
     bt_incident_render_md(&inc, &rp, o->png, &md);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/report.md", dir);
-    bool ok = write_file(path, md.buf, md.len) && write_charts(&inc, &rp.cfg, dir, o->png);
+    /* report.md and the charts to temporary names in dir, then renamed together: a full
+     * disk or a refused file leaves the previous set whole */
+    struct bt_outset set;
+    char err[4608];
+    bt_outset_init(&set, dir);
+    bool ok = bt_outset_add(&set, "report.md", md.buf, md.len, err, sizeof err) &&
+              add_charts(&set, &inc, &rp.cfg, o->png, err, sizeof err) &&
+              bt_outset_commit(&set, err, sizeof err);
+    if (!ok)
+        bt_err("report incident: %s; nothing written, the files already in %s are unchanged", err, dir);
+    bt_outset_free(&set);
     bt_chart_shutdown();
     bt_buf_free(&md);
     if (ok) {

@@ -6,32 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 #include <openssl/crypto.h>
 
 #include "aws/creds_int.h"
 #include "io/file.h"
+#include "net/url.h"
 
 static void container_answer(struct bt_aws_job *j, const struct bt_http_resp *r);
 
 /* The SDKs only send the container token over http to these hosts (or anywhere over https). */
 static bool container_host_allowed(const char *url)
 {
-    if (strncmp(url, "https://", 8) == 0)
-        return true;
-    if (strncmp(url, "http://", 7) != 0)
+    struct bt_url u;
+    char err[128];
+    if (!bt_url_parse(url, &u, err, sizeof err)) /* the one parser: what curl will send */
         return false;
-    CURLU *u = curl_url();
-    char *host = NULL;
-    bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host;
-    if (ok) {
-        ok = strncmp(host, "127.", 4) == 0 || strcmp(host, "localhost") == 0 ||
-             strcmp(host, "[::1]") == 0 || strcmp(host, "169.254.170.2") == 0 ||
-             strcmp(host, "169.254.170.23") == 0 || strcmp(host, "[fd00:ec2::23]") == 0;
-    }
-    curl_free(host);
-    curl_url_cleanup(u);
+    const char *host = u.host;
+    bool ok = strcmp(u.scheme, "https") == 0 || strncmp(host, "127.", 4) == 0 ||
+              strcmp(host, "localhost") == 0 || strcmp(host, "[::1]") == 0 ||
+              strcmp(host, "169.254.170.2") == 0 || strcmp(host, "169.254.170.23") == 0 ||
+              strcmp(host, "[fd00:ec2::23]") == 0;
+    bt_url_free(&u);
     return ok;
 }
 

@@ -139,14 +139,10 @@ bool bt_infprofile_parse(const char *body, size_t len, struct bt_infprofile *out
 
 static bool cache_path(char *out, size_t n, bool make_dir)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char dir[900];
-    if (xdg && *xdg)
-        snprintf(dir, sizeof dir, "%s/bedtop", xdg);
-    else if (home && *home)
-        snprintf(dir, sizeof dir, "%s/.cache/bedtop", home);
-    else
+    char dir[900], base[880];
+    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base)) /* never the cwd */
         return false;
+    snprintf(dir, sizeof dir, "%s/bedtop", base);
     if (make_dir) {
         char parent[900];
         bt_strlcpy(parent, dir, sizeof parent);

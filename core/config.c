@@ -52,7 +52,7 @@ bool bt_parse_threshold(const char *s, struct bt_threshold *t)
     if (pct)
         v[n - 1] = '\0';
     double d;
-    if (!bt_parse_double(v, &d) || d < 0 || (pct && d > 100))
+    if (strpbrk(v, "xX") || !bt_parse_double(v, &d) || d < 0 || (pct && d > 100)) /* decimal only */
         return false;
     t->value = d;
     t->pct = pct;

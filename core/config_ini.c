@@ -143,7 +143,97 @@ struct parse_ctx {
     int nnames;
     char last_section[256];  /* the section of the previous key and its route */
     int last_route;
+    struct name_ix seen;     /* "section\x1fkey" of every key set (keys: copies in seen_keys) */
+    char **seen_keys;
+    int nseen;
 };
+
+/* The section as keys are told apart: "route NAME" by the route's name alone. */
+static void section_id(struct bt_buf *b, const char *section, size_t len)
+{
+    if (len >= 6 && !strncmp(section, "route ", 6)) {
+        size_t i = 6;
+        while (i < len && section[i] == ' ')
+            i++;
+        bt_buf_puts(b, "route ");
+        bt_buf_add(b, section + i, name_len(section + i, len - i));
+    } else {
+        bt_buf_add(b, section, len);
+    }
+}
+
+/* The line of the first "key = value" of section in text (as inih reads it: blanks
+ * around the key, = or : after it); 0 when not found. */
+static int first_key_line(const char *text, const char *id, const char *key)
+{
+    struct bt_buf cur = {0};
+    size_t klen = strlen(key);
+    int line = 1, found = 0;
+    for (const char *p = text; *p && !found; line++) {
+        const char *q = p, *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        while (q < p + n && (*q == ' ' || *q == '\t'))
+            q++;
+        if (*q == '[') {
+            const char *close = memchr(q, ']', (size_t)(p + n - q));
+            if (close) {
+                bt_buf_reset(&cur);
+                section_id(&cur, q + 1, (size_t)(close - q - 1));
+            }
+        } else if (!strcmp(bt_buf_str(&cur), id) && (size_t)(p + n - q) > klen &&
+                   !strncmp(q, key, klen)) {
+            const char *e = q + klen;
+            while (e < p + n && (*e == ' ' || *e == '\t'))
+                e++;
+            if (e < p + n && (*e == '=' || *e == ':'))
+                found = line;
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    bt_buf_free(&cur);
+    return found;
+}
+
+/* A key set twice in one section is refused, naming both lines (the second is the
+ * line inih reports): which of the two was meant is not bedtop's to guess. */
+static bool duplicate_key(struct parse_ctx *p, const char *section, const char *name)
+{
+    struct bt_buf id = {0};
+    section_id(&id, section, strlen(section));
+    size_t slen = id.len;
+    bt_buf_putc(&id, '\x1f');
+    bt_buf_puts(&id, name);
+    struct ix_slot *sl = ix_find(&p->seen, id.buf, id.len);
+    bool dup = sl && sl->key;
+    if (dup && !strncmp(id.buf, "route ", 6)) {
+        /* a [route NAME] written twice: check_routes says so, naming both sections */
+        struct name_ix sections = {0};
+        int toolong;
+        index_sections(&sections, p->text, &toolong);
+        struct ix_slot *rs = ix_find(&sections, id.buf + 6, slen - 6);
+        dup = !(rs && rs->key && rs->b);
+        ix_free(&sections);
+    }
+    if (dup) {
+        id.buf[slen] = '\0';
+        int first = first_key_line(p->text, id.buf, name);
+        char at[48] = "";
+        if (first)
+            snprintf(at, sizeof at, " (first on line %d)", first);
+        snprintf(p->err, sizeof p->err, "'%s' is set twice in [%s]%s; keep one", name, section, at);
+    } else {
+        size_t n = (size_t)p->nseen; /* doubled at powers of two */
+        if ((n & (n - 1)) == 0)
+            p->seen_keys = bt_xrealloc(p->seen_keys, (n ? 2 * n : 1) * sizeof *p->seen_keys);
+        char *k = p->seen_keys[p->nseen++] = bt_xmalloc(id.len + 1);
+        memcpy(k, id.buf, id.len + 1);
+        ix_get(&p->seen, k, id.len);
+    }
+    bt_buf_free(&id);
+    return dup;
+}
 
 /* The route of section "route NAME", added when new. */
 static int route_of_section(struct parse_ctx *p, const char *section, const char *rn)
@@ -173,10 +263,12 @@ static bool num(struct parse_ctx *p, const char *key, const char *value, double 
                 double *out)
 {
     double d;
-    if (!bt_parse_double(value, &d) || d < min || d > max) {
+    /* decimal only: strtod would take 0x10 (and 0x1p4) as 16 */
+    if (strpbrk(value, "xX") || !bt_parse_double(value, &d) || d < min || d > max) {
         char lo[BT_FMT_LONG], hi[BT_FMT_LONG];
-        snprintf(p->err, sizeof p->err, "bad number for %s: '%s'; use %s to %s", key, value,
-                 bt_fmt_grouped(min, lo, sizeof lo), bt_fmt_grouped(max, hi, sizeof hi));
+        snprintf(p->err, sizeof p->err, "bad number for %s: '%s'; use %s to %s%s", key, value,
+                 bt_fmt_grouped(min, lo, sizeof lo), bt_fmt_grouped(max, hi, sizeof hi),
+                 strpbrk(value, "xX") ? " in decimal (no hex)" : "");
         return false;
     }
     *out = d;
@@ -489,6 +581,8 @@ static int handler(void *user, const char *section, const char *name, const char
     struct parse_ctx *p = user;
     if (p->err[0])
         return 1; /* report the first error only */
+    if (duplicate_key(p, section, name))
+        return 0;
     if (!strcmp(section, "bedtop"))
         return global_key(p, name, value);
     if (!strcmp(section, "burndown")) {
@@ -596,6 +690,10 @@ static bool check_routes(struct parse_ctx *p, char *err, size_t errlen)
 static void parse_ctx_free(struct parse_ctx *p)
 {
     ix_free(&p->routes);
+    ix_free(&p->seen);
+    for (int i = 0; i < p->nseen; i++)
+        free(p->seen_keys[i]);
+    free(p->seen_keys);
     for (int i = 0; i < p->nnames; i++)
         free(p->names[i]);
     free(p->names);

@@ -52,6 +52,19 @@ void bt_san_term_buf(struct bt_buf *b, const char *s, bool ascii_only)
         p = put_safe(b, p, ascii_only);
 }
 
+void bt_san_utf8_buf(struct bt_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        int n = bt_utf8_len(p);
+        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || is_c1(p, n))
+            bt_buf_puts(b, "\xef\xbf\xbd"); /* U+FFFD REPLACEMENT CHARACTER */
+        else
+            bt_buf_add(b, p, (size_t)n);
+        p += n ? n : 1;
+    }
+}
+
 void bt_san_md_buf(struct bt_buf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");

@@ -17,6 +17,9 @@
  *                  bt_san_json_text then makes the printed document safe to show
  *                  on a terminal and valid UTF-8: DEL and C1 controls become
  *                  \u escapes and bytes that are not UTF-8 become \ufffd.
+ *   SVG/cairo      valid UTF-8 always (cairo refuses anything else, and the charts
+ *   text           with it): bytes that are not UTF-8 and control characters become
+ *                  U+FFFD, never refused; the rest is kept.
  *   Markdown       as terminal text (no line break gets through, so nothing starts a
  *   text           line: no heading, list or quote), and the characters that mean
  *                  something inline (\ ` * _ [ ] < > | ! ~ &) backslash-escaped, so a
@@ -42,6 +45,9 @@ void bt_san_csv_buf(struct bt_buf *b, const char *s);
 /* JSON: appends the JSON text json (as cJSON prints it) with DEL, C1 controls
  * and invalid UTF-8 escaped; the document's meaning is unchanged otherwise. */
 void bt_san_json_text(struct bt_buf *b, const char *json);
+
+/* SVG/cairo text: appends s as valid UTF-8 (U+FFFD for what is not, and for controls). */
+void bt_san_utf8_buf(struct bt_buf *b, const char *s);
 
 /* Markdown: appends s as inline text (in a paragraph, a list item or a table cell). */
 void bt_san_md_buf(struct bt_buf *b, const char *s);

@@ -55,6 +55,11 @@ size_t bt_strlcpy(char *dst, const char *src, size_t dstsize)
     size_t n = strlen(src);
     if (dstsize) {
         size_t c = n < dstsize - 1 ? n : dstsize - 1;
+        /* a cut falls on a character boundary: never half a UTF-8 sequence, which
+         * cairo (the charts) and JSON readers refuse */
+        if (c < n)
+            while (c > 0 && ((unsigned char)src[c] & 0xC0) == 0x80)
+                c--;
         memcpy(dst, src, c);
         dst[c] = '\0';
     }
@@ -399,23 +404,70 @@ bool bt_parse_long(const char *s, long min, long max, long *out)
     return true;
 }
 
+/* The query with every value (and every bare name, which may be a token) as ***. */
+static void redact_query(struct bt_buf *b, const char *q, size_t len)
+{
+    bt_buf_putc(b, '?');
+    for (size_t i = 0; i < len;) {
+        size_t plen = 0;
+        while (i + plen < len && q[i + plen] != '&')
+            plen++;
+        const char *eq = memchr(q + i, '=', plen);
+        if (eq)
+            bt_buf_add(b, q + i, (size_t)(eq - (q + i)) + 1);
+        if (plen)
+            bt_buf_puts(b, "***");
+        i += plen;
+        if (i < len) {
+            bt_buf_putc(b, '&');
+            i++;
+        }
+    }
+}
+
+/* The authority is found as curl finds it (net/url.c parses every URL bedtop sends with
+ * curl's own URL API): after the scheme and ANY number of slashes (curl takes "http:/u:p@h" and
+ * "http:///u:p@h" as Basic auth), up to the first / ? or #; its last @ ends the user part
+ * (a backslash is part of it, as curl reads "http:/\\@h": user "\\"). */
 void bt_url_redact(const char *url, char *out, size_t n)
 {
-    const char *s = strstr(url, "://");
-    const char *host = s ? s + 3 : url;
-    size_t end = strcspn(url, "?#");
-    size_t hostlen = strcspn(host, "/?#");
-    const char *at = memchr(host, '@', hostlen);
-    if (at) {
-        while (memchr(at + 1, '@', hostlen - (size_t)(at + 1 - host)))
-            at = memchr(at + 1, '@', hostlen - (size_t)(at + 1 - host)); /* the last one */
-        const char *colon = memchr(host, ':', (size_t)(at - host));
-        snprintf(out, n, "%.*s%.*s%s%.*s", (int)(host - url), url,
-                 colon ? (int)(colon - host) : 0, host, colon ? ":***@" : "***@",
-                 (int)(end - (size_t)(at + 1 - url)), at + 1);
-    } else {
-        snprintf(out, n, "%.*s", (int)end, url);
+    if (!n)
+        return;
+    size_t i = 0;
+    if (isalpha((unsigned char)url[0])) {
+        size_t k = 1;
+        while (isalnum((unsigned char)url[k]) || url[k] == '+' || url[k] == '-' || url[k] == '.')
+            k++;
+        if (url[k] == ':')
+            i = k + 1;
     }
+    while (url[i] == '/')
+        i++;
+    const char *host = url + i;
+    size_t hostlen = strcspn(host, "/?#");
+    const char *at = NULL;
+    for (size_t k = 0; k < hostlen; k++)
+        if (host[k] == '@')
+            at = host + k; /* the last one */
+    struct bt_buf b = {0};
+    bt_buf_add(&b, url, i);
+    const char *rest = host;
+    if (at) {
+        const char *colon = memchr(host, ':', (size_t)(at - host));
+        if (colon) {
+            bt_buf_add(&b, host, (size_t)(colon - host));
+            bt_buf_puts(&b, ":***@");
+        } else {
+            bt_buf_puts(&b, "***@");
+        }
+        rest = at + 1;
+    }
+    size_t upto = strcspn(rest, "?#");
+    bt_buf_add(&b, rest, upto);
+    if (rest[upto] == '?')
+        redact_query(&b, rest + upto + 1, strcspn(rest + upto + 1, "#"));
+    bt_strlcpy_cut(out, bt_buf_str(&b), n);
+    bt_buf_free(&b);
 }
 
 int bt_first_long_line(const char *text, size_t max)

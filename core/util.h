@@ -74,9 +74,10 @@ void bt_fmt_si(double v, char *out, size_t n);
 /* Strict number parsing: the whole string must be a finite number. */
 bool bt_parse_double(const char *s, double *out);
 bool bt_parse_long(const char *s, long min, long max, long *out);
-/* url as a message or a recording may show it: a password becomes
- * "user:***@" (a user alone, which may be a token, "***@"), and the ?query and
- * #fragment (which may hold a token) are dropped. */
+/* url as a message, a --verbose line or a recording may show it (the one redactor):
+ * a password becomes "user:***@" (a user alone, which may be a token, "***@"), every
+ * query value "***" (?token=*** , a bare ?name ?***), the #fragment is dropped. The
+ * authority is found as curl finds it, after any number of slashes (http:/u:p@h). */
 void bt_url_redact(const char *url, char *out, size_t n);
 /* Trims leading/trailing blanks in place; returns s. */
 char *bt_trim(char *s);

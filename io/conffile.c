@@ -63,12 +63,18 @@ bool bt_config_load(struct bt_config *c, const char *path, char *err, size_t err
     char def[1024];
     bool optional = false;
     if (!path) {
-        const char *xdg = getenv("XDG_CONFIG_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg)
-            snprintf(def, sizeof def, "%s/bedtop/config", xdg);
-        else
-            snprintf(def, sizeof def, "%s/.config/bedtop/config", home ? home : ".");
+        /* $XDG_CONFIG_HOME if absolute, else HOME's (or the password database's) .config;
+         * never the current directory, where anyone may have planted a .config/ whose
+         * endpoint_url would receive every signed request */
+        char base[900];
+        if (!bt_xdg_dir("XDG_CONFIG_HOME", ".config", base, sizeof base)) {
+            bt_err("no config read: neither XDG_CONFIG_HOME (an absolute path), HOME nor the "
+                   "password database names a home directory; give --config FILE");
+            bt_strlcpy(c->path, "", sizeof c->path);
+            ensure_burndown(c);
+            return true;
+        }
+        snprintf(def, sizeof def, "%s/bedtop/config", base);
         path = def;
         optional = true;
     }

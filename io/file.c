@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 {
     struct bt_buf b = {0};
+    errno = 0;
     char chunk[8192];
     for (size_t n = fread(chunk, 1, sizeof chunk, f); n > 0; n = fread(chunk, 1, sizeof chunk, f)) {
         if (b.len + n > maxlen) {
@@ -21,11 +23,11 @@ static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
         }
         bt_buf_add(&b, chunk, n);
     }
-    int bad = ferror(f);
+    int bad = ferror(f), why = errno; /* fread's own reason (EISDIR, EIO) */
     fclose(f);
     if (bad) {
         bt_buf_free(&b);
-        errno = EIO;
+        errno = why ? why : EIO;
         return NULL;
     }
     if (!b.buf)
@@ -38,6 +40,12 @@ static char *read_stream(FILE *f, size_t maxlen, size_t *lenp)
 char *bt_read_file(const char *path, size_t maxlen, size_t *lenp)
 {
     FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR; /* "Is a directory", not the read's "Input/output error" */
+        return NULL;
+    }
     return f ? read_stream(f, maxlen, lenp) : NULL;
 }
 
@@ -60,6 +68,137 @@ char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp)
         return NULL;
     }
     return read_stream(f, maxlen, lenp);
+}
+
+void bt_outset_init(struct bt_outset *s, const char *dir)
+{
+    *s = (struct bt_outset){.dir = bt_xstrdup(dir)};
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory"
+         : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* The final name may be replaced: absent, or a regular file (never followed). */
+static bool replaceable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return true;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    if (S_ISREG(st.st_mode))
+        return true;
+    snprintf(err, errlen, "%s exists and is %s, not a regular file; remove it or give another -o DIR",
+             path, kind_of(st.st_mode));
+    return false;
+}
+
+bool bt_outset_add(struct bt_outset *s, const char *name, const void *data, size_t len, char *err,
+                   size_t errlen)
+{
+    struct bt_buf final = {0}, tmp = {0};
+    bt_buf_printf(&final, "%s/%s", s->dir, name);
+    bt_buf_printf(&tmp, "%s/.%s.XXXXXX", s->dir, name);
+    bool ok = replaceable(bt_buf_str(&final), err, errlen);
+    int fd = ok ? mkstemp(tmp.buf) : -1; /* O_CREAT|O_EXCL, mode 0600: a new regular file */
+    if (ok && fd < 0) {
+        snprintf(err, errlen, "%s: %s", bt_buf_str(&tmp), strerror(errno));
+        ok = false;
+    }
+    if (fd >= 0) {
+        s->f = bt_xrealloc(s->f, (size_t)(s->n + 1) * sizeof *s->f);
+        s->f[s->n++] = (struct bt_outfile){.name = bt_xstrdup(name), .tmp = bt_xstrdup(tmp.buf)};
+        const char *p = data;
+        for (size_t left = len; ok && left;) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0) {
+                snprintf(err, errlen, "%s: %s", bt_buf_str(&final), w < 0 ? strerror(errno) : "short write");
+                ok = false;
+                break;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+        if (ok && fsync(fd) != 0 && errno != EINVAL) {
+            snprintf(err, errlen, "%s: %s", bt_buf_str(&final), strerror(errno));
+            ok = false;
+        }
+        if (close(fd) != 0 && ok) {
+            snprintf(err, errlen, "%s: %s", bt_buf_str(&final), strerror(errno));
+            ok = false;
+        }
+    }
+    bt_buf_free(&final);
+    bt_buf_free(&tmp);
+    return ok;
+}
+
+bool bt_outset_commit(struct bt_outset *s, char *err, size_t errlen)
+{
+    struct bt_buf final = {0};
+    bool ok = true;
+    for (int i = 0; ok && i < s->n; i++) { /* all checked again before any is renamed */
+        bt_buf_reset(&final);
+        bt_buf_printf(&final, "%s/%s", s->dir, s->f[i].name);
+        ok = replaceable(bt_buf_str(&final), err, errlen);
+    }
+    for (int i = 0; ok && i < s->n; i++) {
+        bt_buf_reset(&final);
+        bt_buf_printf(&final, "%s/%s", s->dir, s->f[i].name);
+        if (rename(s->f[i].tmp, bt_buf_str(&final)) != 0) {
+            snprintf(err, errlen, "%s: %s", bt_buf_str(&final), strerror(errno));
+            ok = false;
+            break;
+        }
+        free(s->f[i].tmp);
+        s->f[i].tmp = NULL;
+    }
+    bt_buf_free(&final);
+    return ok;
+}
+
+void bt_outset_free(struct bt_outset *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (s->f[i].tmp)
+            unlink(s->f[i].tmp);
+        free(s->f[i].tmp);
+        free(s->f[i].name);
+    }
+    free(s->f);
+    free(s->dir);
+    *s = (struct bt_outset){0};
+}
+
+bool bt_home_dir(char *out, size_t n)
+{
+    const char *h = getenv("HOME");
+    if (!h || h[0] != '/') {
+        struct passwd *pw = getpwuid(getuid());
+        h = pw ? pw->pw_dir : NULL;
+    }
+    if (!h || h[0] != '/')
+        return false;
+    return bt_strlcpy_cut(out, h, n);
+}
+
+bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n)
+{
+    const char *x = getenv(xdg_var);
+    if (x && x[0] == '/')
+        return bt_strlcpy_cut(out, x, n);
+    char home[900];
+    if (!bt_home_dir(home, sizeof home))
+        return false;
+    int w = snprintf(out, n, "%s/%s", home, home_sub);
+    return w > 0 && (size_t)w < n;
 }
 
 bool bt_exe_dir(char *out, size_t n)

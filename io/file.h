@@ -17,6 +17,31 @@ char *bt_read_regular_file(const char *path, size_t maxlen, size_t *lenp);
 bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void *arg, char *err,
                       size_t errlen);
 
+/* The user's home directory: $HOME if absolute, else the password database's (as
+ * OpenSSH finds it), else false: a relative or missing home never means the current
+ * directory. */
+bool bt_home_dir(char *out, size_t n);
+/* A base directory of the XDG spec: $xdg_var if absolute (a relative one is ignored, as
+ * the spec says), else HOME/home_sub (bt_home_dir); false when neither: the caller reads
+ * and writes nothing there and says so. */
+bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n);
+
+/* A set of files written together into one directory (report incident's report.md and
+ * charts): each is written to a new temporary name there (O_EXCL: never a planted FIFO,
+ * device or link) and all are renamed into place at the end, or none: a full disk or
+ * any failure leaves the previous set as it was. A final name that exists and is not a
+ * regular file (a FIFO, a link, a directory) is refused, naming it. */
+struct bt_outset {
+    char *dir;
+    int n;
+    struct bt_outfile { char *name, *tmp; } *f;
+};
+void bt_outset_init(struct bt_outset *s, const char *dir);
+bool bt_outset_add(struct bt_outset *s, const char *name, const void *data, size_t len, char *err,
+                   size_t errlen);
+bool bt_outset_commit(struct bt_outset *s, char *err, size_t errlen);
+void bt_outset_free(struct bt_outset *s); /* removes the temporary files not renamed */
+
 /* Directory of the running binary (from /proc/self/exe). */
 bool bt_exe_dir(char *out, size_t n);
 /* Finds a data file (burndown.conf, quota-names.conf, ...): $BEDTOP_DATADIR, then

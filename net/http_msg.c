@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "net/http_int.h"
+#include "net/url.h"
 
 void bt_http_i_wipe_slist(struct curl_slist *l)
 {
@@ -46,63 +47,28 @@ bool bt_http_i_method_ok(const char *m)
     return true;
 }
 
-/* Splits the URL into the Host header value, raw path and raw query; builds the
- * URL used in logs (without any user:password). */
+/* Splits the URL (through the one parser, net/url.h) into the Host header value, raw path
+ * and raw query; the URL sent becomes curl's own normal form, the one logged its redaction. */
 bool bt_http_i_parse_url(struct xfer *x)
 {
-    CURLU *u = curl_url();
-    char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *query = NULL, *clean = NULL;
-    bool ok = false;
-    if (!u || curl_url_set(u, CURLUPART_URL, x->url, 0) != CURLUE_OK) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL");
-        goto out;
-    }
-    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
-    if (!scheme || (strcmp(scheme, "http") != 0 && strcmp(scheme, "https") != 0)) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL: only http and https are supported");
-        goto out;
-    }
-    if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host) {
-        snprintf(x->fail, sizeof x->fail, "invalid URL: no host");
-        goto out;
-    }
-    curl_url_get(u, CURLUPART_PORT, &port, 0);
-    curl_url_get(u, CURLUPART_PATH, &path, 0);
-    curl_url_get(u, CURLUPART_QUERY, &query, 0);
-    long defport = strcmp(scheme, "https") == 0 ? 443 : 80;
+    struct bt_url u;
+    if (!bt_url_parse(x->url, &u, x->fail, sizeof x->fail))
+        return false;
+    long defport = strcmp(u.scheme, "https") == 0 ? 443 : 80;
     struct bt_buf b = { 0 };
-    bt_buf_puts(&b, host);
-    if (port && strtol(port, NULL, 10) != defport)
-        bt_buf_printf(&b, ":%s", port);
+    bt_buf_puts(&b, u.host);
+    if (u.port && strtol(u.port, NULL, 10) != defport)
+        bt_buf_printf(&b, ":%s", u.port);
     x->host_hdr = bt_xstrdup(bt_buf_str(&b));
     bt_buf_free(&b);
-    x->path = bt_xstrdup(path && *path ? path : "/");
-    x->query = query && *query ? bt_xstrdup(query) : NULL;
-    /* the logged URL: user:***@ for a password (***@ for a user alone, maybe a token) */
-    char *user = NULL, *pass = NULL;
-    curl_url_get(u, CURLUPART_USER, &user, 0);
-    curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
-    if (pass)
-        curl_url_set(u, CURLUPART_PASSWORD, "***", 0);
-    else if (user)
-        curl_url_set(u, CURLUPART_USER, "***", 0);
-    curl_free(user);
-    curl_free(pass);
-    curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
-    if (curl_url_get(u, CURLUPART_URL, &clean, 0) == CURLUE_OK && clean) {
-        free(x->url_log);
-        x->url_log = bt_xstrdup(clean);
-    }
-    ok = true;
-out:
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_free(path);
-    curl_free(query);
-    curl_free(clean);
-    curl_url_cleanup(u);
-    return ok;
+    x->path = bt_xstrdup(u.path);
+    x->query = u.query ? bt_xstrdup(u.query) : NULL;
+    free(x->url_log);
+    x->url_log = bt_xstrdup(u.shown);
+    free(x->url);
+    x->url = bt_xstrdup(u.url);
+    bt_url_free(&u);
+    return true;
 }
 
 size_t bt_http_i_on_body(char *data, size_t size, size_t nmemb, void *userp)

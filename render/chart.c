@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/sanitize.h"
+#include "core/util.h"
 
 /* Okabe-Ito colours (told apart by colour-blind readers), each with its own dash
  * and symbol for monochrome print. */
@@ -95,12 +97,17 @@ static void value_range(const struct bt_chart *c, double *lo, double *hi)
         *hi += step;
 }
 
+/* Every text reaches cairo here, as valid UTF-8: a route name from a recording may be
+ * anything, and cairo refuses invalid UTF-8 (the whole chart with it). */
 static void text_at(cairo_t *cr, double x, double y, const char *s, double align)
 {
+    struct bt_buf t = {0};
+    bt_san_utf8_buf(&t, s);
     cairo_text_extents_t ex;
-    cairo_text_extents(cr, s, &ex);
+    cairo_text_extents(cr, bt_buf_str(&t), &ex);
     cairo_move_to(cr, x - align * ex.x_advance, y);
-    cairo_show_text(cr, s);
+    cairo_show_text(cr, bt_buf_str(&t));
+    bt_buf_free(&t);
 }
 
 static void axis_label(double v, char *out, size_t n)

@@ -119,7 +119,7 @@ static void headroom_series(const struct bt_incident *inc, const struct bt_confi
             char q[BT_FMT_SHORT], plus[80] = "";
             char l[sizeof cfg->routes[r].name + sizeof plus + sizeof q + 64]; /* whole */
             if (more == 1)
-                snprintf(plus, sizeof plus, ", %.60s", cfg->routes[other].name);
+                bt_fmt_cut(plus, sizeof plus, ", %s", cfg->routes[other].name); /* whole characters */
             else if (more)
                 snprintf(plus, sizeof plus, " +%d sharing", more);
             bt_fmt_tokens(bt_inc_at(inc, r, inc->n - 1)->side_quota[s], q, sizeof q);
@@ -522,7 +522,9 @@ void bt_incident_render_md(const struct bt_incident *inc, const struct bt_replay
     bt_buf_puts(out, "From the recording `");
     const char *base = strrchr(rp->path, '/');
     md(out, base ? base + 1 : rp->path);
-    bt_buf_printf(out, "` (%s, ", rp->mode);
+    bt_buf_puts(out, "` (");
+    md(out, rp->mode); /* the recording's header: from outside */
+    bt_buf_puts(out, ", ");
     md(out, rp->created_by);
     bt_buf_printf(out, "): %d data minutes, %d route%s%s, %d marker%s. A data minute is the minute "
                        "the CloudWatch data describe; bedtop showed it from about %d s after it "

@@ -419,12 +419,15 @@ static void render_doc(const struct bt_qr *q, const struct bt_config *cfg, bool 
         if (md) {
             bt_buf_puts(out, "\n## ");
             bt_san_md_buf(out, routes);
-            bt_buf_printf(out, " (%s, %s)\n\n| figure | value |\n|---|---|\n", bt_qr_scope_name(gr->scope),
-                          gr->region);
+            bt_buf_printf(out, " (%s, ", bt_qr_scope_name(gr->scope));
+            bt_san_md_buf(out, gr->region); /* the recording's: from outside */
+            bt_buf_puts(out, ")\n\n| figure | value |\n|---|---|\n");
         } else {
             bt_buf_puts(out, "\n== ");
             bt_san_term_buf(out, routes, false);
-            bt_buf_printf(out, " (%s, %s) ==\n", bt_qr_scope_name(gr->scope), gr->region);
+            bt_buf_printf(out, " (%s, ", bt_qr_scope_name(gr->scope));
+            bt_san_term_buf(out, gr->region, false); /* the recording's: from outside */
+            bt_buf_puts(out, ") ==\n");
         }
         group_rows(&r, q, gr, cfg);
         case_text(q, gr, out, md);

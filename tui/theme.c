@@ -173,12 +173,9 @@ bool bt_theme_load_file(struct bt_theme *t, const char *path, char *err, size_t 
 int bt_theme_dirs(char dirs[][1024], int max)
 {
     int n = 0;
-    const char *xdg = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    if (n < max && xdg && *xdg)
-        snprintf(dirs[n++], 1024, "%s/bedtop/themes", xdg);
-    else if (n < max && home && *home)
-        snprintf(dirs[n++], 1024, "%s/.config/bedtop/themes", home);
+    char base[900];
+    if (n < max && bt_xdg_dir("XDG_CONFIG_HOME", ".config", base, sizeof base)) /* never the cwd */
+        snprintf(dirs[n++], 1024, "%s/bedtop/themes", base);
     const char *env = getenv("BEDTOP_DATADIR");
     if (n < max && env && *env)
         snprintf(dirs[n++], 1024, "%s/themes", env);

@@ -98,6 +98,22 @@ static void test_errors(void)
     expect_error("[route a]\nmodel = x\naccount = 11112222333\n",
                  "bad.conf:3: bad account '11112222333' (an AWS account ID: 12 digits)", "account: 11 digits");
     expect_error("[bedtop]\naccount = 1111-2222-3333\n", "bad.conf:2: bad account", "account: dashes");
+    /* issue 37 break 15: a key set twice is refused naming both lines (inih would keep the
+     * last silently); hex is refused (strtod reads 0x100 as 256); decimal only */
+    expect_error("[bedtop]\ninterval = 60\nregion = us-east-1\ninterval = 30\n",
+                 "bad.conf:4: 'interval' is set twice in [bedtop] (first on line 2); keep one",
+                 "r4 break 15: a duplicate key names file:line of both");
+    expect_error("[route a]\nmodel = x\n[route b]\nmodel = y\n[bedtop]\n[route a]\n",
+                 "route 'a' defined twice", "a route written twice is still said as such");
+    expect_error("[route a]\nmodel = x\nmax_tokens = 100\n  max_tokens : 200\n",
+                 "bad.conf:4: 'max_tokens' is set twice in [route a] (first on line 3)",
+                 "r4 break 15: ... in a route, with : and indentation");
+    expect_error("[burndown]\nacme.* = 2\nacme.* = 3\n", "bad.conf:3: 'acme.*' is set twice in [burndown] (first on line 2)",
+                 "r4 break 15: ... in [burndown]");
+    expect_error("[route a]\nmodel = x\nmax_tokens = 0x100\n",
+                 "bad.conf:3: bad number for max_tokens: '0x100'; use 1 to 10,000,000 in decimal (no hex)",
+                 "r4 break 15: a hex number is refused, naming file:line");
+    expect_error("[bedtop]\nwarn_headroom = 0x14%\n", "bad.conf:2: bad warn_headroom", "r4 break 15: a hex threshold too");
     expect_error("[route a]\nmodel = x\ncontext = 2m\n", "bad.conf:3: bad context '2m' (standard or 1m)",
                  "context: unknown variant");
     expect_error("[bedtop]\ndetail_interval = soon\n", "bad.conf:2: bad duration for detail_interval",
@@ -236,6 +252,10 @@ static void test_load_missing(void)
     bt_config_init(&c);
     OK(!bt_config_load(&c, "/nonexistent/bedtop.conf", err, sizeof err) &&
        strstr(err, "/nonexistent/bedtop.conf: No such file"), "missing explicit config is an error");
+    bt_config_free(&c);
+    bt_config_init(&c);
+    OK(!bt_config_load(&c, "/", err, sizeof err) && strstr(err, "/: Is a directory"),
+       "r4 break 15: a directory as the config: 'Is a directory' (%s)", err);
     bt_config_free(&c);
 }
 

@@ -38,8 +38,35 @@ static const char *prom(const char *s)
     return bt_buf_str(&b);
 }
 
+static const char *utf8(const char *s)
+{
+    static struct bt_buf b;
+    bt_buf_reset(&b);
+    bt_san_utf8_buf(&b, s);
+    return bt_buf_str(&b);
+}
+
+/* Issue 37 break 11: what reaches cairo is valid UTF-8; a cut never halves a character. */
+static void test_cairo_text(void)
+{
+    STREQ(utf8("tri\xe9ge\x80"), "tri\xef\xbf\xbdge\xef\xbf\xbd",
+          "r4 break 11: cairo text: a Latin-1 byte and a stray continuation become U+FFFD");
+    STREQ(utf8("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac", "r4 break 11: valid UTF-8 kept");
+    STREQ(utf8("a\x1b[2J\xc2\x9b"), "a\xef\xbf\xbd[2J\xef\xbf\xbd", "r4 break 11: C0 and C1 controls too");
+    STREQ(utf8("ab\xc3"), "ab\xef\xbf\xbd", "r4 break 11: a truncated tail becomes U+FFFD");
+    STREQ(utf8(NULL), "", "cairo text: NULL is empty");
+    char name[64], big[80];
+    memset(big, 'x', 62);
+    memcpy(big + 62, "\xc3\xa9tail", 7); /* "é" spans bytes 62 and 63 */
+    bt_strlcpy(name, big, sizeof name);
+    OK(strlen(name) == 62, "r4 break 11: a 63-byte cut falls before the character it would halve (%zu)", strlen(name));
+    bt_strlcpy(name, "short \xc3\xa9", sizeof name);
+    STREQ(name, "short \xc3\xa9", "bt_strlcpy: what fits is copied whole");
+}
+
 int main(void)
 {
+    test_cairo_text();
     /* The red-team string: ESC [2J (clear), OSC 0;PWNED BEL (retitle). */
     STREQ(term("evil\x1b[2J\x1b]0;PWNED\amodel", false), "evil?[2J?]0;PWNED?model",
           "terminal: ESC and BEL become ?");
