@@ -2,10 +2,11 @@
 # One quota group, never capped (issue 31 case 5, issue 33), end to end on the fake AWS
 # (real HTTP, SigV4 verified): ten routes g00..g09 on one model, so one quota,
 # Claude 3 Haiku's L-HAIKUOD of 1,000,000 TPM from Service Quotas. Each route reads
-# the model's series: per minute 60 calls, 6,000 input, 5,000 output (burndown 1),
+# the model's series: per minute 60 calls, 6,000 input, 1,000 output (Claude 3 Haiku's
+# burndown is 5, as every Anthropic model of 4.7 and below: 5,000 charged),
 # InvocationLatency 500 ms, one InvocationThrottles; max_tokens 400. By hand
 # (docs/headroom.md):
-#   settled = 6,000 + 5,000 = 11,000 a route (charged)
+#   settled = 6,000 + 1,000 x 5 = 11,000 a route (charged)
 #   R = 6,000 / 60 + 400 = 500; in flight = 60 / 60 x 0.5 s = 0.5; held = 250
 #   used = 11,250 a route; the group 10 x 11,250 = 112,500: headroom 887,500 = 88.75 %
 #   (88.8 in the JSON, one decimal)
@@ -23,7 +24,7 @@ mid = "anthropic.claude-3-haiku-20240307-v1:0"
 def ser(metric, v, stat="Sum"):
     return {"namespace": "AWS/Bedrock", "metric": metric, "stat": stat,
             "dimensions": {"ModelId": mid}, "generator": {"constant": v}}
-sc = {"series": [ser("Invocations", 60), ser("InputTokenCount", 6000), ser("OutputTokenCount", 5000),
+sc = {"series": [ser("Invocations", 60), ser("InputTokenCount", 6000), ser("OutputTokenCount", 1000),
                  ser("InvocationThrottles", 1), ser("InvocationLatency", 500, "Average")],
       "quotas": [{"QuotaCode": "L-HAIKUOD", "Value": 1000000,
                   "QuotaName": "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"}]}
