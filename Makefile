@@ -56,7 +56,7 @@ help:
 	@echo '  fuzz-smoke     every fuzz target for a fixed number of runs (part of check)'
 	@echo '  fuzz-long      every fuzz target for FUZZ_TIME seconds (FUZZ_ONLY="a b" to pick)'
 	@echo '  bench          timings against the references in BENCHMARKS.md (BENCH_ARGS=--quick)'
-	@echo '  lint           banned functions and the arrows between source folders (scripts/lint)'
+	@echo '  lint           banned functions, the arrows between source folders, no circle inside one'
 	@echo '  manlint        mandoc -Tlint on the manual pages'
 	@echo '  deps           install the Debian build packages (BEDTOP_TEST_DEPS=1: and the test ones)'
 	@echo '  install        install binary, man pages, data and themes (PREFIX=$(PREFIX), DESTDIR)'
