@@ -56,7 +56,7 @@ help:
 	@echo '  fuzz-smoke     every fuzz target for a fixed number of runs (part of check)'
 	@echo '  fuzz-long      every fuzz target for FUZZ_TIME seconds (FUZZ_ONLY="a b" to pick)'
 	@echo '  bench          timings against the references in BENCHMARKS.md (BENCH_ARGS=--quick)'
-	@echo '  lint           banned functions and the arrows between source folders (scripts/lint)'
+	@echo '  lint           banned functions, the arrows between source folders, no circle inside one'
 	@echo '  manlint        mandoc -Tlint on the manual pages'
 	@echo '  deps           install the Debian build packages (BEDTOP_TEST_DEPS=1: and the test ones)'
 	@echo '  install        install binary, man pages, data and themes (PREFIX=$(PREFIX), DESTDIR)'
@@ -161,8 +161,9 @@ $(B)/bench/%: tests/bench/%.c $(B)/libbedtop.a
 	$(CC) $(ALL_CFLAGS) $(HARDEN_LDFLAGS) $(LDFLAGS) -o $@ $< $(B)/libbedtop.a $(LDLIBS)
 
 # The banned-function list (curl's habit) and the one-way dependency rule of DESIGN.md.
-lint:
-	@scripts/lint
+# the circle check reads the objects (nm): build them first
+lint: $(LIB_OBJ)
+	@BEDTOP_OBJ=$(CURDIR)/$(B) scripts/lint
 
 manlint:
 	@for m in man/*.[0-9]; do mandoc -Tlint -W warning $$m || exit 1; done

@@ -1,94 +1,18 @@
 /* The AWS credential chain in the AWS CLI's order, so `bedtop --profile x` means what
  * `aws --profile x` means: the plan decided from the environment and the shared files, and
- * the job that runs it inside a bt_http without blocking. Each provider is its own file:
- * creds_env.c, creds_assume.c, creds_web.c, creds_sso.c, creds_process.c,
- * creds_container.c, creds_imds.c; profile.c reads the shared files, region.c picks the
- * Region and endpoints. */
+ * the job that runs it inside a bt_http without blocking. Each provider is its own file,
+ * driven through its struct bt_aws_provider (creds_int.h): creds_plan.c (a profile's
+ * providers, static keys), creds_env.c, creds_assume.c, creds_web.c, creds_sso.c,
+ * creds_process.c, creds_container.c, creds_imds.c; none calls back into this file (a step
+ * ends through the job's ops). profile.c reads the shared files, region.c picks the Region
+ * and endpoints. */
 #include "aws/awsauth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-
 #include "aws/creds_int.h"
-
-void bt_aws_plan_free(struct plan *pl)
-{
-    bt_creds_clear(&pl->creds);
-    free(pl->cmd);
-    memset(pl, 0, sizeof *pl);
-}
-
-bool bt_aws_has_static(const struct profile *p)
-{
-    for (int s = 0; s < 2; s++)
-        if (p->akid[s] || p->secret[s])
-            return true;
-    return false;
-}
-
-bool bt_aws_has_assume_role(const struct profile *p)
-{
-    return bt_aws_pget(p, K_ROLE_ARN) && (bt_aws_pget(p, K_SOURCE_PROFILE) || bt_aws_pget(p, K_CRED_SOURCE));
-}
-
-int bt_aws_plan_static(struct plan *pl, const struct profile *p, char *err, size_t errlen)
-{
-    for (int s = 0; s < 2; s++) {
-        if (!p->akid[s] && !p->secret[s])
-            continue;
-        char what[PATH_LEN + 160];
-        snprintf(what, sizeof what, "profile \"%s\" in %s", p->name, p->path[s]);
-        if (!p->akid[s] || !p->secret[s]) {
-            bt_aws_seterr(err, errlen, "%s has %s but no %s", what,
-                   p->akid[s] ? "aws_access_key_id" : "aws_secret_access_key",
-                   p->akid[s] ? "aws_secret_access_key" : "aws_access_key_id");
-            return -1;
-        }
-        if (bt_aws_creds_set(&pl->creds, p->akid[s], p->secret[s], p->token[s], what, err, errlen) != 0)
-            return -1;
-        bt_aws_creds_source(&pl->creds, "profile %s (%s)", p->name, p->path[s]);
-        pl->kind = S_STATIC;
-        bt_strlcpy(pl->src_profile, p->name, sizeof pl->src_profile);
-        return 0;
-    }
-    return 1;
-}
-
-/* botocore's profile providers for a profile without an assume-role pair: web identity, SSO,
- * static keys, credential_process. 1 = none of them configured. */
-int bt_aws_plan_profile(struct plan *pl, const struct profile *p, bool env_web, char *err, size_t errlen)
-{
-    const char *efile = env_web ? bt_aws_env("AWS_WEB_IDENTITY_TOKEN_FILE") : NULL;
-    const char *erole = env_web ? bt_aws_env("AWS_ROLE_ARN") : NULL;
-    const char *file = efile ? efile : bt_aws_pget(p, K_WEB_TOKEN_FILE);
-    const char *role = erole ? erole : bt_aws_pget(p, K_ROLE_ARN);
-    if (file && role) {
-        const char *sess = env_web && bt_aws_env("AWS_ROLE_SESSION_NAME") ? getenv("AWS_ROLE_SESSION_NAME")
-                         : bt_aws_pget(p, K_SESSION_NAME);
-        char who[200];
-        snprintf(who, sizeof who, efile ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "profile \"%s\"", p->name);
-        bt_strlcpy(pl->src_profile, efile ? "" : p->name, sizeof pl->src_profile);
-        return bt_aws_plan_web(pl, file, role, sess, who, err, errlen);
-    }
-    if (bt_aws_pget(p, K_SSO_SESSION) || bt_aws_pget(p, K_SSO_START_URL) || bt_aws_pget(p, K_SSO_ACCOUNT))
-        return bt_aws_plan_sso(pl, p, err, errlen);
-    int rc = bt_aws_plan_static(pl, p, err, errlen);
-    if (rc <= 0)
-        return rc;
-    for (int s = 0; s < 2; s++) {
-        if (!p->process[s])
-            continue;
-        pl->kind = S_PROCESS;
-        pl->cmd = bt_xstrdup(p->process[s]);
-        snprintf(pl->where, sizeof pl->where, "profile %s in %s", p->name, p->path[s]);
-        bt_strlcpy(pl->src_profile, p->name, sizeof pl->src_profile);
-        return 0;
-    }
-    return 1;
-}
 
 static void describe_file(struct bt_buf *b, const struct profile *p, int s)
 {
@@ -180,25 +104,27 @@ out:
 
 /* ---- the job: runs a plan inside a bt_http, never blocking --------------------------- */
 
+/* The providers awsauth.c drives, by the plan's kind. */
+static const struct bt_aws_provider *const providers[] = {
+    [S_STATIC] = &bt_aws_provider_static,   [S_PROCESS] = &bt_aws_provider_process,
+    [S_CONTAINER] = &bt_aws_provider_container, [S_IMDS] = &bt_aws_provider_imds,
+    [S_SSO] = &bt_aws_provider_sso,         [S_WEB] = &bt_aws_provider_web,
+};
+
 static void job_http_cb(void *arg, const struct bt_http_resp *r);
 
 static void job_free(struct bt_aws_job *j)
 {
-    bt_aws_process_stop(j);
+    const struct bt_aws_provider *p = providers[j->pl.kind];
+    if (p->release)
+        p->release(j);
+    bt_http_unwatch(j->h, -1, j); /* the first step's timer, when cancelled before it ran */
     bt_http_cancel(j->h, job_http_cb, j);
     bt_aws_plan_free(&j->pl);
     bt_creds_clear(&j->cur);
     bt_creds_clear(&j->signer.creds);
     bt_aws_wipe_buf(&j->out);
     bt_aws_wipe_buf(&j->errb);
-    if (j->imds_token) {
-        OPENSSL_cleanse(j->imds_token, strlen(j->imds_token));
-        free(j->imds_token);
-    }
-    if (j->cache) {
-        bt_aws_wipe_json(j->cache);
-        cJSON_Delete(j->cache);
-    }
     free(j);
 }
 
@@ -208,53 +134,27 @@ void bt_aws_job_cancel(struct bt_aws_job *j)
         job_free(j);
 }
 
-void bt_aws_job_fail(struct bt_aws_job *j, const char *fmt, ...)
+static void job_fail(struct bt_aws_job *j, const char *err)
 {
-    char err[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, sizeof err, fmt, ap);
-    va_end(ap);
     j->cb(j->arg, NULL, err);
     job_free(j);
 }
 
 static void job_next(struct bt_aws_job *j);
 
-void bt_aws_job_got(struct bt_aws_job *j, const struct bt_creds *c)
+static void job_got(struct bt_aws_job *j, const struct bt_creds *c)
 {
     bt_creds_copy(&j->cur, c);
     job_next(j);
 }
 
-/* what to call a request in errors: "profile \"x\" role arn:..." */
-int bt_aws_job_submit(struct bt_aws_job *j, bt_aws_answer_fn answer, struct bt_http_req *req)
+static int job_submit(struct bt_aws_job *j, bt_aws_answer_fn answer, struct bt_http_req *req)
 {
     j->answer = answer;
     return bt_http_submit(j->h, req, job_http_cb, j);
 }
 
-void bt_aws_job_json_creds(struct bt_aws_job *j, const struct bt_http_resp *r, const char *what,
-                              const char *source)
-{
-    if (r->status != 200) {
-        if (r->status == 0)
-            bt_aws_job_fail(j, "%s: %s", what, r->transport_error);
-        else
-            bt_aws_job_fail(j, "%s: HTTP %ld", what, r->status);
-        return;
-    }
-    struct bt_creds c = {0};
-    char err[700];
-    bt_strlcpy(c.source, source, sizeof c.source);
-    if (bt_aws_creds_from_json(r->body, r->body_len, false, &c, what, err, sizeof err) != 0) {
-        bt_creds_clear(&c);
-        bt_aws_job_fail(j, "%s", err);
-        return;
-    }
-    bt_aws_job_got(j, &c);
-    bt_creds_clear(&c);
-}
+static const struct bt_aws_job_ops job_ops = {.got = job_got, .fail = job_fail, .submit = job_submit};
 
 static void job_http_cb(void *arg, const struct bt_http_resp *r)
 {
@@ -267,7 +167,8 @@ static void job_http_cb(void *arg, const struct bt_http_resp *r)
 static void job_next(struct bt_aws_job *j)
 {
     if (j->hop < j->pl.nhops) {
-        bt_aws_assume_start(j, &j->pl.hops[j->hop++]);
+        j->hop++;
+        bt_aws_provider_assume.start(j);
         return;
     }
     struct bt_creds done = {0};
@@ -285,17 +186,7 @@ static void job_kick(void *arg, int fd, bool timed_out)
     (void)fd;
     (void)timed_out;
     bt_http_unwatch(j->h, -1, j);
-    switch (j->pl.kind) {
-    case S_STATIC:
-        bt_creds_copy(&j->cur, &j->pl.creds);
-        job_next(j);
-        break;
-    case S_PROCESS: bt_aws_process_start(j); break;
-    case S_CONTAINER: bt_aws_container_start(j); break;
-    case S_IMDS: bt_aws_imds_start(j); break;
-    case S_SSO: bt_aws_sso_start(j); break;
-    case S_WEB: bt_aws_web_start(j); break;
-    }
+    providers[j->pl.kind]->start(j);
 }
 
 int bt_aws_creds_start(struct bt_http *h, const struct bt_aws_profile_opts *o, struct bt_creds *out,
@@ -306,6 +197,7 @@ int bt_aws_creds_start(struct bt_http *h, const struct bt_aws_profile_opts *o, s
     if (!out)
         return -1;
     struct bt_aws_job *j = bt_xcalloc(1, sizeof *j);
+    j->ops = &job_ops;
     j->fd[0] = j->fd[1] = -1;
     if (plan_build(&j->pl, o, err, errlen) != 0) {
         free(j);

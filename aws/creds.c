@@ -1,6 +1,6 @@
 /* What every credential provider shares: messages without secrets, the checks on access
  * keys and tokens, and the JSON credential document of credential_process, the container
- * endpoint and IMDS. */
+ * endpoint and IMDS, and the calls that end a provider's step (through the job's ops). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,4 +199,48 @@ void bt_aws_wipe_buf(struct bt_buf *b)
     if (b->buf)
         OPENSSL_cleanse(b->buf, b->len);
     bt_buf_free(b);
+}
+
+/* ---- how a provider's step ends: through the job's ops (awsauth.c's), never by name ---- */
+
+void bt_aws_job_got(struct bt_aws_job *j, const struct bt_creds *c)
+{
+    j->ops->got(j, c);
+}
+
+void bt_aws_job_fail(struct bt_aws_job *j, const char *fmt, ...)
+{
+    char err[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, sizeof err, fmt, ap);
+    va_end(ap);
+    j->ops->fail(j, err);
+}
+
+int bt_aws_job_submit(struct bt_aws_job *j, bt_aws_answer_fn answer, struct bt_http_req *req)
+{
+    return j->ops->submit(j, answer, req);
+}
+
+void bt_aws_job_json_creds(struct bt_aws_job *j, const struct bt_http_resp *r, const char *what,
+                           const char *source)
+{
+    if (r->status != 200) {
+        if (r->status == 0)
+            bt_aws_job_fail(j, "%s: %s", what, r->transport_error);
+        else
+            bt_aws_job_fail(j, "%s: HTTP %ld", what, r->status);
+        return;
+    }
+    struct bt_creds c = {0};
+    char err[700];
+    bt_strlcpy(c.source, source, sizeof c.source);
+    if (bt_aws_creds_from_json(r->body, r->body_len, false, &c, what, err, sizeof err) != 0) {
+        bt_creds_clear(&c);
+        bt_aws_job_fail(j, "%s", err);
+        return;
+    }
+    bt_aws_job_got(j, &c);
+    bt_creds_clear(&c);
 }

@@ -248,8 +248,9 @@ static void assume_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     bt_aws_sts_answer(j, r, what, j->pl.hops[j->hop - 1].profile);
 }
 
-void bt_aws_assume_start(struct bt_aws_job *j, const struct hop *h)
+static void assume_start(struct bt_aws_job *j)
 {
+    const struct hop *h = &j->pl.hops[j->hop - 1];
     struct bt_buf body = {0};
     bt_form_add(&body, "Action", "AssumeRole");
     bt_form_add(&body, "Version", "2011-06-15");
@@ -290,3 +291,5 @@ void bt_aws_assume_start(struct bt_aws_job *j, const struct hop *h)
     bt_aws_wipe_buf(&body);
 }
 
+/* An AssumeRole hop: runs j->pl.hops[j->hop - 1] with the credentials the step before got. */
+const struct bt_aws_provider bt_aws_provider_assume = {.name = "assume role", .start = assume_start};

@@ -30,7 +30,7 @@ static bool container_host_allowed(const char *url)
     return ok;
 }
 
-void bt_aws_container_start(struct bt_aws_job *j)
+static void container_start(struct bt_aws_job *j)
 {
     const char *full = bt_aws_env("AWS_CONTAINER_CREDENTIALS_FULL_URI");
     const char *rel = bt_aws_env("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
@@ -88,3 +88,4 @@ static void container_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     bt_aws_job_json_creds(j, r, what, what);
 }
 
+const struct bt_aws_provider bt_aws_provider_container = {.name = "container credentials", .start = container_start};

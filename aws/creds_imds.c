@@ -28,7 +28,7 @@ static void imds_request(struct bt_aws_job *j, const char *method, const char *p
     bt_aws_job_submit(j, imds_answer, &req);
 }
 
-void bt_aws_imds_start(struct bt_aws_job *j)
+static void imds_start(struct bt_aws_job *j)
 {
     const char *ep = bt_aws_env("AWS_EC2_METADATA_SERVICE_ENDPOINT");
     bt_strlcpy(j->imds_base, ep ? ep : "http://169.254.169.254", sizeof j->imds_base);
@@ -93,3 +93,13 @@ static void imds_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     bt_aws_job_json_creds(j, r, what, source);
 }
 
+static void imds_release(struct bt_aws_job *j)
+{
+    if (j->imds_token) {
+        OPENSSL_cleanse(j->imds_token, strlen(j->imds_token));
+        free(j->imds_token);
+        j->imds_token = NULL;
+    }
+}
+
+const struct bt_aws_provider bt_aws_provider_imds = {.name = "IMDSv2", .start = imds_start, .release = imds_release};

@@ -103,14 +103,17 @@ struct plan {
     char tried[1024];           /* S_IMDS as the last resort: what was tried before */
 };
 
-/* Planning returns 0 (planned), -1 (err) or, where it says so, 1 (nothing configured). */
+/* Planning returns 0 (planned), -1 (err) or, where it says so, 1 (nothing configured).
+ * The planners call downwards only: awsauth.c -> creds_assume.c -> creds_plan.c ->
+ * creds_web.c, creds_sso.c; creds_env.c and region.c are leaves. */
 bool bt_aws_valid_region(const char *s);                                      /* aws/region.c */
 void bt_aws_plan_sts_endpoint(struct plan *pl, const struct bt_aws_profile_opts *o, const struct profile *top);
-bool bt_aws_has_static(const struct profile *p);                              /* aws/awsauth.c */
+bool bt_aws_has_static(const struct profile *p);                              /* aws/creds_plan.c */
 bool bt_aws_has_assume_role(const struct profile *p);     /* role_arn with a source */
 int bt_aws_plan_static(struct plan *pl, const struct profile *p, char *err, size_t errlen); /* 1: no keys */
 /* Web identity, SSO, static keys, credential_process of a profile without role_arn + source. */
 int bt_aws_plan_profile(struct plan *pl, const struct profile *p, bool env_web, char *err, size_t errlen);
+void bt_aws_plan_free(struct plan *pl);
 bool bt_aws_env_static_present(void);                                         /* aws/creds_env.c */
 int bt_aws_plan_env(struct plan *pl, char *err, size_t errlen);
 int bt_aws_plan_sso(struct plan *pl, const struct profile *p, char *err, size_t errlen);  /* creds_sso.c */
@@ -121,12 +124,40 @@ int bt_aws_plan_assume(struct plan *pl, const struct profile *p, char visited[][
 bool bt_aws_plan_needs_mfa(const struct plan *pl);
 const struct bt_creds *bt_aws_mfa_cached(const char *profile);
 void bt_aws_mfa_store(const char *profile, const struct bt_creds *c);
-void bt_aws_plan_free(struct plan *pl);
 
-/* ---- the job: runs a plan inside a bt_http, never blocking (aws/awsauth.c) ---- */
+/* ---- the job: runs a plan inside a bt_http, never blocking ----
+ * awsauth.c drives it: it builds the plan, starts the plan's provider through the table
+ * below, runs the AssumeRole hops, and ends the job. A provider never calls awsauth.c: what a
+ * step needs to end (credentials, a failure, a request) reaches it through j->ops, which
+ * awsauth.c fills in and the bt_aws_job_* helpers of creds.c call. */
+struct bt_aws_job;
 typedef void (*bt_aws_answer_fn)(struct bt_aws_job *j, const struct bt_http_resp *r);
 
+struct bt_aws_job_ops {
+    void (*got)(struct bt_aws_job *j, const struct bt_creds *c);   /* on to the next hop, or done */
+    void (*fail)(struct bt_aws_job *j, const char *err);           /* one line; the job is freed */
+    int (*submit)(struct bt_aws_job *j, bt_aws_answer_fn answer, struct bt_http_req *req);
+};
+
+/* One source of credentials (as a collector is a bt_collector_ops). */
+struct bt_aws_provider {
+    const char *name;                        /* "credential_process", "IMDSv2", ... */
+    void (*start)(struct bt_aws_job *j);     /* the first step; ends through j->ops */
+    void (*release)(struct bt_aws_job *j);   /* what a step holds (a child, a token); NULL: nothing */
+};
+
+/* The table awsauth.c drives, one per enum src_kind, and the AssumeRole hop (its start runs
+ * j->pl.hops[j->hop - 1]). */
+extern const struct bt_aws_provider bt_aws_provider_static;     /* aws/creds_plan.c */
+extern const struct bt_aws_provider bt_aws_provider_process;    /* aws/creds_process.c */
+extern const struct bt_aws_provider bt_aws_provider_container;  /* aws/creds_container.c */
+extern const struct bt_aws_provider bt_aws_provider_imds;       /* aws/creds_imds.c */
+extern const struct bt_aws_provider bt_aws_provider_sso;        /* aws/creds_sso.c */
+extern const struct bt_aws_provider bt_aws_provider_web;        /* aws/creds_web.c */
+extern const struct bt_aws_provider bt_aws_provider_assume;     /* aws/creds_assume.c */
+
 struct bt_aws_job {
+    const struct bt_aws_job_ops *ops; /* awsauth.c's: how a step ends */
     struct bt_http *h;
     struct plan pl;
     int hop;                         /* next hop to run */
@@ -154,7 +185,7 @@ struct bt_aws_job {
 };
 
 /* Each step ends in exactly one of these: credentials (on to the next hop, or done) or a
- * failure (one line; the job is freed and calls back). */
+ * failure (one line; the job is freed and calls back). They call j->ops (aws/creds.c). */
 void bt_aws_job_got(struct bt_aws_job *j, const struct bt_creds *c);
 void bt_aws_job_fail(struct bt_aws_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A job has one request in flight at a time; answer reads what comes back. */
@@ -163,14 +194,7 @@ int bt_aws_job_submit(struct bt_aws_job *j, bt_aws_answer_fn answer, struct bt_h
 void bt_aws_job_json_creds(struct bt_aws_job *j, const struct bt_http_resp *r, const char *what,
                            const char *source);
 
-/* The first step of each source, and the AssumeRole hops. */
-void bt_aws_process_start(struct bt_aws_job *j);     /* aws/creds_process.c */
-void bt_aws_process_stop(struct bt_aws_job *j);      /* kills and reaps a child still running */
-void bt_aws_container_start(struct bt_aws_job *j);   /* aws/creds_container.c */
-void bt_aws_imds_start(struct bt_aws_job *j);        /* aws/creds_imds.c */
-void bt_aws_sso_start(struct bt_aws_job *j);         /* aws/creds_sso.c */
-void bt_aws_web_start(struct bt_aws_job *j);         /* aws/creds_web.c */
-void bt_aws_assume_start(struct bt_aws_job *j, const struct hop *h); /* aws/creds_assume.c */
-/* An STS AssumeRole* answer: credentials, or a failure naming what and the code's remedy. */
+/* An STS AssumeRole* answer: credentials, or a failure naming what and the code's remedy
+ * (aws/creds_assume.c; the web identity provider reads its answer with it too). */
 void bt_aws_sts_answer(struct bt_aws_job *j, const struct bt_http_resp *r, const char *what, const char *prof);
 #endif

@@ -117,7 +117,7 @@ static void process_close_pipes(struct bt_aws_job *j)
 }
 
 /* Kills and reaps a child still running (cancel, or the job ends early). */
-void bt_aws_process_stop(struct bt_aws_job *j)
+static void process_stop(struct bt_aws_job *j)
 {
     process_close_pipes(j);
     if (j->pid > 0) {
@@ -229,7 +229,7 @@ static void process_event(void *arg, int fd, bool timed_out)
 
 /* Runs the command without a shell in its own process group (so a timeout kills its children
  * too), stdin from /dev/null; the loop reads its pipes and enforces the deadline. */
-void bt_aws_process_start(struct bt_aws_job *j)
+static void process_start(struct bt_aws_job *j)
 {
     char why[256];
     char **argv = split_command(j->pl.cmd, why, sizeof why);
@@ -296,3 +296,7 @@ void bt_aws_process_start(struct bt_aws_job *j)
     bt_http_watch(j->h, op[0], j->deadline, process_event, j);
     bt_http_watch(j->h, ep[0], j->deadline, process_event, j);
 }
+
+const struct bt_aws_provider bt_aws_provider_process = {
+    .name = "credential_process", .start = process_start, .release = process_stop,
+};

@@ -277,7 +277,7 @@ static void oidc_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     start_portal(j, json_s(nt, "accessToken"));
 }
 
-void bt_aws_sso_start(struct bt_aws_job *j)
+static void sso_start(struct bt_aws_job *j)
 {
     char name[64];
     bt_sso_cache_name(j->pl.sso_session[0] ? j->pl.sso_session : j->pl.sso_start_url, name, sizeof name);
@@ -375,3 +375,13 @@ void bt_aws_sso_start(struct bt_aws_job *j)
     cJSON_free(text2);
 }
 
+static void sso_release(struct bt_aws_job *j)
+{
+    if (j->cache) {
+        bt_aws_wipe_json(j->cache);
+        cJSON_Delete(j->cache);
+        j->cache = NULL;
+    }
+}
+
+const struct bt_aws_provider bt_aws_provider_sso = {.name = "IAM Identity Center", .start = sso_start, .release = sso_release};

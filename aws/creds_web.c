@@ -40,7 +40,7 @@ static void web_answer(struct bt_aws_job *j, const struct bt_http_resp *r)
     bt_aws_sts_answer(j, r, what, j->pl.src_profile[0] ? j->pl.src_profile : "environment");
 }
 
-void bt_aws_web_start(struct bt_aws_job *j)
+static void web_start(struct bt_aws_job *j)
 {
     /* re-read on every refresh: Kubernetes rotates the projected token */
     size_t len = 0;
@@ -75,4 +75,4 @@ void bt_aws_web_start(struct bt_aws_job *j)
     bt_aws_wipe_buf(&body);
 }
 
-
+const struct bt_aws_provider bt_aws_provider_web = {.name = "web identity", .start = web_start};

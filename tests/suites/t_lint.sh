@@ -3,14 +3,19 @@
 # render -> core; app -> io -> core; aws/, collectors/ and tui/ use io/file.h alone of io/;
 # aws/ and net/ use only core's leaf helpers; core points nowhere and does no I/O) and the banned functions in every directory. On a copy of the sources: clean as
 # it is, then each planted violation (one per arrow that must not exist) is caught and
-# named by file and line, and what the graph allows is not.
+# named by file and line, and what the graph allows is not. No circles inside a room: a
+# planted mutual call between two files of one folder fails the lint, naming both.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 SRC=$BEDTOP_SRCDIR
+# The circle check reads the build's objects (those of $BEDTOP); the copies keep their
+# sources' times (cp -p), so only a planted file is newer than its object and compiled again.
+BEDTOP_OBJ=$(cd "$(dirname "$BEDTOP")" && pwd)
+export BEDTOP_OBJ
 copy() {
     rm -rf "$TMP/src"
     mkdir -p "$TMP/src"
-    cp -r "$SRC/core" "$SRC/io" "$SRC/render" "$SRC/aws" "$SRC/net" "$SRC/collectors" "$SRC/tui" "$SRC/app" "$SRC/main.c" "$SRC/scripts" "$TMP/src/"
-    mkdir -p "$TMP/src/tests" && cp -r "$SRC/tests/unit" "$TMP/src/tests/"
+    cp -rp "$SRC/core" "$SRC/io" "$SRC/render" "$SRC/aws" "$SRC/net" "$SRC/collectors" "$SRC/tui" "$SRC/app" "$SRC/main.c" "$SRC/scripts" "$TMP/src/"
+    mkdir -p "$TMP/src/tests" && cp -rp "$SRC/tests/unit" "$TMP/src/tests/"
 }
 copy
 "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/clean.out" 2>&1
@@ -19,12 +24,12 @@ expect_eq "the sources as they are: lint is clean" "$rc $(cat "$TMP/clean.out")"
 "$SRC/scripts/lint" >/dev/null 2>&1
 expect_eq "scripts/lint with no argument checks the project itself" "$?" 0
 
-# plant FILE LINE WHAT: lint must fail and name FILE:N
+# plant FILE LINE WHAT: lint must fail and name FILE:N (the circle check is planted below)
 plant() {
     copy
     printf '%s\n' "$2" >>"$TMP/src/$1"
     n=$(wc -l <"$TMP/src/$1")
-    "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/lint.out" 2>&1
+    BEDTOP_LINT_CIRCLES=no "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/lint.out" 2>&1
     rc=$?
     if [ "$rc" -eq 1 ] && grep -q "$1:$n:" "$TMP/lint.out"; then ok "lint catches $3 ($1:$n)"; else
         notok "lint misses $3 (exit $rc)"; sed 's/^/#   /' "$TMP/lint.out" | head -5
@@ -95,6 +100,30 @@ plant render/chart.c '#include "io/file.h"' "render including io/"
 plant net/loop.c '#include "io/file.h"' "net including io/"
 plant net/httpd.c '#include <ncursesw/curses.h>' "net including curses"
 
+# circles inside a room: FILE LINE FILE LINE WHAT, two files of one folder that call each
+# other; lint must fail and name the pair
+circle() {
+    copy
+    printf '%s\n' "$2" >>"$TMP/src/$1"
+    printf '%s\n' "$4" >>"$TMP/src/$3"
+    "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/lint.out" 2>&1
+    rc=$?
+    if [ "$rc" -eq 1 ] && grep -q "^$1 <-> $3 " "$TMP/lint.out"; then ok "lint catches $5 ($1 <-> $3)"; else
+        notok "lint misses $5 (exit $rc)"; sed 's/^/#   /' "$TMP/lint.out" | head -5
+    fi
+}
+# awsauth.c calls creds_env.c (bt_aws_plan_env); a provider calling back into awsauth.c
+# closes the circle the provider table untied
+circle aws/awsauth.c '' aws/creds_env.c \
+    'void bt_aws_lint_back(void); void bt_aws_lint_back(void) { bt_aws_job_cancel(0); }' \
+    "a provider calling back into awsauth.c"
+circle io/conffile.c 'void lint_b(void); void lint_a(void); void lint_a(void) { lint_b(); }' \
+    io/file.c 'void lint_a(void); void lint_b(void); void lint_b(void) { lint_a(); }' \
+    "two files of io/ calling each other"
+circle tui/graph.c 'extern int lint_d; void lint_c(void); void lint_c(void) { lint_d++; }' \
+    tui/theme.c 'int lint_d; void lint_c(void); int lint_e(void); int lint_e(void) { lint_c(); return lint_d; }' \
+    "a file using another's data while it calls back"
+
 # what the graph allows
 copy
 printf '#include "tui/tui.h"\n#include "collectors/cloudwatch.h"\n#include "core/model.h"\n' >>"$TMP/src/app/app.c"
@@ -110,9 +139,13 @@ printf '#include "core/config.h"\n' >>"$TMP/src/io/file.c"
 printf 'static int op(int x) { return x; } /* a name ending in open is not I/O */\nstatic int reopen_count(void) { return op(1); }\n' >>"$TMP/src/core/format.c"
 printf 'static int cmpok(int a, int b) { if (a == b || a <= b || a != -b || a >= 2) return 1; for (int i = 0; i < 2; i++) a += i; return a; }\n' >>"$TMP/src/core/model.c"
 printf 'static int sk(const struct bt_rec_sink *k) { return k->write(k->arg, "", 0) + bt_rec_write_x(); }\n' >>"$TMP/src/core/recording.c"
+# a call one way between two files of one folder is layering, not a circle
+printf 'void lint_f(void); void lint_f(void) { }\n' >>"$TMP/src/io/file.c"
+printf 'void lint_f(void); void lint_g(void); void lint_g(void) { lint_f(); }\n' >>"$TMP/src/io/conffile.c"
 "$TMP/src/scripts/lint" "$TMP/src" >"$TMP/lint.out" 2>&1
 expect_eq "the arrows that exist are allowed (app -> tui, collectors, render, net; tui -> render;
 collectors -> aws, net, io/file.h; aws -> net and core's leaf helpers; net -> core/json.h;
-io -> core), snprintf is fine, a sink's write member is not I/O, comparisons are not assignments" \
+io -> core), snprintf is fine, a sink's write member is not I/O, comparisons are not assignments,
+a call one way between two files of one folder is not a circle" \
     "$? $(cat "$TMP/lint.out")" "0 "
 finish
