@@ -239,6 +239,17 @@ static void conn_close(struct bt_httpd *s, struct conn *c)
     conn_drop_body(c);
 }
 
+/* Evicted, or a writer past its deadline: reset (as nginx's reset_timedout_connection),
+ * so the answer its client would not read is dropped now rather than kept queued by
+ * the kernel, retried into a closed window for minutes after the close. */
+static void conn_abort(struct bt_httpd *s, struct conn *c)
+{
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    if (c->state == C_WRITING)
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    conn_close(s, c);
+}
+
 static const char *reason(int status)
 {
     switch (status) {
@@ -654,8 +665,12 @@ static void accept_all(struct bt_httpd *s)
                 c = &s->c[i];
         if (!c) {
             c = evictable(s);
-            conn_close(s, c); /* idle and stalled clients never starve a scrape */
+            conn_abort(s, c); /* idle and stalled clients never starve a scrape */
         }
+        /* the kernel queues at most this much of an answer a client does not read
+         * (autotuned, it grows to 4 MB a connection: 256 MB for 64 stalled slots) */
+        int sndbuf = BT_HTTPD_SNDBUF;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
         c->fd = fd;
         c->state = C_READING;
         c->inlen = 0;
@@ -677,7 +692,7 @@ void bt_httpd_expire(struct bt_httpd *s)
     double now = mono();
     for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
         if (s->c[i].fd >= 0 && now >= s->c[i].deadline)
-            conn_close(s, &s->c[i]);
+            conn_abort(s, &s->c[i]);
 }
 
 void bt_httpd_run(struct bt_httpd *s)

@@ -27,6 +27,7 @@
 #define BT_HTTPD_IDLE_S 10
 #define BT_HTTPD_KEEPALIVE_S 120  /* longer than common scrape intervals (15 s to 1 min) */
 #define BT_HTTPD_LINGER_S 2       /* after the answer: drain the client's input before close */
+#define BT_HTTPD_SNDBUF (256 * 1024) /* a connection's kernel send buffer (SO_SNDBUF) */
 #define BT_HTTPD_DEFAULT_LISTEN "127.0.0.1:9464"
 
 struct bt_httpd_req {
