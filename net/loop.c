@@ -228,7 +228,8 @@ int bt_loop_run(struct bt_loop *l)
 
 static int loop_run(struct bt_loop *l)
 {
-    bool first = true;
+    bool first = !l->started;
+    l->started = true;
     for (;;) {
         if (bt_loop_quit_signal) {
             l->exit_signal = bt_loop_quit_signal;
