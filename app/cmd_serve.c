@@ -320,8 +320,8 @@ static void reload_begin(struct serve *s)
     }
     s->pending = next;
     fprintf(stderr, "bedtop: serve: config reload: discovering the routes; the previous %d "
-                    "route%s are served meanwhile\n",
-            s->a->cfg.nroutes, s->a->cfg.nroutes == 1 ? "" : "s");
+                    "route%s served meanwhile\n",
+            s->a->cfg.nroutes, s->a->cfg.nroutes == 1 ? " is" : "s are");
 }
 
 /* The pending reload's discovery has its answer: the new routes, or the error. */

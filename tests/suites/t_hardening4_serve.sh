@@ -127,12 +127,13 @@ expect_eq "serve exits 0 on SIGTERM after all of it" "$?" 0
 
 # ---- break 2: a reload whose route discovery hangs ----
 # No route configured: serve discovers them (ListInferenceProfiles, then ListMetrics).
-# The reload's ListInferenceProfiles (the second one the fake sees) is read and never
-# answered; meanwhile /metrics must answer at once with the previous routes. A second
-# SIGHUP starts the reload over (its ListInferenceProfiles is answered), and the
-# reloaded routes are served.
+# The reload's ListInferenceProfiles (the second to fourth the fake sees: every attempt
+# of it, 10 s each) are read and never answered; meanwhile /metrics must answer at
+# once with the previous routes. A second SIGHUP starts the reload over (its attempts
+# hang too until the fifth request, which is answered), and the reloaded routes are
+# served.
 haiku_scenario "$TMP/disc.json" "$(($(date +%s) / 60 * 60 - 7200))" 10 1000 100 \
-    '[{"op": "ListInferenceProfiles", "nth": 2, "count": 1, "action": "hang", "secs": 3600}]'
+    '[{"op": "ListInferenceProfiles", "nth": 2, "count": 3, "action": "hang", "secs": 3600}]'
 start_fake disc --scenario "$TMP/disc.json" || notok "fake AWS (discovery) started"
 DFAKE=$PORT
 : >"$TMP/empty.conf"
@@ -149,17 +150,18 @@ echo "# routes: $BEFORE"
 profiles_asked() { [ "$(grep -c '"op": "ListInferenceProfiles"' "$TMP/disc.log")" -ge "$1" ]; }
 kill -HUP "$S2"
 check "r4 break 2: the reload's discovery has started (its first request hangs)" wait_for 30 profiles_asked 2
-check "r4 break 2: ... and serve says the previous routes are served meanwhile" \
-    wait_for 10 grep -q 'discovering the routes; the previous 1 route' "$TMP/serve2.err"
-# curl -m 10 is a bound: before the fix the loop sat in discovery until the hung
-# request timed out (10 s a try) and nothing answered
+# curl -m 10 is a bound: before the fix the loop sat in discovery until all three
+# hung attempts timed out (10 s each) and nothing answered
 DURING=$(routes)
 expect_eq "r4 break 2: /metrics answers during the reload, with the previous routes" "$DURING" "$BEFORE"
 expect_eq "r4 break 2: /healthz answers during the reload" \
     "$(curl -sS -m 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SP2/healthz")" 200
+check "r4 break 2: ... and serve says the previous routes are served meanwhile" \
+    grep -q 'discovering the routes; the previous 1 route is served meanwhile' "$TMP/serve2.err"
 kill -HUP "$S2"
 reloaded() { grep -q 'config reloaded (1 route)' "$TMP/serve2.err"; }
-check "r4 break 2: a second SIGHUP starts the reload over, and it completes" wait_for 60 reloaded
+check "r4 break 2: a second SIGHUP starts the reload over, and it completes" wait_for 90 reloaded
+check "r4 break 2: ... which serve says" grep -q 'SIGHUP again: the reload in progress starts over' "$TMP/serve2.err"
 expect_eq "r4 break 2: the reloaded routes are served" "$(routes)" "$BEFORE"
 check "r4 break 2: the reload did not fail" bash -c "! grep -q 'reload failed' '$TMP/serve2.err'"
 # a reload still discovering when serve is told to stop: no wait on its request
