@@ -258,9 +258,12 @@ static void reload_swap(struct serve *s, struct app *next)
 {
     char path[1100];
     int64_t start = s->o->demo ? app_demo_now(s->o, 0) : (int64_t)time(NULL);
-    if (app_init_start(next, (double)start) != 0 ||
-        app_record_to(next, record_path(s, path, sizeof path), start) != 0) {
+    bool ok = app_init_start(next, (double)start) == 0;
+    if (!ok)
         app_free(next);
+    else /* app_record_to frees next when it fails */
+        ok = app_record_to(next, record_path(s, path, sizeof path), start) == 0;
+    if (!ok) {
         bt_err("serve: config reload failed (above); still serving the previous config");
         return;
     }
@@ -345,6 +348,22 @@ static void reload_discovered(struct serve *s)
     reload_swap(s, next);
 }
 
+/* The SIGHUP the loop returned for is taken, and only it: a SIGTERM or SIGINT that
+ * arrived since stays for the loop to end on (clearing the flag outright lost it,
+ * and serve then ran on after SIGTERM). */
+static void reload_taken(void)
+{
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    if (bt_loop_quit_signal == SIGHUP)
+        bt_loop_quit_signal = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* A replica name as Thanos and Mimir users write them ("a", "prom-1", "us-east-1.b"). */
 static bool valid_replica(const char *r)
 {
@@ -400,7 +419,7 @@ int cmd_serve(struct opts *o)
     for (;;) {
         int sig = bt_loop_run(&s.a->loop);
         if (sig == SIGHUP) {
-            bt_loop_quit_signal = 0;
+            reload_taken();
             reload_begin(&s);
         } else if (sig == 0 && s.disc && bt_cloudwatch_discover_done(s.disc)) {
             reload_discovered(&s);

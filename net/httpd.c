@@ -664,7 +664,11 @@ static void accept_all(struct bt_httpd *s)
             if (s->c[i].fd < 0)
                 c = &s->c[i];
         if (!c) {
-            c = evictable(s);
+            c = evictable(s); /* every slot is in use: never NULL */
+            if (!c) {
+                close(fd);
+                continue;
+            }
             conn_abort(s, c); /* idle and stalled clients never starve a scrape */
         }
         /* the kernel queues at most this much of an answer a client does not read

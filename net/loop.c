@@ -81,7 +81,9 @@ static void wake(void)
 
 static void on_quit(int sig)
 {
-    bt_loop_quit_signal = sig;
+    /* a SIGHUP (serve's reload) never hides a pending SIGINT or SIGTERM */
+    if (sig != SIGHUP || !bt_loop_quit_signal)
+        bt_loop_quit_signal = sig;
     wake();
 }
 
