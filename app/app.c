@@ -172,8 +172,7 @@ static const char *discovery_remedy(enum bt_errkind kind)
     }
 }
 
-/* Sets everything up; returns an exit code (3) on failure, 0 on success. */
-int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
+int app_init_config(struct app *a, struct opts *o, enum bt_run_mode mode)
 {
     memset(a, 0, sizeof *a);
     a->o = o;
@@ -214,6 +213,15 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             bt_err("%s", mfa_err);
             return 3;
         }
+    }
+    return 0;
+}
+
+/* With no routes configured: discovered now, waiting (before the loop exists). */
+static int discover_routes(struct app *a)
+{
+    struct opts *o = a->o;
+    {
         /* route discovery waits before the loop exists: a Ctrl-C there is the loop's
          * signal too (ends the wait at once, exit 128+sig), neither ignored until the
          * requests time out nor death by the default action halfway through */
@@ -249,6 +257,12 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
             bt_config_finish(&a->cfg);
         }
     }
+    return 0;
+}
+
+int app_init_start(struct app *a, double sim_start)
+{
+    struct opts *o = a->o;
     if (o->serve)
         bt_config_serve_history(&a->cfg);
     bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
@@ -276,6 +290,15 @@ int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_st
         a->inst[i] = ops[i]->create(&a->ctx);
     bt_clock_start(&a->loop.clock, sim_start, o->demo ? o->demo_speed : 1);
     return 0;
+}
+
+/* Sets everything up; returns an exit code (3) on failure, 0 on success. */
+int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
+{
+    int rc = app_init_config(a, o, mode);
+    if (rc == 0 && !o->demo && !a->cfg.nroutes)
+        rc = discover_routes(a);
+    return rc ? rc : app_init_start(a, sim_start);
 }
 
 void *app_find_inst(struct app *a, const struct bt_collector_ops *ops)
@@ -349,10 +372,15 @@ int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *
         app_free(a);
         return rc;
     }
+    return app_record_to(a, rec_path, *start);
+}
+
+int app_record_to(struct app *a, const char *rec_path, int64_t start)
+{
     if (!rec_path)
         return 0;
     char err[600];
-    a->rec = bt_recorder_open(rec_path, &a->cfg, o->demo ? "demo" : "live", *start, err, sizeof err);
+    a->rec = bt_recorder_open(rec_path, &a->cfg, a->o->demo ? "demo" : "live", start, err, sizeof err);
     if (!a->rec) {
         app_file_error(err, rec_path, "recording", true);
         app_free(a);

@@ -66,11 +66,20 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg);
 int64_t app_demo_now(const struct opts *o, double default_minute);
 /* Config, HTTP, route discovery, store, collectors, clock. 0 or an exit code. */
 int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start);
+/* app_init in two halves, for a caller that discovers the routes itself without
+ * waiting (serve's reload, collectors/cloudwatch.h bt_cloudwatch_discover_start):
+ * the config, HTTP and checks (a->cfg.nroutes 0: no route configured), then, the
+ * routes known, the store, collectors and clock. 0 or an exit code; app_free
+ * either way after a failure. */
+int app_init_config(struct app *a, struct opts *o, enum bt_run_mode mode);
+int app_init_start(struct app *a, double sim_start);
 void app_free(struct app *a);
 /* Live watching (dashboard, headless record): app_init at the demo's start or
  * now, and a recorder on rec_path when given. Sets *start; 0 or an exit code
  * (the app is freed on failure). */
 int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *start);
+/* Its recorder on rec_path (NULL: none) from start; 0, or 3 with the app freed. */
+int app_record_to(struct app *a, const char *rec_path, int64_t start);
 void *app_find_inst(struct app *a, const struct bt_collector_ops *ops);
 /* check, plan: one evaluation's worth of data (the demo at start, else every collector
  * once, admission twice a gap apart, within a bound); returns the time to evaluate at.

@@ -2,7 +2,10 @@
  * serve and Prometheus"). The same collectors, core and recording as the
  * dashboard on the same one loop; an HTTP server (app/httpd.c) whose epoll fd
  * the loop waits on answers GET /metrics from the last evaluation (never
- * waiting on AWS) and GET /healthz. SIGHUP reloads the config. */
+ * waiting on AWS) and GET /healthz. SIGHUP reloads the config without
+ * blocking the loop: with no routes configured, the new routes are discovered
+ * by requests the running loop drives, and the previous routes are served
+ * until the new set is ready. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "collectors/cloudwatch.h"
 #include "net/httpd.h"
 #include "net/loop.h"
 #include "core/apicost.h"
@@ -43,6 +47,10 @@ struct serve {
     int64_t started;
     int reloads;
     struct bt_loop_view view;
+    /* a reload waiting on route discovery: the app it builds (its config loaded)
+     * and the discovery, whose requests the running app's loop drives */
+    struct app *pending;
+    struct bt_cw_discovery *disc;
 };
 
 /* The poller's clock: the wall clock, or --demo's simulated one. */
@@ -181,8 +189,9 @@ static void view_update(void *self, int64_t now)
 
 static bool view_done(void *self)
 {
-    (void)self;
-    return false;
+    /* the loop returns to cmd_serve to put the reloaded app in place */
+    struct serve *s = self;
+    return s->disc && bt_cloudwatch_discover_done(s->disc);
 }
 
 static int view_next_ms(void *self)
@@ -216,15 +225,10 @@ static const char *record_path(struct serve *s, char *buf, size_t n)
     return buf;
 }
 
-static int start_app(struct serve *s, struct app *a)
+/* What every started app gets: the recorder flush after each tick, the view, a
+ * --demo-at clock standing still. */
+static void wire_app(struct serve *s, struct app *a)
 {
-    char path[1100];
-    int64_t start;
-    s->o->api_cost = &s->cost;
-    s->o->serve = true;
-    int rc = app_init_live(a, s->o, record_path(s, path, sizeof path), &start);
-    if (rc)
-        return rc;
     a->loop.after_tick = serve_after_tick;
     a->loop.after_tick_arg = a;
     a->loop.view = &s->view;
@@ -234,7 +238,130 @@ static int start_app(struct serve *s, struct app *a)
     }
     if (a->rec)
         fprintf(stderr, "bedtop: serve: recording to %s\n", bt_recorder_path(a->rec));
+}
+
+static int start_app(struct serve *s, struct app *a)
+{
+    char path[1100];
+    int64_t start;
+    s->o->api_cost = &s->cost;
+    s->o->serve = true;
+    int rc = app_init_live(a, s->o, record_path(s, path, sizeof path), &start);
+    if (rc)
+        return rc;
+    wire_app(s, a);
     return 0;
+}
+
+/* The reloaded app, its routes known, takes the running one's place. */
+static void reload_swap(struct serve *s, struct app *next)
+{
+    char path[1100];
+    int64_t start = s->o->demo ? app_demo_now(s->o, 0) : (int64_t)time(NULL);
+    bool ok = app_init_start(next, (double)start) == 0;
+    if (!ok)
+        app_free(next);
+    else /* app_record_to frees next when it fails */
+        ok = app_record_to(next, record_path(s, path, sizeof path), start) == 0;
+    if (!ok) {
+        bt_err("serve: config reload failed (above); still serving the previous config");
+        return;
+    }
+    wire_app(s, next);
+    app_free(s->a);
+    s->a = next;
+    serve_eval(s, serve_now(s));
+    fprintf(stderr, "bedtop: serve: config reloaded (%d route%s)\n", s->a->cfg.nroutes,
+            s->a->cfg.nroutes == 1 ? "" : "s");
+}
+
+/* A reload waiting on discovery let go of (a newer SIGHUP, or serve ending): its
+ * requests are cancelled and the app it was building freed. */
+static void reload_abandon(struct serve *s)
+{
+    if (!s->pending)
+        return;
+    char err[2048];
+    enum bt_errkind kind;
+    if (s->disc)
+        bt_cloudwatch_discover_finish(s->disc, &s->pending->cfg, &kind, err, sizeof err);
+    s->disc = NULL;
+    app_free(s->pending);
+    s->pending = NULL;
+}
+
+/* SIGHUP: the new config is loaded beside the running one. Routes configured: it
+ * takes over now. None: they are discovered by requests the running loop drives
+ * (never a wait here: /metrics keeps answering with the previous routes), and
+ * reload_discovered puts it in place once they are known. */
+static void reload_begin(struct serve *s)
+{
+    if (s->pending) {
+        reload_abandon(s);
+        fprintf(stderr, "bedtop: serve: SIGHUP again: the reload in progress starts over\n");
+    }
+    struct app *next = s->a == &s->apps[0] ? &s->apps[1] : &s->apps[0];
+    s->reloads++;
+    s->o->api_cost = &s->cost;
+    s->o->serve = true;
+    if (app_init_config(next, s->o, BT_MODE_LIVE) != 0) {
+        app_free(next);
+        bt_err("serve: config reload failed (above); still serving the previous config");
+        return;
+    }
+    if (s->o->demo || next->cfg.nroutes > 0) {
+        reload_swap(s, next);
+        return;
+    }
+    char err[2048];
+    enum bt_errkind kind;
+    s->disc = bt_cloudwatch_discover_start(&next->ctx, s->a->ctx.http, &kind, err, sizeof err);
+    if (!s->disc) {
+        app_free(next);
+        bt_err("serve: config reload: %s; still serving the previous config", err);
+        return;
+    }
+    s->pending = next;
+    fprintf(stderr, "bedtop: serve: config reload: discovering the routes; the previous %d "
+                    "route%s served meanwhile\n",
+            s->a->cfg.nroutes, s->a->cfg.nroutes == 1 ? " is" : "s are");
+}
+
+/* The pending reload's discovery has its answer: the new routes, or the error. */
+static void reload_discovered(struct serve *s)
+{
+    struct app *next = s->pending;
+    char err[2048];
+    enum bt_errkind kind;
+    int n = bt_cloudwatch_discover_finish(s->disc, &next->cfg, &kind, err, sizeof err);
+    s->disc = NULL;
+    s->pending = NULL;
+    if (n <= 0) {
+        if (n == 0)
+            snprintf(err, sizeof err, "route discovery: CloudWatch lists no AWS/Bedrock ModelId "
+                                      "metrics in this Region");
+        app_free(next);
+        bt_err("serve: config reload: %s; still serving the previous config", err);
+        return;
+    }
+    bt_config_finish(&next->cfg);
+    reload_swap(s, next);
+}
+
+/* The SIGHUP the loop returned for is taken, and only it: a SIGTERM or SIGINT that
+ * arrived since stays for the loop to end on (clearing the flag outright lost it,
+ * and serve then ran on after SIGTERM). */
+static void reload_taken(void)
+{
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    if (bt_loop_quit_signal == SIGHUP)
+        bt_loop_quit_signal = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* A replica name as Thanos and Mimir users write them ("a", "prom-1", "us-east-1.b"). */
@@ -291,23 +418,16 @@ int cmd_serve(struct opts *o)
                                        : "; reachable from other hosts, without authentication");
     for (;;) {
         int sig = bt_loop_run(&s.a->loop);
-        if (sig != SIGHUP)
+        if (sig == SIGHUP) {
+            reload_taken();
+            reload_begin(&s);
+        } else if (sig == 0 && s.disc && bt_cloudwatch_discover_done(s.disc)) {
+            reload_discovered(&s);
+        } else {
             break;
-        bt_loop_quit_signal = 0;
-        /* reload: build the new app beside the running one; keep serving the old
-         * config when the new one does not load */
-        struct app *next = s.a == &s.apps[0] ? &s.apps[1] : &s.apps[0];
-        s.reloads++;
-        if (start_app(&s, next) != 0) {
-            bt_err("serve: config reload failed (above); still serving the previous config");
-            continue;
         }
-        app_free(s.a);
-        s.a = next;
-        serve_eval(&s, serve_now(&s));
-        fprintf(stderr, "bedtop: serve: config reloaded (%d route%s)\n", s.a->cfg.nroutes,
-                s.a->cfg.nroutes == 1 ? "" : "s");
     }
+    reload_abandon(&s);
     const char *rerr = s.a->rec ? bt_recorder_error(s.a->rec) : NULL;
     if (rerr)
         bt_err("%s", rerr);

@@ -191,4 +191,17 @@ unsigned long bt_cloudwatch_requests(void *self);
  * before the store exists). Returns routes added, or -1 with err set. */
 int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_errkind *kind,
                            char *err, size_t errlen);
+/* The same discovery driven by a running loop (serve's reload: the loop goes on
+ * serving while it runs): its requests go on http, the client the loop waits on;
+ * ctx (and its cfg: Region, profile, account) must outlive it. NULL, with kind and
+ * err set, when it cannot start. */
+struct bt_cw_discovery;
+struct bt_cw_discovery *bt_cloudwatch_discover_start(struct bt_ctx *ctx, struct bt_http *http,
+                                                     enum bt_errkind *kind, char *err,
+                                                     size_t errlen);
+bool bt_cloudwatch_discover_done(const struct bt_cw_discovery *d);
+/* Adds the routes found to cfg and frees d: routes added, or -1 with kind and err
+ * set. Not done yet: its requests are cancelled (given up), -1 "no answer". */
+int bt_cloudwatch_discover_finish(struct bt_cw_discovery *d, struct bt_config *cfg,
+                                  enum bt_errkind *kind, char *err, size_t errlen);
 #endif

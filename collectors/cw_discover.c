@@ -28,6 +28,7 @@ struct found_model {
 
 struct discover {
     struct bt_ctx *ctx;
+    struct bt_http *http;     /* where its requests go */
     struct bt_awsgroup_provider prov;
     char region[32];
     char url[512];
@@ -137,7 +138,7 @@ static void discover_submit(struct discover *d)
         .body = body.buf ? body.buf : "", .body_len = body.len, .label = label,
         .timeout = bt_awsgroup_timeout(),
     };
-    bt_http_submit(d->ctx->http, &req, discover_done, d);
+    bt_http_submit(d->http, &req, discover_done, d);
     bt_buf_free(&body);
 }
 
@@ -177,65 +178,100 @@ static void add_route(struct bt_config *cfg, const struct discover *d, const str
     rt->legacy_seen = m->legacy;
 }
 
+/* The handle of a discovery the caller's loop drives (serve's reload), on the heap. */
+struct bt_cw_discovery {
+    struct discover d;
+};
+
+struct bt_cw_discovery *bt_cloudwatch_discover_start(struct bt_ctx *ctx, struct bt_http *http,
+                                                     enum bt_errkind *kind, char *err,
+                                                     size_t errlen)
+{
+    *kind = BT_ERR_NONE;
+    if (!http) {
+        snprintf(err, errlen, "route discovery needs the network");
+        *kind = BT_ERR_NETWORK;
+        return NULL;
+    }
+    struct bt_cw_discovery *h = bt_xcalloc(1, sizeof *h);
+    struct discover *d = &h->d;
+    d->ctx = ctx;
+    d->http = http;
+    bt_awsgroup_route_region(ctx, NULL, d->region, sizeof d->region);
+    if (!d->region[0]) {
+        snprintf(err, errlen, "route discovery: no AWS Region is set; set AWS_REGION, pass "
+                              "--region, or put region = under [bedtop] in the config");
+        *kind = BT_ERR_REGION;
+        free(h);
+        return NULL;
+    }
+    const struct bt_config *cfg = ctx->cfg;
+    const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;
+    const char *ep = ctx->endpoint_url && *ctx->endpoint_url ? ctx->endpoint_url : cfg->endpoint_url;
+    bt_awsgroup_provider_init(&d->prov, profile, d->region, ep);
+    if (bt_aws_endpoint(&d->prov.opts, "monitoring", d->region, d->url, sizeof d->url) != 0) {
+        snprintf(err, errlen, "route discovery: no CloudWatch endpoint for Region %s", d->region);
+        *kind = BT_ERR_REGION;
+        bt_awsgroup_provider_free(&d->prov);
+        free(h);
+        return NULL;
+    }
+    d->step = STEP_RUNTIME;
+    d->models = bt_xcalloc(MAX_DISCOVER, sizeof *d->models);
+    discover_submit(d);
+    return h;
+}
+
+bool bt_cloudwatch_discover_done(const struct bt_cw_discovery *h)
+{
+    return h->d.step >= STEP_DONE;
+}
+
+int bt_cloudwatch_discover_finish(struct bt_cw_discovery *h, struct bt_config *cfg,
+                                  enum bt_errkind *kind, char *err, size_t errlen)
+{
+    struct discover *d = &h->d;
+    *kind = BT_ERR_NONE;
+    if (d->step < STEP_DONE)
+        bt_http_cancel(d->http, discover_done, d); /* given up: no callback reaches d */
+    int added = -1;
+    if (d->step < STEP_DONE) {
+        snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d->region);
+        *kind = BT_ERR_NETWORK;
+    } else if (d->failed) {
+        snprintf(err, errlen, "%s", d->err);
+        *kind = d->kind;
+    } else {
+        added = 0;
+        for (int i = 0; i < d->nmodels; i++) {
+            if (profile_alias(d, &d->models[i]))
+                continue;
+            add_route(cfg, d, &d->models[i]);
+            added++;
+        }
+    }
+    free(d->token);
+    free(d->models);
+    bt_awsgroup_provider_free(&d->prov);
+    free(h);
+    return added;
+}
+
 int bt_cloudwatch_discover(struct bt_ctx *ctx, struct bt_config *cfg, enum bt_errkind *kind,
                            char *err, size_t errlen)
 {
     *kind = BT_ERR_NONE;
     if (cfg->nroutes > 0)
         return 0;
-    if (!ctx->http) {
-        snprintf(err, errlen, "route discovery needs the network");
-        *kind = BT_ERR_NETWORK;
+    struct bt_cw_discovery *h = bt_cloudwatch_discover_start(ctx, ctx->http, kind, err, errlen);
+    if (!h)
         return -1;
-    }
-    struct discover d;
-    memset(&d, 0, sizeof d);
-    d.ctx = ctx;
-    bt_awsgroup_route_region(ctx, NULL, d.region, sizeof d.region);
-    if (!d.region[0]) {
-        snprintf(err, errlen, "route discovery: no AWS Region is set; set AWS_REGION, pass "
-                              "--region, or put region = under [bedtop] in the config");
-        *kind = BT_ERR_REGION;
-        return -1;
-    }
-    const char *profile = ctx->profile && *ctx->profile ? ctx->profile : cfg->profile;
-    const char *ep = ctx->endpoint_url && *ctx->endpoint_url ? ctx->endpoint_url : cfg->endpoint_url;
-    bt_awsgroup_provider_init(&d.prov, profile, d.region, ep);
-    if (bt_aws_endpoint(&d.prov.opts, "monitoring", d.region, d.url, sizeof d.url) != 0) {
-        snprintf(err, errlen, "route discovery: no CloudWatch endpoint for Region %s", d.region);
-        *kind = BT_ERR_REGION;
-        bt_awsgroup_provider_free(&d.prov);
-        return -1;
-    }
-    d.step = STEP_RUNTIME;
-    d.models = bt_xcalloc(MAX_DISCOVER, sizeof *d.models);
-    discover_submit(&d);
     /* startup, before the dashboard: wait here; http bounds every attempt, a signal
      * ends the wait at once */
-    int sig = bt_loop_wait_http(ctx->http, discover_finished, &d);
-    if (d.step < STEP_DONE)
-        bt_http_cancel(ctx->http, discover_done, &d); /* d is on this stack */
-    int added = -1;
-    if (sig && d.step < STEP_DONE) {
+    int sig = bt_loop_wait_http(ctx->http, discover_finished, &h->d);
+    bool interrupted = sig && h->d.step < STEP_DONE;
+    int added = bt_cloudwatch_discover_finish(h, cfg, kind, err, errlen);
+    if (interrupted)
         snprintf(err, errlen, "route discovery: interrupted");
-        *kind = BT_ERR_NETWORK;
-    } else if (d.step < STEP_DONE) {
-        snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d.region);
-        *kind = BT_ERR_NETWORK;
-    } else if (d.failed) {
-        snprintf(err, errlen, "%s", d.err);
-        *kind = d.kind;
-    } else {
-        added = 0;
-        for (int i = 0; i < d.nmodels; i++) {
-            if (profile_alias(&d, &d.models[i]))
-                continue;
-            add_route(cfg, &d, &d.models[i]);
-            added++;
-        }
-    }
-    free(d.token);
-    free(d.models);
-    bt_awsgroup_provider_free(&d.prov);
     return added;
 }

@@ -26,7 +26,9 @@ struct conn {
     int fd;                      /* -1: free slot */
     enum conn_state state;
     double deadline;             /* monotonic seconds: closed when reached */
-    double idle_since;           /* since the last answer (or accept): eviction order */
+    double moved;                /* when it last moved (accepted, a request head begun, a
+                                  * byte of the answer taken by the client, the answer
+                                  * done): the longest still is evicted first */
     char in[BT_HTTPD_MAX_REQ + 1];
     size_t inlen;
     struct bt_buf out;           /* the response head (and a per-request body) */
@@ -237,6 +239,17 @@ static void conn_close(struct bt_httpd *s, struct conn *c)
     conn_drop_body(c);
 }
 
+/* Evicted, or a writer past its deadline: reset (as nginx's reset_timedout_connection),
+ * so the answer its client would not read is dropped now rather than kept queued by
+ * the kernel, retried into a closed window for minutes after the close. */
+static void conn_abort(struct bt_httpd *s, struct conn *c)
+{
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    if (c->state == C_WRITING)
+        setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+    conn_close(s, c);
+}
+
 static const char *reason(int status)
 {
     switch (status) {
@@ -348,6 +361,54 @@ static bool has_token(const char *h, const char *tok)
     return false;
 }
 
+/* The header lines after the request line: each a field name of token characters,
+ * the colon right after it and a value without CR or LF (RFC 9112 5.1: whitespace
+ * before the colon is refused, 5.2: so is a folded line); and the framing (6.1 to
+ * 6.3): every Content-Length one run of digits, all of them equal, none beside a
+ * Transfer-Encoding, so no byte of a body is ever read as the next request (curl and
+ * nginx refuse the same). 0 or 400; *body: the request has one (not read: the
+ * connection closes after the answer). */
+static int header_lines(const char *head, bool *body)
+{
+    static const char tchar[] = "!#$%&'*+-.^_`|~0123456789"
+                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const char *cl = NULL; /* the Content-Length digits, leading zeros dropped */
+    size_t cll = 0;
+    bool te = false;
+    *body = false;
+    for (const char *p = strstr(head, "\r\n"); p && p[2];) {
+        const char *line = p + 2, *e = strstr(line, "\r\n");
+        size_t len = e ? (size_t)(e - line) : strlen(line);
+        size_t nl = strspn(line, tchar);
+        if (nl == 0 || nl >= len || line[nl] != ':' || memchr(line, '\r', len) ||
+            memchr(line, '\n', len))
+            return 400;
+        const char *v = line + nl + 1, *ve = line + len;
+        while (v < ve && (*v == ' ' || *v == '\t'))
+            v++;
+        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+            ve--;
+        size_t vl = (size_t)(ve - v);
+        if (nl == 14 && !strncasecmp(line, "Content-Length", 14)) {
+            if (vl == 0 || strspn(v, "0123456789") != vl)
+                return 400;
+            while (vl > 1 && *v == '0')
+                v++, vl--;
+            if (cl && (vl != cll || memcmp(v, cl, vl) != 0))
+                return 400;
+            cl = v;
+            cll = vl;
+        } else if (nl == 17 && !strncasecmp(line, "Transfer-Encoding", 17)) {
+            te = true;
+        }
+        p = e;
+    }
+    if (cl && te)
+        return 400;
+    *body = te || (cl && !(cll == 1 && cl[0] == '0'));
+    return 0;
+}
+
 int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
 {
     memset(req, 0, sizeof *req);
@@ -380,11 +441,11 @@ int bt_httpd_parse(const char *head, struct bt_httpd_req *req)
     /* persistent as RFC 9112 9.3 says (1.1 unless "close"; 1.0 only with
      * "keep-alive"), but never after a request with a body: it is not read, so
      * its bytes would be taken for the next request */
-    char conn[256], cl[32], te[64];
+    bool body;
+    if (header_lines(head, &body) != 0)
+        return 400;
+    char conn[256];
     header(head, "Connection", conn, sizeof conn);
-    header(head, "Content-Length", cl, sizeof cl);
-    header(head, "Transfer-Encoding", te, sizeof te);
-    bool body = te[0] || (cl[0] && strspn(cl, "0") != strlen(cl));
     req->keep_alive = !body && (sp2[8] == '1' ? !has_token(conn, "close")
                                               : has_token(conn, "keep-alive"));
     if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0)
@@ -456,9 +517,15 @@ static void set_events(struct bt_httpd *s, struct conn *c, uint32_t events)
 /* A complete request head in c->in: answer it and start writing. false: none yet. */
 static bool take_request(struct bt_httpd *s, struct conn *c)
 {
-    char *end = strstr(c->in, "\r\n\r\n");
-    if (!end) {
-        if (strstr(c->in, "\n\n")) { /* bare LF lines: refused, not waited on until timeout */
+    /* bytes, not a string: a NUL must neither hide the head's end nor pass as its end */
+    char *end = memmem(c->in, c->inlen, "\r\n\r\n", 4);
+    size_t upto = end ? (size_t)(end + 4 - c->in) : c->inlen;
+    if (memchr(c->in, '\0', upto)) { /* RFC 9112 2.2: no NUL in a head; refused at once */
+        c->inlen = 0;
+        c->keep = false;
+        simple(c, 400, "bad request: a NUL byte in the request head");
+    } else if (!end) {
+        if (memmem(c->in, c->inlen, "\n\n", 2)) { /* bare LF lines: refused, not waited on */
             c->inlen = 0;
             c->keep = false;
             simple(c, 400, "bad request: header lines must end in CRLF");
@@ -472,7 +539,8 @@ static bool take_request(struct bt_httpd *s, struct conn *c)
         handle(s, c, (size_t)(end + 4 - c->in));
     }
     c->state = C_WRITING;
-    c->deadline = mono() + BT_HTTPD_IDLE_S; /* the client has this long to read the answer */
+    c->moved = mono();
+    c->deadline = c->moved + BT_HTTPD_IDLE_S; /* the client has this long to read the answer */
     set_events(s, c, EPOLLOUT);
     return true;
 }
@@ -500,8 +568,10 @@ static void conn_read(struct bt_httpd *s, struct conn *c)
             conn_close(s, c);
             return;
         }
-        if (c->inlen == 0) /* a new request: its head must arrive within BT_HTTPD_IDLE_S */
-            c->deadline = mono() + BT_HTTPD_IDLE_S;
+        if (c->inlen == 0) { /* a new request: its head must arrive within BT_HTTPD_IDLE_S */
+            c->moved = mono();
+            c->deadline = c->moved + BT_HTTPD_IDLE_S;
+        }
         c->inlen += (size_t)n;
         c->in[c->inlen] = '\0';
         if (take_request(s, c)) {
@@ -533,6 +603,7 @@ static void conn_write(struct bt_httpd *s, struct conn *c)
             return;
         }
         c->sent += (size_t)n;
+        c->moved = mono(); /* the client reads: not the slowest writer */
     }
     bt_buf_reset(&c->out);
     conn_drop_body(c);
@@ -540,7 +611,7 @@ static void conn_write(struct bt_httpd *s, struct conn *c)
     double now = mono();
     if (c->keep) {
         c->state = C_READING;
-        c->idle_since = now;
+        c->moved = now;
         c->deadline = now + BT_HTTPD_KEEPALIVE_S;
         if (c->inlen > 0 && take_request(s, c)) { /* pipelined */
             conn_write(s, c);
@@ -555,26 +626,29 @@ static void conn_write(struct bt_httpd *s, struct conn *c)
      * client closes (or BT_HTTPD_LINGER_S) so the answer is not reset away */
     shutdown(c->fd, SHUT_WR);
     c->state = C_DRAINING;
-    c->idle_since = now;
+    c->moved = now;
     c->deadline = now + BT_HTTPD_LINGER_S;
     set_events(s, c, EPOLLIN);
     conn_read(s, c);
 }
 
-/* The slot to give a new connection when all are taken: one that has answered
- * and lingers, else the longest idle between requests, else the oldest with a
- * partial request head. NULL when all are writing answers. */
+/* The slot a new connection takes when all are in use: one that has answered and
+ * lingers, else the one that has gone longest without moving, whatever it waits on:
+ * the longest idle between requests, the oldest unfinished request head (one byte at
+ * a time does not count as moving), or the slowest writer, whose client has taken
+ * no byte of its answer for longest (one that pipelines requests and never reads
+ * stalls there). Never NULL when every slot is in use: a scrape always gets a slot. */
 static struct conn *evictable(struct bt_httpd *s)
 {
     struct conn *best = NULL;
-    int best_rank = 0;
     for (int i = 0; i < BT_HTTPD_MAX_CONN; i++) {
         struct conn *c = &s->c[i];
-        int rank = c->state == C_DRAINING ? 3 : c->state != C_READING ? 0 : c->inlen == 0 ? 2 : 1;
-        if (rank > best_rank || (rank && rank == best_rank && c->idle_since < best->idle_since)) {
+        if (c->fd < 0)
+            continue;
+        bool lingers = c->state == C_DRAINING, best_lingers = best && best->state == C_DRAINING;
+        if (!best || (lingers && !best_lingers) ||
+            (lingers == best_lingers && c->moved < best->moved))
             best = c;
-            best_rank = rank;
-        }
     }
     return best;
 }
@@ -590,26 +664,25 @@ static void accept_all(struct bt_httpd *s)
             if (s->c[i].fd < 0)
                 c = &s->c[i];
         if (!c) {
-            c = evictable(s);
-            if (c)
-                conn_close(s, c); /* idle clients never starve a scrape */
+            c = evictable(s); /* every slot is in use: never NULL */
+            if (!c) {
+                close(fd);
+                continue;
+            }
+            conn_abort(s, c); /* idle and stalled clients never starve a scrape */
         }
-        if (!c) { /* all are being answered: refuse at once rather than queue */
-            static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
-                                       "Connection: close\r\nRetry-After: 1\r\n\r\n";
-            ssize_t w = send(fd, busy, sizeof busy - 1, MSG_NOSIGNAL);
-            (void)w;
-            close(fd);
-            continue;
-        }
+        /* the kernel queues at most this much of an answer a client does not read
+         * (autotuned, it grows to 4 MB a connection: 256 MB for 64 stalled slots) */
+        int sndbuf = BT_HTTPD_SNDBUF;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
         c->fd = fd;
         c->state = C_READING;
         c->inlen = 0;
         c->in[0] = '\0';
         c->sent = 0;
         c->keep = false;
-        c->idle_since = mono();
-        c->deadline = c->idle_since + BT_HTTPD_IDLE_S;
+        c->moved = mono();
+        c->deadline = c->moved + BT_HTTPD_IDLE_S;
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
             close(fd);
@@ -623,7 +696,7 @@ void bt_httpd_expire(struct bt_httpd *s)
     double now = mono();
     for (int i = 0; i < BT_HTTPD_MAX_CONN; i++)
         if (s->c[i].fd >= 0 && now >= s->c[i].deadline)
-            conn_close(s, &s->c[i]);
+            conn_abort(s, &s->c[i]);
 }
 
 void bt_httpd_run(struct bt_httpd *s)

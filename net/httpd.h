@@ -2,12 +2,18 @@
  * driven by the one loop: every socket it owns sits in one epoll set whose fd
  * the loop waits on beside curl's sockets, so a scrape is answered while AWS
  * requests are in flight. Bounded: BT_HTTPD_MAX_CONN connections, requests of
- * at most BT_HTTPD_MAX_REQ bytes; a request head must arrive, and its answer
- * be read, within BT_HTTPD_IDLE_S seconds; HTTP/1.1 connections are kept
- * alive between scrapes for BT_HTTPD_KEEPALIVE_S. When all slots are taken a
- * new connection takes the longest-idle one's, so idle clients never starve a
- * scrape. Deadlines are the loop's: bt_httpd_next_ms is its wait, and
- * bt_httpd_expire closes what is due when the wait ends. */
+ * at most BT_HTTPD_MAX_REQ bytes; every connection has a deadline, writing ones
+ * included: a request head must arrive, and its answer be read, within
+ * BT_HTTPD_IDLE_S seconds; HTTP/1.1 connections are kept alive between scrapes
+ * for BT_HTTPD_KEEPALIVE_S. When all slots are taken a new connection takes
+ * the slot of the one that has gone longest without moving (the longest idle,
+ * the oldest unfinished head, or the writer whose client has read nothing for
+ * longest), so neither idle clients nor clients that pipeline and never read
+ * starve a scrape: a new connection always gets a slot. A request whose head
+ * holds a NUL byte, a malformed header line or ambiguous framing (a
+ * Content-Length that is not one number, Content-Length with Transfer-Encoding)
+ * is answered 400 and closed at once. Deadlines are the loop's: bt_httpd_next_ms
+ * is its wait, and bt_httpd_expire closes what is due when the wait ends. */
 #ifndef BEDTOP_HTTPD_H
 #define BEDTOP_HTTPD_H
 #include <stdbool.h>
@@ -21,6 +27,7 @@
 #define BT_HTTPD_IDLE_S 10
 #define BT_HTTPD_KEEPALIVE_S 120  /* longer than common scrape intervals (15 s to 1 min) */
 #define BT_HTTPD_LINGER_S 2       /* after the answer: drain the client's input before close */
+#define BT_HTTPD_SNDBUF (256 * 1024) /* a connection's kernel send buffer (SO_SNDBUF) */
 #define BT_HTTPD_DEFAULT_LISTEN "127.0.0.1:9464"
 
 struct bt_httpd_req {
@@ -86,7 +93,8 @@ void bt_httpd_free(struct bt_httpd *s);
 
 /* Pure, for tests and the fuzzer: the request head (request line and header
  * lines, NUL-terminated) into req. 0, or the HTTP status to answer: 400 bad
- * request, 414 target too long, 405 not GET/HEAD (req still filled). */
+ * request (a malformed request line or header line, or framing that is not one
+ * Content-Length), 414 target too long, 405 not GET/HEAD (req still filled). */
 int bt_httpd_parse(const char *head, struct bt_httpd_req *req);
 /* Pure, for tests: which exposition the Accept header prefers (true:
  * OpenMetrics) and whether Accept-Encoding allows gzip. */

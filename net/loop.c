@@ -81,7 +81,9 @@ static void wake(void)
 
 static void on_quit(int sig)
 {
-    bt_loop_quit_signal = sig;
+    /* a SIGHUP (serve's reload) never hides a pending SIGINT or SIGTERM */
+    if (sig != SIGHUP || !bt_loop_quit_signal)
+        bt_loop_quit_signal = sig;
     wake();
 }
 
@@ -228,7 +230,8 @@ int bt_loop_run(struct bt_loop *l)
 
 static int loop_run(struct bt_loop *l)
 {
-    bool first = true;
+    bool first = !l->started;
+    l->started = true;
     for (;;) {
         if (bt_loop_quit_signal) {
             l->exit_signal = bt_loop_quit_signal;

@@ -62,6 +62,8 @@ struct bt_loop {
     double deadline;           /* wall time after which run() gives up (-2), 0 none */
     bool forever;              /* no view: run until a signal (headless recording) */
     int64_t until;             /* simulated time at which run() returns 0, 0 none */
+    bool started;              /* run before: run() again goes on (serve after a SIGHUP)
+                                * rather than ticking every collector at the start time */
 };
 
 /* Installs SIGINT/SIGTERM/SIGHUP/SIGWINCH handlers (no SA_RESTART so waits return). Each

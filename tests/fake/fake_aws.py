@@ -94,7 +94,8 @@ Scenario file (JSON; every key optional)
     ]
   }
   Fault rule fields: "op" (operation name without prefix, or "*" for any request, counted
-  together), "region" (only requests signed for that Region: one Region failing), "nth" (1-based request number for that op; default 1), "count" (how many
+  together), "region" (only requests signed for that Region: one Region failing),
+  "while_file" (only while that file exists: a test turns a rule on and off), "nth" (1-based request number for that op; default 1), "count" (how many
   consecutive requests from nth; default 1; 0 = every request from nth on), "action":
     throttle        400 ThrottlingException (CloudWatch) / TooManyRequestsException (Quotas)
     5xx             500 (or "status": 502/503/504) InternalServiceFault / ServiceException
@@ -995,6 +996,8 @@ class State:
             if rop not in ("*", op):
                 continue
             if rule.get("region") not in (None, region):
+                continue
+            if "while_file" in rule and not os.path.exists(rule["while_file"]):
                 continue
             n = n_all if rop == "*" else n_op
             first = int(rule.get("nth", 1))
