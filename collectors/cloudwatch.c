@@ -82,9 +82,44 @@ void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt
 
 /* --- polling --- */
 
+/* What the poll asked for, per route whose poll was good and request: the signals,
+ * the minutes [StartTime, EndTime) and which of them were settled when the request
+ * was sent (minute end + lag <= poll_now: the request's time, not the answer's). */
+static void record_coverage(struct cw_group *g)
+{
+    struct cw *cw = g->cw;
+    if (!cw->ctx->store || !g->chunks)
+        return;
+    uint64_t *mask = bt_xcalloc((size_t)cw->nroutes + 1, sizeof *mask);
+    double lag = cw->ctx->cfg->cw_lag;
+    int64_t lag_s = lag > 0 ? (int64_t)ceil(lag) : 0;
+    for (int k = 0; k < g->nchunks; k++) {
+        const struct cw_chunk *c = &g->chunks[k];
+        for (int w = c->first; w < c->first + c->count; w++)
+            for (int m = g->mfirst[w]; m < g->mfirst[w] + g->mcount[w]; m++) {
+                const struct bt_cw_query *x = &g->q[g->member[m]];
+                if (x->route >= 0 && x->route < cw->nroutes && !cw->err[x->route][0])
+                    mask[x->route] |= BT_SIG_BIT(x->signal);
+            }
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            if (!mask[r])
+                continue;
+            struct bt_coverage cov = {.route = r, .signals = mask[r], .from = c->start,
+                                      .to = c->end,
+                                      .settled_to = bt_minute_floor(g->poll_now - lag_s),
+                                      .asked = g->poll_now};
+            bt_store_cover(cw->ctx->store, &cov, cw_clock(cw));
+            mask[r] = 0;
+        }
+    }
+    free(mask);
+}
+
 static void finish_poll(struct cw_group *g)
 {
     struct cw *cw = g->cw;
+    record_coverage(g);
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
         if (cw->err[r][0]) {

@@ -86,7 +86,7 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
     }
     if (f->points < BT_FORECAST_MIN_POINTS ||
         !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
-        f->none = "too few evaluated minutes for a trend";
+        f->none = "not enough data: too few minutes covered by a poll for a trend";
     } else if (fabs(f->slope) * 60 < FORECAST_FLAT * f->quota) {
         f->none = "flat";
     } else if (f->slope < 0) {
@@ -98,32 +98,35 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
     }
 }
 
-void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
-                          const struct bt_eval *evals, struct bt_forecast *out)
+/* The store as it is, with the admission series hidden (read-only: the series'
+ * slots are the original's). A trend's points are evaluated with one definition:
+ * a gauge scraped only now must not make the newest point a step above the ones
+ * Little's law gave (DESIGN.md v4: a past frame is evaluated as the present one). */
+static struct bt_store *without_admission(const struct bt_store *st)
+{
+    struct bt_store *v = bt_xmalloc(sizeof *v);
+    *v = *st;
+    v->tap = (struct bt_store_tap){0};
+    size_t ns = (size_t)(st->nroutes ? st->nroutes : 1) * BT_SIG_COUNT;
+    v->series = bt_xcalloc(ns, sizeof *v->series);
+    for (int r = 0; r < st->nroutes; r++)
+        for (int k = 0; k < BT_SIG_COUNT; k++)
+            if (bt_signal_info[k].source != BT_SRC_ADMISSION)
+                v->series[(size_t)r * BT_SIG_COUNT + (size_t)k] = st->series[(size_t)r * BT_SIG_COUNT + (size_t)k];
+    return v;
+}
+
+/* The points of every needed route's trend from the frames of the last minutes;
+ * returns whether a route's points mix minutes read with and without admission
+ * counters (then they are read again without: one definition for every point). */
+static bool collect_points(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, const bool *need, int64_t m0,
+                           struct bt_eval_groups *g, struct bt_eval *frame, struct forecast_pt *pts)
 {
     int n = cfg->nroutes;
-    if (n <= 0)
-        return;
-    /* The frames of the last minutes, newest first, one at a time (frame_at evaluates
-     * every route, the groups included: a group whose minute differs from the route's
-     * is read at its own). Of each frame only what the fits read is kept: the binding
-     * side's group use of each route at the minute it needs from that frame (a route
-     * whose data lag behind the newest reads frame k as its minute k - lag). */
-    int64_t m0 = 0;
-    for (int r = 0; r < n; r++)
-        m0 = evals[r].minute > m0 ? evals[r].minute : m0;
-    struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
-    struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
-    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
-    /* only the routes a trend can be fitted for, and only their quota side's group:
-     * a daily side binding has a run-out of its own */
-    bool *need = bt_xcalloc((size_t)n, sizeof *need);
-    bool any = false;
-    for (int r = 0; r < n; r++) {
-        need[r] = !no_trend(&evals[r]);
-        any |= need[r];
-    }
-    for (int k = 0; k < BT_FORECAST_MINUTES && m0 && any; k++) {
+    unsigned char *adm = bt_xcalloc((size_t)n, sizeof *adm); /* bit 1: with, bit 2: without */
+    memset(pts, 0, (size_t)n * BT_FORECAST_MINUTES * sizeof *pts);
+    for (int k = 0; k < BT_FORECAST_MINUTES && m0; k++) {
         bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, need, frame);
         for (int r = 0; r < n; r++) {
             if (!need[r])
@@ -139,7 +142,49 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
                        !isnan(fi->group_used);
             p->used = fi->group_used;
             p->q = (unsigned char)fi->group_q;
+            if (p->valid)
+                adm[r] |= e->adm_minute ? 1 : 2;
         }
+    }
+    bool mixed = false;
+    for (int r = 0; r < n; r++)
+        mixed |= adm[r] == 3;
+    free(adm);
+    return mixed;
+}
+
+void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
+                          const struct bt_eval *evals, struct bt_forecast *out)
+{
+    int n = cfg->nroutes;
+    if (n <= 0)
+        return;
+    /* The frames of the last minutes, newest first, one at a time (frame_at evaluates
+     * every route, the groups included: a group whose minute differs from the route's
+     * is read at its own). Of each frame only what the fits read is kept: the binding
+     * side's group use of each route at the minute it needs from that frame (a route
+     * whose data lag behind the newest reads frame k as its minute k - lag). A
+     * minute no poll asked for is no point (core/model.h coverage): a trend is fitted
+     * over the minutes known, never over zeros. */
+    int64_t m0 = 0;
+    for (int r = 0; r < n; r++)
+        m0 = evals[r].minute > m0 ? evals[r].minute : m0;
+    struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
+    struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
+    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    /* only the routes a trend can be fitted for, and only their quota side's group:
+     * a daily side binding has a run-out of its own */
+    bool *need = bt_xcalloc((size_t)n, sizeof *need);
+    bool any = false;
+    for (int r = 0; r < n; r++) {
+        need[r] = !no_trend(&evals[r]);
+        any |= need[r];
+    }
+    if (any && collect_points(cfg, st, evals, need, m0, g, frame, pts)) {
+        struct bt_store *v = without_admission(st);
+        collect_points(cfg, v, evals, need, m0, g, frame, pts);
+        free(v->series);
+        free(v);
     }
     for (int r = 0; r < n; r++)
         forecast_fit(&evals[r], &pts[(size_t)r * BT_FORECAST_MINUTES], &out[r]);
@@ -155,11 +200,13 @@ bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n)
     if (isnan(f->minutes))
         return false;
     const char *w = f->minutes_q == BT_QL_LOWER ? "at least" : f->minutes_q == BT_QL_UPPER ? "at most" : "about";
+    /* how many minutes it had: the polls' covered ones only */
     if (f->minutes < 1)
-        snprintf(out, n, "%s reaches its quota within a minute at this trend", bt_side_binding_name(f->side));
+        snprintf(out, n, "%s reaches its quota within a minute at this trend (fit over %d minutes)",
+                 bt_side_binding_name(f->side), f->points);
     else
-        snprintf(out, n, "%s reaches its quota in %s %.0f min at this trend", bt_side_binding_name(f->side),
-                 w, floor(f->minutes));
+        snprintf(out, n, "%s reaches its quota in %s %.0f min at this trend (fit over %d minutes)",
+                 bt_side_binding_name(f->side), w, floor(f->minutes), f->points);
     return true;
 }
 

@@ -171,9 +171,9 @@ static void forecast_json(cJSON *o, const struct bt_forecast *f)
     cJSON_AddNumberToObject(j, "points", f->points);
     add_str(j, "none", runs_out ? NULL : f->none);
     char a[300];
-    snprintf(a, sizeof a, "least squares on the quota group's %s use over the last %d evaluated "
-             "minutes (%d with a figure), extended at that slope: a trend, not a promise",
-             bt_side_binding_name(f->side), BT_FORECAST_MINUTES, f->points);
+    snprintf(a, sizeof a, "least squares on the quota group's %s use, fit over %d minutes (of the "
+             "last %d, those a poll covered), extended at that slope: a trend, not a promise",
+             bt_side_binding_name(f->side), f->points, BT_FORECAST_MINUTES);
     cJSON_AddStringToObject(j, "assumption", a);
 }
 
