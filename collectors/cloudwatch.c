@@ -646,6 +646,10 @@ static void cw_destroy(void *self)
     free(cw->wire_of);
     free(cw->spell);
     free(cw->seen);
+    for (int r = 0; r < cw->nroutes && cw->sets; r++) {
+        cw_sets_reset(&cw->sets[r]);
+        cw_sets_reset(&cw->listing[r]);
+    }
     free(cw->sets);
     free(cw->listing);
     free(cw->nodata);

@@ -283,10 +283,11 @@ void cw_build_queries(struct cw_group *g)
         int n = bt_cloudwatch_route_queries(&routes[r], r, &cw->spell[r], g->q + g->nq,
                                             BT_SIG_COUNT);
         /* the series as ListMetrics lists them; none listed: unknown, not idle */
-        if (cw_sets_apply(&cw->sets[r], &routes[r], g->q + g->nq, n, cw->nodata[r],
-                          sizeof cw->nodata[r])) {
+        int kept = cw_sets_apply(&cw->sets[r], &routes[r], g->q + g->nq, n, cw->nodata[r],
+                                 sizeof cw->nodata[r]);
+        if (kept > 0) {
             cw->nodata[r][0] = '\0';
-            g->nq += n;
+            g->nq += kept;
             /* the reserved tier, where ListMetrics lists it for the ModelId */
             g->nq += cw_sets_tier_queries(&cw->sets[r], &routes[r], r, g->q + g->nq, 3);
         }
@@ -300,8 +301,8 @@ void cw_build_queries(struct cw_group *g)
             int r = g->ag->routes[i];
             int n = bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
             for (int k = 0; k < n; k++) {
-                g->q[g->nq + k].sum = cw->sets[r].nset ? cw->sets[r].set : NULL;
-                g->q[g->nq + k].nsum = cw->sets[r].nset;
+                g->q[g->nq + k].sum = cw->sets[r].nprof ? cw->sets[r].prof : NULL;
+                g->q[g->nq + k].nsum = cw->sets[r].nprof;
                 g->q[g->nq + k].sumkey = cw->sets[r].key;
             }
             g->nq += cw->nodata[r][0] ? 0 : n;
