@@ -456,6 +456,30 @@ static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, 
     x->adm_admitted *= keep;
 }
 
+/* How sure the day's sum through minute dm is: a day sum stored, or the day-sum
+ * query asked and answered without a datapoint (nothing before it), is known; else
+ * the per-minute sum since midnight is known only when a poll covered every minute
+ * of it (a route without coverage records: the minutes its history holds), and a
+ * lower bound when some were never asked (a failed day sum: what is covered). */
+static enum bt_quality tokens_today_quality(const struct bt_config *cfg, const struct bt_store *st,
+                                            int r, int64_t dm)
+{
+    int64_t day = dm - dm % 86400;
+    if (bt_store_has_day_sum(st, r, dm))
+        return BT_QL_KNOWN;
+    bool recorded = bt_store_cover_recorded(st, r);
+    if (recorded && bt_store_covered(st, r, BT_SIG_DAY_INPUT_TOKENS, day) == BT_COV_SETTLED)
+        return BT_QL_KNOWN;
+    int64_t kept = (int64_t)(cfg->history_minutes > 0 ? cfg->history_minutes : st->history) * 60;
+    for (int64_t m = day; m <= dm; m += 60) {
+        bool known = recorded ? bt_store_covered(st, r, BT_SIG_INPUT_TOKENS, m) == BT_COV_SETTLED
+                              : dm - m < kept && dm - m < (int64_t)st->history * 60;
+        if (!known)
+            return BT_QL_LOWER;
+    }
+    return BT_QL_KNOWN;
+}
+
 /* Everything about one route that does not depend on the other routes, in its
  * group's frame: CloudWatch at the group's evaluated minute m, gauges at the newest
  * scrape. */
@@ -592,11 +616,13 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
 
     /* Tokens today: the day's sums from CloudWatch (hourly datapoints since midnight,
      * and the minutes after them), else settled per minute summed since UTC midnight
-     * (within history). */
+     * (within history), with the quality its coverage gives it. */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
+    e->tokens_today_q = BT_QL_UNKNOWN;
     int64_t dm = cm ? cm : e->data_minute;
     if (dm && (bt_store_has_day_sum(st, r, dm) || !isnan(rt->quota[BT_Q_TPD].value) ||
                !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
+        e->tokens_today_q = tokens_today_quality(cfg, st, r, dm);
         double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
         double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
         e->tokens_today = isnan(in) && isnan(out)

@@ -199,7 +199,7 @@ static void side_concurrent(struct bt_side_fig *f, const struct bt_quota *q,
 static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const struct bt_eval *e)
 {
     double per_call = e->invocations > 0 && !isnan(e->settled) ? e->settled / e->invocations : NAN;
-    bt_side_route(f, q, e->tokens_today, BT_QL_KNOWN, per_call, "cloudwatch");
+    bt_side_route(f, q, e->tokens_today, e->tokens_today_q, per_call, "cloudwatch");
 }
 
 /* The route-level figures of every side of ev[i], quotas from the group's members. */

@@ -306,6 +306,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(l, "p99", e->lat_p99);
     add_num(o, "concurrency_limit", e->conc_limit);
     add_num(o, "tokens_today", e->tokens_today);
+    cJSON_AddStringToObject(o, "tokens_today_quality", bt_quality_name(e->tokens_today_q));
     add_num(o, "tokens_today_group", e->group_tokens_today);
     add_time(o, "data_minute", e->data_minute);
     cJSON_AddBoolToObject(o, "idle", e->state == BT_FR_IDLE);
