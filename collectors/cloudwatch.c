@@ -306,7 +306,7 @@ static void submit_page(struct cw_chunk *c)
     /* billed per metric requested: a summed figure costs each series it sums */
     unsigned metrics = 0;
     for (int w = c->first; w < c->first + c->count; w++)
-        metrics += g->wq[w].nsum > 1 ? (unsigned)g->wq[w].nsum : 1;
+        metrics += cw_billed(&g->wq[w]);
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
     cw_submit(g, "GetMetricData", &body, page_done, c);
     bt_buf_free(&body);

@@ -170,6 +170,13 @@ struct cw {
     unsigned long requests;
 };
 
+/* What AWS bills for a wire query: each metric requested, so a summed figure costs
+ * every series it sums (the expression itself is not a metric). */
+static inline unsigned cw_billed(const struct bt_cw_query *x)
+{
+    return x->nsum > 1 ? (unsigned)x->nsum : 1;
+}
+
 /* cloudwatch.c */
 /* The slot of cw->wire_of for a (route, signal, spelling). */
 static inline int cw_wire_slot(int route, int sig, bool alt)

@@ -329,7 +329,8 @@ void cw_build_queries(struct cw_group *g)
     cw_count_cost(g);
 }
 
-/* The cost of each cadence, counted once per distinct query: every poll (throttles,
+/* The cost of each cadence, counted once per distinct query (each series of a summed
+ * one: what AWS bills): every poll (throttles,
  * and the per-minute signals of a route that is not calm or shares the query with
  * one that is not), every BT_CADENCE_SLOW_S (a calm route's), every detail_interval
  * (the 5-minute tier), and the day sums with every poll. */
@@ -343,12 +344,16 @@ void cw_count_cost(struct cw_group *g)
         bool fast = x->signal == BT_SIG_THROTTLES;
         for (int k = g->mfirst[w]; !fast && k < g->mfirst[w] + g->mcount[w]; k++)
             fast = !cw->slow[g->q[g->member[k]].route];
+        /* counted as AWS bills it: each series a summed figure reads */
+        int billed = (int)cw_billed(x);
         if (bt_cloudwatch_signal_detail(x->signal))
-            g->ndetail++;
+            g->ndetail += billed;
         else if (fast)
-            g->nfast++;
+            g->nfast += billed;
         else
-            g->nslow++;
+            g->nslow += billed;
     }
-    g->nday = g->nwire - g->nwire_min;
+    g->nday = 0;
+    for (int w = g->nwire_min; w < g->nwire; w++)
+        g->nday += (int)cw_billed(&g->wq[w]);
 }

@@ -115,6 +115,13 @@ q = [m for l in open(sys.argv[1]) if l.strip() for x in [json.loads(l)] if x["op
      for m in x["body"]["MetricDataQueries"] if "MetricStat" in m and m["MetricStat"]["Metric"]["MetricName"] == "TotalOutputTokens"]
 dims = [tuple(sorted(d["Name"] for d in m["MetricStat"]["Metric"]["Dimensions"])) for m in q]
 print(len(dims) >= 10, all(d == ("Model", "Project") for d in dims))' "$TMP/mantle.log")" "True True"
+# Case 8, the cost line counts what AWS bills: agents' three listed signals
+# (Inferences, TotalInputTokens, TotalOutputTokens; InferenceClientErrors is not
+# listed) are each a sum of 10 series: 30 metrics a poll, x 1,440 polls a day =
+# 43,200 (main counted each sum once: 4, its per-Model queries)
+run "$TMP/mantle.conf" >"$TMP/mantle.txt" 2>/dev/null
+check "mantle: the cost line counts each series a sum reads (30 a poll, 43,200 a day)" \
+    grep -q '^cost: 30 metrics requested per poll, 43,200 per day' "$TMP/mantle.txt"
 # ghost's own use is unknown (stale, with ListMetrics' reason); the quota it shares
 # with agents is at most 3.0 % free, so agents' headroom is an upper bound
 expect_eq "mantle: a route naming an unlisted project is unknown, not every other project's" \
