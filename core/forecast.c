@@ -98,34 +98,17 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
     }
 }
 
-/* The store as it is, with the admission series hidden (read-only: the series'
- * slots are the original's). A trend's points are evaluated with one definition:
- * a gauge scraped only now must not make the newest point a step above the ones
- * Little's law gave (DESIGN.md v4: a past frame is evaluated as the present one). */
-static struct bt_store *without_admission(const struct bt_store *st)
-{
-    struct bt_store *v = bt_xmalloc(sizeof *v);
-    *v = *st;
-    v->tap = (struct bt_store_tap){0};
-    size_t ns = (size_t)(st->nroutes ? st->nroutes : 1) * BT_SIG_COUNT;
-    v->series = bt_xcalloc(ns, sizeof *v->series);
-    for (int r = 0; r < st->nroutes; r++)
-        for (int k = 0; k < BT_SIG_COUNT; k++)
-            if (bt_signal_info[k].source != BT_SRC_ADMISSION)
-                v->series[(size_t)r * BT_SIG_COUNT + (size_t)k] = st->series[(size_t)r * BT_SIG_COUNT + (size_t)k];
-    return v;
-}
-
-/* The points of every needed route's trend from the frames of the last minutes;
- * returns whether a route's points mix minutes read with and without admission
- * counters (then they are read again without: one definition for every point). */
-static bool collect_points(const struct bt_config *cfg, const struct bt_store *st,
+/* The points of every needed route's trend from the frames of the last minutes. A
+ * point is the route's minute read with the present frame's definitions: where the
+ * newest point had admission counters and an older one did not (`check` scrapes only
+ * now), or the other way round, the older one is no point (DESIGN.md v4: a gauge read
+ * only now does not make the newest point a step above the ones Little's law gave). */
+static void collect_points(const struct bt_config *cfg, const struct bt_store *st,
                            const struct bt_eval *evals, const bool *need, int64_t m0,
                            struct bt_eval_groups *g, struct bt_eval *frame, struct forecast_pt *pts)
 {
     int n = cfg->nroutes;
-    unsigned char *adm = bt_xcalloc((size_t)n, sizeof *adm); /* bit 1: with, bit 2: without */
-    memset(pts, 0, (size_t)n * BT_FORECAST_MINUTES * sizeof *pts);
+    unsigned char *adm = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *adm);
     for (int k = 0; k < BT_FORECAST_MINUTES && m0; k++) {
         bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, need, frame);
         for (int r = 0; r < n; r++) {
@@ -142,15 +125,20 @@ static bool collect_points(const struct bt_config *cfg, const struct bt_store *s
                        !isnan(fi->group_used);
             p->used = fi->group_used;
             p->q = (unsigned char)fi->group_q;
-            if (p->valid)
-                adm[r] |= e->adm_minute ? 1 : 2;
+            adm[(size_t)r * BT_FORECAST_MINUTES + (size_t)i] = e->adm_minute != 0;
         }
     }
-    bool mixed = false;
-    for (int r = 0; r < n; r++)
-        mixed |= adm[r] == 3;
+    for (int r = 0; r < n; r++) {
+        struct forecast_pt *p = &pts[(size_t)r * BT_FORECAST_MINUTES];
+        const unsigned char *a = &adm[(size_t)r * BT_FORECAST_MINUTES];
+        int newest = 0;
+        while (newest < BT_FORECAST_MINUTES && !p[newest].valid)
+            newest++;
+        for (int i = newest + 1; i < BT_FORECAST_MINUTES; i++)
+            if (a[i] != a[newest])
+                p[i].valid = false;
+    }
     free(adm);
-    return mixed;
 }
 
 void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
@@ -180,12 +168,8 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
         need[r] = !no_trend(&evals[r]);
         any |= need[r];
     }
-    if (any && collect_points(cfg, st, evals, need, m0, g, frame, pts)) {
-        struct bt_store *v = without_admission(st);
-        collect_points(cfg, v, evals, need, m0, g, frame, pts);
-        free(v->series);
-        free(v);
-    }
+    if (any)
+        collect_points(cfg, st, evals, need, m0, g, frame, pts);
     for (int r = 0; r < n; r++)
         forecast_fit(&evals[r], &pts[(size_t)r * BT_FORECAST_MINUTES], &out[r]);
     free(need);

@@ -46,7 +46,8 @@ series.append({"namespace": "AWS/BedrockMantle", "metric": "OutputTokens", "stat
 json.dump({"series": series}, open(sys.argv[2], "w"))
 PY
 
-python3 "$BEDTOP_SRCDIR/tests/fake/admission_server.py" >"$TMP/aport" 2>"$TMP/adm.err" &
+python3 "$BEDTOP_SRCDIR/tests/fake/admission_server.py" --access-log "$TMP/access.log" \
+    >"$TMP/aport" 2>"$TMP/adm.err" &
 CLEANUP+=("kill $!")
 for _ in $(seq 50); do [ -s "$TMP/aport" ] && break; sleep 0.1; done
 APORT=$(head -n 1 "$TMP/aport")
@@ -79,6 +80,35 @@ expect_eq "flat: used 355,000 + 6,666.67 held = 361,667, headroom 63.8 %" \
     "361667 63.8 known"
 check "flat: the assumption says how many minutes the fit had" \
     grep -q 'fit over 8 minutes' "$TMP/flat-1d-none.json"
+
+# Case 8, one scrape per URL a round: two routes naming the same admission URL
+# (/fleet: triage by its route label, agents by model_id) are scraped together. check
+# scrapes twice (a rate needs two readings): 2 requests for /fleet, not 2 x 2 (main),
+# and each route reads its own series: 38 in flight each.
+cat >"$TMP/shared.conf" <<EOF
+[bedtop]
+region = us-east-1
+admission_gap = 1
+
+[route triage]
+model = amazon.nova-pro-v1:0
+quota_tpm = 1000000
+max_tokens = 1000
+admission = http://127.0.0.1:$APORT/fleet
+
+[route agents]
+model = anthropic.claude-opus-4-7
+quota_tpm = 1000000
+max_tokens = 1000
+admission = http://127.0.0.1:$APORT/fleet
+EOF
+: >"$TMP/access.log"
+run "$TMP/shared.conf" --format json >"$TMP/shared.json" 2>/dev/null
+expect_eq "a URL two routes name is scraped once a round (2 rounds: 2 requests)" \
+    "$(grep -c '^/fleet' "$TMP/access.log")" 2
+expect_eq "... and each route reads its own series from it" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted((r["name"], r["in_flight"], r["in_flight_source"]) for r in d["routes"]))' "$TMP/shared.json")" \
+    "[('agents', 38, 'admission'), ('triage', 38, 'admission')]"
 
 check "fake AWS (mantle) starts" start_fake mantle --scenario "$TMP/mantle.json"
 cat >"$TMP/mantle.conf" <<'EOF'
