@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/json.h"
 
 bool bt_format_parse(const char *s, enum bt_format *out)
@@ -106,7 +107,7 @@ static void add_pct(cJSON *o, const char *k, double v)
     if (isnan(v) || isinf(v))
         cJSON_AddNullToObject(o, k);
     else
-        cJSON_AddNumberToObject(o, k, round(v * 10) / 10);
+        cJSON_AddNumberToObject(o, k, bt_round_to(v, 1));
 }
 
 static void add_time(cJSON *o, const char *k, int64_t t)
@@ -126,7 +127,7 @@ static void add_dec(cJSON *o, const char *k, double v)
     if (isnan(v) || isinf(v))
         cJSON_AddNullToObject(o, k);
     else
-        cJSON_AddNumberToObject(o, k, round(v * 100) / 100);
+        cJSON_AddNumberToObject(o, k, bt_round_to(v, 2));
 }
 
 static void add_str(cJSON *o, const char *k, const char *v)
