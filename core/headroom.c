@@ -392,8 +392,8 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *const *ev, c
             /* the route's figures follow the side that binds */
             e->settled = e->used = ts->used;
             e->used_q = ts->used_q;
-            e->held = 0;
-            e->held_q = BT_QL_KNOWN;
+            /* held stays the route's (the input side's reservations, with their own
+             * quality): not an exact 0 the output side never measured */
             e->reserved_per_min = NAN;
         }
         e->quota = ts->quota;

@@ -171,6 +171,11 @@ mj() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']
 expect_eq "mantle: output 10 x 388,000 = 3,880,000 of 4,000,000 binds at 3.0 %" \
     "$(mj "(r['agents']['binding_side'], r['agents']['mantle']['output']['used'], r['agents']['headroom_pct'], r['agents']['status'])")" \
     "('output', 3880000, 3, 'crit')"
+# Case 8: mantle publishes no latency and there are no admission counters, so the
+# calls in flight, and what they hold, are unknown: the output side binding does not
+# make held an exact 0 (main: 0, known)
+expect_eq "mantle: held is unknown (null), not an exact 0, when output binds" \
+    "$(mj "(r['agents']['tpm']['held'], r['agents']['tpm']['held_quality'])")" "(None, 'unknown')"
 expect_eq "mantle: input 10 x 900,000 = 9,000,000 summed over every listed project" \
     "$(mj "r['agents']['mantle']['input']['used'] >= 9000000")" True
 expect_eq "mantle: TotalOutputTokens asked per Model+Project (10 series summed), never per Model" \
