@@ -185,6 +185,7 @@ static void ceiling_json(cJSON *o, const struct bt_ceiling *c)
     cJSON *j = cJSON_AddObjectToObject(o, "observed_ceiling");
     cJSON_AddNumberToObject(j, "window_minutes", BT_CEILING_WINDOW);
     cJSON_AddNumberToObject(j, "throttled_minutes", c->throttled_minutes);
+    cJSON_AddNumberToObject(j, "covered_minutes", c->covered_minutes);
     add_num(j, "tokens_per_minute", c->tokens);
     add_str(j, "quality", isnan(c->tokens) ? "unknown" : "lower-bound");
     add_num(j, "requests_per_minute", c->requests);

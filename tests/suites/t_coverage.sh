@@ -132,7 +132,8 @@ def rt(metric, v, stat="Sum"):
     return {"namespace": "AWS/Bedrock", "metric": metric, "stat": stat,
             "dimensions": {"ModelId": mid}, "generator": {"constant": v}}
 json.dump({"series": [rt("Invocations", 1), rt("InputTokenCount", 5000), rt("OutputTokenCount", 1000),
-                      rt("InvocationLatency", 15000, "Average")]}, open(sys.argv[1], "w"))
+                      rt("InvocationLatency", 15000, "Average"), rt("InvocationThrottles", 2)]},
+          open(sys.argv[1], "w"))
 PY
 check "fake AWS (rounding) starts" start_fake round --scenario "$TMP/round.json"
 printf '[bedtop]\nregion = us-east-1\n\n[route r]\nmodel = amazon.nova-pro-v1:0\nquota_tpm = 1000000\nmax_tokens = 1000\n' >"$TMP/round.conf"
@@ -144,6 +145,13 @@ run "$TMP/round.conf" >"$TMP/round.txt" 2>/dev/null
 expect_eq "99.25 % is 99.3 in JSON, text and every CSV row" \
     "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["routes"][0]["headroom_pct"])' "$TMP/round.out") $(awk '$1 == "r" {print $7}' "$TMP/round.txt") $(python3 -c 'import csv,sys; print(sorted(set(r["headroom_pct"] for r in csv.DictReader(open(sys.argv[1])))))' "$TMP/round.csv")" \
     "99.3 99.3 ['99.3']"
+# Case 8, the observed ceiling says how many minutes it had: the same route throttles
+# 2 calls every minute; check covered 8 minutes of the ceiling's 60-minute window, all
+# 8 throttled: "8 of 8 covered min throttled" (main: "8 min throttled" of "the last 60")
+check "the observed ceiling counts the covered minutes only" \
+    grep -qE "^  r: at least .* \(8 of 8 covered min throttled\)" "$TMP/round.txt"
+expect_eq "... and the JSON says 8 covered, 8 throttled" \
+    "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["routes"][0]["observed_ceiling"]; print(c["covered_minutes"], c["throttled_minutes"])' "$TMP/round.out")" "8 8"
 
 check "fake AWS (mantle) starts" start_fake mantle --scenario "$TMP/mantle.json"
 cat >"$TMP/mantle.conf" <<'EOF'
