@@ -268,10 +268,15 @@ void bt_store_cover(struct bt_store *s, const struct bt_coverage *c, int64_t arr
             s->capcovlog = s->capcovlog ? s->capcovlog * 2 : 256;
             s->covlog = bt_xrealloc(s->covlog, s->capcovlog * sizeof *s->covlog);
         }
+        if (s->ncovlog && arrival < s->covlog[s->ncovlog - 1].arrival)
+            s->covlog_unsorted = true;
         s->covlog[s->ncovlog++] = (struct bt_cov_rec){*c, arrival};
     }
-    if (!s->horizon || arrival <= s->horizon)
+    if (!s->horizon || arrival <= s->horizon) {
         cov_apply(s, c);
+        if (s->track_arrival && s->covlog_applied == s->ncovlog - 1)
+            s->covlog_applied = s->ncovlog;
+    }
     if (s->tap.coverage)
         s->tap.coverage(s->tap.arg, c, arrival);
     s->generation++;
@@ -337,7 +342,7 @@ void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
     dst->cov = NULL;
     dst->cov_recorded = NULL;
     dst->covlog = NULL;
-    dst->ncovlog = dst->capcovlog = 0;
+    dst->ncovlog = dst->capcovlog = dst->covlog_applied = 0;
     if (src->cov_recorded) {
         dst->cov_recorded = bt_xcalloc(n ? n : 1, sizeof *dst->cov_recorded);
         memcpy(dst->cov_recorded, src->cov_recorded, n * sizeof *dst->cov_recorded);
@@ -373,7 +378,8 @@ void bt_store_clear(struct bt_store *s)
     s->cov_recorded = NULL;
     free(s->covlog);
     s->covlog = NULL;
-    s->ncovlog = s->capcovlog = 0;
+    s->ncovlog = s->capcovlog = s->covlog_applied = 0;
+    s->covlog_unsorted = false;
     bt_counters_free(s);
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
@@ -914,11 +920,24 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
     for (size_t i = 0; i < s->nlog; i++)
         if (!t || s->log[i].t <= t)
             apply_event(s, routes, &s->log[i]);
-    /* coverage as it stood then: the records answered by t */
-    cov_free(s);
-    for (size_t i = 0; i < s->ncovlog; i++)
-        if (!t || s->covlog[i].arrival <= t)
+    /* coverage as it stood then: the records answered by t (a seek forward over
+     * records in arrival order adds the ones since; any other seek rebuilds) */
+    bool forward = !s->covlog_unsorted && s->covlog_applied <= s->ncovlog &&
+                   (s->covlog_applied == 0 || !t || s->covlog[s->covlog_applied - 1].arrival <= t);
+    if (!forward) {
+        cov_free(s);
+        s->covlog_applied = 0;
+    }
+    if (s->covlog_unsorted) {
+        for (size_t i = 0; i < s->ncovlog; i++)
+            if (!t || s->covlog[i].arrival <= t)
+                cov_apply(s, &s->covlog[i].c);
+    } else {
+        size_t i = s->covlog_applied;
+        for (; i < s->ncovlog && (!t || s->covlog[i].arrival <= t); i++)
             cov_apply(s, &s->covlog[i].c);
+        s->covlog_applied = i;
+    }
     s->generation++;
 }
 

@@ -279,6 +279,8 @@ struct bt_store {
     bool *cov_recorded;
     struct bt_cov_rec *covlog;
     size_t ncovlog, capcovlog;
+    size_t covlog_applied;   /* replay: records [0, applied) are in cov (the horizon's) */
+    bool covlog_unsorted;    /* a record arrived before the one logged before it */
 };
 
 struct bt_sample {
