@@ -18,11 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/headroom.h"
 #include "core/plan.h"
+#include "core/recording.h"
 #include "core/util.h"
 #include "io/conffile.h"
+#include "io/recfile.h"
 #include "tests/tap.h"
 
 static const int64_t T0 = 1795946400;  /* 2026-11-29 10:00:00 UTC */
@@ -205,6 +208,71 @@ static void test_inferred(void)
     bt_config_free(&cfg);
 }
 
+/* A recording carries coverage (format 2.1, "v"), so a replay knows which minutes
+ * were asked: the flat poll written live and replayed gives the same frame (10:07,
+ * used 361,666.67) and the same trend (8 points, flat); 09:59 is unknown there too. */
+static void test_recording(void)
+{
+    char dir[32] = "/tmp/bt-cov-XXXXXX", path[64], err[256];
+    if (!mkdtemp(dir)) {
+        OK(false, "mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/c.rec", dir);
+    struct fx f;
+    bt_config_init(&f.cfg);
+    int r = bt_config_add_route(&f.cfg, "flat");
+    struct bt_route *rt = &f.cfg.routes[r];
+    bt_strlcpy(rt->model, "amazon.nova-pro-v1:0", sizeof rt->model);
+    bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+    rt->max_tokens = 1000;
+    rt->quota[BT_Q_TPM] = (struct bt_quota){1000000, BT_QS_CONFIG, "", ""};
+    bt_config_finish(&f.cfg);
+    f.cfg.routes[r].burndown = 1;
+    bt_store_init(&f.st, 1, 1440);
+    bt_store_bind_routes(&f.st, f.cfg.routes);
+    struct bt_recorder *rec = bt_recorder_open(path, &f.cfg, "live", T0, err, sizeof err);
+    OK(rec != NULL, "recorder opens (%s)", rec ? "" : err);
+    if (!rec) {
+        fx_free(&f);
+        return;
+    }
+    bt_recorder_attach(rec, &f.st);
+    for (int64_t m = T0; m < ASK; m += 60) {
+        bt_store_add(&f.st, &(struct bt_sample){.t = m, .signal = BT_SIG_INVOCATIONS, .value = 100}, ASK);
+        bt_store_add(&f.st, &(struct bt_sample){.t = m, .signal = BT_SIG_INPUT_TOKENS, .value = 300000}, ASK);
+        bt_store_add(&f.st, &(struct bt_sample){.t = m, .signal = BT_SIG_OUTPUT_TOKENS, .value = 55000}, ASK);
+        bt_store_add(&f.st, &(struct bt_sample){.t = m, .signal = BT_SIG_LATENCY_AVG, .value = 1000}, ASK);
+    }
+    struct bt_coverage c = {.route = 0, .from = T0, .to = ASK, .settled_to = ASK - 120, .asked = ASK};
+    c.signals = BT_SIG_BIT(BT_SIG_INVOCATIONS) | BT_SIG_BIT(BT_SIG_INPUT_TOKENS) |
+                BT_SIG_BIT(BT_SIG_OUTPUT_TOKENS) | BT_SIG_BIT(BT_SIG_LATENCY_AVG);
+    bt_store_cover(&f.st, &c, ASK);
+    bt_store_apply(&f.st, &(struct bt_event){.t = ASK, .type = BT_EV_OK, .route = 0,
+                                              .source = BT_SRC_CLOUDWATCH});
+    bt_recorder_flush(rec, ASK);
+    bt_recorder_close(rec);
+    struct bt_replay rp;
+    OK(bt_replay_open(&rp, path, NULL, NULL, err, sizeof err), "replay opens: %s", err);
+    OK(bt_store_cover_recorded(&rp.store, 0) &&
+           bt_store_covered(&rp.store, 0, BT_SIG_INPUT_TOKENS, M7) == BT_COV_SETTLED &&
+           bt_store_covered(&rp.store, 0, BT_SIG_INPUT_TOKENS, M7 + 60) == BT_COV_ASKED &&
+           bt_store_covered(&rp.store, 0, BT_SIG_INPUT_TOKENS, T0 - 60) == BT_COV_NONE,
+       "the replay has the poll's coverage: 10:07 settled, 10:08 asked, 09:59 never");
+    struct bt_eval e;
+    bt_eval_route(&rp.cfg, &rp.store, 0, ASK, &e);
+    OK(e.minute == M7, "replayed frame at 10:07");
+    NEAR(e.used, 361666.67, 0.01, "replayed used 361,666.67");
+    struct bt_forecast fc;
+    bt_plan_forecast(&rp.cfg, &rp.store, 0, ASK, &fc);
+    OK(fc.points == 8 && fc.none && !strcmp(fc.none, "flat"), "replayed trend: 8 points, flat (%d)",
+       fc.points);
+    bt_replay_free(&rp);
+    fx_free(&f);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_store();
@@ -212,5 +280,6 @@ int main(void)
     test_request_time();
     test_tokens_today();
     test_inferred();
+    test_recording();
     return tap_done();
 }
