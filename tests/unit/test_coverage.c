@@ -96,6 +96,31 @@ static void test_store(void)
        "newest settled 10:07; 8 of the 15 minutes 09:53 .. 10:07 covered");
     fx_free(&f);
 
+    /* polls that follow on merge; a later poll settles what an earlier one asked
+     * too early; a gap stays a gap; the history (10 minutes here) drops the old */
+    struct bt_store h;
+    bt_store_init(&h, 1, 10);
+    uint64_t inv = BT_SIG_BIT(BT_SIG_INVOCATIONS);
+    bt_store_cover(&h, &(struct bt_coverage){.route = 0, .signals = inv, .from = T0, .to = T0 + 600,
+                                             .settled_to = T0 + 480, .asked = T0 + 600},
+                   T0 + 601);
+    bt_store_cover(&h, &(struct bt_coverage){.route = 0, .signals = inv, .from = T0 + 480,
+                                             .to = T0 + 660, .settled_to = T0 + 540, .asked = T0 + 660},
+                   T0 + 661);
+    OK(bt_store_covered(&h, 0, BT_SIG_INVOCATIONS, T0 + 480) == BT_COV_SETTLED &&
+           bt_store_covered(&h, 0, BT_SIG_INVOCATIONS, T0 + 540) == BT_COV_ASKED,
+       "the next poll settles 10:08, asks 10:09 .. 10:10");
+    bt_store_cover(&h, &(struct bt_coverage){.route = 0, .signals = inv, .from = T0 + 900,
+                                             .to = T0 + 960, .settled_to = T0 + 960, .asked = T0 + 1200},
+                   T0 + 1201);
+    OK(bt_store_covered(&h, 0, BT_SIG_INVOCATIONS, T0 + 660) == BT_COV_NONE &&
+           bt_store_covered(&h, 0, BT_SIG_INVOCATIONS, T0 + 900) == BT_COV_SETTLED &&
+           bt_store_covered_newest(&h, 0, BT_SIG_INVOCATIONS, T0 + 840) == T0 + 480,
+       "10:11 .. 10:14 never asked: a gap; the newest settled before it 10:08");
+    OK(bt_store_covered(&h, 0, BT_SIG_INVOCATIONS, T0 + 240) == BT_COV_NONE,
+       "10:04 is older than the 10 minutes kept before 10:15: dropped");
+    bt_store_free(&h);
+
     /* replay: a record is visible from its answer's arrival on */
     struct bt_store s;
     bt_store_init(&s, 1, 1440);
