@@ -95,6 +95,8 @@ static void record_coverage(struct cw_group *g)
     int64_t lag_s = lag > 0 ? (int64_t)ceil(lag) : 0;
     for (int k = 0; k < g->nchunks; k++) {
         const struct cw_chunk *c = &g->chunks[k];
+        if (c->failed)
+            continue; /* a failed day-sum request covers nothing */
         for (int w = c->first; w < c->first + c->count; w++)
             for (int m = g->mfirst[w]; m < g->mfirst[w] + g->mcount[w]; m++) {
                 const struct bt_cw_query *x = &g->q[g->member[m]];
@@ -160,8 +162,17 @@ static void chunk_done(struct cw_chunk *c)
 static void chunk_fail(struct cw_chunk *c, const char *why)
 {
     struct cw_group *g = c->g;
-    if (c->daysum)
+    if (c->daysum) {
+        /* the day's sums only: the minutes stay good, tokens today is then a lower
+         * bound from the minutes covered (core/frame.c); asked again next poll */
         g->day_failed = true;
+        c->failed = true;
+        if (g->cw->ctx->verbose)
+            fprintf(stderr, "bedtop: %s: the day's token sums failed (%s): tokens today is a "
+                            "lower bound\n", g->label, why);
+        chunk_done(c);
+        return;
+    }
     for (int w = c->first; w < c->first + c->count; w++)
         wire_fail(g, w, "%s: %s", g->label, why);
     chunk_done(c);

@@ -96,6 +96,7 @@ struct cw_chunk {
     const char *id_at;       /* the page's last result Id seen, and its wire query */
     int id_w, id_s;
     bool *dayhas;            /* ... and whether any came */
+    bool failed;             /* a day-sum request that failed (its routes stay good) */
 };
 
 struct cw_group {
