@@ -117,6 +117,16 @@ int cmd_record_backfill(struct opts *o)
                        sizeof ok.text);
         bt_recorder_add_event(rec, &ok);
         for (int r = 0; r < a.cfg.nroutes; r++) {
+            /* the minute's coverage: what the backfill's request asked for (2.1), as a
+             * poll at `seen`, when the minute had settled (the request's last two
+             * minutes were asked a little early: as before, they count as settled) */
+            struct bt_coverage cov = {.route = r, .from = m, .to = m + 60, .settled_to = m + 60,
+                                      .asked = seen};
+            for (int k = 0; k < BT_SIG_COUNT; k++)
+                if (bt_store_covered(&a.store, r, (enum bt_signal)k, m) != BT_COV_NONE)
+                    cov.signals |= BT_SIG_BIT(k);
+            if (cov.signals)
+                bt_recorder_add_coverage(rec, &cov, seen);
             for (int k = 0; k < BT_SIG_COUNT; k++) {
                 if (bt_signal_info[k].source != BT_SRC_CLOUDWATCH)
                     continue;

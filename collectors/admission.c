@@ -31,7 +31,9 @@ struct adm_source {
     char url[512];           /* scrape URL, or the Prometheus base URL */
     char shown[512];         /* url without user:password@, for messages */
     bool api;
-    int route;               /* per-route source, -1 global */
+    int route;               /* per-route source, -1 global or shared by several routes */
+    bool own;                /* every route it accepts names this URL itself */
+    int first;               /* own: the first route naming it */
     bool *accept;            /* routes this source may write */
     bool *covered;           /* this round */
     bool *had;               /* covered by the last successful round */
@@ -119,12 +121,12 @@ static void source_done(struct adm_source *s)
             continue;
         if (s->failed) {
             /* only the routes this source speaks for go stale */
-            bool mine = s->route >= 0 || s->had[r] || !s->ever_ok;
+            bool mine = s->own || s->had[r] || !s->ever_ok;
             if (mine)
                 event(a, s, r, BT_EV_ERROR, s->code, s->err);
         } else if (s->covered[r]) {
             event(a, s, r, BT_EV_OK, "", "ok");
-        } else if (s->route >= 0 || s->had[r]) {
+        } else if (s->own || s->had[r]) {
             char msg[160];
             snprintf(msg, sizeof msg, "no bedrock_admission_* series for route %.64s",
                      a->ctx->cfg->routes[r].name);
@@ -296,8 +298,20 @@ static void *adm_create(struct bt_ctx *ctx)
             any_left = true;
             continue;
         }
+        /* one scrape per URL a round, whatever routes name it: a URL several routes
+         * name speaks for each by its route (or model_id) labels */
+        int k = 0;
+        while (k < a->nsrc && strcmp(cfg->routes[a->src[k].first].admission, cfg->routes[r].admission) != 0)
+            k++;
+        if (k < a->nsrc) {
+            a->src[k].route = -1; /* shared: no route is "the scraped one" */
+            a->src[k].accept[r] = true;
+            continue;
+        }
         add_source(a, cfg->routes[r].admission, r);
         a->src[a->nsrc - 1].accept[r] = true;
+        a->src[a->nsrc - 1].own = true;
+        a->src[a->nsrc - 1].first = r;
     }
     if (global && *global && any_left) {
         add_source(a, global, -1);

@@ -82,9 +82,46 @@ void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt
 
 /* --- polling --- */
 
+/* What the poll asked for, per route whose poll was good and request: the signals,
+ * the minutes [StartTime, EndTime) and which of them were settled when the request
+ * was sent (minute end + lag <= poll_now: the request's time, not the answer's). */
+static void record_coverage(struct cw_group *g)
+{
+    struct cw *cw = g->cw;
+    if (!cw->ctx->store || !g->chunks)
+        return;
+    uint64_t *mask = bt_xcalloc((size_t)cw->nroutes + 1, sizeof *mask);
+    double lag = cw->ctx->cfg->cw_lag;
+    int64_t lag_s = lag > 0 ? (int64_t)ceil(lag) : 0;
+    for (int k = 0; k < g->nchunks; k++) {
+        const struct cw_chunk *c = &g->chunks[k];
+        if (c->failed)
+            continue; /* a failed day-sum request covers nothing */
+        for (int w = c->first; w < c->first + c->count; w++)
+            for (int m = g->mfirst[w]; m < g->mfirst[w] + g->mcount[w]; m++) {
+                const struct bt_cw_query *x = &g->q[g->member[m]];
+                if (x->route >= 0 && x->route < cw->nroutes && !cw->err[x->route][0])
+                    mask[x->route] |= BT_SIG_BIT(x->signal);
+            }
+        for (int i = 0; i < g->ag->nroutes; i++) {
+            int r = g->ag->routes[i];
+            if (!mask[r])
+                continue;
+            struct bt_coverage cov = {.route = r, .signals = mask[r], .from = c->start,
+                                      .to = c->end,
+                                      .settled_to = bt_minute_floor(g->poll_now - lag_s),
+                                      .asked = g->poll_now};
+            bt_store_cover(cw->ctx->store, &cov, cw_clock(cw));
+            mask[r] = 0;
+        }
+    }
+    free(mask);
+}
+
 static void finish_poll(struct cw_group *g)
 {
     struct cw *cw = g->cw;
+    record_coverage(g);
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
         if (cw->err[r][0]) {
@@ -125,8 +162,17 @@ static void chunk_done(struct cw_chunk *c)
 static void chunk_fail(struct cw_chunk *c, const char *why)
 {
     struct cw_group *g = c->g;
-    if (c->daysum)
+    if (c->daysum) {
+        /* the day's sums only: the minutes stay good, tokens today is then a lower
+         * bound from the minutes covered (core/frame.c); asked again next poll */
         g->day_failed = true;
+        c->failed = true;
+        if (g->cw->ctx->verbose)
+            fprintf(stderr, "bedtop: %s: the day's token sums failed (%s): tokens today is a "
+                            "lower bound\n", g->label, why);
+        chunk_done(c);
+        return;
+    }
     for (int w = c->first; w < c->first + c->count; w++)
         wire_fail(g, w, "%s: %s", g->label, why);
     chunk_done(c);
@@ -271,7 +317,7 @@ static void submit_page(struct cw_chunk *c)
     /* billed per metric requested: a summed figure costs each series it sums */
     unsigned metrics = 0;
     for (int w = c->first; w < c->first + c->count; w++)
-        metrics += g->wq[w].nsum > 1 ? (unsigned)g->wq[w].nsum : 1;
+        metrics += cw_billed(&g->wq[w]);
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
     cw_submit(g, "GetMetricData", &body, page_done, c);
     bt_buf_free(&body);
@@ -611,6 +657,10 @@ static void cw_destroy(void *self)
     free(cw->wire_of);
     free(cw->spell);
     free(cw->seen);
+    for (int r = 0; r < cw->nroutes && cw->sets; r++) {
+        cw_sets_reset(&cw->sets[r]);
+        cw_sets_reset(&cw->listing[r]);
+    }
     free(cw->sets);
     free(cw->listing);
     free(cw->nodata);

@@ -12,31 +12,63 @@
 #include "collectors/cloudwatch.h"
 
 /* The series a route's figures are read from, as ListMetrics lists them
- * (cw_sets.c): a mantle model's token totals exist per Model, or only per
- * Model+Project (then summed over the projects; a wrong set returns zeros, not an
- * error); an application inference profile appears under its ARN and its bare ID
- * (both summed). */
+ * (cw_sets.c), one metric at a time: a mantle model's token totals exist per Model,
+ * or only per Model+Project (then summed over every listed project: no cap; a wrong
+ * set returns zeros, not an error), and each signal is asked with its own metric's
+ * sets (the per-inference OutputTokens listed per Model says nothing of
+ * TotalOutputTokens); an application inference profile appears under its ARN and its
+ * bare ID (both summed); the reserved service tier under any set that holds
+ * ResolvedServiceTier=reserved (ModelId + ResolvedServiceTier, or with ServiceTier
+ * too: summed over the other dimensions). */
+struct cw_set {                /* one listed set's dimensions besides the model's */
+    int n;
+    char name[BT_CW_MAX_DIMS][32];
+    char value[BT_CW_MAX_DIMS][96];
+};
+struct cw_metric_sets {
+    bool model_only;         /* listed under the model dimension alone */
+    int nset, capset;
+    struct cw_set *set;      /* listed with more dimensions (Project; the tier's) */
+    struct bt_cw_dimset *dims; /* what is asked (cw_sets_apply): into set[] and the model */
+    int ndims;
+    char key[48];            /* tells routes with the same model but other sets apart */
+};
+#define CW_SETS_MANTLE 4     /* Inferences, TotalInputTokens, TotalOutputTokens, InferenceClientErrors */
+#define CW_SETS_TIER 3       /* the reserved tier's Invocations, InputTokenCount, OutputTokenCount */
 struct cw_sets {
     bool listed;             /* mantle: ListMetrics answered for the route's group */
-    bool model_only;         /* a {Model} series is listed */
-    int nproj;               /* {Model, Project} series listed, by project */
-    char proj[BT_CW_MAX_SUM][64];
-    struct bt_cw_dimset set[BT_CW_MAX_SUM];
-    int nset;
-    char key[96];            /* tells routes with the same model but other sets apart */
+    struct cw_metric_sets m[CW_SETS_MANTLE];
+    struct cw_metric_sets tier[CW_SETS_TIER];
+    struct bt_cw_dimset prof[2]; /* an application profile: its ARN and its bare ID */
+    int nprof;
+    char key[96];
     char bare_id[64];        /* an application profile's bare ID */
-    bool tier_reserved;      /* ListMetrics lists ModelId + ResolvedServiceTier=reserved */
-    struct bt_cw_dimset tier; /* that set, for the TIER_RES_* signals */
+    bool tier_reserved;      /* ListMetrics lists a set with ResolvedServiceTier=reserved */
 };
+/* Frees what s holds and empties it (s must be zeroed or reset before). */
 void cw_sets_reset(struct cw_sets *s);
+/* Empties the mantle listing only (the reserved tier's sets stay). */
+void cw_sets_reset_mantle(struct cw_sets *s);
+/* dst takes src's mantle sets (mantle: true) or its tier sets; src's become empty. */
+void cw_sets_take(struct cw_sets *dst, struct cw_sets *src, bool mantle);
 /* A metric ListMetrics listed in AWS/BedrockMantle: the sets that carry rt's model. */
 void cw_sets_note(struct cw_sets *s, const struct bt_route *rt, const struct bt_cw_listed *m);
-/* Points a route's queries q[0..n) at the series to read; false (why set) when ListMetrics
- * listed none for a mantle route: its usage is unknown, not idle. */
-bool cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_query *q, int n,
-                   char *why, size_t whylen);
-/* The reserved tier's queries (TIER_RES_*: ModelId + ResolvedServiceTier=reserved) of a
- * runtime route whose account lists that series; returns how many (at most max). */
+/* A metric ListMetrics listed in AWS/Bedrock with ResolvedServiceTier=reserved for
+ * rt's ModelId: a set of the reserved tier's. */
+void cw_sets_note_tier(struct cw_sets *s, const struct bt_route *rt, const struct bt_cw_listed *m);
+/* The reserved tier under ModelId + ResolvedServiceTier=reserved alone (what a state
+ * file that lists no sets knows). */
+void cw_sets_tier_pair(struct cw_sets *s);
+/* Points a route's queries q[0..n) at the series to read, each signal at its own
+ * metric's listed sets; a query whose signal has none listed is dropped (its figure
+ * is unknown, not idle). Returns how many are kept (compacted at the front of q);
+ * 0 with why set when none is (a mantle route with no series listed, or naming a
+ * project that is not listed). */
+int cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_query *q, int n,
+                  char *why, size_t whylen);
+/* The reserved tier's queries (TIER_RES_*: every listed set with
+ * ResolvedServiceTier=reserved) of a runtime route whose account lists them;
+ * returns how many (at most max). */
 int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
                          struct bt_cw_query *out, int max);
 /* ---- the collector's state (cloudwatch.c polls, cw_list.c lists) ---- */
@@ -64,6 +96,7 @@ struct cw_chunk {
     const char *id_at;       /* the page's last result Id seen, and its wire query */
     int id_w, id_s;
     bool *dayhas;            /* ... and whether any came */
+    bool failed;             /* a day-sum request that failed (its routes stay good) */
 };
 
 struct cw_group {
@@ -137,6 +170,13 @@ struct cw {
     bool started;            /* check mode: the one poll was started */
     unsigned long requests;
 };
+
+/* What AWS bills for a wire query: each metric requested, so a summed figure costs
+ * every series it sums (the expression itself is not a metric). */
+static inline unsigned cw_billed(const struct bt_cw_query *x)
+{
+    return x->nsum > 1 ? (unsigned)x->nsum : 1;
+}
 
 /* cloudwatch.c */
 /* The slot of cw->wire_of for a (route, signal, spelling). */

@@ -21,13 +21,17 @@ static void on_metric(void *arg, const struct bt_cw_listed *m)
     const char *account = m->account, *tier = bt_cw_dim(&m->dims, "ResolvedServiceTier");
     if (!model)
         return;
-    if (tier && !strcmp(tier, "reserved") && m->dims.n == 2 &&
-        !strcmp(metric, bt_signal_info[BT_SIG_TIER_RES_INVOCATIONS].metric)) {
+    if (tier) {
+        /* any listed set with ResolvedServiceTier=reserved (AWS names ModelId,
+         * ServiceTier and ResolvedServiceTier together): summed over the others */
         for (int i = 0; i < g->ag->nroutes; i++) {
             int r = g->ag->routes[i];
             const struct bt_route *rt = &cw->ctx->cfg->routes[r];
-            if (!strcmp(rt->model, model) && (!rt->account[0] || !account ||
-                                              !strcmp(rt->account, account)))
+            if (rt->endpoint != BT_EP_RUNTIME || strcmp(rt->model, model) != 0 ||
+                (rt->account[0] && account && strcmp(rt->account, account) != 0))
+                continue;
+            cw_sets_note_tier(&cw->listing[r], rt, m);
+            if (cw->listing[r].tier_reserved)
                 cw->seen[r] |= SEEN_TIER;
         }
         return;
@@ -98,17 +102,15 @@ static void list_finish(struct cw_group *g)
         int r = g->ag->routes[i];
         /* a failed mantle listing keeps the sets of the last good one (none: by Model) */
         if (g->list_ok[1] && cw->ctx->cfg->routes[r].endpoint == BT_EP_MANTLE) {
-            cw->sets[r] = cw->listing[r];
+            cw_sets_take(&cw->sets[r], &cw->listing[r], true);
             cw->sets[r].listed = true;
         }
         if (!g->list_ok[0])
             continue;
-        if (tier_only(cw)) {
-            /* it tells the reserved tier's series, nothing of the cache spellings:
-             * both stay asked */
-            cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
-            continue;
-        }
+        cw_sets_take(&cw->sets[r], &cw->listing[r], false); /* the reserved tier's sets */
+        if (tier_only(cw))
+            continue; /* it tells the reserved tier's series, nothing of the cache
+                       * spellings: both stay asked */
         cw->listed_at[r] = g->poll_now;
         cw_apply_seen(cw, r);
         if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
@@ -131,7 +133,9 @@ void cw_apply_seen(struct cw *cw, int r)
     bool arn = bt_infprofile_is_arn(cw->ctx->cfg->routes[r].model);
     cw->spell[r].no_read = !arn && !(cw->seen[r] & (SEEN_READ | SEEN_READ_ALT));
     cw->spell[r].no_write = !arn && !(cw->seen[r] & (SEEN_WRITE | SEEN_WRITE_ALT));
-    cw->sets[r].tier_reserved = (cw->seen[r] & SEEN_TIER) != 0;
+    /* a state file says the tier is listed but not under which sets: the pair */
+    if ((cw->seen[r] & SEEN_TIER) && !cw->sets[r].tier_reserved)
+        cw_sets_tier_pair(&cw->sets[r]);
 }
 
 static void submit_list(struct cw_group *g);
@@ -146,7 +150,7 @@ static void phase_end(struct cw_group *g, bool ok)
         g->list_pages = 0;
         g->list_phase = 1;
         for (int i = 0; i < g->ag->nroutes; i++)
-            cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);
+            cw_sets_reset_mantle(&g->cw->listing[g->ag->routes[i]]);
         submit_list(g);
         return;
     }
@@ -222,15 +226,17 @@ static void submit_list(struct cw_group *g)
  * sets that decide what is asked. */
 void cw_start_list(struct cw_group *g, int64_t now, int phase)
 {
-    for (int i = 0; phase == 0 && i < g->ag->nroutes; i++)
+    for (int i = 0; phase == 0 && i < g->ag->nroutes; i++) {
         g->cw->seen[g->ag->routes[i]] = 0; /* phase 1 keeps the AWS/Bedrock listing's */
+        cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);
+    }
     g->listing = true;
     g->list_pages = 0;
     g->list_phase = phase;
     g->list_ok[0] = g->list_ok[1] = false;
     g->poll_now = now;
     for (int i = 0; phase == 1 && i < g->ag->nroutes; i++)
-        cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);
+        cw_sets_reset_mantle(&g->cw->listing[g->ag->routes[i]]);
     submit_list(g);
 }
 

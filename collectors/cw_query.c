@@ -283,10 +283,11 @@ void cw_build_queries(struct cw_group *g)
         int n = bt_cloudwatch_route_queries(&routes[r], r, &cw->spell[r], g->q + g->nq,
                                             BT_SIG_COUNT);
         /* the series as ListMetrics lists them; none listed: unknown, not idle */
-        if (cw_sets_apply(&cw->sets[r], &routes[r], g->q + g->nq, n, cw->nodata[r],
-                          sizeof cw->nodata[r])) {
+        int kept = cw_sets_apply(&cw->sets[r], &routes[r], g->q + g->nq, n, cw->nodata[r],
+                                 sizeof cw->nodata[r]);
+        if (kept > 0) {
             cw->nodata[r][0] = '\0';
-            g->nq += n;
+            g->nq += kept;
             /* the reserved tier, where ListMetrics lists it for the ModelId */
             g->nq += cw_sets_tier_queries(&cw->sets[r], &routes[r], r, g->q + g->nq, 3);
         }
@@ -300,8 +301,8 @@ void cw_build_queries(struct cw_group *g)
             int r = g->ag->routes[i];
             int n = bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
             for (int k = 0; k < n; k++) {
-                g->q[g->nq + k].sum = cw->sets[r].nset ? cw->sets[r].set : NULL;
-                g->q[g->nq + k].nsum = cw->sets[r].nset;
+                g->q[g->nq + k].sum = cw->sets[r].nprof ? cw->sets[r].prof : NULL;
+                g->q[g->nq + k].nsum = cw->sets[r].nprof;
                 g->q[g->nq + k].sumkey = cw->sets[r].key;
             }
             g->nq += cw->nodata[r][0] ? 0 : n;
@@ -328,7 +329,8 @@ void cw_build_queries(struct cw_group *g)
     cw_count_cost(g);
 }
 
-/* The cost of each cadence, counted once per distinct query: every poll (throttles,
+/* The cost of each cadence, counted once per distinct query (each series of a summed
+ * one: what AWS bills): every poll (throttles,
  * and the per-minute signals of a route that is not calm or shares the query with
  * one that is not), every BT_CADENCE_SLOW_S (a calm route's), every detail_interval
  * (the 5-minute tier), and the day sums with every poll. */
@@ -342,12 +344,16 @@ void cw_count_cost(struct cw_group *g)
         bool fast = x->signal == BT_SIG_THROTTLES;
         for (int k = g->mfirst[w]; !fast && k < g->mfirst[w] + g->mcount[w]; k++)
             fast = !cw->slow[g->q[g->member[k]].route];
+        /* counted as AWS bills it: each series a summed figure reads */
+        int billed = (int)cw_billed(x);
         if (bt_cloudwatch_signal_detail(x->signal))
-            g->ndetail++;
+            g->ndetail += billed;
         else if (fast)
-            g->nfast++;
+            g->nfast += billed;
         else
-            g->nslow++;
+            g->nslow += billed;
     }
-    g->nday = g->nwire - g->nwire_min;
+    g->nday = 0;
+    for (int w = g->nwire_min; w < g->nwire; w++)
+        g->nday += (int)cw_billed(&g->wq[w]);
 }

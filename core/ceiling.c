@@ -68,6 +68,11 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
     for (int64_t m = from; m <= to; m += 60) {
         struct bt_group_minute g;
         bt_group_minute(cfg, st, members, nm, m, &g);
+        bool covered = true; /* a minute never asked says nothing about throttles */
+        for (int i = 0; i < nm && covered; i++)
+            covered = !bt_store_cover_recorded(st, members[i]) ||
+                      bt_store_covered(st, members[i], BT_SIG_THROTTLES, m) == BT_COV_SETTLED;
+        c->covered_minutes += covered;
         if (g.thr <= 0)
             continue;
         c->throttled_minutes++;
@@ -122,8 +127,12 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
                  "with the throttles", c->server_errors);
     } else if (has_warning(e, BT_W_RETRY_LOAD)) {
         c->points_to = "retries";
-        snprintf(c->why, sizeof c->why, "retries: a retry storm (RETRY_LOAD, %.0f retried attempts "
-                 "a minute), throttles feeding on retries", bt_z(e->retries));
+        if (isnan(e->retries))
+            snprintf(c->why, sizeof c->why, "retries: a retry storm (RETRY_LOAD, retried attempts "
+                     "a minute unknown), throttles feeding on retries");
+        else
+            snprintf(c->why, sizeof c->why, "retries: a retry storm (RETRY_LOAD, %.0f retried attempts "
+                     "a minute), throttles feeding on retries", e->retries);
     } else {
         c->points_to = "reservations";
         if (c->used > c->tokens)

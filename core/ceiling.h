@@ -42,6 +42,8 @@ void bt_group_minute(const struct bt_config *cfg, const struct bt_store *st, con
 struct bt_ceiling {
     int64_t from, to;           /* the data minutes scanned (0: none) */
     int throttled_minutes;      /* minutes of the window with throttles */
+    int covered_minutes;        /* minutes of the window a poll asked the throttles of
+                                 * (every member; inferred where none records coverage) */
     double tokens;              /* the most the group was charged on its token quota in one
                                  * of them, TPM: a lower bound on the limit (NAN: none) */
     double tokens_out;          /* mantle: the output side's (NAN otherwise) */

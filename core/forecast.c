@@ -86,7 +86,7 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
     }
     if (f->points < BT_FORECAST_MIN_POINTS ||
         !bt_least_squares(x, y, f->points, 0, &f->slope, &f->fitted_now)) {
-        f->none = "too few evaluated minutes for a trend";
+        f->none = "not enough data: too few minutes covered by a poll for a trend";
     } else if (fabs(f->slope) * 60 < FORECAST_FLAT * f->quota) {
         f->none = "flat";
     } else if (f->slope < 0) {
@@ -98,32 +98,18 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
     }
 }
 
-void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
-                          const struct bt_eval *evals, struct bt_forecast *out)
+/* The points of every needed route's trend from the frames of the last minutes. A
+ * point is the route's minute read with the present frame's definitions: where the
+ * newest point had admission counters and an older one did not (`check` scrapes only
+ * now), or the other way round, the older one is no point (DESIGN.md v4: a gauge read
+ * only now does not make the newest point a step above the ones Little's law gave). */
+static void collect_points(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, const bool *need, int64_t m0,
+                           struct bt_eval_groups *g, struct bt_eval *frame, struct forecast_pt *pts)
 {
     int n = cfg->nroutes;
-    if (n <= 0)
-        return;
-    /* The frames of the last minutes, newest first, one at a time (frame_at evaluates
-     * every route, the groups included: a group whose minute differs from the route's
-     * is read at its own). Of each frame only what the fits read is kept: the binding
-     * side's group use of each route at the minute it needs from that frame (a route
-     * whose data lag behind the newest reads frame k as its minute k - lag). */
-    int64_t m0 = 0;
-    for (int r = 0; r < n; r++)
-        m0 = evals[r].minute > m0 ? evals[r].minute : m0;
-    struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
-    struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
-    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
-    /* only the routes a trend can be fitted for, and only their quota side's group:
-     * a daily side binding has a run-out of its own */
-    bool *need = bt_xcalloc((size_t)n, sizeof *need);
-    bool any = false;
-    for (int r = 0; r < n; r++) {
-        need[r] = !no_trend(&evals[r]);
-        any |= need[r];
-    }
-    for (int k = 0; k < BT_FORECAST_MINUTES && m0 && any; k++) {
+    unsigned char *adm = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *adm);
+    for (int k = 0; k < BT_FORECAST_MINUTES && m0; k++) {
         bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, need, frame);
         for (int r = 0; r < n; r++) {
             if (!need[r])
@@ -139,8 +125,51 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
                        !isnan(fi->group_used);
             p->used = fi->group_used;
             p->q = (unsigned char)fi->group_q;
+            adm[(size_t)r * BT_FORECAST_MINUTES + (size_t)i] = e->adm_minute != 0;
         }
     }
+    for (int r = 0; r < n; r++) {
+        struct forecast_pt *p = &pts[(size_t)r * BT_FORECAST_MINUTES];
+        const unsigned char *a = &adm[(size_t)r * BT_FORECAST_MINUTES];
+        int newest = 0;
+        while (newest < BT_FORECAST_MINUTES && !p[newest].valid)
+            newest++;
+        for (int i = newest + 1; i < BT_FORECAST_MINUTES; i++)
+            if (a[i] != a[newest])
+                p[i].valid = false;
+    }
+    free(adm);
+}
+
+void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st,
+                          const struct bt_eval *evals, struct bt_forecast *out)
+{
+    int n = cfg->nroutes;
+    if (n <= 0)
+        return;
+    /* The frames of the last minutes, newest first, one at a time (frame_at evaluates
+     * every route, the groups included: a group whose minute differs from the route's
+     * is read at its own). Of each frame only what the fits read is kept: the binding
+     * side's group use of each route at the minute it needs from that frame (a route
+     * whose data lag behind the newest reads frame k as its minute k - lag). A
+     * minute no poll asked for is no point (core/model.h coverage): a trend is fitted
+     * over the minutes known, never over zeros. */
+    int64_t m0 = 0;
+    for (int r = 0; r < n; r++)
+        m0 = evals[r].minute > m0 ? evals[r].minute : m0;
+    struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
+    struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
+    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    /* only the routes a trend can be fitted for, and only their quota side's group:
+     * a daily side binding has a run-out of its own */
+    bool *need = bt_xcalloc((size_t)n, sizeof *need);
+    bool any = false;
+    for (int r = 0; r < n; r++) {
+        need[r] = !no_trend(&evals[r]);
+        any |= need[r];
+    }
+    if (any)
+        collect_points(cfg, st, evals, need, m0, g, frame, pts);
     for (int r = 0; r < n; r++)
         forecast_fit(&evals[r], &pts[(size_t)r * BT_FORECAST_MINUTES], &out[r]);
     free(need);
@@ -155,11 +184,13 @@ bool bt_plan_forecast_text(const struct bt_forecast *f, char *out, size_t n)
     if (isnan(f->minutes))
         return false;
     const char *w = f->minutes_q == BT_QL_LOWER ? "at least" : f->minutes_q == BT_QL_UPPER ? "at most" : "about";
+    /* how many minutes it had: the polls' covered ones only */
     if (f->minutes < 1)
-        snprintf(out, n, "%s reaches its quota within a minute at this trend", bt_side_binding_name(f->side));
+        snprintf(out, n, "%s reaches its quota within a minute at this trend (fit over %d minutes)",
+                 bt_side_binding_name(f->side), f->points);
     else
-        snprintf(out, n, "%s reaches its quota in %s %.0f min at this trend", bt_side_binding_name(f->side),
-                 w, floor(f->minutes));
+        snprintf(out, n, "%s reaches its quota in %s %.0f min at this trend (fit over %d minutes)",
+                 bt_side_binding_name(f->side), w, floor(f->minutes), f->points);
     return true;
 }
 

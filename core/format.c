@@ -57,7 +57,7 @@ char *bt_fmt_pct(double v, char *out, size_t n)
     else if (fabs(v) >= 1e5)
         snprintf(out, n, "%s>99999", v < 0 ? "-" : "");
     else
-        snprintf(out, n, "%.1f", round(v * 10) / 10 + 0.0); /* + 0.0: no "-0.0" */
+        snprintf(out, n, "%.1f", bt_round_to(v, 1));
     return out;
 }
 
@@ -124,6 +124,16 @@ char *bt_fmt_grouped(double v, char *out, size_t n)
     snprintf(tmp + o, sizeof tmp - o, "%s", s + whole);
     snprintf(out, n, "%s", tmp);
     return out;
+}
+
+double bt_round_to(double v, int decimals)
+{
+    if (!isfinite(v) || fabs(v) >= 1e15)
+        return v;
+    double k = 1;
+    for (int i = 0; i < decimals && i < 6; i++)
+        k *= 10;
+    return round(v * k) / k + 0.0;
 }
 
 char *bt_fmt_plain(double v, int decimals, char *out, size_t n)

@@ -25,6 +25,10 @@ char *bt_fmt_latency(double ms, char *out, size_t n);
 char *bt_fmt_age(double seconds, char *out, size_t n);
 char *bt_fmt_grouped(double v, char *out, size_t n);
 /* decimals: digits after the point kept (rounded); trailing zeros dropped. */
+/* v rounded to `decimals` places, halves away from zero, as every writer rounds a
+ * figure (JSON, text, CSV: one rounding, so 99.25 is 99.3 everywhere, never the
+ * 99.2 printf's binary halves give); never -0. */
+double bt_round_to(double v, int decimals);
 char *bt_fmt_plain(double v, int decimals, char *out, size_t n);
 
 /* Buffer sizes that hold any output of the functions above. */

@@ -31,6 +31,35 @@ static double at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
     return m ? bt_store_at(st, r, s, m) : NAN;
 }
 
+/* The signals whose coverage makes a minute known: a minute one of them was asked
+ * for, and settled when asked, is idle without a datapoint; one none was is unknown. */
+static const enum bt_signal frame_signals[] = {BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS,
+                                               BT_SIG_OUTPUT_TOKENS};
+
+/* Whether route r's minute m of sig is known from a poll (asked, and settled when
+ * asked); a route whose polls record no coverage (the demo, a Prometheus source, an
+ * older recording): inferred, every minute its polls settled. */
+static bool known_minute(const struct bt_store *st, int r, enum bt_signal sig, int64_t m)
+{
+    return !bt_store_cover_recorded(st, r) || bt_store_covered(st, r, sig, m) == BT_COV_SETTLED;
+}
+
+static bool frame_covered(const struct bt_store *st, int r, int64_t m)
+{
+    for (size_t i = 0; i < BT_ARRAY_LEN(frame_signals); i++)
+        if (known_minute(st, r, frame_signals[i], m))
+            return true;
+    return false;
+}
+
+/* A count at a known minute: its datapoint, else 0 where the minute was asked for
+ * (idle), else unknown. */
+static double count_at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
+{
+    double v = at(st, r, s, m);
+    return isnan(v) && m && known_minute(st, r, s, m) ? 0 : v;
+}
+
 /* What the figures of one minute are computed from. */
 struct raw {
     double inv, input, output, cache_read, cache_write, estimated, lat_avg;
@@ -55,7 +84,10 @@ static void read_raw(const struct bt_store *st, int r, const struct bt_route *rt
     x->estimated = at(st, r, BT_SIG_ESTIMATED_TPM, m);
     x->lat_avg = at(st, r, BT_SIG_LATENCY_AVG, m);
     if (state == BT_FR_IDLE) {
-        x->inv = x->input = x->output = x->cache_read = x->cache_write = 0;
+        x->inv = count_at(st, r, BT_SIG_INVOCATIONS, m);
+        x->input = count_at(st, r, BT_SIG_INPUT_TOKENS, m);
+        x->output = count_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+        x->cache_read = x->cache_write = 0;
         x->estimated = NAN; /* AWS may not publish it for this model at all: not claimed */
     } else if (state == BT_FR_UNKNOWN) {
         x->inv = x->input = x->output = x->cache_read = x->cache_write = NAN;
@@ -344,6 +376,16 @@ int64_t bt_frame_settled(const struct bt_config *cfg, const struct bt_store *st,
     const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
     if (!cw_readable(cfg, cw, now))
         return 0;
+    if (bt_store_cover_recorded(st, r)) {
+        /* the newest minute a poll asked for and had settled when it asked (the
+         * request's time, not the answer's: a slow answer settles nothing more) */
+        int64_t limit = bt_minute_floor(now - (int64_t)cfg->cw_lag) - 60, best = 0;
+        for (size_t i = 0; i < BT_ARRAY_LEN(frame_signals); i++) {
+            int64_t m = bt_store_covered_newest(st, r, frame_signals[i], limit);
+            best = m > best ? m : best;
+        }
+        return best;
+    }
     int64_t polled = cw->last_ok < now ? cw->last_ok : now;
     return bt_minute_floor(polled - (int64_t)cfg->cw_lag) - 60;
 }
@@ -414,6 +456,30 @@ static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, 
     x->adm_admitted *= keep;
 }
 
+/* How sure the day's sum through minute dm is: a day sum stored, or the day-sum
+ * query asked and answered without a datapoint (nothing before it), is known; else
+ * the per-minute sum since midnight is known only when a poll covered every minute
+ * of it (a route without coverage records: the minutes its history holds), and a
+ * lower bound when some were never asked (a failed day sum: what is covered). */
+static enum bt_quality tokens_today_quality(const struct bt_config *cfg, const struct bt_store *st,
+                                            int r, int64_t dm)
+{
+    int64_t day = dm - dm % 86400;
+    if (bt_store_has_day_sum(st, r, dm))
+        return BT_QL_KNOWN;
+    bool recorded = bt_store_cover_recorded(st, r);
+    if (recorded && bt_store_covered(st, r, BT_SIG_DAY_INPUT_TOKENS, day) == BT_COV_SETTLED)
+        return BT_QL_KNOWN;
+    int64_t kept = (int64_t)(cfg->history_minutes > 0 ? cfg->history_minutes : st->history) * 60;
+    for (int64_t m = day; m <= dm; m += 60) {
+        bool known = recorded ? bt_store_covered(st, r, BT_SIG_INPUT_TOKENS, m) == BT_COV_SETTLED
+                              : dm - m < kept && dm - m < (int64_t)st->history * 60;
+        if (!known)
+            return BT_QL_LOWER;
+    }
+    return BT_QL_KNOWN;
+}
+
 /* Everything about one route that does not depend on the other routes, in its
  * group's frame: CloudWatch at the group's evaluated minute m, gauges at the newest
  * scrape. */
@@ -452,6 +518,8 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->fresher_minute = fresher > m ? fresher : 0;
     if (e->state == BT_FR_ACTIVE && e->data_minute != m)
         e->state = BT_FR_IDLE; /* settled and fetched, no datapoint: no calls */
+    if (e->state != BT_FR_UNKNOWN && !frame_covered(st, r, m))
+        e->state = BT_FR_UNKNOWN; /* the group's minute, never asked for this member */
     if (e->state == BT_FR_UNKNOWN)
         e->data_minute = newest_usage(st, r, now);
     int64_t cm = e->state == BT_FR_UNKNOWN ? 0 : m; /* what CloudWatch is read at */
@@ -552,11 +620,13 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
 
     /* Tokens today: the day's sums from CloudWatch (hourly datapoints since midnight,
      * and the minutes after them), else settled per minute summed since UTC midnight
-     * (within history). */
+     * (within history), with the quality its coverage gives it. */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
+    e->tokens_today_q = BT_QL_UNKNOWN;
     int64_t dm = cm ? cm : e->data_minute;
     if (dm && (bt_store_has_day_sum(st, r, dm) || !isnan(rt->quota[BT_Q_TPD].value) ||
                !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
+        e->tokens_today_q = tokens_today_quality(cfg, st, r, dm);
         double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
         double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
         e->tokens_today = isnan(in) && isnan(out)

@@ -240,7 +240,13 @@ static void side_daily(struct bt_side_fig *f, const struct bt_quota *q, const st
                        const struct bt_route *rt, bool account)
 {
     double per_call = e->invocations > 0 && !isnan(e->settled) ? e->settled / e->invocations : NAN;
-    enum bt_quality ql = !account ? BT_QL_KNOWN : rt->unseen[0] ? BT_QL_LOWER : BT_QL_ESTIMATE;
+    /* the per-model legacy quota: as sure as the day's coverage; the cross-model one:
+     * an estimate at best, a lower bound where the sum is one or callers are unseen */
+    enum bt_quality tq = e->tokens_today_q;
+    enum bt_quality ql = !account                                   ? tq
+                         : tq == BT_QL_UNKNOWN                      ? BT_QL_UNKNOWN
+                         : rt->unseen[0] || tq == BT_QL_LOWER       ? BT_QL_LOWER
+                                                                    : BT_QL_ESTIMATE;
     bt_side_route(f, q, e->tokens_today, ql, per_call, "cloudwatch");
 }
 
@@ -475,8 +481,8 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const
             /* the route's figures follow the side that binds */
             e->settled = e->used = ts->used;
             e->used_q = ts->used_q;
-            e->held = 0;
-            e->held_q = BT_QL_KNOWN;
+            /* held stays the route's (the input side's reservations, with their own
+             * quality): not an exact 0 the output side never measured */
             e->reserved_per_min = NAN;
         }
         e->quota = ts->quota;

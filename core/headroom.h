@@ -228,6 +228,10 @@ struct bt_eval {
     double offered_growth, accepted_growth; /* over 5 minutes, NAN unknown */
     double recommended_max_tokens, fits_more_recommended;
     double tokens_today;     /* this route */
+    /* known: a day sum, or every minute since midnight covered by a poll; lower-bound:
+     * summed from the minutes covered, some of the day never asked (a failed or
+     * missing day sum); unknown: none */
+    enum bt_quality tokens_today_q;
     double group_tokens_today, tpd; /* the daily side's group, against its daily quota */
     double daily_rate;       /* that daily group's settled tokens per minute now */
     double rpm_quota;

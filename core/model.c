@@ -105,6 +105,204 @@ void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
     s->status = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SRC_COUNT, sizeof *s->status);
 }
 
+/* ---- coverage ---- */
+
+/* Disjoint, sorted spans of minutes [from, to): what polls asked, and the part of it
+ * that was settled when asked. A poll asks a contiguous window, so a live series
+ * holds one or two spans; at most COV_SPANS are kept (the oldest go). */
+#define COV_SPANS 64
+struct bt_span {
+    int64_t from, to;
+};
+struct bt_span_list {
+    struct bt_span *s;
+    int n, cap;
+};
+struct bt_cov_series {
+    struct bt_span_list asked, settled;
+};
+struct bt_cov_rec {
+    struct bt_coverage c;
+    int64_t arrival;
+};
+
+static void span_add(struct bt_span_list *l, int64_t from, int64_t to, int64_t keep_after)
+{
+    if (to <= from)
+        return;
+    /* merge with every span it touches, then insert in order */
+    int w = 0, at = -1;
+    for (int i = 0; i < l->n; i++) {
+        struct bt_span x = l->s[i];
+        if (x.to < from || x.from > to) {
+            if (x.from > to && at < 0)
+                at = w;
+            l->s[w++] = x;
+            continue;
+        }
+        from = x.from < from ? x.from : from;
+        to = x.to > to ? x.to : to;
+    }
+    l->n = w;
+    if (at < 0)
+        at = l->n;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 2;
+        l->s = bt_xrealloc(l->s, (size_t)l->cap * sizeof *l->s);
+    }
+    memmove(l->s + at + 1, l->s + at, (size_t)(l->n - at) * sizeof *l->s);
+    l->s[at] = (struct bt_span){from, to};
+    l->n++;
+    /* the history: spans that end before it go, and past COV_SPANS the oldest */
+    int drop = 0;
+    while (drop < l->n && (l->s[drop].to <= keep_after || l->n - drop > COV_SPANS))
+        drop++;
+    if (drop) {
+        memmove(l->s, l->s + drop, (size_t)(l->n - drop) * sizeof *l->s);
+        l->n -= drop;
+    }
+    if (l->n && l->s[0].from < keep_after)
+        l->s[0].from = keep_after;
+}
+
+static bool span_has(const struct bt_span_list *l, int64_t m)
+{
+    for (int i = l->n - 1; i >= 0; i--) {
+        if (l->s[i].from <= m)
+            return m < l->s[i].to;
+    }
+    return false;
+}
+
+static void cov_free(struct bt_store *s)
+{
+    for (size_t i = 0; s->cov && i < (size_t)s->nroutes * BT_SIG_COUNT; i++) {
+        free(s->cov[i].asked.s);
+        free(s->cov[i].settled.s);
+    }
+    free(s->cov);
+    s->cov = NULL;
+}
+
+static void cov_apply(struct bt_store *s, const struct bt_coverage *c)
+{
+    if (!s->cov)
+        s->cov = bt_xcalloc((size_t)s->nroutes * BT_SIG_COUNT, sizeof *s->cov);
+    int64_t from = bt_minute_floor(c->from), to = bt_minute_floor(c->to);
+    int64_t st = c->settled_to < to ? bt_minute_floor(c->settled_to) : to;
+    for (int sig = 0; sig < BT_SIG_COUNT; sig++) {
+        if (!(c->signals & BT_SIG_BIT(sig)))
+            continue;
+        struct bt_cov_series *cs = &s->cov[(size_t)c->route * BT_SIG_COUNT + (size_t)sig];
+        /* the newest minute asked decides what the history still holds */
+        int64_t newest = cs->asked.n ? cs->asked.s[cs->asked.n - 1].to : to;
+        newest = newest > to ? newest : to;
+        int64_t keep = newest - (int64_t)s->history * 60;
+        span_add(&cs->asked, from, to, keep);
+        span_add(&cs->settled, from, st, keep);
+    }
+}
+
+void bt_store_cover(struct bt_store *s, const struct bt_coverage *c, int64_t arrival)
+{
+    if (!c || c->route < 0 || c->route >= s->nroutes || c->to <= c->from || !c->signals)
+        return;
+    if (!s->cov_recorded)
+        s->cov_recorded = bt_xcalloc((size_t)s->nroutes, sizeof *s->cov_recorded);
+    s->cov_recorded[c->route] = true;
+    if (s->track_arrival) {
+        if (s->ncovlog == s->capcovlog) {
+            s->capcovlog = s->capcovlog ? s->capcovlog * 2 : 256;
+            s->covlog = bt_xrealloc(s->covlog, s->capcovlog * sizeof *s->covlog);
+        }
+        if (s->ncovlog && arrival < s->covlog[s->ncovlog - 1].arrival)
+            s->covlog_unsorted = true;
+        s->covlog[s->ncovlog++] = (struct bt_cov_rec){*c, arrival};
+    }
+    if (!s->horizon || arrival <= s->horizon) {
+        cov_apply(s, c);
+        if (s->track_arrival && s->covlog_applied == s->ncovlog - 1)
+            s->covlog_applied = s->ncovlog;
+    }
+    if (s->tap.coverage)
+        s->tap.coverage(s->tap.arg, c, arrival);
+    s->generation++;
+}
+
+bool bt_store_cover_recorded(const struct bt_store *s, int route)
+{
+    return s->cov_recorded && route >= 0 && route < s->nroutes && s->cov_recorded[route];
+}
+
+static const struct bt_cov_series *cov_of(const struct bt_store *s, int route, enum bt_signal sig)
+{
+    if (!s->cov || route < 0 || route >= s->nroutes || (unsigned)sig >= BT_SIG_COUNT)
+        return NULL;
+    return &s->cov[(size_t)route * BT_SIG_COUNT + sig];
+}
+
+enum bt_cover bt_store_covered(const struct bt_store *s, int route, enum bt_signal sig,
+                               int64_t minute)
+{
+    const struct bt_cov_series *cs = cov_of(s, route, sig);
+    if (!cs)
+        return BT_COV_NONE;
+    minute = bt_minute_floor(minute);
+    if (span_has(&cs->settled, minute))
+        return BT_COV_SETTLED;
+    return span_has(&cs->asked, minute) ? BT_COV_ASKED : BT_COV_NONE;
+}
+
+int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_signal sig,
+                                int64_t limit)
+{
+    const struct bt_cov_series *cs = cov_of(s, route, sig);
+    limit = bt_minute_floor(limit);
+    for (int i = cs ? cs->settled.n - 1 : -1; i >= 0; i--) {
+        const struct bt_span *x = &cs->settled.s[i];
+        if (x->from <= limit)
+            return limit < x->to ? limit : x->to - 60;
+    }
+    return 0;
+}
+
+int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                           int n)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += bt_store_covered(s, route, sig, from + 60 * (int64_t)i) == BT_COV_SETTLED;
+    return c;
+}
+
+static void span_copy(struct bt_span_list *d, const struct bt_span_list *src)
+{
+    *d = *src;
+    d->s = src->cap ? bt_xmalloc((size_t)src->cap * sizeof *d->s) : NULL;
+    if (src->n)
+        memcpy(d->s, src->s, (size_t)src->n * sizeof *d->s);
+}
+
+void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
+{
+    size_t n = (size_t)src->nroutes;
+    dst->cov = NULL;
+    dst->cov_recorded = NULL;
+    dst->covlog = NULL;
+    dst->ncovlog = dst->capcovlog = dst->covlog_applied = 0;
+    if (src->cov_recorded) {
+        dst->cov_recorded = bt_xcalloc(n ? n : 1, sizeof *dst->cov_recorded);
+        memcpy(dst->cov_recorded, src->cov_recorded, n * sizeof *dst->cov_recorded);
+    }
+    if (src->cov) {
+        dst->cov = bt_xcalloc((n ? n : 1) * BT_SIG_COUNT, sizeof *dst->cov);
+        for (size_t i = 0; i < n * BT_SIG_COUNT; i++) {
+            span_copy(&dst->cov[i].asked, &src->cov[i].asked);
+            span_copy(&dst->cov[i].settled, &src->cov[i].settled);
+        }
+    }
+}
+
 void bt_store_track_arrival(struct bt_store *s)
 {
     s->track_arrival = true;
@@ -122,6 +320,13 @@ void bt_store_clear(struct bt_store *s)
     free(s->log);
     s->log = NULL;
     s->nlog = s->caplog = 0;
+    cov_free(s);
+    free(s->cov_recorded);
+    s->cov_recorded = NULL;
+    free(s->covlog);
+    s->covlog = NULL;
+    s->ncovlog = s->capcovlog = s->covlog_applied = 0;
+    s->covlog_unsorted = false;
     bt_counters_free(s);
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
@@ -700,6 +905,24 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
             apply_event(s, routes, &s->log[i]);
         }
     s->horizon = t;
+    /* coverage as it stood then: the records answered by t (a seek forward over
+     * records in arrival order adds the ones since; any other seek rebuilds) */
+    bool forward = !s->covlog_unsorted && s->covlog_applied <= s->ncovlog &&
+                   (s->covlog_applied == 0 || !t || s->covlog[s->covlog_applied - 1].arrival <= t);
+    if (!forward) {
+        cov_free(s);
+        s->covlog_applied = 0;
+    }
+    if (s->covlog_unsorted) {
+        for (size_t i = 0; i < s->ncovlog; i++)
+            if (!t || s->covlog[i].arrival <= t)
+                cov_apply(s, &s->covlog[i].c);
+    } else {
+        size_t i = s->covlog_applied;
+        for (; i < s->ncovlog && (!t || s->covlog[i].arrival <= t); i++)
+            cov_apply(s, &s->covlog[i].c);
+        s->covlog_applied = i;
+    }
     s->generation++;
 }
 

@@ -263,6 +263,7 @@ struct bt_source_status {
 struct bt_sample;
 struct bt_event;
 struct bt_reading;
+struct bt_coverage;
 /* Sees every sample, counter reading and event the store takes (the recording
  * writer). Rates the store derives from readings are not samples it is shown:
  * a replay derives them again from the readings. */
@@ -270,9 +271,12 @@ struct bt_store_tap {
     void (*sample)(void *arg, const struct bt_sample *smp, int64_t arrival);
     void (*event)(void *arg, const struct bt_event *ev);
     void (*reading)(void *arg, const struct bt_reading *rd, int64_t arrival);
+    void (*coverage)(void *arg, const struct bt_coverage *c, int64_t arrival);
     void *arg;
 };
 struct bt_counter_state; /* core/counters.c */
+struct bt_cov_series;    /* core/model.c: one route and signal's covered minutes */
+struct bt_cov_rec;
 
 struct bt_store {
     int nroutes;
@@ -294,6 +298,15 @@ struct bt_store {
     struct bt_counter_state *counters;
     /* the routes events apply to (the config's; bt_store_bind_routes) */
     struct bt_route *routes;
+    /* coverage (bt_store_cover): per route and signal the minutes asked; per route
+     * whether any poll recorded coverage (else it is inferred); replay: the log of
+     * records, replayed up to the horizon */
+    struct bt_cov_series *cov;
+    bool *cov_recorded;
+    struct bt_cov_rec *covlog;
+    size_t ncovlog, capcovlog;
+    size_t covlog_applied;   /* replay: records [0, applied) are in cov (the horizon's) */
+    bool covlog_unsorted;    /* a record arrived before the one logged before it */
 };
 
 struct bt_sample {
@@ -336,6 +349,43 @@ double bt_counter_rate(double v1, double t1, double v2, double t2);
  * and signal are followed (more: the source's next OK reports it). */
 #define BT_COUNTER_SERIES 4096
 void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t arrival);
+
+/* ---- coverage (DESIGN.md "Coverage and the catalogue (version 4)") ----
+ * What a good poll asked for, recorded by the collector: a route, the signals of one
+ * request (a bit per bt_signal), the minutes [from, to) it asked and the first minute
+ * that was not settled when the request was sent (settled_to: a minute m is settled
+ * when m + 60 + the collector's lag <= the request's time, not the answer's). A
+ * covered, settled minute without a datapoint is idle (0); a minute no poll asked
+ * for is unknown. A route with no coverage record at all (the demo, a Prometheus
+ * source, a recording of format 2 or older) has its coverage inferred as before:
+ * every minute its last good poll settled. */
+#define BT_SIG_BIT(s) ((uint64_t)1 << (unsigned)(s))
+struct bt_coverage {
+    int route;
+    uint64_t signals;
+    int64_t from, to;        /* minute starts, [from, to) */
+    int64_t settled_to;      /* minutes < settled_to were settled when asked */
+    int64_t asked;           /* when the request was sent (epoch s) */
+};
+enum bt_cover { BT_COV_NONE, BT_COV_ASKED, BT_COV_SETTLED };
+/* Takes a coverage record that arrived (was answered) at `arrival`; replay: visible
+ * from its arrival on (bt_store_set_horizon). Records nothing for a bad route or an
+ * empty range. */
+void bt_store_cover(struct bt_store *s, const struct bt_coverage *c, int64_t arrival);
+/* Whether a poll recorded coverage for route (false: it is inferred). */
+bool bt_store_cover_recorded(const struct bt_store *s, int route);
+/* What polls asked for at route's minute of sig: NONE, ASKED (not settled when asked)
+ * or SETTLED; minutes older than the history are NONE. */
+enum bt_cover bt_store_covered(const struct bt_store *s, int route, enum bt_signal sig,
+                               int64_t minute);
+/* The newest settled, covered minute of sig <= limit (0: none). */
+int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_signal sig,
+                                int64_t limit);
+/* How many of the n minutes from `from` on are settled and covered for sig. */
+int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                           int n);
+/* dst's coverage becomes a deep copy of src's (a what-if copy of the store). */
+void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
 void bt_store_free(struct bt_store *s);

@@ -141,6 +141,7 @@ static void clone_store(struct bt_store *d, const struct bt_store *s)
     size_t nst = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SRC_COUNT;
     d->status = bt_xmalloc(nst * sizeof *d->status);
     memcpy(d->status, s->status, nst * sizeof *d->status);
+    bt_store_copy_coverage(d, s);
 }
 
 static void clone_config(struct bt_config *d, const struct bt_config *s)

@@ -56,6 +56,7 @@ struct bt_rec_line {
     const char *e, *e_end;   /* the "e" array, NULL: none */
     const char *c, *c_end;   /* 2.x: the "c" array of counter readings, NULL: none */
     const char *k, *k_end;   /* 2.x: the "k" array naming series, NULL: none */
+    const char *v, *v_end;   /* 2.1: the "v" array of coverage records, NULL: none */
 };
 
 /* The header line read without one tree for all of it (issue 37: a 3.3 MB header

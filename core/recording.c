@@ -31,6 +31,9 @@ struct bt_recorder {
     int64_t c_arrival;
     double c_t;
     bool c_open;
+    /* 2.1: coverage records ("v") */
+    struct bt_buf cover;
+    int ncover;
     /* the series named so far in this file ("k"), by index */
     struct rec_series {
         uint64_t hash;
@@ -272,6 +275,25 @@ static void on_sample(void *arg, const struct bt_sample *smp, int64_t arrival)
     r->nsamples++;
 }
 
+/* "v": [[route, from, to, settled_to, asked, arrival, [signal, ...]], ...] */
+static void on_coverage(void *arg, const struct bt_coverage *c, int64_t arrival)
+{
+    struct bt_recorder *r = arg;
+    if (arrival > r->latest)
+        r->latest = arrival;
+    bt_buf_printf(&r->cover, "%s[%d,%lld,%lld,%lld,%lld,%lld,[", r->ncover ? "," : "", c->route,
+                  (long long)c->from, (long long)c->to, (long long)c->settled_to,
+                  (long long)c->asked, (long long)arrival);
+    bool first = true;
+    for (int k = 0; k < BT_SIG_COUNT; k++)
+        if (c->signals & BT_SIG_BIT(k)) {
+            bt_buf_printf(&r->cover, "%s%d", first ? "" : ",", k);
+            first = false;
+        }
+    bt_buf_puts(&r->cover, "]]");
+    r->ncover++;
+}
+
 const char *const bt_rec_ev_names[BT_REC_NEVTYPES] = {"error", "ok",   "quota",
                                                       "marker", "info", "setting"};
 
@@ -318,6 +340,11 @@ void bt_recorder_add_sample(struct bt_recorder *r, const struct bt_sample *smp, 
     on_sample(r, smp, arrival);
 }
 
+void bt_recorder_add_coverage(struct bt_recorder *r, const struct bt_coverage *c, int64_t arrival)
+{
+    on_coverage(r, c, arrival);
+}
+
 void bt_recorder_add_event(struct bt_recorder *r, const struct bt_event *ev)
 {
     on_event(r, ev);
@@ -326,7 +353,7 @@ void bt_recorder_add_event(struct bt_recorder *r, const struct bt_event *ev)
 void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s)
 {
     s->tap = (struct bt_store_tap){.sample = on_sample, .event = on_event,
-                                   .reading = on_reading, .arg = r};
+                                   .reading = on_reading, .coverage = on_coverage, .arg = r};
 }
 
 /* After a failed write the file may end in part of a line: cut it back to the
@@ -341,7 +368,7 @@ int bt_recorder_flush(struct bt_recorder *r, int64_t t)
 {
     if (t > r->latest)
         r->latest = t;
-    if (!r->nsamples && !r->nevents && !r->nreadings)
+    if (!r->nsamples && !r->nevents && !r->nreadings && !r->ncover)
         return 0;
     close_group(r);
     close_row(r);
@@ -355,12 +382,15 @@ int bt_recorder_flush(struct bt_recorder *r, int64_t t)
         bt_buf_printf(&out, ",\"k\":[%s]", bt_buf_str(&r->keys));
     if (r->nreadings)
         bt_buf_printf(&out, ",\"c\":[%s]", bt_buf_str(&r->readings));
+    if (r->ncover)
+        bt_buf_printf(&out, ",\"v\":[%s]", bt_buf_str(&r->cover));
     bt_buf_printf(&out, ",\"e\":[%s]}\n", bt_buf_str(&r->events));
     bt_buf_reset(&r->line);
     bt_buf_reset(&r->events);
     bt_buf_reset(&r->readings);
     bt_buf_reset(&r->keys);
-    r->nsamples = r->nevents = r->nreadings = r->nkeys = 0;
+    bt_buf_reset(&r->cover);
+    r->nsamples = r->nevents = r->nreadings = r->nkeys = r->ncover = 0;
     int e = r->sink.write(r->sink.arg, out.buf, out.len);
     size_t len = out.len;
     bt_buf_free(&out);
@@ -434,6 +464,7 @@ void bt_recorder_close(struct bt_recorder *r)
     bt_buf_free(&r->events);
     bt_buf_free(&r->readings);
     bt_buf_free(&r->keys);
+    bt_buf_free(&r->cover);
     for (int i = 0; i < r->nseries; i++)
         free(r->series[i].id);
     free(r->series);

@@ -15,8 +15,10 @@
 #define BT_REC_FORMAT "bedtop-recording"
 /* 2.0: admission counters are raw readings per series ("k", "c"), route
  * settings learned at run time are typed events; 1.x files still replay */
+/* 2.1: poll lines carry coverage ("v": what each good poll asked for); files
+ * without it replay with coverage inferred */
 #define BT_REC_MAJOR 2
-#define BT_REC_MINOR 0
+#define BT_REC_MINOR 1
 
 struct bt_recorder;
 /* Where a recorder's bytes go (io/recfile.c: a file created 0600). */
@@ -49,6 +51,7 @@ void bt_recorder_attach(struct bt_recorder *r, struct bt_store *s);
 int bt_recorder_flush(struct bt_recorder *r, int64_t t);
 /* Adds to the next line directly (backfill writes minutes it fetched itself). */
 void bt_recorder_add_sample(struct bt_recorder *r, const struct bt_sample *smp, int64_t arrival);
+void bt_recorder_add_coverage(struct bt_recorder *r, const struct bt_coverage *c, int64_t arrival);
 void bt_recorder_add_event(struct bt_recorder *r, const struct bt_event *ev);
 void bt_recorder_marker(struct bt_recorder *r, struct bt_store *s, int64_t t, const char *note);
 const char *bt_recorder_error(const struct bt_recorder *r); /* NULL when fine */

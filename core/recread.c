@@ -405,6 +405,37 @@ static void load_series(struct bt_replay *rp, const cJSON *k)
     }
 }
 
+/* 2.1 "v": [[route, from, to, settled_to, asked, arrival, [signal, ...]], ...]: what
+ * each good poll asked for (core/model.h coverage); a file without it replays with
+ * coverage inferred. A record out of range is skipped. */
+static void load_coverage(struct bt_replay *rp, const cJSON *v, const int *sigmap)
+{
+    const cJSON *g;
+    cJSON_ArrayForEach(g, v) {
+        double h[6];
+        bool ok = cJSON_GetArraySize(g) >= 7;
+        for (int i = 0; ok && i < 6; i++) {
+            const cJSON *x = cJSON_GetArrayItem(g, i);
+            ok = cJSON_IsNumber(x) && (i == 0 || bt_rec_time_ok(x->valuedouble));
+            h[i] = ok ? x->valuedouble : 0;
+        }
+        if (!ok || !(h[0] >= 0 && h[0] < rp->cfg.nroutes) || h[2] <= h[1] ||
+            h[2] - h[1] > 16 * 86400.0)
+            continue;
+        struct bt_coverage c = {.route = (int)h[0], .from = (int64_t)h[1], .to = (int64_t)h[2],
+                                .settled_to = (int64_t)h[3], .asked = (int64_t)h[4]};
+        const cJSON *sigs = cJSON_GetArrayItem(g, 6), *x;
+        cJSON_ArrayForEach(x, sigs) {
+            if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble < 256))
+                continue;
+            int sig = sigmap[(int)x->valuedouble];
+            if (sig >= 0)
+                c.signals |= BT_SIG_BIT(sig);
+        }
+        bt_store_cover(&rp->store, &c, (int64_t)h[5]);
+    }
+}
+
 /* "c": [[route, series, arrival, t, [signal, value, ...]], ...]: counter
  * readings, rated by the store as they were live. */
 static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigmap)
@@ -621,6 +652,11 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
                 cJSON *c = cJSON_ParseWithLength(pl.c, (size_t)(pl.c_end - pl.c));
                 load_readings(rp, c, sigmap);
                 cJSON_Delete(c);
+            }
+            if (pl.v) {
+                cJSON *v = cJSON_ParseWithLength(pl.v, (size_t)(pl.v_end - pl.v));
+                load_coverage(rp, v, sigmap);
+                cJSON_Delete(v);
             }
             if (pl.e) {
                 cJSON *e = cJSON_ParseWithLength(pl.e, (size_t)(pl.e_end - pl.e));

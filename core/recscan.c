@@ -251,7 +251,7 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
     const char *p = skip_ws(line);
     bool have_t = false, not_array = false, bad_group = false;
     *pl = (struct bt_rec_line){0};
-    bool seen_t = false, seen_s = false, seen_e = false, seen_c = false, seen_k = false;
+    bool seen_t = false, seen_s = false, seen_e = false, seen_c = false, seen_k = false, seen_v = false;
     if (*p != '{')
         goto syntax;
     p = skip_ws(p + 1);
@@ -294,11 +294,14 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
                     pl->s = p;
                 }
                 p = q;
-            } else if (klen == 3 && (k[1] == 'e' || k[1] == 'c' || k[1] == 'k')) {
-                /* events, counter readings and the series they name: through cJSON */
-                const char **at = k[1] == 'e' ? &pl->e : k[1] == 'c' ? &pl->c : &pl->k;
-                const char **end = k[1] == 'e' ? &pl->e_end : k[1] == 'c' ? &pl->c_end : &pl->k_end;
-                bool *seen = k[1] == 'e' ? &seen_e : k[1] == 'c' ? &seen_c : &seen_k;
+            } else if (klen == 3 && (k[1] == 'e' || k[1] == 'c' || k[1] == 'k' || k[1] == 'v')) {
+                /* events, counter readings, the series they name and coverage: through cJSON */
+                const char **at = k[1] == 'e' ? &pl->e : k[1] == 'c' ? &pl->c : k[1] == 'v' ? &pl->v : &pl->k;
+                const char **end = k[1] == 'e'   ? &pl->e_end
+                                   : k[1] == 'c' ? &pl->c_end
+                                   : k[1] == 'v' ? &pl->v_end
+                                                 : &pl->k_end;
+                bool *seen = k[1] == 'e' ? &seen_e : k[1] == 'c' ? &seen_c : k[1] == 'v' ? &seen_v : &seen_k;
                 const char *q = skip_value(p, 1);
                 if (!q)
                     goto syntax;

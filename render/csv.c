@@ -11,7 +11,7 @@
 static void csv_num(struct bt_buf *b, double v, int decimals)
 {
     char n[BT_FMT_LONG];
-    bt_buf_printf(b, ",\"%s\"", bt_fmt_plain(v, decimals, n, sizeof n));
+    bt_buf_printf(b, ",\"%s\"", bt_fmt_plain(bt_round_to(v, decimals), decimals, n, sizeof n));
 }
 
 static void csv_str(struct bt_buf *b, const char *s)

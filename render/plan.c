@@ -212,10 +212,15 @@ static void ceiling_text(const struct bt_ceiling *c, struct bt_buf *b)
         bt_fmt_hhmm(c->tokens_minute, hm, sizeof hm);
         bt_fmt_tokens(c->tokens, t, sizeof t);
         bt_fmt_tokens(c->quota, q, sizeof q);
-        int len = snprintf(line, sizeof line, "throttled in %d of the last %d min; the group was charged "
+        char of[48];
+        if (c->covered_minutes < BT_CEILING_WINDOW) /* say how many minutes it had */
+            snprintf(of, sizeof of, "%d covered min of the last %d", c->covered_minutes, BT_CEILING_WINDOW);
+        else
+            snprintf(of, sizeof of, "the last %d min", BT_CEILING_WINDOW);
+        int len = snprintf(line, sizeof line, "throttled in %d of %s; the group was charged "
                            "%s TPM at %s UTC while throttled, a lower bound on the limit that bound "
                            "(quota %s",
-                           c->throttled_minutes, BT_CEILING_WINDOW, t, hm, q);
+                           c->throttled_minutes, of, t, hm, q);
         if (!isnan(c->pct_of_quota))
             len += snprintf(line + len, sizeof line - (size_t)len, ", %.1f%% of it", c->pct_of_quota);
         len += snprintf(line + len, sizeof line - (size_t)len, ")");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/json.h"
 
 bool bt_format_parse(const char *s, enum bt_format *out)
@@ -106,7 +107,7 @@ static void add_pct(cJSON *o, const char *k, double v)
     if (isnan(v) || isinf(v))
         cJSON_AddNullToObject(o, k);
     else
-        cJSON_AddNumberToObject(o, k, round(v * 10) / 10);
+        cJSON_AddNumberToObject(o, k, bt_round_to(v, 1));
 }
 
 static void add_time(cJSON *o, const char *k, int64_t t)
@@ -126,7 +127,7 @@ static void add_dec(cJSON *o, const char *k, double v)
     if (isnan(v) || isinf(v))
         cJSON_AddNullToObject(o, k);
     else
-        cJSON_AddNumberToObject(o, k, round(v * 100) / 100);
+        cJSON_AddNumberToObject(o, k, bt_round_to(v, 2));
 }
 
 static void add_str(cJSON *o, const char *k, const char *v)
@@ -171,9 +172,9 @@ static void forecast_json(cJSON *o, const struct bt_forecast *f)
     cJSON_AddNumberToObject(j, "points", f->points);
     add_str(j, "none", runs_out ? NULL : f->none);
     char a[300];
-    snprintf(a, sizeof a, "least squares on the quota group's %s use over the last %d evaluated "
-             "minutes (%d with a figure), extended at that slope: a trend, not a promise",
-             bt_side_binding_name(f->side), BT_FORECAST_MINUTES, f->points);
+    snprintf(a, sizeof a, "least squares on the quota group's %s use, fit over %d minutes (of the "
+             "last %d, those a poll covered), extended at that slope: a trend, not a promise",
+             bt_side_binding_name(f->side), f->points, BT_FORECAST_MINUTES);
     cJSON_AddStringToObject(j, "assumption", a);
 }
 
@@ -184,6 +185,7 @@ static void ceiling_json(cJSON *o, const struct bt_ceiling *c)
     cJSON *j = cJSON_AddObjectToObject(o, "observed_ceiling");
     cJSON_AddNumberToObject(j, "window_minutes", BT_CEILING_WINDOW);
     cJSON_AddNumberToObject(j, "throttled_minutes", c->throttled_minutes);
+    cJSON_AddNumberToObject(j, "covered_minutes", c->covered_minutes);
     add_num(j, "tokens_per_minute", c->tokens);
     add_str(j, "quality", isnan(c->tokens) ? "unknown" : "lower-bound");
     add_num(j, "requests_per_minute", c->requests);
@@ -340,6 +342,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(l, "p99", e->lat_p99);
     add_num(o, "concurrency_limit", e->conc_limit);
     add_num(o, "tokens_today", e->tokens_today);
+    cJSON_AddStringToObject(o, "tokens_today_quality", bt_quality_name(e->tokens_today_q));
     add_num(o, "tokens_today_group", e->group_tokens_today);
     add_time(o, "data_minute", e->data_minute);
     cJSON_AddBoolToObject(o, "idle", e->state == BT_FR_IDLE);

@@ -344,8 +344,12 @@ static void decide_text(const struct bt_report *r, const int *idx, int n, struct
         int len = !(c->tokens > 0)
                       ? snprintf(line, sizeof line, ": nothing accepted in %d throttled min, quota %s",
                                  c->throttled_minutes, q)
-                      : snprintf(line, sizeof line, ": at least %s TPM at %s UTC (%d min throttled), "
-                                 "quota %s", tok, hm, c->throttled_minutes, q);
+                      : c->covered_minutes < BT_CEILING_WINDOW
+                          ? snprintf(line, sizeof line, ": at least %s TPM at %s UTC (%d of %d covered min "
+                                     "throttled), quota %s", tok, hm, c->throttled_minutes,
+                                     c->covered_minutes, q)
+                          : snprintf(line, sizeof line, ": at least %s TPM at %s UTC (%d min throttled), "
+                                     "quota %s", tok, hm, c->throttled_minutes, q);
         if (!isnan(c->pct_of_quota))
             len += snprintf(line + len, sizeof line - (size_t)len, " (%.1f%%)", c->pct_of_quota);
         if (c->points_to)

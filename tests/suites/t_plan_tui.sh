@@ -33,5 +33,5 @@ s=trend; start $s 100 45 C.UTF-8; wait_for $s "bedtop  demo"
 keys $s / w o r k e r s Enter; keys $s Enter
 wait_for $s "workers WARN"
 for i in 1 2 3 4; do keys $s NPage; sleep 0.2; done
-check "detail of workers shows the forecast beside headroom" wait_for $s "tpm reaches its quota in at most"
+check "detail of workers shows the forecast beside headroom" wait_for $s "tpm reaches its quota in about"
 finish

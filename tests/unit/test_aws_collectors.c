@@ -302,15 +302,17 @@ static void test_integration(void)
     OK(ls.lines > 0 && ls.sig_bad == 0 && ls.token_bad == 0,
        "fake log: all %d requests signature-verified with the session token", ls.lines);
     /* check mode asks both cache spellings instead of a ListMetrics round trip:
-     * (14 + 2) + (14 + 2) + 4 = 36 per-minute queries: one request (<= 500); 7 results per
-     * page: ceil(36 / 7) = 6 pages, plus the first attempt, throttled and retried; and the
+     * (14 + 2) + (14 + 2) + 3 = 35 per-minute queries (agents: the 3 of its 4 mantle
+     * metrics AWS/BedrockMantle lists; InferenceClientErrors is not listed, so it is
+     * not asked: unknown, not idle): one request (<= 500); 7 results per page:
+     * ceil(35 / 7) = 5 pages, plus the first attempt, throttled and retried; and the
      * day's sums in their own request: (3 + 1 spelling) x 2 runtime routes = 8 queries,
      * ceil(8 / 7) = 2 pages (the throttle rule may hit either request first) */
-    OK(ls.throttled_gmd == 1 && ls.op_count[0] == 9 && ls.op_ok[0] == 8,
-       "GetMetricData: 1 throttled + 6 + 2 pages of 7 results (got %d requests, %d ok)",
+    OK(ls.throttled_gmd == 1 && ls.op_count[0] == 8 && ls.op_ok[0] == 7,
+       "GetMetricData: 1 throttled + 5 + 2 pages of 7 results (got %d requests, %d ok)",
        ls.op_count[0], ls.op_ok[0]);
-    OK(ls.max_queries == 36 && ls.min_queries == 8,
-       "pages ask the 36 per-minute queries or the 8 day sums (%d..%d)", ls.min_queries, ls.max_queries);
+    OK(ls.max_queries == 35 && ls.min_queries == 8,
+       "pages ask the 35 per-minute queries or the 8 day sums (%d..%d)", ls.min_queries, ls.max_queries);
     /* AWS/BedrockMantle's dimension sets decide what the mantle route asks (DOMAIN.md:
      * a wrong set returns zeros): one ListMetrics page there; in AWS/Bedrock one page
      * listing only the reserved tier's series (ResolvedServiceTier=reserved), which
@@ -635,13 +637,14 @@ static void test_live(void)
      * batch the same 5 without caches (none listed), agents (mantle) inferences, input,
      * output = 3: 15, x 1,440 polls a day = 21,600; every 5 minutes (detail_interval 300):
      * p50, p90, p99, client and server errors, time to first token and
-     * EstimatedTPMQuotaUsage for each runtime route + the mantle client errors = 15,
-     * x 288 = 4,320. The largest poll asks 15 + 15 = 30; a day 25,920 (was 31,104; no
-     * route is calm here: no quota is known, so every one is polled every minute). */
-    OK(per_poll == 30 && per_day == 25920, "cost: 30 metrics in the largest poll, 25,920 a day (%g, %g)",
+     * EstimatedTPMQuotaUsage for each runtime route = 14 (the mantle client errors,
+     * InferenceClientErrors, are not listed for agents: not asked), x 288 = 4,032. The
+     * largest poll asks 15 + 14 = 29; a day 25,632 (no route is calm here: no quota is
+     * known, so every one is polled every minute). */
+    OK(per_poll == 29 && per_day == 25632, "cost: 29 metrics in the largest poll, 25,632 a day (%g, %g)",
        per_poll, per_day);
     /* 3 ListMetrics pages (AWS/Bedrock) + 1 (AWS/BedrockMantle, for agents) once; poll 1
-     * (with the detail queries, one window: the backfill): 30 results at 7 a page = 5
+     * (with the detail queries, one window: the backfill): 29 results at 7 a page = 5
      * pages; polls 2 and 3 (every-poll queries only): 15 -> 3 pages each */
     OK(bt_cloudwatch_requests(lv.cw) == 15, "requests counted: %lu (3 + 1 + 5 + 3 + 3 = 15)",
        bt_cloudwatch_requests(lv.cw));

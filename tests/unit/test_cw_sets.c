@@ -48,6 +48,7 @@ static void test_mantle_sets(void)
     struct bt_cw_query q[2];
     char why[224];
     struct cw_sets s;
+    memset(&s, 0, sizeof s);
     /* listed only per Model+Project, in two projects: the sum of both */
     route(&rt, "openai.gpt-5.6-luna", BT_EP_MANTLE, NULL);
     cw_sets_reset(&s);
@@ -57,6 +58,7 @@ static void test_mantle_sets(void)
     listed(&s, &rt, "openai.gpt-5.6-luna", "alpha", NULL);   /* a second metric, same set */
     listed(&s, &rt, "openai.gpt-5.6-sol", "gamma", NULL);    /* another model */
     memset(q, 0, sizeof q);
+    q[0].signal = q[1].signal = BT_SIG_INPUT_TOKENS; /* TotalInputTokens, as listed */
     OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) && q[0].nsum == 2 && q[1].nsum == 2 &&
            !strcmp(bt_cw_dim(&q[0].sum[0], "Project"), "alpha") &&
            !strcmp(bt_cw_dim(&q[0].sum[1], "Project"), "beta") &&
@@ -72,8 +74,9 @@ static void test_mantle_sets(void)
     cw_sets_reset(&s);
     s.listed = true;
     listed(&s, &rt, "anthropic.claude-opus-4-7", NULL, NULL);
-    OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) && q[0].nsum == 0 && !q[0].sum,
-       "a per-Model series listed: asked by Model (the project listing lacks is not filtered)");
+    q[0].signal = q[1].signal = BT_SIG_INPUT_TOKENS;
+    OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) == 2 && q[0].nsum == 0 && !q[0].sum,
+       "only a per-Model series listed, no project's: asked by Model (the only series there is)");
     /* nothing listed for the model: unknown, not idle */
     cw_sets_reset(&s);
     s.listed = true;
@@ -94,12 +97,112 @@ static void test_mantle_sets(void)
     OK(!cw_sets_apply(&s, &rt, q, 2, why, sizeof why), "another account's series is not the route's");
 }
 
+static void listed_metric(struct cw_sets *s, const struct bt_route *rt, const char *metric,
+                          const char *project)
+{
+    struct bt_cw_listed m;
+    memset(&m, 0, sizeof m);
+    m.ns = "AWS/BedrockMantle";
+    m.metric = metric;
+    m.dims.name[0] = "Model";
+    m.dims.value[0] = rt->model;
+    m.dims.n = 1;
+    if (project) {
+        m.dims.name[1] = "Project";
+        m.dims.value[1] = project;
+        m.dims.n = 2;
+    }
+    cw_sets_note(s, rt, &m);
+}
+
+/* Issue 31 case 2: one dimension set per signal, from its own metric's listing.
+ * On main, the per-inference OutputTokens listed per Model alone made every signal
+ * asked per Model (model_only), where the totals do not exist (zeros: 0 / idle /
+ * 100 %), and only 8 projects were summed (8,000 "known" of 10,000). */
+static void test_sets_per_signal(void)
+{
+    struct bt_route rt;
+    struct cw_sets s;
+    memset(&s, 0, sizeof s);
+    char why[224];
+    route(&rt, "anthropic.claude-opus-4-7", BT_EP_MANTLE, NULL);
+    s.listed = true;
+    char proj[10][16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(proj[i], sizeof proj[i], "team-%d", i);
+        listed_metric(&s, &rt, "TotalOutputTokens", proj[i]);
+        listed_metric(&s, &rt, "TotalInputTokens", proj[i]);
+    }
+    listed_metric(&s, &rt, "OutputTokens", NULL); /* per-inference, listed per Model alone */
+    listed_metric(&s, &rt, "Inferences", NULL);   /* Inferences: per Model */
+    struct bt_cw_query q[4];
+    memset(q, 0, sizeof q);
+    q[0].signal = BT_SIG_OUTPUT_TOKENS;
+    q[1].signal = BT_SIG_INPUT_TOKENS;
+    q[2].signal = BT_SIG_INVOCATIONS;
+    q[3].signal = BT_SIG_CLIENT_ERRORS; /* InferenceClientErrors: not listed */
+    int n = cw_sets_apply(&s, &rt, q, 4, why, sizeof why);
+    OK(n == 3, "the signal whose metric is not listed is dropped (unknown, not idle): %d kept", n);
+    OK(q[0].signal == BT_SIG_OUTPUT_TOKENS && q[0].nsum == 10 &&
+           !strcmp(bt_cw_dim(&q[0].sum[9], "Project"), "team-9"),
+       "TotalOutputTokens: the sum of all 10 listed projects, not per Model, no cap (%d)", q[0].nsum);
+    OK(q[1].signal == BT_SIG_INPUT_TOKENS && q[1].nsum == 10, "TotalInputTokens: 10 projects summed");
+    OK(q[2].signal == BT_SIG_INVOCATIONS && q[2].nsum == 0 && !q[2].sum,
+       "Inferences, listed per Model: asked per Model");
+    /* a route naming a project that is listed: that series; one that is not: unknown */
+    route(&rt, "anthropic.claude-opus-4-7", BT_EP_MANTLE, "team-3");
+    memset(q, 0, sizeof q);
+    q[0].signal = BT_SIG_OUTPUT_TOKENS;
+    OK(cw_sets_apply(&s, &rt, q, 1, why, sizeof why) == 1 && q[0].nsum == 1 &&
+           !strcmp(bt_cw_dim(&q[0].sum[0], "Project"), "team-3"),
+       "project team-3, listed: Model+Project=team-3 alone");
+    route(&rt, "anthropic.claude-opus-4-7", BT_EP_MANTLE, "team-42");
+    memset(q, 0, sizeof q);
+    q[0].signal = BT_SIG_OUTPUT_TOKENS;
+    q[1].signal = BT_SIG_INPUT_TOKENS;
+    OK(cw_sets_apply(&s, &rt, q, 2, why, sizeof why) == 0 && strstr(why, "team-42") &&
+           strstr(why, "unknown, not idle"),
+       "project team-42, not listed: unknown, never every other project's (%s)", why);
+    cw_sets_reset(&s);
+}
+
+/* Issue 32: the reserved tier under any listed set with ResolvedServiceTier=reserved
+ * (AWS names ModelId, ServiceTier and ResolvedServiceTier together), summed over the
+ * other dimensions; on main only the two-dimension set was taken. */
+static void test_tier_any_set(void)
+{
+    struct bt_route rt;
+    route(&rt, "anthropic.claude-sonnet-5", BT_EP_RUNTIME, NULL);
+    struct cw_sets s;
+    memset(&s, 0, sizeof s);
+    const char *tiers[] = {"default", "priority"};
+    for (int i = 0; i < 2; i++) {
+        struct bt_cw_listed m;
+        memset(&m, 0, sizeof m);
+        m.ns = "AWS/Bedrock";
+        m.metric = "Invocations";
+        m.dims = (struct bt_cw_dimset){.n = 3, .name = {"ModelId", "ServiceTier", "ResolvedServiceTier"},
+                                       .value = {rt.model, tiers[i], "reserved"}};
+        cw_sets_note_tier(&s, &rt, &m);
+        m.dims.value[2] = "default"; /* served by Standard: not the reservation's */
+        cw_sets_note_tier(&s, &rt, &m);
+    }
+    struct bt_cw_query q[4];
+    int n = cw_sets_tier_queries(&s, &rt, 0, q, 4);
+    OK(n == 3 && q[0].nsum == 2 && q[0].sum[0].n == 3 &&
+           !strcmp(bt_cw_dim(&q[0].sum[1], "ServiceTier"), "priority") &&
+           !strcmp(bt_cw_dim(&q[0].sum[1], "ResolvedServiceTier"), "reserved") && q[2].nsum == 2,
+       "ModelId+ServiceTier+ResolvedServiceTier=reserved, two listed: summed (%d queries)", n);
+    cw_sets_reset(&s);
+}
+
 static void test_profile_sets(void)
 {
     struct bt_route rt;
     struct bt_cw_query q[1];
     char why[224];
     struct cw_sets s;
+    memset(&s, 0, sizeof s);
     route(&rt, "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/ap1",
           BT_EP_RUNTIME, NULL);
     cw_sets_reset(&s);
@@ -118,6 +221,7 @@ static void test_request_body(void)
     struct bt_route routes[1];
     route(&routes[0], "openai.gpt-5.6-luna", BT_EP_MANTLE, NULL);
     struct cw_sets s;
+    memset(&s, 0, sizeof s);
     cw_sets_reset(&s);
     s.listed = true;
     listed(&s, &routes[0], "openai.gpt-5.6-luna", "alpha", NULL);
@@ -241,10 +345,11 @@ static void test_tier(void)
     struct bt_route routes[1];
     route(&routes[0], "anthropic.claude-sonnet-5", BT_EP_RUNTIME, NULL);
     struct cw_sets s;
+    memset(&s, 0, sizeof s);
     cw_sets_reset(&s);
     struct bt_cw_query q[4];
     OK(cw_sets_tier_queries(&s, &routes[0], 0, q, 4) == 0, "tier not listed: no tier queries");
-    s.tier_reserved = true;
+    cw_sets_tier_pair(&s);
     int n = cw_sets_tier_queries(&s, &routes[0], 0, q, 4);
     OK(n == 3 && q[0].signal == BT_SIG_TIER_RES_INVOCATIONS && q[2].signal == BT_SIG_TIER_RES_OUTPUT,
        "tier listed: invocations, input and output of the reserved tier (%d)", n);
@@ -276,6 +381,8 @@ static void test_names(void)
 int main(void)
 {
     test_mantle_sets();
+    test_sets_per_signal();
+    test_tier_any_set();
     test_profile_sets();
     test_request_body();
     test_list_sets();
