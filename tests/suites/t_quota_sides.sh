@@ -118,9 +118,11 @@ expect_eq "sonnet: not adjustable, so the request goes through AWS Support" \
 expect_eq "rpm: the Nova Lite quotas are adjustable: Service Quotas" \
     "$(g "$TMP/q.json" "(G['rpm']['request_through'], G['rpm']['quotas'][0]['adjustable'], G['rpm']['rpm']['request_through'])")" \
     "('service-quotas', True, 'service-quotas')"
-expect_eq "the cross-model daily quota beside each runtime group: Support only, an estimate" \
+# --since 20m reads 20 minutes of the day, not a day sum: the day's tokens are at best a
+# lower bound of its use (coverage), never known and never more than an estimate
+expect_eq "the cross-model daily quota beside each runtime group: Support only, a lower bound" \
     "$(g "$TMP/q.json" "(G['sonnet']['daily_account']['code'], G['sonnet']['daily_account']['request_through'], G['sonnet']['daily_account']['used_quality'])")" \
-    "('L-E3F10727', 'aws-support', 'estimate')"
+    "('L-E3F10727', 'aws-support', 'lower-bound')"
 "${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" XDG_CACHE_HOME="$TMP/cache" \
     "$BEDTOP" report quota-request --since 20m --config "$TMP/b.conf" \
     --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/q.txt" 2>>"$TMP/q.err"
