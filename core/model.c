@@ -696,6 +696,20 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
 void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
                           const struct bt_route *base_routes, int64_t t)
 {
+    /* forward from the last horizon over a log in time order, with nothing else
+     * changed since: the events in between continue the same sequence of applies */
+    if (t && s->hz_valid && s->hz_sorted && s->horizon && t >= s->horizon &&
+        s->generation == s->hz_gen && s->nlog == s->hz_nlog && s->hz_routes == routes &&
+        s->hz_base == base_routes) {
+        s->horizon = t;
+        size_t i = s->hz_next;
+        for (; i < s->nlog && s->log[i].t <= t; i++)
+            apply_event(s, routes, &s->log[i]);
+        s->hz_next = i;
+        s->generation++;
+        s->hz_gen = s->generation;
+        return;
+    }
     s->horizon = t;
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     for (int r = 0; r < s->nroutes; r++) {
@@ -712,10 +726,25 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         routes[r].legacy_seen = base_routes[r].legacy_seen;
         bt_strlcpy(routes[r].unseen, base_routes[r].unseen, sizeof routes[r].unseen);
     }
-    for (size_t i = 0; i < s->nlog; i++)
-        if (!t || s->log[i].t <= t)
+    bool sorted = true;
+    size_t next = 0; /* with the log in time order: the first event after t */
+    for (size_t i = 0; i < s->nlog; i++) {
+        if (i && s->log[i].t < s->log[i - 1].t)
+            sorted = false;
+        if (!t || s->log[i].t <= t) {
             apply_event(s, routes, &s->log[i]);
+            if (sorted)
+                next = i + 1;
+        }
+    }
     s->generation++;
+    s->hz_valid = t != 0;
+    s->hz_sorted = sorted;
+    s->hz_next = next;
+    s->hz_nlog = s->nlog;
+    s->hz_gen = s->generation;
+    s->hz_routes = routes;
+    s->hz_base = base_routes;
 }
 
 void bt_store_bind_routes(struct bt_store *s, struct bt_route *routes)
