@@ -35,21 +35,73 @@ void bt_evlog_free(struct bt_evlog *l)
     free(l->last_crit);
     free(l->failing);
     free(l->steps);
+    free(l->ev_min_t);
+    free(l->evals);
     memset(l, 0, sizeof *l);
 }
 
 void bt_evlog_reset(struct bt_evlog *l)
 {
     int n = l->nroutes;
+    size_t max = l->max;
     bt_evlog_free(l);
     bt_evlog_init(l, n);
+    l->max = max;
+}
+
+void bt_evlog_set_limit(struct bt_evlog *l, size_t max)
+{
+    l->max = max;
+}
+
+void bt_evlog_dropped_note(const struct bt_evlog *l, char *out, size_t n)
+{
+    if (!n)
+        return;
+    out[0] = '\0';
+    if (!l->dropped)
+        return;
+    char iso[32];
+    bt_fmt_iso(l->dropped_through, iso, sizeof iso);
+    bt_fmt_cut(out, n, "%zu older events dropped (the log keeps its newest %zu; data minutes "
+               "through %s are incomplete)", l->dropped, l->max, iso);
+}
+
+/* The first entry of data minute >= m (entries in minute order). */
+static size_t first_at(const struct bt_evlog *l, int64_t m)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->e[mid].minute < m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void bt_evlog_minute_range(const struct bt_evlog *l, int64_t from, int64_t to, size_t *lo,
+                           size_t *hi)
+{
+    if (l->unordered || from > to) {
+        *lo = 0;
+        *hi = from > to ? 0 : l->n;
+        return;
+    }
+    *lo = first_at(l, from);
+    *hi = to == INT64_MAX ? l->n : first_at(l, to + 1);
 }
 
 static struct bt_logent *add(struct bt_evlog *l, enum bt_logkind kind, int route, int64_t at,
                              int64_t minute, enum bt_status severity)
 {
-    if (l->n == BT_EVLOG_MAX) { /* the oldest tenth goes: a week of flapping stays bounded */
-        size_t drop = BT_EVLOG_MAX / 10;
+    if (l->max && l->n >= l->max) { /* live: the oldest tenth goes, and is counted */
+        size_t drop = l->max / 10 ? l->max / 10 : 1;
+        if (drop > l->n)
+            drop = l->n;
+        if (drop && l->e[drop - 1].minute > l->dropped_through)
+            l->dropped_through = l->e[drop - 1].minute;
         memmove(l->e, l->e + drop, (l->n - drop) * sizeof *l->e);
         l->n -= drop;
         l->dropped += drop;
@@ -58,6 +110,8 @@ static struct bt_logent *add(struct bt_evlog *l, enum bt_logkind kind, int route
         l->cap = l->cap ? l->cap * 2 : 64;
         l->e = bt_xrealloc(l->e, l->cap * sizeof *l->e);
     }
+    if (l->n && minute < l->e[l->n - 1].minute)
+        l->unordered = true;
     struct bt_logent *e = &l->e[l->n++];
     memset(e, 0, sizeof *e);
     e->kind = kind;
@@ -218,26 +272,58 @@ static void plan(struct bt_evlog *l, const struct bt_replay *rp)
             l->steps[u++] = l->steps[i];
     l->nsteps = u;
     l->step = l->next_event = 0;
+    const struct bt_store *st = &rp->store;
+    free(l->ev_min_t);
+    l->ev_min_t = bt_xcalloc(st->nlog + 1, sizeof *l->ev_min_t);
+    l->ev_min_t[st->nlog] = INT64_MAX;
+    for (size_t i = st->nlog; i > 0; i--)
+        l->ev_min_t[i - 1] = st->log[i - 1].t < l->ev_min_t[i] ? st->log[i - 1].t : l->ev_min_t[i];
+    if (!l->evals)
+        l->evals = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *l->evals);
 }
 
-bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto)
+bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_t *at,
+                                struct bt_eval **evals)
 {
     if (!l->steps)
         plan(l, rp);
-    if (l->step >= l->nsteps) {
-        if (upto)
-            *upto = rp->end;
+    if (l->step >= l->nsteps)
         return false;
-    }
     int64_t t = l->steps[l->step++];
     const struct bt_store *st = &rp->store;
     while (l->next_event < st->nlog && st->log[l->next_event].t <= t)
         bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
     bt_replay_seek(rp, t);
-    struct bt_eval *ev = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *ev);
-    bt_eval_all(&rp->cfg, &rp->store, t, ev);
-    bt_evlog_observe(l, &rp->cfg, ev, t);
-    free(ev);
+    bt_eval_all(&rp->cfg, &rp->store, t, l->evals);
+    bt_evlog_observe(l, &rp->cfg, l->evals, t);
+    if (at)
+        *at = t;
+    if (evals)
+        *evals = l->evals;
+    return true;
+}
+
+int64_t bt_evlog_complete_before(const struct bt_evlog *l, const struct bt_replay *rp)
+{
+    if (!l->steps || l->step >= l->nsteps)
+        return l->steps ? INT64_MAX : INT64_MIN;
+    /* the next step's evaluation logs at its own data minute; a store event still to
+     * take logs at its time's (the earliest of them, whatever the log's order) */
+    int64_t m = bt_data_minute(&rp->cfg, l->steps[l->step]);
+    int64_t et = l->ev_min_t[l->next_event];
+    if (et != INT64_MAX && bt_data_minute(&rp->cfg, et) < m)
+        m = bt_data_minute(&rp->cfg, et);
+    return m;
+}
+
+bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto)
+{
+    int64_t t;
+    if (!bt_evlog_replay_step_evals(l, rp, &t, NULL)) {
+        if (upto)
+            *upto = rp->end;
+        return false;
+    }
     if (upto)
         *upto = t;
     return l->step < l->nsteps;
@@ -262,6 +348,8 @@ void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64
         bt_evlog_replay_step(l, rp, NULL); /* observes the prime: the state, not entries */
         l->n = 0;
         l->dropped = 0;
+        l->dropped_through = 0;
+        l->unordered = false;
     }
     while (l->step < l->nsteps && l->steps[l->step] <= end)
         bt_evlog_replay_step(l, rp, NULL);
