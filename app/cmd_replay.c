@@ -216,6 +216,38 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
 /* The markers and the event log of data minutes from..to into the arrays mk and ev,
  * each entry stamped with its data minute and the instant it was seen: export's JSON
  * tail and replay --at's JSON (the content of the CSV's markers and events columns). */
+/* One entry of the log as export's JSON has it (a marker: time, at, text). */
+static cJSON *log_entry_json(const struct bt_replay *rp, const struct bt_logent *x)
+{
+    cJSON *j = cJSON_CreateObject();
+    add_iso(j, "time", x->minute);
+    add_iso(j, "at", x->at);
+    if (x->kind == BT_LOG_MARKER) {
+        cJSON_AddStringToObject(j, "text", x->text + 8 /* "marker: " */);
+        return j;
+    }
+    cJSON_AddStringToObject(j, "kind", bt_logkind_name(x->kind));
+    if (x->route >= 0)
+        cJSON_AddStringToObject(j, "route", rp->cfg.routes[x->route].name);
+    else
+        cJSON_AddNullToObject(j, "route");
+    if (x->kind == BT_LOG_STATUS) {
+        cJSON_AddStringToObject(j, "from", bt_status_name(x->from));
+        cJSON_AddStringToObject(j, "to", bt_status_name(x->to));
+    } else if (x->kind == BT_LOG_RAISED || x->kind == BT_LOG_CLEARED) {
+        cJSON_AddStringToObject(j, "code", bt_wcode_name(x->code));
+    } else {
+        cJSON_AddStringToObject(j, "source", bt_source_name(x->source));
+    }
+    cJSON_AddStringToObject(j, "text", x->text);
+    return j;
+}
+
+static bool log_in_window(const struct bt_logent *x, const bool *keep, int64_t from, int64_t to)
+{
+    return x->minute >= from && x->minute <= to && !(x->route >= 0 && keep && !keep[x->route]);
+}
+
 static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const struct bt_evlog *log,
                      const bool *keep, int64_t from, int64_t to)
 {
@@ -223,48 +255,41 @@ static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const str
     bt_evlog_minute_range(log, from, to, &lo, &hi);
     for (size_t i = lo; i < hi; i++) {
         const struct bt_logent *x = &log->e[i];
-        if (x->minute < from || x->minute > to || (x->route >= 0 && keep && !keep[x->route]))
-            continue;
-        cJSON *j = cJSON_CreateObject();
-        add_iso(j, "time", x->minute);
-        add_iso(j, "at", x->at);
-        if (x->kind == BT_LOG_MARKER) {
-            cJSON_AddStringToObject(j, "text", x->text + 8 /* "marker: " */);
-            cJSON_AddItemToArray(mk, j);
-            continue;
-        }
-        cJSON_AddStringToObject(j, "kind", bt_logkind_name(x->kind));
-        if (x->route >= 0)
-            cJSON_AddStringToObject(j, "route", rp->cfg.routes[x->route].name);
-        else
-            cJSON_AddNullToObject(j, "route");
-        if (x->kind == BT_LOG_STATUS) {
-            cJSON_AddStringToObject(j, "from", bt_status_name(x->from));
-            cJSON_AddStringToObject(j, "to", bt_status_name(x->to));
-        } else if (x->kind == BT_LOG_RAISED || x->kind == BT_LOG_CLEARED) {
-            cJSON_AddStringToObject(j, "code", bt_wcode_name(x->code));
-        } else {
-            cJSON_AddStringToObject(j, "source", bt_source_name(x->source));
-        }
-        cJSON_AddStringToObject(j, "text", x->text);
-        cJSON_AddItemToArray(ev, j);
+        if (log_in_window(x, keep, from, to))
+            cJSON_AddItemToArray(x->kind == BT_LOG_MARKER ? mk : ev, log_entry_json(rp, x));
     }
 }
 
-/* After the rows: the markers and the event log of the window (data minutes from..to). */
+/* After the rows: the markers and the event log of the window (data minutes from..to),
+ * {"markers":[...],"events":[...]} joined onto {"rows": [...], each entry printed
+ * on its own (a day's log is 10^5 entries: never one tree of them all). */
 static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct bt_evlog *log,
-                      const bool *keep, int64_t from, int64_t to)
+                      const bool *keep, int64_t from, int64_t to, FILE *f)
 {
-    cJSON *t = cJSON_CreateObject();
-    cJSON *mk = cJSON_AddArrayToObject(t, "markers"); /* in this order: the shape */
-    log_json(mk, cJSON_AddArrayToObject(t, "events"), rp, log, keep, from, to);
-    char *s = bt_json_print(t, false);
-    /* {"markers":[...],"events":[...]} joined onto {"rows": [...] */
     bt_buf_puts(b, "\n],\n");
-    bt_san_json_text(b, s + 1);
-    bt_buf_putc(b, '\n');
-    cJSON_free(s);
-    cJSON_Delete(t);
+    for (int pass = 0; pass < 2; pass++) { /* markers, then events: the shape */
+        bt_buf_puts(b, pass ? "],\"events\":[" : "\"markers\":[");
+        size_t lo, hi, n = 0;
+        bt_evlog_minute_range(log, from, to, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            const struct bt_logent *x = &log->e[i];
+            if ((x->kind == BT_LOG_MARKER) == (pass == 1))
+                continue;
+            if (!log_in_window(x, keep, from, to))
+                continue;
+            cJSON *it = log_entry_json(rp, x); /* one at a time: the same object, the same text */
+            char *s = bt_json_print(it, false);
+            bt_buf_puts(b, n++ ? "," : "");
+            bt_san_json_text(b, s);
+            cJSON_free(s);
+            cJSON_Delete(it);
+            if (b->len > (1 << 20)) {
+                fwrite(b->buf, 1, b->len, f);
+                bt_buf_reset(b);
+            }
+        }
+    }
+    bt_buf_puts(b, "]}\n");
 }
 
 /* export's CSV rows evaluated but not written yet: their minute's log is not complete */
@@ -451,7 +476,7 @@ int cmd_export(struct opts *o)
     bt_buf_free(&heads);
     bt_buf_free(&mk);
     if (!csv)
-        json_tail(&b, &rp, &log, keep, from, to);
+        json_tail(&b, &rp, &log, keep, from, to, w.f);
     bt_evlog_free(&log);
     fwrite(b.buf, 1, b.len, w.f);
     bt_buf_free(&b);

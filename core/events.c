@@ -27,8 +27,15 @@ void bt_evlog_init(struct bt_evlog *l, int nroutes)
     l->failing = bt_xcalloc(n * BT_SRC_COUNT, sizeof *l->failing);
 }
 
+static void free_texts(struct bt_evlog *l, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        free(l->e[i].text);
+}
+
 void bt_evlog_free(struct bt_evlog *l)
 {
+    free_texts(l, 0, l->n);
     free(l->e);
     free(l->status);
     free(l->codes);
@@ -102,6 +109,7 @@ static struct bt_logent *add(struct bt_evlog *l, enum bt_logkind kind, int route
             drop = l->n;
         if (drop && l->e[drop - 1].minute > l->dropped_through)
             l->dropped_through = l->e[drop - 1].minute;
+        free_texts(l, 0, drop);
         memmove(l->e, l->e + drop, (l->n - drop) * sizeof *l->e);
         l->n -= drop;
         l->dropped += drop;
@@ -152,25 +160,29 @@ void bt_evlog_store_event(struct bt_evlog *l, const struct bt_config *cfg,
     int64_t m = bt_data_minute(cfg, ev->t);
     int route = ev->route >= 0 && ev->route < l->nroutes ? ev->route : -1;
     struct bt_logent *e;
+    char tx[BT_LOGTEXT];
     switch (ev->type) {
     case BT_EV_MARKER:
         e = add(l, BT_LOG_MARKER, -1, ev->t, m, BT_ST_OK);
-        snprintf(e->text, sizeof e->text, "marker: %s", ev->text);
+        snprintf(tx, sizeof tx, "marker: %s", ev->text);
+        e->text = bt_xstrdup(tx);
         break;
     case BT_EV_ERROR:
         if (!set_failing(l, route, ev->source, true))
             break;
         e = add(l, BT_LOG_FAILED, route, ev->t, m, BT_ST_CRIT);
         e->source = ev->source;
-        bt_fmt_cut(e->text, sizeof e->text, "%s failing%s%s", source_title(ev->source),
+        bt_fmt_cut(tx, sizeof tx, "%s failing%s%s", source_title(ev->source),
                    ev->text[0] ? ": " : "", ev->text);
+        e->text = bt_xstrdup(tx);
         break;
     case BT_EV_OK:
         if (!set_failing(l, route, ev->source, false))
             break;
         e = add(l, BT_LOG_RECOVERED, route, ev->t, m, BT_ST_OK);
         e->source = ev->source;
-        snprintf(e->text, sizeof e->text, "%s answers again", source_title(ev->source));
+        snprintf(tx, sizeof tx, "%s answers again", source_title(ev->source));
+        e->text = bt_xstrdup(tx);
         break;
     default: break;
     }
@@ -206,6 +218,7 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
 {
     int64_t m = bt_data_minute(cfg, at);
     int n = cfg->nroutes < l->nroutes ? cfg->nroutes : l->nroutes;
+    char tx[BT_LOGTEXT];
     for (int r = 0; r < n; r++) {
         const struct bt_eval *e = &evals[r];
         uint32_t now = code_bits(e), before = l->primed ? l->codes[r] : 0;
@@ -215,10 +228,11 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
             x->from = was;
             x->to = e->status;
             if (!l->primed)
-                snprintf(x->text, sizeof x->text, "status %s", bt_status_name(e->status));
+                snprintf(tx, sizeof tx, "status %s", bt_status_name(e->status));
             else
-                snprintf(x->text, sizeof x->text, "status %s -> %s", bt_status_name(was),
+                snprintf(tx, sizeof tx, "status %s -> %s", bt_status_name(was),
                          bt_status_name(e->status));
+            x->text = bt_xstrdup(tx);
         }
         for (int c = 0; c < BT_W_COUNT; c++) {
             uint32_t bit = 1u << c;
@@ -226,12 +240,14 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
                 const struct bt_warning *w = find_warning(e, c);
                 struct bt_logent *x = add(l, BT_LOG_RAISED, r, at, m, w->severity);
                 x->code = (enum bt_wcode)c;
-                bt_fmt_cut(x->text, sizeof x->text, "%s raised: %s", bt_wcode_name(x->code),
+                bt_fmt_cut(tx, sizeof tx, "%s raised: %s", bt_wcode_name(x->code),
                            w->message);
+                x->text = bt_xstrdup(tx);
             } else if (!(now & bit) && (before & bit)) {
                 struct bt_logent *x = add(l, BT_LOG_CLEARED, r, at, m, BT_ST_OK);
                 x->code = (enum bt_wcode)c;
-                snprintf(x->text, sizeof x->text, "%s cleared", bt_wcode_name(x->code));
+                snprintf(tx, sizeof tx, "%s cleared", bt_wcode_name(x->code));
+                x->text = bt_xstrdup(tx);
             }
         }
         l->codes[r] = now;
@@ -346,6 +362,7 @@ void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64
             bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
         l->step = prime;
         bt_evlog_replay_step(l, rp, NULL); /* observes the prime: the state, not entries */
+        free_texts(l, 0, l->n);
         l->n = 0;
         l->dropped = 0;
         l->dropped_through = 0;

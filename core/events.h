@@ -27,6 +27,8 @@ enum bt_logkind {
 };
 const char *bt_logkind_name(enum bt_logkind k); /* "status" "raised" "cleared" "failed" "recovered" "marker" */
 
+#define BT_LOGTEXT 360
+
 struct bt_logent {
     int64_t minute;          /* the data minute: the one clock */
     int64_t at;              /* the instant it was seen (evaluated_at, or the event's time) */
@@ -37,8 +39,9 @@ struct bt_logent {
                               * crit for a failure, ok for a recovery or a marker */
     enum bt_wcode code;      /* BT_LOG_RAISED, BT_LOG_CLEARED */
     enum bt_source source;   /* BT_LOG_FAILED, BT_LOG_RECOVERED */
-    char text[360];          /* one line, as a person reads it (no route name): a warning's
-                              * whole message after "CODE raised: " */
+    char *text;              /* one line, as a person reads it (no route name): a warning's
+                              * whole message after "CODE raised: "; owned, at most
+                              * BT_LOGTEXT - 1 bytes (a day's log is 10^5 entries) */
 };
 
 struct bt_evlog {
