@@ -219,53 +219,137 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
 /* The markers and the event log of data minutes from..to into the arrays mk and ev,
  * each entry stamped with its data minute and the instant it was seen: export's JSON
  * tail and replay --at's JSON (the content of the CSV's markers and events columns). */
+/* One entry of the log as export's JSON has it (a marker: time, at, text). */
+static cJSON *log_entry_json(const struct bt_replay *rp, const struct bt_logent *x)
+{
+    cJSON *j = cJSON_CreateObject();
+    add_iso(j, "time", x->minute);
+    add_iso(j, "at", x->at);
+    if (x->kind == BT_LOG_MARKER) {
+        cJSON_AddStringToObject(j, "text", x->text + 8 /* "marker: " */);
+        return j;
+    }
+    cJSON_AddStringToObject(j, "kind", bt_logkind_name(x->kind));
+    if (x->route >= 0)
+        cJSON_AddStringToObject(j, "route", rp->cfg.routes[x->route].name);
+    else
+        cJSON_AddNullToObject(j, "route");
+    if (x->kind == BT_LOG_STATUS) {
+        cJSON_AddStringToObject(j, "from", bt_status_name(x->from));
+        cJSON_AddStringToObject(j, "to", bt_status_name(x->to));
+    } else if (x->kind == BT_LOG_RAISED || x->kind == BT_LOG_CLEARED) {
+        cJSON_AddStringToObject(j, "code", bt_wcode_name(x->code));
+    } else {
+        cJSON_AddStringToObject(j, "source", bt_source_name(x->source));
+    }
+    cJSON_AddStringToObject(j, "text", x->text);
+    return j;
+}
+
+static bool log_in_window(const struct bt_logent *x, const bool *keep, int64_t from, int64_t to)
+{
+    return x->minute >= from && x->minute <= to && !(x->route >= 0 && keep && !keep[x->route]);
+}
+
 static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const struct bt_evlog *log,
                      const bool *keep, int64_t from, int64_t to)
 {
-    for (size_t i = 0; i < log->n; i++) {
+    size_t lo, hi;
+    bt_evlog_minute_range(log, from, to, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
         const struct bt_logent *x = &log->e[i];
-        if (x->minute < from || x->minute > to || (x->route >= 0 && keep && !keep[x->route]))
-            continue;
-        cJSON *j = cJSON_CreateObject();
-        add_iso(j, "time", x->minute);
-        add_iso(j, "at", x->at);
-        if (x->kind == BT_LOG_MARKER) {
-            cJSON_AddStringToObject(j, "text", x->text + 8 /* "marker: " */);
-            cJSON_AddItemToArray(mk, j);
-            continue;
-        }
-        cJSON_AddStringToObject(j, "kind", bt_logkind_name(x->kind));
-        if (x->route >= 0)
-            cJSON_AddStringToObject(j, "route", rp->cfg.routes[x->route].name);
-        else
-            cJSON_AddNullToObject(j, "route");
-        if (x->kind == BT_LOG_STATUS) {
-            cJSON_AddStringToObject(j, "from", bt_status_name(x->from));
-            cJSON_AddStringToObject(j, "to", bt_status_name(x->to));
-        } else if (x->kind == BT_LOG_RAISED || x->kind == BT_LOG_CLEARED) {
-            cJSON_AddStringToObject(j, "code", bt_wcode_name(x->code));
-        } else {
-            cJSON_AddStringToObject(j, "source", bt_source_name(x->source));
-        }
-        cJSON_AddStringToObject(j, "text", x->text);
-        cJSON_AddItemToArray(ev, j);
+        if (log_in_window(x, keep, from, to))
+            cJSON_AddItemToArray(x->kind == BT_LOG_MARKER ? mk : ev, log_entry_json(rp, x));
     }
 }
 
-/* After the rows: the markers and the event log of the window (data minutes from..to). */
+/* After the rows: the markers and the event log of the window (data minutes from..to),
+ * {"markers":[...],"events":[...]} joined onto {"rows": [...], each entry printed
+ * on its own (a day's log is 10^5 entries: never one tree of them all). */
 static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct bt_evlog *log,
-                      const bool *keep, int64_t from, int64_t to)
+                      const bool *keep, int64_t from, int64_t to, FILE *f)
 {
-    cJSON *t = cJSON_CreateObject();
-    cJSON *mk = cJSON_AddArrayToObject(t, "markers"); /* in this order: the shape */
-    log_json(mk, cJSON_AddArrayToObject(t, "events"), rp, log, keep, from, to);
-    char *s = bt_json_print(t, false);
-    /* {"markers":[...],"events":[...]} joined onto {"rows": [...] */
     bt_buf_puts(b, "\n],\n");
-    bt_san_json_text(b, s + 1);
-    bt_buf_putc(b, '\n');
-    cJSON_free(s);
-    cJSON_Delete(t);
+    for (int pass = 0; pass < 2; pass++) { /* markers, then events: the shape */
+        bt_buf_puts(b, pass ? "],\"events\":[" : "\"markers\":[");
+        size_t lo, hi, n = 0;
+        bt_evlog_minute_range(log, from, to, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) {
+            const struct bt_logent *x = &log->e[i];
+            if ((x->kind == BT_LOG_MARKER) == (pass == 1))
+                continue;
+            if (!log_in_window(x, keep, from, to))
+                continue;
+            cJSON *it = log_entry_json(rp, x); /* one at a time: the same object, the same text */
+            char *s = bt_json_print(it, false);
+            bt_buf_puts(b, n++ ? "," : "");
+            bt_san_json_text(b, s);
+            cJSON_free(s);
+            cJSON_Delete(it);
+            if (b->len > (1 << 20)) {
+                fwrite(b->buf, 1, b->len, f);
+                bt_buf_reset(b);
+            }
+        }
+    }
+    bt_buf_puts(b, "]}\n");
+}
+
+/* export's CSV rows evaluated but not written yet: their minute's log is not complete */
+struct export_pending {
+    struct export_row {
+        int64_t m;
+        int r;
+        size_t off, len; /* the row's head in the heads buffer */
+        enum bt_quality hq; /* its headroom's quality, the row's last field */
+    } *row;
+    size_t n, cap;
+};
+
+static void pending_add(struct export_pending *p, int64_t m, int r, size_t off, size_t len,
+                        enum bt_quality hq)
+{
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 256;
+        p->row = bt_xrealloc(p->row, p->cap * sizeof *p->row);
+    }
+    p->row[p->n++] = (struct export_row){.m = m, .r = r, .off = off, .len = len, .hq = hq};
+}
+
+/* Writes the pending rows of minutes before `complete` (the log is final there), in
+ * order: head, then the minute's markers and the route's events. */
+static void pending_flush(struct export_pending *p, struct bt_buf *heads, struct bt_buf *b,
+                          struct bt_buf *mk, const struct bt_evlog *log, int64_t complete)
+{
+    size_t i = 0;
+    int64_t mk_minute = INT64_MIN;
+    for (; i < p->n && p->row[i].m < complete; i++) {
+        const struct export_row *x = &p->row[i];
+        if (x->m != mk_minute) { /* the minute's markers, "; "-joined */
+            bt_buf_reset(mk);
+            size_t lo, hi;
+            bt_evlog_minute_range(log, x->m, x->m, &lo, &hi);
+            for (size_t k = lo; k < hi; k++)
+                if (log->e[k].kind == BT_LOG_MARKER && log->e[k].minute == x->m)
+                    bt_buf_printf(mk, "%s%s", mk->len ? "; " : "", log->e[k].text + 8 /* "marker: " */);
+            mk_minute = x->m;
+        }
+        bt_buf_add(b, heads->buf + x->off, x->len);
+        bt_csv_row_tail(b, x->r, x->m, bt_buf_str(mk), log, x->hq);
+    }
+    if (i == p->n) {
+        p->n = 0;
+        bt_buf_reset(heads);
+    } else if (i) { /* rare: the rest wait, moved to the front */
+        size_t shift = p->row[i].off;
+        memmove(heads->buf, heads->buf + shift, heads->len - shift);
+        heads->len -= shift;
+        heads->buf[heads->len] = '\0';
+        memmove(p->row, p->row + i, (p->n - i) * sizeof *p->row);
+        p->n -= i;
+        for (size_t k = 0; k < p->n; k++)
+            p->row[k].off -= shift;
+    }
 }
 
 int cmd_export(struct opts *o)
@@ -353,45 +437,51 @@ int cmd_export(struct opts *o)
     struct app_output w;
     if (!app_output_open(&w, o->output))
         goto out;
-    /* the event log first, over the whole recording: a change is logged against the
-     * evaluation before it, wherever the window starts */
+    /* One pass over the recording: each step of the event log (every poll and every
+     * data minute's instant, from the start: a change is logged against the
+     * evaluation before it, wherever the window starts) evaluates every route once,
+     * and a data minute's rows are taken from the step at its instant. A CSV row's
+     * markers and events wait until the log of its minute is complete. */
     struct bt_evlog log;
     bt_evlog_init(&log, rp.cfg.nroutes);
-    bt_evlog_from_replay(&log, &rp);
     struct bt_buf b = {0};
     if (csv)
         bt_csv_header(&b);
     else
         bt_buf_puts(&b, "{\"rows\": [\n");
     bool first_row = true;
-    struct bt_eval *evals = bt_xcalloc((size_t)(rp.cfg.nroutes ? rp.cfg.nroutes : 1), sizeof *evals);
-    struct bt_buf mk = {0};
-    for (int64_t m = from; m <= to; m += 60) {
-        int64_t shown = bt_replay_minute_instant(&rp, m);
-        bt_replay_seek(&rp, shown);
-        bt_eval_all(&rp.cfg, &rp.store, shown, evals); /* routes on one quota together */
-        bt_buf_reset(&mk);
-        for (size_t i = 0; csv && i < log.n; i++)
-            if (log.e[i].kind == BT_LOG_MARKER && log.e[i].minute == m)
-                bt_buf_printf(&mk, "%s%s", mk.len ? "; " : "", log.e[i].text + 8 /* "marker: " */);
-        for (int r = 0; r < rp.cfg.nroutes; r++) {
-            if (keep && !keep[r])
-                continue;
-            if (csv)
-                bt_csv_row(&b, &rp.cfg, &rp.store, r, &evals[r], m, bt_buf_str(&mk), &log);
-            else
-                json_row(&b, &rp, r, evals, m, shown, first_row);
-            first_row = false;
+    struct bt_buf heads = {0}, mk = {0};
+    struct export_pending pend = {0};
+    int64_t m = from, t;
+    struct bt_eval *evals;
+    while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
+           bt_evlog_replay_step_evals(&log, &rp, &t, &evals)) {
+        for (; m <= to && bt_replay_minute_instant(&rp, m) <= t; m += 60) {
+            for (int r = 0; r < rp.cfg.nroutes; r++) {
+                if (keep && !keep[r])
+                    continue;
+                if (csv) {
+                    size_t off = heads.len;
+                    bt_csv_row_head(&heads, &rp.cfg, &rp.store, r, &evals[r], m);
+                    pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q);
+                } else {
+                    json_row(&b, &rp, r, evals, m, t, first_row);
+                }
+                first_row = false;
+            }
         }
+        pending_flush(&pend, &heads, &b, &mk, &log, bt_evlog_complete_before(&log, &rp));
         if (b.len > (1 << 20)) {
             fwrite(b.buf, 1, b.len, w.f);
             bt_buf_reset(&b);
         }
     }
+    pending_flush(&pend, &heads, &b, &mk, &log, INT64_MAX);
+    free(pend.row);
+    bt_buf_free(&heads);
     bt_buf_free(&mk);
-    free(evals);
     if (!csv)
-        json_tail(&b, &rp, &log, keep, from, to);
+        json_tail(&b, &rp, &log, keep, from, to, w.f);
     bt_evlog_free(&log);
     fwrite(b.buf, 1, b.len, w.f);
     bt_buf_free(&b);

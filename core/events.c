@@ -27,29 +27,89 @@ void bt_evlog_init(struct bt_evlog *l, int nroutes)
     l->failing = bt_xcalloc(n * BT_SRC_COUNT, sizeof *l->failing);
 }
 
+static void free_texts(struct bt_evlog *l, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        free(l->e[i].text);
+}
+
 void bt_evlog_free(struct bt_evlog *l)
 {
+    free_texts(l, 0, l->n);
     free(l->e);
     free(l->status);
     free(l->codes);
     free(l->last_crit);
     free(l->failing);
     free(l->steps);
+    free(l->ev_min_t);
+    free(l->evals);
     memset(l, 0, sizeof *l);
 }
 
 void bt_evlog_reset(struct bt_evlog *l)
 {
     int n = l->nroutes;
+    size_t max = l->max;
     bt_evlog_free(l);
     bt_evlog_init(l, n);
+    l->max = max;
+}
+
+void bt_evlog_set_limit(struct bt_evlog *l, size_t max)
+{
+    l->max = max;
+}
+
+void bt_evlog_dropped_note(const struct bt_evlog *l, char *out, size_t n)
+{
+    if (!n)
+        return;
+    out[0] = '\0';
+    if (!l->dropped)
+        return;
+    char iso[32];
+    bt_fmt_iso(l->dropped_through, iso, sizeof iso);
+    bt_fmt_cut(out, n, "%zu older events dropped (the log keeps its newest %zu; data minutes "
+               "through %s are incomplete)", l->dropped, l->max, iso);
+}
+
+/* The first entry of data minute >= m (entries in minute order). */
+static size_t first_at(const struct bt_evlog *l, int64_t m)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->e[mid].minute < m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void bt_evlog_minute_range(const struct bt_evlog *l, int64_t from, int64_t to, size_t *lo,
+                           size_t *hi)
+{
+    if (l->unordered || from > to) {
+        *lo = 0;
+        *hi = from > to ? 0 : l->n;
+        return;
+    }
+    *lo = first_at(l, from);
+    *hi = to == INT64_MAX ? l->n : first_at(l, to + 1);
 }
 
 static struct bt_logent *add(struct bt_evlog *l, enum bt_logkind kind, int route, int64_t at,
                              int64_t minute, enum bt_status severity)
 {
-    if (l->n == BT_EVLOG_MAX) { /* the oldest tenth goes: a week of flapping stays bounded */
-        size_t drop = BT_EVLOG_MAX / 10;
+    if (l->max && l->n >= l->max) { /* live: the oldest tenth goes, and is counted */
+        size_t drop = l->max / 10 ? l->max / 10 : 1;
+        if (drop > l->n)
+            drop = l->n;
+        if (drop && l->e[drop - 1].minute > l->dropped_through)
+            l->dropped_through = l->e[drop - 1].minute;
+        free_texts(l, 0, drop);
         memmove(l->e, l->e + drop, (l->n - drop) * sizeof *l->e);
         l->n -= drop;
         l->dropped += drop;
@@ -58,6 +118,8 @@ static struct bt_logent *add(struct bt_evlog *l, enum bt_logkind kind, int route
         l->cap = l->cap ? l->cap * 2 : 64;
         l->e = bt_xrealloc(l->e, l->cap * sizeof *l->e);
     }
+    if (l->n && minute < l->e[l->n - 1].minute)
+        l->unordered = true;
     struct bt_logent *e = &l->e[l->n++];
     memset(e, 0, sizeof *e);
     e->kind = kind;
@@ -98,25 +160,29 @@ void bt_evlog_store_event(struct bt_evlog *l, const struct bt_config *cfg,
     int64_t m = bt_data_minute(cfg, ev->t);
     int route = ev->route >= 0 && ev->route < l->nroutes ? ev->route : -1;
     struct bt_logent *e;
+    char tx[BT_LOGTEXT];
     switch (ev->type) {
     case BT_EV_MARKER:
         e = add(l, BT_LOG_MARKER, -1, ev->t, m, BT_ST_OK);
-        snprintf(e->text, sizeof e->text, "marker: %s", ev->text);
+        snprintf(tx, sizeof tx, "marker: %s", ev->text);
+        e->text = bt_xstrdup(tx);
         break;
     case BT_EV_ERROR:
         if (!set_failing(l, route, ev->source, true))
             break;
         e = add(l, BT_LOG_FAILED, route, ev->t, m, BT_ST_CRIT);
         e->source = ev->source;
-        bt_fmt_cut(e->text, sizeof e->text, "%s failing%s%s", source_title(ev->source),
+        bt_fmt_cut(tx, sizeof tx, "%s failing%s%s", source_title(ev->source),
                    ev->text[0] ? ": " : "", ev->text);
+        e->text = bt_xstrdup(tx);
         break;
     case BT_EV_OK:
         if (!set_failing(l, route, ev->source, false))
             break;
         e = add(l, BT_LOG_RECOVERED, route, ev->t, m, BT_ST_OK);
         e->source = ev->source;
-        snprintf(e->text, sizeof e->text, "%s answers again", source_title(ev->source));
+        snprintf(tx, sizeof tx, "%s answers again", source_title(ev->source));
+        e->text = bt_xstrdup(tx);
         break;
     default: break;
     }
@@ -152,6 +218,7 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
 {
     int64_t m = bt_data_minute(cfg, at);
     int n = cfg->nroutes < l->nroutes ? cfg->nroutes : l->nroutes;
+    char tx[BT_LOGTEXT];
     for (int r = 0; r < n; r++) {
         const struct bt_eval *e = &evals[r];
         uint32_t now = code_bits(e), before = l->primed ? l->codes[r] : 0;
@@ -161,10 +228,11 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
             x->from = was;
             x->to = e->status;
             if (!l->primed)
-                snprintf(x->text, sizeof x->text, "status %s", bt_status_name(e->status));
+                snprintf(tx, sizeof tx, "status %s", bt_status_name(e->status));
             else
-                snprintf(x->text, sizeof x->text, "status %s -> %s", bt_status_name(was),
+                snprintf(tx, sizeof tx, "status %s -> %s", bt_status_name(was),
                          bt_status_name(e->status));
+            x->text = bt_xstrdup(tx);
         }
         for (int c = 0; c < BT_W_COUNT; c++) {
             uint32_t bit = 1u << c;
@@ -172,12 +240,14 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
                 const struct bt_warning *w = find_warning(e, c);
                 struct bt_logent *x = add(l, BT_LOG_RAISED, r, at, m, w->severity);
                 x->code = (enum bt_wcode)c;
-                bt_fmt_cut(x->text, sizeof x->text, "%s raised: %s", bt_wcode_name(x->code),
+                bt_fmt_cut(tx, sizeof tx, "%s raised: %s", bt_wcode_name(x->code),
                            w->message);
+                x->text = bt_xstrdup(tx);
             } else if (!(now & bit) && (before & bit)) {
                 struct bt_logent *x = add(l, BT_LOG_CLEARED, r, at, m, BT_ST_OK);
                 x->code = (enum bt_wcode)c;
-                snprintf(x->text, sizeof x->text, "%s cleared", bt_wcode_name(x->code));
+                snprintf(tx, sizeof tx, "%s cleared", bt_wcode_name(x->code));
+                x->text = bt_xstrdup(tx);
             }
         }
         l->codes[r] = now;
@@ -218,26 +288,58 @@ static void plan(struct bt_evlog *l, const struct bt_replay *rp)
             l->steps[u++] = l->steps[i];
     l->nsteps = u;
     l->step = l->next_event = 0;
+    const struct bt_store *st = &rp->store;
+    free(l->ev_min_t);
+    l->ev_min_t = bt_xcalloc(st->nlog + 1, sizeof *l->ev_min_t);
+    l->ev_min_t[st->nlog] = INT64_MAX;
+    for (size_t i = st->nlog; i > 0; i--)
+        l->ev_min_t[i - 1] = st->log[i - 1].t < l->ev_min_t[i] ? st->log[i - 1].t : l->ev_min_t[i];
+    if (!l->evals)
+        l->evals = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *l->evals);
 }
 
-bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto)
+bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_t *at,
+                                struct bt_eval **evals)
 {
     if (!l->steps)
         plan(l, rp);
-    if (l->step >= l->nsteps) {
-        if (upto)
-            *upto = rp->end;
+    if (l->step >= l->nsteps)
         return false;
-    }
     int64_t t = l->steps[l->step++];
     const struct bt_store *st = &rp->store;
     while (l->next_event < st->nlog && st->log[l->next_event].t <= t)
         bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
     bt_replay_seek(rp, t);
-    struct bt_eval *ev = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *ev);
-    bt_eval_all(&rp->cfg, &rp->store, t, ev);
-    bt_evlog_observe(l, &rp->cfg, ev, t);
-    free(ev);
+    bt_eval_all(&rp->cfg, &rp->store, t, l->evals);
+    bt_evlog_observe(l, &rp->cfg, l->evals, t);
+    if (at)
+        *at = t;
+    if (evals)
+        *evals = l->evals;
+    return true;
+}
+
+int64_t bt_evlog_complete_before(const struct bt_evlog *l, const struct bt_replay *rp)
+{
+    if (!l->steps || l->step >= l->nsteps)
+        return l->steps ? INT64_MAX : INT64_MIN;
+    /* the next step's evaluation logs at its own data minute; a store event still to
+     * take logs at its time's (the earliest of them, whatever the log's order) */
+    int64_t m = bt_data_minute(&rp->cfg, l->steps[l->step]);
+    int64_t et = l->ev_min_t[l->next_event];
+    if (et != INT64_MAX && bt_data_minute(&rp->cfg, et) < m)
+        m = bt_data_minute(&rp->cfg, et);
+    return m;
+}
+
+bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto)
+{
+    int64_t t;
+    if (!bt_evlog_replay_step_evals(l, rp, &t, NULL)) {
+        if (upto)
+            *upto = rp->end;
+        return false;
+    }
     if (upto)
         *upto = t;
     return l->step < l->nsteps;
@@ -260,8 +362,11 @@ void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64
             bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
         l->step = prime;
         bt_evlog_replay_step(l, rp, NULL); /* observes the prime: the state, not entries */
+        free_texts(l, 0, l->n);
         l->n = 0;
         l->dropped = 0;
+        l->dropped_through = 0;
+        l->unordered = false;
     }
     while (l->step < l->nsteps && l->steps[l->step] <= end)
         bt_evlog_replay_step(l, rp, NULL);

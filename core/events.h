@@ -27,6 +27,8 @@ enum bt_logkind {
 };
 const char *bt_logkind_name(enum bt_logkind k); /* "status" "raised" "cleared" "failed" "recovered" "marker" */
 
+#define BT_LOGTEXT 360
+
 struct bt_logent {
     int64_t minute;          /* the data minute: the one clock */
     int64_t at;              /* the instant it was seen (evaluated_at, or the event's time) */
@@ -37,14 +39,22 @@ struct bt_logent {
                               * crit for a failure, ok for a recovery or a marker */
     enum bt_wcode code;      /* BT_LOG_RAISED, BT_LOG_CLEARED */
     enum bt_source source;   /* BT_LOG_FAILED, BT_LOG_RECOVERED */
-    char text[360];          /* one line, as a person reads it (no route name): a warning's
-                              * whole message after "CODE raised: " */
+    char *text;              /* one line, as a person reads it (no route name): a warning's
+                              * whole message after "CODE raised: "; owned, at most
+                              * BT_LOGTEXT - 1 bytes (a day's log is 10^5 entries) */
 };
 
 struct bt_evlog {
     struct bt_logent *e;
     size_t n, cap;
-    size_t dropped;          /* oldest entries dropped past BT_EVLOG_MAX */
+    /* A recording's log holds every entry of it (memory in proportion to the file):
+     * max 0. A live session's log is unbounded in time, so it keeps the newest max
+     * entries (bt_evlog_set_limit) and says what went: every writer that lists
+     * events names `dropped` and the data minute they reach to. */
+    size_t max;
+    size_t dropped;          /* oldest entries dropped past max (0 with max 0) */
+    int64_t dropped_through; /* the newest dropped entry's data minute (0: none) */
+    bool unordered;          /* an entry's minute is before the one added before it */
     int nroutes;
     bool primed;             /* the first evaluation was seen */
     enum bt_status *status;  /* per route, as last observed */
@@ -56,13 +66,26 @@ struct bt_evlog {
     /* replay: the instants still to evaluate and the next recorded event */
     int64_t *steps;
     size_t nsteps, step, next_event;
+    int64_t *ev_min_t;       /* [i]: the earliest time of the store's events i.. (nlog + 1) */
+    struct bt_eval *evals;   /* the step's evaluations (nroutes), kept between steps */
 };
 
-#define BT_EVLOG_MAX 20000
+/* The live dashboard's cap (tui/events.c): a week of flapping stays bounded. */
+#define BT_EVLOG_LIVE_MAX 20000
 
 void bt_evlog_init(struct bt_evlog *l, int nroutes);
 void bt_evlog_free(struct bt_evlog *l);
 void bt_evlog_reset(struct bt_evlog *l);
+/* Keep only the newest max entries (0: every one, the default); the oldest tenth
+ * goes when full, counted in dropped and dropped_through. A live session's log. */
+void bt_evlog_set_limit(struct bt_evlog *l, size_t max);
+/* "N older events dropped (data minutes through HH:MMZ)" into out; "" when none. */
+void bt_evlog_dropped_note(const struct bt_evlog *l, char *out, size_t n);
+/* [*lo, *hi): a slice of the entries holding every entry of data minutes from..to
+ * (found by binary search while the entries are in minute order, as a replay logs
+ * them; the whole log otherwise). Callers still check each entry's minute. */
+void bt_evlog_minute_range(const struct bt_evlog *l, int64_t from, int64_t to, size_t *lo,
+                           size_t *hi);
 /* Takes one store event (error, ok, marker; others are ignored). */
 void bt_evlog_store_event(struct bt_evlog *l, const struct bt_config *cfg,
                           const struct bt_event *ev);
@@ -91,4 +114,13 @@ void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64
  * evaluation; false once the log is complete. *upto gets the instant covered so
  * far. It moves the recording's horizon: seek back afterwards. */
 bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto);
+/* The same for a caller that uses the step's evaluations too (export's rows, so each
+ * minute is evaluated once): false when the log is complete (nothing done); else
+ * *at is the step's instant (the recording is sought there) and *evals the routes'
+ * evaluations at it, valid until the next step. */
+bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_t *at,
+                                struct bt_eval **evals);
+/* The data minute the log is complete below: no later step adds an entry of an
+ * earlier minute (INT64_MAX once every step is done). */
+int64_t bt_evlog_complete_before(const struct bt_evlog *l, const struct bt_replay *rp);
 #endif

@@ -150,6 +150,26 @@ char *bt_fmt_plain(double v, int decimals, char *out, size_t n)
         snprintf(out, n, "%.0f", v);
         return out;
     }
+    /* A whole number (or one rounded to 0 decimals, as printf rounds: to nearest,
+     * ties to even) below 2^53 prints as its digits without printf: the same text,
+     * and export writes millions of them. */
+    double w = decimals == 0 ? nearbyint(v) : v;
+    if (fabs(w) < 9007199254740992.0 && w == trunc(w) && n >= 24) {
+        unsigned long long u = (unsigned long long)fabs(w);
+        char d[24];
+        int k = 0;
+        do {
+            d[k++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        size_t o = 0;
+        if (w < 0)
+            out[o++] = '-';
+        while (k)
+            out[o++] = d[--k];
+        out[o] = '\0';
+        return out;
+    }
     snprintf(out, n, "%.*f", decimals, v);
     char *dot = strchr(out, '.');
     if (dot) {

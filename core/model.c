@@ -869,9 +869,48 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
     }
 }
 
+/* Coverage as it stood at t: the records answered by t (a seek forward over records in
+ * arrival order adds the ones since; any other seek rebuilds). */
+static void cov_to_horizon(struct bt_store *s, int64_t t)
+{
+    bool forward = !s->covlog_unsorted && s->covlog_applied <= s->ncovlog &&
+                   (s->covlog_applied == 0 || !t || s->covlog[s->covlog_applied - 1].arrival <= t);
+    if (!forward) {
+        cov_free(s);
+        s->covlog_applied = 0;
+    }
+    if (s->covlog_unsorted) {
+        for (size_t i = 0; i < s->ncovlog; i++)
+            if (!t || s->covlog[i].arrival <= t)
+                cov_apply(s, &s->covlog[i].c);
+    } else {
+        size_t i = s->covlog_applied;
+        for (; i < s->ncovlog && (!t || s->covlog[i].arrival <= t); i++)
+            cov_apply(s, &s->covlog[i].c);
+        s->covlog_applied = i;
+    }
+}
+
 void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
                           const struct bt_route *base_routes, int64_t t)
 {
+    /* forward from the last horizon over a log in time order, with nothing else
+     * changed since: the events in between continue the same sequence of applies */
+    if (t && s->hz_valid && s->hz_sorted && s->horizon && t >= s->horizon &&
+        s->generation == s->hz_gen && s->nlog == s->hz_nlog && s->hz_routes == routes &&
+        s->hz_base == base_routes) {
+        size_t i = s->hz_next;
+        for (; i < s->nlog && s->log[i].t <= t; i++) {
+            s->horizon = s->log[i].t;
+            apply_event(s, routes, &s->log[i]);
+        }
+        s->hz_next = i;
+        s->horizon = t;
+        cov_to_horizon(s, t);
+        s->generation++;
+        s->hz_gen = s->generation;
+        return;
+    }
     s->horizon = t;
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     for (int r = 0; r < s->nroutes; r++) {
@@ -899,31 +938,28 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
     }
     /* each event sees the samples that had arrived when it did, as live: a steady
      * burndown (bt_route_burndown_settle) is measured from those, not later ones */
-    for (size_t i = 0; i < s->nlog; i++)
+    bool sorted = true;
+    size_t next = 0; /* with the log in time order: the first event after t */
+    for (size_t i = 0; i < s->nlog; i++) {
+        if (i && s->log[i].t < s->log[i - 1].t)
+            sorted = false;
         if (!t || s->log[i].t <= t) {
             s->horizon = s->log[i].t;
             apply_event(s, routes, &s->log[i]);
+            if (sorted)
+                next = i + 1;
         }
+    }
     s->horizon = t;
-    /* coverage as it stood then: the records answered by t (a seek forward over
-     * records in arrival order adds the ones since; any other seek rebuilds) */
-    bool forward = !s->covlog_unsorted && s->covlog_applied <= s->ncovlog &&
-                   (s->covlog_applied == 0 || !t || s->covlog[s->covlog_applied - 1].arrival <= t);
-    if (!forward) {
-        cov_free(s);
-        s->covlog_applied = 0;
-    }
-    if (s->covlog_unsorted) {
-        for (size_t i = 0; i < s->ncovlog; i++)
-            if (!t || s->covlog[i].arrival <= t)
-                cov_apply(s, &s->covlog[i].c);
-    } else {
-        size_t i = s->covlog_applied;
-        for (; i < s->ncovlog && (!t || s->covlog[i].arrival <= t); i++)
-            cov_apply(s, &s->covlog[i].c);
-        s->covlog_applied = i;
-    }
+    cov_to_horizon(s, t);
     s->generation++;
+    s->hz_valid = t != 0;
+    s->hz_sorted = sorted;
+    s->hz_next = next;
+    s->hz_nlog = s->nlog;
+    s->hz_gen = s->generation;
+    s->hz_routes = routes;
+    s->hz_base = base_routes;
 }
 
 void bt_store_bind_routes(struct bt_store *s, struct bt_route *routes)

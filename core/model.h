@@ -294,6 +294,14 @@ struct bt_store {
     int64_t horizon;         /* 0: everything visible */
     struct bt_event *log;
     size_t nlog, caplog;
+    /* bt_store_set_horizon's place, so a seek forward applies only the events in
+     * between: log[0, hz_next) applied for the routes hz_routes from hz_base, the
+     * store then at generation hz_gen holding nlog hz_nlog; hz_sorted: the log is
+     * in time order (else every seek rebuilds, as the order of applying matters) */
+    bool hz_valid, hz_sorted;
+    size_t hz_next, hz_nlog;
+    uint64_t hz_gen;
+    const struct bt_route *hz_routes, *hz_base;
     /* per route and counter signal: each series' last reading (core/counters.c) */
     struct bt_counter_state *counters;
     /* the routes events apply to (the config's; bt_store_bind_routes) */

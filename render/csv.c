@@ -58,7 +58,9 @@ void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64
     if (!log)
         return;
     bool first = true;
-    for (size_t i = 0; i < log->n; i++) {
+    size_t lo, hi; /* the minute's entries: a binary search, not a scan per row */
+    bt_evlog_minute_range(log, m, m, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
         const struct bt_logent *x = &log->e[i];
         if (x->minute != m || x->route != r || x->kind == BT_LOG_MARKER)
             continue;
@@ -70,6 +72,13 @@ void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64
 void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st, int r,
                 const struct bt_eval *e, int64_t m, const char *markers,
                 const struct bt_evlog *log)
+{
+    bt_csv_row_head(b, cfg, st, r, e, m);
+    bt_csv_row_tail(b, r, m, markers, log, e->headroom_q);
+}
+
+void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
+                     int r, const struct bt_eval *e, int64_t m)
 {
     const struct bt_route *rt = &cfg->routes[r];
     char iso[32];
@@ -101,11 +110,18 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
     bt_buf_reset(&w);
     csv_time(b, e->now);
     csv_time(b, e->adm_minute);
+    bt_buf_free(&w);
+}
+
+void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
+                     const struct bt_evlog *log, enum bt_quality hq)
+{
+    struct bt_buf w = {0};
     csv_str(b, markers);
     bt_export_events(&w, log, r, m);
     csv_str(b, bt_buf_str(&w));
     bt_buf_free(&w);
     /* how sure headroom_pct is: known, upper-bound, estimate (the cross-model daily side) */
-    csv_str(b, bt_quality_name(e->headroom_q));
+    csv_str(b, bt_quality_name(hq));
     bt_buf_putc(b, '\n');
 }

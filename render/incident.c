@@ -413,12 +413,12 @@ static void timeline(const struct bt_incident *inc, const struct bt_replay *rp, 
                    "dashboard's event log (`e`) has them, and throttling, on the CloudWatch data-minute "
                    "clock (UTC).\n\n");
     const struct bt_evlog *log = inc->log;
-    if (log && log->dropped && log->n && log->e[0].minute > inc->from) {
+    if (log && log->dropped && log->dropped_through >= inc->from) {
         char w[32];
-        when(inc, log->e[0].minute, w, sizeof w);
-        bt_buf_printf(b, "The event log keeps its newest %d entries: %zu older ones were dropped, so "
-                         "events before %s are missing here (narrow the window with --from).\n\n",
-                      BT_EVLOG_MAX, log->dropped, w);
+        when(inc, log->dropped_through, w, sizeof w);
+        bt_buf_printf(b, "The event log keeps its newest %zu entries: %zu older ones were dropped, so "
+                         "events through %s are missing here (narrow the window with --from).\n\n",
+                      log->max, log->dropped, w);
     }
     bt_buf_puts(b, "| data minute | route | event |\n|---|---|---|\n");
     int marker = 0;

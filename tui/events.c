@@ -26,6 +26,7 @@ void tui_feed_log(struct bt_tui *t)
     if (t->own_log.nroutes != cfg->nroutes) {
         bt_evlog_free(&t->own_log);
         bt_evlog_init(&t->own_log, cfg->nroutes);
+        bt_evlog_set_limit(&t->own_log, BT_EVLOG_LIVE_MAX); /* live: unbounded in time */
     }
     size_t before = t->own_log.n;
     bt_evlog_store_events(&t->own_log, cfg, t->host->store);
@@ -102,6 +103,17 @@ static int build(struct bt_tui *t, int width)
             t->ev_lines[k].first = k == before;
             t->ev_lines[k].lead = k == before ? 11 : 0; /* time and severity */
             t->ev_lines[k].lead_role = tui_sev_role(x->severity);
+        }
+    }
+    if (l->dropped && n < MAX_WLINES) { /* the oldest end says what the cap took */
+        char note[200];
+        bt_evlog_dropped_note(l, note, sizeof note);
+        int before = n;
+        tui_wrap(t->ev_lines, &n, note, width, 0, BT_ROLE_HELP);
+        for (int k = before; k < n; k++) {
+            t->ev_lines[k].route = -1;
+            t->ev_lines[k].first = k == before;
+            t->ev_lines[k].lead = 0;
         }
     }
     return n;

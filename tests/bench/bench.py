@@ -650,6 +650,43 @@ def bench_replay(a, tmp):
            "derived: 60 s / %.2f ms; the frame's drawing adds the render figure" % (step * 1000))
 
 
+# ---------------------------------------------------------------- export
+
+def bench_export(a, tmp):
+    """bedtop export of a 3-hour and a 24-hour recording of 200 routes: CPU and peak
+    RSS, CSV and JSON, and the growth (24 h against eight times 3 h: 1.00x is linear).
+    It was quadratic (3 -> 6 -> 12 h: 15 -> 36 -> 75 G instructions; 24 h 31 s CSV,
+    25 s JSON, 70-90 MiB): every seek replayed the whole event log, every row scanned
+    the whole log, every minute was evaluated twice, and a log capped at 20,000
+    entries dropped the first ~17 hours' events."""
+    routes, short, long_ = (20, 0.5, 4) if a.smoke else (200, 3, 24)
+    recs = {}
+    for h in (short, long_):
+        recs[h] = os.path.join(tmp, "x%d_%s.rec" % (routes, h))
+        if not os.path.exists(recs[h]):
+            gen("recording", recs[h], "--routes", routes, "--hours", h)
+    got = {}
+    for fmt_ in ("csv", "json"):
+        for h in (short, long_):
+            out = os.path.join(tmp, "x.%s" % fmt_)
+            got[fmt_, h] = med([a.bedtop, "export", recs[h], "--format", fmt_, "-o", out], a.runs)
+            os.unlink(out)
+        cpu_s, cpu_l = got[fmt_, short][1], got[fmt_, long_][1]
+        k = long_ / short
+        figure("export: %g h x %d routes, %s (CPU)" % (long_, routes, fmt_.upper()), cpu_l, "s",
+               "budget", 5.0, cpu_l / 5.0, "< 5 s", cpu_l < 5.0 if not a.smoke else None,
+               "median of %d; peak RSS %.1f MB" % (a.runs, got[fmt_, long_][2] / 1024))
+        ratio = cpu_l / (k * cpu_s) if cpu_s > 0 else None
+        figure("export growth: %g h against %g h, %s (CPU)" % (long_, short, fmt_.upper()), cpu_l,
+               "s", "%g x the %g h export" % (k, short), k * cpu_s, ratio,
+               "ratio <= 1.25 (linear)", ratio is not None and ratio <= 1.25,
+               "the %g h export: %.2f s" % (short, cpu_s))
+    pk = max(got[f, long_][2] for f in ("csv", "json"))
+    figure("export: peak resident memory (%g h x %d routes)" % (long_, routes), pk, "kB",
+           "budget", 64 * 1024, pk / (64 * 1024), "< 64 MB", pk < 64 * 1024 if not a.smoke else None,
+           "the recording opened alone (replay --at) is most of it: see the replay figures")
+
+
 # ---------------------------------------------------------------- idle and startup (dashboard)
 
 def bench_dashboard(a, tmp):
@@ -802,7 +839,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="3 runs, 20 s idle")
     ap.add_argument("--only", default="",
-                    help="comma list: check,scale,serve,cost,cadence,render,replay,dashboard,config,groups")
+                    help="comma list: check,scale,serve,cost,cadence,render,replay,dashboard,config,groups,"
+                         "export")
     ap.add_argument("--smoke", action="store_true",
                     help="small fleet sizes (500 and 2,000 routes): t_bench_smoke keeps it runnable")
     ap.add_argument("--md", default=os.path.join(SRC, "BENCHMARKS.md"))
@@ -813,7 +851,7 @@ def main():
     parts = {"check": bench_check, "scale": bench_scale, "serve": bench_serve,
              "cost": bench_cost, "cadence": bench_cadence, "render": bench_render,
              "replay": bench_replay, "dashboard": bench_dashboard, "config": bench_config,
-             "groups": bench_groups}
+             "groups": bench_groups, "export": bench_export}
     only = [x for x in a.only.split(",") if x] or list(parts)
     with tempfile.TemporaryDirectory(prefix="bedtop-bench.") as tmp:
         for name in only:

@@ -2,12 +2,15 @@
 """gen.py: synthetic inputs for bedtop's benchmarks (make bench) and their smoke test.
 
   gen.py recording OUT --routes N --hours H [--seed S] [--start EPOCH] [--admission-share F]
+                   [--flap]
       A recording (man 5 bedtop-recording) as a live session of N routes over H hours
       writes it: a versioned header, then one poll line per minute. The first poll
       carries the 3-hour backfill a live session fetches; every later poll carries the
       newest settled CloudWatch minute of every route (14 signals) and, for a share of
       the routes, one admission scrape (13 signals), plus one "ok" event per source.
-      Values follow a daily cycle with noise, deterministic for a seed.
+      Values follow a daily cycle with noise, deterministic for a seed; --flap puts every
+      route near its quota one minute and well under it the next (an event log that
+      changes every minute).
   gen.py config OUT --routes N [--no-quota]
       A bedtop config with N runtime routes in us-east-1 (distinct model IDs);
       --no-quota: no quota_tpm, so each route's quota comes from Service Quotas.
@@ -59,8 +62,9 @@ def route_model(i):
 
 
 class Route:
-    def __init__(self, i, rng, admission):
+    def __init__(self, i, rng, admission, flap=False):
         self.i = i
+        self.flap = flap
         self.model, self.burndown, self.inference = route_model(i)
         self.quota = rng.choice([400000, 1000000, 2000000, 4000000])
         self.max_tokens = rng.choice([512, 1024, 2048, 4096])
@@ -68,6 +72,8 @@ class Route:
         self.out_per_call = rng.uniform(100, 900)
         # peak use between 25% and 95% of the quota
         peak = self.quota * rng.uniform(0.25, 0.95)
+        if flap:
+            peak = self.quota * 0.97
         self.peak_calls = peak / (self.in_per_call * 1.05 + self.out_per_call * self.burndown)
         self.phase = rng.uniform(0, 2 * math.pi)
         self.latency = rng.uniform(400, 3000)
@@ -75,6 +81,8 @@ class Route:
 
     def cw_values(self, minute, rng):
         day = 0.55 + 0.45 * math.sin(2 * math.pi * (minute % 86400) / 86400 + self.phase)
+        if self.flap:  # near the quota one minute, at a quarter of it the next
+            day = 1.0 if (minute // 60) % 2 else 0.25
         calls = max(0, round(self.peak_calls * day * rng.uniform(0.85, 1.15)))
         inp = round(calls * self.in_per_call * rng.uniform(0.9, 1.1))
         out = round(calls * self.out_per_call * rng.uniform(0.9, 1.1))
@@ -109,10 +117,10 @@ def iso(t):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 
 
-def make_routes(n, seed, share):
+def make_routes(n, seed, share, flap=False):
     rng = random.Random(seed)
     nadm = round(n * share)
-    return [Route(i, rng, i < nadm) for i in range(n)], rng
+    return [Route(i, rng, i < nadm, flap) for i in range(n)], rng
 
 
 def header(routes, start):
@@ -135,7 +143,7 @@ def header(routes, start):
 
 
 def recording(a):
-    routes, rng = make_routes(a.routes, a.seed, a.admission_share)
+    routes, rng = make_routes(a.routes, a.seed, a.admission_share, a.flap)
     start = a.start - a.start % 60
     polls = max(1, int(a.hours * 60))
     fd = os.open(a.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -207,6 +215,9 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--start", type=int, default=1795910400)  # 2026-11-29T00:00:00Z
     p.add_argument("--admission-share", type=float, default=0.25)
+    p.add_argument("--flap", action="store_true",
+                   help="every route near its quota one minute and well under it the next "
+                        "(status changes every minute: a busy event log)")
     p = sub.add_parser("config")
     p.add_argument("out")
     p.add_argument("--routes", type=int, default=50)

@@ -103,6 +103,14 @@ for f in "groups: evaluate 500 routes on one quota" "groups: evaluate 2000 route
          "groups: check start-up, 2000 routes on one model (CPU)"; do
     check "bench prints '$f'" grep -qF "$f" "$TMP/groups.out"
 done
+python3 "$BEDTOP_SRCDIR/tests/bench/bench.py" --bedtop "$BEDTOP" --drv "$DRV" --smoke --runs 1 \
+    --only export >"$TMP/export.out" 2>&1
+rc=$?
+check "bench.py --smoke --only export exits 0 ($rc)" test "$rc" -eq 0
+for f in "export: 4 h x 20 routes, CSV (CPU)" "export growth: 4 h against 0.5 h, CSV (CPU)" \
+         "export growth: 4 h against 0.5 h, JSON (CPU)" "export: peak resident memory (4 h x 20 routes)"; do
+    check "bench prints '$f'" grep -qF "$f" "$TMP/export.out"
+done
 check "the fleet's 20 quotas matched their 20 routes, each with usage (bench_drv scale)" \
     grep -qF "20 of 40 routes with a quota and usage" "$TMP/bench.out"
 finish

@@ -124,13 +124,48 @@ int main(void)
            !strncmp(cut, "Service Quotas failing: xxx", 27) && !strstr(cut, "..."),
        "a server's longest error is kept whole (%zu bytes, ends %s)", strlen(cut), cut + 240);
 
-    /* bounded: a week of flapping keeps the newest entries and counts what went */
-    for (int i = 0; i < BT_EVLOG_MAX + 10; i++) {
+    /* a recording's log (no limit) keeps every entry: past the live cap, nothing goes */
+    size_t had = l.n;
+    int64_t t1 = T0 + 30 * 60;
+    for (int i = 0; i < BT_EVLOG_LIVE_MAX + 10; i++) {
         e2[1].status = i % 2 ? BT_ST_WARN : BT_ST_OK;
-        bt_evlog_observe(&l, &cfg, e2, T0 + 30 * 60 + i);
+        bt_evlog_observe(&l, &cfg, e2, t1 + i);
     }
-    OK(l.n <= BT_EVLOG_MAX && l.dropped > 0 && l.e[l.n - 1].at == T0 + 30 * 60 + BT_EVLOG_MAX + 9,
-       "the log is bounded (%zu kept, %zu dropped), the newest kept", l.n, l.dropped);
+    /* e2[1] was ok (10:16), so i = 1 .. LIVE_MAX + 9 each change its status */
+    OK(l.n == had + BT_EVLOG_LIVE_MAX + 9 && l.dropped == 0 && l.e[0].minute == T0 + 7 * 60 &&
+           l.e[l.n - 1].at == t1 + BT_EVLOG_LIVE_MAX + 9,
+       "a recording's log keeps every entry, the first one too (%zu kept, %zu dropped)", l.n,
+       l.dropped);
+    char note[200];
+    bt_evlog_dropped_note(&l, note, sizeof note);
+    OK(note[0] == '\0', "nothing dropped, no note");
+    size_t lo, hi;
+    bt_evlog_minute_range(&l, T0 + 13 * 60, T0 + 13 * 60, &lo, &hi);
+    size_t want = 0, got = 0;
+    for (size_t i = 0; i < l.n; i++)
+        want += l.e[i].minute == T0 + 13 * 60;
+    for (size_t i = lo; i < hi; i++)
+        got += l.e[i].minute == T0 + 13 * 60;
+    OK(!l.unordered && want > 0 && got == want && hi - lo == want,
+       "a minute's entries found by binary search (%zu of %zu)", got, want);
+    bt_evlog_free(&l);
+
+    /* live (a limit): the oldest tenth goes when full, counted, and the note says so */
+    bt_evlog_init(&l, 2);
+    bt_evlog_set_limit(&l, 100);
+    memset(e2, 0, sizeof e2);
+    for (int i = 0; i < 105; i++) { /* a flip a minute: entry i at minute T0 + 60 i */
+        e2[1].status = i % 2 ? BT_ST_WARN : BT_ST_OK;
+        bt_evlog_observe(&l, &cfg, e2, T0 + 60 * (int64_t)i);
+    }
+    /* the first observation logs route 1 only if not ok: i = 0 is ok, so entries are the
+     * flips i = 1..104 (104); at the 101st (i = 101) ten went (i = 1..10), leaving 94 */
+    OK(l.n == 94 && l.dropped == 10 && l.dropped_through == bt_data_minute(&cfg, T0 + 600) &&
+           l.e[l.n - 1].at == T0 + 60 * 104,
+       "a live log keeps its newest (%zu kept, %zu dropped)", l.n, l.dropped);
+    bt_evlog_dropped_note(&l, note, sizeof note);
+    OK(strstr(note, "10 older events dropped") && strstr(note, "newest 100"),
+       "the note says what went (%s)", note);
     bt_evlog_free(&l);
     bt_config_free(&cfg);
     return tap_done();

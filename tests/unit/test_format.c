@@ -60,6 +60,17 @@ int main(void)
         STREQ(bt_fmt_plain(-0.01, 1, b, sizeof b), "0", "plain never -0");
         STREQ(bt_fmt_plain(0.125, 6, b, sizeof b), "0.125", "plain keeps needed decimals");
         STREQ(bt_fmt_plain(NAN, 0, b, sizeof b), "", "plain unknown is empty");
+        /* whole numbers skip printf: the text %.*f gives, its zeros trimmed (ties round
+         * to even, -0 is 0, 2^53 - 1 whole) */
+        static const struct { double v; int d; const char *want; } ints[] = {
+            {2.5, 0, "2"}, {3.5, 0, "4"}, {-2.5, 0, "-2"}, {0.5, 0, "0"}, {-0.4, 0, "0"},
+            {-0.0, 3, "0"}, {-7.0, 1, "-7"}, {123456.0, 3, "123456"}, {99.999, 0, "100"},
+            {9007199254740991.0, 0, "9007199254740991"}, {-1234567.0, 6, "-1234567"}};
+        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+            bt_fmt_plain(ints[i].v, ints[i].d, b, sizeof b);
+            OK(!strcmp(b, ints[i].want), "plain %.17g at %d decimals is %s (got %s)", ints[i].v,
+               ints[i].d, ints[i].want, b);
+        }
     }
     {
         /* A fixed field cut visibly (bt_strlcpy_cut, bt_fmt_cut): the text whole when it

@@ -300,19 +300,22 @@ static void incident(void)
         taken += inc.tl[i].ev != NULL;
     OK(logged > 0 && taken == logged, "the timeline holds the log's %d entries of the window (got %d)",
        logged, taken);
-    /* a log that dropped its oldest entries says so above the table, not inside it */
+    /* a recording's log keeps every entry; a capped (live) log that dropped its
+     * oldest says so above the table, not inside it */
+    OK(inc.log->dropped == 0 && inc.log->max == 0, "a recording's event log drops nothing");
     if (inc.log->n) {
         inc.log->dropped = 2000;
-        int64_t keep_minute = inc.log->e[0].minute;
-        inc.log->e[0].minute = from + 60;
+        inc.log->max = 20000;
+        inc.log->dropped_through = from + 60;
         struct bt_buf md = {0};
         bt_incident_render_md(&inc, &rp, false, &md);
         const char *s = bt_buf_str(&md), *note = strstr(s, "2000 older ones were dropped");
         const char *table = strstr(s, "| data minute | route | event |");
         OK(note && table && note < table, "dropped entries: a note before the timeline's table");
         bt_buf_free(&md);
-        inc.log->e[0].minute = keep_minute;
         inc.log->dropped = 0;
+        inc.log->max = 0;
+        inc.log->dropped_through = 0;
     }
     bt_incident_free(&inc);
     bt_replay_free(&rp);
