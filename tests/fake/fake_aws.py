@@ -95,7 +95,8 @@ Scenario file (JSON; every key optional)
   }
   Fault rule fields: "op" (operation name without prefix, or "*" for any request, counted
   together), "region" (only requests signed for that Region: one Region failing),
-  "while_file" (only while that file exists: a test turns a rule on and off), "nth" (1-based request number for that op; default 1), "count" (how many
+  "while_file" (only while that file exists: a test turns a rule on and off),
+  "body_has" (only requests whose body holds that text, e.g. '"Period":3600'), "nth" (1-based request number for that op; default 1), "count" (how many
   consecutive requests from nth; default 1; 0 = every request from nth on), "action":
     throttle        400 ThrottlingException (CloudWatch) / TooManyRequestsException (Quotas)
     5xx             500 (or "status": 502/503/504) InternalServiceFault / ServiceException
@@ -990,7 +991,7 @@ class State:
             self.counts[op] = self.counts.get(op, 0) + 1
             return self.total, self.counts[op]
 
-    def fault_for(self, op, n_op, n_all, region=None):
+    def fault_for(self, op, n_op, n_all, region=None, body=b""):
         for rule in self.sc.faults:
             rop = rule.get("op", "*")
             if rop not in ("*", op):
@@ -998,6 +999,8 @@ class State:
             if rule.get("region") not in (None, region):
                 continue
             if "while_file" in rule and not os.path.exists(rule["while_file"]):
+                continue
+            if "body_has" in rule and rule["body_has"].encode() not in (body or b""):
                 continue
             n = n_all if rop == "*" else n_op
             first = int(rule.get("nth", 1))
@@ -1099,7 +1102,7 @@ class Handler(BaseHTTPRequestHandler):
         token = self.headers.get("X-Amz-Security-Token")
         if token is not None or st.args.session_token is not None:
             entry["token_ok"] = token is not None and token == st.args.session_token
-        rule = st.fault_for(count_op or op, n_op, n_all, entry.get("region"))
+        rule = st.fault_for(count_op or op, n_op, n_all, entry.get("region"), body)
         if rule is not None:
             entry["fault"] = rule.get("action")
             if self.apply_fault(rule, entry, service):
