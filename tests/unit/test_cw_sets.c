@@ -95,6 +95,7 @@ static void test_mantle_sets(void)
     s.listed = true;
     listed(&s, &rt, "openai.gpt-5.6-luna", "alpha", "444455556666");
     OK(!cw_sets_apply(&s, &rt, q, 2, why, sizeof why), "another account's series is not the route's");
+    cw_sets_reset(&s); /* the dimension sets it built */
 }
 
 static void listed_metric(struct cw_sets *s, const struct bt_route *rt, const char *metric,
@@ -129,7 +130,7 @@ static void test_sets_per_signal(void)
     s.listed = true;
     char proj[10][16];
     for (int i = 0; i < 10; i++) {
-        snprintf(proj[i], sizeof proj[i], "team-%d", i);
+        snprintf(proj[i], sizeof proj[i], "team-%d", i % 1000);
         listed_metric(&s, &rt, "TotalOutputTokens", proj[i]);
         listed_metric(&s, &rt, "TotalInputTokens", proj[i]);
     }
@@ -257,6 +258,7 @@ static void test_request_body(void)
     OK(!bt_cloudwatch_parse_id(pid, &r, &sig), "a hidden series' Id is never read as a figure");
     cJSON_Delete(root);
     bt_buf_free(&b);
+    cw_sets_reset(&s); /* the dimension sets it built */
 }
 
 static void on_set(void *arg, const struct bt_cw_listed *m)
@@ -364,6 +366,7 @@ static void test_tier(void)
     bt_buf_free(&b);
     route(&routes[0], "anthropic.claude-sonnet-5", BT_EP_MANTLE, NULL);
     OK(cw_sets_tier_queries(&s, &routes[0], 0, q, 4) == 0, "mantle has no service tiers");
+    cw_sets_reset(&s); /* the dimension sets it built */
 }
 
 static void test_names(void)
