@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/recfmt.h"
 #include "core/util.h"
 
 /* The file behind a recorder: appended to, cut back after a torn line. */
@@ -58,6 +59,11 @@ static void file_close(void *arg, bool keep)
 struct bt_recorder *bt_recorder_open(const char *path, const struct bt_config *cfg,
                                      const char *mode, int64_t now, char *err, size_t errlen)
 {
+    if (cfg->nroutes > BT_REC_MAX_ROUTES) { /* the reader would refuse the file */
+        snprintf(err, errlen, "%s: a recording holds at most %d routes and the config has %d; "
+                 "record a smaller config", path, BT_REC_MAX_ROUTES, cfg->nroutes);
+        return NULL;
+    }
     char *h = bt_recorder_header(cfg, mode, now); /* first: out of memory leaves no file */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {

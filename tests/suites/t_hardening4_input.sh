@@ -74,4 +74,20 @@ want=$? # the fixture's status at its end (crit: 2)
 timeout "$G" "$BEDTOP" replay "$TMP/markers.rec" --at -0s -f json >"$TMP/markers.json" 2>"$TMP/markers.err"
 expect_eq "r4 break 15: a recording of 60,000 markers replays (its status, as without them)" "$?" "$want"
 
+# ---- r4 break 7: record never writes a header the reader refuses ----
+# The reader takes at most 20,000 routes (man 5 bedtop-recording, Limits); a config of
+# 20,001 is refused by record itself before any file exists, naming both numbers.
+python3 -c '
+import sys
+print("[bedtop]\nregion = us-east-1\n")
+for i in range(20001):
+    print("[route r%05d]\nmodel = amazon.nova-lite-v1:0\n" % i)' >"$TMP/big.conf"
+"${AWS_ENV[@]}" timeout "$G" "$BEDTOP" record "$TMP/big.rec" --config "$TMP/big.conf" \
+    --endpoint-url "http://127.0.0.1:9" --duration 1m >/dev/null 2>"$TMP/big.err"
+rc=$?
+check "r4 break 7: record refuses a config of 20,001 routes (exit $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+check "r4 break 7: ... saying a recording holds at most 20000 and the config has 20001" \
+    grep -q "a recording holds at most 20000 routes and the config has 20001" "$TMP/big.err"
+check "r4 break 7: ... and leaves no file" test ! -e "$TMP/big.rec"
+
 finish
