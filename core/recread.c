@@ -412,27 +412,28 @@ static void load_coverage(struct bt_replay *rp, const cJSON *v, const int *sigma
 {
     const cJSON *g;
     cJSON_ArrayForEach(g, v) {
-        double h[6];
+        /* route, then five times, each through the one checked conversion */
+        int64_t h[6];
         bool ok = cJSON_GetArraySize(g) >= 7;
         for (int i = 0; ok && i < 6; i++) {
             const cJSON *x = cJSON_GetArrayItem(g, i);
-            ok = cJSON_IsNumber(x) && (i == 0 || bt_rec_time_ok(x->valuedouble));
-            h[i] = ok ? x->valuedouble : 0;
+            ok = cJSON_IsNumber(x) && (i == 0 ? bt_f2i(x->valuedouble, 0, rp->cfg.nroutes - 1, &h[i])
+                                              : bt_rec_time(x->valuedouble, &h[i]));
         }
-        if (!ok || !(h[0] >= 0 && h[0] < rp->cfg.nroutes) || h[2] <= h[1] ||
-            h[2] - h[1] > 16 * 86400.0)
+        if (!ok || h[2] <= h[1] || h[2] - h[1] > 16 * 86400)
             continue;
-        struct bt_coverage c = {.route = (int)h[0], .from = (int64_t)h[1], .to = (int64_t)h[2],
-                                .settled_to = (int64_t)h[3], .asked = (int64_t)h[4]};
+        struct bt_coverage c = {.route = (int)h[0], .from = h[1], .to = h[2],
+                                .settled_to = h[3], .asked = h[4]};
         const cJSON *sigs = cJSON_GetArrayItem(g, 6), *x;
         cJSON_ArrayForEach(x, sigs) {
-            if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble < 256))
+            int64_t si;
+            if (!cJSON_IsNumber(x) || !bt_f2i(x->valuedouble, 0, 255, &si))
                 continue;
-            int sig = sigmap[(int)x->valuedouble];
+            int sig = sigmap[si];
             if (sig >= 0)
                 c.signals |= BT_SIG_BIT(sig);
         }
-        bt_store_cover(&rp->store, &c, (int64_t)h[5]);
+        bt_store_cover(&rp->store, &c, h[5]);
     }
 }
 
