@@ -66,19 +66,20 @@ double bt_round_up_2sig(double v)
 
 const char *bt_qr_scope_name(enum bt_qr_scope s)
 {
-    static const char *const names[] = {"on-demand", "cross-region", "global", "mantle"};
+    static const char *const names[] = {"on-demand", "cross-region", "global", "mantle",
+                                        "provisioned"};
     return names[s];
 }
 
 const char *bt_qr_through_name(enum bt_qr_through t)
 {
-    return t == BT_QR_AWS_SUPPORT ? "aws-support" : "service-quotas";
+    return t == BT_QR_AWS_SUPPORT ? "aws-support" : t == BT_QR_NOWHERE ? "none" : "service-quotas";
 }
 
 const char *bt_qr_verdict_name(enum bt_qr_verdict v)
 {
     static const char *const names[] = {"increase", "no-increase", "lower-max-tokens-first",
-                                        "legacy"};
+                                        "legacy", "provisioned", "quota-unknown"};
     return names[v];
 }
 
@@ -95,6 +96,8 @@ static enum bt_qr_scope scope_of(const struct bt_route *r)
 {
     if (r->endpoint == BT_EP_MANTLE)
         return BT_QR_MANTLE;
+    if (r->inference == BT_INF_PROVISIONED)
+        return BT_QR_PROVISIONED;
     return r->inference == BT_INF_CROSS_REGION ? BT_QR_CROSS_REGION
            : r->inference == BT_INF_GLOBAL     ? BT_QR_GLOBAL
                                                : BT_QR_ON_DEMAND;
@@ -123,7 +126,10 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
     sd->quota = value;
     sd->quota_source = BT_QS_UNKNOWN;
     sd->adjustable = BT_ADJ_UNKNOWN;
-    sd->code[0] = sd->quota_name[0] = '\0';
+    sd->code[0] = sd->quota_name[0] = sd->unknown_why[0] = '\0';
+    sd->quota_unknown = isnan(value);
+    for (int i = 0; i < nm && isnan(value) && !sd->unknown_why[0]; i++)
+        bt_strlcpy(sd->unknown_why, cfg->routes[members[i]].quota[k].name, sizeof sd->unknown_why);
     bool mantle = nm > 0 && cfg->routes[members[0]].endpoint == BT_EP_MANTLE;
     sd->through = through_of(BT_ADJ_UNKNOWN, mantle);
     for (int i = 0; i < nm && !isnan(value); i++) {
@@ -136,7 +142,10 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
         sd->through = through_of(sd->adjustable, mantle);
         bt_strlcpy(sd->code, q->code[0] ? q->code : k == BT_Q_TPM ? rt->quota_code : "",
                    sizeof sd->code);
-        bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
+        /* a config value carries its key as a name ("quota_output_tpm in config"):
+         * not a quota AWS knows, so never named as one */
+        if (q->source != BT_QS_CONFIG)
+            bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
         return;
     }
 }
@@ -158,6 +167,13 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         int64_t m = from + 60 * (int64_t)i;
         struct bt_group_minute x;
         bt_group_minute(cfg, st, members, nm, m, &x);
+        bool covered = nm > 0; /* as the ceiling counts them (core/ceiling.c) */
+        for (int k = 0; k < nm && covered; k++) {
+            bool rec = bt_store_cover_recorded(st, members[k]);
+            g->coverage_inferred |= !rec;
+            covered = !rec || bt_store_covered(st, members[k], BT_SIG_INPUT_TOKENS, m) == BT_COV_SETTLED;
+        }
+        g->covered_minutes += covered;
         if (x.inv > 0) { /* per-request averages over minutes that had requests */
             inputs += x.input_total;
             outputs += x.output;
@@ -211,6 +227,11 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
             sd->used.max = fmax(sd->used.max, fs->group_used);
         sd->ceiling = s ? ce.tokens_out : ce.tokens;
         ask_for(sd->used.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
+        /* no value to ask "from" (or no quota at all): the size stays, nothing is asked */
+        if (sd->quota_unknown || g->scope == BT_QR_PROVISIONED)
+            sd->increase_needed = false;
+        if (g->scope == BT_QR_PROVISIONED)
+            sd->ask = NAN;
         bool charged_needed;
         ask_for(sd->tpm.max, sd->quota, margin, &sd->charged_ask, &charged_needed);
         sd->held_only = sd->increase_needed && !charged_needed && sd->quota > 0;
@@ -299,7 +320,7 @@ static void daily_of(const struct bt_config *cfg, const struct bt_eval *e, struc
     g->daily_code[0] = '\0';
     g->daily_adjustable = BT_ADJ_UNKNOWN;
     g->daily_through = BT_QR_AWS_SUPPORT; /* published as "Support case only" */
-    if (g->scope == BT_QR_MANTLE || !d->applies)
+    if (g->scope == BT_QR_MANTLE || g->scope == BT_QR_PROVISIONED || !d->applies)
         return;
     g->daily_quota = d->quota;
     g->daily_used = d->group_used;
@@ -319,12 +340,20 @@ static void verdict_of(struct bt_qr_group *g)
         g->verdict = BT_QR_LEGACY;
         return;
     }
-    bool inc = g->rpm_increase_needed, held = false;
+    if (g->scope == BT_QR_PROVISIONED) {
+        g->verdict = BT_QR_PROVISIONED_CAP;
+        return;
+    }
+    bool inc = g->rpm_increase_needed, held = false, unknown = false;
     for (int s = 0; s < g->nsides; s++) {
         inc |= g->side[s].increase_needed && !g->side[s].held_only;
         held |= g->side[s].held_only;
+        unknown |= g->side[s].quota_unknown;
     }
-    g->verdict = inc ? BT_QR_INCREASE : held ? BT_QR_LOWER_MAX_TOKENS : BT_QR_NO_INCREASE;
+    g->verdict = inc       ? BT_QR_INCREASE
+                 : held    ? BT_QR_LOWER_MAX_TOKENS
+                 : unknown ? BT_QR_QUOTA_UNKNOWN
+                           : BT_QR_NO_INCREASE;
 }
 
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
@@ -345,7 +374,9 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         /* the group's members that were asked for, in config order */
         int nm = 0; /* the group's own chain: a scan of every route per group was quadratic */
         for (int k = evals[r].group_leader; k >= 0; k = bt_group_next(evals, k)) {
-            if (!done[k] && (!keep || keep[k])) {
+            /* every member, asked for or not: the quota is the group's, and a request
+             * sized without a member asks too little (the others are marked added) */
+            if (!done[k]) {
                 done[k] = true;
                 members[nm++] = k;
             }
@@ -357,8 +388,14 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         struct bt_qr_group *g = &out->groups[out->ngroups++];
         const struct bt_route *rt = &cfg->routes[r];
         bt_quota_group_key(rt, g->key, sizeof g->key);
-        for (int k = 0; k < nm && k < BT_QR_MAX_ROUTES; k++)
-            g->routes[k] = members[k];
+        for (int k = 0; k < nm; k++) {
+            bool added = keep && !keep[members[k]];
+            g->nadded += added;
+            if (k < BT_QR_MAX_ROUTES) {
+                g->routes[k] = members[k];
+                g->added[k] = added;
+            }
+        }
         g->nroutes = nm;
         g->scope = scope_of(rt);
         g->model = rt->base_model[0] ? rt->base_model : rt->model;
@@ -366,7 +403,14 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         g->burndown = rt->endpoint == BT_EP_MANTLE ? NAN : rt->burndown;
         g->burndown_source = rt->burndown_source;
         const struct bt_eval *e = &evals[r];
-        if (g->scope == BT_QR_MANTLE) {
+        if (g->scope == BT_QR_PROVISIONED) {
+            g->nsides = 1; /* its measured use; no quota, nothing to ask */
+            g->side[0].name = "tpm";
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_TPM, NAN);
+            g->side[0].through = BT_QR_NOWHERE;
+            g->rpm_quota = NAN;
+            g->rpm_through = BT_QR_NOWHERE;
+        } else if (g->scope == BT_QR_MANTLE) {
             g->nsides = 2;
             g->side[0].name = "input";
             g->side[1].name = "output";
@@ -392,6 +436,43 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
     }
     free(done);
     free(members);
+}
+
+void bt_qr_causes(struct bt_qr *q, const struct bt_incident *inc)
+{
+    for (int i = 0; i < q->ngroups; i++) {
+        struct bt_qr_group *g = &q->groups[i];
+        uint64_t mask = 0;
+        for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES; k++)
+            if (g->routes[k] < 64)
+                mask |= (uint64_t)1 << g->routes[k];
+        const struct bt_inc_cause *best = NULL;
+        const char *name = NULL, *words = NULL;
+        for (int c = 0; c < inc->ncause; c++) {
+            const struct bt_inc_cause *ca = &inc->cause[c];
+            struct bt_warning w = {.code = ca->code, .action = ca->action};
+            const char *wd = NULL, *nm = bt_throttle_cause(&w, &wd);
+            if (!nm || !(ca->routes & mask) || (best && ca->minutes <= best->minutes))
+                continue;
+            best = ca;
+            name = nm;
+            words = wd;
+        }
+        if (!best)
+            continue;
+        g->cause = name;
+        g->cause_words = words;
+        g->cause_action = best->action;
+        g->cause_minutes = best->minutes;
+        /* the message after "... TPM (43%): ": the rule's cause, with its figures */
+        const char *t = strstr(best->message, "%): ");
+        bt_strlcpy(g->cause_text, t ? t + 4 : best->message, sizeof g->cause_text);
+        struct bt_qr_side *sd = &g->side[0];
+        if (sd->ceiling_points_to) { /* far below the quota: the rules' cause, not a second one */
+            sd->ceiling_points_to = name;
+            bt_fmt_cut(sd->ceiling_why, sizeof sd->ceiling_why, "%s", words);
+        }
+    }
 }
 
 void bt_qr_free(struct bt_qr *q)

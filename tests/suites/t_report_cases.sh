@@ -1,0 +1,109 @@
+# bedtop report on the demo's 40 minutes (issue 34 items 5 and 9, issue 31 coverage
+# counts): the quota request drafts a case only where one can be filed, names AWS
+# quotas only, keeps a quota group whole under --route, and says the cause the rules
+# named; the incident charts draw what the report says.
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+SCHEMA=$BEDTOP_SRCDIR/data/quota-request.schema.json
+REC=$TMP/demo.rec
+"$BEDTOP" record "$REC" --demo --demo-speed max --duration 40m 2>"$TMP/rec.err"
+expect_eq "the demo's 40 minutes record" "$?" 0
+
+"$BEDTOP" report quota-request "$REC" >"$TMP/qr.txt" 2>"$TMP/qr.err"
+expect_eq "quota-request of the demo exits 0" "$?" 0
+"$BEDTOP" report quota-request "$REC" --format json >"$TMP/qr.json" 2>>"$TMP/qr.err"
+check "json validates against data/quota-request.schema.json" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$SCHEMA" "$TMP/qr.json"
+
+# The demo's routes (app/demo, bedtop(1) DEMO): reserved is a Provisioned Throughput
+# ARN (no tokens-per-minute quota at all: capacity is model units); experiments'
+# eu-west-1 quota is never learned (QUOTA_UNKNOWN) and fable is a mantle model AWS
+# publishes no quota for; agents' mantle quotas come from the config
+# (quota_output_tpm = 4,000,000), so bedtop knows no AWS name or code for them.
+check "a case only where one can be filed (JSON)" python3 - "$TMP/qr.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {x["routes"][0]: x for x in d["quota_groups"]}
+r = g["reserved"]
+assert (r["scope"], r["verdict"], r["request_through"]) == ("provisioned", "provisioned", "none"), r
+assert r["quotas"][0]["ask"] is None and r["quotas"][0]["increase_needed"] is False, r["quotas"]
+assert r["rpm"]["ask"] is None and r["rpm"]["increase_needed"] is False
+# experiments: peak used 135,601 x 1.2 = 162,721 -> 170,000 is the size of the load,
+# but with no applied value there is nothing to ask an increase from
+e = g["experiments"]
+assert e["verdict"] == "quota-unknown", e["verdict"]
+assert e["quotas"][0]["current"] is None and e["quotas"][0]["increase_needed"] is None, e["quotas"]
+f = g["fable"]
+assert f["verdict"] == "quota-unknown" and [q["increase_needed"] for q in f["quotas"]] == [None, None]
+a = g["agents"]
+assert a["verdict"] == "increase" and "name" not in a["quotas"][1], a["quotas"][1]
+PY
+check "no case for the provisioned route, the unknown quotas or in a config key's name" \
+    python3 - "$TMP/qr.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+sec = {m.group(1): m.group(2) for m in re.finditer(r"\n== (\S+)[^\n]* ==\n(.*?)(?=\n== |\Z)", t, re.S)}
+for name in ("reserved", "experiments", "fable"):
+    s = sec[name]
+    assert "We request an increase" not in s, (name, s)
+    assert "Case description: none (" in s, (name, s)
+assert "from its current value to" not in t
+assert "Provisioned Throughput has no quota to raise" in sec["reserved"]
+assert "Service Quotas console" not in sec["reserved"].split("Request it")[1].split("\n")[0]
+# no bedtop config key is named as an AWS quota anywhere
+assert "quota_output_tpm" not in t and "quota_input_tpm" not in t and " in config" not in t, t
+s = sec["agents"]
+want = ("We request an increase of the bedrock-mantle output tokens per minute quota for "
+        "anthropic.claude-opus-4-7 in us-east-1 from its current value (we understand it to be "
+        "4,000,000) to 4,300,000 output tokens per minute.")
+assert want in s, s
+PY
+
+# One cause with the other views: triage's throttles are THROTTLED_BELOW_ESTIMATE's retry
+# storm in 4 route-minutes (10:13-10:16: "retries are 52% of offered load (420 of 806
+# calls/min)") and the shared quota in 3; the incident report names the same. The
+# ceiling (984,681 of 2,000,000, under half) points to it, not to "service capacity"
+# (3 server errors against 240 throttled requests: below the rule's 10 %).
+check "the ceiling and the cause are the rules' retry storm" python3 - "$TMP/qr.txt" "$TMP/qr.json" <<'PY'
+import json, re, sys
+t = open(sys.argv[1]).read()
+sec = t.split("\n== triage, triage-app")[1].split("\n== ")[0]
+ceil = [l for l in sec.splitlines() if l.startswith("Observed ceiling")][0]
+assert "retry storm" in ceil and "service capacity" not in ceil, ceil
+assert re.search(r"^Cause of the throttles +retries are 52% of offered load \(420 of 806 calls/min\)",
+                 sec, re.M), sec
+d = json.load(open(sys.argv[2]))
+g = [x for x in d["quota_groups"] if x["routes"][0] == "triage"][0]
+assert g["throttle_cause"]["cause"] == "retries" and g["throttle_cause"]["route_minutes"] == 4, g["throttle_cause"]
+s = [x for x in d["quota_groups"] if x["routes"][0] == "summarize"][0]
+assert s["throttle_cause"]["cause"] == "reservations", s["throttle_cause"]
+PY
+
+# --route names one member of a shared quota: the request is for the quota, so the
+# whole group stays in (triage-app marked as added), never silently dropped.
+"$BEDTOP" report quota-request "$REC" --route triage --format json >"$TMP/qr1.json" 2>/dev/null
+"$BEDTOP" report quota-request "$REC" --route triage >"$TMP/qr1.txt" 2>/dev/null
+check "--route triage keeps triage-app, marked added" python3 - "$TMP/qr1.json" "$TMP/qr1.txt" "$TMP/qr.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["quota_groups"]) == 1, [g["routes"] for g in d["quota_groups"]]
+g = d["quota_groups"][0]
+assert g["routes"] == ["triage", "triage-app"] and g["routes_added"] == ["triage-app"], g["routes"]
+full = [x for x in json.load(open(sys.argv[3]))["quota_groups"] if x["routes"][0] == "triage"][0]
+assert g["quotas"][0]["used_per_minute"] == full["quotas"][0]["used_per_minute"], "same figures as the whole group"
+t = open(sys.argv[2]).read()
+assert "Routes on this quota               triage, triage-app*\n" in t, t
+assert "1 route marked * was not named by --route but draws on this quota" in t, t
+PY
+
+# Coverage (issue 31): each group says how many of its minutes were asked for; the demo
+# records no coverage, so its 41 minutes (09:57..10:37) are inferred and say so.
+check "the quota request counts its covered minutes" python3 - "$TMP/qr.json" "$TMP/qr.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(g["covered_minutes"] == 41 and g["minutes"] == 41 for g in d["quota_groups"]), \
+    [(g["routes"][0], g["covered_minutes"]) for g in d["quota_groups"]]
+t = open(sys.argv[2]).read()
+assert t.count("Minutes covered                    41 of 41") == len(d["quota_groups"])
+assert "inferred: the source records no coverage" in t
+PY
+finish
