@@ -497,9 +497,15 @@ static double raw_at(const struct bt_store *st, const struct bt_eval *e, int r, 
                      int64_t m)
 {
     double v = bt_store_at(st, r, s, m);
-    if (isnan(v) && e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60)
-        return 0;
-    return v;
+    if (!isnan(v))
+        return v;
+    /* no datapoint: idle only where a good poll asked for the minute (coverage v4);
+     * a route whose polls record no coverage, while its CloudWatch poll is not failing
+     * (a failed poll's minutes are unknown: a gap in the charts, never 0 calls) */
+    bool idle = bt_store_cover_recorded(st, r)
+                    ? bt_store_covered(st, r, s, m) == BT_COV_SETTLED
+                    : e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60 && !e->failing[BT_SRC_CLOUDWATCH];
+    return idle ? 0 : NAN;
 }
 
 static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, int64_t m,
@@ -532,6 +538,13 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
     }
     p->lat_p50 = bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
     p->lat_p99 = bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
+    p->headroom_q = e->headroom_q;
+    for (int k = 0; k < BT_SIDE_COUNT; k++) {
+        const struct bt_side_fig *f = &e->side[k];
+        p->pct[k] = f->applies ? f->pct : NAN;
+        p->pct_q[k] = f->applies ? f->headroom_q : BT_QL_UNKNOWN;
+        p->quota[k] = f->applies ? f->quota : NAN;
+    }
     p->warn = 0;
     for (int w = 0; w < e->nwarn; w++)
         p->warn |= (uint64_t)1 << e->warnings[w].code;

@@ -188,6 +188,12 @@ struct bt_inc_point {
     double offered, accepted; /* calls per minute */
     double lat_p50, lat_p99; /* ms */
     uint64_t warn;           /* bit per warning code */
+    /* every side's headroom % and its quality (NAN: not a limit here), so a chart can
+     * draw the side that binds (the daily one too) and mark a bound as a bound */
+    double pct[BT_SIDE_COUNT];
+    enum bt_quality pct_q[BT_SIDE_COUNT];
+    double quota[BT_SIDE_COUNT];
+    enum bt_quality headroom_q; /* the binding side's */
 };
 
 /* The timeline: the event log's entries (core/events.h, the one the dashboard shows

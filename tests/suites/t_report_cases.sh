@@ -106,4 +106,101 @@ t = open(sys.argv[2]).read()
 assert t.count("Minutes covered                    41 of 41") == len(d["quota_groups"])
 assert "inferred: the source records no coverage" in t
 PY
+# ---- incident charts (issue 34 item 9): the demo's 30 minutes with the two markers of
+# examples/incident (M1 10:09 "retry storm paged | <img src=x>", M2 10:19 "retry budget
+# deployed"). What the report says, the charts draw: backfill is bound by its daily side
+# (236M of 290M by 10:16: 18.6 % left, below its 26 % tpm side) the whole window;
+# triage-app's CloudWatch poll fails 10:19-10:22 (STALE): unknown, a gap, never 0 calls;
+# triage's group is an upper bound then (PARTIAL_GROUP, "at most 55.8 %") and agents'
+# input headroom a lower bound ("at least", held unknown): arrows, not known values.
+BEDTOP=$BEDTOP sh "$BEDTOP_SRCDIR/examples/incident/regenerate.sh" "$TMP/inc" >"$TMP/inc.out" 2>"$TMP/inc.err"
+expect_eq "report incident of the demo exits 0" "$?" 0
+cat >"$TMP/svg.py" <<'PY'
+import re, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+def rgb(hexc):
+    return tuple(int(hexc[i:i + 2], 16) / 255 * 100 for i in (1, 3, 5))
+def stroke(p):
+    m = re.search(r"stroke:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)", p.get("style", ""))
+    return tuple(float(x) for x in m.groups()) if m and "fill:none" in p.get("style", "") else None
+def close(a, b):
+    return all(abs(x - y) < 0.6 for x, y in zip(a, b))
+def points(dd):
+    n = [float(x) for x in re.findall(r"-?[\d.]+", dd)]
+    return list(zip(n[0::2], n[1::2]))
+def chart(path):
+    root = ET.parse(path).getroot()
+    paths = [p for p in root.iter(NS + "path") if stroke(p)]
+    box = [p.get("d") for p in paths if p.get("d").count("Z") == 1 and close(stroke(p), (0, 0, 0))][0]
+    xs = [x for x, _ in points(box)]; ys = [y for _, y in points(box)]
+    return root, paths, (min(xs), min(ys), max(xs), max(ys))
+def inside(p, box):
+    return all(box[1] - 5 <= y <= box[3] + 5 for _, y in points(p.get("d")))
+def legend(md, name):
+    sec = [s for s in md.split("![")[1:] if f"]({name}.svg)" in s][0]
+    table = sec.split("| series | line | colour |\n|---|---|---|\n")[1].split("\n\n")[0]
+    return re.findall(r"^\| (.*) \| (.*), (.*) \| (#[0-9A-F]{6}) \|$", table, re.M)
+PY
+check "headroom: backfill's binding daily side is drawn" python3 - "$TMP/inc" "$TMP/svg.py" <<'PY'
+import sys; exec(open(sys.argv[2]).read())
+md = open(sys.argv[1] + "/report.md").read()
+rows = legend(md, "headroom")
+daily = [r for r in rows if r[0].startswith("backfill daily (quota 290.00M/day; binds)")]
+assert len(daily) == 1, [r[0] for r in rows]
+root, paths, box = chart(sys.argv[1] + "/headroom.svg")
+c = daily[0][3]
+# backfill's tpm (solid) and daily (dashed) lines, in its one colour
+assert len([p for p in paths if close(stroke(p), rgb(c)) and "Z" not in p.get("d") and inside(p, box)]) == 2
+PY
+check "traffic: triage-app's stale minutes are a gap, never 0 calls" python3 - "$TMP/inc" "$TMP/svg.py" <<'PY'
+import sys; exec(open(sys.argv[2]).read())
+md = open(sys.argv[1] + "/report.md").read()
+rows = {r[0]: r for r in legend(md, "traffic")}
+r = rows["triage-app accepted, gaps: unknown"]
+root, paths, box = chart(sys.argv[1] + "/traffic.svg")
+ln = [p for p in paths if close(stroke(p), rgb(r[3])) and "dasharray" not in p.get("style") and inside(p, box)]
+assert len(ln) == 1, len(ln)
+d = ln[0].get("d")
+assert d.count("M") == 2, d  # 09:57-10:18 and 10:23-10:27
+# x of minute i: box left + width x i / 30; 10:19..10:22 are i = 22..25: no point there,
+# and no point on the zero line anywhere (triage-app accepts about 40 calls a minute)
+x0, y0, x1, y1 = box
+for x, y in points(d):
+    i = round((x - x0) / (x1 - x0) * 30)
+    assert not 22 <= i <= 25 and abs(y - y1) > 2, (i, y, y1)
+PY
+check "headroom: bounds marked with arrows, said in the legend" python3 - "$TMP/inc" "$TMP/svg.py" <<'PY'
+import sys; exec(open(sys.argv[2]).read())
+md = open(sys.argv[1] + "/report.md").read()
+rows = [r[0] for r in legend(md, "headroom")]
+assert "triage, triage-app tpm (quota 2.00M/min; binds), bounds marked" in rows, rows
+assert any(r.startswith("agents input") and r.endswith("bounds marked") for r in rows), rows
+root, paths, box = chart(sys.argv[1] + "/headroom.svg")
+arrows = [p for p in paths if close(stroke(p), (20, 20, 20)) and inside(p, box)]
+assert arrows, "no bound arrow in the plot"
+PY
+check "one colour and symbol per route in every chart" python3 - "$TMP/inc" "$TMP/svg.py" <<'PY'
+import sys; exec(open(sys.argv[2]).read())
+md = open(sys.argv[1] + "/report.md").read()
+look = {}
+for name in ("headroom", "throttles", "traffic", "latency"):
+    for label, dash, sym, c in legend(md, name):
+        route = re.split(r"[ ,:]", label)[0]
+        look.setdefault(route, set()).add((sym, c))
+assert len(look) >= 6 and all(len(v) == 1 for v in look.values()), look
+assert len({next(iter(v)) for v in look.values()}) == len(look), look
+PY
+check "every chart prints the markers' notes under its legend" python3 - "$TMP/inc" "$TMP/svg.py" <<'PY'
+import sys; exec(open(sys.argv[2]).read())
+for name in ("headroom", "throttles", "traffic", "latency"):
+    s = open(f"{sys.argv[1]}/{name}.svg").read()
+    root, paths, box = chart(f"{sys.argv[1]}/{name}.svg")
+    rows = {}
+    for m in re.finditer(r'<g style="fill:rgb\(54\.5%,0%,0%\);[^"]*">(.*?)</g>', s, re.S):
+        for y in re.findall(r'<use[^>]*y="([\d.]+)"', m.group(1)):
+            if float(y) > box[3] + 30:
+                rows[y] = rows.get(y, 0) + 1
+    # "M1  10:09  retry storm paged | <img src=x>", "M2  10:19  retry budget deployed"
+    assert len(rows) == 2 and min(rows.values()) >= 25, (name, rows)
+PY
 finish
