@@ -458,6 +458,18 @@ void bt_qr_causes(struct bt_qr *q, const struct bt_incident *inc)
             name = nm;
             words = wd;
         }
+        if (inc->n == g->minutes && inc->from == q->from) {
+            g->covered_minutes = 0;
+            g->coverage_inferred = false;
+            for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES; k++)
+                g->coverage_inferred |= inc->route[g->routes[k]].coverage_inferred;
+            for (int m = 0; m < inc->n; m++) {
+                bool all = g->nroutes > 0;
+                for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES && all; k++)
+                    all = bt_inc_at(inc, g->routes[k], m)->cw_known;
+                g->covered_minutes += all;
+            }
+        }
         if (!best)
             continue;
         g->cause = name;
@@ -816,6 +828,16 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             bool adm;
             point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;
+            struct bt_inc_route *ro = &out->route[r];
+            ro->coverage_inferred = !bt_store_cover_recorded(&rp->store, r);
+            struct bt_inc_point *pt = &out->pt[(size_t)r * (size_t)n + (size_t)i];
+            pt->cw_known = !isnan(raw_at(&rp->store, &evals[r], r, BT_SIG_INVOCATIONS, m));
+            if (pt->cw_known) {
+                ro->covered_minutes++;
+            } else {
+                ro->first_unknown = ro->first_unknown ? ro->first_unknown : m;
+                ro->last_unknown = m;
+            }
             if (i > 0)
                 timeline_minute(&b, r, i, m);
             tally_causes(&b, &evals[r], r, m);

@@ -172,7 +172,9 @@ void bt_qr_free(struct bt_qr *q);
 struct bt_incident;
 /* Sets each group's cause from the incident's ranked causes (the same window): the
  * THROTTLED_BELOW_ESTIMATE cause named on the group's routes in the most minutes; a
- * ceiling far below the quota then points to it, as every other view says. */
+ * ceiling far below the quota then points to it, as every other view says. And its
+ * covered minutes as the incident counts them (minute by minute, a failed poll's
+ * minutes unknown), so the two documents give one count. */
 void bt_qr_causes(struct bt_qr *q, const struct bt_incident *inc);
 
 /* ---- incident write-up ---- */
@@ -193,6 +195,8 @@ struct bt_inc_point {
     double pct[BT_SIDE_COUNT];
     enum bt_quality pct_q[BT_SIDE_COUNT];
     double quota[BT_SIDE_COUNT];
+    bool cw_known;           /* the minute's CloudWatch figures are known (a datapoint, or
+                              * asked for by a good poll: idle); else unknown */
     enum bt_quality headroom_q; /* the binding side's */
 };
 
@@ -246,6 +250,12 @@ struct bt_inc_route {
     double throttles;        /* total throttled requests */
     int64_t first_throttle, last_throttle; /* data minutes (0: none) */
     int64_t recovered;       /* first minute back at the start status after the worst (0: not) */
+    /* coverage (issue 31): the minutes of the window whose CloudWatch figures are known
+     * (a datapoint, or asked for by a good poll and idle); the rest are unknown */
+    int covered_minutes;
+    bool coverage_inferred;  /* the recording has no coverage records for the route: a
+                              * minute after a good poll counts as asked (format 2, demo) */
+    int64_t first_unknown, last_unknown; /* data minutes (0: none) */
 };
 
 #define BT_INC_MAX_CAUSES 32

@@ -304,6 +304,37 @@ static const char *route_name(const struct bt_replay *rp, int r)
 }
 
 
+/* How many of the window's route-minutes bedtop knew (coverage v4): the rest are unknown,
+ * never idle, and every figure above leaves them out. */
+static void coverage_line(const struct bt_incident *inc, const struct bt_replay *rp,
+                          struct bt_buf *b)
+{
+    int known = 0, all = 0, inferred = 0, shown = 0;
+    char w[32], x[32];
+    for (int r = 0; r < inc->nroutes; r++) {
+        if (!inc->shown[r])
+            continue;
+        known += inc->route[r].covered_minutes;
+        all += inc->n;
+        inferred += inc->route[r].coverage_inferred;
+    }
+    bt_buf_printf(b, "- **Coverage:** %d of %d route-minutes known (asked for and settled by a "
+                     "good CloudWatch poll)", known, all);
+    for (int r = 0; r < inc->nroutes; r++) {
+        const struct bt_inc_route *ro = &inc->route[r];
+        if (!inc->shown[r] || ro->covered_minutes == inc->n)
+            continue;
+        bt_buf_puts(b, shown++ ? "; " : "; unknown: ");
+        md(b, route_name(rp, r));
+        when(inc, ro->first_unknown, w, sizeof w);
+        when(inc, ro->last_unknown, x, sizeof x);
+        bt_buf_printf(b, " %d min (%s to %s)", inc->n - ro->covered_minutes, w, x);
+    }
+    bt_buf_puts(b, inferred ? ". The recording carries no coverage records for some routes: a "
+                              "minute after a good poll counts as asked there.\n"
+                            : ".\n");
+}
+
 static void summary(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
 {
     char w[32], x[32], p[BT_FMT_SHORT];
@@ -371,6 +402,7 @@ static void summary(const struct bt_incident *inc, const struct bt_replay *rp, s
         }
     }
     bt_buf_puts(b, shown ? ".\n" : "no route was affected.\n");
+    coverage_line(inc, rp, b);
 }
 
 static void causes(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)

@@ -351,8 +351,8 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
     row(r, "Minutes covered", "%d of %d: asked for and settled by a good poll of every route "
                               "here (a minute not asked for is unknown, not idle)%s",
         g->covered_minutes, g->minutes,
-        g->coverage_inferred ? "; inferred: the source records no coverage, so every minute "
-                               "counts as asked" : "");
+        g->coverage_inferred ? "; inferred where the source records no coverage: a minute "
+                               "after a good poll counts as asked" : "");
     if (g->scope == BT_QR_CROSS_REGION)
         row(r, "Note", "one request on the cross-Region TPM quota can raise the on-demand and "
                        "daily quotas with it");
