@@ -167,24 +167,10 @@ static int quota_request(struct opts *o)
     bt_eval_all(&rp.cfg, &rp.store, rp.end, evals);
     struct bt_qr q;
     bt_qr_build(&rp.cfg, &rp.store, evals, from, to, keep, margin, &q);
-    /* the cause of the throttles: the one the rules named minute by minute (the
-     * incident report's), over the routes of the groups asked for */
-    bool *gkeep = NULL;
-    if (keep) {
-        gkeep = bt_xcalloc((size_t)rp.cfg.nroutes, sizeof *gkeep);
-        for (int r = 0; r < rp.cfg.nroutes; r++)
-            if (keep[r])
-                for (int k = evals[r].group_leader; k >= 0; k = bt_group_next(evals, k))
-                    gkeep[k] = true;
-        for (int r = 0; r < rp.cfg.nroutes; r++)
-            gkeep[r] |= keep[r];
-    }
     free(evals);
-    struct bt_incident inc;
-    bt_incident_build(&rp, from, to, gkeep, &inc);
-    bt_qr_causes(&q, &inc);
-    bt_incident_free(&inc);
-    free(gkeep);
+    /* the cause of the throttles as the rules named it minute by minute, and the
+     * covered minutes, as the incident report counts them */
+    bt_qr_walk(&q, &rp);
     struct bt_buf b = {0};
     bt_qr_render(&q, &rp.cfg, fmt, source, (int64_t)time(NULL), &b);
     bt_qr_free(&q);

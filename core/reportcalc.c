@@ -438,42 +438,137 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
     free(members);
 }
 
-void bt_qr_causes(struct bt_qr *q, const struct bt_incident *inc)
+/* A minute of route r without a datapoint of sig is idle (0) only where a good poll
+ * asked for it (coverage v4); for a route whose polls record no coverage, where its
+ * CloudWatch poll was good when the minute was shown (polled_ok): a failed poll's
+ * minutes are unknown (a gap in the charts, never 0 calls). The one rule for the
+ * incident report and the quota request's coverage counts. */
+static bool unseen_idle(const struct bt_store *st, int r, enum bt_signal sig, int64_t m,
+                        bool polled_ok)
 {
+    if (bt_store_cover_recorded(st, r))
+        return bt_store_covered(st, r, sig, m) == BT_COV_SETTLED;
+    return polled_ok;
+}
+
+/* A cause tallied for one group while the throttled minutes are walked. */
+struct qr_tally {
+    const char *action;
+    int minutes;
+    char message[320];
+};
+
+/* Whether route r's CloudWatch source was failing at instant t: its last answer
+ * (an error or an OK event for it or for every route) at or before t an error. */
+static bool cw_failing_at(const struct bt_store *st, int r, int64_t t, size_t *k, bool *state)
+{
+    for (; *k < st->nlog && st->log[*k].t <= t; (*k)++) {
+        const struct bt_event *ev = &st->log[*k];
+        if (ev->source == BT_SRC_CLOUDWATCH && (ev->route == r || ev->route < 0) &&
+            (ev->type == BT_EV_ERROR || ev->type == BT_EV_OK))
+            *state = ev->type == BT_EV_ERROR;
+    }
+    return *state;
+}
+
+/* Route r's minute m is known: a datapoint, or asked for (recorded coverage, else a
+ * good poll while it was shown) and idle: the incident report's rule (raw_at). */
+static bool minute_known(const struct bt_store *st, int r, int64_t m, bool failing)
+{
+    return !isnan(bt_store_at(st, r, BT_SIG_INVOCATIONS, m)) ||
+           unseen_idle(st, r, BT_SIG_INVOCATIONS, m, !failing);
+}
+
+void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
+{
+    const struct bt_config *cfg = &rp->cfg;
+    const struct bt_store *st = &rp->store;
+    int nr = cfg->nroutes;
+    if (!q->ngroups || nr <= 0)
+        return;
+    int n = q->groups[0].minutes;
+    /* coverage: minute by minute, each member's CloudWatch state at the instant the
+     * minute was shown (the store's events, in time order) */
+    size_t *k = bt_xcalloc((size_t)nr, sizeof *k);
+    bool *state = bt_xcalloc((size_t)nr, sizeof *state);
+    bool *known = bt_xcalloc((size_t)nr, sizeof *known);
+    bool *throttled = bt_xcalloc((size_t)(n > 0 ? n : 1), sizeof *throttled);
     for (int i = 0; i < q->ngroups; i++) {
-        struct bt_qr_group *g = &q->groups[i];
-        uint64_t mask = 0;
-        for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES; k++)
-            if (g->routes[k] < 64)
-                mask |= (uint64_t)1 << g->routes[k];
-        const struct bt_inc_cause *best = NULL;
-        const char *name = NULL, *words = NULL;
-        for (int c = 0; c < inc->ncause; c++) {
-            const struct bt_inc_cause *ca = &inc->cause[c];
-            struct bt_warning w = {.code = ca->code, .action = ca->action};
-            const char *wd = NULL, *nm = bt_throttle_cause(&w, &wd);
-            if (!nm || !(ca->routes & mask) || (best && ca->minutes <= best->minutes))
-                continue;
-            best = ca;
-            name = nm;
-            words = wd;
+        q->groups[i].covered_minutes = 0;
+        q->groups[i].coverage_inferred = false;
+        for (int j = 0; j < q->groups[i].nroutes && j < BT_QR_MAX_ROUTES; j++)
+            q->groups[i].coverage_inferred |= !bt_store_cover_recorded(st, q->groups[i].routes[j]);
+    }
+    for (int m = 0; m < n; m++) {
+        int64_t t = q->from + 60 * (int64_t)m, at = bt_replay_minute_instant(rp, t);
+        for (int r = 0; r < nr; r++)
+            known[r] = minute_known(st, r, t, cw_failing_at(st, r, at, &k[r], &state[r]));
+        for (int i = 0; i < q->ngroups; i++) {
+            struct bt_qr_group *g = &q->groups[i];
+            bool all = g->nroutes > 0, thr = false;
+            for (int j = 0; j < g->nroutes && j < BT_QR_MAX_ROUTES; j++) {
+                all &= known[g->routes[j]];
+                thr |= bt_store_at(st, g->routes[j], BT_SIG_THROTTLES, t) > 0;
+            }
+            g->covered_minutes += all;
+            /* the rule names a cause only with throttles below a quota > 0 */
+            throttled[m] |= thr && g->scope != BT_QR_MANTLE && g->scope != BT_QR_PROVISIONED &&
+                            g->side[0].quota > 0;
         }
-        if (inc->n == g->minutes && inc->from == q->from) {
-            g->covered_minutes = 0;
-            g->coverage_inferred = false;
-            for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES; k++)
-                g->coverage_inferred |= inc->route[g->routes[k]].coverage_inferred;
-            for (int m = 0; m < inc->n; m++) {
-                bool all = g->nroutes > 0;
-                for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES && all; k++)
-                    all = bt_inc_at(inc, g->routes[k], m)->cw_known;
-                g->covered_minutes += all;
+    }
+    free(k);
+    free(state);
+    free(known);
+    /* the cause: the rules' THROTTLED_BELOW_ESTIMATE, minute by minute as on screen */
+    struct qr_tally(*tally)[8] = bt_xcalloc((size_t)q->ngroups, sizeof *tally);
+    int *group_of = bt_xcalloc((size_t)nr, sizeof *group_of);
+    for (int r = 0; r < nr; r++)
+        group_of[r] = -1;
+    for (int i = 0; i < q->ngroups; i++)
+        for (int j = 0; j < q->groups[i].nroutes && j < BT_QR_MAX_ROUTES; j++)
+            group_of[q->groups[i].routes[j]] = i;
+    struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
+    for (int m = 0; m < n; m++) {
+        if (!throttled[m])
+            continue;
+        int64_t t = q->from + 60 * (int64_t)m, at = bt_replay_minute_instant(rp, t);
+        bt_replay_seek(rp, at);
+        bt_eval_all(cfg, &rp->store, at, evals);
+        for (int r = 0; r < nr; r++) {
+            if (group_of[r] < 0)
+                continue;
+            for (int w = 0; w < evals[r].nwarn; w++) {
+                const struct bt_warning *wn = &evals[r].warnings[w];
+                if (!bt_throttle_cause(wn, NULL))
+                    continue;
+                struct qr_tally *ta = tally[group_of[r]];
+                int c = 0;
+                while (c < 8 && ta[c].action && ta[c].action != wn->action)
+                    c++;
+                if (c == 8)
+                    continue;
+                if (!ta[c].action) {
+                    ta[c].action = wn->action;
+                    bt_strlcpy(ta[c].message, wn->message, sizeof ta[c].message);
+                }
+                ta[c].minutes++;
             }
         }
+    }
+    free(evals);
+    free(throttled);
+    free(group_of);
+    bt_replay_seek(rp, rp->end);
+    for (int i = 0; i < q->ngroups; i++) {
+        struct bt_qr_group *g = &q->groups[i];
+        const struct qr_tally *best = NULL;
+        for (int c = 0; c < 8 && tally[i][c].action; c++)
+            if (!best || tally[i][c].minutes > best->minutes)
+                best = &tally[i][c];
         if (!best)
             continue;
-        g->cause = name;
-        g->cause_words = words;
+        struct bt_warning w = {.code = BT_W_THROTTLED_BELOW_ESTIMATE, .action = best->action};
+        g->cause = bt_throttle_cause(&w, &g->cause_words);
         g->cause_action = best->action;
         g->cause_minutes = best->minutes;
         /* the message after "... TPM (43%): ": the rule's cause, with its figures */
@@ -481,10 +576,11 @@ void bt_qr_causes(struct bt_qr *q, const struct bt_incident *inc)
         bt_strlcpy(g->cause_text, t ? t + 4 : best->message, sizeof g->cause_text);
         struct bt_qr_side *sd = &g->side[0];
         if (sd->ceiling_points_to) { /* far below the quota: the rules' cause, not a second one */
-            sd->ceiling_points_to = name;
-            bt_fmt_cut(sd->ceiling_why, sizeof sd->ceiling_why, "%s", words);
+            sd->ceiling_points_to = g->cause;
+            bt_fmt_cut(sd->ceiling_why, sizeof sd->ceiling_why, "%s", g->cause_words);
         }
     }
+    free(tally);
 }
 
 void bt_qr_free(struct bt_qr *q)
@@ -511,13 +607,10 @@ static double raw_at(const struct bt_store *st, const struct bt_eval *e, int r, 
     double v = bt_store_at(st, r, s, m);
     if (!isnan(v))
         return v;
-    /* no datapoint: idle only where a good poll asked for the minute (coverage v4);
-     * a route whose polls record no coverage, while its CloudWatch poll is not failing
-     * (a failed poll's minutes are unknown: a gap in the charts, never 0 calls) */
-    bool idle = bt_store_cover_recorded(st, r)
-                    ? bt_store_covered(st, r, s, m) == BT_COV_SETTLED
-                    : e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60 && !e->failing[BT_SRC_CLOUDWATCH];
-    return idle ? 0 : NAN;
+    return unseen_idle(st, r, s, m,
+                       e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60 && !e->failing[BT_SRC_CLOUDWATCH])
+               ? 0
+               : NAN;
 }
 
 static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, int64_t m,
@@ -830,9 +923,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             out->route[r].admission |= adm;
             struct bt_inc_route *ro = &out->route[r];
             ro->coverage_inferred = !bt_store_cover_recorded(&rp->store, r);
-            struct bt_inc_point *pt = &out->pt[(size_t)r * (size_t)n + (size_t)i];
-            pt->cw_known = !isnan(raw_at(&rp->store, &evals[r], r, BT_SIG_INVOCATIONS, m));
-            if (pt->cw_known) {
+            if (!isnan(raw_at(&rp->store, &evals[r], r, BT_SIG_INVOCATIONS, m))) {
                 ro->covered_minutes++;
             } else {
                 ro->first_unknown = ro->first_unknown ? ro->first_unknown : m;

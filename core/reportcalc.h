@@ -169,13 +169,16 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
                  const struct bt_eval *evals, int64_t from, int64_t to, const bool *keep,
                  double margin, struct bt_qr *out);
 void bt_qr_free(struct bt_qr *q);
-struct bt_incident;
-/* Sets each group's cause from the incident's ranked causes (the same window): the
- * THROTTLED_BELOW_ESTIMATE cause named on the group's routes in the most minutes; a
- * ceiling far below the quota then points to it, as every other view says. And its
- * covered minutes as the incident counts them (minute by minute, a failed poll's
- * minutes unknown), so the two documents give one count. */
-void bt_qr_causes(struct bt_qr *q, const struct bt_incident *inc);
+/* From the recording the request was built from (rp seeked to its end, as for
+ * bt_qr_build; left there): each group's cause, the THROTTLED_BELOW_ESTIMATE cause
+ * core's rules named on its routes in the most minutes of the window (evaluated as on
+ * screen, as the incident report does, at the minutes a member was throttled only: the
+ * rule needs throttles), so a ceiling far below the quota points to it as every other
+ * view says; and its covered minutes as the incident report counts them (a datapoint,
+ * or asked for by a good poll: a minute whose CloudWatch poll was failing when it was
+ * shown is unknown). */
+struct bt_replay;
+void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp);
 
 /* ---- incident write-up ---- */
 /* One route at one data minute, as bedtop showed it (NAN unknown). */
@@ -195,8 +198,6 @@ struct bt_inc_point {
     double pct[BT_SIDE_COUNT];
     enum bt_quality pct_q[BT_SIDE_COUNT];
     double quota[BT_SIDE_COUNT];
-    bool cw_known;           /* the minute's CloudWatch figures are known (a datapoint, or
-                              * asked for by a good poll: idle); else unknown */
     enum bt_quality headroom_q; /* the binding side's */
 };
 
