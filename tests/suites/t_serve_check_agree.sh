@@ -32,7 +32,14 @@ for at in 4 16 27; do
     check "--demo-at $at: every series of serve's /metrics equals check's" python3 - "$TMP/m$at.prom" "$TMP/c$at.prom" <<'PY'
 import sys
 def samples(p):
-    return sorted(l for l in open(p).read().splitlines() if l and not l.startswith("#"))
+    # "name{labels} value [timestamp]": the sample's labels and value (a timestamp, if
+    # one writer adds it, is when it was written, not a figure)
+    out = []
+    for l in open(p).read().splitlines():
+        if l and not l.startswith("#"):
+            head, _, rest = l.rpartition("} ")
+            out.append(head + "} " + rest.split(" ")[0] if head else " ".join(l.split(" ")[:2]))
+    return sorted(out)
 s, c = samples(sys.argv[1]), samples(sys.argv[2])
 only_s = sorted(set(s) - set(c)); only_c = sorted(set(c) - set(s))
 assert len(s) > 300 and not only_s and not only_c, ("serve only", only_s[:6], "check only", only_c[:6])
