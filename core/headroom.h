@@ -55,6 +55,9 @@ int bt_wcode_by_name(const char *name);
  * "shared", "bursts", "unseen") and its words ("a retry storm"); NULL for any other
  * warning. */
 const char *bt_throttle_cause(const struct bt_warning *w, const char **words);
+/* Server errors point to service capacity, not a quota, when they are at least a tenth
+ * of the throttles beside them: the rules' test, and the observed ceiling's. */
+bool bt_capacity_evidence(double server_errors, double throttles);
 
 /* The contract's pure formulas, exposed for tests and views (docs/headroom.md). */
 double bt_settled_tpm(double input, double cache_write, double output, double burndown);

@@ -93,6 +93,11 @@ static const char *const act_unseen =
     "Expose the admission counters (in-flight gauge, retries) to see bursts and retries, and look "
     "for callers outside the config on this quota.";
 
+bool bt_capacity_evidence(double server_errors, double throttles)
+{
+    return server_errors > 0 && server_errors >= 0.1 * bt_z(throttles);
+}
+
 const char *bt_throttle_cause(const struct bt_warning *w, const char **words)
 {
     static const struct {
@@ -151,7 +156,7 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
     const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
     bool rising = e->server_errors > 0 && e->server_errors > bt_z(e->server_errors_before) &&
                   e->throttles >= bt_z(e->throttles_before);
-    if (rising && e->server_errors >= 0.1 * e->throttles) {
+    if (rising && bt_capacity_evidence(e->server_errors, e->throttles)) {
         snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "
                  "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
                  "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));
