@@ -294,11 +294,14 @@ static void draw_series(cairo_t *cr, const struct bt_chart *c, const struct fram
         return;
     cairo_set_source_rgb(cr, bound_grey, bound_grey, bound_grey);
     cairo_set_line_width(cr, 1.2);
-    int ab = c->n > 60 ? c->n / 30 : 1;
+    /* at most about 15 a series, and the first minute of every run of bounds (a short
+     * one is never left unmarked) */
+    int ab = c->n / 15 > 1 ? c->n / 15 : 1;
     bool any = false;
     for (int i = 0; i < c->n; i++) {
         double v = se->v[i];
-        if (isnan(v) || isinf(v) || se->bound[i] == BT_CHART_KNOWN || i % ab)
+        bool starts = i == 0 || se->bound[i - 1] != se->bound[i];
+        if (isnan(v) || isinf(v) || se->bound[i] == BT_CHART_KNOWN || (i % ab && !starts))
             continue;
         bound_arrow(cr, px(f, i), py(f, v), se->bound[i] == BT_CHART_AT_MOST);
         any = true;
