@@ -173,6 +173,9 @@ assert r["requests_per_minute"]["steady"] == statistics.median(req) and r["reque
 assert r["current"] == 400 and r["code"] == "L-TEST2", r
 assert g["avg_input_tokens_per_request"] == 1000 and g["avg_output_tokens_per_request"] == 200
 assert g["throttled_minutes"] == 1 and g["throttled_requests"] == 7, g
+# coverage (issue 31): the backfill asked for each of the window's 20 minutes and
+# recorded so; none is inferred
+assert (g["covered_minutes"], g["minutes"]) == (20, 20), (g["covered_minutes"], g["minutes"])
 assert q["observed_ceiling"] == 260000, q["observed_ceiling"]
 peak = max(tok) * 1.2; step = 10 ** (math.floor(math.log10(peak)) - 1)
 assert q["ask"] == math.ceil(peak / step - 1e-9) * step, (q["ask"], peak)
