@@ -414,7 +414,8 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
         bt_buf_reset(&para);
         if (sd->quota_unknown || g->scope == BT_QR_PROVISIONED)
             continue; /* nothing to ask "from" (the rows say what to do first) */
-        if (sd->quota_source == BT_QS_CONFIG) /* bedtop's own setting: not confirmed by AWS */
+        /* bedtop's own setting, or the published default: not the account's applied value */
+        if (sd->quota_source == BT_QS_CONFIG || sd->quota_source == BT_QS_DEFAULT)
             bt_fmt_cut(from, sizeof from, "its current value (we understand it to be %s)",
                        num(sd->quota, cur, sizeof cur));
         else
