@@ -47,7 +47,7 @@ void bt_csv_header(struct bt_buf *b)
     }
     static const char *const eval_cols[] = {"status",       "warnings", "evaluated_at",
                                             "admission_at", "markers",  "events",
-                                            "headroom_quality"};
+                                            "headroom_quality", "binding_side"};
     for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
         bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
     bt_buf_putc(b, '\n');
@@ -82,7 +82,7 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
                 const struct bt_evlog *log)
 {
     bt_csv_row_head(b, cfg, st, r, e, m);
-    bt_csv_row_tail(b, r, m, markers, log, e->headroom_q);
+    bt_csv_row_tail(b, r, m, markers, log, e->headroom_q, e->binding);
 }
 
 void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
@@ -121,7 +121,7 @@ void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct
 }
 
 void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
-                     const struct bt_evlog *log, enum bt_quality hq)
+                     const struct bt_evlog *log, enum bt_quality hq, enum bt_side binding)
 {
     struct bt_buf w = {0};
     csv_str(b, markers);
@@ -130,5 +130,8 @@ void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
     bt_buf_free(&w);
     /* how sure headroom_pct is: known, upper-bound, estimate (the cross-model daily side) */
     csv_str(b, bt_quality_name(hq));
+    /* the side headroom_pct and fits_more are of (headroom_tpm is the token side's):
+     * one side per number, named as check --format json names it */
+    csv_str(b, bt_side_binding_name(binding));
     bt_buf_putc(b, '\n');
 }

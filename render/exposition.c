@@ -169,8 +169,14 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
     for (int k = 0; k < ss->nfig; k++) { /* the figure table's series */
         const struct bt_figure *f = &bt_figures[ss->fig[k]];
         const char *src = f->prom_source && f->source ? f->source(e) : NULL;
-        add_fig(ss, k, i, bt_figure_value(f, e) / f->prom_scale, f->prom_source, src ? src : "",
-                NULL);
+        /* one side per number: the side each figure is of (issue 34) */
+        enum bt_side sd = bt_figure_side(f, e);
+        const char *side = sd < BT_SIDE_COUNT ? bt_side_name(sd) : "";
+        double v = bt_figure_value(f, e) / f->prom_scale;
+        if (f->prom_source)
+            add_fig(ss, k, i, v, f->prom_source, src ? src : "", "side", side, NULL);
+        else
+            add_fig(ss, k, i, v, "side", side, NULL);
     }
     static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
     for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
@@ -253,14 +259,10 @@ static void value(struct bt_buf *b, double v)
         bt_buf_printf(b, " %.0f\n", v);
         return;
     }
-    /* the shortest of %.15g..%.17g that reads back as the same double */
-    char t[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(t, sizeof t, "%.*g", prec, v);
-        if (strtod(t, NULL) == v)
-            break;
-    }
-    bt_buf_printf(b, " %s\n", t);
+    /* 15 significant digits, every sample alike: what a double carries of a decimal
+     * figure, so arithmetic's binary noise (871401.7557000001, 0.43570087785000006)
+     * is not exported as if it were measured */
+    bt_buf_printf(b, " %.15g\n", v);
 }
 
 static void render_sample(const struct bt_report *r, const struct samples *ss,

@@ -322,6 +322,11 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
             add_num(cJSON_GetObjectItemCaseSensitive(sj, "rpm"), "offered", bt_eval_offered(e));
     }
     cJSON_AddStringToObject(o, "binding_side", bt_side_binding_name(e->binding));
+    /* one side per number: headroom_pct and fits_more are the binding side's; the tpm
+     * object, quota.tpm and headroom_tpm the token side's (tpm, or mantle's binding
+     * input or output side), named here, from the figure table */
+    cJSON_AddStringToObject(o, "token_side", bt_side_binding_name(
+                                                 bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)));
     add_time(o, "evaluated_minute", e->minute);
     add_time(o, "admission_at", e->adm_minute);
     cJSON_AddStringToObject(o, "frame_state", bt_frame_state_name(e->state));
