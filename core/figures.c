@@ -96,7 +96,7 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                              .json = "headroom_tpm", .csv_at = 6, .csv = "headroom_tpm",
                              .prom_at = 1, .prom = "bedtop_headroom_tokens_per_minute",
                              .prom_help = "Quota minus the tokens per minute used by every route "
-                                          "of the quota group.",
+                                          "of the quota group (label side: the token side).",
                              .prom_scale = 1},
     [BT_FIG_HEADROOM_PCT] = {.name = "headroom %", .unit = "percent", .decimals = 1,
                              .side = BT_FS_BINDING, .value = v_headroom_pct, .quality = q_headroom,
@@ -104,12 +104,14 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                              .json_quality = "headroom_quality", .csv_at = 7,
                              .csv = "headroom_pct", .prom_at = 2, .prom = "bedtop_headroom_ratio",
                              .prom_help = "Headroom as a fraction of the quota (1 idle, 0 at the "
-                                          "quota, negative over it).",
+                                          "quota, negative over it), of the side that binds "
+                                          "(label side).",
                              .prom_scale = 100},
     [BT_FIG_FITS] = {.name = "fits", .unit = "calls", .side = BT_FS_BINDING, .value = v_fits,
                      .json_in = BT_FJ_HEADROOM, .json_at = 5, .json = "fits_more", .csv_at = 8,
                      .csv = "fits_more", .prom_at = 9, .prom = "bedtop_fits_more_calls",
-                     .prom_help = "More calls of the average size that fit in the headroom.",
+                     .prom_help = "More calls of the average size that fit in the headroom "
+                                  "of the side that binds (label side).",
                      .prom_scale = 1},
 };
 
