@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/dataminute.h"
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "tui/graph.h"
@@ -35,6 +36,21 @@ static const char *side_short(enum bt_side s)
     case BT_SIDE_CONCURRENT: return "conc";
     default: return "acct";
     }
+}
+
+/* Where a side other than the token side binds (rpm, daily, concurrent), HEAD% is
+ * that side's: the bar draws its group's use against its quota, one segment (the
+ * accepted requests, the day's tokens, the calls in flight), so bar
+ * and percentage are of one side (issue 34), not TPM tokens beside an rpm %. */
+static const char *tui_bar_side(const struct bt_eval *e, double v[BT_SEG_COUNT], double *total)
+{
+    enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
+    if (bs == bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e))
+        return NULL;
+    v[BT_SEG_SETTLED] = e->side[bs].group_used;
+    v[BT_SEG_ESTIMATED] = v[BT_SEG_RESERVED] = NAN;
+    *total = e->side[bs].quota;
+    return side_short(bs);
 }
 
 static void cell_text(int y, const struct bt_layout *l, enum bt_col c, const char *s, attr_t a)
@@ -118,13 +134,20 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
          * the last segment is the whole quota group's use, so the bar matches HEAD% */
         double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->group_used};
         double total = e->quota;
+        /* one side per number: the bar is HEAD%'s side, named after it when that is
+         * not the token side (the FITS column that names it is gone at 80 columns) */
+        const char *tag = tui_bar_side(e, v, &total);
+        int tw = tag && bw >= 10 ? tui_width(tag) + 1 : 0;
         static const unsigned char roles[BT_SEG_COUNT] = {BT_ROLE_SETTLED, BT_ROLE_ESTIMATED,
                                                           BT_ROLE_RESERVED};
-        if (bt_graph_hbar(&cv, 0, 0, bw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT, t->utf8)) {
+        if (bt_graph_hbar(&cv, 0, 0, bw - tw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT,
+                          t->utf8)) {
             if (sel || e->stale)
                 tui_blit_attr(&cv, y, bx, base); /* the glyphs still tell the segments apart */
             else
                 tui_blit(t, &cv, y, bx);
+            if (tw)
+                tui_text(y, bx + bw - tw + 1, tw - 1, tag, look(&k, BT_ROLE_NORMAL));
         } else {
             char used[16];
             bt_fmt_tokens(e->used, used, sizeof used);

@@ -93,8 +93,8 @@ check "/metrics: HELP and TYPE of bedtop_held_tokens" grep -q '^# TYPE bedtop_he
 expect_eq "hot: headroom 30,000 TPM, ratio 0.03, status 2 (crit)" \
     "$(grep -E '^bedtop_(headroom_tokens_per_minute|headroom_ratio|route_status)\{route="hot"' "$TMP/m.prom" | awk '{print $2}' | tr '\n' ' ')" \
     "30000 0.03 2 "
-check "route labels: route, model_id, region, endpoint, inference, quota_group" \
-    grep -q '^bedtop_used_tokens_per_minute{route="hot",model_id="anthropic.claude-3-haiku-20240307-v1:0",region="us-east-1",endpoint="runtime",inference="on-demand",quota_group="us-east-1|runtime|code=L-HAIKUOD"} 970000$' "$TMP/m.prom"
+check "route labels: route, model_id, region, endpoint, inference, quota_group; then the figure's side" \
+    grep -q '^bedtop_used_tokens_per_minute{route="hot",model_id="anthropic.claude-3-haiku-20240307-v1:0",region="us-east-1",endpoint="runtime",inference="on-demand",quota_group="us-east-1|runtime|code=L-HAIKUOD",side="tpm"} 970000$' "$TMP/m.prom"
 check "quota with its source, code and how it was matched" \
     grep -q '^bedtop_quota_tokens_per_minute{route="hot",.*kind="tpm",source="service-quotas",code="L-HAIKUOD",name="On-demand model inference tokens per minute for Anthropic Claude 3 Haiku",matched_by="name"} 1000000$' "$TMP/m.prom"
 check "warning with code and severity" \
