@@ -474,12 +474,14 @@ static bool cw_failing(int r, int64_t minute)
     return false;
 }
 
+/* Labelled simulated: a demo recording replayed, exported or reported later must not
+ * pass its failures for real AWS errors. */
 static const char *cw_failure(int r)
 {
     return r == R_EXPERIMENTS
-               ? "monitoring.eu-west-1: connection timed out after 10 s (3 attempts)"
-               : "GetMetricData: Forbidden for Invocations Sum (arn:aws:bedrock:us-east-1:"
-                 "123456789012:application-inference-profile/tri4ge0app1): AccessDenied";
+               ? "simulated: monitoring.eu-west-1: connection timed out after 10 s (3 attempts)"
+               : "simulated: GetMetricData: Forbidden for Invocations Sum (arn:aws:bedrock:"
+                 "us-east-1:123456789012:application-inference-profile/tri4ge0app1): AccessDenied";
 }
 
 static void publish_minute(struct demo *d, int64_t m, int64_t now)
