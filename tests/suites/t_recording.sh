@@ -93,6 +93,8 @@ for m in 0 5 9 13 16 19 22 25 28; do
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 a.pop("mode"); b.pop("mode")
+# a replay says what was recorded: a demo (check's mode says it live)
+assert a.pop("recorded_mode") == "demo"
 # the replay's own: the minute's markers and event log (t_clock compares them with
 # export's); a lone check has no log to carry
 assert isinstance(a.pop("markers"), list) and isinstance(a.pop("events"), list)
