@@ -104,7 +104,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
 int64_t app_demo_now(const struct opts *o, double default_minute)
 {
     double minute = isnan(o->demo_at) ? default_minute : o->demo_at;
-    return BT_DEMO_T0 + (int64_t)llround(minute * 60);
+    return bt_demo_t0() + (int64_t)llround(minute * 60);
 }
 
 int64_t app_poll_once(struct app *a, int64_t start, int *sig)

@@ -134,6 +134,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     bt_report_select(&rep, keep, app_unknown_as(o));
     bt_report_decide(&rep); /* as check: the forecast and the observed ceiling */
     rep.mode = "replay";
+    rep.recorded_mode = rp->mode; /* compared or JSON-escaped, never printed raw */
     rep.wide = o->wide;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     struct bt_buf out = {0};

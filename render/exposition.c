@@ -285,7 +285,8 @@ static void render_sample(const struct bt_report *r, const struct samples *ss,
     for (int k = 0; k < MAX_EXTRA && s->key[k]; k++)
         if (s->val[k][0])
             label(b, s->key[k], s->val[k], &first);
-    if (r->mode && !strcmp(r->mode, "demo")) /* simulated figures never pass for real ones */
+    /* simulated figures never pass for real ones, replayed from a demo recording too */
+    if ((r->mode && !strcmp(r->mode, "demo")) || (r->recorded_mode && !strcmp(r->recorded_mode, "demo")))
         label(b, "mode", "demo", &first);
     if (r->replica) /* an HA pair's series differ in this label only */
         label(b, "replica", r->replica, &first);

@@ -391,6 +391,8 @@ cJSON *bt_report_json(const struct bt_report *r)
     add_time(o, "generated_at", r->now);
     cJSON_AddStringToObject(o, "status", bt_status_name(r->status));
     cJSON_AddStringToObject(o, "mode", r->mode);
+    if (r->recorded_mode) /* a demo recording replayed is still simulated */
+        cJSON_AddStringToObject(o, "recorded_mode", r->recorded_mode);
     cJSON *routes = cJSON_AddArrayToObject(o, "routes");
     for (int i = 0; i < r->n; i++)
         if (bt_report_shows(r, i))
