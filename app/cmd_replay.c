@@ -189,6 +189,16 @@ int cmd_replay(struct opts *o)
     return rc;
 }
 
+/* j as cJSON_PrintUnformatted prints it, sanitised (bt_san_json_text) onto b; the
+ * scratch text is kept between calls (export writes a row at a time) */
+static struct bt_buf json_scratch;
+static void json_put(struct bt_buf *b, const cJSON *j)
+{
+    bt_buf_reset(&json_scratch);
+    bt_buf_json_compact(&json_scratch, j);
+    bt_san_json_text(b, bt_buf_str(&json_scratch));
+}
+
 static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *evals,
                      int64_t m, int64_t shown, bool first)
 {
@@ -209,10 +219,8 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
         if (!isnan(v))
             cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
     }
-    char *s = bt_json_print(j, false);
     bt_buf_puts(b, first ? "" : ",\n");
-    bt_san_json_text(b, s);
-    cJSON_free(s);
+    json_put(b, j);
     cJSON_Delete(j);
 }
 
@@ -281,10 +289,8 @@ static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct
             if (!log_in_window(x, keep, from, to))
                 continue;
             cJSON *it = log_entry_json(rp, x); /* one at a time: the same object, the same text */
-            char *s = bt_json_print(it, false);
             bt_buf_puts(b, n++ ? "," : "");
-            bt_san_json_text(b, s);
-            cJSON_free(s);
+            json_put(b, it);
             cJSON_Delete(it);
             if (b->len > (1 << 20)) {
                 fwrite(b->buf, 1, b->len, f);
@@ -485,6 +491,7 @@ int cmd_export(struct opts *o)
     bt_evlog_free(&log);
     fwrite(b.buf, 1, b.len, w.f);
     bt_buf_free(&b);
+    bt_buf_free(&json_scratch);
     rc = app_output_close(&w) ? 0 : 3;
 out:
     free(keep);
