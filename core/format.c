@@ -138,8 +138,9 @@ double bt_round_to(double v, int decimals)
 
 char *bt_fmt_plain(double v, int decimals, char *out, size_t n)
 {
-    if (!isfinite(v)) {
-        snprintf(out, n, "%s", "");
+    if (!isfinite(v)) { /* unknown: empty (an export's missing signals, by the million) */
+        if (n)
+            out[0] = '\0';
         return out;
     }
     if (decimals < 0)
