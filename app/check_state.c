@@ -18,6 +18,31 @@
 
 #define STATE_MAX_BYTES (16u << 20)
 
+static void fnv(uint64_t *h, const char *s)
+{
+    for (; s && *s; s++)
+        *h = (*h ^ (unsigned char)*s) * 1099511628211ull;
+    *h = (*h ^ 0xff) * 1099511628211ull; /* a separator: "ab","c" is not "a","bc" */
+}
+
+/* Each level of dir made 0700 where it is created (an existing one is left as it is). */
+static bool make_dirs(char *dir, bool quiet)
+{
+    for (char *p = strchr(dir + 1, '/');; p = strchr(p + 1, '/')) {
+        if (p)
+            *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            if (!quiet)
+                bt_err("check --state: cannot create %s: %s; give --state FILE", dir,
+                       strerror(errno));
+            return false;
+        }
+        if (!p)
+            return true;
+        *p = '/';
+    }
+}
+
 bool check_state_path(const char *opt, char *out, size_t n)
 {
     if (strcmp(opt, "default") != 0) {
@@ -31,27 +56,30 @@ bool check_state_path(const char *opt, char *out, size_t n)
         return false;
     }
     snprintf(dir, sizeof dir, "%s/bedtop", base);
-    /* each level 0700 where it is created (an existing one is left as it is) */
-    for (char *p = strchr(dir + 1, '/');; p = strchr(p + 1, '/')) {
-        if (p)
-            *p = '\0';
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-            bt_err("check --state: cannot create %s: %s; give --state FILE", dir, strerror(errno));
-            return false;
-        }
-        if (!p)
-            break;
-        *p = '/';
-    }
+    if (!make_dirs(dir, false))
+        return false;
     snprintf(out, n, "%s/check-state.json", dir);
     return true;
 }
 
-static void fnv(uint64_t *h, const char *s)
+bool check_state_default_path(const struct app *a, char *out, size_t n)
 {
-    for (; s && *s; s++)
-        *h = (*h ^ (unsigned char)*s) * 1099511628211ull;
-    *h = (*h ^ 0xff) * 1099511628211ull; /* a separator: "ab","c" is not "a","bc" */
+    char base[880], dir[900], fp[17];
+    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base))
+        return false; /* no home: the run asks every minute, as --no-state */
+    snprintf(dir, sizeof dir, "%s/bedtop", base);
+    if (!make_dirs(dir, true))
+        return false;
+    /* one file per configuration and account: the routes and endpoints, and who the
+     * run is (the profile, the access key's ID: hashed, never written out) */
+    check_state_fingerprint(&a->cfg, a->ctx.endpoint_url, fp);
+    uint64_t h = 14695981039346656037ull;
+    fnv(&h, fp);
+    fnv(&h, a->ctx.profile);
+    fnv(&h, getenv("AWS_PROFILE"));
+    fnv(&h, getenv("AWS_ACCESS_KEY_ID"));
+    snprintf(out, n, "%s/check-%016llx.json", dir, (unsigned long long)h);
+    return true;
 }
 
 void check_state_fingerprint(const struct bt_config *cfg, const char *endpoint_url, char out[17])
