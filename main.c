@@ -180,7 +180,7 @@ static const struct opt_def opt_defs[] = {
              "configuration and account)"},
     {.o = {.name = "no-state", .has_arg = no_argument, .val = O_NO_STATE}, .applies = C_CHECK,
      .shown = "--no-state",
-     .help = "check: read and write no state file (every minute asked)"},
+     .help = "check: no state file read or written (all asked)"},
     {.o = {.name = "bell", .has_arg = no_argument, .val = O_BELL}, .applies = C_DASH,
      .shown = "--bell",
      .help = "dashboard: the terminal bell when a route turns crit"},

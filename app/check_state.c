@@ -187,6 +187,24 @@ static bool parse_state(struct app *a, const char *text, int64_t now, struct loa
     return true;
 }
 
+/* A route's covered minutes from the file ([minute, signal mask] pairs; a file
+ * without them, or a pair that is not a settled minute of the window: none). */
+static void restore_coverage(struct app *a, int r, const cJSON *cov, int64_t now)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cov) {
+        const cJSON *jm = cJSON_GetArrayItem(c, 0), *jb = cJSON_GetArrayItem(c, 1);
+        int64_t m;
+        if (cJSON_GetArraySize(c) != 2 || !state_time(jm, now, true, &m) ||
+            m < now - (CHECK_STATE_MINUTES + 60) * 60 || !cJSON_IsNumber(jb) ||
+            !(jb->valuedouble >= 1 && jb->valuedouble < 18446744073709551616.0))
+            continue;
+        struct bt_coverage cv = {.route = r, .signals = (uint64_t)jb->valuedouble, .from = m,
+                                 .to = m + 60, .settled_to = m + 60, .asked = now};
+        bt_store_cover(&a->store, &cv, now);
+    }
+}
+
 bool check_state_load(struct app *a, const char *path, int64_t now)
 {
     void *cw = app_find_inst(a, &bt_cloudwatch_collector);
@@ -220,6 +238,7 @@ bool check_state_load(struct app *a, const char *path, int64_t now)
                     .value = cJSON_GetArrayItem(smp, 2)->valuedouble};
                 bt_store_add(&a->store, &s, now);
             }
+            restore_coverage(a, r, cJSON_GetObjectItemCaseSensitive(jr, "covered"), now);
             i++;
         }
     } else {
@@ -266,6 +285,21 @@ bool check_state_save(struct app *a, const char *path, int64_t now)
                               bt_signal_info[s].name, v);
                 first = false;
             }
+        }
+        /* the minutes a poll asked once settled, a signal mask a minute: restored, they
+         * stay covered (idle where no datapoint came), not unknown, in the next run */
+        bt_buf_puts(&b, "],\"covered\":[");
+        first = true;
+        for (int64_t m = last - CHECK_STATE_MINUTES * 60; m <= last; m += 60) {
+            uint64_t mask = 0;
+            for (int s = 0; s < BT_SIG_COUNT; s++)
+                if (bt_store_covered(&a->store, r, (enum bt_signal)s, m) == BT_COV_SETTLED)
+                    mask |= BT_SIG_BIT(s);
+            if (!mask)
+                continue;
+            bt_buf_printf(&b, "%s[%lld,%llu]", first ? "" : ",", (long long)m,
+                          (unsigned long long)mask);
+            first = false;
         }
         bt_buf_puts(&b, "]}");
     }

@@ -1,5 +1,5 @@
 /* bedtop check --state FILE: what a run fetched from CloudWatch (the last minutes'
- * samples, each tier's newest settled minute, the last ListMetrics), so a check
+ * samples and their coverage, each tier's newest settled minute, the last ListMetrics), so a check
  * from cron asks only the minutes it has not seen, the 5-minute tier every 5
  * minutes and ListMetrics every 6 hours. JSON, mode 0600, replaced whole. */
 #ifndef BEDTOP_CHECK_STATE_H

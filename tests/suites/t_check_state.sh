@@ -151,6 +151,11 @@ run_check "$TMP/d2" "$CONF"
 m1=$(q "$TMP/d1.log" "len(metrics)") m2=$(q "$TMP/d2.log" "len(metrics)")
 check "default: a second run asks fewer metrics ($m2 against $m1), counted by the fake" \
     test "$m2" -lt "$m1"
+# the minutes the first run asked stay covered in the second (the file keeps their
+# coverage): the same trend points or more, never "too few minutes covered"
+p1=$(j "$TMP/d1.json" "r['triage']['forecast']['points']") p2=$(j "$TMP/d2.json" "r['triage']['forecast']['points']")
+check "default: the second run's trend has the first run's covered minutes ($p2 points against $p1)" \
+    test "$p2" -ge "$p1" -a "$p1" -gt 1
 expect_eq "default: the second run lists nothing in AWS/Bedrock (listed by the first)" \
     "$(q "$TMP/d2.log" "sum(1 for b in L if b['Namespace'] == 'AWS/Bedrock')")" 0
 before=$(stat -c %Y.%s "$dfile"); sleep 1.1
