@@ -458,6 +458,14 @@ int cmd_export(struct opts *o)
     bool first_row = true;
     struct bt_buf heads = {0}, mk = {0};
     struct export_pending pend = {0};
+    /* each route's fields (name, model, ...) sanitised once, not once a row */
+    struct bt_buf fields = {0};
+    size_t *field_at = bt_xcalloc((size_t)rp.cfg.nroutes + 1, sizeof *field_at);
+    for (int r = 0; csv && r < rp.cfg.nroutes; r++) {
+        field_at[r] = fields.len;
+        bt_csv_route_fields(&fields, &rp.cfg, r);
+        field_at[r + 1] = fields.len;
+    }
     int64_t m = from, t;
     struct bt_eval *evals;
     while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
@@ -468,7 +476,8 @@ int cmd_export(struct opts *o)
                     continue;
                 if (csv) {
                     size_t off = heads.len;
-                    bt_csv_row_head(&heads, &rp.cfg, &rp.store, r, &evals[r], m);
+                    bt_csv_row_head_with(&heads, fields.buf + field_at[r],
+                                         field_at[r + 1] - field_at[r], &rp.store, r, &evals[r], m);
                     pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q);
                 } else {
                     json_row(&b, &rp, r, evals, m, t, first_row);
@@ -484,6 +493,8 @@ int cmd_export(struct opts *o)
     }
     pending_flush(&pend, &heads, &b, &mk, &log, INT64_MAX);
     free(pend.row);
+    free(field_at);
+    bt_buf_free(&fields);
     bt_buf_free(&heads);
     bt_buf_free(&mk);
     if (!csv)

@@ -98,18 +98,32 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
     bt_csv_row_tail(b, r, m, markers, log, e->headroom_q);
 }
 
-void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
-                     int r, const struct bt_eval *e, int64_t m)
+void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r)
 {
     const struct bt_route *rt = &cfg->routes[r];
-    bt_buf_putc(b, '"');
-    bt_buf_puts(b, iso_of(m));
-    bt_buf_putc(b, '"');
     csv_str(b, rt->name);
     csv_str(b, rt->model);
     csv_str(b, rt->region);
     csv_str(b, bt_endpoint_name(rt->endpoint));
     csv_str(b, bt_inference_name(rt->inference));
+}
+
+void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
+                     int r, const struct bt_eval *e, int64_t m)
+{
+    struct bt_buf f = {0};
+    bt_csv_route_fields(&f, cfg, r);
+    bt_csv_row_head_with(b, f.buf, f.len, st, r, e, m);
+    bt_buf_free(&f);
+}
+
+void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
+                          const struct bt_store *st, int r, const struct bt_eval *e, int64_t m)
+{
+    bt_buf_putc(b, '"');
+    bt_buf_puts(b, iso_of(m));
+    bt_buf_putc(b, '"');
+    bt_buf_add(b, fields, len);
     for (int k = 0; k < BT_SIG_COUNT; k++)
         csv_num(b, bt_export_signal(st, r, k, e, m), 3);
     /* rounded as check --format json rounds them: one figure, one reading */
