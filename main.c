@@ -67,7 +67,7 @@ static const struct command dashboard = {.name = "the dashboard", .usage = NULL,
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
        O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
-       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY, O_BELL, O_STATE,
+       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY, O_BELL, O_STATE, O_NO_STATE,
        O_REPLICA };
 
 /* The option table: getopt's view, the commands each option applies to, and its help
@@ -175,7 +175,12 @@ static const struct opt_def opt_defs[] = {
      .shown = "--state FILE",
      .help = "check: keep what this run fetched in FILE (0600;\n"
              "'default': $XDG_STATE_HOME/bedtop/check-state.json)\n"
-             "so the next run asks only the minutes it has not seen"},
+             "so the next run asks only the minutes it has not seen\n"
+             "(on by default: $XDG_CACHE_HOME/bedtop/, one file per\n"
+             "configuration and account)"},
+    {.o = {.name = "no-state", .has_arg = no_argument, .val = O_NO_STATE}, .applies = C_CHECK,
+     .shown = "--no-state",
+     .help = "check: no state file read or written (all asked)"},
     {.o = {.name = "bell", .has_arg = no_argument, .val = O_BELL}, .applies = C_DASH,
      .shown = "--bell",
      .help = "dashboard: the terminal bell when a route turns crit"},
@@ -340,6 +345,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_AT: o->at = optarg; break;
         case O_WIDE: o->wide = true; break;
         case O_STATE: o->state = optarg; break;
+        case O_NO_STATE: o->no_state = true; break;
         case O_BELL: o->bell = true; break;
         case O_LISTEN: o->listen = optarg; break;
         case O_REPLICA: o->replica = optarg; break;

@@ -28,7 +28,9 @@ struct opts {
     const char *report;        /* report: which one (quota-request, incident) */
     const char *margin;        /* report quota-request: --margin PCT above the peak */
     const char *output;        /* check, export: write here (0600) instead of stdout */
-    const char *state;         /* check --state FILE ("default": XDG_STATE_HOME); NULL none */
+    const char *state;         /* check --state FILE ("default": XDG_STATE_HOME); NULL: the
+                                * cache's file for the config and account (check_state.h) */
+    bool no_state;             /* check --no-state: no state file read or written */
     double duration;           /* record: stop after this much (simulated) time; NAN none */
     double interval;           /* NAN: config */
     double demo_speed;

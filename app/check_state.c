@@ -18,6 +18,31 @@
 
 #define STATE_MAX_BYTES (16u << 20)
 
+static void fnv(uint64_t *h, const char *s)
+{
+    for (; s && *s; s++)
+        *h = (*h ^ (unsigned char)*s) * 1099511628211ull;
+    *h = (*h ^ 0xff) * 1099511628211ull; /* a separator: "ab","c" is not "a","bc" */
+}
+
+/* Each level of dir made 0700 where it is created (an existing one is left as it is). */
+static bool make_dirs(char *dir, bool quiet)
+{
+    for (char *p = strchr(dir + 1, '/');; p = strchr(p + 1, '/')) {
+        if (p)
+            *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            if (!quiet)
+                bt_err("check --state: cannot create %s: %s; give --state FILE", dir,
+                       strerror(errno));
+            return false;
+        }
+        if (!p)
+            return true;
+        *p = '/';
+    }
+}
+
 bool check_state_path(const char *opt, char *out, size_t n)
 {
     if (strcmp(opt, "default") != 0) {
@@ -31,27 +56,30 @@ bool check_state_path(const char *opt, char *out, size_t n)
         return false;
     }
     snprintf(dir, sizeof dir, "%s/bedtop", base);
-    /* each level 0700 where it is created (an existing one is left as it is) */
-    for (char *p = strchr(dir + 1, '/');; p = strchr(p + 1, '/')) {
-        if (p)
-            *p = '\0';
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-            bt_err("check --state: cannot create %s: %s; give --state FILE", dir, strerror(errno));
-            return false;
-        }
-        if (!p)
-            break;
-        *p = '/';
-    }
+    if (!make_dirs(dir, false))
+        return false;
     snprintf(out, n, "%s/check-state.json", dir);
     return true;
 }
 
-static void fnv(uint64_t *h, const char *s)
+bool check_state_default_path(const struct app *a, char *out, size_t n)
 {
-    for (; s && *s; s++)
-        *h = (*h ^ (unsigned char)*s) * 1099511628211ull;
-    *h = (*h ^ 0xff) * 1099511628211ull; /* a separator: "ab","c" is not "a","bc" */
+    char base[880], dir[900], fp[17];
+    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base))
+        return false; /* no home: the run asks every minute, as --no-state */
+    snprintf(dir, sizeof dir, "%s/bedtop", base);
+    if (!make_dirs(dir, true))
+        return false;
+    /* one file per configuration and account: the routes and endpoints, and who the
+     * run is (the profile, the access key's ID: hashed, never written out) */
+    check_state_fingerprint(&a->cfg, a->ctx.endpoint_url, fp);
+    uint64_t h = 14695981039346656037ull;
+    fnv(&h, fp);
+    fnv(&h, a->ctx.profile);
+    fnv(&h, getenv("AWS_PROFILE"));
+    fnv(&h, getenv("AWS_ACCESS_KEY_ID"));
+    snprintf(out, n, "%s/check-%016llx.json", dir, (unsigned long long)h);
+    return true;
 }
 
 void check_state_fingerprint(const struct bt_config *cfg, const char *endpoint_url, char out[17])
@@ -159,6 +187,24 @@ static bool parse_state(struct app *a, const char *text, int64_t now, struct loa
     return true;
 }
 
+/* A route's covered minutes from the file ([minute, signal mask] pairs; a file
+ * without them, or a pair that is not a settled minute of the window: none). */
+static void restore_coverage(struct app *a, int r, const cJSON *cov, int64_t now)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cov) {
+        const cJSON *jm = cJSON_GetArrayItem(c, 0), *jb = cJSON_GetArrayItem(c, 1);
+        int64_t m;
+        if (cJSON_GetArraySize(c) != 2 || !state_time(jm, now, true, &m) ||
+            m < now - (CHECK_STATE_MINUTES + 60) * 60 || !cJSON_IsNumber(jb) ||
+            !(jb->valuedouble >= 1 && jb->valuedouble < 18446744073709551616.0))
+            continue;
+        struct bt_coverage cv = {.route = r, .signals = (uint64_t)jb->valuedouble, .from = m,
+                                 .to = m + 60, .settled_to = m + 60, .asked = now};
+        bt_store_cover(&a->store, &cv, now);
+    }
+}
+
 bool check_state_load(struct app *a, const char *path, int64_t now)
 {
     void *cw = app_find_inst(a, &bt_cloudwatch_collector);
@@ -192,6 +238,7 @@ bool check_state_load(struct app *a, const char *path, int64_t now)
                     .value = cJSON_GetArrayItem(smp, 2)->valuedouble};
                 bt_store_add(&a->store, &s, now);
             }
+            restore_coverage(a, r, cJSON_GetObjectItemCaseSensitive(jr, "covered"), now);
             i++;
         }
     } else {
@@ -238,6 +285,21 @@ bool check_state_save(struct app *a, const char *path, int64_t now)
                               bt_signal_info[s].name, v);
                 first = false;
             }
+        }
+        /* the minutes a poll asked once settled, a signal mask a minute: restored, they
+         * stay covered (idle where no datapoint came), not unknown, in the next run */
+        bt_buf_puts(&b, "],\"covered\":[");
+        first = true;
+        for (int64_t m = last - CHECK_STATE_MINUTES * 60; m <= last; m += 60) {
+            uint64_t mask = 0;
+            for (int s = 0; s < BT_SIG_COUNT; s++)
+                if (bt_store_covered(&a->store, r, (enum bt_signal)s, m) == BT_COV_SETTLED)
+                    mask |= BT_SIG_BIT(s);
+            if (!mask)
+                continue;
+            bt_buf_printf(&b, "%s[%lld,%llu]", first ? "" : ",", (long long)m,
+                          (unsigned long long)mask);
+            first = false;
         }
         bt_buf_puts(&b, "]}");
     }

@@ -1,5 +1,5 @@
 /* bedtop check --state FILE: what a run fetched from CloudWatch (the last minutes'
- * samples, each tier's newest settled minute, the last ListMetrics), so a check
+ * samples and their coverage, each tier's newest settled minute, the last ListMetrics), so a check
  * from cron asks only the minutes it has not seen, the 5-minute tier every 5
  * minutes and ListMetrics every 6 hours. JSON, mode 0600, replaced whole. */
 #ifndef BEDTOP_CHECK_STATE_H
@@ -18,6 +18,12 @@
  * ~/.local/state/bedtop/...), its directory created 0700. False with a message when
  * there is no home to put it in. */
 bool check_state_path(const char *opt, char *out, size_t n);
+/* Without --state or --no-state: $XDG_CACHE_HOME/bedtop/check-HASH.json (else
+ * ~/.cache/bedtop/...), one file per configuration and account (the fingerprint
+ * below, the profile and the access key's ID, hashed), its directories made 0700, so
+ * a check from cron pays what serve pays. False (nothing said) when there is no home
+ * or the directory cannot be made: the run then asks every minute. */
+bool check_state_default_path(const struct app *a, char *out, size_t n);
 /* Before the poll: the file's samples into the store and its settled minutes into the
  * CloudWatch collector. A missing file is a first run (nothing said); a corrupt one,
  * another configuration's or another version's: one line on stderr saying so, then

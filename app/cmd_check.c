@@ -47,6 +47,11 @@ int cmd_check(struct opts *o)
         bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
         return 3;
     }
+    if (o->state && o->no_state) {
+        bt_err("check: --state %s and --no-state: give one (the state file is on by default)",
+               o->state);
+        return 3;
+    }
     struct app a;
     int64_t start = o->demo ? app_demo_now(o, 16) : (int64_t)time(NULL);
     int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);
@@ -69,8 +74,11 @@ int cmd_check(struct opts *o)
         app_free(&a);
         return 3;
     }
-    /* --state: the minutes an earlier run fetched are not asked again */
+    /* --state (by default the cache's file): the minutes an earlier run fetched are
+     * not asked again */
     char state[1024] = "";
+    if (!o->state && !o->demo && !o->no_state && !check_state_default_path(&a, state, sizeof state))
+        state[0] = '\0';
     if (o->state && !o->demo && !check_state_path(o->state, state, sizeof state)) {
         app_output_discard(&out);
         free(keep);

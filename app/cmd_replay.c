@@ -190,6 +190,16 @@ int cmd_replay(struct opts *o)
     return rc;
 }
 
+/* j as cJSON_PrintUnformatted prints it, sanitised (bt_san_json_text) onto b; the
+ * scratch text is kept between calls (export writes a row at a time) */
+static struct bt_buf json_scratch;
+static void json_put(struct bt_buf *b, const cJSON *j)
+{
+    bt_buf_reset(&json_scratch);
+    bt_buf_json_compact(&json_scratch, j);
+    bt_san_json_text(b, bt_buf_str(&json_scratch));
+}
+
 static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *evals,
                      int64_t m, int64_t shown, bool first)
 {
@@ -210,10 +220,8 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
         if (!isnan(v))
             cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
     }
-    char *s = bt_json_print(j, false);
     bt_buf_puts(b, first ? "" : ",\n");
-    bt_san_json_text(b, s);
-    cJSON_free(s);
+    json_put(b, j);
     cJSON_Delete(j);
 }
 
@@ -282,10 +290,8 @@ static void json_tail(struct bt_buf *b, const struct bt_replay *rp, const struct
             if (!log_in_window(x, keep, from, to))
                 continue;
             cJSON *it = log_entry_json(rp, x); /* one at a time: the same object, the same text */
-            char *s = bt_json_print(it, false);
             bt_buf_puts(b, n++ ? "," : "");
-            bt_san_json_text(b, s);
-            cJSON_free(s);
+            json_put(b, it);
             cJSON_Delete(it);
             if (b->len > (1 << 20)) {
                 fwrite(b->buf, 1, b->len, f);
@@ -455,6 +461,14 @@ int cmd_export(struct opts *o)
     bool first_row = true;
     struct bt_buf heads = {0}, mk = {0};
     struct export_pending pend = {0};
+    /* each route's fields (name, model, ...) sanitised once, not once a row */
+    struct bt_buf fields = {0};
+    size_t *field_at = bt_xcalloc((size_t)rp.cfg.nroutes + 1, sizeof *field_at);
+    for (int r = 0; csv && r < rp.cfg.nroutes; r++) {
+        field_at[r] = fields.len;
+        bt_csv_route_fields(&fields, &rp.cfg, r);
+        field_at[r + 1] = fields.len;
+    }
     int64_t m = from, t;
     struct bt_eval *evals;
     while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
@@ -465,7 +479,8 @@ int cmd_export(struct opts *o)
                     continue;
                 if (csv) {
                     size_t off = heads.len;
-                    bt_csv_row_head(&heads, &rp.cfg, &rp.store, r, &evals[r], m);
+                    bt_csv_row_head_with(&heads, fields.buf + field_at[r],
+                                         field_at[r + 1] - field_at[r], &rp.store, r, &evals[r], m);
                     pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q,
                                 evals[r].binding);
                 } else {
@@ -482,6 +497,8 @@ int cmd_export(struct opts *o)
     }
     pending_flush(&pend, &heads, &b, &mk, &log, INT64_MAX);
     free(pend.row);
+    free(field_at);
+    bt_buf_free(&fields);
     bt_buf_free(&heads);
     bt_buf_free(&mk);
     if (!csv)
@@ -489,6 +506,7 @@ int cmd_export(struct opts *o)
     bt_evlog_free(&log);
     fwrite(b.buf, 1, b.len, w.f);
     bt_buf_free(&b);
+    bt_buf_free(&json_scratch);
     rc = app_output_close(&w) ? 0 : 3;
 out:
     free(keep);

@@ -644,6 +644,7 @@ static void cw_destroy(void *self)
         free(g->q);
         cw_free_queries(g);
         free(g->list_token);
+        cw_list_free(g);
     }
     free(cw->g);
     bt_awsgroups_free(&cw->ag);

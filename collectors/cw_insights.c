@@ -115,6 +115,7 @@ struct ins_group {
     int64_t start, end;
     struct ins_model *m;
     int nm, cap;
+    struct bt_strmap by_id;  /* m's IDs -> their index: a series finds its model in one lookup */
     int series[BT_INS_N];    /* metrics the query read: this round's so far */
     int billed[BT_INS_N];    /* ... and the last whole answer's (the cost forecast) */
     bool answered[BT_INS_N]; /* billed holds an answer */
@@ -136,33 +137,40 @@ static void on_series(void *arg, const char *model_id, double sum, int n)
 {
     struct ins_group *g = arg;
     (void)n;
-    struct ins_model *m = NULL;
-    for (int i = 0; i < g->nm && !m; i++)
-        if (!strcmp(g->m[i].id, model_id))
-            m = &g->m[i];
-    if (!m) {
+    if (!g->nm)
+        bt_strmap_clear(&g->by_id); /* a new round */
+    char id[sizeof g->m->id];
+    bt_strlcpy(id, model_id, sizeof id); /* as kept: a long ID is one model, cut */
+    int i = bt_strmap_get(&g->by_id, id);
+    if (i < 0) {
         if (g->nm == g->cap) {
             g->cap = g->cap ? 2 * g->cap : 16;
             g->m = bt_xrealloc(g->m, (size_t)g->cap * sizeof *g->m);
+            bt_strmap_clear(&g->by_id); /* the keys moved with m */
+            for (int k = 0; k < g->nm; k++)
+                *bt_strmap_put(&g->by_id, g->m[k].id) = k;
         }
-        m = &g->m[g->nm++];
-        memset(m, 0, sizeof *m);
-        bt_strlcpy(m->id, model_id, sizeof m->id);
+        i = g->nm++;
+        memset(&g->m[i], 0, sizeof g->m[i]);
+        bt_strlcpy(g->m[i].id, id, sizeof g->m[i].id);
+        *bt_strmap_put(&g->by_id, g->m[i].id) = i;
     }
-    m->sum[g->k] += sum;
+    g->m[i].sum[g->k] += sum;
 }
 
-/* Whether a configured route reads model_id already: its own ModelId, or the bare ID
- * of its application profile ARN (CloudWatch may list either: both are summed). */
-static bool named(const struct bt_config *cfg, const char *model_id)
+/* The IDs a configured route reads already: its own ModelId, or the bare ID of its
+ * application profile ARN (CloudWatch may list either: both are summed). Built once a
+ * round, so each listed model is one lookup, not a pass over every route. */
+static void index_named(const struct bt_config *cfg, struct bt_strmap *named)
 {
+    bt_strmap_init(named, (size_t)cfg->nroutes * 2);
     for (int r = 0; r < cfg->nroutes; r++) {
         const char *m = cfg->routes[r].model;
         const char *slash = strrchr(m, '/');
-        if (!strcmp(m, model_id) || (bt_infprofile_is_arn(m) && slash && !strcmp(slash + 1, model_id)))
-            return true;
+        *bt_strmap_put(named, m) = 1;
+        if (bt_infprofile_is_arn(m) && slash)
+            *bt_strmap_put(named, slash + 1) = 1;
     }
-    return false;
 }
 
 /* Whether an unseen model_id draws on route r's quota: core's rule, with an application
@@ -204,6 +212,12 @@ static void finish(struct ins_group *g)
         return;
     int64_t now = (int64_t)time(NULL);
     double minutes = (double)(g->end - g->start) / 60;
+    struct bt_strmap nm;
+    index_named(cfg, &nm);
+    bool *named = bt_xcalloc((size_t)(g->nm ? g->nm : 1), sizeof *named);
+    for (int i = 0; i < g->nm; i++)
+        named[i] = bt_strmap_get(&nm, g->m[i].id) >= 0;
+    bt_strmap_free(&nm);
     for (int k = 0; k < g->ag->nroutes; k++) {
         int r = g->ag->routes[k];
         const struct bt_route *rt = &cfg->routes[r];
@@ -213,7 +227,7 @@ static void finish(struct ins_group *g)
         for (int i = 0; i < g->nm; i++) {
             const struct ins_model *m = &g->m[i];
             if ((m->sum[BT_INS_INPUT] <= 0 && m->sum[BT_INS_THROTTLES] <= 0) ||
-                named(cfg, m->id) || !on_quota(rt, m->id, now))
+                named[i] || !on_quota(rt, m->id, now))
                 continue;
             char one[300];
             snprintf(one, sizeof one, "%s%s: %.0f input tokens/min, %.1f throttles/min",
@@ -231,6 +245,7 @@ static void finish(struct ins_group *g)
             snprintf(text + len, sizeof text - len, "; %d more", left);
         say(in, r, text);
     }
+    free(named);
 }
 
 static void ins_done(void *arg, const struct bt_http_resp *resp)
@@ -355,6 +370,7 @@ static void ins_destroy(void *self)
     for (int i = 0; i < in->ng; i++) {
         free(in->g[i].token);
         free(in->g[i].m);
+        bt_strmap_free(&in->g[i].by_id);
     }
     free(in->g);
     free(in->said);

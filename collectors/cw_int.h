@@ -74,6 +74,7 @@ int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
 /* ---- the collector's state (cloudwatch.c polls, cw_list.c lists) ---- */
 #include <stdint.h>
 
+#include "core/strmap.h"
 #include "collectors/awsgroup.h"
 #include "net/http.h"
 
@@ -134,7 +135,14 @@ struct cw_group {
     int list_phase;          /* 0: AWS/Bedrock (ModelId), 1: AWS/BedrockMantle (Model) */
     bool list_ok[2];
     bool has_mantle;         /* a mantle route is in the group */
+    /* cw_list.c: the group's routes by model (the first index into ag->routes, then
+     * model_next[i] the next of the same model, -1 the last), so a listed metric
+     * finds its routes by one lookup, not a strcmp with every route */
+    struct bt_strmap by_model;
+    int *model_next;
 };
+/* Frees what cw_list.c keeps in a group (the model index). */
+void cw_list_free(struct cw_group *g);
 
 /* What ListMetrics showed for a route's model. */
 enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEEN_LEGACY = 16,

@@ -24,10 +24,10 @@ static void on_metric(void *arg, const struct bt_cw_listed *m)
     if (tier) {
         /* any listed set with ResolvedServiceTier=reserved (AWS names ModelId,
          * ServiceTier and ResolvedServiceTier together): summed over the others */
-        for (int i = 0; i < g->ag->nroutes; i++) {
+        for (int i = bt_strmap_get(&g->by_model, model); i >= 0; i = g->model_next[i]) {
             int r = g->ag->routes[i];
             const struct bt_route *rt = &cw->ctx->cfg->routes[r];
-            if (rt->endpoint != BT_EP_RUNTIME || strcmp(rt->model, model) != 0 ||
+            if (rt->endpoint != BT_EP_RUNTIME ||
                 (rt->account[0] && account && strcmp(rt->account, account) != 0))
                 continue;
             cw_sets_note_tier(&cw->listing[r], rt, m);
@@ -46,14 +46,36 @@ static void on_metric(void *arg, const struct bt_cw_listed *m)
                                                                    : 0;
     if (!bit)
         return;
-    for (int i = 0; i < g->ag->nroutes; i++) {
+    for (int i = bt_strmap_get(&g->by_model, model); i >= 0; i = g->model_next[i]) {
         int r = g->ag->routes[i];
         const struct bt_route *rt = &cw->ctx->cfg->routes[r];
         /* a route of a source account takes only that account's metrics */
-        if (strcmp(rt->model, model) == 0 && (!rt->account[0] || !account ||
-                                              strcmp(rt->account, account) == 0))
+        if (!rt->account[0] || !account || strcmp(rt->account, account) == 0)
             cw->seen[r] |= bit;
     }
+}
+
+/* The group's routes by model, in the group's order (each chain keeps it). */
+static void index_models(struct cw_group *g)
+{
+    const struct bt_route *routes = g->cw->ctx->cfg->routes;
+    int n = g->ag->nroutes;
+    bt_strmap_free(&g->by_model);
+    free(g->model_next);
+    bt_strmap_init(&g->by_model, (size_t)n);
+    g->model_next = bt_xcalloc((size_t)(n ? n : 1), sizeof *g->model_next);
+    for (int i = n - 1; i >= 0; i--) { /* from the end: each head is the first */
+        int *head = bt_strmap_put(&g->by_model, routes[g->ag->routes[i]].model);
+        g->model_next[i] = *head;
+        *head = i;
+    }
+}
+
+void cw_list_free(struct cw_group *g)
+{
+    bt_strmap_free(&g->by_model);
+    free(g->model_next);
+    g->model_next = NULL;
 }
 
 /* ListMetrics lists LegacyModelInvocations for the route's model: an event, so a
@@ -226,6 +248,8 @@ static void submit_list(struct cw_group *g)
  * sets that decide what is asked. */
 void cw_start_list(struct cw_group *g, int64_t now, int phase)
 {
+    if (phase == 0)
+        index_models(g); /* the group's routes may have changed since (a reload) */
     for (int i = 0; phase == 0 && i < g->ag->nroutes; i++) {
         g->cw->seen[g->ag->routes[i]] = 0; /* phase 1 keeps the AWS/Bedrock listing's */
         cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);

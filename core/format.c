@@ -150,8 +150,9 @@ double bt_round_to(double v, int decimals)
 
 char *bt_fmt_plain(double v, int decimals, char *out, size_t n)
 {
-    if (!isfinite(v)) {
-        snprintf(out, n, "%s", "");
+    if (!isfinite(v)) { /* unknown: empty (an export's missing signals, by the million) */
+        if (n)
+            out[0] = '\0';
         return out;
     }
     if (decimals < 0)
@@ -179,6 +180,38 @@ char *bt_fmt_plain(double v, int decimals, char *out, size_t n)
             out[o++] = '-';
         while (k)
             out[o++] = d[--k];
+        out[o] = '\0';
+        return out;
+    }
+    /* A value that is exactly the double nearest q / 10^decimals (what bt_round_to
+     * returns) prints as q's digits with the point put in: printf's text, since the
+     * double is within half an ulp of q / 10^decimals, far inside half a unit of the
+     * last decimal below 2^53 / 10^decimals. */
+    static const double pow10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    double k = pow10[decimals], q = nearbyint(v * k);
+    if (n >= 32 && fabs(q) < 9007199254740992.0 / 16 && q / k == v) {
+        unsigned long long u = (unsigned long long)fabs(q);
+        char d[24];
+        int nd = 0;
+        do {
+            d[nd++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        while (nd <= decimals)
+            d[nd++] = '0'; /* 0.05: at least one whole digit */
+        int skip = 0; /* trailing zeros of the fraction dropped, as below */
+        while (skip < decimals && d[skip] == '0')
+            skip++;
+        size_t o = 0;
+        if (q < 0)
+            out[o++] = '-';
+        for (int i = nd - 1; i >= decimals; i--)
+            out[o++] = d[i];
+        if (skip < decimals) {
+            out[o++] = '.';
+            for (int i = decimals - 1; i >= skip; i--)
+                out[o++] = d[i];
+        }
         out[o] = '\0';
         return out;
     }

@@ -1,5 +1,8 @@
 #include "core/json.h"
 
+#include <float.h>
+#include <locale.h>
+#include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,6 +25,145 @@ void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty)
     char *s = bt_json_print(j, pretty);
     bt_buf_puts(b, s);
     cJSON_free(s);
+}
+
+/* cJSON's print_string_ptr: ", \\ and the control characters escaped, the rest as is */
+static void compact_string(struct bt_buf *b, const char *s)
+{
+    bt_buf_putc(b, '"');
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        const unsigned char *q = p;
+        while (*q >= 32 && *q != '"' && *q != '\\')
+            q++;
+        bt_buf_add(b, p, (size_t)(q - p));
+        if (!*q)
+            break;
+        static const char named[] = "btnvfr"; /* \b \t \n (no \v) \f \r */
+        unsigned char c = *q;
+        if (c == '"' || c == '\\') {
+            bt_buf_putc(b, '\\');
+            bt_buf_putc(b, (char)c);
+        } else if (c >= '\b' && c <= '\r' && c != '\v') {
+            bt_buf_putc(b, '\\');
+            bt_buf_putc(b, named[c - '\b']);
+        } else {
+            bt_buf_printf(b, "\\u%04x", c);
+        }
+        p = q + 1;
+    }
+    bt_buf_putc(b, '"');
+}
+
+/* q / 10^d's digits with the point put in, its trailing zeros dropped */
+static void put_decimal(struct bt_buf *b, long long q, int d)
+{
+    char t[32];
+    unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (n <= d)
+        t[n++] = '0';
+    int skip = 0;
+    while (skip < d && t[skip] == '0')
+        skip++;
+    if (q < 0)
+        bt_buf_putc(b, '-');
+    for (int i = n - 1; i >= d; i--)
+        bt_buf_putc(b, t[i]);
+    if (skip < d) {
+        bt_buf_putc(b, '.');
+        for (int i = d - 1; i >= skip; i--)
+            bt_buf_putc(b, t[i]);
+    }
+}
+
+/* cJSON's print_number: null for NaN and infinities, else %1.15g when it reads
+ * back (within DBL_EPSILON relative), else %1.17g, the locale's decimal point as
+ * '.' (a whole number in int range is its digits there, written without printf). A value v that is exactly the
+ * double nearest q / 10^d (d <= 6, 1e-4 <= |v|, |q| < 10^15) prints as q's digits:
+ * %1.15g gives them (15 significant digits hold q; the exponent form starts below
+ * 1e-4 or at 1e15) and they read back as v itself. */
+static void compact_number(struct bt_buf *b, const cJSON *j)
+{
+    double v = j->valuedouble;
+    if (isnan(v) || isinf(v)) {
+        bt_buf_puts(b, "null");
+        return;
+    }
+    if (v == (double)j->valueint && !(v == 0 && signbit(v))) { /* -0 stays "-0" */
+        put_decimal(b, j->valueint, 0);
+        return;
+    }
+    static const double p10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    if (fabs(v) >= 1e-4 && fabs(v) < 1e15)
+        for (int d = 0; d <= 6; d++) {
+            double q = nearbyint(v * p10[d]);
+            if (fabs(q) >= 1e15)
+                break;
+            if (q / p10[d] == v) {
+                put_decimal(b, (long long)q, d);
+                return;
+            }
+        }
+    char n[32];
+    double back = 0;
+    snprintf(n, sizeof n, "%1.15g", v);
+    if (sscanf(n, "%lg", &back) != 1 ||
+        !(fabs(back - v) <= (fabs(back) > fabs(v) ? fabs(back) : fabs(v)) * DBL_EPSILON))
+        snprintf(n, sizeof n, "%1.17g", v);
+    char dp = localeconv()->decimal_point[0];
+    for (char *c = n; *c; c++)
+        if (*c == dp)
+            *c = '.';
+    bt_buf_puts(b, n);
+}
+
+void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
+{
+    if (!j)
+        return;
+    switch (j->type & 0xff) {
+    case cJSON_NULL:
+        bt_buf_puts(b, "null");
+        return;
+    case cJSON_False:
+        bt_buf_puts(b, "false");
+        return;
+    case cJSON_True:
+        bt_buf_puts(b, "true");
+        return;
+    case cJSON_Number:
+        compact_number(b, j);
+        return;
+    case cJSON_Raw:
+        bt_buf_puts(b, j->valuestring ? j->valuestring : "");
+        return;
+    case cJSON_String:
+        compact_string(b, j->valuestring);
+        return;
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool obj = (j->type & 0xff) == cJSON_Object;
+        bt_buf_putc(b, obj ? '{' : '[');
+        for (const cJSON *c = j->child; c; c = c->next) {
+            if (obj) {
+                compact_string(b, c->string);
+                bt_buf_putc(b, ':');
+            }
+            bt_buf_json_compact(b, c);
+            if (c->next)
+                bt_buf_putc(b, ',');
+        }
+        bt_buf_putc(b, obj ? '}' : ']');
+        return;
+    }
+    default:
+        return;
+    }
 }
 
 /* Blocks of at least 256 kB, each bump-allocated; a chain freed whole. */

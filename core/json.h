@@ -13,6 +13,11 @@
 char *bt_json_print(const cJSON *j, bool pretty);
 /* Appends j, printed, to b. */
 void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty);
+/* Appends j to b as cJSON_PrintUnformatted prints it, byte for byte, without the
+ * intermediate string: a number that is its own value rounded to at most 6 decimals
+ * (what bedtop's figures are) is written from its digits, not through cJSON's
+ * %1.15g, sscanf and %1.17g round trip (export prints millions). */
+void bt_buf_json_compact(struct bt_buf *b, const cJSON *j);
 
 /* A parse whose tree lives in one arena: while cJSON parses, its allocation hooks
  * take blocks from the arena and free nothing, and cJSON's default hooks are set

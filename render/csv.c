@@ -2,6 +2,8 @@
 #include "render/csv.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/figures.h"
@@ -12,7 +14,24 @@
 static void csv_num(struct bt_buf *b, double v, int decimals)
 {
     char n[BT_FMT_LONG];
-    bt_buf_printf(b, ",\"%s\"", bt_fmt_plain(bt_round_to(v, decimals), decimals, n, sizeof n));
+    bt_buf_add(b, ",\"", 2);
+    bt_buf_puts(b, bt_fmt_plain(bt_round_to(v, decimals), decimals, n, sizeof n));
+    bt_buf_putc(b, '"');
+}
+
+/* t's ISO text: a row's minute, evaluation and admission instants are shared by every
+ * route of the step (export writes 10^5 rows), so the last few are kept. */
+static const char *iso_of(int64_t t)
+{
+    static struct { int64_t t; char iso[32]; } memo[4];
+    static bool set[4];
+    size_t k = (size_t)((uint64_t)t % 4);
+    if (!set[k] || memo[k].t != t) {
+        bt_fmt_iso(t, memo[k].iso, sizeof memo[k].iso);
+        memo[k].t = t;
+        set[k] = true;
+    }
+    return memo[k].iso;
 }
 
 static void csv_str(struct bt_buf *b, const char *s)
@@ -23,10 +42,10 @@ static void csv_str(struct bt_buf *b, const char *s)
 
 static void csv_time(struct bt_buf *b, int64_t t)
 {
-    char iso[32] = "";
+    bt_buf_add(b, ",\"", 2);
     if (t)
-        bt_fmt_iso(t, iso, sizeof iso);
-    bt_buf_printf(b, ",\"%s\"", iso);
+        bt_buf_puts(b, iso_of(t));
+    bt_buf_putc(b, '"');
 }
 
 /* One header name per column: the signals as recorded, then the evaluation
@@ -72,7 +91,9 @@ void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64
         const struct bt_logent *x = &log->e[i];
         if (x->minute != m || x->route != r || x->kind == BT_LOG_MARKER)
             continue;
-        bt_buf_printf(b, "%s%s", first ? "" : "; ", x->text);
+        if (!first)
+            bt_buf_add(b, "; ", 2);
+        bt_buf_puts(b, x->text);
         first = false;
     }
 }
@@ -85,18 +106,32 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
     bt_csv_row_tail(b, r, m, markers, log, e->headroom_q, e->binding);
 }
 
-void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
-                     int r, const struct bt_eval *e, int64_t m)
+void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r)
 {
     const struct bt_route *rt = &cfg->routes[r];
-    char iso[32];
-    bt_fmt_iso(m, iso, sizeof iso);
-    bt_buf_printf(b, "\"%s\"", iso);
     csv_str(b, rt->name);
     csv_str(b, rt->model);
     csv_str(b, rt->region);
     csv_str(b, bt_endpoint_name(rt->endpoint));
     csv_str(b, bt_inference_name(rt->inference));
+}
+
+void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
+                     int r, const struct bt_eval *e, int64_t m)
+{
+    struct bt_buf f = {0};
+    bt_csv_route_fields(&f, cfg, r);
+    bt_csv_row_head_with(b, f.buf, f.len, st, r, e, m);
+    bt_buf_free(&f);
+}
+
+void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
+                          const struct bt_store *st, int r, const struct bt_eval *e, int64_t m)
+{
+    bt_buf_putc(b, '"');
+    bt_buf_puts(b, iso_of(m));
+    bt_buf_putc(b, '"');
+    bt_buf_add(b, fields, len);
     for (int k = 0; k < BT_SIG_COUNT; k++)
         csv_num(b, bt_export_signal(st, r, k, e, m), 3);
     /* rounded as check --format json rounds them (the table's decimals): one figure,
@@ -111,8 +146,11 @@ void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct
     }
     csv_str(b, bt_status_name(e->status));
     struct bt_buf w = {0};
-    for (int i = 0; i < e->nwarn; i++)
-        bt_buf_printf(&w, "%s%s", i ? ";" : "", bt_wcode_name(e->warnings[i].code));
+    for (int i = 0; i < e->nwarn; i++) {
+        if (i)
+            bt_buf_putc(&w, ';');
+        bt_buf_puts(&w, bt_wcode_name(e->warnings[i].code));
+    }
     csv_str(b, bt_buf_str(&w));
     bt_buf_reset(&w);
     csv_time(b, e->now);

@@ -23,6 +23,12 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
  * its binding side and the line's end. */
 void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
                      int r, const struct bt_eval *e, int64_t m);
+/* The row head's route fields (route, model_id, region, endpoint, inference, each
+ * with its leading comma), the same for every row of the route: an export makes
+ * them once per route and passes them to bt_csv_row_head_with. */
+void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r);
+void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
+                          const struct bt_store *st, int r, const struct bt_eval *e, int64_t m);
 void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
                      const struct bt_evlog *log, enum bt_quality hq, enum bt_side binding);
 /* The value of signal k in an export row: a CloudWatch signal at the data

@@ -4,6 +4,9 @@ PASS=0 FAIL=0 SKIP=0
 BEDTOP=${BEDTOP:-$BEDTOP_SRCDIR/build/bedtop}
 SHARED=${BEDTOP_SHARED:-$BEDTOP_SRCDIR/../shared}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bedtop-test.XXXXXX")
+# check keeps its state in the cache by default: each suite has its own, never the
+# user's (a suite that runs check twice sees what cron would)
+export XDG_CACHE_HOME=$TMP/cache
 CLEANUP=()
 cleanup_all() {
     local c

@@ -288,6 +288,38 @@ def bench_scale(a, tmp):
            % (c, c / n2 * 1e6, stub_cpu, rss / 1024, rss / n2, rc))
 
 
+def bench_discover(a, tmp):
+    """ListMetrics discovery (bench_drv discover: the CloudWatch collector in live mode
+    lists every AWS/Bedrock metric and matches each to its routes) of 5,000 and 20,000
+    routes against the stub: 20,000 should cost four times 5,000. It was quadratic
+    (every listed metric compared with every route by strcmp)."""
+    env = env_aws()
+    sizes = (200, 800) if a.smoke else (5000, 20000)
+    got = {}
+    for n in sizes:
+        conf = os.path.join(tmp, "d%d.conf" % n)
+        gen("config", conf, "--routes", n, "--no-quota")
+        stub = Stub(tmp, "disc%d" % n, n, 0)
+        try:
+            runs = []
+            for _ in range(a.runs):
+                out = subprocess.run([a.drv, "discover", conf, stub.url], env=env,
+                                     capture_output=True, text=True, check=True).stdout
+                runs.append(json.loads(out))
+        finally:
+            stub.stop()
+        got[n] = (statistics.median(r["cpu_s"] for r in runs), runs[0])
+    small, big = sizes
+    k = big / small
+    ratio = got[big][0] / (k * got[small][0]) if got[small][0] > 0 else None
+    figure("discovery: ListMetrics of %d routes against %d (CPU)" % (big, small), got[big][0], "s",
+           "%g x %d routes" % (k, small), k * got[small][0], ratio, "ratio <= 1.5 (linear)",
+           ratio is not None and ratio <= 1.5,
+           "%d routes: %.3f s, %d requests; %d routes: %d requests, %d routes matched"
+           % (small, got[small][0], got[small][1]["requests"], big, got[big][1]["requests"],
+              got[big][1]["routes_matched"]))
+
+
 # ---------------------------------------------------------------- serve
 
 def bench_serve(a, tmp):
@@ -840,7 +872,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 runs, 20 s idle")
     ap.add_argument("--only", default="",
                     help="comma list: check,scale,serve,cost,cadence,render,replay,dashboard,config,groups,"
-                         "export")
+                         "export,discover")
     ap.add_argument("--smoke", action="store_true",
                     help="small fleet sizes (500 and 2,000 routes): t_bench_smoke keeps it runnable")
     ap.add_argument("--md", default=os.path.join(SRC, "BENCHMARKS.md"))
@@ -851,7 +883,8 @@ def main():
     parts = {"check": bench_check, "scale": bench_scale, "serve": bench_serve,
              "cost": bench_cost, "cadence": bench_cadence, "render": bench_render,
              "replay": bench_replay, "dashboard": bench_dashboard, "config": bench_config,
-             "groups": bench_groups, "export": bench_export}
+             "groups": bench_groups, "export": bench_export,
+             "discover": bench_discover}
     only = [x for x in a.only.split(",") if x] or list(parts)
     with tempfile.TemporaryDirectory(prefix="bedtop-bench.") as tmp:
         for name in only:

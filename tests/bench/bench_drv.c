@@ -18,7 +18,10 @@
  *                            kept to the next evaluation, the report freed)
  *                            against the bench's stub, POLLS polls a simulated minute
  *                            apart: each poll's wall and CPU, requests, and memory
- *                            per route (serve's history, 3 hours) */
+ *                            per route (serve's history, 3 hours)
+ *   discover CONF URL        the CloudWatch collector's ListMetrics discovery (live
+ *                            mode: every metric listed, matched to its routes) against
+ *                            the stub, to the end of the listing: CPU and requests */
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include <sys/resource.h>
 
 #include "collectors/cloudwatch.h"
+#include "collectors/cw_int.h"
 #include "collectors/quotas.h"
 #include "core/headroom.h"
 #include "net/http.h"
@@ -383,6 +387,49 @@ static int do_groups(int n, int one, int runs)
     return 0;
 }
 
+static int do_discover(const char *conf, const char *url)
+{
+    struct bt_config cfg;
+    struct bt_store store;
+    char err[600];
+    bt_config_defaults(&cfg);
+    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return 3;
+    }
+    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    bt_store_bind_routes(&store, cfg.routes);
+    struct bt_http *http = bt_http_new(0);
+    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
+                         .endpoint_url = url};
+    struct cw *cw = bt_cloudwatch_collector.create(&ctx);
+    int64_t now = (int64_t)time(NULL) / 60 * 60 + 10;
+    double c = cpu_s(), w = now_s();
+    unsigned long before = bt_cloudwatch_requests(cw);
+    for (int i = 0; i < cw->ng; i++)
+        cw_start_list(&cw->g[i], now, 0);
+    for (int k = 0; k < 600000; k++) { /* to the end of every group's listing */
+        bool listing = false;
+        for (int i = 0; i < cw->ng; i++)
+            listing |= cw->g[i].listing;
+        if (!listing)
+            break;
+        bt_http_poll(http, 100, -1, NULL);
+    }
+    double cpu = cpu_s() - c, wall = now_s() - w;
+    int seen = 0;
+    for (int r = 0; r < cfg.nroutes; r++)
+        seen += cw->seen[r] != 0;
+    printf("{\"routes\":%d,\"cpu_s\":%.4f,\"wall_s\":%.4f,\"requests\":%lu,"
+           "\"routes_matched\":%d}\n", cfg.nroutes, cpu, wall,
+           bt_cloudwatch_requests(cw) - before, seen);
+    bt_cloudwatch_collector.destroy(cw);
+    bt_http_free(http);
+    bt_store_free(&store);
+    bt_config_free(&cfg);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -397,9 +444,12 @@ int main(int argc, char **argv)
         return do_scale(argv[2], argv[3], atoi(argv[4]));
     if (argc == 5 && !strcmp(argv[1], "groups"))
         return do_groups(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    if (argc == 4 && !strcmp(argv[1], "discover"))
+        return do_discover(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "config"))
         return do_config(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS"
+                    " | discover CONF URL"
                     " | config CONF N | groups N ONE RUNS | scale CONF URL POLLS\n");
     return 3;
 }

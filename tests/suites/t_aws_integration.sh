@@ -45,12 +45,15 @@ SK='wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY'
 TOKEN='IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENVALUE'
 
 
-run_check() { # run_check PORT OUT: bedtop check --format json against the fake
+# run_check PORT OUT: bedtop check --format json against the fake, as a check without
+# a state file asks (--no-state: the state is on by default; t_check_state has the
+# wire of a check with one)
+run_check() {
     env -u AWS_PROFILE -u AWS_ENDPOINT_URL -u AWS_REGION -u AWS_DEFAULT_REGION \
         AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY="$SK" AWS_SESSION_TOKEN="$TOKEN" \
         AWS_CONFIG_FILE=/nonexistent AWS_SHARED_CREDENTIALS_FILE=/nonexistent \
         AWS_EC2_METADATA_DISABLED=true BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" \
-        "$BEDTOP" check --format json --verbose --config "$BEDTOP_SRCDIR/tests/fake/integration.conf" \
+        "$BEDTOP" check --no-state --format json --verbose --config "$BEDTOP_SRCDIR/tests/fake/integration.conf" \
         --endpoint-url "http://127.0.0.1:$1" >"$2.json" 2>"$2.err"
     echo $? >"$2.rc"
 }

@@ -111,6 +111,14 @@ for f in "export: 4 h x 20 routes, CSV (CPU)" "export growth: 4 h against 0.5 h,
          "export growth: 4 h against 0.5 h, JSON (CPU)" "export: peak resident memory (4 h x 20 routes)"; do
     check "bench prints '$f'" grep -qF "$f" "$TMP/export.out"
 done
+python3 "$BEDTOP_SRCDIR/tests/bench/bench.py" --bedtop "$BEDTOP" --drv "$DRV" --smoke --runs 1 \
+    --only discover >"$TMP/discover.out" 2>&1
+rc=$?
+check "bench.py --smoke --only discover exits 0 ($rc)" test "$rc" -eq 0
+check "bench prints 'discovery: ListMetrics of 800 routes against 200'" \
+    grep -qF "discovery: ListMetrics of 800 routes against 200 (CPU)" "$TMP/discover.out"
+check "discovery matched every one of the 800 routes to its listed metrics" \
+    grep -qF "800 routes matched" "$TMP/discover.out"
 check "the fleet's 20 quotas matched their 20 routes, each with usage (bench_drv scale)" \
     grep -qF "20 of 40 routes with a quota and usage" "$TMP/bench.out"
 finish

@@ -135,5 +135,43 @@ expect_eq "a FIFO at the path: the run does not block, says so, reports (exit 1)
     "$(grep -c "check --state $STATE: not a regular file" "$TMP/r8.err") $(cat "$TMP/r8.rc") $(stat -c %F "$STATE")" \
     "1 1 regular file"
 rm -f "$STATE"
-expect_eq "no state file without --state" "$(ls "$TMP/state" | grep -vc '^check.json$')" 0
+expect_eq "--state FILE writes only FILE" "$(ls "$TMP/state" | grep -vc '^check.json$')" 0
+
+# On by default (issue 38): without --state the state is kept in
+# $XDG_CACHE_HOME/bedtop/, one file per configuration and account, 0600, so a check
+# from cron every minute pays what serve pays; --no-state opts out.
+export XDG_CACHE_HOME=$TMP/xdg-cache
+run_check "$TMP/d1" "$CONF"
+expect_eq "default: run 1 exits as before" "$(cat "$TMP/d1.rc")" 1
+dfile=$(ls "$XDG_CACHE_HOME"/bedtop/check-*.json 2>/dev/null)
+expect_eq "default: one state file in \$XDG_CACHE_HOME/bedtop/" "$(echo "$dfile" | grep -c 'check-[0-9a-f]\{16\}\.json$')" 1
+expect_eq "default: the file is 0600, its directory 0700" \
+    "$(stat -c %a "$dfile") $(stat -c %a "$XDG_CACHE_HOME/bedtop")" "600 700"
+run_check "$TMP/d2" "$CONF"
+m1=$(q "$TMP/d1.log" "len(metrics)") m2=$(q "$TMP/d2.log" "len(metrics)")
+check "default: a second run asks fewer metrics ($m2 against $m1), counted by the fake" \
+    test "$m2" -lt "$m1"
+# the minutes the first run asked stay covered in the second (the file keeps their
+# coverage): the same trend points or more, never "too few minutes covered"
+p1=$(j "$TMP/d1.json" "r['triage']['forecast']['points']") p2=$(j "$TMP/d2.json" "r['triage']['forecast']['points']")
+check "default: the second run's trend has the first run's covered minutes ($p2 points against $p1)" \
+    test "$p2" -ge "$p1" -a "$p1" -gt 1
+expect_eq "default: the second run lists nothing in AWS/Bedrock (listed by the first)" \
+    "$(q "$TMP/d2.log" "sum(1 for b in L if b['Namespace'] == 'AWS/Bedrock')")" 0
+before=$(stat -c %Y.%s "$dfile"); sleep 1.1
+run_check "$TMP/d3" "$CONF" --no-state
+m3=$(q "$TMP/d3.log" "len(metrics)")
+# without a state a check asks both cache spellings and every tier (20 metrics a
+# route, 43 here): more than the first run with one, which listed in full (34)
+check "--no-state: the file is not used, every tier asked ($m3 against $m2 with it)" \
+    test "$m3" -gt "$m2"
+expect_eq "--no-state: the default file is neither read nor rewritten" \
+    "$(stat -c %Y.%s "$dfile")" "$before"
+run_check "$TMP/d4" "$TMP/other.conf"
+expect_eq "another configuration: its own file beside the first" \
+    "$(ls "$XDG_CACHE_HOME"/bedtop/check-*.json | wc -l)" 2
+run_check "$TMP/d5" "$CONF" --no-state --state "$STATE"
+expect_eq "--state and --no-state together: refused (exit 3), said" \
+    "$(cat "$TMP/d5.rc") $(grep -c 'give one' "$TMP/d5.err")" "3 1"
+unset XDG_CACHE_HOME
 finish

@@ -1,0 +1,66 @@
+/* bt_buf_json_compact (core/json.h): cJSON_PrintUnformatted's text byte for byte,
+ * without its number round trip. The reference is cJSON itself, on the same tree. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/json.h"
+#include "tests/tap.h"
+
+static bool same(const cJSON *j, const char *what)
+{
+    char *want = cJSON_PrintUnformatted(j);
+    struct bt_buf b = {0};
+    bt_buf_json_compact(&b, j);
+    bool ok = !strcmp(bt_buf_str(&b), want);
+    if (!ok)
+        printf("# %s: got %s\n# cJSON:  %s\n", what, bt_buf_str(&b), want);
+    cJSON_free(want);
+    bt_buf_free(&b);
+    return ok;
+}
+
+int main(void)
+{
+    /* every kind of node, strings with each escape (and \v, which cJSON writes as
+     * \u000b), UTF-8 and DEL as they are, keys escaped as strings are */
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNullToObject(o, "n");
+    cJSON_AddTrueToObject(o, "t");
+    cJSON_AddFalseToObject(o, "f");
+    cJSON_AddStringToObject(o, "s", "a\"b\\c\b\f\n\r\t\v\x01\x1f \x7f caf\xc3\xa9");
+    cJSON_AddStringToObject(o, "k\"ey\n", "");
+    cJSON_AddRawToObject(o, "raw", "[1,2]");
+    cJSON_AddItemToObject(o, "empty_o", cJSON_CreateObject());
+    cJSON_AddItemToObject(o, "empty_a", cJSON_CreateArray());
+    cJSON *a = cJSON_AddArrayToObject(o, "a");
+    /* numbers: whole (int range and beyond), rounded decimals, thirds, tiny, huge,
+     * negative zero, NaN and infinity (null) */
+    static const double nums[] = {0, -0.0, 1, -1, 2147483647.0, 2147483648.0, -2147483649.0,
+                                  1e15, 1e16, 123456789012.5, 38.4, 0.1, 0.0001, 0.00001,
+                                  -12.345, 99.999999, 1.0 / 3, 2.0 / 3, 1e-300, 1e300,
+                                  NAN, INFINITY, -INFINITY, 9007199254740993.0, 0.125,
+                                  3.14159265358979, 1234567.891};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(nums[i]));
+    OK(same(o, "every kind"), "every kind of node prints as cJSON prints it");
+    cJSON_Delete(o);
+    /* 50,000 numbers of every size, rounded to 0-6 decimals (the fast path) or not */
+    int bad = 0;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 50000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v = (double)(int64_t)(x >> 11) / (double)(1ull << (x % 60));
+        if (x & 2)
+            v = -v;
+        if (x & 1)
+            v = bt_round_to(v, (int)(x % 7));
+        cJSON *n = cJSON_CreateNumber(v);
+        bad += !same(n, "number");
+        cJSON_Delete(n);
+    }
+    OK(!bad, "50,000 numbers print as cJSON prints them (%d differ)", bad);
+    return tap_done();
+}
