@@ -153,8 +153,6 @@ static void finish_poll(struct cw_group *g)
 
 static void chunk_done(struct cw_chunk *c)
 {
-    free(c->token);
-    c->token = NULL;
     if (--c->g->outstanding == 0)
         finish_poll(c->g);
 }
@@ -253,8 +251,6 @@ static void on_message(void *arg, const char *code, const char *value)
     }
 }
 
-static void submit_page(struct cw_chunk *c);
-
 /* A day-sum request answered whole: each query's hourly datapoints from midnight to
  * the request's end, summed, is the day's figure through it, stored at the last
  * minute it covers (core adds the minutes after it: bt_store_day_sum). */
@@ -275,58 +271,61 @@ static void day_sums_done(struct cw_chunk *c)
     }
 }
 
-static void page_done(void *arg, const struct bt_http_resp *resp)
+/* One GetMetricData page: its datapoints, statuses and messages into the chunk. */
+static bool page_read(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                      size_t errlen)
 {
     struct cw_chunk *c = arg;
-    char why[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
-        chunk_fail(c, why);
-        return;
-    }
     struct bt_cw_sink sink = {on_sample, on_status, on_message, c};
     c->id_at = NULL; /* this page's strings are new: an old pointer may come again */
-    char *token = NULL;
-    char err[160];
-    if (!bt_cloudwatch_parse_page(resp->body, resp->body_len, &sink, &token, err, sizeof err)) {
-        snprintf(why, sizeof why, "GetMetricData: %s (%s)", err, resp->url ? resp->url : "");
-        chunk_fail(c, why);
-        return;
-    }
-    if (!token) {
+    return bt_cloudwatch_parse_page(resp->body, resp->body_len, &sink, next, err, errlen);
+}
+
+static void page_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                     const char *err)
+{
+    struct cw_chunk *c = arg;
+    char why[224] = "";
+    switch (how) {
+    case BT_PAGES_DONE:
         day_sums_done(c);
         chunk_done(c);
         return;
-    }
-    if (++c->pages >= MAX_PAGES || (c->token && strcmp(c->token, token) == 0)) {
-        free(token);
+    case BT_PAGES_RUNAWAY:
         chunk_fail(c, "GetMetricData pagination does not end (NextToken repeats)");
         return;
+    case BT_PAGES_HTTP:
+        bt_awsgroup_describe(resp, why, sizeof why);
+        break;
+    case BT_PAGES_PARSE:
+        snprintf(why, sizeof why, "GetMetricData: %s (%s)", err, resp->url ? resp->url : "");
+        break;
     }
-    free(c->token);
-    c->token = token;
-    submit_page(c);
+    chunk_fail(c, why);
 }
 
-static void submit_page(struct cw_chunk *c)
+static void page_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct cw_chunk *c = arg;
     struct cw_group *g = c->g;
     struct bt_buf body = {0};
     bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
-                               c->start, c->end, c->token);
+                               c->start, c->end, token);
     /* billed per metric requested: a summed figure costs each series it sums */
     unsigned metrics = 0;
     for (int w = c->first; w < c->first + c->count; w++)
         metrics += cw_billed(&g->wq[w]);
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
-    cw_submit(g, "GetMetricData", &body, page_done, c);
+    cw_submit(g, "GetMetricData", &body, done, done_arg);
     bt_buf_free(&body);
 }
+
+static const struct bt_pages_ops page_ops = {page_submit, page_read, page_end};
 
 static void free_chunks(struct cw_group *g)
 {
     for (int k = 0; g->chunks && k < g->nchunks; k++) {
-        free(g->chunks[k].token);
+        bt_pages_free(&g->chunks[k].pages);
         free(g->chunks[k].daysum);
         free(g->chunks[k].dayhas);
     }
@@ -463,8 +462,10 @@ void cw_start_poll(struct cw_group *g, int64_t now)
     }
     g->polling = true;
     g->outstanding = g->nchunks;
-    for (int k = 0; k < g->nchunks; k++)
-        submit_page(&g->chunks[k]);
+    for (int k = 0; k < g->nchunks; k++) {
+        struct cw_chunk *c = &g->chunks[k];
+        bt_pages_start(&c->pages, &page_ops, c, MAX_PAGES);
+    }
 }
 
 /* --- the interface --- */
@@ -643,7 +644,7 @@ static void cw_destroy(void *self)
         free_chunks(g);
         free(g->q);
         cw_free_queries(g);
-        free(g->list_token);
+        bt_pages_free(&g->list);
     }
     free(cw->g);
     bt_awsgroups_free(&cw->ag);

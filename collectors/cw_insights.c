@@ -110,8 +110,7 @@ struct ins_group {
     bool running;
     enum bt_insights_metric k; /* the query out */
     bool ok[BT_INS_N];
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* the query's pages */
     int64_t start, end;
     struct ins_model *m;
     int nm, cap;
@@ -129,8 +128,6 @@ struct ins {
     bool started;
     char (*said)[224];       /* per route: the last UNSEEN_CALLERS text said */
 };
-
-static void ins_submit(struct ins_group *g);
 
 static void on_series(void *arg, const char *model_id, double sum, int n)
 {
@@ -233,57 +230,64 @@ static void finish(struct ins_group *g)
     }
 }
 
-static void ins_done(void *arg, const struct bt_http_resp *resp)
+static bool ins_page(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                     size_t errlen)
+{
+    struct ins_group *g = arg;
+    int series = 0;
+    if (!bt_insights_parse_page(resp->body, resp->body_len, on_series, g, &series, next, err,
+                                errlen))
+        return false;
+    /* a query is billed by the metrics it reads: at least the series it returned */
+    bt_api_cost_metrics(g->in->ctx->api_cost, (int64_t)time(NULL), (unsigned)series);
+    g->series[g->k] += series;
+    return true;
+}
+
+static void ins_query(struct ins_group *g);
+
+/* A query that pages past its bound keeps what its pages read. */
+static void ins_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                    const char *err)
 {
     struct ins_group *g = arg;
     struct ins *in = g->in;
     char why[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
+    if (how == BT_PAGES_HTTP || how == BT_PAGES_PARSE) {
+        if (how == BT_PAGES_HTTP)
+            bt_awsgroup_describe(resp, why, sizeof why);
         if (in->ctx->verbose)
-            fprintf(stderr, "bedtop: %s: %s\n", g->label, why);
+            fprintf(stderr, "bedtop: %s: %s\n", g->label, how == BT_PAGES_HTTP ? why : err);
         g->ok[g->k] = false;
     } else {
-        char *token = NULL;
-        int series = 0;
-        if (!bt_insights_parse_page(resp->body, resp->body_len, on_series, g, &series, &token,
-                                    why, sizeof why)) {
-            if (in->ctx->verbose)
-                fprintf(stderr, "bedtop: %s: %s\n", g->label, why);
-            g->ok[g->k] = false;
-        } else {
-            /* a query is billed by the metrics it reads: at least the series it returned */
-            bt_api_cost_metrics(in->ctx->api_cost, (int64_t)time(NULL), (unsigned)series);
-            g->series[g->k] += series;
-            free(g->token);
-            g->token = token;
-            if (token && ++g->pages < MAX_INS_PAGES) {
-                ins_submit(g);
-                return;
-            }
-            g->ok[g->k] = true;
-            g->billed[g->k] = g->series[g->k];
-            g->answered[g->k] = true;
-        }
+        g->ok[g->k] = true;
+        g->billed[g->k] = g->series[g->k];
+        g->answered[g->k] = true;
     }
-    free(g->token);
-    g->token = NULL;
-    g->pages = 0;
     if (g->k + 1 < BT_INS_N) {
         g->k = (enum bt_insights_metric)(g->k + 1);
-        ins_submit(g);
+        ins_query(g);
         return;
     }
     finish(g);
 }
 
-static void ins_submit(struct ins_group *g)
+static void ins_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct ins_group *g = arg;
     struct bt_buf body = {0};
-    bt_insights_request_json(&body, g->k, g->start, g->end, g->token);
+    bt_insights_request_json(&body, g->k, g->start, g->end, token);
     bt_awsgroup_submit(&g->in->ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
-                       g->label, "GetMetricData", &body, ins_done, g);
+                       g->label, "GetMetricData", &body, done, done_arg);
     bt_buf_free(&body);
+}
+
+static const struct bt_pages_ops ins_pages = {ins_submit, ins_page, ins_end};
+
+/* The query of metric g->k, from its first page */
+static void ins_query(struct ins_group *g)
+{
+    bt_pages_start(&g->pages, &ins_pages, g, MAX_INS_PAGES);
 }
 
 static void *ins_create(struct bt_ctx *ctx)
@@ -325,10 +329,9 @@ static void ins_tick(void *self, int64_t now)
         g->ok[0] = g->ok[1] = false;
         g->series[0] = g->series[1] = 0;
         g->nm = 0;
-        g->pages = 0;
         g->start = end - BT_INSIGHTS_WINDOW;
         g->end = end;
-        ins_submit(g);
+        ins_query(g);
     }
 }
 
@@ -353,7 +356,7 @@ static void ins_destroy(void *self)
     if (!in)
         return;
     for (int i = 0; i < in->ng; i++) {
-        free(in->g[i].token);
+        bt_pages_free(&in->g[i].pages);
         free(in->g[i].m);
     }
     free(in->g);

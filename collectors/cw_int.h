@@ -75,6 +75,7 @@ int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
 #include <stdint.h>
 
 #include "collectors/awsgroup.h"
+#include "collectors/paginate.h"
 #include "net/http.h"
 
 #define LIST_EVERY (6 * 3600)
@@ -90,8 +91,7 @@ struct cw_chunk {
     struct cw_group *g;
     int first, count;        /* wire queries [first, first + count) of the group's poll */
     int64_t start, end;      /* the request's StartTime and EndTime */
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* its GetMetricData pages */
     double *daysum;          /* day sums: the hourly datapoints of wire first + i, summed */
     const char *id_at;       /* the page's last result Id seen, and its wire query */
     int id_w, id_s;
@@ -129,8 +129,7 @@ struct cw_group {
     bool polling, listing, listed;
     int64_t listed_at;
     int64_t poll_now, poll_end;
-    char *list_token;
-    int list_pages;
+    struct bt_pages list;    /* the ListMetrics pages */
     int list_phase;          /* 0: AWS/Bedrock (ModelId), 1: AWS/BedrockMantle (Model) */
     bool list_ok[2];
     bool has_mantle;         /* a mantle route is in the group */

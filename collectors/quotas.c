@@ -14,6 +14,7 @@
 #include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "collectors/infprofile.h"
+#include "collectors/paginate.h"
 #include "core/burndown.h"
 #include "core/json.h"
 
@@ -40,8 +41,7 @@ struct sq_group {
     struct bt_awsgroup *ag;
     char label[96];          /* "quotas us-east-1" */
     struct bt_sq_list list;
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* the listing's pages */
     bool busy, defaults;     /* defaults: the fallback listing is running */
     bool listed;             /* the account listing is complete */
     int profiles_out;        /* GetInferenceProfile requests not answered yet */
@@ -198,12 +198,11 @@ static void mantle_unpublished(struct sq *sq, int r)
     }
 }
 
-static void sq_submit(struct sq_group *g);
+static void sq_list(struct sq_group *g);
 
 static void group_end(struct sq_group *g, const char *error)
 {
-    free(g->token);
-    g->token = NULL;
+    bt_pages_free(&g->pages);
     bt_sq_list_free(&g->list);
     g->busy = false;
     g->defaults = false;
@@ -240,12 +239,9 @@ static void listing_complete(struct sq_group *g)
         }
         /* the published defaults, for routes the account list did not cover */
         bt_sq_list_free(&g->list);
-        free(g->token);
-        g->token = NULL;
         g->defaults = true;
         g->listed = false;
-        g->pages = 0;
-        sq_submit(g);
+        sq_list(g);
         return;
     }
     for (int i = 0; i < g->ag->nroutes; i++) {
@@ -260,52 +256,63 @@ static void listing_complete(struct sq_group *g)
     group_end(g, NULL);
 }
 
-static void sq_done(void *arg, const struct bt_http_resp *resp)
+static const char *sq_op(const struct sq_group *g)
+{
+    return g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
+}
+
+static bool sq_page(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                    size_t errlen)
 {
     struct sq_group *g = arg;
-    const char *op = g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
+    return bt_quotas_parse_page(resp->body, resp->body_len, &g->list, next, err, errlen);
+}
+
+static void sq_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                   const char *err)
+{
+    struct sq_group *g = arg;
+    const char *op = sq_op(g);
     char why[224], text[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
-        bt_fmt_cut(text, sizeof text, "%s: %s: %s", g->label, op, why);
-        group_end(g, text);
-        return;
-    }
-    char *token = NULL;
-    char err[160];
-    if (!bt_quotas_parse_page(resp->body, resp->body_len, &g->list, &token, err, sizeof err)) {
-        bt_fmt_cut(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
-                   resp->url ? resp->url : "");
-        group_end(g, text);
-        return;
-    }
-    if (!token) {
+    switch (how) {
+    case BT_PAGES_DONE:
         g->listed = true;
         listing_complete(g);
         return;
-    }
-    /* pages may be short or empty and still carry a token: keep going */
-    if (++g->pages >= SQ_MAX_PAGES || (g->token && strcmp(g->token, token) == 0)) {
-        free(token);
+    case BT_PAGES_RUNAWAY:
         snprintf(text, sizeof text, "%s: %s pagination does not end", g->label, op);
-        group_end(g, text);
-        return;
+        break;
+    case BT_PAGES_HTTP:
+        bt_awsgroup_describe(resp, why, sizeof why);
+        bt_fmt_cut(text, sizeof text, "%s: %s: %s", g->label, op, why);
+        break;
+    case BT_PAGES_PARSE:
+    default:
+        bt_fmt_cut(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
+                   resp->url ? resp->url : "");
+        break;
     }
-    free(g->token);
-    g->token = token;
-    sq_submit(g);
+    group_end(g, text);
 }
 
-static void sq_submit(struct sq_group *g)
+static void sq_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct sq_group *g = arg;
     struct sq *sq = g->sq;
     struct bt_buf body = {0};
-    bt_quotas_request_json(&body, g->token);
+    bt_quotas_request_json(&body, token);
     sq->requests++;
     bt_awsgroup_submit(&sq->ag, g->ag, sq->ctx->http, "servicequotas", SQ_TARGET, SQ_CTYPE,
-                       g->label, g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas",
-                       &body, sq_done, g);
+                       g->label, sq_op(g), &body, done, done_arg);
     bt_buf_free(&body);
+}
+
+static const struct bt_pages_ops sq_pages = {sq_submit, sq_page, sq_end};
+
+/* ListServiceQuotas (or the defaults) from the first page */
+static void sq_list(struct sq_group *g)
+{
+    bt_pages_start(&g->pages, &sq_pages, g, SQ_MAX_PAGES);
 }
 
 /* --- GetInferenceProfile --- */
@@ -475,9 +482,8 @@ static void sq_tick(void *self, int64_t now)
         g->busy = true;
         g->defaults = false;
         g->listed = false;
-        g->pages = 0;
         profiles_start(g, now);
-        sq_submit(g);
+        sq_list(g);
     }
 }
 
@@ -512,7 +518,7 @@ static void sq_destroy(void *self)
     if (!sq)
         return;
     for (int i = 0; i < sq->ng; i++) {
-        free(sq->g[i].token);
+        bt_pages_free(&sq->g[i].pages);
         free(sq->g[i].need);
         bt_sq_list_free(&sq->g[i].list);
     }
