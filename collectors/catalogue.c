@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "collectors/awsgroup.h"
 #include "collectors/infprofile.h"
 #include "collectors/paginate.h"
+#include "collectors/skeleton.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 #include "net/http.h"
@@ -110,12 +112,10 @@ struct cat_group {
 };
 
 struct cat {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct cat_group *g;
     int ng;
-    int64_t next;
-    bool started;
     char (*said)[2][224 + 16]; /* per route and setting: the last finding said */
 };
 
@@ -293,7 +293,7 @@ static void cat_submit(void *arg, const char *token, bt_http_cb done, void *done
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
         .method = "GET", .url = url, .service = "bedrock", .region = g->ag->region,
-        .creds = &c->ag.prov[g->ag->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
+        .creds = &c->b.ag.prov[g->ag->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
     };
     if (bt_http_submit(c->ctx->http, &req, done, done_arg) < 0) {
         snprintf(g->why[g->step], sizeof g->why[0], "%.160s: the request could not be sent", label);
@@ -310,6 +310,26 @@ static void cat_step(struct cat_group *g)
     bt_pages_start(&g->pages, &cat_pages, g, MAX_CAT_PAGES);
 }
 
+static void cat_free_group(void *group)
+{
+    struct cat_group *g = group;
+    bt_pages_free(&g->pages);
+    free(g->p);
+    free(g->m);
+}
+
+static void cat_free(void *self)
+{
+    struct cat *c = self;
+    free(c->said);
+}
+
+static const struct bt_collector_kind cat_kind = {
+    .service = "bedrock", .label = "bedrock",
+    BT_COLLECTOR_GROUPS(struct cat_group, ag, label, running),
+    .free_group = cat_free_group, .free_self = cat_free,
+};
+
 static void *cat_create(struct bt_ctx *ctx)
 {
     /* AWS only: not --source, nor a backfill window (its minutes are the record) */
@@ -317,26 +337,21 @@ static void *cat_create(struct bt_ctx *ctx)
         return NULL;
     struct cat *c = bt_xcalloc(1, sizeof *c);
     c->ctx = ctx;
-    bt_awsgroups_build(&c->ag, ctx, "bedrock", false);
-    c->ng = c->ag.n;
-    c->g = bt_xcalloc((size_t)(c->ng ? c->ng : 1), sizeof *c->g);
+    c->g = bt_collector_base_init(&c->b, &cat_kind, ctx);
+    c->ng = c->b.ngroups;
     c->said = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *c->said);
-    for (int i = 0; i < c->ng; i++) {
+    for (int i = 0; i < c->ng; i++)
         c->g[i].c = c;
-        c->g[i].ag = &c->ag.g[i];
-        snprintf(c->g[i].label, sizeof c->g[i].label, "bedrock %s",
-                 c->ag.g[i].region[0] ? c->ag.g[i].region : "(no region)");
-    }
     return c;
 }
 
 static void cat_tick(void *self, int64_t now)
 {
     struct cat *c = self;
-    if ((c->ctx->mode == BT_MODE_ONCE && c->started) || now < c->next)
+    if ((c->ctx->mode == BT_MODE_ONCE && c->b.started) || now < c->b.next)
         return;
-    c->started = true;
-    c->next = now + BT_CATALOGUE_EVERY;
+    c->b.started = true;
+    c->b.next = now + BT_CATALOGUE_EVERY;
     for (int i = 0; i < c->ng; i++) {
         struct cat_group *g = &c->g[i];
         if (g->running || !g->ag->url[0] || g->ag->nroutes == 0)
@@ -349,42 +364,11 @@ static void cat_tick(void *self, int64_t now)
     }
 }
 
-static int64_t cat_next_due(void *self)
-{
-    struct cat *c = self;
-    return c->ctx->mode == BT_MODE_ONCE && c->started ? INT64_MAX : c->next;
-}
-
-static bool cat_busy(void *self)
-{
-    struct cat *c = self;
-    for (int i = 0; i < c->ng; i++)
-        if (c->g[i].running)
-            return true;
-    return false;
-}
-
-static void cat_destroy(void *self)
-{
-    struct cat *c = self;
-    if (!c)
-        return;
-    for (int i = 0; i < c->ng; i++) {
-        bt_pages_free(&c->g[i].pages);
-        free(c->g[i].p);
-        free(c->g[i].m);
-    }
-    free(c->g);
-    free(c->said);
-    bt_awsgroups_free(&c->ag);
-    free(c);
-}
-
 const struct bt_collector_ops bt_catalogue_collector = {
     .name = "catalogue",
     .create = cat_create,
     .tick = cat_tick,
-    .next_due = cat_next_due,
-    .busy = cat_busy,
-    .destroy = cat_destroy,
+    .next_due = bt_collector_next_due,
+    .busy = bt_collector_busy,
+    .destroy = bt_collector_destroy,
 };

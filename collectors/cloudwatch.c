@@ -76,7 +76,7 @@ void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt
 {
     struct cw *cw = g->cw;
     cw->requests++;
-    bt_awsgroup_submit(&cw->ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE, g->label,
+    bt_awsgroup_submit(&cw->b.ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE, g->label,
                        op, body, cb, arg);
 }
 
@@ -139,7 +139,7 @@ static void finish_poll(struct cw_group *g)
             cw->minute_at[r] = g->poll_now;
             cw_event(cw, r, BT_EV_OK, NULL);
             /* who it polled as (never a key), a setting event when it changes */
-            const char *who = cw->ag.prov[g->ag->provider].p.creds.source;
+            const char *who = cw->b.ag.prov[g->ag->provider].p.creds.source;
             if (cw->ctx->store && strcmp(cw->ctx->cfg->routes[r].identity, who) != 0) {
                 struct bt_event ev = {.t = cw_clock(cw), .type = BT_EV_SETTING, .route = r,
                                       .source = BT_SRC_CLOUDWATCH, .setting = BT_SET_IDENTITY};
@@ -480,6 +480,8 @@ static int64_t next_poll(const struct cw *cw, int64_t now)
     return t > now ? t : now + iv;
 }
 
+static const struct bt_collector_kind cw_kind;
+
 static void *cw_create(struct bt_ctx *ctx)
 {
     if (!ctx->http || ctx->cfg->nroutes == 0)
@@ -487,7 +489,6 @@ static void *cw_create(struct bt_ctx *ctx)
     struct cw *cw = bt_xcalloc(1, sizeof *cw);
     cw->ctx = ctx;
     cw->nroutes = ctx->cfg->nroutes;
-    bt_awsgroups_build(&cw->ag, ctx, "monitoring", false);
     cw->settled = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled);
     cw->settled_detail = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_detail);
     cw->settled_throttle = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_throttle);
@@ -510,13 +511,11 @@ static void *cw_create(struct bt_ctx *ctx)
     cw->group_of = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->group_of);
     for (int r = 0; r < cw->nroutes; r++)
         cw->group_of[r] = -1;
-    cw->ng = cw->ag.n;
-    cw->g = bt_xcalloc((size_t)(cw->ng ? cw->ng : 1), sizeof *cw->g);
+    cw->g = bt_collector_base_init(&cw->b, &cw_kind, ctx);
+    cw->ng = cw->b.ngroups;
     for (int i = 0; i < cw->ng; i++) {
         struct cw_group *g = &cw->g[i];
         g->cw = cw;
-        g->ag = &cw->ag.g[i];
-        snprintf(g->label, sizeof g->label, "cloudwatch %s", g->ag->region[0] ? g->ag->region : "(no region)");
         for (int k = 0; k < g->ag->nroutes; k++) {
             cw->group_of[g->ag->routes[k]] = i;
             g->has_mantle = g->has_mantle || ctx->cfg->routes[g->ag->routes[k]].endpoint == BT_EP_MANTLE;
@@ -556,9 +555,9 @@ static void cadence_update(struct cw *cw, int64_t now)
 static void cw_tick(void *self, int64_t now)
 {
     struct cw *cw = self;
-    if (cw->ctx->mode == BT_MODE_ONCE && cw->started)
+    if (cw->ctx->mode == BT_MODE_ONCE && cw->b.started)
         return;
-    cw->started = true;
+    cw->b.started = true;
     cw->tick_now = now;
     cw->tick_wall = (int64_t)time(NULL);
     cadence_update(cw, now);
@@ -612,42 +611,31 @@ static void cw_tick(void *self, int64_t now)
             cw_start_poll(g, now);
         }
     }
-    cw->next = next_poll(cw, now);
+    cw->b.next = next_poll(cw, now);
 }
 
-static int64_t cw_next_due(void *self)
-{
-    struct cw *cw = self;
-    if (cw->ctx->mode == BT_MODE_ONCE)
-        return cw->started ? INT64_MAX : 0;
-    return cw->next;
-}
-
+/* a group's poll or listing is out */
 static bool cw_busy(void *self)
 {
     struct cw *cw = self;
-    if (cw->ctx->mode == BT_MODE_ONCE && !cw->started)
-        return true;
     for (int i = 0; i < cw->ng; i++)
         if (cw->g[i].polling || cw->g[i].listing)
             return true;
     return false;
 }
 
-static void cw_destroy(void *self)
+static void cw_free_group(void *group)
+{
+    struct cw_group *g = group;
+    free_chunks(g);
+    free(g->q);
+    cw_free_queries(g);
+    bt_pages_free(&g->list);
+}
+
+static void cw_free(void *self)
 {
     struct cw *cw = self;
-    if (!cw)
-        return;
-    for (int i = 0; i < cw->ng; i++) {
-        struct cw_group *g = &cw->g[i];
-        free_chunks(g);
-        free(g->q);
-        cw_free_queries(g);
-        bt_pages_free(&g->list);
-    }
-    free(cw->g);
-    bt_awsgroups_free(&cw->ag);
     free(cw->settled);
     free(cw->settled_detail);
     free(cw->settled_throttle);
@@ -667,16 +655,21 @@ static void cw_destroy(void *self)
     free(cw->nodata);
     free(cw->err);
     free(cw->group_of);
-    free(cw);
 }
+
+static const struct bt_collector_kind cw_kind = {
+    .service = "monitoring", .label = "cloudwatch",
+    BT_COLLECTOR_GROUPS(struct cw_group, ag, label, polling), .busy = cw_busy,
+    .free_group = cw_free_group, .free_self = cw_free,
+};
 
 const struct bt_collector_ops bt_cloudwatch_collector = {
     .name = "cloudwatch",
     .create = cw_create,
     .tick = cw_tick,
-    .next_due = cw_next_due,
-    .busy = cw_busy,
-    .destroy = cw_destroy,
+    .next_due = bt_collector_next_due,
+    .busy = bt_collector_busy,
+    .destroy = bt_collector_destroy,
 };
 
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "collectors/awsgroup.h"
 #include "collectors/cw_int.h"
 #include "collectors/infprofile.h"
+#include "collectors/skeleton.h"
 #include "core/headroom.h"
 #include "core/sanitize.h"
 
@@ -120,12 +122,10 @@ struct ins_group {
 };
 
 struct ins {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct ins_group *g;
     int ng;
-    int64_t next;
-    bool started;
     char (*said)[224];       /* per route: the last UNSEEN_CALLERS text said */
 };
 
@@ -277,7 +277,7 @@ static void ins_submit(void *arg, const char *token, bt_http_cb done, void *done
     struct ins_group *g = arg;
     struct bt_buf body = {0};
     bt_insights_request_json(&body, g->k, g->start, g->end, token);
-    bt_awsgroup_submit(&g->in->ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
+    bt_awsgroup_submit(&g->in->b.ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
                        g->label, "GetMetricData", &body, done, done_arg);
     bt_buf_free(&body);
 }
@@ -290,6 +290,25 @@ static void ins_query(struct ins_group *g)
     bt_pages_start(&g->pages, &ins_pages, g, MAX_INS_PAGES);
 }
 
+static void ins_free_group(void *group)
+{
+    struct ins_group *g = group;
+    bt_pages_free(&g->pages);
+    free(g->m);
+}
+
+static void ins_free(void *self)
+{
+    struct ins *in = self;
+    free(in->said);
+}
+
+static const struct bt_collector_kind ins_kind = {
+    .service = "monitoring", .runtime_only = true, .label = "cloudwatch insights",
+    BT_COLLECTOR_GROUPS(struct ins_group, ag, label, running),
+    .free_group = ins_free_group, .free_self = ins_free,
+};
+
 static void *ins_create(struct bt_ctx *ctx)
 {
     /* live polling only: not `check` (one run; from cron it would query every run), nor
@@ -299,26 +318,21 @@ static void *ins_create(struct bt_ctx *ctx)
         return NULL;
     struct ins *in = bt_xcalloc(1, sizeof *in);
     in->ctx = ctx;
-    bt_awsgroups_build(&in->ag, ctx, "monitoring", true);
-    in->ng = in->ag.n;
-    in->g = bt_xcalloc((size_t)(in->ng ? in->ng : 1), sizeof *in->g);
+    in->g = bt_collector_base_init(&in->b, &ins_kind, ctx);
+    in->ng = in->b.ngroups;
     in->said = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *in->said);
-    for (int i = 0; i < in->ng; i++) {
+    for (int i = 0; i < in->ng; i++)
         in->g[i].in = in;
-        in->g[i].ag = &in->ag.g[i];
-        snprintf(in->g[i].label, sizeof in->g[i].label, "cloudwatch insights %s",
-                 in->ag.g[i].region[0] ? in->ag.g[i].region : "(no region)");
-    }
     return in;
 }
 
 static void ins_tick(void *self, int64_t now)
 {
     struct ins *in = self;
-    if ((in->ctx->mode == BT_MODE_ONCE && in->started) || now < in->next)
+    if ((in->ctx->mode == BT_MODE_ONCE && in->b.started) || now < in->b.next)
         return;
-    in->started = true;
-    in->next = now + BT_INSIGHTS_EVERY;
+    in->b.started = true;
+    in->b.next = now + BT_INSIGHTS_EVERY;
     int64_t end = bt_minute_floor(now - BT_INSIGHTS_LAG);
     for (int i = 0; i < in->ng; i++) {
         struct ins_group *g = &in->g[i];
@@ -335,43 +349,13 @@ static void ins_tick(void *self, int64_t now)
     }
 }
 
-static int64_t ins_next_due(void *self)
-{
-    struct ins *in = self;
-    return in->ctx->mode == BT_MODE_ONCE && in->started ? INT64_MAX : in->next;
-}
-
-static bool ins_busy(void *self)
-{
-    struct ins *in = self;
-    for (int i = 0; i < in->ng; i++)
-        if (in->g[i].running)
-            return true;
-    return false;
-}
-
-static void ins_destroy(void *self)
-{
-    struct ins *in = self;
-    if (!in)
-        return;
-    for (int i = 0; i < in->ng; i++) {
-        bt_pages_free(&in->g[i].pages);
-        free(in->g[i].m);
-    }
-    free(in->g);
-    free(in->said);
-    bt_awsgroups_free(&in->ag);
-    free(in);
-}
-
 const struct bt_collector_ops bt_cw_insights_collector = {
     .name = "cloudwatch-insights",
     .create = ins_create,
     .tick = ins_tick,
-    .next_due = ins_next_due,
-    .busy = ins_busy,
-    .destroy = ins_destroy,
+    .next_due = bt_collector_next_due,
+    .busy = bt_collector_busy,
+    .destroy = bt_collector_destroy,
 };
 
 void bt_cw_insights_cost(void *self, double *metrics_per_day)

@@ -76,6 +76,7 @@ int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
 
 #include "collectors/awsgroup.h"
 #include "collectors/paginate.h"
+#include "collectors/skeleton.h"
 #include "net/http.h"
 
 #define LIST_EVERY (6 * 3600)
@@ -140,8 +141,8 @@ enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEE
        SEEN_TIER = 32 };
 
 struct cw {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct cw_group *g;
     int ng;
     int nroutes;
@@ -163,10 +164,8 @@ struct cw {
     char (*err)[224];        /* per route: first failure of the running poll */
     int *group_of;           /* per route: group index, -1 none */
     int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
-    int64_t next;
     int64_t tick_now, tick_wall; /* the tick's clock and the wall clock then: events are
                                   * stamped tick_now + the time since (tests simulate it) */
-    bool started;            /* check mode: the one poll was started */
     unsigned long requests;
 };
 
