@@ -126,7 +126,8 @@ static double per_million(const cJSON *root)
                    : !strcasecmp(u, "1M tokens") ? 1.0
                    : !strcasecmp(u, "tokens") || !strcasecmp(u, "token") ? 1e6
                                                                          : NAN;
-    if (isnan(scale) || v * (1e6 / scale) / 1000.0 > PL_MAX_PRICE)
+    /* scale: units in a million tokens; the bound is per 1,000 */
+    if (isnan(scale) || v * scale / 1000.0 > PL_MAX_PRICE)
         return NAN;
     return v * scale;
 }
