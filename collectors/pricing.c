@@ -314,8 +314,10 @@ static void pr_write(struct pr *p)
     struct bt_buf body = {0};
     int n = bt_pricing_rows_text(&p->rows, date, &body);
     if (n == 0) {
-        pr_note(p, "Price List API: GetProducts listed no Bedrock token prices bedtop reads; "
-                   "prices from the table");
+        /* nothing bedtop reads (a Region without Bedrock prices): the table, as before */
+        if (p->ctx->verbose)
+            fprintf(stderr, "bedtop: Price List API: GetProducts listed no Bedrock token prices "
+                            "bedtop reads; prices from the table\n");
     } else if (!cache_path(path, sizeof path, true)) {
         pr_note(p, "Price List API: no cache directory (XDG_CACHE_HOME, HOME); prices from the table");
     } else {
