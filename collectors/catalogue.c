@@ -364,11 +364,5 @@ static void cat_tick(void *self, int64_t now)
     }
 }
 
-const struct bt_collector_ops bt_catalogue_collector = {
-    .name = "catalogue",
-    .create = cat_create,
-    .tick = cat_tick,
-    .next_due = bt_collector_next_due,
-    .busy = bt_collector_busy,
-    .destroy = bt_collector_destroy,
-};
+const struct bt_collector_ops bt_catalogue_collector =
+    BT_COLLECTOR_SKELETON("catalogue", cat_create, cat_tick);

@@ -663,14 +663,8 @@ static const struct bt_collector_kind cw_kind = {
     .free_group = cw_free_group, .free_self = cw_free,
 };
 
-const struct bt_collector_ops bt_cloudwatch_collector = {
-    .name = "cloudwatch",
-    .create = cw_create,
-    .tick = cw_tick,
-    .next_due = bt_collector_next_due,
-    .busy = bt_collector_busy,
-    .destroy = bt_collector_destroy,
-};
+const struct bt_collector_ops bt_cloudwatch_collector =
+    BT_COLLECTOR_SKELETON("cloudwatch", cw_create, cw_tick);
 
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {

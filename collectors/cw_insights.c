@@ -349,14 +349,8 @@ static void ins_tick(void *self, int64_t now)
     }
 }
 
-const struct bt_collector_ops bt_cw_insights_collector = {
-    .name = "cloudwatch-insights",
-    .create = ins_create,
-    .tick = ins_tick,
-    .next_due = bt_collector_next_due,
-    .busy = bt_collector_busy,
-    .destroy = bt_collector_destroy,
-};
+const struct bt_collector_ops bt_cw_insights_collector =
+    BT_COLLECTOR_SKELETON("cloudwatch-insights", ins_create, ins_tick);
 
 void bt_cw_insights_cost(void *self, double *metrics_per_day)
 {

@@ -473,11 +473,5 @@ static void pr_tick(void *self, int64_t now)
             bt_pages_start(&p->g[i].pages, &pr_pages, &p->g[i], PL_MAX_PAGES);
 }
 
-const struct bt_collector_ops bt_pricing_collector = {
-    .name = "pricing",
-    .create = pr_create,
-    .tick = pr_tick,
-    .next_due = bt_collector_next_due,
-    .busy = bt_collector_busy,
-    .destroy = bt_collector_destroy,
-};
+const struct bt_collector_ops bt_pricing_collector =
+    BT_COLLECTOR_SKELETON("pricing", pr_create, pr_tick);

@@ -505,14 +505,8 @@ static void sq_tick(void *self, int64_t now)
     }
 }
 
-const struct bt_collector_ops bt_quotas_collector = {
-    .name = "quotas",
-    .create = sq_create,
-    .tick = sq_tick,
-    .next_due = bt_collector_next_due,
-    .busy = bt_collector_busy,
-    .destroy = bt_collector_destroy,
-};
+const struct bt_collector_ops bt_quotas_collector =
+    BT_COLLECTOR_SKELETON("quotas", sq_create, sq_tick);
 
 unsigned long bt_quotas_requests(void *self)
 {

@@ -48,6 +48,14 @@ struct bt_collector_base {
     bool failed;                     /* the last round failed somewhere */
 };
 
+/* The collector's ops: its name, create and tick; the rest is the skeleton's. */
+#define BT_COLLECTOR_SKELETON(name_, create_, tick_)                                          \
+    {                                                                                         \
+        .name = (name_), .create = (create_), .tick = (tick_),                                \
+        .next_due = bt_collector_next_due, .busy = bt_collector_busy,                         \
+        .destroy = bt_collector_destroy,                                                      \
+    }
+
 /* The base of an instance: its kind, mode, the routes grouped and a group each (calloc'd,
  * at least one; each pointing at its bt_awsgroup, labelled). Returns the groups. */
 void *bt_collector_base_init(struct bt_collector_base *b, const struct bt_collector_kind *kind,
