@@ -119,7 +119,8 @@ static double per_million(const cJSON *root)
     char *end;
     errno = 0;
     double v = strtod(usd->valuestring, &end);
-    if (errno || end == usd->valuestring || *end || !isfinite(v) || v < 0)
+    /* 0 is no price bedtop can trust (a placeholder prices a route at nothing): unknown */
+    if (errno || end == usd->valuestring || *end || !isfinite(v) || v <= 0)
         return NAN;
     const char *u = unit->valuestring;
     double scale = !strcasecmp(u, "1K tokens") ? 1000.0

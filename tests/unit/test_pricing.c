@@ -72,6 +72,7 @@ int main(void)
         product(&p2, "Anthropic", "Claude Sonnet 4.5", "us-east-1", "USE1-Claude-Sonnet-4.5-ProvisionedThroughput", "Hours", "39.60");
         product(&p2, "Anthropic", "Claude Sonnet 4.5", "us-east-1", "USE1-x-input-tokens", "1K tokens", "-1");
         product(&p2, "Anthropic", "Claude Sonnet 4.5", "us-east-1", "USE1-x-input-tokens", "1K tokens", "NaN");
+        product(&p2, "Anthropic", "Claude Sonnet 4.5", "us-east-1", "USE1-x-input-tokens", "1K tokens", "0.0000000000");
         product(&p2, "Anthropic", "Claude Sonnet 4.5", "us-east-1", "USE1-x-input-tokens", "1K tokens", "1e300");
         product(&p2, "Anthropic", "Claude Sonnet 4.5", "US East 1", "USE1-x-input-tokens", "1K tokens", "0.1");
         product(&p2, "", "Claude Sonnet 4.5", "us-east-1", "USE1-x-input-tokens", "1K tokens", "0.1");
@@ -94,8 +95,8 @@ int main(void)
         NEAR(std ? std->cache_write : NAN, 4.125, 1e-9, "cache write, from page 2: 4.125 (the table's)");
         NEAR(batch ? batch->in : NAN, 1.65, 1e-9, "batch input 1.65 (the table's tier=batch in=1.65)");
         NEAR(batch ? batch->out : NAN, 8.25, 1e-9, "batch output, priced per 1M: 8.25");
-        OK(skipped == 7, "skipped: the hour price, a negative, NaN and absurd price, a bad Region, no "
-                         "provider, an item not a string (7)");
+        OK(skipped == 8, "skipped: the hour price, a negative, NaN, zero (unknown, never 0) and absurd "
+                         "price, a bad Region, no provider, an item not a string (8)");
         OK(l.n == 2, "two rows: in-Region standard and batch");
         struct bt_buf text = {0};
         OK(bt_pricing_rows_text(&l, "2026-12-02", &text) == 2, "both written");
