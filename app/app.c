@@ -19,6 +19,7 @@
 #include "collectors/demo.h"
 #include "net/http.h"
 #include "net/loop.h"
+#include "collectors/pricing.h"
 #include "collectors/promsource.h"
 #include "collectors/quotas.h"
 #include "core/recording.h"
@@ -130,6 +131,7 @@ int64_t app_poll_once(struct app *a, int64_t start, int *sig)
 static const struct bt_collector_ops *const live_collectors[] = {
     &bt_cloudwatch_collector, &bt_quotas_collector, &bt_admission_collector,
     &bt_cw_insights_collector, &bt_catalogue_collector,
+    &bt_pricing_collector,
 };
 static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
 /* --source prometheus+http://...: bedtop's own series, no AWS request */

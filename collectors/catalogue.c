@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/infprofile.h"
+#include "collectors/paginate.h"
+#include "collectors/skeleton.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 #include "net/http.h"
@@ -100,8 +103,7 @@ struct cat_group {
     char label[96];          /* "bedrock us-east-1" */
     bool running;
     int step;                /* 0: ListInferenceProfiles, 1: ListFoundationModels */
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* the step's pages (ListFoundationModels has one) */
     struct cat_profile *p;
     int np, capp;
     struct bt_fmodel *m;
@@ -110,16 +112,12 @@ struct cat_group {
 };
 
 struct cat {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct cat_group *g;
     int ng;
-    int64_t next;
-    bool started;
     char (*said)[2][224 + 16]; /* per route and setting: the last finding said */
 };
-
-static void cat_submit(struct cat_group *g);
 
 static void on_profile(void *arg, const char *profile_id)
 {
@@ -230,24 +228,40 @@ static void finish(struct cat_group *g)
     }
 }
 
+static void cat_step(struct cat_group *g);
+
+static const char *cat_op(const struct cat_group *g)
+{
+    return g->step == 0 ? "ListInferenceProfiles" : "ListFoundationModels";
+}
+
 static void next_step(struct cat_group *g)
 {
-    free(g->token);
-    g->token = NULL;
-    g->pages = 0;
     if (++g->step > 1) {
         finish(g);
         return;
     }
-    cat_submit(g);
+    cat_step(g);
 }
 
-static void cat_done(void *arg, const struct bt_http_resp *resp)
+static bool cat_page(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                     size_t errlen)
 {
     struct cat_group *g = arg;
-    const char *op = g->step == 0 ? "ListInferenceProfiles" : "ListFoundationModels";
-    char why[200], err[160];
-    if (resp->status != 200) {
+    return g->step == 0 ? bt_infprofile_parse_list(resp->body, resp->body_len, on_profile, g, next,
+                                                   err, errlen)
+                        : bt_fmodels_parse(resp->body, resp->body_len, on_fmodel, g, err, errlen);
+}
+
+/* A step that could not be read says why (the settings it feeds become unknown); one
+ * that pages past its bound keeps what its pages listed. */
+static void cat_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                    const char *err)
+{
+    struct cat_group *g = arg;
+    const char *op = cat_op(g);
+    char why[200];
+    if (how == BT_PAGES_HTTP) {
         bt_awsgroup_describe(resp, why, sizeof why);
         snprintf(g->why[g->step], sizeof g->why[0], "%s refused or failed (%.120s)%s", op, why,
                  resp->kind == BT_ERR_ACCESS ? g->step == 0 ? "; allow bedrock:ListInferenceProfiles"
@@ -255,53 +269,66 @@ static void cat_done(void *arg, const struct bt_http_resp *resp)
                                              : "");
         if (g->c->ctx->verbose)
             fprintf(stderr, "bedtop: %s %s: %s\n", g->label, op, why);
-        next_step(g);
-        return;
-    }
-    char *token = NULL;
-    bool ok = g->step == 0 ? bt_infprofile_parse_list(resp->body, resp->body_len, on_profile, g, &token,
-                                                      err, sizeof err)
-                           : bt_fmodels_parse(resp->body, resp->body_len, on_fmodel, g, err, sizeof err);
-    if (!ok) {
+    } else if (how == BT_PAGES_PARSE) {
         snprintf(g->why[g->step], sizeof g->why[0], "%s: %.160s", op, err);
-        free(token);
-        next_step(g);
-        return;
     }
-    if (!token || ++g->pages >= MAX_CAT_PAGES || (g->token && !strcmp(g->token, token))) {
-        free(token);
-        next_step(g);
-        return;
-    }
-    free(g->token);
-    g->token = token;
-    cat_submit(g);
+    next_step(g);
 }
 
-static void cat_submit(struct cat_group *g)
+static void cat_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct cat_group *g = arg;
     struct cat *c = g->c;
     char url[8192], label[160];
     if (g->step == 0) {
         char tok[6400] = ""; /* a 2,048-byte token, every byte encoded */
-        if (g->token)
-            bt_infprofile_encode(g->token, tok, sizeof tok);
+        if (token)
+            bt_infprofile_encode(token, tok, sizeof tok);
         snprintf(url, sizeof url, "%s/inference-profiles?maxResults=100%s%s&type=SYSTEM_DEFINED",
                  g->ag->url, tok[0] ? "&nextToken=" : "", tok);
     } else {
         snprintf(url, sizeof url, "%s/foundation-models", g->ag->url);
     }
-    snprintf(label, sizeof label, "%s %s", g->label, g->step == 0 ? "ListInferenceProfiles" : "ListFoundationModels");
+    snprintf(label, sizeof label, "%s %s", g->label, cat_op(g));
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
         .method = "GET", .url = url, .service = "bedrock", .region = g->ag->region,
-        .creds = &c->ag.prov[g->ag->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
+        .creds = &c->b.ag.prov[g->ag->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
     };
-    if (bt_http_submit(c->ctx->http, &req, cat_done, g) < 0) {
+    if (bt_http_submit(c->ctx->http, &req, done, done_arg) < 0) {
         snprintf(g->why[g->step], sizeof g->why[0], "%.160s: the request could not be sent", label);
+        bt_pages_free(&g->pages);
         next_step(g);
     }
 }
+
+static const struct bt_pages_ops cat_pages = {cat_submit, cat_page, cat_end};
+
+/* The step's call, from its first page */
+static void cat_step(struct cat_group *g)
+{
+    bt_pages_start(&g->pages, &cat_pages, g, MAX_CAT_PAGES);
+}
+
+static void cat_free_group(void *group)
+{
+    struct cat_group *g = group;
+    bt_pages_free(&g->pages);
+    free(g->p);
+    free(g->m);
+}
+
+static void cat_free(void *self)
+{
+    struct cat *c = self;
+    free(c->said);
+}
+
+static const struct bt_collector_kind cat_kind = {
+    .service = "bedrock", .label = "bedrock",
+    BT_COLLECTOR_GROUPS(struct cat_group, ag, label, running),
+    .free_group = cat_free_group, .free_self = cat_free,
+};
 
 static void *cat_create(struct bt_ctx *ctx)
 {
@@ -310,26 +337,21 @@ static void *cat_create(struct bt_ctx *ctx)
         return NULL;
     struct cat *c = bt_xcalloc(1, sizeof *c);
     c->ctx = ctx;
-    bt_awsgroups_build(&c->ag, ctx, "bedrock", false);
-    c->ng = c->ag.n;
-    c->g = bt_xcalloc((size_t)(c->ng ? c->ng : 1), sizeof *c->g);
+    c->g = bt_collector_base_init(&c->b, &cat_kind, ctx);
+    c->ng = c->b.ngroups;
     c->said = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *c->said);
-    for (int i = 0; i < c->ng; i++) {
+    for (int i = 0; i < c->ng; i++)
         c->g[i].c = c;
-        c->g[i].ag = &c->ag.g[i];
-        snprintf(c->g[i].label, sizeof c->g[i].label, "bedrock %s",
-                 c->ag.g[i].region[0] ? c->ag.g[i].region : "(no region)");
-    }
     return c;
 }
 
 static void cat_tick(void *self, int64_t now)
 {
     struct cat *c = self;
-    if ((c->ctx->mode == BT_MODE_ONCE && c->started) || now < c->next)
+    if ((c->ctx->mode == BT_MODE_ONCE && c->b.started) || now < c->b.next)
         return;
-    c->started = true;
-    c->next = now + BT_CATALOGUE_EVERY;
+    c->b.started = true;
+    c->b.next = now + BT_CATALOGUE_EVERY;
     for (int i = 0; i < c->ng; i++) {
         struct cat_group *g = &c->g[i];
         if (g->running || !g->ag->url[0] || g->ag->nroutes == 0)
@@ -337,48 +359,10 @@ static void cat_tick(void *self, int64_t now)
         g->running = true;
         g->step = 0;
         g->np = g->nm = 0;
-        g->pages = 0;
         g->why[0][0] = g->why[1][0] = '\0';
-        cat_submit(g);
+        cat_step(g);
     }
 }
 
-static int64_t cat_next_due(void *self)
-{
-    struct cat *c = self;
-    return c->ctx->mode == BT_MODE_ONCE && c->started ? INT64_MAX : c->next;
-}
-
-static bool cat_busy(void *self)
-{
-    struct cat *c = self;
-    for (int i = 0; i < c->ng; i++)
-        if (c->g[i].running)
-            return true;
-    return false;
-}
-
-static void cat_destroy(void *self)
-{
-    struct cat *c = self;
-    if (!c)
-        return;
-    for (int i = 0; i < c->ng; i++) {
-        free(c->g[i].token);
-        free(c->g[i].p);
-        free(c->g[i].m);
-    }
-    free(c->g);
-    free(c->said);
-    bt_awsgroups_free(&c->ag);
-    free(c);
-}
-
-const struct bt_collector_ops bt_catalogue_collector = {
-    .name = "catalogue",
-    .create = cat_create,
-    .tick = cat_tick,
-    .next_due = cat_next_due,
-    .busy = cat_busy,
-    .destroy = cat_destroy,
-};
+const struct bt_collector_ops bt_catalogue_collector =
+    BT_COLLECTOR_SKELETON("catalogue", cat_create, cat_tick);

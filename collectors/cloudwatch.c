@@ -76,7 +76,7 @@ void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt
 {
     struct cw *cw = g->cw;
     cw->requests++;
-    bt_awsgroup_submit(&cw->ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE, g->label,
+    bt_awsgroup_submit(&cw->b.ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE, g->label,
                        op, body, cb, arg);
 }
 
@@ -139,7 +139,7 @@ static void finish_poll(struct cw_group *g)
             cw->minute_at[r] = g->poll_now;
             cw_event(cw, r, BT_EV_OK, NULL);
             /* who it polled as (never a key), a setting event when it changes */
-            const char *who = cw->ag.prov[g->ag->provider].p.creds.source;
+            const char *who = cw->b.ag.prov[g->ag->provider].p.creds.source;
             if (cw->ctx->store && strcmp(cw->ctx->cfg->routes[r].identity, who) != 0) {
                 struct bt_event ev = {.t = cw_clock(cw), .type = BT_EV_SETTING, .route = r,
                                       .source = BT_SRC_CLOUDWATCH, .setting = BT_SET_IDENTITY};
@@ -153,8 +153,6 @@ static void finish_poll(struct cw_group *g)
 
 static void chunk_done(struct cw_chunk *c)
 {
-    free(c->token);
-    c->token = NULL;
     if (--c->g->outstanding == 0)
         finish_poll(c->g);
 }
@@ -253,8 +251,6 @@ static void on_message(void *arg, const char *code, const char *value)
     }
 }
 
-static void submit_page(struct cw_chunk *c);
-
 /* A day-sum request answered whole: each query's hourly datapoints from midnight to
  * the request's end, summed, is the day's figure through it, stored at the last
  * minute it covers (core adds the minutes after it: bt_store_day_sum). */
@@ -275,58 +271,61 @@ static void day_sums_done(struct cw_chunk *c)
     }
 }
 
-static void page_done(void *arg, const struct bt_http_resp *resp)
+/* One GetMetricData page: its datapoints, statuses and messages into the chunk. */
+static bool page_read(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                      size_t errlen)
 {
     struct cw_chunk *c = arg;
-    char why[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
-        chunk_fail(c, why);
-        return;
-    }
     struct bt_cw_sink sink = {on_sample, on_status, on_message, c};
     c->id_at = NULL; /* this page's strings are new: an old pointer may come again */
-    char *token = NULL;
-    char err[160];
-    if (!bt_cloudwatch_parse_page(resp->body, resp->body_len, &sink, &token, err, sizeof err)) {
-        snprintf(why, sizeof why, "GetMetricData: %s (%s)", err, resp->url ? resp->url : "");
-        chunk_fail(c, why);
-        return;
-    }
-    if (!token) {
+    return bt_cloudwatch_parse_page(resp->body, resp->body_len, &sink, next, err, errlen);
+}
+
+static void page_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                     const char *err)
+{
+    struct cw_chunk *c = arg;
+    char why[224] = "";
+    switch (how) {
+    case BT_PAGES_DONE:
         day_sums_done(c);
         chunk_done(c);
         return;
-    }
-    if (++c->pages >= MAX_PAGES || (c->token && strcmp(c->token, token) == 0)) {
-        free(token);
+    case BT_PAGES_RUNAWAY:
         chunk_fail(c, "GetMetricData pagination does not end (NextToken repeats)");
         return;
+    case BT_PAGES_HTTP:
+        bt_awsgroup_describe(resp, why, sizeof why);
+        break;
+    case BT_PAGES_PARSE:
+        snprintf(why, sizeof why, "GetMetricData: %s (%s)", err, resp->url ? resp->url : "");
+        break;
     }
-    free(c->token);
-    c->token = token;
-    submit_page(c);
+    chunk_fail(c, why);
 }
 
-static void submit_page(struct cw_chunk *c)
+static void page_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct cw_chunk *c = arg;
     struct cw_group *g = c->g;
     struct bt_buf body = {0};
     bt_cloudwatch_request_json(&body, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
-                               c->start, c->end, c->token);
+                               c->start, c->end, token);
     /* billed per metric requested: a summed figure costs each series it sums */
     unsigned metrics = 0;
     for (int w = c->first; w < c->first + c->count; w++)
         metrics += cw_billed(&g->wq[w]);
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
-    cw_submit(g, "GetMetricData", &body, page_done, c);
+    cw_submit(g, "GetMetricData", &body, done, done_arg);
     bt_buf_free(&body);
 }
+
+static const struct bt_pages_ops page_ops = {page_submit, page_read, page_end};
 
 static void free_chunks(struct cw_group *g)
 {
     for (int k = 0; g->chunks && k < g->nchunks; k++) {
-        free(g->chunks[k].token);
+        bt_pages_free(&g->chunks[k].pages);
         free(g->chunks[k].daysum);
         free(g->chunks[k].dayhas);
     }
@@ -463,8 +462,10 @@ void cw_start_poll(struct cw_group *g, int64_t now)
     }
     g->polling = true;
     g->outstanding = g->nchunks;
-    for (int k = 0; k < g->nchunks; k++)
-        submit_page(&g->chunks[k]);
+    for (int k = 0; k < g->nchunks; k++) {
+        struct cw_chunk *c = &g->chunks[k];
+        bt_pages_start(&c->pages, &page_ops, c, MAX_PAGES);
+    }
 }
 
 /* --- the interface --- */
@@ -479,6 +480,8 @@ static int64_t next_poll(const struct cw *cw, int64_t now)
     return t > now ? t : now + iv;
 }
 
+static const struct bt_collector_kind cw_kind;
+
 static void *cw_create(struct bt_ctx *ctx)
 {
     if (!ctx->http || ctx->cfg->nroutes == 0)
@@ -486,7 +489,6 @@ static void *cw_create(struct bt_ctx *ctx)
     struct cw *cw = bt_xcalloc(1, sizeof *cw);
     cw->ctx = ctx;
     cw->nroutes = ctx->cfg->nroutes;
-    bt_awsgroups_build(&cw->ag, ctx, "monitoring", false);
     cw->settled = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled);
     cw->settled_detail = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_detail);
     cw->settled_throttle = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_throttle);
@@ -509,13 +511,11 @@ static void *cw_create(struct bt_ctx *ctx)
     cw->group_of = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->group_of);
     for (int r = 0; r < cw->nroutes; r++)
         cw->group_of[r] = -1;
-    cw->ng = cw->ag.n;
-    cw->g = bt_xcalloc((size_t)(cw->ng ? cw->ng : 1), sizeof *cw->g);
+    cw->g = bt_collector_base_init(&cw->b, &cw_kind, ctx);
+    cw->ng = cw->b.ngroups;
     for (int i = 0; i < cw->ng; i++) {
         struct cw_group *g = &cw->g[i];
         g->cw = cw;
-        g->ag = &cw->ag.g[i];
-        snprintf(g->label, sizeof g->label, "cloudwatch %s", g->ag->region[0] ? g->ag->region : "(no region)");
         for (int k = 0; k < g->ag->nroutes; k++) {
             cw->group_of[g->ag->routes[k]] = i;
             g->has_mantle = g->has_mantle || ctx->cfg->routes[g->ag->routes[k]].endpoint == BT_EP_MANTLE;
@@ -555,9 +555,9 @@ static void cadence_update(struct cw *cw, int64_t now)
 static void cw_tick(void *self, int64_t now)
 {
     struct cw *cw = self;
-    if (cw->ctx->mode == BT_MODE_ONCE && cw->started)
+    if (cw->ctx->mode == BT_MODE_ONCE && cw->b.started)
         return;
-    cw->started = true;
+    cw->b.started = true;
     cw->tick_now = now;
     cw->tick_wall = (int64_t)time(NULL);
     cadence_update(cw, now);
@@ -611,43 +611,32 @@ static void cw_tick(void *self, int64_t now)
             cw_start_poll(g, now);
         }
     }
-    cw->next = next_poll(cw, now);
+    cw->b.next = next_poll(cw, now);
 }
 
-static int64_t cw_next_due(void *self)
-{
-    struct cw *cw = self;
-    if (cw->ctx->mode == BT_MODE_ONCE)
-        return cw->started ? INT64_MAX : 0;
-    return cw->next;
-}
-
+/* a group's poll or listing is out */
 static bool cw_busy(void *self)
 {
     struct cw *cw = self;
-    if (cw->ctx->mode == BT_MODE_ONCE && !cw->started)
-        return true;
     for (int i = 0; i < cw->ng; i++)
         if (cw->g[i].polling || cw->g[i].listing)
             return true;
     return false;
 }
 
-static void cw_destroy(void *self)
+static void cw_free_group(void *group)
+{
+    struct cw_group *g = group;
+    free_chunks(g);
+    free(g->q);
+    cw_free_queries(g);
+    bt_pages_free(&g->list);
+    cw_list_free(g);
+}
+
+static void cw_free(void *self)
 {
     struct cw *cw = self;
-    if (!cw)
-        return;
-    for (int i = 0; i < cw->ng; i++) {
-        struct cw_group *g = &cw->g[i];
-        free_chunks(g);
-        free(g->q);
-        cw_free_queries(g);
-        free(g->list_token);
-        cw_list_free(g);
-    }
-    free(cw->g);
-    bt_awsgroups_free(&cw->ag);
     free(cw->settled);
     free(cw->settled_detail);
     free(cw->settled_throttle);
@@ -667,17 +656,16 @@ static void cw_destroy(void *self)
     free(cw->nodata);
     free(cw->err);
     free(cw->group_of);
-    free(cw);
 }
 
-const struct bt_collector_ops bt_cloudwatch_collector = {
-    .name = "cloudwatch",
-    .create = cw_create,
-    .tick = cw_tick,
-    .next_due = cw_next_due,
-    .busy = cw_busy,
-    .destroy = cw_destroy,
+static const struct bt_collector_kind cw_kind = {
+    .service = "monitoring", .label = "cloudwatch",
+    BT_COLLECTOR_GROUPS(struct cw_group, ag, label, polling), .busy = cw_busy,
+    .free_group = cw_free_group, .free_self = cw_free,
 };
+
+const struct bt_collector_ops bt_cloudwatch_collector =
+    BT_COLLECTOR_SKELETON("cloudwatch", cw_create, cw_tick);
 
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {

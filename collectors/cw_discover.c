@@ -14,6 +14,7 @@
 #include "collectors/awsgroup.h"
 #include "collectors/cw_int.h"
 #include "collectors/infprofile.h"
+#include "collectors/paginate.h"
 #include "net/http.h"
 #include "net/loop.h"
 
@@ -33,8 +34,7 @@ struct discover {
     char region[32];
     char url[512];
     int step;
-    char *token;
-    int pages;
+    struct bt_pages pages;    /* the step's ListMetrics pages */
     bool failed;
     enum bt_errkind kind;     /* what kind of failure err is */
     char err[1536];           /* whole: a credentials message lists every source tried */
@@ -68,31 +68,35 @@ static void on_listed(void *arg, const struct bt_cw_listed *l)
         m->legacy = true;
 }
 
-static void discover_submit(struct discover *d);
+static void discover_step(struct discover *d);
 
 static void next_step(struct discover *d)
 {
-    free(d->token);
-    d->token = NULL;
-    d->pages = 0;
     d->step++;
     if (d->step < STEP_DONE)
-        discover_submit(d);
+        discover_step(d);
 }
-
-static void discover_done(void *arg, const struct bt_http_resp *resp);
 
 static bool discover_finished(void *arg)
 {
     return ((const struct discover *)arg)->step >= STEP_DONE;
 }
 
-static void discover_done(void *arg, const struct bt_http_resp *resp)
+static bool discover_page(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                          size_t errlen)
+{
+    return bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_listed, arg, next, err,
+                                         errlen);
+}
+
+/* A listing that pages past its bound keeps the models its pages named. */
+static void discover_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                         const char *err)
 {
     struct discover *d = arg;
     const char *op = "ListMetrics";
-    char why[1280], err[160];
-    if (resp->status != 200) {
+    char why[1280];
+    if (how == BT_PAGES_HTTP) {
         bt_awsgroup_describe(resp, why, sizeof why);
         snprintf(d->err, sizeof d->err, "route discovery (%s %s%s): %s", op,
                  d->step == STEP_MANTLE ? "AWS/BedrockMantle " : "", d->region, why);
@@ -101,10 +105,7 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         d->step = STEP_DONE;
         return;
     }
-    char *token = NULL;
-    bool ok = bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_listed, d, &token, err,
-                                            sizeof err);
-    if (!ok) {
+    if (how == BT_PAGES_PARSE) {
         snprintf(d->err, sizeof d->err, "route discovery (%s %s): %s (%s)", op, d->region, err,
                  resp->url ? resp->url : "");
         d->kind = BT_ERR_PARSE;
@@ -112,24 +113,18 @@ static void discover_done(void *arg, const struct bt_http_resp *resp)
         d->step = STEP_DONE;
         return;
     }
-    if (!token || ++d->pages >= MAX_PAGES || (d->token && strcmp(d->token, token) == 0)) {
-        free(token);
-        next_step(d);
-        return;
-    }
-    free(d->token);
-    d->token = token;
-    discover_submit(d);
+    next_step(d);
 }
 
-static void discover_submit(struct discover *d)
+static void discover_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct discover *d = arg;
     char label[96];
     struct bt_buf body = {0};
     const char *acct = d->ctx->cfg->account;
     bool mantle = d->step == STEP_MANTLE;
     bt_cloudwatch_list_json_ns(&body, mantle ? NS_MANTLE : NS_RUNTIME, mantle ? "Model" : "ModelId",
-                               d->token, acct[0] != '\0', acct);
+                               token, acct[0] != '\0', acct);
     snprintf(label, sizeof label, "cloudwatch %s ListMetrics", d->region);
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
@@ -138,8 +133,15 @@ static void discover_submit(struct discover *d)
         .body = body.buf ? body.buf : "", .body_len = body.len, .label = label,
         .timeout = bt_awsgroup_timeout(),
     };
-    bt_http_submit(d->http, &req, discover_done, d);
+    bt_http_submit(d->http, &req, done, done_arg);
     bt_buf_free(&body);
+}
+
+static const struct bt_pages_ops discover_pages = {discover_submit, discover_page, discover_end};
+
+static void discover_step(struct discover *d)
+{
+    bt_pages_start(&d->pages, &discover_pages, d, MAX_PAGES);
 }
 
 /* An application profile listed under its ARN and under its bare ID: one route (its
@@ -218,7 +220,7 @@ struct bt_cw_discovery *bt_cloudwatch_discover_start(struct bt_ctx *ctx, struct 
     }
     d->step = STEP_RUNTIME;
     d->models = bt_xcalloc(MAX_DISCOVER, sizeof *d->models);
-    discover_submit(d);
+    discover_step(d);
     return h;
 }
 
@@ -233,7 +235,7 @@ int bt_cloudwatch_discover_finish(struct bt_cw_discovery *h, struct bt_config *c
     struct discover *d = &h->d;
     *kind = BT_ERR_NONE;
     if (d->step < STEP_DONE)
-        bt_http_cancel(d->http, discover_done, d); /* given up: no callback reaches d */
+        bt_http_cancel(d->http, bt_pages_answer, &d->pages); /* given up: no callback reaches d */
     int added = -1;
     if (d->step < STEP_DONE) {
         snprintf(err, errlen, "route discovery (ListMetrics %s): no answer", d->region);
@@ -250,7 +252,7 @@ int bt_cloudwatch_discover_finish(struct bt_cw_discovery *h, struct bt_config *c
             added++;
         }
     }
-    free(d->token);
+    bt_pages_free(&d->pages);
     free(d->models);
     bt_awsgroup_provider_free(&d->prov);
     free(h);

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "collectors/awsgroup.h"
 #include "collectors/cw_int.h"
 #include "collectors/infprofile.h"
+#include "collectors/skeleton.h"
 #include "core/headroom.h"
 #include "core/sanitize.h"
 
@@ -110,8 +112,7 @@ struct ins_group {
     bool running;
     enum bt_insights_metric k; /* the query out */
     bool ok[BT_INS_N];
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* the query's pages */
     int64_t start, end;
     struct ins_model *m;
     int nm, cap;
@@ -122,16 +123,12 @@ struct ins_group {
 };
 
 struct ins {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct ins_group *g;
     int ng;
-    int64_t next;
-    bool started;
     char (*said)[224];       /* per route: the last UNSEEN_CALLERS text said */
 };
-
-static void ins_submit(struct ins_group *g);
 
 static void on_series(void *arg, const char *model_id, double sum, int n)
 {
@@ -248,58 +245,85 @@ static void finish(struct ins_group *g)
     free(named);
 }
 
-static void ins_done(void *arg, const struct bt_http_resp *resp)
+static bool ins_page(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                     size_t errlen)
+{
+    struct ins_group *g = arg;
+    int series = 0;
+    if (!bt_insights_parse_page(resp->body, resp->body_len, on_series, g, &series, next, err,
+                                errlen))
+        return false;
+    /* a query is billed by the metrics it reads: at least the series it returned */
+    bt_api_cost_metrics(g->in->ctx->api_cost, (int64_t)time(NULL), (unsigned)series);
+    g->series[g->k] += series;
+    return true;
+}
+
+static void ins_query(struct ins_group *g);
+
+/* A query that pages past its bound keeps what its pages read. */
+static void ins_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                    const char *err)
 {
     struct ins_group *g = arg;
     struct ins *in = g->in;
     char why[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
+    if (how == BT_PAGES_HTTP || how == BT_PAGES_PARSE) {
+        if (how == BT_PAGES_HTTP)
+            bt_awsgroup_describe(resp, why, sizeof why);
         if (in->ctx->verbose)
-            fprintf(stderr, "bedtop: %s: %s\n", g->label, why);
+            fprintf(stderr, "bedtop: %s: %s\n", g->label, how == BT_PAGES_HTTP ? why : err);
         g->ok[g->k] = false;
     } else {
-        char *token = NULL;
-        int series = 0;
-        if (!bt_insights_parse_page(resp->body, resp->body_len, on_series, g, &series, &token,
-                                    why, sizeof why)) {
-            if (in->ctx->verbose)
-                fprintf(stderr, "bedtop: %s: %s\n", g->label, why);
-            g->ok[g->k] = false;
-        } else {
-            /* a query is billed by the metrics it reads: at least the series it returned */
-            bt_api_cost_metrics(in->ctx->api_cost, (int64_t)time(NULL), (unsigned)series);
-            g->series[g->k] += series;
-            free(g->token);
-            g->token = token;
-            if (token && ++g->pages < MAX_INS_PAGES) {
-                ins_submit(g);
-                return;
-            }
-            g->ok[g->k] = true;
-            g->billed[g->k] = g->series[g->k];
-            g->answered[g->k] = true;
-        }
+        g->ok[g->k] = true;
+        g->billed[g->k] = g->series[g->k];
+        g->answered[g->k] = true;
     }
-    free(g->token);
-    g->token = NULL;
-    g->pages = 0;
     if (g->k + 1 < BT_INS_N) {
         g->k = (enum bt_insights_metric)(g->k + 1);
-        ins_submit(g);
+        ins_query(g);
         return;
     }
     finish(g);
 }
 
-static void ins_submit(struct ins_group *g)
+static void ins_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct ins_group *g = arg;
     struct bt_buf body = {0};
-    bt_insights_request_json(&body, g->k, g->start, g->end, g->token);
-    bt_awsgroup_submit(&g->in->ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
-                       g->label, "GetMetricData", &body, ins_done, g);
+    bt_insights_request_json(&body, g->k, g->start, g->end, token);
+    bt_awsgroup_submit(&g->in->b.ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
+                       g->label, "GetMetricData", &body, done, done_arg);
     bt_buf_free(&body);
 }
+
+static const struct bt_pages_ops ins_pages = {ins_submit, ins_page, ins_end};
+
+/* The query of metric g->k, from its first page */
+static void ins_query(struct ins_group *g)
+{
+    bt_pages_start(&g->pages, &ins_pages, g, MAX_INS_PAGES);
+}
+
+static void ins_free_group(void *group)
+{
+    struct ins_group *g = group;
+    bt_pages_free(&g->pages);
+    free(g->m);
+    bt_strmap_free(&g->by_id);
+}
+
+static void ins_free(void *self)
+{
+    struct ins *in = self;
+    free(in->said);
+}
+
+static const struct bt_collector_kind ins_kind = {
+    .service = "monitoring", .runtime_only = true, .label = "cloudwatch insights",
+    BT_COLLECTOR_GROUPS(struct ins_group, ag, label, running),
+    .free_group = ins_free_group, .free_self = ins_free,
+};
 
 static void *ins_create(struct bt_ctx *ctx)
 {
@@ -310,26 +334,21 @@ static void *ins_create(struct bt_ctx *ctx)
         return NULL;
     struct ins *in = bt_xcalloc(1, sizeof *in);
     in->ctx = ctx;
-    bt_awsgroups_build(&in->ag, ctx, "monitoring", true);
-    in->ng = in->ag.n;
-    in->g = bt_xcalloc((size_t)(in->ng ? in->ng : 1), sizeof *in->g);
+    in->g = bt_collector_base_init(&in->b, &ins_kind, ctx);
+    in->ng = in->b.ngroups;
     in->said = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *in->said);
-    for (int i = 0; i < in->ng; i++) {
+    for (int i = 0; i < in->ng; i++)
         in->g[i].in = in;
-        in->g[i].ag = &in->ag.g[i];
-        snprintf(in->g[i].label, sizeof in->g[i].label, "cloudwatch insights %s",
-                 in->ag.g[i].region[0] ? in->ag.g[i].region : "(no region)");
-    }
     return in;
 }
 
 static void ins_tick(void *self, int64_t now)
 {
     struct ins *in = self;
-    if ((in->ctx->mode == BT_MODE_ONCE && in->started) || now < in->next)
+    if ((in->ctx->mode == BT_MODE_ONCE && in->b.started) || now < in->b.next)
         return;
-    in->started = true;
-    in->next = now + BT_INSIGHTS_EVERY;
+    in->b.started = true;
+    in->b.next = now + BT_INSIGHTS_EVERY;
     int64_t end = bt_minute_floor(now - BT_INSIGHTS_LAG);
     for (int i = 0; i < in->ng; i++) {
         struct ins_group *g = &in->g[i];
@@ -340,52 +359,14 @@ static void ins_tick(void *self, int64_t now)
         g->ok[0] = g->ok[1] = false;
         g->series[0] = g->series[1] = 0;
         g->nm = 0;
-        g->pages = 0;
         g->start = end - BT_INSIGHTS_WINDOW;
         g->end = end;
-        ins_submit(g);
+        ins_query(g);
     }
 }
 
-static int64_t ins_next_due(void *self)
-{
-    struct ins *in = self;
-    return in->ctx->mode == BT_MODE_ONCE && in->started ? INT64_MAX : in->next;
-}
-
-static bool ins_busy(void *self)
-{
-    struct ins *in = self;
-    for (int i = 0; i < in->ng; i++)
-        if (in->g[i].running)
-            return true;
-    return false;
-}
-
-static void ins_destroy(void *self)
-{
-    struct ins *in = self;
-    if (!in)
-        return;
-    for (int i = 0; i < in->ng; i++) {
-        free(in->g[i].token);
-        free(in->g[i].m);
-        bt_strmap_free(&in->g[i].by_id);
-    }
-    free(in->g);
-    free(in->said);
-    bt_awsgroups_free(&in->ag);
-    free(in);
-}
-
-const struct bt_collector_ops bt_cw_insights_collector = {
-    .name = "cloudwatch-insights",
-    .create = ins_create,
-    .tick = ins_tick,
-    .next_due = ins_next_due,
-    .busy = ins_busy,
-    .destroy = ins_destroy,
-};
+const struct bt_collector_ops bt_cw_insights_collector =
+    BT_COLLECTOR_SKELETON("cloudwatch-insights", ins_create, ins_tick);
 
 void bt_cw_insights_cost(void *self, double *metrics_per_day)
 {

@@ -76,6 +76,8 @@ int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
 
 #include "core/strmap.h"
 #include "collectors/awsgroup.h"
+#include "collectors/paginate.h"
+#include "collectors/skeleton.h"
 #include "net/http.h"
 
 #define LIST_EVERY (6 * 3600)
@@ -91,8 +93,7 @@ struct cw_chunk {
     struct cw_group *g;
     int first, count;        /* wire queries [first, first + count) of the group's poll */
     int64_t start, end;      /* the request's StartTime and EndTime */
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* its GetMetricData pages */
     double *daysum;          /* day sums: the hourly datapoints of wire first + i, summed */
     const char *id_at;       /* the page's last result Id seen, and its wire query */
     int id_w, id_s;
@@ -130,8 +131,7 @@ struct cw_group {
     bool polling, listing, listed;
     int64_t listed_at;
     int64_t poll_now, poll_end;
-    char *list_token;
-    int list_pages;
+    struct bt_pages list;    /* the ListMetrics pages */
     int list_phase;          /* 0: AWS/Bedrock (ModelId), 1: AWS/BedrockMantle (Model) */
     bool list_ok[2];
     bool has_mantle;         /* a mantle route is in the group */
@@ -149,8 +149,8 @@ enum { SEEN_READ = 1, SEEN_READ_ALT = 2, SEEN_WRITE = 4, SEEN_WRITE_ALT = 8, SEE
        SEEN_TIER = 32 };
 
 struct cw {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct cw_group *g;
     int ng;
     int nroutes;
@@ -172,10 +172,8 @@ struct cw {
     char (*err)[224];        /* per route: first failure of the running poll */
     int *group_of;           /* per route: group index, -1 none */
     int *wire_of;            /* per (route, signal, alt) of a sent Id: its wire index */
-    int64_t next;
     int64_t tick_now, tick_wall; /* the tick's clock and the wall clock then: events are
                                   * stamped tick_now + the time since (tests simulate it) */
-    bool started;            /* check mode: the one poll was started */
     unsigned long requests;
 };
 

@@ -113,8 +113,6 @@ static bool tier_only(const struct cw *cw)
 static void list_finish(struct cw_group *g)
 {
     struct cw *cw = g->cw;
-    free(g->list_token);
-    g->list_token = NULL;
     g->listing = false;
     g->listed = true;
     bool ok = g->list_ok[0] || cw->ctx->mode == BT_MODE_ONCE;
@@ -160,64 +158,56 @@ void cw_apply_seen(struct cw *cw, int r)
         cw_sets_tier_pair(&cw->sets[r]);
 }
 
-static void submit_list(struct cw_group *g);
+static void list_start(struct cw_group *g);
 
 /* The phase is over (ok or not): the mantle listing next, if the group needs it. */
 static void phase_end(struct cw_group *g, bool ok)
 {
     g->list_ok[g->list_phase] = ok;
     if (g->list_phase == 0 && g->has_mantle) {
-        free(g->list_token);
-        g->list_token = NULL;
-        g->list_pages = 0;
         g->list_phase = 1;
         for (int i = 0; i < g->ag->nroutes; i++)
             cw_sets_reset_mantle(&g->cw->listing[g->ag->routes[i]]);
-        submit_list(g);
+        list_start(g);
         return;
     }
     list_finish(g);
 }
 
-static void list_done(void *arg, const struct bt_http_resp *resp)
+static bool list_read(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                      size_t errlen)
+{
+    struct cw_group *g = arg;
+    return g->list_phase == 0
+               ? bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_metric, g, next,
+                                               err, errlen)
+               : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_mantle_metric, g,
+                                               next, err, errlen);
+}
+
+/* A listing that does not end keeps what its pages showed. */
+static void list_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                     const char *err)
 {
     struct cw_group *g = arg;
     char why[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
+    if (how == BT_PAGES_HTTP || how == BT_PAGES_PARSE) {
+        if (how == BT_PAGES_HTTP)
+            bt_awsgroup_describe(resp, why, sizeof why);
         if (g->cw->ctx->verbose)
-            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, why);
+            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label,
+                    how == BT_PAGES_HTTP ? why : err);
         phase_end(g, false);
         return;
     }
-    char *token = NULL;
-    char err[160];
-    bool parsed = g->list_phase == 0
-                      ? bt_cloudwatch_parse_list_sets(resp->body, resp->body_len, on_metric, g,
-                                                      &token, err, sizeof err)
-                      : bt_cloudwatch_parse_list_sets(resp->body, resp->body_len,
-                                                      on_mantle_metric, g, &token, err, sizeof err);
-    if (!parsed) {
-        if (g->cw->ctx->verbose)
-            fprintf(stderr, "bedtop: %s ListMetrics: %s\n", g->label, err);
-        phase_end(g, false);
-        return;
-    }
-    if (!token || ++g->list_pages >= MAX_PAGES ||
-        (g->list_token && strcmp(g->list_token, token) == 0)) {
-        free(token);
-        phase_end(g, true);
-        return;
-    }
-    free(g->list_token);
-    g->list_token = token;
-    submit_list(g);
+    phase_end(g, true);
 }
 
 /* ListMetrics reaches source accounts (IncludeLinkedAccounts) when a route names
  * one, and asks only that account (OwningAccount) when every route names the same. */
-static void submit_list(struct cw_group *g)
+static void list_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct cw_group *g = arg;
     const struct bt_route *routes = g->cw->ctx->cfg->routes;
     const char *owner = NULL;
     bool linked = false, one = true;
@@ -231,14 +221,21 @@ static void submit_list(struct cw_group *g)
     }
     struct bt_buf body = {0};
     if (g->list_phase == 1)
-        bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", g->list_token, linked,
+        bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", token, linked,
                                    linked && one ? owner : NULL);
     else if (tier_only(g->cw))
-        bt_cloudwatch_list_tier_json(&body, g->list_token, linked, linked && one ? owner : NULL);
+        bt_cloudwatch_list_tier_json(&body, token, linked, linked && one ? owner : NULL);
     else
-        bt_cloudwatch_list_json(&body, g->list_token, linked, linked && one ? owner : NULL);
-    cw_submit(g, "ListMetrics", &body, list_done, g);
+        bt_cloudwatch_list_json(&body, token, linked, linked && one ? owner : NULL);
+    cw_submit(g, "ListMetrics", &body, done, done_arg);
     bt_buf_free(&body);
+}
+
+static const struct bt_pages_ops list_ops = {list_submit, list_read, list_end};
+
+static void list_start(struct cw_group *g)
+{
+    bt_pages_start(&g->list, &list_ops, g, MAX_PAGES);
 }
 
 /* phase 0: AWS/Bedrock then (mantle routes) AWS/BedrockMantle; phase 1: only the
@@ -255,12 +252,11 @@ void cw_start_list(struct cw_group *g, int64_t now, int phase)
         cw_sets_reset(&g->cw->listing[g->ag->routes[i]]);
     }
     g->listing = true;
-    g->list_pages = 0;
     g->list_phase = phase;
     g->list_ok[0] = g->list_ok[1] = false;
     g->poll_now = now;
     for (int i = 0; phase == 1 && i < g->ag->nroutes; i++)
         cw_sets_reset_mantle(&g->cw->listing[g->ag->routes[i]]);
-    submit_list(g);
+    list_start(g);
 }
 

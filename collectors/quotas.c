@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "collectors/awsgroup.h"
 #include "net/http.h"
 #include "collectors/infprofile.h"
+#include "collectors/paginate.h"
+#include "collectors/skeleton.h"
 #include "core/burndown.h"
 #include "core/json.h"
 
@@ -40,8 +43,7 @@ struct sq_group {
     struct bt_awsgroup *ag;
     char label[96];          /* "quotas us-east-1" */
     struct bt_sq_list list;
-    char *token;
-    int pages;
+    struct bt_pages pages;   /* the listing's pages */
     bool busy, defaults;     /* defaults: the fallback listing is running */
     bool listed;             /* the account listing is complete */
     int profiles_out;        /* GetInferenceProfile requests not answered yet */
@@ -57,15 +59,13 @@ struct sq_profile {
 };
 
 struct sq {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, failed, the groups) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct sq_group *g;
     int ng;
     struct bt_quota_table table;
     char table_error[256];
     struct sq_profile *prof; /* per route */
-    int64_t next;
-    bool started, failed;
     unsigned long requests;
 };
 
@@ -198,18 +198,17 @@ static void mantle_unpublished(struct sq *sq, int r)
     }
 }
 
-static void sq_submit(struct sq_group *g);
+static void sq_list(struct sq_group *g);
 
 static void group_end(struct sq_group *g, const char *error)
 {
-    free(g->token);
-    g->token = NULL;
+    bt_pages_free(&g->pages);
     bt_sq_list_free(&g->list);
     g->busy = false;
     g->defaults = false;
     g->listed = false;
     if (error) {
-        g->sq->failed = true;
+        g->sq->b.failed = true;
         sq_status(g, BT_EV_ERROR, error);
     } else {
         sq_status(g, BT_EV_OK, NULL);
@@ -240,12 +239,9 @@ static void listing_complete(struct sq_group *g)
         }
         /* the published defaults, for routes the account list did not cover */
         bt_sq_list_free(&g->list);
-        free(g->token);
-        g->token = NULL;
         g->defaults = true;
         g->listed = false;
-        g->pages = 0;
-        sq_submit(g);
+        sq_list(g);
         return;
     }
     for (int i = 0; i < g->ag->nroutes; i++) {
@@ -260,52 +256,63 @@ static void listing_complete(struct sq_group *g)
     group_end(g, NULL);
 }
 
-static void sq_done(void *arg, const struct bt_http_resp *resp)
+static const char *sq_op(const struct sq_group *g)
+{
+    return g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
+}
+
+static bool sq_page(void *arg, const struct bt_http_resp *resp, char **next, char *err,
+                    size_t errlen)
 {
     struct sq_group *g = arg;
-    const char *op = g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas";
+    return bt_quotas_parse_page(resp->body, resp->body_len, &g->list, next, err, errlen);
+}
+
+static void sq_end(void *arg, enum bt_pages_end how, const struct bt_http_resp *resp,
+                   const char *err)
+{
+    struct sq_group *g = arg;
+    const char *op = sq_op(g);
     char why[224], text[224];
-    if (resp->status != 200) {
-        bt_awsgroup_describe(resp, why, sizeof why);
-        bt_fmt_cut(text, sizeof text, "%s: %s: %s", g->label, op, why);
-        group_end(g, text);
-        return;
-    }
-    char *token = NULL;
-    char err[160];
-    if (!bt_quotas_parse_page(resp->body, resp->body_len, &g->list, &token, err, sizeof err)) {
-        bt_fmt_cut(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
-                   resp->url ? resp->url : "");
-        group_end(g, text);
-        return;
-    }
-    if (!token) {
+    switch (how) {
+    case BT_PAGES_DONE:
         g->listed = true;
         listing_complete(g);
         return;
-    }
-    /* pages may be short or empty and still carry a token: keep going */
-    if (++g->pages >= SQ_MAX_PAGES || (g->token && strcmp(g->token, token) == 0)) {
-        free(token);
+    case BT_PAGES_RUNAWAY:
         snprintf(text, sizeof text, "%s: %s pagination does not end", g->label, op);
-        group_end(g, text);
-        return;
+        break;
+    case BT_PAGES_HTTP:
+        bt_awsgroup_describe(resp, why, sizeof why);
+        bt_fmt_cut(text, sizeof text, "%s: %s: %s", g->label, op, why);
+        break;
+    case BT_PAGES_PARSE:
+    default:
+        bt_fmt_cut(text, sizeof text, "%s: %s: %s (%s)", g->label, op, err,
+                   resp->url ? resp->url : "");
+        break;
     }
-    free(g->token);
-    g->token = token;
-    sq_submit(g);
+    group_end(g, text);
 }
 
-static void sq_submit(struct sq_group *g)
+static void sq_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
+    struct sq_group *g = arg;
     struct sq *sq = g->sq;
     struct bt_buf body = {0};
-    bt_quotas_request_json(&body, g->token);
+    bt_quotas_request_json(&body, token);
     sq->requests++;
-    bt_awsgroup_submit(&sq->ag, g->ag, sq->ctx->http, "servicequotas", SQ_TARGET, SQ_CTYPE,
-                       g->label, g->defaults ? "ListAWSDefaultServiceQuotas" : "ListServiceQuotas",
-                       &body, sq_done, g);
+    bt_awsgroup_submit(&sq->b.ag, g->ag, sq->ctx->http, "servicequotas", SQ_TARGET, SQ_CTYPE,
+                       g->label, sq_op(g), &body, done, done_arg);
     bt_buf_free(&body);
+}
+
+static const struct bt_pages_ops sq_pages = {sq_submit, sq_page, sq_end};
+
+/* ListServiceQuotas (or the defaults) from the first page */
+static void sq_list(struct sq_group *g)
+{
+    bt_pages_start(&g->pages, &sq_pages, g, SQ_MAX_PAGES);
 }
 
 /* --- GetInferenceProfile --- */
@@ -362,12 +369,12 @@ static void profile_done(void *arg, const struct bt_http_resp *resp)
         bt_fmt_cut(p->error, sizeof p->error, "GetInferenceProfile: %s; set base_model", why);
     } else {
         p->error[0] = '\0';
-        p->resolved_at = g->sq->next - BT_SQ_REFRESH;
+        p->resolved_at = g->sq->b.next - BT_SQ_REFRESH;
         profile_apply(sq, p->route, &ip, 0);
         bt_infprofile_cache_put(sq->ctx->cfg->routes[p->route].model, &ip, p->resolved_at);
     }
     if (p->error[0])
-        sq->failed = true;
+        sq->b.failed = true;
     g->profiles_out--;
     listing_complete(g);
 }
@@ -381,7 +388,7 @@ static void profile_submit(struct sq_group *g, int r)
     bt_infprofile_arn_region(rt->model, region, sizeof region);
     if (!region[0])
         bt_strlcpy(region, g->ag->region, sizeof region);
-    struct bt_aws_profile_opts o = sq->ag.prov[g->ag->provider].opts;
+    struct bt_aws_profile_opts o = sq->b.ag.prov[g->ag->provider].opts;
     o.region = region;
     if (bt_aws_endpoint(&o, "bedrock", region, base, sizeof base) != 0) {
         snprintf(p->error, sizeof p->error, "GetInferenceProfile: no bedrock endpoint for Region %s",
@@ -394,7 +401,7 @@ static void profile_submit(struct sq_group *g, int r)
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
         .method = "GET", .url = url, .service = "bedrock", .region = region,
-        .creds = &sq->ag.prov[g->ag->provider].p, .label = label,
+        .creds = &sq->b.ag.prov[g->ag->provider].p, .label = label,
         .timeout = bt_awsgroup_timeout(),
     };
     p->g = g;
@@ -429,6 +436,27 @@ static void profiles_start(struct sq_group *g, int64_t now)
     }
 }
 
+static void sq_free_group(void *group)
+{
+    struct sq_group *g = group;
+    bt_pages_free(&g->pages);
+    free(g->need);
+    bt_sq_list_free(&g->list);
+}
+
+static void sq_free(void *self)
+{
+    struct sq *sq = self;
+    bt_quota_table_free(&sq->table);
+    free(sq->prof);
+}
+
+static const struct bt_collector_kind sq_kind = {
+    .service = "servicequotas", .label = "quotas",
+    BT_COLLECTOR_GROUPS(struct sq_group, ag, label, busy),
+    .free_group = sq_free_group, .free_self = sq_free,
+};
+
 static void *sq_create(struct bt_ctx *ctx)
 {
     if (!ctx->http || ctx->cfg->nroutes == 0)
@@ -439,16 +467,12 @@ static void *sq_create(struct bt_ctx *ctx)
         bt_err("quota names: %s; quotas cannot be matched by name (set quota_code or quota_tpm)",
                sq->table_error);
     sq->prof = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *sq->prof);
-    bt_awsgroups_build(&sq->ag, ctx, "servicequotas", false);
-    sq->ng = sq->ag.n;
-    sq->g = bt_xcalloc((size_t)(sq->ng ? sq->ng : 1), sizeof *sq->g);
+    sq->g = bt_collector_base_init(&sq->b, &sq_kind, ctx);
+    sq->ng = sq->b.ngroups;
     for (int i = 0; i < sq->ng; i++) {
         struct sq_group *g = &sq->g[i];
         g->sq = sq;
-        g->ag = &sq->ag.g[i];
         g->need = bt_xcalloc((size_t)g->ag->nroutes, sizeof *g->need);
-        snprintf(g->label, sizeof g->label, "quotas %s",
-                 g->ag->region[0] ? g->ag->region : "(no region)");
     }
     return sq;
 }
@@ -456,11 +480,12 @@ static void *sq_create(struct bt_ctx *ctx)
 static void sq_tick(void *self, int64_t now)
 {
     struct sq *sq = self;
-    if (sq->ctx->mode == BT_MODE_ONCE && sq->started)
+    if (sq->ctx->mode == BT_MODE_ONCE && sq->b.started)
         return;
-    sq->started = true;
-    sq->failed = false;
-    sq->next = now + BT_SQ_REFRESH;
+    sq->b.started = true;
+    sq->b.failed = false;
+    sq->b.next = now + BT_SQ_REFRESH;
+    sq->b.retry_at = now + SQ_RETRY;
     for (int i = 0; i < sq->ng; i++) {
         struct sq_group *g = &sq->g[i];
         if (g->busy)
@@ -469,68 +494,19 @@ static void sq_tick(void *self, int64_t now)
             char text[224];
             bt_fmt_cut(text, sizeof text, "%s: %s", g->label, g->ag->error);
             sq_status(g, BT_EV_ERROR, text);
-            sq->failed = true;
+            sq->b.failed = true;
             continue;
         }
         g->busy = true;
         g->defaults = false;
         g->listed = false;
-        g->pages = 0;
         profiles_start(g, now);
-        sq_submit(g);
+        sq_list(g);
     }
 }
 
-static int64_t sq_next_due(void *self)
-{
-    struct sq *sq = self;
-    if (sq->ctx->mode == BT_MODE_ONCE)
-        return sq->started ? INT64_MAX : 0;
-    bool busy = false;
-    for (int i = 0; i < sq->ng; i++)
-        busy = busy || sq->g[i].busy;
-    /* a failed listing is retried soon; the applied values rarely change */
-    if (sq->failed && !busy)
-        return sq->next - BT_SQ_REFRESH + SQ_RETRY;
-    return sq->next;
-}
-
-static bool sq_busy(void *self)
-{
-    struct sq *sq = self;
-    if (sq->ctx->mode == BT_MODE_ONCE && !sq->started)
-        return true;
-    for (int i = 0; i < sq->ng; i++)
-        if (sq->g[i].busy)
-            return true;
-    return false;
-}
-
-static void sq_destroy(void *self)
-{
-    struct sq *sq = self;
-    if (!sq)
-        return;
-    for (int i = 0; i < sq->ng; i++) {
-        free(sq->g[i].token);
-        free(sq->g[i].need);
-        bt_sq_list_free(&sq->g[i].list);
-    }
-    free(sq->g);
-    bt_awsgroups_free(&sq->ag);
-    bt_quota_table_free(&sq->table);
-    free(sq->prof);
-    free(sq);
-}
-
-const struct bt_collector_ops bt_quotas_collector = {
-    .name = "quotas",
-    .create = sq_create,
-    .tick = sq_tick,
-    .next_due = sq_next_due,
-    .busy = sq_busy,
-    .destroy = sq_destroy,
-};
+const struct bt_collector_ops bt_quotas_collector =
+    BT_COLLECTOR_SKELETON("quotas", sq_create, sq_tick);
 
 unsigned long bt_quotas_requests(void *self)
 {

@@ -39,6 +39,7 @@ void bt_config_defaults(struct bt_config *c)
     c->history_minutes = 1440;
     c->detail_interval = 300;
     c->adaptive_cadence = true;
+    c->price_list = true;
     bt_strlcpy(c->theme, "default", sizeof c->theme);
 }
 

@@ -22,6 +22,7 @@ struct bt_config {
     double detail_interval;  /* seconds between polls of the detail metrics (latency
                               * percentiles, errors, time to first token); 0: every poll */
     bool adaptive_cadence;   /* calm routes' per-minute signals every 5 minutes (core/cadence.h) */
+    bool price_list;         /* read the AWS Price List API daily (collectors/pricing.h) */
     char account[16];        /* CloudWatch AccountId for every route that sets none */
     double admission_gap;    /* seconds between the two scrapes of `check` */
     double cw_lag;           /* seconds CloudWatch needs before a minute is complete */

@@ -326,7 +326,7 @@ static const char *const global_keys[] = {
     "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
     "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
     "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
-    "detail_interval", "adaptive_cadence", NULL};
+    "detail_interval", "adaptive_cadence", "price_list", NULL};
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
@@ -424,6 +424,12 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         if (parse_bool(v, &c->adaptive_cadence))
             return true;
         snprintf(p->err, sizeof p->err, "bad adaptive_cadence '%s' (yes or no)", v);
+        return false;
+    }
+    if (!strcmp(k, "price_list")) {
+        if (parse_bool(v, &c->price_list))
+            return true;
+        snprintf(p->err, sizeof p->err, "bad price_list '%s' (on or off)", v);
         return false;
     }
     if (!strcmp(k, "theme"))

@@ -21,6 +21,15 @@ Protocols served (POST /, dispatched on X-Amz-Target)
     GraniteServiceVersion20100801.GetMetricData, GraniteServiceVersion20100801.ListMetrics
   Service Quotas, JSON 1.1 (application/x-amz-json-1.1, service "servicequotas"):
     ServiceQuotasV20190624.ListServiceQuotas, .ListAWSDefaultServiceQuotas, .GetServiceQuota
+  Price List, JSON 1.1 (application/x-amz-json-1.1, service "pricing"):
+    AWSPriceListService.GetProducts: the scenario's "products" (none by default; "default":
+    a few Amazon Bedrock token prices, DEFAULT_PRODUCTS), TERM_MATCH filters on their attributes (regionCode, usagetype, ...),
+    paged by "page_size" {"GetProducts": N} and MaxResults; PriceList items are product
+    documents as JSON strings, as AWS sends them. The body is checked against botocore's
+    pricing model where botocore is installed. Refuse it with a fault rule
+    {"op": "GetProducts", "action": "error", "code": "AccessDeniedException", "status": 400}.
+    A "products" entry is a whole product document, or {"provider", "model", "region",
+    "usagetype", "usd", "unit" (default "1K tokens")} filled into one.
   Bedrock control plane, REST-JSON (SigV4 service "bedrock"):
     GET /inference-profiles/{inferenceProfileIdentifier}  (GetInferenceProfile; the ID or the
     URL-encoded ARN; the signature is checked with the non-S3 rule: the path as sent is
@@ -169,9 +178,11 @@ OPS = {
     SQ_PREFIX + "ListServiceQuotas": ("servicequotas", "ListServiceQuotas"),
     SQ_PREFIX + "ListAWSDefaultServiceQuotas": ("servicequotas", "ListAWSDefaultServiceQuotas"),
     SQ_PREFIX + "GetServiceQuota": ("servicequotas", "GetServiceQuota"),
+    "AWSPriceListService.GetProducts": ("pricing", "GetProducts"),
 }
 CONTENT_TYPES = {"monitoring": "application/x-amz-json-1.0",
                  "servicequotas": "application/x-amz-json-1.1",
+                 "pricing": "application/x-amz-json-1.1",
                  "bedrock": "application/json"}
 # CloudWatch is awsQueryCompatible: errors carry the query-protocol code in a header.
 CW_QUERY_CODES = {"ThrottlingException": "Throttling", "InternalServiceFault": "InternalServiceError",
@@ -371,6 +382,8 @@ class Scenario:
             self.series[self.series_key(s["namespace"], s["metric"], s.get("dimensions", {}),
                                         s.get("stat", "Sum"), s.get("account"))] = s
         self.profiles = data.get("inference_profiles", [])
+        prods = data.get("products", [])
+        self.products = [product_doc(p) for p in (DEFAULT_PRODUCTS if prods == "default" else prods)]
         self.quotas = [self.fill_quota(q, True) for q in data.get("quotas", [])]
         self.default_quotas = [self.fill_quota(q, False) for q in data.get("default_quotas", [])]
 
@@ -701,6 +714,95 @@ def op_list_quotas(sc, req, op):
     return res
 
 
+# ---------------------------------------------------------------- Price List
+
+# Amazon Bedrock token prices as the Price List API lists them, USD per 1,000 tokens:
+# Claude Sonnet 4.5 in-Region, global and batch (3.30 / 16.50 / 0.33 / 4.125 per million
+# in us-east-1, the shipped table's row), Claude 3 Haiku, one us-west-2 price (filtered
+# out by regionCode) and a Provisioned Throughput hour (not a token price: skipped).
+DEFAULT_PRODUCTS = [
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-input-tokens", "usd": "0.0033"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-output-tokens", "usd": "0.0165"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-cache-read-input-tokens", "usd": "0.00033"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-cache-write-input-tokens", "usd": "0.004125"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-global-input-tokens", "usd": "0.003"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-global-output-tokens", "usd": "0.015"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-batch-input-tokens", "usd": "0.00165"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-batch-output-tokens", "usd": "0.00825"},
+    {"provider": "Anthropic", "model": "Claude 3 Haiku", "region": "us-east-1",
+     "usagetype": "USE1-Claude-3-Haiku-input-tokens", "usd": "0.00025"},
+    {"provider": "Anthropic", "model": "Claude 3 Haiku", "region": "us-east-1",
+     "usagetype": "USE1-Claude-3-Haiku-output-tokens", "usd": "0.00125"},
+    {"provider": "Anthropic", "model": "Claude 3 Haiku", "region": "us-west-2",
+     "usagetype": "USW2-Claude-3-Haiku-input-tokens", "usd": "0.00025"},
+    {"provider": "Anthropic", "model": "Claude Sonnet 4.5", "region": "us-east-1",
+     "usagetype": "USE1-Claude-Sonnet-4.5-ProvisionedThroughput", "usd": "39.60", "unit": "Hours"},
+]
+
+
+def product_doc(p):
+    """A product document as GetProducts lists it (aws_v1), from the compact form."""
+    if "product" in p:
+        return p
+    sku = hashlib.sha256((p["usagetype"] + p["region"]).encode()).hexdigest()[:16].upper()
+    term, rate = sku + ".JRTCKXETXF", sku + ".JRTCKXETXF.6YS6EN2CT7"
+    return {
+        "product": {"productFamily": "Amazon Bedrock", "sku": sku, "attributes": {
+            "servicecode": p.get("servicecode", "AmazonBedrock"), "servicename": "Amazon Bedrock",
+            "regionCode": p["region"], "location": p["region"], "locationType": "AWS Region",
+            "usagetype": p["usagetype"], "operation": "Usage", "model": p["model"],
+            "provider": p["provider"]}},
+        "serviceCode": "AmazonBedrock",
+        "terms": {"OnDemand": {term: {
+            "priceDimensions": {rate: {
+                "unit": p.get("unit", "1K tokens"), "endRange": "Inf", "beginRange": "0",
+                "description": "%s %s" % (p["model"], p["usagetype"]), "appliesTo": [],
+                "rateCode": rate, "pricePerUnit": {"USD": p["usd"]}}},
+            "sku": sku, "effectiveDate": "2026-11-01T00:00:00Z", "offerTermCode": "JRTCKXETXF",
+            "termAttributes": {}}}},
+        "version": "20261101000000", "publicationDate": "2026-11-01T00:00:00Z"}
+
+
+def op_get_products(sc, req):
+    code = _service_code(req)
+    if req.get("FormatVersion", "aws_v1") != "aws_v1":
+        raise ApiError(400, "InvalidParameterException", "FormatVersion must be aws_v1")
+    items = []
+    for d in sc.products:
+        attrs = {k.lower(): str(v).lower() for k, v in d["product"]["attributes"].items()}
+        attrs["servicecode"] = d.get("serviceCode", "").lower()
+        if attrs["servicecode"] != code.lower():
+            continue
+        ok = True
+        for f in req.get("Filters", []):
+            got = attrs.get(f["Field"].lower())
+            want = f["Value"].lower()
+            if f["Type"] in ("TERM_MATCH", "EQUALS"):
+                ok = ok and got == want
+            elif f["Type"] == "CONTAINS":
+                ok = ok and got is not None and want in got
+            elif f["Type"] == "ANY_OF":
+                ok = ok and got in [v.strip() for v in want.split(",")]
+            elif f["Type"] == "NONE_OF":
+                ok = ok and got not in [v.strip() for v in want.split(",")]
+        if ok:
+            items.append(d)
+    page, nxt = paginate(items, sc.sizes("GetProducts"), req.get("NextToken"),
+                         "InvalidNextTokenException", _max_results(req))
+    res = {"FormatVersion": "aws_v1", "PriceList": [json.dumps(d) for d in page]}
+    if nxt:
+        res["NextToken"] = nxt
+    return res
+
+
 def op_get_quota(sc, req):
     code = _service_code(req)
     qc = req.get("QuotaCode")
@@ -743,6 +845,11 @@ def load_models():
                 models[svc] = json.load(f)
         except (OSError, ValueError):
             pass
+    try:  # the Price List model: botocore's own, where it is installed
+        import botocore.loaders
+        models["pricing"] = botocore.loaders.Loader().load_service_model("pricing", "service-2")
+    except Exception:
+        pass
     return models
 
 
@@ -1148,6 +1255,8 @@ class Handler(BaseHTTPRequestHandler):
                 res = op_list_metrics(sc, req)
             elif op in ("ListServiceQuotas", "ListAWSDefaultServiceQuotas"):
                 res = op_list_quotas(sc, req, op)
+            elif op == "GetProducts":
+                res = op_get_products(sc, req)
             else:
                 res = op_get_quota(sc, req)
         except ApiError as e:
@@ -1222,7 +1331,7 @@ class Handler(BaseHTTPRequestHandler):
     def send_error_json(self, entry, service, status, code, message):
         entry["status"] = status
         entry["error"] = code
-        key = "Message" if service == "servicequotas" else "message"
+        key = "Message" if service in ("servicequotas", "pricing") else "message"
         typ = code
         if service == "monitoring" and code in CW_QUERY_CODES:
             typ = "com.amazonaws.cloudwatch#" + code

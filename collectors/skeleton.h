@@ -1,0 +1,72 @@
+/* The collector skeleton: busy, next_due and destroy, written once for every
+ * collector that polls AWS in rounds per (profile, Region) group (cloudwatch,
+ * quotas, Metrics Insights, the catalogue). Such a collector's instance begins with
+ * struct bt_collector_base, says in a struct bt_collector_kind where its groups'
+ * "round out" flag is and what it frees, and lists bt_collector_next_due,
+ * bt_collector_busy and bt_collector_destroy in its struct bt_collector_ops. */
+#ifndef BEDTOP_SKELETON_H
+#define BEDTOP_SKELETON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/collector.h"
+
+struct bt_collector_kind {
+    /* the groups: one per (profile, Region) of the routes, for this AWS service */
+    const char *service;             /* "monitoring", "servicequotas", "bedrock" */
+    bool runtime_only;               /* only runtime routes (not mantle) */
+    const char *label;               /* a group is labelled "<label> <Region>" */
+    size_t group_size;               /* bytes of one group */
+    size_t group_ag;                 /* offsetof its struct bt_awsgroup * */
+    size_t group_label;              /* offsetof its char label[group_label_size] */
+    size_t group_label_size;
+    size_t group_busy;               /* offsetof the group's bool: its round is out */
+    void (*free_group)(void *group); /* what one group holds (NULL: nothing) */
+    void (*free_self)(void *self);   /* what the instance holds besides its groups (NULL: nothing) */
+    bool (*busy)(void *self);        /* whether work is out, instead of the groups' flag
+                                      * (NULL: the flag) */
+};
+
+/* The group fields of a kind: BT_COLLECTOR_GROUPS(struct x_group, ag, label, running). */
+#define BT_COLLECTOR_GROUPS(type, ag_field, label_field, busy_field)                          \
+    .group_size = sizeof(type), .group_ag = offsetof(type, ag_field),                         \
+    .group_label = offsetof(type, label_field),                                               \
+    .group_label_size = sizeof(((type *)0)->label_field), .group_busy = offsetof(type, busy_field)
+
+struct bt_collector_base {
+    const struct bt_collector_kind *kind;
+    enum bt_run_mode mode;
+    struct bt_awsgroups ag;          /* the routes grouped, with their credentials */
+    void *groups;                    /* ngroups of kind->group_size bytes, freed by destroy */
+    int ngroups;
+    int64_t next;                    /* live: when the next round is due (epoch s) */
+    int64_t retry_at;                /* a failed round is tried again then, once nothing is out
+                                      * (0: at next) */
+    bool started;                    /* a round began (check mode: its only one) */
+    bool failed;                     /* the last round failed somewhere */
+};
+
+/* The collector's ops: its name, create and tick; the rest is the skeleton's. */
+#define BT_COLLECTOR_SKELETON(name_, create_, tick_)                                          \
+    {                                                                                         \
+        .name = (name_), .create = (create_), .tick = (tick_),                                \
+        .next_due = bt_collector_next_due, .busy = bt_collector_busy,                         \
+        .destroy = bt_collector_destroy,                                                      \
+    }
+
+/* The base of an instance: its kind, mode, the routes grouped and a group each (calloc'd,
+ * at least one; each pointing at its bt_awsgroup, labelled). Returns the groups. */
+void *bt_collector_base_init(struct bt_collector_base *b, const struct bt_collector_kind *kind,
+                             const struct bt_ctx *ctx);
+/* Check mode: due at once until the round began, then never; live: the next round, or
+ * the retry of a failed one. */
+int64_t bt_collector_next_due(void *self);
+/* Check mode: busy until the round began; then while a group's round is out (the
+ * kind's busy, else the groups' flag). */
+bool bt_collector_busy(void *self);
+/* Frees every group (kind->free_group), the groups, the rest (kind->free_self), the
+ * grouping, self. */
+void bt_collector_destroy(void *self);
+#endif
