@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/ledger.h"
 #include "core/format.h"
 #include "core/util.h"
 
@@ -73,6 +74,55 @@ static cJSON *sum_json(const struct bt_report *r, const struct bt_spend_sum *s, 
     return o;
 }
 
+static void add_when(cJSON *o, const char *k, int64_t t)
+{
+    if (!t) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    char iso[32];
+    bt_fmt_iso(t, iso, sizeof iso);
+    cJSON_AddStringToObject(o, k, iso);
+}
+
+/* The cross-model daily ledger of every Region with runtime routes (core/ledger.h). */
+static void ledger_json(const struct bt_report *r, cJSON *root)
+{
+    struct bt_ledger *ls = NULL;
+    int nl = bt_ledger_build(r->cfg, r->store, r->evals, &ls);
+    cJSON *arr = cJSON_AddArrayToObject(root, "ledger");
+    for (int k = 0; k < nl; k++) {
+        const struct bt_ledger *l = &ls[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "region", l->region);
+        add_usd(o, "quota", l->quota);
+        add_opt_str(o, "quota_code", l->quota_code);
+        add_usd(o, "tokens_today", l->tokens_today);
+        cJSON_AddStringToObject(o, "used_quality", bt_quality_name(l->used_q));
+        add_usd(o, "pct", isnan(l->pct) ? NAN : bt_round_to(l->pct, 2));
+        add_usd(o, "usd_today", l->usd_today);
+        add_usd(o, "rate_tokens_per_min", isnan(l->rate) ? NAN : round(l->rate));
+        add_usd(o, "rate_change_per_min", isnan(l->slope) ? NAN : round(l->slope));
+        cJSON_AddNumberToObject(o, "fit_minutes", l->fit_minutes);
+        add_when(o, "runout_at", l->runout);
+        add_when(o, "reset_at", l->reset);
+        cJSON_AddBoolToObject(o, "reset_assumed", true);
+        cJSON_AddBoolToObject(o, "outside_callers", l->outside);
+        cJSON *ms = cJSON_AddArrayToObject(o, "models");
+        for (int j = 0; j < l->nmodels; j++) {
+            cJSON *m = cJSON_CreateObject();
+            cJSON_AddStringToObject(m, "model", l->models[j].model);
+            add_usd(m, "tokens_today", l->models[j].tokens_today);
+            add_usd(m, "usd_today", l->models[j].usd_today);
+            add_usd(m, "share", bt_round_to(l->models[j].share, 4));
+            cJSON_AddNumberToObject(m, "routes", l->models[j].routes);
+            cJSON_AddItemToArray(ms, m);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    bt_ledger_free(ls, nl);
+}
+
 void bt_spend_json(const struct bt_report *r, cJSON *root)
 {
     cJSON *sp = cJSON_AddObjectToObject(root, "spend");
@@ -92,6 +142,50 @@ void bt_spend_json(const struct bt_report *r, cJSON *root)
         bt_spend_of_group(r->cfg, r->evals, i, &g);
         cJSON_AddItemToArray(groups, sum_json(r, &g, "group"));
     }
+    ledger_json(r, sp);
+}
+
+/* The ledger in check's text: per Region the day's tokens against the cross-model
+ * quota (an estimate), the run-out at trend and the three biggest holders. */
+static void ledger_text(const struct bt_report *r, struct bt_buf *b)
+{
+    struct bt_ledger *ls = NULL;
+    int nl = bt_ledger_build(r->cfg, r->store, r->evals, &ls);
+    if (nl)
+        bt_buf_puts(b, "\ncross-model day (settled tokens; AWS weights them by price: an estimate):\n");
+    for (int k = 0; k < nl; k++) {
+        const struct bt_ledger *l = &ls[k];
+        char t[16], q[16], when[8], rs[8];
+        bt_fmt_tokens(l->tokens_today, t, sizeof t);
+        bt_fmt_tokens(l->quota, q, sizeof q);
+        bt_fmt_hhmm(l->reset, rs, sizeof rs);
+        bool lower = l->used_q == BT_QL_LOWER;
+        if (isnan(l->quota))
+            bt_buf_printf(b, "  %-14s %s%s tokens today; no cross-model daily quota listed\n",
+                          l->region, lower ? "at least " : "", t);
+        else
+            bt_buf_printf(b, "  %-14s %s%s of %s tokens (%.1f%%)\n", l->region,
+                          lower ? "at least " : "", t, q, l->pct);
+        if (!isnan(l->quota) && l->runout) {
+            bt_fmt_hhmm(l->runout, when, sizeof when);
+            bt_buf_printf(b, "  %-14s runs out %s UTC at trend (%d-min fit); reset %s UTC "
+                          "assumed\n", "", when, l->fit_minutes, rs);
+        } else if (!isnan(l->quota)) {
+            bt_buf_printf(b, "  %-14s %s\n", "",
+                          l->fit_minutes < BT_LEDGER_FIT_MIN
+                              ? "no trend (not enough data)"
+                              : "lasts to the assumed reset at the trend");
+        }
+        for (int j = 0; j < l->nmodels && j < 3; j++) {
+            char mt[16], usd[32], name[48];
+            bt_fmt_tokens(l->models[j].tokens_today, mt, sizeof mt);
+            bt_fmt_usd(l->models[j].usd_today, usd, sizeof usd);
+            bt_fmt_cut(name, sizeof name, "%s", l->models[j].model);
+            bt_buf_printf(b, "  %-14s %-44s %6s %3.0f%% %s\n", j ? "" : "holders", name, mt,
+                          100 * l->models[j].share, usd);
+        }
+    }
+    bt_ledger_free(ls, nl);
 }
 
 void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
@@ -108,8 +202,12 @@ void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
         char h[32], d[32];
         bt_fmt_usd(s->usd_per_hour, h, sizeof h);
         bt_fmt_usd(s->usd_today, d, sizeof d);
-        bt_buf_printf(b, "  %-14s %s%s/h, %s%s today\n", s->key, s->unpriced ? "at least " : "",
-                      h, s->quality == BT_QL_LOWER ? "at least " : "", d);
+        if (s->quality == BT_QL_UNKNOWN)
+            bt_buf_printf(b, "  %-14s unknown\n", s->key);
+        else
+            bt_buf_printf(b, "  %-14s %s%s/h, %s%s today\n", s->key,
+                          s->unpriced ? "at least " : "", h,
+                          s->quality == BT_QL_LOWER ? "at least " : "", d);
         if (s->top < 0 && !s->unpriced)
             continue;
         bt_buf_printf(b, "  %-14s", "");
@@ -124,6 +222,7 @@ void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
         bt_buf_putc(b, '\n');
     }
     free(sums);
+    ledger_text(r, b);
 }
 
 void bt_spend_line(const struct bt_eval *e, char *out, size_t n)

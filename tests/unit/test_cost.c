@@ -9,6 +9,7 @@
 
 #include "core/cost.h"
 #include "core/headroom.h"
+#include "core/ledger.h"
 #include "core/util.h"
 #include "io/conffile.h"
 #include "tests/tap.h"
@@ -242,6 +243,54 @@ static void test_spend_spike(void)
        "the Region's budget passed: SPEND_SPIKE on its biggest spender (%s)", w ? w->message : "");
 }
 
+/* The cross-model daily ledger's run-out from a ramp. */
+static void test_ledger(void)
+{
+    /* 1,000 tokens a minute now, rising 100 a minute, 100,000 left:
+     * 1000 m + 50 m^2 = 100,000 -> m = (-1000 + sqrt(1000^2 + 2 x 100 x 100,000)) / 100
+     *   = (-1000 + 4582.576) / 100 = 35.826 minutes */
+    NEAR(bt_ledger_runout_minutes(100000, 1000, 100), 35.8258, 1e-3, "a ramp: 35.83 minutes");
+    NEAR(bt_ledger_runout_minutes(1000, 10, 0), 100, 1e-9, "a steady 10/min: 100 minutes");
+    OK(isnan(bt_ledger_runout_minutes(1e6, 100, -10)), "a rate that falls to 0 first: never");
+
+    /* Two runtime routes of us-east-1 (burndown 1: the table's catch-all), route a
+     * listing the cross-model daily quota, 10,000,000. The 15 minutes through M:
+     * a = 10,000 + 1,000 i input tokens (i = 0..14), b = 5,000: the Region's
+     * 15,000 + 1,000 i, a line: slope 1,000/min, 29,000 at i = 14. Today (no day
+     * sums: the minutes since midnight held) = 150,000 + 105,000 + 75,000 = 330,000;
+     * left 9,670,000: 29,000 m + 500 m^2 = 9,670,000 ->
+     *   m = (-58 + sqrt(58^2 + 4 x 19,340)) / 2 = (-58 + 284.1197) / 2 = 113.0599 min
+     * from the end of M (10:08): 10:08 + 6,783.6 s = 12:01:03. */
+    struct fx f;
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "quota_tpd_account = 10000000\n"
+                "[route b]\nmodel = example.model-b-v1\nregion = us-east-1\n");
+    for (int i = 0; i < 15; i++) {
+        int64_t m = M - 60 * (int64_t)(14 - i);
+        tokens(&f, 0, m, 10000 + 1000.0 * i, 0, NAN, NAN);
+        tokens(&f, 1, m, 5000, 0, NAN, NAN);
+    }
+    struct bt_eval ev[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    struct bt_ledger *ls = NULL;
+    int n = bt_ledger_build(&f.cfg, &f.st, ev, &ls);
+    OK(n == 1 && !strcmp(ls[0].region, "us-east-1"), "one Region");
+    if (n == 1) {
+        NEAR(ls[0].tokens_today, 330000, 1e-6, "tokens today 330,000");
+        NEAR(ls[0].pct, 3.3, 1e-9, "3.3 % of the cross-model quota (an estimate)");
+        STREQ(bt_quality_name(ls[0].used_q), "estimate", "its quality is estimate, never known");
+        NEAR(ls[0].slope, 1000, 1e-6, "the trend rises 1,000 a minute");
+        NEAR(ls[0].rate, 29000, 1e-6, "29,000 a minute now");
+        NEAR((double)ls[0].runout, (double)(M + 60) + 113.0599 * 60, 1.5, "runs out at 12:01 UTC");
+        OK(ls[0].nmodels == 2 && !strcmp(ls[0].models[0].model, "example.model-a-v1") &&
+               fabs(ls[0].models[0].share - 255000.0 / 330000) < 1e-9,
+           "the biggest holder first: model-a, 255,000 of 330,000");
+        OK(ls[0].reset == M - M % 86400 + 86400, "reset assumed at the next 00:00 UTC");
+    }
+    bt_ledger_free(ls, n);
+    fx_free(&f);
+}
+
 int main(void)
 {
     snprintf(cache_dir, sizeof cache_dir, "/tmp/bedtop-test-cost-%d", (int)getpid());
@@ -250,6 +299,7 @@ int main(void)
     test_route_cost();
     test_table_order();
     test_spend_spike();
+    test_ledger();
     char p[300];
     snprintf(p, sizeof p, "%s/bedtop", cache_dir);
     rmdir(p);
