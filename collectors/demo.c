@@ -128,9 +128,6 @@ static const struct demo_quota {
      "On-demand model inference tokens per minute for Anthropic Claude Opus 4.5", BT_QM_NAME},
     {R_NIGHTLY, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00030",
      "On-demand model inference tokens per minute for Anthropic Claude Haiku 4.5", BT_QM_NAME},
-    /* the account-wide daily quota, raised through a Support case (the ledger's) */
-    {R_NIGHTLY, BT_Q_TPD_ACCOUNT, 3000000000, BT_QS_SERVICE_QUOTAS, "L-E3F10727",
-     "Cross-Model Max Tokens Per Day", BT_QM_NAME},
     {R_TRIAGE, BT_Q_RPM, 2000, BT_QS_SERVICE_QUOTAS, "L-DEM00002",
      "Cross-region model inference requests per minute for Anthropic Claude Sonnet 4.5 V1", BT_QM_NAME},
     {R_SUMMARIZE, BT_Q_TPM, 400000, BT_QS_SERVICE_QUOTAS, "L-DEM00003",

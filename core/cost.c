@@ -204,6 +204,33 @@ void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r,
         sp->baseline = NAN; /* not enough data: no baseline, never a ramp from nothing */
 }
 
+double bt_cost_window(const struct bt_config *cfg, const struct bt_store *st, int r,
+                      int64_t from, int64_t to, double *peak, int *minutes, char *why, size_t n)
+{
+    const struct bt_route *rt = &cfg->routes[r];
+    *peak = NAN;
+    *minutes = 0;
+    const struct bt_price_row *row = bt_cost_row(cfg, rt, why, n);
+    if (!row)
+        return NAN;
+    if (rt->inference == BT_INF_PROVISIONED) {
+        *minutes = (int)((to - from) / 60 + 1);
+        *peak = rt->model_units * row->unit_hour;
+        return *peak * *minutes / 60;
+    }
+    double usd = 0;
+    for (int64_t m = from; m <= to; m += 60) {
+        double v = bt_cost_minute(st, r, row, m);
+        if (isnan(v))
+            continue;
+        usd += v;
+        (*minutes)++;
+        if (isnan(*peak) || v * 60 > *peak)
+            *peak = v * 60;
+    }
+    return usd;
+}
+
 static void sum_add(struct bt_spend_sum *s, const struct bt_eval *e, int route)
 {
     s->routes++;

@@ -33,6 +33,14 @@ double bt_cost_minute(const struct bt_store *st, int r, const struct bt_price_ro
 void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r, bool rules,
                   struct bt_eval *e);
 
+/* What route r spent in the data minutes [from, to] (inclusive): the known minutes'
+ * spend summed (*minutes: how many were known), and the highest minute's rate in USD
+ * per hour (*peak); a provisioned route, its unit-hours over the window. NAN (why
+ * says so) when no row prices it. */
+double bt_cost_window(const struct bt_config *cfg, const struct bt_store *st, int r,
+                      int64_t from, int64_t to, double *peak, int *minutes, char *why,
+                      size_t n);
+
 /* A sum of spend over routes (a quota group, a Region): unknown members make it a
  * lower bound; with no member priced it is unknown (NAN). */
 struct bt_spend_sum {
