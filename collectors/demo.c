@@ -56,9 +56,9 @@
  *               candidate) spending about $4/h at list prices; from minute 14 to 21 it
  *               runs away (8x the calls, about $32/h): SPEND_SPIKE from its second
  *               minute (evaluated minute 15, on screen from story minute 18).
- * Prices: the shipped table (data/prices.conf) prices most routes; luna, opus48 and
- * fable have no row (their cost is unknown, never 0); reserved is 1 model unit at the
- * demo's own example price (source demo-example).
+ * Prices: the shipped table (data/prices.conf) prices most routes; luna, opus48, fable
+ * and reserved (a model unit has no list price) have none: their cost is unknown, never
+ * 0, with the reason.
  * Numbers follow the headroom contract version 3 (docs/headroom.md).
  *
  * Admission counters are written as an application's two workers export them: raw
@@ -162,17 +162,6 @@ static const struct demo_quota {
  * as it arrives */
 #define DEMO_CW_LAG 120
 
-/* The demo's spend: the provisioned route's model unit at an example price of the
- * demo's own (no list price exists for a model unit: it depends on model and term). */
-static void demo_prices(struct bt_config *cfg)
-{
-    char err[160];
-    cfg->routes[R_RESERVED].model_units = 1;
-    bt_prices_add_line(&cfg->prices, demo_routes[R_RESERVED].model,
-                       "unit_hour=21.18 inference=provisioned source=demo-example date=2026-12-02",
-                       "demo", err, sizeof err);
-}
-
 void bt_demo_config(struct bt_config *cfg)
 {
     for (int i = 0; i < R_N; i++) {
@@ -210,7 +199,6 @@ void bt_demo_config(struct bt_config *cfg)
             rt->burndown_source = "config";
         }
     }
-    demo_prices(cfg);
     if (!cfg->region[0])
         bt_strlcpy(cfg->region, "us-east-1", sizeof cfg->region);
     bt_config_finish(cfg);

@@ -121,7 +121,7 @@ static double median_rate(const struct bt_store *st, int r, const struct bt_pric
  * datapoints since midnight) of input, output and cache writes, the cache reads of
  * the minutes the store holds since midnight. */
 static double usd_today(const struct bt_store *st, int r, const struct bt_price_row *row,
-                        int64_t dm, bool *partial, char *why, size_t n)
+                        int64_t dm, enum bt_quality day_q, bool *partial, char *why, size_t n)
 {
     int64_t day = dm - dm % 86400;
     double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
@@ -129,8 +129,8 @@ static double usd_today(const struct bt_store *st, int r, const struct bt_price_
     double cw = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm);
     const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_CACHE_READ];
     double cr = 0;
-    *partial = !bt_store_has_day_sum(st, r, dm) &&
-               (int64_t)st->history * 60 < dm - day + 60; /* the minutes kept miss some */
+    /* the day's sums as sure as the daily sides' (coverage since midnight) */
+    *partial = day_q == BT_QL_LOWER;
     if (se->cap) {
         int64_t from = se->oldest > day ? se->oldest : day;
         for (int64_t m = from; m <= dm; m += 60)
@@ -142,7 +142,7 @@ static double usd_today(const struct bt_store *st, int r, const struct bt_price_
 }
 
 void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r, bool rules,
-                  struct bt_eval *e)
+                  enum bt_quality day_q, struct bt_eval *e)
 {
     struct bt_spend *sp = &e->spend;
     const struct bt_route *rt = &cfg->routes[r];
@@ -178,15 +178,23 @@ void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r,
     }
     if (!isnan(sp->usd_per_hour))
         sp->quality = BT_QL_ESTIMATE;
+    if (!rules) {
+        /* a figures-only frame (export's rows, past minutes of a graph): the rate only;
+         * the day's sums are read where the day is shown */
+        if (!sp->reason[0])
+            bt_strlcpy(sp->reason, "the day's spend is not evaluated for past frames",
+                       sizeof sp->reason);
+        return;
+    }
     int64_t dm = m ? m : e->data_minute;
     if (dm) {
         bool partial = false;
         char why[192] = "";
-        sp->usd_today = usd_today(st, r, row, dm, &partial, why, sizeof why);
+        sp->usd_today = usd_today(st, r, row, dm, day_q, &partial, why, sizeof why);
         if (isnan(sp->usd_today) && !sp->reason[0])
             bt_strlcpy(sp->reason, why, sizeof sp->reason);
         else if (!isnan(sp->usd_today))
-            sp->today_q = partial || e->tokens_today_q == BT_QL_LOWER ? BT_QL_LOWER : BT_QL_ESTIMATE;
+            sp->today_q = partial ? BT_QL_LOWER : BT_QL_ESTIMATE;
     } else if (!sp->reason[0]) {
         bt_fmt_cut(sp->reason, sizeof sp->reason, "no CloudWatch reading today");
     }

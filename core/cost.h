@@ -29,9 +29,12 @@ double bt_cost_minute(const struct bt_store *st, int r, const struct bt_price_ro
 #define BT_SPEND_BASELINE 120
 #define BT_SPEND_BASELINE_MIN 30
 /* Fills e->spend for route r of an evaluation in its frame (core/frame.c calls it):
- * the cost figures, and with rules (not figures_only) the spike windows. */
+ * the rate per hour; with rules (not figures_only) the day's spend and the spike
+ * windows too (a figures-only frame leaves usd_today unknown, saying so). day_q: how
+ * sure the day's sums are (known: a day sum or every minute since midnight covered;
+ * lower-bound: some of the day never asked), as the daily sides take it. */
 void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r, bool rules,
-                  struct bt_eval *e);
+                  enum bt_quality day_q, struct bt_eval *e);
 
 /* What route r spent in the data minutes [from, to] (inclusive): the known minutes'
  * spend summed (*minutes: how many were known), and the highest minute's rate in USD

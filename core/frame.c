@@ -635,7 +635,9 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
                               : bt_settled_tpm(bt_z(in), bt_z(bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm)),
                                                bt_z(out), e->mantle ? 1 : rt->burndown);
     }
-    bt_cost_eval(cfg, st, r, !figures_only, e);
+    int64_t sm = e->minute ? e->minute : e->data_minute; /* the minute cost reads the day at */
+    bt_cost_eval(cfg, st, r, !figures_only, sm ? tokens_today_quality(cfg, st, r, sm) : BT_QL_UNKNOWN,
+                 e);
 }
 
 struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct bt_eval *evals,

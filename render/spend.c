@@ -177,11 +177,11 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
                               : "lasts to the assumed reset at the trend");
         }
         for (int j = 0; j < l->nmodels && j < 3; j++) {
-            char mt[16], usd[32], name[48];
+            char mt[16], usd[32], name[41]; /* 80 columns with the figures */
             bt_fmt_tokens(l->models[j].tokens_today, mt, sizeof mt);
             bt_fmt_usd(l->models[j].usd_today, usd, sizeof usd);
             bt_fmt_cut(name, sizeof name, "%s", l->models[j].model);
-            bt_buf_printf(b, "  %-14s %-44s %6s %3.0f%% %s\n", j ? "" : "holders", name, mt,
+            bt_buf_printf(b, "  %-14s %-40s %7s %3.0f%% %s\n", j ? "" : "holders", name, mt,
                           100 * l->models[j].share, usd);
         }
     }
