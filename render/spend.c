@@ -7,6 +7,7 @@
 
 #include "core/cost.h"
 #include "core/ledger.h"
+#include "core/sanitize.h"
 #include "core/format.h"
 #include "core/util.h"
 
@@ -155,16 +156,17 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
         bt_buf_puts(b, "\ncross-model day (settled tokens; AWS weights them by price: an estimate):\n");
     for (int k = 0; k < nl; k++) {
         const struct bt_ledger *l = &ls[k];
-        char t[16], q[16], when[8], rs[8];
+        char t[16], q[16], when[8], rs[8], reg[64];
+        bt_san_term(reg, sizeof reg, l->region);
         bt_fmt_tokens(l->tokens_today, t, sizeof t);
         bt_fmt_tokens(l->quota, q, sizeof q);
         bt_fmt_hhmm(l->reset, rs, sizeof rs);
         bool lower = l->used_q == BT_QL_LOWER;
         if (isnan(l->quota))
             bt_buf_printf(b, "  %-14s %s%s tokens today; no cross-model daily quota listed\n",
-                          l->region, lower ? "at least " : "", t);
+                          reg, lower ? "at least " : "", t);
         else
-            bt_buf_printf(b, "  %-14s %s%s of %s tokens (%.1f%%)\n", l->region,
+            bt_buf_printf(b, "  %-14s %s%s of %s tokens (%.1f%%)\n", reg,
                           lower ? "at least " : "", t, q, l->pct);
         if (!isnan(l->quota) && l->runout) {
             bt_fmt_hhmm(l->runout, when, sizeof when);
@@ -180,7 +182,7 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
             char mt[16], usd[32], name[41]; /* 80 columns with the figures */
             bt_fmt_tokens(l->models[j].tokens_today, mt, sizeof mt);
             bt_fmt_usd(l->models[j].usd_today, usd, sizeof usd);
-            bt_fmt_cut(name, sizeof name, "%s", l->models[j].model);
+            bt_san_term(name, sizeof name, l->models[j].model);
             bt_buf_printf(b, "  %-14s %-40s %7s %3.0f%% %s\n", j ? "" : "holders", name, mt,
                           100 * l->models[j].share, usd);
         }
@@ -199,13 +201,14 @@ void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
     bt_buf_puts(b, "\nspend (list prices, no discounts or credits: an estimate):\n");
     for (int k = 0; k < ns; k++) {
         const struct bt_spend_sum *s = &sums[k];
-        char h[32], d[32];
+        char h[32], d[32], reg[64];
         bt_fmt_usd(s->usd_per_hour, h, sizeof h);
         bt_fmt_usd(s->usd_today, d, sizeof d);
+        bt_san_term(reg, sizeof reg, s->key); /* names from outside reach no terminal raw */
         if (s->quality == BT_QL_UNKNOWN)
-            bt_buf_printf(b, "  %-14s unknown\n", s->key);
+            bt_buf_printf(b, "  %-14s unknown\n", reg);
         else
-            bt_buf_printf(b, "  %-14s %s%s/h, %s%s today\n", s->key,
+            bt_buf_printf(b, "  %-14s %s%s/h, %s%s today\n", reg,
                           s->unpriced ? "at least " : "", h,
                           s->quality == BT_QL_LOWER ? "at least " : "", d);
         if (s->top < 0 && !s->unpriced)
@@ -214,7 +217,7 @@ void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
         if (s->top >= 0) {
             bt_fmt_usd(s->top_usd_per_hour, h, sizeof h);
             char name[40];
-            bt_fmt_cut(name, sizeof name, "%s", r->cfg->routes[s->top].name);
+            bt_san_term(name, sizeof name, r->cfg->routes[s->top].name);
             bt_buf_printf(b, " most: %s %s/h%s", name, h, s->unpriced ? ";" : "");
         }
         if (s->unpriced)
