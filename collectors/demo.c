@@ -52,6 +52,13 @@
  *   legacy      also: ListMetrics lists LegacyModelInvocations for it (LEGACY_MODEL).
  *   workers     also: from 4 to 8 a nightly job outside the config (its own application
  *               inference profile on workers' model) draws on its quota (UNSEEN_CALLERS).
+ *   nightly-eval an offline evaluation script on Claude Haiku 4.5 (online quota: a batch
+ *               candidate) spending about $4/h at list prices; from minute 14 to 21 it
+ *               runs away (8x the calls, about $32/h): SPEND_SPIKE from its second
+ *               minute (evaluated minute 15, on screen from story minute 18).
+ * Prices: the shipped table (data/prices.conf) prices most routes; luna, opus48, fable
+ * and reserved (a model unit has no list price) have none: their cost is unknown, never
+ * 0, with the reason.
  * Numbers follow the headroom contract version 3 (docs/headroom.md).
  *
  * Admission counters are written as an application's two workers export them: raw
@@ -62,7 +69,7 @@
  */
 
 enum { R_TRIAGE, R_SUMMARIZE, R_WORKERS, R_AGENTS, R_BACKFILL, R_LEGACY, R_EXPERIMENTS,
-       R_TRIAGE_APP, R_PREVIEW, R_LUNA, R_OPUS48, R_FABLE, R_RESERVED, R_N };
+       R_TRIAGE_APP, R_PREVIEW, R_LUNA, R_OPUS48, R_FABLE, R_RESERVED, R_NIGHTLY, R_N };
 
 #define TRIAGE_MODEL "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 
@@ -100,6 +107,8 @@ static const struct demo_route {
                  BT_PRIO_ONLINE, 1500, NULL},
     [R_RESERVED] = {"reserved", "arn:aws:bedrock:us-east-1:123456789012:provisioned-model/demo0pt1",
                     NULL, "us-east-1", BT_EP_RUNTIME, BT_PRIO_ONLINE, 512, NULL},
+    [R_NIGHTLY] = {"nightly-eval", "anthropic.claude-haiku-4-5-20251001-v1:0", NULL, "us-east-1",
+                   BT_EP_RUNTIME, BT_PRIO_OFFLINE, 1024, NULL},
 };
 
 /* Quotas as the demo account's Service Quotas would report them. */
@@ -117,6 +126,8 @@ static const struct demo_quota {
      "Cross-region model inference tokens per minute for Anthropic Claude Sonnet 4.5 V1", BT_QM_NAME},
     {R_PREVIEW, BT_Q_TPM, 0, BT_QS_SERVICE_QUOTAS, "L-DEM00008",
      "On-demand model inference tokens per minute for Anthropic Claude Opus 4.5", BT_QM_NAME},
+    {R_NIGHTLY, BT_Q_TPM, 2000000, BT_QS_SERVICE_QUOTAS, "L-DEM00030",
+     "On-demand model inference tokens per minute for Anthropic Claude Haiku 4.5", BT_QM_NAME},
     {R_TRIAGE, BT_Q_RPM, 2000, BT_QS_SERVICE_QUOTAS, "L-DEM00002",
      "Cross-region model inference requests per minute for Anthropic Claude Sonnet 4.5 V1", BT_QM_NAME},
     {R_SUMMARIZE, BT_Q_TPM, 400000, BT_QS_SERVICE_QUOTAS, "L-DEM00003",
@@ -303,6 +314,12 @@ static void cw_values(int r, int64_t m, struct cw_minute *o)
         break;
     case R_FABLE:
         inv = 50, in_avg = 5000, out_avg = 600;
+        break;
+    case R_NIGHTLY:
+        /* a runaway from 14 to 21: 8x the calls (SPEND_SPIKE) */
+        inv = k >= 14 && k < 22 ? 160 : 20;
+        in_avg = 1500, out_avg = 300, burndown = 5; /* Haiku 4.5: 5 */
+        p50 = 900, p99 = 2500;
         break;
     case R_PREVIEW:
         /* applied quota 0: nothing is accepted, every call throttles */

@@ -19,6 +19,8 @@ void bt_route_defaults(struct bt_route *r)
     r->burndown_prior = NAN;
     r->burndown_prior_source = "default";
     r->burndown_steady = NAN;
+    r->model_units = NAN;
+    r->budget_usd_per_day = NAN;
     for (int k = 0; k < BT_Q_COUNT; k++)
         r->quota[k].value = NAN;
 }
@@ -40,6 +42,10 @@ void bt_config_defaults(struct bt_config *c)
     c->detail_interval = 300;
     c->adaptive_cadence = true;
     c->price_list = true;
+    c->budget_usd_per_day = NAN;
+    c->spend_spike_factor = 3;
+    c->spend_spike_floor = 5;
+    c->spend_spike_minutes = 3;
     bt_strlcpy(c->theme, "default", sizeof c->theme);
 }
 
@@ -143,4 +149,5 @@ void bt_config_free(struct bt_config *c)
     c->routes = NULL;
     c->nroutes = 0;
     bt_burndown_free(&c->burndown);
+    bt_prices_free(&c->prices);
 }

@@ -3,6 +3,7 @@
 #define BEDTOP_CONFIG_H
 #include "core/burndown.h"
 #include "core/model.h"
+#include "core/prices.h"
 
 /* The longest line bedtop.conf may have (bytes, newline not counted): a longer
  * one is an error naming file and line, never split into two. */
@@ -37,6 +38,18 @@ struct bt_config {
     int nroutes;
     struct bt_burndown burndown;
     char burndown_error[512]; /* the burndown table could not be read (never a silent 1) */
+    /* the price table (core/prices.h): data/prices.conf, the Price List API's cache,
+     * then the config's [prices] rows; prices_note says what could not be read (the
+     * figures it would price are unknown, with it as the reason) */
+    struct bt_prices prices;
+    bool prices_loaded;
+    char prices_note[320];
+    /* SPEND_SPIKE (core/cost.h): a Region's budget (NAN: none), the factor over the
+     * trailing baseline and the floor in USD per hour below which no spike is raised */
+    double budget_usd_per_day;
+    double spend_spike_factor;
+    double spend_spike_floor;
+    int spend_spike_minutes; /* the recent window whose median is compared */
 };
 
 /* Defaults with no routes and no burndown table: bt_config_init (io/conffile.h)

@@ -326,12 +326,13 @@ static const char *const global_keys[] = {
     "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
     "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
     "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
-    "detail_interval", "adaptive_cadence", "price_list", NULL};
+    "detail_interval", "adaptive_cadence", "price_list", "budget_usd_per_day",
+    "spend_spike_factor", "spend_spike_floor", "spend_spike_minutes", NULL};
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
     "quota_tpd", "quota_input_tpm", "quota_output_tpm", "quota_reserved_input_tpm",
-    "quota_reserved_output_tpm", "quota_tpd_account", "base_model", "account", "context", NULL};
+    "quota_reserved_output_tpm", "quota_tpd_account", "base_model", "account", "context", "tier", "model_units", "budget_usd_per_day", NULL};
 
 /* Levenshtein distance, case-insensitive, bounded: keys are short. */
 static int edit_distance(const char *a, const char *b)
@@ -404,6 +405,9 @@ static bool set_region(struct parse_ctx *p, const char *k, const char *v, char *
     }
     return set_str(p, k, v, dst, n);
 }
+
+static int spend_route_key(struct parse_ctx *p, struct bt_route *r, const char *k, const char *v);
+static int spend_global_key(struct parse_ctx *p, const char *k, const char *v);
 
 static bool global_key(struct parse_ctx *p, const char *k, const char *v)
 {
@@ -480,6 +484,9 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         }
         return true;
     }
+    int sk = spend_global_key(p, k, v);
+    if (sk)
+        return sk > 0;
     return unknown_key(p, k, "bedtop", global_keys);
 }
 
@@ -578,8 +585,60 @@ static bool route_key(struct parse_ctx *p, struct bt_route *r, const char *k, co
     if (!strcmp(k, "quota_tpd_account"))
         return quota_key(p, r, BT_Q_TPD_ACCOUNT, k, v);
     char where[80];
+    int sk = spend_route_key(p, r, k, v);
+    if (sk)
+        return sk > 0;
     snprintf(where, sizeof where, "route %s", r->name);
     return unknown_key(p, k, where, route_keys);
+}
+
+/* A [prices] row (core/prices.h), after the data file and the Price List API's cache. */
+static int price_row(struct parse_ctx *p, const char *name, const char *value)
+{
+    char why[256];
+    if (bt_prices_add_line(&p->c->prices, name, value, "config [prices]", why, sizeof why))
+        return 1;
+    snprintf(p->err, sizeof p->err, "bad price row '%s = %s': %s", name, value, why);
+    return 0;
+}
+
+/* The spend keys of a route (core/cost.h): 1 taken, 0 not a spend key, -1 bad value. */
+static int spend_route_key(struct parse_ctx *p, struct bt_route *r, const char *k, const char *v)
+{
+    if (!strcmp(k, "tier")) {
+        int t = bt_tier_by_name(v);
+        if (t < 0) {
+            snprintf(p->err, sizeof p->err,
+                     "bad tier '%s' (standard, priority, flex, reserved or batch)", v);
+            return -1;
+        }
+        r->tier = t;
+        return 1;
+    }
+    if (!strcmp(k, "model_units"))
+        return num(p, k, v, 1, 100000, &r->model_units) ? 1 : -1;
+    if (!strcmp(k, "budget_usd_per_day"))
+        return num(p, k, v, 0.01, 1e9, &r->budget_usd_per_day) ? 1 : -1;
+    return 0;
+}
+
+/* The spend keys of [bedtop]: 1 taken, 0 not a spend key, -1 bad value. */
+static int spend_global_key(struct parse_ctx *p, const char *k, const char *v)
+{
+    if (!strcmp(k, "budget_usd_per_day"))
+        return num(p, k, v, 0.01, 1e9, &p->c->budget_usd_per_day) ? 1 : -1;
+    if (!strcmp(k, "spend_spike_factor"))
+        return num(p, k, v, 1.5, 1000, &p->c->spend_spike_factor) ? 1 : -1;
+    if (!strcmp(k, "spend_spike_floor"))
+        return num(p, k, v, 0, 1e7, &p->c->spend_spike_floor) ? 1 : -1;
+    if (!strcmp(k, "spend_spike_minutes")) {
+        double d;
+        if (!num(p, k, v, 1, 60, &d))
+            return -1;
+        p->c->spend_spike_minutes = (int)d;
+        return 1;
+    }
+    return 0;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -587,6 +646,8 @@ static int handler(void *user, const char *section, const char *name, const char
     struct parse_ctx *p = user;
     if (p->err[0])
         return 1; /* report the first error only */
+    if (!strcmp(section, "prices"))
+        return price_row(p, name, value); /* one pattern may have a row per tier */
     if (duplicate_key(p, section, name))
         return 0;
     if (!strcmp(section, "bedtop"))
@@ -617,7 +678,7 @@ static int handler(void *user, const char *section, const char *name, const char
                  "'%s' is outside any section; put it under [bedtop] or [route NAME]", name);
     else
         snprintf(p->err, sizeof p->err,
-                 "unknown section [%s]; use [bedtop], [route NAME] or [burndown]", section);
+                 "unknown section [%s]; use [bedtop], [route NAME], [burndown] or [prices]", section);
     return 0;
 }
 

@@ -42,4 +42,7 @@ enum bt_side bt_side_binding(const struct bt_side_fig *s, enum bt_side token_sid
  * its quota group (SHARED_QUOTA names the members). */
 void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e,
                     const struct bt_group *g);
+/* [bedtop] budget_usd_per_day: a Region whose day's spend passes it gets SPEND_SPIKE
+ * on its biggest spender, after every route is evaluated (rules.c). */
+void bt_rules_region_budget(const struct bt_config *cfg, struct bt_eval *evals);
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/cadence.h"
+#include "core/cost.h"
 #include "core/eval_int.h"
 #include "core/format.h"
 #include "core/util.h"
@@ -634,6 +635,9 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
                               : bt_settled_tpm(bt_z(in), bt_z(bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm)),
                                                bt_z(out), e->mantle ? 1 : rt->burndown);
     }
+    int64_t sm = e->minute ? e->minute : e->data_minute; /* the minute cost reads the day at */
+    bt_cost_eval(cfg, st, r, !figures_only, sm ? tokens_today_quality(cfg, st, r, sm) : BT_QL_UNKNOWN,
+                 e);
 }
 
 struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct bt_eval *evals,

@@ -698,6 +698,8 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
             continue;
         eval_group(cfg, evals, gr, drate, figures_only);
     }
+    if (!figures_only && !need)
+        bt_rules_region_budget(cfg, evals);
     free(drate);
     free(minute);
     free(want);

@@ -34,7 +34,8 @@ enum bt_status bt_status_worse(enum bt_status a, enum bt_status b);
     X(LEGACY_MODEL)                     \
     X(NO_PUBLISHED_QUOTA)               \
     X(PROVISIONED)                      \
-    X(UNSEEN_CALLERS)
+    X(UNSEEN_CALLERS)                   \
+    X(SPEND_SPIKE)
 #define BT_W_ENUM(code) BT_W_##code,
 enum bt_wcode { BT_WARNINGS(BT_W_ENUM) BT_W_COUNT };
 #undef BT_W_ENUM
@@ -176,6 +177,23 @@ struct bt_tier_fig {
 void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_store *st, int route,
                                  int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier);
 
+/* What a route costs at list prices (core/cost.h), evaluated in its group's frame:
+ * always an estimate (no discounts or credits), unknown (NAN, with the reason) when
+ * no price row or no usage reading prices it, never 0 for want of a price. */
+struct bt_price_row;
+struct bt_spend {
+    double usd_per_hour;     /* the evaluated minute's spend x 60 (NAN unknown) */
+    double usd_today;        /* since 00:00 UTC (NAN unknown) */
+    enum bt_quality quality; /* estimate, or unknown */
+    enum bt_quality today_q; /* estimate; lower-bound when some of the day is not read */
+    const struct bt_price_row *row; /* the price row used (NULL: none) */
+    char reason[192];        /* why a figure is unknown ("" when both are priced) */
+    /* SPEND_SPIKE: the median of the last spend_spike_minutes minutes and of the
+     * trailing baseline before them, USD per hour (NAN: not enough minutes) */
+    double recent, baseline;
+    int baseline_minutes;
+};
+
 #define BT_MAX_WARN BT_W_COUNT
 struct bt_eval {
     int route;
@@ -245,6 +263,7 @@ struct bt_eval {
     double rpm_quota;
     bool stale;
     char stale_reason[224];
+    struct bt_spend spend;   /* what it costs (core/cost.h) */
     int64_t last_ok[BT_SRC_COUNT]; /* freshness per source: last good poll, 0 never */
     bool failing[BT_SRC_COUNT];    /* the source's last answer for this route an error */
     enum bt_status status;

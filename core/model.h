@@ -178,6 +178,11 @@ struct bt_route {
                               * 2026-09-01"), or why it is not known */
     char profile_check[12];  /* "confirmed", "unlisted", "unknown", "" not asked */
     char profile_text[224];
+    /* spend (core/cost.h): the service tier its calls are billed at (enum bt_tier), the
+     * model units of a Provisioned Throughput route (NAN: not given) and its budget */
+    int tier;
+    double model_units;
+    double budget_usd_per_day; /* NAN: none */
     char unseen[224];        /* ModelIds the config does not name on this route's quota,
                               * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
     int line;                /* config line, for messages */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/burndown.h"
+#include "core/cost.h"
 #include "core/eval_int.h"
 #include "core/format.h"
 #include "core/util.h"
@@ -757,6 +758,96 @@ static bool rule_slowdown(const struct bt_config *cfg, const struct bt_route *r,
     return true;
 }
 
+/* ---- spend (core/cost.h): a rate off its baseline, or a day past its budget ---- */
+static const char act_spend[] =
+    "Find who is calling (the route's admission counters by team, CloudTrail InvokeModel events "
+    "for its ModelId) and stop or throttle it at its admission boundary; move offline work to a "
+    "batch inference job (about half the price); set budget_usd_per_day to be warned earlier.";
+
+/* "triage (us.anthropic.claude-sonnet-4-5-..., standard tier)" */
+static void spender(const struct bt_route *r, char *out, size_t n)
+{
+    bt_fmt_cut(out, n, "%s (%s, %s tier)", r->name, r->model, bt_tier_name((enum bt_tier)r->tier));
+}
+
+static bool rule_spend_spike(const struct bt_config *cfg, const struct bt_route *r,
+                             struct bt_eval *e, struct bt_warning *w)
+{
+    const struct bt_spend *sp = &e->spend;
+    char who[160];
+    spender(r, who, sizeof who);
+    if (!isnan(r->budget_usd_per_day) && !isnan(sp->usd_today) &&
+        sp->usd_today >= r->budget_usd_per_day) {
+        say(w, BT_ST_WARN,
+            "today's spend $%.2f%s passes the route's budget_usd_per_day $%.2f: %s spends $%.2f/h "
+            "now (list prices: an estimate)",
+            sp->usd_today, sp->today_q == BT_QL_LOWER ? " or more" : "", r->budget_usd_per_day, who,
+            bt_z(sp->usd_per_hour));
+        return true;
+    }
+    if (isnan(sp->recent) || isnan(sp->baseline) || sp->recent < cfg->spend_spike_floor ||
+        sp->recent <= cfg->spend_spike_factor * sp->baseline)
+        return false;
+    char ratio[48];
+    if (sp->baseline > 0)
+        snprintf(ratio, sizeof ratio, "%.1fx", sp->recent / sp->baseline);
+    else
+        snprintf(ratio, sizeof ratio, "up from");
+    say(w, BT_ST_WARN,
+        "spend $%.2f/h over the last %d minutes, %s the trailing %d-minute median of $%.2f/h: %s "
+        "has spent $%.2f today (list prices: an estimate)",
+        sp->recent, cfg->spend_spike_minutes, ratio, sp->baseline_minutes, sp->baseline, who,
+        bt_z(sp->usd_today));
+    return true;
+}
+
+void bt_rules_region_budget(const struct bt_config *cfg, struct bt_eval *evals)
+{
+    if (isnan(cfg->budget_usd_per_day))
+        return;
+    struct bt_spend_sum *sums = NULL;
+    int ns = bt_spend_by_region(cfg, evals, NULL, &sums);
+    for (int k = 0; k < ns; k++) {
+        const struct bt_spend_sum *s = &sums[k];
+        if (s->usd_today < cfg->budget_usd_per_day)
+            continue;
+        /* the biggest spenders of the day, the first of them warned */
+        int top[3] = {-1, -1, -1};
+        for (int i = 0; i < cfg->nroutes; i++) {
+            if (strcmp(cfg->routes[i].region, s->key) || isnan(evals[i].spend.usd_today))
+                continue;
+            for (int j = 0; j < 3; j++) {
+                if (top[j] < 0 || evals[i].spend.usd_today > evals[top[j]].spend.usd_today) {
+                    for (int t = 2; t > j; t--)
+                        top[t] = top[t - 1];
+                    top[j] = i;
+                    break;
+                }
+            }
+        }
+        struct bt_eval *e = top[0] >= 0 ? &evals[top[0]] : NULL;
+        if (!e || bt_eval_has(e, BT_W_SPEND_SPIKE) || e->nwarn >= BT_MAX_WARN)
+            continue;
+        struct bt_buf names = {0};
+        for (int j = 0; j < 3 && top[j] >= 0; j++)
+            bt_buf_printf(&names, "%s%s $%.2f", j ? ", " : "", cfg->routes[top[j]].name,
+                          evals[top[j]].spend.usd_today);
+        struct bt_warning *w = &e->warnings[e->nwarn];
+        memset(w, 0, sizeof *w);
+        say(w, BT_ST_WARN,
+            "%s's spend today $%.2f%s passes budget_usd_per_day $%.2f; the biggest spenders: %s "
+            "(list prices: an estimate)",
+            s->key, s->usd_today, s->quality == BT_QL_LOWER ? " or more" : "",
+            cfg->budget_usd_per_day, bt_buf_str(&names));
+        bt_buf_free(&names);
+        w->code = BT_W_SPEND_SPIKE;
+        w->action = act_spend;
+        e->status = bt_status_worse(e->status, w->severity);
+        e->nwarn++;
+    }
+    free(sums);
+}
+
 static const struct {
     enum bt_wcode code;
     const char *name;
@@ -828,6 +919,8 @@ static const struct {
      "Add a route for each named ModelId (the same quota group) so the headroom counts them, "
      "or find who calls it (CloudTrail) and give it a share at its admission boundary.",
      rule_unseen},
+    {BT_W_SPEND_SPIKE, "SPEND_SPIKE", "spend rate off its baseline, or over budget", act_spend,
+     rule_spend_spike},
 };
 
 const char *bt_wcode_name(enum bt_wcode c)

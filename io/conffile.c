@@ -42,9 +42,51 @@ bool bt_burndown_load_default(struct bt_burndown *b, char *err, size_t errlen)
     return true;
 }
 
-/* The data file first, so that [burndown] lines of the config come later and win. */
+bool bt_prices_load_file(struct bt_prices *p, const char *path, bool regular, char *err,
+                         size_t errlen)
+{
+    char *text = regular ? bt_read_regular_file(path, 4 << 20, NULL) : bt_read_file(path, 4 << 20, NULL);
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    /* a bad row leaves the table as it was: the rows read so far are dropped */
+    int n0 = p->n;
+    bool ok = bt_prices_parse(p, text, path, err, errlen);
+    if (!ok)
+        p->n = n0;
+    free(text);
+    return ok;
+}
+
+/* data/prices.conf, then the Price List API's cache (its rows win); what could not
+ * be read goes to prices_note, never an error that stops bedtop: the figures it
+ * would price are unknown with that reason. */
+void bt_prices_load_default(struct bt_config *c)
+{
+    if (c->prices_loaded)
+        return;
+    c->prices_loaded = true;
+    char path[1200], err[256];
+    if (!bt_data_path("prices.conf", path, sizeof path))
+        snprintf(c->prices_note, sizeof c->prices_note, "price table prices.conf not found "
+                 "(set BEDTOP_DATADIR or reinstall bedtop)");
+    else if (!bt_prices_load_file(&c->prices, path, false, err, sizeof err))
+        snprintf(c->prices_note, sizeof c->prices_note, "price table: %s", err);
+    char base[900];
+    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base))
+        return;
+    snprintf(path, sizeof path, "%s/bedtop/prices.conf", base);
+    if (!bt_prices_load_file(&c->prices, path, true, err, sizeof err) && errno != ENOENT &&
+        !c->prices_note[0])
+        snprintf(c->prices_note, sizeof c->prices_note, "Price List API cache ignored: %s", err);
+}
+
+/* The data file first, so that [burndown] lines of the config come later and win;
+ * the price table likewise before [prices]. */
 static void ensure_burndown(struct bt_config *c)
 {
+    bt_prices_load_default(c);
     if (!c->burndown.n && !c->burndown_error[0]) {
         /* table missing: an error the caller reports, never every model at 1 */
         if (!bt_burndown_load_default(&c->burndown, c->burndown_error, sizeof c->burndown_error))

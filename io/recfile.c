@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/recfmt.h"
+#include "io/conffile.h"
 #include "core/util.h"
 
 /* The file behind a recorder: appended to, cut back after a torn line. */
@@ -141,6 +142,8 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
     }
     struct bt_rec_lines src = {.next = file_next, .rewind = file_rewind, .arg = &ls};
     bool ok = bt_replay_open_lines(rp, path, &src, warn, warn_arg, err, errlen);
+    if (ok)
+        bt_prices_load_default(&rp->cfg); /* the spend figures: the installed price table */
     fclose(ls.f);
     free(ls.buf);
     return ok;

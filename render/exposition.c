@@ -34,6 +34,10 @@
       "Last failed poll of a source for the route, while failing (epoch seconds).")               \
     X(MAX_TOKENS, "bedtop_max_tokens", "gauge", "Output allowance callers request (max_tokens).") \
     X(BURNDOWN, "bedtop_burndown", "gauge", "Output token multiplier of the quota (burndown).")    \
+    X(SPEND_HOUR, "bedtop_spend_usd_per_hour", "gauge",                                           \
+      "Spend at list prices (an estimate: no discounts or credits) at the evaluated minute's rate, USD per hour (label tier; absent when unpriced).") \
+    X(SPEND_TODAY, "bedtop_spend_usd_today", "gauge",                                             \
+      "Spend at list prices since 00:00 UTC, USD (label tier, quality: estimate or lower-bound; absent when unpriced).") \
     X(SIGNAL, "bedtop_signal", "gauge",                                                           \
       "Raw input of the evaluation, per minute (CloudWatch) or per scrape (admission).")         \
     X(METRICS, "bedtop_cloudwatch_metrics_requested", "counter",                                  \
@@ -162,6 +166,16 @@ static void route_signals(const struct bt_report *r, int i, struct samples *ss)
 }
 
 /* eval -> series: every figure a route exports, in one place. */
+/* Route i's spend (core/cost.h): absent when unknown, never 0 for want of a price. */
+static void spend_series(const struct bt_report *r, int i, struct samples *ss)
+{
+    const struct bt_spend *sp = &r->evals[i].spend;
+    const char *tier = bt_tier_name((enum bt_tier)r->cfg->routes[i].tier);
+    add(ss, F_SPEND_HOUR, i, sp->usd_per_hour, "tier", tier, NULL);
+    add(ss, F_SPEND_TODAY, i, sp->usd_today, "tier", tier, "quality", bt_quality_name(sp->today_q),
+        NULL);
+}
+
 static void route_series(const struct bt_report *r, int i, struct samples *ss)
 {
     const struct bt_eval *e = &r->evals[i];
@@ -222,6 +236,7 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
     if (!rt->burndown_source || strcmp(rt->burndown_source, "none") != 0) /* mantle: absent */
         add(ss, F_BURNDOWN, i, rt->burndown, "source",
             rt->burndown_source ? rt->burndown_source : "default", NULL);
+    spend_series(r, i, ss);
     route_signals(r, i, ss);
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/format.h"
 #include "core/sanitize.h"
+#include "render/incident_cost.h"
 #include "render/reportdoc.h"
 
 static const char *const chart_files[BT_CHART_COUNT] = {"headroom", "throttles", "traffic",
@@ -643,6 +644,7 @@ void bt_incident_render_md(const struct bt_incident *inc, const struct bt_replay
     summary(inc, rp, out);
     causes(inc, rp, out);
     routes_table(inc, rp, out);
+    bt_incident_cost_md(inc, rp, out);
     timeline(inc, rp, out);
     charts(inc, rp, png, out);
 }

@@ -1,6 +1,7 @@
 #include "render/report.h"
 
 #include "render/exposition.h"
+#include "render/spend.h"
 #include "core/sanitize.h"
 
 #include <math.h>
@@ -378,6 +379,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
                                                   : bt_wcode_action(e->warnings[w].code));
         cJSON_AddItemToArray(ws, wj);
     }
+    bt_spend_route_json(r, i, o);
     if (r->forecast)
         forecast_json(o, &r->forecast[i]);
     if (r->ceiling)
@@ -397,6 +399,7 @@ cJSON *bt_report_json(const struct bt_report *r)
     for (int i = 0; i < r->n; i++)
         if (bt_report_shows(r, i))
             cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+    bt_spend_json(r, o);
     if (!isnan(r->metrics_per_poll)) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         add_num(c, "metrics_per_poll", r->metrics_per_poll);

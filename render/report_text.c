@@ -3,6 +3,7 @@
  * severe first; every outside string through the terminal sanitiser and every
  * figure through core/format. */
 #include "render/report.h"
+#include "render/spend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -439,6 +440,7 @@ void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf 
     rpm_note(r, idx, n, b);
     decide_text(r, idx, n, b);
     warnings_text(r, idx, n, color, b);
+    bt_spend_text(r, b);
     if (!isnan(r->metrics_per_poll)) {
         char a[BT_FMT_LONG], d[BT_FMT_LONG];
         bt_buf_printf(b, "\ncost: %s metrics requested per poll, %s per day\n",

@@ -7,6 +7,7 @@
 
 #include "core/burndown.h"
 #include "core/figures.h"
+#include "render/spend.h"
 #include "core/format.h"
 #include "core/plan.h"
 #include "core/util.h"
@@ -197,6 +198,9 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
             rt->lifecycle_text[0] ? ": " : "", rt->lifecycle_text);
     if (rt->profile_check[0])
         FIG("profile", "%s: %s", rt->profile_check, rt->profile_text);
+    char spend[320];
+    bt_spend_line(e, spend, sizeof spend); /* list prices: an estimate (render/spend.c) */
+    FIG("cost", "%s", spend);
 #undef FIG
     return n;
 }

@@ -281,6 +281,10 @@ static void act(struct bt_tui *t, enum bt_action a)
         t->events_open = true;
         t->esc.pos = 0;
         break;
+    case BT_ACT_LEDGER:
+        t->ledger_open = true;
+        t->lsc.pos = 0;
+        break;
     case BT_ACT_SEARCH:
         t->searching = true;
         t->search[0] = '\0';
@@ -562,6 +566,12 @@ void bt_tui_input(struct bt_tui *t)
         }
         if (t->events_open && !t->help) {
             tui_events_key(t, c);
+            if (t->quit)
+                break;
+            continue;
+        }
+        if (t->ledger_open && !t->help) {
+            tui_ledger_key(t, c);
             if (t->quit)
                 break;
             continue;

@@ -100,6 +100,8 @@ const struct bt_key bt_keys[] = {
     {'m', "m", "add a marker with a note to the recording", BT_CTX_LIVE, BT_ACT_MARKER},
     {CTRL('l'), "^L", "redraw the screen", BT_CTX_ALL, BT_ACT_REDRAW},
     {'w', "w", "detail: what-if and the limits to set (bedtop plan)", DET, BT_ACT_PLAN},
+    {'$', "$", "spend per Region and the cross-model day: tokens, dollars, run-out", OV | DET,
+     BT_ACT_LEDGER},
 };
 const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
 

@@ -142,6 +142,8 @@ struct bt_tui {
     int crit_n;            /* and this many routes */
     struct tui_scroll esc;
     struct wline ev_lines[MAX_WLINES];
+    bool ledger_open;      /* the spend and cross-model day overlay ($, tui/ledger.c) */
+    struct tui_scroll lsc;
     struct wline scratch[MAX_WLINES]; /* a warning's lines, measured before they are placed */
     /* F3: search jumps to the next route matching, without filtering (htop's) */
     bool searching;
@@ -218,6 +220,9 @@ void tui_feed_log(struct bt_tui *t);
 bool tui_was_crit(struct bt_tui *t, int r);
 void tui_draw_events(struct bt_tui *t, const struct bt_layout *l);
 void tui_events_key(struct bt_tui *t, int c);
+/* ledger.c: `$`, spend and the cross-model day per Region */
+void tui_draw_ledger(struct bt_tui *t, const struct bt_layout *l);
+void tui_ledger_key(struct bt_tui *t, int c);
 #define TUI_CRIT_MARK_MIN 15 /* a route crit in the last this many minutes keeps a mark */
 
 /* overview.c */

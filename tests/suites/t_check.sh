@@ -148,11 +148,11 @@ check "--wide shows every column (model, region, source, in flight)" \
 check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
 # Routes crit first, then warn, unknown, ok (minute 16: triage (retry storm) and preview
 # (applied quota 0) crit; summarize, workers, backfill, legacy warn; experiments unknown;
-# agents, triage-app, luna, opus48, fable (no published quota: information) and reserved
-# (provisioned: information) ok).
+# agents, triage-app, luna, opus48, fable (no published quota: information), reserved
+# (provisioned: information) and nightly-eval (a batch candidate, before its runaway) ok).
 expect_eq "routes ordered crit, warn, unknown, ok" \
     "$(awk '/^ROUTE/{on=1;next} on&&/^$/{exit} on{print $2}' "$TMP/t.txt" | paste -sd' ')" \
-    "crit crit warn warn warn warn unknown ok ok ok ok ok ok"
+    "crit crit warn warn warn warn unknown ok ok ok ok ok ok ok"
 expect_eq "warnings ordered by severity" \
     "$(awk '/^WARNINGS/{on=1;next} on&&/^(crit|warn|unknown|info) /{print $1}' "$TMP/t.txt" | uniq | paste -sd' ')" \
     "crit warn unknown info"

@@ -261,7 +261,11 @@ for d in (a, b):
     # the same for the steady burndown's window (the burndown used and its source are
     # the poller's, compared); the catalogue (ListFoundationModels' lifecycle,
     # ListInferenceProfiles' word on the prefix) is read from AWS only, never exported
+    # the day's spend and the cross-model ledger likewise: each source's history since
+    # midnight (both say lower-bound where it is short); the rate per hour is compared
+    d.pop("spend", None)
     for r in d["routes"]:
+        r.get("cost", {}).pop("usd_today", None); r.get("cost", {}).pop("usd_today_quality", None)
         r.pop("forecast", None); r.pop("observed_ceiling", None)
         r.pop("burndown_steady", None); r.pop("lifecycle", None)
 if a != b:

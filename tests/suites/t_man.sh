@@ -126,12 +126,12 @@ expect_eq "every environment variable the code reads is in bedtop(1) ENVIRONMENT
 
 # ---- bedtop.conf.5: keys, both ways, per section ----
 keys_of() { # keys compared with k in function $1 of core/config_ini.c
-    awk -v fn="$1" '$0 ~ "^static bool " fn "\\(" { f = 1 } f { print } f && /^}/ { exit }' core/config_ini.c |
+    awk -v fn="$1" '$0 ~ "^static (bool|int) " fn "\\(" && !/;$/ { f = 1 } f { print } f && /^}/ { exit }' core/config_ini.c |
         grep -oE 'strcmp\(k, "[a-z_]+"\)' | sed -E 's/.*"(.*)".*/\1/' | sort -u
 }
 conf_keys() { section $CONF5 "$1" | sed -nE 's/^     ([a-z_]+) = .*/\1/p' | sort -u; }
-keys_of global_key >"$TMP/src_global"
-keys_of route_key >"$TMP/src_route"
+{ keys_of global_key; keys_of spend_global_key; } | sort -u >"$TMP/src_global"
+{ keys_of route_key; keys_of spend_route_key; } | sort -u >"$TMP/src_route"
 conf_keys "THE [bedtop] SECTION" >"$TMP/man_global"
 conf_keys "THE [route NAME] SECTION" >"$TMP/man_route"
 check "core/config_ini.c's [bedtop] keys were found" test "$(wc -l <"$TMP/src_global")" -ge 10

@@ -247,7 +247,7 @@ expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
 check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\",\"evaluated_at\",\"admission_at\",\"markers\",\"events\",\"headroom_quality\",\"binding_side\"$'"
 # --from +11m .. --to +16m are data minutes (the time column) after the first, 09:57:
-# 10:08..10:13 = 6 minutes x 13 routes, read back with Python's csv module.
+# 10:08..10:13 = 6 minutes x 14 routes, read back with Python's csv module.
 check "csv read back: unique columns, every row as wide as the header, rows inside --from/--to by time" \
     python3 - "$TMP/out.csv" <<'PY'
 import csv, sys, collections
@@ -258,7 +258,7 @@ assert not dup, dup
 assert all(len(r) == len(head) for r in body), "ragged rows"
 times = sorted({r[0] for r in body})
 assert times == ["2026-11-29T10:%02d:00Z" % m for m in range(8, 14)], times
-assert len(body) == 78, len(body)
+assert len(body) == 84, len(body)
 PY
 check "csv rows carry warnings" grep -q 'summarize.*THROTTLED_BELOW_ESTIMATE' "$TMP/out.csv"
 "$BEDTOP" export "$REC" --format json --route triage --from +16m --to +16m >"$TMP/out.json"
@@ -324,11 +324,11 @@ with open(sys.argv[2], "w") as out:
 PY
 "$BEDTOP" export "$TMP/short.rec" >"$TMP/short.csv"
 "$BEDTOP" replay "$TMP/short.rec" --at +0m --format json >"$TMP/short.json"
-check "a 40-second recording exports the minute replay shows, 13 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
+check "a 40-second recording exports the minute replay shows, 14 routes" python3 - "$TMP/short.csv" "$TMP/short.json" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 rep = {r["name"]: r for r in json.load(open(sys.argv[2]))["routes"]}
-assert len(rows) == 13, len(rows)
+assert len(rows) == 14, len(rows)
 for r in rows:
     assert r["time"] == rep[r["route"]]["data_minute"], (r["time"], rep[r["route"]]["data_minute"])
     want = rep[r["route"]]["tpm"]["settled"]

@@ -438,18 +438,18 @@ check "... agents (58%, the most tokens) after backfill, luna (14%) after agents
 T kill-session -t $s
 
 # Issue 34 item 7: a filter narrows the rows, not the status. /tri shows triage and
-# triage-app; the header keeps every route's counts (13 routes: 2 crit 4 warn 1 unknown
-# 6 ok, as with no filter) and says how many are shown; the do line is still triage's.
+# triage-app; the header keeps every route's counts (14 routes: 2 crit 4 warn 1 unknown
+# 7 ok, as with no filter) and says how many are shown; the do line is still triage's.
 s=filtcount; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
 keys $s / t r i Enter
 check "/tri: the header keeps the global counts and says 2 shown" \
-    wait_for $s " 13 routes: 2 crit 4 warn 1 unknown 6 ok · 2 shown  filter \"tri\""
+    wait_for $s " 14 routes: 2 crit 4 warn 1 unknown 7 ok · 2 shown  filter \"tri\""
 keys $s Escape; wait_for $s "preview "
 # /leg shows legacy alone (warn); preview and triage, crit, are hidden: the do line names
 # the worst of them, triage's retry storm (806 calls/min against preview's few), marked
 # hidden, instead of legacy's warning or "nothing to do"
 keys $s / l e g Enter
-check "/leg: 13 routes, 1 shown" wait_for $s "13 routes: 2 crit 4 warn 1 unknown 6 ok · 1 shown"
+check "/leg: 14 routes, 1 shown" wait_for $s "14 routes: 2 crit 4 warn 1 unknown 7 ok · 1 shown"
 check "... the do line names the hidden crit route" wait_for $s " do CRIT triage (hidden) RETRY_LOAD: "
 keys $s Escape; wait_for $s "preview "
 keys $s / a g e n t s Enter

@@ -1,0 +1,328 @@
+#include "core/cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "core/eval_int.h"
+#include "core/util.h"
+
+double bt_cost_tokens(const struct bt_price_row *row, double in, double out, double cache_read,
+                      double cache_write, char *why, size_t n)
+{
+    const struct {
+        double count, price;
+        const char *what;
+    } part[] = {{in, row->in, "input"},
+                {out, row->out, "output"},
+                {cache_read, row->cache_read, "cache-read"},
+                {cache_write, row->cache_write, "cache-write"}};
+    double usd = 0;
+    for (size_t i = 0; i < BT_ARRAY_LEN(part); i++) {
+        double c = bt_z(part[i].count);
+        if (c <= 0)
+            continue;
+        if (isnan(part[i].price)) {
+            if (why)
+                bt_fmt_cut(why, n, "no %s price in %s %s", part[i].what, row->origin, row->pattern);
+            return NAN;
+        }
+        usd += c * part[i].price / 1e6;
+    }
+    return usd;
+}
+
+const struct bt_price_row *bt_cost_row(const struct bt_config *cfg, const struct bt_route *r,
+                                       char *why, size_t n)
+{
+    if (!cfg->prices.n) {
+        bt_fmt_cut(why, n, "%s", cfg->prices_note[0] ? cfg->prices_note : "no price table loaded");
+        return NULL;
+    }
+    bool prov = r->inference == BT_INF_PROVISIONED;
+    const struct bt_price_row *row = bt_prices_find(&cfg->prices, r->model, r->base_model,
+                                                    r->region, (int)r->endpoint,
+                                                    (int)r->inference, r->tier);
+    if (prov) {
+        if (!row || isnan(row->unit_hour)) {
+            bt_fmt_cut(why, n, "Provisioned Throughput: no unit_hour price for %s in %s; add a "
+                     "[prices] row (unit_hour=USD inference=provisioned)",
+                     r->base_model[0] ? r->base_model : "its model", r->region);
+            return NULL;
+        }
+        if (isnan(r->model_units)) {
+            bt_fmt_cut(why, n, "Provisioned Throughput: model_units not set for the route");
+            return NULL;
+        }
+        return row;
+    }
+    if (!row || isnan(row->in)) {
+        bt_fmt_cut(why, n, "no %s price for %s (%s, %s) in %s; add a [prices] row",
+                 bt_tier_name((enum bt_tier)r->tier), r->base_model[0] ? r->base_model : r->model,
+                 bt_endpoint_name(r->endpoint), bt_inference_name(r->inference), r->region);
+        return NULL;
+    }
+    return row;
+}
+
+/* Whether route r's minute without a datapoint is a known idle minute. */
+static bool idle_minute(const struct bt_store *st, int r, int64_t minute)
+{
+    if (bt_store_cover_recorded(st, r))
+        return bt_store_covered(st, r, BT_SIG_INPUT_TOKENS, minute) == BT_COV_SETTLED;
+    /* coverage inferred (the demo, a Prometheus source, an old recording): the minutes
+     * the series holds, up to its newest */
+    const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_INPUT_TOKENS];
+    return se->cap && minute >= se->oldest && minute <= se->newest;
+}
+
+double bt_cost_minute(const struct bt_store *st, int r, const struct bt_price_row *row,
+                      int64_t minute)
+{
+    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, minute);
+    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, minute);
+    double cr = bt_store_at(st, r, BT_SIG_CACHE_READ, minute);
+    double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, minute);
+    if (isnan(in) && isnan(out) && isnan(cr) && isnan(cw))
+        return idle_minute(st, r, minute) ? 0 : NAN;
+    return bt_cost_tokens(row, in, out, cr, cw, NULL, 0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the known minutes' spend in [from, from + n minutes), USD per hour;
+ * *known gets how many were known. The four token series are read a range at a time
+ * (one pass over each ring, not a lookup per minute: a 5,000-route poll reads them for
+ * every route above the floor). */
+#define SPEND_WINDOW_MAX (BT_SPEND_BASELINE + 64)
+static double median_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
+                          int64_t from, int n, int *known)
+{
+    static const enum bt_signal sigs[4] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
+                                           BT_SIG_CACHE_READ, BT_SIG_CACHE_WRITE};
+    double tok[4][SPEND_WINDOW_MAX], v[SPEND_WINDOW_MAX];
+    if (n > SPEND_WINDOW_MAX)
+        n = SPEND_WINDOW_MAX;
+    for (int s = 0; s < 4; s++)
+        bt_store_range(st, r, sigs[s], from, n, tok[s]);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        double usd;
+        if (isnan(tok[0][i]) && isnan(tok[1][i]) && isnan(tok[2][i]) && isnan(tok[3][i]))
+            usd = idle_minute(st, r, from + 60 * (int64_t)i) ? 0 : NAN;
+        else
+            usd = bt_cost_tokens(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i], NULL, 0);
+        if (!isnan(usd))
+            v[k++] = usd * 60;
+    }
+    *known = k;
+    if (!k)
+        return NAN;
+    qsort(v, (size_t)k, sizeof v[0], cmp_double);
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* The day's tokens of route r through minute dm, priced: the day sums (hourly
+ * datapoints since midnight) of input, output and cache writes, the cache reads of
+ * the minutes the store holds since midnight. */
+static double usd_today(const struct bt_store *st, int r, const struct bt_price_row *row,
+                        int64_t dm, enum bt_quality day_q, bool *partial, char *why, size_t n)
+{
+    int64_t day = dm - dm % 86400;
+    double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
+    double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
+    double cw = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm);
+    const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_CACHE_READ];
+    double cr = 0;
+    /* the day's sums as sure as the daily sides' (coverage since midnight) */
+    *partial = day_q == BT_QL_LOWER;
+    if (se->cap) {
+        int64_t from = se->oldest > day ? se->oldest : day;
+        double buf[256];
+        for (int64_t m = from; m <= dm;) { /* a range at a time, not a lookup per minute */
+            int k = (int)((dm - m) / 60 + 1);
+            if (k > (int)BT_ARRAY_LEN(buf))
+                k = (int)BT_ARRAY_LEN(buf);
+            bt_store_range(st, r, BT_SIG_CACHE_READ, m, k, buf);
+            for (int i = 0; i < k; i++)
+                cr += bt_z(buf[i]);
+            m += 60 * (int64_t)k;
+        }
+        if (from > day && cr > 0)
+            *partial = true; /* cache reads before the oldest minute kept are not read */
+    }
+    return bt_cost_tokens(row, in, out, cr, cw, why, n);
+}
+
+void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r, bool rules,
+                  enum bt_quality day_q, struct bt_eval *e)
+{
+    struct bt_spend *sp = &e->spend;
+    const struct bt_route *rt = &cfg->routes[r];
+    sp->usd_per_hour = sp->usd_today = sp->recent = sp->baseline = NAN;
+    sp->baseline_minutes = 0;
+    sp->quality = sp->today_q = BT_QL_UNKNOWN;
+    sp->reason[0] = '\0';
+    sp->row = bt_cost_row(cfg, rt, sp->reason, sizeof sp->reason);
+    if (!sp->row)
+        return;
+    const struct bt_price_row *row = sp->row;
+    if (rt->inference == BT_INF_PROVISIONED) {
+        /* billed per model unit and hour while it exists, used or not: the day so far
+         * is the hours since 00:00 UTC (assumed provisioned all day) */
+        sp->usd_per_hour = rt->model_units * row->unit_hour;
+        int64_t now = e->now - e->now % 60;
+        sp->usd_today = sp->usd_per_hour * (double)(now % 86400) / 3600;
+        sp->quality = sp->today_q = BT_QL_ESTIMATE;
+        return;
+    }
+    int64_t m = e->minute;
+    if (e->state == BT_FR_UNKNOWN || !m) {
+        bt_fmt_cut(sp->reason, sizeof sp->reason, "usage unknown: %s",
+                 e->stale_reason[0] ? e->stale_reason : "CloudWatch not read at this minute");
+    } else if (e->state == BT_FR_IDLE) {
+        sp->usd_per_hour = 0;
+    } else {
+        sp->usd_per_hour = 60 * bt_cost_tokens(row, bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m),
+                                               bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m),
+                                               bt_store_at(st, r, BT_SIG_CACHE_READ, m),
+                                               bt_store_at(st, r, BT_SIG_CACHE_WRITE, m),
+                                               sp->reason, sizeof sp->reason);
+    }
+    if (!isnan(sp->usd_per_hour))
+        sp->quality = BT_QL_ESTIMATE;
+    if (!rules) {
+        /* a figures-only frame (export's rows, past minutes of a graph): the rate only;
+         * the day's sums are read where the day is shown */
+        if (!sp->reason[0])
+            bt_strlcpy(sp->reason, "the day's spend is not evaluated for past frames",
+                       sizeof sp->reason);
+        return;
+    }
+    int64_t dm = m ? m : e->data_minute;
+    if (dm) {
+        bool partial = false;
+        char why[192] = "";
+        sp->usd_today = usd_today(st, r, row, dm, day_q, &partial, why, sizeof why);
+        if (isnan(sp->usd_today) && !sp->reason[0])
+            bt_strlcpy(sp->reason, why, sizeof sp->reason);
+        else if (!isnan(sp->usd_today))
+            sp->today_q = partial ? BT_QL_LOWER : BT_QL_ESTIMATE;
+    } else if (!sp->reason[0]) {
+        bt_fmt_cut(sp->reason, sizeof sp->reason, "no CloudWatch reading today");
+    }
+    /* the spike windows, only where a spike could be raised: a rate at or above the
+     * floor (a poll of thousands of quiet routes reads no history for them) */
+    if (!rules || isnan(sp->usd_per_hour) || sp->usd_per_hour < cfg->spend_spike_floor ||
+        sp->usd_per_hour <= 0)
+        return;
+    int k = cfg->spend_spike_minutes > 0 ? cfg->spend_spike_minutes : 3;
+    int known = 0;
+    sp->recent = median_rate(st, r, row, m - 60 * (int64_t)(k - 1), k, &known);
+    sp->baseline = median_rate(st, r, row, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
+                               BT_SPEND_BASELINE, &sp->baseline_minutes);
+    if (sp->baseline_minutes < BT_SPEND_BASELINE_MIN)
+        sp->baseline = NAN; /* not enough data: no baseline, never a ramp from nothing */
+}
+
+double bt_cost_window(const struct bt_config *cfg, const struct bt_store *st, int r,
+                      int64_t from, int64_t to, double *peak, int *minutes, char *why, size_t n)
+{
+    const struct bt_route *rt = &cfg->routes[r];
+    *peak = NAN;
+    *minutes = 0;
+    const struct bt_price_row *row = bt_cost_row(cfg, rt, why, n);
+    if (!row)
+        return NAN;
+    if (rt->inference == BT_INF_PROVISIONED) {
+        *minutes = (int)((to - from) / 60 + 1);
+        *peak = rt->model_units * row->unit_hour;
+        return *peak * *minutes / 60;
+    }
+    double usd = 0;
+    for (int64_t m = from; m <= to; m += 60) {
+        double v = bt_cost_minute(st, r, row, m);
+        if (isnan(v))
+            continue;
+        usd += v;
+        (*minutes)++;
+        if (isnan(*peak) || v * 60 > *peak)
+            *peak = v * 60;
+    }
+    return usd;
+}
+
+static void sum_add(struct bt_spend_sum *s, const struct bt_eval *e, int route)
+{
+    s->routes++;
+    const struct bt_spend *sp = &e->spend;
+    if (isnan(sp->usd_per_hour) || isnan(sp->usd_today)) {
+        s->unpriced++;
+        s->quality = BT_QL_LOWER;
+    } else if (s->top < 0 || sp->usd_per_hour > s->top_usd_per_hour) {
+        s->top = route;
+        s->top_usd_per_hour = sp->usd_per_hour;
+    }
+    if (!isnan(sp->usd_per_hour))
+        s->usd_per_hour += sp->usd_per_hour;
+    if (!isnan(sp->usd_today))
+        s->usd_today += sp->usd_today;
+    if (sp->today_q == BT_QL_LOWER)
+        s->quality = BT_QL_LOWER;
+}
+
+/* No member priced: the sum is unknown, never 0. */
+static void sum_end(struct bt_spend_sum *s)
+{
+    if (s->unpriced == s->routes) {
+        s->usd_per_hour = s->usd_today = NAN;
+        s->quality = BT_QL_UNKNOWN;
+    }
+}
+
+static void sum_init(struct bt_spend_sum *s, const char *key)
+{
+    memset(s, 0, sizeof *s);
+    bt_strlcpy(s->key, key, sizeof s->key);
+    s->quality = BT_QL_ESTIMATE;
+    s->top = -1;
+}
+
+int bt_spend_by_region(const struct bt_config *cfg, const struct bt_eval *evals, const bool *keep,
+                       struct bt_spend_sum **out)
+{
+    int ns = 0;
+    struct bt_spend_sum *s = NULL;
+    for (int i = 0; i < cfg->nroutes; i++) {
+        if (keep && !keep[i])
+            continue;
+        const char *reg = cfg->routes[i].region;
+        int k = 0;
+        while (k < ns && strcmp(s[k].key, reg) != 0)
+            k++;
+        if (k == ns) {
+            s = bt_xrealloc(s, (size_t)(ns + 1) * sizeof *s);
+            sum_init(&s[ns++], reg);
+        }
+        sum_add(&s[k], &evals[i], i);
+    }
+    for (int k = 0; k < ns; k++)
+        sum_end(&s[k]);
+    *out = s;
+    return ns;
+}
+
+void bt_spend_of_group(const struct bt_config *cfg, const struct bt_eval *evals, int i,
+                       struct bt_spend_sum *out)
+{
+    sum_init(out, cfg->routes[evals[i].group_leader].name);
+    for (int m = evals[i].group_leader; m >= 0; m = bt_group_next(evals, m))
+        sum_add(out, &evals[m], m);
+    sum_end(out);
+}

@@ -1,0 +1,183 @@
+#include "core/ledger.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/eval_int.h"
+#include "core/util.h"
+
+double bt_ledger_runout_minutes(double remaining, double rate, double slope)
+{
+    if (isnan(remaining) || isnan(rate) || isnan(slope))
+        return NAN;
+    if (remaining <= 0)
+        return 0;
+    if (fabs(slope) < 1e-12) /* a steady rate */
+        return rate > 0 ? remaining / rate : NAN;
+    /* slope / 2 m^2 + rate m - remaining = 0 */
+    double disc = rate * rate + 2 * slope * remaining;
+    if (disc < 0)
+        return NAN; /* a falling rate that stops before the quota is used */
+    double m = (-rate + sqrt(disc)) / slope;
+    if (slope < 0 && rate <= 0)
+        return NAN;
+    return m > 0 ? m : NAN;
+}
+
+/* Settled tokens, as the daily sides count them (core/frame.c: input + cache write +
+ * output x burndown). */
+static double route_tokens(const struct bt_store *st, const struct bt_route *rt, int r, int64_t m)
+{
+    double in = bt_store_at(st, r, BT_SIG_INPUT_TOKENS, m);
+    double cw = bt_store_at(st, r, BT_SIG_CACHE_WRITE, m);
+    double out = bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
+    if (isnan(in) && isnan(cw) && isnan(out))
+        return NAN;
+    return bt_settled_tpm(bt_z(in), bt_z(cw), bt_z(out), rt->burndown);
+}
+
+static double day_tokens(const struct bt_store *st, const struct bt_route *rt, int r, int64_t dm)
+{
+    double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
+    double cw = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm);
+    double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
+    if (isnan(in) && isnan(cw) && isnan(out))
+        return NAN;
+    return bt_settled_tpm(bt_z(in), bt_z(cw), bt_z(out), rt->burndown);
+}
+
+static int cmp_model(const void *a, const void *b)
+{
+    const struct bt_ledger_model *x = a, *y = b;
+    if (x->tokens_today != y->tokens_today)
+        return x->tokens_today < y->tokens_today ? 1 : -1;
+    return strcmp(x->model, y->model);
+}
+
+/* The Region's trend: a least-squares line through its runtime routes' tokens of the
+ * BT_LEGDER_FIT minutes through `end` (a minute with none of them read is left out). */
+static void fit(const struct bt_config *cfg, const struct bt_store *st, const char *region,
+                int64_t end, struct bt_ledger *l)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (int i = 0; i < BT_LEDGER_FIT; i++) {
+        int64_t m = end - 60 * (int64_t)(BT_LEDGER_FIT - 1 - i);
+        double sum = 0;
+        bool any = false;
+        for (int r = 0; r < cfg->nroutes; r++) {
+            const struct bt_route *rt = &cfg->routes[r];
+            if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
+                strcmp(rt->region, region))
+                continue;
+            double v = route_tokens(st, rt, r, m);
+            if (!isnan(v)) {
+                sum += v;
+                any = true;
+            }
+        }
+        if (!any)
+            continue;
+        double x = i;
+        sx += x, sy += sum, sxx += x * x, sxy += x * sum;
+        n++;
+    }
+    l->fit_minutes = n;
+    l->fit_end = end;
+    if (n < BT_LEDGER_FIT_MIN)
+        return; /* not enough data: no trend, never a ramp from zeros */
+    double den = n * sxx - sx * sx;
+    double slope = den != 0 ? (n * sxy - sx * sy) / den : 0;
+    double icpt = (sy - slope * sx) / n;
+    l->slope = slope;
+    l->rate = icpt + slope * (BT_LEDGER_FIT - 1);
+}
+
+int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
+                    const struct bt_eval *evals, struct bt_ledger **out)
+{
+    struct bt_ledger *ls = NULL;
+    int nl = 0;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        const struct bt_route *rt = &cfg->routes[r];
+        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED)
+            continue; /* the cross-model quota is bedrock-runtime's; PT has no token quota */
+        int k = 0;
+        while (k < nl && strcmp(ls[k].region, rt->region))
+            k++;
+        if (k == nl) {
+            ls = bt_xrealloc(ls, (size_t)(nl + 1) * sizeof *ls);
+            struct bt_ledger *l = &ls[nl++];
+            memset(l, 0, sizeof *l);
+            bt_strlcpy(l->region, rt->region, sizeof l->region);
+            l->usd_today = 0;
+            l->used_q = BT_QL_ESTIMATE;
+            l->quota = l->pct = l->rate = l->slope = NAN;
+        }
+        struct bt_ledger *l = &ls[k];
+        const struct bt_eval *e = &evals[r];
+        const struct bt_quota *q = &rt->quota[BT_Q_TPD_ACCOUNT];
+        if (isnan(l->quota) && !isnan(q->value)) {
+            l->quota = q->value;
+            bt_strlcpy(l->quota_code, q->code, sizeof l->quota_code);
+        }
+        if (rt->unseen[0])
+            l->outside = true;
+        int64_t dm = e->minute ? e->minute : e->data_minute;
+        double tok = dm ? day_tokens(st, rt, r, dm) : NAN;
+        if (isnan(tok) || e->state == BT_FR_UNKNOWN || e->tokens_today_q == BT_QL_LOWER)
+            l->used_q = BT_QL_LOWER;
+        if (dm > l->fit_end)
+            l->fit_end = dm;
+        const char *model = bt_profile_strip(rt->base_model[0] ? rt->base_model : rt->model);
+        int j = 0;
+        while (j < l->nmodels && strcmp(l->models[j].model, model))
+            j++;
+        if (j == l->nmodels) {
+            l->models = bt_xrealloc(l->models, (size_t)(l->nmodels + 1) * sizeof *l->models);
+            struct bt_ledger_model *lm = &l->models[l->nmodels++];
+            memset(lm, 0, sizeof *lm);
+            bt_strlcpy(lm->model, model, sizeof lm->model);
+        }
+        struct bt_ledger_model *lm = &l->models[j];
+        lm->routes++;
+        lm->tokens_today += bt_z(tok);
+        l->tokens_today += bt_z(tok);
+        double usd = e->spend.usd_today;
+        lm->usd_today = lm->routes == 1 ? usd : lm->usd_today + usd; /* NAN stays NAN */
+        l->usd_today += bt_z(usd);
+    }
+    for (int k = 0; k < nl; k++) {
+        struct bt_ledger *l = &ls[k];
+        if (l->outside)
+            l->used_q = BT_QL_LOWER; /* callers outside the config draw on it too */
+        for (int j = 0; j < l->nmodels; j++)
+            l->models[j].share = l->tokens_today > 0 ? l->models[j].tokens_today / l->tokens_today : 0;
+        qsort(l->models, (size_t)l->nmodels, sizeof *l->models, cmp_model);
+        int64_t end = l->fit_end;
+        l->fit_end = 0;
+        if (end)
+            fit(cfg, st, l->region, end, l);
+        l->reset = end ? end - end % 86400 + 86400 : 0;
+        if (!isnan(l->quota) && l->quota > 0) {
+            l->pct = 100 * l->tokens_today / l->quota;
+            double mins = bt_ledger_runout_minutes(l->quota - l->tokens_today, l->rate, l->slope);
+            /* from the end of the newest minute fitted */
+            if (!isnan(mins) && end) {
+                double at = (double)end + 60 + mins * 60;
+                if (at < (double)l->reset)
+                    l->runout = (int64_t)at;
+            }
+        }
+    }
+    *out = ls;
+    return nl;
+}
+
+void bt_ledger_free(struct bt_ledger *l, int n)
+{
+    for (int k = 0; k < n; k++)
+        free(l[k].models);
+    free(l);
+}

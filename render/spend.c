@@ -1,0 +1,246 @@
+#include "render/spend.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cost.h"
+#include "core/ledger.h"
+#include "core/sanitize.h"
+#include "core/format.h"
+#include "core/util.h"
+
+void bt_fmt_usd(double usd, char *out, size_t n)
+{
+    if (isnan(usd) || isinf(usd)) {
+        bt_strlcpy(out, "?", n);
+        return;
+    }
+    if (usd >= 1000) {
+        char g[BT_FMT_LONG];
+        snprintf(out, n, "$%s", bt_fmt_grouped(round(usd), g, sizeof g));
+    } else if (usd > 0 && usd < 1) {
+        snprintf(out, n, "$%.4f", usd);
+    } else {
+        snprintf(out, n, "$%.2f", usd);
+    }
+}
+
+static void add_usd(cJSON *o, const char *k, double v)
+{
+    if (isnan(v) || isinf(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, bt_round_to(v, 4));
+}
+
+static void add_opt_str(cJSON *o, const char *k, const char *v)
+{
+    if (v && *v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
+}
+
+void bt_spend_route_json(const struct bt_report *r, int i, cJSON *o)
+{
+    const struct bt_spend *sp = &r->evals[i].spend;
+    const struct bt_route *rt = &r->cfg->routes[i];
+    cJSON *c = cJSON_AddObjectToObject(o, "cost");
+    add_usd(c, "usd_per_hour", sp->usd_per_hour);
+    add_usd(c, "usd_today", sp->usd_today);
+    cJSON_AddStringToObject(c, "quality", bt_quality_name(sp->quality));
+    cJSON_AddStringToObject(c, "usd_today_quality", bt_quality_name(sp->today_q));
+    add_opt_str(c, "source", sp->row ? sp->row->source : NULL);
+    add_opt_str(c, "price_date", sp->row ? sp->row->date : NULL);
+    char row[256] = "";
+    if (sp->row)
+        bt_price_row_text(sp->row, row, sizeof row);
+    add_opt_str(c, "price_row", row);
+    cJSON_AddStringToObject(c, "tier", bt_tier_name((enum bt_tier)rt->tier));
+    add_opt_str(c, "reason", sp->reason);
+}
+
+static cJSON *sum_json(const struct bt_report *r, const struct bt_spend_sum *s, const char *key)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, key, s->key);
+    add_usd(o, "usd_per_hour", s->usd_per_hour);
+    add_usd(o, "usd_today", s->usd_today);
+    cJSON_AddStringToObject(o, "quality", bt_quality_name(s->quality));
+    cJSON_AddNumberToObject(o, "routes", s->routes);
+    cJSON_AddNumberToObject(o, "unpriced", s->unpriced);
+    add_opt_str(o, "top_route", s->top >= 0 ? r->cfg->routes[s->top].name : NULL);
+    return o;
+}
+
+static void add_when(cJSON *o, const char *k, int64_t t)
+{
+    if (!t) {
+        cJSON_AddNullToObject(o, k);
+        return;
+    }
+    char iso[32];
+    bt_fmt_iso(t, iso, sizeof iso);
+    cJSON_AddStringToObject(o, k, iso);
+}
+
+/* The cross-model daily ledger of every Region with runtime routes (core/ledger.h). */
+static void ledger_json(const struct bt_report *r, cJSON *root)
+{
+    struct bt_ledger *ls = NULL;
+    int nl = bt_ledger_build(r->cfg, r->store, r->evals, &ls);
+    cJSON *arr = cJSON_AddArrayToObject(root, "ledger");
+    for (int k = 0; k < nl; k++) {
+        const struct bt_ledger *l = &ls[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "region", l->region);
+        add_usd(o, "quota", l->quota);
+        add_opt_str(o, "quota_code", l->quota_code);
+        add_usd(o, "tokens_today", l->tokens_today);
+        cJSON_AddStringToObject(o, "used_quality", bt_quality_name(l->used_q));
+        add_usd(o, "pct", isnan(l->pct) ? NAN : bt_round_to(l->pct, 2));
+        add_usd(o, "usd_today", l->usd_today);
+        add_usd(o, "rate_tokens_per_min", isnan(l->rate) ? NAN : round(l->rate));
+        add_usd(o, "rate_change_per_min", isnan(l->slope) ? NAN : round(l->slope));
+        cJSON_AddNumberToObject(o, "fit_minutes", l->fit_minutes);
+        add_when(o, "runout_at", l->runout);
+        add_when(o, "reset_at", l->reset);
+        cJSON_AddBoolToObject(o, "reset_assumed", true);
+        cJSON_AddBoolToObject(o, "outside_callers", l->outside);
+        cJSON *ms = cJSON_AddArrayToObject(o, "models");
+        for (int j = 0; j < l->nmodels; j++) {
+            cJSON *m = cJSON_CreateObject();
+            cJSON_AddStringToObject(m, "model", l->models[j].model);
+            add_usd(m, "tokens_today", l->models[j].tokens_today);
+            add_usd(m, "usd_today", l->models[j].usd_today);
+            add_usd(m, "share", bt_round_to(l->models[j].share, 4));
+            cJSON_AddNumberToObject(m, "routes", l->models[j].routes);
+            cJSON_AddItemToArray(ms, m);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    bt_ledger_free(ls, nl);
+}
+
+void bt_spend_json(const struct bt_report *r, cJSON *root)
+{
+    cJSON *sp = cJSON_AddObjectToObject(root, "spend");
+    cJSON_AddStringToObject(sp, "basis", "list prices, no discounts or credits: an estimate");
+    add_opt_str(sp, "prices_note", r->cfg->prices_note);
+    struct bt_spend_sum *sums = NULL;
+    int ns = bt_spend_by_region(r->cfg, r->evals, r->keep, &sums);
+    cJSON *regs = cJSON_AddArrayToObject(sp, "regions");
+    for (int k = 0; k < ns; k++)
+        cJSON_AddItemToArray(regs, sum_json(r, &sums[k], "region"));
+    free(sums);
+    cJSON *groups = cJSON_AddArrayToObject(sp, "groups");
+    for (int i = 0; i < r->n; i++) {
+        if ((r->keep && !r->keep[i]) || r->evals[i].group_leader != i)
+            continue;
+        struct bt_spend_sum g;
+        bt_spend_of_group(r->cfg, r->evals, i, &g);
+        cJSON_AddItemToArray(groups, sum_json(r, &g, "group"));
+    }
+    ledger_json(r, sp);
+}
+
+/* The ledger in check's text: per Region the day's tokens against the cross-model
+ * quota (an estimate), the run-out at trend and the three biggest holders. */
+static void ledger_text(const struct bt_report *r, struct bt_buf *b)
+{
+    struct bt_ledger *ls = NULL;
+    int nl = bt_ledger_build(r->cfg, r->store, r->evals, &ls);
+    if (nl)
+        bt_buf_puts(b, "\ncross-model day (settled tokens; AWS weights them by price: an estimate):\n");
+    for (int k = 0; k < nl; k++) {
+        const struct bt_ledger *l = &ls[k];
+        char t[16], q[16], when[8], rs[8], reg[64];
+        bt_san_term(reg, sizeof reg, l->region);
+        bt_fmt_tokens(l->tokens_today, t, sizeof t);
+        bt_fmt_tokens(l->quota, q, sizeof q);
+        bt_fmt_hhmm(l->reset, rs, sizeof rs);
+        bool lower = l->used_q == BT_QL_LOWER;
+        if (isnan(l->quota))
+            bt_buf_printf(b, "  %-14s %s%s tokens today; no cross-model daily quota listed\n",
+                          reg, lower ? "at least " : "", t);
+        else
+            bt_buf_printf(b, "  %-14s %s%s of %s tokens (%.1f%%)\n", reg,
+                          lower ? "at least " : "", t, q, l->pct);
+        if (!isnan(l->quota) && l->runout) {
+            bt_fmt_hhmm(l->runout, when, sizeof when);
+            bt_buf_printf(b, "  %-14s runs out %s UTC at trend (%d-min fit); reset %s UTC "
+                          "assumed\n", "", when, l->fit_minutes, rs);
+        } else if (!isnan(l->quota)) {
+            bt_buf_printf(b, "  %-14s %s\n", "",
+                          l->fit_minutes < BT_LEDGER_FIT_MIN
+                              ? "no trend (not enough data)"
+                              : "lasts to the assumed reset at the trend");
+        }
+        for (int j = 0; j < l->nmodels && j < 3; j++) {
+            char mt[16], usd[32], name[41]; /* 80 columns with the figures */
+            bt_fmt_tokens(l->models[j].tokens_today, mt, sizeof mt);
+            bt_fmt_usd(l->models[j].usd_today, usd, sizeof usd);
+            bt_san_term(name, sizeof name, l->models[j].model);
+            bt_buf_printf(b, "  %-14s %-40s %7s %3.0f%% %s\n", j ? "" : "holders", name, mt,
+                          100 * l->models[j].share, usd);
+        }
+    }
+    bt_ledger_free(ls, nl);
+}
+
+void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
+{
+    struct bt_spend_sum *sums = NULL;
+    int ns = bt_spend_by_region(r->cfg, r->evals, r->keep, &sums);
+    if (!ns) {
+        free(sums);
+        return;
+    }
+    bt_buf_puts(b, "\nspend (list prices, no discounts or credits: an estimate):\n");
+    for (int k = 0; k < ns; k++) {
+        const struct bt_spend_sum *s = &sums[k];
+        char h[32], d[32], reg[64];
+        bt_fmt_usd(s->usd_per_hour, h, sizeof h);
+        bt_fmt_usd(s->usd_today, d, sizeof d);
+        bt_san_term(reg, sizeof reg, s->key); /* names from outside reach no terminal raw */
+        if (s->quality == BT_QL_UNKNOWN)
+            bt_buf_printf(b, "  %-14s unknown\n", reg);
+        else
+            bt_buf_printf(b, "  %-14s %s%s/h, %s%s today\n", reg,
+                          s->unpriced ? "at least " : "", h,
+                          s->quality == BT_QL_LOWER ? "at least " : "", d);
+        if (s->top < 0 && !s->unpriced)
+            continue;
+        bt_buf_printf(b, "  %-14s", "");
+        if (s->top >= 0) {
+            bt_fmt_usd(s->top_usd_per_hour, h, sizeof h);
+            char name[40];
+            bt_san_term(name, sizeof name, r->cfg->routes[s->top].name);
+            bt_buf_printf(b, " most: %s %s/h%s", name, h, s->unpriced ? ";" : "");
+        }
+        if (s->unpriced)
+            bt_buf_printf(b, " %d of %d routes unpriced (no price row)", s->unpriced, s->routes);
+        bt_buf_putc(b, '\n');
+    }
+    free(sums);
+    ledger_text(r, b);
+}
+
+void bt_spend_line(const struct bt_eval *e, char *out, size_t n)
+{
+    const struct bt_spend *sp = &e->spend;
+    char h[32], d[32];
+    bt_fmt_usd(sp->usd_per_hour, h, sizeof h);
+    bt_fmt_usd(sp->usd_today, d, sizeof d);
+    if (!sp->row) {
+        bt_fmt_cut(out, n, "unknown: %s", sp->reason);
+        return;
+    }
+    char row[200];
+    bt_price_row_text(sp->row, row, sizeof row);
+    bt_fmt_cut(out, n, "%s/h, %s%s today (estimate, list prices: %s)%s%s", h,
+               sp->today_q == BT_QL_LOWER ? "at least " : "", d, row, sp->reason[0] ? "; " : "",
+               sp->reason);
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Spend (issue 36) through the real binary: the demo's runaway nightly-eval raises
+# SPEND_SPIKE in its second minute and not before, a model the table lacks is null
+# with its reason, the [prices] section wins and a bad row names file and line,
+# serve's series, check's paragraphs at 80 columns, and the dashboard's $ overlay.
+. "$BEDTOP_SRCDIR/tests/lib.sh"
+J() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']: x for x in d['routes']}; print($2)" "$1"; }
+
+# nightly-eval runs away from data minute 10:14; check --demo-at N evaluates 10:(N-3)
+"$BEDTOP" check --demo --demo-at 17 --format json >"$TMP/17.json"
+"$BEDTOP" check --demo --demo-at 18 --format json >"$TMP/18.json"
+"$BEDTOP" check --demo --demo-at 27 --format json >"$TMP/27.json"
+expect_eq "the jump's first minute (10:14): no SPEND_SPIKE yet" \
+    "$(J "$TMP/17.json" "'SPEND_SPIKE' in [w['code'] for w in r['nightly-eval']['warnings']]")" False
+expect_eq "its second minute (10:15): SPEND_SPIKE" \
+    "$(J "$TMP/18.json" "[w['code'] for w in r['nightly-eval']['warnings'] if w['code'] == 'SPEND_SPIKE']")" "['SPEND_SPIKE']"
+check "the message names who spends and the ratio" \
+    grep -q 'nightly-eval (anthropic.claude-haiku-4-5-20251001-v1:0, standard tier) has spent' "$TMP/18.json"
+expect_eq "after the runaway (10:24): no SPEND_SPIKE" \
+    "$(J "$TMP/27.json" "'SPEND_SPIKE' in [w['code'] for w in r['nightly-eval']['warnings']]")" False
+expect_eq "a steady high spender (agents, thousands a day) never spikes" \
+    "$(J "$TMP/18.json" "'SPEND_SPIKE' in [w['code'] for w in r['agents']['warnings']] or r['agents']['cost']['usd_per_hour'] < 100")" False
+expect_eq "opus48 (no price row): cost null with the reason, never 0" \
+    "$(J "$TMP/18.json" "(r['opus48']['cost']['usd_per_hour'], r['opus48']['cost']['quality'], 'no standard price' in r['opus48']['cost']['reason'])")" \
+    "(None, 'unknown', True)"
+expect_eq "triage is priced from its dated row" \
+    "$(J "$TMP/18.json" "(r['triage']['cost']['quality'], r['triage']['cost']['price_date'], r['triage']['cost']['source'])")" \
+    "('estimate', '2026-12-02', 'aws.amazon.com/bedrock/pricing')"
+
+"$BEDTOP" check --demo --demo-at 18 >"$TMP/18.txt"
+check "check text: the spend paragraph" grep -q '^spend (list prices, no discounts or credits: an estimate):' "$TMP/18.txt"
+check "check text: the cross-model day" grep -q '^cross-model day (settled tokens' "$TMP/18.txt"
+expect_eq "check text fits 80 columns" "$(awk 'length($0) > 80' "$TMP/18.txt" | wc -l)" 0
+
+# a config: [prices] rows win; a bad row is refused naming file and line
+cat >"$TMP/p.conf" <<'CONF'
+[route a]
+model = example.new-model-v1
+region = us-east-1
+max_tokens = 100
+quota_tpm = 1000000
+tier = flex
+
+[prices]
+example.new-model* = in=2 out=8 source=ours date=2026-12-01
+example.new-model* = in=1 out=4 tier=flex source=ours date=2026-12-01
+CONF
+AWS_EC2_METADATA_DISABLED=true AWS_ACCESS_KEY_ID=AKIDEXAMPLE AWS_SECRET_ACCESS_KEY=x \
+    "$BEDTOP" check --config "$TMP/p.conf" --endpoint-url http://127.0.0.1:9 --format json >"$TMP/p.json" 2>/dev/null
+expect_eq "the flex route takes the config's flex row" \
+    "$(J "$TMP/p.json" "(r['a']['cost']['tier'], r['a']['cost']['price_row'])")" \
+    "('flex', 'config [prices] example.new-model* (flex, ours, 2026-12-01)')"
+printf '[prices]\nx* = in=1 out=-2\n' >"$TMP/bad.conf"
+"$BEDTOP" check --config "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err"
+check "a bad price row is an error naming the file and line" grep -q 'bad.conf:2: bad price row' "$TMP/bad.err"
+
+# serve's series (check --format prometheus renders the same)
+"$BEDTOP" check --demo --demo-at 18 --format prometheus >"$TMP/18.prom"
+check "bedtop_spend_usd_per_hour for nightly-eval" grep -q '^bedtop_spend_usd_per_hour{route="nightly-eval".*tier="standard"' "$TMP/18.prom"
+check "bedtop_spend_usd_today with its quality" grep -q '^bedtop_spend_usd_today{route="triage".*quality="' "$TMP/18.prom"
+check "no spend series for an unpriced route" bash -c "! grep -q '^bedtop_spend_usd_per_hour{route=\"opus48\"' '$TMP/18.prom'"
+
+# the dashboard: $ opens the overlay, Esc closes it
+TUI_CMD="$BEDTOP --demo --demo-at 18"
+EXTRA=""
+. "$BEDTOP_SRCDIR/tests/termlib.sh"
+start sp 120 40 C.UTF-8
+check "dashboard up" wait_for sp "nightly-eval"
+keys sp '$'
+check "\$ opens the spend overlay" wait_for sp "spend and the cross-model day, per Region"
+check "it names the runaway with SPEND_SPIKE" wait_for sp "SPEND_SPIKE"
+check "and the cross-model day" wait_for sp "cross-model day:"
+keys sp Escape
+check "Esc closes it" wait_gone sp "spend and the cross-model day, per Region"
+finish

@@ -1,0 +1,308 @@
+/* The spend figures (core/cost.h, core/prices.h) and SPEND_SPIKE on hand-worked cases:
+ * the arithmetic is in the comments, prices are USD per million tokens. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/cost.h"
+#include "core/headroom.h"
+#include "core/ledger.h"
+#include "core/util.h"
+#include "io/conffile.h"
+#include "tests/tap.h"
+
+static const int64_t NOW = 1795946400 + 600; /* 2026-11-29 10:10:00 UTC */
+static const int64_t M = 1795946400 + 420;   /* 10:07, the evaluated minute */
+
+static char cache_dir[256];
+
+struct fx {
+    struct bt_config cfg;
+    struct bt_store st;
+};
+
+/* The config text (with [prices] rows after the shipped table and the cache), every
+ * route's CloudWatch poll good at NOW, so each is evaluated at M. */
+static bool fx_init(struct fx *f, const char *text)
+{
+    bt_config_init(&f->cfg);
+    char err[512] = "";
+    bool ok = bt_config_parse_string(&f->cfg, text, "test.conf", err, sizeof err);
+    if (!ok)
+        fprintf(stderr, "# %s\n", err);
+    bt_config_finish(&f->cfg);
+    bt_store_init(&f->st, f->cfg.nroutes, 1440);
+    for (int r = 0; r < f->cfg.nroutes; r++) {
+        struct bt_event ev = {.t = NOW, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+        bt_model_event(&f->st, f->cfg.routes, &ev);
+    }
+    return ok;
+}
+
+static void put(struct fx *f, int r, enum bt_signal s, int64_t t, double v)
+{
+    struct bt_sample smp = {.t = t, .route = r, .signal = s, .value = v};
+    bt_store_add(&f->st, &smp, NOW);
+}
+
+static void tokens(struct fx *f, int r, int64_t m, double in, double out, double cr, double cw)
+{
+    put(f, r, BT_SIG_INVOCATIONS, m, 10);
+    put(f, r, BT_SIG_INPUT_TOKENS, m, in);
+    put(f, r, BT_SIG_OUTPUT_TOKENS, m, out);
+    if (!isnan(cr))
+        put(f, r, BT_SIG_CACHE_READ, m, cr);
+    if (!isnan(cw))
+        put(f, r, BT_SIG_CACHE_WRITE, m, cw);
+}
+
+static void fx_free(struct fx *f)
+{
+    bt_store_free(&f->st);
+    bt_config_free(&f->cfg);
+}
+
+static const struct bt_warning *warning(const struct bt_eval *e, enum bt_wcode c)
+{
+    for (int i = 0; i < e->nwarn; i++)
+        if (e->warnings[i].code == c)
+            return &e->warnings[i];
+    return NULL;
+}
+
+static const char *const prices_text =
+    "[prices]\n"
+    "example.model-a* = in=3 out=15 cache_read=0.30 cache_write=3.75 source=test date=2026-12-01\n"
+    "example.model-b* = in=1 out=4 source=test date=2026-12-01\n"
+    "example.model-b* = in=0.5 out=2 tier=flex source=test date=2026-12-01\n"
+    "example.model-b* = in=1.5 out=7.5 tier=batch source=test date=2026-12-01\n"
+    "example.model-n* = in=1 out=1 source=test\n"
+    "example.model-p* = unit_hour=40 inference=provisioned source=test date=2026-12-01\n";
+
+static void test_route_cost(void)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+             "[route flex]\nmodel = example.model-b-v1\nregion = us-east-1\ntier = flex\n"
+             "[route batch]\nmodel = example.model-b-v1\nregion = us-east-1\ntier = batch\n"
+             "[route std]\nmodel = example.model-b-v1\nregion = us-east-1\n"
+             "[route unlisted]\nmodel = example.unlisted-v1\nregion = us-east-1\n"
+             "[route nocache]\nmodel = example.model-n-v1\nregion = us-east-1\n"
+             "[route pt]\nmodel = arn:aws:bedrock:us-east-1:111122223333:provisioned-model/abc\n"
+             "base_model = example.model-p-v1\nregion = us-east-1\nmodel_units = 2\n"
+             "[route idle]\nmodel = example.model-a-v1\nregion = us-west-2\n%s",
+             prices_text);
+    struct fx f;
+    OK(fx_init(&f, text), "the config with [prices] rows and tier/model_units keys parses");
+    /* a: 100,000 input x $3 + 20,000 output x $15 + 400,000 cache reads x $0.30 +
+     * 10,000 cache writes x $3.75, per million:
+     *   0.30 + 0.30 + 0.12 + 0.0375 = $0.7575 in the minute -> x 60 = $45.45/h.
+     * Its only minute today is M: usd_today = $0.7575. */
+    tokens(&f, 0, M, 100000, 20000, 400000, 10000);
+    /* flex and batch and standard, one minute of 1,000,000 input and 100,000 output:
+     *   flex  0.5 x 1 + 2 x 0.1   = $0.70/min -> $42/h
+     *   batch 1.5 x 1 + 7.5 x 0.1 = $2.25/min -> $135/h
+     *   std   1 x 1 + 4 x 0.1     = $1.40/min -> $84/h */
+    for (int r = 1; r <= 3; r++)
+        tokens(&f, r, M, 1000000, 100000, NAN, NAN);
+    tokens(&f, 4, M, 1000, 1000, NAN, NAN);
+    /* nocache: 1,000 cache reads and no cache_read price: unknown, not 0 */
+    tokens(&f, 5, M, 1000, 1000, 1000, NAN);
+    struct bt_eval *ev = bt_xcalloc((size_t)f.cfg.nroutes, sizeof *ev);
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+
+    NEAR(ev[0].spend.usd_per_hour, 45.45, 1e-9, "a: $45.45/h (cache reads and writes priced apart)");
+    NEAR(ev[0].spend.usd_today, 0.7575, 1e-9, "a: $0.7575 today");
+    STREQ(bt_quality_name(ev[0].spend.quality), "estimate", "a: list prices are an estimate");
+    OK(ev[0].spend.row && !strcmp(ev[0].spend.row->date, "2026-12-01") &&
+           !strcmp(ev[0].spend.row->source, "test"), "a: the row used, with its source and date");
+    NEAR(ev[1].spend.usd_per_hour, 42, 1e-9, "flex route at the flex price: $42/h");
+    NEAR(ev[2].spend.usd_per_hour, 135, 1e-9, "batch job at the batch price: $135/h");
+    NEAR(ev[3].spend.usd_per_hour, 84, 1e-9, "the same tokens at standard: $84/h");
+    OK(isnan(ev[4].spend.usd_per_hour) && isnan(ev[4].spend.usd_today) &&
+           ev[4].spend.quality == BT_QL_UNKNOWN && strstr(ev[4].spend.reason, "no standard price"),
+       "a model the table lacks: unknown with the reason (%s)", ev[4].spend.reason);
+    OK(isnan(ev[5].spend.usd_per_hour) && strstr(ev[5].spend.reason, "no cache-read price"),
+       "cache reads with no cache-read price: unknown (%s)", ev[5].spend.reason);
+    /* pt: 2 model units x $40 = $80/h; at 10:10 UTC the day so far is 10 h 10 min:
+     * 80 x 610 / 60 = $813.33 */
+    NEAR(ev[6].spend.usd_per_hour, 80, 1e-9, "Provisioned Throughput: 2 units x $40 = $80/h");
+    NEAR(ev[6].spend.usd_today, 80.0 * 610 / 60, 1e-6, "and $813.33 since 00:00 UTC");
+    /* idle: good poll, no datapoint: $0, a known zero, not unknown */
+    NEAR(ev[7].spend.usd_per_hour, 0, 0, "an idle route spends $0/h");
+
+    /* the sums: us-east-1 holds a, flex, batch, std, unlisted, nocache, pt:
+     *   45.45 + 42 + 135 + 84 + 80 = $386.45/h, two unpriced: a lower bound */
+    struct bt_spend_sum *sums = NULL;
+    int ns = bt_spend_by_region(&f.cfg, ev, NULL, &sums);
+    OK(ns == 2 && !strcmp(sums[0].key, "us-east-1"), "two Regions");
+    NEAR(sums[0].usd_per_hour, 386.45, 1e-9, "us-east-1: $386.45/h");
+    OK(sums[0].unpriced == 2 && sums[0].quality == BT_QL_LOWER && sums[0].top == 2,
+       "two unpriced routes make it a lower bound; batch spends most");
+    NEAR(sums[1].usd_per_hour, 0, 0, "us-west-2: $0/h (idle)");
+    free(sums);
+    free(ev);
+    fx_free(&f);
+}
+
+static void test_table_order(void)
+{
+    /* the cache ($XDG_CACHE_HOME/bedtop/prices.conf) wins over data/prices.conf, the
+     * config's [prices] over both */
+    char path[512];
+    snprintf(path, sizeof path, "%s/bedtop", cache_dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/bedtop/prices.conf", cache_dir);
+    FILE *fp = fopen(path, "w");
+    OK(fp != NULL, "cache file written");
+    if (!fp)
+        return;
+    fputs("# from the Price List API\n"
+          "anthropic.claude-3-haiku* = in=0.5 out=2.5 source=price-list-api date=2026-12-02\n"
+          "example.model-c* = in=2 out=2 source=price-list-api date=2026-12-02\n",
+          fp);
+    fclose(fp);
+    struct fx f;
+    OK(fx_init(&f, "[route h]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\nregion = us-east-1\n"
+                   "[route c]\nmodel = example.model-c-v1\nregion = us-east-1\n"
+                   "[prices]\nexample.model-c* = in=9 out=9 source=ours\n"),
+       "config parses");
+    char why[192];
+    const struct bt_price_row *h = bt_cost_row(&f.cfg, &f.cfg.routes[0], why, sizeof why);
+    const struct bt_price_row *c = bt_cost_row(&f.cfg, &f.cfg.routes[1], why, sizeof why);
+    OK(h && h->in == 0.5 && !strcmp(h->source, "price-list-api"),
+       "the Price List API's cached row wins over data/prices.conf");
+    OK(c && c->in == 9 && !strcmp(c->source, "ours"), "the config's row wins over the cache");
+    fx_free(&f);
+    unlink(path);
+
+    /* a bad row is refused naming file and line */
+    struct bt_prices p = {0};
+    char err[256];
+    OK(!bt_prices_parse(&p, "x* = in=1 out=2\ny* = in=-1 out=2\n", "t.conf", err, sizeof err) &&
+           strstr(err, "t.conf:2"), "a negative price is refused (%s)", err);
+    OK(!bt_prices_parse(&p, "z* = out=2\n", "t.conf", err, sizeof err), "out= without in= is refused");
+    OK(!bt_prices_parse(&p, "z* = in=1 out=2 date=2026-13-01\n", "t.conf", err, sizeof err),
+       "a bad date is refused");
+    bt_prices_free(&p);
+}
+
+/* SPEND_SPIKE: example.model-a at 100,000 input + 10,000 output a minute costs
+ * 0.30 + 0.15 = $0.45/min = $27/h; five times that is $135/h. The floor is $5/h,
+ * the factor 3, the recent window 3 minutes (its median), the baseline the 120
+ * minutes before it. */
+static void spike_case(bool jump, int high_minutes, int64_t *out_raised, const char *budget,
+                       struct bt_eval *out)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "[bedtop]\n%s[route s]\nmodel = example.model-a-v1\nregion = us-east-1\n%s",
+             budget ? budget : "", prices_text);
+    struct fx f;
+    fx_init(&f, text);
+    for (int i = 0; i < 150; i++) {
+        int64_t m = M - 60 * (int64_t)(149 - i);
+        bool high = !jump || i >= 150 - high_minutes;
+        tokens(&f, 0, m, high ? 500000 : 100000, high ? 50000 : 10000, NAN, NAN);
+    }
+    bt_eval_route(&f.cfg, &f.st, 0, NOW, out);
+    *out_raised = warning(out, BT_W_SPEND_SPIKE) != NULL;
+    fx_free(&f);
+}
+
+static void test_spend_spike(void)
+{
+    struct bt_eval e;
+    int64_t raised;
+    /* the jump's first minute: the 3-minute median is still $27/h */
+    spike_case(true, 1, &raised, NULL, &e);
+    NEAR(e.spend.usd_per_hour, 135, 1e-9, "the jumped minute: $135/h");
+    OK(!raised, "one minute after a 5x jump: not yet (median of 3 minutes $27/h)");
+    /* its second minute: median $135/h > 3 x $27 and > $5: raised, two minutes in */
+    spike_case(true, 2, &raised, NULL, &e);
+    const struct bt_warning *w = warning(&e, BT_W_SPEND_SPIKE);
+    OK(raised && w && w->severity == BT_ST_WARN, "5x jump: SPEND_SPIKE within 2 of the 3 minutes");
+    NEAR(e.spend.recent, 135, 1e-9, "recent median $135/h");
+    NEAR(e.spend.baseline, 27, 1e-9, "baseline median $27/h");
+    OK(w && strstr(w->message, "5.0x") && strstr(w->message, "s (example.model-a-v1"),
+       "names the ratio and who spends: %s", w ? w->message : "");
+    OK(w && w->action && strstr(w->action, "admission boundary"), "with the remedy");
+    /* steady at $135/h for 150 minutes: high, but its own baseline */
+    spike_case(false, 0, &raised, NULL, &e);
+    NEAR(e.spend.usd_per_hour, 135, 1e-9, "steady high spender $135/h");
+    OK(!raised, "a steady high spender is not a spike");
+    /* the day's spend past budget_usd_per_day: 150 minutes x $2.25 = $337.50 > $300 */
+    spike_case(false, 0, &raised, "budget_usd_per_day = 300\n", &e);
+    NEAR(e.spend.usd_today, 337.5, 1e-9, "today $337.50");
+    w = warning(&e, BT_W_SPEND_SPIKE);
+    OK(raised && w && strstr(w->message, "us-east-1's spend today $337.50") &&
+           strstr(w->message, "budget_usd_per_day $300.00"),
+       "the Region's budget passed: SPEND_SPIKE on its biggest spender (%s)", w ? w->message : "");
+}
+
+/* The cross-model daily ledger's run-out from a ramp. */
+static void test_ledger(void)
+{
+    /* 1,000 tokens a minute now, rising 100 a minute, 100,000 left:
+     * 1000 m + 50 m^2 = 100,000 -> m = (-1000 + sqrt(1000^2 + 2 x 100 x 100,000)) / 100
+     *   = (-1000 + 4582.576) / 100 = 35.826 minutes */
+    NEAR(bt_ledger_runout_minutes(100000, 1000, 100), 35.8258, 1e-3, "a ramp: 35.83 minutes");
+    NEAR(bt_ledger_runout_minutes(1000, 10, 0), 100, 1e-9, "a steady 10/min: 100 minutes");
+    OK(isnan(bt_ledger_runout_minutes(1e6, 100, -10)), "a rate that falls to 0 first: never");
+
+    /* Two runtime routes of us-east-1 (burndown 1: the table's catch-all), route a
+     * listing the cross-model daily quota, 10,000,000. The 15 minutes through M:
+     * a = 10,000 + 1,000 i input tokens (i = 0..14), b = 5,000: the Region's
+     * 15,000 + 1,000 i, a line: slope 1,000/min, 29,000 at i = 14. Today (no day
+     * sums: the minutes since midnight held) = 150,000 + 105,000 + 75,000 = 330,000;
+     * left 9,670,000: 29,000 m + 500 m^2 = 9,670,000 ->
+     *   m = (-58 + sqrt(58^2 + 4 x 19,340)) / 2 = (-58 + 284.1197) / 2 = 113.0599 min
+     * from the end of M (10:08): 10:08 + 6,783.6 s = 12:01:03. */
+    struct fx f;
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "quota_tpd_account = 10000000\n"
+                "[route b]\nmodel = example.model-b-v1\nregion = us-east-1\n");
+    for (int i = 0; i < 15; i++) {
+        int64_t m = M - 60 * (int64_t)(14 - i);
+        tokens(&f, 0, m, 10000 + 1000.0 * i, 0, NAN, NAN);
+        tokens(&f, 1, m, 5000, 0, NAN, NAN);
+    }
+    struct bt_eval ev[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    struct bt_ledger *ls = NULL;
+    int n = bt_ledger_build(&f.cfg, &f.st, ev, &ls);
+    OK(n == 1 && !strcmp(ls[0].region, "us-east-1"), "one Region");
+    if (n == 1) {
+        NEAR(ls[0].tokens_today, 330000, 1e-6, "tokens today 330,000");
+        NEAR(ls[0].pct, 3.3, 1e-9, "3.3 % of the cross-model quota (an estimate)");
+        STREQ(bt_quality_name(ls[0].used_q), "estimate", "its quality is estimate, never known");
+        NEAR(ls[0].slope, 1000, 1e-6, "the trend rises 1,000 a minute");
+        NEAR(ls[0].rate, 29000, 1e-6, "29,000 a minute now");
+        NEAR((double)ls[0].runout, (double)(M + 60) + 113.0599 * 60, 1.5, "runs out at 12:01 UTC");
+        OK(ls[0].nmodels == 2 && !strcmp(ls[0].models[0].model, "example.model-a-v1") &&
+               fabs(ls[0].models[0].share - 255000.0 / 330000) < 1e-9,
+           "the biggest holder first: model-a, 255,000 of 330,000");
+        OK(ls[0].reset == M - M % 86400 + 86400, "reset assumed at the next 00:00 UTC");
+    }
+    bt_ledger_free(ls, n);
+    fx_free(&f);
+}
+
+int main(void)
+{
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/bedtop-test-cost-%d", (int)getpid());
+    mkdir(cache_dir, 0700);
+    setenv("XDG_CACHE_HOME", cache_dir, 1);
+    test_route_cost();
+    test_table_order();
+    test_spend_spike();
+    test_ledger();
+    char p[300];
+    snprintf(p, sizeof p, "%s/bedtop", cache_dir);
+    rmdir(p);
+    rmdir(cache_dir);
+    return tap_done();
+}
