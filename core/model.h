@@ -275,6 +275,7 @@ struct bt_store_tap {
     void *arg;
 };
 struct bt_counter_state; /* core/counters.c */
+struct bt_series_store;  /* core/shares.c */
 struct bt_cov_series;    /* core/model.c: one route and signal's covered minutes */
 struct bt_cov_rec;
 
@@ -304,6 +305,9 @@ struct bt_store {
     const struct bt_route *hz_routes, *hz_base;
     /* per route and counter signal: each series' last reading (core/counters.c) */
     struct bt_counter_state *counters;
+    /* per admission series: its own rates and gauges per minute, the team shares'
+     * raw readings (core/shares.c) */
+    struct bt_series_store *series_store;
     /* the routes events apply to (the config's; bt_store_bind_routes) */
     struct bt_route *routes;
     /* coverage (bt_store_cover): per route and signal the minutes asked; per route
@@ -340,8 +344,14 @@ struct bt_reading {
     char series[BT_SERIES_ID]; /* `name="value",...` sorted by name (longer: a hash) */
 };
 /* Is sig a cumulative counter read as bt_reading (admitted, rejected, retries,
- * throttled, completed, reserved and settled tokens)? */
+ * throttled, completed, reserved and settled tokens)? The in-flight and held gauges
+ * are read as bt_reading too, per series (bt_signal_share_gauge, core/shares.h):
+ * kept per series for the team shares, never rated; their route's sum comes as a
+ * sample. */
 bool bt_signal_counter(enum bt_signal sig);
+/* The admission gauges read per series as well as summed by route (in flight, held):
+ * a team's calls in flight and the reservations they hold are its own. */
+bool bt_signal_share_gauge(enum bt_signal sig);
 /* Per-minute rate between two readings of one counter series: (v2 - v1) / (t2 -
  * t1) x 60; a decrease is a reset (the increase is v2). NAN when the readings are
  * less than BT_COUNTER_MIN_INTERVAL seconds apart (never extrapolated from a

@@ -466,7 +466,8 @@ static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigma
             if (!cJSON_IsNumber(sg) || !cJSON_IsNumber(v) || !bt_f2i(sg->valuedouble, 0, 255, &si))
                 continue;
             int sig = sigmap[si];
-            if (sig < 0 || !bt_signal_counter((enum bt_signal)sig))
+            if (sig < 0 || (!bt_signal_counter((enum bt_signal)sig) &&
+                            !bt_signal_share_gauge((enum bt_signal)sig)))
                 continue;
             rd.signal = (enum bt_signal)sig;
             rd.value = v->valuedouble;

@@ -1,0 +1,73 @@
+/* Who holds the quota (DESIGN.md "Who holds the quota, and what it costs (version
+ * 4)"): a quota group's use split into shares by the admission counters' team label,
+ * by mantle project, by route, with the callers outside the config named beside them.
+ *
+ * The raw readings behind the team shares are the admission series themselves
+ * (every label kept, so the team label too): the store keeps each series' own rate
+ * of the settled and reserved token counters and its own in-flight and held
+ * gauges, per minute (struct bt_series_store), live and in replay alike (a
+ * recording keeps the readings, gauges included; the shares are derived here). */
+#ifndef BEDTOP_SHARES_H
+#define BEDTOP_SHARES_H
+#include "core/headroom.h"
+
+/* ---- the per-series store (held in struct bt_store, core/counters.c feeds it) ---- */
+
+/* Keeps one series' value of sig at `arrival`'s minute: a counter's per-series rate
+ * (core/counters.c) or a gauge's reading. */
+void bt_series_store_put(struct bt_store *s, int route, const char *series, enum bt_signal sig,
+                         double value, int64_t arrival);
+/* How many series of route the store follows. */
+int bt_series_store_count(const struct bt_store *s, int route);
+
+/* The value of a label in a series id (`name="value",...`, bt_reading.series): false
+ * when the label is absent (or the id is a hash of a longer one). */
+bool bt_series_label(const char *series, const char *label, char *out, size_t n);
+
+/* ---- shares ---- */
+
+enum bt_share_by { BT_SHARE_TEAM, BT_SHARE_PROJECT, BT_SHARE_ROUTE, BT_SHARE_COUNT };
+const char *bt_share_by_name(enum bt_share_by b); /* team project route */
+int bt_share_by_parse(const char *s);             /* -1: none of them */
+
+#define BT_SHARE_UNATTRIBUTED "unattributed"
+#define BT_SHARE_OUTSIDE "outside the config"
+#define BT_SHARE_OTHER "other"
+struct bt_share {
+    enum bt_share_by by;
+    char name[96];           /* the team, project or route; "unattributed"; "other" */
+    double used;             /* tokens per minute of the group's token side (NAN unknown) */
+    double pct;              /* of the group's use (NAN unknown) */
+    enum bt_quality quality; /* a share from a bound is that bound */
+    const char *source;      /* "admission" "config" "route" "metrics-insights" ... */
+    char reason[224];        /* unattributed / outside: why it cannot be told apart */
+    bool outside;            /* the callers outside the config: not part of the sum */
+};
+struct bt_share_list {
+    enum bt_share_by by;
+    int group;               /* the group's leader route */
+    double group_used;       /* the group's token-side use; the shares sum to it */
+    enum bt_quality group_q;
+    struct bt_share *s;      /* largest first; unattributed and outside last */
+    int n, cap;
+};
+/* The shares of group g (its members evaluated in evals) by `by`; label: the team
+ * label (cfg->share_label when NULL). Replaces out's shares. */
+void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, const struct bt_group *g, enum bt_share_by by,
+                     const char *label, struct bt_share_list *out);
+/* Keeps the top n shares by use (unattributed and outside keep their own rows) and
+ * folds the rest into one "other" share: bounded cardinality for serve. */
+void bt_shares_top(struct bt_share_list *l, int n);
+void bt_shares_free(struct bt_share_list *l);
+/* "search 61%, ads 30%": the biggest holders of the group by team where the
+ * admission counters tell them apart, else by route; "" when there is nothing to
+ * name. For SHARED_QUOTA. */
+void bt_shares_holders(const struct bt_config *cfg, const struct bt_store *st,
+                       const struct bt_eval *evals, const struct bt_group *g, int most, char *out,
+                       size_t n);
+/* SHARED_QUOTA of every member of g names the biggest holders with their share
+ * ("; the biggest holders by team: search 61%, ads 30%"), as many as fit. */
+void bt_shares_say_holders(const struct bt_config *cfg, const struct bt_store *st,
+                           struct bt_eval *evals, const struct bt_group *g);
+#endif
