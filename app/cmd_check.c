@@ -18,6 +18,7 @@
 #include "collectors/quotas.h"
 #include "core/recording.h"
 #include "render/report.h"
+#include "render/shares.h"
 #include "core/util.h"
 
 /* True when no usage source (CloudWatch, admission counters) answered for any
@@ -45,6 +46,16 @@ int cmd_check(struct opts *o)
     }
     if (o->wide && fmt != BT_FMT_TEXT) {
         bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
+        return 3;
+    }
+    enum bt_share_by by = BT_SHARE_TEAM;
+    char why[160];
+    if (o->by && !bt_shares_parse_by(o->by, &by, why, sizeof why)) {
+        bt_err("check --by: %s", why);
+        return 3;
+    }
+    if (o->by && fmt != BT_FMT_TEXT) {
+        bt_err("--by: applies to --format text only (the JSON has every share in \"shares\")");
         return 3;
     }
     struct app a;
@@ -107,7 +118,10 @@ int cmd_check(struct opts *o)
     if (blind)
         rep.status = BT_ST_UNKNOWN; /* the JSON status says what the exit code says */
     struct bt_buf buf = {0};
-    bt_report_render(&rep, fmt, color, &buf);
+    if (o->by)
+        bt_shares_render_table(&rep, by, NULL, &buf);
+    else
+        bt_report_render(&rep, fmt, color, &buf);
     fwrite(buf.buf, 1, buf.len, out.f);
     rc = bt_status_exit(rep.status);
     if (blind)

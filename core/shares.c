@@ -445,6 +445,25 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
     finish(out);
 }
 
+void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
+                        const struct bt_eval *evals, int r, enum bt_share_by by,
+                        const char *label, struct bt_share_list *out)
+{
+    int n = 0, cap = 8;
+    int *m = bt_xmalloc((size_t)cap * sizeof *m);
+    for (int k = evals[r].group_leader >= 0 ? evals[r].group_leader : r; k >= 0;
+         k = bt_group_next(evals, k)) {
+        if (n == cap) {
+            cap *= 2;
+            m = bt_xrealloc(m, (size_t)cap * sizeof *m);
+        }
+        m[n++] = k;
+    }
+    struct bt_group g = {.leader = m[0], .n = n, .members = m};
+    bt_shares_group(cfg, st, evals, &g, by, label, out);
+    free(m);
+}
+
 void bt_shares_top(struct bt_share_list *l, int n)
 {
     int named = 0;

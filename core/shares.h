@@ -56,6 +56,11 @@ struct bt_share_list {
 void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
                      const struct bt_eval *evals, const struct bt_group *g, enum bt_share_by by,
                      const char *label, struct bt_share_list *out);
+/* The same for the group of route r, its members reached through the evals' group
+ * chain (bt_group_next): what a view that holds only the evals reads. */
+void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
+                        const struct bt_eval *evals, int r, enum bt_share_by by,
+                        const char *label, struct bt_share_list *out);
 /* Keeps the top n shares by use (unattributed and outside keep their own rows) and
  * folds the rest into one "other" share: bounded cardinality for serve. */
 void bt_shares_top(struct bt_share_list *l, int n);

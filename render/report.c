@@ -1,4 +1,5 @@
 #include "render/report.h"
+#include "render/shares.h"
 
 #include "render/exposition.h"
 #include "core/sanitize.h"
@@ -360,6 +361,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
                                                   : bt_wcode_action(e->warnings[w].code));
         cJSON_AddItemToArray(ws, wj);
     }
+    bt_shares_json(o, r, i);
     if (r->forecast)
         forecast_json(o, &r->forecast[i]);
     if (r->ceiling)
