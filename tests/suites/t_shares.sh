@@ -79,4 +79,37 @@ expect_rc "check --by tag: refused, naming what is accepted" 3 \
 check "... with the reason" grep -q "check --by: 'colour' is not a share; use team, project or route" "$TMP/last.err"
 expect_rc "--by with --format json: refused (the JSON has every share)" 3 \
     "$BEDTOP" check --demo --by team --format json
+
+# ---- serve: 1,000 teams stay share_top_n + 1 series ----
+# /teams/chat?teams=1000: team t0000 settles 1,000 tokens/s, t0001 999, ... t0999 1: the
+# five largest are t0000..t0004, the other 995 are one name="other"; their counters
+# (500,500 tokens/s) exceed chat's 600,000 a minute (no reservations held), so the teams are scaled to it and
+# nothing is left unattributed: 5 + 1 = 6 team series, and one route series.
+cat >"$TMP/serve.conf" <<EOF
+[bedtop]
+region = us-east-1
+share_top_n = 5
+
+[route chat]
+model = anthropic.claude-3-haiku-20240307-v1:0
+max_tokens = 1000
+admission = http://127.0.0.1:$APORT/teams/chat?teams=1000
+EOF
+SP=$(free_port)
+"${AWS_ENV[@]}" "$BEDTOP" serve --listen "127.0.0.1:$SP" --config "$TMP/serve.conf" \
+    --endpoint-url "http://127.0.0.1:$FAKE" --interval 2 >/dev/null 2>"$TMP/serve.err" &
+CLEANUP+=("kill $!")
+teams() {
+    curl -s -m 5 "http://127.0.0.1:$SP/metrics" >"$TMP/metrics.txt"
+    grep -q '^bedtop_share_used_tokens_per_minute{.*by="team",name="other"} [1-9]' "$TMP/metrics.txt"
+}
+for _ in $(seq 1 150); do teams && break; sleep 0.2; done
+grep '^bedtop_share_used' "$TMP/metrics.txt" | sed 's/^/#   /'
+expect_eq "serve: 1,000 teams are share_top_n 5 + other = 6 team series" \
+    "$(grep -c '^bedtop_share_used_tokens_per_minute{.*by="team"' "$TMP/metrics.txt")" 6
+expect_eq "... the five largest by name, then other" \
+    "$(grep -o 'by="team",name="[^"]*"' "$TMP/metrics.txt" | sed 's/.*name=//' | tr '\n' ' ')" \
+    '"t0000" "t0001" "t0002" "t0003" "t0004" "other" '
+expect_eq "... and one route series" \
+    "$(grep -c '^bedtop_share_used_tokens_per_minute{.*by="route",name="chat"}' "$TMP/metrics.txt")" 1
 finish
