@@ -173,8 +173,8 @@ static const struct opt_def opt_defs[] = {
      .help = "check, replay --at: every column, not 80 columns"},
     {.o = {.name = "by", .has_arg = required_argument, .val = O_BY}, .applies = C_CHECK,
      .shown = "--by KEY",
-     .help = "check: who holds each quota, a table by team, project\n"
-             "or route (team: the admission counters' share_label)"},
+     .help = "check: who holds each quota, a table by team,\n"
+             "tag:KEY, project or route"},
     {.o = {.name = "state", .has_arg = required_argument, .val = O_STATE}, .applies = C_CHECK,
      .shown = "--state FILE",
      .help = "check: keep what this run fetched in FILE (0600;\n"

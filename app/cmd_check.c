@@ -48,12 +48,6 @@ int cmd_check(struct opts *o)
         bt_err("--wide: applies to --format text only (%s has every field already)", o->format);
         return 3;
     }
-    enum bt_share_by by = BT_SHARE_TEAM;
-    char why[160];
-    if (o->by && !bt_shares_parse_by(o->by, &by, why, sizeof why)) {
-        bt_err("check --by: %s", why);
-        return 3;
-    }
     if (o->by && fmt != BT_FMT_TEXT) {
         bt_err("--by: applies to --format text only (the JSON has every share in \"shares\")");
         return 3;
@@ -64,6 +58,13 @@ int cmd_check(struct opts *o)
     if (rc) {
         app_free(&a);
         return rc;
+    }
+    enum bt_share_by by = BT_SHARE_TEAM;
+    char why[224];
+    if (o->by && !bt_shares_parse_by(&a.cfg, o->by, &by, why, sizeof why)) {
+        bt_err("check --by: %s", why);
+        app_free(&a);
+        return 3;
     }
     bool *keep;
     if (!app_select_routes(o, &a.cfg, &keep)) {

@@ -326,7 +326,7 @@ static const char *const global_keys[] = {
     "profile", "region", "endpoint_url", "admission", "theme", "interval", "admission_gap",
     "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
     "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
-    "detail_interval", "adaptive_cadence", "share_label", "share_top_n", NULL};
+    "detail_interval", "adaptive_cadence", "share_label", "share_top_n", "attribute_by", NULL};
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
@@ -485,6 +485,18 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         return num(p, k, v, 0, 10, &c->oversize_margin);
     if (!strcmp(k, "retry_share"))
         return num(p, k, v, 0.01, 1, &c->retry_share);
+    if (!strcmp(k, "attribute_by")) {
+        /* tag:KEY, an AWS tag key: 1 to 128 printable characters */
+        const char *key = !strncmp(v, "tag:", 4) ? v + 4 : NULL;
+        bool ok = key && key[0] && strlen(key) < sizeof c->attribute_tag;
+        for (const char *q = key; ok && *q; q++)
+            ok = isalnum((unsigned char)*q) || strchr(" _.:/=+-@", *q);
+        if (!ok) {
+            snprintf(p->err, sizeof p->err, "bad attribute_by '%s' (tag:KEY, e.g. tag:team)", v);
+            return false;
+        }
+        return set_str(p, k, key, c->attribute_tag, sizeof c->attribute_tag);
+    }
     if (!strcmp(k, "share_label") || !strcmp(k, "share_top_n"))
         return share_key(p, k, v);
     if (!strcmp(k, "cache_read_reserved")) {

@@ -178,6 +178,9 @@ struct bt_route {
                               * 2026-09-01"), or why it is not known */
     char profile_check[12];  /* "confirmed", "unlisted", "unknown", "" not asked */
     char profile_text[224];
+    char tag[128];           /* the application profile's tag that attribute_by names
+                              * (BT_EVCODE_TAG: its value), "" not known */
+    char tag_reason[160];    /* why not (BT_EVCODE_TAG_UNKNOWN), "" none said */
     char unseen[224];        /* ModelIds the config does not name on this route's quota,
                               * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
     int line;                /* config line, for messages */
@@ -461,6 +464,12 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
  * lists them with their usage, "" when the last queries found none (sets
  * route->unseen, live and in replay). */
 #define BT_EVCODE_UNSEEN_CALLERS "UNSEEN_CALLERS"
+/* BT_EV_INFO with code BT_EVCODE_TAG: ListTagsForResource on the route's application
+ * inference profile found the tag attribute_by names; text is its value (sets
+ * route->tag). BT_EVCODE_TAG_UNKNOWN: it could not be read or the profile has no such
+ * tag; text says why (sets route->tag_reason, clears route->tag). */
+#define BT_EVCODE_TAG "TAG"
+#define BT_EVCODE_TAG_UNKNOWN "TAG_UNKNOWN"
 void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
                         double burndown, const char *why);
 

@@ -203,7 +203,7 @@ bool bt_series_label(const char *series, const char *label, char *out, size_t n)
 
 /* ---- shares ---- */
 
-static const char *const by_names[BT_SHARE_COUNT] = {"team", "project", "route"};
+static const char *const by_names[BT_SHARE_COUNT] = {"team", "tag", "project", "route"};
 
 const char *bt_share_by_name(enum bt_share_by b)
 {
@@ -418,6 +418,21 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
         switch (by) {
         case BT_SHARE_TEAM:
             route_by_team(st, e, rt->name, label, out);
+            break;
+        case BT_SHARE_TAG:
+            if (rt->tag[0] && cfg->attribute_tag[0]) {
+                share_add(share_of(out, rt->tag, "tags"), e->used, e->used_q);
+            } else {
+                char why[224];
+                if (!cfg->attribute_tag[0])
+                    snprintf(why, sizeof why, "no attribute_by = tag:KEY in the config");
+                else if (rt->tag_reason[0])
+                    bt_fmt_cut(why, sizeof why, "%s: %s", rt->name, rt->tag_reason);
+                else
+                    bt_fmt_cut(why, sizeof why, "%s: no tag %s read (not an application inference "
+                               "profile, or not asked yet)", rt->name, cfg->attribute_tag);
+                unattributed(out, e->used, e->used_q, why);
+            }
             break;
         case BT_SHARE_PROJECT:
             if (rt->project[0]) {

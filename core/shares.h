@@ -26,8 +26,10 @@ bool bt_series_label(const char *series, const char *label, char *out, size_t n)
 
 /* ---- shares ---- */
 
-enum bt_share_by { BT_SHARE_TEAM, BT_SHARE_PROJECT, BT_SHARE_ROUTE, BT_SHARE_COUNT };
-const char *bt_share_by_name(enum bt_share_by b); /* team project route */
+/* tag: the application inference profiles' tag the config's attribute_by = tag:KEY
+ * names (ListTagsForResource, collectors/tags.c), one value per route. */
+enum bt_share_by { BT_SHARE_TEAM, BT_SHARE_TAG, BT_SHARE_PROJECT, BT_SHARE_ROUTE, BT_SHARE_COUNT };
+const char *bt_share_by_name(enum bt_share_by b); /* team tag project route */
 int bt_share_by_parse(const char *s);             /* -1: none of them */
 
 #define BT_SHARE_UNATTRIBUTED "unattributed"

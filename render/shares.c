@@ -39,10 +39,13 @@ void bt_shares_json(cJSON *route, const struct bt_report *r, int i)
     cJSON *arr = cJSON_AddArrayToObject(route, "shares");
     struct bt_share_list l = {0};
     const struct bt_eval *e = &r->evals[i];
-    static const enum bt_share_by order[] = {BT_SHARE_TEAM, BT_SHARE_PROJECT, BT_SHARE_ROUTE};
+    static const enum bt_share_by order[] = {BT_SHARE_TEAM, BT_SHARE_TAG, BT_SHARE_PROJECT,
+                                             BT_SHARE_ROUTE};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         if (order[k] == BT_SHARE_PROJECT && !e->mantle)
             continue; /* the Project dimension is mantle's */
+        if (order[k] == BT_SHARE_TAG && !r->cfg->attribute_tag[0])
+            continue; /* no attribute_by: no tag asked */
         bt_shares_of_route(r->cfg, r->store, r->evals, i, order[k], NULL, &l);
         /* the callers outside the config: once, with the route shares */
         if (order[k] != BT_SHARE_ROUTE)
@@ -54,14 +57,31 @@ void bt_shares_json(cJSON *route, const struct bt_report *r, int i)
     bt_shares_free(&l);
 }
 
-bool bt_shares_parse_by(const char *s, enum bt_share_by *by, char *why, size_t n)
+bool bt_shares_parse_by(const struct bt_config *cfg, const char *s, enum bt_share_by *by,
+                        char *why, size_t n)
 {
+    if (!strncmp(s, "tag:", 4) || !strcmp(s, "tag")) {
+        /* the one tag the profiles are asked for */
+        if (!cfg->attribute_tag[0]) {
+            snprintf(why, n, "'%s': the config names no tag (attribute_by = tag:KEY in [bedtop])", s);
+            return false;
+        }
+        if (s[3] == ':' && strcmp(s + 4, cfg->attribute_tag) != 0) {
+            snprintf(why, n, "'%s': bedtop reads the tag attribute_by names (tag:%s)", s,
+                     cfg->attribute_tag);
+            return false;
+        }
+        *by = BT_SHARE_TAG;
+        return true;
+    }
     int b = bt_share_by_parse(s);
+    if (b == BT_SHARE_TAG)
+        b = -1;
     if (b >= 0) {
         *by = (enum bt_share_by)b;
         return true;
     }
-    snprintf(why, n, "'%s' is not a share; use team, project or route", s);
+    snprintf(why, n, "'%s' is not a share; use team, tag:KEY, project or route", s);
     return false;
 }
 

@@ -14,6 +14,8 @@ void bt_shares_json(cJSON *route, const struct bt_report *r, int i);
  * (label: the team label, NULL: the config's). */
 void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, const char *label,
                             struct bt_buf *out);
-/* "team", "project", "route" (false: none of them; why says what is accepted). */
-bool bt_shares_parse_by(const char *s, enum bt_share_by *by, char *why, size_t n);
+/* "team", "tag:KEY" (the config's attribute_by key), "project", "route" (false: none
+ * of them; why says what is accepted). */
+bool bt_shares_parse_by(const struct bt_config *cfg, const char *s, enum bt_share_by *by,
+                        char *why, size_t n);
 #endif

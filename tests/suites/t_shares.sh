@@ -76,7 +76,7 @@ check "... unattributed with its reason" grep -q 'team  *unattributed .*(use the
 check "... a total row of 632k" grep -Eq '^chat +L-TEST1 +total +632k +100\.0%' "$TMP/by.txt"
 expect_rc "check --by tag: refused, naming what is accepted" 3 \
     "$BEDTOP" check --demo --by colour
-check "... with the reason" grep -q "check --by: 'colour' is not a share; use team, project or route" "$TMP/last.err"
+check "... with the reason" grep -q "check --by: 'colour' is not a share; use team, tag:KEY, project or route" "$TMP/last.err"
 expect_rc "--by with --format json: refused (the JSON has every share)" 3 \
     "$BEDTOP" check --demo --by team --format json
 

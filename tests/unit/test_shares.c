@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "collectors/admission.h"
+#include "collectors/tags.h"
 #include "core/recording.h"
 #include "core/shares.h"
 #include "core/util.h"
@@ -377,6 +378,26 @@ static void test_top_n(void)
     fx_free(&f);
 }
 
+/* ListTagsForResource answers, hostile ones included */
+static void test_tags_parse(void)
+{
+    char v[64], err[160];
+    bool found;
+    const char *ok = "{\"tags\":[{\"key\":\"env\",\"value\":\"prod\"},{\"key\":\"team\",\"value\":\"search\"}]}";
+    OK(bt_tags_parse(ok, strlen(ok), "team", &found, v, sizeof v, err, sizeof err) && found &&
+           !strcmp(v, "search"), "team=search found among the tags");
+    OK(bt_tags_parse(ok, strlen(ok), "owner", &found, v, sizeof v, err, sizeof err) && !found,
+       "no owner tag: found is false, not an error");
+    const char *esc = "{\"tags\":[{\"key\":\"team\",\"value\":\"a\\u001b[2Jb\"}]}";
+    OK(!bt_tags_parse(esc, strlen(esc), "team", &found, v, sizeof v, err, sizeof err) && !found,
+       "a value with an escape sequence is refused: %s", err);
+    OK(!bt_tags_parse("[1]", 3, "team", &found, v, sizeof v, err, sizeof err), "not an object: refused");
+    char big[400];
+    snprintf(big, sizeof big, "{\"tags\":[{\"key\":\"team\",\"value\":\"%0200d\"}]}", 7);
+    OK(!bt_tags_parse(big, strlen(big), "team", &found, v, sizeof v, err, sizeof err),
+       "a value longer than the buffer is refused, never cut");
+}
+
 static void test_label(void)
 {
     char v[32];
@@ -389,6 +410,7 @@ static void test_label(void)
 int main(void)
 {
     test_label();
+    test_tags_parse();
     test_teams();
     test_projects();
     test_replay();
