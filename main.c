@@ -171,10 +171,11 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY,
      .shown = "--wide",
      .help = "check, replay --at: every column, not 80 columns"},
-    {.o = {.name = "by", .has_arg = required_argument, .val = O_BY}, .applies = C_CHECK,
+    {.o = {.name = "by", .has_arg = required_argument, .val = O_BY}, .applies = C_CHECK | C_PLAN,
      .shown = "--by KEY",
      .help = "check: who holds each quota, a table by team,\n"
-             "tag:KEY, project or route"},
+             "tag:KEY, project or route; plan --limits: budgets\n"
+             "per holder as admission policy JSON"},
     {.o = {.name = "state", .has_arg = required_argument, .val = O_STATE}, .applies = C_CHECK,
      .shown = "--state FILE",
      .help = "check: keep what this run fetched in FILE (0600;\n"

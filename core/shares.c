@@ -9,6 +9,7 @@
 
 #include "core/counters.h"
 #include "core/eval_int.h"
+#include "core/shares_int.h"
 #include "core/util.h"
 
 /* ---- the per-series store ---- */
@@ -226,7 +227,7 @@ void bt_shares_free(struct bt_share_list *l)
 }
 
 /* The share named name (added at 0, known, when absent). */
-static struct bt_share *share_of(struct bt_share_list *l, const char *name, const char *source)
+struct bt_share *bt_share_of(struct bt_share_list *l, const char *name, const char *source)
 {
     for (int i = 0; i < l->n; i++)
         if (!strcmp(l->s[i].name, name))
@@ -248,7 +249,7 @@ static struct bt_share *share_of(struct bt_share_list *l, const char *name, cons
 
 /* Adds a part of quality q to a share: an idle share and an exact part make an
  * exact one; a bound stays a bound. */
-static void share_add(struct bt_share *s, double v, enum bt_quality q)
+void bt_share_add(struct bt_share *s, double v, enum bt_quality q)
 {
     if (isnan(v))
         q = BT_QL_LOWER;
@@ -258,8 +259,8 @@ static void share_add(struct bt_share *s, double v, enum bt_quality q)
 
 static void unattributed(struct bt_share_list *l, double v, enum bt_quality q, const char *why)
 {
-    struct bt_share *u = share_of(l, BT_SHARE_UNATTRIBUTED, "unattributed");
-    share_add(u, v, q);
+    struct bt_share *u = bt_share_of(l, BT_SHARE_UNATTRIBUTED, "unattributed");
+    bt_share_add(u, v, q);
     if (why && !u->reason[0])
         bt_strlcpy(u->reason, why, sizeof u->reason);
 }
@@ -353,7 +354,7 @@ static void route_by_team(const struct bt_store *st, const struct bt_eval *e, co
             snprintf(why, sizeof why, "admission series without a %s label", label);
             unattributed(l, v, tq, why);
         } else {
-            share_add(share_of(l, p[i].name, "admission"), v, tq);
+            bt_share_add(bt_share_of(l, p[i].name, "admission"), v, tq);
         }
     }
     double rest = used - sum * scale;
@@ -379,7 +380,7 @@ static int cmp_share(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static void finish(struct bt_share_list *l)
+void bt_shares_finish(struct bt_share_list *l)
 {
     qsort(l->s, (size_t)l->n, sizeof *l->s, cmp_share);
     for (int i = 0; i < l->n; i++) {
@@ -421,7 +422,7 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
             break;
         case BT_SHARE_TAG:
             if (rt->tag[0] && cfg->attribute_tag[0]) {
-                share_add(share_of(out, rt->tag, "tags"), e->used, e->used_q);
+                bt_share_add(bt_share_of(out, rt->tag, "tags"), e->used, e->used_q);
             } else {
                 char why[224];
                 if (!cfg->attribute_tag[0])
@@ -436,7 +437,7 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
             break;
         case BT_SHARE_PROJECT:
             if (rt->project[0]) {
-                share_add(share_of(out, rt->project, "config"), e->used, e->used_q);
+                bt_share_add(bt_share_of(out, rt->project, "config"), e->used, e->used_q);
             } else {
                 char why[224];
                 snprintf(why, sizeof why, "%s names no mantle Project", rt->name);
@@ -444,20 +445,20 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
             }
             break;
         default:
-            share_add(share_of(out, rt->name, "route"), e->used, e->used_q);
+            bt_share_add(bt_share_of(out, rt->name, "route"), e->used, e->used_q);
             break;
         }
     }
     if (unseen) {
         /* the ModelIds Metrics Insights finds on the quota: their use is not in the
          * group's (the config does not name them), so beside the sum, never in it */
-        struct bt_share *o = share_of(out, BT_SHARE_OUTSIDE, "metrics-insights");
+        struct bt_share *o = bt_share_of(out, BT_SHARE_OUTSIDE, "metrics-insights");
         o->outside = true;
         o->used = NAN;
         o->quality = BT_QL_UNKNOWN;
         bt_strlcpy(o->reason, unseen, sizeof o->reason);
     }
-    finish(out);
+    bt_shares_finish(out);
 }
 
 void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
@@ -493,7 +494,7 @@ void bt_shares_top(struct bt_share_list *l, int n)
         struct bt_share *s = &l->s[i];
         bool is_named = !s->outside && strcmp(s->name, BT_SHARE_UNATTRIBUTED);
         if (is_named && kept >= n) {
-            share_add(&other, s->used, s->quality);
+            bt_share_add(&other, s->used, s->quality);
             other.source = s->source;
             folded++;
             continue;
@@ -503,9 +504,9 @@ void bt_shares_top(struct bt_share_list *l, int n)
     }
     l->n = w;
     snprintf(other.reason, sizeof other.reason, "%d smaller holders", folded);
-    struct bt_share *o = share_of(l, BT_SHARE_OTHER, other.source);
+    struct bt_share *o = bt_share_of(l, BT_SHARE_OTHER, other.source);
     *o = other;
-    finish(l);
+    bt_shares_finish(l);
 }
 
 void bt_shares_holders(const struct bt_config *cfg, const struct bt_store *st,
@@ -524,8 +525,8 @@ void bt_shares_holders(const struct bt_config *cfg, const struct bt_store *st,
     int said = 0;
     for (int i = 0; i < l.n && said < most; i++) {
         const struct bt_share *s = &l.s[i];
-        if (s->outside || isnan(s->pct) || s->used <= 0)
-            continue;
+        if (s->outside || isnan(s->pct) || s->used <= 0 || !strcmp(s->name, BT_SHARE_UNATTRIBUTED))
+            continue; /* a holder is named: what cannot be told apart is not one */
         bt_buf_printf(&b, "%s%s %s%.0f%%", said ? ", " : "", s->name,
                       s->quality == BT_QL_LOWER ? ">=" : s->quality == BT_QL_UPPER ? "<=" : "",
                       s->pct);
@@ -561,3 +562,4 @@ void bt_shares_say_holders(const struct bt_config *cfg, const struct bt_store *s
         }
     }
 }
+

@@ -63,6 +63,38 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
 void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
                         const struct bt_eval *evals, int r, enum bt_share_by by,
                         const char *label, struct bt_share_list *out);
+/* Each holder's mean use over the `minutes` minutes up to now: route r's group
+ * evaluated a frame a minute as it was then (core/headroom.h), the shares by `by` of
+ * each frame summed and divided by the minutes whose group use was known (returned;
+ * 0: none). out->group_used is the group's mean use over those minutes. */
+int bt_shares_history(const struct bt_config *cfg, const struct bt_store *st, int64_t now, int r,
+                      enum bt_share_by by, int minutes, struct bt_share_list *out);
+/* plan ROUTE --limits --by team: token budgets per holder of route r's quota group
+ * that fit the quota. What the holders may use together is the quota less the
+ * reserve (BT_LIMITS_RESERVE of core/plan.h's limits) and less what cannot be told
+ * apart (unattributed: nobody's budget can hold it back). Each holder's demand is its
+ * use now; when the demands fit, each gets its demand and an equal part of what is
+ * left; when they do not, one cap L (max-min fairness: sum of min(demand, L) = what
+ * is left) bounds every holder, so a small holder keeps its use and the big ones
+ * share the rest. */
+struct bt_share_budget {
+    char name[96];
+    double demand, budget;   /* tokens per minute */
+    enum bt_quality quality; /* the demand's */
+};
+struct bt_share_budgets {
+    enum bt_share_by by;
+    double quota, reserve, unattributed, available; /* NAN unknown */
+    double cap;              /* the max-min cap when oversubscribed (NAN: demands fit) */
+    struct bt_share_budget *b;
+    int n;
+};
+/* False (why set) when the quota or the group's use is unknown, or no holder is told
+ * apart. */
+bool bt_shares_budgets(const struct bt_config *cfg, const struct bt_store *st, int64_t now, int r,
+                       enum bt_share_by by, double reserve_share, struct bt_share_budgets *out,
+                       char *why, size_t n);
+void bt_shares_budgets_free(struct bt_share_budgets *b);
 /* Keeps the top n shares by use (unattributed and outside keep their own rows) and
  * folds the rest into one "other" share: bounded cardinality for serve. */
 void bt_shares_top(struct bt_share_list *l, int n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/json.h"
 #include "core/sanitize.h"
 
 static void num_or_null(cJSON *o, const char *k, double v, int digits)
@@ -157,4 +158,42 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
         bt_buf_printf(out, "%9s %7s  %s\n", u, l.group_used > 0 ? "100.0%" : "-", bt_quality_name(l.group_q));
     }
     bt_shares_free(&l);
+}
+
+void bt_shares_budgets_json(const struct bt_config *cfg, int r, int64_t now,
+                            const struct bt_share_budgets *b, struct bt_buf *out)
+{
+    cJSON *o = cJSON_CreateObject();
+    char at[32];
+    bt_fmt_iso(now, at, sizeof at);
+    cJSON_AddStringToObject(o, "policy", "bedtop per-holder token budgets");
+    cJSON_AddStringToObject(o, "generated_at", at);
+    cJSON_AddStringToObject(o, "route", cfg->routes[r].name);
+    cJSON_AddStringToObject(o, "by", bt_share_by_name(b->by));
+    if (b->by == BT_SHARE_TEAM)
+        cJSON_AddStringToObject(o, "label", cfg->share_label);
+    else if (b->by == BT_SHARE_TAG)
+        cJSON_AddStringToObject(o, "tag", cfg->attribute_tag);
+    num_or_null(o, "quota_tpm", b->quota, 0);
+    num_or_null(o, "reserve_tpm", b->reserve, 0);
+    num_or_null(o, "unattributed_tpm", b->unattributed, 0);
+    num_or_null(o, "available_tpm", b->available, 0);
+    num_or_null(o, "cap_tpm", b->cap, 0);
+    cJSON *arr = cJSON_AddArrayToObject(o, "budgets");
+    for (int i = 0; i < b->n; i++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", b->b[i].name);
+        num_or_null(x, "demand_tpm", b->b[i].demand, 0);
+        num_or_null(x, "budget_tpm", b->b[i].budget, 0);
+        cJSON_AddStringToObject(x, "demand_quality", bt_quality_name(b->b[i].quality));
+        cJSON_AddItemToArray(arr, x);
+    }
+    cJSON_AddStringToObject(o, "basis", isnan(b->cap)
+        ? "the demands fit: each holder's use now plus an equal part of what is left"
+        : "oversubscribed: one cap for every holder (max-min fair); smaller demands kept whole");
+    char *text = bt_json_print(o, true);
+    bt_san_json_text(out, text);
+    bt_buf_putc(out, '\n');
+    cJSON_free(text);
+    cJSON_Delete(o);
 }

@@ -18,4 +18,7 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
  * of them; why says what is accepted). */
 bool bt_shares_parse_by(const struct bt_config *cfg, const char *s, enum bt_share_by *by,
                         char *why, size_t n);
+/* plan ROUTE --limits --by KEY: the per-holder budgets as admission policy JSON. */
+void bt_shares_budgets_json(const struct bt_config *cfg, int r, int64_t now,
+                            const struct bt_share_budgets *b, struct bt_buf *out);
 #endif

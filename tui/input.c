@@ -349,6 +349,7 @@ static void act(struct bt_tui *t, enum bt_action a)
         break;
     case BT_ACT_REDRAW: clearok(curscr, TRUE); break;
     case BT_ACT_PLAN: tui_plan_open(t); break;
+    case BT_ACT_HOLDERS: tui_holders_toggle(t); break;
     default: break;
     }
 }
@@ -562,6 +563,12 @@ void bt_tui_input(struct bt_tui *t)
         }
         if (t->events_open && !t->help) {
             tui_events_key(t, c);
+            if (t->quit)
+                break;
+            continue;
+        }
+        if (tui_holders_open() && !t->help && c != KEY_MOUSE && c != KEY_RESIZE) {
+            tui_holders_key(t, c);
             if (t->quit)
                 break;
             continue;

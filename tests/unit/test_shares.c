@@ -208,6 +208,42 @@ static void test_teams(void)
     OK(l.n == 1 && !strcmp(l.s[0].name, BT_SHARE_UNATTRIBUTED), "share_label tenant: one unattributed share");
     NEARF(l.s[0].used, 175700, 1e-6, "all 175,700 unattributed");
 
+    /* plan --limits --by team. Quota 1,000,000, reserve 20 % = 200,000, unattributed
+     * 50,700: the teams have 749,300; their demands 90,000 + 35,000 = 125,000 fit, so
+     * each gets its use and half of the 624,300 left, 312,150: search 402,150, ads
+     * 347,150. */
+    struct bt_share_budgets bud;
+    char why[224] = "";
+    OK(bt_shares_budgets(&f.cfg, &f.st, NOW, 0, BT_SHARE_TEAM, 0.2, &bud, why, sizeof why),
+       "budgets by team: %s", why);
+    OK(bud.n == 2 && !strcmp(bud.b[0].name, "search") && !strcmp(bud.b[1].name, "ads"),
+       "search first, then ads");
+    if (bud.n == 2) {
+        NEARF(bud.available, 749300, 1e-6, "749,300 for the teams");
+        NEARF(bud.b[0].budget, 402150, 1e-6, "search: 90,000 + 312,150");
+        NEARF(bud.b[1].budget, 347150, 1e-6, "ads: 35,000 + 312,150");
+        OK(isnan(bud.cap), "the demands fit: no cap");
+    }
+    bt_shares_budgets_free(&bud);
+    /* oversubscribed: quota 200,000, reserve 40,000, unattributed 50,700: 109,300 for
+     * the teams; ads' 35,000 is below half of it (54,650) and is kept whole; search
+     * gets the rest, 74,300, the cap */
+    for (int r = 0; r < 2; r++)
+        f.cfg.routes[r].quota[BT_Q_TPM].value = 200000;
+    OK(bt_shares_budgets(&f.cfg, &f.st, NOW, 0, BT_SHARE_TEAM, 0.2, &bud, why, sizeof why),
+       "budgets oversubscribed: %s", why);
+    if (bud.n == 2) {
+        NEARF(bud.cap, 74300, 1e-6, "the max-min cap: 109,300 - 35,000");
+        NEARF(bud.b[0].budget, 74300, 1e-6, "search capped at 74,300");
+        NEARF(bud.b[1].budget, 35000, 1e-6, "ads keeps its 35,000");
+        NEARF(bud.b[0].budget + bud.b[1].budget + bud.unattributed + bud.reserve, 200000, 1e-6,
+              "budgets, unattributed and reserve fill the quota exactly");
+    }
+    bt_shares_budgets_free(&bud);
+    for (int r = 0; r < 2; r++)
+        f.cfg.routes[r].quota[BT_Q_TPM].value = 1000000;
+    fx_eval(&f);
+
     /* SHARED_QUOTA names the biggest holders with their share */
     const struct bt_warning *w = NULL;
     for (int i = 0; i < f.ev[1].nwarn; i++)
