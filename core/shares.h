@@ -95,6 +95,27 @@ bool bt_shares_budgets(const struct bt_config *cfg, const struct bt_store *st, i
                        enum bt_share_by by, double reserve_share, struct bt_share_budgets *out,
                        char *why, size_t n);
 void bt_shares_budgets_free(struct bt_share_budgets *b);
+/* The incident report's "who held the quota when it ran out": route r's group, each
+ * data minute from `from` on (n of them) evaluated as the replay showed it then, by
+ * team where the admission counters tell any team apart in the window, else by route:
+ * the BT_SHARE_MINUTES_TOP largest holders over the window, the rest as "other", and
+ * "unattributed"; worst is the minute of the least headroom. */
+#define BT_SHARE_MINUTES_TOP 5
+struct bt_replay;
+struct bt_share_minutes {
+    enum bt_share_by by;
+    int route;
+    int64_t from;
+    int n;
+    int nh;                  /* holders charted */
+    char name[BT_SHARE_MINUTES_TOP + 2][96];
+    double *v;               /* nh x n: v[h * n + i], NAN unknown */
+    double *quota;           /* n */
+    int worst;               /* the minute of the least headroom (-1: none known) */
+};
+void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
+                            struct bt_share_minutes *out);
+void bt_share_minutes_free(struct bt_share_minutes *sm);
 /* Keeps the top n shares by use (unattributed and outside keep their own rows) and
  * folds the rest into one "other" share: bounded cardinality for serve. */
 void bt_shares_top(struct bt_share_list *l, int n);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/eval_int.h"
+#include "core/recording.h"
 #include "core/shares_int.h"
 #include "core/util.h"
 
@@ -145,4 +147,98 @@ bool bt_shares_budgets(const struct bt_config *cfg, const struct bt_store *st, i
     bt_shares_free(&l);
     free(ev);
     return ok;
+}
+
+void bt_share_minutes_free(struct bt_share_minutes *sm)
+{
+    free(sm->v);
+    free(sm->quota);
+    sm->v = sm->quota = NULL;
+    sm->nh = 0;
+}
+
+void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
+                            struct bt_share_minutes *out)
+{
+    const struct bt_config *cfg = &rp->cfg;
+    memset(out, 0, sizeof *out);
+    out->route = r;
+    out->from = from;
+    out->worst = -1;
+    if (r < 0 || r >= cfg->nroutes || n <= 0)
+        return;
+    out->n = n;
+    struct bt_eval *ev = bt_xcalloc((size_t)cfg->nroutes, sizeof *ev);
+    struct bt_share_list *team = bt_xcalloc((size_t)n, sizeof *team);
+    struct bt_share_list *route = bt_xcalloc((size_t)n, sizeof *route);
+    out->quota = bt_xcalloc((size_t)n, sizeof *out->quota);
+    bool teams = false;
+    double least = INFINITY;
+    for (int i = 0; i < n; i++) {
+        int64_t m = from + 60 * (int64_t)i;
+        int64_t shown = bt_replay_minute_instant(rp, m); /* as the incident's figures */
+        bt_replay_seek(rp, shown);
+        bt_eval_all(cfg, &rp->store, shown, ev);
+        bt_shares_of_route(cfg, &rp->store, ev, r, BT_SHARE_TEAM, NULL, &team[i]);
+        bt_shares_of_route(cfg, &rp->store, ev, r, BT_SHARE_ROUTE, NULL, &route[i]);
+        for (int k = 0; k < team[i].n && !teams; k++)
+            teams = !team[i].s[k].outside && strcmp(team[i].s[k].name, BT_SHARE_UNATTRIBUTED);
+        out->quota[i] = ev[r].quota;
+        double h = ev[r].headroom_tpm;
+        if (!isnan(h) && h < least) {
+            least = h;
+            out->worst = i;
+        }
+    }
+    struct bt_share_list *use = teams ? team : route;
+    out->by = teams ? BT_SHARE_TEAM : BT_SHARE_ROUTE;
+    /* the holders by their use over the window */
+    struct bt_share_list tot = {0};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < use[i].n; k++)
+            if (!use[i].s[k].outside && !isnan(use[i].s[k].used))
+                bt_share_add(bt_share_of(&tot, use[i].s[k].name, use[i].s[k].source),
+                             use[i].s[k].used, use[i].s[k].quality);
+    bt_shares_finish(&tot);
+    bool other = false, unattr = false;
+    for (int k = 0; k < tot.n; k++) {
+        if (!strcmp(tot.s[k].name, BT_SHARE_UNATTRIBUTED))
+            unattr = true;
+        else if (out->nh < BT_SHARE_MINUTES_TOP)
+            bt_strlcpy(out->name[out->nh++], tot.s[k].name, sizeof out->name[0]);
+        else
+            other = true;
+    }
+    int ho = other ? out->nh++ : -1;
+    if (other)
+        bt_strlcpy(out->name[ho], BT_SHARE_OTHER, sizeof out->name[0]);
+    int hu = unattr ? out->nh++ : -1;
+    if (unattr)
+        bt_strlcpy(out->name[hu], BT_SHARE_UNATTRIBUTED, sizeof out->name[0]);
+    out->v = bt_xcalloc((size_t)(out->nh ? out->nh : 1) * (size_t)n, sizeof *out->v);
+    for (int i = 0; i < n; i++) {
+        bool known = use[i].group_q != BT_QL_UNKNOWN && !isnan(use[i].group_used);
+        for (int h = 0; h < out->nh; h++)
+            out->v[(size_t)h * (size_t)n + (size_t)i] = known ? 0 : NAN;
+        for (int k = 0; known && k < use[i].n; k++) {
+            const struct bt_share *s = &use[i].s[k];
+            if (s->outside || isnan(s->used))
+                continue;
+            int h = !strcmp(s->name, BT_SHARE_UNATTRIBUTED) ? hu : ho;
+            for (int j = 0; j < BT_SHARE_MINUTES_TOP && j < out->nh; j++)
+                if (j != ho && j != hu && !strcmp(out->name[j], s->name))
+                    h = j;
+            if (h >= 0)
+                out->v[(size_t)h * (size_t)n + (size_t)i] += s->used;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        bt_shares_free(&team[i]);
+        bt_shares_free(&route[i]);
+    }
+    bt_shares_free(&tot);
+    free(team);
+    free(route);
+    free(ev);
+    bt_replay_seek(rp, rp->end);
 }
