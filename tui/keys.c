@@ -100,8 +100,8 @@ const struct bt_key bt_keys[] = {
     {'m', "m", "add a marker with a note to the recording", BT_CTX_LIVE, BT_ACT_MARKER},
     {CTRL('l'), "^L", "redraw the screen", BT_CTX_ALL, BT_ACT_REDRAW},
     {'w', "w", "detail: what-if and the limits to set (bedtop plan)", DET, BT_ACT_PLAN},
-    {'H', "H", "who holds the route's quota: by team, tag, project or route, now and over "
-     "the last hour (b: by)", OV | DET, BT_ACT_HOLDERS},
+    {'H', "H", "who holds the route's quota, now and over the last hour (b: by team, tag, "
+     "route)", OV | DET, BT_ACT_HOLDERS},
 };
 const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
 
