@@ -261,8 +261,12 @@ static void unattributed(struct bt_share_list *l, double v, enum bt_quality q, c
 {
     struct bt_share *u = bt_share_of(l, BT_SHARE_UNATTRIBUTED, "unattributed");
     bt_share_add(u, v, q);
-    if (why && !u->reason[0])
+    /* every reason, while they fit whole (the first always) */
+    size_t len = strlen(u->reason);
+    if (why && !len)
         bt_strlcpy(u->reason, why, sizeof u->reason);
+    else if (why && !strstr(u->reason, why) && len + 2 + strlen(why) < sizeof u->reason)
+        bt_fmt_cut(u->reason + len, sizeof u->reason - len, "; %s", why); /* fits: checked */
 }
 
 /* Per team, one route's figures at its admission scrape: the settled tokens per

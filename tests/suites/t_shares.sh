@@ -59,8 +59,9 @@ expect_eq "search holds 324,000 (its restarted worker counts 60,000, not 90 mill
 expect_eq "ads holds 128,000" "$(near ads 128000 3600)" True
 expect_eq "unattributed 180,000: what the counters do not account for" \
     "$(near unattributed 180000 12000)" True
+# each share is rounded to a token in the JSON: three of them may be 1.5 off together
 expect_eq "the team shares sum to the route's use" \
-    "$(j "round(sum(s['used'] for k, s in sh.items() if k[0] == 'team'))")" 632000
+    "$(j "abs(sum(s['used'] for k, s in sh.items() if k[0] == 'team') - r['chat']['tpm']['used']) <= 1.5")" True
 expect_eq "qualities and sources" \
     "$(j "(sh[('team','search')]['quality'], sh[('team','search')]['source'], sh[('team','unattributed')]['source'])")" \
     "('known', 'admission', 'unattributed')"
