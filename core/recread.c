@@ -298,6 +298,7 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         c->oversize_margin = d;
     if (jnum(cj, "retry_share", &d))
         c->retry_share = d;
+    bt_rec_read_shares(cj, c);
     cJSON_Delete(h);
     struct route_scan rs = {.rp = rp, .err = err, .errlen = errlen};
     if (!hs.routes || !bt_rec_scan_array(hs.routes, hdr_route, &rs)) {

@@ -116,8 +116,8 @@ expect_eq "... and one route series" \
 
 # ---- the incident report: who held the quota when it ran out ----
 # The demo (collectors/demo.c): triage's worker a is team search, b team ads, and a
-# carries DEMO_SEARCH_SHARE 0.7 of triage's counters and calls in flight: every minute
-# search's part is 7/3 of ads' (2.333); the rest of the group's use (triage-app, and
+# carries DEMO_SEARCH_SHARE 0.75 of triage's counters and calls in flight: every minute
+# search's part is 3 times ads'; the rest of the group's use (triage-app, and
 # CloudWatch's charge above the counters) is unattributed. Recorded and replayed: the
 # readings per series are in the file, the shares derived again.
 "$BEDTOP" record "$TMP/demo.rec" --demo --demo-speed max --duration 30m >/dev/null 2>"$TMP/rec.err"
@@ -132,8 +132,8 @@ row() { sed -n '/^## Who held the quota/,$p' "$TMP/inc/report.md" | awk -F'|' -v
 read -r s_tpm s_pct <<<"$(row search)"
 read -r a_tpm a_pct <<<"$(row ads)"
 read -r u_tpm u_pct <<<"$(row unattributed)"
-expect_eq "search holds 7/3 of ads' (0.7 of triage's counters against 0.3)" \
-    "$(python3 -c "print(abs($s_tpm / $a_tpm - 7 / 3) < 0.001)")" True
+expect_eq "search holds 3 times ads' (0.75 of triage's counters against 0.25)" \
+    "$(python3 -c "print(abs($s_tpm / $a_tpm - 3) < 0.001)")" True
 expect_eq "... and the three shares sum to 100 %" \
     "$(python3 -c "print(abs($s_pct + $a_pct + $u_pct - 100) <= 0.2)")" True
 finish
