@@ -66,7 +66,7 @@ static const struct command dashboard = {.name = "the dashboard", .usage = NULL,
 
 enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
        O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
+       O_DURATION, O_WIDE, O_BY, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
        O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY, O_BELL, O_STATE, O_NO_STATE,
        O_REPLICA };
 
@@ -171,6 +171,11 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .applies = C_CHECK | C_REPLAY,
      .shown = "--wide",
      .help = "check, replay --at: every column, not 80 columns"},
+    {.o = {.name = "by", .has_arg = required_argument, .val = O_BY}, .applies = C_CHECK | C_PLAN,
+     .shown = "--by KEY",
+     .help = "check: who holds each quota, a table by team,\n"
+             "tag:KEY, project or route; plan --limits: budgets\n"
+             "per holder as admission policy JSON"},
     {.o = {.name = "state", .has_arg = required_argument, .val = O_STATE}, .applies = C_CHECK,
      .shown = "--state FILE",
      .help = "check: keep what this run fetched in FILE (0600;\n"
@@ -344,6 +349,7 @@ static int parse_args(int argc, char **argv, struct opts *o, const struct comman
         case O_SINCE: o->since = optarg; break;
         case O_AT: o->at = optarg; break;
         case O_WIDE: o->wide = true; break;
+        case O_BY: o->by = optarg; break;
         case O_STATE: o->state = optarg; break;
         case O_NO_STATE: o->no_state = true; break;
         case O_BELL: o->bell = true; break;

@@ -14,6 +14,7 @@
 #include "collectors/admission.h"
 #include "collectors/awsgroup.h"
 #include "collectors/catalogue.h"
+#include "collectors/tags.h"
 #include "collectors/cloudwatch.h"
 #include "collectors/cw_insights.h"
 #include "collectors/demo.h"
@@ -130,7 +131,7 @@ int64_t app_poll_once(struct app *a, int64_t start, int *sig)
 
 static const struct bt_collector_ops *const live_collectors[] = {
     &bt_cloudwatch_collector, &bt_quotas_collector, &bt_admission_collector,
-    &bt_cw_insights_collector, &bt_catalogue_collector,
+    &bt_cw_insights_collector, &bt_catalogue_collector, &bt_tags_collector,
     &bt_pricing_collector,
 };
 static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};

@@ -28,6 +28,7 @@ struct opts {
     const char *report;        /* report: which one (quota-request, incident) */
     const char *margin;        /* report quota-request: --margin PCT above the peak */
     const char *output;        /* check, export: write here (0600) instead of stdout */
+    const char *by;            /* check --by team|project|route: the shares table */
     const char *state;         /* check --state FILE ("default": XDG_STATE_HOME); NULL: the
                                 * cache's file for the config and account (check_state.h) */
     bool no_state;             /* check --no-state: no state file read or written */

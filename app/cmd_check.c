@@ -18,6 +18,7 @@
 #include "collectors/quotas.h"
 #include "core/recording.h"
 #include "render/report.h"
+#include "render/shares.h"
 #include "core/util.h"
 
 /* True when no usage source (CloudWatch, admission counters) answered for any
@@ -52,12 +53,23 @@ int cmd_check(struct opts *o)
                o->state);
         return 3;
     }
+    if (o->by && fmt != BT_FMT_TEXT) {
+        bt_err("--by: applies to --format text only (the JSON has every share in \"shares\")");
+        return 3;
+    }
     struct app a;
     int64_t start = o->demo ? app_demo_now(o, 16) : (int64_t)time(NULL);
     int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);
     if (rc) {
         app_free(&a);
         return rc;
+    }
+    enum bt_share_by by = BT_SHARE_TEAM;
+    char why[224];
+    if (o->by && !bt_shares_parse_by(&a.cfg, o->by, &by, why, sizeof why)) {
+        bt_err("check --by: %s", why);
+        app_free(&a);
+        return 3;
     }
     bool *keep;
     if (!app_select_routes(o, &a.cfg, &keep)) {
@@ -115,7 +127,10 @@ int cmd_check(struct opts *o)
     if (blind)
         rep.status = BT_ST_UNKNOWN; /* the JSON status says what the exit code says */
     struct bt_buf buf = {0};
-    bt_report_render(&rep, fmt, color, &buf);
+    if (o->by)
+        bt_shares_render_table(&rep, by, NULL, &buf);
+    else
+        bt_report_render(&rep, fmt, color, &buf);
     fwrite(buf.buf, 1, buf.len, out.f);
     rc = bt_status_exit(rep.status);
     if (blind)

@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "net/loop.h"
 #include "render/plan.h"
+#include "render/shares.h"
 #include "render/report.h"
 #include "io/recfile.h"
 
@@ -70,10 +71,46 @@ static int route_of(const struct bt_config *cfg, const char *name)
     return -1;
 }
 
+/* plan ROUTE --limits --by KEY: per-holder budgets as admission policy JSON. */
+static int plan_by(const struct opts *o, const struct bt_config *cfg, const struct bt_store *st,
+                   int64_t now)
+{
+    enum bt_share_by by;
+    char why[224];
+    if (!o->limits) {
+        bt_err("plan --by: the budgets per holder are limits; add --limits");
+        return 3;
+    }
+    if (!bt_shares_parse_by(cfg, o->by, &by, why, sizeof why)) {
+        bt_err("plan --by: %s", why);
+        return 3;
+    }
+    int r = route_of(cfg, o->file);
+    if (r < 0)
+        return 3;
+    struct bt_share_budgets b;
+    if (!bt_shares_budgets(cfg, st, now, r, by, BT_LIMITS_RESERVE, &b, why, sizeof why)) {
+        bt_err("plan: %s", why);
+        bt_shares_budgets_free(&b);
+        return 3;
+    }
+    struct bt_buf out = {0};
+    bt_shares_budgets_json(cfg, r, now, &b, &out);
+    struct app_output so;
+    app_output_open(&so, NULL);
+    fwrite(out.buf, 1, out.len, so.f);
+    bool written = app_output_close(&so);
+    bt_buf_free(&out);
+    bt_shares_budgets_free(&b);
+    return written ? 0 : 3;
+}
+
 /* Everything for one route at now, printed. */
 static int plan_print(const struct opts *o, const struct bt_config *cfg, const struct bt_store *st,
                       int64_t now, const char *mode, bool json)
 {
+    if (o->by)
+        return plan_by(o, cfg, st, now);
     struct bt_plan_change c;
     if (!read_change(o, &c))
         return 3;

@@ -11,6 +11,7 @@
 
 #include "app/app.h"
 #include "core/recording.h"
+#include "core/shares.h"
 #include "core/reportcalc.h"
 #include "core/util.h"
 #include "render/chart.h"
@@ -232,6 +233,40 @@ static bool add_charts(struct bt_outset *set, const struct bt_incident *inc, con
     return true;
 }
 
+/* Who held the quota when it ran out: the most affected route's group, by holder,
+ * over the window (core/shares.h), its section appended to md. */
+static void incident_holders(const struct bt_incident *inc, struct bt_replay *rp, bool png,
+                             struct bt_buf *md, struct bt_share_minutes *sm)
+{
+    int routes[1];
+    int r = bt_inc_charted(inc, routes, 1) ? routes[0] : -1;
+    bt_share_minutes_build(rp, r, inc->from, inc->n, sm);
+    bt_inc_holders_md(sm, &rp->cfg, png, md);
+}
+
+static bool add_holders_chart(struct bt_outset *set, const struct bt_share_minutes *sm,
+                              const struct bt_config *cfg, bool png, char *err, size_t errlen)
+{
+    if (!sm->n || !sm->nh)
+        return true;
+    struct bt_chart c;
+    bt_inc_holders_chart(sm, cfg, &c);
+    bool ok = true;
+    for (int pass = 0; ok && pass < (png ? 2 : 1); pass++) {
+        struct bt_buf img = {0};
+        char cerr[256], name[32];
+        ok = pass ? bt_chart_png(&c, &img, cerr, sizeof cerr) : bt_chart_svg(&c, &img, cerr, sizeof cerr);
+        snprintf(name, sizeof name, "holders.%s", pass ? "png" : "svg");
+        if (!ok)
+            snprintf(err, errlen, "%s/%s: %s", set->dir, name, cerr);
+        else
+            ok = bt_outset_add(set, name, img.buf, img.len, err, errlen);
+        bt_buf_free(&img);
+    }
+    bt_chart_free(&c);
+    return ok;
+}
+
 static int incident(struct opts *o)
 {
     if (o->format) {
@@ -270,6 +305,8 @@ static int incident(struct opts *o)
     bt_incident_build(&rp, from, to, keep, &inc);
     struct bt_buf md = {0};
     bt_incident_render_md(&inc, &rp, o->png, &md);
+    struct bt_share_minutes holders;
+    incident_holders(&inc, &rp, o->png, &md, &holders);
     /* report.md and the charts to temporary names in dir, then renamed together: a full
      * disk or a refused file leaves the previous set whole */
     struct bt_outset set;
@@ -277,7 +314,9 @@ static int incident(struct opts *o)
     bt_outset_init(&set, dir);
     bool ok = bt_outset_add(&set, "report.md", md.buf, md.len, err, sizeof err) &&
               add_charts(&set, &inc, &rp.cfg, o->png, err, sizeof err) &&
+              add_holders_chart(&set, &holders, &rp.cfg, o->png, err, sizeof err) &&
               bt_outset_commit(&set, err, sizeof err);
+    bt_share_minutes_free(&holders);
     if (!ok)
         bt_err("report incident: %s; nothing written, the files already in %s are unchanged", err, dir);
     bt_outset_free(&set);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/shares.h"
 #include "core/util.h"
 
 /* ---- signals, from the BT_SIGNALS table ------------------------------- */
@@ -340,6 +341,19 @@ static int ingest_hist(struct adm_route_state *rs, struct adm_hset *set, int rou
     return added;
 }
 
+/* The in-flight and held gauges per series as well (the route's sum is a sample):
+ * a team's calls in flight and reservations held are its own (core/shares.h). */
+static void share_gauge(const struct bt_prom_series *se, int r, enum bt_signal sig, double now,
+                        struct bt_store *s)
+{
+    if (!bt_signal_share_gauge(sig))
+        return;
+    struct bt_reading rd = {.route = r, .signal = sig, .t = se->has_time ? se->time : now,
+                            .value = se->value};
+    bt_adm_series_id(se, rd.series, sizeof rd.series);
+    bt_store_reading(s, &rd, (int64_t)floor(now));
+}
+
 int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
                   const struct bt_adm_scope *sc, double now, struct bt_store *s, bool *covered)
 {
@@ -381,6 +395,7 @@ int bt_adm_ingest(struct bt_adm_state *st, const struct bt_prom_doc *doc,
             nread++;
             continue;
         }
+        share_gauge(se, r, (enum bt_signal)sig, now, s);
         if (!a->has[sig]) {
             a->has[sig] = true;
             a->v[sig] = se->value;

@@ -162,8 +162,37 @@ static const struct demo_quota {
  * as it arrives */
 #define DEMO_CW_LAG 120
 
+/* ---- who holds the quota (issue 35) ----
+ * triage's two workers are two teams' (worker a team=search, b team=ads) and do not
+ * carry equal load: search sends DEMO_SEARCH_SHARE of triage's calls. Each worker's
+ * counters and its calls in flight are its own series, so the shares by team read them
+ * per series; the route's sums are what they were. triage-app, the application
+ * inference profile on triage's quota, is tagged team=support (attribute_by =
+ * tag:team), as ListTagsForResource would say. */
+#define DEMO_SEARCH_SHARE 0.75 /* a binary fraction: every worker's total stays exact, so a
+                                * replay's rates are check's to the last bit */
+
+static void demo_share_config(struct bt_config *cfg)
+{
+    bt_strlcpy(cfg->attribute_tag, "team", sizeof cfg->attribute_tag);
+}
+
+/* Worker w's part of route r's load. */
+static double worker_part(int r, int w)
+{
+    if (r != R_TRIAGE)
+        return 1.0 / 2; /* DEMO_WORKERS */
+    return w == 0 ? DEMO_SEARCH_SHARE : 1 - DEMO_SEARCH_SHARE;
+}
+
+static const char *worker_team(int r, int w)
+{
+    return r == R_TRIAGE ? (w == 0 ? "search" : "ads") : NULL;
+}
+
 void bt_demo_config(struct bt_config *cfg)
 {
+    demo_share_config(cfg);
     for (int i = 0; i < R_N; i++) {
         const struct demo_route *d = &demo_routes[i];
         int r = bt_config_add_route(cfg, d->name);
@@ -462,20 +491,55 @@ static void put(struct demo *d, int r, enum bt_signal s, int64_t t, double v, in
     bt_store_add(d->ctx->store, &smp, now);
 }
 
+/* Worker w's series identity, labels sorted by name as the admission collector keeps them. */
+static void worker_series(const struct demo *d, int r, int w, char *out, size_t n)
+{
+    static const char *const worker[] = {"a", "b"};
+    const char *team = worker_team(r, w);
+    if (team)
+        snprintf(out, n, "route=\"%s\",team=\"%s\",worker=\"%s\"", d->ctx->cfg->routes[r].name,
+                 team, worker[w]);
+    else
+        snprintf(out, n, "route=\"%s\",worker=\"%s\"", d->ctx->cfg->routes[r].name, worker[w]);
+}
+
+/* Each worker's calls in flight as a reading of its own series (the route's sum is
+ * a sample, put by the caller), split as its load. */
+static void scrape_gauges(struct demo *d, int r, int64_t t, const struct adm_values *a)
+{
+    if (isnan(a->v[BT_SIG_ADM_IN_FLIGHT]))
+        return;
+    for (int w = 0; w < DEMO_WORKERS; w++) {
+        struct bt_reading rd = {.t = (double)t, .route = r, .signal = BT_SIG_ADM_IN_FLIGHT,
+                                .value = a->v[BT_SIG_ADM_IN_FLIGHT] * worker_part(r, w)};
+        worker_series(d, r, w, rd.series, sizeof rd.series);
+        bt_store_reading(d->ctx->store, &rd, t);
+    }
+}
+
+/* triage-app's tag, as the tags collector would say it. */
+static void demo_tags_learned(struct demo *d, int64_t now)
+{
+    struct bt_event ev = {.t = now, .type = BT_EV_INFO, .route = R_TRIAGE_APP,
+                          .source = BT_SRC_QUOTAS};
+    bt_strlcpy(ev.code, BT_EVCODE_TAG, sizeof ev.code);
+    bt_strlcpy(ev.text, "support", sizeof ev.text);
+    bt_store_apply(d->ctx->store, &ev);
+}
+
 /* One scrape of route r's workers at t: each counter's per-minute rate over the
  * step since the last scrape, split evenly between the workers, is added to their
  * totals and read raw; a worker that restarts starts from 0 (its increase is all
  * it holds, as Prometheus's rate() reads a reset). */
 static void scrape_counters(struct demo *d, int r, int64_t t, const struct adm_values *a)
 {
-    static const char *const worker[DEMO_WORKERS] = {"a", "b"};
     /* the scrape of the restart minute's start (the grid holds one at :00) */
     bool restart = r == R_TRIAGE && story(t) == DEMO_RESTART && t % 60 == 0;
     for (int s = 0; s < BT_SIG_COUNT; s++) {
         if (!bt_signal_counter((enum bt_signal)s) || isnan(a->v[s]))
             continue;
         for (int w = 0; w < DEMO_WORKERS; w++) {
-            double inc = a->v[s] / DEMO_WORKERS * DEMO_ADM_STEP / 60.0;
+            double inc = a->v[s] * worker_part(r, w) * DEMO_ADM_STEP / 60.0;
             double *tot = &d->total[r][s][w];
             /* a reset reads as one only below the last reading */
             if (restart && w == 1 && *tot > inc)
@@ -483,11 +547,11 @@ static void scrape_counters(struct demo *d, int r, int64_t t, const struct adm_v
             *tot += inc;
             struct bt_reading rd = {.t = (double)t, .route = r, .signal = (enum bt_signal)s,
                                     .value = *tot};
-            snprintf(rd.series, sizeof rd.series, "route=\"%s\",worker=\"%s\"",
-                     d->ctx->cfg->routes[r].name, worker[w]);
+            worker_series(d, r, w, rd.series, sizeof rd.series);
             bt_store_reading(d->ctx->store, &rd, t);
         }
     }
+    scrape_gauges(d, r, t, a);
 }
 
 static void event(struct demo *d, int64_t t, enum bt_event_type type, int r, enum bt_source src,
@@ -613,6 +677,7 @@ static void demo_tick(void *self, int64_t now)
         /* scrapes on a fixed 15 s grid, so any run sees the same scrape times */
         d->next_adm = (now - 600) - ((now - 600) % DEMO_ADM_STEP);
         demo_quotas_learned(d, now);
+        demo_tags_learned(d, now);
     }
     /* CloudWatch: each minute appears DEMO_CW_LAG seconds after it ends. */
     while (d->next_cw + 60 + DEMO_CW_LAG <= now) {

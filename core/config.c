@@ -38,6 +38,8 @@ void bt_config_defaults(struct bt_config *c)
     c->oversize_factor = 4;
     c->oversize_margin = 0.25;
     c->retry_share = 0.2;
+    bt_strlcpy(c->share_label, "team", sizeof c->share_label);
+    c->share_top_n = 10;
     c->history_minutes = 1440;
     c->detail_interval = 300;
     c->adaptive_cadence = true;

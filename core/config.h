@@ -32,6 +32,9 @@ struct bt_config {
     double oversize_factor;  /* OVERSIZED_MAX_TOKENS when max_tokens > factor x p99 */
     double oversize_margin;  /* recommended max_tokens = p99 x (1 + margin) */
     double retry_share;      /* RETRY_LOAD when retries / offered above this */
+    char share_label[64];    /* the admission label that names who a call is for (team) */
+    int share_top_n;
+    char attribute_tag[128]; /* attribute_by = tag:KEY: the profiles' tag KEY ("" none) */         /* serve's share series: this many holders, the rest "other" */
     int history_minutes;
     bool history_set;        /* the config names a history (else the mode's default) */
     struct bt_route *routes;

@@ -327,7 +327,8 @@ static const char *const global_keys[] = {
     "cloudwatch_lag", "history", "warn_headroom", "crit_headroom", "daily_warn", "daily_crit",
     "oversize_factor", "oversize_margin", "retry_share", "cache_read_reserved", "account",
     "detail_interval", "adaptive_cadence", "price_list", "budget_usd_per_day",
-    "spend_spike_factor", "spend_spike_floor", "spend_spike_minutes", NULL};
+    "spend_spike_factor", "spend_spike_floor", "spend_spike_minutes", "share_label",
+    "share_top_n", "attribute_by", NULL};
 static const char *const route_keys[] = {
     "model", "region", "profile", "project", "admission", "quota_code", "endpoint", "inference",
     "priority", "max_tokens", "concurrency_limit", "burndown", "quota_tpm", "quota_rpm",
@@ -409,6 +410,27 @@ static bool set_region(struct parse_ctx *p, const char *k, const char *v, char *
 static int spend_route_key(struct parse_ctx *p, struct bt_route *r, const char *k, const char *v);
 static int spend_global_key(struct parse_ctx *p, const char *k, const char *v);
 
+/* share_label: a Prometheus label name; share_top_n: 1 to 1000 holders. */
+static bool share_key(struct parse_ctx *p, const char *k, const char *v)
+{
+    struct bt_config *c = p->c;
+    if (!strcmp(k, "share_top_n")) {
+        double d;
+        if (!num(p, k, v, 1, 1000, &d))
+            return false;
+        c->share_top_n = (int)d;
+        return true;
+    }
+    bool ok = (isalpha((unsigned char)v[0]) || v[0] == '_') && strlen(v) < sizeof c->share_label;
+    for (const char *q = v; ok && *q; q++)
+        ok = isalnum((unsigned char)*q) || *q == '_';
+    if (!ok) {
+        snprintf(p->err, sizeof p->err, "bad share_label '%s' (a Prometheus label name like team)", v);
+        return false;
+    }
+    return set_str(p, k, v, c->share_label, sizeof c->share_label);
+}
+
 static bool global_key(struct parse_ctx *p, const char *k, const char *v)
 {
     struct bt_config *c = p->c;
@@ -474,6 +496,20 @@ static bool global_key(struct parse_ctx *p, const char *k, const char *v)
         return num(p, k, v, 0, 10, &c->oversize_margin);
     if (!strcmp(k, "retry_share"))
         return num(p, k, v, 0.01, 1, &c->retry_share);
+    if (!strcmp(k, "attribute_by")) {
+        /* tag:KEY, an AWS tag key: 1 to 128 printable characters */
+        const char *key = !strncmp(v, "tag:", 4) ? v + 4 : NULL;
+        bool ok = key && key[0] && strlen(key) < sizeof c->attribute_tag;
+        for (const char *q = key; ok && *q; q++)
+            ok = isalnum((unsigned char)*q) || strchr(" _.:/=+-@", *q);
+        if (!ok) {
+            snprintf(p->err, sizeof p->err, "bad attribute_by '%s' (tag:KEY, e.g. tag:team)", v);
+            return false;
+        }
+        return set_str(p, k, key, c->attribute_tag, sizeof c->attribute_tag);
+    }
+    if (!strcmp(k, "share_label") || !strcmp(k, "share_top_n"))
+        return share_key(p, k, v);
     if (!strcmp(k, "cache_read_reserved")) {
         /* obsolete since headroom v2: cache reads always count in the reservation,
          * as AWS reserves a request's total input; still accepted in old configs */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/shares.h"
 #include "core/util.h"
 
 struct ctr_series {
@@ -83,6 +84,7 @@ static uint64_t fnv1a(const char *p)
 
 void bt_counters_free(struct bt_store *s)
 {
+    bt_series_store_free(s); /* the per-series values go with the series */
     if (!s->counters)
         return;
     for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
@@ -118,11 +120,18 @@ static struct ctr_series *find_series(struct ctr_sig *c, const char *id, bool *f
 
 void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t arrival)
 {
-    if (rd->route < 0 || rd->route >= s->nroutes || !bt_signal_counter(rd->signal) ||
+    bool gauge = bt_signal_share_gauge(rd->signal);
+    if (rd->route < 0 || rd->route >= s->nroutes || (!bt_signal_counter(rd->signal) && !gauge) ||
         !isfinite(rd->value) || rd->value < 0 || !isfinite(rd->t))
         return;
     if (s->tap.reading)
         s->tap.reading(s->tap.arg, rd, arrival);
+    if (gauge) {
+        /* a gauge of one series: kept as it is for the shares; the route's sum
+         * comes as a sample of its own */
+        bt_series_store_put(s, rd->route, rd->series, rd->signal, rd->value, arrival);
+        return;
+    }
     if (!s->counters) {
         s->counters = bt_xcalloc(1, sizeof *s->counters);
         s->counters->route = bt_xcalloc((size_t)s->nroutes, sizeof *s->counters->route);
@@ -166,6 +175,7 @@ void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t a
     if (!isfinite(rate))
         return; /* the same reading again (a cached exposition) adds nothing */
     c->acc += rate;
+    bt_series_store_put(s, rd->route, rd->series, rd->signal, rate, arrival);
     /* the route's rate so far this scrape (the last series of it leaves the sum);
      * derived, so not shown to the tap: a replay derives it again */
     struct bt_sample smp = {.t = arrival, .route = rd->route, .signal = rd->signal,

@@ -4,6 +4,8 @@
 #define BEDTOP_COUNTERS_H
 #include "core/model.h"
 
-/* Forgets every series (bt_store_clear). */
+/* Forgets every series (bt_store_clear), the per-series store too. */
 void bt_counters_free(struct bt_store *s);
+/* Forgets every per-series value (core/shares.c). */
+void bt_series_store_free(struct bt_store *s);
 #endif

@@ -1,4 +1,5 @@
 #include "core/headroom.h"
+#include "core/shares.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -697,6 +698,8 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
         if (want && !want[gr->leader])
             continue;
         eval_group(cfg, evals, gr, drate, figures_only);
+        if (!figures_only && gr->n > 1)
+            bt_shares_say_holders(cfg, st, evals, gr);
     }
     if (!figures_only && !need)
         bt_rules_region_budget(cfg, evals);

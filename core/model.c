@@ -758,6 +758,18 @@ static void apply_base_model(struct bt_route *r, const char *text)
     r->burndown = r->burndown_prior = burndown;
 }
 
+/* BT_EVCODE_TAG / BT_EVCODE_TAG_UNKNOWN: what the profile's tag says (core/shares.c). */
+static void apply_tag(struct bt_route *r, const struct bt_event *ev)
+{
+    if (!strcmp(ev->code, BT_EVCODE_TAG)) {
+        bt_strlcpy(r->tag, ev->text, sizeof r->tag);
+        r->tag_reason[0] = '\0';
+    } else if (!strcmp(ev->code, BT_EVCODE_TAG_UNKNOWN)) {
+        r->tag[0] = '\0';
+        bt_strlcpy(r->tag_reason, ev->text, sizeof r->tag_reason);
+    }
+}
+
 static void record_apply(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
 {
     bt_store_event(s, ev);
@@ -843,6 +855,8 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             routes[ev->route].legacy_seen = true;
         if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_UNSEEN_CALLERS))
             bt_strlcpy(routes[ev->route].unseen, ev->text, sizeof routes[ev->route].unseen);
+        if (ev->route >= 0 && ev->route < s->nroutes)
+            apply_tag(&routes[ev->route], ev);
         break;
     case BT_EV_SETTING:
         if (ev->route >= 0 && ev->route < s->nroutes)

@@ -183,6 +183,9 @@ struct bt_route {
     int tier;
     double model_units;
     double budget_usd_per_day; /* NAN: none */
+    char tag[128];           /* the application profile's tag that attribute_by names
+                              * (BT_EVCODE_TAG: its value), "" not known */
+    char tag_reason[160];    /* why not (BT_EVCODE_TAG_UNKNOWN), "" none said */
     char unseen[224];        /* ModelIds the config does not name on this route's quota,
                               * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
     int line;                /* config line, for messages */
@@ -280,6 +283,7 @@ struct bt_store_tap {
     void *arg;
 };
 struct bt_counter_state; /* core/counters.c */
+struct bt_series_store;  /* core/shares.c */
 struct bt_cov_series;    /* core/model.c: one route and signal's covered minutes */
 struct bt_cov_rec;
 
@@ -309,6 +313,9 @@ struct bt_store {
     const struct bt_route *hz_routes, *hz_base;
     /* per route and counter signal: each series' last reading (core/counters.c) */
     struct bt_counter_state *counters;
+    /* per admission series: its own rates and gauges per minute, the team shares'
+     * raw readings (core/shares.c) */
+    struct bt_series_store *series_store;
     /* the routes events apply to (the config's; bt_store_bind_routes) */
     struct bt_route *routes;
     /* coverage (bt_store_cover): per route and signal the minutes asked; per route
@@ -345,8 +352,14 @@ struct bt_reading {
     char series[BT_SERIES_ID]; /* `name="value",...` sorted by name (longer: a hash) */
 };
 /* Is sig a cumulative counter read as bt_reading (admitted, rejected, retries,
- * throttled, completed, reserved and settled tokens)? */
+ * throttled, completed, reserved and settled tokens)? The in-flight and held gauges
+ * are read as bt_reading too, per series (bt_signal_share_gauge, core/shares.h):
+ * kept per series for the team shares, never rated; their route's sum comes as a
+ * sample. */
 bool bt_signal_counter(enum bt_signal sig);
+/* The admission gauges read per series as well as summed by route (in flight, held):
+ * a team's calls in flight and the reservations they hold are its own. */
+bool bt_signal_share_gauge(enum bt_signal sig);
 /* Per-minute rate between two readings of one counter series: (v2 - v1) / (t2 -
  * t1) x 60; a decrease is a reset (the increase is v2). NAN when the readings are
  * less than BT_COUNTER_MIN_INTERVAL seconds apart (never extrapolated from a
@@ -456,6 +469,12 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
  * lists them with their usage, "" when the last queries found none (sets
  * route->unseen, live and in replay). */
 #define BT_EVCODE_UNSEEN_CALLERS "UNSEEN_CALLERS"
+/* BT_EV_INFO with code BT_EVCODE_TAG: ListTagsForResource on the route's application
+ * inference profile found the tag attribute_by names; text is its value (sets
+ * route->tag). BT_EVCODE_TAG_UNKNOWN: it could not be read or the profile has no such
+ * tag; text says why (sets route->tag_reason, clears route->tag). */
+#define BT_EVCODE_TAG "TAG"
+#define BT_EVCODE_TAG_UNKNOWN "TAG_UNKNOWN"
 void bt_base_model_text(char *out, size_t n, const char *model, enum bt_inference inf,
                         double burndown, const char *why);
 

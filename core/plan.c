@@ -134,6 +134,7 @@ static void clone_store(struct bt_store *d, const struct bt_store *s)
     /* the rates are already samples; the series' last readings stay the original's
      * (shared, they were freed twice: plan on any admission counters crashed) */
     d->counters = NULL;
+    d->series_store = NULL; /* the per-series values too (core/shares.c): the original's */
     size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
     d->series = bt_xcalloc(ns, sizeof *d->series);
     for (size_t i = 0; i < ns && s->nroutes; i++)

@@ -3,6 +3,7 @@
  * (core/recscan.c). Not for views or collectors: they use core/recording.h. */
 #ifndef BEDTOP_RECFMT_H
 #define BEDTOP_RECFMT_H
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,4 +76,8 @@ bool bt_rec_scan_array(const char *p, bool (*each)(void *, size_t, const char *,
 /* Locates and checks a poll line's parts; false with the reason in why. */
 bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct bt_rec_line *pl,
                       struct bt_rec_span *span, char *why, size_t n);
+/* The header's share settings (core/recshares.c): share_label, share_top_n and the
+ * attribute_by tag, written with the thresholds and read back into cfg. */
+void bt_rec_header_shares(cJSON *c, const struct bt_config *cfg);
+void bt_rec_read_shares(const cJSON *c, struct bt_config *cfg);
 #endif

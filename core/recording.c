@@ -136,6 +136,7 @@ static char *header_json(const struct bt_config *cfg, const char *mode, int64_t 
     cJSON_AddNumberToObject(c, "oversize_factor", cfg->oversize_factor);
     cJSON_AddNumberToObject(c, "oversize_margin", cfg->oversize_margin);
     cJSON_AddNumberToObject(c, "retry_share", cfg->retry_share);
+    bt_rec_header_shares(c, cfg);
     cJSON_AddNumberToObject(c, "history_minutes", cfg->history_minutes);
     cJSON *routes = cJSON_AddArrayToObject(h, "routes");
     for (int i = 0; i < cfg->nroutes; i++)

@@ -298,6 +298,7 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
         c->oversize_margin = d;
     if (jnum(cj, "retry_share", &d))
         c->retry_share = d;
+    bt_rec_read_shares(cj, c);
     cJSON_Delete(h);
     struct route_scan rs = {.rp = rp, .err = err, .errlen = errlen};
     if (!hs.routes || !bt_rec_scan_array(hs.routes, hdr_route, &rs)) {
@@ -466,7 +467,8 @@ static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigma
             if (!cJSON_IsNumber(sg) || !cJSON_IsNumber(v) || !bt_f2i(sg->valuedouble, 0, 255, &si))
                 continue;
             int sig = sigmap[si];
-            if (sig < 0 || !bt_signal_counter((enum bt_signal)sig))
+            if (sig < 0 || (!bt_signal_counter((enum bt_signal)sig) &&
+                            !bt_signal_share_gauge((enum bt_signal)sig)))
                 continue;
             rd.signal = (enum bt_signal)sig;
             rd.value = v->valuedouble;

@@ -329,6 +329,7 @@ void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_
             if (ss.s[k].fam == fa)
                 render_sample(r, &ss, &ss.s[k], out);
     }
+    bt_expo_shares(r, out);
     if (f == BT_EXPO_OPENMETRICS)
         bt_buf_puts(out, "# EOF\n");
     free(ss.s);

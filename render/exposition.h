@@ -33,6 +33,10 @@ enum bt_expo_format { BT_EXPO_TEXT, BT_EXPO_OPENMETRICS };
 
 /* Appends the exposition of report r (and of r->api, when set) to out. */
 void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out);
+/* bedtop_share_used_tokens_per_minute{group,by,name} of every quota group
+ * shown (render/expo_shares.c): the config's share_top_n holders by team, project and
+ * route, the rest summed as name="other". */
+void bt_expo_shares(const struct bt_report *r, struct bt_buf *out);
 /* The quota_group label of route i: the routes that draw from one quota. */
 void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n);
 #endif

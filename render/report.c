@@ -1,4 +1,5 @@
 #include "render/report.h"
+#include "render/shares.h"
 
 #include "render/exposition.h"
 #include "render/spend.h"
@@ -380,6 +381,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         cJSON_AddItemToArray(ws, wj);
     }
     bt_spend_route_json(r, i, o);
+    bt_shares_json(o, r, i);
     if (r->forecast)
         forecast_json(o, &r->forecast[i]);
     if (r->ceiling)

@@ -33,4 +33,12 @@ int bt_inc_charted(const struct bt_incident *inc, int *routes, int max);
  * NAME.svg beside it (png: a PNG beside each too). */
 void bt_incident_render_md(const struct bt_incident *inc, const struct bt_replay *rp, bool png,
                            struct bt_buf *out);
+/* Who held the quota when it ran out (render/inc_holders.c): the stacked chart of
+ * the holders (holders.svg) and the report's section naming them at the minute of
+ * the least headroom. */
+struct bt_share_minutes;
+void bt_inc_holders_chart(const struct bt_share_minutes *sm, const struct bt_config *cfg,
+                          struct bt_chart *c);
+void bt_inc_holders_md(const struct bt_share_minutes *sm, const struct bt_config *cfg, bool png,
+                       struct bt_buf *b);
 #endif

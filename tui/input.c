@@ -353,6 +353,7 @@ static void act(struct bt_tui *t, enum bt_action a)
         break;
     case BT_ACT_REDRAW: clearok(curscr, TRUE); break;
     case BT_ACT_PLAN: tui_plan_open(t); break;
+    case BT_ACT_HOLDERS: tui_holders_toggle(t); break;
     default: break;
     }
 }
@@ -572,6 +573,12 @@ void bt_tui_input(struct bt_tui *t)
         }
         if (t->ledger_open && !t->help) {
             tui_ledger_key(t, c);
+            if (t->quit)
+                break;
+            continue;
+        }
+        if (tui_holders_open() && !t->help && c != KEY_MOUSE && c != KEY_RESIZE) {
+            tui_holders_key(t, c);
             if (t->quit)
                 break;
             continue;

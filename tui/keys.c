@@ -102,6 +102,8 @@ const struct bt_key bt_keys[] = {
     {'w', "w", "detail: what-if and the limits to set (bedtop plan)", DET, BT_ACT_PLAN},
     {'$', "$", "spend per Region and the cross-model day: tokens, dollars, run-out", OV | DET,
      BT_ACT_LEDGER},
+    {'H', "H", "who holds the route's quota, now and over the last hour (b: by team, tag, "
+     "route)", OV | DET, BT_ACT_HOLDERS},
 };
 const size_t bt_nkeys = BT_ARRAY_LEN(bt_keys);
 

@@ -16,6 +16,7 @@ enum bt_action {
     /* both */
     BT_ACT_EVENTS, BT_ACT_SEARCH, BT_ACT_ZOOM_IN, BT_ACT_ZOOM_OUT, BT_ACT_PAN_BACK,
     BT_ACT_PAN_FWD, BT_ACT_CURSOR_BACK, BT_ACT_CURSOR_FWD,
+    BT_ACT_HOLDERS,
 };
 
 /* A context is a (view, mode) pair, one bit each, so a key may mean one thing

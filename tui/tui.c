@@ -89,6 +89,8 @@ static void draw(struct bt_tui *t)
         tui_draw_events(t, l);
     if (!l->too_small && t->ledger_open)
         tui_draw_ledger(t, l);
+    if (!l->too_small && tui_holders_open() && !t->events_open)
+        tui_draw_holders(t, l);
     if (!l->too_small && t->help)
         tui_draw_help(t, l, nhelp);
     wnoutrefresh(stdscr);

@@ -272,6 +272,12 @@ void tui_plan_close(struct bt_tui *t);
 void tui_plan_key(struct bt_tui *t, int c);
 void tui_plan_draw(struct bt_tui *t, const struct bt_layout *l);
 
+/* holders.c: `H`, who holds the selected route's quota group, now and over the hour */
+bool tui_holders_open(void);
+void tui_holders_toggle(struct bt_tui *t);
+void tui_holders_key(struct bt_tui *t, int c);
+void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l);
+
 /* mouse.c */
 void tui_mouse(struct bt_tui *t);
 void tui_markers_key(struct bt_tui *t, int c);

@@ -18,6 +18,13 @@ Paths (ROUTE is the route name put in the route label):
                   request with its old process's totals (admitted 1,000,000,
                   reserved 3,000,000,000) and restarted right after it: from then
                   on admitted 1/s and reserved 2,500/s since that first request
+  /teams/ROUTE    three workers of ROUTE labelled by team (issue 35's shares):
+                  a team=search settled 4,000/s, held 16,000; b team=search answers
+                  the first request with its old process's settled total
+                  (90,000,000) and restarted right after: 1,000/s since, held 8,000;
+                  c team=ads settled 2,000/s, held 8,000. Each admits 1/s and
+                  reserves 1,600/s (R = 1,600), 10 in flight. ?teams=N instead:
+                  N teams t0000.. (one worker each) settling N-i tokens/s each
   /nolabel        text without route labels (for a per-route URL)
   /slow           answers after 30 s (a client timeout)
   /broken         HTTP 500
@@ -103,6 +110,32 @@ def restart_for(route):
     ]) + "\n"
 
 
+def teams_for(route, nteams=0, now=None):
+    now = time.time() if now is None else now
+    e = now - START
+    with LOCK:
+        first = RESTART.setdefault("teams/" + route, now)
+    since = now - first
+    if nteams:
+        workers = [(f"t{i:04d}", "w", (nteams - i) * e, 0) for i in range(nteams)]
+    else:
+        b_settled = 90000000.0 if since == 0 else 1000.0 * since
+        workers = [("search", "a", 4000.0 * e, 16000), ("search", "b", b_settled, 8000),
+                   ("ads", "c", 2000.0 * e, 8000)]
+    fams = {"settled_tokens_total": ("counter", lambda w: w[2]),
+            "admitted_total": ("counter", lambda w: 1.0 * e),
+            "reserved_tokens_total": ("counter", lambda w: 1600.0 * e),
+            "in_flight": ("gauge", lambda w: 10),
+            "reserved_tokens_held": ("gauge", lambda w: w[3])}
+    out = []
+    for fam, (kind, val) in fams.items():
+        out.append(f"# TYPE bedrock_admission_{fam} {kind}")
+        for w in workers:
+            lab = f'route="{route}",team="{w[0]}",worker="{w[1]}"'
+            out.append(f"bedrock_admission_{fam}{{{lab}}} {val(w):.3f}")
+    return "\n".join(out) + "\n"
+
+
 def json_for(route, now=None):
     e = (time.time() if now is None else now) - START
     return json.dumps({"routes": {route: {
@@ -175,6 +208,9 @@ class Handler(BaseHTTPRequestHandler):
                              text_for(parts[1], with_ts=True, reserved_rate=5000.0, om=True))
         if len(parts) == 2 and parts[0] == "json":
             return self.send(200, "application/json", json_for(parts[1], now=now))
+        if len(parts) == 2 and parts[0] == "teams":
+            qs = urllib.parse.parse_qs(u.query)
+            return self.send(200, text, teams_for(parts[1], int(qs.get("teams", ["0"])[0]), now=now))
         if len(parts) == 2 and parts[0] == "restart":
             return self.send(200, text, restart_for(parts[1]))
         if u.path == "/fleet":

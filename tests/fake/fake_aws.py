@@ -41,6 +41,10 @@ Protocols served (POST /, dispatched on X-Amz-Target)
     GET /foundation-models[?byProvider=P]  (ListFoundationModels: the scenario's
     "foundation_models" [{"modelId", "status", "legacyTime", "endOfLifeTime", ...}] with
     modelLifecycle; "list_models_error" refuses it)
+    POST /listTagsForResource  (ListTagsForResource, as botocore's bedrock model has it: a
+    JSON body {"resourceARN": ARN}, answer {"tags": [{"key", "value"}]}: the scenario's
+    "tags" {ARN: {KEY: VALUE}}; an ARN not listed is a 404 ResourceNotFoundException;
+    "tags_error": {"status", "code", "message"} refuses every call)
   Errors are JSON {"__type": ..., "message"/"Message": ...} as the real services send them;
   CloudWatch errors also carry x-amzn-query-error: <QueryCode>;Sender; Bedrock errors carry
   x-amzn-ErrorType.
@@ -1004,6 +1008,28 @@ def list_foundation_models(h, sc, entry, query):
     h.send_raw(200, json.dumps({"modelSummaries": out}).encode(), "bedrock")
 
 
+def list_tags(h, sc, entry, body):
+    """ListTagsForResource: POST /listTagsForResource {"resourceARN"} -> {"tags": [...]}."""
+    err = sc.data.get("tags_error")
+    if err:
+        return bedrock_error(h, entry, int(err.get("status", 403)), err.get("code", "AccessDeniedException"),
+                             err.get("message", "User is not authorized to perform: bedrock:ListTagsForResource"))
+    try:
+        req = json.loads(body or b"{}")
+    except ValueError:
+        req = None
+    arn = req.get("resourceARN") if isinstance(req, dict) else None
+    if not isinstance(arn, str) or not arn.startswith("arn:") or set(req) != {"resourceARN"}:
+        return bedrock_error(h, entry, 400, "ValidationException",
+                             "1 validation error detected: Value at 'resourceARN' failed to satisfy constraint")
+    tags = sc.data.get("tags", {})
+    if arn not in tags:
+        return bedrock_error(h, entry, 404, "ResourceNotFoundException", "The resource %s was not found" % arn)
+    entry["status"] = 200
+    out = [{"key": k, "value": v} for k, v in tags[arn].items()]
+    h.send_raw(200, json.dumps({"tags": out}).encode(), "bedrock")
+
+
 def list_profiles(h, sc, entry, query):
     """ListInferenceProfiles (system-defined): pages of inferenceProfileSummaries."""
     err = sc.data.get("list_profiles_error")
@@ -1041,7 +1067,8 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
         entry["token_ok"] = token is not None and token == st.args.session_token
     listing = path == "/inference-profiles"
     models = path == "/foundation-models"
-    rule = st.fault_for("ListFoundationModels" if models else
+    tagging = path == "/listTagsForResource"
+    rule = st.fault_for("ListTagsForResource" if tagging else "ListFoundationModels" if models else
                         "ListInferenceProfiles" if listing else "GetInferenceProfile", n_op, n_all)
     if rule is not None:
         entry["fault"] = rule.get("action")
@@ -1055,6 +1082,10 @@ def handle_bedrock_control(h, st, sc, entry, body, n_op, n_all):
     if st.args.session_token is not None and not entry["token_ok"]:
         return bedrock_error(h, entry, 403, "UnrecognizedClientException",
                              "The security token included in the request is invalid.")
+    if tagging:
+        if h.command != "POST":
+            return bedrock_error(h, entry, 400, "ValidationException", "expected POST /listTagsForResource")
+        return list_tags(h, sc, entry, body)
     if models:
         if h.command != "GET":
             return bedrock_error(h, entry, 400, "ValidationException", "expected GET /foundation-models")
@@ -1161,6 +1192,8 @@ class Handler(BaseHTTPRequestHandler):
             service, op = "bedrock", "ListInferenceProfiles"
         elif self.path.startswith("/foundation-models?") or self.path == "/foundation-models":
             service, op = "bedrock", "ListFoundationModels"
+        elif self.path == "/listTagsForResource":
+            service, op = "bedrock", "ListTagsForResource"
         try:
             parsed = json.loads(body) if body else None
         except ValueError:

@@ -46,7 +46,8 @@ expect_rc "export of a non-regular file is refused" 3 timeout 20 "$BEDTOP" expor
 
 # The demo's admission counters are raw readings per worker series, as an application
 # exports them (collectors/demo.c): no per-minute rate is recorded, the reader derives
-# them. Triage's worker b restarts at story minute 8 (10:08:00): its readings drop.
+# them. Triage's worker a is team search's, b team ads' (issue 35's shares); b
+# restarts at story minute 8 (10:08:00): its readings drop.
 expect_eq "demo: admission counters recorded per worker series, no counter rates as samples" \
     "$(python3 - "$REC" <<'PY'
 import json, sys
@@ -56,7 +57,7 @@ counters = set(range(17, 24))  # adm_admitted_pm .. adm_settled_tpm in the heade
 rates = sum(1 for x in L for row in x.get("s", []) for sig in row[3][0::2] if sig in counters)
 print(ids, rates)
 PY
-)" "['route=\"triage\",worker=\"a\"', 'route=\"triage\",worker=\"b\"', 'route=\"workers\",worker=\"a\"', 'route=\"workers\",worker=\"b\"'] 0"
+)" "['route=\"triage\",team=\"ads\",worker=\"b\"', 'route=\"triage\",team=\"search\",worker=\"a\"', 'route=\"workers\",worker=\"a\"', 'route=\"workers\",worker=\"b\"'] 0"
 expect_eq "demo: triage's worker b restarts at 10:08:00 (its admitted counter drops), worker a does not" \
     "$(python3 - "$REC" <<'PY'
 import json, sys
@@ -69,7 +70,7 @@ for x in L:
             if route == 0 and sig == 17:
                 seq.setdefault(names[series], []).append((arrival, v))
 drops = {n: [a for (a, v), (_, w) in zip(s[1:], s) if v < w] for n, s in seq.items()}
-print(drops['route="triage",worker="a"'], drops['route="triage",worker="b"'])
+print(drops['route="triage",team="search",worker="a"'], drops['route="triage",team="ads",worker="b"'])
 PY
 )" "[] [1795946880]"
 # Across the restart the route's rate is its traffic, not a worker's whole total: at

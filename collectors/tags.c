@@ -1,0 +1,348 @@
+/* Application inference profiles' tags (collectors/tags.h): one ListTagsForResource
+ * per profile route at start and every BT_TAGS_REFRESH, cached between runs. */
+#include "collectors/tags.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/awsgroup.h"
+#include "collectors/infprofile.h"
+#include "core/sanitize.h"
+#include "core/util.h"
+#include "io/file.h"
+#include "net/http.h"
+
+#define CACHE_MAX 512
+
+bool bt_tags_parse(const char *body, size_t len, const char *key, bool *found, char *value,
+                   size_t n, char *err, size_t errlen)
+{
+    *found = false;
+    cJSON *root = body && len ? cJSON_ParseWithLength(body, len) : NULL;
+    const cJSON *tags = cJSON_GetObjectItemCaseSensitive(root, "tags");
+    if (!cJSON_IsObject(root) || (tags && !cJSON_IsArray(tags))) {
+        snprintf(err, errlen, "unexpected ListTagsForResource answer (%zu bytes)", len);
+        cJSON_Delete(root);
+        return false;
+    }
+    const cJSON *t;
+    bool ok = true;
+    cJSON_ArrayForEach(t, tags) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(t, "key");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(t, "value");
+        if (!cJSON_IsString(k) || strcmp(k->valuestring, key) != 0)
+            continue;
+        /* a tag value names a holder on screens, in JSON and in Prometheus labels:
+         * printable text that fits, nothing else (AWS allows 256 characters) */
+        if (!cJSON_IsString(v) || strlen(v->valuestring) >= n || !bt_san_term_clean(v->valuestring)) {
+            snprintf(err, errlen, "ListTagsForResource: the value of tag %.64s is not short printable text",
+                     key);
+            ok = false;
+            break;
+        }
+        bt_strlcpy(value, v->valuestring, n);
+        *found = true;
+        break;
+    }
+    cJSON_Delete(root);
+    return ok;
+}
+
+/* ---- the cache between runs (as the profiles': collectors/infprofile.c) ---- */
+
+static bool cache_path(char *out, size_t n, bool make_dir)
+{
+    char dir[900], base[880];
+    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base))
+        return false;
+    snprintf(dir, sizeof dir, "%s/bedtop", base);
+    if (make_dir) {
+        char parent[900];
+        bt_strlcpy(parent, dir, sizeof parent);
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent) {
+            *slash = '\0';
+            if (mkdir(parent, 0700) != 0 && errno != EEXIST)
+                return false;
+        }
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+            return false;
+    }
+    return snprintf(out, n, "%s/tags.json", dir) < (int)n;
+}
+
+static cJSON *cache_load(void)
+{
+    char path[1000];
+    char *text = cache_path(path, sizeof path, false) ? bt_read_regular_file(path, 1 << 20, NULL) : NULL;
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        root = cJSON_CreateObject();
+    }
+    return root;
+}
+
+/* An entry: {"key": KEY, "value": V | null, "at": T}, validated (the file may be
+ * damaged or edited). */
+static bool cache_entry(const cJSON *e, const char *key, bool *found, char *value, size_t n,
+                        int64_t *at)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "key");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "at");
+    if (!cJSON_IsString(k) || (key && strcmp(k->valuestring, key) != 0) || !cJSON_IsNumber(t) ||
+        !bt_time_from_double(t->valuedouble, at) ||
+        !(cJSON_IsNull(v) || (cJSON_IsString(v) && strlen(v->valuestring) < n &&
+                              bt_san_term_clean(v->valuestring))))
+        return false;
+    *found = cJSON_IsString(v);
+    if (value)
+        bt_strlcpy(value, *found ? v->valuestring : "", n);
+    return true;
+}
+
+static bool cache_get(const char *arn, const char *key, int64_t now, bool *found, char *value,
+                      size_t n)
+{
+    cJSON *root = cache_load();
+    int64_t at;
+    bool ok = cache_entry(cJSON_GetObjectItemCaseSensitive(root, arn), key, found, value, n, &at) &&
+              at <= now && now - at < BT_TAGS_REFRESH;
+    cJSON_Delete(root);
+    return ok;
+}
+
+static void cache_put(const char *arn, const char *key, bool found, const char *value, int64_t at)
+{
+    char path[1000], tmp[1100];
+    if (!cache_path(path, sizeof path, true))
+        return;
+    cJSON *root = cache_load();
+    cJSON *e = root->child;
+    int n = 0;
+    while (e) {
+        cJSON *next = e->next;
+        bool f;
+        int64_t t;
+        if (!cache_entry(e, NULL, &f, NULL, 256, &t) || at - t >= BT_TAGS_REFRESH ||
+            !strcmp(e->string, arn) || ++n >= CACHE_MAX)
+            cJSON_Delete(cJSON_DetachItemViaPointer(root, e));
+        e = next;
+    }
+    cJSON *o = cJSON_AddObjectToObject(root, arn);
+    cJSON_AddStringToObject(o, "key", key);
+    if (found)
+        cJSON_AddStringToObject(o, "value", value);
+    else
+        cJSON_AddNullToObject(o, "value");
+    cJSON_AddNumberToObject(o, "at", (double)at);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    /* a new file of our own (O_EXCL, 0600), renamed over the cache */
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = text ? mkstemp(tmp) : -1;
+    if (fd >= 0)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    size_t len = text ? strlen(text) : 0;
+    bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
+        unlink(tmp);
+    free(text);
+}
+
+/* ---- the collector ---- */
+
+struct tg;
+struct tg_route {
+    struct tg *t;
+    int route, group;
+    bool out;
+    char said[224 + 8];      /* the last finding told the store */
+};
+
+struct tg {
+    struct bt_ctx *ctx;
+    struct bt_awsgroups ag;
+    struct tg_route *r;      /* per route */
+    int64_t next;
+    bool started;
+    int out;
+};
+
+static void say(struct tg *t, int r, bool found, const char *text)
+{
+    struct tg_route *tr = &t->r[r];
+    char key[sizeof tr->said];
+    snprintf(key, sizeof key, "%c%s", found ? '+' : '-', text);
+    if (!strcmp(tr->said, key))
+        return; /* said already: the finding stands */
+    bt_strlcpy(tr->said, key, sizeof tr->said);
+    struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
+                          .source = BT_SRC_QUOTAS};
+    bt_strlcpy(ev.code, found ? BT_EVCODE_TAG : BT_EVCODE_TAG_UNKNOWN, sizeof ev.code);
+    bt_strlcpy(ev.text, text, sizeof ev.text);
+    bt_store_apply(t->ctx->store, &ev);
+}
+
+static void say_absent(struct tg *t, int r)
+{
+    char why[224];
+    snprintf(why, sizeof why, "the profile has no tag %.128s", t->ctx->cfg->attribute_tag);
+    say(t, r, false, why);
+}
+
+static void tg_done(void *arg, const struct bt_http_resp *resp)
+{
+    struct tg_route *tr = arg;
+    struct tg *t = tr->t;
+    const struct bt_config *cfg = t->ctx->cfg;
+    const char *arn = cfg->routes[tr->route].model;
+    tr->out = false;
+    t->out--;
+    char why[200], value[128], err[160];
+    bool found;
+    if (resp->status != 200) {
+        /* refused or failed: the shares say "unattributed" with this, never an error */
+        bt_awsgroup_describe(resp, why, sizeof why);
+        char text[224];
+        /* the remedy before AWS's message, which may be long */
+        bt_fmt_cut(text, sizeof text, "ListTagsForResource %s: %s",
+                   resp->kind == BT_ERR_ACCESS ? "refused (allow bedrock:ListTagsForResource)" : "failed",
+                   why);
+        say(t, tr->route, false, text);
+        return;
+    }
+    if (!bt_tags_parse(resp->body, resp->body_len, cfg->attribute_tag, &found, value, sizeof value,
+                       err, sizeof err)) {
+        say(t, tr->route, false, err);
+        return;
+    }
+    cache_put(arn, cfg->attribute_tag, found, value, (int64_t)time(NULL));
+    if (found)
+        say(t, tr->route, true, value);
+    else
+        say_absent(t, tr->route);
+}
+
+static void tg_submit(struct tg *t, struct tg_route *tr)
+{
+    const struct bt_awsgroup *g = &t->ag.g[tr->group];
+    const char *arn = t->ctx->cfg->routes[tr->route].model;
+    char url[sizeof g->url + 32], label[160];
+    snprintf(url, sizeof url, "%s/listTagsForResource", g->url);
+    snprintf(label, sizeof label, "bedrock %s ListTagsForResource", g->region);
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "resourceARN", arn);
+    char *body = cJSON_PrintUnformatted(b);
+    cJSON_Delete(b);
+    struct bt_http_req req = {
+        .policy = &bt_aws_policy,
+        .method = "POST", .url = url, .service = "bedrock", .region = g->region,
+        .creds = &t->ag.prov[g->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
+        .content_type = "application/json", .body = body, .body_len = body ? strlen(body) : 0,
+    };
+    tr->out = true;
+    t->out++;
+    if (bt_http_submit(t->ctx->http, &req, tg_done, tr) < 0) {
+        tr->out = false;
+        t->out--;
+        say(t, tr->route, false, "ListTagsForResource: the request could not be sent");
+    }
+    cJSON_free(body);
+}
+
+static void *tg_create(struct bt_ctx *ctx)
+{
+    if (!ctx->http || ctx->cfg->nroutes == 0 || !ctx->cfg->attribute_tag[0] || ctx->source_url ||
+        ctx->window_from)
+        return NULL;
+    bool any = false;
+    for (int r = 0; r < ctx->cfg->nroutes && !any; r++)
+        any = bt_infprofile_is_arn(ctx->cfg->routes[r].model);
+    if (!any)
+        return NULL; /* only application inference profiles carry tags bedtop reads */
+    struct tg *t = bt_xcalloc(1, sizeof *t);
+    t->ctx = ctx;
+    bt_awsgroups_build(&t->ag, ctx, "bedrock", false);
+    t->r = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *t->r);
+    for (int r = 0; r < ctx->cfg->nroutes; r++) {
+        t->r[r].t = t;
+        t->r[r].route = r;
+        t->r[r].group = -1;
+    }
+    for (int i = 0; i < t->ag.n; i++)
+        for (int k = 0; k < t->ag.g[i].nroutes; k++)
+            t->r[t->ag.g[i].routes[k]].group = i;
+    return t;
+}
+
+static void tg_tick(void *self, int64_t now)
+{
+    struct tg *t = self;
+    if ((t->ctx->mode == BT_MODE_ONCE && t->started) || now < t->next)
+        return;
+    t->started = true;
+    t->next = now + BT_TAGS_REFRESH;
+    const struct bt_config *cfg = t->ctx->cfg;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        struct tg_route *tr = &t->r[r];
+        const char *arn = cfg->routes[r].model;
+        if (!bt_infprofile_is_arn(arn) || tr->out)
+            continue;
+        if (tr->group < 0 || !t->ag.g[tr->group].url[0]) {
+            say(t, r, false, "ListTagsForResource: no bedrock endpoint for the route's Region");
+            continue;
+        }
+        bool found;
+        char value[128];
+        if (cache_get(arn, cfg->attribute_tag, now, &found, value, sizeof value)) {
+            if (found)
+                say(t, r, true, value);
+            else
+                say_absent(t, r);
+            continue;
+        }
+        tg_submit(t, tr);
+    }
+}
+
+static int64_t tg_next_due(void *self)
+{
+    struct tg *t = self;
+    return t->ctx->mode == BT_MODE_ONCE && t->started ? INT64_MAX : t->next;
+}
+
+static bool tg_busy(void *self)
+{
+    return ((struct tg *)self)->out > 0;
+}
+
+static void tg_destroy(void *self)
+{
+    struct tg *t = self;
+    if (!t)
+        return;
+    free(t->r);
+    bt_awsgroups_free(&t->ag);
+    free(t);
+}
+
+const struct bt_collector_ops bt_tags_collector = {
+    .name = "tags",
+    .create = tg_create,
+    .tick = tg_tick,
+    .next_due = tg_next_due,
+    .busy = tg_busy,
+    .destroy = tg_destroy,
+};
