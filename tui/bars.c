@@ -10,6 +10,26 @@
 #include "core/util.h"
 #include "tui/keys.h"
 
+/* The one clock (core/dataminute.h): the data minute on screen, and beside it the
+ * clock it is seen at, "data 10:13 · now 10:16" (replay: the recorded instant,
+ * "seen"); full: the data minute in ISO 8601 and the clock to the second. */
+void tui_clock_label(const struct bt_tui *t, bool full, char *out, size_t n)
+{
+    const struct bt_tui_host *h = t->host;
+    int64_t m = bt_data_minute(h->cfg, h->now);
+    char dm[32], now[32];
+    const char *sep = t->utf8 ? " \xc2\xb7 " : ", ";
+    if (full) {
+        bt_fmt_iso(m, dm, sizeof dm);
+        bt_fmt_hhmm(h->now, now, sizeof now);
+        snprintf(now + strlen(now), sizeof now - strlen(now), ":%02d", (int)(((h->now % 60) + 60) % 60));
+    } else {
+        bt_fmt_hhmm(m, dm, sizeof dm);
+        bt_fmt_hhmm(h->now, now, sizeof now);
+    }
+    snprintf(out, n, "data %s%s%s %s", dm, sep, h->replay ? "seen" : "now", now);
+}
+
 /* The header: mode, the moment shown, routes, then the crit/warn counts (kept at every
  * width: the identity parts shorten first), filter; at the right REC (always while
  * recording) and PAUSED/PLAYING. */
@@ -17,18 +37,9 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
 {
     const struct bt_tui_host *h = t->host;
     tui_fill(l->header.y, 0, l->cols, A(t, BT_ROLE_HEADER));
-    char ts[40], hm[40], line[256];
-    int64_t shown_t = h->replay ? bt_data_minute(h->cfg, h->now) : h->now;
-    bt_fmt_iso(shown_t, ts, sizeof ts);
-    if (h->replay) { /* the one clock: the data minute on screen */
-        char iso[32];
-        bt_strlcpy(iso, ts, sizeof iso);
-        snprintf(ts, sizeof ts, "data %s", iso);
-        bt_fmt_hhmm(shown_t, iso, sizeof iso);
-        snprintf(hm, sizeof hm, "data %s", iso);
-    } else {
-        bt_fmt_hhmm(h->now, hm, sizeof hm);
-    }
+    char ts[80], hm[48], line[256];
+    tui_clock_label(t, true, ts, sizeof ts);
+    tui_clock_label(t, false, hm, sizeof hm);
     int cnt[4] = {0};
     for (int i = 0; i < t->nvis; i++)
         cnt[t->evals[t->order[i]].status]++;
