@@ -37,9 +37,14 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
 {
     const struct bt_tui_host *h = t->host;
     tui_fill(l->header.y, 0, l->cols, A(t, BT_ROLE_HEADER));
-    char ts[80], hm[48], line[256];
+    char ts[80], hm[48], dm[24], line[256];
     tui_clock_label(t, true, ts, sizeof ts);
     tui_clock_label(t, false, hm, sizeof hm);
+    /* where even that is too long: the data minute alone (the status bar and the
+     * terminal have the clock) */
+    char dhm[8];
+    bt_fmt_hhmm(bt_data_minute(h->cfg, h->now), dhm, sizeof dhm);
+    snprintf(dm, sizeof dm, "data %s", dhm);
     int cnt[4] = {0};
     for (int i = 0; i < t->nvis; i++)
         cnt[t->evals[t->order[i]].status]++;
@@ -81,11 +86,14 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
         snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, hm, reg, t->nvis,
                  t->nvis == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, hm, reg, t->nvis, t->nvis == 1 ? "" : "s");
-    if ((int)strlen(line) > room && reg[0]) /* the Regions go before the mode */
-        snprintf(line, sizeof line, " %s %s %d route%s", mode, hm, t->nvis, t->nvis == 1 ? "" : "s");
+        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, dm, reg, t->nvis,
+                 t->nvis == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %d", hm, t->nvis);
+        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, dm, reg, t->nvis, t->nvis == 1 ? "" : "s");
+    if ((int)strlen(line) > room && reg[0]) /* the Regions go before the mode */
+        snprintf(line, sizeof line, " %s %s %d route%s", mode, dm, t->nvis, t->nvis == 1 ? "" : "s");
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof line, " %s %d", dm, t->nvis);
     int x = tui_text_cut(l->header.y, 0, l->cols - rw, line, A(t, BT_ROLE_HEADER));
     bool first = true;
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
