@@ -48,6 +48,8 @@ int64_t bt_data_minute_admission(const struct bt_config *cfg, const struct bt_st
                                  int64_t m, int64_t now)
 {
     int64_t limit = bt_data_minute_last(cfg, m);
+    if (now < bt_data_minute_shown(cfg, m))
+        return 0; /* not yet the newest: nothing is evaluated with it */
     if (now < limit)
         limit = now;
     int64_t iv = bt_f2i_clamp(cfg->interval, 60, (int64_t)BT_DURATION_MAX);
