@@ -123,4 +123,14 @@ for b in bad[:6]:
     print("#", b)
 sys.exit(1 if bad or compared < 100 else 0)
 PY
+# Relative times name data minutes everywhere: +5m is 5 minutes after the recording's
+# first data minute (09:57), 10:02, in export's --from as in report's (report counted
+# from the first poll's instant, 10:05: three minutes later than export's rows).
+"$BEDTOP" export "$REC" --from +5m --to +10m --route triage >"$TMP/rel.csv"
+expect_eq "export --from +5m --to +10m: data minutes 10:02 to 10:07" \
+    "$(python3 -c 'import csv,sys; t=[r["time"] for r in csv.DictReader(open(sys.argv[1]))]; print(t[0], t[-1], len(t))' "$TMP/rel.csv")" \
+    "2026-11-29T10:02:00Z 2026-11-29T10:07:00Z 6"
+"$BEDTOP" report incident "$REC" --from +5m --to +10m -o "$TMP/inc" >/dev/null 2>"$TMP/inc.err"
+check "report incident --from +5m --to +10m: the same minutes, 10:02 to 10:07" \
+    grep -q "^# Incident report: 2026-11-29T10:02:00Z to 2026-11-29T10:07:00Z$" "$TMP/inc/report.md"
 finish
