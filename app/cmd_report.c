@@ -169,6 +169,9 @@ static int quota_request(struct opts *o)
     struct bt_qr q;
     bt_qr_build(&rp.cfg, &rp.store, evals, from, to, keep, margin, &q);
     free(evals);
+    /* the cause of the throttles as the rules named it minute by minute, and the
+     * covered minutes, as the incident report counts them */
+    bt_qr_walk(&q, &rp);
     struct bt_buf b = {0};
     bt_qr_render(&q, &rp.cfg, fmt, source, (int64_t)time(NULL), &b);
     bt_qr_free(&q);

@@ -409,7 +409,14 @@ struct demo {
     bool started;
     /* each worker's cumulative admission counters, as it exports them */
     double total[R_N][BT_SIG_COUNT][DEMO_WORKERS];
+    /* the day's sums so far (UTC midnight to the minute published), per route and day
+     * signal, for the hourly day-sum datapoints (NAN: no datapoint yet today) */
+    int64_t day;
+    double daysum[R_N][3];
 };
+
+static const enum bt_signal day_signals[3] = {BT_SIG_DAY_INPUT_TOKENS, BT_SIG_DAY_OUTPUT_TOKENS,
+                                              BT_SIG_DAY_CACHE_WRITE};
 
 static void *demo_create(struct bt_ctx *ctx)
 {
@@ -491,7 +498,32 @@ static void publish_minute(struct demo *d, int64_t m, int64_t now)
         cw_values(r, m, &cw);
         for (int s = 0; s < BT_SIG_COUNT; s++)
             put(d, r, (enum bt_signal)s, m, cw.v[s], now);
+        for (int k = 0; k < 3; k++) { /* in minute order, as the store would add them */
+            double v = cw.v[bt_signal_daily_minute(day_signals[k])];
+            if (!isnan(v))
+                d->daysum[r][k] = isnan(d->daysum[r][k]) ? v : d->daysum[r][k] + v;
+        }
     }
+    /* The day's sums as CloudWatch's hourly datapoints give them (collectors/
+     * cloudwatch.c day_sums_done): at the last minute of each hour, midnight through
+     * it, so a store that keeps fewer minutes than the day (serve: 3 hours) has the
+     * day whole, as live serve asks it, and agrees with check. */
+    if ((m + 60) % 3600 == 0)
+        for (int r = 0; r < R_N && r < d->ctx->cfg->nroutes; r++)
+            for (int k = 0; k < 3; k++)
+                put(d, r, day_signals[k], m, d->daysum[r][k], now);
+}
+
+/* A new UTC day: its sums start empty. */
+static void day_start(struct demo *d, int64_t m)
+{
+    int64_t day = m - m % 86400;
+    if (day == d->day)
+        return;
+    d->day = day;
+    for (int r = 0; r < R_N; r++)
+        for (int k = 0; k < 3; k++)
+            d->daysum[r][k] = NAN;
 }
 
 /* Story minutes 4-8: a nightly job outside the config calls workers' model through an
@@ -554,6 +586,7 @@ static void demo_tick(void *self, int64_t now)
     /* CloudWatch: each minute appears DEMO_CW_LAG seconds after it ends. */
     while (d->next_cw + 60 + DEMO_CW_LAG <= now) {
         int64_t arrival = d->next_cw + 60 + DEMO_CW_LAG;
+        day_start(d, d->next_cw);
         publish_minute(d, d->next_cw, arrival);
         unseen_callers(d, d->next_cw, arrival);
         bool fail = false;

@@ -77,6 +77,7 @@ void bt_ceiling_scan(const struct bt_config *cfg, const struct bt_store *st, con
             continue;
         c->throttled_minutes++;
         c->server_errors += g.server_errors;
+        c->throttles += g.thr;
         c->submitted_max = bt_nanmax(c->submitted_max, g.requests);
         if (isnan(c->tokens) || g.tok[0] > c->tokens) {
             c->tokens = g.tok[0];
@@ -121,7 +122,7 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
         c->points_to = "rpm";
         snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests accepted a minute "
                  "against %.0f", c->submitted_max, c->rpm_quota);
-    } else if (c->server_errors > 0) {
+    } else if (bt_capacity_evidence(c->server_errors, c->throttles)) {
         c->points_to = "capacity";
         snprintf(c->why, sizeof c->why, "service capacity, not a quota: %.0f server errors rose "
                  "with the throttles", c->server_errors);

@@ -52,6 +52,7 @@ struct bt_ceiling {
     double requests;            /* the most calls the group completed in one of them */
     double submitted_max;       /* the most requests accepted in one of them (RPM's use) */
     double server_errors;       /* over the throttled minutes */
+    double throttles;           /* InvocationThrottles over them */
     double quota, rpm_quota;
     double pct_of_quota;        /* tokens as a % of the token quota */
     bool far_below;             /* under half the quota */

@@ -50,6 +50,14 @@ const char *bt_wcode_name(enum bt_wcode c);
 const char *bt_wcode_title(enum bt_wcode c);   /* short phrase */
 const char *bt_wcode_action(enum bt_wcode c);  /* what the engineer should do */
 int bt_wcode_by_name(const char *name);
+/* The cause a THROTTLED_BELOW_ESTIMATE warning named (core/rules.c, the one rule every
+ * view reads): a short name ("capacity", "rpm", "daily", "retries", "reservations",
+ * "shared", "bursts", "unseen") and its words ("a retry storm"); NULL for any other
+ * warning. */
+const char *bt_throttle_cause(const struct bt_warning *w, const char **words);
+/* Server errors point to service capacity, not a quota, when they are at least a tenth
+ * of the throttles beside them: the rules' test, and the observed ceiling's. */
+bool bt_capacity_evidence(double server_errors, double throttles);
 
 /* The contract's pure formulas, exposed for tests and views (docs/headroom.md). */
 double bt_settled_tpm(double input, double cache_write, double output, double burndown);

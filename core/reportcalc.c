@@ -66,19 +66,20 @@ double bt_round_up_2sig(double v)
 
 const char *bt_qr_scope_name(enum bt_qr_scope s)
 {
-    static const char *const names[] = {"on-demand", "cross-region", "global", "mantle"};
+    static const char *const names[] = {"on-demand", "cross-region", "global", "mantle",
+                                        "provisioned"};
     return names[s];
 }
 
 const char *bt_qr_through_name(enum bt_qr_through t)
 {
-    return t == BT_QR_AWS_SUPPORT ? "aws-support" : "service-quotas";
+    return t == BT_QR_AWS_SUPPORT ? "aws-support" : t == BT_QR_NOWHERE ? "none" : "service-quotas";
 }
 
 const char *bt_qr_verdict_name(enum bt_qr_verdict v)
 {
     static const char *const names[] = {"increase", "no-increase", "lower-max-tokens-first",
-                                        "legacy"};
+                                        "legacy", "provisioned", "quota-unknown"};
     return names[v];
 }
 
@@ -95,6 +96,8 @@ static enum bt_qr_scope scope_of(const struct bt_route *r)
 {
     if (r->endpoint == BT_EP_MANTLE)
         return BT_QR_MANTLE;
+    if (r->inference == BT_INF_PROVISIONED)
+        return BT_QR_PROVISIONED;
     return r->inference == BT_INF_CROSS_REGION ? BT_QR_CROSS_REGION
            : r->inference == BT_INF_GLOBAL     ? BT_QR_GLOBAL
                                                : BT_QR_ON_DEMAND;
@@ -123,7 +126,10 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
     sd->quota = value;
     sd->quota_source = BT_QS_UNKNOWN;
     sd->adjustable = BT_ADJ_UNKNOWN;
-    sd->code[0] = sd->quota_name[0] = '\0';
+    sd->code[0] = sd->quota_name[0] = sd->unknown_why[0] = '\0';
+    sd->quota_unknown = isnan(value);
+    for (int i = 0; i < nm && isnan(value) && !sd->unknown_why[0]; i++)
+        bt_strlcpy(sd->unknown_why, cfg->routes[members[i]].quota[k].name, sizeof sd->unknown_why);
     bool mantle = nm > 0 && cfg->routes[members[0]].endpoint == BT_EP_MANTLE;
     sd->through = through_of(BT_ADJ_UNKNOWN, mantle);
     for (int i = 0; i < nm && !isnan(value); i++) {
@@ -136,7 +142,10 @@ static void side_quota(struct bt_qr_side *sd, const struct bt_config *cfg, const
         sd->through = through_of(sd->adjustable, mantle);
         bt_strlcpy(sd->code, q->code[0] ? q->code : k == BT_Q_TPM ? rt->quota_code : "",
                    sizeof sd->code);
-        bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
+        /* a config value carries its key as a name ("quota_output_tpm in config"):
+         * not a quota AWS knows, so never named as one */
+        if (q->source != BT_QS_CONFIG)
+            bt_strlcpy(sd->quota_name, q->name, sizeof sd->quota_name);
         return;
     }
 }
@@ -158,6 +167,13 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
         int64_t m = from + 60 * (int64_t)i;
         struct bt_group_minute x;
         bt_group_minute(cfg, st, members, nm, m, &x);
+        bool covered = nm > 0; /* as the ceiling counts them (core/ceiling.c) */
+        for (int k = 0; k < nm && covered; k++) {
+            bool rec = bt_store_cover_recorded(st, members[k]);
+            g->coverage_inferred |= !rec;
+            covered = !rec || bt_store_covered(st, members[k], BT_SIG_INPUT_TOKENS, m) == BT_COV_SETTLED;
+        }
+        g->covered_minutes += covered;
         if (x.inv > 0) { /* per-request averages over minutes that had requests */
             inputs += x.input_total;
             outputs += x.output;
@@ -211,6 +227,11 @@ static void group_figures(const struct bt_config *cfg, const struct bt_store *st
             sd->used.max = fmax(sd->used.max, fs->group_used);
         sd->ceiling = s ? ce.tokens_out : ce.tokens;
         ask_for(sd->used.max, sd->quota, margin, &sd->ask, &sd->increase_needed);
+        /* no value to ask "from" (or no quota at all): the size stays, nothing is asked */
+        if (sd->quota_unknown || g->scope == BT_QR_PROVISIONED)
+            sd->increase_needed = false;
+        if (g->scope == BT_QR_PROVISIONED)
+            sd->ask = NAN;
         bool charged_needed;
         ask_for(sd->tpm.max, sd->quota, margin, &sd->charged_ask, &charged_needed);
         sd->held_only = sd->increase_needed && !charged_needed && sd->quota > 0;
@@ -299,7 +320,7 @@ static void daily_of(const struct bt_config *cfg, const struct bt_eval *e, struc
     g->daily_code[0] = '\0';
     g->daily_adjustable = BT_ADJ_UNKNOWN;
     g->daily_through = BT_QR_AWS_SUPPORT; /* published as "Support case only" */
-    if (g->scope == BT_QR_MANTLE || !d->applies)
+    if (g->scope == BT_QR_MANTLE || g->scope == BT_QR_PROVISIONED || !d->applies)
         return;
     g->daily_quota = d->quota;
     g->daily_used = d->group_used;
@@ -319,12 +340,20 @@ static void verdict_of(struct bt_qr_group *g)
         g->verdict = BT_QR_LEGACY;
         return;
     }
-    bool inc = g->rpm_increase_needed, held = false;
+    if (g->scope == BT_QR_PROVISIONED) {
+        g->verdict = BT_QR_PROVISIONED_CAP;
+        return;
+    }
+    bool inc = g->rpm_increase_needed, held = false, unknown = false;
     for (int s = 0; s < g->nsides; s++) {
         inc |= g->side[s].increase_needed && !g->side[s].held_only;
         held |= g->side[s].held_only;
+        unknown |= g->side[s].quota_unknown;
     }
-    g->verdict = inc ? BT_QR_INCREASE : held ? BT_QR_LOWER_MAX_TOKENS : BT_QR_NO_INCREASE;
+    g->verdict = inc       ? BT_QR_INCREASE
+                 : held    ? BT_QR_LOWER_MAX_TOKENS
+                 : unknown ? BT_QR_QUOTA_UNKNOWN
+                           : BT_QR_NO_INCREASE;
 }
 
 void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
@@ -345,7 +374,9 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         /* the group's members that were asked for, in config order */
         int nm = 0; /* the group's own chain: a scan of every route per group was quadratic */
         for (int k = evals[r].group_leader; k >= 0; k = bt_group_next(evals, k)) {
-            if (!done[k] && (!keep || keep[k])) {
+            /* every member, asked for or not: the quota is the group's, and a request
+             * sized without a member asks too little (the others are marked added) */
+            if (!done[k]) {
                 done[k] = true;
                 members[nm++] = k;
             }
@@ -357,8 +388,14 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         struct bt_qr_group *g = &out->groups[out->ngroups++];
         const struct bt_route *rt = &cfg->routes[r];
         bt_quota_group_key(rt, g->key, sizeof g->key);
-        for (int k = 0; k < nm && k < BT_QR_MAX_ROUTES; k++)
-            g->routes[k] = members[k];
+        for (int k = 0; k < nm; k++) {
+            bool added = keep && !keep[members[k]];
+            g->nadded += added;
+            if (k < BT_QR_MAX_ROUTES) {
+                g->routes[k] = members[k];
+                g->added[k] = added;
+            }
+        }
         g->nroutes = nm;
         g->scope = scope_of(rt);
         g->model = rt->base_model[0] ? rt->base_model : rt->model;
@@ -366,7 +403,14 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
         g->burndown = rt->endpoint == BT_EP_MANTLE ? NAN : rt->burndown;
         g->burndown_source = rt->burndown_source;
         const struct bt_eval *e = &evals[r];
-        if (g->scope == BT_QR_MANTLE) {
+        if (g->scope == BT_QR_PROVISIONED) {
+            g->nsides = 1; /* its measured use; no quota, nothing to ask */
+            g->side[0].name = "tpm";
+            side_quota(&g->side[0], cfg, members, nm, BT_Q_TPM, NAN);
+            g->side[0].through = BT_QR_NOWHERE;
+            g->rpm_quota = NAN;
+            g->rpm_through = BT_QR_NOWHERE;
+        } else if (g->scope == BT_QR_MANTLE) {
             g->nsides = 2;
             g->side[0].name = "input";
             g->side[1].name = "output";
@@ -394,6 +438,151 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
     free(members);
 }
 
+/* A minute of route r without a datapoint of sig is idle (0) only where a good poll
+ * asked for it (coverage v4); for a route whose polls record no coverage, where its
+ * CloudWatch poll was good when the minute was shown (polled_ok): a failed poll's
+ * minutes are unknown (a gap in the charts, never 0 calls). The one rule for the
+ * incident report and the quota request's coverage counts. */
+static bool unseen_idle(const struct bt_store *st, int r, enum bt_signal sig, int64_t m,
+                        bool polled_ok)
+{
+    if (bt_store_cover_recorded(st, r))
+        return bt_store_covered(st, r, sig, m) == BT_COV_SETTLED;
+    return polled_ok;
+}
+
+/* A cause tallied for one group while the throttled minutes are walked. */
+struct qr_tally {
+    const char *action;
+    int minutes;
+    char message[320];
+};
+
+/* Whether route r's CloudWatch source was failing at instant t: its last answer
+ * (an error or an OK event for it or for every route) at or before t an error. */
+static bool cw_failing_at(const struct bt_store *st, int r, int64_t t, size_t *k, bool *state)
+{
+    for (; *k < st->nlog && st->log[*k].t <= t; (*k)++) {
+        const struct bt_event *ev = &st->log[*k];
+        if (ev->source == BT_SRC_CLOUDWATCH && (ev->route == r || ev->route < 0) &&
+            (ev->type == BT_EV_ERROR || ev->type == BT_EV_OK))
+            *state = ev->type == BT_EV_ERROR;
+    }
+    return *state;
+}
+
+/* Route r's minute m is known: a datapoint, or asked for (recorded coverage, else a
+ * good poll while it was shown) and idle: the incident report's rule (raw_at). */
+static bool minute_known(const struct bt_store *st, int r, int64_t m, bool failing)
+{
+    return !isnan(bt_store_at(st, r, BT_SIG_INVOCATIONS, m)) ||
+           unseen_idle(st, r, BT_SIG_INVOCATIONS, m, !failing);
+}
+
+void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
+{
+    const struct bt_config *cfg = &rp->cfg;
+    const struct bt_store *st = &rp->store;
+    int nr = cfg->nroutes;
+    if (!q->ngroups || nr <= 0)
+        return;
+    int n = q->groups[0].minutes;
+    /* coverage: minute by minute, each member's CloudWatch state at the instant the
+     * minute was shown (the store's events, in time order) */
+    size_t *k = bt_xcalloc((size_t)nr, sizeof *k);
+    bool *state = bt_xcalloc((size_t)nr, sizeof *state);
+    bool *known = bt_xcalloc((size_t)nr, sizeof *known);
+    bool *throttled = bt_xcalloc((size_t)(n > 0 ? n : 1), sizeof *throttled);
+    for (int i = 0; i < q->ngroups; i++) {
+        q->groups[i].covered_minutes = 0;
+        q->groups[i].coverage_inferred = false;
+        for (int j = 0; j < q->groups[i].nroutes && j < BT_QR_MAX_ROUTES; j++)
+            q->groups[i].coverage_inferred |= !bt_store_cover_recorded(st, q->groups[i].routes[j]);
+    }
+    for (int m = 0; m < n; m++) {
+        int64_t t = q->from + 60 * (int64_t)m, at = bt_replay_minute_instant(rp, t);
+        for (int r = 0; r < nr; r++)
+            known[r] = minute_known(st, r, t, cw_failing_at(st, r, at, &k[r], &state[r]));
+        for (int i = 0; i < q->ngroups; i++) {
+            struct bt_qr_group *g = &q->groups[i];
+            bool all = g->nroutes > 0, thr = false;
+            for (int j = 0; j < g->nroutes && j < BT_QR_MAX_ROUTES; j++) {
+                all &= known[g->routes[j]];
+                thr |= bt_store_at(st, g->routes[j], BT_SIG_THROTTLES, t) > 0;
+            }
+            g->covered_minutes += all;
+            /* the rule names a cause only with throttles below a quota > 0 */
+            throttled[m] |= thr && g->scope != BT_QR_MANTLE && g->scope != BT_QR_PROVISIONED &&
+                            g->side[0].quota > 0;
+        }
+    }
+    free(k);
+    free(state);
+    free(known);
+    /* the cause: the rules' THROTTLED_BELOW_ESTIMATE, minute by minute as on screen */
+    struct qr_tally(*tally)[8] = bt_xcalloc((size_t)q->ngroups, sizeof *tally);
+    int *group_of = bt_xcalloc((size_t)nr, sizeof *group_of);
+    for (int r = 0; r < nr; r++)
+        group_of[r] = -1;
+    for (int i = 0; i < q->ngroups; i++)
+        for (int j = 0; j < q->groups[i].nroutes && j < BT_QR_MAX_ROUTES; j++)
+            group_of[q->groups[i].routes[j]] = i;
+    struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
+    for (int m = 0; m < n; m++) {
+        if (!throttled[m])
+            continue;
+        int64_t t = q->from + 60 * (int64_t)m, at = bt_replay_minute_instant(rp, t);
+        bt_replay_seek(rp, at);
+        bt_eval_all(cfg, &rp->store, at, evals);
+        for (int r = 0; r < nr; r++) {
+            if (group_of[r] < 0)
+                continue;
+            for (int w = 0; w < evals[r].nwarn; w++) {
+                const struct bt_warning *wn = &evals[r].warnings[w];
+                if (!bt_throttle_cause(wn, NULL))
+                    continue;
+                struct qr_tally *ta = tally[group_of[r]];
+                int c = 0;
+                while (c < 8 && ta[c].action && ta[c].action != wn->action)
+                    c++;
+                if (c == 8)
+                    continue;
+                if (!ta[c].action) {
+                    ta[c].action = wn->action;
+                    bt_strlcpy(ta[c].message, wn->message, sizeof ta[c].message);
+                }
+                ta[c].minutes++;
+            }
+        }
+    }
+    free(evals);
+    free(throttled);
+    free(group_of);
+    bt_replay_seek(rp, rp->end);
+    for (int i = 0; i < q->ngroups; i++) {
+        struct bt_qr_group *g = &q->groups[i];
+        const struct qr_tally *best = NULL;
+        for (int c = 0; c < 8 && tally[i][c].action; c++)
+            if (!best || tally[i][c].minutes > best->minutes)
+                best = &tally[i][c];
+        if (!best)
+            continue;
+        struct bt_warning w = {.code = BT_W_THROTTLED_BELOW_ESTIMATE, .action = best->action};
+        g->cause = bt_throttle_cause(&w, &g->cause_words);
+        g->cause_action = best->action;
+        g->cause_minutes = best->minutes;
+        /* the message after "... TPM (43%): ": the rule's cause, with its figures */
+        const char *t = strstr(best->message, "%): ");
+        bt_strlcpy(g->cause_text, t ? t + 4 : best->message, sizeof g->cause_text);
+        struct bt_qr_side *sd = &g->side[0];
+        if (sd->ceiling_points_to) { /* far below the quota: the rules' cause, not a second one */
+            sd->ceiling_points_to = g->cause;
+            bt_fmt_cut(sd->ceiling_why, sizeof sd->ceiling_why, "%s", g->cause_words);
+        }
+    }
+    free(tally);
+}
+
 void bt_qr_free(struct bt_qr *q)
 {
     free(q->groups);
@@ -416,9 +605,12 @@ static double raw_at(const struct bt_store *st, const struct bt_eval *e, int r, 
                      int64_t m)
 {
     double v = bt_store_at(st, r, s, m);
-    if (isnan(v) && e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60)
-        return 0;
-    return v;
+    if (!isnan(v))
+        return v;
+    return unseen_idle(st, r, s, m,
+                       e->last_ok[BT_SRC_CLOUDWATCH] >= m + 60 && !e->failing[BT_SRC_CLOUDWATCH])
+               ? 0
+               : NAN;
 }
 
 static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, int64_t m,
@@ -451,6 +643,13 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
     }
     p->lat_p50 = bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
     p->lat_p99 = bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
+    p->headroom_q = e->headroom_q;
+    for (int k = 0; k < BT_SIDE_COUNT; k++) {
+        const struct bt_side_fig *f = &e->side[k];
+        p->pct[k] = f->applies ? f->pct : NAN;
+        p->pct_q[k] = f->applies ? f->headroom_q : BT_QL_UNKNOWN;
+        p->quota[k] = f->applies ? f->quota : NAN;
+    }
     p->warn = 0;
     for (int w = 0; w < e->nwarn; w++)
         p->warn |= (uint64_t)1 << e->warnings[w].code;
@@ -722,6 +921,14 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             bool adm;
             point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;
+            struct bt_inc_route *ro = &out->route[r];
+            ro->coverage_inferred = !bt_store_cover_recorded(&rp->store, r);
+            if (!isnan(raw_at(&rp->store, &evals[r], r, BT_SIG_INVOCATIONS, m))) {
+                ro->covered_minutes++;
+            } else {
+                ro->first_unknown = ro->first_unknown ? ro->first_unknown : m;
+                ro->last_unknown = m;
+            }
             if (i > 0)
                 timeline_minute(&b, r, i, m);
             tally_causes(&b, &evals[r], r, m);

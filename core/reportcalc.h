@@ -26,8 +26,12 @@ double bt_stat_percentile(double *v, int n, double pct);
 double bt_round_up_2sig(double v);
 
 /* ---- quota-increase request ---- */
-enum bt_qr_scope { BT_QR_ON_DEMAND, BT_QR_CROSS_REGION, BT_QR_GLOBAL, BT_QR_MANTLE };
-const char *bt_qr_scope_name(enum bt_qr_scope s); /* on-demand cross-region global mantle */
+/* provisioned: a Provisioned Throughput route, capacity bought in model units, no
+ * tokens-per-minute quota at all (nothing to file with Service Quotas or Support) */
+enum bt_qr_scope { BT_QR_ON_DEMAND, BT_QR_CROSS_REGION, BT_QR_GLOBAL, BT_QR_MANTLE,
+                   BT_QR_PROVISIONED };
+/* on-demand cross-region global mantle provisioned */
+const char *bt_qr_scope_name(enum bt_qr_scope s);
 
 /* Steady state and peak of a per-minute figure over the busy minutes. */
 struct bt_qr_stat {
@@ -39,13 +43,17 @@ struct bt_qr_stat {
  * with RequestServiceQuotaIncrease (the console), a non-adjustable one only through
  * an AWS Support case, or not at all. Unknown (not listed, a config value):
  * runtime through Service Quotas, mantle through Support (the older text). */
-enum bt_qr_through { BT_QR_SERVICE_QUOTAS, BT_QR_AWS_SUPPORT };
-const char *bt_qr_through_name(enum bt_qr_through t); /* service-quotas aws-support */
+enum bt_qr_through { BT_QR_SERVICE_QUOTAS, BT_QR_AWS_SUPPORT, BT_QR_NOWHERE };
+/* service-quotas aws-support none (a provisioned route: no quota to raise) */
+const char *bt_qr_through_name(enum bt_qr_through t);
 /* What the group's request comes to: raise it; nothing needed; held reservations,
  * not charged tokens, exceed the quota (lower max_tokens first: the charged series
- * alone fits); or a legacy model (AWS refuses increases). */
-enum bt_qr_verdict { BT_QR_INCREASE, BT_QR_NO_INCREASE, BT_QR_LOWER_MAX_TOKENS, BT_QR_LEGACY };
-/* increase no-increase lower-max-tokens-first legacy */
+ * alone fits); a legacy model (AWS refuses increases); Provisioned Throughput (model
+ * units, no quota); or a quota bedtop does not know (no value: nothing to ask "from",
+ * look it up first). A case is drafted only for increase (and a quota of 0). */
+enum bt_qr_verdict { BT_QR_INCREASE, BT_QR_NO_INCREASE, BT_QR_LOWER_MAX_TOKENS, BT_QR_LEGACY,
+                     BT_QR_PROVISIONED_CAP, BT_QR_QUOTA_UNKNOWN };
+/* increase no-increase lower-max-tokens-first legacy provisioned quota-unknown */
 const char *bt_qr_verdict_name(enum bt_qr_verdict v);
 
 /* One quota of the group: the runtime TPM quota, or a mantle side. */
@@ -66,7 +74,10 @@ struct bt_qr_side {
     double quota;            /* current applied value (NAN unknown; 0 no usable quota) */
     enum bt_quota_source quota_source;
     char code[32];
-    char quota_name[192];
+    char quota_name[192];    /* the AWS quota's name as Service Quotas lists it ("" when
+                              * not learned: a config value's key is never put here) */
+    bool quota_unknown;      /* no applied value known: no case is drafted for it */
+    char unknown_why[192];   /* why, as the quotas collector said (may be "") */
     double ask;              /* peak of `used` (held in) x margin, rounded up; NAN: no usage */
     bool increase_needed;    /* ask above the current quota (or the quota unknown or 0) */
     bool held_only;          /* needed only with the held reservations: the charged
@@ -79,6 +90,15 @@ struct bt_qr_group {
     char key[256];           /* core's quota group key */
     int routes[BT_QR_MAX_ROUTES];
     int nroutes;             /* may exceed BT_QR_MAX_ROUTES: only the first are listed */
+    bool added[BT_QR_MAX_ROUTES]; /* a member keep did not name, included because it
+                                   * draws on the same quota (a request is for the quota) */
+    int nadded;
+    /* the cause of the throttles as core's rules named it (THROTTLED_BELOW_ESTIMATE,
+     * bt_throttle_cause) in the most route-minutes of the window (bt_qr_causes; NULL:
+     * none named) */
+    const char *cause, *cause_words, *cause_action;
+    char cause_text[320];
+    int cause_minutes;
     enum bt_qr_scope scope;
     const char *model;       /* the first route's (base) model */
     const char *region;
@@ -117,6 +137,11 @@ struct bt_qr_group {
     double max_tokens;       /* the largest output allowance requested (config or gauge) */
     double requests, throttled_requests; /* over the window */
     int minutes;             /* data minutes in the window */
+    int covered_minutes;     /* minutes of the window a good poll asked (and had settled)
+                              * the token series of, for every member (DESIGN.md coverage
+                              * v4; inferred for a source that records none) */
+    bool coverage_inferred;  /* some member's polls recorded no coverage (the demo, an
+                              * older recording): its minutes count as covered */
     int minutes_with_data;   /* minutes some member had a datapoint (busy or not) */
     int busy_minutes;        /* minutes with invocations or tokens */
     int throttled_minutes;   /* minutes with InvocationThrottles > 0 */
@@ -144,6 +169,16 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
                  const struct bt_eval *evals, int64_t from, int64_t to, const bool *keep,
                  double margin, struct bt_qr *out);
 void bt_qr_free(struct bt_qr *q);
+/* From the recording the request was built from (rp seeked to its end, as for
+ * bt_qr_build; left there): each group's cause, the THROTTLED_BELOW_ESTIMATE cause
+ * core's rules named on its routes in the most minutes of the window (evaluated as on
+ * screen, as the incident report does, at the minutes a member was throttled only: the
+ * rule needs throttles), so a ceiling far below the quota points to it as every other
+ * view says; and its covered minutes as the incident report counts them (a datapoint,
+ * or asked for by a good poll: a minute whose CloudWatch poll was failing when it was
+ * shown is unknown). */
+struct bt_replay;
+void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp);
 
 /* ---- incident write-up ---- */
 /* One route at one data minute, as bedtop showed it (NAN unknown). */
@@ -158,6 +193,12 @@ struct bt_inc_point {
     double offered, accepted; /* calls per minute */
     double lat_p50, lat_p99; /* ms */
     uint64_t warn;           /* bit per warning code */
+    /* every side's headroom % and its quality (NAN: not a limit here), so a chart can
+     * draw the side that binds (the daily one too) and mark a bound as a bound */
+    double pct[BT_SIDE_COUNT];
+    enum bt_quality pct_q[BT_SIDE_COUNT];
+    double quota[BT_SIDE_COUNT];
+    enum bt_quality headroom_q; /* the binding side's */
 };
 
 /* The timeline: the event log's entries (core/events.h, the one the dashboard shows
@@ -210,6 +251,12 @@ struct bt_inc_route {
     double throttles;        /* total throttled requests */
     int64_t first_throttle, last_throttle; /* data minutes (0: none) */
     int64_t recovered;       /* first minute back at the start status after the worst (0: not) */
+    /* coverage (issue 31): the minutes of the window whose CloudWatch figures are known
+     * (a datapoint, or asked for by a good poll and idle); the rest are unknown */
+    int covered_minutes;
+    bool coverage_inferred;  /* the recording has no coverage records for the route: a
+                              * minute after a good poll counts as asked (format 2, demo) */
+    int64_t first_unknown, last_unknown; /* data minutes (0: none) */
 };
 
 #define BT_INC_MAX_CAUSES 32

@@ -93,6 +93,40 @@ static const char *const act_unseen =
     "Expose the admission counters (in-flight gauge, retries) to see bursts and retries, and look "
     "for callers outside the config on this quota.";
 
+bool bt_capacity_evidence(double server_errors, double throttles)
+{
+    return server_errors > 0 && server_errors >= 0.1 * bt_z(throttles);
+}
+
+const char *bt_throttle_cause(const struct bt_warning *w, const char **words)
+{
+    static const struct {
+        const char *const *action;
+        const char *name, *words;
+    } causes[] = {
+        {&act_capacity, "capacity", "service capacity, not a quota"},
+        {&act_rpm, "rpm", "the requests-per-minute quota"},
+        {&act_daily, "daily", "the daily token quota"},
+        {&act_retries, "retries", "a retry storm (throttles feeding on retries)"},
+        {&act_held, "reservations", "reservations held in flight (max_tokens far above the "
+                                    "output)"},
+        {&act_shared, "shared", "other callers on the shared quota"},
+        {&act_bursts, "bursts", "bursts of concurrency"},
+        {&act_unseen, "unseen", "a cause not in the data (sub-minute bursts, callers outside "
+                                "the config)"},
+    };
+    if (w->code != BT_W_THROTTLED_BELOW_ESTIMATE)
+        return NULL;
+    for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++) {
+        if (w->action == *causes[i].action) {
+            if (words)
+                *words = causes[i].words;
+            return causes[i].name;
+        }
+    }
+    return NULL;
+}
+
 static bool oversized(const struct bt_config *cfg, const struct bt_eval *e, double *basis)
 {
     *basis = !isnan(e->out_p99) ? e->out_p99 : e->avg_output;
@@ -122,7 +156,7 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
     const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
     bool rising = e->server_errors > 0 && e->server_errors > bt_z(e->server_errors_before) &&
                   e->throttles >= bt_z(e->throttles_before);
-    if (rising && e->server_errors >= 0.1 * e->throttles) {
+    if (rising && bt_capacity_evidence(e->server_errors, e->throttles)) {
         snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "
                  "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
                  "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));

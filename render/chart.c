@@ -33,6 +33,34 @@ const struct bt_chart_style *bt_chart_style(int i)
     return &styles[((i % BT_CHART_STYLES) + BT_CHART_STYLES) % BT_CHART_STYLES];
 }
 
+/* The dashes a series may take apart from its style (a route's sides, offered and
+ * accepted): its colour and symbol say which route, the dash which figure. */
+static const struct {
+    double dash[4];
+    int ndash;
+    const char *name;
+} lines[BT_CHART_LINES] = {
+    {{0}, 0, "solid"}, {{8, 4}, 2, "dashed"}, {{2, 3}, 2, "dotted"}, {{10, 3, 2, 3}, 4, "dash-dot"}};
+
+const char *bt_chart_line_name(int k)
+{
+    return lines[((k % BT_CHART_LINES) + BT_CHART_LINES) % BT_CHART_LINES].name;
+}
+
+static int style_of(const struct bt_chart *c, int s)
+{
+    return c->series[s].style > 0 ? c->series[s].style - 1 : s;
+}
+
+void bt_chart_series_look(const struct bt_chart *c, int s, const char **hex, const char **dash,
+                          const char **sym)
+{
+    const struct bt_chart_style *st = bt_chart_style(style_of(c, s));
+    *hex = st->hex;
+    *dash = c->series[s].line > 0 ? bt_chart_line_name(c->series[s].line - 1) : st->dash_name;
+    *sym = st->symbol;
+}
+
 enum { W = 900, PLOT_TOP = 46, PLOT_H = 190, LEFT = 72, RIGHT = 110, LEGEND_ROW = 18 };
 
 struct frame {
@@ -195,18 +223,47 @@ static void symbol(cairo_t *cr, int kind, double x, double y)
     }
 }
 
-static void set_style(cairo_t *cr, const struct bt_chart_style *st, int i)
+static void set_style(cairo_t *cr, const struct bt_chart *c, int s)
 {
+    int i = style_of(c, s), ln = c->series[s].line;
+    const struct bt_chart_style *st = bt_chart_style(i);
     cairo_set_source_rgb(cr, st->r, st->g, st->b);
     cairo_set_line_width(cr, i % BT_CHART_STYLES == 6 ? 1.2 : 2);
-    cairo_set_dash(cr, st->dash, st->ndash, 0);
+    if (ln > 0) {
+        int k = (ln - 1) % BT_CHART_LINES;
+        cairo_set_dash(cr, lines[k].dash, lines[k].ndash, 0);
+    } else {
+        cairo_set_dash(cr, st->dash, st->ndash, 0);
+    }
+}
+
+static const double bound_grey = 0.2; /* the bound arrows: no series' colour */
+
+/* A bound's arrow from the point: down for "at most", up for "at least". */
+static void bound_arrow(cairo_t *cr, double x, double y, bool at_most)
+{
+    double d = at_most ? 1 : -1, a = y + d * 5, b = y + d * 13;
+    cairo_move_to(cr, x, a);
+    cairo_line_to(cr, x, b);
+    cairo_move_to(cr, x - 3, b - d * 3.5);
+    cairo_line_to(cr, x, b);
+    cairo_line_to(cr, x + 3, b - d * 3.5);
+}
+
+static bool has_bounds(const struct bt_chart *c)
+{
+    for (int s = 0; s < c->nseries; s++)
+        for (int i = 0; c->series[s].bound && i < c->n; i++)
+            if (c->series[s].bound[i] != BT_CHART_KNOWN && !isnan(c->series[s].v[i]))
+                return true;
+    return false;
 }
 
 static void draw_series(cairo_t *cr, const struct bt_chart *c, const struct frame *f, int s)
 {
     const struct bt_chart_series *se = &c->series[s];
-    const struct bt_chart_style *st = bt_chart_style(s);
-    set_style(cr, st, s);
+    int sym = style_of(c, s);
+    set_style(cr, c, s);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     /* one stroke: a gap (no data) starts a new sub-path */
     bool pen = false;
@@ -229,9 +286,28 @@ static void draw_series(cairo_t *cr, const struct bt_chart *c, const struct fram
     for (int i = s % every; i < c->n; i += every) {
         double v = se->v[i];
         if (!isnan(v) && !isinf(v))
-            symbol(cr, s, px(f, i), py(f, v));
+            symbol(cr, sym, px(f, i), py(f, v));
     }
     cairo_fill(cr);
+    /* bounds: an arrow at each bound minute (every few where they are dense) */
+    if (!se->bound)
+        return;
+    cairo_set_source_rgb(cr, bound_grey, bound_grey, bound_grey);
+    cairo_set_line_width(cr, 1.2);
+    /* at most about 15 a series, and the first minute of every run of bounds (a short
+     * one is never left unmarked) */
+    int ab = c->n / 15 > 1 ? c->n / 15 : 1;
+    bool any = false;
+    for (int i = 0; i < c->n; i++) {
+        double v = se->v[i];
+        bool starts = i == 0 || se->bound[i - 1] != se->bound[i];
+        if (isnan(v) || isinf(v) || se->bound[i] == BT_CHART_KNOWN || (i % ab && !starts))
+            continue;
+        bound_arrow(cr, px(f, i), py(f, v), se->bound[i] == BT_CHART_AT_MOST);
+        any = true;
+    }
+    if (any)
+        cairo_stroke(cr);
 }
 
 /* Reference lines (the quota, thresholds), labelled right of the plot; a label
@@ -317,7 +393,8 @@ static int legend_cols(const struct bt_chart *c)
 static int legend_rows(const struct bt_chart *c)
 {
     int cols = legend_cols(c);
-    return (c->nseries + cols - 1) / cols;
+    int notes = c->nmarkers > 0 && c->marker_notes ? c->nmarkers : 0;
+    return (c->nseries + cols - 1) / cols + (has_bounds(c) ? 1 : 0) + notes;
 }
 
 static void draw_legend(cairo_t *cr, const struct bt_chart *c, const struct frame *f)
@@ -327,16 +404,36 @@ static void draw_legend(cairo_t *cr, const struct bt_chart *c, const struct fram
     double colw = (f->x1 - f->x0) / cols;
     for (int s = 0; s < c->nseries; s++) {
         double x = f->x0 + colw * (s % cols), y = f->y1 + 46 + LEGEND_ROW * (s / cols);
-        const struct bt_chart_style *st = bt_chart_style(s);
-        set_style(cr, st, s);
+        set_style(cr, c, s);
         cairo_move_to(cr, x, y - 4);
         cairo_line_to(cr, x + 34, y - 4);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
-        symbol(cr, s, x + 17, y - 4);
+        symbol(cr, style_of(c, s), x + 17, y - 4);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, 0, 0, 0);
         text_at(cr, x + 40, y, c->series[s].label, 0);
+    }
+    double y = f->y1 + 46 + LEGEND_ROW * ((c->nseries + cols - 1) / cols);
+    if (has_bounds(c)) {
+        cairo_set_source_rgb(cr, bound_grey, bound_grey, bound_grey);
+        cairo_set_line_width(cr, 1.2);
+        bound_arrow(cr, f->x0 + 10, y - 10, true);
+        bound_arrow(cr, f->x0 + 24, y + 4, false);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        text_at(cr, f->x0 + 40, y, "a bound, not a known value: arrow down = at most (upper bound), "
+                                   "arrow up = at least (lower bound)", 0);
+        y += LEGEND_ROW;
+    }
+    for (int k = 0; c->marker_notes && k < c->nmarkers; k++) {
+        char l[400], iso[32];
+        bt_fmt_iso(c->markers[k], iso, sizeof iso);
+        bt_fmt_cut(l, sizeof l, "M%d  %.5s  %s", k + 1, iso + 11,
+                   c->marker_notes[k] ? c->marker_notes[k] : "");
+        cairo_set_source_rgb(cr, marker_rgb[0], marker_rgb[1], marker_rgb[2]);
+        text_at(cr, f->x0, y, l, 0);
+        y += LEGEND_ROW;
     }
 }
 
@@ -367,8 +464,10 @@ static void draw(cairo_t *cr, const struct bt_chart *c)
 
 void bt_chart_free(struct bt_chart *c)
 {
-    for (int s = 0; s < c->nseries; s++)
+    for (int s = 0; s < c->nseries; s++) {
         free(c->series[s].v);
+        free(c->series[s].bound);
+    }
     c->nseries = 0;
 }
 

@@ -67,13 +67,12 @@ static bool side_applies(const struct bt_incident *inc, int r, int s)
 }
 
 /* The figures a chart draws, one per minute of a route's points. */
-enum field { F_SIDE0, F_SIDE1, F_THROTTLES, F_OFFERED, F_ACCEPTED, F_LAT_P99 };
+enum field { F_SIDE, F_THROTTLES, F_OFFERED, F_ACCEPTED, F_LAT_P99 };
 
-static double field_of(const struct bt_inc_point *p, enum field f)
+static double field_of(const struct bt_inc_point *p, enum field f, enum bt_side side)
 {
     switch (f) {
-    case F_SIDE0: return p->side_pct[0];
-    case F_SIDE1: return p->side_pct[1];
+    case F_SIDE: return p->pct[side];
     case F_THROTTLES: return p->throttles;
     case F_OFFERED: return p->offered;
     case F_ACCEPTED: return p->accepted;
@@ -81,51 +80,114 @@ static double field_of(const struct bt_inc_point *p, enum field f)
     }
 }
 
+static unsigned char bound_of(enum bt_quality q)
+{
+    return q == BT_QL_UPPER ? BT_CHART_AT_MOST : q == BT_QL_LOWER ? BT_CHART_AT_LEAST : BT_CHART_KNOWN;
+}
+
+/* One series of route r: its colour and symbol are the route's (style: its place
+ * among the charted routes, the same in every chart), its dash the figure's. */
 static void add_series(struct bt_chart *c, const char *label, const struct bt_incident *inc,
-                       int r, enum field f)
+                       int r, int style, int line, enum field f, enum bt_side side)
 {
     if (c->nseries >= BT_CHART_MAX_SERIES)
         return;
     struct bt_chart_series *s = &c->series[c->nseries++];
     bt_strlcpy(s->label, label, sizeof s->label);
+    s->style = style + 1;
+    s->line = line + 1;
     s->v = bt_xcalloc((size_t)(inc->n ? inc->n : 1), sizeof *s->v);
     for (int i = 0; i < inc->n; i++)
-        s->v[i] = field_of(bt_inc_at(inc, r, i), f);
+        s->v[i] = field_of(bt_inc_at(inc, r, i), f, side);
+    if (f != F_SIDE)
+        return;
+    s->bound = bt_xcalloc((size_t)(inc->n ? inc->n : 1), 1);
+    for (int i = 0; i < inc->n; i++)
+        s->bound[i] = bound_of(bt_inc_at(inc, r, i)->pct_q[side]);
+}
+
+/* The sides a route's headroom chart follows, in this order: its token side (tpm, mantle
+ * input), its second (RPM where listed, mantle output), then every other side that bound
+ * it in some minute of the window (the daily quota, a reserved tier): the side that binds
+ * is always drawn. Dash: solid, dashed, dotted, dash-dot in that order. */
+static int route_sides(const struct bt_incident *inc, int r, enum bt_side *out, int *binds)
+{
+    int n = 0;
+    enum bt_side first[2] = {bt_inc_side(inc->mantle[r], 0), bt_inc_side(inc->mantle[r], 1)};
+    for (int k = 0; k < BT_SIDE_COUNT; k++)
+        binds[k] = 0;
+    bool applies[BT_SIDE_COUNT] = {false};
+    for (int i = 0; i < inc->n; i++) {
+        const struct bt_inc_point *p = bt_inc_at(inc, r, i);
+        if (p->binding >= 0 && p->binding < BT_SIDE_COUNT && !isnan(p->headroom_pct))
+            binds[p->binding]++;
+        for (int k = 0; k < BT_SIDE_COUNT; k++)
+            applies[k] |= !isnan(p->pct[k]);
+    }
+    out[n++] = first[0];
+    if (applies[first[1]] || binds[first[1]])
+        out[n++] = first[1];
+    for (int k = 0; k < BT_SIDE_COUNT; k++)
+        if (binds[k] && k != (int)first[0] && k != (int)first[1])
+            out[n++] = (enum bt_side)k;
+    return n;
 }
 
 /* Headroom is the quota group's, the same for each of its routes: one series per
  * group and side, named after its first charted route ("triage, triage-app" when another
- * route shares it, "triage +2 sharing" for more); every group's token side first, then second sides (RPM,
- * mantle output) while styles remain. */
+ * route shares it, "triage +2 sharing" for more), in that route's colour. */
 static void headroom_series(const struct bt_incident *inc, const struct bt_config *cfg,
                             const int *routes, int nr, struct bt_chart *c)
 {
-    for (int s = 0; s < 2; s++) {
-        for (int i = 0; i < nr; i++) {
-            int r = routes[i], more = 0;
-            bool first = true;
-            for (int j = 0; j < i; j++)
-                first &= inc->group[routes[j]] != inc->group[r];
-            if (!first || !side_applies(inc, r, s))
-                continue;
-            int other = -1;
-            for (int o = 0; o < inc->nroutes; o++) {
-                if (o != r && inc->shown[o] && inc->group[o] == inc->group[r]) {
-                    more++;
-                    other = o;
-                }
+    for (int i = 0; i < nr; i++) {
+        int r = routes[i], more = 0;
+        bool first = true;
+        for (int j = 0; j < i; j++)
+            first &= inc->group[routes[j]] != inc->group[r];
+        if (!first)
+            continue;
+        int other = -1;
+        for (int o = 0; o < inc->nroutes; o++) {
+            if (o != r && inc->shown[o] && inc->group[o] == inc->group[r]) {
+                more++;
+                other = o;
             }
-            /* the route sharing the quota by name ("triage, triage-app"), or how many */
-            char q[BT_FMT_SHORT], plus[80] = "";
-            char l[sizeof cfg->routes[r].name + sizeof plus + sizeof q + 64]; /* whole */
-            if (more == 1)
-                bt_fmt_cut(plus, sizeof plus, ", %s", cfg->routes[other].name); /* whole characters */
-            else if (more)
-                snprintf(plus, sizeof plus, " +%d sharing", more);
-            bt_fmt_tokens(bt_inc_at(inc, r, inc->n - 1)->side_quota[s], q, sizeof q);
-            snprintf(l, sizeof l, "%s%s %s (quota %s/min)", cfg->routes[r].name, plus,
-                     side_label(inc, r, s), q);
-            add_series(c, l, inc, r, s ? F_SIDE1 : F_SIDE0);
+        }
+        /* the route sharing the quota by name ("triage, triage-app"), or how many */
+        char plus[80] = "";
+        if (more == 1)
+            bt_fmt_cut(plus, sizeof plus, ", %s", cfg->routes[other].name); /* whole characters */
+        else if (more)
+            snprintf(plus, sizeof plus, " +%d sharing", more);
+        enum bt_side sides[BT_SIDE_COUNT];
+        int binds[BT_SIDE_COUNT];
+        int ns = route_sides(inc, r, sides, binds);
+        for (int k = 0; k < ns; k++) {
+            enum bt_side sd = sides[k];
+            double quota = NAN;
+            for (int m = inc->n - 1; m >= 0 && isnan(quota); m--) {
+                const struct bt_inc_point *p = bt_inc_at(inc, r, m);
+                for (int q = 0; q < 2; q++)
+                    if (bt_inc_side(inc->mantle[r], q) == sd)
+                        quota = p->side_quota[q];
+                if (isnan(quota) && !isnan(p->quota[sd]))
+                    quota = p->quota[sd];
+            }
+            char q[BT_FMT_SHORT], b[48] = "";
+            char l[sizeof cfg->routes[r].name + sizeof plus + sizeof q + sizeof b + 64]; /* whole */
+            bt_fmt_tokens(quota, q, sizeof q);
+            if (binds[sd] && binds[sd] < inc->n)
+                snprintf(b, sizeof b, "; binds %d of %d min", binds[sd], inc->n);
+            else if (binds[sd])
+                snprintf(b, sizeof b, "; binds");
+            snprintf(l, sizeof l, "%s%s %s (quota %s%s%s)", cfg->routes[r].name, plus,
+                     bt_side_name(sd), q,
+                     sd == BT_SIDE_DAILY || sd == BT_SIDE_DAILY_ACCOUNT ? "/day"
+                     : sd == BT_SIDE_CONCURRENT                       ? " in flight"
+                     : sd == BT_SIDE_RPM                              ? " req/min"
+                                                                      : "/min",
+                     b);
+            add_series(c, l, inc, r, i, k, F_SIDE, sd);
         }
     }
 }
@@ -134,11 +196,12 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
                         enum bt_inc_chart k, struct bt_chart *c)
 {
     *c = (struct bt_chart){.from = inc->from, .n = inc->n, .zero_based = true,
-                           .markers = inc->marker_minute, .nmarkers = inc->nmarkers};
+                           .markers = inc->marker_minute, .nmarkers = inc->nmarkers,
+                           .marker_notes = inc->marker_text};
     bt_strlcpy(c->title, chart_titles[k], sizeof c->title);
-    int routes[BT_CHART_MAX_SERIES];
-    int nr = bt_inc_charted(inc, routes, k == BT_CHART_TRAFFIC ? BT_CHART_MAX_SERIES / 2
-                                                                : BT_CHART_MAX_SERIES);
+    /* the same routes, in the same colours and symbols, in every chart */
+    int routes[BT_CHART_STYLES];
+    int nr = bt_inc_charted(inc, routes, BT_CHART_STYLES);
     char l[96];
     for (int i = 0; i < nr; i++) {
         int r = routes[i];
@@ -149,32 +212,39 @@ void bt_inc_chart_build(const struct bt_incident *inc, const struct bt_config *c
         case BT_CHART_THROTTLES:
             /* a line along 0 for every route never throttled only hides the others */
             if (inc->route[r].throttled_minutes > 0)
-                add_series(c, name, inc, r, F_THROTTLES);
+                add_series(c, name, inc, r, i, 0, F_THROTTLES, BT_SIDE_TPM);
             break;
         case BT_CHART_TRAFFIC:
             snprintf(l, sizeof l, "%s offered%s", name,
                      inc->route[r].admission ? " (admission)"
                      : inc->mantle[r]        ? ""
                                              : " (accepted + throttled)");
-            add_series(c, l, inc, r, F_OFFERED);
+            add_series(c, l, inc, r, i, 1, F_OFFERED, BT_SIDE_TPM);
             snprintf(l, sizeof l, "%s accepted", name);
-            add_series(c, l, inc, r, F_ACCEPTED);
+            add_series(c, l, inc, r, i, 0, F_ACCEPTED, BT_SIDE_TPM);
             break;
         default:
-            add_series(c, name, inc, r, F_LAT_P99);
+            add_series(c, name, inc, r, i, 0, F_LAT_P99, BT_SIDE_TPM);
             break;
         }
     }
     if (k == BT_CHART_HEADROOM)
         headroom_series(inc, cfg, routes, nr, c);
     for (int s = 0; s < c->nseries; s++) {
-        bool known = false;
-        for (int i = 0; i < c->n && !known; i++)
-            known = !isnan(c->series[s].v[i]);
-        if (!known) { /* in the legend, so its absence is not read as a line hidden behind others */
-            size_t len = strlen(c->series[s].label);
-            snprintf(c->series[s].label + len, sizeof c->series[s].label - len, ": no known value");
+        bool known = false, gap = false, bound = false;
+        for (int i = 0; i < c->n; i++) {
+            bool v = !isnan(c->series[s].v[i]);
+            known |= v;
+            gap |= !v;
+            bound |= v && c->series[s].bound && c->series[s].bound[i] != BT_CHART_KNOWN;
         }
+        size_t len = strlen(c->series[s].label);
+        /* in the legend, so its absence is not read as a line hidden behind others */
+        if (!known)
+            snprintf(c->series[s].label + len, sizeof c->series[s].label - len, ": no known value");
+        else if (gap || bound)
+            snprintf(c->series[s].label + len, sizeof c->series[s].label - len, "%s%s%s",
+                     gap ? ", gaps: unknown" : "", bound ? ", " : "", bound ? "bounds marked" : "");
     }
     switch (k) {
     case BT_CHART_HEADROOM:
@@ -233,6 +303,37 @@ static const char *route_name(const struct bt_replay *rp, int r)
     return r >= 0 && r < rp->cfg.nroutes ? rp->cfg.routes[r].name : "";
 }
 
+
+/* How many of the window's route-minutes bedtop knew (coverage v4): the rest are unknown,
+ * never idle, and every figure above leaves them out. */
+static void coverage_line(const struct bt_incident *inc, const struct bt_replay *rp,
+                          struct bt_buf *b)
+{
+    int known = 0, all = 0, inferred = 0, shown = 0;
+    char w[32], x[32];
+    for (int r = 0; r < inc->nroutes; r++) {
+        if (!inc->shown[r])
+            continue;
+        known += inc->route[r].covered_minutes;
+        all += inc->n;
+        inferred += inc->route[r].coverage_inferred;
+    }
+    bt_buf_printf(b, "- **Coverage:** %d of %d route-minutes known (asked for and settled by a "
+                     "good CloudWatch poll)", known, all);
+    for (int r = 0; r < inc->nroutes; r++) {
+        const struct bt_inc_route *ro = &inc->route[r];
+        if (!inc->shown[r] || ro->covered_minutes == inc->n)
+            continue;
+        bt_buf_puts(b, shown++ ? "; " : "; unknown: ");
+        md(b, route_name(rp, r));
+        when(inc, ro->first_unknown, w, sizeof w);
+        when(inc, ro->last_unknown, x, sizeof x);
+        bt_buf_printf(b, " %d min (%s to %s)", inc->n - ro->covered_minutes, w, x);
+    }
+    bt_buf_puts(b, inferred ? ". The recording carries no coverage records for some routes: a "
+                              "minute after a good poll counts as asked there.\n"
+                            : ".\n");
+}
 
 static void summary(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
 {
@@ -301,6 +402,7 @@ static void summary(const struct bt_incident *inc, const struct bt_replay *rp, s
         }
     }
     bt_buf_puts(b, shown ? ".\n" : "no route was affected.\n");
+    coverage_line(inc, rp, b);
 }
 
 static void causes(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
@@ -480,10 +582,14 @@ static void charts(const struct bt_incident *inc, const struct bt_replay *rp, bo
 {
     bt_buf_puts(b, "\n## Charts\n\nOne time axis for every chart (the same minutes at the same "
                    "place); markers are the dark red dashed verticals, numbered as in the timeline. "
-                   "Each series has its own dash pattern and symbol, so the charts read in "
-                   "monochrome print.\n");
-    int routes[BT_CHART_MAX_SERIES];
-    int nr = bt_inc_charted(inc, routes, BT_CHART_MAX_SERIES);
+                   "Each route has one colour and symbol in every chart, and each figure of it "
+                   "its own dash (a route's sides: solid, dashed, dotted, dash-dot in the order "
+                   "listed; offered dashed, accepted solid), so the charts read in monochrome "
+                   "print. A minute bedtop did not know is a gap, never 0; a bound is marked "
+                   "with an arrow (down: at most, up: at least); every side that bound a route "
+                   "in the window is drawn; the markers' notes are printed under each chart.\n");
+    int routes[BT_CHART_STYLES];
+    int nr = bt_inc_charted(inc, routes, BT_CHART_STYLES);
     int naff = 0;
     for (int r = 0; r < inc->nroutes; r++)
         naff += inc->route[r].affected;
@@ -498,10 +604,11 @@ static void charts(const struct bt_incident *inc, const struct bt_replay *rp, bo
             bt_buf_printf(b, "\n(PNG: [%s.png](%s.png))\n", chart_files[k], chart_files[k]);
         bt_buf_puts(b, "\n| series | line | colour |\n|---|---|---|\n");
         for (int s = 0; s < c.nseries; s++) {
-            const struct bt_chart_style *st = bt_chart_style(s);
+            const char *hex, *dash, *sym;
+            bt_chart_series_look(&c, s, &hex, &dash, &sym);
             bt_buf_puts(b, "| ");
             md(b, c.series[s].label);
-            bt_buf_printf(b, " | %s, %s | %s |\n", st->dash_name, st->symbol, st->hex);
+            bt_buf_printf(b, " | %s, %s | %s |\n", dash, sym, hex);
         }
         if (!c.nseries)
             bt_buf_puts(b, k == BT_CHART_THROTTLES ? "| (no route was throttled) | | |\n"

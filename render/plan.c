@@ -154,7 +154,11 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
     bt_buf_puts(b, "sides (the group's use against each quota):\n");
     sides_text(b, e, two ? a : NULL);
     if (w->peak_minute) {
-        bt_buf_puts(b, two ? "the last hour, replayed with the change:\n" : "the last hour:\n");
+        /* coverage (issue 31): how many of the window's minutes it had */
+        bt_buf_printf(b, "the last hour (%d of %d min covered%s)%s:\n", w->minutes_seen, BT_PLAN_WINDOW,
+                      w->minutes_seen < BT_PLAN_WINDOW ? "; the others unknown, left out"
+                                                       : "",
+                      two ? ", replayed with the change" : "");
         char hm[8], label[48];
         bt_fmt_hhmm(w->peak_minute, hm, sizeof hm);
         snprintf(label, sizeof label, "peak minute %s UTC", hm);
@@ -167,6 +171,8 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
         if (two)
             bt_buf_printf(b, "would still throttle at the peak minute: %s\n", w->peak_verdict);
     }
+    else
+        bt_buf_printf(b, "the last hour: not enough data (0 of %d min covered)\n", BT_PLAN_WINDOW);
     if (w->nmembers)
         bt_buf_puts(b, "the quota group's other routes, headroom:\n");
     for (int i = 0; i < w->nmembers; i++) {
@@ -452,6 +458,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     cJSON *p = cJSON_AddObjectToObject(o, "peak");
     jtime(p, "minute", w->peak_minute);
     cJSON_AddNumberToObject(p, "minutes_seen", w->minutes_seen);
+    cJSON_AddNumberToObject(p, "window_minutes", BT_PLAN_WINDOW);
     jnum(p, "headroom_pct_now", w->peak_minute ? w->peak_pct_before : NAN, 10);
     jnum(p, "headroom_pct_after", w->peak_minute ? w->peak_pct_after : NAN, 10);
     jstr(p, "headroom_quality_after", bt_quality_name(w->peak_minute ? w->peak_q_after : BT_QL_UNKNOWN));

@@ -36,7 +36,8 @@ static const char *scope_words(enum bt_qr_scope s)
 {
     static const char *const w[] = {"in-Region on-demand", "cross-Region inference profile",
                                     "global cross-Region inference profile",
-                                    "bedrock-mantle endpoint"};
+                                    "bedrock-mantle endpoint",
+                                    "Provisioned Throughput (model units, no quota)"};
     return w[s];
 }
 
@@ -44,6 +45,10 @@ static const char *scope_words(enum bt_qr_scope s)
 static const char *through_words(enum bt_qr_through t, enum bt_adjustable a, bool mantle,
                                  enum bt_qr_scope scope)
 {
+    if (t == BT_QR_NOWHERE)
+        return "not through Service Quotas or AWS Support: Provisioned Throughput is capacity "
+               "bought in model units; add model units (UpdateProvisionedModelThroughput, or the "
+               "Bedrock console's Provisioned Throughput page) or buy another";
     if (t == BT_QR_SERVICE_QUOTAS)
         return a == BT_ADJ_YES ? "in the Service Quotas console (service code bedrock), quota "
                                  "code above: Service Quotas marks it adjustable"
@@ -79,6 +84,12 @@ static const char *verdict_words(const struct bt_qr_group *g)
                "flight), not charged tokens, exceed the quota; the charged peak alone fits";
     case BT_QR_LEGACY:
         return "none: a legacy model (AWS refuses increases for it)";
+    case BT_QR_PROVISIONED_CAP:
+        return "none: Provisioned Throughput has no tokens-per-minute quota to raise (its "
+               "capacity is the model units bought)";
+    case BT_QR_QUOTA_UNKNOWN:
+        return "none drafted: the applied quota is unknown, so there is no value to ask an "
+               "increase from; look it up first (the size this load needs is below)";
     default:
         return "no increase needed: the peak (held reservations in) plus the margin fits";
     }
@@ -123,10 +134,28 @@ static void route_list(const struct bt_qr_group *g, const struct bt_config *cfg,
     size_t len = 0;
     out[0] = '\0';
     for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES && len < n; k++)
-        len += (size_t)snprintf(out + len, n - len, "%s%s", k ? ", " : "",
-                                cfg->routes[g->routes[k]].name);
+        len += (size_t)snprintf(out + len, n - len, "%s%s%s", k ? ", " : "",
+                                cfg->routes[g->routes[k]].name, g->added[k] ? "*" : "");
     if (g->nroutes > BT_QR_MAX_ROUTES && len < n)
         snprintf(out + len, n - len, " and %d more", g->nroutes - BT_QR_MAX_ROUTES);
+}
+
+/* The AWS quota a side is, in AWS's words: its Service Quotas name, else what it is
+ * ("the bedrock-mantle output tokens per minute quota for <model>"); never the key
+ * of bedtop's config that overrides its value. */
+static void quota_words(const struct bt_qr_group *g, const struct bt_qr_side *sd, char *out,
+                        size_t n)
+{
+    if (sd->quota_name[0])
+        bt_fmt_cut(out, n, "%s%s%s%s", sd->quota_name, sd->code[0] ? " (" : "", sd->code,
+                   sd->code[0] ? ")" : "");
+    else
+        bt_fmt_cut(out, n, "the %s %s quota for %s%s%s%s",
+                   g->scope == BT_QR_MANTLE ? "bedrock-mantle" : scope_words(g->scope),
+                   !strcmp(sd->name, "input")    ? "input tokens per minute"
+                   : !strcmp(sd->name, "output") ? "output tokens per minute"
+                                                 : "tokens per minute",
+                   g->model, sd->code[0] ? " (" : "", sd->code, sd->code[0] ? ")" : "");
 }
 
 static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_group *g,
@@ -135,22 +164,36 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
     char a[48], b[48], c[48], d[48];
     const char *unit = side_unit(sd);
     const char *side = g->nsides > 1 ? sd->name : "TPM";
-    char lab[64];
-    if (sd->quota_name[0] && sd->quota_source != BT_QS_CONFIG)
-        row(r, g->nsides > 1 ? (!strcmp(sd->name, "input") ? "Quota (input)" : "Quota (output)")
-                             : "Quota",
-            "%s", sd->quota_name);
+    char lab[64], qw[300];
+    const char *qlab = g->nsides > 1 ? (!strcmp(sd->name, "input") ? "Quota (input)" : "Quota (output)")
+                                     : "Quota";
+    bool prov = g->scope == BT_QR_PROVISIONED;
+    if (prov) {
+        row(r, "Capacity", "Provisioned Throughput (model units bought for %s): no "
+                           "tokens-per-minute quota applies; the figures below are its measured use",
+            g->model);
+    } else if (sd->quota_name[0]) {
+        row(r, qlab, "%s", sd->quota_name);
+    } else {
+        quota_words(g, sd, qw, sizeof qw);
+        row(r, qlab, "%s (its Service Quotas name was not learned: look it up in the console)", qw);
+    }
     snprintf(lab, sizeof lab, "Quota code%s", g->nsides > 1 ? (!strcmp(sd->name, "input") ? " (input)" : " (output)") : "");
-    row(r, lab, "%s", sd->code[0] ? sd->code : "unknown (not learned from Service Quotas; "
-                                               "look it up in the console)");
+    if (!prov)
+        row(r, lab, "%s", sd->code[0] ? sd->code : "unknown (not learned from Service Quotas; "
+                                                   "look it up in the console)");
     snprintf(lab, sizeof lab, "Current applied %s quota", side);
-    if (isnan(sd->quota))
-        row(r, lab, "unknown");
-    else if (sd->quota <= 0)
+    if (prov) {
+        /* no quota: the Capacity row says so */
+    } else if (isnan(sd->quota)) {
+        row(r, lab, "unknown%s%s%s", sd->unknown_why[0] ? " (" : "", sd->unknown_why,
+            sd->unknown_why[0] ? ")" : "");
+    } else if (sd->quota <= 0) {
         row(r, lab, "0 (no usable quota: access not granted, or reduced)");
-    else
+    } else {
         row(r, lab, "%s %s (%s)", num(sd->quota, a, sizeof a), unit,
             bt_quota_source_name(sd->quota_source));
+    }
     snprintf(lab, sizeof lab, "Steady-state %s", side);
     if (!g->busy_minutes)
         row(r, lab, "none: no minute of the window had accepted calls or tokens");
@@ -187,7 +230,19 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
                 sd->ceiling_points_to ? ", which a TPM increase may not fix" : "");
     }
     snprintf(lab, sizeof lab, "Requested %s value", side);
-    if (g->legacy)
+    if (prov)
+        row(r, lab, "none: Provisioned Throughput has no quota to raise; the peak used was %s "
+                    "%s: to serve more, add model units (UpdateProvisionedModelThroughput) or buy "
+                    "another Provisioned Throughput", num(sd->used.max, d, sizeof d), unit);
+    else if (sd->quota_unknown && !isnan(sd->ask))
+        row(r, lab, "none: the applied quota is unknown, so no increase can be asked from it; "
+                    "this load needs about %s %s (peak used %s x %.2f, rounded up): look up the "
+                    "applied value in the Service Quotas console (service code bedrock) and "
+                    "compare before filing (bedrock-mantle: ask AWS Support)", num(sd->ask, a, sizeof a), unit,
+            num(sd->used.max, d, sizeof d), q->margin);
+    else if (sd->quota_unknown)
+        row(r, lab, "none: the applied quota is unknown and there was no usage in the window");
+    else if (g->legacy)
         row(r, lab, "none: a legacy model, and AWS refuses quota increases for models scheduled "
                     "for retirement; a current model would need about %s %s for this load (peak "
                     "%s x %.2f): move the traffic and request it there",
@@ -225,6 +280,11 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
     if (g->legacy)
         row(r, "Legacy model", "%s: do not file an increase for it (AWS refuses them)", g->legacy_why);
     row(r, "Routes on this quota", "%s", routes);
+    if (g->nadded)
+        row(r, "Routes added", "%d route%s marked * %s not named by --route but draw%s on this "
+                               "quota: %s in every figure, since the request is for the quota",
+            g->nadded, g->nadded == 1 ? "" : "s", g->nadded == 1 ? "was" : "were",
+            g->nadded == 1 ? "s" : "", g->nadded == 1 ? "it is" : "they are");
     row(r, "Verdict", "%s", verdict_words(g));
     row(r, "Request it", "%s", through(g));
     for (int s = 0; s < g->nsides; s++)
@@ -239,7 +299,9 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
             num(g->rpm.p99, a, sizeof a), num(g->rpm.max, b, sizeof b));
         row(r, "Peak RPM offered", "%s (max) requests per minute (accepted + throttled: offered "
             "load, retries in; not the quota's measure)", num(g->rpm_offered.max, a, sizeof a));
-        if (isnan(g->rpm_quota))
+        if (g->scope == BT_QR_PROVISIONED)
+            row(r, "RPM quota", "none (Provisioned Throughput)");
+        else if (isnan(g->rpm_quota))
             row(r, "RPM quota", "none listed for this model (tokens bind, not requests)");
         else
             row(r, "RPM quota", "%s requests per minute (%s%s%s); ask %s", num(g->rpm_quota, a, sizeof a),
@@ -279,8 +341,18 @@ static void group_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr
     if (g->scope != BT_QR_MANTLE)
         row(r, "Minutes throttled", "%d of %d (%s requests throttled)", g->throttled_minutes,
             g->minutes, num(g->throttled_requests, a, sizeof a));
+    if (g->cause)
+        row(r, "Cause of the throttles", "%s (as bedtop's warnings named it: "
+                                         "THROTTLED_BELOW_ESTIMATE in %d route-minute%s of the "
+                                         "window)",
+            g->cause_text, g->cause_minutes, g->cause_minutes == 1 ? "" : "s");
     row(r, "Minutes with data", "%d of %d (%d busy)", g->minutes_with_data, g->minutes,
         g->busy_minutes);
+    row(r, "Minutes covered", "%d of %d: asked for and settled by a good poll of every route "
+                              "here (a minute not asked for is unknown, not idle)%s",
+        g->covered_minutes, g->minutes,
+        g->coverage_inferred ? "; inferred where the source records no coverage: a minute "
+                               "after a good poll counts as asked" : "");
     if (g->scope == BT_QR_CROSS_REGION)
         row(r, "Note", "one request on the cross-Region TPM quota can raise the on-demand and "
                        "daily quotas with it");
@@ -337,10 +409,17 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
     struct bt_buf para = {0};
     for (int s = 0; s < g->nsides; s++) {
         const struct bt_qr_side *sd = &g->side[s];
-        char what[240];
-        snprintf(what, sizeof what, "%s%s%s%s", sd->quota_name[0] ? sd->quota_name : "the quota",
-                 sd->code[0] ? " (" : "", sd->code, sd->code[0] ? ")" : "");
+        char what[300], from[96];
+        quota_words(g, sd, what, sizeof what);
         bt_buf_reset(&para);
+        if (sd->quota_unknown || g->scope == BT_QR_PROVISIONED)
+            continue; /* nothing to ask "from" (the rows say what to do first) */
+        /* bedtop's own setting, or the published default: not the account's applied value */
+        if (sd->quota_source == BT_QS_CONFIG || sd->quota_source == BT_QS_DEFAULT)
+            bt_fmt_cut(from, sizeof from, "its current value (we understand it to be %s)",
+                       num(sd->quota, cur, sizeof cur));
+        else
+            num(sd->quota, from, sizeof from);
         if (!isnan(sd->quota) && sd->quota <= 0) {
             bt_buf_printf(&para, "The applied value of %s in %s is 0: every call is throttled (%s "
                                  "requests between %.16s and %.16s UTC). We request model access or "
@@ -350,9 +429,7 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
             bt_buf_printf(&para, "We request an increase of %s in %s from %s to %s %s. Between %.16s "
                                  "and %.16s UTC our steady-state usage was %s and our peak %s (p99) "
                                  "to %s (max) %s",
-                          what, g->region,
-                          isnan(sd->quota) ? "its current value" : num(sd->quota, cur, sizeof cur),
-                          num(sd->ask, ask, sizeof ask), side_unit(sd), f, t,
+                          what, g->region, from, num(sd->ask, ask, sizeof ask), side_unit(sd), f, t,
                           num(sd->tpm.steady, st, sizeof st), num(sd->tpm.p99, p99, sizeof p99),
                           num(sd->tpm.max, mx, sizeof mx), side_unit(sd));
             case_usage(&para, q, g, sd->ceiling);
@@ -382,6 +459,12 @@ static void case_text(const struct bt_qr *q, const struct bt_qr_group *g, struct
         bt_buf_puts(out, g->verdict == BT_QR_LOWER_MAX_TOKENS
                              ? "\nCase description: none yet (held reservations, not charged "
                                "tokens, exceed the quota: lower max_tokens first)\n"
+                         : g->verdict == BT_QR_PROVISIONED_CAP
+                             ? "\nCase description: none (Provisioned Throughput has no quota: "
+                               "add model units)\n"
+                         : g->verdict == BT_QR_QUOTA_UNKNOWN
+                             ? "\nCase description: none (the applied quota is unknown: look it "
+                               "up in Service Quotas first)\n"
                              : "\nCase description: none needed (the peak plus the margin fits "
                                "the current quota)\n");
 }
@@ -463,8 +546,13 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *rs = cJSON_AddArrayToObject(o, "routes");
-    for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES; k++)
+    cJSON *ra = cJSON_CreateArray();
+    for (int k = 0; k < g->nroutes && k < BT_QR_MAX_ROUTES; k++) {
         cJSON_AddItemToArray(rs, cJSON_CreateString(cfg->routes[g->routes[k]].name));
+        if (g->added[k])
+            cJSON_AddItemToArray(ra, cJSON_CreateString(cfg->routes[g->routes[k]].name));
+    }
+    cJSON_AddItemToObject(o, "routes_added", ra);
     cJSON_AddStringToObject(o, "model_id", g->model);
     cJSON_AddStringToObject(o, "region", g->region);
     cJSON_AddStringToObject(o, "scope", bt_qr_scope_name(g->scope));
@@ -513,7 +601,10 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
         else
             cJSON_AddNullToObject(j, "observed_ceiling_points_to");
         add_num(j, "ask", sd->ask);
-        cJSON_AddBoolToObject(j, "increase_needed", sd->increase_needed);
+        if (sd->quota_unknown && g->scope != BT_QR_PROVISIONED)
+            cJSON_AddNullToObject(j, "increase_needed"); /* not known without the quota */
+        else
+            cJSON_AddBoolToObject(j, "increase_needed", sd->increase_needed);
         cJSON_AddItemToArray(qs, j);
     }
     cJSON *rpm = cJSON_AddObjectToObject(o, "rpm");
@@ -544,6 +635,16 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
     add_num(o, "throttled_requests", g->throttled_requests);
     cJSON_AddNumberToObject(o, "minutes", g->minutes);
     cJSON_AddNumberToObject(o, "minutes_with_data", g->minutes_with_data);
+    cJSON_AddNumberToObject(o, "covered_minutes", g->covered_minutes);
+    if (g->cause) {
+        cJSON *c = cJSON_AddObjectToObject(o, "throttle_cause");
+        cJSON_AddStringToObject(c, "cause", g->cause);
+        cJSON_AddStringToObject(c, "text", g->cause_text);
+        cJSON_AddNumberToObject(c, "route_minutes", g->cause_minutes);
+        cJSON_AddStringToObject(c, "action", g->cause_action ? g->cause_action : "");
+    } else {
+        cJSON_AddNullToObject(o, "throttle_cause");
+    }
     cJSON_AddNumberToObject(o, "busy_minutes", g->busy_minutes);
     cJSON_AddNumberToObject(o, "throttled_minutes", g->throttled_minutes);
     cJSON_AddNumberToObject(o, "held_unknown_minutes", g->held_unknown_minutes);

@@ -316,19 +316,25 @@ static void test_ceiling(void)
 {
     /* Quota 2,000,000. 400,000 settled a minute, throttled (5) at M - 60: the ceiling
      * is at least 400,000 TPM, 20 % of the quota, far below it: held reservations.
-     * The same with 3 server errors in that minute: service capacity. */
+     * The same with 3 server errors in that minute: service capacity. And 3 server
+     * errors beside 240 throttles (the demo's triage, issue 34 item 5): under the rules'
+     * tenth (THROTTLED_BELOW_ESTIMATE's test, bt_capacity_evidence), not capacity. */
     struct fx f;
     fx_init(&f);
     int a = fx_route(&f, "res", "L-C1", 2000000, NAN);
     int b = fx_route(&f, "cap", "L-C2", 2000000, NAN);
+    int d = fx_route(&f, "few", "L-C3", 2000000, NAN);
     fx_start(&f);
     for (int i = 0; i < 3; i++) {
         minute(&f, a, M - i * 60, 100, 300000, 100000, NAN);
         minute(&f, b, M - i * 60, 100, 300000, 100000, NAN);
+        minute(&f, d, M - i * 60, 100, 300000, 100000, NAN);
     }
     put(&f, a, BT_SIG_THROTTLES, M - 60, 5);
     put(&f, b, BT_SIG_THROTTLES, M - 60, 5);
     put(&f, b, BT_SIG_SERVER_ERRORS, M - 60, 3);
+    put(&f, d, BT_SIG_THROTTLES, M - 60, 240);
+    put(&f, d, BT_SIG_SERVER_ERRORS, M - 60, 3);
     struct bt_eval e;
     struct bt_ceiling c;
     bt_eval_route(&f.cfg, &f.st, a, NOW, &e);
@@ -340,6 +346,10 @@ static void test_ceiling(void)
     bt_eval_route(&f.cfg, &f.st, b, NOW, &e);
     bt_ceiling_of(&f.cfg, &f.st, &e, &c);
     OK(c.points_to && !strcmp(c.points_to, "capacity"), "server errors with throttles: capacity");
+    bt_eval_route(&f.cfg, &f.st, d, NOW, &e);
+    bt_ceiling_of(&f.cfg, &f.st, &e, &c);
+    OK(c.points_to && strcmp(c.points_to, "capacity") != 0 && !strstr(c.why, "service capacity"),
+       "3 server errors beside 240 throttles: not service capacity (the rules' tenth)");
     fx_free(&f);
 }
 

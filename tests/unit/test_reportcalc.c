@@ -170,10 +170,14 @@ static void quota_request(void)
 
     bool keep[3] = {false, true, false};
     bt_qr_build(&rp.cfg, &rp.store, ev, from, to, keep, 1.2, &q);
-    /* chat-batch alone: 50,000, 70,000, 40,000 -> steady 50,000, peak 70,000 */
-    OK(q.ngroups == 1 && q.groups[0].nroutes == 1, "--route chat-batch: one group of one route");
-    NEAR(q.groups[0].side[0].tpm.steady, 50000, 0, "chat-batch alone: steady 50,000");
-    NEAR(q.groups[0].side[0].tpm.max, 70000, 0, "chat-batch alone: peak 70,000");
+    /* --route chat-batch: a request is for the quota, so chat (the same group) stays in,
+     * marked added (issue 34 item 5), with the whole group's figures: steady 260,000,
+     * peak 520,000, never chat-batch's 50,000 / 70,000 alone */
+    OK(q.ngroups == 1 && q.groups[0].nroutes == 2, "--route chat-batch: its whole group");
+    OK(q.groups[0].nadded == 1 && q.groups[0].added[0] && !q.groups[0].added[1],
+       "chat, not named, is marked added");
+    NEAR(q.groups[0].side[0].tpm.steady, 260000, 0, "the group's steady 260,000");
+    NEAR(q.groups[0].side[0].tpm.max, 520000, 0, "the group's peak 520,000");
     bt_qr_free(&q);
 out:
     bt_replay_free(&rp);
