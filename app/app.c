@@ -105,7 +105,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
 int64_t app_demo_now(const struct opts *o, double default_minute)
 {
     if (isnan(o->demo_at))
-        return BT_DEMO_T0 + (int64_t)llround(default_minute * 60);
+        return bt_demo_t0() + (int64_t)llround(default_minute * 60);
     /* --demo-at M names data minute M of the story (the one clock, core/dataminute.h):
      * shown as replay --at and export's row show it, the last second it is the newest;
      * a fraction picks a second of that time (M.5: 30 s after it appears). The demo
@@ -114,7 +114,7 @@ int64_t app_demo_now(const struct opts *o, double default_minute)
     bt_config_defaults(c);
     double whole = floor(o->demo_at);
     int sec = o->demo_at > whole ? (int)llround((o->demo_at - whole) * 60) : -1;
-    int64_t t = bt_data_minute_at(c, BT_DEMO_T0 + (int64_t)whole * 60, sec > 59 ? 59 : sec);
+    int64_t t = bt_data_minute_at(c, bt_demo_t0() + (int64_t)whole * 60, sec > 59 ? 59 : sec);
     free(c);
     return t;
 }

@@ -134,6 +134,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     bt_report_select(&rep, keep, app_unknown_as(o));
     bt_report_decide(&rep); /* as check: the forecast and the observed ceiling */
     rep.mode = "replay";
+    rep.recorded_mode = rp->mode; /* compared or JSON-escaped, never printed raw */
     rep.wide = o->wide;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     struct bt_buf out = {0};
@@ -295,19 +296,21 @@ struct export_pending {
         int64_t m;
         int r;
         size_t off, len; /* the row's head in the heads buffer */
-        enum bt_quality hq; /* its headroom's quality, the row's last field */
+        enum bt_quality hq; /* its headroom's quality and binding side, the last fields */
+        enum bt_side binding;
     } *row;
     size_t n, cap;
 };
 
 static void pending_add(struct export_pending *p, int64_t m, int r, size_t off, size_t len,
-                        enum bt_quality hq)
+                        enum bt_quality hq, enum bt_side binding)
 {
     if (p->n == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 256;
         p->row = bt_xrealloc(p->row, p->cap * sizeof *p->row);
     }
-    p->row[p->n++] = (struct export_row){.m = m, .r = r, .off = off, .len = len, .hq = hq};
+    p->row[p->n++] = (struct export_row){.m = m, .r = r, .off = off, .len = len, .hq = hq,
+                                      .binding = binding};
 }
 
 /* Writes the pending rows of minutes before `complete` (the log is final there), in
@@ -329,7 +332,7 @@ static void pending_flush(struct export_pending *p, struct bt_buf *heads, struct
             mk_minute = x->m;
         }
         bt_buf_add(b, heads->buf + x->off, x->len);
-        bt_csv_row_tail(b, x->r, x->m, bt_buf_str(mk), log, x->hq);
+        bt_csv_row_tail(b, x->r, x->m, bt_buf_str(mk), log, x->hq, x->binding);
     }
     if (i == p->n) {
         p->n = 0;
@@ -457,7 +460,8 @@ int cmd_export(struct opts *o)
                 if (csv) {
                     size_t off = heads.len;
                     bt_csv_row_head(&heads, &rp.cfg, &rp.store, r, &evals[r], m);
-                    pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q);
+                    pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q,
+                                evals[r].binding);
                 } else {
                     json_row(&b, &rp, r, evals, m, t, first_row);
                 }

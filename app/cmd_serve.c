@@ -16,6 +16,7 @@
 
 #include "app/app.h"
 #include "collectors/cloudwatch.h"
+#include "collectors/demo.h"
 #include "net/httpd.h"
 #include "net/loop.h"
 #include "core/apicost.h"
@@ -398,6 +399,11 @@ int cmd_serve(struct opts *o)
                                    .done = view_done, .next_wakeup_ms = view_next_ms};
     s.a = &s.apps[0];
     bt_loop_signals(); /* before anything can take time: a SIGHUP then is a reload, not death */
+    /* --demo: the story on the wall clock, from this minute (the fleet path tried on the
+     * demo: Prometheus stores each sample at its time, check --source reads it fresh);
+     * --demo-at M keeps the story's own clock, 2026-11-29T10:M, standing still */
+    if (o->demo && isnan(o->demo_at))
+        bt_demo_set_t0((int64_t)time(NULL));
     int rc = start_app(&s, s.a);
     if (rc)
         return rc;

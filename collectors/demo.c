@@ -210,12 +210,24 @@ static double vary(double v, double pct, int route, int64_t minute, int salt)
     return round(v * (1 + pct * jitter(route, minute, salt)));
 }
 
+static int64_t demo_t0 = BT_DEMO_T0;
+
+int64_t bt_demo_t0(void)
+{
+    return demo_t0;
+}
+
+void bt_demo_set_t0(int64_t t0)
+{
+    demo_t0 = t0 - ((t0 % 60) + 60) % 60;
+}
+
 /* Story minute: -1 before 10:00 (the calm history), else minutes since 10:00 mod 30. */
 static int story(int64_t minute)
 {
-    if (minute < BT_DEMO_T0)
+    if (minute < demo_t0)
         return -1;
-    return (int)(((minute - BT_DEMO_T0) / 60) % BT_DEMO_STORY_MINUTES);
+    return (int)(((minute - demo_t0) / 60) % BT_DEMO_STORY_MINUTES);
 }
 
 /* Retry-storm intensity for triage: a triangle over minutes 12..20, peak at 16. */
@@ -481,12 +493,14 @@ static bool cw_failing(int r, int64_t minute)
     return false;
 }
 
+/* Labelled simulated: a demo recording replayed, exported or reported later must not
+ * pass its failures for real AWS errors. */
 static const char *cw_failure(int r)
 {
     return r == R_EXPERIMENTS
-               ? "monitoring.eu-west-1: connection timed out after 10 s (3 attempts)"
-               : "GetMetricData: Forbidden for Invocations Sum (arn:aws:bedrock:us-east-1:"
-                 "123456789012:application-inference-profile/tri4ge0app1): AccessDenied";
+               ? "simulated: monitoring.eu-west-1: connection timed out after 10 s (3 attempts)"
+               : "simulated: GetMetricData: Forbidden for Invocations Sum (arn:aws:bedrock:"
+                 "us-east-1:123456789012:application-inference-profile/tri4ge0app1): AccessDenied";
 }
 
 static void publish_minute(struct demo *d, int64_t m, int64_t now)

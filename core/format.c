@@ -61,6 +61,18 @@ char *bt_fmt_pct(double v, char *out, size_t n)
     return out;
 }
 
+char *bt_fmt_pct_q(double v, enum bt_quality q, char *out, size_t n)
+{
+    const char *mark = !isfinite(v)            ? ""
+                       : q == BT_QL_UPPER    ? "<"
+                       : q == BT_QL_LOWER    ? ">"
+                       : q == BT_QL_ESTIMATE ? "~"
+                                             : "";
+    char pv[BT_FMT_SHORT];
+    snprintf(out, n, "%s%s", mark, bt_fmt_pct(v, pv, sizeof pv));
+    return out;
+}
+
 char *bt_fmt_latency(double ms, char *out, size_t n)
 {
     if (!isfinite(ms) || ms < 0) {

@@ -7,6 +7,9 @@
  *   tokens   tokens or tokens per minute, compact: 12, 1.2k, 350k, 1.23M, 4.5G
  *   count    calls, throttles, fits: the same scale as tokens (12, 350k, 1.23M)
  *   pct      a percentage with one decimal and no sign: 38.4 (the caller adds %)
+ *   pct_q    the same with how sure it is, as every view prints a headroom %:
+ *            "<41.0" at most (upper bound), ">41.0" at least (lower bound),
+ *            "~41.0" an estimate, "41.0" known or idle, "-" unknown
  *   latency  milliseconds in, a unit out: 850ms, 5.3s, 42s, 2.5m
  *   age      seconds in: 45s, 12m, 3h05m, 2d04h
  *   grouped  an exact number with thousands separators: 10,000,000, 0.01
@@ -18,9 +21,12 @@
 #define BEDTOP_FORMAT_H
 #include <stddef.h>
 
+#include "core/headroom.h"
+
 char *bt_fmt_tokens(double v, char *out, size_t n);
 char *bt_fmt_count(double v, char *out, size_t n);
 char *bt_fmt_pct(double v, char *out, size_t n);
+char *bt_fmt_pct_q(double v, enum bt_quality q, char *out, size_t n);
 char *bt_fmt_latency(double ms, char *out, size_t n);
 char *bt_fmt_age(double seconds, char *out, size_t n);
 char *bt_fmt_grouped(double v, char *out, size_t n);
@@ -32,6 +38,6 @@ double bt_round_to(double v, int decimals);
 char *bt_fmt_plain(double v, int decimals, char *out, size_t n);
 
 /* Buffer sizes that hold any output of the functions above. */
-#define BT_FMT_SHORT 16   /* tokens, count, pct, latency, age */
+#define BT_FMT_SHORT 16   /* tokens, count, pct, pct_q, latency, age */
 #define BT_FMT_LONG 48    /* grouped, plain */
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 
@@ -36,10 +37,17 @@ void bt_csv_header(struct bt_buf *b)
     bt_buf_puts(b, "\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\"");
     for (int k = 0; k < BT_SIG_COUNT; k++)
         bt_buf_printf(b, ",\"%s\"", bt_signal_info[k].name);
-    static const char *const eval_cols[] = {
-        "settled_tpm", "held_tpm", "reserved_tpm", "reserved_source", "used_tpm", "quota_tpm",
-        "quota_source", "headroom_tpm", "headroom_pct", "fits_more", "status", "warnings",
-        "evaluated_at", "admission_at", "markers", "events", "headroom_quality"};
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int nf = bt_figures_of(BT_FW_CSV, ids); /* the figure table's columns */
+    for (int k = 0; k < nf; k++) {
+        const struct bt_figure *f = &bt_figures[ids[k]];
+        bt_buf_printf(b, ",\"%s\"", f->csv);
+        if (f->csv_source)
+            bt_buf_printf(b, ",\"%s\"", f->csv_source);
+    }
+    static const char *const eval_cols[] = {"status",       "warnings", "evaluated_at",
+                                            "admission_at", "markers",  "events",
+                                            "headroom_quality", "binding_side"};
     for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
         bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
     bt_buf_putc(b, '\n');
@@ -74,7 +82,7 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
                 const struct bt_evlog *log)
 {
     bt_csv_row_head(b, cfg, st, r, e, m);
-    bt_csv_row_tail(b, r, m, markers, log, e->headroom_q);
+    bt_csv_row_tail(b, r, m, markers, log, e->headroom_q, e->binding);
 }
 
 void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
@@ -91,17 +99,16 @@ void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct
     csv_str(b, bt_inference_name(rt->inference));
     for (int k = 0; k < BT_SIG_COUNT; k++)
         csv_num(b, bt_export_signal(st, r, k, e, m), 3);
-    /* rounded as check --format json rounds them: one figure, one reading */
-    csv_num(b, e->settled, 0);
-    csv_num(b, e->held, 0);
-    csv_num(b, e->reserved_per_min, 0);
-    csv_str(b, e->reserved_source);
-    csv_num(b, e->used, 0);
-    csv_num(b, e->quota, 0);
-    csv_str(b, bt_quota_source_name(e->quota_source));
-    csv_num(b, e->headroom_tpm, 0);
-    csv_num(b, e->headroom_pct, 1);
-    csv_num(b, e->fits_more, 0);
+    /* rounded as check --format json rounds them (the table's decimals): one figure,
+     * one reading */
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int nf = bt_figures_of(BT_FW_CSV, ids);
+    for (int k = 0; k < nf; k++) {
+        const struct bt_figure *f = &bt_figures[ids[k]];
+        csv_num(b, bt_figure_value(f, e), f->decimals);
+        if (f->csv_source)
+            csv_str(b, f->source ? f->source(e) : NULL);
+    }
     csv_str(b, bt_status_name(e->status));
     struct bt_buf w = {0};
     for (int i = 0; i < e->nwarn; i++)
@@ -114,7 +121,7 @@ void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct
 }
 
 void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
-                     const struct bt_evlog *log, enum bt_quality hq)
+                     const struct bt_evlog *log, enum bt_quality hq, enum bt_side binding)
 {
     struct bt_buf w = {0};
     csv_str(b, markers);
@@ -123,5 +130,8 @@ void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
     bt_buf_free(&w);
     /* how sure headroom_pct is: known, upper-bound, estimate (the cross-model daily side) */
     csv_str(b, bt_quality_name(hq));
+    /* the side headroom_pct and fits_more are of (headroom_tpm is the token side's):
+     * one side per number, named as check --format json names it */
+    csv_str(b, bt_side_binding_name(binding));
     bt_buf_putc(b, '\n');
 }

@@ -19,12 +19,12 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
                 const struct bt_evlog *log);
 /* bt_csv_row in two parts, for a writer that evaluates a minute before its log is
  * complete: the fields through admission_at (from the evaluation, the store as
- * sought then), then the markers, the events, the evaluation's headroom quality hq
- * and the line's end. */
+ * sought then), then the markers, the events, the evaluation's headroom quality hq,
+ * its binding side and the line's end. */
 void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
                      int r, const struct bt_eval *e, int64_t m);
 void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
-                     const struct bt_evlog *log, enum bt_quality hq);
+                     const struct bt_evlog *log, enum bt_quality hq, enum bt_side binding);
 /* The value of signal k in an export row: a CloudWatch signal at the data
  * minute, an admission counter at the admission instant the evaluation used. */
 double bt_export_signal(const struct bt_store *st, int r, int k, const struct bt_eval *e,

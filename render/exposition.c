@@ -7,27 +7,14 @@
 #include <string.h>
 
 #include "core/apicost.h"
+#include "core/figures.h"
 #include "core/sanitize.h"
 
 /* One source of truth for the exported names: id, name, type, help. Counter
- * names are the family (OpenMetrics); their samples end in _total. */
+ * names are the family (OpenMetrics); their samples end in _total. The per-route
+ * figures' families come first, from the figure table (core/figures.c: name, help,
+ * order), then these. */
 #define EXPO_FAMILIES(X)                                                                          \
-    X(HEADROOM, "bedtop_headroom_tokens_per_minute", "gauge",                                     \
-      "Quota minus the tokens per minute used by every route of the quota group.")                \
-    X(HEADROOM_RATIO, "bedtop_headroom_ratio", "gauge", "Headroom as a fraction of the quota (1 idle, 0 at the quota, negative over it).") \
-    X(USED, "bedtop_used_tokens_per_minute", "gauge",                                             \
-      "Tokens per minute counted against the quota: max(settled, estimated) + held, or the per-minute upper bound.")          \
-    X(HELD, "bedtop_held_tokens", "gauge",                                                        \
-      "Reservations held by calls in flight now (label source: admission, littles-law).")         \
-    X(IN_FLIGHT, "bedtop_in_flight_calls", "gauge",                                               \
-      "Model calls in flight (label source: admission gauge or littles-law).")                    \
-    X(RESERVATION, "bedtop_reservation_tokens_per_call", "gauge",                                 \
-      "Reservation per call: total input per call + max_tokens.")                                 \
-    X(RESERVED, "bedtop_reserved_tokens_per_minute", "gauge",                                     \
-      "Reservations started per minute (the bound used when calls in flight are unknown).")       \
-    X(GROUP_USED, "bedtop_group_used_tokens_per_minute", "gauge",                                 \
-      "Used summed over every route of the quota group.")                                         \
-    X(FITS, "bedtop_fits_more_calls", "gauge", "More calls of the average size that fit in the headroom.") \
     X(QUOTA, "bedtop_quota_tokens_per_minute", "gauge",                                           \
       "Tokens-per-minute quota (kind tpm; mantle: input_tpm and output_tpm) and where it came from.") \
     X(QUOTA_TPD, "bedtop_quota_tokens_per_day", "gauge", "Daily token quota.")                    \
@@ -74,7 +61,7 @@ static const struct {
 #define MAX_EXTRA 5
 
 struct sample {
-    enum fam fam;
+    int fam;                         /* a figure family's place, or nfig + enum fam */
     int route;                       /* -1: no route labels */
     const char *key[MAX_EXTRA];
     char val[MAX_EXTRA][192];        /* a quota name can be long */
@@ -84,11 +71,27 @@ struct sample {
 struct samples {
     struct sample *s;
     size_t n, cap;
+    int nfig;                        /* the figure families, in their order */
+    enum bt_fig_id fig[BT_FIG_COUNT];
 };
 
-/* Adds a sample unless v is unknown (NaN or infinite: absent, never NaN).
- * Extra labels as key, value pairs, NULL-terminated. */
-static void add(struct samples *ss, enum fam f, int route, double v, ...)
+/* Family k of ss (figures first, then fams[]). */
+static const char *fam_name(const struct samples *ss, int k)
+{
+    return k < ss->nfig ? bt_figures[ss->fig[k]].prom : fams[k - ss->nfig].name;
+}
+
+static const char *fam_help(const struct samples *ss, int k)
+{
+    return k < ss->nfig ? bt_figures[ss->fig[k]].prom_help : fams[k - ss->nfig].help;
+}
+
+static const char *fam_type(const struct samples *ss, int k)
+{
+    return k < ss->nfig ? "gauge" : fams[k - ss->nfig].type;
+}
+
+static void add_va(struct samples *ss, int fam, int route, double v, va_list ap)
 {
     if (!isfinite(v))
         return;
@@ -98,11 +101,9 @@ static void add(struct samples *ss, enum fam f, int route, double v, ...)
     }
     struct sample *s = &ss->s[ss->n++];
     memset(s, 0, sizeof *s);
-    s->fam = f;
+    s->fam = fam;
     s->route = route;
     s->v = v;
-    va_list ap;
-    va_start(ap, v);
     for (int k = 0; k < MAX_EXTRA; k++) {
         const char *key = va_arg(ap, const char *);
         if (!key)
@@ -110,6 +111,24 @@ static void add(struct samples *ss, enum fam f, int route, double v, ...)
         s->key[k] = key;
         bt_strlcpy(s->val[k], va_arg(ap, const char *), sizeof s->val[k]);
     }
+}
+
+/* Adds a sample unless v is unknown (NaN or infinite: absent, never NaN).
+ * Extra labels as key, value pairs, NULL-terminated. */
+static void add(struct samples *ss, enum fam f, int route, double v, ...)
+{
+    va_list ap;
+    va_start(ap, v);
+    add_va(ss, ss->nfig + (int)f, route, v, ap);
+    va_end(ap);
+}
+
+/* A figure family's sample (k: its place among the figure families). */
+static void add_fig(struct samples *ss, int k, int route, double v, ...)
+{
+    va_list ap;
+    va_start(ap, v);
+    add_va(ss, k, route, v, ap);
     va_end(ap);
 }
 
@@ -147,16 +166,18 @@ static void route_series(const struct bt_report *r, int i, struct samples *ss)
 {
     const struct bt_eval *e = &r->evals[i];
     const struct bt_route *rt = &r->cfg->routes[i];
-    add(ss, F_HEADROOM, i, e->headroom_tpm, NULL);
-    add(ss, F_HEADROOM_RATIO, i, e->headroom_pct / 100, NULL);
-    add(ss, F_USED, i, e->used, NULL);
-    add(ss, F_HELD, i, e->held, "source", e->held_source ? e->held_source : "", NULL);
-    add(ss, F_IN_FLIGHT, i, e->in_flight, "source", e->in_flight_source ? e->in_flight_source : "",
-        NULL);
-    add(ss, F_RESERVATION, i, e->reservation, NULL);
-    add(ss, F_RESERVED, i, e->reserved_per_min, NULL);
-    add(ss, F_GROUP_USED, i, e->group_used, NULL);
-    add(ss, F_FITS, i, e->fits_more, NULL);
+    for (int k = 0; k < ss->nfig; k++) { /* the figure table's series */
+        const struct bt_figure *f = &bt_figures[ss->fig[k]];
+        const char *src = f->prom_source && f->source ? f->source(e) : NULL;
+        /* one side per number: the side each figure is of (issue 34) */
+        enum bt_side sd = bt_figure_side(f, e);
+        const char *side = sd < BT_SIDE_COUNT ? bt_side_name(sd) : "";
+        double v = bt_figure_value(f, e) / f->prom_scale;
+        if (f->prom_source)
+            add_fig(ss, k, i, v, f->prom_source, src ? src : "", "side", side, NULL);
+        else
+            add_fig(ss, k, i, v, "side", side, NULL);
+    }
     static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
     for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
         const struct bt_quota *q = &rt->quota[tpm_kinds[k]];
@@ -238,20 +259,17 @@ static void value(struct bt_buf *b, double v)
         bt_buf_printf(b, " %.0f\n", v);
         return;
     }
-    /* the shortest of %.15g..%.17g that reads back as the same double */
-    char t[40];
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(t, sizeof t, "%.*g", prec, v);
-        if (strtod(t, NULL) == v)
-            break;
-    }
-    bt_buf_printf(b, " %s\n", t);
+    /* 15 significant digits, every sample alike: what a double carries of a decimal
+     * figure, so arithmetic's binary noise (871401.7557000001, 0.43570087785000006)
+     * is not exported as if it were measured */
+    bt_buf_printf(b, " %.15g\n", v);
 }
 
-static void render_sample(const struct bt_report *r, const struct sample *s, struct bt_buf *b)
+static void render_sample(const struct bt_report *r, const struct samples *ss,
+                          const struct sample *s, struct bt_buf *b)
 {
-    bool counter = !strcmp(fams[s->fam].type, "counter");
-    bt_buf_printf(b, "%s%s", fams[s->fam].name, counter ? "_total" : "");
+    bool counter = !strcmp(fam_type(ss, s->fam), "counter");
+    bt_buf_printf(b, "%s%s", fam_name(ss, s->fam), counter ? "_total" : "");
     bool first = true;
     if (s->route >= 0) {
         const struct bt_route *rt = &r->cfg->routes[s->route];
@@ -267,7 +285,8 @@ static void render_sample(const struct bt_report *r, const struct sample *s, str
     for (int k = 0; k < MAX_EXTRA && s->key[k]; k++)
         if (s->val[k][0])
             label(b, s->key[k], s->val[k], &first);
-    if (r->mode && !strcmp(r->mode, "demo")) /* simulated figures never pass for real ones */
+    /* simulated figures never pass for real ones, replayed from a demo recording too */
+    if ((r->mode && !strcmp(r->mode, "demo")) || (r->recorded_mode && !strcmp(r->recorded_mode, "demo")))
         label(b, "mode", "demo", &first);
     if (r->replica) /* an HA pair's series differ in this label only */
         label(b, "replica", r->replica, &first);
@@ -279,19 +298,21 @@ static void render_sample(const struct bt_report *r, const struct sample *s, str
 void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out)
 {
     struct samples ss = {0};
+    ss.nfig = bt_figures_of(BT_FW_PROM, ss.fig);
     for (int i = 0; i < r->n; i++)
         if (bt_report_shows(r, i)) /* check --route */
             route_series(r, i, &ss);
     poller_series(r, &ss);
     /* one family's samples together, after its HELP and TYPE */
-    for (int fa = 0; fa < F_COUNT; fa++) {
-        bool counter = !strcmp(fams[fa].type, "counter");
+    for (int fa = 0; fa < ss.nfig + F_COUNT; fa++) {
+        const char *type = fam_type(&ss, fa), *name = fam_name(&ss, fa);
+        bool counter = !strcmp(type, "counter");
         const char *suffix = counter && f == BT_EXPO_TEXT ? "_total" : "";
-        bt_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", fams[fa].name, suffix,
-                      fams[fa].help, fams[fa].name, suffix, fams[fa].type);
+        bt_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix,
+                      fam_help(&ss, fa), name, suffix, type);
         for (size_t k = 0; k < ss.n; k++)
-            if (ss.s[k].fam == (enum fam)fa)
-                render_sample(r, &ss.s[k], out);
+            if (ss.s[k].fam == fa)
+                render_sample(r, &ss, &ss.s[k], out);
     }
     if (f == BT_EXPO_OPENMETRICS)
         bt_buf_puts(out, "# EOF\n");

@@ -64,12 +64,16 @@ static void row(struct bt_buf *b, bool two, const char *label, const char *now, 
         bt_buf_printf(b, "  %-24s %s\n", label, now);
 }
 
-/* Prose wrapped at 80 columns under an indent; outside text is sanitised. */
+/* The prose's width for the text being rendered (bt_plan_view.width). */
+static size_t wrap_width = 80;
+
+/* Prose wrapped at 80 columns (or the view's width) under an indent; outside text is
+ * sanitised. */
 static void wrap(struct bt_buf *b, const char *first, const char *indent, const char *text)
 {
     char clean[512];
     bt_san_term(clean, sizeof clean, text);
-    size_t width = 80, col = strlen(first);
+    size_t width = wrap_width, col = strlen(first);
     bool words = false; /* on the current line */
     bt_buf_puts(b, first);
     const char *p = clean;
@@ -309,6 +313,7 @@ static void limits_text(const struct bt_plan_view *v, struct bt_buf *b)
 
 void bt_plan_render_text(const struct bt_plan_view *v, struct bt_buf *b)
 {
+    wrap_width = v->width >= 40 ? (size_t)v->width : 80;
     const struct bt_whatif *w = v->w;
     const struct bt_route *rt = &v->cfg->routes[w->route];
     char name[64], model[96], reg[32], hm[8] = "-", ch[160];

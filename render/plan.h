@@ -18,6 +18,7 @@ struct bt_plan_view {
     const struct bt_forecast *forecast;
     const struct bt_ceiling *ceiling;
     const struct bt_limits *limits;  /* NULL: --limits not asked */
+    int width;                       /* the prose's columns: 0 is 80 (the dashboard's box: its own) */
 };
 
 /* What the change is, in words ("max_tokens 768, traffic x2"); "none" when none. */

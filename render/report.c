@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/json.h"
 
@@ -136,6 +137,34 @@ static void add_str(cJSON *o, const char *k, const char *v)
         cJSON_AddStringToObject(o, k, v);
     else
         cJSON_AddNullToObject(o, k);
+}
+
+/* A figure of the table in JSON: its key rounded to its decimals (null unknown),
+ * then its source, its quality, "is an upper bound" and an older name, where set. */
+static void add_figure(cJSON *o, const struct bt_figure *f, const struct bt_eval *e)
+{
+    double v = bt_figure_value(f, e);
+    if (isnan(v) || isinf(v))
+        cJSON_AddNullToObject(o, f->json);
+    else
+        cJSON_AddNumberToObject(o, f->json, f->decimals ? bt_round_to(v, f->decimals) : round(v));
+    if (f->json_source)
+        add_str(o, f->json_source, f->source ? f->source(e) : NULL);
+    if (f->json_quality)
+        cJSON_AddStringToObject(o, f->json_quality, bt_quality_name(f->quality(e)));
+    if (f->json_upper)
+        cJSON_AddBoolToObject(o, f->json_upper, f->quality(e) == BT_QL_UPPER);
+    if (f->json_alias)
+        add_num(o, f->json_alias, v);
+}
+
+/* The figures of one JSON place, in the table's order. */
+static void add_figures(cJSON *o, enum bt_fig_writer w, const struct bt_eval *e)
+{
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int n = bt_figures_of(w, ids);
+    for (int k = 0; k < n; k++)
+        add_figure(o, &bt_figures[ids[k]], e);
 }
 
 /* One side of a route: its quota, use and headroom, each with how sure it is. */
@@ -270,20 +299,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     if (tq->name[0])
         cJSON_AddStringToObject(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);
 
-    cJSON *t = cJSON_AddObjectToObject(o, "tpm");
-    add_num(t, "settled", e->settled);
-    add_num(t, "estimated", e->estimated);
-    add_num(t, "held", e->held);
-    add_str(t, "held_source", e->held_source);
-    cJSON_AddStringToObject(t, "held_quality", bt_quality_name(e->held_q));
-    add_num(t, "used", e->used);
-    cJSON_AddStringToObject(t, "used_quality", bt_quality_name(e->used_q));
-    cJSON_AddBoolToObject(t, "upper_bound", e->used_q == BT_QL_UPPER); /* version 2 name */
-    add_num(t, "reserved_per_min", e->reserved_per_min);
-    add_str(t, "reserved_source", e->reserved_source);
-    add_num(t, "reserved", e->reserved_per_min); /* version 1 name, kept for scripts */
-    add_num(t, "group_used", e->group_used);
-    cJSON_AddStringToObject(t, "group_used_quality", bt_quality_name(e->group_used_q));
+    /* the token side's figures (the figure table; upper_bound and reserved: the
+     * version 2 and version 1 names, kept for scripts) */
+    add_figures(cJSON_AddObjectToObject(o, "tpm"), BT_FW_JSON_TPM, e);
 
     /* requests per minute: the RPM side, where Service Quotas lists one */
     /* used: accepted; offered = accepted + throttled, beside it, never the side's use */
@@ -304,6 +322,11 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
             add_num(cJSON_GetObjectItemCaseSensitive(sj, "rpm"), "offered", bt_eval_offered(e));
     }
     cJSON_AddStringToObject(o, "binding_side", bt_side_binding_name(e->binding));
+    /* one side per number: headroom_pct and fits_more are the binding side's; the tpm
+     * object, quota.tpm and headroom_tpm the token side's (tpm, or mantle's binding
+     * input or output side), named here, from the figure table */
+    cJSON_AddStringToObject(o, "token_side", bt_side_binding_name(
+                                                 bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)));
     add_time(o, "evaluated_minute", e->minute);
     add_time(o, "admission_at", e->adm_minute);
     cJSON_AddStringToObject(o, "frame_state", bt_frame_state_name(e->state));
@@ -315,14 +338,9 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         add_num(tj, "reserved_output_tokens", e->tier_reserved_output);
     }
 
-    add_num(o, "reservation_per_call", e->reservation);
-    add_str(o, "reservation_source", e->reservation_source);
-    add_dec(o, "in_flight", e->in_flight);
-    add_str(o, "in_flight_source", e->in_flight_source);
-    add_num(o, "headroom_tpm", e->headroom_tpm);
-    add_pct(o, "headroom_pct", e->headroom_pct);
-    cJSON_AddStringToObject(o, "headroom_quality", bt_quality_name(e->headroom_q));
-    add_num(o, "fits_more", e->fits_more);
+    /* reservation_per_call .. fits_more: headroom_tpm the token side's, headroom_pct
+     * and fits_more the binding side's (the figure table) */
+    add_figures(o, BT_FW_JSON_HEADROOM, e);
     if (e->mantle) {
         cJSON *m = cJSON_AddObjectToObject(o, "mantle");
         add_side(m, "input", &e->side[BT_SIDE_INPUT], true);
@@ -373,6 +391,8 @@ cJSON *bt_report_json(const struct bt_report *r)
     add_time(o, "generated_at", r->now);
     cJSON_AddStringToObject(o, "status", bt_status_name(r->status));
     cJSON_AddStringToObject(o, "mode", r->mode);
+    if (r->recorded_mode) /* a demo recording replayed is still simulated */
+        cJSON_AddStringToObject(o, "recorded_mode", r->recorded_mode);
     cJSON *routes = cJSON_AddArrayToObject(o, "routes");
     for (int i = 0; i < r->n; i++)
         if (bt_report_shows(r, i))

@@ -23,6 +23,7 @@ struct bt_report {
     enum bt_status status;     /* worst status of the routes shown, unknown counted
                                 * as unknown_as: the exit code of check */
     const char *mode;          /* "live", "demo", "replay" */
+    const char *recorded_mode; /* replay: the recording's mode (live, demo, backfill); NULL else */
     const char *replica;       /* serve --replica: a label on every series, NULL none */
     double metrics_per_poll, metrics_per_day; /* NAN: unknown */
     const struct bt_api_cost *api; /* requests and metrics counted (NULL: none) */

@@ -155,16 +155,8 @@ static void row_figures(const struct bt_eval *e, struct text_row *t)
     bt_fmt_tokens(e->settled, t->settled, sizeof t->settled);
     bt_fmt_tokens(e->estimated, t->est, sizeof t->est);
     bt_fmt_tokens(e->held, t->res, sizeof t->res);
-    char pv[BT_FMT_SHORT];
-    bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
     /* "<41.0": at most (an upper-bound headroom), ">41.0": at least */
-    snprintf(t->pct, sizeof t->pct, "%s%s",
-             isnan(e->headroom_pct)            ? ""
-             : e->headroom_q == BT_QL_UPPER ? "<"
-             : e->headroom_q == BT_QL_LOWER ? ">"
-             : e->headroom_q == BT_QL_ESTIMATE ? "~"
-                                            : "",
-             pv);
+    bt_fmt_pct_q(e->headroom_pct, e->headroom_q, t->pct, sizeof t->pct);
     bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
     if (e->mantle) /* no throttle metric on bedrock-mantle: not published, never 0 */
         bt_strlcpy(t->thr, "n/p", sizeof t->thr);
@@ -432,10 +424,12 @@ void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf 
     snprintf(hms, sizeof hms, "%02d:%02d:%02d", sod / 3600, sod / 60 % 60, sod % 60);
     int *idx = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *idx);
     int n = route_order(r, idx);
-    bt_buf_printf(b, "bedtop %s  data %s, %s %s  %d route%s  status %s%s%s\n\n",
+    bool sim = r->recorded_mode && !strcmp(r->recorded_mode, "demo");
+    bt_buf_printf(b, "bedtop %s  data %s, %s %s  %d route%s  status %s%s%s%s\n\n",
                   replay ? "replay" : "check", iso, replay ? "seen" : "now", hms, n,
                   n == 1 ? "" : "s", color ? status_color(r->status) : "",
-                  bt_status_name(r->status), color ? C_RESET : "");
+                  bt_status_name(r->status), color ? C_RESET : "",
+                  sim ? "  (demo recording: simulated)" : "");
     if (!n) {
         bt_buf_puts(b, "no routes: add [route NAME] sections to the config, or let bedtop\n"
                        "discover them from CloudWatch\n");

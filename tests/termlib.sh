@@ -15,7 +15,8 @@ SOCK=bedtop-test-$$
 T() { tmux -L "$SOCK" "$@"; }
 CLEANUP+=("tmux -L $SOCK kill-server")
 # a session that lives all along: the server exits with its last session otherwise
-T -f /dev/null -u new-session -d -s keep -x 80 -y 24 "sleep 300"
+# (an hour: a suite on a loaded machine outlived 300 s; the cleanup kills the server)
+T -f /dev/null -u new-session -d -s keep -x 80 -y 24 "sleep 3600"
 
 # start NAME W H LANG [env assignments] : $TUI_CMD $EXTRA in a new session; after it
 # exits the pane shows "EXITED rc=N" on the normal screen

@@ -2,7 +2,9 @@
 #include "tui/view.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/dataminute.h"
@@ -45,9 +47,11 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
     char dhm[8];
     bt_fmt_hhmm(bt_data_minute(h->cfg, h->now), dhm, sizeof dhm);
     snprintf(dm, sizeof dm, "data %s", dhm);
-    int cnt[4] = {0};
-    for (int i = 0; i < t->nvis; i++)
-        cnt[t->evals[t->order[i]].status]++;
+    /* the counts are of every route, filtered or not: a filter narrows the rows, it does
+     * not rewrite the status ("13 routes: 2 crit ... · 2 shown") */
+    int cnt[4] = {0}, nall = h->cfg->nroutes;
+    for (int r = 0; r < nall; r++)
+        cnt[t->evals[r].status]++;
     static const enum bt_status order[] = {BT_ST_CRIT, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_OK};
     char counts[96] = "";
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
@@ -68,10 +72,23 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
     if (t->view == BT_VIEW_OVERVIEW && shown > 0 && t->nvis > shown) /* which rows are on screen */
         snprintf(range, sizeof range, " (%d-%d shown)", t->scroll + 1,
                  t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
+    char nshown[80] = ""; /* a filter: how many of them match (and which are on screen) */
+    if (t->filter[0]) {
+        size_t len = (size_t)snprintf(nshown, sizeof nshown, "%s %d shown", t->utf8 ? " \u00b7" : " -",
+                                      t->nvis);
+        if (range[0] && len < sizeof nshown)
+            snprintf(nshown + len, sizeof nshown - len, " (%d-%d)", t->scroll + 1,
+                     t->scroll + shown < t->nvis ? t->scroll + shown : t->nvis);
+        range[0] = '\0';
+    }
     /* a Region failing (core/frame.c: its routes are stale) is counted here, beside the
      * routes it leaves unknown */
     char reg[64] = "";
-    struct bt_region_count rc = bt_region_count(h->cfg, t->evals, t->order, t->nvis);
+    int *all = bt_xcalloc((size_t)nall + 1, sizeof *all);
+    for (int r = 0; r < nall; r++)
+        all[r] = r;
+    struct bt_region_count rc = bt_region_count(h->cfg, t->evals, all, nall);
+    free(all);
     if (rc.failing)
         snprintf(reg, sizeof reg, " %d region%s, %d failing,", rc.regions, rc.regions == 1 ? "" : "s",
                  rc.failing);
@@ -79,21 +96,25 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
     if (t->filter[0])
         snprintf(filt, sizeof filt, "  filter \"%s\"", t->filter);
     /* the longest form that leaves the counts, the filter and the right marks whole */
-    int room = l->cols - rw - (int)strlen(counts) - tui_width(filt) - 1;
-    snprintf(line, sizeof line, " bedtop  %s  %s %s %d route%s%s", mode, ts, reg, t->nvis,
-             t->nvis == 1 ? "" : "s", range);
+    int room = l->cols - rw - (int)strlen(counts) - tui_width(nshown) - tui_width(filt) - 1;
+    snprintf(line, sizeof line, " bedtop  %s  %s %s %d route%s%s", mode, ts, reg, nall,
+             nall == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, hm, reg, t->nvis,
-                 t->nvis == 1 ? "" : "s", range);
+        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, hm, reg, nall,
+                 nall == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, dm, reg, t->nvis,
-                 t->nvis == 1 ? "" : "s", range);
+        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, dm, reg, nall,
+                 nall == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, dm, reg, t->nvis, t->nvis == 1 ? "" : "s");
+        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, dm, reg, nall, nall == 1 ? "" : "s");
     if ((int)strlen(line) > room && reg[0]) /* the Regions go before the mode */
-        snprintf(line, sizeof line, " %s %s %d route%s", mode, dm, t->nvis, t->nvis == 1 ? "" : "s");
+        snprintf(line, sizeof line, " %s %s %d route%s", mode, dm, nall, nall == 1 ? "" : "s");
+    if ((int)strlen(line) > room) /* the mode goes before the word routes */
+        snprintf(line, sizeof line, " %s %d route%s", dm, nall, nall == 1 ? "" : "s");
+    if ((int)strlen(line) > room) /* then the word data: the minute is still the data minute */
+        snprintf(line, sizeof line, " %s %d route%s", dhm, nall, nall == 1 ? "" : "s");
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %d", dm, t->nvis);
+        snprintf(line, sizeof line, " %s %d", dhm, nall);
     int x = tui_text_cut(l->header.y, 0, l->cols - rw, line, A(t, BT_ROLE_HEADER));
     bool first = true;
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
@@ -105,6 +126,8 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
         x += tui_text_cut(l->header.y, x, l->cols - x - rw, part, A(t, tui_status_role(order[i])));
         first = false;
     }
+    if (nshown[0])
+        x += tui_text_cut(l->header.y, x, l->cols - x - rw - 1, nshown, A(t, BT_ROLE_HEADER));
     if (filt[0])
         x += tui_text_cut(l->header.y, x, l->cols - x - rw - 1, filt, A(t, BT_ROLE_HEADER));
     if (rw && l->cols - rw >= x) {
@@ -206,58 +229,56 @@ void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l)
     }
 }
 
+/* The status bar as parts, each with how long it stays as the width shrinks (0 last):
+ * a part that does not fit whole goes, never half a word; what goes is still in the
+ * help (? shows the status bar whole). */
+#define SB_PARTS 16
+struct sbar {
+    struct {
+        char s[200];
+        enum bt_role role;
+        int keep; /* 0 goes last */
+    } p[SB_PARTS];
+    int n;
+};
+
+static void sb_add(struct sbar *sb, int keep, enum bt_role role, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void sb_add(struct sbar *sb, int keep, enum bt_role role, const char *fmt, ...)
+{
+    if (sb->n >= SB_PARTS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sb->p[sb->n].s, sizeof sb->p[sb->n].s, fmt, ap);
+    va_end(ap);
+    sb->p[sb->n].role = role;
+    sb->p[sb->n].keep = keep;
+    sb->n++;
+}
+
 /* Replay: the recorded time and speed instead of the poll schedule and cost. */
-static void draw_replay_status(struct bt_tui *t, const struct bt_layout *l, int x)
+static void replay_status(const struct bt_tui *t, struct sbar *sb)
 {
     const struct bt_tui_host *h = t->host;
     const struct bt_tui_replay *rp = h->replay;
-    int y = l->status.y;
-    char part[160], hm[16], dm[16];
+    char hm[16], dm[16];
     bt_fmt_hhmm(h->now, hm, sizeof hm);
     bt_fmt_hhmm(bt_data_minute(h->cfg, h->now), dm, sizeof dm);
-    snprintf(part, sizeof part, " data %s seen %s:%02d %s %gx |", dm, hm,
-             (int)(((h->now % 60) + 60) % 60), rp->playing ? "playing" : "paused", rp->speed);
-    x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
-    x += tui_text(y, x, l->cols - x, " REPLAY", A(t, BT_ROLE_STATUS));
-    if (rp->problem) {
-        snprintf(part, sizeof part, " %s", rp->problem);
-        x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
-    }
-    if (rp->note) {
-        snprintf(part, sizeof part, " %s", rp->note);
-        tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_WARN));
-    }
+    sb_add(sb, 0, BT_ROLE_STATUS, " data %s seen %s:%02d %s %gx |", dm, hm,
+           (int)(((h->now % 60) + 60) % 60), rp->playing ? "playing" : "paused", rp->speed);
+    sb_add(sb, 2, BT_ROLE_STATUS, " REPLAY");
+    if (rp->problem)
+        sb_add(sb, 0, BT_ROLE_STALE, " %s", rp->problem);
+    if (rp->note)
+        sb_add(sb, 1, BT_ROLE_WARN, " %s", rp->note);
 }
 
-void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
+/* Every part of the status bar, in order (the help prints them whole). */
+static void status_parts(const struct bt_tui *t, struct sbar *sb)
 {
     const struct bt_tui_host *h = t->host;
-    int y = l->status.y;
-    tui_fill(y, 0, l->cols, A(t, BT_ROLE_STATUS));
-    if (t->filtering) {
-        char line[128];
-        snprintf(line, sizeof line, " filter: %s_   (Enter keeps, Esc clears)", t->filter);
-        tui_text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
-        return;
-    }
-    if (t->searching) {
-        char line[128];
-        snprintf(line, sizeof line, " search: %s_   (F3 or Down: next match, Enter or Esc ends)",
-                 t->search);
-        tui_text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
-        return;
-    }
-    if (t->prompt != PR_NONE) {
-        char line[192];
-        if (t->prompt == PR_GOTO)
-            snprintf(line, sizeof line, " go to: %s_   (14:32, -30m from the end, +5m from the start, ISO; Enter goes, "
-                     "Esc cancels)", t->input);
-        else
-            snprintf(line, sizeof line, " marker note: %s_   (Enter adds, Esc cancels)", t->input);
-        tui_text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
-        return;
-    }
-    int x = 0;
+    sb->n = 0;
     static const struct {
         enum bt_source src;
         const char *tag;
@@ -276,13 +297,12 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
         }
         if (!seen)
             continue;
-        char part[96], age[16];
+        char age[16];
         tui_fmt_age(h->now - last_ok, age, sizeof age);
         if (last_ok)
-            snprintf(part, sizeof part, " %s %s", srcs[s].tag, age);
+            sb_add(sb, 0, BT_ROLE_STATUS, " %s %s", srcs[s].tag, age);
         else
-            snprintf(part, sizeof part, " %s never", srcs[s].tag);
-        x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
+            sb_add(sb, 0, BT_ROLE_STATUS, " %s never", srcs[s].tag);
         if (srcs[s].src == BT_SRC_CLOUDWATCH) {
             int64_t newest = 0;
             for (int r = 0; r < h->cfg->nroutes; r++)
@@ -290,53 +310,140 @@ void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
                     newest = t->evals[r].minute;
             if (newest) {
                 tui_fmt_age(h->now - (newest + 60), age, sizeof age);
-                snprintf(part, sizeof part, " lag %s", age);
-                x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
+                sb_add(sb, 1, BT_ROLE_STATUS, " lag %s", age);
             }
         }
-        if (errors) {
-            snprintf(part, sizeof part, " STALE %d", errors);
-            x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
-        }
-        x += tui_text(y, x, l->cols - x, " |", A(t, BT_ROLE_STATUS));
+        if (errors)
+            sb_add(sb, 0, BT_ROLE_STALE, " STALE %d", errors);
+        sb_add(sb, 0, BT_ROLE_STATUS, " |");
     }
-    char part[128];
     if (h->replay) {
-        draw_replay_status(t, l, x);
+        replay_status(t, sb);
         return;
     }
     if (h->paused) {
-        snprintf(part, sizeof part, " paused |");
+        sb_add(sb, 1, BT_ROLE_STATUS, " paused |");
     } else if (h->next_poll > 0) {
         char age[16];
         tui_fmt_age(h->next_poll - h->now, age, sizeof age);
-        snprintf(part, sizeof part, " next poll %s |", age);
+        sb_add(sb, 1, BT_ROLE_STATUS, " next poll %s |", age);
     } else {
-        snprintf(part, sizeof part, " next poll - |");
+        sb_add(sb, 1, BT_ROLE_STATUS, " next poll - |");
     }
-    x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
-    snprintf(part, sizeof part, " every %.0fs |", h->interval);
-    x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
+    sb_add(sb, 4, BT_ROLE_STATUS, " every %.0fs |", h->interval); /* the countdown implies it */
     char si[16];
     if (isnan(h->metrics_per_day)) {
-        snprintf(part, sizeof part, " metrics/day n/a |"); /* not "? ...": that reads as a key */
+        sb_add(sb, 3, BT_ROLE_STATUS, " metrics/day n/a |"); /* not "? ...": that reads as a key */
     } else {
         bt_fmt_count(h->metrics_per_day, si, sizeof si);
         if (isnan(h->metrics_per_min) || isnan(h->usd_per_day)) {
-            snprintf(part, sizeof part, " %s metrics/day |", si);
+            sb_add(sb, 3, BT_ROLE_STATUS, " %s metrics/day |", si);
         } else { /* measured: GetMetricData is billed per metric requested */
             char pm[16];
             bt_fmt_count(h->metrics_per_min, pm, sizeof pm);
-            snprintf(part, sizeof part, " %s metrics/min %s/day $%.2f/day |", pm, si,
-                     h->usd_per_day);
+            sb_add(sb, 3, BT_ROLE_STATUS, " %s metrics/min %s/day $%.2f/day |", pm, si,
+                   h->usd_per_day);
         }
     }
-    x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
-    snprintf(part, sizeof part, " %s", h->mode ? h->mode : "live");
-    x += tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STATUS));
-    if (h->recording) {
-        snprintf(part, sizeof part, h->recording_failed ? " REC FAILED (lines dropped) %s" : " REC %s",
-                 h->recording);
-        tui_text(y, x, l->cols - x, part, A(t, BT_ROLE_STALE));
+    sb_add(sb, 2, BT_ROLE_STATUS, " %s", h->mode ? h->mode : "live");
+    if (h->recording)
+        sb_add(sb, 0, BT_ROLE_STALE,
+               h->recording_failed ? " REC FAILED (lines dropped) %s" : " REC %s", h->recording);
+}
+
+/* The go-to and marker prompts: the input, then the longest hint that fits whole (the
+ * help's g line has every form). */
+static void tui_draw_prompt(struct bt_tui *t, const struct bt_layout *l)
+{
+    static const char *const go[] = {
+        "(14:32, -30m from the end, +5m from the start, ISO; Enter goes, Esc cancels)",
+        "(14:32, -30m, +5m or ISO; Enter goes, Esc cancels)",
+        "(14:32, -30m, +5m; Enter, Esc)",
+        "(Enter, Esc)",
+    };
+    static const char *const mark[] = {"(Enter adds, Esc cancels)", "(Enter, Esc)"};
+    bool g = t->prompt == PR_GOTO;
+    const char *const *hints = g ? go : mark;
+    size_t nh = g ? BT_ARRAY_LEN(go) : BT_ARRAY_LEN(mark);
+    char line[256];
+    int y = l->status.y;
+    size_t i = 0;
+    for (;; i++) {
+        snprintf(line, sizeof line, " %s: %s_   %s", g ? "go to" : "marker note", t->input,
+                 i < nh ? hints[i] : "");
+        if (i >= nh || tui_width(line) <= l->cols)
+            break;
     }
+    tui_text_cut(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
+}
+
+/* The status bar whole, for the help (the bar itself drops parts at 80 columns). */
+void tui_status_text(const struct bt_tui *t, char *out, size_t n)
+{
+    struct sbar sb;
+    status_parts(t, &sb);
+    size_t o = 0;
+    out[0] = '\0';
+    for (int i = 0; i < sb.n && o < n; i++)
+        o += (size_t)snprintf(out + o, n - o, "%s", sb.p[i].s + (i ? 0 : 1));
+}
+
+void tui_draw_status(struct bt_tui *t, const struct bt_layout *l)
+{
+    int y = l->status.y;
+    tui_fill(y, 0, l->cols, A(t, BT_ROLE_STATUS));
+    if (t->filtering) {
+        char line[128];
+        snprintf(line, sizeof line, " filter: %s_   (Enter keeps, Esc clears)", t->filter);
+        tui_text(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
+        return;
+    }
+    if (t->searching) {
+        char line[128];
+        snprintf(line, sizeof line, " search: %s_   (F3 or Down: next match, Enter or Esc ends)",
+                 t->search);
+        tui_text_word(y, 0, l->cols, line, A(t, BT_ROLE_STATUS));
+        return;
+    }
+    if (t->prompt != PR_NONE) {
+        tui_draw_prompt(t, l);
+        return;
+    }
+    struct sbar sb;
+    status_parts(t, &sb);
+    /* the parts that fit, dropped by how long they stay (the last of a rank first) */
+    bool on[SB_PARTS];
+    int width = 0, cut = 0;
+    for (int i = 0; i < sb.n; i++) {
+        on[i] = true;
+        width += tui_width(sb.p[i].s);
+    }
+    for (int keep = 4; keep >= 1 && width > l->cols; keep--)
+        for (int i = sb.n - 1; i >= 0 && width > l->cols; i--)
+            if (on[i] && sb.p[i].keep == keep) {
+                on[i] = false;
+                width -= tui_width(sb.p[i].s);
+                cut++;
+            }
+    int x = 0;
+    for (int i = 0; i < sb.n; i++) {
+        if (!on[i])
+            continue;
+        /* a " |" left last by what went is dropped too */
+        if (!strcmp(sb.p[i].s, " |") || sb.p[i].s[strlen(sb.p[i].s) - 1] == '|') {
+            bool more = false;
+            for (int j = i + 1; j < sb.n; j++)
+                more |= on[j];
+            if (!more && cut) {
+                char trim[200];
+                bt_strlcpy(trim, sb.p[i].s, sizeof trim);
+                trim[strlen(trim) - (strlen(trim) > 1 ? 2 : 1)] = '\0';
+                x += tui_text_word(y, x, l->cols - x, trim, A(t, sb.p[i].role));
+                continue;
+            }
+        }
+        x += tui_text_word(y, x, l->cols - x, sb.p[i].s, A(t, sb.p[i].role));
+    }
+    if (cut && x + 2 <= l->cols) /* more in the help */
+        tui_glyph(y, x + 1, t->utf8 ? 0x2026 : '~', A(t, BT_ROLE_DIM));
 }

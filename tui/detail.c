@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/burndown.h"
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/plan.h"
 #include "core/util.h"
@@ -65,6 +66,18 @@ static void tui_burndown_text(const struct bt_route *rt, const char *meas, char 
                  !strcmp(src, "family") ? "family floor" : src, ver, meas);
 }
 
+/* A figure of the table as the detail words it: its value (tokens format) into a,
+ * and its source ("unknown" when none); returns the figure, for its name. */
+static const struct bt_figure *tui_fig(const struct bt_eval *e, enum bt_fig_id id, char *a,
+                                       size_t n, const char **src)
+{
+    const struct bt_figure *f = &bt_figures[id];
+    bt_fmt_tokens(bt_figure_value(f, e), a, n);
+    const char *s = f->source ? f->source(e) : NULL;
+    *src = s ? s : "unknown";
+    return f;
+}
+
 int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
@@ -76,13 +89,23 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
         bt_fmt_cut(v, sizeof v, __VA_ARGS__); /* a long reason shows its cut */ \
         tui_entry(lines, &n, width, name, v, BT_ROLE_NORMAL);                  \
     } while (0)
-    bt_fmt_tokens(e->headroom_tpm, a, sizeof a);
-    bt_fmt_tokens(e->quota, b, sizeof b);
+    /* one side per number: the percentage beside its own side's headroom and quota
+     * (the figure table's sides); the token side's apart when another side binds */
+    enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
+    const struct bt_side_fig *bf = &e->side[bs];
+    bool own = bs == bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e);
+    bt_fmt_tokens(own ? e->headroom_tpm : bf->headroom, a, sizeof a);
+    bt_fmt_tokens(own ? e->quota : bf->quota, b, sizeof b);
     bt_fmt_pct(e->headroom_pct, c, sizeof c);
-    FIG("headroom", "%s%s of %s TPM, %s%% (%s), binding side %s", tui_bound_word(e->headroom_q),
-        a, b, c, bt_quality_name(e->headroom_q), bt_side_binding_name(e->binding));
-    bt_fmt_count(e->fits_more, a, sizeof a);
-    FIG("fits", "%s more calls (%s side)", a, bt_side_binding_name(e->binding));
+    FIG("headroom", "%s%s of %s %s, %s%% (%s), binding side %s", tui_bound_word(e->headroom_q),
+        a, b, own ? "TPM" : bt_side_unit(bs), c, bt_quality_name(e->headroom_q),
+        bt_side_binding_name(e->binding));
+    bt_fmt_count(bt_figure_value(&bt_figures[BT_FIG_FITS], e), a, sizeof a);
+    if (own)
+        FIG("fits", "%s more calls (%s side)", a, bt_side_binding_name(e->binding));
+    else
+        FIG("fits", "%s more %s (%s side)", a, bt_side_fits_word(bs),
+            bt_side_binding_name(e->binding));
     struct bt_forecast fc; /* beside headroom when under an hour (core/plan.h) */
     bt_plan_forecast(t->host->cfg, t->host->store, r, t->host->now, &fc);
     if (fc.minutes < BT_FORECAST_SHOW && bt_plan_forecast_text(&fc, v, sizeof v))
@@ -126,13 +149,14 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     bt_fmt_tokens(e->estimated, b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
         a, b);
-    bt_fmt_tokens(e->held, a, sizeof a);
-    FIG("held", "%s tokens (%s)", a, e->held_source ? e->held_source : "unknown");
-    bt_fmt_tokens(e->in_flight, a, sizeof a);
+    /* the figure table's held, in flight and R: name, value and source */
+    const char *src;
+    const struct bt_figure *f = tui_fig(e, BT_FIG_HELD, a, sizeof a, &src);
+    FIG(f->name, "%s tokens (%s)", a, src);
+    f = tui_fig(e, BT_FIG_IN_FLIGHT, a, sizeof a, &src);
     bt_fmt_count(e->conc_limit, b, sizeof b);
-    FIG("in flight", "%s (%s), limit %s", a, e->in_flight_source ? e->in_flight_source : "unknown",
-        b);
-    bt_fmt_tokens(e->reservation, a, sizeof a);
+    FIG(f->name, "%s (%s), limit %s", a, src, b);
+    const struct bt_figure *rf = tui_fig(e, BT_FIG_RESERVATION, a, sizeof a, &src);
     double bound = bt_burndown_hold_bound(e->reservation, e->max_tokens, rt->burndown);
     char hb[160] = "";
     if (!isnan(bound)) {
@@ -140,8 +164,7 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
         snprintf(hb, sizeof hb, "; input + max_tokens x %g = %s if holds grow during generation "
                  "(not documented; headroom uses R)", rt->burndown, b);
     }
-    FIG("R per call", "%s tokens (%s)%s", a,
-        e->reservation_source ? e->reservation_source : "unknown", hb);
+    FIG(rf->name, "%s tokens (%s)%s", a, src, hb);
     bt_fmt_tokens(e->quota, a, sizeof a);
     enum bt_quota_match qm = rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     const char *mb = qm == BT_QM_CONFIG ? NULL : bt_quota_match_name(qm); /* "from config" says it */
@@ -244,12 +267,32 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     bt_fmt_tokens(e->in_flight, infl, sizeof infl);
     bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
     snprintf(pct, sizeof pct, "%s%s", pv, isnan(e->headroom_pct) ? "" : "%");
+    /* one side per number: where a side other than the token side binds, its own
+     * headroom and quota go beside its percentage, and the token side's after */
+    char side_hd[200] = "";
+    const char *unit = "TPM", *fits_word = "in flight";
+    enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
+    if (bs != bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)) {
+        const struct bt_side_fig *bf = &e->side[bs], *tf = &e->side[e->token_side];
+        char th[16], tq[16], tp[BT_FMT_SHORT];
+        bt_fmt_tokens(e->headroom_tpm, th, sizeof th);
+        bt_fmt_tokens(e->quota, tq, sizeof tq);
+        bt_fmt_pct(tf->pct, tp, sizeof tp);
+        snprintf(side_hd, sizeof side_hd, "  %s%s %s of %s TPM (%s%s)",
+                 bt_side_binding_name(e->token_side), tui_bound_word(tf->headroom_q), th, tq, tp,
+                 isnan(tf->pct) ? "" : "%");
+        bt_fmt_tokens(bf->headroom, hd, sizeof hd);
+        bt_fmt_tokens(bf->quota, q, sizeof q);
+        unit = bt_side_unit(bs);
+        fits_word = bt_side_fits_word(bs);
+    }
     /* every figure with its source (docs/headroom.md); the figures section below
      * repeats them one a line, for widths that cut this line */
-    snprintf(line, sizeof line, " headroom%s %s of %s TPM (%s%s%s)  fits %s more in flight  used %s%s  "
+    snprintf(line, sizeof line, " headroom%s %s of %s %s (%s%s%s)  fits %s more %s%s  used %s%s  "
              "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", tui_bound_word(e->headroom_q),
-             hd, q, pct, e->binding != BT_SIDE_TPM ? ", " : "",
-             e->binding != BT_SIDE_TPM ? bt_side_binding_name(e->binding) : "", fits, used,
+             hd, q, unit, pct, e->binding != BT_SIDE_TPM ? ", " : "",
+             e->binding != BT_SIDE_TPM ? bt_side_binding_name(e->binding) : "", fits, fits_word,
+             side_hd, used,
              e->used_q == BT_QL_UPPER   ? " (upper bound)"
              : e->used_q == BT_QL_LOWER ? " (at least)"
                                         : "", held,

@@ -106,6 +106,34 @@ int tui_text_cut(int y, int x, int w, const char *s, attr_t a)
     return n + 1;
 }
 
+/* As tui_text_cut, but a cut falls between words: the text up to the last space that
+ * leaves room for the ellipsis, never half a word (a word longer than w is cut). */
+int tui_text_word(int y, int x, int w, const char *s, attr_t a)
+{
+    if (w <= 0)
+        return 0;
+    if (tui_width(s) <= w)
+        return tui_text(y, x, w, s, a);
+    int n = 0, len, cols, keep = -1;
+    for (const char *p = s; *p; p += len) {
+        next_char(p, &len, &cols);
+        if (n + cols > w - 1)
+            break;
+        if (*p == ' ' && p > s && p[-1] != ' ')
+            keep = (int)(p - s);
+        n += cols;
+    }
+    if (keep <= 0)
+        return tui_text_cut(y, x, w, s, a);
+    char buf[1024];
+    size_t k = (size_t)keep < sizeof buf - 1 ? (size_t)keep : sizeof buf - 1;
+    memcpy(buf, s, k);
+    buf[k] = '\0';
+    int drawn = tui_text(y, x, w - 1, buf, a);
+    tui_glyph(y, x + drawn, g_utf8 ? 0x2026 : '~', a);
+    return drawn + 1;
+}
+
 void tui_fill(int y, int x, int w, attr_t a)
 {
     y = row(y);

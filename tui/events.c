@@ -76,15 +76,25 @@ bool tui_was_crit(struct bt_tui *t, int r)
     return last && now - last <= TUI_CRIT_MARK_MIN * 60;
 }
 
+/* In a route's detail the log is that route's: its own events and those of no route
+ * (markers, a collector failing for all); -1 on the overview: every route's. */
+static int events_route(const struct bt_tui *t)
+{
+    return t->view == BT_VIEW_DETAIL ? t->sel_route : -1;
+}
+
 /* Newest first, up to the position (replay) or now. */
 static int build(struct bt_tui *t, int width)
 {
     const struct bt_evlog *l = tui_log(t);
     const struct bt_config *cfg = t->host->cfg;
+    int only = events_route(t);
     int n = 0;
     for (size_t i = l->n; i > 0 && n < MAX_WLINES; i--) {
         const struct bt_logent *x = &l->e[i - 1];
         if (t->host->evlog && x->at > t->host->now)
+            continue;
+        if (only >= 0 && x->route >= 0 && x->route != only)
             continue;
         char hm[16], line[sizeof t->ev_lines[0].s + 40]; /* the columns and the line whole */
         bt_fmt_hhmm(x->minute, hm, sizeof hm);
@@ -130,8 +140,13 @@ void tui_draw_events(struct bt_tui *t, const struct bt_layout *l)
     attr_t a = A(t, BT_ROLE_HELP);
     const struct bt_evlog *lg = tui_log(t);
     char title[128];
+    char of[64] = "";
+    if (events_route(t) >= 0) /* the route's own: the title says whose */
+        snprintf(of, sizeof of, " of %.40s", t->host->cfg->routes[events_route(t)].name);
     if (t->host->evlog && t->host->evlog_upto < t->host->replay->end)
-        snprintf(title, sizeof title, " events, newest first (scanning the recording...) Esc closes ");
+        snprintf(title, sizeof title, " events%s, newest first (scanning the recording...) Esc closes ", of);
+    else if (of[0])
+        snprintf(title, sizeof title, " events%s, newest first, data minutes; Esc closes ", of);
     else
         snprintf(title, sizeof title, " events, newest first, data minutes (%zu%s) Esc closes ",
                  lg->n, lg->dropped ? ", oldest dropped" : "");

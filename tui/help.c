@@ -48,7 +48,8 @@ static const struct {
     {BT_COL_RESERVED, "held tokens/min: max_tokens reservations of the calls in flight"},
     {BT_COL_QUOTA, "the TPM quota and where it comes from: acct (Service Quotas, this "
                    "account), cfg (config), dflt (AWS default), ? none known"},
-    {BT_COL_RPM, "model calls (invocations) per minute"},
+    {BT_COL_RPM, "invocations per minute (CloudWatch Invocations: calls accepted); the rpm "
+                "quota's use is the detail's rpm line"},
     {BT_COL_THR, "throttles per minute (InvocationThrottles)"},
     {BT_COL_P50, "median latency"},
     {BT_COL_P99, "99th-percentile latency"},
@@ -88,16 +89,15 @@ static void legend_page(struct bt_tui *t, int *n, int width)
     tui_add_wline(t->help_lines, n, BT_ROLE_HELP, "", 0, BT_ROLE_HELP);
 }
 
-/* The help: the legend first, then every key of this mode from the key table
- * (wrapped at word boundaries), the mouse, then what each glyph means. Returns the
- * number of lines. */
+/* The help: every key of this mode from the key table first (wrapped at word
+ * boundaries), the mouse, the status bar whole (at 80 columns the bar drops parts),
+ * then the legend and what each glyph means. Returns the number of lines. */
 int tui_help_build(struct bt_tui *t, int width)
 {
     char keys[64][96];
     int nk = bt_keys_help_mode(keys, 64, t->host->replay ? BT_CTX_REPLAY : BT_CTX_LIVE);
     int n = 0;
-    legend_page(t, &n, width);
-    tui_add_wline(t->help_lines, &n, BT_ROLE_KEY, "Keys", 0, BT_ROLE_KEY);
+    tui_add_wline(t->help_lines, &n, BT_ROLE_KEY, "Keys (the legend follows them)", 0, BT_ROLE_KEY);
     for (int i = 0; i < nk; i++) {
         char name[16];
         snprintf(name, sizeof name, "%.13s", keys[i]);
@@ -110,6 +110,11 @@ int tui_help_build(struct bt_tui *t, int width)
           "double-click for its detail; "
           "click a column heading to sort by it (again inverts); the wheel scrolls what is "
           "under the pointer; the F-key bar is clickable", BT_ROLE_HELP);
+    char status[1024];
+    tui_status_text(t, status, sizeof status);
+    tui_entry(t->help_lines, &n, width, "status now", status, BT_ROLE_HELP);
+    tui_add_wline(t->help_lines, &n, BT_ROLE_HELP, "", 0, BT_ROLE_HELP);
+    legend_page(t, &n, width);
     uint32_t bar[BT_SEG_COUNT + 2];
     for (int k = 0; k <= BT_SEG_COUNT; k++)
         bar[k] = bt_graph_seg_glyph((enum bt_seg)k, t->utf8);

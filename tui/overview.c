@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/dataminute.h"
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "tui/graph.h"
@@ -102,10 +103,9 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
             snprintf(b, sizeof b, "old%3s", age);
         else
             snprintf(b, sizeof b, "nodata");
-    } else if (isnan(e->headroom_pct)) {
-        snprintf(b, sizeof b, "-");
     } else {
-        bt_fmt_pct(e->headroom_pct, b, sizeof b);
+        /* the bound marks as check prints them: "<55.8" at most, ">38.4" at least */
+        bt_fmt_pct_q(e->headroom_pct, e->headroom_q, b, sizeof b);
     }
     /* HEAD% by its own thresholds: another warning does not turn 90 % yellow */
     enum bt_status lv = e->stale ? BT_ST_UNKNOWN : bt_headroom_level(t->host->cfg, e);
@@ -116,15 +116,23 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         bt_canvas_init(&cv, bw, 1);
         /* core's figures follow the mantle side that binds: nothing to choose here;
          * the last segment is the whole quota group's use, so the bar matches HEAD% */
-        double v[BT_SEG_COUNT] = {e->settled, e->estimated, e->group_used};
-        double total = e->quota;
+        double v[BT_SEG_COUNT], total;
+        /* one side per number: the bar is HEAD%'s side, named after it when that is
+         * not the token side (the FITS column that names it is gone at 80 columns);
+         * USED/QUOTA sorts by the same values */
+        enum bt_side other = tui_bar_values(e, v, &total);
+        const char *tag = other < BT_SIDE_COUNT ? side_short(other) : NULL;
+        int tw = tag && bw >= 10 ? tui_width(tag) + 1 : 0;
         static const unsigned char roles[BT_SEG_COUNT] = {BT_ROLE_SETTLED, BT_ROLE_ESTIMATED,
                                                           BT_ROLE_RESERVED};
-        if (bt_graph_hbar(&cv, 0, 0, bw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT, t->utf8)) {
+        if (bt_graph_hbar(&cv, 0, 0, bw - tw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT,
+                          t->utf8)) {
             if (sel || e->stale)
                 tui_blit_attr(&cv, y, bx, base); /* the glyphs still tell the segments apart */
             else
                 tui_blit(t, &cv, y, bx);
+            if (tw)
+                tui_text(y, bx + bw - tw + 1, tw - 1, tag, look(&k, BT_ROLE_NORMAL));
         } else {
             char used[16];
             bt_fmt_tokens(e->used, used, sizeof used);
@@ -409,40 +417,85 @@ void tui_warning_enter(struct bt_tui *t)
     snprintf(t->msg, sizeof t->msg, "Enter again opens %s", t->host->cfg->routes[t->wsel_route].name);
 }
 
+/* A route's data stale is the cause of the rest: a quota unknown or a status unknown
+ * because nothing current answered (credentials, network) is named by STALE, whose
+ * message carries the collector's error, so at one severity it goes first. */
+static int cause_rank(const struct bt_warning *w)
+{
+    return w->code == BT_W_STALE;
+}
+
+/* The worst warning among the routes shown (hidden: among the routes a filter hides),
+ * by the do line's order; *route its route, -1 when none warns. */
+static const struct bt_warning *worst_warning(const struct bt_tui *t, bool hidden, int *route)
+{
+    const struct bt_warning *best = NULL;
+    int br = -1, n = t->host->cfg->nroutes;
+    char *vis = bt_xcalloc((size_t)n + 1, 1);
+    for (int i = 0; i < t->nvis; i++)
+        vis[t->order[i]] = 1;
+    int count = hidden ? n : t->nvis;
+    for (int i = 0; i < count; i++) {
+        int r = hidden ? i : t->order[i];
+        if (hidden && vis[r])
+            continue;
+        const struct bt_eval *e = &t->evals[r];
+        for (int w = 0; w < e->nwarn; w++) {
+            const struct bt_warning *wa = &e->warnings[w];
+            int d = best ? tui_sev_rank(wa->severity) - tui_sev_rank(best->severity) : 1;
+            if (!d)
+                d = cause_rank(wa) - cause_rank(best);
+            double calls = isnan(e->invocations) ? 0 : e->invocations;
+            double bcalls = br < 0 || isnan(t->evals[br].invocations) ? 0 : t->evals[br].invocations;
+            if (d > 0 || (d == 0 && br != r && calls > bcalls)) {
+                best = wa;
+                br = r;
+            }
+        }
+    }
+    free(vis);
+    *route = br;
+    return best;
+}
+
 /* The worst route's action, one line above the warnings: what to do without
- * opening anything. The worst: the most severe warning, and among equals the route
- * carrying the most calls (the largest blast radius), then the list's order. */
+ * opening anything. The worst: the most severe warning, then a stale route's STALE
+ * (the cause of the rest), then the route carrying the most calls (the largest blast
+ * radius), then the list's order. A filter does not hide a worse warning: a route
+ * it hides is named, marked "(hidden)". Too long, the action ends at a word in an
+ * ellipsis: the warning expanded (Tab, Enter) reads whole. */
 void tui_draw_action(struct bt_tui *t, const struct bt_layout *l)
 {
     if (!l->action.h)
         return;
     int y = l->action.y;
     tui_fill(y, 0, l->cols, A(t, BT_ROLE_NORMAL));
-    const struct bt_warning *best = NULL;
-    int br = -1;
-    for (int i = 0; i < t->nvis; i++) {
-        const struct bt_eval *e = &t->evals[t->order[i]];
-        for (int w = 0; w < e->nwarn; w++) {
-            int d = best ? tui_sev_rank(e->warnings[w].severity) - tui_sev_rank(best->severity) : 1;
-            double calls = isnan(e->invocations) ? 0 : e->invocations;
-            double bcalls = br < 0 || isnan(t->evals[br].invocations) ? 0 : t->evals[br].invocations;
-            if (d > 0 || (d == 0 && br != t->order[i] && calls > bcalls)) {
-                best = &e->warnings[w];
-                br = t->order[i];
-            }
-        }
+    int br, hr;
+    const struct bt_warning *best = worst_warning(t, false, &br);
+    const struct bt_warning *hid = t->filter[0] ? worst_warning(t, true, &hr) : NULL;
+    bool hidden = false;
+    if (hid && hid->severity != BT_ST_OK &&
+        (!best || tui_sev_rank(hid->severity) > tui_sev_rank(best->severity))) {
+        best = hid;
+        br = hr;
+        hidden = true;
     }
     if (!best || best->severity == BT_ST_OK) {
         tui_text(y, 1, l->cols - 1, "nothing to do: no route warns", A(t, BT_ROLE_DIM));
         return;
     }
-    char lead[96], line[512];
-    snprintf(lead, sizeof lead, "%s %s %s: ", tui_sev_label(best->severity),
-             t->host->cfg->routes[br].name, bt_wcode_name(best->code));
-    snprintf(line, sizeof line, "%s", best->action ? best->action : bt_wcode_action(best->code));
+    char lead[128], line[512];
+    snprintf(lead, sizeof lead, "%s %s%s %s: ", tui_sev_label(best->severity),
+             t->host->cfg->routes[br].name, hidden ? " (hidden)" : "", bt_wcode_name(best->code));
+    /* stale: what failed (the collector's error, credentials or network) is what to
+     * look at; the remedy reads in the warning expanded */
+    snprintf(line, sizeof line, "%s",
+             best->code == BT_W_STALE ? best->message
+             : best->action           ? best->action
+                                      : bt_wcode_action(best->code));
     int x = 1 + tui_text(y, 1, l->cols - 1, "do ", A(t, BT_ROLE_KEY));
     x += tui_text(y, x, l->cols - x, lead, A(t, tui_sev_role(best->severity)) | A_BOLD);
-    tui_text_cut(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
+    tui_text_word(y, x, l->cols - x, line, A(t, BT_ROLE_NORMAL));
 }
 
 /* The bar's glyphs explained in its own heading. */

@@ -77,7 +77,8 @@ void tui_entry(struct wline *lines, int *n, int width, const char *name, const c
 }
 
 /* Lines [sc->pos, sc->pos + h) of lines at (x, y, w, h); a line too long for the
- * width ends in an ellipsis. Sets the scroll's bounds for the keys. */
+ * width ends at a word in an ellipsis (never half a word: Enter, or a wider terminal,
+ * shows it whole). Sets the scroll's bounds for the keys. */
 void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,
                     struct tui_scroll *sc)
 {
@@ -96,7 +97,7 @@ void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *line
             snprintf(lead, sizeof lead, "%.*s", w->lead, w->s);
             x += tui_text(y, x, r.w, lead, A(t, w->lead_role));
         }
-        tui_text_cut(y, x, r.x + r.w - x, w->s + w->lead, A(t, w->role));
+        tui_text_word(y, x, r.x + r.w - x, w->s + w->lead, A(t, w->role));
     }
 }
 

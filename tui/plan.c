@@ -98,6 +98,23 @@ static void speed_lines(struct bt_tui *t, struct tui_plan *p, int64_t minute, in
     tui_add_wline(p->lines, &p->n, BT_ROLE_HELP, "", 0, BT_ROLE_HELP);
 }
 
+/* A line of the plan's text in the box: whole when it fits, else wrapped at words
+ * under its own indent (+2), never cut mid-word. */
+static void add_wrapped(struct tui_plan *p, const char *line, int width)
+{
+    if (tui_width(line) <= width) {
+        tui_add_wline(p->lines, &p->n, BT_ROLE_HELP, line, 0, BT_ROLE_HELP);
+        return;
+    }
+    int lead = (int)strspn(line, " ");
+    if (lead > width / 2)
+        lead = width / 2;
+    int first = p->n;
+    tui_wrap(p->lines, &p->n, line + lead, width, lead + 2, BT_ROLE_HELP);
+    if (first < p->n) /* the first line at its own indent */
+        memmove(p->lines[first].s, p->lines[first].s + 2, strlen(p->lines[first].s + 2) + 1);
+}
+
 /* bedtop plan's text for the route at the host's time, one wline a line. */
 static void compute(struct bt_tui *t, struct tui_plan *p, int width)
 {
@@ -118,7 +135,8 @@ static void compute(struct bt_tui *t, struct tui_plan *p, int width)
     bt_plan_limits(h->cfg, h->store, p->route, h->now, lim);
     speed_lines(t, p, w->before.minute, width);
     struct bt_plan_view v = {.cfg = h->cfg, .mode = h->mode, .now = h->now, .change = &p->change,
-                             .w = w, .forecast = &f, .ceiling = &ce, .limits = lim};
+                             .w = w, .forecast = &f, .ceiling = &ce, .limits = lim,
+                             .width = width};
     struct bt_buf out = {0};
     bt_plan_render_text(&v, &out);
     const char *s = bt_buf_str(&out);
@@ -129,7 +147,7 @@ static void compute(struct bt_tui *t, struct tui_plan *p, int width)
         for (char *c = line; *c; c++)
             if (*c == '\t')
                 *c = ' '; /* the policy JSON's indentation */
-        tui_add_wline(p->lines, &p->n, BT_ROLE_HELP, line, 0, BT_ROLE_HELP);
+        add_wrapped(p, line, width);
         s += len + (s[len] == '\n');
     }
     bt_buf_free(&out);
@@ -164,7 +182,7 @@ void tui_plan_draw(struct bt_tui *t, const struct bt_layout *l)
     const char *hint = p->err[0] ? p->err
                        : "e.g. max_tokens 768, concurrency 20, traffic x2, retries off, tier flex, "
                          "region us-west-2";
-    tui_text_cut(h.y + 2, h.x + 2, h.w - 4, hint, A(t, p->err[0] ? BT_ROLE_WARN : BT_ROLE_AXIS));
+    tui_text_word(h.y + 2, h.x + 2, h.w - 4, hint, A(t, p->err[0] ? BT_ROLE_WARN : BT_ROLE_AXIS));
     struct bt_rect body = {h.x + 2, h.y + 3, h.w - 4, h.h - 4};
     tui_draw_lines(t, body, p->lines, p->n, &p->sc);
     char pos[48];

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/figures.h"
 #include "core/util.h"
 
 const struct tui_sort tui_sort_info[SORT_COUNT] = {
@@ -51,6 +52,46 @@ static bool matches(const struct bt_tui *t, int r)
     return false;
 }
 
+/* What the USED/QUOTA bar draws, one place for the bar and its sort: the segments
+ * settled, estimated and the whole quota group's use (so the bar matches HEAD%),
+ * against the quota. */
+enum bt_side tui_bar_values(const struct bt_eval *e, double v[BT_SEG_COUNT], double *total)
+{
+    /* Where a side other than the token side binds (rpm, daily, concurrent), HEAD% is
+     * that side's: the bar draws its group's use against its quota, one segment (the
+     * accepted requests, the day's tokens, the calls in flight), so bar and percentage
+     * are of one side (issue 34), not TPM tokens beside an rpm %. */
+    enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
+    if (bs != bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)) {
+        v[BT_SEG_SETTLED] = e->side[bs].group_used;
+        v[BT_SEG_ESTIMATED] = v[BT_SEG_RESERVED] = NAN;
+        *total = e->side[bs].quota;
+        return bs;
+    }
+    v[BT_SEG_SETTLED] = e->settled;
+    v[BT_SEG_ESTIMATED] = e->estimated;
+    v[BT_SEG_RESERVED] = e->group_used;
+    *total = e->quota;
+    return BT_SIDE_COUNT;
+}
+
+/* The fraction of its quota the bar draws (its longest segment over the quota):
+ * USED/QUOTA sorts by it. A quota of 0 is full (infinite: nothing fits), NAN without a
+ * quota known. */
+double tui_bar_fraction(const struct bt_eval *e)
+{
+    double v[BT_SEG_COUNT], total, top = NAN;
+    tui_bar_values(e, v, &total);
+    for (int k = 0; k < BT_SEG_COUNT; k++)
+        if (!isnan(v[k]) && (isnan(top) || v[k] > top))
+            top = v[k];
+    if (isnan(total) || total < 0)
+        return NAN;
+    if (total == 0)
+        return INFINITY;
+    return isnan(top) ? 0 : top / total;
+}
+
 static const struct bt_tui *sort_ctx;
 
 /* NAN sorts last whatever the direction. */
@@ -87,7 +128,9 @@ static int cmp_routes(const void *pa, const void *pb)
             c = cmp_headroom(ea, eb);
         break;
     case SORT_HEADROOM: c = cmp_headroom(ea, eb); break;
-    case SORT_USED: c = cmp_num(ea->used, eb->used, true); break;
+    case SORT_USED: /* the fraction the bar draws, not tokens: 1.0M of 30M is not fuller than 900k of 1M */
+        c = cmp_num(tui_bar_fraction(ea), tui_bar_fraction(eb), true);
+        break;
     case SORT_THROTTLES: c = cmp_num(ea->throttles, eb->throttles, true); break;
     case SORT_P99: c = cmp_num(ea->lat_p99, eb->lat_p99, true); break;
     case SORT_INFLIGHT: c = cmp_num(ea->in_flight, eb->in_flight, true); break;

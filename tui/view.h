@@ -163,6 +163,7 @@ void tui_unclip(void);
 int tui_width(const char *s);
 int tui_text(int y, int x, int w, const char *s, attr_t a);
 int tui_text_cut(int y, int x, int w, const char *s, attr_t a);
+int tui_text_word(int y, int x, int w, const char *s, attr_t a);
 void tui_fill(int y, int x, int w, attr_t a);
 void tui_glyph(int y, int x, uint32_t cp, attr_t a);
 void tui_rule(const struct bt_tui *t, int y, int x, int w, const char *title);
@@ -195,6 +196,7 @@ void tui_clock_label(const struct bt_tui *t, bool full, char *out, size_t n);
 void tui_draw_header(struct bt_tui *t, const struct bt_layout *l);
 void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route);
 void tui_draw_status(struct bt_tui *t, const struct bt_layout *l);
+void tui_status_text(const struct bt_tui *t, char *out, size_t n);
 void tui_draw_fbar(struct bt_tui *t, const struct bt_layout *l);
 
 /* pane.c */
@@ -222,6 +224,10 @@ void tui_events_key(struct bt_tui *t, int c);
 
 /* overview.c */
 void tui_draw_action(struct bt_tui *t, const struct bt_layout *l);
+/* routes.c: what the overview's bar draws (v against total) and the sort reads; the
+ * side drawn when it is not the token side (the bar is tagged), else BT_SIDE_COUNT */
+enum bt_side tui_bar_values(const struct bt_eval *e, double v[BT_SEG_COUNT], double *total);
+double tui_bar_fraction(const struct bt_eval *e);
 void tui_warning_enter(struct bt_tui *t);
 void tui_warning_move(struct bt_tui *t, int delta);
 int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int rows);

@@ -245,4 +245,12 @@ if [ -f README.md ]; then
         "$(grep -A1 '^make demo ' README.md | sed -E 's/ +#.*//' | tr '\n' ' ')" "make demo make check "
 fi
 
+# The examples never point admission at serve's own port (issue 34): a dashboard beside
+# `bedtop serve` would read bedtop's /metrics as the application's admission counters.
+serve_port=$("$BEDTOP" serve --help 2>&1 | sed -n 's/.*--listen.*default 127\.0\.0\.1:\([0-9]*\)).*/\1/p' | head -1)
+expect_eq "serve's default port, from its --help" "$serve_port" 9464
+clash=$(grep -nE "^[[:space:]]*(admission[[:space:]]*=|bedtop( [a-z]+)? --admission)[^;]*:$serve_port/" \
+    "$BEDTOP_SRCDIR"/examples/*.conf "$BEDTOP_SRCDIR"/examples/README.md "$BEDTOP_SRCDIR"/README.md \
+    "$BEDTOP_SRCDIR"/man/bedtop.conf.5 "$BEDTOP_SRCDIR"/docs/*.md 2>/dev/null)
+expect_eq "no example admission URL on serve's port $serve_port" "$clash" ""
 finish

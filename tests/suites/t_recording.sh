@@ -97,6 +97,8 @@ for m in 0 5 9 13 16 19 22 24 26; do
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 a.pop("mode"); b.pop("mode")
+# a replay says what was recorded: a demo (check's mode says it live)
+assert a.pop("recorded_mode") == "demo"
 # the replay's own: the minute's markers and event log (t_clock compares them with
 # export's); a lone check has no log to carry
 assert isinstance(a.pop("markers"), list) and isinstance(a.pop("events"), list)
@@ -146,6 +148,27 @@ check "the example recording is format 1.0" grep -q '^{"format":"bedtop-recordin
 check "an old recording replays with no line skipped" test ! -s "$TMP/old.err"
 check "its replay validates against the current schema" \
     python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/old.json"
+# A demo recording replayed is still simulated (issue 34): JSON keeps mode "replay" and
+# says the recording's own mode, the exposition carries mode="demo" on every series as
+# serve --demo does, the text says so; and the demo's AWS errors say they are simulated.
+check "replay of a demo recording: JSON recorded_mode is demo" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mode"] == "replay" and d.get("recorded_mode") == "demo", (d["mode"], d.get("recorded_mode"))' "$TMP/old.json"
+"$BEDTOP" replay "$OLD" --at +8m --format prometheus >"$TMP/old.prom"
+check "... its exposition: every route series carries mode=\"demo\"" python3 -c '
+import sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("bedtop_") and "route=" in l]
+assert rows and all("mode=\"demo\"" in l for l in rows), [l for l in rows if "mode=" not in l][:2]' "$TMP/old.prom"
+check "... its text header says simulated" bash -c '"$1" replay "$2" --at +8m | grep -q "^bedtop replay .*(demo recording: simulated)$"' _ "$BEDTOP" "$OLD"
+check "the demo's simulated AWS error is labelled (experiments at minute 20)" python3 -c '
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "check", "--demo-at", "20", "--format", "json"],
+                              capture_output=True, text=True).stdout)
+r = {x["name"]: x for x in d["routes"]}["experiments"]
+m = [w["message"] for w in r["warnings"] if w["code"] == "STALE"][0]
+assert "(simulated: monitoring.eu-west-1: connection timed out" in m, m' "$BEDTOP"
+check "... and so are the example demo recording's" bash -c '! grep -q "\"text\":\"monitoring\." "$1" && grep -q "\"text\":\"simulated: monitoring\." "$1"' _ "$OLD"
 check "triage's settled, R and held equal the file's own numbers" python3 - "$OLD" "$TMP/old.json" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
@@ -221,7 +244,7 @@ expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 : >"$TMP/old.csv"; chmod 644 "$TMP/old.csv"
 "$BEDTOP" export "$REC" --format csv --from +10m --to +11m -o "$TMP/old.csv"
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
-check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\",\"evaluated_at\",\"admission_at\",\"markers\",\"events\",\"headroom_quality\"$'"
+check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"status\",\"warnings\",\"evaluated_at\",\"admission_at\",\"markers\",\"events\",\"headroom_quality\",\"binding_side\"$'"
 # --from +11m .. --to +16m are data minutes (the time column) after the first, 09:57:
 # 10:08..10:13 = 6 minutes x 13 routes, read back with Python's csv module.
 check "csv read back: unique columns, every row as wide as the header, rows inside --from/--to by time" \

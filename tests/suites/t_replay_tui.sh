@@ -74,6 +74,15 @@ for size in 120x40 80x24; do
     golden "replay-open-$size" "$s"
     keys "$s" g
     check "$size: g prompts for a time" wait_for "$s" "go to: _"
+    # the prompt's hint whole at any width, the longest form that fits (issue 34 item 10):
+    # at 80 columns the short one, never one cut mid-word
+    if [ "$w" = 80 ]; then
+        check "80x24: the go-to hint fits whole" bash -c 'tmux -L "$1" capture-pane -p -t "$2" |
+            grep -qx " go to: _   (14:32, -30m, +5m or ISO; Enter goes, Esc cancels) *"' _ "$SOCK" "$s"
+    else
+        check "$size: the go-to hint whole" wait_for "$s" \
+            "go to: _   (14:32, -30m from the end, +5m from the start, ISO; Enter goes, Esc cancels)"
+    fi
     keys "$s" 1 0 : 1 3 Enter
     check "$size: g 10:13 goes to data minute 10:13 (10:16:59)" at "$s" "$G_AT"
     golden "replay-goto-1013-$size" "$s"

@@ -401,10 +401,10 @@ for k in "t             next theme" "r, F5         refresh now" "m             a
          "^L            redraw the screen" "USED/QUOTA" "graphs"; do
     check "help at 80x24 shows '$k' by scrolling" grep -qF -- "$k" <<<"$seen"
 done
-# The legend (the help's first page) explains every column heading.
-check "the legend opens the help" grep -q "Legend: columns, marks, the status bar" <<<"$seen"
+# The legend (after the keys) explains every column heading.
+check "the legend is in the help" grep -q "Legend: columns, marks, the status bar" <<<"$seen"
 for c in ROUTE MODEL REGION EP INFERENCE ST HEAD% USED/QUOTA FITS SETTLD ESTIM HELD "QUOTA SRC" \
-         RPM THR/m P50 P99 INFL "USED 30m" WARNINGS "CW SQ ADM" lag "STALE n" REC; do
+         INV/m THR/m P50 P99 INFL "USED 30m" WARNINGS "CW SQ ADM" lag "STALE n" REC; do
     check "the legend explains '$c'" grep -qE -- "[│|] $c +[[:alnum:]\"]" <<<"$seen"
 done
 keys $s Escape
@@ -427,8 +427,130 @@ check "Esc clears the filter" wait_for $s "triage "
 keys $s s s
 check "s s sorts by used" wait_for $s "sort by used"
 golden sort-used-80x24 $s
-row=$(T capture-pane -p -t $s | sed -n 3p)
-check "sorted by used: agents (12.32M) first" grep -q "^agents " <<<"$row"
+# USED/QUOTA sorts by the fraction its bar draws, not by tokens (issue 34), and the bar
+# draws HEAD%'s side (one side per number): preview's quota is 0 (full: nothing fits)
+# first; then legacy, bound by its rpm side, 79 of 95 requests (16 left: 83.2 %);
+# backfill, bound by its daily side, 236.11M of 290.00M tokens today (53.89M left:
+# 81.4 %); agents' 11.54M of 20.00M (58 %) after both, though it has the most tokens;
+# luna's 4.08M of 30.00M (14 %) far below.
+scr=$(T capture-pane -p -t $s)
+order=$(sed -n '3,15p' <<<"$scr" | awk '{print $1}' | tr '\n' ' ')
+check "sorted by used: preview (quota 0), legacy (rpm 83%), backfill (daily 81%) ($order)" \
+    grep -q "^preview legacy backfill agents " <<<"$order"
+check "... agents (58%, the most tokens) after backfill, luna (14%) after agents" \
+    grep -qE "backfill .*agents .*luna " <<<"$order"
+T kill-session -t $s
+
+# Issue 34 item 7: a filter narrows the rows, not the status. /tri shows triage and
+# triage-app; the header keeps every route's counts (13 routes: 2 crit 4 warn 1 unknown
+# 6 ok, as with no filter) and says how many are shown; the do line is still triage's.
+s=filtcount; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+keys $s / t r i Enter
+check "/tri: the header keeps the global counts and says 2 shown" \
+    wait_for $s " 13 routes: 2 crit 4 warn 1 unknown 6 ok · 2 shown  filter \"tri\""
+keys $s Escape; wait_for $s "preview "
+# /leg shows legacy alone (warn); preview and triage, crit, are hidden: the do line names
+# the worst of them, triage's retry storm (806 calls/min against preview's few), marked
+# hidden, instead of legacy's warning or "nothing to do"
+keys $s / l e g Enter
+check "/leg: 13 routes, 1 shown" wait_for $s "13 routes: 2 crit 4 warn 1 unknown 6 ok · 1 shown"
+check "... the do line names the hidden crit route" wait_for $s " do CRIT triage (hidden) RETRY_LOAD: "
+keys $s Escape; wait_for $s "preview "
+keys $s / a g e n t s Enter
+check "/agents (ok, nothing of its own to do): still the hidden crit's action, not 'nothing to do'" \
+    wait_for $s " do CRIT triage (hidden) RETRY_LOAD: "
+T kill-session -t $s
+
+# Every route stale on credentials (no AWS credentials anywhere, every endpoint a closed
+# port): each route has QUOTA_UNKNOWN and STALE, both unknown; the do line names the
+# cause, STALE and the credential error its message carries, not QUOTA_UNKNOWN's
+# "set quota_code", which no config change would fix.
+mkdir -p "$TMP/nocred-home"
+cat >"$TMP/nocred.conf" <<'CONF'
+[bedtop]
+region = us-east-1
+[route triage]
+model = us.anthropic.claude-sonnet-4-5-20250929-v1:0
+max_tokens = 1024
+[route batch]
+model = anthropic.claude-3-haiku-20240307-v1:0
+CONF
+T -f /dev/null -u new-session -d -s nocred -x 80 -y 24 \
+    "env -i PATH=$PATH TERM=xterm-256color LANG=C.UTF-8 HOME=$TMP/nocred-home XDG_CONFIG_HOME=$TMP/xdg \
+     BEDTOP_DATADIR=$SRC/data AWS_EC2_METADATA_DISABLED=true AWS_ENDPOINT_URL=http://127.0.0.1:9 \
+     $BEDTOP --config $TMP/nocred.conf; sleep 60"
+check "no credentials: both routes stale" wait_for_long nocred "2 routes: 2 unknown"
+check "... the do line names STALE and the credential error, not QUOTA_UNKNOWN" \
+    wait_for nocred " do UNKN triage STALE: CloudWatch failing (cloudwatch us-east-1: credentials"
+T kill-session -t nocred
+
+# Issue 34 item 6: the overview shows the bound marks check prints (agents and luna, on
+# bedrock-mantle with no reservations known, have headroom that is a lower bound: >).
+marks=$("$BEDTOP" check --demo-at 13 | awk '$1 == "agents" || $1 == "luna" {print $1, $7}')
+expect_eq "check --demo-at 13: agents and luna's HEAD% are lower bounds" "$marks" \
+    "agents >38.4
+luna >83.7"
+s=marks; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+check "the overview shows agents' >38.4 as check does" screen_has $s "^agents +OK +>38\.4 "
+check "... and luna's >83.7" screen_has $s "^luna +OK +>83\.7 "
+check "... a known headroom has no mark (triage 43.6)" screen_has $s "^triage +CRIT +43\.6 "
+T kill-session -t $s
+
+# Issue 34 item 10: at 80 columns nothing is cut mid-word. The status bar drops whole
+# parts (the poll interval first: the countdown implies it), ends in an ellipsis when
+# it did, and the help shows it whole; the do line ends at a word of the action. At
+# 10:16:01, a second after data minute 10:13 appears (--demo-at 13.02), every source's
+# data is fresh (<10s), the widest the bar's parts are.
+saved=$TUI_CMD; TUI_CMD="$BEDTOP --demo-at 13.02"
+s=eighty; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+TUI_CMD=$saved
+scr=$(T capture-pane -p -t $s)
+sbar=$(grep "^ CW " <<<"$scr")
+expect_eq "80x24 status bar: whole parts, the interval dropped, an ellipsis says so" "$sbar" \
+    " CW <10s lag 2m | SQ <10s | ADM <10s | paused | metrics/day n/a | demo …"
+do_line=$(grep "^ do " <<<"$scr")
+act=$("$BEDTOP" check --demo-at 13.02 --format json | python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
+print([w["action"] for w in r["warnings"] if w["code"] == "RETRY_LOAD"][0])')
+check "the do line ends at a word of the action, in an ellipsis" python3 -c '
+import sys
+line, act = sys.argv[1], sys.argv[2]
+lead = " do CRIT triage RETRY_LOAD: "
+assert line.startswith(lead) and line.endswith("\u2026"), line
+shown = line[len(lead):-1]
+assert act.startswith(shown) and act[len(shown)] == " ", (shown, act)' "$do_line" "$act"
+keys $s '?'; wait_for $s "bedtop keys"
+help1=$(T capture-pane -p -t $s)
+check "? opens on the keys, the legend after them" grep -q "│ Keys (the legend follows them) " <<<"$help1"
+check "... the first key on the first page" grep -q "│ q  *back from detail" <<<"$help1"
+seen=""
+for i in 1 2 3 4 5 6; do seen+=$(T capture-pane -p -t $s); keys $s PageDown; sleep 0.2; done
+check "... the status bar whole in the help (the interval the bar dropped)" \
+    grep -qE "status now +CW <10s lag 2m \| SQ <10s \| ADM <10s \| paused \|" <<<"$seen"
+check "... and its every 60s" grep -qF "every 60s" <<<"$seen"
+keys $s Escape; wait_gone $s "bedtop keys"
+# the what-if box (w in triage's detail): bedtop plan's text wrapped to the box, its
+# hint cut at a word; no line inside the box ends in an ellipsis
+keys $s Down Enter; wait_for $s " triage CRIT "
+keys $s w; wait_for $s "what if: triage"
+box=$(T capture-pane -p -t $s)
+check "w at 80x24: the plan's prose wrapped in the box (ceiling: ... wraps, not cut)" \
+    grep -qE "│ +to retries: a retry storm \(RETRY_LOAD, 420 retried attempts a +│" <<<"$box"
+check "... no line of the box cut in an ellipsis but the hint, at a word" python3 -c '
+import re, sys
+rows = [l for l in sys.argv[1].splitlines() if re.match(r"^.?│ ", l) and "│" in l[3:]]
+cut = [l for l in rows if re.search(r"\u2026 *│", l)]
+assert len(cut) == 1 and "tier flex,\u2026" in cut[0], cut' "$box"
+keys $s Escape
+# e in a detail lists that route's events only (and those of no route)
+keys $s e; wait_for $s "events of triage"
+ev=$(T capture-pane -p -t $s)
+check "e in triage's detail: the title names it" grep -q "events of triage, newest first" <<<"$ev"
+check "... and its lines are triage's" python3 -c '
+import re, sys
+who = set(re.findall(r"│ \d\d:\d\d \w+ +(\S+) ", sys.argv[1]))
+assert who and who <= {"triage", "-", "all"}, who' "$ev"
 T kill-session -t $s
 
 # Too small, then recovery on resize.

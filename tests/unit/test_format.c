@@ -34,6 +34,15 @@ int main(void)
     F(bt_fmt_pct, -64.94, "-64.9");
     F(bt_fmt_pct, 1e300, ">99999");
     F(bt_fmt_pct, NAN, "-");
+    /* with how sure it is, as check's text and the overview print a headroom % */
+#define FQ(v, q, want) do { char b_[BT_FMT_SHORT]; STREQ(bt_fmt_pct_q(v, q, b_, sizeof b_), want, "bt_fmt_pct_q " #v " " #q); } while (0)
+    FQ(55.84, BT_QL_UPPER, "<55.8");      /* at most: a headroom from a lower-bound use */
+    FQ(38.44, BT_QL_LOWER, ">38.4");      /* at least */
+    FQ(12.0, BT_QL_ESTIMATE, "~12.0");
+    FQ(43.6, BT_QL_KNOWN, "43.6");
+    FQ(100.0, BT_QL_IDLE, "100.0");
+    FQ(NAN, BT_QL_UPPER, "-");           /* unknown: no mark on a dash */
+    FQ(1e300, BT_QL_LOWER, ">>99999");   /* the bound on the capped form */
     F(bt_fmt_latency, 850, "850ms");
     F(bt_fmt_latency, 5300, "5.3s");        /* never "5.3k" for a latency */
     F(bt_fmt_latency, 999.6, "1.0s");

@@ -1,0 +1,172 @@
+/* The figure table (core/figures.h): one row per figure, read by every writer. */
+#include "core/figures.h"
+
+#include <math.h>
+
+#define READ(fn, expr)                                        \
+    static double fn(const struct bt_eval *e) { return (expr); }
+#define QUAL(fn, expr)                                                 \
+    static enum bt_quality fn(const struct bt_eval *e) { return (expr); }
+#define SRC(fn, expr)                                             \
+    static const char *fn(const struct bt_eval *e) { return (expr); }
+
+READ(v_settled, e->settled)
+READ(v_estimated, e->estimated)
+READ(v_held, e->held)
+READ(v_used, e->used)
+READ(v_reserved, e->reserved_per_min)
+READ(v_group_used, e->group_used)
+READ(v_quota, e->quota)
+READ(v_reservation, e->reservation)
+READ(v_in_flight, e->in_flight)
+READ(v_headroom_tpm, e->headroom_tpm)
+READ(v_headroom_pct, e->headroom_pct)
+READ(v_fits, e->fits_more)
+QUAL(q_held, e->held_q)
+QUAL(q_used, e->used_q)
+QUAL(q_group_used, e->group_used_q)
+QUAL(q_headroom, e->headroom_q)
+SRC(s_held, e->held_source)
+SRC(s_reserved, e->reserved_source)
+SRC(s_quota, bt_quota_source_name(e->quota_source))
+SRC(s_reservation, e->reservation_source)
+SRC(s_in_flight, e->in_flight_source)
+
+/* Rows in the order of the figures' ids; each writer's order is its *_at. The
+ * helps are the exported families' (man 1 bedtop, SERVE). */
+const struct bt_figure bt_figures[BT_FIG_COUNT] = {
+    [BT_FIG_SETTLED] = {.name = "settled", .unit = "tokens/min", .side = BT_FS_TOKEN,
+                        .value = v_settled, .json_in = BT_FJ_TPM, .json_at = 1,
+                        .json = "settled", .csv_at = 1, .csv = "settled_tpm"},
+    [BT_FIG_ESTIMATED] = {.name = "estimated", .unit = "tokens/min", .side = BT_FS_TOKEN,
+                          .value = v_estimated, .json_in = BT_FJ_TPM, .json_at = 2,
+                          .json = "estimated"},
+    [BT_FIG_HELD] = {.name = "held", .unit = "tokens", .side = BT_FS_TOKEN, .value = v_held,
+                     .quality = q_held, .source = s_held, .json_in = BT_FJ_TPM, .json_at = 3,
+                     .json = "held", .json_source = "held_source", .json_quality = "held_quality",
+                     .csv_at = 2, .csv = "held_tpm", .prom_at = 4, .prom = "bedtop_held_tokens",
+                     .prom_help = "Reservations held by calls in flight now (label source: "
+                                  "admission, littles-law).",
+                     .prom_scale = 1, .prom_source = "source"},
+    [BT_FIG_USED] = {.name = "used", .unit = "tokens/min", .side = BT_FS_TOKEN, .value = v_used,
+                     .quality = q_used, .json_in = BT_FJ_TPM, .json_at = 4, .json = "used",
+                     .json_quality = "used_quality", .json_upper = "upper_bound", .csv_at = 4,
+                     .csv = "used_tpm", .prom_at = 3, .prom = "bedtop_used_tokens_per_minute",
+                     .prom_help = "Tokens per minute counted against the quota: max(settled, "
+                                  "estimated) + held, or the per-minute upper bound.",
+                     .prom_scale = 1},
+    [BT_FIG_RESERVED] = {.name = "reserved", .unit = "tokens/min", .side = BT_FS_TOKEN,
+                         .value = v_reserved, .source = s_reserved, .json_in = BT_FJ_TPM,
+                         .json_at = 5, .json = "reserved_per_min", .json_source = "reserved_source",
+                         .json_alias = "reserved", .csv_at = 3, .csv = "reserved_tpm",
+                         .csv_source = "reserved_source", .prom_at = 7,
+                         .prom = "bedtop_reserved_tokens_per_minute",
+                         .prom_help = "Reservations started per minute (the bound used when "
+                                      "calls in flight are unknown).",
+                         .prom_scale = 1},
+    [BT_FIG_GROUP_USED] = {.name = "group used", .unit = "tokens/min", .side = BT_FS_TOKEN,
+                           .value = v_group_used, .quality = q_group_used, .json_in = BT_FJ_TPM,
+                           .json_at = 6, .json = "group_used",
+                           .json_quality = "group_used_quality", .prom_at = 8,
+                           .prom = "bedtop_group_used_tokens_per_minute",
+                           .prom_help = "Used summed over every route of the quota group.",
+                           .prom_scale = 1},
+    /* the quota's JSON and series are per kind (quota.tpm, quota.rpm, ..., and
+     * bedtop_quota_tokens_per_minute{kind}), written beside the quota's code and name */
+    [BT_FIG_QUOTA] = {.name = "quota", .unit = "tokens/min", .side = BT_FS_TOKEN,
+                      .value = v_quota, .source = s_quota, .csv_at = 5, .csv = "quota_tpm",
+                      .csv_source = "quota_source"},
+    [BT_FIG_RESERVATION] = {.name = "R per call", .unit = "tokens", .side = BT_FS_NONE,
+                            .value = v_reservation, .source = s_reservation,
+                            .json_in = BT_FJ_HEADROOM, .json_at = 1,
+                            .json = "reservation_per_call", .json_source = "reservation_source",
+                            .prom_at = 6, .prom = "bedtop_reservation_tokens_per_call",
+                            .prom_help = "Reservation per call: total input per call + max_tokens.",
+                            .prom_scale = 1},
+    [BT_FIG_IN_FLIGHT] = {.name = "in flight", .unit = "calls", .decimals = 2,
+                          .side = BT_FS_NONE, .value = v_in_flight, .source = s_in_flight,
+                          .json_in = BT_FJ_HEADROOM, .json_at = 2, .json = "in_flight",
+                          .json_source = "in_flight_source", .prom_at = 5,
+                          .prom = "bedtop_in_flight_calls",
+                          .prom_help = "Model calls in flight (label source: admission gauge or "
+                                       "littles-law).",
+                          .prom_scale = 1, .prom_source = "source"},
+    [BT_FIG_HEADROOM_TPM] = {.name = "headroom", .unit = "tokens/min", .side = BT_FS_TOKEN,
+                             .value = v_headroom_tpm, .json_in = BT_FJ_HEADROOM, .json_at = 3,
+                             .json = "headroom_tpm", .csv_at = 6, .csv = "headroom_tpm",
+                             .prom_at = 1, .prom = "bedtop_headroom_tokens_per_minute",
+                             .prom_help = "Quota minus the tokens per minute used by every route "
+                                          "of the quota group (label side: the token side).",
+                             .prom_scale = 1},
+    [BT_FIG_HEADROOM_PCT] = {.name = "headroom %", .unit = "percent", .decimals = 1,
+                             .side = BT_FS_BINDING, .value = v_headroom_pct, .quality = q_headroom,
+                             .json_in = BT_FJ_HEADROOM, .json_at = 4, .json = "headroom_pct",
+                             .json_quality = "headroom_quality", .csv_at = 7,
+                             .csv = "headroom_pct", .prom_at = 2, .prom = "bedtop_headroom_ratio",
+                             .prom_help = "Headroom as a fraction of the quota (1 idle, 0 at the "
+                                          "quota, negative over it), of the side that binds "
+                                          "(label side).",
+                             .prom_scale = 100},
+    [BT_FIG_FITS] = {.name = "fits", .unit = "calls", .side = BT_FS_BINDING, .value = v_fits,
+                     .json_in = BT_FJ_HEADROOM, .json_at = 5, .json = "fits_more", .csv_at = 8,
+                     .csv = "fits_more", .prom_at = 9, .prom = "bedtop_fits_more_calls",
+                     .prom_help = "More calls of the average size that fit in the headroom "
+                                  "of the side that binds (label side).",
+                     .prom_scale = 1},
+};
+
+static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
+{
+    switch (w) {
+    case BT_FW_JSON_TPM:
+        return f->json_in == BT_FJ_TPM ? f->json_at : 0;
+    case BT_FW_JSON_HEADROOM:
+        return f->json_in == BT_FJ_HEADROOM ? f->json_at : 0;
+    case BT_FW_CSV:
+        return f->csv_at;
+    case BT_FW_PROM:
+        return f->prom_at;
+    }
+    return 0;
+}
+
+int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids)
+{
+    int n = 0;
+    for (int at = 1; at <= BT_FIG_COUNT; at++)
+        for (int k = 0; k < BT_FIG_COUNT; k++)
+            if (order_of(&bt_figures[k], w) == at)
+                ids[n++] = (enum bt_fig_id)k;
+    return n;
+}
+
+enum bt_side bt_figure_side(const struct bt_figure *f, const struct bt_eval *e)
+{
+    switch (f->side) {
+    case BT_FS_TOKEN:
+        return e->token_side;
+    case BT_FS_BINDING:
+        return e->binding;
+    case BT_FS_NONE:
+        break;
+    }
+    return BT_SIDE_COUNT;
+}
+
+double bt_figure_value(const struct bt_figure *f, const struct bt_eval *e)
+{
+    return f->value(e);
+}
+
+const char *bt_side_fits_word(enum bt_side s)
+{
+    switch (s) {
+    case BT_SIDE_RPM:
+        return "calls this minute";
+    case BT_SIDE_DAILY:
+    case BT_SIDE_DAILY_ACCOUNT:
+        return "calls today";
+    default:
+        return "in flight";
+    }
+}

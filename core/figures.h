@@ -1,0 +1,89 @@
+/* The figure table (issues 31, 33, 34; htop's Process_fields[] is the model): each
+ * per-route figure of an evaluation described once, with its name in every writer
+ * (JSON key, CSV column, Prometheus series and help), its unit, its rounding, the
+ * side it belongs to and how to read its value, quality and source from a struct
+ * bt_eval. render/csv.c, render/exposition.c, render/report.c and tui/detail.c
+ * iterate it instead of writing each figure out by hand; adding a figure is one row
+ * in core/figures.c (and its test).
+ *
+ * One side per number (issue 34): every figure belongs to the route's token side
+ * (tpm; a mantle route's binding input or output side) or to the side that binds
+ * (headroom_pct and fits_more come from one side, chosen, never mixed); a writer
+ * that prints a percentage prints it beside figures of its own side and names it. */
+#ifndef BEDTOP_FIGURES_H
+#define BEDTOP_FIGURES_H
+#include <stdbool.h>
+
+#include "core/headroom.h"
+
+/* Which side a figure is of. */
+enum bt_fig_side {
+    BT_FS_NONE,    /* of no one side (calls in flight, R per call) */
+    BT_FS_TOKEN,   /* the token side: e->token_side (tpm, mantle input/output) */
+    BT_FS_BINDING, /* the side that binds: e->binding */
+};
+
+/* Where a figure sits in the route's JSON object (order within it: json_at). */
+enum bt_fig_json {
+    BT_FJ_NONE,
+    BT_FJ_TPM,      /* the "tpm" object */
+    BT_FJ_HEADROOM, /* the route object's headroom run (reservation_per_call .. fits_more) */
+};
+
+enum bt_fig_id {
+    BT_FIG_SETTLED,
+    BT_FIG_ESTIMATED,
+    BT_FIG_HELD,
+    BT_FIG_USED,
+    BT_FIG_RESERVED,
+    BT_FIG_GROUP_USED,
+    BT_FIG_QUOTA,
+    BT_FIG_RESERVATION,
+    BT_FIG_IN_FLIGHT,
+    BT_FIG_HEADROOM_TPM,
+    BT_FIG_HEADROOM_PCT,
+    BT_FIG_FITS,
+    BT_FIG_COUNT
+};
+
+struct bt_figure {
+    const char *name;       /* the figure's own word, as the detail view names it */
+    const char *unit;       /* "tokens/min", "tokens", "calls", "percent" */
+    int decimals;           /* JSON and CSV round to this (bt_round_to), every writer alike */
+    enum bt_fig_side side;
+    double (*value)(const struct bt_eval *e);          /* NAN: unknown */
+    enum bt_quality (*quality)(const struct bt_eval *e); /* NULL: none of its own */
+    const char *(*source)(const struct bt_eval *e);    /* NULL: none; may return NULL */
+    /* JSON: the key, then its source, quality, the version-2 bool "is an upper bound"
+     * and an older name of the same value, each after the other where set */
+    enum bt_fig_json json_in;
+    int json_at;            /* order in its object (1 first) */
+    const char *json, *json_source, *json_quality, *json_upper, *json_alias;
+    /* CSV: the column (order csv_at, 1 first; 0 no column) and its source column */
+    int csv_at;
+    const char *csv, *csv_source;
+    /* Prometheus: the family (order prom_at among the figure families, 1 first; 0
+     * none), its help, a divisor (percent -> ratio) and its source label's key */
+    int prom_at;
+    const char *prom, *prom_help;
+    double prom_scale; /* the value is divided by it (percent: 100, a ratio) */
+    const char *prom_source;
+};
+
+extern const struct bt_figure bt_figures[BT_FIG_COUNT];
+
+/* The writers that iterate the table. */
+enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_CSV, BT_FW_PROM };
+/* The figures a writer shows, in its order: ids[0..return-1] (ids holds BT_FIG_COUNT). */
+int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
+
+/* The side figure f of e belongs to (BT_SIDE_COUNT: none). */
+enum bt_side bt_figure_side(const struct bt_figure *f, const struct bt_eval *e);
+/* Its value, NAN when unknown. */
+double bt_figure_value(const struct bt_figure *f, const struct bt_eval *e);
+
+/* What "fits N more ..." counts on side s: "in flight" (tpm, mantle, reserved,
+ * concurrent: calls that could be in flight at once), "calls this minute" (rpm),
+ * "calls today" (the daily quotas). */
+const char *bt_side_fits_word(enum bt_side s);
+#endif

@@ -1,0 +1,114 @@
+/* The figure table (core/figures.c): every writer's order is a run 1..n with no gap
+ * and no place twice, every name a writer prints is unique in it, and the side and
+ * reader of each figure are the evaluation's (one side per number, issue 34). */
+#include <math.h>
+#include <string.h>
+
+#include "core/figures.h"
+#include "tests/tap.h"
+
+static void orders(void)
+{
+    static const struct {
+        enum bt_fig_writer w;
+        const char *name;
+        int n;
+    } ws[] = {
+        /* tpm: settled estimated held used reserved_per_min group_used;
+         * headroom run: reservation_per_call in_flight headroom_tpm headroom_pct fits_more;
+         * CSV: settled held reserved used quota headroom_tpm headroom_pct fits_more;
+         * series: headroom ratio used held in_flight reservation reserved group_used fits */
+        {BT_FW_JSON_TPM, "json tpm", 6},
+        {BT_FW_JSON_HEADROOM, "json headroom", 5},
+        {BT_FW_CSV, "csv", 8},
+        {BT_FW_PROM, "prom", 9},
+    };
+    for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++) {
+        enum bt_fig_id ids[BT_FIG_COUNT];
+        int n = bt_figures_of(ws[k].w, ids);
+        OK(n == ws[k].n, "%s: %d figures (want %d)", ws[k].name, n, ws[k].n);
+        /* a place taken twice would list a figure twice or drop one: count the ids */
+        int seen[BT_FIG_COUNT] = {0};
+        for (int i = 0; i < n; i++)
+            seen[ids[i]]++;
+        bool once = true;
+        for (int i = 0; i < BT_FIG_COUNT; i++)
+            once &= seen[i] <= 1;
+        OK(once, "%s: each figure once", ws[k].name);
+    }
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int n = bt_figures_of(BT_FW_CSV, ids);
+    OK(n > 0 && ids[0] == BT_FIG_SETTLED && ids[n - 1] == BT_FIG_FITS,
+       "csv: settled_tpm first, fits_more last (export's columns, unchanged)");
+    n = bt_figures_of(BT_FW_PROM, ids);
+    OK(n > 0 && ids[0] == BT_FIG_HEADROOM_TPM && ids[1] == BT_FIG_HEADROOM_PCT,
+       "prom: the headroom families first, as the exposition always listed them");
+}
+
+static void names(void)
+{
+    bool unique = true, complete = true;
+    for (int a = 0; a < BT_FIG_COUNT; a++) {
+        const struct bt_figure *f = &bt_figures[a];
+        complete &= f->name && f->unit && f->value;
+        complete &= !f->json_in || f->json;
+        complete &= !f->csv_at || f->csv;
+        complete &= !f->prom_at || (f->prom && f->prom_help && f->prom_scale > 0);
+        complete &= !(f->json_quality || f->json_upper) || f->quality;
+        complete &= !(f->json_source || f->csv_source || f->prom_source) || f->source;
+        for (int b = a + 1; b < BT_FIG_COUNT; b++) {
+            const struct bt_figure *g = &bt_figures[b];
+            if (f->json && g->json && f->json_in == g->json_in && !strcmp(f->json, g->json))
+                unique = false;
+            if (f->csv && g->csv && !strcmp(f->csv, g->csv))
+                unique = false;
+            if (f->prom && g->prom && !strcmp(f->prom, g->prom))
+                unique = false;
+        }
+    }
+    OK(complete, "every row names what its writers print and has the readers they call");
+    OK(unique, "no JSON key, CSV column or series twice");
+}
+
+static void sides(void)
+{
+    /* legacy at the demo's minute 16: the rpm side binds (16 of 95 left, 16.8 %), the
+     * token side is tpm (805,502 of 1,000,000) */
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.token_side = BT_SIDE_TPM;
+    e.binding = BT_SIDE_RPM;
+    e.headroom_tpm = 805502;
+    e.headroom_pct = 100.0 * 16 / 95;
+    e.fits_more = 16;
+    e.quota = 1000000;
+    OK(bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], &e) == BT_SIDE_TPM,
+       "headroom_tpm is the token side's");
+    OK(bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], &e) == BT_SIDE_RPM,
+       "headroom_pct is the binding side's");
+    OK(bt_figure_side(&bt_figures[BT_FIG_FITS], &e) == BT_SIDE_RPM,
+       "fits_more is the binding side's");
+    OK(bt_figure_side(&bt_figures[BT_FIG_QUOTA], &e) == BT_SIDE_TPM, "quota_tpm the token side's");
+    OK(bt_figure_side(&bt_figures[BT_FIG_IN_FLIGHT], &e) == BT_SIDE_COUNT,
+       "calls in flight are of no one side");
+    NEAR(bt_figure_value(&bt_figures[BT_FIG_HEADROOM_PCT], &e) / bt_figures[BT_FIG_HEADROOM_PCT].prom_scale,
+         0.168421052631579, 1e-12, "the ratio series: 16/95");
+    NEAR(bt_figure_value(&bt_figures[BT_FIG_HEADROOM_TPM], &e), 805502, 0, "headroom tokens");
+    /* mantle: the token side is the binding input or output side */
+    e.token_side = e.binding = BT_SIDE_OUTPUT;
+    OK(bt_figure_side(&bt_figures[BT_FIG_USED], &e) == BT_SIDE_OUTPUT,
+       "a mantle route's used is its binding token side's");
+    STREQ(bt_side_fits_word(BT_SIDE_TPM), "in flight", "tpm: more calls in flight at once");
+    STREQ(bt_side_fits_word(BT_SIDE_RPM), "calls this minute", "rpm: more requests this minute");
+    STREQ(bt_side_fits_word(BT_SIDE_DAILY), "calls today", "daily: more calls today");
+    STREQ(bt_side_fits_word(BT_SIDE_DAILY_ACCOUNT), "calls today", "cross-model daily: today");
+    STREQ(bt_side_fits_word(BT_SIDE_CONCURRENT), "in flight", "concurrent: in flight");
+}
+
+int main(void)
+{
+    orders();
+    names();
+    sides();
+    return tap_done();
+}
