@@ -127,8 +127,8 @@ static const struct opt_def opt_defs[] = {
              "(record: max = no pacing, deterministic)"},
     {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .applies = C_DASH | C_CHECK | C_RECORD | C_PLAN | C_SERVE,
      .shown = "--demo-at MINUTE",
-     .help = "evaluate the demo at this simulated minute (0-29);\n"
-             "serve: its clock stands still there"},
+     .help = "evaluate the demo at data minute 10:MM (0-29),\n"
+             "as replay --at; serve: its clock stands still"},
     {.o = {.name = "theme", .has_arg = required_argument, .val = O_THEME}, .applies = C_DASH | C_REPLAY,
      .shown = "--theme NAME",
      .help = "dashboard, replay: color theme (default, light,\n"

@@ -23,6 +23,7 @@
 #include "collectors/pricing.h"
 #include "collectors/promsource.h"
 #include "collectors/quotas.h"
+#include "core/dataminute.h"
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
@@ -105,8 +106,19 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
 
 int64_t app_demo_now(const struct opts *o, double default_minute)
 {
-    double minute = isnan(o->demo_at) ? default_minute : o->demo_at;
-    return bt_demo_t0() + (int64_t)llround(minute * 60);
+    if (isnan(o->demo_at))
+        return bt_demo_t0() + (int64_t)llround(default_minute * 60);
+    /* --demo-at M names data minute M of the story (the one clock, core/dataminute.h):
+     * shown as replay --at and export's row show it, the last second it is the newest;
+     * a fraction picks a second of that time (M.5: 30 s after it appears). The demo
+     * publishes with the default lag (collectors/demo.c), its config's. */
+    struct bt_config *c = bt_xcalloc(1, sizeof *c);
+    bt_config_defaults(c);
+    double whole = floor(o->demo_at);
+    int sec = o->demo_at > whole ? (int)llround((o->demo_at - whole) * 60) : -1;
+    int64_t t = bt_data_minute_at(c, bt_demo_t0() + (int64_t)whole * 60, sec > 59 ? 59 : sec);
+    free(c);
+    return t;
 }
 
 int64_t app_poll_once(struct app *a, int64_t start, int *sig)

@@ -46,11 +46,14 @@ static void dash_interval(void *arg, double s)
     d->a->cfg.interval = s;
 }
 
-static void dash_marker(void *arg, const char *note)
+static int64_t dash_marker(void *arg, const char *note)
 {
     struct dash *d = arg;
-    if (d->a->rec)
-        bt_recorder_marker(d->a->rec, &d->a->store, bt_clock_now(&d->a->loop.clock), note);
+    if (!d->a->rec)
+        return 0;
+    int64_t t = bt_clock_now(&d->a->loop.clock);
+    bt_recorder_marker(d->a->rec, &d->a->store, t, note);
+    return t;
 }
 
 static void dash_before_update(void *arg, int64_t now)

@@ -9,6 +9,7 @@
 
 #include "app/app.h"
 #include "collectors/demo.h"
+#include "core/dataminute.h"
 #include "core/plan.h"
 #include "core/recording.h"
 #include "core/util.h"
@@ -168,16 +169,24 @@ static int plan_replay(struct opts *o, bool json)
         bt_err("%s", err);
         return 3;
     }
-    int64_t t;
+    /* --at names a data minute, as replay --at and export's rows do: the plan is for
+     * that minute, evaluated the last second it was the newest (core/dataminute.h) */
+    int64_t m, first, last;
     int rc = 3;
+    bt_replay_minutes(&rp, &first, &last);
     if (!rp.npolls) {
         bt_err("%s: no polls recorded; record for at least one poll interval", o->replay);
-    } else if (!bt_replay_when(&rp, o->at, &t)) {
-        bt_err("--at: '%s' is not a time; use 14:32, +5m (from the start), -30m (before the end) "
-               "or 2026-11-29T14:32:00Z", o->at);
-    } else if (t < rp.start || t > rp.end) {
-        bt_err("--at %s is outside the recording; pick a time inside it", o->at);
+    } else if (!bt_replay_when_minute(&rp, o->at, &m)) {
+        bt_err("--at: '%s' is not a time; use 14:32, +5m (after the first data minute), -30m "
+               "(before the last) or 2026-11-29T14:32:00Z", o->at);
+    } else if (m < first || m > last) {
+        char a[32], b[32];
+        bt_fmt_iso(first, a, sizeof a);
+        bt_fmt_iso(last, b, sizeof b);
+        bt_err("--at %s is outside the recording (data minutes %s to %s); pick a minute inside it",
+               o->at, a, b);
     } else {
+        int64_t t = bt_replay_minute_instant(&rp, m);
         bt_replay_seek(&rp, t);
         rc = plan_print(o, &rp.cfg, &rp.store, t, "replay", json);
     }

@@ -138,12 +138,6 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     rep.wide = o->wide;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
     struct bt_buf out = {0};
-    if (fmt == BT_FMT_TEXT) {
-        char dm[32], ev[32];
-        bt_fmt_iso(m, dm, sizeof dm);
-        bt_fmt_iso(t, ev, sizeof ev);
-        bt_buf_printf(&out, "data minute %s (evaluated at %s)\n", dm, ev);
-    }
     if (fmt == BT_FMT_JSON) {
         cJSON *j = bt_report_json(&rep);
         cJSON *mk = cJSON_AddArrayToObject(j, "markers"); /* in this order: the shape */

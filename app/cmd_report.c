@@ -51,14 +51,15 @@ static bool window(const struct opts *o, const struct bt_replay *rp, int64_t *fr
     int64_t first = bt_data_minute(&rp->cfg, rp->start), last = bt_data_minute(&rp->cfg, rp->end);
     *from = first;
     *to = last;
+    /* data minutes, as export's --from/--to: +5m after the first, -30m before the last */
     const char *bad = NULL;
-    if (o->from && !bt_replay_when(rp, o->from, from))
+    if (o->from && !bt_replay_when_minute(rp, o->from, from))
         bad = o->from;
-    else if (o->to && !bt_replay_when(rp, o->to, to))
+    else if (o->to && !bt_replay_when_minute(rp, o->to, to))
         bad = o->to;
     if (bad) {
-        bt_err("report: '%s' is not a time; use 14:32, +5m (from the start), -30m (before the "
-               "end) or 2026-11-29T14:32:00Z", bad);
+        bt_err("report: '%s' is not a time; use 14:32, +5m (after the first data minute), -30m "
+               "(before the last) or 2026-11-29T14:32:00Z", bad);
         return false;
     }
     *from = bt_minute_floor(*from);

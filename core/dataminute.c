@@ -27,6 +27,11 @@ int64_t bt_data_minute_last(const struct bt_config *cfg, int64_t m)
     return bt_data_minute_shown(cfg, m) + 59;
 }
 
+int64_t bt_data_minute_at(const struct bt_config *cfg, int64_t m, int sec)
+{
+    return sec < 0 || sec > 59 ? bt_data_minute_last(cfg, m) : bt_data_minute_shown(cfg, m) + sec;
+}
+
 void bt_replay_minutes(const struct bt_replay *rp, int64_t *first, int64_t *last)
 {
     *first = bt_data_minute(&rp->cfg, rp->start);

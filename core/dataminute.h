@@ -20,6 +20,12 @@ int64_t bt_data_minute_shown(const struct bt_config *cfg, int64_t m);
  * (the recording's last minute: its last poll). */
 int64_t bt_data_minute_last(const struct bt_config *cfg, int64_t m);
 
+/* A moment within the time data minute m is the newest complete one: sec seconds
+ * after it first is (0 .. 59), or its last second for sec < 0, the moment replay --at
+ * and export's rows show m at. --demo-at M names data minute M (issue 34): a whole M
+ * is its last second, M.5 thirty seconds after it appears. */
+int64_t bt_data_minute_at(const struct bt_config *cfg, int64_t m, int sec);
+
 /* A recording's clock, in data minutes. */
 struct bt_replay;
 /* The newest complete data minute at the recording's start and at its last poll. */

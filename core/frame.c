@@ -12,8 +12,10 @@
 
 #include "core/cadence.h"
 #include "core/cost.h"
+#include "core/dataminute.h"
 #include "core/eval_int.h"
 #include "core/format.h"
+#include "core/plausible.h"
 #include "core/util.h"
 
 /* ---- evaluation ---- */
@@ -30,6 +32,30 @@ static const enum bt_signal adm_signals[] = {
 static double at(const struct bt_store *st, int r, enum bt_signal s, int64_t m)
 {
     return m ? bt_store_at(st, r, s, m) : NAN;
+}
+
+int64_t bt_eval_adm_minute(const struct bt_store *st, int r, int64_t limit)
+{
+    int64_t newest = 0;
+    for (size_t i = 0; i < BT_ARRAY_LEN(adm_signals); i++) {
+        int64_t am = bt_store_newest(st, r, adm_signals[i], limit);
+        if (am > newest)
+            newest = am;
+    }
+    return newest;
+}
+
+int64_t bt_data_minute_admission(const struct bt_config *cfg, const struct bt_store *st, int r,
+                                 int64_t m, int64_t now)
+{
+    int64_t limit = bt_data_minute_last(cfg, m);
+    if (now < bt_data_minute_shown(cfg, m))
+        return 0; /* not yet the newest: nothing is evaluated with it */
+    if (now < limit)
+        limit = now;
+    int64_t iv = bt_f2i_clamp(cfg->interval, 60, (int64_t)BT_DURATION_MAX);
+    int64_t am = bt_eval_adm_minute(st, r, limit);
+    return am && am >= bt_minute_floor(bt_data_minute_shown(cfg, m) - iv + 1) ? am : 0;
 }
 
 /* The signals whose coverage makes a minute known: a minute one of them was asked
@@ -229,11 +255,12 @@ static void take_out_reserved_tier(const struct bt_store *st, int r, int64_t m, 
                                    struct bt_tier_fig *tf);
 
 static void minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
-                           int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier)
+                           int64_t minute, int64_t am, struct bt_minute_fig *out,
+                           struct bt_tier_fig *tier)
 {
     struct raw x;
     minute = bt_minute_floor(minute);
-    read_raw(st, r, &cfg->routes[r], minute, minute, BT_FR_ACTIVE, &x);
+    read_raw(st, r, &cfg->routes[r], minute, am, BT_FR_ACTIVE, &x);
     if (tier)
         take_out_reserved_tier(st, r, minute, &x, tier);
     figures(&cfg->routes[r], &x, out);
@@ -249,13 +276,19 @@ static void minute_figures(const struct bt_config *cfg, const struct bt_store *s
 void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int r,
                        int64_t minute, struct bt_minute_fig *out)
 {
-    minute_figures(cfg, st, r, minute, out, NULL);
+    minute_figures(cfg, st, r, minute, bt_minute_floor(minute), out, NULL);
+}
+
+void bt_minute_figures_shown(const struct bt_config *cfg, const struct bt_store *st, int r,
+                             int64_t minute, int64_t now, struct bt_minute_fig *out)
+{
+    minute_figures(cfg, st, r, minute, bt_data_minute_admission(cfg, st, r, minute, now), out, NULL);
 }
 
 void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_store *st, int r,
                                  int64_t minute, struct bt_minute_fig *out, struct bt_tier_fig *tier)
 {
-    minute_figures(cfg, st, r, minute, out, tier);
+    minute_figures(cfg, st, r, minute, bt_minute_floor(minute), out, tier);
 }
 
 static bool source_failing(const struct bt_source_status *s)
@@ -524,11 +557,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     if (e->state == BT_FR_UNKNOWN)
         e->data_minute = newest_usage(st, r, now);
     int64_t cm = e->state == BT_FR_UNKNOWN ? 0 : m; /* what CloudWatch is read at */
-    for (size_t i = 0; i < BT_ARRAY_LEN(adm_signals); i++) {
-        int64_t am = bt_store_newest(st, r, adm_signals[i], now);
-        if (am > e->adm_minute)
-            e->adm_minute = am;
-    }
+    e->adm_minute = bt_eval_adm_minute(st, r, now);
     int64_t am = e->adm_minute;
     struct raw x;
     read_raw(st, r, rt, cm, am, e->state, &x);

@@ -166,6 +166,10 @@ struct bt_minute_fig {
 };
 void bt_minute_figures(const struct bt_config *cfg, const struct bt_store *st, int route,
                        int64_t minute, struct bt_minute_fig *out);
+/* The same, with the admission readings data minute `minute` is evaluated with
+ * (core/dataminute.h), as a view at instant now shows that minute: the graphs. */
+void bt_minute_figures_shown(const struct bt_config *cfg, const struct bt_store *st, int route,
+                             int64_t minute, int64_t now, struct bt_minute_fig *out);
 /* Reserved-tier traffic of one minute (ResolvedServiceTier=reserved), which draws on
  * the reserved capacity, not the on-demand quota (NAN: no tier series). */
 struct bt_tier_fig {
@@ -325,6 +329,17 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);
 bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code);
+/* The newest admission scrape minute of route r at or before limit (0: none): the
+ * minute an evaluation at limit reads the admission counters at (adm_minute). */
+int64_t bt_eval_adm_minute(const struct bt_store *st, int r, int64_t limit);
+/* The scrape minute of the admission readings that data minute m is evaluated with:
+ * the newest of route r's admission scrapes while m was the newest complete minute
+ * (no later than now, no earlier than one poll interval before m is first shown), as
+ * core/frame.c reads them at m's instant. The detail graphs file an admission reading
+ * under the data minute it is evaluated with, as export's rows do. 0: none then. */
+int64_t bt_data_minute_admission(const struct bt_config *cfg, const struct bt_store *st, int r,
+                                 int64_t m, int64_t now);
+
 /* The Regions of the routes evals[which[0..n-1]] (all cfg->nroutes when which is NULL):
  * how many, and how many are failing: CloudWatch or Service Quotas answers an error for
  * a route there (its route is stale, so unknown, with the reason: core/frame.c). */

@@ -322,8 +322,11 @@ void bt_plan_render_text(const struct bt_plan_view *v, struct bt_buf *b)
     bt_san_term(reg, sizeof reg, rt->region);
     if (w->before.minute)
         bt_fmt_hhmm(w->before.minute, hm, sizeof hm);
-    bt_buf_printf(b, "bedtop plan %s (%s, %s) at %s UTC, %s\n", name, reg, bt_endpoint_name(rt->endpoint), hm,
-                  v->mode);
+    /* the one clock: the data minute planned for, the clock it is seen at beside it */
+    int sod = (int)(((v->now % 86400) + 86400) % 86400);
+    bt_buf_printf(b, "bedtop plan %s (%s, %s) data %s UTC, %s %02d:%02d:%02d, %s\n", name, reg,
+                  bt_endpoint_name(rt->endpoint), hm, strcmp(v->mode, "replay") ? "now" : "seen",
+                  sod / 3600, sod / 60 % 60, sod % 60, v->mode);
     wrap(b, "model:    ", "          ", model);
     if (!v->limits || bt_plan_change_any(v->change)) {
         bt_plan_change_text(v->change, ch, sizeof ch);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dataminute.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 
@@ -416,13 +417,17 @@ static void warnings_text(const struct bt_report *r, const int *idx, int n, bool
 
 void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *b)
 {
-    char iso[32];
-    bt_fmt_iso(r->now, iso, sizeof iso);
+    /* the one clock (core/dataminute.h): the data minute shown, the clock beside it */
+    char iso[32], hms[16];
+    bool replay = !strcmp(r->mode, "replay");
+    bt_fmt_iso(bt_data_minute(r->cfg, r->now), iso, sizeof iso);
+    int sod = (int)(((r->now % 86400) + 86400) % 86400); /* the day is the data minute's */
+    snprintf(hms, sizeof hms, "%02d:%02d:%02d", sod / 3600, sod / 60 % 60, sod % 60);
     int *idx = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *idx);
     int n = route_order(r, idx);
     bool sim = r->recorded_mode && !strcmp(r->recorded_mode, "demo");
-    bt_buf_printf(b, "bedtop %s  %s  %d route%s  status %s%s%s%s\n\n",
-                  strcmp(r->mode, "replay") ? "check" : "replay", iso, n,
+    bt_buf_printf(b, "bedtop %s  data %s, %s %s  %d route%s  status %s%s%s%s\n\n",
+                  replay ? "replay" : "check", iso, replay ? "seen" : "now", hms, n,
                   n == 1 ? "" : "s", color ? status_color(r->status) : "",
                   bt_status_name(r->status), color ? C_RESET : "",
                   sim ? "  (demo recording: simulated)" : "");

@@ -12,6 +12,26 @@
 #include "core/util.h"
 #include "tui/keys.h"
 
+/* The one clock (core/dataminute.h): the data minute on screen, and beside it the
+ * clock it is seen at, "data 10:13 · now 10:16" (replay: the recorded instant,
+ * "seen"); full: the data minute in ISO 8601 and the clock to the second. */
+void tui_clock_label(const struct bt_tui *t, bool full, char *out, size_t n)
+{
+    const struct bt_tui_host *h = t->host;
+    int64_t m = bt_data_minute(h->cfg, h->now);
+    char dm[32], now[32];
+    const char *sep = t->utf8 ? " \xc2\xb7 " : ", ";
+    if (full) {
+        bt_fmt_iso(m, dm, sizeof dm);
+        bt_fmt_hhmm(h->now, now, sizeof now);
+        snprintf(now + strlen(now), sizeof now - strlen(now), ":%02d", (int)(((h->now % 60) + 60) % 60));
+    } else {
+        bt_fmt_hhmm(m, dm, sizeof dm);
+        bt_fmt_hhmm(h->now, now, sizeof now);
+    }
+    snprintf(out, n, "data %s%s%s %s", dm, sep, h->replay ? "seen" : "now", now);
+}
+
 /* The header: mode, the moment shown, routes, then the crit/warn counts (kept at every
  * width: the identity parts shorten first), filter; at the right REC (always while
  * recording) and PAUSED/PLAYING. */
@@ -19,18 +39,14 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
 {
     const struct bt_tui_host *h = t->host;
     tui_fill(l->header.y, 0, l->cols, A(t, BT_ROLE_HEADER));
-    char ts[40], hm[40], line[256];
-    int64_t shown_t = h->replay ? bt_data_minute(h->cfg, h->now) : h->now;
-    bt_fmt_iso(shown_t, ts, sizeof ts);
-    if (h->replay) { /* the one clock: the data minute on screen */
-        char iso[32];
-        bt_strlcpy(iso, ts, sizeof iso);
-        snprintf(ts, sizeof ts, "data %s", iso);
-        bt_fmt_hhmm(shown_t, iso, sizeof iso);
-        snprintf(hm, sizeof hm, "data %s", iso);
-    } else {
-        bt_fmt_hhmm(h->now, hm, sizeof hm);
-    }
+    char ts[80], hm[48], dm[24], line[256];
+    tui_clock_label(t, true, ts, sizeof ts);
+    tui_clock_label(t, false, hm, sizeof hm);
+    /* where even that is too long: the data minute alone (the status bar and the
+     * terminal have the clock) */
+    char dhm[8];
+    bt_fmt_hhmm(bt_data_minute(h->cfg, h->now), dhm, sizeof dhm);
+    snprintf(dm, sizeof dm, "data %s", dhm);
     /* the counts are of every route, filtered or not: a filter narrows the rows, it does
      * not rewrite the status ("13 routes: 2 crit ... · 2 shown") */
     int cnt[4] = {0}, nall = h->cfg->nroutes;
@@ -87,13 +103,18 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
         snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, hm, reg, nall,
                  nall == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, hm, reg, nall, nall == 1 ? "" : "s");
-    if ((int)strlen(line) > room && reg[0]) /* the Regions go before the mode */
-        snprintf(line, sizeof line, " %s %s %d route%s", mode, hm, nall, nall == 1 ? "" : "s");
-    if ((int)strlen(line) > room) /* the mode goes before the word routes */
-        snprintf(line, sizeof line, " %s %d route%s", hm, nall, nall == 1 ? "" : "s");
+        snprintf(line, sizeof line, " %s %s%s %d route%s%s", mode, dm, reg, nall,
+                 nall == 1 ? "" : "s", range);
     if ((int)strlen(line) > room)
-        snprintf(line, sizeof line, " %s %d", hm, nall);
+        snprintf(line, sizeof line, " %s %s%s %d route%s", mode, dm, reg, nall, nall == 1 ? "" : "s");
+    if ((int)strlen(line) > room && reg[0]) /* the Regions go before the mode */
+        snprintf(line, sizeof line, " %s %s %d route%s", mode, dm, nall, nall == 1 ? "" : "s");
+    if ((int)strlen(line) > room) /* the mode goes before the word routes */
+        snprintf(line, sizeof line, " %s %d route%s", dm, nall, nall == 1 ? "" : "s");
+    if ((int)strlen(line) > room) /* then the word data: the minute is still the data minute */
+        snprintf(line, sizeof line, " %s %d route%s", dhm, nall, nall == 1 ? "" : "s");
+    if ((int)strlen(line) > room)
+        snprintf(line, sizeof line, " %s %d", dhm, nall);
     int x = tui_text_cut(l->header.y, 0, l->cols - rw, line, A(t, BT_ROLE_HEADER));
     bool first = true;
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {

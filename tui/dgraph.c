@@ -22,6 +22,15 @@
 enum skind { S_SETTLED, S_ESTIMATED, S_USED, S_THROTTLES, S_P50, S_P99, S_INFLIGHT,
              S_COMPLETED, S_OUTPUT, S_ADMITTED, S_RETRIES, S_ADM_THROTTLED, S_OTPS, S_TTFT };
 
+/* An admission reading at data minute m: the scrape m is evaluated with (core's
+ * one clock), as export's row of m has it, never the scrape of clock minute m. */
+static double adm_at(const struct bt_tui *t, int r, enum bt_signal s, int64_t m)
+{
+    const struct bt_tui_host *h = t->host;
+    int64_t am = bt_data_minute_admission(h->cfg, h->store, r, m, h->now);
+    return am ? bt_store_at(h->store, r, s, am) : NAN;
+}
+
 static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
 {
     const struct bt_store *st = t->host->store;
@@ -30,18 +39,19 @@ static double series_at(const struct bt_tui *t, int r, enum skind k, int64_t m)
     case S_SETTLED:
     case S_ESTIMATED:
     case S_USED:
-        /* core computes each minute's figures (docs/headroom.md) */
-        bt_minute_figures(t->host->cfg, st, r, m, &f);
+        /* core computes each minute's figures (docs/headroom.md), with the admission
+         * readings the minute is evaluated with */
+        bt_minute_figures_shown(t->host->cfg, st, r, m, t->host->now, &f);
         return k == S_SETTLED ? f.settled : k == S_ESTIMATED ? f.estimated : f.used;
     case S_THROTTLES: return bt_store_at(st, r, BT_SIG_THROTTLES, m);
     case S_P50: return bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
     case S_P99: return bt_store_at(st, r, BT_SIG_LATENCY_P99, m);
-    case S_INFLIGHT: return bt_store_at(st, r, BT_SIG_ADM_IN_FLIGHT, m);
-    case S_COMPLETED: return bt_store_at(st, r, BT_SIG_ADM_COMPLETED, m);
+    case S_INFLIGHT: return adm_at(t, r, BT_SIG_ADM_IN_FLIGHT, m);
+    case S_COMPLETED: return adm_at(t, r, BT_SIG_ADM_COMPLETED, m);
     case S_OUTPUT: return bt_store_at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    case S_ADMITTED: return bt_store_at(st, r, BT_SIG_ADM_ADMITTED, m);
-    case S_RETRIES: return bt_store_at(st, r, BT_SIG_ADM_RETRIES, m);
-    case S_ADM_THROTTLED: return bt_store_at(st, r, BT_SIG_ADM_THROTTLED, m);
+    case S_ADMITTED: return adm_at(t, r, BT_SIG_ADM_ADMITTED, m);
+    case S_RETRIES: return adm_at(t, r, BT_SIG_ADM_RETRIES, m);
+    case S_ADM_THROTTLED: return adm_at(t, r, BT_SIG_ADM_THROTTLED, m);
     case S_OTPS: return bt_otps_at(st, r, m); /* core/speed.h */
     case S_TTFT: return bt_store_at(st, r, BT_SIG_TTFT_AVG, m);
     }
@@ -241,8 +251,8 @@ static void y_axis(const struct gctx *g, double ymax, yfmt fmt)
     }
 }
 
-/* The time axis every time graph shares: data minutes on whole steps, "now" at the
- * right edge (the data minute on screen), or that minute when panned back; the
+/* The time axis every time graph shares: data minutes on whole steps, the right
+ * edge's data minute (the one on screen, or the panned-back one) at the right; the
  * cursor's minute under it. */
 static void time_axis(const struct gctx *g)
 {
@@ -272,9 +282,10 @@ static void time_axis(const struct gctx *g)
         cx0 = x - 1;
         cx1 = x + 5;
     }
-    char end[16] = "now";
-    if (t->goff)
-        bt_fmt_hhmm(g->end, end, sizeof end);
+    /* the right edge names its data minute (the one clock): "now" read as the clock
+     * minute, three minutes later than the figures drawn there */
+    char end[16];
+    bt_fmt_hhmm(g->end, end, sizeof end);
     int ew = (int)strlen(end);
     int now_x = g->p.x + g->p.w - ew;
     if (now_x > cx1 || now_x + ew < cx0)

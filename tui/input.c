@@ -468,8 +468,12 @@ static void prompt_done(struct bt_tui *t)
     if (kind == PR_MARKER) {
         char note[sizeof t->input];
         bt_san_term(note, sizeof note, t->input[0] ? t->input : "marker");
-        h->add_marker(h->arg, note);
-        snprintf(t->msg, sizeof t->msg, "marker added: %s", note);
+        /* named by the data minute it is filed under, the one the header shows */
+        int64_t at = h->add_marker(h->arg, note);
+        char dm[16] = "-";
+        if (at)
+            bt_fmt_hhmm(bt_data_minute(h->cfg, at), dm, sizeof dm);
+        snprintf(t->msg, sizeof t->msg, "marker at data %s added: %s", dm, note);
         return;
     }
     struct bt_tui_replay *rp = h->replay;

@@ -196,7 +196,8 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         double *v = bt_xcalloc((size_t)tw + 1, sizeof *v), top = e->quota;
         for (int i = 0; i < tw; i++) {
             struct bt_minute_fig f;
-            bt_minute_figures(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60, &f);
+            bt_minute_figures_shown(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60,
+                                    t->host->now, &f); /* admission as each minute is evaluated */
             v[i] = f.used;
             if (!(top > 0) && isfinite(f.used) && f.used > top)
                 top = f.used;

@@ -63,7 +63,9 @@ struct bt_tui_host {                 /* provided by the app; the TUI only reads 
     void (*refresh_now)(void *arg);
     void (*set_paused)(void *arg, bool paused);
     void (*set_interval)(void *arg, double seconds);
-    void (*add_marker)(void *arg, const char *note); /* `m` (recording); may be NULL */
+    /* `m` (recording); may be NULL. Returns the instant the marker was filed at (its
+     * data minute is the one on screen then: core/dataminute.h), 0 if none. */
+    int64_t (*add_marker)(void *arg, const char *note);
     struct bt_tui_replay *replay;    /* replay controls, NULL in the live dashboard */
     /* replay: the event log of the whole recording (core/events.h), entries shown up
      * to the position; NULL live: the dashboard derives its own from what it shows */

@@ -193,6 +193,8 @@ const char *tui_sev_label(enum bt_status s);
 bool tui_estimate_only(const struct bt_eval *e);
 
 /* bars.c */
+/* "data 10:13 · now 10:16" (replay: "seen"); full: ISO data minute, clock to the second. */
+void tui_clock_label(const struct bt_tui *t, bool full, char *out, size_t n);
 void tui_draw_header(struct bt_tui *t, const struct bt_layout *l);
 void tui_draw_banner(struct bt_tui *t, const struct bt_layout *l, int only_route);
 void tui_draw_status(struct bt_tui *t, const struct bt_layout *l);

@@ -28,17 +28,17 @@ expect_eq "minute 16: triage retry storm" "$(j 16 "'RETRY_LOAD' in [w['code'] fo
 expect_eq "minute 12: summarize throttled while the estimate is ~6% of quota" \
     "$(j 12 "r['summarize']['tpm']['estimated'] < 0.1*r['summarize']['quota']['tpm'] and r['summarize']['throttles_per_min']>0")" True
 expect_eq "workers: 40 in flight vs 25" "$(j 10 "(r['workers']['in_flight'], r['workers']['concurrency_limit'])")" "(40, 25)"
-# The observed ceiling (core/ceiling.c) against the frame's own figures: at minute 16
-# the most summarize was charged (max(settled, estimated), summarize alone on its
+# The observed ceiling (core/ceiling.c) against the frame's own figures: at data minute
+# 13 (--demo-at names a data minute: issue 34) the most summarize was charged (max(settled, estimated), summarize alone on its
 # quota) in a throttled minute of the hour, read from the per-minute JSON of every
 # earlier demo minute; a lower bound far below the 400k quota: reservations.
-check "minute 16: summarize's observed ceiling is its most charged throttled minute" python3 - "$TMP" <<'PY'
+check "minute 13: summarize's observed ceiling is its most charged throttled minute" python3 - "$TMP" <<'PY'
 import json, sys
 d = sys.argv[1]
-at16 = {r["name"]: r for r in json.load(open(f"{d}/m16.json"))["routes"]}["summarize"]
+at16 = {r["name"]: r for r in json.load(open(f"{d}/m13.json"))["routes"]}["summarize"]
 c = at16["observed_ceiling"]
 seen = {}
-for m in range(17):
+for m in range(14):
     r = {x["name"]: x for x in json.load(open(f"{d}/m{m}.json"))["routes"]}["summarize"]
     if r["evaluated_minute"] <= at16["evaluated_minute"] and r["throttles_per_min"]:
         seen[r["evaluated_minute"]] = max(v for v in (r["tpm"]["settled"], r["tpm"]["estimated"]) if v is not None)
@@ -47,9 +47,9 @@ assert c["minute"] == max(seen, key=seen.get) and c["throttled_minutes"] >= len(
 assert c["quality"] == "lower-bound" and c["quota"] == 400000 and c["points_to"] == "reservations", c
 assert c["pct_of_quota"] == round(1000 * c["tokens_per_minute"] / 400000) / 10, c
 # triage at 49 % of its quota in its retry storm: the evidence points to retries
-t = {x["name"]: x for x in json.load(open(f"{d}/m16.json"))["routes"]}["triage"]["observed_ceiling"]
+t = {x["name"]: x for x in json.load(open(f"{d}/m13.json"))["routes"]}["triage"]["observed_ceiling"]
 assert t["pct_of_quota"] < 50 and t["points_to"] == "retries" and "RETRY_LOAD" in t["why"], t
-w = {x["name"]: x for x in json.load(open(f"{d}/m16.json"))["routes"]}["workers"]
+w = {x["name"]: x for x in json.load(open(f"{d}/m13.json"))["routes"]}["workers"]
 assert w["observed_ceiling"]["tokens_per_minute"] is None and w["observed_ceiling"]["quality"] == "unknown", w
 PY
 # The forecast in check JSON: workers ramps (demo.c) and by minute 26 runs out within
@@ -95,16 +95,16 @@ expect_eq "experiments: burndown measured from the estimate vs the config's 1" \
     "$(j 10 "(r['experiments']['burndown'], round(r['experiments']['burndown_measured']))")" "(1, 5)"
 # Version 3 beats: legacy's published 95 RPM binds before its tokens (80 calls a
 # minute: about 16 % left on the rpm side); triage-app's CloudWatch is refused 22-25,
-# so triage's group headroom is an upper bound naming it; agents' long answers
-# (24-26, shown at 27-29) bring the mantle output side near exhaustion.
+# so triage's group headroom is an upper bound naming it (data minute 20, polled at
+# 10:23); agents' long answers (24-26) bring the mantle output side near exhaustion.
 expect_eq "legacy: the rpm side binds, warn, LOW_HEADROOM names rpm" \
     "$(j 10 "(r['legacy']['binding_side'], r['legacy']['rpm']['quota'], r['legacy']['status'], [('rpm headroom' in w['message']) for w in r['legacy']['warnings'] if w['code']=='LOW_HEADROOM'])")" \
     "('rpm', 95, 'warn', [True])"
-expect_eq "minute 23: triage's PARTIAL_GROUP names triage-app; the headroom is at most" \
-    "$(j 23 "([('triage-app' in w['message']) for w in r['triage']['warnings'] if w['code']=='PARTIAL_GROUP'], r['triage']['headroom_quality'], r['triage-app']['status'])")" \
+expect_eq "minute 20: triage's PARTIAL_GROUP names triage-app; the headroom is at most" \
+    "$(j 20 "([('triage-app' in w['message']) for w in r['triage']['warnings'] if w['code']=='PARTIAL_GROUP'], r['triage']['headroom_quality'], r['triage-app']['status'])")" \
     "([True], 'upper-bound', 'unknown')"
-expect_eq "minute 28: agents' output side binds and OUTPUT_CUTOFF says answers get cut off" \
-    "$(j 28 "(r['agents']['binding_side'], [('cut off' in w['message']) for w in r['agents']['warnings'] if w['code']=='OUTPUT_CUTOFF'])")" \
+expect_eq "minute 25: agents' output side binds and OUTPUT_CUTOFF says answers get cut off" \
+    "$(j 25 "(r['agents']['binding_side'], [('cut off' in w['message']) for w in r['agents']['warnings'] if w['code']=='OUTPUT_CUTOFF'])")" \
     "('output', [True])"
 expect_eq "workers: a quarter of its calls on the reserved tier, taken out of on-demand use" \
     "$(j 10 "(r['workers']['tiers']['reserved_share'], r['workers']['binding_side'], sorted(r['workers']['sides']))")" \
@@ -119,8 +119,9 @@ expect_eq "experiments goes stale at 20 and recovers by 28" \
 "$BEDTOP" check --demo --demo-at 16 --format json >"$TMP/b.json"
 check "demo is deterministic" cmp -s "$TMP/a.json" "$TMP/b.json"
 
-# Text: aligned table, no escape codes when stdout is not a terminal.
-"$BEDTOP" check --demo --demo-at 16 >"$TMP/t.txt"
+# Text: aligned table, no escape codes when stdout is not a terminal (data minute 13:
+# the retry storm's first crit minute).
+"$BEDTOP" check --demo --demo-at 13 >"$TMP/t.txt"
 check "text output has no escape codes when piped" bash -c "! grep -q $'\033' '$TMP/t.txt'"
 check "text output has the header row" grep -q '^ROUTE  *STATUS .*HEAD%' "$TMP/t.txt"
 check "text output lists warnings with actions" grep -q -- '-> ' "$TMP/t.txt"
@@ -146,7 +147,7 @@ check "check text fits 80 columns at every sampled minute (longest $worst)" test
 check "--wide shows every column (model, region, source, in flight)" \
     grep -q '^ROUTE .*MODEL .*REGION .*SOURCE .*INFL' "$TMP/wide.txt"
 check "--wide puts a route on one line" grep -q '^triage .*us.anthropic.claude-sonnet-4-5-20250929-v1:0 .*50/50' "$TMP/wide.txt"
-# Routes crit first, then warn, unknown, ok (minute 16: triage (retry storm) and preview
+# Routes crit first, then warn, unknown, ok (minute 13: triage (retry storm) and preview
 # (applied quota 0) crit; summarize, workers, backfill, legacy warn; experiments unknown;
 # agents, triage-app, luna, opus48, fable (no published quota: information), reserved
 # (provisioned: information) and nightly-eval (a batch candidate, before its runaway) ok).

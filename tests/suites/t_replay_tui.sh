@@ -202,7 +202,7 @@ keys $s m
 check "m asks for a note" wait_for $s "marker note: _"
 keys $s -l "déploiement v2 canary ✓" # not ASCII: a note keeps its UTF-8
 keys $s Enter
-check "Enter adds the marker" wait_for $s "marker added: déploiement v2 canary ✓"
+check "Enter adds the marker" wait_for $s "added: déploiement v2 canary ✓"
 keys $s q
 check "live dashboard exits 0" wait_for $s "EXITED rc=0"
 T kill-session -t $s

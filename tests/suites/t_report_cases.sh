@@ -212,8 +212,8 @@ PY
 # fixture (minutes 10:00..10:05, tests/unit/test_reportcalc.c) at version 2.1, each poll's
 # minute recorded as asked, except chat's 10:03 (chat has no datapoint that minute:
 # unknown, not idle). Hand count: the chat group (chat, chat-batch) had 6 minutes, 5 of
-# them covered for both; agents all 6. plan chat at 10:05 (data minute 10:02: a frame
-# exists for 10:00, 10:01, 10:02) has 3 of its 60 minutes.
+# them covered for both; agents all 6. plan chat --at 10:02 (a data minute, issue 34: a
+# frame exists for 10:00, 10:01, 10:02) has 3 of its 60 minutes.
 FX=$BEDTOP_SRCDIR/tests/data/quota-request.rec
 python3 - "$FX" "$TMP/cov.rec" <<'PY'
 import json, sys
@@ -244,8 +244,8 @@ PY
 BEDTOP=$BEDTOP sh -c '"$BEDTOP" report incident "$1" -o "$2"' _ "$TMP/cov.rec" "$TMP/covinc" >/dev/null 2>&1
 check "incident: the coverage line counts the unknown route-minute" \
     grep -qF -- "- **Coverage:** 17 of 18 route-minutes known (asked for and settled by a good CloudWatch poll); unknown: chat 1 min (10:03 to 10:03)." "$TMP/covinc/report.md"
-"$BEDTOP" plan chat --replay "$TMP/cov.rec" --at 10:05 >"$TMP/plan.txt" 2>&1
-"$BEDTOP" plan chat --replay "$TMP/cov.rec" --at 10:05 -f json >"$TMP/plan.json" 2>/dev/null
+"$BEDTOP" plan chat --replay "$TMP/cov.rec" --at 10:02 >"$TMP/plan.txt" 2>&1
+"$BEDTOP" plan chat --replay "$TMP/cov.rec" --at 10:02 -f json >"$TMP/plan.json" 2>/dev/null
 check "plan: the last hour says how many of its minutes were covered" python3 - "$TMP/plan.txt" "$TMP/plan.json" <<'PY'
 import json, sys
 t = open(sys.argv[1]).read()

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Terminal tests (tmux's habit): the dashboard on the demo, frozen at simulated
-# minute 16, in a private tmux server at fixed sizes; keys driven with send-keys,
+# Terminal tests (tmux's habit): the dashboard on the demo, frozen at data minute
+# 10:13 (--demo-at names a data minute: issue 34; the retry storm's first crit minute,
+# seen at 10:16:59), in a private tmux server at fixed sizes; keys driven with send-keys,
 # screens captured with capture-pane -p and compared with tests/term/golden/*.txt
 # (helpers in tests/termlib.sh). UPDATE_GOLDEN=1 rewrites the goldens.
-# TUI_CMD overrides the program (default: the real binary, `bedtop --demo-at 16`).
+# TUI_CMD overrides the program (default: the real binary, `bedtop --demo-at 13`).
 . "$BEDTOP_SRCDIR/tests/lib.sh"
-TUI_CMD=${TUI_CMD:-"$BEDTOP --demo-at 16"}
+TUI_CMD=${TUI_CMD:-"$BEDTOP --demo-at 13"}
 . "$BEDTOP_SRCDIR/tests/termlib.sh"
 EXTRA=""
 # Goldens (tests/termlib.sh): these value goldens check every figure on the screen (the
 # first screen at 80x24 and triage's detail at 120x40, whose numbers are worked from
-# check --demo-at 16 in the checks below, and legacy's SLOWDOWN graph at minute 25); every other golden is a layout golden, its
+# check --demo-at 13 in the checks below, and legacy's SLOWDOWN graph at data minute 22); every other golden is a layout golden, its
 # numbers and plotted glyphs masked, so a change to the demo's story rewrites only these.
 LAYOUT_GOLDENS=1
 VALUE_GOLDENS="overview-80x24-CUTF-8 detail-triage-120x40-CUTF-8 detail-legacy-speed-120x40"
@@ -77,8 +78,8 @@ check "then triage, crit in its retry storm, 43.6% of a shared quota left" \
 check "80x24: the key line says how to get help and quit" grep -q "^ ? help  q quit  " <<<"$scr"
 # the action line: the worst warning among the crit routes of the most calls, triage's
 # retry storm (806 calls/min offered against preview's few), its remedy from
-# check --demo-at 16 --format json (the first words: the line is cut at 80 columns)
-act=$("$BEDTOP" check --demo-at 16 --format json | python3 -c '
+# check --demo-at 13 --format json (the first words: the line is cut at 80 columns)
+act=$("$BEDTOP" check --demo-at 13 --format json | python3 -c '
 import json, sys
 r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
 print([w["action"] for w in r["warnings"] if w["code"] == "RETRY_LOAD"][0][:40])')
@@ -89,8 +90,10 @@ check "summarize (max_tokens 64,000, ~0.25 calls in flight) is a warning, not cr
 check "warnings pane lists the retry storm" grep -q "CRIT triage *RETRY_LOAD" <<<"$scr"
 check "a warning cut at the edge ends in an ellipsis" grep -q "…$" <<<"$scr"
 check "the warnings pane says where it is" grep -qE "1-[0-9]+/[0-9]+ \(Tab scrolls\)" <<<"$scr"
+# data minute 10:13 arrived at 10:16:00 and is seen at 10:16:59, its last second as the
+# newest: 59 s old, shown in 10 s steps
 check "status bar: freshness, lag, paused, cost, mode" \
-    grep -q "CW <10s lag 2m .* paused .* metrics/day n/a" <<<"$scr"
+    grep -q "CW 50s lag 2m .* paused .* metrics/day n/a" <<<"$scr"
 # Tab moves to the warnings pane: a cursor on its first warning, Up/Down move it, Enter
 # expands that warning in place (its whole message and what to do) and selects its
 # route; Enter again opens that route's detail, not the row selected before.
@@ -173,9 +176,10 @@ for size in 120x40 200x60; do
     check "$size: + zooms to 30 minutes" wait_for $s "graphs: 30 minutes"
     axis=$(graph_rows $s "Tokens/min against the quota" | tail -1)
     # 30 minutes ending at data minute 10:13 start at 09:44: labels every 5 minutes,
-    # at any width
-    check "$size: ... the axis spans 09:45 to 10:10 in 5-minute steps" \
-        bash -c 'grep -q "09:45 .* 09:50 .* 10:05 .* 10:10 .*now" <<<"$1" && ! grep -q "09:40" <<<"$1"' _ "$axis"
+    # at any width, and the right edge names its data minute (not "now", read as the
+    # clock minute three minutes later: issue 34)
+    check "$size: ... the axis spans 09:45 to 10:10 in 5-minute steps, to 10:13" \
+        bash -c 'grep -q "09:45 .* 09:50 .* 10:05 .* 10:10 .*10:13 *$" <<<"$1" && ! grep -q "09:40\|now" <<<"$1"' _ "$axis"
     keys $s '<' '<' '<'
     axis_has() { # the tokens graph's time axis shows $2 (polls as wait_for does)
         local i
@@ -186,9 +190,9 @@ for size in 120x40 200x60; do
         return 1
     }
     check "$size: < < < puts the cursor on 10:11 (two minutes back from 10:13)" axis_has $s "10:11"
-    # triage's settled tokens at data minute 10:11, as check computes it at 10:14 (the
-    # newest complete minute then): the legend reads that minute, in bedtop's k/M form
-    want=$("$BEDTOP" check --demo-at 14 --format json | python3 -c '
+    # triage's settled tokens at data minute 10:11, as check --demo-at 11 computes it
+    # (data minute 10:11): the legend reads that minute, in bedtop's k/M form
+    want=$("$BEDTOP" check --demo-at 11 --format json | python3 -c '
 import json, sys
 r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
 v = r["tpm"]["settled"]
@@ -202,26 +206,26 @@ print("%.0fk" % (v / 1000) if v < 1e6 else "%.2fM" % (v / 1e6))')
     T kill-session -t $s
 done
 
-# Why calls got slow (issue 23): legacy's speed graphs at demo minute 25, five minutes
-# into its slowdown (collectors/demo.c: from minute 20 generation takes twice as long
-# at the same traffic). check --demo-at 25 says "output tokens per second 542, 32%
+# Why calls got slow (issue 23): legacy's speed graphs at data minute 22, seen at
+# 10:25:59, two minutes into its slowdown (collectors/demo.c: from minute 20 generation
+# takes twice as long at the same traffic). check --demo-at 22 says "output tokens per second 542, 32%
 # below the trailing hour's 792": the SLOWDOWN floor is 70 % of that hour, 0.7 x 792 =
 # 554.4, drawn at 554/s; the legend's now is the last five minutes' 542/s; the data
 # minutes since the slowdown, 10:20 to 10:22 (the minute on screen at 10:25), lie under
 # the floor, so the floor line is marked ! in its last three columns.
-saved=$TUI_CMD; TUI_CMD="$BEDTOP --demo-at 25"
+saved=$TUI_CMD; TUI_CMD="$BEDTOP --demo-at 22"
 s=speed; start $s 120 40 C.UTF-8; wait_for $s "$HEAD"
 TUI_CMD=$saved
 keys $s / l e g a c y Enter Enter
 check "legacy's detail" wait_for $s " legacy WARN "
-msg=$("$BEDTOP" check --demo-at 25 --format json | python3 -c '
+msg=$("$BEDTOP" check --demo-at 22 --format json | python3 -c '
 import json, re, sys
 r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["legacy"]
 m = [w["message"] for w in r["warnings"] if w["code"] == "SLOWDOWN"][0]
 now, hour = re.search(r"per second ([0-9]+), .*? hour.s ([0-9]+)", m).groups()
 print(now, hour, round(0.7 * int(hour)))')
 read -r s_now s_hour s_floor <<<"$msg"
-expect_eq "check --demo-at 25: legacy's SLOWDOWN numbers (now, hour, 0.7 x hour)" "$msg" "542 792 554"
+expect_eq "check --demo-at 22: legacy's SLOWDOWN numbers (now, hour, 0.7 x hour)" "$msg" "542 792 554"
 for i in 1 2 3 4 5 6; do
     T capture-pane -p -t $s | grep -qF "SLOWDOWN: output tokens/s" && break
     keys $s PageDown; sleep 0.2
@@ -482,8 +486,8 @@ T kill-session -t nocred
 
 # Issue 34 item 6: the overview shows the bound marks check prints (agents and luna, on
 # bedrock-mantle with no reservations known, have headroom that is a lower bound: >).
-marks=$("$BEDTOP" check --demo-at 16 | awk '$1 == "agents" || $1 == "luna" {print $1, $7}')
-expect_eq "check --demo-at 16: agents and luna's HEAD% are lower bounds" "$marks" \
+marks=$("$BEDTOP" check --demo-at 13 | awk '$1 == "agents" || $1 == "luna" {print $1, $7}')
+expect_eq "check --demo-at 13: agents and luna's HEAD% are lower bounds" "$marks" \
     "agents >38.4
 luna >83.7"
 s=marks; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
@@ -494,14 +498,18 @@ T kill-session -t $s
 
 # Issue 34 item 10: at 80 columns nothing is cut mid-word. The status bar drops whole
 # parts (the poll interval first: the countdown implies it), ends in an ellipsis when
-# it did, and the help shows it whole; the do line ends at a word of the action.
+# it did, and the help shows it whole; the do line ends at a word of the action. At
+# 10:16:01, a second after data minute 10:13 appears (--demo-at 13.02), every source's
+# data is fresh (<10s), the widest the bar's parts are.
+saved=$TUI_CMD; TUI_CMD="$BEDTOP --demo-at 13.02"
 s=eighty; start $s 80 24 C.UTF-8; wait_for $s "$HEAD"
+TUI_CMD=$saved
 scr=$(T capture-pane -p -t $s)
 sbar=$(grep "^ CW " <<<"$scr")
 expect_eq "80x24 status bar: whole parts, the interval dropped, an ellipsis says so" "$sbar" \
     " CW <10s lag 2m | SQ <10s | ADM <10s | paused | metrics/day n/a | demo …"
 do_line=$(grep "^ do " <<<"$scr")
-act=$("$BEDTOP" check --demo-at 16 --format json | python3 -c '
+act=$("$BEDTOP" check --demo-at 13.02 --format json | python3 -c '
 import json, sys
 r = {x["name"]: x for x in json.load(sys.stdin)["routes"]}["triage"]
 print([w["action"] for w in r["warnings"] if w["code"] == "RETRY_LOAD"][0])')
