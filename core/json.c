@@ -1,5 +1,7 @@
 #include "core/json.h"
 
+#include "core/format.h"
+
 #include <float.h>
 #include <locale.h>
 #include <math.h>
@@ -241,4 +243,20 @@ void bt_json_arena_free(struct bt_json_arena *a)
         free(b);
     }
     free(a);
+}
+
+void bt_json_add_round(cJSON *o, const char *k, double v, int decimals)
+{
+    if (isnan(v) || isinf(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, bt_round_to(v, decimals));
+}
+
+void bt_json_add_str(cJSON *o, const char *k, const char *v)
+{
+    if (v && *v)
+        cJSON_AddStringToObject(o, k, v);
+    else
+        cJSON_AddNullToObject(o, k);
 }

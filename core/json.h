@@ -10,6 +10,11 @@
 
 /* j printed (pretty: cJSON_Print's layout, else one line); never NULL. Release
  * with cJSON_free. */
+/* o[k] = v rounded to `decimals` (bt_round_to), null when v is NaN or infinite: unknown
+ * is null, never NaN or 0. */
+void bt_json_add_round(cJSON *o, const char *k, double v, int decimals);
+/* o[k] = v, null when v is NULL or empty. */
+void bt_json_add_str(cJSON *o, const char *k, const char *v);
 char *bt_json_print(const cJSON *j, bool pretty);
 /* Appends j, printed, to b. */
 void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty);

@@ -127,18 +127,12 @@ static void add_time(cJSON *o, const char *k, int64_t t)
 /* Fractions that matter (0.25 calls in flight, burndown 4.98): two decimals. */
 static void add_dec(cJSON *o, const char *k, double v)
 {
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, bt_round_to(v, 2));
+    bt_json_add_round(o, k, v, 2);
 }
 
 static void add_str(cJSON *o, const char *k, const char *v)
 {
-    if (v && *v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
+    bt_json_add_str(o, k, v);
 }
 
 /* A figure of the table in JSON: its key rounded to its decimals (null unknown),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/cost.h"
 #include "core/ledger.h"
 #include "core/sanitize.h"
@@ -29,18 +30,12 @@ void bt_fmt_usd(double usd, char *out, size_t n)
 
 static void add_usd(cJSON *o, const char *k, double v)
 {
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, bt_round_to(v, 4));
+    bt_json_add_round(o, k, v, 4);
 }
 
 static void add_opt_str(cJSON *o, const char *k, const char *v)
 {
-    if (v && *v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
+    bt_json_add_str(o, k, v);
 }
 
 void bt_spend_route_json(const struct bt_report *r, int i, cJSON *o)
