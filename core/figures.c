@@ -22,10 +22,12 @@ READ(v_in_flight, e->in_flight)
 READ(v_headroom_tpm, e->headroom_tpm)
 READ(v_headroom_pct, e->headroom_pct)
 READ(v_fits, e->fits_more)
+READ(v_usd_per_hour, e->spend.usd_per_hour)
 QUAL(q_held, e->held_q)
 QUAL(q_used, e->used_q)
 QUAL(q_group_used, e->group_used_q)
 QUAL(q_headroom, e->headroom_q)
+QUAL(q_spend, e->spend.quality)
 SRC(s_held, e->held_source)
 SRC(s_reserved, e->reserved_source)
 SRC(s_quota, bt_quota_source_name(e->quota_source))
@@ -113,6 +115,12 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                      .prom_help = "More calls of the average size that fit in the headroom "
                                   "of the side that binds (label side).",
                      .prom_scale = 1},
+    /* the spend at list prices (core/cost.c): the JSON's "cost" object and serve's
+     * bedtop_spend_usd_per_hour (render/spend.c) carry it with its price row; the
+     * CSV a column, so an export has what the spend meter showed */
+    [BT_FIG_USD_PER_HOUR] = {.name = "spend", .unit = "USD/hour", .decimals = 4,
+                             .side = BT_FS_NONE, .value = v_usd_per_hour, .quality = q_spend,
+                             .csv_at = 9, .csv = "usd_per_hour"},
 };
 
 static int order_of(const struct bt_figure *f, enum bt_fig_writer w)

@@ -43,6 +43,7 @@ enum bt_fig_id {
     BT_FIG_HEADROOM_TPM,
     BT_FIG_HEADROOM_PCT,
     BT_FIG_FITS,
+    BT_FIG_USD_PER_HOUR,
     BT_FIG_COUNT
 };
 

@@ -20,7 +20,7 @@ static void orders(void)
          * series: headroom ratio used held in_flight reservation reserved group_used fits */
         {BT_FW_JSON_TPM, "json tpm", 6},
         {BT_FW_JSON_HEADROOM, "json headroom", 5},
-        {BT_FW_CSV, "csv", 8},
+        {BT_FW_CSV, "csv", 9},
         {BT_FW_PROM, "prom", 9},
     };
     for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++) {
@@ -38,8 +38,9 @@ static void orders(void)
     }
     enum bt_fig_id ids[BT_FIG_COUNT];
     int n = bt_figures_of(BT_FW_CSV, ids);
-    OK(n > 0 && ids[0] == BT_FIG_SETTLED && ids[n - 1] == BT_FIG_FITS,
-       "csv: settled_tpm first, fits_more last (export's columns, unchanged)");
+    OK(n > 1 && ids[0] == BT_FIG_SETTLED && ids[n - 2] == BT_FIG_FITS &&
+           ids[n - 1] == BT_FIG_USD_PER_HOUR,
+       "csv: settled_tpm first, fits_more then usd_per_hour last (export's columns)");
     n = bt_figures_of(BT_FW_PROM, ids);
     OK(n > 0 && ids[0] == BT_FIG_HEADROOM_TPM && ids[1] == BT_FIG_HEADROOM_PCT,
        "prom: the headroom families first, as the exposition always listed them");
