@@ -11,7 +11,7 @@ int main(void)
     OK(bt_strmap_get(&m, "a") == -1, "an empty map has nothing");
     /* 20,000 keys (it grows from 16 slots, rehashing 11 times): each finds its own
      * value, and a key not put is absent */
-    static char keys[20000][32];
+    static char keys[20000][48];
     for (int i = 0; i < 20000; i++) {
         snprintf(keys[i], sizeof keys[i], "anthropic.model-%d-v1:0", i);
         *bt_strmap_put(&m, keys[i]) = i;
@@ -21,7 +21,7 @@ int main(void)
         bad += bt_strmap_get(&m, keys[i]) != i;
     OK(!bad && m.n == 20000, "20,000 keys each give their value (%d wrong, %zu kept)", bad, m.n);
     OK(bt_strmap_get(&m, "anthropic.model-20000-v1:0") == -1, "a key never put is absent");
-    char copy[32];
+    char copy[48];
     snprintf(copy, sizeof copy, "%s", keys[123]);
     OK(bt_strmap_get(&m, copy) == 123, "keys compare by text, not by pointer");
     int *v = bt_strmap_put(&m, keys[5]);
