@@ -139,23 +139,7 @@ bool bt_infprofile_parse(const char *body, size_t len, struct bt_infprofile *out
 
 static bool cache_path(char *out, size_t n, bool make_dir)
 {
-    char dir[900], base[880];
-    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base)) /* never the cwd */
-        return false;
-    snprintf(dir, sizeof dir, "%s/bedtop", base);
-    if (make_dir) {
-        char parent[900];
-        bt_strlcpy(parent, dir, sizeof parent);
-        char *slash = strrchr(parent, '/');
-        if (slash && slash != parent) {
-            *slash = '\0';
-            if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-                return false;
-        }
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-            return false;
-    }
-    return snprintf(out, n, "%s/inference-profiles.json", dir) < (int)n;
+    return bt_cache_file("inference-profiles.json", make_dir, out, n);
 }
 
 static cJSON *cache_load(void)

@@ -278,15 +278,7 @@ struct pr {
 
 static bool cache_path(char *out, size_t n, bool make_dir)
 {
-    char dir[900], base[880];
-    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base)) /* never the cwd */
-        return false;
-    if (make_dir && mkdir(base, 0700) != 0 && errno != EEXIST)
-        return false;
-    snprintf(dir, sizeof dir, "%s/bedtop", base);
-    if (make_dir && mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return false;
-    return snprintf(out, n, "%s/prices.conf", dir) < (int)n;
+    return bt_cache_file("prices.conf", make_dir, out, n);
 }
 
 /* A note for the log of events (every route's, as the table prices them all): never an

@@ -59,23 +59,7 @@ bool bt_tags_parse(const char *body, size_t len, const char *key, bool *found, c
 
 static bool cache_path(char *out, size_t n, bool make_dir)
 {
-    char dir[900], base[880];
-    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base))
-        return false;
-    snprintf(dir, sizeof dir, "%s/bedtop", base);
-    if (make_dir) {
-        char parent[900];
-        bt_strlcpy(parent, dir, sizeof parent);
-        char *slash = strrchr(parent, '/');
-        if (slash && slash != parent) {
-            *slash = '\0';
-            if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-                return false;
-        }
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-            return false;
-    }
-    return snprintf(out, n, "%s/tags.json", dir) < (int)n;
+    return bt_cache_file("tags.json", make_dir, out, n);
 }
 
 static cJSON *cache_load(void)

@@ -73,10 +73,8 @@ void bt_prices_load_default(struct bt_config *c)
                  "(set BEDTOP_DATADIR or reinstall bedtop)");
     else if (!bt_prices_load_file(&c->prices, path, false, err, sizeof err))
         snprintf(c->prices_note, sizeof c->prices_note, "price table: %s", err);
-    char base[900];
-    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base))
+    if (!bt_cache_file("prices.conf", false, path, sizeof path))
         return;
-    snprintf(path, sizeof path, "%s/bedtop/prices.conf", base);
     if (!bt_prices_load_file(&c->prices, path, true, err, sizeof err) && errno != ENOENT &&
         !c->prices_note[0])
         snprintf(c->prices_note, sizeof c->prices_note, "Price List API cache ignored: %s", err);

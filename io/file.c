@@ -201,6 +201,21 @@ bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n)
     return w > 0 && (size_t)w < n;
 }
 
+bool bt_cache_file(const char *name, bool make_dir, char *out, size_t n)
+{
+    char base[880], dir[900];
+    if (!bt_xdg_dir("XDG_CACHE_HOME", ".cache", base, sizeof base)) /* never the cwd */
+        return false;
+    if (snprintf(dir, sizeof dir, "%s/bedtop", base) >= (int)sizeof dir)
+        return false;
+    /* the base too (a fresh $HOME has no .cache): 0700, as bedtop's own directory */
+    if (make_dir && ((mkdir(base, 0700) != 0 && errno != EEXIST) ||
+                     (mkdir(dir, 0700) != 0 && errno != EEXIST)))
+        return false;
+    int w = snprintf(out, n, "%s/%s", dir, name);
+    return w > 0 && (size_t)w < n;
+}
+
 bool bt_exe_dir(char *out, size_t n)
 {
     char exe[1024];

@@ -26,6 +26,11 @@ bool bt_home_dir(char *out, size_t n);
  * and writes nothing there and says so. */
 bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n);
 
+/* bedtop's cache file NAME: $XDG_CACHE_HOME/bedtop/NAME (bt_xdg_dir: else
+ * ~/.cache/bedtop/NAME); make_dir creates the directories (0700) for a writer. False
+ * when there is no cache directory or the path does not fit. */
+bool bt_cache_file(const char *name, bool make_dir, char *out, size_t n);
+
 /* A set of files written together into one directory (report incident's report.md and
  * charts): each is written to a new temporary name there (O_EXCL: never a planted FIFO,
  * device or link) and all are renamed into place at the end, or none: a full disk or

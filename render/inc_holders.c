@@ -53,7 +53,10 @@ void bt_inc_holders_md(const struct bt_share_minutes *sm, const struct bt_config
     }
     struct bt_chart c;
     bt_inc_holders_chart(sm, cfg, &c);
-    bt_buf_printf(b, "![%s](holders.svg)\n", c.title);
+    /* the title names a route: hostile text, not UTF-8 perhaps (as every section's) */
+    bt_buf_puts(b, "![");
+    bt_san_md_buf(b, c.title);
+    bt_buf_puts(b, "](holders.svg)\n");
     if (png)
         bt_buf_puts(b, "\n(PNG: [holders.png](holders.png))\n");
     bt_buf_printf(b, "\nStacked: each line adds a holder to the ones below it, so the top line "

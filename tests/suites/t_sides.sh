@@ -15,7 +15,7 @@
 # 871401.7557000001 before (the shortest round trip of the double arithmetic left).
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 
-"$BEDTOP" check --demo --demo-at 16 --format json >"$TMP/c.json"
+"$BEDTOP" check --demo --demo-at 13 --format json >"$TMP/c.json"
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']: x for x in d['routes']}; print($1)" "$TMP/c.json"; }
 expect_eq "JSON: legacy binds rpm; its tpm figures are the token side's, named" \
     "$(j "(r['legacy']['binding_side'], r['legacy']['token_side'], r['legacy']['headroom_pct'], r['legacy']['fits_more'], r['legacy']['headroom_tpm'])")" \
@@ -27,7 +27,7 @@ expect_eq "JSON: a mantle route's token side is its binding input side" \
     "$(j "(r['agents']['binding_side'], r['agents']['token_side'])")" "('input', 'input')"
 
 # Prometheus: each headroom series names its side
-"$BEDTOP" check --demo --demo-at 16 --format prometheus >"$TMP/m.prom"
+"$BEDTOP" check --demo --demo-at 13 --format prometheus >"$TMP/m.prom"
 series() { grep -E "^$1\{route=\"$2\"" "$TMP/m.prom" | grep -oE 'side="[a-z_]*"[^ ]* [^ ]+$' | sed 's/,.*} / /; s/} / /'; }
 expect_eq "/metrics: legacy's headroom tokens are the tpm side's" \
     "$(series bedtop_headroom_tokens_per_minute legacy)" 'side="tpm" 805502'
@@ -59,14 +59,14 @@ expect_eq "CSV: every row's binding_side is the JSON's" \
     "['daily']"
 
 # text: the table's HEAD% names the side that binds
-"$BEDTOP" check --demo --demo-at 16 >"$TMP/c.txt"
+"$BEDTOP" check --demo --demo-at 13 >"$TMP/c.txt"
 check "text: HEAD% names legacy's rpm and backfill's daily side" \
     grep -qE "HEAD% of the side that binds: .*legacy rpm" "$TMP/c.txt"
 check "text: ... and backfill's daily side" grep -qE "HEAD% of the side that binds: .*backfill daily" "$TMP/c.txt"
 
 # the detail view (tmux, 200x60): the headline and (End) the figures section, each
 # percentage beside its own side's headroom and quota; the fits word of the side
-TUI_CMD="$BEDTOP --demo-at 16"
+TUI_CMD="$BEDTOP --demo-at 13"
 EXTRA=""
 . "$BEDTOP_SRCDIR/tests/termlib.sh"
 detail() { # detail ROUTE: the route's detail screen, captured

@@ -6,31 +6,31 @@
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 J() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r={x['name']: x for x in d['routes']}; print($2)" "$1"; }
 
-# nightly-eval runs away from data minute 10:14; check --demo-at N evaluates 10:(N-3)
-"$BEDTOP" check --demo --demo-at 17 --format json >"$TMP/17.json"
-"$BEDTOP" check --demo --demo-at 18 --format json >"$TMP/18.json"
-"$BEDTOP" check --demo --demo-at 27 --format json >"$TMP/27.json"
+# nightly-eval runs away from data minute 10:14; check --demo-at N evaluates data minute 10:N
+"$BEDTOP" check --demo --demo-at 14 --format json >"$TMP/14.json"
+"$BEDTOP" check --demo --demo-at 15 --format json >"$TMP/15.json"
+"$BEDTOP" check --demo --demo-at 24 --format json >"$TMP/24.json"
 expect_eq "the jump's first minute (10:14): no SPEND_SPIKE yet" \
-    "$(J "$TMP/17.json" "'SPEND_SPIKE' in [w['code'] for w in r['nightly-eval']['warnings']]")" False
+    "$(J "$TMP/14.json" "'SPEND_SPIKE' in [w['code'] for w in r['nightly-eval']['warnings']]")" False
 expect_eq "its second minute (10:15): SPEND_SPIKE" \
-    "$(J "$TMP/18.json" "[w['code'] for w in r['nightly-eval']['warnings'] if w['code'] == 'SPEND_SPIKE']")" "['SPEND_SPIKE']"
+    "$(J "$TMP/15.json" "[w['code'] for w in r['nightly-eval']['warnings'] if w['code'] == 'SPEND_SPIKE']")" "['SPEND_SPIKE']"
 check "the message names who spends and the ratio" \
-    grep -q 'nightly-eval (anthropic.claude-haiku-4-5-20251001-v1:0, standard tier) has spent' "$TMP/18.json"
+    grep -q 'nightly-eval (anthropic.claude-haiku-4-5-20251001-v1:0, standard tier) has spent' "$TMP/15.json"
 expect_eq "after the runaway (10:24): no SPEND_SPIKE" \
-    "$(J "$TMP/27.json" "'SPEND_SPIKE' in [w['code'] for w in r['nightly-eval']['warnings']]")" False
+    "$(J "$TMP/24.json" "'SPEND_SPIKE' in [w['code'] for w in r['nightly-eval']['warnings']]")" False
 expect_eq "a steady high spender (agents, thousands a day) never spikes" \
-    "$(J "$TMP/18.json" "'SPEND_SPIKE' in [w['code'] for w in r['agents']['warnings']] or r['agents']['cost']['usd_per_hour'] < 100")" False
+    "$(J "$TMP/15.json" "'SPEND_SPIKE' in [w['code'] for w in r['agents']['warnings']] or r['agents']['cost']['usd_per_hour'] < 100")" False
 expect_eq "opus48 (no price row): cost null with the reason, never 0" \
-    "$(J "$TMP/18.json" "(r['opus48']['cost']['usd_per_hour'], r['opus48']['cost']['quality'], 'no standard price' in r['opus48']['cost']['reason'])")" \
+    "$(J "$TMP/15.json" "(r['opus48']['cost']['usd_per_hour'], r['opus48']['cost']['quality'], 'no standard price' in r['opus48']['cost']['reason'])")" \
     "(None, 'unknown', True)"
 expect_eq "triage is priced from its dated row" \
-    "$(J "$TMP/18.json" "(r['triage']['cost']['quality'], r['triage']['cost']['price_date'], r['triage']['cost']['source'])")" \
+    "$(J "$TMP/15.json" "(r['triage']['cost']['quality'], r['triage']['cost']['price_date'], r['triage']['cost']['source'])")" \
     "('estimate', '2026-12-02', 'aws.amazon.com/bedrock/pricing')"
 
-"$BEDTOP" check --demo --demo-at 18 >"$TMP/18.txt"
-check "check text: the spend paragraph" grep -q '^spend (list prices, no discounts or credits: an estimate):' "$TMP/18.txt"
-check "check text: the cross-model day" grep -q '^cross-model day (settled tokens' "$TMP/18.txt"
-expect_eq "check text fits 80 columns" "$(awk 'length($0) > 80' "$TMP/18.txt" | wc -l)" 0
+"$BEDTOP" check --demo --demo-at 15 >"$TMP/15.txt"
+check "check text: the spend paragraph" grep -q '^spend (list prices, no discounts or credits: an estimate):' "$TMP/15.txt"
+check "check text: the cross-model day" grep -q '^cross-model day (settled tokens' "$TMP/15.txt"
+expect_eq "check text fits 80 columns" "$(awk 'length($0) > 80' "$TMP/15.txt" | wc -l)" 0
 
 # a config: [prices] rows win; a bad row is refused naming file and line
 cat >"$TMP/p.conf" <<'CONF'
@@ -55,13 +55,13 @@ printf '[prices]\nx* = in=1 out=-2\n' >"$TMP/bad.conf"
 check "a bad price row is an error naming the file and line" grep -q 'bad.conf:2: bad price row' "$TMP/bad.err"
 
 # serve's series (check --format prometheus renders the same)
-"$BEDTOP" check --demo --demo-at 18 --format prometheus >"$TMP/18.prom"
-check "bedtop_spend_usd_per_hour for nightly-eval" grep -q '^bedtop_spend_usd_per_hour{route="nightly-eval".*tier="standard"' "$TMP/18.prom"
-check "bedtop_spend_usd_today with its quality" grep -q '^bedtop_spend_usd_today{route="triage".*quality="' "$TMP/18.prom"
-check "no spend series for an unpriced route" bash -c "! grep -q '^bedtop_spend_usd_per_hour{route=\"opus48\"' '$TMP/18.prom'"
+"$BEDTOP" check --demo --demo-at 15 --format prometheus >"$TMP/15.prom"
+check "bedtop_spend_usd_per_hour for nightly-eval" grep -q '^bedtop_spend_usd_per_hour{route="nightly-eval".*tier="standard"' "$TMP/15.prom"
+check "bedtop_spend_usd_today with its quality" grep -q '^bedtop_spend_usd_today{route="triage".*quality="' "$TMP/15.prom"
+check "no spend series for an unpriced route" bash -c "! grep -q '^bedtop_spend_usd_per_hour{route=\"opus48\"' '$TMP/15.prom'"
 
 # the dashboard: $ opens the overlay, Esc closes it
-TUI_CMD="$BEDTOP --demo --demo-at 18"
+TUI_CMD="$BEDTOP --demo --demo-at 15"
 EXTRA=""
 . "$BEDTOP_SRCDIR/tests/termlib.sh"
 start sp 120 40 C.UTF-8
