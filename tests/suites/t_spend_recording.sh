@@ -94,6 +94,17 @@ p = [x for x in rows if x["name"] == "pt"]
 assert p and all(x["cost"]["usd_per_hour"] == 80 for x in p), p[:1]
 PY
 
+# report incident, on the same empty installed table: the recorded rows price the 20
+# backfilled data minutes. By hand: flex 20 x 0.03 USD (1.80/h over a minute) = 0.60,
+# peak 1.80/h; pt 80 USD/h x 20/60 h = 26.67; together 27.27.
+BEDTOP_DATADIR=$TMP/empty "$BEDTOP" report incident "$TMP/s.rec" -o "$TMP/inc" >/dev/null 2>"$TMP/inc.err"
+check "report incident: what the incident cost, from the recorded rows" \
+    grep -q '^\$27.27 over the 20 data minutes at list prices' "$TMP/inc/report.md"
+check "... the flex route at the flex row" \
+    grep -qF '| flex | anthropic.claude-3-haiku-20240307-v1:0 | flex | $0.6000 | $1.80 | 20 |' "$TMP/inc/report.md"
+check "... the provisioned route from its model units" \
+    grep -qF '| pt | arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abcd1234 | standard | $26.67 | $80.00 | 20 |' "$TMP/inc/report.md"
+
 # an older recording (no "prices", no spend keys: the 2.1 header) still replays,
 # priced with the installed table at the standard tier, and says so once
 python3 - "$TMP/s.rec" "$TMP/old.rec" <<'PY'
@@ -112,5 +123,7 @@ expect_eq "an old recording replays" "$?" 0
 # data/prices.conf's Claude 3 Haiku standard row: 60 x (0.1 x 0.25 + 0.02 x 1.25) = 3.00
 expect_eq "... priced with the installed table at standard" "$(C "$TMP/old.json" flex | cut -d' ' -f1-2)" "3 standard"
 expect_eq "... saying so once on stderr" "$(grep -c 'carries no price rows (written before format 2.2)' "$TMP/old.err")" 1
+"$BEDTOP" report incident "$TMP/old.rec" -o "$TMP/oldinc" >/dev/null 2>"$TMP/oldinc.err"
+expect_eq "... report incident says so once too" "$(grep -c 'carries no price rows' "$TMP/oldinc.err")" 1
 check "... and in the JSON's prices_note" grep -q '"prices_note":.*"the recording carries no price rows' "$TMP/old.json"
 finish
