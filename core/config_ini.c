@@ -652,9 +652,9 @@ static int spend_route_key(struct parse_ctx *p, struct bt_route *r, const char *
         return 1;
     }
     if (!strcmp(k, "model_units"))
-        return num(p, k, v, 1, 100000, &r->model_units) ? 1 : -1;
+        return num(p, k, v, 1, BT_MODEL_UNITS_MAX, &r->model_units) ? 1 : -1;
     if (!strcmp(k, "budget_usd_per_day"))
-        return num(p, k, v, 0.01, 1e9, &r->budget_usd_per_day) ? 1 : -1;
+        return num(p, k, v, BT_BUDGET_MIN, BT_BUDGET_MAX, &r->budget_usd_per_day) ? 1 : -1;
     return 0;
 }
 
@@ -662,14 +662,14 @@ static int spend_route_key(struct parse_ctx *p, struct bt_route *r, const char *
 static int spend_global_key(struct parse_ctx *p, const char *k, const char *v)
 {
     if (!strcmp(k, "budget_usd_per_day"))
-        return num(p, k, v, 0.01, 1e9, &p->c->budget_usd_per_day) ? 1 : -1;
+        return num(p, k, v, BT_BUDGET_MIN, BT_BUDGET_MAX, &p->c->budget_usd_per_day) ? 1 : -1;
     if (!strcmp(k, "spend_spike_factor"))
-        return num(p, k, v, 1.5, 1000, &p->c->spend_spike_factor) ? 1 : -1;
+        return num(p, k, v, BT_SPIKE_FACTOR_MIN, BT_SPIKE_FACTOR_MAX, &p->c->spend_spike_factor) ? 1 : -1;
     if (!strcmp(k, "spend_spike_floor"))
-        return num(p, k, v, 0, 1e7, &p->c->spend_spike_floor) ? 1 : -1;
+        return num(p, k, v, 0, BT_SPIKE_FLOOR_MAX, &p->c->spend_spike_floor) ? 1 : -1;
     if (!strcmp(k, "spend_spike_minutes")) {
         double d;
-        if (!num(p, k, v, 1, 60, &d))
+        if (!num(p, k, v, 1, BT_SPIKE_MINUTES_MAX, &d))
             return -1;
         p->c->spend_spike_minutes = (int)d;
         return 1;

@@ -31,7 +31,7 @@ int bt_tier_by_name(const char *name)
 static bool price(const char *v, double *out)
 {
     double d;
-    if (!bt_parse_double(v, &d) || !(d >= 0) || d > 1e6)
+    if (!bt_parse_double(v, &d) || !(d >= 0) || d > BT_PRICE_MAX)
         return false;
     *out = d;
     return true;
@@ -140,19 +140,66 @@ bool bt_prices_add_line(struct bt_prices *p, const char *pattern, const char *fi
             return false;
         q = next;
     }
-    bool tokens = !isnan(r.in) && !isnan(r.out);
-    if (!tokens && isnan(r.unit_hour)) {
+    bt_strlcpy(r.origin, origin ? origin : "", sizeof r.origin);
+    return bt_prices_add_row(p, &r, err, errlen);
+}
+
+/* text without a control character (a C0 byte or DEL), shorter than max */
+static bool clean(const char *s, size_t max)
+{
+    for (const char *q = s; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            return false;
+    return strlen(s) < max;
+}
+
+static bool price_ok(double v)
+{
+    return isnan(v) || (v >= 0 && v <= BT_PRICE_MAX);
+}
+
+bool bt_prices_add_row(struct bt_prices *p, const struct bt_price_row *row, char *err,
+                       size_t errlen)
+{
+    const struct bt_price_row *r = row;
+    const struct {
+        const char *name, *s;
+        size_t max;
+    } text[] = {{"pattern", r->pattern, sizeof r->pattern}, {"region", r->region, sizeof r->region},
+                {"source", r->source, sizeof r->source}, {"date", r->date, sizeof r->date},
+                {"origin", r->origin, sizeof r->origin}};
+    for (size_t i = 0; i < BT_ARRAY_LEN(text); i++)
+        if (!clean(text[i].s, text[i].max)) {
+            snprintf(err, errlen, "%s has a control character or is too long", text[i].name);
+            return false;
+        }
+    if (!r->pattern[0] || !r->region[0]) {
+        snprintf(err, errlen, "a price row needs a model pattern and a Region");
+        return false;
+    }
+    const double v[] = {r->in, r->out, r->cache_read, r->cache_write, r->unit_hour};
+    for (size_t i = 0; i < BT_ARRAY_LEN(v); i++)
+        if (!price_ok(v[i])) {
+            snprintf(err, errlen, "a price outside 0 .. 1000000 USD");
+            return false;
+        }
+    if ((unsigned)r->tier >= BT_SVC_COUNT || r->endpoint < -1 || r->endpoint > BT_EP_MANTLE ||
+        r->inference < -1 || r->inference >= BT_INF_COUNT || (r->date[0] && !valid_date(r->date))) {
+        snprintf(err, errlen, "a bad tier, endpoint, inference type or date");
+        return false;
+    }
+    bool tokens = !isnan(r->in) && !isnan(r->out);
+    if (!tokens && isnan(r->unit_hour)) {
         snprintf(err, errlen, "a price row needs in= and out= (USD per million tokens), or "
                  "unit_hour= (Provisioned Throughput)");
         return false;
     }
-    if (!isnan(r.in) != !isnan(r.out)) {
+    if (!isnan(r->in) != !isnan(r->out)) {
         snprintf(err, errlen, "a price row gives both in= and out=, or neither");
         return false;
     }
-    bt_strlcpy(r.origin, origin ? origin : "", sizeof r.origin);
     p->rows = bt_xrealloc(p->rows, (size_t)(p->n + 1) * sizeof *p->rows);
-    p->rows[p->n++] = r;
+    p->rows[p->n++] = *r;
     return true;
 }
 

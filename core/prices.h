@@ -16,6 +16,18 @@ enum bt_tier { BT_SVC_STANDARD, BT_SVC_PRIORITY, BT_SVC_FLEX, BT_SVC_RESERVED, B
 const char *bt_tier_name(enum bt_tier t);   /* standard priority flex reserved batch */
 int bt_tier_by_name(const char *name);      /* -1 unknown ("default" is standard) */
 
+/* The bounds the config takes (bedtop.conf(5)), and a recording's header too
+ * (core/recprices.c): a price in USD per million tokens or per unit-hour; a route's
+ * model_units and budget_usd_per_day; [bedtop]'s spend_spike_* keys. */
+#define BT_PRICE_MAX 1e6
+#define BT_MODEL_UNITS_MAX 100000
+#define BT_BUDGET_MIN 0.01
+#define BT_BUDGET_MAX 1e9
+#define BT_SPIKE_FACTOR_MIN 1.5
+#define BT_SPIKE_FACTOR_MAX 1000
+#define BT_SPIKE_FLOOR_MAX 1e7
+#define BT_SPIKE_MINUTES_MAX 60
+
 struct bt_price_row {
     char pattern[192];       /* fnmatch(3) glob against the model ID (prefix removed) */
     char region[32];         /* fnmatch(3) glob against the route's Region ("*": any) */
@@ -42,6 +54,12 @@ bool bt_prices_parse(struct bt_prices *p, const char *text, const char *name, ch
 /* One row (the config's [prices] lines): false with the reason in err. */
 bool bt_prices_add_line(struct bt_prices *p, const char *pattern, const char *fields,
                         const char *origin, char *err, size_t errlen);
+/* A whole row from elsewhere (a recording's header): checked as a row of the file
+ * is (prices NAN or 0 .. BT_PRICE_MAX, in and out both or neither, token prices or
+ * unit_hour, a known tier, endpoint and inference, a date YYYY-MM-DD or "", no
+ * control character in its text), then appended; false with the reason in err. */
+bool bt_prices_add_row(struct bt_prices *p, const struct bt_price_row *row, char *err,
+                       size_t errlen);
 /* The row that prices a model on an endpoint, inference type and tier in a Region:
  * the last matching one; NULL when none. base_model (NULL or "": none) is tried
  * when model_id matches no row. */

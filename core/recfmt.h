@@ -29,6 +29,9 @@ bool bt_rec_time_ok(double t);
  * (CloudWatch keeps one-minute data 15 days, and history is at most that). */
 #define BT_REC_MAX_SPAN_DAYS 16
 #define BT_REC_MAX_MEMBER 65536
+/* 2.2: the most price rows a header's "prices" holds (data/prices.conf has ~50,
+ * a Price List API cache a few hundred); each row is at most BT_REC_MAX_MEMBER */
+#define BT_REC_MAX_PRICES 20000
 
 /* The poll-line scanner.
  * Poll lines are most of a recording (a 24-hour, 200-route file is ~50 MB),
@@ -80,4 +83,15 @@ bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct b
  * attribute_by tag, written with the thresholds and read back into cfg. */
 void bt_rec_header_shares(cJSON *c, const struct bt_config *cfg);
 void bt_rec_read_shares(const cJSON *c, struct bt_config *cfg);
+/* The header's spend settings (core/recprices.c, 2.2): the spend keys of "config",
+ * a route's tier, model_units and budget_usd_per_day, and "prices", the price rows
+ * in effect; read back held to what the config takes. bt_rec_read_price appends one
+ * row of "prices" to cfg's table: 1 taken, 0 skipped (a tier, endpoint or inference
+ * type this reader does not know), -1 refused with the reason in why. */
+void bt_rec_header_spend(cJSON *c, const struct bt_config *cfg);
+void bt_rec_route_spend(cJSON *o, const struct bt_route *r);
+cJSON *bt_rec_prices_json(const struct bt_config *cfg);
+void bt_rec_read_spend(const cJSON *c, struct bt_config *cfg);
+void bt_rec_read_route_spend(const cJSON *o, struct bt_route *r);
+int bt_rec_read_price(const cJSON *o, struct bt_config *cfg, char *why, size_t n);
 #endif

@@ -81,6 +81,7 @@ static cJSON *route_json(const struct bt_route *r)
         cJSON_AddStringToObject(o, "burndown_row", r->burndown_row);
     if (r->legacy_seen)
         cJSON_AddBoolToObject(o, "legacy", true);
+    bt_rec_route_spend(o, r);
     if (r->quota_code[0])
         cJSON_AddStringToObject(o, "quota_code", r->quota_code);
     /* whether counters were configured, never the URL (it may carry credentials) */
@@ -138,6 +139,8 @@ static char *header_json(const struct bt_config *cfg, const char *mode, int64_t 
     cJSON_AddNumberToObject(c, "retry_share", cfg->retry_share);
     bt_rec_header_shares(c, cfg);
     cJSON_AddNumberToObject(c, "history_minutes", cfg->history_minutes);
+    bt_rec_header_spend(c, cfg);
+    cJSON_AddItemToObject(h, "prices", bt_rec_prices_json(cfg));
     cJSON *routes = cJSON_AddArrayToObject(h, "routes");
     for (int i = 0; i < cfg->nroutes; i++)
         cJSON_AddItemToArray(routes, route_json(&cfg->routes[i]));

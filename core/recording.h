@@ -18,7 +18,9 @@
 /* 2.1: poll lines carry coverage ("v": what each good poll asked for); files
  * without it replay with coverage inferred */
 #define BT_REC_MAJOR 2
-#define BT_REC_MINOR 1
+/* 2.2: the header carries the spend settings and the price rows in effect
+ * ("prices"); files without them are priced with the installed table */
+#define BT_REC_MINOR 2
 
 struct bt_recorder;
 /* Where a recorder's bytes go (io/recfile.c: a file created 0600). */
@@ -88,6 +90,8 @@ struct bt_replay {
     char first_problem[256];     /* the first of them, "FILE:LINE: why" */
     bool has_admission;          /* any admission sample or counter reading present */
     char **series;               /* 2.x: counter series the file named ("k"), by index */
+    bool prices_recorded;        /* 2.2: the header carried "prices" (cfg.prices holds them);
+                                  * false: bt_replay_open prices with the installed table */
     size_t nseries;
 };
 

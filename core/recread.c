@@ -105,6 +105,7 @@ static bool parse_route(const cJSON *o, struct bt_route *r, char *why, size_t n)
     r->burndown_verified = !strcmp(r->burndown_source, "table");
     r->burndown_steady = NAN;
     r->legacy_seen = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "legacy"));
+    bt_rec_read_route_spend(o, r);
     if (jstr(o, "quota_code"))
         bt_strlcpy(r->quota_code, jstr(o, "quota_code"), sizeof r->quota_code);
     const cJSON *adm = cJSON_GetObjectItemCaseSensitive(o, "admission");
@@ -143,6 +144,7 @@ static const char *const hdr_keys[] = {"format", "version", "mode", "created",
 struct hdr_scan {
     const char *v[NHDR], *vend[NHDR];
     const char *routes, *routes_end;
+    const char *prices, *prices_end; /* 2.2 */
 };
 
 static bool hdr_member(void *arg, const char *k, size_t klen, const char *v, const char *ve)
@@ -152,6 +154,10 @@ static bool hdr_member(void *arg, const char *k, size_t klen, const char *v, con
     if (klen == 6 && !memcmp(k, "routes", 6) && !hs->routes) {
         hs->routes = v;
         hs->routes_end = ve;
+    }
+    if (klen == 6 && !memcmp(k, "prices", 6) && !hs->prices) {
+        hs->prices = v;
+        hs->prices_end = ve;
     }
     for (size_t i = 0; i < NHDR; i++)
         if (strlen(hdr_keys[i]) == klen && !memcmp(k, hdr_keys[i], klen) && !hs->v[i]) {
@@ -228,6 +234,53 @@ static bool hdr_route(void *arg, size_t i, const char *v, const char *ve)
     return false;
 }
 
+static bool hdr_price(void *arg, size_t i, const char *v, const char *ve)
+{
+    struct route_scan *rs = arg;
+    size_t n = (size_t)(ve - v);
+    char why[160];
+    if (i >= BT_REC_MAX_PRICES) {
+        snprintf(rs->err, rs->errlen,
+                 "%s:1: recording header has more than %d price rows, the most a recording holds",
+                 rs->rp->path, BT_REC_MAX_PRICES);
+        rs->failed = true;
+        return false;
+    }
+    if (n > BT_REC_MAX_MEMBER) {
+        snprintf(why, sizeof why, "%zu bytes (at most %d)", n, BT_REC_MAX_MEMBER);
+    } else {
+        cJSON *o = cJSON_ParseWithLength(v, n);
+        int ok = bt_rec_read_price(o, &rs->rp->cfg, why, sizeof why);
+        cJSON_Delete(o);
+        if (ok >= 0)
+            return true;
+    }
+    snprintf(rs->err, rs->errlen, "%s:1: recording header's price row %zu: %s; the file is "
+             "refused", rs->rp->path, i + 1, why);
+    rs->failed = true;
+    return false;
+}
+
+/* 2.2 "prices": the rows in effect at record time, which the replay prices with
+ * (cfg.prices_loaded: the installed table is not read); absent, the replay reads
+ * the installed table (io/recfile.c) and says so. */
+static bool read_prices(struct bt_replay *rp, const struct hdr_scan *hs, char *err, size_t errlen)
+{
+    if (!hs->prices)
+        return true;
+    struct route_scan rs = {.rp = rp, .err = err, .errlen = errlen};
+    if (!bt_rec_scan_array(hs->prices, hdr_price, &rs)) {
+        if (!rs.failed)
+            snprintf(err, errlen, "%s:1: recording header's \"prices\" is not an array", rp->path);
+        return false;
+    }
+    if (rs.failed)
+        return false;
+    rp->prices_recorded = true;
+    rp->cfg.prices_loaded = true;
+    return true;
+}
+
 static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, char *err,
                          size_t errlen)
 {
@@ -299,13 +352,14 @@ static bool parse_header(struct bt_replay *rp, const char *line, int *sigmap, ch
     if (jnum(cj, "retry_share", &d))
         c->retry_share = d;
     bt_rec_read_shares(cj, c);
+    bt_rec_read_spend(cj, c);
     cJSON_Delete(h);
     struct route_scan rs = {.rp = rp, .err = err, .errlen = errlen};
     if (!hs.routes || !bt_rec_scan_array(hs.routes, hdr_route, &rs)) {
         snprintf(err, errlen, "%s:1: recording header has no routes array", rp->path);
         return false;
     }
-    return !rs.failed;
+    return !rs.failed && read_prices(rp, &hs, err, errlen);
 }
 
 static int ev_type(const char *s)

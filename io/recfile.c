@@ -142,8 +142,22 @@ bool bt_replay_open(struct bt_replay *rp, const char *path, void (*warn)(void *,
     }
     struct bt_rec_lines src = {.next = file_next, .rewind = file_rewind, .arg = &ls};
     bool ok = bt_replay_open_lines(rp, path, &src, warn, warn_arg, err, errlen);
-    if (ok)
-        bt_prices_load_default(&rp->cfg); /* the spend figures: the installed price table */
+    if (ok && !rp->prices_recorded) {
+        /* a file before 2.2 has no price rows: the spend figures are priced with the
+         * installed price table, which may not be the one the recording was made
+         * with; said once, on stderr and in the JSON's spend "prices_note" */
+        bt_prices_load_default(&rp->cfg);
+        char note[sizeof rp->cfg.prices_note];
+        bt_fmt_cut(note, sizeof note, "the recording carries no price rows (written before "
+                   "format 2.2): its spend is priced with this machine's price table%s%s",
+                   rp->cfg.prices_note[0] ? "; " : "", rp->cfg.prices_note);
+        bt_strlcpy(rp->cfg.prices_note, note, sizeof rp->cfg.prices_note);
+        if (warn) {
+            char msg[sizeof rp->path + sizeof note + 4];
+            bt_fmt_cut(msg, sizeof msg, "%s: %s", path, note);
+            warn(warn_arg, msg);
+        }
+    }
     fclose(ls.f);
     free(ls.buf);
     return ok;

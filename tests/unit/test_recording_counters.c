@@ -99,7 +99,7 @@ static void test_readings_replay(void)
 
     size_t n = 0;
     char *text = bt_read_file(path, 1 << 20, &n);
-    OK(text && strstr(text, "\"version\":\"2.1\""), "the header says format 2.1");
+    OK(text && strstr(text, "\"version\":\"2.2\""), "the header says format 2.2");
     /* signal 17 is adm_admitted_pm in this build's header: never written as a sample */
     char needle[32];
     snprintf(needle, sizeof needle, ",%d,610", (int)BT_SIG_ADM_ADMITTED);
