@@ -63,7 +63,8 @@ struct bt_cw_spelling {
 int bt_cloudwatch_route_queries(const struct bt_route *rt, int ri,
                                 const struct bt_cw_spelling *sp, struct bt_cw_query *out,
                                 int max);
-/* A runtime route's day sums of input, output and cache-write tokens (the DAY_*
+/* A runtime route's day sums of input, output, cache-write and cache-read tokens
+ * (cache tokens where ListMetrics lists them for the ModelId; the DAY_*
  * signals: hourly datapoints from UTC midnight, Period 3600, summed into one value
  * for the day): what `check` needs for the daily-token total instead of every
  * minute since midnight. Returns how many. */

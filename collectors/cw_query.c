@@ -299,7 +299,7 @@ void cw_build_queries(struct cw_group *g)
                                cw->ctx->window_to != 0)) {
         for (int i = 0; i < g->ag->nroutes; i++) {
             int r = g->ag->routes[i];
-            int n = bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 4);
+            int n = bt_cloudwatch_day_queries(&routes[r], r, &cw->spell[r], g->q + g->nq, 6);
             for (int k = 0; k < n; k++) {
                 g->q[g->nq + k].sum = cw->sets[r].nprof ? cw->sets[r].prof : NULL;
                 g->q[g->nq + k].nsum = cw->sets[r].nprof;

@@ -55,22 +55,26 @@ int bt_cloudwatch_day_queries(const struct bt_route *rt, int ri, const struct bt
                               struct bt_cw_query *out, int max)
 {
     static const enum bt_signal day[] = {BT_SIG_DAY_INPUT_TOKENS, BT_SIG_DAY_OUTPUT_TOKENS,
-                                         BT_SIG_DAY_CACHE_WRITE};
+                                         BT_SIG_DAY_CACHE_WRITE, BT_SIG_DAY_CACHE_READ};
     int n = 0;
     if (rt->endpoint == BT_EP_MANTLE)
         return 0; /* mantle has no daily token quota */
     for (size_t i = 0; i < BT_ARRAY_LEN(day) && n < max; i++) {
         const struct bt_signal_info *si = &bt_signal_info[day[i]];
-        if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->no_write)
+        bool write = day[i] == BT_SIG_DAY_CACHE_WRITE, read = day[i] == BT_SIG_DAY_CACHE_READ;
+        if (sp && ((write && sp->no_write) || (read && sp->no_read)))
             continue; /* not listed for the ModelId */
         out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .ns = NS_RUNTIME,
                                         .metric = si->metric, .stat = si->stat, .period = 3600};
         /* unknown cache spelling: both, as for the minute queries */
-        if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->cache_write)
-            out[n - 1].metric = sp->cache_write;
-        else if (day[i] == BT_SIG_DAY_CACHE_WRITE && sp && sp->both && n < max)
+        const char *spelled = !sp ? NULL : write ? sp->cache_write : read ? sp->cache_read : NULL;
+        if (spelled)
+            out[n - 1].metric = spelled;
+        else if ((write || read) && sp && sp->both && n < max)
             out[n++] = (struct bt_cw_query){.route = ri, .signal = day[i], .alt = true,
-                                            .ns = NS_RUNTIME, .metric = "CacheWriteInputTokens",
+                                            .ns = NS_RUNTIME,
+                                            .metric = write ? "CacheWriteInputTokens"
+                                                            : "CacheReadInputTokens",
                                             .stat = si->stat, .period = 3600};
     }
     return n;

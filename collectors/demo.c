@@ -470,11 +470,11 @@ struct demo {
     /* the day's sums so far (UTC midnight to the minute published), per route and day
      * signal, for the hourly day-sum datapoints (NAN: no datapoint yet today) */
     int64_t day;
-    double daysum[R_N][3];
+    double daysum[R_N][4];
 };
 
-static const enum bt_signal day_signals[3] = {BT_SIG_DAY_INPUT_TOKENS, BT_SIG_DAY_OUTPUT_TOKENS,
-                                              BT_SIG_DAY_CACHE_WRITE};
+static const enum bt_signal day_signals[4] = {BT_SIG_DAY_INPUT_TOKENS, BT_SIG_DAY_OUTPUT_TOKENS,
+                                              BT_SIG_DAY_CACHE_WRITE, BT_SIG_DAY_CACHE_READ};
 
 static void *demo_create(struct bt_ctx *ctx)
 {
@@ -593,7 +593,8 @@ static void publish_minute(struct demo *d, int64_t m, int64_t now)
         cw_values(r, m, &cw);
         for (int s = 0; s < BT_SIG_COUNT; s++)
             put(d, r, (enum bt_signal)s, m, cw.v[s], now);
-        for (int k = 0; k < 3; k++) { /* in minute order, as the store would add them */
+        /* in minute order, as the store would add them */
+        for (int k = 0; k < (int)BT_ARRAY_LEN(day_signals); k++) {
             double v = cw.v[bt_signal_daily_minute(day_signals[k])];
             if (!isnan(v))
                 d->daysum[r][k] = isnan(d->daysum[r][k]) ? v : d->daysum[r][k] + v;
@@ -605,7 +606,7 @@ static void publish_minute(struct demo *d, int64_t m, int64_t now)
      * day whole, as live serve asks it, and agrees with check. */
     if ((m + 60) % 3600 == 0)
         for (int r = 0; r < R_N && r < d->ctx->cfg->nroutes; r++)
-            for (int k = 0; k < 3; k++)
+            for (int k = 0; k < (int)BT_ARRAY_LEN(day_signals); k++)
                 put(d, r, day_signals[k], m, d->daysum[r][k], now);
 }
 
@@ -617,7 +618,7 @@ static void day_start(struct demo *d, int64_t m)
         return;
     d->day = day;
     for (int r = 0; r < R_N; r++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < (int)BT_ARRAY_LEN(day_signals); k++)
             d->daysum[r][k] = NAN;
 }
 

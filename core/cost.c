@@ -129,8 +129,10 @@ static double median_rate(const struct bt_store *st, int r, const struct bt_pric
 }
 
 /* The day's tokens of route r through minute dm, priced: the day sums (hourly
- * datapoints since midnight) of input, output and cache writes, the cache reads of
- * the minutes the store holds since midnight. */
+ * datapoints since midnight, and the minutes after the newest) of input, output, cache
+ * writes and cache reads. A store whose day sums carry no cache reads (a recording
+ * from before DAY_CACHE_READ) reads them from the minutes it holds since midnight,
+ * a lower bound where those do not reach midnight. */
 static double usd_today(const struct bt_store *st, int r, const struct bt_price_row *row,
                         int64_t dm, enum bt_quality day_q, bool *partial, char *why, size_t n)
 {
@@ -142,7 +144,9 @@ static double usd_today(const struct bt_store *st, int r, const struct bt_price_
     double cr = 0;
     /* the day's sums as sure as the daily sides' (coverage since midnight) */
     *partial = day_q == BT_QL_LOWER;
-    if (se->cap) {
+    if (bt_store_day_sum_held(st, r, BT_SIG_DAY_CACHE_READ, dm)) {
+        cr = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_READ, dm);
+    } else if (se->cap) {
         int64_t from = se->oldest > day ? se->oldest : day;
         double buf[256];
         for (int64_t m = from; m <= dm;) { /* a range at a time, not a lookup per minute */

@@ -26,13 +26,15 @@ int bt_signal_by_name(const char *name)
 
 bool bt_signal_daily(enum bt_signal s)
 {
-    return s == BT_SIG_DAY_INPUT_TOKENS || s == BT_SIG_DAY_OUTPUT_TOKENS || s == BT_SIG_DAY_CACHE_WRITE;
+    return s == BT_SIG_DAY_INPUT_TOKENS || s == BT_SIG_DAY_OUTPUT_TOKENS || s == BT_SIG_DAY_CACHE_WRITE ||
+           s == BT_SIG_DAY_CACHE_READ;
 }
 
 enum bt_signal bt_signal_daily_minute(enum bt_signal daily)
 {
     return daily == BT_SIG_DAY_OUTPUT_TOKENS ? BT_SIG_OUTPUT_TOKENS
            : daily == BT_SIG_DAY_CACHE_WRITE ? BT_SIG_CACHE_WRITE
+           : daily == BT_SIG_DAY_CACHE_READ  ? BT_SIG_CACHE_READ
                                              : BT_SIG_INPUT_TOKENS;
 }
 
@@ -1006,6 +1008,19 @@ static int64_t day_sums_at(const struct bt_store *s, int route, int64_t day)
 bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through)
 {
     return day_sums_at(s, route, through - through % 86400) >= 0;
+}
+
+bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal daily, int64_t through)
+{
+    int64_t day = through - through % 86400;
+    int64_t t0 = day_sums_at(s, route, day);
+    if (t0 < 0)
+        return false;
+    if (!isnan(bt_store_at(s, route, daily, t0)))
+        return true;
+    /* asked with the others and answered without a datapoint: none before them */
+    return bt_store_cover_recorded(s, route) &&
+           bt_store_covered(s, route, daily, day) == BT_COV_SETTLED;
 }
 
 double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through)

@@ -44,7 +44,8 @@
     X(ADM_RESERVED_HELD, "adm_reserved_held", "bedrock_admission_reserved_tokens_held", NULL, NULL, ADMISSION) \
     X(TIER_RES_INVOCATIONS, "tier_reserved_invocations", "Invocations", "Sum", NULL, CLOUDWATCH) \
     X(TIER_RES_INPUT, "tier_reserved_input_tokens", "InputTokenCount", "Sum", NULL, CLOUDWATCH) \
-    X(TIER_RES_OUTPUT, "tier_reserved_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH)
+    X(TIER_RES_OUTPUT, "tier_reserved_output_tokens", "OutputTokenCount", "Sum", NULL, CLOUDWATCH) \
+    X(DAY_CACHE_READ, "day_cache_read_tokens", "CacheReadInputTokenCount", "Sum", NULL, CLOUDWATCH)
 
 enum bt_source { BT_SRC_CLOUDWATCH, BT_SRC_QUOTAS, BT_SRC_ADMISSION, BT_SRC_COUNT };
 
@@ -439,6 +440,11 @@ int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig,
  * per-minute signal since midnight within the history. NAN: no value at all. */
 double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
 bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through);
+/* Whether the route's newest day sums of the day through `through` hold daily's own:
+ * its value stored with them, or (coverage recorded) its day-sum query asked and
+ * answered with no datapoint. False: it was not asked (a recording from before
+ * DAY_CACHE_READ, a metric ListMetrics does not list) and only minutes can tell. */
+bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
 /* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out);

@@ -33,6 +33,7 @@ static double bound_of(enum bt_signal sig, const char **unit)
     case BT_SIG_DAY_INPUT_TOKENS:
     case BT_SIG_DAY_OUTPUT_TOKENS:
     case BT_SIG_DAY_CACHE_WRITE:
+    case BT_SIG_DAY_CACHE_READ:
         *unit = "tokens per day";
         return BT_MAX_TOKENS_PER_DAY;
     default:

@@ -154,8 +154,13 @@ static void route_signals(const struct bt_report *r, int i, struct samples *ss)
         if (bt_signal_daily((enum bt_signal)s) && e->minute) {
             /* through the last whole minute, as check's one-day sums run to the poll's end */
             int64_t through = bt_minute_floor(e->now) - 60;
-            if (!e->mantle)
-                v = bt_store_day_sum(st, i, (enum bt_signal)s, through > e->minute ? through : e->minute);
+            int64_t at = through > e->minute ? through : e->minute;
+            /* the cache reads' day sum only where it was asked with the others (not the
+             * minutes after an hour alone, for a store without it) */
+            bool held = s != BT_SIG_DAY_CACHE_READ || !bt_store_has_day_sum(st, i, at) ||
+                        bt_store_day_sum_held(st, i, BT_SIG_DAY_CACHE_READ, at);
+            if (!e->mantle && held)
+                v = bt_store_day_sum(st, i, (enum bt_signal)s, at);
         } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
             v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
         } else if (e->minute) {

@@ -448,17 +448,30 @@ static void test_settled(void)
        "check at 10:00: 10 minutes (the day's total comes from one-day sums)");
     OK(bt_cloudwatch_backfill_minutes(T, BT_MODE_LIVE, 1440) == 601, "live at 10:00: since midnight");
     {
-        /* a runtime route's day sums: 3 queries of hourly datapoints (Period 3600, summed
-         * from midnight), 4 with both spellings; none for mantle */
+        /* a runtime route's day sums: 4 queries of hourly datapoints (Period 3600, summed
+         * from midnight: input, output, cache writes, cache reads), 6 with both cache
+         * spellings; a cache metric ListMetrics does not list is not asked (one metric
+         * per route-hour fewer each); none for mantle */
         struct bt_route rt;
         bt_route_defaults(&rt);
         bt_strlcpy(rt.model, "anthropic.claude-3-haiku-20240307-v1:0", sizeof rt.model);
         struct bt_cw_query q[8];
         struct bt_cw_spelling both = {.both = true};
         int n1 = bt_cloudwatch_day_queries(&rt, 0, NULL, q, 8);
-        OK(n1 == 3 && q[0].period == 3600 && q[0].signal == BT_SIG_DAY_INPUT_TOKENS,
-           "day sums: 3 queries, Period 3600 (hourly)");
-        OK(bt_cloudwatch_day_queries(&rt, 0, &both, q, 8) == 4, "day sums with both spellings: 4");
+        OK(n1 == 4 && q[0].period == 3600 && q[0].signal == BT_SIG_DAY_INPUT_TOKENS &&
+               q[3].signal == BT_SIG_DAY_CACHE_READ && q[3].period == 3600 &&
+               !strcmp(q[3].metric, "CacheReadInputTokenCount"),
+           "day sums: 4 queries, Period 3600 (hourly), the cache reads' CacheReadInputTokenCount");
+        OK(bt_cloudwatch_day_queries(&rt, 0, &both, q, 8) == 6 && q[5].signal == BT_SIG_DAY_CACHE_READ &&
+               q[5].alt && !strcmp(q[5].metric, "CacheReadInputTokens"),
+           "day sums with both spellings: 6");
+        struct bt_cw_spelling noread = {.no_read = true}, none = {.no_read = true, .no_write = true};
+        struct bt_cw_spelling old = {.cache_read = "CacheReadInputTokens"};
+        OK(bt_cloudwatch_day_queries(&rt, 0, &noread, q, 8) == 3 && q[2].signal == BT_SIG_DAY_CACHE_WRITE,
+           "no cache-read metric listed: no cache-read day sum");
+        OK(bt_cloudwatch_day_queries(&rt, 0, &none, q, 8) == 2, "no cache metric listed: 2");
+        OK(bt_cloudwatch_day_queries(&rt, 0, &old, q, 8) == 4 &&
+               !strcmp(q[3].metric, "CacheReadInputTokens"), "the listed spelling is asked");
         rt.endpoint = BT_EP_MANTLE;
         OK(bt_cloudwatch_day_queries(&rt, 0, NULL, q, 8) == 0, "mantle: no day sums");
     }

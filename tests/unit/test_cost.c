@@ -149,6 +149,56 @@ static void test_route_cost(void)
     fx_free(&f);
 }
 
+/* The day's spend of a store that keeps 3 hours (serve): the day sums price the whole
+ * day, cache reads too (DAY_CACHE_READ); a store whose day sums carry no cache reads (a
+ * recording from before that signal) reads them from the minutes it holds. */
+static void test_day_cache_reads(void)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+             "[route old]\nmodel = example.model-a-v1\nregion = us-east-1\n%s", prices_text);
+    struct fx f;
+    bt_config_init(&f.cfg);
+    char err[512] = "";
+    OK(bt_config_parse_string(&f.cfg, text, "test.conf", err, sizeof err), "config (%s)", err);
+    bt_config_finish(&f.cfg);
+    f.cfg.history_minutes = 180;
+    bt_store_init(&f.st, f.cfg.nroutes, 180);
+    int64_t day = M - M % 86400, h10 = day + 10 * 3600;
+    /* both routes, every minute since midnight: 100,000 input, 20,000 output, 400,000
+     * cache reads, 10,000 cache writes. The hourly day sums through 09:59 (stored at
+     * 09:59, 600 minutes): 60,000,000 input, 12,000,000 output, 6,000,000 cache writes
+     * and, for a only, 240,000,000 cache reads. The store holds 07:10 to 10:07 (178
+     * minutes of the 180 it keeps). */
+    for (int r = 0; r < 2; r++) {
+        put(&f, r, BT_SIG_DAY_INPUT_TOKENS, h10 - 60, 60e6);
+        put(&f, r, BT_SIG_DAY_OUTPUT_TOKENS, h10 - 60, 12e6);
+        put(&f, r, BT_SIG_DAY_CACHE_WRITE, h10 - 60, 6e6);
+        if (r == 0)
+            put(&f, r, BT_SIG_DAY_CACHE_READ, h10 - 60, 240e6);
+        for (int64_t m = day + 7 * 3600 + 600; m <= M; m += 60)
+            tokens(&f, r, m, 100000, 20000, 400000, 10000);
+        struct bt_event ev = {.t = NOW, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
+        bt_model_event(&f.st, f.cfg.routes, &ev);
+    }
+    struct bt_eval ev[2];
+    memset(ev, 0, sizeof ev);
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    /* a: the day sums and the 8 minutes 10:00-10:07 after them:
+     *   input 60.8M x $3 = 182.40, output 12.16M x $15 = 182.40,
+     *   cache reads 243.2M x $0.30 = 72.96, cache writes 6.08M x $3.75 = 22.80:
+     *   $460.56 (= $0.7575 a minute x 608 minutes), as sure as the day sums */
+    NEAR(ev[0].spend.usd_today, 460.56, 1e-6, "a: $460.56 today, cache reads from their day sum");
+    STREQ(bt_quality_name(ev[0].spend.today_q), "estimate", "a: an estimate, not a lower bound");
+    /* old: no cache-read day sum: the 178 minutes held, 71.2M x $0.30 = 21.36:
+     *   182.40 + 182.40 + 21.36 + 22.80 = $408.96, and the minutes do not reach
+     *   midnight: a lower bound */
+    NEAR(ev[1].spend.usd_today, 408.96, 1e-6, "old: $408.96, cache reads of the minutes held");
+    STREQ(bt_quality_name(ev[1].spend.today_q), "lower-bound", "old: a lower bound");
+    fx_free(&f);
+}
+
 static void test_table_order(void)
 {
     /* the cache ($XDG_CACHE_HOME/bedtop/prices.conf) wins over data/prices.conf, the
@@ -297,6 +347,7 @@ int main(void)
     mkdir(cache_dir, 0700);
     setenv("XDG_CACHE_HOME", cache_dir, 1);
     test_route_cost();
+    test_day_cache_reads();
     test_table_order();
     test_spend_spike();
     test_ledger();
