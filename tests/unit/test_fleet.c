@@ -418,6 +418,73 @@ static void test_discovery_bound(void)
     bt_buf_free(&b);
 }
 
+/* The exposition at t without the series that name the instant itself (the ages and
+ * the evaluation's timestamp): what serve may keep from one evaluation to the next. */
+static void expo_at(const struct bt_config *cfg, const struct bt_store *st, int64_t t,
+                    struct bt_buf *out, int64_t *changes)
+{
+    struct bt_report rep;
+    bt_report_build(&rep, cfg, st, t);
+    struct bt_buf b = {0};
+    bt_expo_render(&rep, BT_EXPO_TEXT, &b);
+    *changes = bt_expo_changes_at(&rep);
+    bt_report_free(&rep);
+    out->len = 0;
+    for (const char *l = bt_buf_str(&b); *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+        if (strncmp(l, "bedtop_data_age_seconds{", 24) && strncmp(l, "bedtop_evaluation_timestamp_seconds ", 36))
+            bt_buf_add(out, l, n);
+        l += n;
+    }
+    bt_buf_puts(out, "");
+    bt_buf_free(&b);
+}
+
+/* Issue 38: serve keeps one evaluation per data generation until bt_expo_changes_at.
+ * The round trip's route, polled at 10:10:00 (CloudWatch OK, minute 10:07), nothing after:
+ * stale once now - last_ok > stale_after = max(3 x 60, 300 + 60 with the adaptive
+ * cadence) = 360 s, so from 10:16:01 = T0 + 961. Every second from 10:10:00 to 10:16:00
+ * renders what 10:10:00 rendered (the ages and the evaluation's timestamp aside); at
+ * 10:16:01 the route is stale (status unknown): what serve evaluates again for. */
+static void test_changes_at(void)
+{
+    struct bt_config cfg;
+    struct bt_store st;
+    route_setup(&cfg, &st);
+    const int64_t now = T0 + 600, m = T0 + 420;
+    struct bt_event ok = {.t = now, .type = BT_EV_OK, .route = 0, .source = BT_SRC_CLOUDWATCH};
+    bt_model_event(&st, cfg.routes, &ok);
+    const enum bt_signal sig[] = {BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
+                                  BT_SIG_ESTIMATED_TPM};
+    const double v[] = {100, 920000, 10000, 970000};
+    for (size_t i = 0; i < BT_ARRAY_LEN(sig); i++) {
+        struct bt_sample smp = {m, 0, sig[i], v[i]};
+        bt_store_add(&st, &smp, now - 20);
+    }
+    struct bt_buf first = {0}, later = {0};
+    int64_t until, u2;
+    expo_at(&cfg, &st, now, &first, &until);
+    OK(until == T0 + 961, "the clock alone changes a figure first at 10:16:01 (T0 + %lld)",
+       (long long)(until - T0));
+    int same = 0;
+    for (int64_t t = now + 1; t < until; t++) {
+        expo_at(&cfg, &st, t, &later, &u2);
+        same += !strcmp(bt_buf_str(&later), bt_buf_str(&first)) && u2 == until;
+    }
+    OK(same == (int)(until - now - 1), "each of the %lld seconds before it renders the same series (%d did)",
+       (long long)(until - now - 1), same);
+    expo_at(&cfg, &st, until, &later, &u2);
+    OK(strcmp(bt_buf_str(&later), bt_buf_str(&first)) != 0 &&
+           strstr(bt_buf_str(&later), "bedtop_route_status{route=\"hot \\\"x\\\"\",") &&
+           strstr(bt_buf_str(&later), "} 3\n"),
+       "at 10:16:01 the series change: the route is stale (status 3, unknown)");
+    bt_buf_free(&first);
+    bt_buf_free(&later);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+}
+
 /* Issue 26 break 6: user:password@ in --source or --endpoint-url never reaches a message. */
 static void test_url_redact(void)
 {
@@ -438,6 +505,7 @@ int main(void)
     test_negotiation();
     test_conditional();
     test_round_trip();
+    test_changes_at();
     test_source_hostile();
     test_url_redact();
     test_discovery_bound();
