@@ -41,6 +41,8 @@ struct serve {
     struct bt_api_cost cost; /* kept across reloads */
     struct serve_body body[2]; /* the last evaluation: [0] text 0.0.4, [1] OpenMetrics */
     uint64_t gen;            /* store generation evaluated */
+    uint64_t requests;       /* AWS requests counted (cost) when it was evaluated */
+    int64_t until;           /* the clock alone changes its figures from then (0: not yet rendered) */
     uint64_t evals;          /* evaluations made: the entity tag's counter */
     uint64_t nonce;          /* this process's: tags never repeat across restarts */
     int64_t built;           /* wall second of the last evaluation: Last-Modified */
@@ -60,6 +62,16 @@ static int64_t serve_now(struct serve *s)
     return bt_clock_now(&s->a->loop.clock);
 }
 
+/* Every AWS request counted so far: bedtop_api_requests_total moves with it. */
+static uint64_t serve_requests(const struct serve *s)
+{
+    uint64_t n = s->cost.metrics_total;
+    for (int a = 0; a < s->cost.napi; a++)
+        for (int o = 0; o < BT_API_NOUTCOMES; o++)
+            n += s->cost.api[a].n[o];
+    return n;
+}
+
 static void body_free(struct serve_body *b)
 {
     bt_httpd_body_unref(b->plain);
@@ -76,6 +88,8 @@ static void serve_eval(struct serve *s, int64_t now)
         body_free(&s->body[f]);
     s->evals++;
     s->gen = s->a->store.generation;
+    s->requests = serve_requests(s);
+    s->until = 0;
     s->built = (int64_t)bt_wall_now();
     s->evaluated = now;
 }
@@ -97,6 +111,7 @@ static struct serve_body *serve_body(struct serve *s, int f)
     app_cost(s->a, &rep.metrics_per_poll, &rep.metrics_per_day);
     struct bt_buf b = {0};
     bt_expo_render(&rep, f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT, &b);
+    s->until = bt_expo_changes_at(&rep);
     bt_report_free(&rep);
     sb->plain = bt_httpd_body_take(&b);
     const char *fmt = f ? "om" : "text";
@@ -111,12 +126,18 @@ static struct serve_body *serve_body(struct serve *s, int f)
  * gzip made by the first scrape of the evaluation that wants it. */
 static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_httpd_resp *resp)
 {
-    /* evaluated at scrape time from what the store holds, once per second of the
-     * poller's clock (ages are current) or new data; nothing here waits on AWS:
-     * collectors fill the store in the background. A paused --demo-at clock
-     * keeps one evaluation, and so one entity tag. */
-    if (s->a->store.generation != s->gen || serve_now(s) != s->evaluated)
-        serve_eval(s, serve_now(s));
+    /* evaluated from what the store holds once per data generation (a poll's result,
+     * a reload: issue 38), not once per second: a scrape between polls is sent the
+     * bytes already made. The clock alone re-evaluates only where it changes a figure
+     * (a source going stale, a new day: bt_expo_changes_at); the ages and the
+     * evaluation's timestamp are those of the evaluation. An evaluation not rendered
+     * yet is taken at this scrape's instant. Nothing here waits on AWS: collectors
+     * fill the store in the background. */
+    int64_t now = serve_now(s);
+    bool rendered = s->body[0].plain || s->body[1].plain;
+    if (s->a->store.generation != s->gen || serve_requests(s) != s->requests ||
+        (rendered && s->until && now >= s->until) || (!rendered && now != s->evaluated))
+        serve_eval(s, now);
     bool om = bt_httpd_wants_openmetrics(req->accept);
     struct serve_body *b = serve_body(s, om);
     resp->status = 200;

@@ -697,3 +697,31 @@ struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct
     free(seen);
     return c;
 }
+
+/* The first instant after now at which the clock alone (the store unchanged) may
+ * change what an evaluation at now found, apart from the instant itself (e->now:
+ * ages): a source going stale, admission counters falling silent, a provisioned
+ * route's day so far. INT64_MAX: none. serve keeps one evaluation until then or
+ * until new data arrive (issue 38: one render per data generation). */
+int64_t bt_eval_changes_at(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, int64_t now)
+{
+    int64_t at = INT64_MAX, stale = stale_after(cfg);
+    int64_t iv = (int64_t)cfg->interval, next_minute = bt_minute_floor(now) + 60;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        const struct bt_eval *e = &evals[r];
+        const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
+        /* check_staleness and cw_readable: stale once now - last_ok > stale_after */
+        int64_t t = cw->last_ok + stale + 1;
+        if (cw->last_ok && !source_failing(cw) && t > now && t < at)
+            at = t;
+        /* admission silent once bt_minute_floor(now) > adm_minute + 180 + interval */
+        t = bt_minute_floor(e->adm_minute + 180 + iv) + 60;
+        if (e->adm_minute && t > now && t < at)
+            at = t;
+        /* cost.c: a provisioned route's spend today counts the minutes since 00:00 */
+        if (e->spend.row && cfg->routes[r].inference == BT_INF_PROVISIONED && next_minute < at)
+            at = next_minute;
+    }
+    return at;
+}

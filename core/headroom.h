@@ -325,6 +325,12 @@ const struct bt_group *bt_eval_group_of(const struct bt_eval_groups *g, int r);
 void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, int64_t now,
                       const struct bt_eval_groups *g, bool figures_only, const bool *need,
                       struct bt_eval *evals);
+/* The first instant after now at which the clock alone, the store unchanged, may
+ * change what bt_eval_all at now found (evals), other than e->now itself (ages):
+ * a source going stale, admission counters falling silent, a provisioned route's
+ * spend today. INT64_MAX: none. */
+int64_t bt_eval_changes_at(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, int64_t now);
 /* One route (its quota group is evaluated with it). */
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);

@@ -64,11 +64,16 @@ static const struct {
 
 #define MAX_EXTRA 5
 
+/* A label value is cut to this many bytes (less one), on a character boundary. */
+#define LABEL_MAX 192
+
+/* Labels point at strings the report holds (config, evaluations, static names)
+ * for as long as it is rendered: nothing is copied per sample (issue 38). */
 struct sample {
     int fam;                         /* a figure family's place, or nfig + enum fam */
     int route;                       /* -1: no route labels */
     const char *key[MAX_EXTRA];
-    char val[MAX_EXTRA][192];        /* a quota name can be long */
+    const char *val[MAX_EXTRA];      /* a quota name can be long: cut at LABEL_MAX */
     double v;
 };
 
@@ -104,7 +109,7 @@ static void add_va(struct samples *ss, int fam, int route, double v, va_list ap)
         ss->s = bt_xrealloc(ss->s, ss->cap * sizeof *ss->s); /* the project's OOM rule: say so, exit 3 */
     }
     struct sample *s = &ss->s[ss->n++];
-    memset(s, 0, sizeof *s);
+    memset(s->key, 0, sizeof s->key);
     s->fam = fam;
     s->route = route;
     s->v = v;
@@ -113,7 +118,7 @@ static void add_va(struct samples *ss, int fam, int route, double v, va_list ap)
         if (!key)
             break;
         s->key[k] = key;
-        bt_strlcpy(s->val[k], va_arg(ap, const char *), sizeof s->val[k]);
+        s->val[k] = va_arg(ap, const char *);
     }
 }
 
@@ -285,31 +290,73 @@ static void value(struct bt_buf *b, double v)
     bt_buf_printf(b, " %.15g\n", v);
 }
 
-static void render_sample(const struct bt_report *r, const struct samples *ss,
-                          const struct sample *s, struct bt_buf *b)
+/* What every sample's labels share, rendered once a render (issue 38: a route's
+ * ~30 samples each rendered its six labels): each route's block
+ * ({route="...",...,quota_group="..."), and the closing labels (mode, replica). */
+struct blocks {
+    struct bt_buf b;
+    size_t *at;                      /* route i's block: b.buf + at[i], length at[i + 1] - at[i] */
+    size_t tail_at, tail_len;        /* ,mode="demo",replica="..." without the leading ',' */
+};
+
+static void blocks_build(const struct bt_report *r, struct blocks *bl)
 {
-    bool counter = !strcmp(fam_type(ss, s->fam), "counter");
-    bt_buf_printf(b, "%s%s", fam_name(ss, s->fam), counter ? "_total" : "");
-    bool first = true;
-    if (s->route >= 0) {
-        const struct bt_route *rt = &r->cfg->routes[s->route];
+    bl->at = bt_xcalloc((size_t)r->n + 1, sizeof *bl->at);
+    for (int i = 0; i < r->n; i++) {
+        bl->at[i] = bl->b.len;
+        if (!bt_report_shows(r, i))
+            continue;
+        const struct bt_route *rt = &r->cfg->routes[i];
         char group[320];
-        bt_expo_quota_group(r->cfg, s->route, group, sizeof group);
-        label(b, "route", rt->name, &first);
-        label(b, "model_id", rt->model, &first);
-        label(b, "region", rt->region, &first);
-        label(b, "endpoint", bt_endpoint_name(rt->endpoint), &first);
-        label(b, "inference", bt_inference_name(rt->inference), &first);
-        label(b, "quota_group", group, &first);
+        bool first = true;
+        bt_expo_quota_group(r->cfg, i, group, sizeof group);
+        label(&bl->b, "route", rt->name, &first);
+        label(&bl->b, "model_id", rt->model, &first);
+        label(&bl->b, "region", rt->region, &first);
+        label(&bl->b, "endpoint", bt_endpoint_name(rt->endpoint), &first);
+        label(&bl->b, "inference", bt_inference_name(rt->inference), &first);
+        label(&bl->b, "quota_group", group, &first);
     }
-    for (int k = 0; k < MAX_EXTRA && s->key[k]; k++)
-        if (s->val[k][0])
-            label(b, s->key[k], s->val[k], &first);
+    bl->at[r->n] = bl->b.len;
+    bl->tail_at = bl->b.len;
+    bool first = false; /* each label with its ',' */
     /* simulated figures never pass for real ones, replayed from a demo recording too */
     if ((r->mode && !strcmp(r->mode, "demo")) || (r->recorded_mode && !strcmp(r->recorded_mode, "demo")))
-        label(b, "mode", "demo", &first);
+        label(&bl->b, "mode", "demo", &first);
     if (r->replica) /* an HA pair's series differ in this label only */
-        label(b, "replica", r->replica, &first);
+        label(&bl->b, "replica", r->replica, &first);
+    bl->tail_len = bl->b.len - bl->tail_at;
+}
+
+static void render_sample(const struct samples *ss, const struct blocks *bl,
+                          const struct sample *s, bool counter, struct bt_buf *b)
+{
+    bt_buf_puts(b, fam_name(ss, s->fam));
+    if (counter)
+        bt_buf_puts(b, "_total");
+    bool first = true;
+    if (s->route >= 0) {
+        bt_buf_add(b, bl->b.buf + bl->at[s->route], bl->at[s->route + 1] - bl->at[s->route]);
+        first = false;
+    }
+    for (int k = 0; k < MAX_EXTRA && s->key[k]; k++) {
+        const char *v = s->val[k];
+        char cut[LABEL_MAX];
+        if (!v[0])
+            continue;
+        if (strlen(v) >= sizeof cut) { /* as long as a label value ever was */
+            bt_strlcpy(cut, v, sizeof cut);
+            v = cut;
+        }
+        label(b, s->key[k], v, &first);
+    }
+    if (bl->tail_len) { /* its first label opens the braces when nothing else did */
+        size_t skip = first ? 1 : 0;
+        if (first)
+            bt_buf_putc(b, '{');
+        bt_buf_add(b, bl->b.buf + bl->tail_at + skip, bl->tail_len - skip);
+        first = false;
+    }
     if (!first)
         bt_buf_putc(b, '}');
     value(b, s->v);
@@ -323,19 +370,65 @@ void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_
         if (bt_report_shows(r, i)) /* check --route */
             route_series(r, i, &ss);
     poller_series(r, &ss);
-    /* one family's samples together, after its HELP and TYPE */
-    for (int fa = 0; fa < ss.nfig + F_COUNT; fa++) {
+    struct blocks bl = {0};
+    blocks_build(r, &bl);
+    /* one family's samples together, after its HELP and TYPE, in the order they were
+     * added: a counting sort by family (a pass over every sample per family was
+     * 40 passes over ~30 samples a route) */
+    int nfam = ss.nfig + F_COUNT;
+    size_t *start = bt_xcalloc((size_t)nfam + 1, sizeof *start);
+    size_t *order = bt_xmalloc((ss.n ? ss.n : 1) * sizeof *order);
+    for (size_t k = 0; k < ss.n; k++)
+        start[ss.s[k].fam + 1]++;
+    for (int fa = 0; fa < nfam; fa++)
+        start[fa + 1] += start[fa];
+    size_t *fill = bt_xmalloc(((size_t)nfam + 1) * sizeof *fill);
+    memcpy(fill, start, ((size_t)nfam + 1) * sizeof *fill);
+    for (size_t k = 0; k < ss.n; k++)
+        order[fill[ss.s[k].fam]++] = k;
+    free(fill);
+    /* a body of the size the last one had, at once (~10 kB a route) */
+    bt_buf_reserve(out, ss.n * 96 + 4096);
+    for (int fa = 0; fa < nfam; fa++) {
         const char *type = fam_type(&ss, fa), *name = fam_name(&ss, fa);
         bool counter = !strcmp(type, "counter");
         const char *suffix = counter && f == BT_EXPO_TEXT ? "_total" : "";
         bt_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix,
                       fam_help(&ss, fa), name, suffix, type);
-        for (size_t k = 0; k < ss.n; k++)
-            if (ss.s[k].fam == fa)
-                render_sample(r, &ss, &ss.s[k], out);
+        for (size_t k = start[fa]; k < start[fa + 1]; k++)
+            render_sample(&ss, &bl, &ss.s[order[k]], counter, out);
     }
+    free(start);
+    free(order);
+    free(bl.at);
+    bt_buf_free(&bl.b);
     bt_expo_shares(r, out);
     if (f == BT_EXPO_OPENMETRICS)
         bt_buf_puts(out, "# EOF\n");
     free(ss.s);
+}
+
+int64_t bt_expo_changes_at(const struct bt_report *r)
+{
+    int64_t at = r->n > 0 ? bt_eval_changes_at(r->cfg, r->store, r->evals, r->now) : INT64_MAX;
+    /* route_signals: the day's sums run through the last whole minute before now, so a
+     * minute the store holds after that, or the next UTC day, moves them */
+    int64_t through = bt_minute_floor(r->now) - 60;
+    int64_t next_day = through - through % 86400 + 86400 + 60;
+    for (int i = 0; i < r->n; i++) {
+        const struct bt_eval *e = &r->evals[i];
+        if (!bt_report_shows(r, i) || !e->minute || e->mantle)
+            continue;
+        int64_t upto = through > e->minute ? through : e->minute;
+        if (next_day < at)
+            at = next_day;
+        for (int s = 0; s < BT_SIG_COUNT; s++) {
+            if (!bt_signal_daily((enum bt_signal)s))
+                continue;
+            int64_t m = bt_store_newest(r->store, i, bt_signal_daily_minute((enum bt_signal)s), INT64_MAX);
+            if (m > upto && m + 60 > r->now && m + 60 < at)
+                at = m + 60;
+        }
+    }
+    return at;
 }

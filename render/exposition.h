@@ -37,6 +37,11 @@ void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_
  * shown (render/expo_shares.c): the config's share_top_n holders by team, project and
  * route, the rest summed as name="other". */
 void bt_expo_shares(const struct bt_report *r, struct bt_buf *out);
+/* The first instant after r->now at which the clock alone (the store unchanged)
+ * may change a series of r's exposition other than the ages and the evaluation's
+ * own instant (bt_eval_changes_at, and the day's sums of bedtop_signal); INT64_MAX:
+ * none. serve renders once per data generation and until then (issue 38). */
+int64_t bt_expo_changes_at(const struct bt_report *r);
 /* The quota_group label of route i: the routes that draw from one quota. */
 void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n);
 #endif

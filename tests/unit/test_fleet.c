@@ -3,6 +3,7 @@
  * same evaluation (numbers by hand in the comments). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -418,6 +419,109 @@ static void test_discovery_bound(void)
     bt_buf_free(&b);
 }
 
+/* The exposition at t without the series that name the instant itself (the ages and
+ * the evaluation's timestamp): what serve may keep from one evaluation to the next. */
+static void expo_at(const struct bt_config *cfg, const struct bt_store *st, int64_t t,
+                    struct bt_buf *out, int64_t *changes)
+{
+    struct bt_report rep;
+    bt_report_build(&rep, cfg, st, t);
+    struct bt_buf b = {0};
+    bt_expo_render(&rep, BT_EXPO_TEXT, &b);
+    *changes = bt_expo_changes_at(&rep);
+    bt_report_free(&rep);
+    out->len = 0;
+    for (const char *l = bt_buf_str(&b); *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) + 1 : strlen(l);
+        if (strncmp(l, "bedtop_data_age_seconds{", 24) && strncmp(l, "bedtop_evaluation_timestamp_seconds ", 36))
+            bt_buf_add(out, l, n);
+        l += n;
+    }
+    bt_buf_puts(out, "");
+    bt_buf_free(&b);
+}
+
+/* Issue 38: serve keeps one evaluation per data generation until bt_expo_changes_at.
+ * The round trip's route and quota, polled at 10:10:00 (CloudWatch OK, minute 10:07; 3 %
+ * headroom, crit), nothing after:
+ * stale once now - last_ok > stale_after = max(3 x 60, 300 + 60 with the adaptive
+ * cadence) = 360 s, so from 10:16:01 = T0 + 961. With an admission scrape at 10:10 too,
+ * the counters fall silent first: once floor(now) > 10:10 + 180 + 60 s, at 10:15:00 =
+ * T0 + 900. Every second from 10:10:00 to then renders what 10:10:00 rendered (the ages
+ * and the evaluation's timestamp aside); at it the route is stale (a STALE warning; with
+ * CloudWatch stale, status 3, unknown): what serve evaluates again for. */
+/* The value of the route's bedtop_route_status sample, -1: none. */
+static int route_status(const char *text)
+{
+    const char *l = strstr(text, "\nbedtop_route_status{");
+    const char *e = l ? strchr(l + 1, '\n') : NULL;
+    if (!e)
+        return -1;
+    while (e > l && e[-1] != ' ')
+        e--;
+    return atoi(e);
+}
+
+static void changes_at_case(bool admission, int64_t want)
+{
+    struct bt_config cfg;
+    struct bt_store st;
+    route_setup(&cfg, &st);
+    const int64_t now = T0 + 600, m = T0 + 420;
+    struct bt_event ok = {.t = now, .type = BT_EV_OK, .route = 0, .source = BT_SRC_CLOUDWATCH};
+    bt_model_event(&st, cfg.routes, &ok);
+    struct bt_event q = {.t = now - 20, .type = BT_EV_QUOTA, .route = 0, .source = BT_SRC_QUOTAS,
+                         .quota_kind = BT_Q_TPM, .value = 1000000,
+                         .quota_source = BT_QS_SERVICE_QUOTAS, .code = "L-HOT"};
+    bt_model_event(&st, cfg.routes, &q);
+    const enum bt_signal sig[] = {BT_SIG_INVOCATIONS, BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
+                                  BT_SIG_ESTIMATED_TPM};
+    const double v[] = {100, 920000, 10000, 970000};
+    for (size_t i = 0; i < BT_ARRAY_LEN(sig); i++) {
+        struct bt_sample smp = {m, 0, sig[i], v[i]};
+        bt_store_add(&st, &smp, now - 20);
+    }
+    if (admission) {
+        struct bt_event aok = {.t = now, .type = BT_EV_OK, .route = 0, .source = BT_SRC_ADMISSION};
+        bt_model_event(&st, cfg.routes, &aok);
+        struct bt_sample smp = {now, 0, BT_SIG_ADM_IN_FLIGHT, 4};
+        bt_store_add(&st, &smp, now);
+    }
+    const char *what = admission ? "with admission counters" : "CloudWatch alone";
+    struct bt_buf first = {0}, later = {0};
+    int64_t until, u2;
+    expo_at(&cfg, &st, now, &first, &until);
+    OK(until == want, "%s: the clock alone changes a figure first at T0 + %lld (want %lld)", what,
+       (long long)(until - T0), (long long)(want - T0));
+    OK(route_status(bt_buf_str(&first)) == 2, "%s: at 10:10:00 the route is crit (3 %% headroom: %d)", what,
+       route_status(bt_buf_str(&first)));
+    int same = 0;
+    for (int64_t t = now + 1; t < until && t < now + 3600; t++) {
+        expo_at(&cfg, &st, t, &later, &u2);
+        same += !strcmp(bt_buf_str(&later), bt_buf_str(&first)) && u2 == until;
+    }
+    OK(same == (int)(until - now - 1), "%s: each of the %lld seconds before it renders the same series (%d did)",
+       what, (long long)(until - now - 1), same);
+    expo_at(&cfg, &st, until, &later, &u2);
+    OK(!strstr(bt_buf_str(&first), "code=\"STALE\"") && strstr(bt_buf_str(&later), "code=\"STALE\""),
+       "%s: at it the series change: the route is stale (bedtop_warning{code=\"STALE\"})", what);
+    /* CloudWatch stale: nothing is read (unknown); counters silent: CloudWatch's crit stands
+     * (a known emergency beats doubt) */
+    OK(route_status(bt_buf_str(&later)) == (admission ? 2 : 3), "%s: ... status %d", what,
+       route_status(bt_buf_str(&later)));
+    bt_buf_free(&first);
+    bt_buf_free(&later);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+}
+
+static void test_changes_at(void)
+{
+    changes_at_case(false, T0 + 961);
+    changes_at_case(true, T0 + 900);
+}
+
 /* Issue 26 break 6: user:password@ in --source or --endpoint-url never reaches a message. */
 static void test_url_redact(void)
 {
@@ -438,6 +542,7 @@ int main(void)
     test_negotiation();
     test_conditional();
     test_round_trip();
+    test_changes_at();
     test_source_hostile();
     test_url_redact();
     test_discovery_bound();
