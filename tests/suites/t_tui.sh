@@ -681,9 +681,9 @@ for sig in INT:2 HUP:1; do
     T kill-session -t $s
 done
 
-# Recording onto a full disk (a file-size limit of 16 blocks: the header fits, the polls do not):
+# Recording onto a full disk (a file-size limit of 64 blocks: the header, 14 kB with its price rows since format 2.2, fits, the polls do not):
 # the status bar says so, the view goes on.
-printf 'ulimit -f 16\nexec "%s" --demo-at 16 --record "%s"\n' "$BEDTOP" "$TMP/full.rec" >"$TMP/fullrec.sh"
+printf 'ulimit -f 64\nexec "%s" --demo-at 16 --record "%s"\n' "$BEDTOP" "$TMP/full.rec" >"$TMP/fullrec.sh"
 saved=$TUI_CMD; TUI_CMD="sh $TMP/fullrec.sh"
 s=recfull; start $s 200 60 C.UTF-8; wait_for $s "$HEAD"
 TUI_CMD=$saved
