@@ -198,7 +198,12 @@ bool bt_prices_add_row(struct bt_prices *p, const struct bt_price_row *row, char
         snprintf(err, errlen, "a price row gives both in= and out=, or neither");
         return false;
     }
-    p->rows = bt_xrealloc(p->rows, (size_t)(p->n + 1) * sizeof *p->rows);
+    if (p->n >= p->cap) { /* geometric: a recording's 20,000 rows are not 20,000 copies */
+        p->cap = p->cap ? 2 * p->cap : 16;
+        if (p->cap <= p->n)
+            p->cap = 2 * p->n;
+        p->rows = bt_xrealloc(p->rows, (size_t)p->cap * sizeof *p->rows);
+    }
     p->rows[p->n++] = *r;
     return true;
 }
@@ -281,5 +286,5 @@ void bt_prices_free(struct bt_prices *p)
 {
     free(p->rows);
     p->rows = NULL;
-    p->n = 0;
+    p->n = p->cap = 0;
 }

@@ -45,6 +45,7 @@ struct bt_price_row {
 struct bt_prices {
     struct bt_price_row *rows; /* later rows win */
     int n;
+    int cap;                   /* rows allocated (grown geometrically) */
 };
 
 /* Parses "pattern = field=value ..." lines (# and ; comments); origin names each row
