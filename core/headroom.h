@@ -124,11 +124,11 @@ enum bt_side {
     BT_SIDE_CONCURRENT,   /* calls in flight, where Service Quotas lists a concurrent-requests quota */
     BT_SIDE_COUNT
 };
-/* JSON key: tpm rpm input output reserved_input reserved_output daily daily_account
- * concurrent */
+/* The side's one name, as JSON key, Prometheus `side` label and text: tpm rpm input
+ * output reserved-input reserved-output daily daily-account concurrent */
 const char *bt_side_name(enum bt_side s);
-/* binding_side value: tpm rpm input output reserved-input reserved-output daily
- * concurrent */
+/* binding_side value: bt_side_name, except that the account's day binds as "daily"
+ * (DESIGN.md's list of binding_side values) */
 const char *bt_side_binding_name(enum bt_side s);
 const char *bt_side_unit(enum bt_side s); /* "TPM" "RPM" "tokens/day" "in flight" */
 

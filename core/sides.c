@@ -63,17 +63,15 @@ enum bt_quality bt_quality_headroom(enum bt_quality used)
 
 const char *bt_side_name(enum bt_side s)
 {
-    static const char *const names[] = {"tpm", "rpm", "input", "output", "reserved_input",
-                                        "reserved_output", "daily", "daily_account",
+    static const char *const names[] = {"tpm", "rpm", "input", "output", "reserved-input",
+                                        "reserved-output", "daily", "daily-account",
                                         "concurrent"};
     return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "?";
 }
 
 const char *bt_side_binding_name(enum bt_side s)
 {
-    static const char *const names[] = {"tpm", "rpm", "input", "output", "reserved-input",
-                                        "reserved-output", "daily", "daily", "concurrent"};
-    return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "?";
+    return s == BT_SIDE_DAILY_ACCOUNT ? "daily" : bt_side_name(s);
 }
 
 const char *bt_side_unit(enum bt_side s)

@@ -616,7 +616,7 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
     add_adjustable(rpm, g->rpm_adjustable);
     cJSON_AddStringToObject(rpm, "request_through", bt_qr_through_name(g->rpm_through));
     if (!isnan(g->daily_quota)) {
-        cJSON *d = cJSON_AddObjectToObject(o, "daily_account");
+        cJSON *d = cJSON_AddObjectToObject(o, "daily-account");
         add_num(d, "current", g->daily_quota);
         cJSON_AddStringToObject(d, "code", g->daily_code);
         add_num(d, "used_today", g->daily_used);
@@ -624,7 +624,7 @@ static cJSON *group_json(const struct bt_qr_group *g, const struct bt_config *cf
         add_adjustable(d, g->daily_adjustable);
         cJSON_AddStringToObject(d, "request_through", bt_qr_through_name(g->daily_through));
     } else {
-        cJSON_AddNullToObject(o, "daily_account");
+        cJSON_AddNullToObject(o, "daily-account");
     }
     add_num(rpm, "ask", g->rpm_ask);
     cJSON_AddBoolToObject(rpm, "increase_needed", g->rpm_increase_needed);

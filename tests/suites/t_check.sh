@@ -108,7 +108,7 @@ expect_eq "minute 25: agents' output side binds and OUTPUT_CUTOFF says answers g
     "('output', [True])"
 expect_eq "workers: a quarter of its calls on the reserved tier, taken out of on-demand use" \
     "$(j 10 "(r['workers']['tiers']['reserved_share'], r['workers']['binding_side'], sorted(r['workers']['sides']))")" \
-    "(0.25, 'tpm', ['reserved_input', 'reserved_output', 'tpm'])"
+    "(0.25, 'tpm', ['reserved-input', 'reserved-output', 'tpm'])"
 expect_eq "agents (mantle) has no burndown: null, source none" \
     "$(j 10 "(r['agents']['burndown'], r['agents']['burndown_source'])")" "(None, 'none')"
 expect_eq "experiments goes stale at 20 and recovers by 28" \

@@ -130,7 +130,7 @@ expect_eq "tiered: 16.5 % free on the on-demand quota (not over it), tpm binds, 
     "$(j "(r['tiered']['headroom_tpm'], r['tiered']['headroom_pct'], r['tiered']['binding_side'], r['tiered']['fits_more'], r['tiered']['status'])")" \
     "(165000, 16.5, 'tpm', 47, 'warn')"
 expect_eq "tiered: reserved input 317,500 (68.25 % free, shown 68.3), output 20,000 (80 % free)" \
-    "$(j "tuple((r['tiered']['sides'][k]['used'], r['tiered']['sides'][k]['headroom_pct']) for k in ('reserved_input', 'reserved_output'))")" \
+    "$(j "tuple((r['tiered']['sides'][k]['used'], r['tiered']['sides'][k]['headroom_pct']) for k in ('reserved-input', 'reserved-output'))")" \
     "((317500, 68.3), (20000, 80))"
 expect_eq "tiered: concurrent 100 (Service Quotas): 15 in flight at least, at most 85 more (85 %)" \
     "$(j "(r['tiered']['quota']['concurrent'], tuple(r['tiered']['sides']['concurrent'][k] for k in ('used', 'used_quality', 'used_source', 'headroom', 'headroom_pct', 'headroom_quality', 'fits_more')))")" \

@@ -16,7 +16,7 @@
 #         100, InvocationClientErrors 10, InvocationThrottles 50: rpm used = accepted =
 #         100 (Invocations counts the failed calls already), offered 150 beside it.
 # daily:  the account lists "Cross-Model Max Tokens Per Day" (L-E3F10727, 700,000,000,
-#         Adjustable false): pricing-weighted, so every route's daily_account side is an
+#         Adjustable false): pricing-weighted, so every route's daily-account side is an
 #         estimate (used and headroom), never known.
 # sonnet: Claude Sonnet 5 on-demand, 3,000,000 TPM, Adjustable false: its quota request
 #         goes through AWS Support (request_through aws-support), and so does the
@@ -94,7 +94,7 @@ expect_eq "rpm: used 100 accepted, offered 150 (accepted + throttled), errors no
     "(100, 150, 100, 150)"
 
 expect_eq "daily: the cross-model side is an estimate, never known" \
-    "$(j "$J" "sorted({(x['sides']['daily_account']['used_quality'], x['sides']['daily_account']['headroom_quality']) for x in d['routes']})")" \
+    "$(j "$J" "sorted({(x['sides']['daily-account']['used_quality'], x['sides']['daily-account']['headroom_quality']) for x in d['routes']})")" \
     "[('estimate', 'estimate')]"
 expect_eq "daily: it does not bind these routes (output, rpm, tpm have less left: 90 % on rpm)" \
     "$(j "$J" "sorted({x['binding_side'] for x in d['routes']})")" "['output', 'rpm', 'tpm']"
@@ -121,7 +121,7 @@ expect_eq "rpm: the Nova Lite quotas are adjustable: Service Quotas" \
 # --since 20m reads 20 minutes of the day, not a day sum: the day's tokens are at best a
 # lower bound of its use (coverage), never known and never more than an estimate
 expect_eq "the cross-model daily quota beside each runtime group: Support only, a lower bound" \
-    "$(g "$TMP/q.json" "(G['sonnet']['daily_account']['code'], G['sonnet']['daily_account']['request_through'], G['sonnet']['daily_account']['used_quality'])")" \
+    "$(g "$TMP/q.json" "(G['sonnet']['daily-account']['code'], G['sonnet']['daily-account']['request_through'], G['sonnet']['daily-account']['used_quality'])")" \
     "('L-E3F10727', 'aws-support', 'lower-bound')"
 "${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" XDG_CACHE_HOME="$TMP/cache" \
     "$BEDTOP" report quota-request --since 20m --config "$TMP/b.conf" \

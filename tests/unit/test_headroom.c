@@ -1051,7 +1051,7 @@ static void test_daily_sides(void)
      * daily side binds for both (their tpm sides are ~99 % free) and DAILY_QUOTA
      * warns (80 % <= 85 % < 95 %). Nova Lite (c) lists the account-wide cross-model
      * quota of 200,000,000 and used 30,000,000 today: the account's routes together
-     * 115,000,000, so 42.5 % is left on every route's daily_account side. */
+     * 115,000,000, so 42.5 % is left on every route's daily-account side. */
     struct fx f;
     fx_init(&f);
     int a = fx_route(&f, "a", "meta.llama3-3-70b-instruct-v1:0", 2000000, 1000);
