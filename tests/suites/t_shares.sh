@@ -137,6 +137,67 @@ expect_eq "search holds 3 times ads' (0.75 of triage's counters against 0.25)" \
 expect_eq "... and the three shares sum to 100 %" \
     "$(python3 -c "print(abs($s_pct + $a_pct + $u_pct - 100) <= 0.2)")" True
 
+# ---- a mantle model with two projects: shares by project, by hand ----
+# Routes m-alpha (Project alpha) and m-beta (Project beta) on mantle's openai.gpt-oss-120b,
+# one quota group (the Project is not in the quota's key), quotas from the config (1M
+# input, 1M output a minute). AWS/BedrockMantle every minute, per Model and Project:
+#   alpha: 10 inferences, 30,000 input, 2,000 output
+#   beta:   5 inferences, 10,000 input, 1,000 output
+# No latency on mantle and no admission: calls in flight are unknown, so each route's
+# input use is the per-minute bound, an upper bound:
+#   m-alpha R = 30,000 / 10 + 1,000 = 4,000; 10 x 4,000 = 40,000
+#   m-beta  R = 10,000 /  5 + 1,000 = 3,000;  5 x 3,000 = 15,000
+# group 55,000: alpha 40,000 (72.73 %), beta 15,000 (27.27 %), both upper bounds.
+python3 - "$TMP/mantle.json" $(($(date +%s) - 7200)) <<'PY'
+import json, sys
+out, start = sys.argv[1], int(sys.argv[2])
+def ser(metric, project, v):
+    return {"namespace": "AWS/BedrockMantle", "metric": metric, "stat": "Sum", "start": start,
+            "dimensions": {"Model": "openai.gpt-oss-120b", "Project": project},
+            "generator": {"constant": v}}
+series = [ser("Inferences", "alpha", 10), ser("TotalInputTokens", "alpha", 30000),
+          ser("TotalOutputTokens", "alpha", 2000), ser("Inferences", "beta", 5),
+          ser("TotalInputTokens", "beta", 10000), ser("TotalOutputTokens", "beta", 1000)]
+json.dump({"series": series, "quotas": []}, open(out, "w"))
+PY
+start_fake mantle --scenario "$TMP/mantle.json" || notok "fake AWS (mantle) started"
+MFAKE=$PORT
+cat >"$TMP/mantle.conf" <<EOF
+[bedtop]
+region = us-east-1
+
+[route m-alpha]
+model = openai.gpt-oss-120b
+endpoint = mantle
+project = alpha
+max_tokens = 1000
+quota_input_tpm = 1000000
+quota_output_tpm = 1000000
+
+[route m-beta]
+model = openai.gpt-oss-120b
+endpoint = mantle
+project = beta
+max_tokens = 1000
+quota_input_tpm = 1000000
+quota_output_tpm = 1000000
+EOF
+"${AWS_ENV[@]}" "$BEDTOP" check --format json --config "$TMP/mantle.conf" \
+    --endpoint-url "http://127.0.0.1:$MFAKE" >"$TMP/mantle.out.json" 2>"$TMP/mantle.err"
+sed 's/^/#   /' "$TMP/mantle.err" | head -3
+expect_eq "mantle: by project, alpha 40,000 (72.73 %) and beta 15,000 (27.27 %), upper bounds" \
+    "$(python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["routes"]}["m-alpha"]
+print([(s["name"], s["used"], s["pct"], s["quality"], s["source"]) for s in r["shares"] if s["by"] == "project"])' "$TMP/mantle.out.json" 2>&1)" \
+    "[('alpha', 40000, 72.73, 'upper-bound', 'config'), ('beta', 15000, 27.27, 'upper-bound', 'config')]"
+"${AWS_ENV[@]}" "$BEDTOP" check --by project --config "$TMP/mantle.conf" \
+    --endpoint-url "http://127.0.0.1:$MFAKE" >"$TMP/mantle.txt" 2>&1
+sed 's/^/#   /' "$TMP/mantle.txt"
+check "check --by project: alpha then beta, upper bounds" bash -c "
+    sed -n 2p '$TMP/mantle.txt' | grep -Eq '^m-alpha .* project +alpha +40k +72\.7% +upper-bound +config' &&
+    sed -n 3p '$TMP/mantle.txt' | grep -Eq '^m-alpha .* project +beta +15k +27\.3% +upper-bound +config'"
+
 # ---- one minute, one set of shares: check --demo-at M, replay --at M and export ----
 # The demo recorded on the unpaced clock (above) keeps the readings per series; replay
 # derives the shares in core again. For several data minutes, every route's shares (by
@@ -190,4 +251,23 @@ PY
 rc=$?
 sed 's/^/#   /' "$TMP/agree.txt"
 expect_eq "4 minutes: check --demo-at, replay --at and export's row name the same shares" "$rc" 0
+
+# ---- SHARED_QUOTA names the biggest holders with their share, in text and JSON ----
+# The demo at 10:13: triage and triage-app share L-DEM00001; the message names the
+# group's teams with the share the JSON's "shares" gives them (rounded to a percent).
+"$BEDTOP" check --demo-at 13 >"$TMP/sq.txt" 2>/dev/null
+"$BEDTOP" check --demo-at 13 --format json >"$TMP/sq.json" 2>/dev/null
+want=$(python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["routes"]}["triage"]
+t = [s for s in r["shares"] if s["by"] == "team" and s["name"] != "unattributed"]
+print("the biggest holders by team: " + ", ".join("%s %.0f%%" % (s["name"], s["pct"]) for s in t[:3]))' "$TMP/sq.json")
+echo "# $want"
+check "JSON: triage's SHARED_QUOTA names search and ads with the shares' percents" python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["routes"]}
+sys.exit(0 if all(any(w["code"] == "SHARED_QUOTA" and w["message"].endswith(sys.argv[2]) for w in r[n]["warnings"])
+                  for n in ("triage", "triage-app")) and "search" in sys.argv[2] and "ads" in sys.argv[2] else 1)' "$TMP/sq.json" "$want"
+check "text: the same words in triage's SHARED_QUOTA" \
+    bash -c "sed -n '/triage: SHARED_QUOTA/,/->/p' '$TMP/sq.txt' | tr -s ' \n' ' ' | grep -qF '$want'"
 finish
