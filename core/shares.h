@@ -59,6 +59,7 @@ struct bt_share_list {
     enum bt_quality group_q;
     struct bt_share *s;      /* largest first; unattributed and outside last */
     int n, cap;
+    int told;                /* bt_shares_history: the minutes some holder was told apart in */
 };
 /* The shares of group g (its members evaluated in evals) by `by`; label: the team
  * label (cfg->share_label when NULL). Replaces out's shares. */
@@ -73,7 +74,9 @@ void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
 /* Each holder's mean use over the `minutes` minutes up to now: route r's group
  * evaluated a frame a minute as it was then (core/headroom.h), the shares by `by` of
  * each frame summed and divided by the minutes whose group use was known (returned;
- * 0: none). out->group_used is the group's mean use over those minutes. */
+ * 0: none). out->group_used is the group's mean use over those minutes; out->told
+ * how many of them had a holder told apart (by team: the minutes with per-series
+ * readings; before them the whole use is unattributed). */
 int bt_shares_history(const struct bt_config *cfg, const struct bt_store *st, int64_t now, int r,
                       enum bt_share_by by, int minutes, struct bt_share_list *out);
 /* plan ROUTE --limits --by team: token budgets per holder of route r's quota group

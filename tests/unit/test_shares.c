@@ -443,6 +443,52 @@ static void test_label(void)
     OK(!bt_series_label("#0123456789abcdef", "team", v, sizeof v), "a hashed id has none");
 }
 
+/* The group view's "last hour" (core/sharesplan.c bt_shares_history): route chat's
+ * group evaluated a frame a minute back from 10:10, each holder's use summed and
+ * divided by the minutes whose group use was known. Four frames, by hand:
+ *   10:10 (data 10:07, admission 10:09): the fixture: search 90,000, ads 35,000,
+ *         unattributed 50,700; group 175,700
+ *   10:09 (data 10:06: no CloudWatch, idle): chat uses its held 15,000 only, the
+ *         teams' 125,000 scaled to it (x 0.12, estimates): search 10,800, ads 4,200;
+ *         batch idle; group 15,000
+ *   10:08 (admission 10:08, the first scrape: no rate yet, the held gauge only):
+ *         search 7,000 + 1,000 = 8,000, ads 4,000; group 12,000
+ *   10:07 (no admission yet, data 10:04 idle): group 0, no team told apart
+ * means over 4: search (90,000 + 10,800 + 8,000) / 4 = 27,200, ads (35,000 + 4,200 +
+ * 4,000) / 4 = 10,800, unattributed 50,700 / 4 = 12,675, group 202,700 / 4 = 50,675;
+ * teams told apart in 3 of the 4 minutes (the view says so). */
+static void test_history(void)
+{
+    struct fx f;
+    fx_init(&f);
+    struct bt_adm_state *as = bt_adm_state_new(f.cfg.nroutes);
+    scrape(as, &f.cfg, &f.st, scrape1, (double)(T0 + 480));
+    scrape(as, &f.cfg, &f.st, scrape2, (double)(T0 + 540));
+    bt_adm_state_free(as);
+    fx_cloudwatch(&f);
+    struct bt_share_list h = {0};
+    int known = bt_shares_history(&f.cfg, &f.st, NOW, 0, BT_SHARE_TEAM, 4, &h);
+    OK(known == 4 && h.told == 3, "4 minutes known, teams told apart in 3 (%d, %d)", known, h.told);
+    NEARF(h.group_used, 50675, 1e-6, "the group's mean use");
+    const struct bt_share *se = find(&h, "search"), *ad = find(&h, "ads"),
+                          *un = find(&h, BT_SHARE_UNATTRIBUTED);
+    OK(se && ad && un, "search, ads and unattributed over the hour");
+    if (se && ad && un) {
+        NEARF(se->used, 27200, 1e-6, "search's mean");
+        NEARF(ad->used, 10800, 1e-6, "ads' mean");
+        NEARF(un->used, 12675, 1e-6, "unattributed's mean");
+        OK(se->quality == BT_QL_ESTIMATE, "a minute scaled to the use makes the mean an estimate (%s)",
+           bt_quality_name(se->quality));
+        NEARF(se->pct + ad->pct + un->pct, 100, 1e-9, "the means sum to the group's");
+    }
+    bt_shares_free(&h);
+    known = bt_shares_history(&f.cfg, &f.st, NOW, 0, BT_SHARE_TEAM, 1, &h);
+    OK(known == 1 && h.told == 1 && (se = find(&h, "search")) && fabs(se->used - 90000) < 1e-6,
+       "one minute: the shares of now");
+    bt_shares_free(&h);
+    fx_free(&f);
+}
+
 int main(void)
 {
     test_label();
@@ -451,5 +497,6 @@ int main(void)
     test_projects();
     test_replay();
     test_top_n();
+    test_history();
     return tap_done();
 }
