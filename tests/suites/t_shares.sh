@@ -202,9 +202,10 @@ check "check --by project: alpha then beta, upper bounds" bash -c "
 # The demo recorded on the unpaced clock (above) keeps the readings per series; replay
 # derives the shares in core again. For several data minutes, every route's shares (by
 # team, tag, project, route and the callers outside the config) are the same in check
-# --demo-at M's JSON, replay --at M's JSON and export's CSV row of M (shares_team,
+# --demo-at M's JSON, replay --at M's JSON, export's JSON row and CSV row of M (shares_team,
 # shares_tag, shares_project, shares_route: "name=used (pct%)", "; "-joined).
 "$BEDTOP" export "$TMP/demo.rec" --format csv >"$TMP/demo.csv" 2>"$TMP/csv.err"
+"$BEDTOP" export "$TMP/demo.rec" --format json >"$TMP/demo.json" 2>"$TMP/json.err"
 for m in 8 13 19 26; do
     "$BEDTOP" check --demo-at "$m" --format json >"$TMP/c$m.json" 2>/dev/null
     "$BEDTOP" replay "$TMP/demo.rec" --at "$(printf '10:%02d' "$m")" --format json >"$TMP/r$m.json" 2>/dev/null
@@ -213,6 +214,7 @@ python3 - "$TMP" >"$TMP/agree.txt" 2>&1 <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 rows = list(csv.DictReader(open(f"{d}/demo.csv", newline="")))
+jrows = json.load(open(f"{d}/demo.json"))["rows"]
 rel = {"upper-bound": "<=", "lower-bound": ">=", "estimate": "~", "unknown": "=?"}
 def field(shares):
     out = []
@@ -231,9 +233,10 @@ for m in (8, 13, 19, 26):
     c = {x["name"]: x["shares"] for x in json.load(open(f"{d}/c{m}.json"))["routes"]}
     r = {x["name"]: x["shares"] for x in json.load(open(f"{d}/r{m}.json"))["routes"]}
     e = {x["route"]: x for x in rows if x["time"] == minute}
+    j = {x["name"]: x["shares"] for x in jrows if x["time"] == minute}
     for name in c:
-        if c[name] != r.get(name):
-            bad.append((m, name, "check", c[name], "replay", r.get(name)))
+        if c[name] != r.get(name) or c[name] != j.get(name):
+            bad.append((m, name, "check", c[name], "replay", r.get(name), "export json", j.get(name)))
         for by, col in (("team", "shares_team"), ("tag", "shares_tag"), ("project", "shares_project")):
             want = field([s for s in c[name] if s["by"] == by])
             if e[name][col] != want:
@@ -250,7 +253,7 @@ sys.exit(1 if bad or compared < 40 or teams < 8 else 0)
 PY
 rc=$?
 sed 's/^/#   /' "$TMP/agree.txt"
-expect_eq "4 minutes: check --demo-at, replay --at and export's row name the same shares" "$rc" 0
+expect_eq "4 minutes: check --demo-at, replay --at and export's JSON and CSV rows name the same shares" "$rc" 0
 
 # ---- SHARED_QUOTA names the biggest holders with their share, in text and JSON ----
 # The demo at 10:13: triage and triage-app share L-DEM00001; the message names the
