@@ -273,4 +273,28 @@ sys.exit(0 if all(any(w["code"] == "SHARED_QUOTA" and w["message"].endswith(sys.
                   for n in ("triage", "triage-app")) and "search" in sys.argv[2] and "ads" in sys.argv[2] else 1)' "$TMP/sq.json" "$want"
 check "text: the same words in triage's SHARED_QUOTA" \
     bash -c "sed -n '/triage: SHARED_QUOTA/,/->/p' '$TMP/sq.txt' | tr -s ' \n' ' ' | grep -qF '$want'"
+
+# ---- plan triage --limits --by team: per-team budgets that fit the quota ----
+# The demo at 10:13 (check's JSON above): the quota 2,000,000 less the reserve (20 %:
+# 400,000) and the unattributed use is what the teams may use together; their demands
+# (search's and ads' use now) fit, so each gets its demand and half of what is left:
+# the budgets sum to what is available, and each holder's demand is its share in check.
+"$BEDTOP" plan triage --demo-at 13 --limits --by team >"$TMP/plan.json" 2>"$TMP/plan.err"
+check "plan --limits --by team: budgets for search and ads that fit the quota" python3 - "$TMP/plan.json" "$TMP/sq.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+r = {x["name"]: x for x in json.load(open(sys.argv[2]))["routes"]}["triage"]
+sh = {s["name"]: s["used"] for s in r["shares"] if s["by"] == "team"}
+b = {x["name"]: x for x in p["budgets"]}
+print("# plan", p["quota_tpm"], p["reserve_tpm"], p["unattributed_tpm"], p["available_tpm"],
+      [(k, v["demand_tpm"], v["budget_tpm"]) for k, v in b.items()])
+ok = (p["by"] == "team" and set(b) == {"search", "ads"} and p["cap_tpm"] is None and
+      p["quota_tpm"] == 2000000 and p["reserve_tpm"] == 400000 and
+      abs(p["unattributed_tpm"] - sh["unattributed"]) <= 1 and
+      abs(p["available_tpm"] - (2000000 - 400000 - p["unattributed_tpm"])) <= 1 and
+      abs(sum(v["budget_tpm"] for v in b.values()) - p["available_tpm"]) <= 1 and
+      all(abs(b[k]["demand_tpm"] - sh[k]) <= 1 and b[k]["budget_tpm"] >= b[k]["demand_tpm"] for k in b) and
+      abs((b["search"]["budget_tpm"] - b["search"]["demand_tpm"]) - (b["ads"]["budget_tpm"] - b["ads"]["demand_tpm"])) <= 1)
+sys.exit(0 if ok else 1)
+PY
 finish
