@@ -199,11 +199,12 @@ static int group_cmp(const void *a, const void *b)
     return c ? c : (x->route > y->route) - (x->route < y->route);
 }
 
-/* bedtop serve's team shares, bedtop_share_used_tokens_per_minute{group,by="team",name},
- * read back as readings of the group's first route at its admission scrape (the
- * stamps), so core derives the group's team shares from them (bt_share_readback_id):
- * a dashboard or check on --source shows who holds the quota as serve does. Its
- * unattributed is not read: core takes it as the rest of the group's use. */
+/* bedtop serve's team and tag shares, bedtop_share_used_tokens_per_minute{group,
+ * by="team"|"tag",name}, read back as readings of the group's first route at its
+ * admission scrape (the stamps), so core derives the group's shares from them
+ * (bt_share_readback_id): a dashboard or check on --source shows who holds the quota
+ * as serve does (no AWS call reads the tags here). Its unattributed is not read:
+ * core takes it as the rest of the group's use. */
 static int ingest_shares(const struct bt_prom_doc *doc, const struct bt_config *cfg,
                          struct bt_store *st, const struct stamp *stamps, int nst)
 {
@@ -215,7 +216,8 @@ static int ingest_shares(const struct bt_prom_doc *doc, const struct bt_config *
             continue;
         const char *by = bt_prom_label(s, "by"), *name = bt_prom_label(s, "name"),
                    *group = bt_prom_label(s, "group");
-        if (!by || strcmp(by, bt_share_by_name(BT_SHARE_TEAM)) != 0 || !name || !name[0] ||
+        int b = by ? bt_share_by_parse(by) : -1;
+        if ((b != BT_SHARE_TEAM && b != BT_SHARE_TAG) || !name || !name[0] ||
             !group || !strcmp(name, BT_SHARE_UNATTRIBUTED) || !isfinite(s->value) || s->value < 0 ||
             !isfinite(s->time))
             continue;
@@ -241,13 +243,19 @@ static int ingest_shares(const struct bt_prom_doc *doc, const struct bt_config *
         if (lo >= cfg->nroutes || strcmp(g[lo].key, group) != 0)
             continue;
         int r = g[lo].route;
+        /* at the admission scrape, else (no admission: tags) the CloudWatch minute,
+         * where core reads them (core/shares.c readback_parts) */
         struct stamp key = {r, BT_SRC_ADMISSION, llround(s->time * 1000), 0};
         const struct stamp *at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
+        if (!at || !at->minute) {
+            key.source = BT_SRC_CLOUDWATCH;
+            at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
+        }
         if (!at || !at->minute)
             continue;
         struct bt_reading rd = {.route = r, .signal = BT_SIG_ADM_RESERVED_HELD,
                                 .t = (double)at->minute, .value = s->value};
-        if (!bt_share_readback_id(BT_SHARE_TEAM, name, rd.series, sizeof rd.series))
+        if (!bt_share_readback_id((enum bt_share_by)b, name, rd.series, sizeof rd.series))
             continue;
         bt_store_reading(st, &rd, at->minute);
         added++;
@@ -436,9 +444,10 @@ static void *psrc_create(struct bt_ctx *ctx)
     p->ctx = ctx;
     bt_strlcpy(p->base, base, sizeof p->base);
     bt_url_redact(base, p->shown, sizeof p->shown);
-    /* the share series by team only (by route and project are derived again here) */
+    /* the share series by team, and by tag where attribute_by asks for one (by route
+     * and project are derived again here) */
     struct bt_buf m = {0};
-    bt_buf_puts(&m, "by!~\"route|project|tag\"");
+    bt_buf_puts(&m, ctx->cfg->attribute_tag[0] ? "by!~\"route|project\"" : "by!~\"route|project|tag\"");
     if (ctx->source_match && *ctx->source_match)
         bt_buf_printf(&m, ",%s", ctx->source_match);
     bt_promsrc_selector(RANGE_NAMES, bt_buf_str(&m), p->range_sel, sizeof p->range_sel);
@@ -470,9 +479,9 @@ static void psrc_tick(void *self, int64_t now)
      * under the parser's series bound: a long window goes in chunks */
     int64_t step = p->ctx->window_from ? 30 : BT_PROMSRC_STEP;
     /* a route's signals and data stamps, and at worst a group of its own with its
-     * team shares (top N, other, unattributed) */
+     * team (and tag) shares (top N, other, unattributed) */
     int top = p->ctx->cfg->share_top_n > 0 ? p->ctx->cfg->share_top_n : 10;
-    int64_t per_route = (int64_t)BT_SIG_COUNT + 2 + top + 2;
+    int64_t per_route = (int64_t)BT_SIG_COUNT + 2 + (top + 2) * (p->ctx->cfg->attribute_tag[0] ? 2 : 1);
     int64_t points = (BT_PROM_MAX_SERIES * 9 / 10) / (per_route * (p->ctx->cfg->nroutes + 1));
     if (points > BT_PROMSRC_MAX_POINTS)
         points = BT_PROMSRC_MAX_POINTS;

@@ -312,13 +312,17 @@ bool bt_share_readback_id(enum bt_share_by by, const char *name, char *out, size
     return fits;
 }
 
-/* The team shares of route r's readback series at its admission scrape, added to l
- * (source "prometheus"); their sum. */
+/* The shares by `by` (team, tag) of route r's readback series at its admission
+ * scrape (else its minute), added to l (source "prometheus"); their sum. */
 static double readback_parts(const struct bt_store *st, const struct bt_eval *e,
-                             struct bt_share_list *l, bool *any)
+                             enum bt_share_by by_what, struct bt_share_list *l, bool *any)
 {
     const struct bt_series_store *ss = st->series_store;
+    /* where promsource put them: the admission scrape, else (a route without
+     * admission: tags) the CloudWatch minute evaluated */
     int64_t am = adm_instant(st, e);
+    if (!am)
+        am = e->minute;
     double sum = 0;
     if (!ss || !am)
         return 0;
@@ -326,7 +330,7 @@ static double readback_parts(const struct bt_store *st, const struct bt_eval *e,
         int k = ss->rslot[e->route][j];
         char who[96], by[16];
         if (!is_readback(ss->slot[k].id) || !bt_series_label(ss->slot[k].id, "__share", by, sizeof by) ||
-            strcmp(by, bt_share_by_name(BT_SHARE_TEAM)) != 0 ||
+            strcmp(by, bt_share_by_name(by_what)) != 0 ||
             !bt_series_label(ss->slot[k].id, "name", who, sizeof who) || !who[0])
             continue;
         double v = ss_at(st, k, BT_SIG_ADM_RESERVED_HELD, am);
@@ -448,9 +452,11 @@ static void readback_finish(struct bt_share_list *l, double sum)
         }
     }
     double rest = l->group_used - sum * scale;
+    char why[160];
+    snprintf(why, sizeof why, "use the %s shares read from Prometheus do not name (bedtop "
+             "serve's unattributed)", bt_share_by_name(l->by));
     if (rest > 0.5)
-        unattributed(l, rest, q, "use the team shares read from Prometheus do not name "
-                                 "(bedtop serve's unattributed)");
+        unattributed(l, rest, q, why);
 }
 
 static int cmp_share(const void *a, const void *b)
@@ -489,13 +495,13 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
     if (!label)
         label = cfg->share_label;
     const char *unseen = NULL;
-    /* the team shares bedtop serve exported, read back through Prometheus (--source):
-     * the group's own, so the routes' use is not split again */
+    /* the team (tag) shares bedtop serve exported, read back through Prometheus
+     * (--source): the group's own, so the routes' use is not split again */
     bool readback = false;
     double rb_sum = 0;
-    for (int i = 0; by == BT_SHARE_TEAM && i < g->n; i++)
+    for (int i = 0; (by == BT_SHARE_TEAM || (by == BT_SHARE_TAG && cfg->attribute_tag[0])) && i < g->n; i++)
         if (!isnan(evals[g->members[i]].used))
-            rb_sum += readback_parts(st, &evals[g->members[i]], out, &readback);
+            rb_sum += readback_parts(st, &evals[g->members[i]], by, out, &readback);
     for (int i = 0; i < g->n; i++) {
         const struct bt_eval *e = &evals[g->members[i]];
         const struct bt_route *rt = &cfg->routes[e->route];
@@ -516,6 +522,8 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
                 route_by_team(st, e, rt->name, label, out);
             break;
         case BT_SHARE_TAG:
+            if (readback)
+                break;
             if (rt->tag[0] && cfg->attribute_tag[0]) {
                 bt_share_add(bt_share_of(out, rt->tag, "tags"), e->used, e->used_q);
             } else {

@@ -34,9 +34,10 @@ int bt_share_by_parse(const char *s);             /* -1: none of them */
 /* The series id of a share read back from bedtop serve's
  * bedtop_share_used_tokens_per_minute{group,by,name} (--source prometheus+http):
  * `__share="team",name="search"` (a label Prometheus reserves, so no admission
- * series has it), kept as the held gauge of one route of the group at its admission
- * scrape; the group's shares by team are then these, not the routes' series split
- * again. False when the id would not fit n. */
+ * series has it; by team or tag), kept as the held gauge of one route of the group
+ * at its admission scrape; the group's shares by team (by tag, with attribute_by)
+ * are then these, not the routes' series split again. False when the id would not
+ * fit n. */
 bool bt_share_readback_id(enum bt_share_by by, const char *name, char *out, size_t n);
 
 #define BT_SHARE_UNATTRIBUTED "unattributed"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 35, who holds the quota, read back from Prometheus: `bedtop serve` exports the
-# team shares as bedtop_share_used_tokens_per_minute{group,by="team",name}, the real
+# team (and tag) shares as bedtop_share_used_tokens_per_minute{group,by,name}, the real
 # Prometheus (Debian package prometheus) scrapes it every second, and `bedtop check
 # --source prometheus+http://...` must show the same team shares (core derives them
 # from the series read back: collectors/promsource.c, core/shares.c), not
@@ -53,6 +53,53 @@ CLEANUP+=("kill $!")
 serve_teams() { get "http://127.0.0.1:$SP/metrics" | grep -q '^bedtop_share_used_tokens_per_minute{.*by="team",name="search"}'; }
 check "serve exports chat's team shares" wait_for 30 serve_teams
 
+# by tag (t_tags.sh's fixture, by hand there): two application profiles on Claude 3
+# Haiku tagged team=search and team=ads, one quota group of 126,400 a minute: search
+# 101,100 (79.98 %), ads 25,300 (20.02 %); no admission, so the shares go back to the
+# group's CloudWatch minute. The reader makes no AWS call: no tag is read but serve's.
+HAIKU=anthropic.claude-3-haiku-20240307-v1:0
+S=arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/search01
+A=arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/ads01
+python3 - "$TMP/tags.json" "$S" "$A" "$(date +%s)" <<'PY'
+import json, sys
+out, s, a, now = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def ser(model, metric, v, stat="Sum"):
+    return {"namespace": "AWS/Bedrock", "metric": metric, "stat": stat, "start": now - 7200,
+            "dimensions": {"ModelId": model}, "generator": {"constant": v}}
+series = [ser(s, "Invocations", 10), ser(s, "InputTokenCount", 100000),
+          ser(s, "InvocationLatency", 600, "Average"),
+          ser(a, "Invocations", 5), ser(a, "InputTokenCount", 25000),
+          ser(a, "InvocationLatency", 600, "Average")]
+json.dump({"series": series, "quotas": [{"QuotaCode": "L-HAIKUOD", "Value": 1000000,
+           "QuotaName": "On-demand model inference tokens per minute for Anthropic Claude 3 Haiku"}],
+           "tags": {s: {"team": "search", "env": "prod"}, a: {"team": "ads"}}}, open(out, "w"))
+PY
+start_fake tagfake --scenario "$TMP/tags.json" || notok "fake AWS (tags) started"
+TFAKE=$PORT
+cat >"$TMP/tags.conf" <<EOF
+[bedtop]
+region = us-east-1
+attribute_by = tag:team
+adaptive_cadence = no
+
+[route search]
+model = $S
+base_model = $HAIKU
+max_tokens = 1000
+
+[route ads]
+model = $A
+base_model = $HAIKU
+max_tokens = 1000
+EOF
+TP=$(free_port)
+"${AWS_ENV[@]}" XDG_CACHE_HOME="$TMP/tagcache" "$BEDTOP" serve --listen "127.0.0.1:$TP" \
+    --config "$TMP/tags.conf" --endpoint-url "http://127.0.0.1:$TFAKE" --interval 2 \
+    >/dev/null 2>"$TMP/tserve.err" &
+CLEANUP+=("kill $!")
+serve_tags() { get "http://127.0.0.1:$TP/metrics" | grep -q '^bedtop_share_used_tokens_per_minute{.*by="tag",name="search"}'; }
+check "serve exports the profiles' tag shares" wait_for 30 serve_tags
+
 PP=$(free_port)
 mkdir -p "$TMP/prom"
 cat >"$TMP/prom/prometheus.yml" <<EOF
@@ -61,7 +108,7 @@ global:
 scrape_configs:
   - job_name: bedtop
     static_configs:
-      - targets: ["127.0.0.1:$SP"]
+      - targets: ["127.0.0.1:$SP", "127.0.0.1:$TP"]
 EOF
 prometheus --config.file="$TMP/prom/prometheus.yml" --storage.tsdb.path="$TMP/prom/data" \
     --web.listen-address="127.0.0.1:$PP" >"$TMP/prom.log" 2>&1 &
@@ -114,6 +161,24 @@ expect_eq "... search and ads named, largest first, then unattributed" \
 sed 's/^/#   /' "$TMP/by.txt"
 check "check --by team --source: search first, from prometheus" \
     bash -c "sed -n 2p '$TMP/by.txt' | grep -Eq '^chat +L-TEST1 +team +search +3[0-9.]+k +5[0-9]\\.[0-9]% +known +prometheus'"
+
+# by tag: serve's tag shares, read back (the reader asks AWS for no tag)
+tag_same() {
+    "$BEDTOP" check --format json --config "$TMP/tags.conf" --source "prometheus+$PROM" \
+        >"$TMP/tsrc.json" 2>"$TMP/tsrc.err"
+    python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["routes"]}["search"]
+t = [(s["name"], s["used"], s["source"]) for s in r["shares"] if s["by"] == "tag"]
+print("# by tag from prometheus", t, "used", r["tpm"]["used"])
+sys.exit(0 if t == [("search", 101100, "prometheus"), ("ads", 25300, "prometheus")] else 1)' "$TMP/tsrc.json"
+}
+if wait_for 20 tag_same; then ok "check --source: by tag, search 101,100 and ads 25,300 as serve exported"
+else tag_same; notok "check --source: by tag, search 101,100 and ads 25,300 as serve exported"; fi
+"$BEDTOP" check --by tag:team --config "$TMP/tags.conf" --source "prometheus+$PROM" >"$TMP/tby.txt" 2>&1
+sed 's/^/#   /' "$TMP/tby.txt"
+check "check --by tag:team --source: search first, 80.0 %, from prometheus" \
+    bash -c "sed -n 2p '$TMP/tby.txt' | grep -Eq '^search +L-HAIKUOD +tag +search +101k +80\\.0% +[a-z-]+ +prometheus'"
 
 # a recording of --source keeps the readings: its replay derives the same team shares
 "$BEDTOP" record "$TMP/src.rec" --config "$TMP/shares.conf" --source "prometheus+$PROM" \
