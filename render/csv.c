@@ -66,10 +66,13 @@ void bt_csv_header(struct bt_buf *b)
         if (f->csv_source)
             bt_buf_printf(b, ",\"%s\"", f->csv_source);
     }
-    static const char *const eval_cols[] = {"status",        "warnings",       "evaluated_at",
-                                            "admission_at",  "shares_team",    "shares_tag",
-                                            "shares_project", "shares_route",  "markers",
-                                            "events",        "headroom_quality", "binding_side"};
+    static const char *const eval_cols[] = {"status",       "warnings", "evaluated_at",
+                                            "admission_at",
+                                            /* who held the group (bt_csv_shares) */
+                                            "shares_team", "shares_tag", "shares_project",
+                                            "shares_route",
+                                            "markers",  "events",
+                                            "headroom_quality", "binding_side"};
     for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
         bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
     bt_buf_putc(b, '\n');
