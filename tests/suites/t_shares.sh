@@ -67,6 +67,20 @@ expect_eq "qualities and sources" \
     "('known', 'admission', 'unattributed')"
 expect_eq "by route: chat holds all of it" "$(j "(sh[('route','chat')]['used'], sh[('route','chat')]['pct'])")" "(632000, 100)"
 
+# ---- share_label = worker: the label the config names (the fake's worker label) ----
+# The same scrapes by worker: a 240,000 + 16,000 = 256,000, b 60,000 + 8,000 = 68,000
+# (its restart its own), c 120,000 + 8,000 = 128,000; unattributed 180,000 as before.
+sed 's/^admission_gap = 2$/admission_gap = 2\nshare_label = worker/' "$TMP/shares.conf" >"$TMP/worker.conf"
+"${AWS_ENV[@]}" "$BEDTOP" check --format json --config "$TMP/worker.conf" \
+    --endpoint-url "http://127.0.0.1:$FAKE" >"$TMP/worker.json" 2>"$TMP/worker.err"
+check "share_label = worker: a 256,000, b 68,000, c 128,000, unattributed 180,000 (3 %)" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["routes"][0]
+sh = {s["name"]: s["used"] for s in r["shares"] if s["by"] == "team"}
+print("#", sh)
+want = {"a": 256000, "b": 68000, "c": 128000, "unattributed": 180000}
+sys.exit(0 if set(sh) == set(want) and all(abs(sh[k] - v) <= 0.03 * v for k, v in want.items()) else 1)' "$TMP/worker.json"
+
 # ---- the table ----
 "${AWS_ENV[@]}" "$BEDTOP" check --by team --config "$TMP/shares.conf" \
     --endpoint-url "http://127.0.0.1:$FAKE" >"$TMP/by.txt" 2>"$TMP/by.err"
