@@ -475,6 +475,7 @@ int cmd_export(struct opts *o)
                     size_t off = heads.len;
                     bt_csv_row_head_with(&heads, fields.buf + field_at[r],
                                          field_at[r + 1] - field_at[r], &rp.store, r, &evals[r], m);
+                    bt_csv_shares(&heads, &rp.cfg, &rp.store, evals, r);
                     pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q,
                                 evals[r].binding);
                 } else {

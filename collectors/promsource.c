@@ -10,11 +10,12 @@
 
 #include "collectors/admission.h"
 #include "core/plausible.h"
+#include "core/shares.h"
 #include "net/http.h"
 #include "net/loop.h"
 #include "core/util.h"
 
-#define RANGE_NAMES "bedtop_signal|bedtop_data_timestamp_seconds"
+#define RANGE_NAMES "bedtop_signal|bedtop_data_timestamp_seconds|bedtop_share_used_tokens_per_minute"
 #define INSTANT_NAMES "bedtop_(quota_.*|source_last_.*|max_tokens|burndown)"
 #define LIVE_BACKFILL (60 * 60)   /* seconds of history a live reader starts with */
 #define ONCE_BACKFILL (15 * 60)   /* check: the minutes an evaluation reads (growth, staleness) */
@@ -184,6 +185,85 @@ static int ingest_status(const struct bt_prom_doc *doc, const struct bt_config *
     return n;
 }
 
+/* The quota_group label's value of each route (as serve writes it, core's one
+ * rule for who shares a quota), sorted, for the share series' group label. */
+struct group_of {
+    char key[320];
+    int route;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+    const struct group_of *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->route > y->route) - (x->route < y->route);
+}
+
+/* bedtop serve's team and tag shares, bedtop_share_used_tokens_per_minute{group,
+ * by="team"|"tag",name}, read back as readings of the group's first route at its
+ * admission scrape (the stamps), so core derives the group's shares from them
+ * (bt_share_readback_id): a dashboard or check on --source shows who holds the quota
+ * as serve does (no AWS call reads the tags here). Its unattributed is not read:
+ * core takes it as the rest of the group's use. */
+static int ingest_shares(const struct bt_prom_doc *doc, const struct bt_config *cfg,
+                         struct bt_store *st, const struct stamp *stamps, int nst)
+{
+    struct group_of *g = NULL;
+    int added = 0;
+    for (int i = 0; i < doc->nseries; i++) {
+        const struct bt_prom_series *s = &doc->series[i];
+        if (strcmp(s->name, "bedtop_share_used_tokens_per_minute") != 0)
+            continue;
+        const char *by = bt_prom_label(s, "by"), *name = bt_prom_label(s, "name"),
+                   *group = bt_prom_label(s, "group");
+        int b = by ? bt_share_by_parse(by) : -1;
+        if ((b != BT_SHARE_TEAM && b != BT_SHARE_TAG) || !name || !name[0] ||
+            !group || !strcmp(name, BT_SHARE_UNATTRIBUTED) || !isfinite(s->value) || s->value < 0 ||
+            !isfinite(s->time))
+            continue;
+        if (!g) {
+            g = bt_xcalloc((size_t)cfg->nroutes + 1, sizeof *g);
+            for (int r = 0; r < cfg->nroutes; r++) {
+                bt_quota_group_key(&cfg->routes[r], g[r].key, sizeof g[r].key);
+                if (g[r].key[0] == '|')
+                    memmove(g[r].key, g[r].key + 1, strlen(g[r].key));
+                g[r].route = r;
+            }
+            qsort(g, (size_t)cfg->nroutes, sizeof *g, group_cmp);
+        }
+        /* the group's first route: the lowest index with this key */
+        int lo = 0, hi = cfg->nroutes;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (strcmp(g[mid].key, group) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo >= cfg->nroutes || strcmp(g[lo].key, group) != 0)
+            continue;
+        int r = g[lo].route;
+        /* at the admission scrape, else (no admission: tags) the CloudWatch minute,
+         * where core reads them (core/shares.c readback_parts) */
+        struct stamp key = {r, BT_SRC_ADMISSION, llround(s->time * 1000), 0};
+        const struct stamp *at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
+        if (!at || !at->minute) {
+            key.source = BT_SRC_CLOUDWATCH;
+            at = bsearch(&key, stamps, (size_t)nst, sizeof *stamps, stamp_cmp);
+        }
+        if (!at || !at->minute)
+            continue;
+        struct bt_reading rd = {.route = r, .signal = BT_SIG_ADM_RESERVED_HELD,
+                                .t = (double)at->minute, .value = s->value};
+        if (!bt_share_readback_id((enum bt_share_by)b, name, rd.series, sizeof rd.series))
+            continue;
+        bt_store_reading(st, &rd, at->minute);
+        added++;
+    }
+    free(g);
+    return added;
+}
+
 int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg,
                       struct bt_store *st)
 {
@@ -240,6 +320,7 @@ int bt_promsrc_ingest(const struct bt_prom_doc *doc, const struct bt_config *cfg
         bt_store_add(st, &smp, arrival); /* refused there when dated after it arrived */
         added++;
     }
+    added += ingest_shares(doc, cfg, st, stamps, nst);
     free(stamps);
     return added + ingest_status(doc, cfg, st);
 }
@@ -265,6 +346,10 @@ struct psrc {
     struct psrc_req instant;
     struct psrc_req *range;  /* one per chunk of the window */
     int nrange;
+    /* the chunks, asked once the instant answer (the quotas) is in: the share
+     * series name a quota group, known from the quota (ingest_shares) */
+    int64_t range_from, range_step, range_span, range_to;
+    bool range_due;
 };
 
 static void fail_event(struct psrc *p)
@@ -275,11 +360,27 @@ static void fail_event(struct psrc *p)
     bt_store_apply(p->ctx->store, &ev);
 }
 
+static bool submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to,
+                   int64_t step);
+
+static void submit_ranges(struct psrc *p)
+{
+    p->range_due = false;
+    for (int k = 0; k < p->nrange; k++) {
+        int64_t a = p->range_from + k * p->range_span;
+        int64_t b = a + p->range_span < p->range_to ? a + p->range_span : p->range_to;
+        p->range[k] = (struct psrc_req){p, true};
+        submit(p, &p->range[k], p->range_sel, a, b, p->range_step);
+    }
+}
+
 static void on_answer(void *arg, const struct bt_http_resp *resp)
 {
     struct psrc_req *q = arg;
     struct psrc *p = q->p;
     p->inflight--;
+    if (!q->range && p->range_due)
+        p->inflight++; /* held: the chunks go out below, after the quotas are applied */
     if (resp->status != 200) {
         p->failed = true;
         if (resp->status == 0)
@@ -299,6 +400,10 @@ static void on_answer(void *arg, const struct bt_http_resp *resp)
         }
         bt_prom_free(&doc);
     }
+    if (!q->range && p->range_due) {
+        submit_ranges(p);
+        p->inflight--;
+    }
     if (p->inflight)
         return;
     if (p->failed)
@@ -306,7 +411,7 @@ static void on_answer(void *arg, const struct bt_http_resp *resp)
     p->done_once = true;
 }
 
-static void submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to,
+static bool submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to,
                    int64_t step)
 {
     struct bt_buf u = {0};
@@ -323,9 +428,11 @@ static void submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t 
     struct bt_http_req req = {.method = "GET", .url = bt_buf_str(&u), .timeout = 10,
                               .max_attempts = 2, .label = "prometheus"};
     p->inflight++;
-    if (bt_http_submit(p->ctx->http, &req, on_answer, q) < 0)
+    bool sent = bt_http_submit(p->ctx->http, &req, on_answer, q) >= 0;
+    if (!sent)
         p->inflight--;
     bt_buf_free(&u);
+    return sent;
 }
 
 static void *psrc_create(struct bt_ctx *ctx)
@@ -337,7 +444,14 @@ static void *psrc_create(struct bt_ctx *ctx)
     p->ctx = ctx;
     bt_strlcpy(p->base, base, sizeof p->base);
     bt_url_redact(base, p->shown, sizeof p->shown);
-    bt_promsrc_selector(RANGE_NAMES, ctx->source_match, p->range_sel, sizeof p->range_sel);
+    /* the share series by team, and by tag where attribute_by asks for one (by route
+     * and project are derived again here) */
+    struct bt_buf m = {0};
+    bt_buf_puts(&m, ctx->cfg->attribute_tag[0] ? "by!~\"route|project\"" : "by!~\"route|project|tag\"");
+    if (ctx->source_match && *ctx->source_match)
+        bt_buf_printf(&m, ",%s", ctx->source_match);
+    bt_promsrc_selector(RANGE_NAMES, bt_buf_str(&m), p->range_sel, sizeof p->range_sel);
+    bt_buf_free(&m);
     bt_promsrc_selector(INSTANT_NAMES, ctx->source_match, p->instant_sel, sizeof p->instant_sel);
     p->instant = (struct psrc_req){p, false};
     return p;
@@ -364,7 +478,10 @@ static void psrc_tick(void *self, int64_t now)
     /* every minute must be sampled (a step of at most 30 s), and one answer stays
      * under the parser's series bound: a long window goes in chunks */
     int64_t step = p->ctx->window_from ? 30 : BT_PROMSRC_STEP;
-    int64_t per_route = (int64_t)BT_SIG_COUNT + 2;
+    /* a route's signals and data stamps, and at worst a group of its own with its
+     * team (and tag) shares (top N, other, unattributed) */
+    int top = p->ctx->cfg->share_top_n > 0 ? p->ctx->cfg->share_top_n : 10;
+    int64_t per_route = (int64_t)BT_SIG_COUNT + 2 + (top + 2) * (p->ctx->cfg->attribute_tag[0] ? 2 : 1);
     int64_t points = (BT_PROM_MAX_SERIES * 9 / 10) / (per_route * (p->ctx->cfg->nroutes + 1));
     if (points > BT_PROMSRC_MAX_POINTS)
         points = BT_PROMSRC_MAX_POINTS;
@@ -379,13 +496,15 @@ static void psrc_tick(void *self, int64_t now)
     free(p->range);
     p->range = bt_xcalloc((size_t)n, sizeof *p->range);
     p->nrange = n;
+    p->range_from = from;
+    p->range_to = to;
+    p->range_step = step;
+    p->range_span = span;
+    p->range_due = true;
     p->inflight++; /* held until every request is queued */
-    for (int k = 0; k < n; k++) {
-        int64_t a = from + k * span, b = a + span < to ? a + span : to;
-        p->range[k] = (struct psrc_req){p, true};
-        submit(p, &p->range[k], p->range_sel, a, b, step);
-    }
-    submit(p, &p->instant, p->instant_sel, from, to, 0);
+    bool sent = submit(p, &p->instant, p->instant_sel, from, to, 0);
+    if (p->range_due && !sent)
+        submit_ranges(p); /* the instant query could not be sent: no answer to wait for */
     p->inflight--;
     p->fetched_to = to;
     double iv = p->ctx->cfg->interval > 0 ? p->ctx->cfg->interval : 60;

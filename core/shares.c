@@ -277,6 +277,72 @@ struct team_part {
     double settled, held;
 };
 
+/* The route's admission scrape: the frame's, or the settled counter's when no
+ * gauge or reservation counter came (the frame reads those). */
+static int64_t adm_instant(const struct bt_store *st, const struct bt_eval *e)
+{
+    int64_t am = bt_store_newest(st, e->route, BT_SIG_ADM_SETTLED, e->now);
+    return e->adm_minute > am ? e->adm_minute : am;
+}
+
+/* A share read back from bedtop serve through Prometheus (bt_share_readback_id),
+ * not an admission series of the route's own. */
+static bool is_readback(const char *id)
+{
+    return !strncmp(id, "__share=\"", 9);
+}
+
+bool bt_share_readback_id(enum bt_share_by by, const char *name, char *out, size_t n)
+{
+    struct bt_buf b = {0};
+    bt_buf_printf(&b, "__share=\"%s\",name=\"", bt_share_by_name(by));
+    for (const char *p = name; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            bt_buf_putc(&b, '\\');
+        if (*p == '\n')
+            bt_buf_puts(&b, "\\n");
+        else
+            bt_buf_putc(&b, *p);
+    }
+    bt_buf_putc(&b, '"');
+    bool fits = b.len < n;
+    if (fits)
+        bt_strlcpy(out, bt_buf_str(&b), n);
+    bt_buf_free(&b);
+    return fits;
+}
+
+/* The shares by `by` (team, tag) of route r's readback series at its admission
+ * scrape (else its minute), added to l (source "prometheus"); their sum. */
+static double readback_parts(const struct bt_store *st, const struct bt_eval *e,
+                             enum bt_share_by by_what, struct bt_share_list *l, bool *any)
+{
+    const struct bt_series_store *ss = st->series_store;
+    /* where promsource put them: the admission scrape, else (a route without
+     * admission: tags) the CloudWatch minute evaluated */
+    int64_t am = adm_instant(st, e);
+    if (!am)
+        am = e->minute;
+    double sum = 0;
+    if (!ss || !am)
+        return 0;
+    for (int j = 0; j < ss->per_route[e->route]; j++) {
+        int k = ss->rslot[e->route][j];
+        char who[96], by[16];
+        if (!is_readback(ss->slot[k].id) || !bt_series_label(ss->slot[k].id, "__share", by, sizeof by) ||
+            strcmp(by, bt_share_by_name(by_what)) != 0 ||
+            !bt_series_label(ss->slot[k].id, "name", who, sizeof who) || !who[0])
+            continue;
+        double v = ss_at(st, k, BT_SIG_ADM_RESERVED_HELD, am);
+        if (isnan(v))
+            continue;
+        bt_share_add(bt_share_of(l, who, "prometheus"), v, BT_QL_KNOWN);
+        sum += v;
+        *any = true;
+    }
+    return sum;
+}
+
 static int team_parts(const struct bt_store *st, const struct bt_eval *e, const char *label,
                       bool *labelled_all, struct team_part **out)
 {
@@ -284,20 +350,19 @@ static int team_parts(const struct bt_store *st, const struct bt_eval *e, const 
     int n = 0, cap = 0;
     *out = NULL;
     *labelled_all = true;
-    /* the route's admission scrape: the frame's, or the settled counter's when no
-     * gauge or reservation counter came (the frame reads those) */
-    int64_t am = bt_store_newest(st, e->route, BT_SIG_ADM_SETTLED, e->now);
-    if (e->adm_minute > am)
-        am = e->adm_minute;
+    int64_t am = adm_instant(st, e);
     if (!ss || !am)
         return 0;
     const int *sl = ss->rslot[e->route];
     int ns = ss->per_route[e->route];
     bool held_gauge = false;
     for (int j = 0; j < ns && !held_gauge; j++)
-        held_gauge = !isnan(ss_at(st, sl[j], BT_SIG_ADM_RESERVED_HELD, am));
+        held_gauge = !is_readback(ss->slot[sl[j]].id) &&
+                     !isnan(ss_at(st, sl[j], BT_SIG_ADM_RESERVED_HELD, am));
     for (int j = 0; j < ns; j++) {
         int k = sl[j];
+        if (is_readback(ss->slot[k].id))
+            continue; /* the group's, read at the group (bt_shares_group) */
         double settled = ss_at(st, k, BT_SIG_ADM_SETTLED, am);
         double held = held_gauge ? ss_at(st, k, BT_SIG_ADM_RESERVED_HELD, am)
                                  : ss_at(st, k, BT_SIG_ADM_IN_FLIGHT, am) * e->reservation;
@@ -370,6 +435,30 @@ static void route_by_team(const struct bt_store *st, const struct bt_eval *e, co
     free(p);
 }
 
+/* The read-back team shares against the group's use as this reader evaluates it:
+ * of its quality (a bound stays one), scaled to it when they say more (estimates),
+ * and what they do not name unattributed, as serve had it. */
+static void readback_finish(struct bt_share_list *l, double sum)
+{
+    double scale = sum > l->group_used && sum > 0 ? l->group_used / sum : 1;
+    enum bt_quality q = l->group_q == BT_QL_IDLE ? BT_QL_KNOWN : l->group_q;
+    if (scale < 1 && q == BT_QL_KNOWN)
+        q = BT_QL_ESTIMATE;
+    for (int i = 0; i < l->n; i++) {
+        struct bt_share *s = &l->s[i];
+        if (s->source && !strcmp(s->source, "prometheus")) {
+            s->used *= scale;
+            s->quality = q;
+        }
+    }
+    double rest = l->group_used - sum * scale;
+    char why[160];
+    snprintf(why, sizeof why, "use the %s shares read from Prometheus do not name (bedtop "
+             "serve's unattributed)", bt_share_by_name(l->by));
+    if (rest > 0.5)
+        unattributed(l, rest, q, why);
+}
+
 static int cmp_share(const void *a, const void *b)
 {
     const struct bt_share *x = a, *y = b;
@@ -406,6 +495,13 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
     if (!label)
         label = cfg->share_label;
     const char *unseen = NULL;
+    /* the team (tag) shares bedtop serve exported, read back through Prometheus
+     * (--source): the group's own, so the routes' use is not split again */
+    bool readback = false;
+    double rb_sum = 0;
+    for (int i = 0; (by == BT_SHARE_TEAM || (by == BT_SHARE_TAG && cfg->attribute_tag[0])) && i < g->n; i++)
+        if (!isnan(evals[g->members[i]].used))
+            rb_sum += readback_parts(st, &evals[g->members[i]], by, out, &readback);
     for (int i = 0; i < g->n; i++) {
         const struct bt_eval *e = &evals[g->members[i]];
         const struct bt_route *rt = &cfg->routes[e->route];
@@ -422,9 +518,12 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
             unseen = rt->unseen;
         switch (by) {
         case BT_SHARE_TEAM:
-            route_by_team(st, e, rt->name, label, out);
+            if (!readback)
+                route_by_team(st, e, rt->name, label, out);
             break;
         case BT_SHARE_TAG:
+            if (readback)
+                break;
             if (rt->tag[0] && cfg->attribute_tag[0]) {
                 bt_share_add(bt_share_of(out, rt->tag, "tags"), e->used, e->used_q);
             } else {
@@ -453,6 +552,8 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
             break;
         }
     }
+    if (readback)
+        readback_finish(out, rb_sum);
     if (unseen) {
         /* the ModelIds Metrics Insights finds on the quota: their use is not in the
          * group's (the config does not name them), so beside the sum, never in it */

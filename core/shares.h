@@ -31,6 +31,14 @@ bool bt_series_label(const char *series, const char *label, char *out, size_t n)
 enum bt_share_by { BT_SHARE_TEAM, BT_SHARE_TAG, BT_SHARE_PROJECT, BT_SHARE_ROUTE, BT_SHARE_COUNT };
 const char *bt_share_by_name(enum bt_share_by b); /* team tag project route */
 int bt_share_by_parse(const char *s);             /* -1: none of them */
+/* The series id of a share read back from bedtop serve's
+ * bedtop_share_used_tokens_per_minute{group,by,name} (--source prometheus+http):
+ * `__share="team",name="search"` (a label Prometheus reserves, so no admission
+ * series has it; by team or tag), kept as the held gauge of one route of the group
+ * at its admission scrape; the group's shares by team (by tag, with attribute_by)
+ * are then these, not the routes' series split again. False when the id would not
+ * fit n. */
+bool bt_share_readback_id(enum bt_share_by by, const char *name, char *out, size_t n);
 
 #define BT_SHARE_UNATTRIBUTED "unattributed"
 #define BT_SHARE_OUTSIDE "outside the config"
@@ -52,6 +60,7 @@ struct bt_share_list {
     enum bt_quality group_q;
     struct bt_share *s;      /* largest first; unattributed and outside last */
     int n, cap;
+    int told;                /* bt_shares_history: the minutes some holder was told apart in */
 };
 /* The shares of group g (its members evaluated in evals) by `by`; label: the team
  * label (cfg->share_label when NULL). Replaces out's shares. */
@@ -66,7 +75,9 @@ void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
 /* Each holder's mean use over the `minutes` minutes up to now: route r's group
  * evaluated a frame a minute as it was then (core/headroom.h), the shares by `by` of
  * each frame summed and divided by the minutes whose group use was known (returned;
- * 0: none). out->group_used is the group's mean use over those minutes. */
+ * 0: none). out->group_used is the group's mean use over those minutes; out->told
+ * how many of them had a holder told apart (by team: the minutes with per-series
+ * readings; before them the whole use is unattributed). */
 int bt_shares_history(const struct bt_config *cfg, const struct bt_store *st, int64_t now, int r,
                       enum bt_share_by by, int minutes, struct bt_share_list *out);
 /* plan ROUTE --limits --by team: token budgets per holder of route r's quota group

@@ -21,6 +21,7 @@ int bt_shares_history(const struct bt_config *cfg, const struct bt_store *st, in
     out->by = by;
     out->group_used = 0;
     out->group_q = BT_QL_IDLE;
+    out->told = 0;
     if (r < 0 || r >= cfg->nroutes || minutes <= 0)
         return 0;
     struct bt_eval_groups *g = bt_eval_groups_new(cfg);
@@ -37,6 +38,10 @@ int bt_shares_history(const struct bt_config *cfg, const struct bt_store *st, in
         if (one.group_q == BT_QL_UNKNOWN || isnan(one.group_used))
             continue;
         known++;
+        bool told = false;
+        for (int i = 0; i < one.n && !told; i++)
+            told = !one.s[i].outside && strcmp(one.s[i].name, BT_SHARE_UNATTRIBUTED) != 0;
+        out->told += told;
         out->group_used += one.group_used;
         out->group_q = out->group_q == BT_QL_IDLE ? one.group_q : bt_quality_add(out->group_q, one.group_q);
         for (int i = 0; i < one.n; i++) {

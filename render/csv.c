@@ -5,10 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/figures.h"
 #include "core/format.h"
 #include "core/sanitize.h"
+#include "core/shares.h"
 
 /* CSV numbers are bedtop's own: quoted like every field, never neutralised. */
 static void csv_num(struct bt_buf *b, double v, int decimals)
@@ -65,7 +67,11 @@ void bt_csv_header(struct bt_buf *b)
             bt_buf_printf(b, ",\"%s\"", f->csv_source);
     }
     static const char *const eval_cols[] = {"status",       "warnings", "evaluated_at",
-                                            "admission_at", "markers",  "events",
+                                            "admission_at",
+                                            /* who held the group (bt_csv_shares) */
+                                            "shares_team", "shares_tag", "shares_project",
+                                            "shares_route",
+                                            "markers",  "events",
                                             "headroom_quality", "binding_side"};
     for (size_t k = 0; k < BT_ARRAY_LEN(eval_cols); k++)
         bt_buf_printf(b, ",\"%s\"", eval_cols[k]);
@@ -99,11 +105,90 @@ void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64
 }
 
 void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st, int r,
-                const struct bt_eval *e, int64_t m, const char *markers,
+                const struct bt_eval *evals, int64_t m, const char *markers,
                 const struct bt_evlog *log)
 {
+    const struct bt_eval *e = &evals[r];
     bt_csv_row_head(b, cfg, st, r, e, m);
+    bt_csv_shares(b, cfg, st, evals, r);
     bt_csv_row_tail(b, r, m, markers, log, e->headroom_q, e->binding);
+}
+
+/* One share list as a field: "search=324000 (51.27%); ads=..."; a bound says so
+ * (<= an upper bound, >= a lower one, ~ an estimate), unknown use is "unknown". */
+static void shares_field(struct bt_buf *f, const struct bt_share_list *l)
+{
+    for (int k = 0; k < l->n; k++) {
+        const struct bt_share *s = &l->s[k];
+        bt_buf_puts(f, k ? "; " : "");
+        bt_buf_puts(f, s->name);
+        if (!isfinite(s->used)) {
+            bt_buf_puts(f, "=unknown");
+            continue;
+        }
+        const char *rel = s->quality == BT_QL_UPPER ? "<=" : s->quality == BT_QL_LOWER ? ">="
+                          : s->quality == BT_QL_ESTIMATE ? "~" : s->quality == BT_QL_UNKNOWN ? "=?"
+                                                                                            : "=";
+        char n[BT_FMT_LONG];
+        bt_buf_printf(f, "%s%s", rel, bt_fmt_plain(round(s->used), 0, n, sizeof n));
+        if (isfinite(s->pct))
+            bt_buf_printf(f, " (%s%%)", bt_fmt_plain(bt_round_to(s->pct, 2), 2, n, sizeof n));
+    }
+}
+
+/* The share fields of each group as last written: every member's row of one
+ * evaluation carries its group's, computed once (export writes 10^5 rows). */
+static struct {
+    const struct bt_store *st;
+    const struct bt_eval *evals;
+    uint64_t gen;
+    int n;
+    int64_t *now;            /* per leader: the evaluation instant its text is of */
+    struct bt_buf *text;     /* per leader: the four fields, each with its comma */
+} share_memo;
+
+void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
+                   const struct bt_eval *evals, int r)
+{
+    int leader = evals[r].group_leader >= 0 ? evals[r].group_leader : r;
+    if (share_memo.st != st || share_memo.evals != evals || share_memo.gen != st->generation ||
+        share_memo.n != cfg->nroutes) {
+        for (int i = 0; i < share_memo.n; i++)
+            bt_buf_free(&share_memo.text[i]);
+        free(share_memo.text);
+        free(share_memo.now);
+        share_memo.n = cfg->nroutes;
+        share_memo.text = bt_xcalloc((size_t)cfg->nroutes + 1, sizeof *share_memo.text);
+        share_memo.now = bt_xcalloc((size_t)cfg->nroutes + 1, sizeof *share_memo.now);
+        share_memo.st = st;
+        share_memo.evals = evals;
+        share_memo.gen = st->generation;
+    }
+    struct bt_buf *t = &share_memo.text[leader];
+    if (!t->len || share_memo.now[leader] != evals[leader].now) {
+        bt_buf_reset(t);
+        struct bt_share_list l = {0};
+        struct bt_buf f = {0};
+        for (int by = 0; by < BT_SHARE_COUNT; by++) {
+            bt_buf_reset(&f);
+            /* as the JSON: a tag where attribute_by names one, a project on mantle */
+            if (!(by == BT_SHARE_TAG && !cfg->attribute_tag[0]) &&
+                !(by == BT_SHARE_PROJECT && !evals[r].mantle)) {
+                bt_shares_of_route(cfg, st, evals, r, (enum bt_share_by)by, NULL, &l);
+                /* the callers outside the config: once, in the route field */
+                if (by != BT_SHARE_ROUTE)
+                    for (int k = 0; k < l.n; k++)
+                        if (l.s[k].outside)
+                            l.s[k--] = l.s[--l.n];
+                shares_field(&f, &l);
+            }
+            csv_str(t, bt_buf_str(&f));
+        }
+        bt_buf_free(&f);
+        bt_shares_free(&l);
+        share_memo.now[leader] = evals[leader].now;
+    }
+    bt_buf_add(b, t->buf, t->len);
 }
 
 void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r)

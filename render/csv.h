@@ -11,12 +11,19 @@
 #include "core/util.h"
 
 void bt_csv_header(struct bt_buf *b);
-/* Route r's row for data minute m as evaluated in e (at e->now); markers is what
+/* Route r's row for data minute m as evaluated in evals[r] (at its now); markers is what
  * the markers of that minute say ("; "-joined, may be empty), and the route's
  * entries of the event log at that minute become its events column. */
 void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st, int r,
-                const struct bt_eval *e, int64_t m, const char *markers,
+                const struct bt_eval *evals, int64_t m, const char *markers,
                 const struct bt_evlog *log);
+/* The share fields after admission_at (shares_team, shares_tag, shares_project,
+ * shares_route, each with its leading comma): route r's quota group as evaluated in
+ * evals (every route's, as core/shares.h reads them), "name=used (pct%)" joined by
+ * "; ", largest first; empty where the JSON has none (no attribute_by, not mantle).
+ * Computed once per group and evaluation. */
+void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
+                   const struct bt_eval *evals, int r);
 /* bt_csv_row in two parts, for a writer that evaluates a minute before its log is
  * complete: the fields through admission_at (from the evaluation, the store as
  * sought then), then the markers, the events, the evaluation's headroom quality hq,

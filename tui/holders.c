@@ -143,6 +143,13 @@ void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l)
         snprintf(line, sizeof line, "group use now %s of %s TPM; last hour mean %s over %d minute%s", u,
                  q, hu, hv.hour_minutes, hv.hour_minutes == 1 ? "" : "s");
     }
+    if (hv.hour_minutes && hv.hour.told < hv.hour_minutes) {
+        /* the hour's mean is of every minute: where no holder was told apart (the
+         * per-series readings start later) its use counts as unattributed */
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, " (%s told apart in %d)",
+                 hv.by == BT_SHARE_TEAM ? "teams" : "holders", hv.hour.told);
+    }
     tui_text(y++, x, cw, line, a);
     y++;
     snprintf(line, sizeof line, "%-24s %9s %6s  %-*s  %9s %6s", "HOLDER", "NOW", "SHARE", bw, "",

@@ -254,7 +254,7 @@ expect_eq "export file is created 0600" "$(stat -c %a "$TMP/out.csv")" 600
 : >"$TMP/old.csv"; chmod 644 "$TMP/old.csv"
 "$BEDTOP" export "$REC" --format csv --from +10m --to +11m -o "$TMP/old.csv"
 expect_eq "export over an existing 0644 file leaves it 0600" "$(stat -c %a "$TMP/old.csv")" 600
-check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"usd_per_hour\",\"status\",\"warnings\",\"evaluated_at\",\"admission_at\",\"markers\",\"events\",\"headroom_quality\",\"binding_side\"$'"
+check "csv header lists signals and headroom" bash -c "head -1 '$TMP/out.csv' | grep -q '^\"time\",\"route\",\"model_id\",\"region\",\"endpoint\",\"inference\",\"invocations\",.*,\"headroom_tpm\",\"headroom_pct\",\"fits_more\",\"usd_per_hour\",\"status\",\"warnings\",\"evaluated_at\",\"admission_at\",\"shares_team\",\"shares_tag\",\"shares_project\",\"shares_route\",\"markers\",\"events\",\"headroom_quality\",\"binding_side\"$'"
 # --from +11m .. --to +16m are data minutes (the time column) after the first, 09:57:
 # 10:08..10:13 = 6 minutes x 14 routes, read back with Python's csv module.
 check "csv read back: unique columns, every row as wide as the header, rows inside --from/--to by time" \

@@ -97,6 +97,17 @@ check "replay: batch warns UNSEEN_CALLERS (warn) with haiku's 60,000 input token
 check "... not naming nova-lite (another quota) nor batch's own profile" \
     bash -c "! grep -q 'nova-lite\|b4tch0nightly' <<<'$W'"
 expect_eq "sonnet: no UNSEEN_CALLERS (nothing unseen on its quota)" "$(warn "$TMP/rep.json" sonnet)" ""
+# issue 35: the callers outside the config are one share of batch's group, saying what
+# they are, beside the shares that sum to the group's use (not in them)
+expect_eq "shares: batch's group has the outside callers as one share, named by Metrics Insights" \
+    "$(python3 -c '
+import json, sys
+r = {x["name"]: x for x in json.load(open(sys.argv[1]))["routes"]}["batch"]
+o = [s for s in r["shares"] if s["by"] == "outside"]
+rt = [s for s in r["shares"] if s["by"] == "route"]
+print(len(o), o[0]["name"], o[0]["source"], o[0]["used"], sys.argv[2] + ": 60000 input tokens/min" in o[0].get("reason", ""),
+      sum(s["used"] for s in rt) == r["tpm"]["used"])' "$TMP/rep.json" "$HAIKU" 2>&1)" \
+    "1 outside the config metrics-insights None True True"
 
 # ---- serve: the warning on /metrics, the queries counted as metrics requested ----
 N0=$(wc -l <"$TMP/fake.log")   # what came before is record's and check's

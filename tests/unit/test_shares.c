@@ -31,6 +31,8 @@
 #include <unistd.h>
 
 #include "collectors/admission.h"
+#include "collectors/promsource.h"
+#include "collectors/promtext.h"
 #include "collectors/tags.h"
 #include "core/recording.h"
 #include "core/shares.h"
@@ -443,6 +445,118 @@ static void test_label(void)
     OK(!bt_series_label("#0123456789abcdef", "team", v, sizeof v), "a hashed id has none");
 }
 
+/* The group view's "last hour" (core/sharesplan.c bt_shares_history): route chat's
+ * group evaluated a frame a minute back from 10:10, each holder's use summed and
+ * divided by the minutes whose group use was known. Four frames, by hand:
+ *   10:10 (data 10:07, admission 10:09): the fixture: search 90,000, ads 35,000,
+ *         unattributed 50,700; group 175,700
+ *   10:09 (data 10:06: no CloudWatch, idle): chat uses its held 15,000 only, the
+ *         teams' 125,000 scaled to it (x 0.12, estimates): search 10,800, ads 4,200;
+ *         batch idle; group 15,000
+ *   10:08 (admission 10:08, the first scrape: no rate yet, the held gauge only):
+ *         search 7,000 + 1,000 = 8,000, ads 4,000; group 12,000
+ *   10:07 (no admission yet, data 10:04 idle): group 0, no team told apart
+ * means over 4: search (90,000 + 10,800 + 8,000) / 4 = 27,200, ads (35,000 + 4,200 +
+ * 4,000) / 4 = 10,800, unattributed 50,700 / 4 = 12,675, group 202,700 / 4 = 50,675;
+ * teams told apart in 3 of the 4 minutes (the view says so). */
+static void test_history(void)
+{
+    struct fx f;
+    fx_init(&f);
+    struct bt_adm_state *as = bt_adm_state_new(f.cfg.nroutes);
+    scrape(as, &f.cfg, &f.st, scrape1, (double)(T0 + 480));
+    scrape(as, &f.cfg, &f.st, scrape2, (double)(T0 + 540));
+    bt_adm_state_free(as);
+    fx_cloudwatch(&f);
+    struct bt_share_list h = {0};
+    int known = bt_shares_history(&f.cfg, &f.st, NOW, 0, BT_SHARE_TEAM, 4, &h);
+    OK(known == 4 && h.told == 3, "4 minutes known, teams told apart in 3 (%d, %d)", known, h.told);
+    NEARF(h.group_used, 50675, 1e-6, "the group's mean use");
+    const struct bt_share *se = find(&h, "search"), *ad = find(&h, "ads"),
+                          *un = find(&h, BT_SHARE_UNATTRIBUTED);
+    OK(se && ad && un, "search, ads and unattributed over the hour");
+    if (se && ad && un) {
+        NEARF(se->used, 27200, 1e-6, "search's mean");
+        NEARF(ad->used, 10800, 1e-6, "ads' mean");
+        NEARF(un->used, 12675, 1e-6, "unattributed's mean");
+        OK(se->quality == BT_QL_ESTIMATE, "a minute scaled to the use makes the mean an estimate (%s)",
+           bt_quality_name(se->quality));
+        NEARF(se->pct + ad->pct + un->pct, 100, 1e-9, "the means sum to the group's");
+    }
+    bt_shares_free(&h);
+    known = bt_shares_history(&f.cfg, &f.st, NOW, 0, BT_SHARE_TEAM, 1, &h);
+    OK(known == 1 && h.told == 1 && (se = find(&h, "search")) && fabs(se->used - 90000) < 1e-6,
+       "one minute: the shares of now");
+    bt_shares_free(&h);
+    fx_free(&f);
+}
+
+/* --source prometheus: serve's team shares read back (collectors/promsource.c), as a
+ * query answer would bring them at 10:10: the fixture's group as serve exported it
+ * (bedtop_share_used_tokens_per_minute{group,by="team",name}: search 90,000, ads
+ * 35,000, unattributed 50,700) with chat's admission stamp 10:09 and its route sums
+ * (settled 110,000, held 15,000: chat used 120,000 + 15,000 = 135,000; batch 40,700 as
+ * before: group 175,700). Core takes the team shares as read (source "prometheus")
+ * and the rest of the group's use, 50,700, as unattributed; hostile series are
+ * skipped: a NaN or negative share, another group's, serve's own "unattributed", a
+ * by="route" share; a name with a quote and a backslash comes back as it was. */
+static void test_readback(void)
+{
+    struct fx f;
+    fx_init(&f);
+    fx_cloudwatch(&f);
+    char key[320];
+    bt_quota_group_key(&f.cfg.routes[0], key, sizeof key);
+    const char *g = key[0] == '|' ? key + 1 : key;
+    char text[4096];
+    snprintf(text, sizeof text,
+             "bedtop_data_timestamp_seconds{route=\"chat\",source=\"admission\"} %lld\n"
+             "bedtop_signal{route=\"chat\",signal=\"adm_settled_tpm\"} 110000\n"
+             "bedtop_signal{route=\"chat\",signal=\"adm_reserved_held\"} 15000\n"
+             "bedtop_share_used_tokens_per_minute{group=\"%s\",by=\"team\",name=\"se\\\"a\\\\rch\"} 90000\n"
+             "bedtop_share_used_tokens_per_minute{group=\"%s\",by=\"team\",name=\"ads\"} 35000\n"
+             "bedtop_share_used_tokens_per_minute{group=\"%s\",by=\"team\",name=\"unattributed\"} 50700\n"
+             "bedtop_share_used_tokens_per_minute{group=\"%s\",by=\"team\",name=\"nan\"} NaN\n"
+             "bedtop_share_used_tokens_per_minute{group=\"%s\",by=\"team\",name=\"neg\"} -5\n"
+             "bedtop_share_used_tokens_per_minute{group=\"%s\",by=\"route\",name=\"chat\"} 7\n"
+             "bedtop_share_used_tokens_per_minute{group=\"elsewhere\",by=\"team\",name=\"x\"} 9\n",
+             (long long)(T0 + 540), g, g, g, g, g, g);
+    struct bt_prom_doc d;
+    char err[200];
+    bt_prom_init(&d);
+    OK(bt_prom_parse(&d, text, strlen(text), BT_PROM_TEXT, err, sizeof err), "answer parses: %s", err);
+    for (int i = 0; i < d.nseries; i++) {
+        d.series[i].has_time = true;
+        d.series[i].time = (double)NOW;
+    }
+    bt_promsrc_ingest(&d, &f.cfg, &f.st);
+    bt_prom_free(&d);
+    fx_eval(&f);
+    NEARF(f.ev[0].used + f.ev[1].used, 175700, 1e-6, "the group's use, re-evaluated");
+    struct bt_share_list l = {0};
+    bt_shares_of_route(&f.cfg, &f.st, f.ev, 1, BT_SHARE_TEAM, NULL, &l);
+    const struct bt_share *se = find(&l, "se\"a\\rch"), *ad = find(&l, "ads"),
+                          *un = find(&l, BT_SHARE_UNATTRIBUTED);
+    OK(l.n == 3 && se && ad && un, "three shares: the quoted name, ads, unattributed (%d)", l.n);
+    if (se && ad && un) {
+        NEARF(se->used, 90000, 1e-6, "search as serve had it");
+        NEARF(ad->used, 35000, 1e-6, "ads as serve had it");
+        NEARF(un->used, 50700, 1e-6, "the rest of the group's use unattributed");
+        OK(!strcmp(se->source, "prometheus") && se->quality == l.group_q,
+           "source prometheus, of the group use's quality (%s)", bt_quality_name(se->quality));
+    }
+    /* by route: derived again here, chat and batch (serve's by="route" 7 not read) */
+    bt_shares_of_route(&f.cfg, &f.st, f.ev, 0, BT_SHARE_ROUTE, NULL, &l);
+    const struct bt_share *ch = find(&l, "chat");
+    OK(ch && fabs(ch->used - 135000) < 1e-6, "by route: chat 135,000, derived");
+    bt_shares_free(&l);
+    char id[BT_SERIES_ID], big[300];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    OK(!bt_share_readback_id(BT_SHARE_TEAM, big, id, sizeof id), "a name too long for a series id is refused");
+    fx_free(&f);
+}
+
 int main(void)
 {
     test_label();
@@ -451,5 +565,7 @@ int main(void)
     test_projects();
     test_replay();
     test_top_n();
+    test_history();
+    test_readback();
     return tap_done();
 }
