@@ -25,9 +25,10 @@
 #include "render/report.h"
 #include "core/util.h"
 
-/* One evaluation's exposition in one format: rendered at the evaluation,
- * gzipped at most once (for the first scrape that asks), shared with every
- * connection that sends it (net/httpd.h bt_httpd_body: no copy per scrape). */
+/* One evaluation's exposition in one format: rendered once, at the first scrape that
+ * asks for it, into the coding that scrape takes (gzip: straight into the gzip); the
+ * other coding made from it at most once, for the first scrape that asks; each shared
+ * with every connection that sends it (net/httpd.h bt_httpd_body: no copy per scrape). */
 struct serve_body {
     struct bt_httpd_body *plain, *gz;
     char etag[48], etag_gz[48];
@@ -124,18 +125,18 @@ static struct serve_body *serve_body(struct serve *s, int f, bool gz)
     rep.mode = s->o->demo ? "demo" : "live"; /* --demo: every series says so (mode="demo") */
     rep.replica = s->o->replica;
     app_cost(s->a, &rep.metrics_per_poll, &rep.metrics_per_day);
-    enum bt_expo_format fmt_ = f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT;
+    enum bt_expo_format format = f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT;
     struct gz_sink g = {.z = gz ? bt_gzip_new() : NULL};
     if (g.z) {
         struct bt_expo_sink sink = {.write = gz_write, .arg = &g};
-        bt_expo_render_to(&rep, fmt_, &sink);
+        bt_expo_render_to(&rep, format, &sink);
         if (bt_gzip_end(g.z, &g.out))
             sb->gz = bt_httpd_body_take(&g.out);
         bt_buf_free(&g.out);
     }
     if (!sb->gz) { /* plain asked, or zlib failed: the plain body, gzipped on demand */
         struct bt_buf b = {0};
-        bt_expo_render(&rep, fmt_, &b);
+        bt_expo_render(&rep, format, &b);
         sb->plain = bt_httpd_body_take(&b);
     }
     s->until = bt_expo_changes_at(&rep);
