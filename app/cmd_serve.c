@@ -25,9 +25,10 @@
 #include "render/report.h"
 #include "core/util.h"
 
-/* One evaluation's exposition in one format: rendered at the evaluation,
- * gzipped at most once (for the first scrape that asks), shared with every
- * connection that sends it (net/httpd.h bt_httpd_body: no copy per scrape). */
+/* One evaluation's exposition in one format: rendered once, at the first scrape that
+ * asks for it, into the coding that scrape takes (gzip: straight into the gzip); the
+ * other coding made from it at most once, for the first scrape that asks; each shared
+ * with every connection that sends it (net/httpd.h bt_httpd_body: no copy per scrape). */
 struct serve_body {
     struct bt_httpd_body *plain, *gz;
     char etag[48], etag_gz[48];
@@ -94,14 +95,29 @@ static void serve_eval(struct serve *s, int64_t now)
     s->evaluated = now;
 }
 
+/* A streamed render's pieces, gzipped as they come: the plain body is never held. */
+struct gz_sink {
+    struct bt_gzip *z;
+    struct bt_buf out;
+};
+
+static void gz_write(void *arg, const char *p, size_t n)
+{
+    struct gz_sink *g = arg;
+    bt_gzip_write(g->z, p, n, &g->out); /* a failure shows at bt_gzip_end */
+}
+
 /* The evaluation's body in format f (1: OpenMetrics), rendered at its first scrape:
  * Prometheus asks one format, so the other is never built nor kept (a format's body
- * is ~8 kB a route). A second format of the same evaluation builds the same report
+ * is ~10 kB a route plain, ~0.3 kB gzipped). gz: the scrape takes gzip, so the body is
+ * gzipped as it is rendered and only the gzip is kept (issue 38: 5,000 routes built
+ * ~50 MB plain before their gzip); a plain scrape of that evaluation later inflates
+ * it (the same bytes). A second format of the same evaluation builds the same report
  * again (the store has not changed, or it would be a new evaluation). */
-static struct serve_body *serve_body(struct serve *s, int f)
+static struct serve_body *serve_body(struct serve *s, int f, bool gz)
 {
     struct serve_body *sb = &s->body[f];
-    if (sb->plain)
+    if (sb->plain || sb->gz)
         return sb;
     struct bt_report rep;
     bt_report_build(&rep, &s->a->cfg, &s->a->store, s->evaluated);
@@ -109,11 +125,22 @@ static struct serve_body *serve_body(struct serve *s, int f)
     rep.mode = s->o->demo ? "demo" : "live"; /* --demo: every series says so (mode="demo") */
     rep.replica = s->o->replica;
     app_cost(s->a, &rep.metrics_per_poll, &rep.metrics_per_day);
-    struct bt_buf b = {0};
-    bt_expo_render(&rep, f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT, &b);
+    enum bt_expo_format format = f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT;
+    struct gz_sink g = {.z = gz ? bt_gzip_new() : NULL};
+    if (g.z) {
+        struct bt_expo_sink sink = {.write = gz_write, .arg = &g};
+        bt_expo_render_to(&rep, format, &sink);
+        if (bt_gzip_end(g.z, &g.out))
+            sb->gz = bt_httpd_body_take(&g.out);
+        bt_buf_free(&g.out);
+    }
+    if (!sb->gz) { /* plain asked, or zlib failed: the plain body, gzipped on demand */
+        struct bt_buf b = {0};
+        bt_expo_render(&rep, format, &b);
+        sb->plain = bt_httpd_body_take(&b);
+    }
     s->until = bt_expo_changes_at(&rep);
     bt_report_free(&rep);
-    sb->plain = bt_httpd_body_take(&b);
     const char *fmt = f ? "om" : "text";
     snprintf(sb->etag, sizeof sb->etag, "\"%016llx-%llu-%s\"", (unsigned long long)s->nonce,
              (unsigned long long)s->evals, fmt);
@@ -122,8 +149,9 @@ static struct serve_body *serve_body(struct serve *s, int f)
     return sb;
 }
 
-/* /metrics: the last evaluation's body in the format and coding asked, its
- * gzip made by the first scrape of the evaluation that wants it. */
+/* /metrics: the last evaluation's body in the format and coding asked, made by the
+ * first scrape of the evaluation that wants it (the gzip from the plain body, or the
+ * plain body from the gzip). */
 static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_httpd_resp *resp)
 {
     /* evaluated from what the store holds once per data generation (a poll's result,
@@ -134,12 +162,12 @@ static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_h
      * yet is taken at this scrape's instant. Nothing here waits on AWS: collectors
      * fill the store in the background. */
     int64_t now = serve_now(s);
-    bool rendered = s->body[0].plain || s->body[1].plain;
+    bool rendered = s->body[0].plain || s->body[1].plain || s->body[0].gz || s->body[1].gz;
     if (s->a->store.generation != s->gen || serve_requests(s) != s->requests ||
         (rendered && s->until && now >= s->until) || (!rendered && now != s->evaluated))
         serve_eval(s, now);
     bool om = bt_httpd_wants_openmetrics(req->accept);
-    struct serve_body *b = serve_body(s, om);
+    struct serve_body *b = serve_body(s, om, req->gzip);
     resp->status = 200;
     resp->content_type = om ? BT_EXPO_CT_OPENMETRICS : BT_EXPO_CT_TEXT;
     resp->vary = "Accept, Accept-Encoding";
@@ -151,7 +179,18 @@ static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_h
             b->gz = bt_httpd_body_take(&z);
         bt_buf_free(&z);
     }
+    if (!req->gzip && !b->plain) {
+        struct bt_buf z = {0};
+        if (bt_gunzip(bt_httpd_body_data(b->gz), bt_httpd_body_len(b->gz), &z))
+            b->plain = bt_httpd_body_take(&z);
+        bt_buf_free(&z);
+    }
     bool gz = req->gzip && b->gz;
+    if (!gz && !b->plain) { /* a gzip that does not inflate: nothing this side of zlib */
+        resp->status = 500;
+        bt_buf_puts(resp->body, "serve: the kept body could not be inflated\n");
+        return;
+    }
     resp->shared = gz ? b->gz : b->plain;
     resp->shared_gzip = gz;
     bt_strlcpy(resp->etag, gz ? b->etag_gz : b->etag, sizeof resp->etag);

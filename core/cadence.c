@@ -40,23 +40,41 @@ static double growth(const struct bt_store *st, const struct bt_eval *e)
     return g;
 }
 
+/* Whether a headroom of quality q says how far the limit is at least: known, idle, or a
+ * lower bound (the use an upper bound: the true headroom is no less). */
+static bool headroom_far_known(enum bt_quality q)
+{
+    return q == BT_QL_KNOWN || q == BT_QL_IDLE || q == BT_QL_LOWER;
+}
+
 enum bt_cadence_why bt_cadence_rule(const struct bt_config *cfg, const struct bt_store *st,
                                     const struct bt_eval *e, int64_t now)
 {
     /* a throttle first: it is what the fast cadence is for, known or not */
     if ((!isnan(e->throttles) && e->throttles > 0) || throttled_lately(st, e->route, now))
         return BT_CAD_THROTTLED;
-    if (!e->minute || e->stale || e->state == BT_FR_UNKNOWN ||
-        (e->headroom_q != BT_QL_KNOWN && e->headroom_q != BT_QL_IDLE) || isnan(e->headroom_pct))
-        return BT_CAD_UNKNOWN;
-    if (bt_headroom_level(cfg, e) != BT_ST_OK)
-        return BT_CAD_NEAR;
+    if (!e->minute || e->stale || e->state == BT_FR_UNKNOWN)
+        return BT_CAD_UNKNOWN; /* no data to go by: every poll until there is */
+    bool limited = false;
+    for (int s = 0; s < BT_SIDE_COUNT; s++)
+        limited |= e->side[s].applies;
+    /* No limit known on any side (no quota configured or listed): there is no headroom
+     * the per-minute figures could show shrinking, so they are what a calm route's are,
+     * every 5 minutes; the throttles, asked every poll, are the only witness of a limit
+     * and bring the route back to every minute (above). A route with a limit whose
+     * figure is not known (no evaluated minute, a side unknown) stays every minute. */
+    if (limited) {
+        if (!headroom_far_known(e->headroom_q) || isnan(e->headroom_pct))
+            return BT_CAD_UNKNOWN;
+        if (bt_headroom_level(cfg, e) != BT_ST_OK)
+            return BT_CAD_NEAR;
+    }
     for (int s = 0; s < BT_SIDE_COUNT; s++) {
         const struct bt_side_fig *f = &e->side[s];
         if (!f->applies)
             continue;
         /* a side with no usable figure is not known to be far from its limit */
-        if (isnan(f->pct) || (f->headroom_q != BT_QL_KNOWN && f->headroom_q != BT_QL_IDLE))
+        if (isnan(f->pct) || !headroom_far_known(f->headroom_q))
             return BT_CAD_UNKNOWN;
         if (100 - f->pct >= BT_CADENCE_CALM_USED_PCT)
             return BT_CAD_NEAR;

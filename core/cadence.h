@@ -1,8 +1,9 @@
 /* Adaptive cadence: how often a route's per-minute CloudWatch signals are asked
  * (bedtop serve, the dashboard, record; never check or a backfill). A route far from
- * every limit with steady readings is asked every BT_CADENCE_SLOW_S seconds, its
- * minutes backfilled in that request, so the store still has every minute; it goes
- * back to every poll the moment the rule below no longer holds. InvocationThrottles
+ * every limit (or with no limit known: no headroom to watch shrink) with steady
+ * readings is asked every BT_CADENCE_SLOW_S seconds, its minutes backfilled in that
+ * request, so the store still has every minute; it goes back to every poll the
+ * moment the rule below no longer holds. InvocationThrottles
  * is asked every poll for every route, so a throttle is seen within a minute.
  * The rule is here, in one place; the collector only obeys it. */
 #ifndef BEDTOP_CADENCE_H
@@ -22,7 +23,8 @@
 /* Why a route is asked every poll (BT_CAD_CALM: every BT_CADENCE_SLOW_S will do). */
 enum bt_cadence_why {
     BT_CAD_CALM,      /* every condition below holds */
-    BT_CAD_UNKNOWN,   /* no evaluated minute, stale, or the headroom is not known */
+    BT_CAD_UNKNOWN,   /* no evaluated minute, stale, or a limit whose headroom is not
+                       * known (a route with no limit known on any side can be calm) */
     BT_CAD_NEAR,      /* a side at or above BT_CADENCE_CALM_USED_PCT used, or past warn */
     BT_CAD_THROTTLED, /* a throttle (CloudWatch or admission) in the last 15 minutes */
     BT_CAD_RISING,    /* calls, input tokens or offered load rose more than

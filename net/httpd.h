@@ -110,4 +110,15 @@ void bt_httpd_fmt_date(int64_t t, char *out, size_t n);
 bool bt_httpd_etag_matches(const char *if_none_match, const char *etag);
 /* gzip (RFC 1952) of in; false on a zlib failure. */
 bool bt_gzip(const char *in, size_t len, struct bt_buf *out);
+/* The same made piece by piece, for a body that is never held whole: bt_gzip_new,
+ * then bt_gzip_write of each piece in order, then bt_gzip_end (which frees z) appends
+ * what is left; every call appends its output to out. NULL or false: a zlib failure
+ * (out then holds no usable gzip; bt_gzip_end still frees z). */
+struct bt_gzip;
+struct bt_gzip *bt_gzip_new(void);
+bool bt_gzip_write(struct bt_gzip *z, const char *in, size_t len, struct bt_buf *out);
+bool bt_gzip_end(struct bt_gzip *z, struct bt_buf *out);
+/* The bytes of a gzip member made by bt_gzip (the plain body of a kept gzip),
+ * appended to out; false when in is not a whole gzip member. */
+bool bt_gunzip(const char *in, size_t len, struct bt_buf *out);
 #endif

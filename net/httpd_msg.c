@@ -70,6 +70,89 @@ bool bt_gzip(const char *in, size_t len, struct bt_buf *out)
     return r == Z_STREAM_END;
 }
 
+struct bt_gzip {
+    z_stream z;
+    bool ok;
+};
+
+struct bt_gzip *bt_gzip_new(void)
+{
+    struct bt_gzip *g = bt_xcalloc(1, sizeof *g);
+    if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(g);
+        return NULL;
+    }
+    g->ok = true;
+    return g;
+}
+
+/* Deflates in (flush: Z_NO_FLUSH or Z_FINISH) onto out, growing it as needed. */
+static bool gzip_run(struct bt_gzip *g, const char *in, size_t len, int flush, struct bt_buf *out)
+{
+    if (!g->ok)
+        return false;
+    g->z.next_in = (Bytef *)(uintptr_t)in;
+    g->z.avail_in = (uInt)len;
+    for (;;) {
+        /* room for what this piece can become (deflateBound of the piece, at least 4 kB) */
+        size_t room = len / 2 + 4096;
+        bt_buf_reserve(out, room + 1);
+        g->z.next_out = (Bytef *)out->buf + out->len;
+        g->z.avail_out = (uInt)room;
+        int r = deflate(&g->z, flush);
+        out->len += room - g->z.avail_out;
+        out->buf[out->len] = '\0';
+        if (r == Z_STREAM_END)
+            return true;
+        if (r != Z_OK && r != Z_BUF_ERROR) {
+            g->ok = false;
+            return false;
+        }
+        /* all taken, and room was left: nothing more to come out before the next piece */
+        if (flush == Z_NO_FLUSH && g->z.avail_in == 0 && g->z.avail_out > 0)
+            return true;
+    }
+}
+
+bool bt_gzip_write(struct bt_gzip *g, const char *in, size_t len, struct bt_buf *out)
+{
+    return g && gzip_run(g, in, len, Z_NO_FLUSH, out);
+}
+
+bool bt_gzip_end(struct bt_gzip *g, struct bt_buf *out)
+{
+    if (!g)
+        return false;
+    bool ok = gzip_run(g, "", 0, Z_FINISH, out);
+    deflateEnd(&g->z);
+    free(g);
+    return ok;
+}
+
+bool bt_gunzip(const char *in, size_t len, struct bt_buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return false;
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)len;
+    int r = Z_OK;
+    while (r == Z_OK) {
+        size_t room = len * 4 + 4096; /* a body of labels inflates ~30 times: a few rounds */
+        bt_buf_reserve(out, room + 1);
+        z.next_out = (Bytef *)out->buf + out->len;
+        z.avail_out = (uInt)room;
+        r = inflate(&z, Z_NO_FLUSH);
+        out->len += room - z.avail_out;
+        out->buf[out->len] = '\0';
+        if (r == Z_BUF_ERROR && z.avail_in > 0)
+            r = Z_OK; /* out of room only: another round */
+    }
+    inflateEnd(&z);
+    return r == Z_STREAM_END && z.avail_in == 0;
+}
+
 static const char *const months[12] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 

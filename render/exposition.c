@@ -67,8 +67,13 @@ static const struct {
 /* A label value is cut to this many bytes (less one), on a character boundary. */
 #define LABEL_MAX 192
 
-/* Labels point at strings the report holds (config, evaluations, static names)
- * for as long as it is rendered: nothing is copied per sample (issue 38). */
+/* What a render hands its sink at a time: the body is streamed in pieces of about
+ * this size, never built whole (issue 38: 5,000 routes were ~50 MB plain before
+ * their gzip). */
+#define EXPO_CHUNK (64 * 1024)
+
+/* One sample, rendered as soon as it is made. Labels point at strings the report
+ * holds (config, evaluations, static names): nothing is copied per sample. */
 struct sample {
     int fam;                         /* a figure family's place, or nfig + enum fam */
     int route;                       /* -1: no route labels */
@@ -77,197 +82,42 @@ struct sample {
     double v;
 };
 
-struct samples {
-    struct sample *s;
-    size_t n, cap;
-    int nfig;                        /* the figure families, in their order */
-    enum bt_fig_id fig[BT_FIG_COUNT];
+/* What every sample's labels share, rendered once a render (issue 38: a route's
+ * ~30 samples each rendered its six labels): each route's block
+ * ({route="...",...,quota_group="..."), and the closing labels (mode, replica). */
+struct blocks {
+    struct bt_buf b;
+    size_t *at;                      /* route i's block: b.buf + at[i], length at[i + 1] - at[i] */
+    size_t tail_at, tail_len;        /* ,mode="demo",replica="..." without the leading ',' */
 };
 
-/* Family k of ss (figures first, then fams[]). */
-static const char *fam_name(const struct samples *ss, int k)
+/* A render in progress: one family at a time, every route's samples of it in route
+ * order (the order they were added in when every sample was kept and sorted). */
+struct expo {
+    const struct bt_report *r;
+    int nfig;                        /* the figure families, in their order */
+    enum bt_fig_id fig[BT_FIG_COUNT];
+    struct blocks bl;
+    int fam;                         /* the family being rendered: other samples are skipped */
+    bool counter;                    /* its samples end in _total */
+    struct bt_buf *out;              /* rendered text (the sink's piece, or the caller's buffer) */
+    const struct bt_expo_sink *sink; /* NULL: everything stays in out */
+};
+
+/* Family k of x (figures first, then fams[]). */
+static const char *fam_name(const struct expo *x, int k)
 {
-    return k < ss->nfig ? bt_figures[ss->fig[k]].prom : fams[k - ss->nfig].name;
+    return k < x->nfig ? bt_figures[x->fig[k]].prom : fams[k - x->nfig].name;
 }
 
-static const char *fam_help(const struct samples *ss, int k)
+static const char *fam_help(const struct expo *x, int k)
 {
-    return k < ss->nfig ? bt_figures[ss->fig[k]].prom_help : fams[k - ss->nfig].help;
+    return k < x->nfig ? bt_figures[x->fig[k]].prom_help : fams[k - x->nfig].help;
 }
 
-static const char *fam_type(const struct samples *ss, int k)
+static const char *fam_type(const struct expo *x, int k)
 {
-    return k < ss->nfig ? "gauge" : fams[k - ss->nfig].type;
-}
-
-static void add_va(struct samples *ss, int fam, int route, double v, va_list ap)
-{
-    if (!isfinite(v))
-        return;
-    if (ss->n == ss->cap) {
-        ss->cap = ss->cap ? 2 * ss->cap : 256;
-        ss->s = bt_xrealloc(ss->s, ss->cap * sizeof *ss->s); /* the project's OOM rule: say so, exit 3 */
-    }
-    struct sample *s = &ss->s[ss->n++];
-    memset(s->key, 0, sizeof s->key);
-    s->fam = fam;
-    s->route = route;
-    s->v = v;
-    for (int k = 0; k < MAX_EXTRA; k++) {
-        const char *key = va_arg(ap, const char *);
-        if (!key)
-            break;
-        s->key[k] = key;
-        s->val[k] = va_arg(ap, const char *);
-    }
-}
-
-/* Adds a sample unless v is unknown (NaN or infinite: absent, never NaN).
- * Extra labels as key, value pairs, NULL-terminated. */
-static void add(struct samples *ss, enum fam f, int route, double v, ...)
-{
-    va_list ap;
-    va_start(ap, v);
-    add_va(ss, ss->nfig + (int)f, route, v, ap);
-    va_end(ap);
-}
-
-/* A figure family's sample (k: its place among the figure families). */
-static void add_fig(struct samples *ss, int k, int route, double v, ...)
-{
-    va_list ap;
-    va_start(ap, v);
-    add_va(ss, k, route, v, ap);
-    va_end(ap);
-}
-
-void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n)
-{
-    bt_quota_group_key(&cfg->routes[i], out, n); /* core's one rule for who shares a quota */
-    if (out[0] == '|') /* no account or profile: the caller's own */
-        memmove(out, out + 1, strlen(out));
-}
-
-/* The raw inputs of route i's evaluation, where the evaluation read them. */
-static void route_signals(const struct bt_report *r, int i, struct samples *ss)
-{
-    const struct bt_eval *e = &r->evals[i];
-    const struct bt_store *st = r->store;
-    for (int s = 0; s < BT_SIG_COUNT; s++) {
-        const char *name = bt_signal_info[s].name;
-        double v = NAN;
-        if (bt_signal_daily((enum bt_signal)s) && e->minute) {
-            /* through the last whole minute, as check's one-day sums run to the poll's end */
-            int64_t through = bt_minute_floor(e->now) - 60;
-            int64_t at = through > e->minute ? through : e->minute;
-            /* the cache reads' day sum only where it was asked with the others (not the
-             * minutes after an hour alone, for a store without it) */
-            bool held = s != BT_SIG_DAY_CACHE_READ || !bt_store_has_day_sum(st, i, at) ||
-                        bt_store_day_sum_held(st, i, BT_SIG_DAY_CACHE_READ, at);
-            if (!e->mantle && held)
-                v = bt_store_day_sum(st, i, (enum bt_signal)s, at);
-        } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
-            v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
-        } else if (e->minute) {
-            v = bt_store_at(st, i, (enum bt_signal)s, e->minute);
-        }
-        add(ss, F_SIGNAL, i, v, "signal", name, NULL);
-    }
-}
-
-/* eval -> series: every figure a route exports, in one place. */
-/* Route i's spend (core/cost.h): absent when unknown, never 0 for want of a price. */
-static void spend_series(const struct bt_report *r, int i, struct samples *ss)
-{
-    const struct bt_spend *sp = &r->evals[i].spend;
-    const char *tier = bt_tier_name((enum bt_tier)r->cfg->routes[i].tier);
-    add(ss, F_SPEND_HOUR, i, sp->usd_per_hour, "tier", tier, NULL);
-    add(ss, F_SPEND_TODAY, i, sp->usd_today, "tier", tier, "quality", bt_quality_name(sp->today_q),
-        NULL);
-}
-
-static void route_series(const struct bt_report *r, int i, struct samples *ss)
-{
-    const struct bt_eval *e = &r->evals[i];
-    const struct bt_route *rt = &r->cfg->routes[i];
-    for (int k = 0; k < ss->nfig; k++) { /* the figure table's series */
-        const struct bt_figure *f = &bt_figures[ss->fig[k]];
-        const char *src = f->prom_source && f->source ? f->source(e) : NULL;
-        /* one side per number: the side each figure is of (issue 34) */
-        enum bt_side sd = bt_figure_side(f, e);
-        const char *side = sd < BT_SIDE_COUNT ? bt_side_name(sd) : "";
-        double v = bt_figure_value(f, e) / f->prom_scale;
-        if (f->prom_source)
-            add_fig(ss, k, i, v, f->prom_source, src ? src : "", "side", side, NULL);
-        else
-            add_fig(ss, k, i, v, "side", side, NULL);
-    }
-    static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
-    for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
-        const struct bt_quota *q = &rt->quota[tpm_kinds[k]];
-        const char *mb = bt_quota_match_name(rt->quota_match[tpm_kinds[k]]);
-        add(ss, F_QUOTA, i, q->value, "kind", bt_quota_kind_name(tpm_kinds[k]), "source",
-            bt_quota_source_name(q->source), "code", q->code, "name", q->name, "matched_by",
-            mb ? mb : "", NULL);
-    }
-    const struct bt_quota *tpd = &rt->quota[BT_Q_TPD], *rpm = &rt->quota[BT_Q_RPM];
-    add(ss, F_QUOTA_TPD, i, tpd->value, "source", bt_quota_source_name(tpd->source), "code",
-        tpd->code, "name", tpd->name, NULL);
-    add(ss, F_QUOTA_RPM, i, rpm->value, "source", bt_quota_source_name(rpm->source), "code",
-        rpm->code, "name", rpm->name, NULL);
-    for (int k = 0; k < BT_SIDE_COUNT; k++)
-        if (e->side[k].applies)
-            add(ss, F_SIDE_RATIO, i, e->side[k].pct / 100, "side", bt_side_name((enum bt_side)k),
-                "binding", (int)e->binding == k ? "true" : "false", "quality",
-                bt_quality_name(e->side[k].headroom_q), NULL);
-    add(ss, F_STATUS, i, bt_status_exit(e->status), NULL);
-    for (int w = 0; w < e->nwarn; w++) {
-        const struct bt_warning *wa = &e->warnings[w];
-        add(ss, F_WARNING, i, 1, "code", bt_wcode_name(wa->code), "severity",
-            wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity), NULL);
-    }
-    if (e->minute) {
-        add(ss, F_AGE, i, (double)(e->now - e->minute), "source", "cloudwatch", NULL);
-        add(ss, F_DATA_TS, i, (double)e->minute, "source", "cloudwatch", NULL);
-    }
-    if (e->adm_minute) {
-        add(ss, F_AGE, i, (double)(e->now - e->adm_minute), "source", "admission", NULL);
-        add(ss, F_DATA_TS, i, (double)e->adm_minute, "source", "admission", NULL);
-    }
-    for (int s = 0; s < BT_SRC_COUNT; s++) {
-        const struct bt_source_status *ss_ = bt_store_status_c(r->store, i, (enum bt_source)s);
-        const char *name = bt_source_name((enum bt_source)s);
-        if (ss_->last_ok)
-            add(ss, F_LAST_OK, i, (double)ss_->last_ok, "source", name, NULL);
-        if (ss_->last_error && ss_->last_error >= ss_->last_ok)
-            add(ss, F_LAST_ERR, i, (double)ss_->last_error, "source", name, NULL);
-    }
-    add(ss, F_MAX_TOKENS, i, e->max_tokens, NULL);
-    if (!rt->burndown_source || strcmp(rt->burndown_source, "none") != 0) /* mantle: absent */
-        add(ss, F_BURNDOWN, i, rt->burndown, "source",
-            rt->burndown_source ? rt->burndown_source : "default", NULL);
-    spend_series(r, i, ss);
-    route_signals(r, i, ss);
-}
-
-static void poller_series(const struct bt_report *r, struct samples *ss)
-{
-    const struct bt_api_cost *c = r->api;
-    if (c) {
-        add(ss, F_METRICS, -1, (double)c->metrics_total, NULL);
-        for (int a = 0; a < c->napi; a++)
-            for (int o = 0; o < BT_API_NOUTCOMES; o++)
-                add(ss, F_API, -1, (double)c->api[a].n[o], "api", c->api[a].api, "outcome",
-                    bt_api_outcome_name((enum bt_api_outcome)o), NULL);
-        double pm, pd, usd;
-        bt_api_cost_rates(c, r->now, &pm, &pd, &usd);
-        add(ss, F_METRICS_MIN, -1, pm, NULL);
-        add(ss, F_METRICS_DAY, -1, pd, NULL);
-        add(ss, F_COST_DAY, -1, usd, NULL);
-    }
-    add(ss, F_OVERALL, -1, bt_status_exit(r->status), NULL);
-    add(ss, F_EVAL_TS, -1, (double)r->now, NULL);
-    add(ss, F_BUILD, -1, 1, "version", BEDTOP_VERSION, NULL);
+    return k < x->nfig ? "gauge" : fams[k - x->nfig].type;
 }
 
 static void label(struct bt_buf *b, const char *k, const char *v, bool *first)
@@ -290,14 +140,281 @@ static void value(struct bt_buf *b, double v)
     bt_buf_printf(b, " %.15g\n", v);
 }
 
-/* What every sample's labels share, rendered once a render (issue 38: a route's
- * ~30 samples each rendered its six labels): each route's block
- * ({route="...",...,quota_group="..."), and the closing labels (mode, replica). */
-struct blocks {
-    struct bt_buf b;
-    size_t *at;                      /* route i's block: b.buf + at[i], length at[i + 1] - at[i] */
-    size_t tail_at, tail_len;        /* ,mode="demo",replica="..." without the leading ',' */
-};
+static void render_sample(const struct expo *x, const struct sample *s, struct bt_buf *b)
+{
+    const struct blocks *bl = &x->bl;
+    bt_buf_puts(b, fam_name(x, s->fam));
+    if (x->counter)
+        bt_buf_puts(b, "_total");
+    bool first = true;
+    if (s->route >= 0) {
+        bt_buf_add(b, bl->b.buf + bl->at[s->route], bl->at[s->route + 1] - bl->at[s->route]);
+        first = false;
+    }
+    for (int k = 0; k < MAX_EXTRA && s->key[k]; k++) {
+        const char *v = s->val[k];
+        char cut[LABEL_MAX];
+        if (!v[0])
+            continue;
+        if (strlen(v) >= sizeof cut) { /* as long as a label value ever was */
+            bt_strlcpy(cut, v, sizeof cut);
+            v = cut;
+        }
+        label(b, s->key[k], v, &first);
+    }
+    if (bl->tail_len) { /* its first label opens the braces when nothing else did */
+        size_t skip = first ? 1 : 0;
+        if (first)
+            bt_buf_putc(b, '{');
+        bt_buf_add(b, bl->b.buf + bl->tail_at + skip, bl->tail_len - skip);
+        first = false;
+    }
+    if (!first)
+        bt_buf_putc(b, '}');
+    value(b, s->v);
+}
+
+/* The piece rendered so far to the sink, once it is big enough (all: whatever is left). */
+static void flush(struct expo *x, bool all)
+{
+    if (!x->sink || !x->out->len || (!all && x->out->len < EXPO_CHUNK))
+        return;
+    x->sink->write(x->sink->arg, x->out->buf, x->out->len);
+    bt_buf_reset(x->out);
+}
+
+static void add_va(struct expo *x, int fam, int route, double v, va_list ap)
+{
+    if (fam != x->fam || !isfinite(v))
+        return;
+    struct sample s = {.fam = fam, .route = route, .v = v};
+    for (int k = 0; k < MAX_EXTRA; k++) {
+        const char *key = va_arg(ap, const char *);
+        if (!key)
+            break;
+        s.key[k] = key;
+        s.val[k] = va_arg(ap, const char *);
+    }
+    render_sample(x, &s, x->out);
+}
+
+/* Renders a sample of family f unless v is unknown (NaN or infinite: absent, never
+ * NaN) or f is not the family being rendered. Extra labels as key, value pairs,
+ * NULL-terminated. */
+static void add(struct expo *x, enum fam f, int route, double v, ...)
+{
+    va_list ap;
+    va_start(ap, v);
+    add_va(x, x->nfig + (int)f, route, v, ap);
+    va_end(ap);
+}
+
+/* A figure family's sample (k: its place among the figure families). */
+static void add_fig(struct expo *x, int k, int route, double v, ...)
+{
+    va_list ap;
+    va_start(ap, v);
+    add_va(x, k, route, v, ap);
+    va_end(ap);
+}
+
+void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n)
+{
+    bt_quota_group_key(&cfg->routes[i], out, n); /* core's one rule for who shares a quota */
+    if (out[0] == '|') /* no account or profile: the caller's own */
+        memmove(out, out + 1, strlen(out));
+}
+
+/* The raw inputs of route i's evaluation, where the evaluation read them. */
+static void route_signals(struct expo *x, int i)
+{
+    const struct bt_report *r = x->r;
+    const struct bt_eval *e = &r->evals[i];
+    const struct bt_store *st = r->store;
+    for (int s = 0; s < BT_SIG_COUNT; s++) {
+        const char *name = bt_signal_info[s].name;
+        double v = NAN;
+        if (bt_signal_daily((enum bt_signal)s) && e->minute) {
+            /* through the last whole minute, as check's one-day sums run to the poll's end */
+            int64_t through = bt_minute_floor(e->now) - 60;
+            int64_t at = through > e->minute ? through : e->minute;
+            /* the cache reads' day sum only where it was asked with the others (not the
+             * minutes after an hour alone, for a store without it) */
+            bool held = s != BT_SIG_DAY_CACHE_READ || !bt_store_has_day_sum(st, i, at) ||
+                        bt_store_day_sum_held(st, i, BT_SIG_DAY_CACHE_READ, at);
+            if (!e->mantle && held)
+                v = bt_store_day_sum(st, i, (enum bt_signal)s, at);
+        } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
+            v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
+        } else if (e->minute) {
+            v = bt_store_at(st, i, (enum bt_signal)s, e->minute);
+        }
+        add(x, F_SIGNAL, i, v, "signal", name, NULL);
+    }
+}
+
+/* eval -> series: every figure a route exports, in one place. */
+/* Route i's spend (core/cost.h): absent when unknown, never 0 for want of a price. */
+static void spend_series(struct expo *x, int i)
+{
+    const struct bt_spend *sp = &x->r->evals[i].spend;
+    const char *tier = bt_tier_name((enum bt_tier)x->r->cfg->routes[i].tier);
+    add(x, F_SPEND_HOUR, i, sp->usd_per_hour, "tier", tier, NULL);
+    add(x, F_SPEND_TODAY, i, sp->usd_today, "tier", tier, "quality", bt_quality_name(sp->today_q),
+        NULL);
+}
+
+/* Figure family k of route i (the figure table's series). */
+static void figure_series(struct expo *x, int i, int k)
+{
+    const struct bt_eval *e = &x->r->evals[i];
+    const struct bt_figure *f = &bt_figures[x->fig[k]];
+    const char *src = f->prom_source && f->source ? f->source(e) : NULL;
+    /* one side per number: the side each figure is of (issue 34) */
+    enum bt_side sd = bt_figure_side(f, e);
+    const char *side = sd < BT_SIDE_COUNT ? bt_side_name(sd) : "";
+    double v = bt_figure_value(f, e) / f->prom_scale;
+    if (f->prom_source)
+        add_fig(x, k, i, v, f->prom_source, src ? src : "", "side", side, NULL);
+    else
+        add_fig(x, k, i, v, "side", side, NULL);
+}
+
+static void quota_series(struct expo *x, int i)
+{
+    const struct bt_route *rt = &x->r->cfg->routes[i];
+    static const enum bt_quota_kind tpm_kinds[] = {BT_Q_TPM, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM};
+    for (size_t k = 0; k < BT_ARRAY_LEN(tpm_kinds); k++) {
+        const struct bt_quota *q = &rt->quota[tpm_kinds[k]];
+        const char *mb = bt_quota_match_name(rt->quota_match[tpm_kinds[k]]);
+        add(x, F_QUOTA, i, q->value, "kind", bt_quota_kind_name(tpm_kinds[k]), "source",
+            bt_quota_source_name(q->source), "code", q->code, "name", q->name, "matched_by",
+            mb ? mb : "", NULL);
+    }
+    const struct bt_quota *tpd = &rt->quota[BT_Q_TPD], *rpm = &rt->quota[BT_Q_RPM];
+    add(x, F_QUOTA_TPD, i, tpd->value, "source", bt_quota_source_name(tpd->source), "code",
+        tpd->code, "name", tpd->name, NULL);
+    add(x, F_QUOTA_RPM, i, rpm->value, "source", bt_quota_source_name(rpm->source), "code",
+        rpm->code, "name", rpm->name, NULL);
+}
+
+static void side_series(struct expo *x, int i)
+{
+    const struct bt_eval *e = &x->r->evals[i];
+    for (int k = 0; k < BT_SIDE_COUNT; k++)
+        if (e->side[k].applies)
+            add(x, F_SIDE_RATIO, i, e->side[k].pct / 100, "side", bt_side_name((enum bt_side)k),
+                "binding", (int)e->binding == k ? "true" : "false", "quality",
+                bt_quality_name(e->side[k].headroom_q), NULL);
+}
+
+static void warning_series(struct expo *x, int i)
+{
+    const struct bt_eval *e = &x->r->evals[i];
+    for (int w = 0; w < e->nwarn; w++) {
+        const struct bt_warning *wa = &e->warnings[w];
+        add(x, F_WARNING, i, 1, "code", bt_wcode_name(wa->code), "severity",
+            wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity), NULL);
+    }
+}
+
+static void age_series(struct expo *x, int i)
+{
+    const struct bt_eval *e = &x->r->evals[i];
+    if (e->minute) {
+        add(x, F_AGE, i, (double)(e->now - e->minute), "source", "cloudwatch", NULL);
+        add(x, F_DATA_TS, i, (double)e->minute, "source", "cloudwatch", NULL);
+    }
+    if (e->adm_minute) {
+        add(x, F_AGE, i, (double)(e->now - e->adm_minute), "source", "admission", NULL);
+        add(x, F_DATA_TS, i, (double)e->adm_minute, "source", "admission", NULL);
+    }
+}
+
+static void source_series(struct expo *x, int i)
+{
+    for (int s = 0; s < BT_SRC_COUNT; s++) {
+        const struct bt_source_status *st = bt_store_status_c(x->r->store, i, (enum bt_source)s);
+        const char *name = bt_source_name((enum bt_source)s);
+        if (st->last_ok)
+            add(x, F_LAST_OK, i, (double)st->last_ok, "source", name, NULL);
+        if (st->last_error && st->last_error >= st->last_ok)
+            add(x, F_LAST_ERR, i, (double)st->last_error, "source", name, NULL);
+    }
+}
+
+/* Route i's samples of the family being rendered. */
+static void route_family(struct expo *x, int i)
+{
+    const struct bt_eval *e = &x->r->evals[i];
+    const struct bt_route *rt = &x->r->cfg->routes[i];
+    if (x->fam < x->nfig) {
+        figure_series(x, i, x->fam);
+        return;
+    }
+    switch ((enum fam)(x->fam - x->nfig)) {
+    case F_QUOTA:
+    case F_QUOTA_TPD:
+    case F_QUOTA_RPM:
+        quota_series(x, i);
+        break;
+    case F_SIDE_RATIO:
+        side_series(x, i);
+        break;
+    case F_STATUS:
+        add(x, F_STATUS, i, bt_status_exit(e->status), NULL);
+        break;
+    case F_WARNING:
+        warning_series(x, i);
+        break;
+    case F_AGE:
+    case F_DATA_TS:
+        age_series(x, i);
+        break;
+    case F_LAST_OK:
+    case F_LAST_ERR:
+        source_series(x, i);
+        break;
+    case F_MAX_TOKENS:
+        add(x, F_MAX_TOKENS, i, e->max_tokens, NULL);
+        break;
+    case F_BURNDOWN:
+        if (!rt->burndown_source || strcmp(rt->burndown_source, "none") != 0) /* mantle: absent */
+            add(x, F_BURNDOWN, i, rt->burndown, "source",
+                rt->burndown_source ? rt->burndown_source : "default", NULL);
+        break;
+    case F_SPEND_HOUR:
+    case F_SPEND_TODAY:
+        spend_series(x, i);
+        break;
+    case F_SIGNAL:
+        route_signals(x, i);
+        break;
+    default: /* the poller's families */
+        break;
+    }
+}
+
+static void poller_series(struct expo *x)
+{
+    const struct bt_report *r = x->r;
+    const struct bt_api_cost *c = r->api;
+    if (c) {
+        add(x, F_METRICS, -1, (double)c->metrics_total, NULL);
+        for (int a = 0; a < c->napi; a++)
+            for (int o = 0; o < BT_API_NOUTCOMES; o++)
+                add(x, F_API, -1, (double)c->api[a].n[o], "api", c->api[a].api, "outcome",
+                    bt_api_outcome_name((enum bt_api_outcome)o), NULL);
+        double pm, pd, usd;
+        bt_api_cost_rates(c, r->now, &pm, &pd, &usd);
+        add(x, F_METRICS_MIN, -1, pm, NULL);
+        add(x, F_METRICS_DAY, -1, pd, NULL);
+        add(x, F_COST_DAY, -1, usd, NULL);
+    }
+    add(x, F_OVERALL, -1, bt_status_exit(r->status), NULL);
+    add(x, F_EVAL_TS, -1, (double)r->now, NULL);
+    add(x, F_BUILD, -1, 1, "version", BEDTOP_VERSION, NULL);
+}
 
 static void blocks_build(const struct bt_report *r, struct blocks *bl)
 {
@@ -328,84 +445,51 @@ static void blocks_build(const struct bt_report *r, struct blocks *bl)
     bl->tail_len = bl->b.len - bl->tail_at;
 }
 
-static void render_sample(const struct samples *ss, const struct blocks *bl,
-                          const struct sample *s, bool counter, struct bt_buf *b)
+/* One family after another, each after its HELP and TYPE: every shown route's
+ * samples of it in route order, then the poller's. Nothing is kept per sample; a
+ * family's samples are made only in its own pass (route_family), so each is made
+ * once. */
+static void render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out,
+                   const struct bt_expo_sink *sink)
 {
-    bt_buf_puts(b, fam_name(ss, s->fam));
-    if (counter)
-        bt_buf_puts(b, "_total");
-    bool first = true;
-    if (s->route >= 0) {
-        bt_buf_add(b, bl->b.buf + bl->at[s->route], bl->at[s->route + 1] - bl->at[s->route]);
-        first = false;
-    }
-    for (int k = 0; k < MAX_EXTRA && s->key[k]; k++) {
-        const char *v = s->val[k];
-        char cut[LABEL_MAX];
-        if (!v[0])
-            continue;
-        if (strlen(v) >= sizeof cut) { /* as long as a label value ever was */
-            bt_strlcpy(cut, v, sizeof cut);
-            v = cut;
+    struct expo x = {.r = r, .out = out, .sink = sink};
+    x.nfig = bt_figures_of(BT_FW_PROM, x.fig);
+    blocks_build(r, &x.bl);
+    int nfam = x.nfig + F_COUNT;
+    for (x.fam = 0; x.fam < nfam; x.fam++) {
+        const char *type = fam_type(&x, x.fam), *name = fam_name(&x, x.fam);
+        x.counter = !strcmp(type, "counter");
+        const char *suffix = x.counter && f == BT_EXPO_TEXT ? "_total" : "";
+        bt_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix,
+                      fam_help(&x, x.fam), name, suffix, type);
+        for (int i = 0; i < r->n; i++) {
+            if (!bt_report_shows(r, i)) /* check --route */
+                continue;
+            route_family(&x, i);
+            flush(&x, false);
         }
-        label(b, s->key[k], v, &first);
+        poller_series(&x);
     }
-    if (bl->tail_len) { /* its first label opens the braces when nothing else did */
-        size_t skip = first ? 1 : 0;
-        if (first)
-            bt_buf_putc(b, '{');
-        bt_buf_add(b, bl->b.buf + bl->tail_at + skip, bl->tail_len - skip);
-        first = false;
-    }
-    if (!first)
-        bt_buf_putc(b, '}');
-    value(b, s->v);
+    free(x.bl.at);
+    bt_buf_free(&x.bl.b);
+    bt_expo_shares(r, out);
+    if (f == BT_EXPO_OPENMETRICS)
+        bt_buf_puts(out, "# EOF\n");
+    flush(&x, true);
 }
 
 void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out)
 {
-    struct samples ss = {0};
-    ss.nfig = bt_figures_of(BT_FW_PROM, ss.fig);
-    for (int i = 0; i < r->n; i++)
-        if (bt_report_shows(r, i)) /* check --route */
-            route_series(r, i, &ss);
-    poller_series(r, &ss);
-    struct blocks bl = {0};
-    blocks_build(r, &bl);
-    /* one family's samples together, after its HELP and TYPE, in the order they were
-     * added: a counting sort by family (a pass over every sample per family was
-     * 40 passes over ~30 samples a route) */
-    int nfam = ss.nfig + F_COUNT;
-    size_t *start = bt_xcalloc((size_t)nfam + 1, sizeof *start);
-    size_t *order = bt_xmalloc((ss.n ? ss.n : 1) * sizeof *order);
-    for (size_t k = 0; k < ss.n; k++)
-        start[ss.s[k].fam + 1]++;
-    for (int fa = 0; fa < nfam; fa++)
-        start[fa + 1] += start[fa];
-    size_t *fill = bt_xmalloc(((size_t)nfam + 1) * sizeof *fill);
-    memcpy(fill, start, ((size_t)nfam + 1) * sizeof *fill);
-    for (size_t k = 0; k < ss.n; k++)
-        order[fill[ss.s[k].fam]++] = k;
-    free(fill);
-    /* a body of the size the last one had, at once (~10 kB a route) */
-    bt_buf_reserve(out, ss.n * 96 + 4096);
-    for (int fa = 0; fa < nfam; fa++) {
-        const char *type = fam_type(&ss, fa), *name = fam_name(&ss, fa);
-        bool counter = !strcmp(type, "counter");
-        const char *suffix = counter && f == BT_EXPO_TEXT ? "_total" : "";
-        bt_buf_printf(out, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix,
-                      fam_help(&ss, fa), name, suffix, type);
-        for (size_t k = start[fa]; k < start[fa + 1]; k++)
-            render_sample(&ss, &bl, &ss.s[order[k]], counter, out);
-    }
-    free(start);
-    free(order);
-    free(bl.at);
-    bt_buf_free(&bl.b);
-    bt_expo_shares(r, out);
-    if (f == BT_EXPO_OPENMETRICS)
-        bt_buf_puts(out, "# EOF\n");
-    free(ss.s);
+    render(r, f, out, NULL);
+}
+
+void bt_expo_render_to(const struct bt_report *r, enum bt_expo_format f,
+                       const struct bt_expo_sink *sink)
+{
+    struct bt_buf piece = {0};
+    bt_buf_reserve(&piece, EXPO_CHUNK + 4096);
+    render(r, f, &piece, sink);
+    bt_buf_free(&piece);
 }
 
 int64_t bt_expo_changes_at(const struct bt_report *r)

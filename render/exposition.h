@@ -33,6 +33,16 @@ enum bt_expo_format { BT_EXPO_TEXT, BT_EXPO_OPENMETRICS };
 
 /* Appends the exposition of report r (and of r->api, when set) to out. */
 void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_buf *out);
+/* Where a streamed render goes: write(arg, p, n) takes each piece in order (about
+ * 64 kB each); the pieces joined are what bt_expo_render appends. */
+struct bt_expo_sink {
+    void (*write)(void *arg, const char *p, size_t n);
+    void *arg;
+};
+/* The same bytes, handed to sink piece by piece as they are rendered: no body is
+ * built whole (serve gzips each piece as it comes, issue 38). */
+void bt_expo_render_to(const struct bt_report *r, enum bt_expo_format f,
+                       const struct bt_expo_sink *sink);
 /* bedtop_share_used_tokens_per_minute{group,by,name} of every quota group
  * shown (render/expo_shares.c): the config's share_top_n holders by team, project and
  * route, the rest summed as name="other". */

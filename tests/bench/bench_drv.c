@@ -231,9 +231,34 @@ static double cpu_s(void)
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* The peak so far forgotten (VmHWM starts again from VmRSS): the peak of one phase. */
+static void peak_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
 static long rss_kb(void)
 {
     return status_kb("VmRSS");
+}
+
+/* serve's gzip sink (app/cmd_serve.c gz_write): each rendered piece deflated as it
+ * comes, the plain bytes counted, not kept. */
+struct scale_sink {
+    struct bt_gzip *z;
+    struct bt_buf *out;
+    size_t *plain;
+};
+
+static void scale_write(void *arg, const char *p, size_t n)
+{
+    struct scale_sink *k = arg;
+    *k->plain += n;
+    bt_gzip_write(k->z, p, n, k->out);
 }
 
 static int do_scale(const char *conf, const char *url, int polls)
@@ -258,8 +283,10 @@ static int do_scale(const char *conf, const char *url, int polls)
     void *inst[2];
     for (int i = 0; i < 2; i++)
         inst[i] = ops[i]->create(&ctx);
-    struct bt_buf body[2] = {{0}, {0}};
+    struct bt_buf gz = {0};
+    size_t plain = 0;
     int known = 0;
+    long peak_all = peak_kb(); /* each phase's peak is read, then forgotten: the run's is their largest */
     double start_cpu = cpu_s() - c0, start_wall = now_s() - w0;
     int64_t t = (int64_t)time(NULL) / 60 * 60 + 10;
     printf("{\"routes\":%d,\"start_cpu_s\":%.4f,\"start_wall_s\":%.4f,\"polls\":[", cfg.nroutes,
@@ -268,6 +295,7 @@ static int do_scale(const char *conf, const char *url, int polls)
         unsigned long before = bt_cloudwatch_requests(inst[0]) + bt_quotas_requests(inst[1]);
         double c = cpu_s(), w = now_s();
         int64_t now = t + p * 60;
+        peak_reset();
         for (int i = 0; i < 2; i++)
             if (inst[i])
                 ops[i]->tick(inst[i], now);
@@ -279,32 +307,39 @@ static int do_scale(const char *conf, const char *url, int polls)
                 break;
             bt_http_poll(http, 100, -1, NULL);
         }
+        long poll_peak = peak_kb();
+        peak_all = poll_peak > peak_all ? poll_peak : peak_all;
+        peak_reset();
         /* what serve does with each poll that Prometheus scrapes (app/cmd_serve.c
-         * serve_body): OpenMetrics rendered, then gzipped, both kept until the next
-         * evaluation, the report freed */
+         * serve_body): OpenMetrics rendered and gzipped piece by piece, the gzip kept
+         * until the next evaluation, the report freed */
         struct bt_report rep;
         bt_report_build(&rep, &cfg, &store, now);
         rep.mode = "live";
-        for (int f = 0; f < 2; f++)
-            bt_buf_free(&body[f]);
-        bt_expo_render(&rep, BT_EXPO_OPENMETRICS, &body[0]);
-        bt_gzip(body[0].buf, body[0].len, &body[1]);
+        bt_buf_free(&gz);
+        plain = 0;
+        struct scale_sink k = {.z = bt_gzip_new(), .out = &gz, .plain = &plain};
+        struct bt_expo_sink sink = {.write = scale_write, .arg = &k};
+        bt_expo_render_to(&rep, BT_EXPO_OPENMETRICS, &sink);
+        bt_gzip_end(k.z, &gz);
         known = 0;
         for (int r = 0; r < cfg.nroutes; r++)
             known += !isnan(rep.evals[r].quota) && !isnan(rep.evals[r].settled);
         bt_report_free(&rep);
-        printf("%s{\"now\":%lld,\"cpu_s\":%.4f,\"wall_s\":%.4f,\"requests\":%lu}", p ? "," : "",
+        printf("%s{\"now\":%lld,\"cpu_s\":%.4f,\"wall_s\":%.4f,\"requests\":%lu,"
+               "\"poll_peak_kb\":%ld,\"render_peak_kb\":%ld}", p ? "," : "",
                (long long)now, cpu_s() - c, now_s() - w,
-               bt_cloudwatch_requests(inst[0]) + bt_quotas_requests(inst[1]) - before);
+               bt_cloudwatch_requests(inst[0]) + bt_quotas_requests(inst[1]) - before, poll_peak,
+               peak_kb());
+        peak_all = peak_kb() > peak_all ? peak_kb() : peak_all;
     }
     int nser = 0;
     size_t sb = store_bytes(&store, &nser);
     long rss = rss_kb();
-    printf("],\"body_bytes\":%zu,\"rss_kb\":%ld,\"rss_start_kb\":%ld,\"peak_kb\":%ld,\"store_bytes\":%zu,"
+    printf("],\"body_bytes\":%zu,\"plain_bytes\":%zu,\"rss_kb\":%ld,\"rss_start_kb\":%ld,\"peak_kb\":%ld,\"store_bytes\":%zu,"
            "\"series\":%d,\"samples\":%llu,\"routes_with_quota_and_usage\":%d}\n",
-           body[0].len + body[1].len, rss, rss0, peak_kb(), sb, nser, (unsigned long long)store.nsamples, known);
-    for (int f = 0; f < 2; f++)
-        bt_buf_free(&body[f]);
+           gz.len, plain, rss, rss0, peak_all, sb, nser, (unsigned long long)store.nsamples, known);
+    bt_buf_free(&gz);
     for (int i = 0; i < 2; i++)
         if (inst[i])
             ops[i]->destroy(inst[i]);

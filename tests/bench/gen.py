@@ -11,9 +11,11 @@
       Values follow a daily cycle with noise, deterministic for a seed; --flap puts every
       route near its quota one minute and well under it the next (an event log that
       changes every minute).
-  gen.py config OUT --routes N [--no-quota]
+  gen.py config OUT --routes N [--no-quota | --quota-routes K]
       A bedtop config with N runtime routes in us-east-1 (distinct model IDs);
-      --no-quota: no quota_tpm, so each route's quota comes from Service Quotas.
+      --no-quota: no quota_tpm, so each route's quota comes from Service Quotas;
+      --quota-routes K: quota_tpm on the first K routes only (the fleet bench's shape
+      against the stub, whose Service Quotas list the first half).
   gen.py scenario OUT --routes N [--now EPOCH] [--minutes M]
       A fake_aws.py scenario serving the 14 CloudWatch metrics of every route of
       `config` for the M minutes before now, plus applied quotas for some routes.
@@ -174,7 +176,7 @@ def config(a):
     for i in range(a.routes):
         model = route_model(0 if a.one_model else i)[0]
         lines += ["[route r%03d]" % i, "model = %s" % model, "max_tokens = 1024"]
-        if not a.no_quota:
+        if not a.no_quota and (a.quota_routes is None or i < a.quota_routes):
             lines.append("quota_tpm = %d" % [400000, 1000000, 2000000, 4000000][i % 4])
         lines.append("")
     with open(a.out, "w") as f:
@@ -222,6 +224,7 @@ def main():
     p.add_argument("out")
     p.add_argument("--routes", type=int, default=50)
     p.add_argument("--no-quota", action="store_true")
+    p.add_argument("--quota-routes", type=int, default=None)
     p.add_argument("--one-model", action="store_true", help="every route on one model (one quota group)")
     p = sub.add_parser("scenario")
     p.add_argument("out")

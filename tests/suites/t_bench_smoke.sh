@@ -113,6 +113,17 @@ for f in "export: 4 h x 20 routes, CSV (CPU)" "export growth: 4 h against 0.5 h,
          "export growth: 4 h against 0.5 h, JSON (CPU)" "export: peak resident memory (4 h x 20 routes)"; do
     check "bench prints '$f'" grep -qF "$f" "$TMP/export.out"
 done
+check "bench prints 'fleet, 40 routes: peak memory per route'" \
+    grep -qF "fleet, 40 routes: peak memory per route" "$TMP/bench.out"
+# the busy fleet's API cost (issue 38): 40 routes, an hour of polls against the stub
+python3 "$BEDTOP_SRCDIR/tests/bench/bench.py" --bedtop "$BEDTOP" --drv "$DRV" --smoke --runs 1 \
+    --only busy >"$TMP/busy.out" 2>&1
+rc=$?
+check "bench.py --smoke --only busy exits 0 ($rc)" test "$rc" -eq 0
+for f in "API cost, busy fleet of 40 (the fleet bench's shape): metrics per route-hour" \
+         "API cost, busy fleet of 40: minutes fetched again once settled: 0 minutes"; do
+    check "bench prints '$f'" grep -qF "$f" "$TMP/busy.out"
+done
 python3 "$BEDTOP_SRCDIR/tests/bench/bench.py" --bedtop "$BEDTOP" --drv "$DRV" --smoke --runs 1 \
     --only discover >"$TMP/discover.out" 2>&1
 rc=$?

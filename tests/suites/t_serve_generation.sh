@@ -63,4 +63,24 @@ check "two OpenMetrics scrapes 1.1 s apart with no poll between them" \
 expect_eq "OpenMetrics: the same ETag a second later" "$(hdr "$TMP/b.h" ETag)" "$(hdr "$TMP/a.h" ETag)"
 check "... the same bytes" cmp -s "$TMP/a.body" "$TMP/b.body"
 check "serve said nothing of an error" bash -c "! grep -qi 'error\|fail' '$TMP/serve.err'"
+
+# Issue 38: a generation's first gzip scrape is rendered straight into its gzip (the
+# plain body is never built whole); a plain scrape of the same evaluation afterwards is
+# that gzip inflated: the same bytes, the same evaluation's tag. serve --demo-at stands
+# still, so every scrape here is one evaluation.
+DP=$(free_port)
+"$BEDTOP" serve --demo --demo-at 13 --listen "127.0.0.1:$DP" >/dev/null 2>"$TMP/demo.err" &
+DEMO_PID=$!
+CLEANUP+=("kill $DEMO_PID")
+D="http://127.0.0.1:$DP/metrics"
+for _ in $(seq 1 100); do curl -s -m 5 -o /dev/null -f "http://127.0.0.1:$DP/healthz" && break; sleep 0.1; done
+OM="Accept: application/openmetrics-text; version=1.0.0"
+curl -s -m 10 -D "$TMP/g.h" -o "$TMP/g.gz" -H "$OM" -H "Accept-Encoding: gzip" "$D"
+curl -s -m 10 -D "$TMP/p.h" -o "$TMP/p.body" -H "$OM" "$D"
+expect_eq "gzip first: the answer is gzip-coded" "$(hdr "$TMP/g.h" Content-Encoding)" "gzip"
+check "... a plain scrape after it is that gzip inflated, byte for byte" \
+    bash -c "gzip -dc '$TMP/g.gz' | cmp -s - '$TMP/p.body'"
+check "... a whole OpenMetrics body (# EOF last)" bash -c "tail -1 '$TMP/p.body' | grep -q '^# EOF'"
+G=$(hdr "$TMP/g.h" ETag); P=$(hdr "$TMP/p.h" ETag)
+expect_eq "... of the same evaluation: its tag is the gzip's without -gz" "${G/-gz\"/\"}" "$P"
 finish

@@ -68,8 +68,19 @@ int main(void)
     int near = route(&f, "near", "m.near", 1000000);
     /* throttled: calm figures, but 2 throttles at 10:20, ten minutes before now */
     int thr = route(&f, "thr", "m.thr", 1000000);
-    /* unknown: no quota, so no headroom to be far from */
+    /* no limit: no quota on any side, so no headroom the per-minute figures could show
+     * shrinking: calm like "calm" (its throttles, asked every poll, would bring it back);
+     * the same with a throttle 10 minutes ago: throttled */
     int unk = route(&f, "unk", "m.unk", NAN);
+    int unkthr = route(&f, "unkthr", "m.unkthr", NAN);
+    /* unknown: a quota, but CloudWatch never answered for it (no good poll: no minute to
+     * evaluate, not idle): its headroom is not known */
+    int nodata = route(&f, "nodata", "m.nodata", 1000000);
+    /* bound: calm figures but no latency, so calls in flight are unknown and used is an
+     * upper bound: every reservation of the minute, 10 x (5,000 / 10 + 1,000) = 15,000
+     * (above the settled 5,000 + 500 x burndown): headroom at least 98.5 %, a lower
+     * bound that is still far from the 50 % line: calm */
+    int bound = route(&f, "bound", "m.bound", 1000000);
     /* rising: 10 calls a minute until 10:24, then 40: 10 at 10:23, 40 at the evaluated
      * 10:27, growth (40 - 10) / 10 = 3 over 5 minutes */
     int rise = route(&f, "rise", "m.rise", 1000000);
@@ -80,6 +91,8 @@ int main(void)
     bt_config_finish(&f.cfg);
     bt_store_init(&f.st, f.cfg.nroutes, 1440);
     for (int r = 0; r < f.cfg.nroutes; r++) {
+        if (r == nodata)
+            continue;
         struct bt_event ev = {.t = NOW, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH};
         bt_model_event(&f.st, f.cfg.routes, &ev);
     }
@@ -88,6 +101,14 @@ int main(void)
     steady(&f, thr, 10, 5000);
     put(&f, thr, BT_SIG_THROTTLES, T0 + 1200, 2);
     steady(&f, unk, 10, 5000);
+    steady(&f, unkthr, 10, 5000);
+    put(&f, unkthr, BT_SIG_THROTTLES, T0 + 1200, 2);
+    for (int64_t m = T0; m < NOW; m += 60) {
+        put(&f, bound, BT_SIG_INVOCATIONS, m, 10);
+        put(&f, bound, BT_SIG_INPUT_TOKENS, m, 5000);
+        put(&f, bound, BT_SIG_OUTPUT_TOKENS, m, 500);
+        put(&f, bound, BT_SIG_THROTTLES, m, 0);
+    }
     steady(&f, rise, 10, 5000);
     for (int64_t m = T0 + 1500; m < NOW; m += 60)
         put(&f, rise, BT_SIG_INVOCATIONS, m, 40);
@@ -107,15 +128,28 @@ int main(void)
     /* the same throttle 16 minutes before now is outside the 15-minute look-back */
     OK(bt_cadence_rule(&f.cfg, &f.st, &ev[thr], NOW + 360) != BT_CAD_THROTTLED,
        "a throttle 16 minutes ago no longer counts");
-    OK(bt_cadence_rule(&f.cfg, &f.st, &ev[unk], NOW) == BT_CAD_UNKNOWN,
-       "no quota, no known headroom: every minute, unknown");
+    OK(bt_cadence_rule(&f.cfg, &f.st, &ev[unk], NOW) == BT_CAD_CALM,
+       "no limit known on any side, steady, never throttled: calm (%s)",
+       bt_cadence_why_name(bt_cadence_rule(&f.cfg, &f.st, &ev[unk], NOW)));
+    OK(bt_cadence_rule(&f.cfg, &f.st, &ev[unkthr], NOW) == BT_CAD_THROTTLED,
+       "no limit known and a throttle 10 minutes ago: every minute, throttled");
+    OK(bt_cadence_rule(&f.cfg, &f.st, &ev[nodata], NOW) == BT_CAD_UNKNOWN,
+       "a quota but no minute to evaluate: every minute, unknown (%s)",
+       bt_cadence_why_name(bt_cadence_rule(&f.cfg, &f.st, &ev[nodata], NOW)));
+    OK(ev[bound].headroom_q == BT_QL_LOWER && ev[bound].headroom_pct > 90 &&
+           bt_cadence_rule(&f.cfg, &f.st, &ev[bound], NOW) == BT_CAD_CALM,
+       "headroom at least %.1f %% (a lower bound, %s): calm (%s)", ev[bound].headroom_pct,
+       bt_quality_name(ev[bound].headroom_q),
+       bt_cadence_why_name(bt_cadence_rule(&f.cfg, &f.st, &ev[bound], NOW)));
     OK(bt_cadence_rule(&f.cfg, &f.st, &ev[rise], NOW) == BT_CAD_RISING,
        "calls x4 in 5 minutes: every minute, rising");
     bool *slow = bt_xcalloc((size_t)f.cfg.nroutes, sizeof *slow);
     int n = bt_cadence_all(&f.cfg, &f.st, ev, NOW, slow);
-    OK(slow[calm] && !slow[near] && !slow[thr] && !slow[unk] && !slow[rise],
+    OK(slow[calm] && !slow[near] && !slow[thr] && slow[unk] && !slow[unkthr] && !slow[nodata] &&
+           slow[bound] && !slow[rise],
        "bt_cadence_all agrees with the rule per route");
-    OK(ev[sa].group_leader == ev[sb].group_leader && !slow[sa] && !slow[sb] && n == 1,
+    /* slow: calm, unk, bound */
+    OK(ev[sa].group_leader == ev[sb].group_leader && !slow[sa] && !slow[sb] && n == 3,
        "a calm route on a quota with a busy member is asked every minute with it (%d slow)", n);
     /* stale: the last good poll 10 minutes before now (over 5 minutes + one interval) */
     bt_eval_all(&f.cfg, &f.st, NOW + 600, ev);

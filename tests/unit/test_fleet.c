@@ -536,12 +536,112 @@ static void test_url_redact(void)
     OK(!strcmp(out, "http://127.0.0.1:9090"), "break 6: a URL without credentials unchanged");
 }
 
+/* A streamed render's pieces (serve gzips each as it comes, issue 38). */
+struct pieces {
+    struct bt_buf joined, gz;
+    struct bt_gzip *z;
+    int n;
+    size_t largest;
+};
+
+static void piece(void *arg, const char *p, size_t n)
+{
+    struct pieces *k = arg;
+    k->n++;
+    if (n > k->largest)
+        k->largest = n;
+    bt_buf_add(&k->joined, p, n);
+    bt_gzip_write(k->z, p, n, &k->gz);
+}
+
+/* Issue 38: serve renders a new generation piece by piece into its gzip, never the
+ * whole plain body. 100 routes, each with a minute of usage: the body is ~5 kB a route
+ * (~520 kB), so it comes in pieces of about 64 kB (at least 7), which joined are the
+ * bytes bt_expo_render appends, in both formats; the gzip made of them inflates to
+ * those bytes (bt_gunzip, and zlib itself), and a cut or damaged gzip does not. */
+static void test_streamed(void)
+{
+    struct bt_config cfg;
+    struct bt_store st;
+    bt_config_init(&cfg);
+    for (int i = 0; i < 100; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%03d", i);
+        int r = bt_config_add_route(&cfg, name);
+        struct bt_route *rt = &cfg.routes[r];
+        snprintf(rt->model, sizeof rt->model, "anthropic.claude-3-haiku-20240307-v1:0-s%d", i);
+        bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+        rt->max_tokens = 500;
+        rt->quota[BT_Q_TPM].value = 1000000;
+        rt->quota[BT_Q_TPM].source = BT_QS_CONFIG;
+    }
+    bt_config_finish(&cfg);
+    bt_store_init(&st, cfg.nroutes, 1440);
+    bt_store_bind_routes(&st, cfg.routes);
+    const int64_t now = T0 + 600, m = T0 + 420;
+    for (int i = 0; i < cfg.nroutes; i++) {
+        struct bt_event ok = {.t = now, .type = BT_EV_OK, .route = i, .source = BT_SRC_CLOUDWATCH};
+        bt_model_event(&st, cfg.routes, &ok);
+        struct bt_sample a = {m, i, BT_SIG_INVOCATIONS, 10 + i}, b = {m, i, BT_SIG_INPUT_TOKENS, 1000.0 * i};
+        bt_store_add(&st, &a, now - 20);
+        bt_store_add(&st, &b, now - 20);
+    }
+    struct bt_report rep;
+    bt_report_build(&rep, &cfg, &st, now);
+    for (int f = 0; f < 2; f++) {
+        enum bt_expo_format fmt = f ? BT_EXPO_OPENMETRICS : BT_EXPO_TEXT;
+        struct bt_buf whole = {0}, back = {0};
+        bt_expo_render(&rep, fmt, &whole);
+        struct pieces k = {.z = bt_gzip_new()};
+        struct bt_expo_sink sink = {.write = piece, .arg = &k};
+        bt_expo_render_to(&rep, fmt, &sink);
+        OK(bt_gzip_end(k.z, &k.gz), "%s: the streamed gzip ends", f ? "openmetrics" : "text");
+        OK(whole.len > 400 * 1024 && k.n >= 7 && k.largest < 80 * 1024,
+           "%s: %zu bytes in %d pieces, the largest %zu bytes", f ? "openmetrics" : "text",
+           whole.len, k.n, k.largest);
+        OK(k.joined.len == whole.len && !memcmp(k.joined.buf, whole.buf, whole.len),
+           "%s: the pieces joined are bt_expo_render's bytes", f ? "openmetrics" : "text");
+        OK(bt_gunzip(k.gz.buf, k.gz.len, &back) && back.len == whole.len &&
+               !memcmp(back.buf, whole.buf, whole.len),
+           "%s: the streamed gzip (%zu bytes) inflates to them", f ? "openmetrics" : "text", k.gz.len);
+        /* zlib's own reader agrees (not only bedtop's inflate) */
+        char *z = malloc(whole.len + 1);
+        z_stream s;
+        memset(&s, 0, sizeof s);
+        inflateInit2(&s, 15 + 16);
+        s.next_in = (Bytef *)k.gz.buf;
+        s.avail_in = (uInt)k.gz.len;
+        s.next_out = (Bytef *)z;
+        s.avail_out = (uInt)whole.len + 1;
+        int r = inflate(&s, Z_FINISH);
+        OK(r == Z_STREAM_END && s.total_out == whole.len && !memcmp(z, whole.buf, whole.len),
+           "%s: zlib inflates the streamed gzip to the same bytes", f ? "openmetrics" : "text");
+        inflateEnd(&s);
+        free(z);
+        bt_buf_reset(&back);
+        OK(!bt_gunzip(k.gz.buf, k.gz.len - 9, &back), "a cut gzip does not inflate");
+        bt_buf_reset(&back);
+        k.gz.buf[k.gz.len / 2] ^= 0x55;
+        OK(!bt_gunzip(k.gz.buf, k.gz.len, &back), "a damaged gzip does not inflate");
+        bt_buf_reset(&back);
+        OK(!bt_gunzip("", 0, &back) && !bt_gunzip("not gzip", 8, &back), "nothing, or not gzip: false");
+        bt_buf_free(&back);
+        bt_buf_free(&whole);
+        bt_buf_free(&k.joined);
+        bt_buf_free(&k.gz);
+    }
+    bt_report_free(&rep);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+}
+
 int main(void)
 {
     test_cost();
     test_negotiation();
     test_conditional();
     test_round_trip();
+    test_streamed();
     test_changes_at();
     test_source_hostile();
     test_url_redact();
