@@ -28,13 +28,67 @@
 #include "core/util.h"
 #include "io/recfile.h"
 
+/* The options of replay and export: both read a recording (FILE), each takes those its
+ * entry names. */
+struct replay_opts {
+    APP_OPTS_COMMON;
+    const char *format;
+    const char *at;                     /* replay --at MINUTE: print that minute's report */
+    const char *unknown_as;             /* replay --at: how an unknown route counts (NULL: warn) */
+    const char *since, *from, *to;      /* export: the window (--since: of --source) */
+    const char *output;                 /* export: write here (0600) instead of stdout */
+    const char *routes[APP_MAX_ROUTES]; /* --route, repeatable; none: every route */
+    int nroutes;
+    bool wide;
+};
+
+APP_CMD_EXEC(cmd_replay, struct replay_opts)
+static const struct bt_cmd_opt replay_options[] = {
+    BT_OPT_STR("format", struct replay_opts, format),
+    BT_OPT_STR("theme", struct replay_opts, theme),
+    BT_OPT_FLAG("no-color", struct replay_opts, no_color),
+    BT_OPT_FLAG("ascii", struct replay_opts, ascii),
+    BT_OPT_STR("at", struct replay_opts, at),
+    BT_OPT_LIST("route", struct replay_opts, routes, nroutes),
+    BT_OPT_FLAG("wide", struct replay_opts, wide),
+    BT_OPT_STR("unknown-as", struct replay_opts, unknown_as),
+};
+const struct bt_cmd_entry bt_cmd_replay_entry = {
+    .name = "replay",
+    .usage = "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]",
+    .summary = "opens a recording in the dashboard with time controls; --at MINUTE prints\n"
+               "the report of that data minute instead, with check's exit codes",
+    .opts = replay_options, .nopts = BT_ARRAY_LEN(replay_options),
+    .size = sizeof(struct replay_opts), .exec = cmd_replay_exec,
+};
+
+APP_CMD_EXEC(cmd_export, struct replay_opts)
+static const struct bt_cmd_opt export_options[] = {
+    BT_OPT_STR("config", struct replay_opts, config),
+    APP_OPTS_SOURCE(struct replay_opts),
+    BT_OPT_STR("format", struct replay_opts, format),
+    BT_OPT_STR("since", struct replay_opts, since),
+    BT_OPT_STR("from", struct replay_opts, from),
+    BT_OPT_STR("to", struct replay_opts, to),
+    BT_OPT_LIST("route", struct replay_opts, routes, nroutes),
+    BT_OPT_STR("output", struct replay_opts, output),
+};
+const struct bt_cmd_entry bt_cmd_export_entry = {
+    .name = "export",
+    .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]",
+    .summary = "writes one row per route and data minute of a recording, as CSV or JSON\n"
+               "(--source: of the series read from Prometheus instead)",
+    .opts = export_options, .nopts = BT_ARRAY_LEN(export_options),
+    .size = sizeof(struct replay_opts), .exec = cmd_export_exec,
+};
+
 static void replay_warn(void *arg, const char *msg)
 {
     (void)arg;
     bt_err("%s", msg);
 }
 
-static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd)
+static bool open_recording(struct replay_opts *o, struct bt_replay *rp, const char *cmd)
 {
     char err[4608]; /* the whole path and reason, never cut */
     if (!o->file) {
@@ -95,7 +149,7 @@ static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const str
 
 /* replay --at T: the screen as it was when data minute T was the newest complete
  * one, the same moment as export's row of T (core/dataminute.h). */
-static int replay_print(struct opts *o, struct bt_replay *rp)
+static int replay_print(struct replay_opts *o, struct bt_replay *rp)
 {
     enum bt_format fmt = BT_FMT_TEXT;
     if (o->format && !bt_format_parse(o->format, &fmt)) {
@@ -118,7 +172,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
         return 3;
     }
     bool *keep = NULL;
-    if (!app_select_routes(o, &rp->cfg, &keep))
+    if (!app_select_routes(o->routes, o->nroutes, &rp->cfg, &keep))
         return 3;
     /* JSON carries minute T's markers and events, as export's row of T does (the log
      * of that minute alone: it moves the replay, which is sought after) */
@@ -131,7 +185,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     bt_replay_seek(rp, t);
     struct bt_report rep;
     bt_report_build(&rep, &rp->cfg, &rp->store, t);
-    bt_report_select(&rep, keep, app_unknown_as(o));
+    bt_report_select(&rep, keep, app_unknown_as(o->unknown_as));
     bt_report_decide(&rep); /* as check: the forecast and the observed ceiling */
     rep.mode = "replay";
     rep.recorded_mode = rp->mode; /* compared or JSON-escaped, never printed raw */
@@ -165,7 +219,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     return rc;
 }
 
-int cmd_replay(struct opts *o)
+static int cmd_replay(struct replay_opts *o)
 {
     if (!o->at && (o->format || o->wide || o->unknown_as || o->nroutes)) {
         bt_err("replay: --format, --wide, --route and --unknown-as need --at MINUTE (they "
@@ -179,7 +233,7 @@ int cmd_replay(struct opts *o)
     if (o->at)
         rc = replay_print(o, &rp);
     else
-        rc = replay_view_run(o, &rp);
+        rc = replay_view_run(&o->common, &rp);
     bt_replay_free(&rp);
     return rc;
 }
@@ -355,7 +409,7 @@ static void pending_flush(struct export_pending *p, struct bt_buf *heads, struct
     }
 }
 
-int cmd_export(struct opts *o)
+static int cmd_export(struct replay_opts *o)
 {
     bool csv;
     if (!o->format || !strcmp(o->format, "csv"))
@@ -368,7 +422,7 @@ int cmd_export(struct opts *o)
     }
     /* --source: the window read from Prometheus into a private recording first,
      * then exported as any recording is (one path, one set of numbers) */
-    struct opts src;
+    struct replay_opts src;
     char dir[] = "/tmp/bedtop-export.XXXXXX", path[64] = "";
     if (!o->source && (o->config || o->since)) {
         bt_err("export: --%s applies to export --source only (a recording carries its routes "
@@ -391,7 +445,8 @@ int cmd_export(struct opts *o)
         snprintf(path, sizeof path, "%s/window.rec", dir);
         src = *o;
         src.file = path;
-        int rc = cmd_record_backfill(&src);
+        int rc = cmd_record_backfill(&(struct record_opts){.common = src.common, .since = src.since,
+                                                           .from = src.from, .to = src.to});
         src.from = src.to = src.since = NULL; /* the recording is the window */
         o = &src;
         if (rc) {
@@ -435,7 +490,7 @@ int cmd_export(struct opts *o)
         from = first;
     if (to > last)
         to = last;
-    if (!app_select_routes(o, &rp.cfg, &keep))
+    if (!app_select_routes(o->routes, o->nroutes, &rp.cfg, &keep))
         goto out;
     struct app_output w;
     if (!app_output_open(&w, o->output))

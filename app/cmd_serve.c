@@ -25,6 +25,33 @@
 #include "render/report.h"
 #include "core/util.h"
 
+struct serve_opts {
+    APP_OPTS_COMMON;
+    const char *listen;  /* ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */
+    const char *replica; /* the replica label of every series (an HA pair), NULL none */
+    const char *record;  /* --record FILE: record what is polled */
+};
+
+APP_CMD_EXEC(cmd_serve, struct serve_opts)
+static const struct bt_cmd_opt serve_options[] = {
+    BT_OPT_STR("config", struct serve_opts, config),
+    APP_OPTS_AWS(struct serve_opts),
+    BT_OPT_NUM("interval", struct serve_opts, interval),
+    BT_OPT_STR("admission", struct serve_opts, admission),
+    BT_OPT_STR("listen", struct serve_opts, listen),
+    BT_OPT_STR("replica", struct serve_opts, replica),
+    APP_OPTS_DEMO(struct serve_opts),
+    BT_OPT_STR("record", struct serve_opts, record),
+};
+const struct bt_cmd_entry bt_cmd_serve_entry = {
+    .name = "serve",
+    .usage = "serve [--listen ADDR:PORT] [--replica NAME] [--record FILE]",
+    .summary = "the headless poller for a fleet: GET /metrics answers every route's\n"
+               "headroom in the Prometheus exposition format",
+    .opts = serve_options, .nopts = BT_ARRAY_LEN(serve_options),
+    .size = sizeof(struct serve_opts), .exec = cmd_serve_exec,
+};
+
 /* One evaluation's exposition in one format: rendered at the evaluation,
  * gzipped at most once (for the first scrape that asks), shared with every
  * connection that sends it (net/httpd.h bt_httpd_body: no copy per scrape). */
@@ -34,7 +61,7 @@ struct serve_body {
 };
 
 struct serve {
-    struct opts *o;
+    struct serve_opts *o;
     struct app apps[2];      /* the running one and the one a reload builds */
     struct app *a;
     struct bt_httpd *httpd;
@@ -268,7 +295,7 @@ static int start_app(struct serve *s, struct app *a)
     int64_t start;
     s->o->api_cost = &s->cost;
     s->o->serve = true;
-    int rc = app_init_live(a, s->o, record_path(s, path, sizeof path), &start);
+    int rc = app_init_live(a, &s->o->common, record_path(s, path, sizeof path), &start);
     if (rc)
         return rc;
     wire_app(s, a);
@@ -279,7 +306,7 @@ static int start_app(struct serve *s, struct app *a)
 static void reload_swap(struct serve *s, struct app *next)
 {
     char path[1100];
-    int64_t start = s->o->demo ? app_demo_now(s->o, 0) : (int64_t)time(NULL);
+    int64_t start = s->o->demo ? app_demo_now(&s->o->common, 0) : (int64_t)time(NULL);
     bool ok = app_init_start(next, (double)start) == 0;
     if (!ok)
         app_free(next);
@@ -326,7 +353,7 @@ static void reload_begin(struct serve *s)
     s->reloads++;
     s->o->api_cost = &s->cost;
     s->o->serve = true;
-    if (app_init_config(next, s->o, BT_MODE_LIVE) != 0) {
+    if (app_init_config(next, &s->o->common, BT_MODE_LIVE) != 0) {
         app_free(next);
         bt_err("serve: config reload failed (above); still serving the previous config");
         return;
@@ -394,7 +421,7 @@ static bool valid_replica(const char *r)
                                         "0123456789._-") == n;
 }
 
-int cmd_serve(struct opts *o)
+static int cmd_serve(struct serve_opts *o)
 {
     if (o->file) {
         bt_err("serve: unexpected argument '%s'; serve takes options only (--listen ADDR:PORT)",
