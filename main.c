@@ -17,12 +17,6 @@ static const struct bt_cmd_entry *const commands[] = {
     &bt_cmd_serve_entry, &bt_cmd_report_entry, &bt_cmd_plan_entry,
 };
 
-enum { O_PROFILE = 256, O_REGION, O_ENDPOINT, O_ADMISSION, O_DEMO, O_DEMO_SPEED, O_DEMO_AT,
-       O_THEME, O_NO_COLOR, O_ASCII, O_RECORD, O_FROM, O_TO, O_SINCE, O_AT, O_ROUTE,
-       O_DURATION, O_WIDE, O_BY, O_UNKNOWN_AS, O_LISTEN, O_SOURCE, O_MATCH, O_MARGIN, O_PNG,
-       O_MAX_TOKENS, O_CONCURRENCY, O_TRAFFIC, O_RETRIES_OFF, O_TIER, O_LIMITS, O_REPLAY, O_BELL, O_STATE, O_NO_STATE,
-       O_REPLICA };
-
 /* -o/--output names a FILE: one named like a format is the AWS CLI's --output json|text|
  * table habit (bedtop's --format), almost never a file wanted. */
 static bool output_is_file(const char *arg)
@@ -64,14 +58,14 @@ static const struct opt_def opt_defs[] = {
     {.o = {.name = "config", .has_arg = required_argument, .val = 'c'}, .type = BT_OPT_T_STR,
      .shown = "--config FILE",
      .help = "config file (default $XDG_CONFIG_HOME/bedtop/config)"},
-    {.o = {.name = "profile", .has_arg = required_argument, .val = O_PROFILE}, .type = BT_OPT_T_STR,
+    {.o = {.name = "profile", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--profile NAME",
      .help = "AWS profile (as the AWS CLI)"},
-    {.o = {.name = "region", .has_arg = required_argument, .val = O_REGION}, .type = BT_OPT_T_STR,
+    {.o = {.name = "region", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .valid = bt_config_valid_region, .bad = "--region: '%s' is not an AWS Region; use a name like us-east-1",
      .shown = "--region R",
      .help = "AWS Region (else AWS_REGION, the profile, the config)"},
-    {.o = {.name = "endpoint-url", .has_arg = required_argument, .val = O_ENDPOINT}, .type = BT_OPT_T_STR,
+    {.o = {.name = "endpoint-url", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--endpoint-url URL",
      .help = "override the AWS endpoints (testing, VPC endpoints)"},
     {.o = {.name = "interval", .has_arg = required_argument, .val = 'i'}, .type = BT_OPT_T_NUM,
@@ -79,20 +73,20 @@ static const struct opt_def opt_defs[] = {
      .bad = "--interval: '%s' is not a duration of at least 1 s; use e.g. 60, 90s, 5m",
      .shown = "--interval S",
      .help = "dashboard, record, serve: seconds between polls (60)"},
-    {.o = {.name = "admission", .has_arg = required_argument, .val = O_ADMISSION}, .type = BT_OPT_T_STR,
+    {.o = {.name = "admission", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--admission URL",
      .help = "admission-controller counters (Prometheus text/JSON)"},
-    {.o = {.name = "source", .has_arg = required_argument, .val = O_SOURCE}, .type = BT_OPT_T_STR,
+    {.o = {.name = "source", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--source URL",
      .help = "dashboard, check, record, export: bedtop's own series\n"
              "from prometheus+http://HOST:PORT, not from AWS"},
-    {.o = {.name = "match", .has_arg = required_argument, .val = O_MATCH}, .type = BT_OPT_T_STR,
+    {.o = {.name = "match", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--match M",
      .help = "--source: label matchers, e.g. 'region=\"us-east-1\"'"},
-    {.o = {.name = "listen", .has_arg = required_argument, .val = O_LISTEN}, .type = BT_OPT_T_STR,
+    {.o = {.name = "listen", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--listen ADDR:PORT",
      .help = "serve: where to listen (default 127.0.0.1:9464)"},
-    {.o = {.name = "replica", .has_arg = required_argument, .val = O_REPLICA}, .type = BT_OPT_T_STR,
+    {.o = {.name = "replica", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--replica NAME",
      .help = "serve: label every series replica=\"NAME\" (an HA pair)"},
     {.o = {.name = "format", .has_arg = required_argument, .val = 'f'}, .type = BT_OPT_T_STR,
@@ -100,85 +94,85 @@ static const struct opt_def opt_defs[] = {
      .help = "check: text, json or prometheus; replay --at: text or\n"
              "json; export: csv or json; report quota-request:\n"
              "text, markdown or json"},
-    {.o = {.name = "demo", .has_arg = no_argument, .val = O_DEMO}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "demo", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--demo",
      .help = "built-in simulated workload; no AWS needed"},
-    {.o = {.name = "demo-speed", .has_arg = required_argument, .val = O_DEMO_SPEED}, .type = BT_OPT_T_NUM,
+    {.o = {.name = "demo-speed", .has_arg = required_argument}, .type = BT_OPT_T_NUM,
      .num = bt_parse_double, .min = 0.1, .max = 100000, .word = "max", .word_value = INFINITY, /* record: unpaced, see bt_clock_start */
      .bad = "--demo-speed: '%s' is out of range; use a number from 0.1 to 100,000 (or max, for record)",
      .shown = "--demo-speed N",
      .help = "dashboard, record: simulated time runs N times faster\n"
              "(record: max = no pacing, deterministic)"},
-    {.o = {.name = "demo-at", .has_arg = required_argument, .val = O_DEMO_AT}, .type = BT_OPT_T_NUM,
+    {.o = {.name = "demo-at", .has_arg = required_argument}, .type = BT_OPT_T_NUM,
      .num = bt_parse_double, .min = 0, .max = 29, .implies = "demo",
      .bad = "--demo-at: '%s' is not a minute of the demo; use 0 to 29",
      .shown = "--demo-at MINUTE",
      .help = "evaluate the demo at data minute 10:MM (0-29),\n"
              "as replay --at; serve: its clock stands still"},
-    {.o = {.name = "theme", .has_arg = required_argument, .val = O_THEME}, .type = BT_OPT_T_STR,
+    {.o = {.name = "theme", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--theme NAME",
      .help = "dashboard, replay: color theme (default, light,\n"
              "high-contrast, monochrome)"},
-    {.o = {.name = "no-color", .has_arg = no_argument, .val = O_NO_COLOR}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "no-color", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--no-color",
      .help = "no colors (also NO_COLOR)"},
-    {.o = {.name = "ascii", .has_arg = no_argument, .val = O_ASCII}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "ascii", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--ascii",
      .help = "dashboard, replay: ASCII graphs and borders"},
-    {.o = {.name = "record", .has_arg = required_argument, .val = O_RECORD}, .type = BT_OPT_T_STR,
+    {.o = {.name = "record", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--record FILE",
      .help = "dashboard, serve: record what is watched"},
-    {.o = {.name = "duration", .has_arg = required_argument, .val = O_DURATION}, .type = BT_OPT_T_NUM,
+    {.o = {.name = "duration", .has_arg = required_argument}, .type = BT_OPT_T_NUM,
      .num = bt_parse_duration, .min = 0, .above_min = true, .max = INFINITY,
      .bad = "--duration: '%s' is not a duration; use e.g. 90s, 30m, 2h",
      .shown = "--duration D",
      .help = "record: stop after D (90s, 30m, 2h) of watched time"},
-    {.o = {.name = "since", .has_arg = required_argument, .val = O_SINCE}, .type = BT_OPT_T_STR,
+    {.o = {.name = "since", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--since D",
      .help = "record: backfill the last D (e.g. 3h) from CloudWatch\n"
              "(export --source: the window read from Prometheus;\n"
              "report quota-request: the usage of the last D)"},
-    {.o = {.name = "margin", .has_arg = required_argument, .val = O_MARGIN}, .type = BT_OPT_T_STR,
+    {.o = {.name = "margin", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--margin PCT",
      .help = "report quota-request: ask for the peak plus PCT (20%)"},
-    {.o = {.name = "png", .has_arg = no_argument, .val = O_PNG}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "png", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--png",
      .help = "report incident: a PNG beside each SVG chart"},
-    {.o = {.name = "at", .has_arg = required_argument, .val = O_AT}, .type = BT_OPT_T_STR,
+    {.o = {.name = "at", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--at MINUTE",
      .help = "replay: print the report at data MINUTE (14:32, +5m\n"
              "after the first, -30m before the last, ISO 8601)"},
-    {.o = {.name = "from", .has_arg = required_argument, .val = O_FROM}, .type = BT_OPT_T_STR,
+    {.o = {.name = "from", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--from T, --to T",
      .help = "export, report: data minutes T..T; record: the\n"
              "backfill window"},
-    {.o = {.name = "to", .has_arg = required_argument, .val = O_TO}, .type = BT_OPT_T_STR}, /* shown with --from */
-    {.o = {.name = "route", .has_arg = required_argument, .val = O_ROUTE}, .type = BT_OPT_T_LIST,
+    {.o = {.name = "to", .has_arg = required_argument}, .type = BT_OPT_T_STR}, /* shown with --from */
+    {.o = {.name = "route", .has_arg = required_argument}, .type = BT_OPT_T_LIST,
      .bad = "--route: at most %d routes; list fewer, or none for every route",
      .shown = "--route NAME",
      .help = "check, replay --at, export, report: only this route"},
-    {.o = {.name = "wide", .has_arg = no_argument, .val = O_WIDE}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "wide", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--wide",
      .help = "check, replay --at: every column, not 80 columns"},
-    {.o = {.name = "by", .has_arg = required_argument, .val = O_BY}, .type = BT_OPT_T_STR,
+    {.o = {.name = "by", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--by KEY",
      .help = "check: who holds each quota, a table by team,\n"
              "tag:KEY, project or route; plan --limits: budgets\n"
              "per holder as admission policy JSON"},
-    {.o = {.name = "state", .has_arg = required_argument, .val = O_STATE}, .type = BT_OPT_T_STR,
+    {.o = {.name = "state", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--state FILE",
      .help = "check: keep what this run fetched in FILE (0600;\n"
              "'default': $XDG_STATE_HOME/bedtop/check-state.json)\n"
              "so the next run asks only the minutes it has not seen\n"
              "(on by default: $XDG_CACHE_HOME/bedtop/, one file per\n"
              "configuration and account)"},
-    {.o = {.name = "no-state", .has_arg = no_argument, .val = O_NO_STATE}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "no-state", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--no-state",
      .help = "check: no state file read or written (all asked)"},
-    {.o = {.name = "bell", .has_arg = no_argument, .val = O_BELL}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "bell", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--bell",
      .help = "dashboard: the terminal bell when a route turns crit"},
-    {.o = {.name = "unknown-as", .has_arg = required_argument, .val = O_UNKNOWN_AS}, .type = BT_OPT_T_STR,
+    {.o = {.name = "unknown-as", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .valid = app_unknown_as_valid, .bad = "--unknown-as: '%s' is not a status; use warn, crit or unknown",
      .shown = "--unknown-as S",
      .help = "check, replay --at: a route whose status is unknown\n"
@@ -189,27 +183,27 @@ static const struct opt_def opt_defs[] = {
              "(created 0600), not stdout; report incident: the\n"
              "directory of report.md and the charts; the format\n"
              "is -f (not the AWS CLI's --output json)"},
-    {.o = {.name = "max-tokens", .has_arg = required_argument, .val = O_MAX_TOKENS}, .type = BT_OPT_T_STR,
+    {.o = {.name = "max-tokens", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--max-tokens N",
      .help = "plan: what if each call asked for N output tokens"},
-    {.o = {.name = "concurrency", .has_arg = required_argument, .val = O_CONCURRENCY}, .type = BT_OPT_T_STR,
+    {.o = {.name = "concurrency", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--concurrency N",
      .help = "plan: what if at most N calls were in flight"},
-    {.o = {.name = "traffic", .has_arg = required_argument, .val = O_TRAFFIC}, .type = BT_OPT_T_STR,
+    {.o = {.name = "traffic", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--traffic xF",
      .help = "plan: what if calls were F times as many (x0.5, x2)"},
-    {.o = {.name = "retries-off", .has_arg = no_argument, .val = O_RETRIES_OFF}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "retries-off", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--retries-off",
      .help = "plan: what if retried attempts were not sent"},
-    {.o = {.name = "tier", .has_arg = required_argument, .val = O_TIER}, .type = BT_OPT_T_STR,
+    {.o = {.name = "tier", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--tier T",
      .help = "plan: what if the calls used service tier flex or\n"
              "priority (plan --region R: what if the route moved\n"
              "to Region R)"},
-    {.o = {.name = "limits", .has_arg = no_argument, .val = O_LIMITS}, .type = BT_OPT_T_FLAG,
+    {.o = {.name = "limits", .has_arg = no_argument}, .type = BT_OPT_T_FLAG,
      .shown = "--limits",
      .help = "plan: the limits to set at the admission boundary"},
-    {.o = {.name = "replay", .has_arg = required_argument, .val = O_REPLAY}, .type = BT_OPT_T_STR,
+    {.o = {.name = "replay", .has_arg = required_argument}, .type = BT_OPT_T_STR,
      .shown = "--replay FILE",
      .help = "plan: read a recording instead (with --at TIME)"},
     {.o = {.name = "verbose", .has_arg = no_argument, .val = 'v'}, .type = BT_OPT_T_FLAG,
@@ -223,7 +217,7 @@ static const struct opt_def opt_defs[] = {
      .help = "version"},
 };
 
-/* One option's line (and its continuation lines) of a help, from its entry. */
+/* One option's line (and its continuation lines) of a help, from its row. */
 static void opt_help(FILE *f, const struct opt_def *d)
 {
     if (!d->shown) /* shown on the line of the option before it (--from T, --to T) */
@@ -286,10 +280,16 @@ static void command_usage(FILE *f, const struct bt_cmd_entry *c)
     fprintf(f, "\nbedtop --help lists every command; bedtop(1) says more.\n");
 }
 
+/* getopt's value for row i: its short letter, else 256 + i (past every letter) */
+static int opt_val(size_t i)
+{
+    return opt_defs[i].o.val ? opt_defs[i].o.val : 256 + (int)i;
+}
+
 static const struct opt_def *opt_by_val(int val)
 {
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
-        if (opt_defs[i].o.val == val)
+        if (opt_val(i) == val)
             return &opt_defs[i];
     return NULL;
 }
@@ -362,16 +362,34 @@ struct given {
     double num;
 };
 
-/* Puts g's value where c's entry row says (the row's type is the option's: else the
- * entry is wrong, and bedtop says so rather than write a value into the wrong field). */
-static bool store(void *opts, const struct bt_cmd_entry *c, const struct opt_def *d,
+/* c's entry names options of the table, each once and as the option's type, and with
+ * any option it implies (--demo-at, --demo). Checked on every run, --help too, so a
+ * wrong row fails every test that runs the command, not only one that gives the option. */
+static bool entry_ok(const struct bt_cmd_entry *c)
+{
+    for (size_t i = 0; i < c->nopts; i++) {
+        const struct bt_cmd_opt *r = &c->opts[i];
+        const struct opt_def *d = opt_by_name(r->name);
+        const struct opt_def *also = d && d->implies ? opt_by_name(d->implies) : NULL;
+        const char *why = !d                               ? "which is no option"
+                          : d->type != r->type || !r->type ? "as another type than the option's"
+                          : slot_of(c, d) != r             ? "twice"
+                          : d->implies && (!also || also->type != BT_OPT_T_FLAG || !slot_of(c, also))
+                              ? "without the flag it implies"
+                              : NULL;
+        if (why) {
+            bt_err("internal: the entry of %s keeps --%s %s", c->name, r->name, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Puts g's value where c's entry row says (entry_ok: the row is there, of its type). */
+static void store(void *opts, const struct bt_cmd_entry *c, const struct opt_def *d,
                   const struct given *g)
 {
     const struct bt_cmd_opt *r = slot_of(c, d);
-    if (!r || r->type != d->type) {
-        bt_err("internal: %s's entry keeps --%s as another type", c->name, d->o.name);
-        return false;
-    }
     char *at = (char *)opts + r->off;
     switch (r->type) {
     case BT_OPT_T_STR: memcpy(at, &g->arg, sizeof g->arg); break;
@@ -385,7 +403,6 @@ static bool store(void *opts, const struct bt_cmd_entry *c, const struct opt_def
     }
     case BT_OPT_T_NONE: break;
     }
-    return true;
 }
 
 static void *opts_mem; /* the command's options struct, for the process's lifetime */
@@ -396,15 +413,18 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
     *opts = NULL;
     *cmd = NULL;
     struct option long_opts[BT_ARRAY_LEN(opt_defs) + 1];
-    for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
+    for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++) {
         long_opts[i] = opt_defs[i].o;
+        long_opts[i].val = opt_val(i);
+    }
     long_opts[BT_ARRAY_LEN(opt_defs)] = (struct option){0};
-    unsigned char seen[512] = {0}; /* by option value: seen on the command line */
+    bool seen[BT_ARRAY_LEN(opt_defs)] = {0};  /* by row: given on the command line */
+    int values[BT_ARRAY_LEN(opt_defs)] = {0}; /* by row: values given (--route, repeatable) */
     size_t most = 1; /* options given: at most one a character (-vvv is three) */
     for (int i = 1; i < argc; i++)
         most += strlen(argv[i]);
     struct given *given = bt_xcalloc(most, sizeof *given);
-    int ngiven = 0, nlist = 0;
+    int ngiven = 0;
     bool help = false;               /* -h/--help or the help command: after the checks */
     bool help_cmd = false;           /* `bedtop help [COMMAND]` */
     const char *file = NULL, *word = NULL;
@@ -414,9 +434,9 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
         int c = getopt_long(argc, argv, ":c:i:f:o:vhV", long_opts, NULL);
         if (c == -1)
             break;
-        if (c > 0 && c < (int)sizeof seen)
-            seen[c] = 1;
         const struct opt_def *d = c == ':' || c == '?' ? NULL : opt_by_val(c);
+        if (d)
+            seen[d - opt_defs] = true;
         if (c == 'h') {
             help = true;
         } else if (c == 'V') {
@@ -444,7 +464,7 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
             goto out;
         } else {
             double num = 0;
-            if (!read_value(d, optarg, &num, &nlist)) {
+            if (!read_value(d, optarg, &num, &values[d - opt_defs])) {
                 rc = 3 + 1;
                 goto out;
             }
@@ -486,9 +506,13 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
         file = arg;
     }
     const struct bt_cmd_entry *run = *cmd ? *cmd : &bt_cmd_dashboard_entry;
+    if (!entry_ok(run)) {
+        rc = 3 + 1;
+        goto out;
+    }
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++) {
         const struct opt_def *d = &opt_defs[i];
-        if (d->o.val <= 0 || d->o.val >= (int)sizeof seen || !seen[d->o.val] || takes(run, d))
+        if (!seen[i] || takes(run, d))
             continue;
         char nm[40], where[96];
         opt_name(d, nm, sizeof nm);
@@ -518,12 +542,9 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
         memcpy((char *)opts_mem + run->word_off, &word, sizeof word);
     for (int i = 0; i < ngiven; i++) {
         const struct opt_def *d = given[i].d;
-        const struct opt_def *also = d->implies ? opt_by_name(d->implies) : NULL;
-        if (!store(opts_mem, run, d, &given[i]) ||
-            (also && slot_of(run, also) && !store(opts_mem, run, also, &(struct given){.d = also}))) {
-            rc = 3 + 1;
-            goto out;
-        }
+        store(opts_mem, run, d, &given[i]);
+        if (d->implies) /* entry_ok: run takes it */
+            store(opts_mem, run, opt_by_name(d->implies), &(struct given){0});
     }
     *opts = opts_mem;
 out:
