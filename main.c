@@ -405,44 +405,41 @@ static void store(void *opts, const struct bt_cmd_entry *c, const struct opt_def
     }
 }
 
-static void *opts_mem; /* the command's options struct, for the process's lifetime */
+/* The command line as read: the options given, in their order, and the operands. */
+struct cmdline {
+    struct given *given;
+    int ngiven;
+    bool seen[BT_ARRAY_LEN(opt_defs)];  /* by row: given */
+    int values[BT_ARRAY_LEN(opt_defs)]; /* by row: values given (--route, repeatable) */
+    bool help;                          /* -h/--help or the help command: after the checks */
+    bool help_cmd;                      /* `bedtop help [COMMAND]` */
+    const struct bt_cmd_entry *cmd;     /* NULL: the dashboard */
+    const char *file, *word;
+};
 
-/* Returns 0 to go on, or an exit code + 1. */
-static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_entry **cmd)
+/* The options, each read and checked by its row as getopt meets it, whatever the command
+ * (a wrong value is the first thing said). 0 to go on, or an exit code + 1. */
+static int read_options(int argc, char **argv, struct cmdline *cl)
 {
-    *opts = NULL;
-    *cmd = NULL;
     struct option long_opts[BT_ARRAY_LEN(opt_defs) + 1];
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++) {
         long_opts[i] = opt_defs[i].o;
         long_opts[i].val = opt_val(i);
     }
     long_opts[BT_ARRAY_LEN(opt_defs)] = (struct option){0};
-    bool seen[BT_ARRAY_LEN(opt_defs)] = {0};  /* by row: given on the command line */
-    int values[BT_ARRAY_LEN(opt_defs)] = {0}; /* by row: values given (--route, repeatable) */
-    size_t most = 1; /* options given: at most one a character (-vvv is three) */
-    for (int i = 1; i < argc; i++)
-        most += strlen(argv[i]);
-    struct given *given = bt_xcalloc(most, sizeof *given);
-    int ngiven = 0;
-    bool help = false;               /* -h/--help or the help command: after the checks */
-    bool help_cmd = false;           /* `bedtop help [COMMAND]` */
-    const char *file = NULL, *word = NULL;
-    int rc = 0;
     opterr = 0; /* our own one-line messages */
     for (;;) {
         int c = getopt_long(argc, argv, ":c:i:f:o:vhV", long_opts, NULL);
         if (c == -1)
-            break;
+            return 0;
         const struct opt_def *d = c == ':' || c == '?' ? NULL : opt_by_val(c);
         if (d)
-            seen[d - opt_defs] = true;
+            cl->seen[d - opt_defs] = true;
         if (c == 'h') {
-            help = true;
+            cl->help = true;
         } else if (c == 'V') {
             printf("bedtop %s\n", BEDTOP_VERSION);
-            rc = 0 + 1;
-            goto out;
+            return 0 + 1;
         } else if (c == ':') {
             /* optopt is the short option, or the long option's value */
             const struct opt_def *m = opt_by_val(optopt);
@@ -452,103 +449,128 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
             else
                 bt_strlcpy(nm, argv[optind - 1], sizeof nm);
             bt_err("%s: needs a value; see bedtop --help", nm);
-            rc = 3 + 1;
-            goto out;
+            return 3 + 1;
         } else if (!d) {
             const char *bad = argv[optind - 1];
             if (optopt && bad[0] == '-' && bad[1] != '-')
                 bt_err("unknown option -%c; see bedtop --help", optopt);
             else
                 bt_err("unknown option %s; see bedtop --help", bad);
-            rc = 3 + 1;
-            goto out;
+            return 3 + 1;
         } else {
             double num = 0;
-            if (!read_value(d, optarg, &num, &values[d - opt_defs])) {
-                rc = 3 + 1;
-                goto out;
-            }
-            given[ngiven++] = (struct given){.d = d, .arg = optarg, .num = num};
+            if (!read_value(d, optarg, &num, &cl->values[d - opt_defs]))
+                return 3 + 1;
+            cl->given[cl->ngiven++] = (struct given){.d = d, .arg = optarg, .num = num};
         }
     }
-    /* GNU getopt moved the operands to the end: [COMMAND] [FILE] */
+}
+
+/* The operands, which GNU getopt moved to the end: [help] [COMMAND] [WORD] [FILE]. 0 to go
+ * on, or an exit code + 1. */
+static int read_operands(int argc, char **argv, struct cmdline *cl)
+{
     for (int i = optind; i < argc; i++) {
         const char *arg = argv[i];
-        if (!*cmd && i == optind && !strcmp(arg, "help")) { /* help [COMMAND] */
-            help = help_cmd = true;
+        if (!cl->cmd && i == optind && !strcmp(arg, "help")) { /* help [COMMAND] */
+            cl->help = cl->help_cmd = true;
             continue;
         }
-        if (help_cmd && *cmd) {
+        if (cl->help_cmd && cl->cmd) {
             bt_err("help: unexpected argument '%s'; use bedtop help COMMAND", arg);
-            rc = 3 + 1;
-            goto out;
+            return 3 + 1;
         }
-        if (!*cmd && (i == optind || (help && i == optind + 1))) {
+        if (!cl->cmd && (i == optind || (cl->help && i == optind + 1))) {
             for (size_t k = 0; k < BT_ARRAY_LEN(commands); k++)
                 if (!strcmp(arg, commands[k]->name))
-                    *cmd = commands[k];
-            if (*cmd)
+                    cl->cmd = commands[k];
+            if (cl->cmd)
                 continue;
             bt_err("%sunknown command '%s'; commands are check, plan, record, replay, export, serve, "
                    "report (see bedtop --help)", i > optind ? "help: " : "", arg);
-            rc = 3 + 1;
-            goto out;
+            return 3 + 1;
         }
-        if ((*cmd)->word && !word) { /* report KIND [FILE] */
-            word = arg;
+        if (cl->cmd->word && !cl->word) { /* report KIND [FILE] */
+            cl->word = arg;
             continue;
         }
-        if (file || !*cmd) {
+        if (cl->file || !cl->cmd) {
             bt_err("unexpected argument '%s'; see bedtop --help", arg);
-            rc = 3 + 1;
-            goto out;
+            return 3 + 1;
         }
-        file = arg;
+        cl->file = arg;
     }
-    const struct bt_cmd_entry *run = *cmd ? *cmd : &bt_cmd_dashboard_entry;
-    if (!entry_ok(run)) {
-        rc = 3 + 1;
-        goto out;
-    }
+    return 0;
+}
+
+/* False, with the one-line error, when an option given is not one run takes (the first
+ * in the table's order). */
+static bool all_taken(const struct bt_cmd_entry *run, const struct cmdline *cl)
+{
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++) {
         const struct opt_def *d = &opt_defs[i];
-        if (!seen[i] || takes(run, d))
+        if (!cl->seen[i] || takes(run, d))
             continue;
         char nm[40], where[96];
         opt_name(d, nm, sizeof nm);
         applies_text(d, where, sizeof where);
         bt_err("%s does not apply to %s; it is for %s (see bedtop --help)", nm, run->name, where);
-        rc = 3 + 1;
-        goto out;
+        return false;
     }
-    if (help) { /* an option the command does not take was refused above, as kubectl does */
-        if (*cmd)
-            command_usage(stdout, *cmd);
-        else
-            usage(stdout);
-        rc = 0 + 1;
-        goto out;
-    }
-    /* the command's own options struct: the common defaults, its own, then what was given */
+    return true;
+}
+
+/* run's own options struct: the common defaults, its own, the operands, then each value
+ * given where its entry says. Kept for the process's lifetime. */
+static void *opts_mem;
+static void *command_opts(const struct bt_cmd_entry *run, const struct cmdline *cl)
+{
     opts_mem = bt_xcalloc(1, run->size);
     struct app_opts *common = opts_mem;
     common->interval = NAN;
     common->demo_speed = 1;
     common->demo_at = NAN;
-    common->file = file;
+    common->file = cl->file;
     if (run->init)
         run->init(opts_mem);
     if (run->word)
-        memcpy((char *)opts_mem + run->word_off, &word, sizeof word);
-    for (int i = 0; i < ngiven; i++) {
-        const struct opt_def *d = given[i].d;
-        store(opts_mem, run, d, &given[i]);
+        memcpy((char *)opts_mem + run->word_off, &cl->word, sizeof cl->word);
+    for (int i = 0; i < cl->ngiven; i++) {
+        const struct opt_def *d = cl->given[i].d;
+        store(opts_mem, run, d, &cl->given[i]);
         if (d->implies) /* entry_ok: run takes it */
             store(opts_mem, run, opt_by_name(d->implies), &(struct given){0});
     }
-    *opts = opts_mem;
-out:
-    free(given);
+    return opts_mem;
+}
+
+/* The command to run and its options (NULL: nothing to run). 0 to go on, or an exit code + 1. */
+static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_entry **cmd)
+{
+    *opts = NULL;
+    *cmd = NULL;
+    size_t most = 1; /* options given: at most one a character (-vvv is three) */
+    for (int i = 1; i < argc; i++)
+        most += strlen(argv[i]);
+    struct cmdline cl = {.given = bt_xcalloc(most, sizeof *cl.given)};
+    int rc = read_options(argc, argv, &cl);
+    if (!rc)
+        rc = read_operands(argc, argv, &cl);
+    const struct bt_cmd_entry *run = cl.cmd ? cl.cmd : &bt_cmd_dashboard_entry;
+    if (!rc && (!entry_ok(run) || !all_taken(run, &cl)))
+        rc = 3 + 1;
+    if (!rc && cl.help) { /* an option the command does not take was refused above, as kubectl does */
+        if (cl.cmd)
+            command_usage(stdout, cl.cmd);
+        else
+            usage(stdout);
+        rc = 0 + 1;
+    }
+    if (!rc) {
+        *opts = command_opts(run, &cl);
+        *cmd = run;
+    }
+    free(cl.given);
     return rc;
 }
 
@@ -561,5 +583,5 @@ int main(int argc, char **argv)
     int r = parse_args(argc, argv, &opts, &cmd);
     if (r)
         return r - 1;
-    return (cmd ? cmd : &bt_cmd_dashboard_entry)->exec(opts);
+    return cmd->exec(opts);
 }

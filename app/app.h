@@ -66,6 +66,20 @@ struct bt_cmd_opt {
 #define BT_OPT_LIST(nm, T, f, n)                                                             \
     {.name = nm, .type = BT_OPT_T_LIST, .off = offsetof(T, f) + BT_OPT_IS_(T, f, const char **), \
      .count_off = offsetof(T, n) + BT_OPT_IS_(T, n, int)}
+/* A command's own options, as an X-macro list of X(T, KIND, field, "option") rows (KIND:
+ * STR, FLAG, NUM or LIST): APP_OPT_FIELD makes each its field of the command's options
+ * struct, APP_OPT_ROW its row of the command's entry, so one row is all a command's own
+ * option needs beside main.c's (a LIST field f is f[APP_MAX_ROUTES], its count nf). */
+#define APP_OPT_FIELD(T, kind, f, nm) APP_OPT_FIELD_##kind(f)
+#define APP_OPT_FIELD_STR(f) const char *f;
+#define APP_OPT_FIELD_FLAG(f) bool f;
+#define APP_OPT_FIELD_NUM(f) double f;
+#define APP_OPT_FIELD_LIST(f) const char *f[APP_MAX_ROUTES]; int n##f;
+#define APP_OPT_ROW(T, kind, f, nm) APP_OPT_ROW_##kind(nm, T, f),
+#define APP_OPT_ROW_STR(nm, T, f) BT_OPT_STR(nm, T, f)
+#define APP_OPT_ROW_FLAG(nm, T, f) BT_OPT_FLAG(nm, T, f)
+#define APP_OPT_ROW_NUM(nm, T, f) BT_OPT_NUM(nm, T, f)
+#define APP_OPT_ROW_LIST(nm, T, f) BT_OPT_LIST(nm, T, f, n##f)
 /* The shared options that go together: the AWS account polled (and --verbose, which
  * shows its requests), the demo, the series read back from Prometheus. */
 #define APP_OPTS_AWS(T)                                                                      \
@@ -97,10 +111,14 @@ extern const struct bt_cmd_entry bt_cmd_dashboard_entry, bt_cmd_check_entry, bt_
 
 /* record's options: export --source and report quota-request --since make a recording
  * of a window as record --since does (cmd_record_backfill). */
+#define RECORD_OPTIONS(X, T)                                                                 \
+    X(T, NUM, duration, "duration") /* stop after this much (simulated) time; NAN none */     \
+    X(T, STR, since, "since")       /* backfill: the last D */                                \
+    X(T, STR, from, "from")         /* backfill: the window from T ... */                     \
+    X(T, STR, to, "to")             /* ... to T */
 struct record_opts {
     APP_OPTS_COMMON;
-    const char *since, *from, *to;
-    double duration; /* stop after this much (simulated) time; NAN none */
+    RECORD_OPTIONS(APP_OPT_FIELD, struct record_opts)
 };
 
 

@@ -21,18 +21,20 @@
 #include "render/shares.h"
 #include "core/util.h"
 
+/* check's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define CHECK_OPTIONS(X, T)                                                                  \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, output, "output")         /* write here (0600) instead of stdout */            \
+    X(T, STR, by, "by")                 /* team|project|route|tag:KEY: the shares table */   \
+    X(T, STR, state, "state")           /* FILE ("default": XDG_STATE_HOME); NULL: the      \
+                                         * cache's file for the config and account */       \
+    X(T, FLAG, no_state, "no-state")    /* no state file read or written */                  \
+    X(T, STR, unknown_as, "unknown-as") /* how an unknown route counts (NULL: warn) */       \
+    X(T, LIST, routes, "route")         /* routes[], nroutes; none: every route */           \
+    X(T, FLAG, wide, "wide")
 struct check_opts {
     APP_OPTS_COMMON;
-    const char *format;
-    const char *output;     /* write here (0600) instead of stdout */
-    const char *by;         /* --by team|project|route: the shares table */
-    const char *state;      /* --state FILE ("default": XDG_STATE_HOME); NULL: the cache's
-                             * file for the config and account (check_state.h) */
-    const char *unknown_as; /* how an unknown route counts (NULL: warn) */
-    const char *routes[APP_MAX_ROUTES]; /* --route, repeatable; none: every route */
-    int nroutes;
-    bool no_state; /* --no-state: no state file read or written */
-    bool wide;
+    CHECK_OPTIONS(APP_OPT_FIELD, struct check_opts)
 };
 
 APP_CMD_EXEC(cmd_check, struct check_opts)
@@ -43,14 +45,7 @@ static const struct bt_cmd_opt check_options[] = {
     APP_OPTS_SOURCE(struct check_opts),
     APP_OPTS_DEMO(struct check_opts),
     BT_OPT_FLAG("no-color", struct check_opts, no_color),
-    BT_OPT_STR("format", struct check_opts, format),
-    BT_OPT_LIST("route", struct check_opts, routes, nroutes),
-    BT_OPT_FLAG("wide", struct check_opts, wide),
-    BT_OPT_STR("by", struct check_opts, by),
-    BT_OPT_STR("state", struct check_opts, state),
-    BT_OPT_FLAG("no-state", struct check_opts, no_state),
-    BT_OPT_STR("unknown-as", struct check_opts, unknown_as),
-    BT_OPT_STR("output", struct check_opts, output),
+    CHECK_OPTIONS(APP_OPT_ROW, struct check_opts)
 };
 const struct bt_cmd_entry bt_cmd_check_entry = {
     .name = "check",

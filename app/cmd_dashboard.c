@@ -20,10 +20,13 @@
 #include "render/report.h"
 #include "core/util.h"
 
+/* the dashboard's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define DASH_OPTIONS(X, T)                                                                   \
+    X(T, STR, record, "record") /* FILE: record what is watched */                           \
+    X(T, FLAG, bell, "bell")    /* the terminal bell when a route turns crit */
 struct dash_opts {
     APP_OPTS_COMMON;
-    const char *record; /* --record FILE: record what is watched */
-    bool bell;          /* the terminal bell when a route turns crit */
+    DASH_OPTIONS(APP_OPT_FIELD, struct dash_opts)
 };
 
 APP_CMD_EXEC(cmd_dashboard, struct dash_opts)
@@ -38,8 +41,7 @@ static const struct bt_cmd_opt dash_options[] = {
     BT_OPT_STR("theme", struct dash_opts, theme),
     BT_OPT_FLAG("no-color", struct dash_opts, no_color),
     BT_OPT_FLAG("ascii", struct dash_opts, ascii),
-    BT_OPT_STR("record", struct dash_opts, record),
-    BT_OPT_FLAG("bell", struct dash_opts, bell),
+    DASH_OPTIONS(APP_OPT_ROW, struct dash_opts)
 };
 /* `bedtop` with no command: it has no synopsis line of its own (bedtop --help's first two) */
 const struct bt_cmd_entry bt_cmd_dashboard_entry = {

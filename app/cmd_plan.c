@@ -21,11 +21,20 @@
 
 /* plan's options: the change asked (core/plan.h), --limits, --replay FILE --at TIME; the
  * route is the operand (o->file), --region the Region to move to */
+#define PLAN_OPTIONS(X, T)                                                                   \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, at, "at")                   /* --replay: the recording's time */               \
+    X(T, STR, by, "by")                   /* --limits: budgets per holder */                 \
+    X(T, STR, max_tokens, "max-tokens")                                                      \
+    X(T, STR, concurrency, "concurrency")                                                    \
+    X(T, STR, traffic, "traffic")                                                            \
+    X(T, FLAG, retries_off, "retries-off")                                                   \
+    X(T, STR, tier, "tier")                                                                  \
+    X(T, FLAG, limits, "limits")                                                             \
+    X(T, STR, replay, "replay")           /* FILE: a recording, not a poll */
 struct plan_opts {
     APP_OPTS_COMMON;
-    const char *format, *at, *by;
-    const char *max_tokens, *concurrency, *traffic, *tier, *replay;
-    bool retries_off, limits;
+    PLAN_OPTIONS(APP_OPT_FIELD, struct plan_opts)
 };
 
 APP_CMD_EXEC(cmd_plan, struct plan_opts)
@@ -36,16 +45,7 @@ static const struct bt_cmd_opt plan_options[] = {
     APP_OPTS_SOURCE(struct plan_opts),
     APP_OPTS_DEMO(struct plan_opts),
     BT_OPT_FLAG("no-color", struct plan_opts, no_color),
-    BT_OPT_STR("format", struct plan_opts, format),
-    BT_OPT_STR("at", struct plan_opts, at),
-    BT_OPT_STR("by", struct plan_opts, by),
-    BT_OPT_STR("max-tokens", struct plan_opts, max_tokens),
-    BT_OPT_STR("concurrency", struct plan_opts, concurrency),
-    BT_OPT_STR("traffic", struct plan_opts, traffic),
-    BT_OPT_FLAG("retries-off", struct plan_opts, retries_off),
-    BT_OPT_STR("tier", struct plan_opts, tier),
-    BT_OPT_FLAG("limits", struct plan_opts, limits),
-    BT_OPT_STR("replay", struct plan_opts, replay),
+    PLAN_OPTIONS(APP_OPT_ROW, struct plan_opts)
 };
 const struct bt_cmd_entry bt_cmd_plan_entry = {
     .name = "plan",

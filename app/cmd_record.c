@@ -33,10 +33,7 @@ static const struct bt_cmd_opt record_options[] = {
     APP_OPTS_SOURCE(struct record_opts),
     APP_OPTS_DEMO(struct record_opts),
     BT_OPT_NUM("demo-speed", struct record_opts, demo_speed),
-    BT_OPT_NUM("duration", struct record_opts, duration),
-    BT_OPT_STR("since", struct record_opts, since),
-    BT_OPT_STR("from", struct record_opts, from),
-    BT_OPT_STR("to", struct record_opts, to),
+    RECORD_OPTIONS(APP_OPT_ROW, struct record_opts)
 };
 const struct bt_cmd_entry bt_cmd_record_entry = {
     .name = "record",

@@ -28,30 +28,36 @@
 #include "core/util.h"
 #include "io/recfile.h"
 
-/* The options of replay and export: both read a recording (FILE), each takes those its
- * entry names. */
+/* replay's and export's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW); both read the
+ * recording FILE */
+#define REPLAY_OPTIONS(X, T)                                                                 \
+    X(T, STR, format, "format")         /* --at: text or json */                             \
+    X(T, STR, at, "at")                 /* MINUTE: print that minute's report */             \
+    X(T, LIST, routes, "route")         /* --at: routes[], nroutes; none: every route */     \
+    X(T, FLAG, wide, "wide")                                                                 \
+    X(T, STR, unknown_as, "unknown-as") /* --at: how an unknown route counts (NULL: warn) */
 struct replay_opts {
     APP_OPTS_COMMON;
-    const char *format;
-    const char *at;                     /* replay --at MINUTE: print that minute's report */
-    const char *unknown_as;             /* replay --at: how an unknown route counts (NULL: warn) */
-    const char *since, *from, *to;      /* export: the window (--since: of --source) */
-    const char *output;                 /* export: write here (0600) instead of stdout */
-    const char *routes[APP_MAX_ROUTES]; /* --route, repeatable; none: every route */
-    int nroutes;
-    bool wide;
+    REPLAY_OPTIONS(APP_OPT_FIELD, struct replay_opts)
+};
+#define EXPORT_OPTIONS(X, T)                                                                 \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, since, "since")   /* --source: the window read from Prometheus */              \
+    X(T, STR, from, "from")     /* data minutes from T ... */                                \
+    X(T, STR, to, "to")         /* ... to T */                                               \
+    X(T, LIST, routes, "route") /* routes[], nroutes; none: every route */                   \
+    X(T, STR, output, "output") /* write here (0600) instead of stdout */
+struct export_opts {
+    APP_OPTS_COMMON;
+    EXPORT_OPTIONS(APP_OPT_FIELD, struct export_opts)
 };
 
 APP_CMD_EXEC(cmd_replay, struct replay_opts)
 static const struct bt_cmd_opt replay_options[] = {
-    BT_OPT_STR("format", struct replay_opts, format),
     BT_OPT_STR("theme", struct replay_opts, theme),
     BT_OPT_FLAG("no-color", struct replay_opts, no_color),
     BT_OPT_FLAG("ascii", struct replay_opts, ascii),
-    BT_OPT_STR("at", struct replay_opts, at),
-    BT_OPT_LIST("route", struct replay_opts, routes, nroutes),
-    BT_OPT_FLAG("wide", struct replay_opts, wide),
-    BT_OPT_STR("unknown-as", struct replay_opts, unknown_as),
+    REPLAY_OPTIONS(APP_OPT_ROW, struct replay_opts)
 };
 const struct bt_cmd_entry bt_cmd_replay_entry = {
     .name = "replay",
@@ -62,16 +68,11 @@ const struct bt_cmd_entry bt_cmd_replay_entry = {
     .size = sizeof(struct replay_opts), .exec = cmd_replay_exec,
 };
 
-APP_CMD_EXEC(cmd_export, struct replay_opts)
+APP_CMD_EXEC(cmd_export, struct export_opts)
 static const struct bt_cmd_opt export_options[] = {
-    BT_OPT_STR("config", struct replay_opts, config),
-    APP_OPTS_SOURCE(struct replay_opts),
-    BT_OPT_STR("format", struct replay_opts, format),
-    BT_OPT_STR("since", struct replay_opts, since),
-    BT_OPT_STR("from", struct replay_opts, from),
-    BT_OPT_STR("to", struct replay_opts, to),
-    BT_OPT_LIST("route", struct replay_opts, routes, nroutes),
-    BT_OPT_STR("output", struct replay_opts, output),
+    BT_OPT_STR("config", struct export_opts, config),
+    APP_OPTS_SOURCE(struct export_opts),
+    EXPORT_OPTIONS(APP_OPT_ROW, struct export_opts)
 };
 const struct bt_cmd_entry bt_cmd_export_entry = {
     .name = "export",
@@ -79,7 +80,7 @@ const struct bt_cmd_entry bt_cmd_export_entry = {
     .summary = "writes one row per route and data minute of a recording, as CSV or JSON\n"
                "(--source: of the series read from Prometheus instead)",
     .opts = export_options, .nopts = BT_ARRAY_LEN(export_options),
-    .size = sizeof(struct replay_opts), .exec = cmd_export_exec,
+    .size = sizeof(struct export_opts), .exec = cmd_export_exec,
 };
 
 static void replay_warn(void *arg, const char *msg)
@@ -88,7 +89,7 @@ static void replay_warn(void *arg, const char *msg)
     bt_err("%s", msg);
 }
 
-static bool open_recording(struct replay_opts *o, struct bt_replay *rp, const char *cmd)
+static bool open_recording(const struct app_opts *o, struct bt_replay *rp, const char *cmd)
 {
     char err[4608]; /* the whole path and reason, never cut */
     if (!o->file) {
@@ -227,7 +228,7 @@ static int cmd_replay(struct replay_opts *o)
         return 3;
     }
     struct bt_replay rp;
-    if (!open_recording(o, &rp, "replay"))
+    if (!open_recording(&o->common, &rp, "replay"))
         return 3;
     int rc;
     if (o->at)
@@ -409,7 +410,7 @@ static void pending_flush(struct export_pending *p, struct bt_buf *heads, struct
     }
 }
 
-static int cmd_export(struct replay_opts *o)
+static int cmd_export(struct export_opts *o)
 {
     bool csv;
     if (!o->format || !strcmp(o->format, "csv"))
@@ -422,7 +423,7 @@ static int cmd_export(struct replay_opts *o)
     }
     /* --source: the window read from Prometheus into a private recording first,
      * then exported as any recording is (one path, one set of numbers) */
-    struct replay_opts src;
+    struct export_opts src;
     char dir[] = "/tmp/bedtop-export.XXXXXX", path[64] = "";
     if (!o->source && (o->config || o->since)) {
         bt_err("export: --%s applies to export --source only (a recording carries its routes "
@@ -456,7 +457,7 @@ static int cmd_export(struct replay_opts *o)
         }
     }
     struct bt_replay rp;
-    bool opened = open_recording(o, &rp, "export");
+    bool opened = open_recording(&o->common, &rp, "export");
     if (path[0]) { /* read into memory: the file is no longer needed */
         unlink(path);
         rmdir(dir);

@@ -19,30 +19,27 @@
 #include "io/file.h"
 #include "io/recfile.h"
 
+/* report's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define REPORT_OPTIONS(X, T)                                                                 \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, since, "since")   /* quota-request: the usage of the last D (CloudWatch) */    \
+    X(T, STR, margin, "margin") /* quota-request: PCT above the peak */                      \
+    X(T, FLAG, png, "png")      /* incident: a PNG beside each SVG chart */                  \
+    X(T, STR, from, "from")     /* the recording's minutes from T ... */                     \
+    X(T, STR, to, "to")         /* ... to T */                                               \
+    X(T, LIST, routes, "route") /* routes[], nroutes; none: every route */                   \
+    X(T, STR, output, "output") /* quota-request: write here (0600); incident: the directory */
 struct report_opts {
     APP_OPTS_COMMON;
-    const char *report;                 /* which one (quota-request, incident) */
-    const char *format;
-    const char *margin;                 /* quota-request: --margin PCT above the peak */
-    const char *output;                 /* quota-request: write here (0600); incident: the directory */
-    const char *since, *from, *to;      /* the window (--since: CloudWatch history) */
-    const char *routes[APP_MAX_ROUTES]; /* --route, repeatable; none: every route */
-    int nroutes;
-    bool png; /* incident: a PNG beside each SVG chart */
+    const char *report; /* the operand KIND: quota-request or incident */
+    REPORT_OPTIONS(APP_OPT_FIELD, struct report_opts)
 };
 
 APP_CMD_EXEC(cmd_report, struct report_opts)
 static const struct bt_cmd_opt report_options[] = {
     BT_OPT_STR("config", struct report_opts, config),
     APP_OPTS_AWS(struct report_opts),
-    BT_OPT_STR("format", struct report_opts, format),
-    BT_OPT_STR("since", struct report_opts, since),
-    BT_OPT_STR("margin", struct report_opts, margin),
-    BT_OPT_FLAG("png", struct report_opts, png),
-    BT_OPT_STR("from", struct report_opts, from),
-    BT_OPT_STR("to", struct report_opts, to),
-    BT_OPT_LIST("route", struct report_opts, routes, nroutes),
-    BT_OPT_STR("output", struct report_opts, output),
+    REPORT_OPTIONS(APP_OPT_ROW, struct report_opts)
 };
 const struct bt_cmd_entry bt_cmd_report_entry = {
     .name = "report",

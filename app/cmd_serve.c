@@ -25,11 +25,14 @@
 #include "render/report.h"
 #include "core/util.h"
 
+/* serve's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define SERVE_OPTIONS(X, T)                                                                  \
+    X(T, STR, listen, "listen")   /* ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */            \
+    X(T, STR, replica, "replica") /* the replica label of every series (an HA pair) */       \
+    X(T, STR, record, "record")   /* FILE: record what is polled */
 struct serve_opts {
     APP_OPTS_COMMON;
-    const char *listen;  /* ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */
-    const char *replica; /* the replica label of every series (an HA pair), NULL none */
-    const char *record;  /* --record FILE: record what is polled */
+    SERVE_OPTIONS(APP_OPT_FIELD, struct serve_opts)
 };
 
 APP_CMD_EXEC(cmd_serve, struct serve_opts)
@@ -38,10 +41,8 @@ static const struct bt_cmd_opt serve_options[] = {
     APP_OPTS_AWS(struct serve_opts),
     BT_OPT_NUM("interval", struct serve_opts, interval),
     BT_OPT_STR("admission", struct serve_opts, admission),
-    BT_OPT_STR("listen", struct serve_opts, listen),
-    BT_OPT_STR("replica", struct serve_opts, replica),
     APP_OPTS_DEMO(struct serve_opts),
-    BT_OPT_STR("record", struct serve_opts, record),
+    SERVE_OPTIONS(APP_OPT_ROW, struct serve_opts)
 };
 const struct bt_cmd_entry bt_cmd_serve_entry = {
     .name = "serve",
