@@ -64,7 +64,7 @@ static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
     return len ? 0 : -1;
 }
 
-bool app_setup_config(struct opts *o, struct bt_config *cfg)
+bool app_setup_config(struct app_opts *o, struct bt_config *cfg)
 {
     char err[2048];
     bt_config_init(cfg);
@@ -104,7 +104,7 @@ bool app_setup_config(struct opts *o, struct bt_config *cfg)
     return true;
 }
 
-int64_t app_demo_now(const struct opts *o, double default_minute)
+int64_t app_demo_now(const struct app_opts *o, double default_minute)
 {
     if (isnan(o->demo_at))
         return bt_demo_t0() + (int64_t)llround(default_minute * 60);
@@ -187,7 +187,7 @@ static const char *discovery_remedy(enum bt_errkind kind)
     }
 }
 
-int app_init_config(struct app *a, struct opts *o, enum bt_run_mode mode)
+int app_init_config(struct app *a, struct app_opts *o, enum bt_run_mode mode)
 {
     memset(a, 0, sizeof *a);
     a->o = o;
@@ -235,7 +235,7 @@ int app_init_config(struct app *a, struct opts *o, enum bt_run_mode mode)
 /* With no routes configured: discovered now, waiting (before the loop exists). */
 static int discover_routes(struct app *a)
 {
-    struct opts *o = a->o;
+    struct app_opts *o = a->o;
     {
         /* route discovery waits before the loop exists: a Ctrl-C there is the loop's
          * signal too (ends the wait at once, exit 128+sig), neither ignored until the
@@ -277,7 +277,7 @@ static int discover_routes(struct app *a)
 
 int app_init_start(struct app *a, double sim_start)
 {
-    struct opts *o = a->o;
+    struct app_opts *o = a->o;
     if (o->serve)
         bt_config_serve_history(&a->cfg);
     bt_store_init(&a->store, a->cfg.nroutes, a->cfg.history_minutes);
@@ -308,7 +308,7 @@ int app_init_start(struct app *a, double sim_start)
 }
 
 /* Sets everything up; returns an exit code (3) on failure, 0 on success. */
-int app_init(struct app *a, struct opts *o, enum bt_run_mode mode, double sim_start)
+int app_init(struct app *a, struct app_opts *o, enum bt_run_mode mode, double sim_start)
 {
     int rc = app_init_config(a, o, mode);
     if (rc == 0 && !o->demo && !a->cfg.nroutes)
@@ -379,7 +379,7 @@ void app_print_new_errors(struct app *a)
     a->errors_seen = s->nevents;
 }
 
-int app_init_live(struct app *a, struct opts *o, const char *rec_path, int64_t *start)
+int app_init_live(struct app *a, struct app_opts *o, const char *rec_path, int64_t *start)
 {
     *start = o->demo ? app_demo_now(o, 0) : (int64_t)time(NULL);
     int rc = app_init(a, o, BT_MODE_LIVE, (double)*start);
@@ -405,14 +405,14 @@ int app_record_to(struct app *a, const char *rec_path, int64_t start)
     return 0;
 }
 
-bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool **keep)
+bool app_select_routes(const char **routes, int nroutes, const struct bt_config *cfg, bool **keep)
 {
     *keep = NULL;
-    if (!o->nroutes)
+    if (!nroutes)
         return true;
     bool *k = bt_xcalloc((size_t)(cfg->nroutes ? cfg->nroutes : 1), sizeof *k);
-    for (int i = 0; i < o->nroutes; i++) {
-        int r = bt_config_find_route(cfg, o->routes[i]);
+    for (int i = 0; i < nroutes; i++) {
+        int r = bt_config_find_route(cfg, routes[i]);
         if (r >= 0) {
             k[r] = true;
             continue;
@@ -422,7 +422,7 @@ bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool *
             bt_buf_puts(&names, j ? ", " : "");
             bt_buf_puts(&names, cfg->routes[j].name);
         }
-        bt_err("--route: no route '%s'; the routes are: %s", o->routes[i],
+        bt_err("--route: no route '%s'; the routes are: %s", routes[i],
                cfg->nroutes ? bt_buf_str(&names) : "(none)");
         bt_buf_free(&names);
         free(k);
@@ -432,11 +432,11 @@ bool app_select_routes(const struct opts *o, const struct bt_config *cfg, bool *
     return true;
 }
 
-enum bt_status app_unknown_as(const struct opts *o)
+enum bt_status app_unknown_as(const char *unknown_as)
 {
     enum bt_status s = BT_ST_WARN;
-    if (o->unknown_as)
-        bt_status_parse(o->unknown_as, &s); /* checked when parsed */
+    if (unknown_as)
+        bt_status_parse(unknown_as, &s); /* checked when parsed */
     return s;
 }
 

@@ -21,6 +21,42 @@
 #include "render/shares.h"
 #include "core/util.h"
 
+/* check's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define CHECK_OPTIONS(X, T)                                                                  \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, output, "output")         /* write here (0600) instead of stdout */            \
+    X(T, STR, by, "by")                 /* team|project|route|tag:KEY: the shares table */   \
+    X(T, STR, state, "state")           /* FILE ("default": XDG_STATE_HOME); NULL: the      \
+                                         * cache's file for the config and account */       \
+    X(T, FLAG, no_state, "no-state")    /* no state file read or written */                  \
+    X(T, STR, unknown_as, "unknown-as") /* how an unknown route counts (NULL: warn) */       \
+    X(T, LIST, routes, "route")         /* routes[], nroutes; none: every route */           \
+    X(T, FLAG, wide, "wide")
+struct check_opts {
+    APP_OPTS_COMMON;
+    CHECK_OPTIONS(APP_OPT_FIELD, struct check_opts)
+};
+
+APP_CMD_EXEC(cmd_check, struct check_opts)
+static const struct bt_cmd_opt check_options[] = {
+    BT_OPT_STR("config", struct check_opts, config),
+    APP_OPTS_AWS(struct check_opts),
+    BT_OPT_STR("admission", struct check_opts, admission),
+    APP_OPTS_SOURCE(struct check_opts),
+    APP_OPTS_DEMO(struct check_opts),
+    BT_OPT_FLAG("no-color", struct check_opts, no_color),
+    CHECK_OPTIONS(APP_OPT_ROW, struct check_opts)
+};
+const struct bt_cmd_entry bt_cmd_check_entry = {
+    .name = "check",
+    .usage = "check [-f text|json|prometheus] [--route R]... [--wide] [-o FILE]",
+    .summary = "polls once, prints every route and warning (text, JSON or Prometheus text)\n"
+               "and exits as a monitoring plugin does: 0 ok, 1 warn, 2 crit (the worst\n"
+               "route; an unknown route counts as --unknown-as), 3 bedtop could not run",
+    .opts = check_options, .nopts = BT_ARRAY_LEN(check_options),
+    .size = sizeof(struct check_opts), .exec = cmd_check_exec,
+};
+
 /* True when no usage source (CloudWatch, admission counters) answered for any
  * route shown: nothing says how much is used, so the report says nothing about
  * capacity (exit 3, as when bedtop cannot run). Quotas alone do not count. */
@@ -37,7 +73,7 @@ static bool no_usage_read(const struct bt_report *r)
     return true;
 }
 
-int cmd_check(struct opts *o)
+static int cmd_check(struct check_opts *o)
 {
     enum bt_format fmt = BT_FMT_TEXT;
     if (o->format && !bt_format_parse(o->format, &fmt)) {
@@ -58,8 +94,8 @@ int cmd_check(struct opts *o)
         return 3;
     }
     struct app a;
-    int64_t start = o->demo ? app_demo_now(o, 16) : (int64_t)time(NULL);
-    int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);
+    int64_t start = o->demo ? app_demo_now(&o->common, 16) : (int64_t)time(NULL);
+    int rc = app_init(&a, &o->common, BT_MODE_ONCE, (double)start);
     if (rc) {
         app_free(&a);
         return rc;
@@ -72,7 +108,7 @@ int cmd_check(struct opts *o)
         return 3;
     }
     bool *keep;
-    if (!app_select_routes(o, &a.cfg, &keep)) {
+    if (!app_select_routes(o->routes, o->nroutes, &a.cfg, &keep)) {
         app_free(&a);
         return 3;
     }
@@ -115,7 +151,7 @@ int cmd_check(struct opts *o)
         check_state_save(&a, state, now); /* a failure is said; the report still stands */
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
-    bt_report_select(&rep, keep, app_unknown_as(o));
+    bt_report_select(&rep, keep, app_unknown_as(o->unknown_as));
     bt_report_decide(&rep);
     rep.mode = o->demo ? "demo" : "live";
     rep.wide = o->wide;

@@ -20,6 +20,36 @@
 #include "render/report.h"
 #include "core/util.h"
 
+/* the dashboard's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define DASH_OPTIONS(X, T)                                                                   \
+    X(T, STR, record, "record") /* FILE: record what is watched */                           \
+    X(T, FLAG, bell, "bell")    /* the terminal bell when a route turns crit */
+struct dash_opts {
+    APP_OPTS_COMMON;
+    DASH_OPTIONS(APP_OPT_FIELD, struct dash_opts)
+};
+
+APP_CMD_EXEC(cmd_dashboard, struct dash_opts)
+static const struct bt_cmd_opt dash_options[] = {
+    BT_OPT_STR("config", struct dash_opts, config),
+    APP_OPTS_AWS(struct dash_opts),
+    BT_OPT_NUM("interval", struct dash_opts, interval),
+    BT_OPT_STR("admission", struct dash_opts, admission),
+    APP_OPTS_SOURCE(struct dash_opts),
+    APP_OPTS_DEMO(struct dash_opts),
+    BT_OPT_NUM("demo-speed", struct dash_opts, demo_speed),
+    BT_OPT_STR("theme", struct dash_opts, theme),
+    BT_OPT_FLAG("no-color", struct dash_opts, no_color),
+    BT_OPT_FLAG("ascii", struct dash_opts, ascii),
+    DASH_OPTIONS(APP_OPT_ROW, struct dash_opts)
+};
+/* `bedtop` with no command: it has no synopsis line of its own (bedtop --help's first two) */
+const struct bt_cmd_entry bt_cmd_dashboard_entry = {
+    .name = "the dashboard",
+    .opts = dash_options, .nopts = BT_ARRAY_LEN(dash_options),
+    .size = sizeof(struct dash_opts), .exec = cmd_dashboard_exec,
+};
+
 struct dash {
     struct app *a;
     struct bt_tui_host host;
@@ -79,8 +109,13 @@ static void dash_after_tick(void *arg, int64_t now)
         bt_recorder_flush(a->rec, now);
 }
 
-int cmd_dashboard(struct opts *o)
+static int cmd_dashboard(struct dash_opts *o)
 {
+    if (isinf(o->demo_speed)) {
+        bt_err("--demo-speed max does not apply to the dashboard; it is for record (a screen needs "
+               "a pace: use a number up to 100,000)");
+        return 3;
+    }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         bt_err("the dashboard needs a terminal; for plain output use: bedtop check%s",
                o->demo ? " --demo" : "");
@@ -89,7 +124,7 @@ int cmd_dashboard(struct opts *o)
     struct app a;
     bool frozen = o->demo && !isnan(o->demo_at);
     int64_t start;
-    int rc = app_init_live(&a, o, o->record, &start);
+    int rc = app_init_live(&a, &o->common, o->record, &start);
     if (rc)
         return rc;
     /* --demo-at M: the dashboard opens at minute M and stays paused there */
@@ -111,8 +146,8 @@ int cmd_dashboard(struct opts *o)
     a.loop.after_tick = dash_after_tick;
     a.loop.after_tick_arg = &a;
     struct app_view v = {.host = &d.host, .loop = &a.loop, .before_update = dash_before_update,
-                         .arg = &d};
-    rc = app_view_run(&v, o);
+                         .arg = &d, .bell = o->bell};
+    rc = app_view_run(&v, &o->common);
     const char *rerr = a.rec ? bt_recorder_error(a.rec) : NULL;
     if (rerr)
         bt_err("%s", rerr);

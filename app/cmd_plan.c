@@ -19,6 +19,46 @@
 #include "render/report.h"
 #include "io/recfile.h"
 
+/* plan's options: the change asked (core/plan.h), --limits, --replay FILE --at TIME; the
+ * route is the operand (o->file), --region the Region to move to */
+#define PLAN_OPTIONS(X, T)                                                                   \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, at, "at")                   /* --replay: the recording's time */               \
+    X(T, STR, by, "by")                   /* --limits: budgets per holder */                 \
+    X(T, STR, max_tokens, "max-tokens")                                                      \
+    X(T, STR, concurrency, "concurrency")                                                    \
+    X(T, STR, traffic, "traffic")                                                            \
+    X(T, FLAG, retries_off, "retries-off")                                                   \
+    X(T, STR, tier, "tier")                                                                  \
+    X(T, FLAG, limits, "limits")                                                             \
+    X(T, STR, replay, "replay")           /* FILE: a recording, not a poll */
+struct plan_opts {
+    APP_OPTS_COMMON;
+    PLAN_OPTIONS(APP_OPT_FIELD, struct plan_opts)
+};
+
+APP_CMD_EXEC(cmd_plan, struct plan_opts)
+static const struct bt_cmd_opt plan_options[] = {
+    BT_OPT_STR("config", struct plan_opts, config),
+    APP_OPTS_AWS(struct plan_opts),
+    BT_OPT_STR("admission", struct plan_opts, admission),
+    APP_OPTS_SOURCE(struct plan_opts),
+    APP_OPTS_DEMO(struct plan_opts),
+    BT_OPT_FLAG("no-color", struct plan_opts, no_color),
+    PLAN_OPTIONS(APP_OPT_ROW, struct plan_opts)
+};
+const struct bt_cmd_entry bt_cmd_plan_entry = {
+    .name = "plan",
+    .usage = "plan ROUTE [--max-tokens N] [--concurrency N] [--traffic xF]\n"
+             "              [--retries-off] [--tier flex|priority] [--region R] [--limits]\n"
+             "              [-f text|json] [--demo-at M | --replay FILE --at TIME]",
+    .summary = "what should change for ROUTE, and would it be enough: the what-ifs of\n"
+               "--max-tokens, --concurrency, --traffic, --retries-off, --tier, --region;\n"
+               "--limits: the limits to set at the admission boundary",
+    .opts = plan_options, .nopts = BT_ARRAY_LEN(plan_options),
+    .size = sizeof(struct plan_opts), .exec = cmd_plan_exec,
+};
+
 static bool number(const char *opt, const char *s, double lo, double hi, double *out)
 {
     if (!s)
@@ -33,7 +73,7 @@ static bool number(const char *opt, const char *s, double lo, double hi, double 
 }
 
 /* The change asked on the command line; o->region is the Region to move to. */
-static bool read_change(const struct opts *o, struct bt_plan_change *c)
+static bool read_change(const struct plan_opts *o, struct bt_plan_change *c)
 {
     bt_plan_change_none(c);
     if (!number("--max-tokens", o->max_tokens, 1, 1e7, &c->max_tokens) ||
@@ -73,7 +113,7 @@ static int route_of(const struct bt_config *cfg, const char *name)
 }
 
 /* plan ROUTE --limits --by KEY: per-holder budgets as admission policy JSON. */
-static int plan_by(const struct opts *o, const struct bt_config *cfg, const struct bt_store *st,
+static int plan_by(const struct plan_opts *o, const struct bt_config *cfg, const struct bt_store *st,
                    int64_t now)
 {
     enum bt_share_by by;
@@ -107,7 +147,7 @@ static int plan_by(const struct opts *o, const struct bt_config *cfg, const stru
 }
 
 /* Everything for one route at now, printed. */
-static int plan_print(const struct opts *o, const struct bt_config *cfg, const struct bt_store *st,
+static int plan_print(const struct plan_opts *o, const struct bt_config *cfg, const struct bt_store *st,
                       int64_t now, const char *mode, bool json)
 {
     if (o->by)
@@ -157,7 +197,7 @@ static int plan_print(const struct opts *o, const struct bt_config *cfg, const s
     return rc;
 }
 
-static int plan_replay(struct opts *o, bool json)
+static int plan_replay(struct plan_opts *o, bool json)
 {
     struct bt_replay rp;
     char err[4608];
@@ -194,7 +234,7 @@ static int plan_replay(struct opts *o, bool json)
     return rc;
 }
 
-int cmd_plan(struct opts *o)
+static int cmd_plan(struct plan_opts *o)
 {
     enum bt_format fmt = BT_FMT_TEXT;
     if (o->format && (!bt_format_parse(o->format, &fmt) || fmt == BT_FMT_PROMETHEUS)) {
@@ -220,8 +260,8 @@ int cmd_plan(struct opts *o)
     const char *move = o->region;
     o->region = NULL;
     struct app a;
-    int64_t start = o->demo ? app_demo_now(o, 16) : (int64_t)time(NULL);
-    int rc = app_init(&a, o, BT_MODE_ONCE, (double)start);
+    int64_t start = o->demo ? app_demo_now(&o->common, 16) : (int64_t)time(NULL);
+    int rc = app_init(&a, &o->common, BT_MODE_ONCE, (double)start);
     o->region = move;
     if (rc) {
         app_free(&a);

@@ -20,6 +20,30 @@
 #include "core/util.h"
 #include "io/recfile.h"
 
+APP_CMD_EXEC(cmd_record, struct record_opts)
+static void record_init(void *opts)
+{
+    ((struct record_opts *)opts)->duration = NAN;
+}
+static const struct bt_cmd_opt record_options[] = {
+    BT_OPT_STR("config", struct record_opts, config),
+    APP_OPTS_AWS(struct record_opts),
+    BT_OPT_NUM("interval", struct record_opts, interval),
+    BT_OPT_STR("admission", struct record_opts, admission),
+    APP_OPTS_SOURCE(struct record_opts),
+    APP_OPTS_DEMO(struct record_opts),
+    BT_OPT_NUM("demo-speed", struct record_opts, demo_speed),
+    RECORD_OPTIONS(APP_OPT_ROW, struct record_opts)
+};
+const struct bt_cmd_entry bt_cmd_record_entry = {
+    .name = "record",
+    .usage = "record FILE [--demo] [--duration D] [--since D | --from T --to T]",
+    .summary = "polls headless, as the dashboard would, and appends every sample and event\n"
+               "to FILE (--since D: backfills the last D from CloudWatch)",
+    .opts = record_options, .nopts = BT_ARRAY_LEN(record_options),
+    .size = sizeof(struct record_opts), .init = record_init, .exec = cmd_record_exec,
+};
+
 static void record_after_tick(void *arg, int64_t now)
 {
     struct app *a = arg;
@@ -35,7 +59,7 @@ static void record_after_tick(void *arg, int64_t now)
 
 /* Backfill: a recording built from CloudWatch history, one line per minute as
  * bedtop would have seen it (the minute plus the publishing lag). */
-int cmd_record_backfill(struct opts *o)
+int cmd_record_backfill(struct record_opts *o)
 {
     if (o->demo) {
         bt_err("record: --since/--from/--to read CloudWatch (or --source Prometheus) history; the demo has none");
@@ -74,7 +98,7 @@ int cmd_record_backfill(struct opts *o)
         return 3;
     }
     struct app a;
-    int rc = app_init(&a, o, BT_MODE_ONCE, (double)now);
+    int rc = app_init(&a, &o->common, BT_MODE_ONCE, (double)now);
     if (rc) {
         app_free(&a);
         return rc;
@@ -151,7 +175,7 @@ int cmd_record_backfill(struct opts *o)
     return rc;
 }
 
-int cmd_record(struct opts *o)
+static int cmd_record(struct record_opts *o)
 {
     if (!o->file) {
         bt_err("record: which file? (bedtop record FILE)");
@@ -161,7 +185,7 @@ int cmd_record(struct opts *o)
         return cmd_record_backfill(o);
     struct app a;
     int64_t start;
-    int rc = app_init_live(&a, o, o->file, &start);
+    int rc = app_init_live(&a, &o->common, o->file, &start);
     if (rc)
         return rc;
     a.loop.after_tick = record_after_tick;

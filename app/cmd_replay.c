@@ -28,13 +28,68 @@
 #include "core/util.h"
 #include "io/recfile.h"
 
+/* replay's and export's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW); both read the
+ * recording FILE */
+#define REPLAY_OPTIONS(X, T)                                                                 \
+    X(T, STR, format, "format")         /* --at: text or json */                             \
+    X(T, STR, at, "at")                 /* MINUTE: print that minute's report */             \
+    X(T, LIST, routes, "route")         /* --at: routes[], nroutes; none: every route */     \
+    X(T, FLAG, wide, "wide")                                                                 \
+    X(T, STR, unknown_as, "unknown-as") /* --at: how an unknown route counts (NULL: warn) */
+struct replay_opts {
+    APP_OPTS_COMMON;
+    REPLAY_OPTIONS(APP_OPT_FIELD, struct replay_opts)
+};
+#define EXPORT_OPTIONS(X, T)                                                                 \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, since, "since")   /* --source: the window read from Prometheus */              \
+    X(T, STR, from, "from")     /* data minutes from T ... */                                \
+    X(T, STR, to, "to")         /* ... to T */                                               \
+    X(T, LIST, routes, "route") /* routes[], nroutes; none: every route */                   \
+    X(T, STR, output, "output") /* write here (0600) instead of stdout */
+struct export_opts {
+    APP_OPTS_COMMON;
+    EXPORT_OPTIONS(APP_OPT_FIELD, struct export_opts)
+};
+
+APP_CMD_EXEC(cmd_replay, struct replay_opts)
+static const struct bt_cmd_opt replay_options[] = {
+    BT_OPT_STR("theme", struct replay_opts, theme),
+    BT_OPT_FLAG("no-color", struct replay_opts, no_color),
+    BT_OPT_FLAG("ascii", struct replay_opts, ascii),
+    REPLAY_OPTIONS(APP_OPT_ROW, struct replay_opts)
+};
+const struct bt_cmd_entry bt_cmd_replay_entry = {
+    .name = "replay",
+    .usage = "replay FILE [--at MINUTE [-f text|json] [--route R]... [--wide]]",
+    .summary = "opens a recording in the dashboard with time controls; --at MINUTE prints\n"
+               "the report of that data minute instead, with check's exit codes",
+    .opts = replay_options, .nopts = BT_ARRAY_LEN(replay_options),
+    .size = sizeof(struct replay_opts), .exec = cmd_replay_exec,
+};
+
+APP_CMD_EXEC(cmd_export, struct export_opts)
+static const struct bt_cmd_opt export_options[] = {
+    BT_OPT_STR("config", struct export_opts, config),
+    APP_OPTS_SOURCE(struct export_opts),
+    EXPORT_OPTIONS(APP_OPT_ROW, struct export_opts)
+};
+const struct bt_cmd_entry bt_cmd_export_entry = {
+    .name = "export",
+    .usage = "export FILE [-f csv|json] [--from T] [--to T] [--route R] [-o F]",
+    .summary = "writes one row per route and data minute of a recording, as CSV or JSON\n"
+               "(--source: of the series read from Prometheus instead)",
+    .opts = export_options, .nopts = BT_ARRAY_LEN(export_options),
+    .size = sizeof(struct export_opts), .exec = cmd_export_exec,
+};
+
 static void replay_warn(void *arg, const char *msg)
 {
     (void)arg;
     bt_err("%s", msg);
 }
 
-static bool open_recording(struct opts *o, struct bt_replay *rp, const char *cmd)
+static bool open_recording(const struct app_opts *o, struct bt_replay *rp, const char *cmd)
 {
     char err[4608]; /* the whole path and reason, never cut */
     if (!o->file) {
@@ -95,7 +150,7 @@ static void log_json(cJSON *mk, cJSON *ev, const struct bt_replay *rp, const str
 
 /* replay --at T: the screen as it was when data minute T was the newest complete
  * one, the same moment as export's row of T (core/dataminute.h). */
-static int replay_print(struct opts *o, struct bt_replay *rp)
+static int replay_print(struct replay_opts *o, struct bt_replay *rp)
 {
     enum bt_format fmt = BT_FMT_TEXT;
     if (o->format && !bt_format_parse(o->format, &fmt)) {
@@ -118,7 +173,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
         return 3;
     }
     bool *keep = NULL;
-    if (!app_select_routes(o, &rp->cfg, &keep))
+    if (!app_select_routes(o->routes, o->nroutes, &rp->cfg, &keep))
         return 3;
     /* JSON carries minute T's markers and events, as export's row of T does (the log
      * of that minute alone: it moves the replay, which is sought after) */
@@ -131,7 +186,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     bt_replay_seek(rp, t);
     struct bt_report rep;
     bt_report_build(&rep, &rp->cfg, &rp->store, t);
-    bt_report_select(&rep, keep, app_unknown_as(o));
+    bt_report_select(&rep, keep, app_unknown_as(o->unknown_as));
     bt_report_decide(&rep); /* as check: the forecast and the observed ceiling */
     rep.mode = "replay";
     rep.recorded_mode = rp->mode; /* compared or JSON-escaped, never printed raw */
@@ -165,7 +220,7 @@ static int replay_print(struct opts *o, struct bt_replay *rp)
     return rc;
 }
 
-int cmd_replay(struct opts *o)
+static int cmd_replay(struct replay_opts *o)
 {
     if (!o->at && (o->format || o->wide || o->unknown_as || o->nroutes)) {
         bt_err("replay: --format, --wide, --route and --unknown-as need --at MINUTE (they "
@@ -173,13 +228,13 @@ int cmd_replay(struct opts *o)
         return 3;
     }
     struct bt_replay rp;
-    if (!open_recording(o, &rp, "replay"))
+    if (!open_recording(&o->common, &rp, "replay"))
         return 3;
     int rc;
     if (o->at)
         rc = replay_print(o, &rp);
     else
-        rc = replay_view_run(o, &rp);
+        rc = replay_view_run(&o->common, &rp);
     bt_replay_free(&rp);
     return rc;
 }
@@ -355,7 +410,7 @@ static void pending_flush(struct export_pending *p, struct bt_buf *heads, struct
     }
 }
 
-int cmd_export(struct opts *o)
+static int cmd_export(struct export_opts *o)
 {
     bool csv;
     if (!o->format || !strcmp(o->format, "csv"))
@@ -368,7 +423,7 @@ int cmd_export(struct opts *o)
     }
     /* --source: the window read from Prometheus into a private recording first,
      * then exported as any recording is (one path, one set of numbers) */
-    struct opts src;
+    struct export_opts src;
     char dir[] = "/tmp/bedtop-export.XXXXXX", path[64] = "";
     if (!o->source && (o->config || o->since)) {
         bt_err("export: --%s applies to export --source only (a recording carries its routes "
@@ -391,7 +446,8 @@ int cmd_export(struct opts *o)
         snprintf(path, sizeof path, "%s/window.rec", dir);
         src = *o;
         src.file = path;
-        int rc = cmd_record_backfill(&src);
+        int rc = cmd_record_backfill(&(struct record_opts){.common = src.common, .since = src.since,
+                                                           .from = src.from, .to = src.to});
         src.from = src.to = src.since = NULL; /* the recording is the window */
         o = &src;
         if (rc) {
@@ -401,7 +457,7 @@ int cmd_export(struct opts *o)
         }
     }
     struct bt_replay rp;
-    bool opened = open_recording(o, &rp, "export");
+    bool opened = open_recording(&o->common, &rp, "export");
     if (path[0]) { /* read into memory: the file is no longer needed */
         unlink(path);
         rmdir(dir);
@@ -435,7 +491,7 @@ int cmd_export(struct opts *o)
         from = first;
     if (to > last)
         to = last;
-    if (!app_select_routes(o, &rp.cfg, &keep))
+    if (!app_select_routes(o->routes, o->nroutes, &rp.cfg, &keep))
         goto out;
     struct app_output w;
     if (!app_output_open(&w, o->output))

@@ -19,6 +19,39 @@
 #include "io/file.h"
 #include "io/recfile.h"
 
+/* report's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define REPORT_OPTIONS(X, T)                                                                 \
+    X(T, STR, format, "format")                                                              \
+    X(T, STR, since, "since")   /* quota-request: the usage of the last D (CloudWatch) */    \
+    X(T, STR, margin, "margin") /* quota-request: PCT above the peak */                      \
+    X(T, FLAG, png, "png")      /* incident: a PNG beside each SVG chart */                  \
+    X(T, STR, from, "from")     /* the recording's minutes from T ... */                     \
+    X(T, STR, to, "to")         /* ... to T */                                               \
+    X(T, LIST, routes, "route") /* routes[], nroutes; none: every route */                   \
+    X(T, STR, output, "output") /* quota-request: write here (0600); incident: the directory */
+struct report_opts {
+    APP_OPTS_COMMON;
+    const char *report; /* the operand KIND: quota-request or incident */
+    REPORT_OPTIONS(APP_OPT_FIELD, struct report_opts)
+};
+
+APP_CMD_EXEC(cmd_report, struct report_opts)
+static const struct bt_cmd_opt report_options[] = {
+    BT_OPT_STR("config", struct report_opts, config),
+    APP_OPTS_AWS(struct report_opts),
+    REPORT_OPTIONS(APP_OPT_ROW, struct report_opts)
+};
+const struct bt_cmd_entry bt_cmd_report_entry = {
+    .name = "report",
+    .usage = "report quota-request FILE|--since D [-f text|markdown|json]\n"
+             "       bedtop report incident FILE [--from T] [--to T] [-o DIR] [--png]",
+    .summary = "writes the documents that follow a capacity incident: the quota increase\n"
+               "request (quota-request) and the incident write-up with its charts (incident)",
+    .opts = report_options, .nopts = BT_ARRAY_LEN(report_options),
+    .size = sizeof(struct report_opts), .word = true, .word_off = offsetof(struct report_opts, report),
+    .exec = cmd_report_exec,
+};
+
 static void report_warn(void *arg, const char *msg)
 {
     (void)arg;
@@ -46,7 +79,7 @@ static bool open_rec(const char *path, struct bt_replay *rp)
 }
 
 /* The data minutes --from..--to of the recording (default: all of them). */
-static bool window(const struct opts *o, const struct bt_replay *rp, int64_t *from, int64_t *to)
+static bool window(const struct report_opts *o, const struct bt_replay *rp, int64_t *from, int64_t *to)
 {
     int64_t first = bt_data_minute(&rp->cfg, rp->start), last = bt_data_minute(&rp->cfg, rp->end);
     *from = first;
@@ -79,7 +112,7 @@ static bool window(const struct opts *o, const struct bt_replay *rp, int64_t *fr
 }
 
 /* --margin 20% (or 20): the ask is the peak plus this much. */
-static bool margin_of(const struct opts *o, double *factor)
+static bool margin_of(const struct report_opts *o, double *factor)
 {
     *factor = 1.2;
     if (!o->margin)
@@ -98,7 +131,7 @@ static bool margin_of(const struct opts *o, double *factor)
     return true;
 }
 
-static int quota_request(struct opts *o)
+static int quota_request(struct report_opts *o)
 {
     enum bt_doc_format fmt = BT_DOC_TEXT;
     if (o->format && !bt_doc_format_parse(o->format, &fmt)) {
@@ -136,7 +169,7 @@ static int quota_request(struct opts *o)
             return 3;
         }
         snprintf(tmp, sizeof tmp, "%s/window.rec", dir);
-        struct opts src = *o;
+        struct record_opts src = {.common = o->common, .since = o->since, .from = o->from, .to = o->to};
         src.file = tmp;
         int rc = cmd_record_backfill(&src);
         if (rc) {
@@ -161,7 +194,7 @@ static int quota_request(struct opts *o)
     int rc = 3;
     bool *keep = NULL;
     int64_t from, to;
-    if (!window(o, &rp, &from, &to) || !app_select_routes(o, &rp.cfg, &keep))
+    if (!window(o, &rp, &from, &to) || !app_select_routes(o->routes, o->nroutes, &rp.cfg, &keep))
         goto out;
     /* every sample visible and the quotas learned while recording applied */
     bt_replay_seek(&rp, rp.end);
@@ -268,7 +301,7 @@ static bool add_holders_chart(struct bt_outset *set, const struct bt_share_minut
     return ok;
 }
 
-static int incident(struct opts *o)
+static int incident(struct report_opts *o)
 {
     if (o->format) {
         bt_err("report incident: --format does not apply; it writes report.md and SVG charts "
@@ -291,7 +324,7 @@ static int incident(struct opts *o)
     int64_t from, to;
     char dir[4096];
     struct bt_incident inc = {0};
-    if (!window(o, &rp, &from, &to) || !app_select_routes(o, &rp.cfg, &keep))
+    if (!window(o, &rp, &from, &to) || !app_select_routes(o->routes, o->nroutes, &rp.cfg, &keep))
         goto out;
     if (o->output) {
         bt_strlcpy(dir, o->output, sizeof dir);
@@ -335,7 +368,7 @@ out:
     return rc;
 }
 
-int cmd_report(struct opts *o)
+static int cmd_report(struct report_opts *o)
 {
     if (!o->report) {
         bt_err("report: which one?; use bedtop report quota-request or bedtop report incident");

@@ -25,6 +25,34 @@
 #include "render/report.h"
 #include "core/util.h"
 
+/* serve's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
+#define SERVE_OPTIONS(X, T)                                                                  \
+    X(T, STR, listen, "listen")   /* ADDR:PORT (NULL: BT_HTTPD_DEFAULT_LISTEN) */            \
+    X(T, STR, replica, "replica") /* the replica label of every series (an HA pair) */       \
+    X(T, STR, record, "record")   /* FILE: record what is polled */
+struct serve_opts {
+    APP_OPTS_COMMON;
+    SERVE_OPTIONS(APP_OPT_FIELD, struct serve_opts)
+};
+
+APP_CMD_EXEC(cmd_serve, struct serve_opts)
+static const struct bt_cmd_opt serve_options[] = {
+    BT_OPT_STR("config", struct serve_opts, config),
+    APP_OPTS_AWS(struct serve_opts),
+    BT_OPT_NUM("interval", struct serve_opts, interval),
+    BT_OPT_STR("admission", struct serve_opts, admission),
+    APP_OPTS_DEMO(struct serve_opts),
+    SERVE_OPTIONS(APP_OPT_ROW, struct serve_opts)
+};
+const struct bt_cmd_entry bt_cmd_serve_entry = {
+    .name = "serve",
+    .usage = "serve [--listen ADDR:PORT] [--replica NAME] [--record FILE]",
+    .summary = "the headless poller for a fleet: GET /metrics answers every route's\n"
+               "headroom in the Prometheus exposition format",
+    .opts = serve_options, .nopts = BT_ARRAY_LEN(serve_options),
+    .size = sizeof(struct serve_opts), .exec = cmd_serve_exec,
+};
+
 /* One evaluation's exposition in one format: rendered once, at the first scrape that
  * asks for it, into the coding that scrape takes (gzip: straight into the gzip); the
  * other coding made from it at most once, for the first scrape that asks; each shared
@@ -35,7 +63,7 @@ struct serve_body {
 };
 
 struct serve {
-    struct opts *o;
+    struct serve_opts *o;
     struct app apps[2];      /* the running one and the one a reload builds */
     struct app *a;
     struct bt_httpd *httpd;
@@ -307,7 +335,7 @@ static int start_app(struct serve *s, struct app *a)
     int64_t start;
     s->o->api_cost = &s->cost;
     s->o->serve = true;
-    int rc = app_init_live(a, s->o, record_path(s, path, sizeof path), &start);
+    int rc = app_init_live(a, &s->o->common, record_path(s, path, sizeof path), &start);
     if (rc)
         return rc;
     wire_app(s, a);
@@ -318,7 +346,7 @@ static int start_app(struct serve *s, struct app *a)
 static void reload_swap(struct serve *s, struct app *next)
 {
     char path[1100];
-    int64_t start = s->o->demo ? app_demo_now(s->o, 0) : (int64_t)time(NULL);
+    int64_t start = s->o->demo ? app_demo_now(&s->o->common, 0) : (int64_t)time(NULL);
     bool ok = app_init_start(next, (double)start) == 0;
     if (!ok)
         app_free(next);
@@ -365,7 +393,7 @@ static void reload_begin(struct serve *s)
     s->reloads++;
     s->o->api_cost = &s->cost;
     s->o->serve = true;
-    if (app_init_config(next, s->o, BT_MODE_LIVE) != 0) {
+    if (app_init_config(next, &s->o->common, BT_MODE_LIVE) != 0) {
         app_free(next);
         bt_err("serve: config reload failed (above); still serving the previous config");
         return;
@@ -433,7 +461,7 @@ static bool valid_replica(const char *r)
                                         "0123456789._-") == n;
 }
 
-int cmd_serve(struct opts *o)
+static int cmd_serve(struct serve_opts *o)
 {
     if (o->file) {
         bt_err("serve: unexpected argument '%s'; serve takes options only (--listen ADDR:PORT)",

@@ -333,7 +333,7 @@ static int problem_line(const struct bt_replay *rp)
     return atoi(rp->first_problem + n + 1);
 }
 
-int replay_view_run(struct opts *o, struct bt_replay *rp)
+int replay_view_run(struct app_opts *o, struct bt_replay *rp)
 {
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         bt_err("replay needs a terminal; for a report use: bedtop replay %s --at TIME",

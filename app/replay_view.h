@@ -6,5 +6,5 @@
 #include "core/recording.h"
 
 /* Runs the interactive replay of an opened recording; returns the exit code. */
-int replay_view_run(struct opts *o, struct bt_replay *rp);
+int replay_view_run(struct app_opts *o, struct bt_replay *rp);
 #endif

@@ -42,11 +42,11 @@ static int view_wakeup(void *self)
     return ms;
 }
 
-int app_view_run(struct app_view *v, const struct opts *o)
+int app_view_run(struct app_view *v, const struct app_opts *o)
 {
     char err[600];
     struct bt_tui_opts to = {.theme = o->theme, .ascii = o->ascii, .no_color = o->no_color,
-                             .bell = o->bell};
+                             .bell = v->bell};
     v->tui = bt_tui_new(&to, v->host, err, sizeof err);
     if (!v->tui) {
         bt_err("%s", err);

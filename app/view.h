@@ -17,10 +17,11 @@ struct app_view {
     /* Milliseconds until the command wants an update of its own (-1 none); may be NULL. */
     int (*wakeup_ms)(void *arg);
     void *arg;
+    bool bell;                               /* --bell: the terminal bell when a route turns crit */
     struct bt_tui *tui;                      /* set while running */
 };
 
 /* Opens the TUI on v->host and runs v->loop until q or a quit signal.
  * Returns 0, 128+signal, or 3 when the terminal cannot be set up. */
-int app_view_run(struct app_view *v, const struct opts *o);
+int app_view_run(struct app_view *v, const struct app_opts *o);
 #endif
