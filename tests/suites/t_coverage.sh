@@ -121,6 +121,20 @@ expect_eq "... and each route reads its own series from it" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted((r["name"], r["in_flight"], r["in_flight_source"]) for r in d["routes"]))' "$TMP/shared.json")" \
     "[('agents', 38, 'admission'), ('triage', 38, 'admission')]"
 
+# ... and when the global --admission is the URL a route names: agents names none and
+# takes the global one, triage names it itself; still one scrape a round (2 requests,
+# not 2 x 2 as on 1d9533e, where the global URL was a second source beside triage's),
+# and each route reads its own series from it (38 in flight each)
+sed '/^\[route agents\]/,$ {/^admission/d}' "$TMP/shared.conf" >"$TMP/shared-global.conf"
+: >"$TMP/access.log"
+run "$TMP/shared-global.conf" --admission "http://127.0.0.1:$APORT/fleet" --format json \
+    >"$TMP/shared-global.json" 2>/dev/null
+expect_eq "the global --admission URL a route also names is scraped once a round (2 requests)" \
+    "$(grep -c '^/fleet' "$TMP/access.log")" 2
+expect_eq "... and each route reads its own series from it" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted((r["name"], r["in_flight"], r["in_flight_source"]) for r in d["routes"]))' "$TMP/shared-global.json")" \
+    "[('agents', 38, 'admission'), ('triage', 38, 'admission')]"
+
 # Case 8, one rounding: headroom 99.25 % exactly is 99.3 in the JSON, the text and the
 # CSV export (main's CSV said 99.2: printf rounds the binary half to even). One route,
 # amazon.nova-pro (burndown 1), quota 1,000,000, max_tokens 1,000; each minute 1 call,
