@@ -538,7 +538,8 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
     char t[32], q[32], when[200];
     bt_fmt_si(e->group_tokens_today, t, sizeof t);
     bt_fmt_si(e->tpd, q, sizeof q);
-    daily_runout(e->minute ? e->minute : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
+    int64_t from = bt_eval_day_minute(e); /* counted from where the day was read */
+    daily_runout(from ? from : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
                  e->daily_rate, when, sizeof when);
     /* the cross-model quota (the per-model ones are used only where it is absent) is
      * pricing-weighted: the sum of tokens is an estimate of its use, never known */
