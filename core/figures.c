@@ -63,14 +63,16 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                                   "admission, littles-law).",
                      .prom_scale = 1, .prom_source = "source",
                      .text_at = 4, .text_head = "HELD", .text_w = 6, .wide_at = 4,
-                     .wide_head = "HELD", .wide_w = 8, .fmt = BT_FF_TOKENS},
+                     .wide_head = "HELD", .wide_w = 8, .fmt = BT_FF_TOKENS,
+                     .plan_at = 3, .plan_label = "held", .plan_quality = true},
     [BT_FIG_USED] = {.name = "used", .unit = "tokens/min", .side = BT_FS_TOKEN, .value = v_used,
                      .quality = q_used, .json_in = BT_FJ_TPM, .json_at = 4, .json = "used",
                      .json_quality = "used_quality", .json_upper = "upper_bound", .csv_at = 4,
                      .csv = "used_tpm", .prom_at = 3, .prom = "bedtop_used_tokens_per_minute",
                      .prom_help = "Tokens per minute counted against the quota: max(settled, "
                                   "estimated) + held, or the per-minute upper bound.",
-                     .prom_scale = 1},
+                     .prom_scale = 1,
+                     .plan_at = 4, .plan_label = "used (this route)", .plan_quality = true},
     [BT_FIG_RESERVED] = {.name = "reserved", .unit = "tokens/min", .side = BT_FS_TOKEN,
                          .value = v_reserved, .source = s_reserved, .json_in = BT_FJ_TPM,
                          .json_at = 5, .json = "reserved_per_min", .json_source = "reserved_source",
@@ -101,7 +103,8 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                             .json = "reservation_per_call", .json_source = "reservation_source",
                             .prom_at = 6, .prom = "bedtop_reservation_tokens_per_call",
                             .prom_help = "Reservation per call: total input per call + max_tokens.",
-                            .prom_scale = 1},
+                            .prom_scale = 1,
+                            .plan_at = 1, .plan_label = "reservation per call", .plan_source = true},
     [BT_FIG_IN_FLIGHT] = {.name = "in flight", .unit = "calls", .decimals = 2,
                           .side = BT_FS_NONE, .value = v_in_flight, .source = s_in_flight,
                           .json_in = BT_FJ_HEADROOM, .json_at = 2, .json = "in_flight",
@@ -111,7 +114,8 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                                        "littles-law).",
                           .prom_scale = 1, .prom_source = "source",
                           .wide_at = 9, .wide_head = "INFL", .wide_w = 7, .fmt = BT_FF_COUNT,
-                          .of = v_conc_limit},
+                          .of = v_conc_limit,
+                          .plan_at = 2, .plan_label = "calls in flight", .plan_source = true},
     [BT_FIG_HEADROOM_TPM] = {.name = "headroom", .unit = "tokens/min", .side = BT_FS_TOKEN,
                              .value = v_headroom_tpm, .json_in = BT_FJ_HEADROOM, .json_at = 3,
                              .json = "headroom_tpm", .csv_at = 6, .csv = "headroom_tpm",
@@ -129,7 +133,8 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                                           "(label side).",
                              .prom_scale = 100,
                              .text_at = 5, .text_head = "HEAD%", .text_w = 6, .wide_at = 5,
-                             .wide_head = "HEAD%", .wide_w = 7, .fmt = BT_FF_PCT_Q},
+                             .wide_head = "HEAD%", .wide_w = 7, .fmt = BT_FF_PCT_Q,
+                             .plan_at = 5, .plan_label = "headroom", .plan_quality = true},
     [BT_FIG_FITS] = {.name = "fits", .unit = "calls", .side = BT_FS_BINDING, .value = v_fits,
                      .json_in = BT_FJ_HEADROOM, .json_at = 5, .json = "fits_more", .csv_at = 8,
                      .csv = "fits_more", .prom_at = 9, .prom = "bedtop_fits_more_calls",
@@ -137,7 +142,8 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                                   "of the side that binds (label side).",
                      .prom_scale = 1,
                      .text_at = 6, .text_head = "FITS", .text_w = 5, .wide_at = 6,
-                     .wide_head = "FITS", .wide_w = 6, .fmt = BT_FF_COUNT},
+                     .wide_head = "FITS", .wide_w = 6, .fmt = BT_FF_COUNT,
+                     .plan_at = 6, .plan_label = "fits more at once"},
     /* the spend at list prices (core/cost.c): the JSON's "cost" object and serve's
      * bedtop_spend_usd_per_hour (render/spend.c) carry it with its price row; the
      * CSV a column, so an export has what the spend meter showed */
@@ -170,6 +176,8 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
         return f->text_at;
     case BT_FW_TEXT_WIDE:
         return f->wide_at;
+    case BT_FW_PLAN:
+        return f->plan_at;
     }
     return 0;
 }

@@ -95,13 +95,20 @@ struct bt_figure {
     bool (*unpublished)(const struct bt_eval *e);
     const char *wide_source_head;
     int wide_source_w;
+    /* plan (render/plan.c): the row of its what-if table (plan_at, 1 first; 0 none)
+     * under plan_label, and in its JSON frames the figure's JSON key, then its
+     * source (plan_source) and its quality (plan_quality) where set. The binding
+     * side's name comes before the first figure of the side that binds. */
+    int plan_at;
+    const char *plan_label;
+    bool plan_source, plan_quality;
 };
 
 extern const struct bt_figure bt_figures[BT_FIG_COUNT];
 
 /* The writers that iterate the table. */
 enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_CSV, BT_FW_PROM, BT_FW_TEXT,
-                     BT_FW_TEXT_WIDE };
+                     BT_FW_TEXT_WIDE, BT_FW_PLAN };
 /* The figures a writer shows, in its order: ids[0..return-1] (ids holds BT_FIG_COUNT). */
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
 

@@ -25,6 +25,8 @@ static void orders(void)
         /* check's text: QUOTA SETTLD ESTIM HELD HEAD% FITS THR/M P99; --wide adds INFL */
         {BT_FW_TEXT, "text", 8},
         {BT_FW_TEXT_WIDE, "text wide", 9},
+        /* plan: reservation per call, in flight, held, used, headroom %, fits */
+        {BT_FW_PLAN, "plan", 6},
     };
     for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++) {
         enum bt_fig_id ids[BT_FIG_COUNT];
@@ -60,6 +62,11 @@ static void names(void)
         complete &= !f->prom_at || (f->prom && f->prom_help && f->prom_scale > 0);
         complete &= !(f->json_quality || f->json_upper) || f->quality;
         complete &= !(f->json_source || f->csv_source || f->prom_source) || f->source;
+        complete &= !f->text_at || (f->text_head && f->text_w > 0);
+        complete &= !f->wide_at || (f->wide_head && f->wide_w > 0);
+        complete &= !f->plan_at || (f->plan_label && f->json);
+        complete &= !f->plan_source || (f->json_source && f->source);
+        complete &= !f->plan_quality || (f->json_quality && f->quality);
         for (int b = a + 1; b < BT_FIG_COUNT; b++) {
             const struct bt_figure *g = &bt_figures[b];
             if (f->json && g->json && f->json_in == g->json_in && !strcmp(f->json, g->json))
