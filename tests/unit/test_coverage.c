@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/ceiling.h"
 #include "core/headroom.h"
 #include "core/ledger.h"
 #include "core/plan.h"
@@ -291,6 +292,38 @@ static void test_one_day(void)
     bt_config_free(&cfg);
 }
 
+/* Case 8, the observed ceiling's cause says an unknown retry rate is unknown: a
+ * group throttled at 300,000 TPM of a 1,000,000 quota (30 %, far below), no daily
+ * or RPM quota near, no server errors, RETRY_LOAD raised from offered load rising
+ * while accepted stays flat, and no retries counter (NAN). The cause is the retry
+ * storm "retried attempts a minute unknown"; the code before 08e48a1 printed
+ * bt_z(NAN): "0 retried attempts a minute". */
+static void test_ceiling_retries_unknown(void)
+{
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.quota = 1000000;
+    e.tpd = NAN;
+    e.group_tokens_today = NAN;
+    e.retries = NAN;
+    e.nwarn = 1;
+    e.warnings[0].code = BT_W_RETRY_LOAD;
+    struct bt_ceiling c;
+    memset(&c, 0, sizeof c);
+    c.tokens = 300000;
+    c.server_errors = 0;
+    c.throttles = 240;
+    c.submitted_max = NAN;
+    bt_ceiling_explain(&e, &c);
+    OK(c.points_to && !strcmp(c.points_to, "retries"), "far below the quota: a retry storm (%s)",
+       c.points_to ? c.points_to : "none");
+    OK(strstr(c.why, "unknown") && !strstr(c.why, " 0 retried"), "the retry rate is unknown, not 0: %s",
+       c.why);
+    e.retries = 420;
+    bt_ceiling_explain(&e, &c);
+    OK(strstr(c.why, "420 retried attempts a minute") != NULL, "a known rate is said: %s", c.why);
+}
+
 /* A route with no coverage record (the demo, a Prometheus source, a recording of
  * format 2.0): inferred as before, every minute its poll settled. */
 static void test_inferred(void)
@@ -386,6 +419,7 @@ int main(void)
     test_request_time();
     test_tokens_today();
     test_one_day();
+    test_ceiling_retries_unknown();
     test_inferred();
     test_recording();
     return tap_done();
