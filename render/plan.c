@@ -235,9 +235,17 @@ static void forecast_text(const struct bt_forecast *f, struct bt_buf *b)
 static void ceiling_text(const struct bt_ceiling *c, struct bt_buf *b)
 {
     char line[400], t[BT_FMT_SHORT], q[BT_FMT_SHORT];
-    if (!c->throttled_minutes || isnan(c->tokens)) {
-        snprintf(line, sizeof line, "no throttled minute in the last %d min: no ceiling observed",
-                 BT_CEILING_WINDOW);
+    if ((!c->throttled_minutes || isnan(c->tokens)) && !c->covered_minutes) {
+        /* coverage (issue 31): no minute asked is no minute seen unthrottled */
+        snprintf(line, sizeof line, "no minute of the last %d min covered by a poll: the ceiling "
+                 "is unknown", BT_CEILING_WINDOW);
+    } else if (!c->throttled_minutes || isnan(c->tokens)) {
+        if (c->covered_minutes < BT_CEILING_WINDOW)
+            snprintf(line, sizeof line, "no throttled minute in the %d covered min of the last %d "
+                     "(the others unknown): no ceiling observed", c->covered_minutes, BT_CEILING_WINDOW);
+        else
+            snprintf(line, sizeof line, "no throttled minute in the last %d min: no ceiling observed",
+                     BT_CEILING_WINDOW);
     } else {
         char hm[8];
         bt_fmt_hhmm(c->tokens_minute, hm, sizeof hm);
@@ -522,6 +530,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     const struct bt_ceiling *ce = v->ceiling;
     cJSON *co = cJSON_AddObjectToObject(o, "ceiling");
     cJSON_AddNumberToObject(co, "throttled_minutes", ce->throttled_minutes);
+    cJSON_AddNumberToObject(co, "covered_minutes", ce->covered_minutes);
     jnum(co, "tokens_per_minute", ce->tokens, 1);
     jnum(co, "requests_per_minute", ce->requests, 1);
     jtime(co, "minute", ce->tokens_minute);

@@ -92,6 +92,25 @@ expect_eq "flat: used 355,000 + 6,666.67 held = 361,667, headroom 63.8 %" \
 check "flat: the assumption says how many minutes the fit had" \
     grep -q 'fit over 8 minutes' "$TMP/flat-1d-none.json"
 
+# The observed ceiling and plan's peak minute say how many minutes they had: plan on
+# the flat route (no throttles) covered the same 8 minutes of its 60-minute window, so
+# "no throttled minute in the 8 covered min of the last 60 (the others unknown)" and
+# "peak minute HH:MM UTC of the 8 covered min of the last 60" (1d9533e: "no throttled
+# minute in the last 60 min" and "of the last 60 min", 52 of them never asked); the
+# JSON's ceiling has covered_minutes 8.
+PORT=$FLAT_PORT
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan flat --config "$TMP/flat-1h-none.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/plan.txt" 2>/dev/null
+check "plan: no throttled minute in the 8 covered minutes, not 'in the last 60 min'" \
+    bash -c "tr '\n' ' ' <'$TMP/plan.txt' | tr -s ' ' | grep -q 'no throttled minute in the 8 covered min of the last 60 (the others unknown)'"
+check "plan: the peak minute is of the 8 covered minutes" \
+    bash -c "tr '\n' ' ' <'$TMP/plan.txt' | tr -s ' ' | grep -qE 'peak minute [0-9:]+ UTC of the 8 covered min of the last 60'"
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan flat --config "$TMP/flat-1h-none.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" --format json >"$TMP/plan.json" 2>/dev/null
+expect_eq "plan --format json: the ceiling covered 8 minutes, throttled none" \
+    "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["ceiling"]; print(c["covered_minutes"], c["throttled_minutes"], c["tokens_per_minute"])' "$TMP/plan.json")" \
+    "8 0 None"
+
 # Case 8, one scrape per URL a round: two routes naming the same admission URL
 # (/fleet: triage by its route label, agents by model_id) are scraped together. check
 # scrapes twice (a rate needs two readings): 2 requests for /fleet, not 2 x 2 (main),
