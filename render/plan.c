@@ -215,12 +215,15 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
 
 static void forecast_text(const struct bt_forecast *f, struct bt_buf *b)
 {
-    char line[200], s[BT_FMT_SHORT];
+    char line[320], s[BT_FMT_SHORT];
     if (!isnan(f->minutes)) {
         bt_fmt_tokens(f->slope, s, sizeof s);
         char said[120];
         bt_plan_forecast_text(f, said, sizeof said);
-        if (f->minutes < BT_FORECAST_SHOW)
+        if (f->minutes < BT_FORECAST_SHOW && f->points < BT_FORECAST_MINUTES)
+            snprintf(line, sizeof line, "%s (+%s a minute over %d covered min of the last %d; a "
+                     "trend, not a promise)", said, s, f->points, BT_FORECAST_MINUTES);
+        else if (f->minutes < BT_FORECAST_SHOW)
             snprintf(line, sizeof line, "%s (+%s a minute over the last %d min; a trend, not a "
                      "promise)", said, s, f->points);
         else

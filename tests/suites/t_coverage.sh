@@ -111,6 +111,29 @@ expect_eq "plan --format json: the ceiling covered 8 minutes, throttled none" \
     "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["ceiling"]; print(c["covered_minutes"], c["throttled_minutes"], c["tokens_per_minute"])' "$TMP/plan.json")" \
     "8 0 None"
 
+# ... and a rising trend says it was fitted over the covered minutes: input rising
+# 20,000 a minute (no latency: in flight unknown, so used is the per-minute bound,
+# rising as fast), quota 2,000,000: plan's forecast line says "over 8 covered min
+# of the last 15" (1d9533e: "over the last 8 min", as if the 8 were the window).
+python3 - "$TMP/rise.json" <<'PY'
+import json, sys, time
+mid = "amazon.nova-pro-v1:0"
+start = int(time.time()) // 60 * 60 - 3600
+def rt(metric, gen):
+    return {"namespace": "AWS/Bedrock", "metric": metric, "stat": "Sum", "start": start,
+            "dimensions": {"ModelId": mid}, "generator": gen}
+json.dump({"series": [rt("Invocations", {"constant": 100}),
+                      rt("InputTokenCount", {"linear": {"start": 100000, "step": 20000}}),
+                      rt("OutputTokenCount", {"constant": 55000})]}, open(sys.argv[1], "w"))
+PY
+check "fake AWS (rising) starts" start_fake rise --scenario "$TMP/rise.json"
+printf '[bedtop]\nregion = us-east-1\n\n[route rise]\nmodel = amazon.nova-pro-v1:0\nquota_tpm = 2000000\nmax_tokens = 1000\n' >"$TMP/rise.conf"
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan rise --config "$TMP/rise.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/rise.txt" 2>/dev/null
+check "plan: a rising trend is fitted over 8 covered min of the last 15" \
+    bash -c "tr '\n' ' ' <'$TMP/rise.txt' | tr -s ' ' | grep -qE 'forecast: .*a minute over 8 covered min of the last 15; a trend'"
+PORT=$FLAT_PORT
+
 # Case 8, one scrape per URL a round: two routes naming the same admission URL
 # (/fleet: triage by its route label, agents by model_id) are scraped together. check
 # scrapes twice (a rate needs two readings): 2 requests for /fleet, not 2 x 2 (main),
