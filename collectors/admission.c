@@ -33,6 +33,8 @@ struct adm_source {
     bool api;
     int route;               /* per-route source, -1 global or shared by several routes */
     int first;               /* the first route naming it (-1: the global URL only) */
+    int only;                /* the one route naming it (-1: none, or several): the
+                              * route of its series with neither label */
     bool *accept;            /* routes this source may write */
     bool *named;             /* routes naming this URL themselves: it speaks for them */
     bool *covered;           /* this round */
@@ -308,12 +310,14 @@ static void *adm_create(struct bt_ctx *ctx)
             a->src[k].route = -1; /* shared: no route is "the scraped one" */
             a->src[k].accept[r] = true;
             a->src[k].named[r] = true;
+            a->src[k].only = -1;
             continue;
         }
         add_source(a, cfg->routes[r].admission, r);
         a->src[a->nsrc - 1].accept[r] = true;
         a->src[a->nsrc - 1].named[r] = true;
         a->src[a->nsrc - 1].first = r;
+        a->src[a->nsrc - 1].only = r;
     }
     if (global && *global && any_left) {
         /* the global URL is one of the routes' own: that one scrape speaks for them
@@ -323,9 +327,11 @@ static void *adm_create(struct bt_ctx *ctx)
             k++;
         if (k == a->nsrc) {
             add_source(a, global, -1);
-            a->src[k].first = -1;
+            a->src[k].first = a->src[k].only = -1;
         }
-        a->src[k].route = -1;
+        /* a series with neither label stays the one naming route's, as it was on
+         * its own URL; labelled ones go to the routes they name that it serves */
+        a->src[k].route = a->src[k].only;
         for (int r = 0; r < nr; r++)
             if (!cfg->routes[r].admission[0])
                 a->src[k].accept[r] = true;

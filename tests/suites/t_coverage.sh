@@ -177,6 +177,20 @@ expect_eq "... and each route reads its own series from it" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted((r["name"], r["in_flight"], r["in_flight_source"]) for r in d["routes"]))' "$TMP/shared-global.json")" \
     "[('agents', 38, 'admission'), ('triage', 38, 'admission')]"
 
+# ... and that one scrape keeps the naming route's series with neither label its own,
+# as its own URL did (/nolabel: no route or model_id label): triage names /nolabel, the
+# global --admission is /nolabel too; triage reads 38 in flight from it, agents (no
+# series of its own there) none; still 2 requests, not 4
+sed "s#/fleet#/nolabel#" "$TMP/shared-global.conf" >"$TMP/nolabel.conf"
+: >"$TMP/access.log"
+run "$TMP/nolabel.conf" --admission "http://127.0.0.1:$APORT/nolabel" --format json \
+    >"$TMP/nolabel.json" 2>/dev/null
+expect_eq "an unlabelled URL named by a route and given as --admission: scraped once a round" \
+    "$(grep -c '^/nolabel' "$TMP/access.log")" 2
+expect_eq "... its series stay the naming route's (triage 38 from admission; agents not)" \
+    "$(python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open(sys.argv[1]))["routes"]}; print(d["triage"]["in_flight"], d["triage"]["in_flight_source"], d["agents"]["in_flight_source"] == "admission")' "$TMP/nolabel.json")" \
+    "38 admission False"
+
 # Case 8, one rounding: headroom 99.25 % exactly is 99.3 in the JSON, the text and the
 # CSV export (main's CSV said 99.2: printf rounds the binary half to even). One route,
 # amazon.nova-pro (burndown 1), quota 1,000,000, max_tokens 1,000; each minute 1 call,
