@@ -144,14 +144,21 @@ static int route_order(const struct bt_report *r, int *idx)
     return n;
 }
 
-/* The figure table's text columns (core/figures.h: text_at, or wide_at with --wide):
- * the heads, then each route's cells, right-aligned in their widths. */
-static void figure_heads(struct bt_buf *b, bool wide)
-{
+/* The figure table's text columns (core/figures.h: text_at, or wide_at with --wide),
+ * listed once a table: the heads, then each route's cells, right-aligned in their
+ * widths. */
+struct text_cols {
     enum bt_fig_id ids[BT_FIG_COUNT];
-    int n = bt_figures_of(wide ? BT_FW_TEXT_WIDE : BT_FW_TEXT, ids);
-    for (int k = 0; k < n; k++) {
-        const struct bt_figure *f = &bt_figures[ids[k]];
+    int n;
+    bool wide;
+};
+
+static void figure_heads(struct bt_buf *b, struct text_cols *c, bool wide)
+{
+    c->wide = wide;
+    c->n = bt_figures_of(wide ? BT_FW_TEXT_WIDE : BT_FW_TEXT, c->ids);
+    for (int k = 0; k < c->n; k++) {
+        const struct bt_figure *f = &bt_figures[c->ids[k]];
         bt_buf_printf(b, " %*s", wide ? f->wide_w : f->text_w, wide ? f->wide_head : f->text_head);
         if (wide && f->wide_source_head)
             bt_buf_printf(b, " %-*s", f->wide_source_w, f->wide_source_head);
@@ -159,15 +166,13 @@ static void figure_heads(struct bt_buf *b, bool wide)
     bt_buf_putc(b, '\n');
 }
 
-static void figure_cells(struct bt_buf *b, const struct bt_eval *e, bool wide)
+static void figure_cells(struct bt_buf *b, const struct text_cols *c, const struct bt_eval *e)
 {
-    enum bt_fig_id ids[BT_FIG_COUNT];
-    int n = bt_figures_of(wide ? BT_FW_TEXT_WIDE : BT_FW_TEXT, ids);
-    for (int k = 0; k < n; k++) {
-        const struct bt_figure *f = &bt_figures[ids[k]];
+    for (int k = 0; k < c->n; k++) {
+        const struct bt_figure *f = &bt_figures[c->ids[k]];
         char v[2 * BT_FMT_SHORT + 2];
-        bt_buf_printf(b, " %*s", wide ? f->wide_w : f->text_w, bt_figure_text(f, e, v, sizeof v));
-        if (wide && f->wide_source_head) {
+        bt_buf_printf(b, " %*s", c->wide ? f->wide_w : f->text_w, bt_figure_text(f, e, v, sizeof v));
+        if (c->wide && f->wide_source_head) {
             const char *src = f->source ? f->source(e) : NULL;
             bt_buf_printf(b, " %-*s", f->wide_source_w, src ? src : "-");
         }
@@ -260,14 +265,15 @@ static void table_compact(const struct bt_report *r, const int *idx, int n, bool
         wname = TEXT_WIDTH - fixed;
     put_cell(b, "ROUTE", wname, false);
     bt_buf_printf(b, "  %-8s", "STATUS");
-    figure_heads(b, false);
+    struct text_cols cols;
+    figure_heads(b, &cols, false);
     bool stale = false;
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
         put_cell(b, r->cfg->routes[idx[k]].name, wname, false);
         bt_buf_puts(b, "  ");
         put_status(b, e, color, 8);
-        figure_cells(b, e, false);
+        figure_cells(b, &cols, e);
         stale |= e->stale;
     }
     if (stale)
@@ -296,7 +302,8 @@ static void table_wide(const struct bt_report *r, const int *idx, int n, bool co
     bt_buf_puts(b, " ");
     put_cell(b, "MODEL", wmodel, false);
     bt_buf_printf(b, "  %-14s %-7s %-12s", "REGION", "EP", "INFERENCE");
-    figure_heads(b, true);
+    struct text_cols cols;
+    figure_heads(b, &cols, true);
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
         const struct bt_route *rt = &r->cfg->routes[idx[k]];
@@ -308,7 +315,7 @@ static void table_wide(const struct bt_report *r, const int *idx, int n, bool co
         bt_buf_puts(b, "  ");
         put_cell(b, rt->region, 14, false);
         bt_buf_printf(b, " %-7s %-12s", bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference));
-        figure_cells(b, e, true);
+        figure_cells(b, &cols, e);
     }
 }
 
