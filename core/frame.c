@@ -602,8 +602,9 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->throttles = e->mantle ? NAN : idle ? 0 : at(st, r, BT_SIG_THROTTLES, cm);
     e->client_errors = idle ? 0 : at(st, r, BT_SIG_CLIENT_ERRORS, cm);
     e->server_errors = idle ? 0 : at(st, r, BT_SIG_SERVER_ERRORS, cm);
-    e->server_errors_before = cm ? bt_z(at(st, r, BT_SIG_SERVER_ERRORS, cm - 300)) : NAN;
-    e->throttles_before = cm ? bt_z(at(st, r, BT_SIG_THROTTLES, cm - 300)) : NAN;
+    /* five minutes before: 0 where a poll asked and found none, unknown where none asked */
+    e->server_errors_before = cm ? count_at(st, r, BT_SIG_SERVER_ERRORS, cm - 300) : NAN;
+    e->throttles_before = cm ? count_at(st, r, BT_SIG_THROTTLES, cm - 300) : NAN;
     e->lat_p50 = at(st, r, BT_SIG_LATENCY_P50, cm);
     e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, cm);
     e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, cm);

@@ -155,7 +155,9 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
     bt_fmt_si(e->quota, q, sizeof q);
     double share = retry_share(e), basis;
     const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
-    bool rising = e->server_errors > 0 && e->server_errors > bt_z(e->server_errors_before) &&
+    /* rising only against a minute a poll asked for (coverage): an unknown one is not 0 */
+    bool rising = e->server_errors > 0 && !isnan(e->server_errors_before) &&
+                  e->server_errors > e->server_errors_before &&
                   e->throttles >= bt_z(e->throttles_before);
     if (rising && bt_capacity_evidence(e->server_errors, e->throttles)) {
         snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "

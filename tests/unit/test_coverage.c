@@ -324,6 +324,75 @@ static void test_ceiling_retries_unknown(void)
     OK(strstr(c.why, "420 retried attempts a minute") != NULL, "a known rate is said: %s", c.why);
 }
 
+/* Coverage and the throttles' cause: "service capacity" needs server errors *rising*
+ * with the throttles, against the minute five minutes before. One route, quota
+ * 1,000,000 (the flat load: estimated 361,667, far below), each minute 10:00 .. 10:09
+ * with 100 throttles and 50 server errors. A poll asked [10:05, 10:10) at 10:10:00
+ * (settled 10:05 .. 10:07): evaluated at 10:07, and 10:02 was never asked. Unknown is
+ * not 0: the errors are not known to be rising, so the cause is not capacity (the code
+ * before: "service capacity ... (from 0 five minutes before)"). With 10:00 .. 10:04
+ * asked too (no server errors then: 0), they rose from 0 and it is capacity. */
+static void test_capacity_before_unknown(void)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        struct bt_config cfg;
+        bt_config_init(&cfg);
+        int r = bt_config_add_route(&cfg, "cap");
+        struct bt_route *rt = &cfg.routes[r];
+        bt_strlcpy(rt->model, "amazon.nova-pro-v1:0", sizeof rt->model);
+        bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+        rt->max_tokens = 1000;
+        rt->quota[BT_Q_TPM] = (struct bt_quota){1000000, BT_QS_SERVICE_QUOTAS, "L-CAP", "test"};
+        bt_config_finish(&cfg);
+        cfg.routes[r].burndown = 1;
+        struct bt_store st;
+        bt_store_init(&st, 1, 1440);
+        int64_t from = pass ? T0 : T0 + 300;
+        for (int64_t m = from; m < ASK; m += 60) {
+            const struct {
+                enum bt_signal s;
+                double v;
+            } x[] = {{BT_SIG_INVOCATIONS, 100}, {BT_SIG_INPUT_TOKENS, 300000},
+                     {BT_SIG_OUTPUT_TOKENS, 55000}, {BT_SIG_LATENCY_AVG, 1000},
+                     {BT_SIG_ESTIMATED_TPM, 361667}, {BT_SIG_THROTTLES, 100},
+                     {BT_SIG_SERVER_ERRORS, m >= T0 + 300 ? 50 : NAN}};
+            for (size_t i = 0; i < BT_ARRAY_LEN(x); i++)
+                if (!isnan(x[i].v))
+                    bt_store_add(&st, &(struct bt_sample){.t = m, .route = r, .signal = x[i].s, .value = x[i].v},
+                                 ASK);
+        }
+        struct bt_coverage c = {.route = r, .from = from, .to = ASK, .settled_to = ASK - 120, .asked = ASK};
+        c.signals = BT_SIG_BIT(BT_SIG_INVOCATIONS) | BT_SIG_BIT(BT_SIG_INPUT_TOKENS) |
+                    BT_SIG_BIT(BT_SIG_OUTPUT_TOKENS) | BT_SIG_BIT(BT_SIG_LATENCY_AVG) |
+                    BT_SIG_BIT(BT_SIG_ESTIMATED_TPM) | BT_SIG_BIT(BT_SIG_THROTTLES) |
+                    BT_SIG_BIT(BT_SIG_SERVER_ERRORS);
+        bt_store_cover(&st, &c, ASK);
+        bt_model_event(&st, cfg.routes,
+                       &(struct bt_event){.t = ASK, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH});
+        struct bt_eval e;
+        bt_eval_route(&cfg, &st, r, ASK, &e);
+        const struct bt_warning *w = NULL;
+        for (int k = 0; k < e.nwarn; k++)
+            if (e.warnings[k].code == BT_W_THROTTLED_BELOW_ESTIMATE)
+                w = &e.warnings[k];
+        OK(e.minute == M7 && w, "%s: evaluated at 10:07, THROTTLED_BELOW_ESTIMATE raised",
+           pass ? "10:00 asked" : "10:02 never asked");
+        if (pass) {
+            OK(isnan(e.server_errors_before) == false && e.server_errors_before == 0,
+               "10:02 asked, no server errors: 0 before");
+            OK(w && strstr(w->message, "service capacity"), "rising from 0: service capacity (%s)",
+               w ? w->message : "-");
+        } else {
+            OK(isnan(e.server_errors_before), "10:02 never asked: the errors before are unknown (%g)",
+               e.server_errors_before);
+            OK(w && !strstr(w->message, "service capacity"), "not known to be rising: not capacity (%s)",
+               w ? w->message : "-");
+        }
+        bt_store_free(&st);
+        bt_config_free(&cfg);
+    }
+}
+
 /* A route with no coverage record (the demo, a Prometheus source, a recording of
  * format 2.0): inferred as before, every minute its poll settled. */
 static void test_inferred(void)
@@ -420,6 +489,7 @@ int main(void)
     test_tokens_today();
     test_one_day();
     test_ceiling_retries_unknown();
+    test_capacity_before_unknown();
     test_inferred();
     test_recording();
     return tap_done();
