@@ -213,6 +213,13 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "against an average of %.1f (Little's law)", e->in_flight, bt_z(e->queue_depth),
                  bt_z(e->littles_in_flight));
         w->action = act_bursts;
+    } else if (isnan(e->server_errors_before) && bt_capacity_evidence(e->server_errors, e->throttles)) {
+        /* errors beside the throttles, but five minutes before was never asked for:
+         * whether they rise with them (service capacity) is not known */
+        snprintf(cause, sizeof cause, "the cause is not in the data: %.0f server errors/min beside "
+                 "the throttles, but five minutes before was not read, so whether they rise with "
+                 "them (service capacity) is unknown", e->server_errors);
+        w->action = act_unseen;
     } else {
         snprintf(cause, sizeof cause, "the cause is not in the data: bursts shorter than a minute "
                  "or callers outside the config on this quota");

@@ -330,7 +330,8 @@ static void test_ceiling_retries_unknown(void)
  * with 100 throttles and 50 server errors. A poll asked [10:05, 10:10) at 10:10:00
  * (settled 10:05 .. 10:07): evaluated at 10:07, and 10:02 was never asked. Unknown is
  * not 0: the errors are not known to be rising, so the cause is not capacity (the code
- * before: "service capacity ... (from 0 five minutes before)"). With 10:00 .. 10:04
+ * before: "service capacity ... (from 0 five minutes before)"); the 50 server errors
+ * beside the throttles are still said, their rise unknown. With 10:00 .. 10:04
  * asked too (no server errors then: 0), they rose from 0 and it is capacity. */
 static void test_capacity_before_unknown(void)
 {
@@ -385,8 +386,11 @@ static void test_capacity_before_unknown(void)
         } else {
             OK(isnan(e.server_errors_before), "10:02 never asked: the errors before are unknown (%g)",
                e.server_errors_before);
-            OK(w && !strstr(w->message, "service capacity"), "not known to be rising: not capacity (%s)",
-               w ? w->message : "-");
+            OK(w && !strstr(w->message, "service capacity, not a quota"),
+               "not known to be rising: not capacity (%s)", w ? w->message : "-");
+            OK(w && strstr(w->message, "50 server errors/min beside the throttles") &&
+                   strstr(w->message, "is unknown"),
+               "... but the errors beside the throttles are said, and that their rise is unknown");
         }
         bt_store_free(&st);
         bt_config_free(&cfg);
