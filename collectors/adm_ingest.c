@@ -133,8 +133,8 @@ static int route_in_scope(const struct bt_prom_series *s, const struct bt_adm_sc
     int r = bt_adm_route_of(s, sc);
     if (r < 0 || (sc->accept && !sc->accept[r]))
         return -1;
-    if (sc->scraped_route >= 0 && r != sc->scraped_route)
-        return -1; /* a per-route URL speaks for its own route only */
+    if (sc->scraped_route >= 0 && !sc->accept && r != sc->scraped_route)
+        return -1; /* a per-route URL speaks for its own route only (else: accept says) */
     return r;
 }
 

@@ -32,9 +32,11 @@ struct adm_source {
     char shown[512];         /* url without user:password@, for messages */
     bool api;
     int route;               /* per-route source, -1 global or shared by several routes */
-    bool own;                /* every route it accepts names this URL itself */
-    int first;               /* own: the first route naming it */
+    int first;               /* the first route naming it (-1: the global URL only) */
+    int only;                /* the one route naming it (-1: none, or several): the
+                              * route of its series with neither label */
     bool *accept;            /* routes this source may write */
+    bool *named;             /* routes naming this URL themselves: it speaks for them */
     bool *covered;           /* this round */
     bool *had;               /* covered by the last successful round */
     bool ever_ok;
@@ -81,6 +83,7 @@ static void add_source(struct adm *a, const char *url, int route)
     bt_url_redact(url, s->shown, sizeof s->shown);
     size_t nr = (size_t)(a->nroutes ? a->nroutes : 1);
     s->accept = bt_xcalloc(nr, sizeof *s->accept);
+    s->named = bt_xcalloc(nr, sizeof *s->named);
     s->covered = bt_xcalloc(nr, sizeof *s->covered);
     s->had = bt_xcalloc(nr, sizeof *s->had);
     s->st = bt_adm_state_new(a->nroutes);
@@ -121,12 +124,12 @@ static void source_done(struct adm_source *s)
             continue;
         if (s->failed) {
             /* only the routes this source speaks for go stale */
-            bool mine = s->own || s->had[r] || !s->ever_ok;
+            bool mine = s->named[r] || s->had[r] || !s->ever_ok;
             if (mine)
                 event(a, s, r, BT_EV_ERROR, s->code, s->err);
         } else if (s->covered[r]) {
             event(a, s, r, BT_EV_OK, "", "ok");
-        } else if (s->own || s->had[r]) {
+        } else if (s->named[r] || s->had[r]) {
             char msg[160];
             snprintf(msg, sizeof msg, "no bedrock_admission_* series for route %.64s",
                      a->ctx->cfg->routes[r].name);
@@ -306,17 +309,32 @@ static void *adm_create(struct bt_ctx *ctx)
         if (k < a->nsrc) {
             a->src[k].route = -1; /* shared: no route is "the scraped one" */
             a->src[k].accept[r] = true;
+            a->src[k].named[r] = true;
+            a->src[k].only = -1;
             continue;
         }
         add_source(a, cfg->routes[r].admission, r);
         a->src[a->nsrc - 1].accept[r] = true;
-        a->src[a->nsrc - 1].own = true;
+        a->src[a->nsrc - 1].named[r] = true;
         a->src[a->nsrc - 1].first = r;
+        a->src[a->nsrc - 1].only = r;
     }
     if (global && *global && any_left) {
-        add_source(a, global, -1);
+        /* the global URL is one of the routes' own: that one scrape speaks for them
+         * too (by their route or model_id labels), not a second scrape of it */
+        int k = 0;
+        while (k < a->nsrc && strcmp(cfg->routes[a->src[k].first].admission, global) != 0)
+            k++;
+        if (k == a->nsrc) {
+            add_source(a, global, -1);
+            a->src[k].first = a->src[k].only = -1;
+        }
+        /* a series with neither label stays the one naming route's, as it was on
+         * its own URL; labelled ones go to the routes they name that it serves */
+        a->src[k].route = a->src[k].only;
         for (int r = 0; r < nr; r++)
-            a->src[a->nsrc - 1].accept[r] = !cfg->routes[r].admission[0];
+            if (!cfg->routes[r].admission[0])
+                a->src[k].accept[r] = true;
     }
     if (!a->nsrc) {
         free(a);
@@ -384,6 +402,7 @@ static void adm_destroy(void *self)
         return;
     for (int i = 0; i < a->nsrc; i++) {
         free(a->src[i].accept);
+        free(a->src[i].named);
         free(a->src[i].covered);
         free(a->src[i].had);
         bt_adm_state_free(a->src[i].st);

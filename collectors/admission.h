@@ -74,8 +74,10 @@ void bt_adm_series_id(const struct bt_prom_series *s, char *out, size_t n);
 struct bt_adm_scope {
     const struct bt_route *routes;
     int nroutes;
-    int scraped_route;       /* route whose own URL was scraped; -1 for a global source */
-    const bool *accept;      /* per route: may this source write it (NULL: all) */
+    int scraped_route;       /* route whose own URL was scraped (a series with neither
+                              * label is its); -1 for a global source */
+    const bool *accept;      /* per route: may this source write it (NULL: all, and a
+                              * per-route URL only its scraped route) */
 };
 
 /* Route of a series: label route (= route name), else model_id (= route

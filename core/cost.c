@@ -209,7 +209,7 @@ void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r,
                        sizeof sp->reason);
         return;
     }
-    int64_t dm = m ? m : e->data_minute;
+    int64_t dm = bt_eval_day_minute(e); /* the frame's reading of the day */
     if (dm) {
         bool partial = false;
         char why[192] = "";

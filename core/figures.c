@@ -2,6 +2,9 @@
 #include "core/figures.h"
 
 #include <math.h>
+#include <stdio.h>
+
+#include "core/format.h"
 
 #define READ(fn, expr)                                        \
     static double fn(const struct bt_eval *e) { return (expr); }
@@ -23,6 +26,9 @@ READ(v_headroom_tpm, e->headroom_tpm)
 READ(v_headroom_pct, e->headroom_pct)
 READ(v_fits, e->fits_more)
 READ(v_usd_per_hour, e->spend.usd_per_hour)
+READ(v_throttles, e->throttles)
+READ(v_lat_p99, e->lat_p99)
+READ(v_conc_limit, e->conc_limit)
 QUAL(q_held, e->held_q)
 QUAL(q_used, e->used_q)
 QUAL(q_group_used, e->group_used_q)
@@ -33,30 +39,40 @@ SRC(s_reserved, e->reserved_source)
 SRC(s_quota, bt_quota_source_name(e->quota_source))
 SRC(s_reservation, e->reservation_source)
 SRC(s_in_flight, e->in_flight_source)
+/* bedrock-mantle publishes no throttle metric: not published, never 0 */
+static bool np_mantle(const struct bt_eval *e) { return e->mantle; }
 
 /* Rows in the order of the figures' ids; each writer's order is its *_at. The
  * helps are the exported families' (man 1 bedtop, SERVE). */
 const struct bt_figure bt_figures[BT_FIG_COUNT] = {
     [BT_FIG_SETTLED] = {.name = "settled", .unit = "tokens/min", .side = BT_FS_TOKEN,
                         .value = v_settled, .json_in = BT_FJ_TPM, .json_at = 1,
-                        .json = "settled", .csv_at = 1, .csv = "settled_tpm"},
+                        .json = "settled", .csv_at = 1, .csv = "settled_tpm",
+                        .text_at = 2, .text_head = "SETTLD", .text_w = 6, .wide_at = 2,
+                        .wide_head = "SETTLED", .wide_w = 8, .fmt = BT_FF_TOKENS},
     [BT_FIG_ESTIMATED] = {.name = "estimated", .unit = "tokens/min", .side = BT_FS_TOKEN,
                           .value = v_estimated, .json_in = BT_FJ_TPM, .json_at = 2,
-                          .json = "estimated"},
+                          .json = "estimated",
+                          .text_at = 3, .text_head = "ESTIM", .text_w = 6, .wide_at = 3,
+                          .wide_head = "ESTIM", .wide_w = 8, .fmt = BT_FF_TOKENS},
     [BT_FIG_HELD] = {.name = "held", .unit = "tokens", .side = BT_FS_TOKEN, .value = v_held,
                      .quality = q_held, .source = s_held, .json_in = BT_FJ_TPM, .json_at = 3,
                      .json = "held", .json_source = "held_source", .json_quality = "held_quality",
                      .csv_at = 2, .csv = "held_tpm", .prom_at = 4, .prom = "bedtop_held_tokens",
                      .prom_help = "Reservations held by calls in flight now (label source: "
                                   "admission, littles-law).",
-                     .prom_scale = 1, .prom_source = "source"},
+                     .prom_scale = 1, .prom_source = "source",
+                     .text_at = 4, .text_head = "HELD", .text_w = 6, .wide_at = 4,
+                     .wide_head = "HELD", .wide_w = 8, .fmt = BT_FF_TOKENS,
+                     .plan_at = 3, .plan_label = "held", .plan_quality = true},
     [BT_FIG_USED] = {.name = "used", .unit = "tokens/min", .side = BT_FS_TOKEN, .value = v_used,
                      .quality = q_used, .json_in = BT_FJ_TPM, .json_at = 4, .json = "used",
                      .json_quality = "used_quality", .json_upper = "upper_bound", .csv_at = 4,
                      .csv = "used_tpm", .prom_at = 3, .prom = "bedtop_used_tokens_per_minute",
                      .prom_help = "Tokens per minute counted against the quota: max(settled, "
                                   "estimated) + held, or the per-minute upper bound.",
-                     .prom_scale = 1},
+                     .prom_scale = 1,
+                     .plan_at = 4, .plan_label = "used (this route)", .plan_quality = true},
     [BT_FIG_RESERVED] = {.name = "reserved", .unit = "tokens/min", .side = BT_FS_TOKEN,
                          .value = v_reserved, .source = s_reserved, .json_in = BT_FJ_TPM,
                          .json_at = 5, .json = "reserved_per_min", .json_source = "reserved_source",
@@ -77,14 +93,18 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
      * bedtop_quota_tokens_per_minute{kind}), written beside the quota's code and name */
     [BT_FIG_QUOTA] = {.name = "quota", .unit = "tokens/min", .side = BT_FS_TOKEN,
                       .value = v_quota, .source = s_quota, .csv_at = 5, .csv = "quota_tpm",
-                      .csv_source = "quota_source"},
+                      .csv_source = "quota_source",
+                      .text_at = 1, .text_head = "QUOTA", .text_w = 6, .wide_at = 1,
+                      .wide_head = "QUOTA", .wide_w = 8, .fmt = BT_FF_TOKENS,
+                      .wide_source_head = "SOURCE", .wide_source_w = 14},
     [BT_FIG_RESERVATION] = {.name = "R per call", .unit = "tokens", .side = BT_FS_NONE,
                             .value = v_reservation, .source = s_reservation,
                             .json_in = BT_FJ_HEADROOM, .json_at = 1,
                             .json = "reservation_per_call", .json_source = "reservation_source",
                             .prom_at = 6, .prom = "bedtop_reservation_tokens_per_call",
                             .prom_help = "Reservation per call: total input per call + max_tokens.",
-                            .prom_scale = 1},
+                            .prom_scale = 1,
+                            .plan_at = 1, .plan_label = "reservation per call", .plan_source = true},
     [BT_FIG_IN_FLIGHT] = {.name = "in flight", .unit = "calls", .decimals = 2,
                           .side = BT_FS_NONE, .value = v_in_flight, .source = s_in_flight,
                           .json_in = BT_FJ_HEADROOM, .json_at = 2, .json = "in_flight",
@@ -92,7 +112,10 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                           .prom = "bedtop_in_flight_calls",
                           .prom_help = "Model calls in flight (label source: admission gauge or "
                                        "littles-law).",
-                          .prom_scale = 1, .prom_source = "source"},
+                          .prom_scale = 1, .prom_source = "source",
+                          .wide_at = 9, .wide_head = "INFL", .wide_w = 7, .fmt = BT_FF_COUNT,
+                          .of = v_conc_limit,
+                          .plan_at = 2, .plan_label = "calls in flight", .plan_source = true},
     [BT_FIG_HEADROOM_TPM] = {.name = "headroom", .unit = "tokens/min", .side = BT_FS_TOKEN,
                              .value = v_headroom_tpm, .json_in = BT_FJ_HEADROOM, .json_at = 3,
                              .json = "headroom_tpm", .csv_at = 6, .csv = "headroom_tpm",
@@ -108,19 +131,34 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                              .prom_help = "Headroom as a fraction of the quota (1 idle, 0 at the "
                                           "quota, negative over it), of the side that binds "
                                           "(label side).",
-                             .prom_scale = 100},
+                             .prom_scale = 100,
+                             .text_at = 5, .text_head = "HEAD%", .text_w = 6, .wide_at = 5,
+                             .wide_head = "HEAD%", .wide_w = 7, .fmt = BT_FF_PCT_Q,
+                             .plan_at = 5, .plan_label = "headroom", .plan_quality = true},
     [BT_FIG_FITS] = {.name = "fits", .unit = "calls", .side = BT_FS_BINDING, .value = v_fits,
                      .json_in = BT_FJ_HEADROOM, .json_at = 5, .json = "fits_more", .csv_at = 8,
                      .csv = "fits_more", .prom_at = 9, .prom = "bedtop_fits_more_calls",
                      .prom_help = "More calls of the average size that fit in the headroom "
                                   "of the side that binds (label side).",
-                     .prom_scale = 1},
+                     .prom_scale = 1,
+                     .text_at = 6, .text_head = "FITS", .text_w = 5, .wide_at = 6,
+                     .wide_head = "FITS", .wide_w = 6, .fmt = BT_FF_COUNT,
+                     .plan_at = 6, .plan_label = "fits more at once"},
     /* the spend at list prices (core/cost.c): the JSON's "cost" object and serve's
      * bedtop_spend_usd_per_hour (render/spend.c) carry it with its price row; the
      * CSV a column, so an export has what the spend meter showed */
     [BT_FIG_USD_PER_HOUR] = {.name = "spend", .unit = "USD/hour", .decimals = 4,
                              .side = BT_FS_NONE, .value = v_usd_per_hour, .quality = q_spend,
                              .csv_at = 9, .csv = "usd_per_hour"},
+    /* check's text columns only (JSON and the exposition write them with their
+     * neighbours: throttles_per_min, latency_ms) */
+    [BT_FIG_THROTTLES] = {.name = "throttles", .unit = "calls/min", .side = BT_FS_NONE,
+                          .value = v_throttles, .text_at = 7, .text_head = "THR/M", .text_w = 5,
+                          .wide_at = 7, .wide_head = "THR/MIN", .wide_w = 7, .fmt = BT_FF_COUNT,
+                          .unpublished = np_mantle},
+    [BT_FIG_LAT_P99] = {.name = "p99 latency", .unit = "ms", .side = BT_FS_NONE, .value = v_lat_p99,
+                        .text_at = 8, .text_head = "P99", .text_w = 5, .wide_at = 8,
+                        .wide_head = "P99", .wide_w = 6, .fmt = BT_FF_LATENCY},
 };
 
 static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
@@ -134,6 +172,12 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
         return f->csv_at;
     case BT_FW_PROM:
         return f->prom_at;
+    case BT_FW_TEXT:
+        return f->text_at;
+    case BT_FW_TEXT_WIDE:
+        return f->wide_at;
+    case BT_FW_PLAN:
+        return f->plan_at;
     }
     return 0;
 }
@@ -177,4 +221,31 @@ const char *bt_side_fits_word(enum bt_side s)
     default:
         return "in flight";
     }
+}
+
+char *bt_figure_text(const struct bt_figure *f, const struct bt_eval *e, char *out, size_t n)
+{
+    if (f->unpublished && f->unpublished(e)) {
+        snprintf(out, n, "n/p");
+        return out;
+    }
+    double v = f->value(e);
+    switch (f->fmt) {
+    case BT_FF_TOKENS:
+        return bt_fmt_tokens(v, out, n);
+    case BT_FF_PCT_Q:
+        return bt_fmt_pct_q(v, f->quality ? f->quality(e) : BT_QL_KNOWN, out, n);
+    case BT_FF_LATENCY:
+        return bt_fmt_latency(v, out, n);
+    case BT_FF_COUNT:
+        break;
+    }
+    bt_fmt_count(v, out, n);
+    double of = f->of ? f->of(e) : NAN;
+    if (!isnan(v) && !isnan(of)) {
+        char a[BT_FMT_SHORT], l[BT_FMT_SHORT];
+        snprintf(a, sizeof a, "%s", out);
+        snprintf(out, n, "%s/%s", a, bt_fmt_count(of, l, sizeof l));
+    }
+    return out;
 }

@@ -2,8 +2,9 @@
  * per-route figure of an evaluation described once, with its name in every writer
  * (JSON key, CSV column, Prometheus series and help), its unit, its rounding, the
  * side it belongs to and how to read its value, quality and source from a struct
- * bt_eval. render/csv.c, render/exposition.c, render/report.c and tui/detail.c
- * iterate it instead of writing each figure out by hand; adding a figure is one row
+ * bt_eval. render/csv.c, render/exposition.c, render/report.c (JSON),
+ * render/report_text.c (check's columns) and tui/detail.c iterate it instead of
+ * writing each figure out by hand; adding a figure is one row
  * in core/figures.c (and its test).
  *
  * One side per number (issue 34): every figure belongs to the route's token side
@@ -13,6 +14,7 @@
 #ifndef BEDTOP_FIGURES_H
 #define BEDTOP_FIGURES_H
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/headroom.h"
 
@@ -44,7 +46,17 @@ enum bt_fig_id {
     BT_FIG_HEADROOM_PCT,
     BT_FIG_FITS,
     BT_FIG_USD_PER_HOUR,
+    BT_FIG_THROTTLES,
+    BT_FIG_LAT_P99,
     BT_FIG_COUNT
+};
+
+/* How a figure is printed as text (core/format.h). */
+enum bt_fig_fmt {
+    BT_FF_TOKENS,  /* bt_fmt_tokens: 806k, 1.00M */
+    BT_FF_COUNT,   /* bt_fmt_count; with `of`: "3/8" (in flight of the limit) */
+    BT_FF_PCT_Q,   /* bt_fmt_pct_q: the figure's quality marks it (<41.0 at most) */
+    BT_FF_LATENCY, /* bt_fmt_latency: 900ms, 4.1s */
 };
 
 struct bt_figure {
@@ -69,12 +81,34 @@ struct bt_figure {
     const char *prom, *prom_help;
     double prom_scale; /* the value is divided by it (percent: 100, a ratio) */
     const char *prom_source;
+    /* Text (check and replay --at, render/report_text.c): the column of the
+     * 80-column table (text_at, 1 first; 0 none) and of --wide (wide_at), each with
+     * its head and width; how the value prints (fmt), the figure it is counted out
+     * of ("3/8": in flight of the concurrency limit), whether it is not published
+     * for the route ("n/p": mantle's throttles), and --wide's own SOURCE column
+     * after it (its source, left-aligned in wide_source_w) */
+    int text_at, wide_at;
+    const char *text_head, *wide_head;
+    int text_w, wide_w;
+    enum bt_fig_fmt fmt;
+    double (*of)(const struct bt_eval *e);
+    bool (*unpublished)(const struct bt_eval *e);
+    const char *wide_source_head;
+    int wide_source_w;
+    /* plan (render/plan.c): the row of its what-if table (plan_at, 1 first; 0 none)
+     * under plan_label, and in its JSON frames the figure's JSON key, then its
+     * source (plan_source) and its quality (plan_quality) where set. The binding
+     * side's name comes before the first figure of the side that binds. */
+    int plan_at;
+    const char *plan_label;
+    bool plan_source, plan_quality;
 };
 
 extern const struct bt_figure bt_figures[BT_FIG_COUNT];
 
 /* The writers that iterate the table. */
-enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_CSV, BT_FW_PROM };
+enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_CSV, BT_FW_PROM, BT_FW_TEXT,
+                     BT_FW_TEXT_WIDE, BT_FW_PLAN };
 /* The figures a writer shows, in its order: ids[0..return-1] (ids holds BT_FIG_COUNT). */
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
 
@@ -82,6 +116,8 @@ int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
 enum bt_side bt_figure_side(const struct bt_figure *f, const struct bt_eval *e);
 /* Its value, NAN when unknown. */
 double bt_figure_value(const struct bt_figure *f, const struct bt_eval *e);
+/* Its value as text (fmt; "n/p" where not published; "-" unknown): out. */
+char *bt_figure_text(const struct bt_figure *f, const struct bt_eval *e, char *out, size_t n);
 
 /* What "fits N more ..." counts on side s: "in flight" (tpm, mantle, reserved,
  * concurrent: calls that could be in flight at once), "calls this minute" (rpm),

@@ -602,8 +602,9 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->throttles = e->mantle ? NAN : idle ? 0 : at(st, r, BT_SIG_THROTTLES, cm);
     e->client_errors = idle ? 0 : at(st, r, BT_SIG_CLIENT_ERRORS, cm);
     e->server_errors = idle ? 0 : at(st, r, BT_SIG_SERVER_ERRORS, cm);
-    e->server_errors_before = cm ? bt_z(at(st, r, BT_SIG_SERVER_ERRORS, cm - 300)) : NAN;
-    e->throttles_before = cm ? bt_z(at(st, r, BT_SIG_THROTTLES, cm - 300)) : NAN;
+    /* five minutes before: 0 where a poll asked and found none, unknown where none asked */
+    e->server_errors_before = cm ? count_at(st, r, BT_SIG_SERVER_ERRORS, cm - 300) : NAN;
+    e->throttles_before = cm ? count_at(st, r, BT_SIG_THROTTLES, cm - 300) : NAN;
     e->lat_p50 = at(st, r, BT_SIG_LATENCY_P50, cm);
     e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, cm);
     e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, cm);
@@ -653,20 +654,25 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
      * (within history), with the quality its coverage gives it. */
     e->rpm_quota = rt->quota[BT_Q_RPM].value;
     e->tokens_today_q = BT_QL_UNKNOWN;
-    int64_t dm = cm ? cm : e->data_minute;
+    int64_t dm = bt_eval_day_minute(e); /* the one minute the day is read through */
+    enum bt_quality day_q = dm ? tokens_today_quality(cfg, st, r, dm) : BT_QL_UNKNOWN;
     if (dm && (bt_store_has_day_sum(st, r, dm) || !isnan(rt->quota[BT_Q_TPD].value) ||
                !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
-        e->tokens_today_q = tokens_today_quality(cfg, st, r, dm);
-        double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
-        double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
-        e->tokens_today = isnan(in) && isnan(out)
-                              ? 0
-                              : bt_settled_tpm(bt_z(in), bt_z(bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm)),
-                                               bt_z(out), e->mantle ? 1 : rt->burndown);
+        e->tokens_today_q = day_q;
+        double t = bt_day_tokens(st, rt, r, dm);
+        e->tokens_today = isnan(t) ? 0 : t;
     }
-    int64_t sm = e->minute ? e->minute : e->data_minute; /* the minute cost reads the day at */
-    bt_cost_eval(cfg, st, r, !figures_only, sm ? tokens_today_quality(cfg, st, r, sm) : BT_QL_UNKNOWN,
-                 e);
+    bt_cost_eval(cfg, st, r, !figures_only, day_q, e);
+}
+
+double bt_day_tokens(const struct bt_store *st, const struct bt_route *rt, int r, int64_t dm)
+{
+    double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
+    double cw = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm);
+    double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
+    if (isnan(in) && isnan(cw) && isnan(out))
+        return NAN;
+    return bt_settled_tpm(bt_z(in), bt_z(cw), bt_z(out), rt->endpoint == BT_EP_MANTLE ? 1 : rt->burndown);
 }
 
 struct bt_region_count bt_region_count(const struct bt_config *cfg, const struct bt_eval *evals,

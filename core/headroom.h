@@ -335,6 +335,19 @@ int64_t bt_eval_changes_at(const struct bt_config *cfg, const struct bt_store *s
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);
 bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code);
+/* Tokens today, one reading (issue 31): every reader of the day (the daily sides, the
+ * day's spend, the cross-model ledger) reads it through this minute, the frame's: the
+ * group's evaluated minute, else the route's newest data minute (0: none). A member
+ * unknown at its group's minute is read through that minute too, never through its
+ * own newest one (which may hold minutes not yet settled). */
+static inline int64_t bt_eval_day_minute(const struct bt_eval *e)
+{
+    return e->minute ? e->minute : e->data_minute;
+}
+/* Route r's settled tokens since 00:00 UTC through minute dm, as the daily sides count
+ * them: the day sums (and the minutes after them) of input + cache write + output x
+ * burndown (1 on mantle). NAN when none of them was read. */
+double bt_day_tokens(const struct bt_store *st, const struct bt_route *rt, int r, int64_t dm);
 /* The newest admission scrape minute of route r at or before limit (0: none): the
  * minute an evaluation at limit reads the admission counters at (adm_minute). */
 int64_t bt_eval_adm_minute(const struct bt_store *st, int r, int64_t limit);

@@ -37,16 +37,6 @@ static double route_tokens(const struct bt_store *st, const struct bt_route *rt,
     return bt_settled_tpm(bt_z(in), bt_z(cw), bt_z(out), rt->burndown);
 }
 
-static double day_tokens(const struct bt_store *st, const struct bt_route *rt, int r, int64_t dm)
-{
-    double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
-    double cw = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm);
-    double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
-    if (isnan(in) && isnan(cw) && isnan(out))
-        return NAN;
-    return bt_settled_tpm(bt_z(in), bt_z(cw), bt_z(out), rt->burndown);
-}
-
 static int cmp_model(const void *a, const void *b)
 {
     const struct bt_ledger_model *x = a, *y = b;
@@ -124,8 +114,8 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         }
         if (rt->unseen[0])
             l->outside = true;
-        int64_t dm = e->minute ? e->minute : e->data_minute;
-        double tok = dm ? day_tokens(st, rt, r, dm) : NAN;
+        int64_t dm = bt_eval_day_minute(e); /* the frame's reading of the day */
+        double tok = dm ? bt_day_tokens(st, rt, r, dm) : NAN;
         if (isnan(tok) || e->state == BT_FR_UNKNOWN || e->tokens_today_q == BT_QL_LOWER)
             l->used_q = BT_QL_LOWER;
         if (dm > l->fit_end)

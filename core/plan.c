@@ -381,8 +381,13 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
             w->peak_verdict = "no";
         char hm[8];
         bt_fmt_hhmm(w->peak_minute, hm, sizeof hm);
-        bt_plan_note(&w->notes, "peak minute %s UTC of the last %d min (least headroom; replayed at the "
-             "minute's average, bursts within it unseen)", hm, BT_PLAN_WINDOW);
+        if (w->minutes_seen < BT_PLAN_WINDOW) /* coverage: of the minutes it had */
+            bt_plan_note(&w->notes, "peak minute %s UTC of the %d covered min of the last %d (least "
+                 "headroom; replayed at the minute's average, bursts within it unseen)", hm,
+                 w->minutes_seen, BT_PLAN_WINDOW);
+        else
+            bt_plan_note(&w->notes, "peak minute %s UTC of the last %d min (least headroom; replayed at the "
+                 "minute's average, bursts within it unseen)", hm, BT_PLAN_WINDOW);
         if (w->peak_throttles > 0 && w->peak_pct_before >= 0 && stopped)
             bt_plan_note(&w->notes, "the peak throttled %.0f calls with %.1f%% left on average: bursts above "
                  "the average; %.0f calls fit at once there; after the change the route makes none",

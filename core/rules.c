@@ -155,7 +155,9 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
     bt_fmt_si(e->quota, q, sizeof q);
     double share = retry_share(e), basis;
     const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
-    bool rising = e->server_errors > 0 && e->server_errors > bt_z(e->server_errors_before) &&
+    /* rising only against a minute a poll asked for (coverage): an unknown one is not 0 */
+    bool rising = e->server_errors > 0 && !isnan(e->server_errors_before) &&
+                  e->server_errors > e->server_errors_before &&
                   e->throttles >= bt_z(e->throttles_before);
     if (rising && bt_capacity_evidence(e->server_errors, e->throttles)) {
         snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "
@@ -211,6 +213,13 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "against an average of %.1f (Little's law)", e->in_flight, bt_z(e->queue_depth),
                  bt_z(e->littles_in_flight));
         w->action = act_bursts;
+    } else if (isnan(e->server_errors_before) && bt_capacity_evidence(e->server_errors, e->throttles)) {
+        /* errors beside the throttles, but five minutes before was never asked for:
+         * whether they rise with them (service capacity) is not known */
+        snprintf(cause, sizeof cause, "the cause is not in the data: %.0f server errors/min beside "
+                 "the throttles, but five minutes before was not read, so whether they rise with "
+                 "them (service capacity) is unknown", e->server_errors);
+        w->action = act_unseen;
     } else {
         snprintf(cause, sizeof cause, "the cause is not in the data: bursts shorter than a minute "
                  "or callers outside the config on this quota");
@@ -538,7 +547,8 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
     char t[32], q[32], when[200];
     bt_fmt_si(e->group_tokens_today, t, sizeof t);
     bt_fmt_si(e->tpd, q, sizeof q);
-    daily_runout(e->minute ? e->minute : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
+    int64_t from = bt_eval_day_minute(e); /* counted from where the day was read */
+    daily_runout(from ? from : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
                  e->daily_rate, when, sizeof when);
     /* the cross-model quota (the per-model ones are used only where it is absent) is
      * pricing-weighted: the sum of tokens is an estimate of its use, never known */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/json.h"
 #include "core/sanitize.h"
@@ -54,6 +55,29 @@ static void pct_q(char *out, size_t n, double v, enum bt_quality q)
     char a[BT_FMT_SHORT], b[BT_FMT_SHORT + 2];
     snprintf(b, sizeof b, "%s%%", bt_fmt_pct(v, a, sizeof a));
     with_q(out, n, b, isnan(v) ? BT_QL_UNKNOWN : q);
+}
+
+/* A figure of the table as the plan prints it: a percentage and a figure with a
+ * quality say how sure they are ("41.0% at most"), calls in flight keep their
+ * decimals, "unknown" for an unknown one. */
+static void plan_cell(const struct bt_figure *f, const struct bt_eval *e, char *out, size_t n)
+{
+    double v = bt_figure_value(f, e);
+    if (f->fmt == BT_FF_PCT_Q) {
+        pct_q(out, n, v, f->quality(e));
+    } else if (f->fmt == BT_FF_TOKENS) {
+        if (f->quality)
+            tok_q(out, n, v, f->quality(e));
+        else
+            bt_fmt_tokens(v, out, n);
+    } else if (f->decimals > 0) {
+        if (isnan(v))
+            snprintf(out, n, "unknown");
+        else
+            snprintf(out, n, "%.*f", f->decimals, v);
+    } else {
+        bt_fmt_count(v, out, n);
+    }
 }
 
 static void row(struct bt_buf *b, bool two, const char *label, const char *now, const char *after)
@@ -135,26 +159,23 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
     const struct bt_whatif *w = v->w;
     const struct bt_eval *e = &w->before, *a = &w->after;
     bool two = bt_plan_change_any(v->change);
-    char c1[40], c2[40], x[BT_FMT_SHORT], y[BT_FMT_SHORT];
+    char c1[40], c2[40];
     if (two)
         row(b, true, "", "now", "after the change");
-    row(b, two, "reservation per call", bt_fmt_tokens(e->reservation, x, sizeof x),
-        bt_fmt_tokens(a->reservation, y, sizeof y));
-    snprintf(c1, sizeof c1, "%.2f", e->in_flight);
-    snprintf(c2, sizeof c2, "%.2f", a->in_flight);
-    row(b, two, "calls in flight", isnan(e->in_flight) ? "unknown" : c1, isnan(a->in_flight) ? "unknown" : c2);
-    tok_q(c1, sizeof c1, e->held, e->held_q);
-    tok_q(c2, sizeof c2, a->held, a->held_q);
-    row(b, two, "held", c1, c2);
-    tok_q(c1, sizeof c1, e->used, e->used_q);
-    tok_q(c2, sizeof c2, a->used, a->used_q);
-    row(b, two, "used (this route)", c1, c2);
-    row(b, two, "binding side", bt_side_binding_name(e->binding), bt_side_binding_name(a->binding));
-    pct_q(c1, sizeof c1, e->headroom_pct, e->headroom_q);
-    pct_q(c2, sizeof c2, a->headroom_pct, a->headroom_q);
-    row(b, two, "headroom", c1, c2);
-    row(b, two, "fits more at once", bt_fmt_count(e->fits_more, x, sizeof x),
-        bt_fmt_count(a->fits_more, y, sizeof y));
+    /* the figure table's plan rows, the binding side named before its figures */
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int nf = bt_figures_of(BT_FW_PLAN, ids);
+    bool named = false;
+    for (int k = 0; k < nf; k++) {
+        const struct bt_figure *f = &bt_figures[ids[k]];
+        if (f->side == BT_FS_BINDING && !named) {
+            row(b, two, "binding side", bt_side_binding_name(e->binding), bt_side_binding_name(a->binding));
+            named = true;
+        }
+        plan_cell(f, e, c1, sizeof c1);
+        plan_cell(f, a, c2, sizeof c2);
+        row(b, two, f->plan_label, c1, c2);
+    }
     bt_buf_puts(b, "sides (the group's use against each quota):\n");
     sides_text(b, e, two ? a : NULL);
     if (w->peak_minute) {
@@ -194,12 +215,15 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
 
 static void forecast_text(const struct bt_forecast *f, struct bt_buf *b)
 {
-    char line[200], s[BT_FMT_SHORT];
+    char line[320], s[BT_FMT_SHORT];
     if (!isnan(f->minutes)) {
         bt_fmt_tokens(f->slope, s, sizeof s);
         char said[120];
         bt_plan_forecast_text(f, said, sizeof said);
-        if (f->minutes < BT_FORECAST_SHOW)
+        if (f->minutes < BT_FORECAST_SHOW && f->points < BT_FORECAST_MINUTES)
+            snprintf(line, sizeof line, "%s (+%s a minute over %d covered min of the last %d; a "
+                     "trend, not a promise)", said, s, f->points, BT_FORECAST_MINUTES);
+        else if (f->minutes < BT_FORECAST_SHOW)
             snprintf(line, sizeof line, "%s (+%s a minute over the last %d min; a trend, not a "
                      "promise)", said, s, f->points);
         else
@@ -214,9 +238,17 @@ static void forecast_text(const struct bt_forecast *f, struct bt_buf *b)
 static void ceiling_text(const struct bt_ceiling *c, struct bt_buf *b)
 {
     char line[400], t[BT_FMT_SHORT], q[BT_FMT_SHORT];
-    if (!c->throttled_minutes || isnan(c->tokens)) {
-        snprintf(line, sizeof line, "no throttled minute in the last %d min: no ceiling observed",
-                 BT_CEILING_WINDOW);
+    if ((!c->throttled_minutes || isnan(c->tokens)) && !c->covered_minutes) {
+        /* coverage (issue 31): no minute asked is no minute seen unthrottled */
+        snprintf(line, sizeof line, "no minute of the last %d min covered by a poll: the ceiling "
+                 "is unknown", BT_CEILING_WINDOW);
+    } else if (!c->throttled_minutes || isnan(c->tokens)) {
+        if (c->covered_minutes < BT_CEILING_WINDOW)
+            snprintf(line, sizeof line, "no throttled minute in the %d covered min of the last %d "
+                     "(the others unknown): no ceiling observed", c->covered_minutes, BT_CEILING_WINDOW);
+        else
+            snprintf(line, sizeof line, "no throttled minute in the last %d min: no ceiling observed",
+                     BT_CEILING_WINDOW);
     } else {
         char hm[8];
         bt_fmt_hhmm(c->tokens_minute, hm, sizeof hm);
@@ -372,18 +404,26 @@ static void jtime(cJSON *o, const char *k, int64_t t)
 static cJSON *frame_json(const struct bt_eval *e)
 {
     cJSON *o = cJSON_CreateObject();
-    jnum(o, "reservation_per_call", e->reservation, 1);
-    jstr(o, "reservation_source", e->reservation_source);
-    jnum(o, "in_flight", e->in_flight, 100);
-    jstr(o, "in_flight_source", e->in_flight_source);
-    jnum(o, "held", e->held, 1);
-    jstr(o, "held_quality", bt_quality_name(e->held_q));
-    jnum(o, "used", e->used, 1);
-    jstr(o, "used_quality", bt_quality_name(e->used_q));
-    jstr(o, "binding_side", bt_side_binding_name(e->binding));
-    jnum(o, "headroom_pct", e->headroom_pct, 10);
-    jstr(o, "headroom_quality", bt_quality_name(e->headroom_q));
-    jnum(o, "fits_more", e->fits_more, 1);
+    /* the figure table's plan rows under their JSON keys, as the route JSON rounds
+     * them, the binding side named before its figures */
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int nf = bt_figures_of(BT_FW_PLAN, ids);
+    bool named = false;
+    for (int k = 0; k < nf; k++) {
+        const struct bt_figure *f = &bt_figures[ids[k]];
+        if (f->side == BT_FS_BINDING && !named) {
+            jstr(o, "binding_side", bt_side_binding_name(e->binding));
+            named = true;
+        }
+        double scale = 1;
+        for (int d = 0; d < f->decimals; d++)
+            scale *= 10;
+        jnum(o, f->json, bt_figure_value(f, e), scale);
+        if (f->plan_source)
+            jstr(o, f->json_source, f->source(e));
+        if (f->plan_quality)
+            jstr(o, f->json_quality, bt_quality_name(f->quality(e)));
+    }
     cJSON *s = cJSON_AddObjectToObject(o, "sides");
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
         const struct bt_side_fig *f = &e->side[k];
@@ -493,6 +533,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     const struct bt_ceiling *ce = v->ceiling;
     cJSON *co = cJSON_AddObjectToObject(o, "ceiling");
     cJSON_AddNumberToObject(co, "throttled_minutes", ce->throttled_minutes);
+    cJSON_AddNumberToObject(co, "covered_minutes", ce->covered_minutes);
     jnum(co, "tokens_per_minute", ce->tokens, 1);
     jnum(co, "requests_per_minute", ce->requests, 1);
     jtime(co, "minute", ce->tokens_minute);

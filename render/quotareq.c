@@ -218,7 +218,12 @@ static void side_rows(struct rows *r, const struct bt_qr *q, const struct bt_qr_
     }
     bool zero = !isnan(sd->quota) && sd->quota <= 0;
     if (g->scope != BT_QR_MANTLE && !zero) {
-        if (isnan(sd->ceiling))
+        if (isnan(sd->ceiling) && !g->covered_minutes && !g->coverage_inferred)
+            row(r, "Observed ceiling", "unknown: no minute of the window was covered by a poll");
+        else if (isnan(sd->ceiling) && g->covered_minutes < g->minutes && !g->coverage_inferred)
+            row(r, "Observed ceiling", "none: no covered minute was throttled (%d of %d covered; "
+                                       "the others unknown)", g->covered_minutes, g->minutes);
+        else if (isnan(sd->ceiling))
             row(r, "Observed ceiling", "none: no minute was throttled");
         else
             row(r, "Observed ceiling",

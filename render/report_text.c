@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/dataminute.h"
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 
@@ -143,33 +144,40 @@ static int route_order(const struct bt_report *r, int *idx)
     return n;
 }
 
-struct text_row {
-    char quota[BT_FMT_SHORT], settled[BT_FMT_SHORT], est[BT_FMT_SHORT], res[BT_FMT_SHORT];
-    char pct[1 + BT_FMT_SHORT]; /* "<" or ">" before the figure */
-    char fits[BT_FMT_SHORT], thr[BT_FMT_SHORT], p99[BT_FMT_SHORT];
-    char infl[2 * BT_FMT_SHORT + 2];
+/* The figure table's text columns (core/figures.h: text_at, or wide_at with --wide),
+ * listed once a table: the heads, then each route's cells, right-aligned in their
+ * widths. */
+struct text_cols {
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int n;
+    bool wide;
 };
 
-static void row_figures(const struct bt_eval *e, struct text_row *t)
+static void figure_heads(struct bt_buf *b, struct text_cols *c, bool wide)
 {
-    bt_fmt_tokens(e->quota, t->quota, sizeof t->quota);
-    bt_fmt_tokens(e->settled, t->settled, sizeof t->settled);
-    bt_fmt_tokens(e->estimated, t->est, sizeof t->est);
-    bt_fmt_tokens(e->held, t->res, sizeof t->res);
-    /* "<41.0": at most (an upper-bound headroom), ">41.0": at least */
-    bt_fmt_pct_q(e->headroom_pct, e->headroom_q, t->pct, sizeof t->pct);
-    bt_fmt_count(e->fits_more, t->fits, sizeof t->fits);
-    if (e->mantle) /* no throttle metric on bedrock-mantle: not published, never 0 */
-        bt_strlcpy(t->thr, "n/p", sizeof t->thr);
-    else
-        bt_fmt_count(e->throttles, t->thr, sizeof t->thr);
-    bt_fmt_latency(e->lat_p99, t->p99, sizeof t->p99);
-    char a[BT_FMT_SHORT], l[BT_FMT_SHORT];
-    bt_fmt_count(e->in_flight, a, sizeof a);
-    if (isnan(e->in_flight) || isnan(e->conc_limit))
-        snprintf(t->infl, sizeof t->infl, "%s", a);
-    else
-        snprintf(t->infl, sizeof t->infl, "%s/%s", a, bt_fmt_count(e->conc_limit, l, sizeof l));
+    c->wide = wide;
+    c->n = bt_figures_of(wide ? BT_FW_TEXT_WIDE : BT_FW_TEXT, c->ids);
+    for (int k = 0; k < c->n; k++) {
+        const struct bt_figure *f = &bt_figures[c->ids[k]];
+        bt_buf_printf(b, " %*s", wide ? f->wide_w : f->text_w, wide ? f->wide_head : f->text_head);
+        if (wide && f->wide_source_head)
+            bt_buf_printf(b, " %-*s", f->wide_source_w, f->wide_source_head);
+    }
+    bt_buf_putc(b, '\n');
+}
+
+static void figure_cells(struct bt_buf *b, const struct text_cols *c, const struct bt_eval *e)
+{
+    for (int k = 0; k < c->n; k++) {
+        const struct bt_figure *f = &bt_figures[c->ids[k]];
+        char v[2 * BT_FMT_SHORT + 2];
+        bt_buf_printf(b, " %*s", c->wide ? f->wide_w : f->text_w, bt_figure_text(f, e, v, sizeof v));
+        if (c->wide && f->wide_source_head) {
+            const char *src = f->source ? f->source(e) : NULL;
+            bt_buf_printf(b, " %-*s", f->wide_source_w, src ? src : "-");
+        }
+    }
+    bt_buf_putc(b, '\n');
 }
 
 /* HEAD% is the binding side's: say which where it is not the route's token quota,
@@ -256,18 +264,16 @@ static void table_compact(const struct bt_report *r, const int *idx, int n, bool
     if (wname > TEXT_WIDTH - fixed)
         wname = TEXT_WIDTH - fixed;
     put_cell(b, "ROUTE", wname, false);
-    bt_buf_printf(b, "  %-8s %6s %6s %6s %6s %6s %5s %5s %5s\n", "STATUS", "QUOTA", "SETTLD",
-                  "ESTIM", "HELD", "HEAD%", "FITS", "THR/M", "P99");
+    bt_buf_printf(b, "  %-8s", "STATUS");
+    struct text_cols cols;
+    figure_heads(b, &cols, false);
     bool stale = false;
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
-        struct text_row t;
-        row_figures(e, &t);
         put_cell(b, r->cfg->routes[idx[k]].name, wname, false);
         bt_buf_puts(b, "  ");
         put_status(b, e, color, 8);
-        bt_buf_printf(b, " %6s %6s %6s %6s %6s %5s %5s %5s\n", t.quota, t.settled, t.est, t.res,
-                      t.pct, t.fits, t.thr, t.p99);
+        figure_cells(b, &cols, e);
         stale |= e->stale;
     }
     if (stale)
@@ -295,14 +301,12 @@ static void table_wide(const struct bt_report *r, const int *idx, int n, bool co
     put_cell(b, "STATUS", 8, false);
     bt_buf_puts(b, " ");
     put_cell(b, "MODEL", wmodel, false);
-    bt_buf_printf(b, "  %-14s %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n", "REGION",
-                  "EP", "INFERENCE", "QUOTA", "SOURCE", "SETTLED", "ESTIM", "HELD", "HEAD%",
-                  "FITS", "THR/MIN", "P99", "INFL");
+    bt_buf_printf(b, "  %-14s %-7s %-12s", "REGION", "EP", "INFERENCE");
+    struct text_cols cols;
+    figure_heads(b, &cols, true);
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
         const struct bt_route *rt = &r->cfg->routes[idx[k]];
-        struct text_row t;
-        row_figures(e, &t);
         put_cell(b, rt->name, wname, false);
         bt_buf_puts(b, "  ");
         put_status(b, e, color, 8);
@@ -310,10 +314,8 @@ static void table_wide(const struct bt_report *r, const int *idx, int n, bool co
         put_cell(b, rt->model, wmodel, false);
         bt_buf_puts(b, "  ");
         put_cell(b, rt->region, 14, false);
-        bt_buf_printf(b, " %-7s %-12s %8s %-14s %8s %8s %8s %7s %6s %7s %6s %7s\n",
-                      bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference), t.quota,
-                      bt_quota_source_name(e->quota_source), t.settled, t.est, t.res, t.pct,
-                      t.fits, t.thr, t.p99, t.infl);
+        bt_buf_printf(b, " %-7s %-12s", bt_endpoint_name(rt->endpoint), bt_inference_name(rt->inference));
+        figure_cells(b, &cols, e);
     }
 }
 

@@ -92,6 +92,48 @@ expect_eq "flat: used 355,000 + 6,666.67 held = 361,667, headroom 63.8 %" \
 check "flat: the assumption says how many minutes the fit had" \
     grep -q 'fit over 8 minutes' "$TMP/flat-1d-none.json"
 
+# The observed ceiling and plan's peak minute say how many minutes they had: plan on
+# the flat route (no throttles) covered the same 8 minutes of its 60-minute window, so
+# "no throttled minute in the 8 covered min of the last 60 (the others unknown)" and
+# "peak minute HH:MM UTC of the 8 covered min of the last 60" (1d9533e: "no throttled
+# minute in the last 60 min" and "of the last 60 min", 52 of them never asked); the
+# JSON's ceiling has covered_minutes 8.
+PORT=$FLAT_PORT
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan flat --config "$TMP/flat-1h-none.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/plan.txt" 2>/dev/null
+check "plan: no throttled minute in the 8 covered minutes, not 'in the last 60 min'" \
+    bash -c "tr '\n' ' ' <'$TMP/plan.txt' | tr -s ' ' | grep -q 'no throttled minute in the 8 covered min of the last 60 (the others unknown)'"
+check "plan: the peak minute is of the 8 covered minutes" \
+    bash -c "tr '\n' ' ' <'$TMP/plan.txt' | tr -s ' ' | grep -qE 'peak minute [0-9:]+ UTC of the 8 covered min of the last 60'"
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan flat --config "$TMP/flat-1h-none.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" --format json >"$TMP/plan.json" 2>/dev/null
+expect_eq "plan --format json: the ceiling covered 8 minutes, throttled none" \
+    "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["ceiling"]; print(c["covered_minutes"], c["throttled_minutes"], c["tokens_per_minute"])' "$TMP/plan.json")" \
+    "8 0 None"
+
+# ... and a rising trend says it was fitted over the covered minutes: input rising
+# 20,000 a minute (no latency: in flight unknown, so used is the per-minute bound,
+# rising as fast), quota 2,000,000: plan's forecast line says "over 8 covered min
+# of the last 15" (1d9533e: "over the last 8 min", as if the 8 were the window).
+python3 - "$TMP/rise.json" <<'PY'
+import json, sys, time
+mid = "amazon.nova-pro-v1:0"
+start = int(time.time()) // 60 * 60 - 3600
+def rt(metric, gen):
+    return {"namespace": "AWS/Bedrock", "metric": metric, "stat": "Sum", "start": start,
+            "dimensions": {"ModelId": mid}, "generator": gen}
+json.dump({"series": [rt("Invocations", {"constant": 100}),
+                      rt("InputTokenCount", {"linear": {"start": 100000, "step": 20000}}),
+                      rt("OutputTokenCount", {"constant": 55000})]}, open(sys.argv[1], "w"))
+PY
+check "fake AWS (rising) starts" start_fake rise --scenario "$TMP/rise.json"
+printf '[bedtop]\nregion = us-east-1\n\n[route rise]\nmodel = amazon.nova-pro-v1:0\nquota_tpm = 2000000\nmax_tokens = 1000\n' >"$TMP/rise.conf"
+"${AWS_ENV[@]}" BEDTOP_DATADIR="$BEDTOP_SRCDIR/data" "$BEDTOP" plan rise --config "$TMP/rise.conf" \
+    --endpoint-url "http://127.0.0.1:$PORT" >"$TMP/rise.txt" 2>/dev/null
+check "plan: a rising trend is fitted over 8 covered min of the last 15" \
+    bash -c "tr '\n' ' ' <'$TMP/rise.txt' | tr -s ' ' | grep -qE 'forecast: .*a minute over 8 covered min of the last 15; a trend'"
+PORT=$FLAT_PORT
+
 # Case 8, one scrape per URL a round: two routes naming the same admission URL
 # (/fleet: triage by its route label, agents by model_id) are scraped together. check
 # scrapes twice (a rate needs two readings): 2 requests for /fleet, not 2 x 2 (main),
@@ -120,6 +162,34 @@ expect_eq "a URL two routes name is scraped once a round (2 rounds: 2 requests)"
 expect_eq "... and each route reads its own series from it" \
     "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted((r["name"], r["in_flight"], r["in_flight_source"]) for r in d["routes"]))' "$TMP/shared.json")" \
     "[('agents', 38, 'admission'), ('triage', 38, 'admission')]"
+
+# ... and when the global --admission is the URL a route names: agents names none and
+# takes the global one, triage names it itself; still one scrape a round (2 requests,
+# not 2 x 2 as on 1d9533e, where the global URL was a second source beside triage's),
+# and each route reads its own series from it (38 in flight each)
+sed '/^\[route agents\]/,$ {/^admission/d}' "$TMP/shared.conf" >"$TMP/shared-global.conf"
+: >"$TMP/access.log"
+run "$TMP/shared-global.conf" --admission "http://127.0.0.1:$APORT/fleet" --format json \
+    >"$TMP/shared-global.json" 2>/dev/null
+expect_eq "the global --admission URL a route also names is scraped once a round (2 requests)" \
+    "$(grep -c '^/fleet' "$TMP/access.log")" 2
+expect_eq "... and each route reads its own series from it" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted((r["name"], r["in_flight"], r["in_flight_source"]) for r in d["routes"]))' "$TMP/shared-global.json")" \
+    "[('agents', 38, 'admission'), ('triage', 38, 'admission')]"
+
+# ... and that one scrape keeps the naming route's series with neither label its own,
+# as its own URL did (/nolabel: no route or model_id label): triage names /nolabel, the
+# global --admission is /nolabel too; triage reads 38 in flight from it, agents (no
+# series of its own there) none; still 2 requests, not 4
+sed "s#/fleet#/nolabel#" "$TMP/shared-global.conf" >"$TMP/nolabel.conf"
+: >"$TMP/access.log"
+run "$TMP/nolabel.conf" --admission "http://127.0.0.1:$APORT/nolabel" --format json \
+    >"$TMP/nolabel.json" 2>/dev/null
+expect_eq "an unlabelled URL named by a route and given as --admission: scraped once a round" \
+    "$(grep -c '^/nolabel' "$TMP/access.log")" 2
+expect_eq "... its series stay the naming route's (triage 38 from admission; agents not)" \
+    "$(python3 -c 'import json,sys; d={r["name"]: r for r in json.load(open(sys.argv[1]))["routes"]}; print(d["triage"]["in_flight"], d["triage"]["in_flight_source"], d["agents"]["in_flight_source"] == "admission")' "$TMP/nolabel.json")" \
+    "38 admission False"
 
 # Case 8, one rounding: headroom 99.25 % exactly is 99.3 in the JSON, the text and the
 # CSV export (main's CSV said 99.2: printf rounds the binary half to even). One route,

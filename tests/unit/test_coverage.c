@@ -20,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/ceiling.h"
 #include "core/headroom.h"
+#include "core/ledger.h"
 #include "core/plan.h"
 #include "core/recording.h"
 #include "core/util.h"
@@ -210,6 +212,191 @@ static void test_tokens_today(void)
     fx_free(&f);
 }
 
+/* Tokens today, one reading (issue 31 case 8): two routes a and b on one quota
+ * (L-FLAT, 1,000,000 TPM, daily 550,000,000 L-FLATD), each with check's poll of
+ * [10:00, 10:10) asked at 10:10:00 (the flat workload, the two unsettled minutes
+ * 10:08 and 10:09 half counted). Then b's next poll fails (10:10:30): b is unknown in
+ * the group's frame at 10:07 (a's newest settled minute). Every reader of the day
+ * reads it through that minute: b's tokens today 8 x 355,000 = 2,840,000 (a lower
+ * bound: 00:00 .. 09:59 never asked), the daily group 2 x 2,840,000 = 5,680,000, and
+ * the cross-model ledger's model b the same 2,840,000. On 1d9533e the frame read an
+ * unknown member's day through its own newest datapoint, 10:09: 2,840,000 + 2 x
+ * 177,500 = 3,195,000 (two minutes not settled when asked), the group 6,035,000,
+ * while the ledger and the day's spend read 10:07. */
+static void test_one_day(void)
+{
+    struct bt_config cfg;
+    bt_config_init(&cfg);
+    const char *names[] = {"a", "b"};
+    const char *models[] = {"amazon.nova-pro-v1:0", "amazon.nova-lite-v1:0"};
+    for (int i = 0; i < 2; i++) {
+        int r = bt_config_add_route(&cfg, names[i]);
+        struct bt_route *rt = &cfg.routes[r];
+        bt_strlcpy(rt->model, models[i], sizeof rt->model);
+        bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+        rt->max_tokens = 1000;
+        rt->quota[BT_Q_TPM] = (struct bt_quota){1000000, BT_QS_SERVICE_QUOTAS, "L-FLAT", "test"};
+        rt->quota[BT_Q_TPD_ACCOUNT] = (struct bt_quota){550000000, BT_QS_SERVICE_QUOTAS, "L-FLATD", "test"};
+    }
+    bt_config_finish(&cfg);
+    struct bt_store st;
+    bt_store_init(&st, 2, 1440);
+    for (int r = 0; r < 2; r++) {
+        cfg.routes[r].burndown = 1;
+        for (int64_t m = T0; m < ASK; m += 60) {
+            const struct {
+                enum bt_signal s;
+                double v;
+            } x[] = {{BT_SIG_INVOCATIONS, 100}, {BT_SIG_INPUT_TOKENS, 300000},
+                     {BT_SIG_OUTPUT_TOKENS, 55000}, {BT_SIG_LATENCY_AVG, 1000}};
+            for (size_t i = 0; i < 4; i++) {
+                double v = m >= ASK - 120 && x[i].s != BT_SIG_LATENCY_AVG ? x[i].v / 2 : x[i].v;
+                bt_store_add(&st, &(struct bt_sample){.t = m, .route = r, .signal = x[i].s, .value = v},
+                             ASK);
+            }
+        }
+        struct bt_coverage c = {.route = r, .from = T0, .to = ASK, .settled_to = ASK - 120, .asked = ASK};
+        c.signals = BT_SIG_BIT(BT_SIG_INVOCATIONS) | BT_SIG_BIT(BT_SIG_INPUT_TOKENS) |
+                    BT_SIG_BIT(BT_SIG_OUTPUT_TOKENS) | BT_SIG_BIT(BT_SIG_LATENCY_AVG);
+        bt_store_cover(&st, &c, ASK);
+        bt_model_event(&st, cfg.routes,
+                       &(struct bt_event){.t = ASK, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH});
+    }
+    struct bt_event fail = {.t = ASK + 30, .type = BT_EV_ERROR, .route = 1, .source = BT_SRC_CLOUDWATCH};
+    bt_strlcpy(fail.code, "Throttling", sizeof fail.code);
+    bt_strlcpy(fail.text, "Rate exceeded", sizeof fail.text);
+    bt_model_event(&st, cfg.routes, &fail);
+    struct bt_eval ev[2];
+    bt_eval_all(&cfg, &st, ASK + 40, ev);
+    OK(ev[0].minute == M7 && ev[1].minute == M7 && ev[1].state == BT_FR_UNKNOWN,
+       "the group's frame is 10:07; b is unknown in it (a %s, b %s)", bt_frame_state_name(ev[0].state),
+       bt_frame_state_name(ev[1].state));
+    OK(bt_eval_day_minute(&ev[0]) == M7 && bt_eval_day_minute(&ev[1]) == M7,
+       "both routes' day is read through 10:07");
+    NEAR(ev[0].tokens_today, 2840000, 0, "a's tokens today: the 8 settled minutes");
+    NEAR(ev[1].tokens_today, 2840000, 0, "b's tokens today through the frame's 10:07, not its newest 10:09 (3,195,000)");
+    OK(ev[1].tokens_today_q == BT_QL_LOWER, "b's tokens today a lower bound (%s)",
+       bt_quality_name(ev[1].tokens_today_q));
+    NEAR(ev[0].group_tokens_today, 5680000, 0, "the daily group: 2 x 2,840,000");
+    struct bt_ledger *ls = NULL;
+    int nl = bt_ledger_build(&cfg, &st, ev, &ls);
+    double lb = NAN;
+    for (int k = 0; nl == 1 && k < ls[0].nmodels; k++)
+        if (!strcmp(ls[0].models[k].model, models[1]))
+            lb = ls[0].models[k].tokens_today;
+    NEAR(lb, ev[1].tokens_today, 0, "the ledger's b is the frame's tokens today");
+    NEAR(nl == 1 ? ls[0].tokens_today : NAN, ev[0].group_tokens_today, 0,
+         "the ledger's Region is the daily group's sum");
+    bt_ledger_free(ls, nl);
+    bt_store_free(&st);
+    bt_config_free(&cfg);
+}
+
+/* Case 8, the observed ceiling's cause says an unknown retry rate is unknown: a
+ * group throttled at 300,000 TPM of a 1,000,000 quota (30 %, far below), no daily
+ * or RPM quota near, no server errors, RETRY_LOAD raised from offered load rising
+ * while accepted stays flat, and no retries counter (NAN). The cause is the retry
+ * storm "retried attempts a minute unknown"; the code before 08e48a1 printed
+ * bt_z(NAN): "0 retried attempts a minute". */
+static void test_ceiling_retries_unknown(void)
+{
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.quota = 1000000;
+    e.tpd = NAN;
+    e.group_tokens_today = NAN;
+    e.retries = NAN;
+    e.nwarn = 1;
+    e.warnings[0].code = BT_W_RETRY_LOAD;
+    struct bt_ceiling c;
+    memset(&c, 0, sizeof c);
+    c.tokens = 300000;
+    c.server_errors = 0;
+    c.throttles = 240;
+    c.submitted_max = NAN;
+    bt_ceiling_explain(&e, &c);
+    OK(c.points_to && !strcmp(c.points_to, "retries"), "far below the quota: a retry storm (%s)",
+       c.points_to ? c.points_to : "none");
+    OK(strstr(c.why, "unknown") && !strstr(c.why, " 0 retried"), "the retry rate is unknown, not 0: %s",
+       c.why);
+    e.retries = 420;
+    bt_ceiling_explain(&e, &c);
+    OK(strstr(c.why, "420 retried attempts a minute") != NULL, "a known rate is said: %s", c.why);
+}
+
+/* Coverage and the throttles' cause: "service capacity" needs server errors *rising*
+ * with the throttles, against the minute five minutes before. One route, quota
+ * 1,000,000 (the flat load: estimated 361,667, far below), each minute 10:00 .. 10:09
+ * with 100 throttles and 50 server errors. A poll asked [10:05, 10:10) at 10:10:00
+ * (settled 10:05 .. 10:07): evaluated at 10:07, and 10:02 was never asked. Unknown is
+ * not 0: the errors are not known to be rising, so the cause is not capacity (the code
+ * before: "service capacity ... (from 0 five minutes before)"); the 50 server errors
+ * beside the throttles are still said, their rise unknown. With 10:00 .. 10:04
+ * asked too (no server errors then: 0), they rose from 0 and it is capacity. */
+static void test_capacity_before_unknown(void)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        struct bt_config cfg;
+        bt_config_init(&cfg);
+        int r = bt_config_add_route(&cfg, "cap");
+        struct bt_route *rt = &cfg.routes[r];
+        bt_strlcpy(rt->model, "amazon.nova-pro-v1:0", sizeof rt->model);
+        bt_strlcpy(rt->region, "us-east-1", sizeof rt->region);
+        rt->max_tokens = 1000;
+        rt->quota[BT_Q_TPM] = (struct bt_quota){1000000, BT_QS_SERVICE_QUOTAS, "L-CAP", "test"};
+        bt_config_finish(&cfg);
+        cfg.routes[r].burndown = 1;
+        struct bt_store st;
+        bt_store_init(&st, 1, 1440);
+        int64_t from = pass ? T0 : T0 + 300;
+        for (int64_t m = from; m < ASK; m += 60) {
+            const struct {
+                enum bt_signal s;
+                double v;
+            } x[] = {{BT_SIG_INVOCATIONS, 100}, {BT_SIG_INPUT_TOKENS, 300000},
+                     {BT_SIG_OUTPUT_TOKENS, 55000}, {BT_SIG_LATENCY_AVG, 1000},
+                     {BT_SIG_ESTIMATED_TPM, 361667}, {BT_SIG_THROTTLES, 100},
+                     {BT_SIG_SERVER_ERRORS, m >= T0 + 300 ? 50 : NAN}};
+            for (size_t i = 0; i < BT_ARRAY_LEN(x); i++)
+                if (!isnan(x[i].v))
+                    bt_store_add(&st, &(struct bt_sample){.t = m, .route = r, .signal = x[i].s, .value = x[i].v},
+                                 ASK);
+        }
+        struct bt_coverage c = {.route = r, .from = from, .to = ASK, .settled_to = ASK - 120, .asked = ASK};
+        c.signals = BT_SIG_BIT(BT_SIG_INVOCATIONS) | BT_SIG_BIT(BT_SIG_INPUT_TOKENS) |
+                    BT_SIG_BIT(BT_SIG_OUTPUT_TOKENS) | BT_SIG_BIT(BT_SIG_LATENCY_AVG) |
+                    BT_SIG_BIT(BT_SIG_ESTIMATED_TPM) | BT_SIG_BIT(BT_SIG_THROTTLES) |
+                    BT_SIG_BIT(BT_SIG_SERVER_ERRORS);
+        bt_store_cover(&st, &c, ASK);
+        bt_model_event(&st, cfg.routes,
+                       &(struct bt_event){.t = ASK, .type = BT_EV_OK, .route = r, .source = BT_SRC_CLOUDWATCH});
+        struct bt_eval e;
+        bt_eval_route(&cfg, &st, r, ASK, &e);
+        const struct bt_warning *w = NULL;
+        for (int k = 0; k < e.nwarn; k++)
+            if (e.warnings[k].code == BT_W_THROTTLED_BELOW_ESTIMATE)
+                w = &e.warnings[k];
+        OK(e.minute == M7 && w, "%s: evaluated at 10:07, THROTTLED_BELOW_ESTIMATE raised",
+           pass ? "10:00 asked" : "10:02 never asked");
+        if (pass) {
+            OK(isnan(e.server_errors_before) == false && e.server_errors_before == 0,
+               "10:02 asked, no server errors: 0 before");
+            OK(w && strstr(w->message, "service capacity"), "rising from 0: service capacity (%s)",
+               w ? w->message : "-");
+        } else {
+            OK(isnan(e.server_errors_before), "10:02 never asked: the errors before are unknown (%g)",
+               e.server_errors_before);
+            OK(w && !strstr(w->message, "service capacity, not a quota"),
+               "not known to be rising: not capacity (%s)", w ? w->message : "-");
+            OK(w && strstr(w->message, "50 server errors/min beside the throttles") &&
+                   strstr(w->message, "is unknown"),
+               "... but the errors beside the throttles are said, and that their rise is unknown");
+        }
+        bt_store_free(&st);
+        bt_config_free(&cfg);
+    }
+}
+
 /* A route with no coverage record (the demo, a Prometheus source, a recording of
  * format 2.0): inferred as before, every minute its poll settled. */
 static void test_inferred(void)
@@ -304,6 +491,9 @@ int main(void)
     test_flat_trend();
     test_request_time();
     test_tokens_today();
+    test_one_day();
+    test_ceiling_retries_unknown();
+    test_capacity_before_unknown();
     test_inferred();
     test_recording();
     return tap_done();

@@ -22,6 +22,11 @@ static void orders(void)
         {BT_FW_JSON_HEADROOM, "json headroom", 5},
         {BT_FW_CSV, "csv", 9},
         {BT_FW_PROM, "prom", 9},
+        /* check's text: QUOTA SETTLD ESTIM HELD HEAD% FITS THR/M P99; --wide adds INFL */
+        {BT_FW_TEXT, "text", 8},
+        {BT_FW_TEXT_WIDE, "text wide", 9},
+        /* plan: reservation per call, in flight, held, used, headroom %, fits */
+        {BT_FW_PLAN, "plan", 6},
     };
     for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++) {
         enum bt_fig_id ids[BT_FIG_COUNT];
@@ -57,6 +62,11 @@ static void names(void)
         complete &= !f->prom_at || (f->prom && f->prom_help && f->prom_scale > 0);
         complete &= !(f->json_quality || f->json_upper) || f->quality;
         complete &= !(f->json_source || f->csv_source || f->prom_source) || f->source;
+        complete &= !f->text_at || (f->text_head && f->text_w > 0);
+        complete &= !f->wide_at || (f->wide_head && f->wide_w > 0);
+        complete &= !f->plan_at || (f->plan_label && f->json);
+        complete &= !f->plan_source || (f->json_source && f->source);
+        complete &= !f->plan_quality || (f->json_quality && f->quality);
         for (int b = a + 1; b < BT_FIG_COUNT; b++) {
             const struct bt_figure *g = &bt_figures[b];
             if (f->json && g->json && f->json_in == g->json_in && !strcmp(f->json, g->json))
@@ -106,10 +116,44 @@ static void sides(void)
     STREQ(bt_side_fits_word(BT_SIDE_CONCURRENT), "in flight", "concurrent: in flight");
 }
 
+/* check's text cells (render/report_text.c iterates them): one formatter per figure,
+ * the quality marks a bound, in flight is counted out of the limit, a mantle route's
+ * throttles are not published (n/p, never 0). */
+static void text(void)
+{
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.headroom_pct = 41.04;
+    e.headroom_q = BT_QL_UPPER;
+    e.in_flight = 30;
+    e.conc_limit = 50;
+    e.throttles = 0;
+    e.quota = 2000000;
+    char v[40];
+    STREQ(bt_figure_text(&bt_figures[BT_FIG_HEADROOM_PCT], &e, v, sizeof v), "<41.0",
+          "headroom at most 41.0 %");
+    STREQ(bt_figure_text(&bt_figures[BT_FIG_IN_FLIGHT], &e, v, sizeof v), "30/50",
+          "30 in flight of a limit of 50");
+    e.conc_limit = NAN;
+    STREQ(bt_figure_text(&bt_figures[BT_FIG_IN_FLIGHT], &e, v, sizeof v), "30", "no limit: 30");
+    STREQ(bt_figure_text(&bt_figures[BT_FIG_QUOTA], &e, v, sizeof v), "2.00M", "quota 2.00M");
+    STREQ(bt_figure_text(&bt_figures[BT_FIG_THROTTLES], &e, v, sizeof v), "0", "runtime: 0 throttles");
+    e.mantle = true;
+    e.throttles = NAN;
+    STREQ(bt_figure_text(&bt_figures[BT_FIG_THROTTLES], &e, v, sizeof v), "n/p",
+          "mantle: throttles not published");
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int n = bt_figures_of(BT_FW_TEXT_WIDE, ids);
+    OK(n == 9 && ids[0] == BT_FIG_QUOTA && bt_figures[ids[0]].wide_source_head &&
+           ids[n - 1] == BT_FIG_IN_FLIGHT,
+       "--wide: QUOTA (then its SOURCE) first, INFL last");
+}
+
 int main(void)
 {
     orders();
     names();
     sides();
+    text();
     return tap_done();
 }

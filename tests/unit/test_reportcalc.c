@@ -520,6 +520,50 @@ static void quota_request_held(void)
     bt_config_free(&f.cfg);
 }
 
+/* Coverage (issue 31): the quota request's observed ceiling says "none" only of the
+ * minutes a poll asked. One route, window 10:00 .. 10:07 (8 minutes), every minute
+ * 100 calls, 300,000 input, 55,000 output, no throttles; a poll asked 10:04 .. 10:07
+ * only (settled): 4 of 8 covered, so "none: no covered minute was throttled (4 of 8
+ * covered; the others unknown)"; a poll that asked only after the window: none
+ * covered, "unknown: no minute of the window was covered by a poll". 1d9533e said
+ * "none: no minute was throttled" of both. */
+static void quota_request_ceiling_coverage(void)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t now = T0 + 900;
+        struct qfx f;
+        bt_config_init(&f.cfg);
+        int r = qfx_route(&f, "flat", "amazon.nova-lite-v1:0", 1000000, 1000);
+        qfx_start(&f, now);
+        for (int64_t m = T0; m <= T0 + 420; m += 60) {
+            qfx_put(&f, r, BT_SIG_INVOCATIONS, m, 100, now);
+            qfx_put(&f, r, BT_SIG_INPUT_TOKENS, m, 300000, now);
+            qfx_put(&f, r, BT_SIG_OUTPUT_TOKENS, m, 55000, now);
+        }
+        int64_t from = pass ? T0 + 480 : T0 + 240, to = pass ? T0 + 600 : T0 + 480;
+        struct bt_coverage c = {.route = r, .from = from, .to = to, .settled_to = to, .asked = to + 180};
+        c.signals = BT_SIG_BIT(BT_SIG_INVOCATIONS) | BT_SIG_BIT(BT_SIG_INPUT_TOKENS) |
+                    BT_SIG_BIT(BT_SIG_OUTPUT_TOKENS) | BT_SIG_BIT(BT_SIG_THROTTLES);
+        bt_store_cover(&f.st, &c, to + 180);
+        struct bt_eval ev[1];
+        bt_eval_all(&f.cfg, &f.st, now, ev);
+        struct bt_qr q;
+        bt_qr_build(&f.cfg, &f.st, ev, T0, T0 + 420, NULL, 1.2, &q);
+        OK(q.ngroups == 1 && q.groups[0].covered_minutes == (pass ? 0 : 4) && q.groups[0].minutes == 8,
+           "%d of 8 minutes covered (got %d of %d)", pass ? 0 : 4,
+           q.ngroups ? q.groups[0].covered_minutes : -1, q.ngroups ? q.groups[0].minutes : -1);
+        struct bt_buf out = {0};
+        bt_qr_render(&q, &f.cfg, BT_DOC_TEXT, "test", now, &out);
+        const char *want = pass ? "unknown: no minute of the window was covered by a poll"
+                                : "none: no covered minute was throttled (4 of 8 covered; the others unknown)";
+        OK(strstr(bt_buf_str(&out), want) != NULL, "the ceiling: %s", want);
+        bt_buf_free(&out);
+        bt_qr_free(&q);
+        bt_store_free(&f.st);
+        bt_config_free(&f.cfg);
+    }
+}
+
 int main(void)
 {
     markdown();
@@ -528,6 +572,7 @@ int main(void)
     quota_request();
     quota_request_tier_legacy();
     quota_request_held();
+    quota_request_ceiling_coverage();
     incident();
     return tap_done();
 }
