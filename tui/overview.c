@@ -581,3 +581,19 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
     tui_draw_wlines(t, l->warnings, title, t->lines, nw, &t->wsc, t->wfocus);
     tui_draw_status(t, l);
 }
+
+/* A tick of the clock on the overview (tui.c decides it is one): what reads the clock
+ * to the second, drawn over the screen as it is: the header's clock, a stale row's
+ * age and the status bar's ages and countdown. The rest is what the last draw left,
+ * the same cells a whole draw would write again. */
+void tui_overview_tick(struct bt_tui *t, const struct bt_layout *l)
+{
+    tui_draw_header(t, l);
+    int rows = l->table.h - 1;
+    for (int i = 0; i < rows && t->scroll + i < t->nvis; i++) {
+        int r = t->order[t->scroll + i];
+        if (t->evals[r].stale)
+            draw_row(t, l, l->table.y + 1 + i, r, r == t->sel_route);
+    }
+    tui_draw_status(t, l);
+}
