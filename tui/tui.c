@@ -281,6 +281,7 @@ void bt_tui_free(struct bt_tui *t)
     tui_plan_close(t);
     free(t->evals);
     free(t->order);
+    tui_overview_free(t);
     bt_evlog_free(&t->own_log);
     free(t->crit_seen);
     free(t);

@@ -83,6 +83,7 @@ struct tui_shown {
     unsigned state, rversion;
 };
 
+struct tui_rowtext;
 struct bt_tui {
     struct bt_tui_host *host;
     SCREEN *scr;
@@ -117,6 +118,8 @@ struct bt_tui {
     enum sort_key o_sort;  /* this sort, */
     bool o_rev;
     char o_filter[64];     /* and this filter */
+    struct tui_rowtext *rowtext; /* per route: its overview cells as text (overview.c) */
+    int nrowtext;
 
     bool drawn;            /* shown holds what is on the screen */
     struct tui_shown shown;
@@ -246,6 +249,7 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int 
 bool tui_expanded_lines(const struct bt_tui *t, int n, int *first, int *last);
 void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw);
 void tui_overview_tick(struct bt_tui *t, const struct bt_layout *l);
+void tui_overview_free(struct bt_tui *t);
 
 /* dgraph.c */
 void tui_graph_key(struct bt_tui *t, int action);
