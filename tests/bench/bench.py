@@ -838,7 +838,7 @@ def bench_dashboard(a, tmp):
         subprocess.run(tm + ["kill-server"], stderr=subprocess.DEVNULL)
     pct = 100 * (c1 - c0) / el
     figure("idle: CPU of the live dashboard (demo, 60 s poll, 1 s clock, %d s under tmux)" % secs,
-           pct, "%", "budget", 0.2, pct / 0.2, "< 0.2 % of a core", pct < 0.2,
+           pct, "%", "budget", 0.1, pct / 0.1, "< 0.1 % of a core", pct < 0.1,
            "CPU ticks are 10 ms: the resolution is %.3f %%" % (100 * 0.01 / el))
     bpm = (s1 - s0) * 60 / el
     figure("idle: bytes to the terminal per minute (demo: its data change every 15 s)", bpm, "B",
