@@ -71,10 +71,20 @@ static void means(const struct bt_store *st, int r, int64_t from, struct mean *h
     double out_v[SPAN], inv_v[SPAN], ttft_v[SPAN], lat_v[SPAN];
     memset(hour, 0, sizeof *hour);
     memset(now, 0, sizeof *now);
-    bt_store_range(st, r, BT_SIG_OUTPUT_TOKENS, from, SPAN, out_v);
     bt_store_range(st, r, BT_SIG_INVOCATIONS, from, SPAN, inv_v);
     bt_store_range(st, r, BT_SIG_TTFT_AVG, from, SPAN, ttft_v);
-    bt_store_range(st, r, BT_SIG_LATENCY_AVG, from, SPAN, lat_v);
+    /* output tokens and latency count only in a minute with calls (mean_add): an
+     * idle route's 65 minutes need not be read for them */
+    bool calls = false;
+    for (int i = 0; i < SPAN && !calls; i++)
+        calls = isfinite(inv_v[i]) && inv_v[i] > 0;
+    if (calls) {
+        bt_store_range(st, r, BT_SIG_OUTPUT_TOKENS, from, SPAN, out_v);
+        bt_store_range(st, r, BT_SIG_LATENCY_AVG, from, SPAN, lat_v);
+    } else {
+        for (int i = 0; i < SPAN; i++)
+            out_v[i] = lat_v[i] = NAN;
+    }
     for (int i = 0; i < SPAN; i++)
         mean_add(i < BT_SPEED_HOUR ? hour : now, out_v[i], inv_v[i], ttft_v[i], lat_v[i]);
     mean_end(hour);
