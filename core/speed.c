@@ -27,50 +27,68 @@ struct mean {
     int n_otps, n_ttft, n_inv, n_opc;
 };
 
-/* One minute's figures into the sums. */
-static void mean_add(struct mean *o, double out, double inv, double t, double lat)
+/* One minute's figures into the sums (bt_otps inline: a frame adds ~130,000 minutes). */
+static inline void mean_add(struct mean *o, double out, double inv, double t, double lat)
 {
-    double v = bt_otps(out, inv, lat, t);
+    bool ti = isfinite(inv), tt = isfinite(t), to = isfinite(out);
+    if (tt && t >= 0) {
+        o->ttft += t;
+        o->n_ttft++;
+    }
+    if (!ti || inv < 0)
+        return;
+    o->inv += inv;
+    o->n_inv++;
+    if (inv == 0 || !to || out < 0)
+        return;
+    o->opc += out / inv;
+    o->n_opc++;
+    if (!tt || !isfinite(lat))
+        return;
+    double gen_s = (lat - t) / 1000; /* as bt_otps: no generation time, no OTPS */
+    double v = gen_s > 0 ? out / inv / gen_s : NAN;
     if (isfinite(v)) {
         o->otps += v;
         o->n_otps++;
     }
-    if (isfinite(t) && t >= 0) {
-        o->ttft += t;
-        o->n_ttft++;
-    }
-    if (isfinite(inv) && inv >= 0) {
-        o->inv += inv;
-        o->n_inv++;
-        if (inv > 0 && isfinite(out) && out >= 0) {
-            o->opc += out / inv;
-            o->n_opc++;
-        }
-    }
 }
 
-/* Means over minutes [from, to] of the minutes that have each figure. */
-static void means(const struct bt_store *st, int r, int64_t from, int64_t to, struct mean *o)
+static void mean_end(struct mean *o)
 {
-    memset(o, 0, sizeof *o);
-    /* each signal read once, a block of minutes at a time (the overview evaluates every
-     * route each frame: seven lookups a minute over 65 minutes were most of a frame) */
-    enum { BLOCK = 64 };
-    double out_v[BLOCK], inv_v[BLOCK], ttft_v[BLOCK], lat_v[BLOCK];
-    for (int64_t b = from; b <= to; b += BLOCK * 60) {
-        int n = (int)((to - b) / 60) + 1;
-        n = n > BLOCK ? BLOCK : n;
-        bt_store_range(st, r, BT_SIG_OUTPUT_TOKENS, b, n, out_v);
-        bt_store_range(st, r, BT_SIG_INVOCATIONS, b, n, inv_v);
-        bt_store_range(st, r, BT_SIG_TTFT_AVG, b, n, ttft_v);
-        bt_store_range(st, r, BT_SIG_LATENCY_AVG, b, n, lat_v);
-        for (int i = 0; i < n; i++)
-            mean_add(o, out_v[i], inv_v[i], ttft_v[i], lat_v[i]);
-    }
     o->otps = o->n_otps ? o->otps / o->n_otps : NAN;
     o->ttft = o->n_ttft ? o->ttft / o->n_ttft : NAN;
     o->inv = o->n_inv ? o->inv / o->n_inv : NAN;
     o->opc = o->n_opc ? o->opc / o->n_opc : NAN;
+}
+
+/* The means of the trailing hour (minutes [from, from + HOUR)) and of the recent
+ * minutes after it, each signal read once over the whole span: one range a signal
+ * instead of two, and the minutes added in the same order as two passes would add
+ * them (the same sums to the last bit). */
+static void means(const struct bt_store *st, int r, int64_t from, struct mean *hour, struct mean *now)
+{
+    enum { SPAN = BT_SPEED_HOUR + BT_SPEED_RECENT };
+    double out_v[SPAN], inv_v[SPAN], ttft_v[SPAN], lat_v[SPAN];
+    memset(hour, 0, sizeof *hour);
+    memset(now, 0, sizeof *now);
+    bt_store_range(st, r, BT_SIG_INVOCATIONS, from, SPAN, inv_v);
+    bt_store_range(st, r, BT_SIG_TTFT_AVG, from, SPAN, ttft_v);
+    /* output tokens and latency count only in a minute with calls (mean_add): an
+     * idle route's 65 minutes need not be read for them */
+    bool calls = false;
+    for (int i = 0; i < SPAN && !calls; i++)
+        calls = isfinite(inv_v[i]) && inv_v[i] > 0;
+    if (calls) {
+        bt_store_range(st, r, BT_SIG_OUTPUT_TOKENS, from, SPAN, out_v);
+        bt_store_range(st, r, BT_SIG_LATENCY_AVG, from, SPAN, lat_v);
+    } else {
+        for (int i = 0; i < SPAN; i++)
+            out_v[i] = lat_v[i] = NAN;
+    }
+    for (int i = 0; i < SPAN; i++)
+        mean_add(i < BT_SPEED_HOUR ? hour : now, out_v[i], inv_v[i], ttft_v[i], lat_v[i]);
+    mean_end(hour);
+    mean_end(now);
 }
 
 void bt_speed_compute(const struct bt_store *st, int r, int64_t m, struct bt_speed *s)
@@ -83,8 +101,7 @@ void bt_speed_compute(const struct bt_store *st, int r, int64_t m, struct bt_spe
     m = bt_minute_floor(m);
     struct mean now, hour;
     int64_t split = m - (BT_SPEED_RECENT - 1) * 60;
-    means(st, r, split, m, &now);
-    means(st, r, split - BT_SPEED_HOUR * 60, split - 60, &hour);
+    means(st, r, split - BT_SPEED_HOUR * 60, &hour, &now);
     s->otps = now.otps;
     s->otps_hour = hour.otps;
     s->ttft = now.ttft;

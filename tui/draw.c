@@ -74,6 +74,31 @@ int tui_width(const char *s)
     return w;
 }
 
+/* A run of ASCII cells: one call into curses for the run instead of one waddch a
+ * cell (waddch's per-cell work was most of a frame). The cells are the ones waddch
+ * writes with the attribute set: no background is set on the screen, so rendering
+ * a plain character with the window's attribute is the character or'ed with it. */
+struct run {
+    int y, x, n;
+    chtype c[256];
+};
+
+static void run_flush(struct run *r)
+{
+    if (r->n > 0)
+        mvaddchnstr(r->y, r->x, r->c, r->n);
+    r->n = 0;
+}
+
+static void run_add(struct run *r, int x, uint32_t cp, attr_t a)
+{
+    if (r->n && (r->x + r->n != x || r->n == (int)(sizeof r->c / sizeof r->c[0])))
+        run_flush(r);
+    if (!r->n)
+        r->x = x;
+    r->c[r->n++] = (chtype)(cp ? cp : ' ') | (chtype)a;
+}
+
 /* Draws s in at most w columns; returns the columns drawn. Outside text (route
  * names, error strings, marker notes) can never emit an escape sequence. */
 int tui_text(int y, int x, int w, const char *s, attr_t a)
@@ -84,13 +109,20 @@ int tui_text(int y, int x, int w, const char *s, attr_t a)
         return 0;
     if (x + w > COLS)
         w = COLS - x;
+    struct run r = {.y = y};
     for (; s && *s; s += len) {
         uint32_t cp = next_char(s, &len, &cols);
         if (n + cols > w)
             break;
-        tui_glyph(y + clip.yoff, x + n, cp, a);
+        if (cp < 128) {
+            run_add(&r, x + n, cp, a);
+        } else {
+            run_flush(&r);
+            tui_glyph(y + clip.yoff, x + n, cp, a);
+        }
         n += cols;
     }
+    run_flush(&r);
     return n;
 }
 
@@ -139,11 +171,17 @@ void tui_fill(int y, int x, int w, attr_t a)
     y = row(y);
     if (y < 0)
         return;
+    if (x < 0) {
+        w += x;
+        x = 0;
+    }
     if (x + w > COLS)
         w = COLS - x;
+    if (w <= 0)
+        return;
+    /* one run: whline renders the blank as waddch does, without its per-cell work */
     attrset(a);
-    for (int i = 0; i < w; i++)
-        mvaddch(y, x + i, ' ');
+    mvhline(y, x, ' ', w);
     attrset(A_NORMAL);
 }
 
@@ -153,9 +191,8 @@ void tui_glyph(int y, int x, uint32_t cp, attr_t a)
     if (y < 0 || x < 0 || x >= COLS)
         return;
     if (cp < 128) {
-        attrset(a);
-        mvaddch(y, x, cp ? (chtype)cp : ' ');
-        attrset(A_NORMAL);
+        chtype c = (chtype)(cp ? cp : ' ') | (chtype)a; /* as waddch renders it (see run_add) */
+        mvaddchnstr(y, x, &c, 1);
         return;
     }
     cchar_t cc;

@@ -77,11 +77,109 @@ static attr_t look_status(const struct rowlook *k, enum bt_role role)
     return A(k->t, role);
 }
 
+/* A row's figures as text, formatted once per evaluation (and data minute: the trend
+ * ends at it), not once per frame: a key, a scroll or the sort redraws the rows from
+ * these. What depends on the column's width (the bar, its fallback text, the warning
+ * codes) or on the clock (a stale row's age) is drawn each time. */
+struct tui_rowtext {
+    uint64_t serial;        /* the evaluation formatted (0: none) */
+    int64_t end;            /* the data minute the trend ends at */
+    char head[128], fits[128], settled[128], estimated[128], held[128], quota[128], rpm[128],
+        thr[128], p50[128], p99[128], infl[128];
+    double *trend, trend_top; /* the trend's used per column, and its top */
+    int ntrend;
+};
+
+void tui_overview_free(struct bt_tui *t)
+{
+    for (int r = 0; r < t->nrowtext; r++)
+        free(t->rowtext[r].trend);
+    free(t->rowtext);
+    t->rowtext = NULL;
+    t->nrowtext = 0;
+}
+
+static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
+{
+    int n = t->host->cfg->nroutes;
+    if (t->nrowtext != n) {
+        tui_overview_free(t);
+        t->rowtext = bt_xcalloc((size_t)n + 1, sizeof *t->rowtext);
+        t->nrowtext = n;
+    }
+    struct tui_rowtext *x = &t->rowtext[r];
+    if (x->serial == t->e_serial && x->end == end)
+        return x;
+    x->serial = t->e_serial;
+    x->end = end;
+    x->ntrend = 0; /* the trend again at its next draw */
+    const struct bt_eval *e = &t->evals[r];
+    /* the bound marks as check prints them: "<55.8" at most, ">38.4" at least */
+    bt_fmt_pct_q(e->headroom_pct, e->headroom_q, x->head, sizeof x->head);
+    /* calls that fit in flight now, and the side that limits them */
+    char f[BT_FMT_SHORT];
+    bt_fmt_count(e->fits_more, f, sizeof f);
+    if (isnan(e->fits_more))
+        snprintf(x->fits, sizeof x->fits, "-");
+    else
+        snprintf(x->fits, sizeof x->fits, "%s %s", f, side_short(e->binding));
+    bt_fmt_tokens(e->settled, x->settled, sizeof x->settled); /* core: the mantle side that binds */
+    bt_fmt_tokens(e->estimated, x->estimated, sizeof x->estimated);
+    bt_fmt_tokens(e->held, x->held, sizeof x->held);
+    char q[16];
+    bt_fmt_tokens(e->quota, q, sizeof q);
+    if (isnan(e->quota))
+        snprintf(x->quota, sizeof x->quota, "? none");
+    else
+        snprintf(x->quota, sizeof x->quota, "%s %s", q, quota_src_short(e->quota_source));
+    bt_fmt_count(e->invocations, x->rpm, sizeof x->rpm);
+    bt_fmt_count(e->throttles, x->thr, sizeof x->thr);
+    bt_fmt_latency(e->lat_p50, x->p50, sizeof x->p50);
+    bt_fmt_latency(e->lat_p99, x->p99, sizeof x->p99);
+    char lim[BT_FMT_SHORT];
+    bt_fmt_count(e->in_flight, x->infl, sizeof x->infl);
+    if (!isnan(e->in_flight) && !isnan(e->conc_limit)) {
+        size_t len = strlen(x->infl);
+        snprintf(x->infl + len, sizeof x->infl - len, "/%s", bt_fmt_count(e->conc_limit, lim, sizeof lim));
+    }
+    return x;
+}
+
+/* The trend's columns (tw of them, ending at the data minute end), once per evaluation:
+ * the route's used tokens/min, one a column (core's minute figures), and the top the
+ * bars are drawn against (the quota, else the largest). */
+static const double *row_trend(struct bt_tui *t, struct tui_rowtext *x, int r, int tw, int64_t end,
+                               double *top_out)
+{
+    if (x->ntrend != tw) {
+        const struct bt_eval *e = &t->evals[r];
+        free(x->trend);
+        x->trend = bt_xcalloc((size_t)tw + 1, sizeof *x->trend);
+        double top = e->quota;
+        for (int i = 0; i < tw; i++) {
+            struct bt_minute_fig f;
+            bt_minute_figures_shown(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60,
+                                    t->host->now, &f); /* admission as each minute is evaluated */
+            x->trend[i] = f.used;
+            if (!(top > 0) && isfinite(f.used) && f.used > top)
+                top = f.used;
+        }
+        if (!(top > 0) || !isfinite(top))
+            top = 1;
+        x->trend_top = top;
+        x->ntrend = tw;
+    }
+    *top_out = x->trend_top;
+    return x->trend;
+}
+
 static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, bool sel)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
     const struct bt_eval *e = &t->evals[r];
     struct rowlook k = {t, sel, e->stale};
+    int64_t end = bt_data_minute(t->host->cfg, t->host->now);
+    struct tui_rowtext *x = row_text(t, r, end);
     attr_t base = look(&k, BT_ROLE_NORMAL);
     tui_fill(y, 0, l->cols, base);
     char b[128];
@@ -104,8 +202,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         else
             snprintf(b, sizeof b, "nodata");
     } else {
-        /* the bound marks as check prints them: "<55.8" at most, ">38.4" at least */
-        bt_fmt_pct_q(e->headroom_pct, e->headroom_q, b, sizeof b);
+        bt_strlcpy(b, x->head, sizeof b);
     }
     /* HEAD% by its own thresholds: another warning does not turn 90 % yellow */
     enum bt_status lv = e->stale ? BT_ST_UNKNOWN : bt_headroom_level(t->host->cfg, e);
@@ -147,63 +244,27 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         bt_canvas_free(&cv);
     }
     if (bt_layout_has_col(l, BT_COL_FITS, NULL, NULL)) {
-        /* calls that fit in flight now, and the side that limits them */
-        char f[BT_FMT_SHORT];
-        bt_fmt_count(e->fits_more, f, sizeof f);
-        if (isnan(e->fits_more))
-            snprintf(b, sizeof b, "-");
-        else
-            snprintf(b, sizeof b, "%s %s", f, side_short(e->binding));
-        cell_text(y, l, BT_COL_FITS, b, look(&k, e->fits_more <= 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
+        cell_text(y, l, BT_COL_FITS, x->fits, look(&k, e->fits_more <= 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
     }
-    bt_fmt_tokens(e->settled, b, sizeof b); /* core: the mantle side that binds */
-    cell_text(y, l, BT_COL_SETTLED, b, look(&k, BT_ROLE_SETTLED));
-    bt_fmt_tokens(e->estimated, b, sizeof b);
-    cell_text(y, l, BT_COL_ESTIMATED, b, look(&k, BT_ROLE_ESTIMATED));
-    bt_fmt_tokens(e->held, b, sizeof b);
-    cell_text(y, l, BT_COL_RESERVED, b, look(&k, BT_ROLE_RESERVED));
-    char q[16];
-    bt_fmt_tokens(e->quota, q, sizeof q);
-    if (isnan(e->quota))
-        snprintf(b, sizeof b, "? none");
-    else
-        snprintf(b, sizeof b, "%s %s", q, quota_src_short(e->quota_source));
+    cell_text(y, l, BT_COL_SETTLED, x->settled, look(&k, BT_ROLE_SETTLED));
+    cell_text(y, l, BT_COL_ESTIMATED, x->estimated, look(&k, BT_ROLE_ESTIMATED));
+    cell_text(y, l, BT_COL_RESERVED, x->held, look(&k, BT_ROLE_RESERVED));
     enum bt_role qr = e->quota_source == BT_QS_SERVICE_QUOTAS ? BT_ROLE_NORMAL
                       : e->quota_source == BT_QS_UNKNOWN      ? BT_ROLE_UNKNOWN
                                                               : BT_ROLE_WARN;
-    cell_text(y, l, BT_COL_QUOTA, b, look(&k, qr));
-    bt_fmt_count(e->invocations, b, sizeof b);
-    cell_text(y, l, BT_COL_RPM, b, base);
-    bt_fmt_count(e->throttles, b, sizeof b);
-    cell_text(y, l, BT_COL_THR, b, look(&k, e->throttles > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
-    bt_fmt_latency(e->lat_p50, b, sizeof b);
-    cell_text(y, l, BT_COL_P50, b, base);
-    bt_fmt_latency(e->lat_p99, b, sizeof b);
-    cell_text(y, l, BT_COL_P99, b, base);
-    char lim[BT_FMT_SHORT];
-    bt_fmt_count(e->in_flight, b, sizeof b);
-    if (!isnan(e->in_flight) && !isnan(e->conc_limit)) {
-        size_t len = strlen(b);
-        snprintf(b + len, sizeof b - len, "/%s", bt_fmt_count(e->conc_limit, lim, sizeof lim));
-    }
-    cell_text(y, l, BT_COL_INFL, b,
+    cell_text(y, l, BT_COL_QUOTA, x->quota, look(&k, qr));
+    cell_text(y, l, BT_COL_RPM, x->rpm, base);
+    cell_text(y, l, BT_COL_THR, x->thr, look(&k, e->throttles > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
+    cell_text(y, l, BT_COL_P50, x->p50, base);
+    cell_text(y, l, BT_COL_P99, x->p99, base);
+    cell_text(y, l, BT_COL_INFL, x->infl,
               look(&k, e->in_flight > e->conc_limit ? BT_ROLE_WARN : BT_ROLE_NORMAL));
     int tx, tw;
     if (bt_layout_has_col(l, BT_COL_TREND, &tx, &tw)) {
         /* wide terminals: the route's used tokens/min over the last minutes (one a
          * column, core's minute figures), against its quota: headroom's trend */
-        int64_t end = bt_data_minute(t->host->cfg, t->host->now);
-        double *v = bt_xcalloc((size_t)tw + 1, sizeof *v), top = e->quota;
-        for (int i = 0; i < tw; i++) {
-            struct bt_minute_fig f;
-            bt_minute_figures_shown(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60,
-                                    t->host->now, &f); /* admission as each minute is evaluated */
-            v[i] = f.used;
-            if (!(top > 0) && isfinite(f.used) && f.used > top)
-                top = f.used;
-        }
-        if (!(top > 0) || !isfinite(top))
-            top = 1;
+        double top;
+        const double *v = row_trend(t, x, r, tw, end, &top);
         struct bt_canvas cv;
         bt_canvas_init(&cv, tw, 1);
         bt_graph_bars(&cv, 0, 0, tw, 1, v, tw, top, BT_ROLE_RESERVED, t->utf8);
@@ -212,7 +273,6 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         else
             tui_blit(t, &cv, y, tx);
         bt_canvas_free(&cv);
-        free(v);
     }
     int wx, ww;
     if (bt_layout_has_col(l, BT_COL_WARN, &wx, &ww)) {
@@ -579,5 +639,21 @@ void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw)
         }
     }
     tui_draw_wlines(t, l->warnings, title, t->lines, nw, &t->wsc, t->wfocus);
+    tui_draw_status(t, l);
+}
+
+/* A tick of the clock on the overview (tui.c decides it is one): what reads the clock
+ * to the second, drawn over the screen as it is: the header's clock, a stale row's
+ * age and the status bar's ages and countdown. The rest is what the last draw left,
+ * the same cells a whole draw would write again. */
+void tui_overview_tick(struct bt_tui *t, const struct bt_layout *l)
+{
+    tui_draw_header(t, l);
+    int rows = l->table.h - 1;
+    for (int i = 0; i < rows && t->scroll + i < t->nvis; i++) {
+        int r = t->order[t->scroll + i];
+        if (t->evals[r].stale)
+            draw_row(t, l, l->table.y + 1 + i, r, r == t->sel_route);
+    }
     tui_draw_status(t, l);
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/dataminute.h"
 #include "core/util.h"
 #include "tui/keys.h"
 #include "tui/view.h"
@@ -186,6 +187,26 @@ static bool same(const struct tui_shown *a, const struct tui_shown *b)
            a->rversion == b->rversion;
 }
 
+/* Only the clock moved, inside the minute and the data minute on screen, on the
+ * overview with nothing over it: no evaluation, order or layout can differ, only the
+ * cells that read the clock to the second (tui_overview_tick). Elsewhere (the detail,
+ * an overlay, replay's timeline) a tick draws the whole screen. */
+static bool tick_only(const struct bt_tui *t, const struct tui_shown *was, const struct tui_shown *is)
+{
+    struct tui_shown moved = *is;
+    moved.now = was->now;
+    if (!same(was, &moved))
+        return false;
+    const struct bt_config *cfg = t->host->cfg;
+    if (bt_minute_floor(was->now) != bt_minute_floor(is->now) ||
+        bt_data_minute(cfg, was->now) != bt_data_minute(cfg, is->now))
+        return false;
+    return t->view == BT_VIEW_OVERVIEW && !t->lay.too_small && !t->help && !t->events_open &&
+           !t->ledger_open && !tui_holders_open() && !t->markers_open && !t->plan &&
+           t->prompt == PR_NONE && !t->filtering && !t->searching && !t->host->replay &&
+           !t->repaint && t->evals && t->e_n == t->host->cfg->nroutes;
+}
+
 void bt_tui_update(struct bt_tui *t)
 {
     if (!t || !t->active)
@@ -193,6 +214,13 @@ void bt_tui_update(struct bt_tui *t)
     struct tui_shown now = to_show(t);
     if (t->drawn && same(&t->shown, &now))
         return;
+    if (t->drawn && tick_only(t, &t->shown, &now)) {
+        tui_overview_tick(t, &t->lay);
+        wnoutrefresh(stdscr);
+        doupdate();
+        t->shown = now;
+        return;
+    }
     draw(t);
     t->drawn = true;
     t->shown = now;
@@ -207,6 +235,12 @@ void bt_tui_resize(struct bt_tui *t)
         resize_term(ws.ws_row, ws.ws_col);
     t->repaint = true;
     t->state++;
+}
+
+void bt_tui_redraw(struct bt_tui *t)
+{
+    if (t)
+        t->state++;
 }
 
 bool bt_tui_quit(const struct bt_tui *t)
@@ -247,6 +281,7 @@ void bt_tui_free(struct bt_tui *t)
     tui_plan_close(t);
     free(t->evals);
     free(t->order);
+    tui_overview_free(t);
     bt_evlog_free(&t->own_log);
     free(t->crit_seen);
     free(t);

@@ -87,6 +87,9 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
 void bt_tui_input(struct bt_tui *t);       /* stdin readable: read every pending key (nodelay), act */
 void bt_tui_update(struct bt_tui *t);      /* redraw iff model generation, clock second, size, or state changed */
 void bt_tui_resize(struct bt_tui *t);      /* after SIGWINCH */
+/* The next bt_tui_update draws every cell again (host fields the TUI does not watch
+ * changed, e.g. the recording path); the terminal still gets only what differs. */
+void bt_tui_redraw(struct bt_tui *t);
 bool bt_tui_quit(const struct bt_tui *t);
 int bt_tui_next_wakeup_ms(const struct bt_tui *t); /* ms until the TUI wants an update (clock tick), -1 none */
 /* Restores the terminal (endwin) and frees t; NULL is fine, and the terminal

@@ -83,6 +83,7 @@ struct tui_shown {
     unsigned state, rversion;
 };
 
+struct tui_rowtext;
 struct bt_tui {
     struct bt_tui_host *host;
     SCREEN *scr;
@@ -110,8 +111,15 @@ struct bt_tui {
     uint64_t e_gen;        /* evals were computed for this store generation, */
     int64_t e_minute;      /* this minute */
     int e_n;               /* and this many routes */
+    uint64_t e_serial;     /* bumped by each evaluation */
     int *order;            /* visible routes, sorted */
     int nvis;
+    uint64_t o_serial;     /* order was built from evaluation o_serial, */
+    enum sort_key o_sort;  /* this sort, */
+    bool o_rev;
+    char o_filter[64];     /* and this filter */
+    struct tui_rowtext *rowtext; /* per route: its overview cells as text (overview.c) */
+    int nrowtext;
 
     bool drawn;            /* shown holds what is on the screen */
     struct tui_shown shown;
@@ -240,6 +248,8 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int 
  * it is not shown. */
 bool tui_expanded_lines(const struct bt_tui *t, int n, int *first, int *last);
 void tui_draw_overview(struct bt_tui *t, const struct bt_layout *l, int nw);
+void tui_overview_tick(struct bt_tui *t, const struct bt_layout *l);
+void tui_overview_free(struct bt_tui *t);
 
 /* dgraph.c */
 void tui_graph_key(struct bt_tui *t, int action);

@@ -4,8 +4,15 @@
  * asserts nothing and is never part of make check.
  *   replay FILE N SEED       open a recording, then N seeks to random minutes
  *                            (seek alone, and seek + the report a screen needs)
- *   render FILE N            the overview of a recording's routes drawn N times
- *                            on the terminal it runs on (a pty); timing to OUT
+ *   render FILE N OUT [HOW]  the overview of a recording's routes drawn N times
+ *                            on the terminal it runs on (a pty); timing to OUT.
+ *                            HOW: eval (default) the store's generation bumped
+ *                            before each frame (every route evaluated, then drawn);
+ *                            full: every cell drawn again from the evaluation on
+ *                            screen, the terminal sent what differs (what a key
+ *                            redraws at most); repaint: the same, every cell sent
+ *                            (a resize, ^L); tick: the clock one second on inside
+ *                            the minute (the live dashboard's idle redraw; N <= 59)
  *   cost CONF URL POLLS      the CloudWatch collector in live mode against the
  *                            fake, POLLS polls a simulated minute apart
  *   config CONF N            bt_config_load of CONF, N times (median)
@@ -145,16 +152,25 @@ static int do_replay(const char *path, int n, unsigned seed)
     return 0;
 }
 
-static int do_render(const char *path, int n, const char *out)
+static int do_render(const char *path, int n, const char *out, const char *how)
 {
     struct bt_replay rp;
     char err[600];
+    bool full = !strcmp(how, "full"), tick = !strcmp(how, "tick"), repaint = !strcmp(how, "repaint");
+    if (!full && !tick && !repaint && strcmp(how, "eval")) {
+        fprintf(stderr, "bench_drv: render: eval, full, repaint or tick, not %s\n", how);
+        return 3;
+    }
+    if (tick && n > 59)
+        n = 59; /* the ticks stay inside one minute */
     if (!bt_replay_open(&rp, path, NULL, NULL, err, sizeof err)) {
         fprintf(stderr, "bench_drv: %s\n", err);
         return 3;
     }
+    /* the tick starts at a minute's first second, so every tick is in that minute */
     struct bt_tui_host host = {.cfg = &rp.cfg, .store = &rp.store, .mode = "replay",
-                               .now = rp.end, .interval = rp.cfg.interval, .paused = true,
+                               .now = tick ? bt_minute_floor(rp.end) : rp.end,
+                               .interval = rp.cfg.interval, .paused = true,
                                .metrics_per_poll = NAN, .metrics_per_day = NAN};
     struct bt_tui_opts o = {0};
     double t0 = now_s();
@@ -168,7 +184,14 @@ static int do_render(const char *path, int n, const char *out)
     double first = now_s() - t0;
     double *f = bt_xcalloc((size_t)n + 1, sizeof *f);
     for (int i = 0; i < n; i++) {
-        rp.store.generation++; /* the model changed: the overview is rebuilt */
+        if (full)
+            bt_tui_redraw(t); /* every cell drawn again, only what differs sent */
+        else if (repaint)
+            bt_tui_resize(t); /* the same size: every cell drawn and sent again */
+        else if (tick)
+            host.now++;
+        else
+            rp.store.generation++; /* the model changed: the overview is rebuilt */
         double a = now_s();
         bt_tui_update(t);
         f[i] = now_s() - a;
@@ -176,8 +199,8 @@ static int do_render(const char *path, int n, const char *out)
     bt_tui_free(t);
     FILE *o_f = fopen(out, "w");
     if (o_f) {
-        fprintf(o_f, "{\"first_frame_s\":%.6f,\"frame_median_s\":%.6f,\"routes\":%d}\n", first,
-                median(f, n), rp.cfg.nroutes);
+        fprintf(o_f, "{\"first_frame_s\":%.6f,\"frame_median_s\":%.6f,\"routes\":%d,\"how\":\"%s\"}\n",
+                first, median(f, n), rp.cfg.nroutes, how);
         fclose(o_f);
     }
     free(f);
@@ -471,8 +494,8 @@ int main(int argc, char **argv)
     setlocale(LC_NUMERIC, "C");
     if (argc == 5 && !strcmp(argv[1], "replay"))
         return do_replay(argv[2], atoi(argv[3]), (unsigned)atoi(argv[4]));
-    if (argc == 5 && !strcmp(argv[1], "render"))
-        return do_render(argv[2], atoi(argv[3]), argv[4]);
+    if ((argc == 5 || argc == 6) && !strcmp(argv[1], "render"))
+        return do_render(argv[2], atoi(argv[3]), argv[4], argc == 6 ? argv[5] : "eval");
     if (argc == 5 && !strcmp(argv[1], "cost"))
         return do_cost(argv[2], argv[3], atoi(argv[4]));
     if (argc == 5 && !strcmp(argv[1], "scale"))
@@ -483,7 +506,7 @@ int main(int argc, char **argv)
         return do_discover(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "config"))
         return do_config(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT | cost CONF URL POLLS"
+    fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT [eval|full|repaint|tick] | cost CONF URL POLLS"
                     " | discover CONF URL"
                     " | config CONF N | groups N ONE RUNS | scale CONF URL POLLS\n");
     return 3;
