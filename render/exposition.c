@@ -403,6 +403,7 @@ void bt_expo_render(const struct bt_report *r, enum bt_expo_format f, struct bt_
     free(bl.at);
     bt_buf_free(&bl.b);
     bt_expo_shares(r, out);
+    bt_expo_spend(r, out);
     if (f == BT_EXPO_OPENMETRICS)
         bt_buf_puts(out, "# EOF\n");
     free(ss.s);
