@@ -163,16 +163,22 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
         return;
     l->onset = first;
     day_throttled(cfg, st, l->region, first, &l->onset_routes, &l->onset_throttles);
+    /* the day (its day sums) less the minutes from the onset on (in the store: the
+     * onset was found there), as a day's sums cannot be cut at a minute */
     double sum = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
         if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
             strcmp(rt->region, l->region))
             continue;
-        double v = first > day ? day_tokens(st, rt, r, first - 60) : 0;
-        sum += bt_z(v);
+        sum += bt_z(day_tokens(st, rt, r, end));
+        /* a day sum reaches the poll that asked it: every minute the store holds */
+        const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_INPUT_TOKENS];
+        int64_t last = se->cap && se->newest > end ? se->newest : end;
+        for (int64_t m = first; m <= last; m += 60)
+            sum -= bt_z(route_tokens(st, rt, r, m));
     }
-    l->ceiling = sum;
+    l->ceiling = sum > 0 ? sum : 0;
 }
 
 /* Why the Region's day is a lower bound (the first reason found), "" when it is not. */

@@ -31,7 +31,7 @@ static void sample(const struct bt_report *r, const char *family, const char *te
         bt_san_prom_label_buf(out, r->replica);
         bt_buf_putc(out, '"');
     }
-    bt_buf_printf(out, "} %.6g\n", v);
+    bt_buf_printf(out, "} %.4f\n", v);
 }
 
 void bt_expo_spend(const struct bt_report *r, struct bt_buf *out)

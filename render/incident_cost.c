@@ -52,11 +52,16 @@ static void ledger_md(const struct bt_incident *inc, const struct bt_replay *rp,
         bt_buf_puts(b, "Cross-model day in ");
         bt_san_md_buf(b, l->region);
         if (isnan(l->quota))
-            bt_buf_printf(b, ": %s%s settled tokens by the incident's end (no Cross-Model Max "
-                             "Tokens Per Day listed)", lb, t);
+            bt_buf_printf(b, ": %s%s settled tokens by the incident's end", lb, t);
         else
             bt_buf_printf(b, ": %s%s of %s tokens (%.1f%%, an estimate: AWS weights them by "
                              "price) by the incident's end", lb, t, q, l->pct);
+        if (l->used_q == BT_QL_LOWER && l->used_why[0]) {
+            bt_buf_puts(b, ", a lower bound: ");
+            bt_san_md_buf(b, l->used_why);
+        }
+        if (isnan(l->quota))
+            bt_buf_puts(b, "; no Cross-Model Max Tokens Per Day listed");
         if (l->onset) {
             char on[8], c[16];
             bt_fmt_hhmm(l->onset, on, sizeof on);
@@ -110,9 +115,9 @@ void bt_incident_cost_md(const struct bt_incident *inc, const struct bt_replay *
         bt_buf_printf(b, "; %d route%s had no token counts in the window", unread,
                       unread == 1 ? "" : "s");
     bt_buf_puts(b, ".\n\n");
-    ledger_md(inc, rp, b);
     if (!n) {
         free(sp);
+        ledger_md(inc, rp, b);
         return;
     }
     bt_buf_puts(b, "| route | model | tier | USD | peak USD/h | minutes read |\n"
@@ -133,4 +138,5 @@ void bt_incident_cost_md(const struct bt_incident *inc, const struct bt_replay *
         bt_buf_printf(b, "\n%d more routes spent the rest.\n", n - 10);
     bt_buf_putc(b, '\n');
     free(sp);
+    ledger_md(inc, rp, b);
 }
