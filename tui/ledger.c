@@ -143,8 +143,8 @@ static int build(struct bt_tui *t, int width)
         char h[32], d[32];
         bt_fmt_usd(tm[k].usd_per_hour, h, sizeof h);
         bt_fmt_usd(tm[k].usd_today, d, sizeof d);
-        const char *lb = tm[k].quality == BT_QL_LOWER   ? "at least "
-                         : tm[k].quality == BT_QL_UPPER ? "at most "
+        const char *lb = tm[k].quality == BT_QL_LOWER   ? "  (at least)"
+                         : tm[k].quality == BT_QL_UPPER ? "  (at most)"
                                                         : "";
         double bud = bt_spend_team_budget(cfg, tm[k].name);
         char bs[48] = "";
@@ -155,8 +155,8 @@ static int build(struct bt_tui *t, int width)
         }
         char nm[64];
         bt_san_term(nm, sizeof nm, tm[k].name); /* an admission label: outside text */
-        add(t, &n, width, BT_ROLE_NORMAL, tm[k].top, "  %-20.20s %s%10s/h %s%10s today%s", nm, lb,
-            h, lb, d, bs);
+        add(t, &n, width, BT_ROLE_NORMAL, tm[k].top, "  %-20.20s %10s/h %10s today%s%s", nm, h, d,
+            bs, lb);
     }
     if (nt)
         add(t, &n, width, BT_ROLE_NORMAL, -1, " ");

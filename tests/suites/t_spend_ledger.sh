@@ -45,6 +45,8 @@ if [ "$(( START / 86400 ))" -eq "$(( ONSET / 86400 ))" ]; then
     expect_eq "check JSON: the ceiling is the day's 6,400,000 settled tokens before it" \
         "$(L "$TMP/c.json" "l['observed_ceiling']['tokens']")" "6400000"
 fi
+check "check JSON with an observed ceiling validates against data/check.schema.json" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/c.json"
 expect_eq "check JSON: no Metrics Insights answer, so a lower bound saying why" \
     "$(L "$TMP/c.json" "l['used_quality'], 'not looked for' in l['used_quality_reason']")" "lower-bound True"
 run check >"$TMP/c.txt" 2>/dev/null
