@@ -97,17 +97,28 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of the known minutes' spend in [from, from + n minutes), USD per hour;
- * *known gets how many were known. The four token series are read a range at a time
- * (one pass over each ring, not a lookup per minute: a 5,000-route poll reads them for
- * every route above the floor). */
+/* One minute's USD at row's prices: bt_cost_tokens, with the arithmetic alone where
+ * the row prices all four kinds (a window reads it for up to 120 minutes a route). */
+static inline double minute_usd(const struct bt_price_row *row, double in, double out, double cr,
+                                double cw)
+{
+    if (isnan(row->in) || isnan(row->out) || isnan(row->cache_read) || isnan(row->cache_write))
+        return bt_cost_tokens(row, in, out, cr, cw, NULL, 0);
+    return (bt_z(in) * row->in + bt_z(out) * row->out + bt_z(cr) * row->cache_read +
+            bt_z(cw) * row->cache_write) / 1e6;
+}
+
+/* The known minutes' spend in [from, from + n minutes), USD per hour, into v; returns
+ * how many. The four token series are read a range at a time (one pass over each
+ * ring, not a lookup per minute: a 5,000-route poll reads them for every route above
+ * the floor). */
 #define SPEND_WINDOW_MAX (BT_SPEND_BASELINE + 64)
-static double median_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
-                          int64_t from, int n, int *known)
+static int window_rates(const struct bt_store *st, int r, const struct bt_price_row *row,
+                        int64_t from, int n, double *v)
 {
     static const enum bt_signal sigs[4] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
                                            BT_SIG_CACHE_READ, BT_SIG_CACHE_WRITE};
-    double tok[4][SPEND_WINDOW_MAX], v[SPEND_WINDOW_MAX];
+    double tok[4][SPEND_WINDOW_MAX];
     if (n > SPEND_WINDOW_MAX)
         n = SPEND_WINDOW_MAX;
     for (int s = 0; s < 4; s++)
@@ -118,15 +129,61 @@ static double median_rate(const struct bt_store *st, int r, const struct bt_pric
         if (isnan(tok[0][i]) && isnan(tok[1][i]) && isnan(tok[2][i]) && isnan(tok[3][i]))
             usd = idle_minute(st, r, from + 60 * (int64_t)i) ? 0 : NAN;
         else
-            usd = bt_cost_tokens(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i], NULL, 0);
+            usd = minute_usd(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i]);
         if (!isnan(usd))
             v[k++] = usd * 60;
     }
-    *known = k;
+    return k;
+}
+
+static double median_of(double *v, int k)
+{
     if (!k)
         return NAN;
     qsort(v, (size_t)k, sizeof v[0], cmp_double);
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* The median of the known minutes' spend in [from, from + n minutes), USD per hour;
+ * *known gets how many were known. */
+static double median_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
+                          int64_t from, int n, int *known)
+{
+    double v[SPEND_WINDOW_MAX];
+    *known = window_rates(st, r, row, from, n, v);
+    return median_of(v, *known);
+}
+
+/* The baseline's median where `recent` could be above factor times it, else NAN (the
+ * rule needs no more): with c of the k known values below recent / factor, the median
+ * is at or above it when 2c < k (the middle value, or both, are). The window is read
+ * 30 minutes at a time and left as soon as the minutes at or above recent / factor
+ * outnumber those below by more than the minutes still unread (a route spending as it
+ * did is read for ~80 of the 120 minutes, and nothing is sorted). */
+#define BASELINE_CHUNK 30
+static double baseline_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
+                            int64_t from, int n, double recent, double factor, int *known)
+{
+    double v[SPEND_WINDOW_MAX];
+    if (n > SPEND_WINDOW_MAX)
+        n = SPEND_WINDOW_MAX;
+    int k = 0, c = 0;
+    for (int done = 0; done < n;) {
+        int step = n - done < BASELINE_CHUNK ? n - done : BASELINE_CHUNK;
+        int got = window_rates(st, r, row, from + 60 * (int64_t)done, step, v + k);
+        for (int i = k; i < k + got; i++)
+            c += factor * v[i] < recent;
+        k += got;
+        done += step;
+        if (k - c > c + (n - done)) {
+            *known = k; /* the minutes read */
+            return NAN;
+        }
+    }
+    *known = k;
+    if (2 * c < k)
+        return NAN;
+    return median_of(v, k);
 }
 
 /* The day's tokens of route r through minute dm, priced: the day sums (hourly
@@ -230,8 +287,11 @@ void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r,
     int k = cfg->spend_spike_minutes > 0 ? cfg->spend_spike_minutes : 3;
     int known = 0;
     sp->recent = median_rate(st, r, row, m - 60 * (int64_t)(k - 1), k, &known);
-    sp->baseline = median_rate(st, r, row, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
-                               BT_SPEND_BASELINE, &sp->baseline_minutes);
+    if (isnan(sp->recent) || sp->recent < cfg->spend_spike_floor)
+        return; /* no spike to raise: the baseline is not read */
+    sp->baseline = baseline_rate(st, r, row, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
+                                 BT_SPEND_BASELINE, sp->recent, cfg->spend_spike_factor,
+                                 &sp->baseline_minutes);
     if (sp->baseline_minutes < BT_SPEND_BASELINE_MIN)
         sp->baseline = NAN; /* not enough data: no baseline, never a ramp from nothing */
 }
@@ -358,7 +418,7 @@ static int group_rates(const struct bt_config *cfg, const struct bt_store *st,
             if (isnan(tok[0][i]) && isnan(tok[1][i]) && isnan(tok[2][i]) && isnan(tok[3][i]))
                 usd = idle_minute(st, m, from + 60 * (int64_t)i) ? 0 : NAN;
             else
-                usd = bt_cost_tokens(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i], NULL, 0);
+                usd = minute_usd(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i]);
             if (isnan(usd))
                 known[i] = false;
             else
@@ -370,14 +430,6 @@ static int group_rates(const struct bt_config *cfg, const struct bt_store *st,
         if (known[i])
             v[k++] = sum[i];
     return k;
-}
-
-static double median_of(double *v, int k)
-{
-    if (!k)
-        return NAN;
-    qsort(v, (size_t)k, sizeof v[0], cmp_double);
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
 bool bt_spend_group_window(const struct bt_config *cfg, const struct bt_store *st,

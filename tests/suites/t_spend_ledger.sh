@@ -59,4 +59,17 @@ run record "$TMP/l.rec" --since 20m 2>"$TMP/rec.err"
 "$BEDTOP" report incident "$TMP/l.rec" -o "$TMP/inc" >/dev/null 2>"$TMP/inc.err"
 check "report incident: the cross-model day's observed ceiling" \
     grep -q "observed ceiling .* tokens: from $(date -u -d "@$ONSET" +%H:%M) UTC every called route throttled" "$TMP/inc/report.md"
+
+# the dashboard's $ view, live against the same fake: the observed ceiling; its
+# Metrics Insights query answered (the fake finds no one outside the config), so the
+# day is an estimate, not "not looked for"
+TUI_CMD="${AWS_ENV[*]} $BEDTOP --config $TMP/l.conf --endpoint-url http://127.0.0.1:$PORT"
+EXTRA=""
+. "$BEDTOP_SRCDIR/tests/termlib.sh"
+start led 120 40 C.UTF-8
+check "dashboard up" wait_for led "batch" 200
+keys led '$'
+check "\$: the observed ceiling" wait_for led "observed ceiling:" 200
+check "\$: its onset minute" wait_for led "throttled from $(date -u -d "@$ONSET" +%H:%M) UTC" 100
+check "\$: Metrics Insights answered, so no 'not looked for'" wait_gone led "not looked for" 200
 finish
