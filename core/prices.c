@@ -237,9 +237,17 @@ bool bt_prices_parse(struct bt_prices *p, const char *text, const char *name, ch
 static bool glob_match(const char *pattern, const char *s)
 {
     /* the pattern's literal head must begin s: most rows are skipped without
-     * fnmatch (as in core/burndown.c) */
+     * fnmatch (as in core/burndown.c); a literal, or a literal and one trailing *
+     * (most rows: "anthropic.claude-sonnet-4-5*", "us-east-1"), needs no fnmatch
+     * either (a poll prices every route each evaluation) */
     size_t lit = strcspn(pattern, "*?[\\");
-    return !strncmp(pattern, s, lit) && fnmatch(pattern, s, 0) == 0;
+    if (strncmp(pattern, s, lit) != 0)
+        return false;
+    if (!pattern[lit])
+        return !s[lit];
+    if (pattern[lit] == '*' && !pattern[lit + 1])
+        return true;
+    return fnmatch(pattern, s, 0) == 0;
 }
 
 static const struct bt_price_row *find_one(const struct bt_prices *p, const char *id,
@@ -254,7 +262,7 @@ static const struct bt_price_row *find_one(const struct bt_prices *p, const char
             continue;
         if (!glob_match(r->pattern, bare) && !glob_match(r->pattern, id))
             continue;
-        if (strcmp(r->region, "*") && fnmatch(r->region, region, 0) != 0)
+        if (strcmp(r->region, "*") && !glob_match(r->region, region))
             continue;
         return r;
     }

@@ -325,10 +325,8 @@ static int do_scale(const char *conf, const char *url, int polls)
  * times with the price table and REPS times without it (no row: every cost unknown
  * at once), alternated so load drifts alike: the medians, the steady polls' own CPU,
  * and the spend figures alone (spend_work). */
-/* noinline: callgrind counts each part by its name */
-__attribute__((noinline)) static void serve_work(const struct bt_config *cfg,
-                                                 struct bt_store *store, int64_t now,
-                                                 double *eval_s, double *expo_s)
+static void serve_work(const struct bt_config *cfg, struct bt_store *store, int64_t now,
+                       double *eval_s, double *expo_s)
 {
     double c = cpu_s();
     struct bt_report rep;
@@ -343,9 +341,31 @@ __attribute__((noinline)) static void serve_work(const struct bt_config *cfg,
     bt_buf_free(&body);
 }
 
+/* The two sides of the comparison under names of their own (callgrind counts each) */
+__attribute__((noinline)) static void serve_with_prices(struct bt_config *cfg,
+                                                        const struct bt_prices *table,
+                                                        struct bt_store *store, int64_t now,
+                                                        double *eval_s, double *expo_s)
+{
+    cfg->prices = *table;
+    serve_work(cfg, store, now, eval_s, expo_s);
+}
+
+__attribute__((noinline)) static void serve_without_prices(struct bt_config *cfg,
+                                                           const struct bt_prices *table,
+                                                           struct bt_store *store, int64_t now,
+                                                           double *eval_s, double *expo_s)
+{
+    cfg->prices = *table;
+    cfg->prices.n = 0; /* no table: bt_cost_row finds no row, every cost unknown */
+    serve_work(cfg, store, now, eval_s, expo_s);
+    cfg->prices = *table;
+}
+
 /* The spend figures alone over an evaluated report: each route's (bt_cost_eval: its
  * rate, its day, the spike windows), the Region, quota group and team sums, the groups'
  * spike windows: what the price table adds to an evaluation. */
+/* noinline: callgrind counts it by its name */
 __attribute__((noinline)) static double spend_work(const struct bt_config *cfg,
                                                    struct bt_store *store, int64_t now)
 {
@@ -418,10 +438,8 @@ static int do_spend(const char *conf, const char *url, int polls, int reps)
     struct bt_prices table = cfg.prices;
     int priced = 0;
     for (int i = 0; i < reps; i++) {
-        cfg.prices = table;
-        serve_work(&cfg, &store, now, &with[i], &xwith[i]);
-        cfg.prices.n = 0; /* no table: bt_cost_row finds no row, every cost unknown */
-        serve_work(&cfg, &store, now, &without[i], &xwithout[i]);
+        serve_with_prices(&cfg, &table, &store, now, &with[i], &xwith[i]);
+        serve_without_prices(&cfg, &table, &store, now, &without[i], &xwithout[i]);
     }
     cfg.prices = table;
     double *alone = bt_xcalloc((size_t)(reps > 0 ? reps : 1), sizeof *alone);

@@ -231,6 +231,28 @@ static void test_table_order(void)
     fx_free(&f);
     unlink(path);
 
+    /* the patterns as fnmatch(3) reads them, with its shortcuts: a literal matches
+     * itself only, "lit*" any continuation, other globs through fnmatch */
+    struct bt_prices g = {0};
+    OK(bt_prices_parse(&g, "m.exact = in=1 out=1\nm.pre* = in=2 out=2\nm.a?c* = in=3 out=3\n"
+                           "m.r* = in=4 out=4 region=eu-*\nm.r* = in=5 out=5 region=us-east-1\n",
+                       "g.conf", why, sizeof why), "glob rows parse (%s)", why);
+    const struct bt_price_row *x;
+    x = bt_prices_find(&g, "m.exact", NULL, "us-east-1", 0, 0, 0);
+    OK(x && x->in == 1, "a literal pattern matches itself");
+    OK(!bt_prices_find(&g, "m.exactly", NULL, "us-east-1", 0, 0, 0), "... and not a longer ID");
+    x = bt_prices_find(&g, "us.m.pre-v1", NULL, "us-east-1", 0, 0, 0);
+    OK(x && x->in == 2, "lit* matches a continuation (the profile prefix removed)");
+    x = bt_prices_find(&g, "m.abc-v2", NULL, "us-east-1", 0, 0, 0);
+    OK(x && x->in == 3, "? and * through fnmatch");
+    OK(!bt_prices_find(&g, "m.ac-v2", NULL, "us-east-1", 0, 0, 0), "? needs one character");
+    x = bt_prices_find(&g, "m.r1", NULL, "eu-west-1", 0, 0, 0);
+    OK(x && x->in == 4, "a Region glob eu-*");
+    x = bt_prices_find(&g, "m.r1", NULL, "us-east-1", 0, 0, 0);
+    OK(x && x->in == 5, "a literal Region");
+    OK(!bt_prices_find(&g, "m.r1", NULL, "us-east-2", 0, 0, 0), "... not another Region");
+    bt_prices_free(&g);
+
     /* a bad row is refused naming file and line */
     struct bt_prices p = {0};
     char err[256];
