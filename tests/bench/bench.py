@@ -437,7 +437,7 @@ def bench_spend(a, tmp):
     apart), then the evaluation each poll makes (every route with its spend, SPEND_SPIKE
     and the Region, group and team sums) and serve's exposition of it, with the price
     table and without it, alternated in one process, medians: the poll as the fleet
-    figures time it (collection + evaluation + exposition). Targets: the poll with
+    figures time it (collection + evaluation + exposition, rendered and gzipped). Targets: the poll with
     prices within 5 % of the poll without them, the spend figures alone within 5 % of
     the poll. Instruction counts (callgrind, load-free) are in BENCHMARKS.md."""
     env = env_aws()
@@ -453,7 +453,7 @@ def bench_spend(a, tmp):
         stub.stop()
     r = json.loads(out)
     # a poll as the fleet figures time it (bench_drv scale): the collection, the
-    # evaluation and the exposition serve renders from it
+    # evaluation and the exposition serve renders and gzips from it
     w, wo, poll = r["eval_with_prices_s"], r["eval_without_prices_s"], r["poll_cpu_s"]
     xw, xwo = r["expo_with_prices_s"], r["expo_without_prices_s"]
     total_w, total_wo = poll + w + xw, poll + wo + xwo
@@ -461,7 +461,7 @@ def bench_spend(a, tmp):
            "the same poll, no price table", total_wo, total_w / total_wo, "<= 1.05x",
            total_w / total_wo <= 1.05,
            "collection %.2f s (steady, median); evaluation %.0f ms with prices, %.0f ms without; "
-           "exposition %.0f ms with the spend series, %.0f ms without (medians of %d, "
+           "exposition (rendered and gzipped) %.0f ms with the spend series, %.0f ms without (medians of %d, "
            "alternated in one process); %d of %d routes priced by %d rows"
            % (poll, w * 1000, wo * 1000, xw * 1000, xwo * 1000, r["reps"], r["priced"],
               r["routes"], r["price_rows"]))
