@@ -109,11 +109,12 @@ static int build(struct bt_tui *t, int width)
                     c, l->onset_routes, l->onset_routes == 1 ? "" : "s", on);
             }
             for (int m = 0; m < l->nmodels && m < 5; m++) {
-                char mt[16], usd[32];
+                char mt[16], usd[32], model[192];
                 bt_fmt_tokens(l->models[m].tokens_today, mt, sizeof mt);
                 bt_fmt_usd(l->models[m].usd_today, usd, sizeof usd);
-                add(t, &n, width, BT_ROLE_NORMAL, -1, "  %-44.44s %8s %3.0f%% %s",
-                    l->models[m].model, mt, 100 * l->models[m].share, usd);
+                bt_san_term(model, sizeof model, l->models[m].model); /* a ModelId: outside text */
+                add(t, &n, width, BT_ROLE_NORMAL, -1, "  %-44.44s %8s %3.0f%% %s", model, mt,
+                    100 * l->models[m].share, usd);
             }
         }
         /* the Region's biggest spenders per hour */
