@@ -117,6 +117,7 @@ struct ins_group {
     struct ins_model *m;
     int nm, cap;
     struct bt_strmap by_id;  /* m's IDs -> their index: a series finds its model in one lookup */
+    char err[160];           /* why this round's query failed ("" none) */
     int series[BT_INS_N];    /* metrics the query read: this round's so far */
     int billed[BT_INS_N];    /* ... and the last whole answer's (the cost forecast) */
     bool answered[BT_INS_N]; /* billed holds an answer */
@@ -183,30 +184,47 @@ static bool on_quota(const struct bt_route *r, const char *model_id, int64_t now
     return bt_quota_shared_by(r, model_id, NULL, -1);
 }
 
-static void say(struct ins *in, int r, const char *text)
+/* said[r] starts with BT_SAID_NOTHING, so the first answer is said even when it
+ * finds none (the ledger then knows the Region was looked at); a failure is said as
+ * "\x01" + why, so that a failure, then an answer, says both. */
+#define BT_SAID_NOTHING "\x02"
+static void say_code(struct ins *in, int r, const char *code, const char *text)
 {
-    if (!strcmp(in->said[r], text))
+    char key[224];
+    bool failed = !strcmp(code, BT_EVCODE_UNSEEN_FAILED);
+    bt_fmt_cut(key, sizeof key, "%s%s", failed ? "\x01" : "", text);
+    if (!strcmp(in->said[r], key))
         return; /* said already: the finding stands */
-    bt_strlcpy(in->said[r], text, sizeof in->said[r]);
+    bt_strlcpy(in->said[r], key, sizeof in->said[r]);
     if (!in->ctx->store)
         return;
     struct bt_event ev = {.t = (int64_t)time(NULL), .type = BT_EV_INFO, .route = r,
                           .source = BT_SRC_CLOUDWATCH};
-    bt_strlcpy(ev.code, BT_EVCODE_UNSEEN_CALLERS, sizeof ev.code);
+    bt_strlcpy(ev.code, code, sizeof ev.code);
     bt_strlcpy(ev.text, text, sizeof ev.text);
     bt_store_apply(in->ctx->store, &ev);
 }
 
+static void say(struct ins *in, int r, const char *text)
+{
+    say_code(in, r, BT_EVCODE_UNSEEN_CALLERS, text);
+}
+
 /* Both queries answered: each route of the group hears which unseen ModelIds use its
- * quota, per minute over the window ("" when none). A failed query says nothing: the
- * last finding stands until a Region's queries answer again. */
+ * quota, per minute over the window ("" when none). A failed query keeps the last
+ * finding, and each route hears that the queries failed (UNSEEN_FAILED: the
+ * cross-model ledger is a lower bound until they answer again). */
 static void finish(struct ins_group *g)
 {
     struct ins *in = g->in;
     const struct bt_config *cfg = in->ctx->cfg;
     g->running = false;
-    if (!g->ok[BT_INS_INPUT] || !g->ok[BT_INS_THROTTLES])
+    if (!g->ok[BT_INS_INPUT] || !g->ok[BT_INS_THROTTLES]) {
+        for (int k = 0; k < g->ag->nroutes; k++)
+            say_code(in, g->ag->routes[k], BT_EVCODE_UNSEEN_FAILED,
+                     g->err[0] ? g->err : "the Metrics Insights query failed");
         return;
+    }
     int64_t now = (int64_t)time(NULL);
     double minutes = (double)(g->end - g->start) / 60;
     struct bt_strmap nm;
@@ -274,6 +292,8 @@ static void ins_end(void *arg, enum bt_pages_end how, const struct bt_http_resp 
         if (in->ctx->verbose)
             fprintf(stderr, "bedtop: %s: %s\n", g->label, how == BT_PAGES_HTTP ? why : err);
         g->ok[g->k] = false;
+        bt_fmt_cut(g->err, sizeof g->err, "Metrics Insights: %s",
+                   how == BT_PAGES_HTTP ? why : err ? err : "an answer not understood");
     } else {
         g->ok[g->k] = true;
         g->billed[g->k] = g->series[g->k];
@@ -337,6 +357,8 @@ static void *ins_create(struct bt_ctx *ctx)
     in->g = bt_collector_base_init(&in->b, &ins_kind, ctx);
     in->ng = in->b.ngroups;
     in->said = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *in->said);
+    for (int r = 0; r < ctx->cfg->nroutes; r++)
+        bt_strlcpy(in->said[r], BT_SAID_NOTHING, sizeof in->said[r]);
     for (int i = 0; i < in->ng; i++)
         in->g[i].in = in;
     return in;
@@ -357,6 +379,7 @@ static void ins_tick(void *self, int64_t now)
         g->running = true;
         g->k = BT_INS_INPUT;
         g->ok[0] = g->ok[1] = false;
+        g->err[0] = '\0';
         g->series[0] = g->series[1] = 0;
         g->nm = 0;
         g->start = end - BT_INSIGHTS_WINDOW;

@@ -9,6 +9,9 @@
  * one is an error naming file and line, never split into two. */
 #define BT_CONFIG_MAX_LINE 8190
 
+/* [team NAME] and [group ROUTE] budgets a config may name */
+#define BT_BUDGETS_MAX 64
+
 struct bt_config {
     char path[512];
     char profile[64];
@@ -53,6 +56,14 @@ struct bt_config {
     double spend_spike_factor;
     double spend_spike_floor;
     int spend_spike_minutes; /* the recent window whose median is compared */
+    /* budget_usd_per_day of a [team NAME] section (the shares' team label) or of a
+     * [group ROUTE] section (the quota group route ROUTE draws from), for SPEND_SPIKE */
+    struct bt_budget {
+        bool team;           /* else a quota group, named by one of its routes */
+        char name[96];
+        double usd;
+    } budgets[BT_BUDGETS_MAX];
+    int nbudgets;
 };
 
 /* Defaults with no routes and no burndown table: bt_config_init (io/conffile.h)

@@ -677,6 +677,49 @@ static int spend_global_key(struct parse_ctx *p, const char *k, const char *v)
     return 0;
 }
 
+/* [team NAME] / [group ROUTE]: budget_usd_per_day of a team (the shares' team label)
+ * or of the quota group route ROUTE draws from (SPEND_SPIKE, core/cost.h). */
+static int budget_section(struct parse_ctx *p, bool team, const char *section, const char *name,
+                          const char *value)
+{
+    const char *who = section + (team ? 5 : 6);
+    while (*who == ' ')
+        who++;
+    if (!*who || strlen(who) >= sizeof p->c->budgets[0].name) {
+        snprintf(p->err, sizeof p->err, "bad name in [%s]; use [team NAME] or [group ROUTE]",
+                 section);
+        return 0;
+    }
+    if (strcmp(name, "budget_usd_per_day") != 0) {
+        snprintf(p->err, sizeof p->err, "unknown key '%s' in [%s]; it takes budget_usd_per_day",
+                 name, section);
+        return 0;
+    }
+    if (p->c->nbudgets >= BT_BUDGETS_MAX) {
+        snprintf(p->err, sizeof p->err, "more than %d [team]/[group] budgets", BT_BUDGETS_MAX);
+        return 0;
+    }
+    struct bt_budget *b = &p->c->budgets[p->c->nbudgets];
+    if (!num(p, name, value, BT_BUDGET_MIN, BT_BUDGET_MAX, &b->usd))
+        return 0;
+    b->team = team;
+    bt_strlcpy(b->name, who, sizeof b->name);
+    p->c->nbudgets++;
+    return 1;
+}
+
+/* A [group ROUTE] names a route of the config (after every route is read). */
+static bool check_budgets(const struct bt_config *c, const char *name, char *err, size_t errlen)
+{
+    for (int i = 0; i < c->nbudgets; i++)
+        if (!c->budgets[i].team && bt_config_find_route(c, c->budgets[i].name) < 0) {
+            snprintf(err, errlen, "%s: [group %s] names no route; name one route of the quota "
+                     "group", name, c->budgets[i].name);
+            return false;
+        }
+    return true;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     struct parse_ctx *p = user;
@@ -695,6 +738,8 @@ static int handler(void *user, const char *section, const char *name, const char
         bt_burndown_add(&p->c->burndown, name, f, -1, "config [burndown]");
         return 1;
     }
+    if (!strncmp(section, "team ", 5) || !strncmp(section, "group ", 6))
+        return budget_section(p, section[0] == 't', section, name, value);
     if (!strncmp(section, "route ", 6)) {
         const char *rn = section + 6;
         while (*rn == ' ')
@@ -714,7 +759,8 @@ static int handler(void *user, const char *section, const char *name, const char
                  "'%s' is outside any section; put it under [bedtop] or [route NAME]", name);
     else
         snprintf(p->err, sizeof p->err,
-                 "unknown section [%s]; use [bedtop], [route NAME], [burndown] or [prices]", section);
+                 "unknown section [%s]; use [bedtop], [route NAME], [team NAME], [group ROUTE], "
+                 "[burndown] or [prices]", section);
     return 0;
 }
 
@@ -845,7 +891,7 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
             snprintf(err, errlen, "%s: %s", name, p.err[0] ? p.err : "cannot parse");
         return false;
     }
-    if (!check_routes(&p, err, errlen))
+    if (!check_routes(&p, err, errlen) || !check_budgets(c, name, err, errlen))
         return false;
     bt_config_finish(c);
     return true;

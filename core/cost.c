@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/eval_int.h"
+#include "core/shares.h"
 #include "core/util.h"
 
 double bt_cost_tokens(const struct bt_price_row *row, double in, double out, double cache_read,
@@ -96,17 +97,28 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of the known minutes' spend in [from, from + n minutes), USD per hour;
- * *known gets how many were known. The four token series are read a range at a time
- * (one pass over each ring, not a lookup per minute: a 5,000-route poll reads them for
- * every route above the floor). */
+/* One minute's USD at row's prices: bt_cost_tokens, with the arithmetic alone where
+ * the row prices all four kinds (a window reads it for up to 120 minutes a route). */
+static inline double minute_usd(const struct bt_price_row *row, double in, double out, double cr,
+                                double cw)
+{
+    if (isnan(row->in) || isnan(row->out) || isnan(row->cache_read) || isnan(row->cache_write))
+        return bt_cost_tokens(row, in, out, cr, cw, NULL, 0);
+    return (bt_z(in) * row->in + bt_z(out) * row->out + bt_z(cr) * row->cache_read +
+            bt_z(cw) * row->cache_write) / 1e6;
+}
+
+/* The known minutes' spend in [from, from + n minutes), USD per hour, into v; returns
+ * how many. The four token series are read a range at a time (one pass over each
+ * ring, not a lookup per minute: a 5,000-route poll reads them for every route above
+ * the floor). */
 #define SPEND_WINDOW_MAX (BT_SPEND_BASELINE + 64)
-static double median_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
-                          int64_t from, int n, int *known)
+static int window_rates(const struct bt_store *st, int r, const struct bt_price_row *row,
+                        int64_t from, int n, double *v)
 {
     static const enum bt_signal sigs[4] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
                                            BT_SIG_CACHE_READ, BT_SIG_CACHE_WRITE};
-    double tok[4][SPEND_WINDOW_MAX], v[SPEND_WINDOW_MAX];
+    double tok[4][SPEND_WINDOW_MAX];
     if (n > SPEND_WINDOW_MAX)
         n = SPEND_WINDOW_MAX;
     for (int s = 0; s < 4; s++)
@@ -117,15 +129,61 @@ static double median_rate(const struct bt_store *st, int r, const struct bt_pric
         if (isnan(tok[0][i]) && isnan(tok[1][i]) && isnan(tok[2][i]) && isnan(tok[3][i]))
             usd = idle_minute(st, r, from + 60 * (int64_t)i) ? 0 : NAN;
         else
-            usd = bt_cost_tokens(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i], NULL, 0);
+            usd = minute_usd(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i]);
         if (!isnan(usd))
             v[k++] = usd * 60;
     }
-    *known = k;
+    return k;
+}
+
+static double median_of(double *v, int k)
+{
     if (!k)
         return NAN;
     qsort(v, (size_t)k, sizeof v[0], cmp_double);
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+/* The median of the known minutes' spend in [from, from + n minutes), USD per hour;
+ * *known gets how many were known. */
+static double median_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
+                          int64_t from, int n, int *known)
+{
+    double v[SPEND_WINDOW_MAX];
+    *known = window_rates(st, r, row, from, n, v);
+    return median_of(v, *known);
+}
+
+/* The baseline's median where `recent` could be above factor times it, else NAN (the
+ * rule needs no more): with c of the k known values below recent / factor, the median
+ * is at or above it when 2c < k (the middle value, or both, are). The window is read
+ * 30 minutes at a time and left as soon as the minutes at or above recent / factor
+ * outnumber those below by more than the minutes still unread (a route spending as it
+ * did is read for ~80 of the 120 minutes, and nothing is sorted). */
+#define BASELINE_CHUNK 30
+static double baseline_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
+                            int64_t from, int n, double recent, double factor, int *known)
+{
+    double v[SPEND_WINDOW_MAX];
+    if (n > SPEND_WINDOW_MAX)
+        n = SPEND_WINDOW_MAX;
+    int k = 0, c = 0;
+    for (int done = 0; done < n;) {
+        int step = n - done < BASELINE_CHUNK ? n - done : BASELINE_CHUNK;
+        int got = window_rates(st, r, row, from + 60 * (int64_t)done, step, v + k);
+        for (int i = k; i < k + got; i++)
+            c += factor * v[i] < recent;
+        k += got;
+        done += step;
+        if (k - c > c + (n - done)) {
+            *known = k; /* the minutes read */
+            return NAN;
+        }
+    }
+    *known = k;
+    if (2 * c < k)
+        return NAN;
+    return median_of(v, k);
 }
 
 /* The day's tokens of route r through minute dm, priced: the day sums (hourly
@@ -229,8 +287,11 @@ void bt_cost_eval(const struct bt_config *cfg, const struct bt_store *st, int r,
     int k = cfg->spend_spike_minutes > 0 ? cfg->spend_spike_minutes : 3;
     int known = 0;
     sp->recent = median_rate(st, r, row, m - 60 * (int64_t)(k - 1), k, &known);
-    sp->baseline = median_rate(st, r, row, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
-                               BT_SPEND_BASELINE, &sp->baseline_minutes);
+    if (isnan(sp->recent) || sp->recent < cfg->spend_spike_floor)
+        return; /* no spike to raise: the baseline is not read */
+    sp->baseline = baseline_rate(st, r, row, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
+                                 BT_SPEND_BASELINE, sp->recent, cfg->spend_spike_factor,
+                                 &sp->baseline_minutes);
     if (sp->baseline_minutes < BT_SPEND_BASELINE_MIN)
         sp->baseline = NAN; /* not enough data: no baseline, never a ramp from nothing */
 }
@@ -329,4 +390,181 @@ void bt_spend_of_group(const struct bt_config *cfg, const struct bt_eval *evals,
     for (int m = evals[i].group_leader; m >= 0; m = bt_group_next(evals, m))
         sum_add(out, &evals[m], m);
     sum_end(out);
+}
+
+/* The group's summed spend per minute over [from, from + n minutes), USD per hour,
+ * into v (the minutes where every priced member's spend is known); returns how many. */
+static int group_rates(const struct bt_config *cfg, const struct bt_store *st,
+                       const struct bt_eval *evals, int leader, int64_t from, int n, double *v)
+{
+    static const enum bt_signal sigs[4] = {BT_SIG_INPUT_TOKENS, BT_SIG_OUTPUT_TOKENS,
+                                           BT_SIG_CACHE_READ, BT_SIG_CACHE_WRITE};
+    double sum[SPEND_WINDOW_MAX], tok[4][SPEND_WINDOW_MAX];
+    bool known[SPEND_WINDOW_MAX];
+    if (n > SPEND_WINDOW_MAX)
+        n = SPEND_WINDOW_MAX;
+    for (int i = 0; i < n; i++) {
+        sum[i] = 0;
+        known[i] = true;
+    }
+    for (int m = leader; m >= 0; m = bt_group_next(evals, m)) {
+        const struct bt_price_row *row = evals[m].spend.row;
+        if (!row || cfg->routes[m].inference == BT_INF_PROVISIONED)
+            continue; /* unpriced: the sum is of the priced members */
+        for (int s = 0; s < 4; s++)
+            bt_store_range(st, m, sigs[s], from, n, tok[s]);
+        for (int i = 0; i < n; i++) {
+            double usd;
+            if (isnan(tok[0][i]) && isnan(tok[1][i]) && isnan(tok[2][i]) && isnan(tok[3][i]))
+                usd = idle_minute(st, m, from + 60 * (int64_t)i) ? 0 : NAN;
+            else
+                usd = minute_usd(row, tok[0][i], tok[1][i], tok[2][i], tok[3][i]);
+            if (isnan(usd))
+                known[i] = false;
+            else
+                sum[i] += usd * 60;
+        }
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (known[i])
+            v[k++] = sum[i];
+    return k;
+}
+
+bool bt_spend_group_window(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, int leader, double *recent,
+                           double *baseline, int *baseline_minutes)
+{
+    *recent = *baseline = NAN;
+    *baseline_minutes = 0;
+    struct bt_spend_sum g;
+    bt_spend_of_group(cfg, evals, leader, &g);
+    int64_t m = evals[leader].minute;
+    if (g.routes < 2 || g.quality == BT_QL_UNKNOWN || isnan(g.usd_per_hour) || !m ||
+        g.usd_per_hour < cfg->spend_spike_floor || g.usd_per_hour <= 0)
+        return false;
+    int k = cfg->spend_spike_minutes > 0 ? cfg->spend_spike_minutes : 3;
+    double v[SPEND_WINDOW_MAX];
+    int n = group_rates(cfg, st, evals, leader, m - 60 * (int64_t)(k - 1), k, v);
+    *recent = median_of(v, n);
+    n = group_rates(cfg, st, evals, leader, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
+                    BT_SPEND_BASELINE, v);
+    *baseline_minutes = n;
+    *baseline = n >= BT_SPEND_BASELINE_MIN ? median_of(v, n) : NAN;
+    return true;
+}
+
+double bt_spend_team_budget(const struct bt_config *cfg, const char *name)
+{
+    for (int i = cfg->nbudgets - 1; i >= 0; i--) /* a later section wins */
+        if (cfg->budgets[i].team && !strcmp(cfg->budgets[i].name, name))
+            return cfg->budgets[i].usd;
+    return NAN;
+}
+
+double bt_spend_group_budget(const struct bt_config *cfg, const struct bt_eval *evals, int r)
+{
+    for (int i = cfg->nbudgets - 1; i >= 0; i--) {
+        if (cfg->budgets[i].team)
+            continue;
+        int b = bt_config_find_route(cfg, cfg->budgets[i].name);
+        if (b >= 0 && evals[b].group_leader == evals[r].group_leader)
+            return cfg->budgets[i].usd;
+    }
+    return NAN;
+}
+
+static enum bt_quality team_q(enum bt_quality a, enum bt_quality share)
+{
+    if (share == BT_QL_LOWER || share == BT_QL_UNKNOWN || a == BT_QL_LOWER)
+        return BT_QL_LOWER;
+    if (share == BT_QL_UPPER || a == BT_QL_UPPER)
+        return BT_QL_UPPER;
+    return BT_QL_ESTIMATE;
+}
+
+static int cmp_team(const void *a, const void *b)
+{
+    const struct bt_spend_team *x = a, *y = b;
+    int ux = !strcmp(x->name, BT_SHARE_UNATTRIBUTED), uy = !strcmp(y->name, BT_SHARE_UNATTRIBUTED);
+    if (ux != uy)
+        return ux - uy;
+    double hx = isnan(x->usd_per_hour) ? -1 : x->usd_per_hour;
+    double hy = isnan(y->usd_per_hour) ? -1 : y->usd_per_hour;
+    if (hx != hy)
+        return hx > hy ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static struct bt_spend_team *team_of(struct bt_spend_team **t, int *n, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp((*t)[i].name, name))
+            return &(*t)[i];
+    *t = bt_xrealloc(*t, (size_t)(*n + 1) * sizeof **t);
+    struct bt_spend_team *s = &(*t)[(*n)++];
+    memset(s, 0, sizeof *s);
+    bt_strlcpy(s->name, name, sizeof s->name);
+    s->quality = BT_QL_ESTIMATE;
+    s->top = -1;
+    return s;
+}
+
+int bt_spend_by_team(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, const bool *keep, struct bt_spend_team **out)
+{
+    struct bt_spend_team *t = NULL;
+    int n = 0;
+    bool named = false;
+    struct bt_share_list l = {0};
+    for (int r = 0; r < cfg->nroutes; r++) {
+        if (keep && !keep[r])
+            continue;
+        const struct bt_spend *sp = &evals[r].spend;
+        bool priced = !isnan(sp->usd_per_hour);
+        /* a route with no admission series has no team: all of it unattributed, no
+         * shares to build (a 5,000-route poll without counters builds none) */
+        if (!bt_series_store_count(st, r)) {
+            struct bt_spend_team *u = team_of(&t, &n, BT_SHARE_UNATTRIBUTED);
+            u->routes++;
+            u->usd_per_hour += bt_z(sp->usd_per_hour);
+            u->usd_today += bt_z(sp->usd_today);
+            if (!priced || isnan(sp->usd_today) || sp->today_q == BT_QL_LOWER)
+                u->quality = BT_QL_LOWER;
+            continue;
+        }
+        int one = r;
+        struct bt_group g = {.leader = r, .n = 1, .members = &one};
+        bt_shares_group(cfg, st, evals, &g, BT_SHARE_TEAM, NULL, &l);
+        for (int k = 0; k < l.n; k++) {
+            const struct bt_share *s = &l.s[k];
+            if (s->outside)
+                continue; /* callers outside the config: not this route's spend */
+            double f = !isnan(s->pct) ? s->pct / 100 : NAN;
+            struct bt_spend_team *tm = team_of(&t, &n, s->name);
+            if (strcmp(s->name, BT_SHARE_UNATTRIBUTED))
+                named = true;
+            tm->routes++;
+            double h = f * sp->usd_per_hour, d = f * sp->usd_today;
+            tm->usd_per_hour += bt_z(h);
+            tm->usd_today += bt_z(d);
+            tm->quality = team_q(tm->quality, s->quality);
+            if (isnan(h) || isnan(d) || sp->today_q == BT_QL_LOWER)
+                tm->quality = BT_QL_LOWER;
+            if (!isnan(h) && (tm->top < 0 || h > tm->top_usd_per_hour)) {
+                tm->top = r;
+                tm->top_usd_per_hour = h;
+            }
+        }
+    }
+    bt_shares_free(&l);
+    if (!named) {
+        free(t);
+        *out = NULL;
+        return 0;
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp_team);
+    *out = t;
+    return n;
 }

@@ -61,4 +61,39 @@ int bt_spend_by_region(const struct bt_config *cfg, const struct bt_eval *evals,
 /* The same for route i's quota group (its members from the evals). */
 void bt_spend_of_group(const struct bt_config *cfg, const struct bt_eval *evals, int i,
                        struct bt_spend_sum *out);
+
+/* SPEND_SPIKE of a quota group (more than one member): the median of the group's
+ * summed spend per minute over the spend_spike_minutes to the evaluated minute of
+ * route `leader`'s group, and over the BT_SPEND_BASELINE minutes before, USD per hour
+ * (a minute counts where every priced member's spend is known; *baseline_minutes:
+ * how many; a baseline of fewer than BT_SPEND_BASELINE_MIN is NAN). False when no
+ * member is priced or the group's rate is below the floor. */
+bool bt_spend_group_window(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, int leader, double *recent,
+                           double *baseline, int *baseline_minutes);
+
+/* Spend per team (DESIGN.md "Who holds the quota": the admission counters' team
+ * label): each route's spend split by the route's shares by team (core/shares.h: the
+ * team's part of the route's use at its admission scrape), summed over the routes
+ * shown (keep NULL: all). Use no team label tells apart is BT_SHARE_UNATTRIBUTED's.
+ * quality: estimate; a share from a bound makes the team's spend that bound
+ * (lower-bound, upper-bound), an unpriced or unknown route a lower bound. The day's
+ * spend is each route's day split by its shares now (earlier minutes' shares are not
+ * kept): an estimate of the same kind. */
+struct bt_spend_team {
+    char name[96];
+    double usd_per_hour, usd_today;
+    enum bt_quality quality;
+    int routes;              /* routes it calls on */
+    int top;                 /* the route it spends most on per hour (-1: none) */
+    double top_usd_per_hour;
+};
+/* Largest spender per hour first, unattributed last; returns how many (*out
+ * malloc'd, caller frees), 0 (*out NULL) when no route's shares name a team. */
+int bt_spend_by_team(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, const bool *keep, struct bt_spend_team **out);
+/* The config's budget_usd_per_day of team `name` ([team NAME]) or of the quota group
+ * of route r ([group ROUTE] naming any route of it, r's group by the evals), NAN none. */
+double bt_spend_team_budget(const struct bt_config *cfg, const char *name);
+double bt_spend_group_budget(const struct bt_config *cfg, const struct bt_eval *evals, int r);
 #endif

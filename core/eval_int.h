@@ -42,7 +42,10 @@ enum bt_side bt_side_binding(const struct bt_side_fig *s, enum bt_side token_sid
  * its quota group (SHARED_QUOTA names the members). */
 void bt_rules_apply(const struct bt_config *cfg, const struct bt_route *rt, struct bt_eval *e,
                     const struct bt_group *g);
-/* [bedtop] budget_usd_per_day: a Region whose day's spend passes it gets SPEND_SPIKE
- * on its biggest spender, after every route is evaluated (rules.c). */
-void bt_rules_region_budget(const struct bt_config *cfg, struct bt_eval *evals);
+/* SPEND_SPIKE of the sums, after every route is evaluated (rules.c): a quota group's
+ * spend rate off its baseline or past its [group ROUTE] budget, a [team NAME]'s day
+ * past its budget, and a Region's day past [bedtop] budget_usd_per_day, each on its
+ * biggest spender, naming who spends. */
+void bt_rules_spend_sums(const struct bt_config *cfg, const struct bt_store *st,
+                         struct bt_eval *evals);
 #endif

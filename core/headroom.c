@@ -702,7 +702,7 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
             bt_shares_say_holders(cfg, st, evals, gr);
     }
     if (!figures_only && !need)
-        bt_rules_region_budget(cfg, evals);
+        bt_rules_spend_sums(cfg, st, evals);
     free(drate);
     free(minute);
     free(want);

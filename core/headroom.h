@@ -193,7 +193,9 @@ struct bt_spend {
     const struct bt_price_row *row; /* the price row used (NULL: none) */
     char reason[192];        /* why a figure is unknown ("" when both are priced) */
     /* SPEND_SPIKE: the median of the last spend_spike_minutes minutes and of the
-     * trailing baseline before them, USD per hour (NAN: not enough minutes) */
+     * trailing baseline before them, USD per hour (NAN: not enough minutes; the
+     * baseline also where the recent median is under the floor or cannot be above
+     * spend_spike_factor times it: the rule needs no more) */
     double recent, baseline;
     int baseline_minutes;
 };

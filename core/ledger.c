@@ -84,10 +84,106 @@ static void fit(const struct bt_config *cfg, const struct bt_store *st, const ch
     l->rate = icpt + slope * (BT_LEDGER_FIT - 1);
 }
 
+/* Whether the Region throttled at minute m as the cross-model day running out reads:
+ * every runtime route called in m throttled (one at least), each under half its
+ * per-minute token quota (a route at its TPM quota throttles for that instead). */
+static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st,
+                          const char *region, int64_t m, int *routes, double *thr)
+{
+    *routes = 0;
+    *thr = 0;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        const struct bt_route *rt = &cfg->routes[r];
+        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
+            strcmp(rt->region, region))
+            continue;
+        double t = bt_store_at(st, r, BT_SIG_THROTTLES, m);
+        double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
+        if (!(t > 0)) {
+            if (inv > 0)
+                return false; /* called and served: the day had room */
+            continue;
+        }
+        double q = rt->quota[BT_Q_TPM].value, tok = route_tokens(st, rt, r, m);
+        if (isnan(q) || q <= 0 || bt_z(tok) >= q / 2)
+            return false; /* bound by its own TPM quota, or cannot be told */
+        (*routes)++;
+        *thr += t;
+    }
+    return *routes > 0;
+}
+
+/* The first minute of the day (end's) that day_throttled reads, the day's tokens
+ * through the minute before it as the observed ceiling. Only minutes with throttles
+ * are looked at (each route's throttles read a range at a time). */
+static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_t end,
+                  struct bt_ledger *l)
+{
+    int64_t day = end - end % 86400, first = 0;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        const struct bt_route *rt = &cfg->routes[r];
+        const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_THROTTLES];
+        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
+            strcmp(rt->region, l->region) || !se->cap || !se->newest)
+            continue;
+        int64_t from = se->oldest > day ? se->oldest : day;
+        int64_t to = first && first - 60 < end ? first - 60 : end;
+        double buf[256];
+        for (int64_t m = from; m <= to;) {
+            int k = (int)((to - m) / 60 + 1);
+            if (k > (int)BT_ARRAY_LEN(buf))
+                k = (int)BT_ARRAY_LEN(buf);
+            bt_store_range(st, r, BT_SIG_THROTTLES, m, k, buf);
+            int i = 0;
+            for (; i < k; i++) {
+                int n;
+                double thr;
+                if (buf[i] > 0 && day_throttled(cfg, st, l->region, m + 60 * (int64_t)i, &n, &thr))
+                    break;
+            }
+            if (i < k) {
+                first = m + 60 * (int64_t)i; /* the earliest of this route; later routes
+                                              * look before it only */
+                break;
+            }
+            m += 60 * (int64_t)k;
+        }
+    }
+    if (!first)
+        return;
+    l->onset = first;
+    day_throttled(cfg, st, l->region, first, &l->onset_routes, &l->onset_throttles);
+    /* the day (its day sums) less the minutes from the onset on (in the store: the
+     * onset was found there), as a day's sums cannot be cut at a minute */
+    double sum = 0;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        const struct bt_route *rt = &cfg->routes[r];
+        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
+            strcmp(rt->region, l->region))
+            continue;
+        sum += bt_z(bt_day_tokens(st, rt, r, end));
+        /* a day sum reaches the poll that asked it: every minute the store holds */
+        const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_INPUT_TOKENS];
+        int64_t last = se->cap && se->newest > end ? se->newest : end;
+        for (int64_t m = first; m <= last; m += 60)
+            sum -= bt_z(route_tokens(st, rt, r, m));
+    }
+    l->ceiling = sum > 0 ? sum : 0;
+}
+
+/* Why the Region's day is a lower bound (the first reason found), "" when it is not. */
+static void lower_why(struct bt_ledger *l, const char *why)
+{
+    l->used_q = BT_QL_LOWER;
+    if (!l->used_why[0])
+        bt_strlcpy(l->used_why, why, sizeof l->used_why);
+}
+
 int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
                     const struct bt_eval *evals, struct bt_ledger **out)
 {
     struct bt_ledger *ls = NULL;
+    bool *asked = NULL;      /* per Region: a Metrics Insights answer heard */
     int nl = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
@@ -98,12 +194,14 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
             k++;
         if (k == nl) {
             ls = bt_xrealloc(ls, (size_t)(nl + 1) * sizeof *ls);
+            asked = bt_xrealloc(asked, (size_t)(nl + 1) * sizeof *asked);
+            asked[nl] = false;
             struct bt_ledger *l = &ls[nl++];
             memset(l, 0, sizeof *l);
             bt_strlcpy(l->region, rt->region, sizeof l->region);
             l->usd_today = 0;
             l->used_q = BT_QL_ESTIMATE;
-            l->quota = l->pct = l->rate = l->slope = NAN;
+            l->quota = l->pct = l->rate = l->slope = l->ceiling = NAN;
         }
         struct bt_ledger *l = &ls[k];
         const struct bt_eval *e = &evals[r];
@@ -114,10 +212,25 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         }
         if (rt->unseen[0])
             l->outside = true;
+        if (rt->unseen_failed[0] && !rt->unseen[0]) {
+            char why[224];
+            bt_fmt_cut(why, sizeof why, "callers outside the config unknown: %s",
+                       rt->unseen_failed);
+            lower_why(l, why);
+        }
+        if (rt->unseen_asked)
+            asked[k] = true;
         int64_t dm = bt_eval_day_minute(e); /* the frame's reading of the day */
         double tok = dm ? bt_day_tokens(st, rt, r, dm) : NAN;
-        if (isnan(tok) || e->state == BT_FR_UNKNOWN || e->tokens_today_q == BT_QL_LOWER)
-            l->used_q = BT_QL_LOWER;
+        if (isnan(tok) || e->state == BT_FR_UNKNOWN) {
+            char why[224];
+            bt_fmt_cut(why, sizeof why, "%s's tokens today are unknown", rt->name);
+            lower_why(l, why);
+        } else if (e->tokens_today_q == BT_QL_LOWER) {
+            char why[224];
+            bt_fmt_cut(why, sizeof why, "%s's day was not all read", rt->name);
+            lower_why(l, why);
+        }
         if (dm > l->fit_end)
             l->fit_end = dm;
         const char *model = bt_profile_strip(rt->base_model[0] ? rt->base_model : rt->model);
@@ -140,15 +253,22 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
     }
     for (int k = 0; k < nl; k++) {
         struct bt_ledger *l = &ls[k];
+        /* callers outside the config draw on it too, or may, unlooked for */
         if (l->outside)
-            l->used_q = BT_QL_LOWER; /* callers outside the config draw on it too */
+            lower_why(l, "callers outside the config draw on it (UNSEEN_CALLERS)");
+        else if (!asked[k])
+            lower_why(l, "callers outside the config not looked for (no Metrics Insights "
+                         "answer: the dashboard, record and serve ask every 5 minutes; check "
+                         "does not)");
         for (int j = 0; j < l->nmodels; j++)
             l->models[j].share = l->tokens_today > 0 ? l->models[j].tokens_today / l->tokens_today : 0;
         qsort(l->models, (size_t)l->nmodels, sizeof *l->models, cmp_model);
         int64_t end = l->fit_end;
         l->fit_end = 0;
-        if (end)
+        if (end) {
             fit(cfg, st, l->region, end, l);
+            onset(cfg, st, end, l);
+        }
         l->reset = end ? end - end % 86400 + 86400 : 0;
         if (!isnan(l->quota) && l->quota > 0) {
             l->pct = 100 * l->tokens_today / l->quota;
@@ -161,6 +281,7 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
             }
         }
     }
+    free(asked);
     *out = ls;
     return nl;
 }

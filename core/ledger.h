@@ -40,6 +40,18 @@ struct bt_ledger {
     int64_t runout;          /* when the quota runs out at the trend (0: not before
                               * the reset, or unknown) */
     bool outside;            /* callers outside the config were seen (UNSEEN_CALLERS) */
+    char used_why[224];      /* why used_q is a lower bound ("" an estimate): callers
+                              * outside the config seen, not looked for (no Metrics
+                              * Insights answer: `check` does not run it) or the
+                              * query failed, a route unknown, the day not all read */
+    /* the observed ceiling (DOMAIN.md "Daily quotas": the first "Too many tokens per
+     * day" onset): the first minute today when every runtime route of the Region that
+     * was called throttled, each far below its per-minute quota (under half of it:
+     * not its TPM binding), and the day's tokens through the minute before it */
+    int64_t onset;           /* that minute (0: none seen today) */
+    double ceiling;          /* tokens today through the minute before (NAN: none) */
+    int onset_routes;        /* the routes that throttled in it */
+    double onset_throttles;  /* InvocationThrottles over them in it */
 };
 
 /* Minutes until `remaining` tokens are used at a rate of `rate` tokens per minute now,

@@ -855,8 +855,14 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
             apply_base_model(&routes[ev->route], ev->text);
         if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_LEGACY_MODEL))
             routes[ev->route].legacy_seen = true;
-        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_UNSEEN_CALLERS))
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_UNSEEN_CALLERS)) {
             bt_strlcpy(routes[ev->route].unseen, ev->text, sizeof routes[ev->route].unseen);
+            routes[ev->route].unseen_asked = true;
+            routes[ev->route].unseen_failed[0] = '\0';
+        }
+        if (ev->route >= 0 && ev->route < s->nroutes && !strcmp(ev->code, BT_EVCODE_UNSEEN_FAILED))
+            bt_strlcpy(routes[ev->route].unseen_failed, ev->text[0] ? ev->text : "failed",
+                       sizeof routes[ev->route].unseen_failed);
         if (ev->route >= 0 && ev->route < s->nroutes)
             apply_tag(&routes[ev->route], ev);
         break;
@@ -947,6 +953,9 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         routes[r].max_tokens = base_routes[r].max_tokens;
         routes[r].legacy_seen = base_routes[r].legacy_seen;
         bt_strlcpy(routes[r].unseen, base_routes[r].unseen, sizeof routes[r].unseen);
+        routes[r].unseen_asked = base_routes[r].unseen_asked;
+        bt_strlcpy(routes[r].unseen_failed, base_routes[r].unseen_failed,
+                   sizeof routes[r].unseen_failed);
         memcpy(routes[r].lifecycle, base_routes[r].lifecycle, sizeof routes[r].lifecycle);
         memcpy(routes[r].lifecycle_text, base_routes[r].lifecycle_text, sizeof routes[r].lifecycle_text);
         memcpy(routes[r].profile_check, base_routes[r].profile_check, sizeof routes[r].profile_check);

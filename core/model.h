@@ -189,6 +189,9 @@ struct bt_route {
     char tag_reason[160];    /* why not (BT_EVCODE_TAG_UNKNOWN), "" none said */
     char unseen[224];        /* ModelIds the config does not name on this route's quota,
                               * with their usage (BT_EVCODE_UNSEEN_CALLERS), "" none */
+    bool unseen_asked;       /* a Metrics Insights answer was heard (UNSEEN_CALLERS) */
+    char unseen_failed[160]; /* why the last queries failed (BT_EVCODE_UNSEEN_FAILED),
+                              * "" they answered */
     int line;                /* config line, for messages */
 };
 
@@ -475,6 +478,10 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
  * lists them with their usage, "" when the last queries found none (sets
  * route->unseen, live and in replay). */
 #define BT_EVCODE_UNSEEN_CALLERS "UNSEEN_CALLERS"
+/* BT_EV_INFO with code BT_EVCODE_UNSEEN_FAILED: the Region's Metrics Insights queries
+ * failed; text says why (sets route->unseen_failed until they answer again): the
+ * cross-model ledger is then a lower bound (core/ledger.h). */
+#define BT_EVCODE_UNSEEN_FAILED "UNSEEN_FAILED"
 /* BT_EV_INFO with code BT_EVCODE_TAG: ListTagsForResource on the route's application
  * inference profile found the tag attribute_by names; text is its value (sets
  * route->tag). BT_EVCODE_TAG_UNKNOWN: it could not be read or the profile has no such

@@ -236,10 +236,20 @@ bool bt_prices_parse(struct bt_prices *p, const char *text, const char *name, ch
 
 static bool glob_match(const char *pattern, const char *s)
 {
-    /* the pattern's literal head must begin s: most rows are skipped without
-     * fnmatch (as in core/burndown.c) */
-    size_t lit = strcspn(pattern, "*?[\\");
-    return !strncmp(pattern, s, lit) && fnmatch(pattern, s, 0) == 0;
+    /* the pattern's literal head must begin s: most rows are left at their first
+     * characters without fnmatch (as in core/burndown.c); a literal, or a literal and
+     * one trailing * (most rows: "anthropic.claude-sonnet-4-5*", "us-east-1"), needs no
+     * fnmatch either (a poll prices every route each evaluation) */
+    size_t i = 0;
+    for (char c = pattern[0]; c && c != '*' && c != '?' && c != '[' && c != '\\';
+         c = pattern[++i])
+        if (c != s[i])
+            return false;
+    if (!pattern[i])
+        return !s[i];
+    if (pattern[i] == '*' && !pattern[i + 1])
+        return true;
+    return fnmatch(pattern, s, 0) == 0;
 }
 
 static const struct bt_price_row *find_one(const struct bt_prices *p, const char *id,
@@ -252,9 +262,9 @@ static const struct bt_price_row *find_one(const struct bt_prices *p, const char
         if (r->tier != tier || (r->endpoint >= 0 && r->endpoint != endpoint) ||
             (r->inference >= 0 && r->inference != inference))
             continue;
-        if (!glob_match(r->pattern, bare) && !glob_match(r->pattern, id))
+        if (!glob_match(r->pattern, bare) && (bare == id || !glob_match(r->pattern, id)))
             continue;
-        if (strcmp(r->region, "*") && fnmatch(r->region, region, 0) != 0)
+        if (strcmp(r->region, "*") && !glob_match(r->region, region))
             continue;
         return r;
     }

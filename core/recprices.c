@@ -25,6 +25,16 @@ void bt_rec_header_spend(cJSON *c, const struct bt_config *cfg)
     cJSON_AddNumberToObject(c, "spend_spike_minutes", cfg->spend_spike_minutes);
     if (cfg->prices_note[0])
         cJSON_AddStringToObject(c, "prices_note", cfg->prices_note);
+    if (cfg->nbudgets) { /* [team NAME] / [group ROUTE] budget_usd_per_day */
+        cJSON *a = cJSON_AddArrayToObject(c, "budgets");
+        for (int i = 0; i < cfg->nbudgets; i++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, cfg->budgets[i].team ? "team" : "group",
+                                    cfg->budgets[i].name);
+            cJSON_AddNumberToObject(o, "budget_usd_per_day", cfg->budgets[i].usd);
+            cJSON_AddItemToArray(a, o);
+        }
+    }
 }
 
 void bt_rec_route_spend(cJSON *o, const struct bt_route *r)
@@ -108,6 +118,29 @@ void bt_rec_read_spend(const cJSON *c, struct bt_config *cfg)
         ok = (unsigned char)*p >= 0x20 && *p != 0x7f;
     if (ok)
         bt_strlcpy(cfg->prices_note, note, sizeof cfg->prices_note);
+    /* the team and group budgets: a name is hostile text (printable, bounded), a
+     * budget held to the config's bounds; a bad entry is left out */
+    const cJSON *bs = cJSON_GetObjectItemCaseSensitive(c, "budgets");
+    const cJSON *b;
+    cfg->nbudgets = 0;
+    if (!cJSON_IsArray(bs))
+        bs = NULL;
+    cJSON_ArrayForEach(b, bs)
+    {
+        const char *team = str_of(b, "team"), *group = str_of(b, "group");
+        const char *name = team ? team : group;
+        bool good = name && *name && strlen(name) < sizeof cfg->budgets[0].name &&
+                    cfg->nbudgets < BT_BUDGETS_MAX &&
+                    num_in(b, "budget_usd_per_day", BT_BUDGET_MIN, BT_BUDGET_MAX, &d);
+        for (const char *p = name; good && *p; p++)
+            good = (unsigned char)*p >= 0x20 && *p != 0x7f;
+        if (!good)
+            continue;
+        struct bt_budget *x = &cfg->budgets[cfg->nbudgets++];
+        x->team = team != NULL;
+        bt_strlcpy(x->name, name, sizeof x->name);
+        x->usd = d;
+    }
 }
 
 void bt_rec_read_route_spend(const cJSON *o, struct bt_route *r)

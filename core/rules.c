@@ -811,8 +811,151 @@ static bool rule_spend_spike(const struct bt_config *cfg, const struct bt_route 
     return true;
 }
 
-void bt_rules_region_budget(const struct bt_config *cfg, struct bt_eval *evals)
+/* Raises SPEND_SPIKE on route `on` with message msg, or, where the route has one
+ * already (its own spike, another sum's), adds msg to it while it fits. */
+static void spend_warn(struct bt_eval *evals, int on, const char *msg)
 {
+    struct bt_eval *e = &evals[on];
+    for (int w = 0; w < e->nwarn; w++) {
+        struct bt_warning *x = &e->warnings[w];
+        if (x->code != BT_W_SPEND_SPIKE)
+            continue;
+        size_t len = strlen(x->message);
+        if (len + 3 + strlen(msg) < sizeof x->message)
+            snprintf(x->message + len, sizeof x->message - len, "; %s", msg);
+        return;
+    }
+    if (e->nwarn >= BT_MAX_WARN)
+        return;
+    struct bt_warning *w = &e->warnings[e->nwarn];
+    memset(w, 0, sizeof *w);
+    say(w, BT_ST_WARN, "%s", msg);
+    w->code = BT_W_SPEND_SPIKE;
+    w->action = act_spend;
+    e->status = bt_status_worse(e->status, w->severity);
+    e->nwarn++;
+}
+
+/* The three routes of `members` (n; NULL: every route of region) spending most by
+ * `today` (else per hour), top[] -1 where fewer. */
+static void top_spenders(const struct bt_config *cfg, const struct bt_eval *evals,
+                         const char *region, int leader, bool today, int top[3])
+{
+    top[0] = top[1] = top[2] = -1;
+    for (int i = 0; i < cfg->nroutes; i++) {
+        if (region ? strcmp(cfg->routes[i].region, region) != 0
+                   : evals[i].group_leader != leader)
+            continue;
+        double v = today ? evals[i].spend.usd_today : evals[i].spend.usd_per_hour;
+        if (isnan(v))
+            continue;
+        for (int j = 0; j < 3; j++) {
+            int t = top[j];
+            double tv = t < 0 ? 0 : today ? evals[t].spend.usd_today : evals[t].spend.usd_per_hour;
+            if (t < 0 || v > tv) {
+                for (int k = 2; k > j; k--)
+                    top[k] = top[k - 1];
+                top[j] = i;
+                break;
+            }
+        }
+    }
+}
+
+static void name_spenders(const struct bt_config *cfg, const struct bt_eval *evals,
+                          const int top[3], bool today, struct bt_buf *b)
+{
+    for (int j = 0; j < 3 && top[j] >= 0; j++)
+        bt_buf_printf(b, "%s%s $%.2f%s", j ? ", " : "", cfg->routes[top[j]].name,
+                      today ? evals[top[j]].spend.usd_today : evals[top[j]].spend.usd_per_hour,
+                      today ? "" : "/h");
+}
+
+/* A quota group of more than one route: its summed spend rate off its trailing
+ * baseline, or its day past the [group ROUTE] budget; raised on its biggest spender. */
+static void group_spend(const struct bt_config *cfg, const struct bt_store *st,
+                        struct bt_eval *evals)
+{
+    for (int i = 0; i < cfg->nroutes; i++) {
+        if (evals[i].group_leader != i || bt_group_next(evals, i) < 0)
+            continue;
+        struct bt_spend_sum g;
+        bt_spend_of_group(cfg, evals, i, &g);
+        if (g.quality == BT_QL_UNKNOWN)
+            continue;
+        char msg[320];
+        struct bt_buf names = {0};
+        double budget = bt_spend_group_budget(cfg, evals, i);
+        int top[3];
+        if (!isnan(budget) && g.usd_today >= budget) {
+            top_spenders(cfg, evals, NULL, i, true, top);
+            name_spenders(cfg, evals, top, true, &names);
+            bt_fmt_cut(msg, sizeof msg,
+                     "quota group %s: today's spend $%.2f%s passes its budget_usd_per_day $%.2f "
+                     "([group]); the biggest spenders: %s (list prices: an estimate)",
+                     cfg->routes[i].name, g.usd_today, g.quality == BT_QL_LOWER ? " or more" : "",
+                     budget, bt_buf_str(&names));
+            if (top[0] >= 0)
+                spend_warn(evals, top[0], msg);
+            bt_buf_free(&names);
+            continue;
+        }
+        double recent, base;
+        int bmin;
+        if (!bt_spend_group_window(cfg, st, evals, i, &recent, &base, &bmin) || isnan(recent) ||
+            isnan(base) || recent < cfg->spend_spike_floor ||
+            recent <= cfg->spend_spike_factor * base)
+            continue;
+        top_spenders(cfg, evals, NULL, i, false, top);
+        name_spenders(cfg, evals, top, false, &names);
+        char ratio[48];
+        if (base > 0)
+            snprintf(ratio, sizeof ratio, "%.1fx", recent / base);
+        else
+            snprintf(ratio, sizeof ratio, "up from");
+        bt_fmt_cut(msg, sizeof msg,
+                 "quota group %s spends $%.2f/h over the last %d minutes, %s the trailing "
+                 "%d-minute median of $%.2f/h; spending now: %s (list prices: an estimate)",
+                 cfg->routes[i].name, recent, cfg->spend_spike_minutes, ratio, bmin, base,
+                 bt_buf_str(&names));
+        if (top[0] >= 0)
+            spend_warn(evals, top[0], msg);
+        bt_buf_free(&names);
+    }
+}
+
+/* A [team NAME] budget passed: raised on the route the team spends most on. */
+static void team_spend(const struct bt_config *cfg, const struct bt_store *st,
+                       struct bt_eval *evals)
+{
+    bool any = false;
+    for (int i = 0; i < cfg->nbudgets && !any; i++)
+        any = cfg->budgets[i].team;
+    if (!any)
+        return;
+    struct bt_spend_team *t = NULL;
+    int n = bt_spend_by_team(cfg, st, evals, NULL, &t);
+    for (int k = 0; k < n; k++) {
+        double budget = bt_spend_team_budget(cfg, t[k].name);
+        if (isnan(budget) || t[k].usd_today < budget || t[k].top < 0)
+            continue;
+        char msg[320];
+        bt_fmt_cut(msg, sizeof msg,
+                 "team %s: today's spend $%.2f%s passes its budget_usd_per_day $%.2f ([team]); "
+                 "it spends $%.2f/h now, most on %s ($%.2f/h; the route's spend split by the "
+                 "team's share; list prices: an estimate)",
+                 t[k].name, t[k].usd_today, t[k].quality == BT_QL_LOWER ? " or more" : "", budget,
+                 t[k].usd_per_hour, cfg->routes[t[k].top].name, t[k].top_usd_per_hour);
+        spend_warn(evals, t[k].top, msg);
+    }
+    free(t);
+}
+
+void bt_rules_spend_sums(const struct bt_config *cfg, const struct bt_store *st,
+                         struct bt_eval *evals)
+{
+    group_spend(cfg, st, evals);
+    team_spend(cfg, st, evals);
     if (isnan(cfg->budget_usd_per_day))
         return;
     struct bt_spend_sum *sums = NULL;
@@ -822,38 +965,20 @@ void bt_rules_region_budget(const struct bt_config *cfg, struct bt_eval *evals)
         if (s->usd_today < cfg->budget_usd_per_day)
             continue;
         /* the biggest spenders of the day, the first of them warned */
-        int top[3] = {-1, -1, -1};
-        for (int i = 0; i < cfg->nroutes; i++) {
-            if (strcmp(cfg->routes[i].region, s->key) || isnan(evals[i].spend.usd_today))
-                continue;
-            for (int j = 0; j < 3; j++) {
-                if (top[j] < 0 || evals[i].spend.usd_today > evals[top[j]].spend.usd_today) {
-                    for (int t = 2; t > j; t--)
-                        top[t] = top[t - 1];
-                    top[j] = i;
-                    break;
-                }
-            }
-        }
-        struct bt_eval *e = top[0] >= 0 ? &evals[top[0]] : NULL;
-        if (!e || bt_eval_has(e, BT_W_SPEND_SPIKE) || e->nwarn >= BT_MAX_WARN)
+        int top[3];
+        top_spenders(cfg, evals, s->key, -1, true, top);
+        if (top[0] < 0)
             continue;
         struct bt_buf names = {0};
-        for (int j = 0; j < 3 && top[j] >= 0; j++)
-            bt_buf_printf(&names, "%s%s $%.2f", j ? ", " : "", cfg->routes[top[j]].name,
-                          evals[top[j]].spend.usd_today);
-        struct bt_warning *w = &e->warnings[e->nwarn];
-        memset(w, 0, sizeof *w);
-        say(w, BT_ST_WARN,
-            "%s's spend today $%.2f%s passes budget_usd_per_day $%.2f; the biggest spenders: %s "
-            "(list prices: an estimate)",
-            s->key, s->usd_today, s->quality == BT_QL_LOWER ? " or more" : "",
-            cfg->budget_usd_per_day, bt_buf_str(&names));
+        name_spenders(cfg, evals, top, true, &names);
+        char msg[320];
+        bt_fmt_cut(msg, sizeof msg,
+                 "%s's spend today $%.2f%s passes budget_usd_per_day $%.2f; the biggest spenders: "
+                 "%s (list prices: an estimate)",
+                 s->key, s->usd_today, s->quality == BT_QL_LOWER ? " or more" : "",
+                 cfg->budget_usd_per_day, bt_buf_str(&names));
         bt_buf_free(&names);
-        w->code = BT_W_SPEND_SPIKE;
-        w->action = act_spend;
-        e->status = bt_status_worse(e->status, w->severity);
-        e->nwarn++;
+        spend_warn(evals, top[0], msg);
     }
     free(sums);
 }

@@ -473,6 +473,7 @@ static void render(const struct bt_report *r, enum bt_expo_format f, struct bt_b
     free(x.bl.at);
     bt_buf_free(&x.bl.b);
     bt_expo_shares(r, out);
+    bt_expo_spend(r, out);
     if (f == BT_EXPO_OPENMETRICS)
         bt_buf_puts(out, "# EOF\n");
     flush(&x, true);

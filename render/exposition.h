@@ -47,6 +47,9 @@ void bt_expo_render_to(const struct bt_report *r, enum bt_expo_format f,
  * shown (render/expo_shares.c): the config's share_top_n holders by team, project and
  * route, the rest summed as name="other". */
 void bt_expo_shares(const struct bt_report *r, struct bt_buf *out);
+/* bedtop_team_spend_usd_per_hour / _today{team,quality} where the admission counters
+ * name teams (render/expo_spend.c): the top share_top_n and team="other". */
+void bt_expo_spend(const struct bt_report *r, struct bt_buf *out);
 /* The first instant after r->now at which the clock alone (the store unchanged)
  * may change a series of r's exposition other than the ages and the evaluation's
  * own instant (bt_eval_changes_at, and the day's sums of bedtop_signal); INT64_MAX:

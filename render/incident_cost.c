@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "core/cost.h"
+#include "core/dataminute.h"
+#include "core/format.h"
+#include "core/ledger.h"
 #include "core/sanitize.h"
 #include "render/spend.h"
 
@@ -26,6 +29,51 @@ static int cmp_spent(const void *a, const void *b)
 static void md_cell(struct bt_buf *b, const char *s)
 {
     bt_san_md_buf(b, s);
+}
+
+/* The cross-model day at the incident's last minute (core/ledger.h): per Region the
+ * day's settled tokens against the account-wide quota, and its observed ceiling (the
+ * first minute every called route throttled far below its per-minute quota). */
+static void ledger_md(const struct bt_incident *inc, const struct bt_replay *rp, struct bt_buf *b)
+{
+    const struct bt_config *cfg = &rp->cfg;
+    if (!cfg->nroutes)
+        return;
+    struct bt_eval *evals = bt_xcalloc((size_t)cfg->nroutes, sizeof *evals);
+    bt_eval_all(cfg, &rp->store, bt_replay_minute_instant(rp, inc->to), evals);
+    struct bt_ledger *ls = NULL;
+    int nl = bt_ledger_build(cfg, &rp->store, evals, &ls);
+    for (int k = 0; k < nl; k++) {
+        const struct bt_ledger *l = &ls[k];
+        char t[16], q[16];
+        bt_fmt_tokens(l->tokens_today, t, sizeof t);
+        bt_fmt_tokens(l->quota, q, sizeof q);
+        const char *lb = l->used_q == BT_QL_LOWER ? "at least " : "";
+        bt_buf_puts(b, "Cross-model day in ");
+        bt_san_md_buf(b, l->region);
+        if (isnan(l->quota))
+            bt_buf_printf(b, ": %s%s settled tokens by the incident's end", lb, t);
+        else
+            bt_buf_printf(b, ": %s%s of %s tokens (%.1f%%, an estimate: AWS weights them by "
+                             "price) by the incident's end", lb, t, q, l->pct);
+        if (l->used_q == BT_QL_LOWER && l->used_why[0]) {
+            bt_buf_puts(b, ", a lower bound: ");
+            bt_san_md_buf(b, l->used_why);
+        }
+        if (isnan(l->quota))
+            bt_buf_puts(b, "; no Cross-Model Max Tokens Per Day listed");
+        if (l->onset) {
+            char on[8], c[16];
+            bt_fmt_hhmm(l->onset, on, sizeof on);
+            bt_fmt_tokens(l->ceiling, c, sizeof c);
+            bt_buf_printf(b, "; observed ceiling %s tokens: from %s UTC every called route "
+                             "throttled under half its per-minute quota (\"Too many tokens per "
+                             "day\")", c, on);
+        }
+        bt_buf_puts(b, ".\n\n");
+    }
+    bt_ledger_free(ls, nl);
+    free(evals);
 }
 
 void bt_incident_cost_md(const struct bt_incident *inc, const struct bt_replay *rp,
@@ -69,6 +117,7 @@ void bt_incident_cost_md(const struct bt_incident *inc, const struct bt_replay *
     bt_buf_puts(b, ".\n\n");
     if (!n) {
         free(sp);
+        ledger_md(inc, rp, b);
         return;
     }
     bt_buf_puts(b, "| route | model | tier | USD | peak USD/h | minutes read |\n"
@@ -89,4 +138,5 @@ void bt_incident_cost_md(const struct bt_incident *inc, const struct bt_replay *
         bt_buf_printf(b, "\n%d more routes spent the rest.\n", n - 10);
     bt_buf_putc(b, '\n');
     free(sp);
+    ledger_md(inc, rp, b);
 }

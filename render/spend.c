@@ -104,6 +104,22 @@ static void ledger_json(const struct bt_report *r, cJSON *root)
         add_when(o, "reset_at", l->reset);
         cJSON_AddBoolToObject(o, "reset_assumed", true);
         cJSON_AddBoolToObject(o, "outside_callers", l->outside);
+        add_opt_str(o, "used_quality_reason", l->used_why);
+        if (l->onset) {
+            cJSON *c = cJSON_AddObjectToObject(o, "observed_ceiling");
+            add_when(c, "onset", l->onset);
+            add_usd(c, "tokens", l->ceiling);
+            cJSON_AddStringToObject(c, "quality", "estimate");
+            cJSON_AddNumberToObject(c, "routes_throttled", l->onset_routes);
+            add_usd(c, "throttles", l->onset_throttles);
+            cJSON_AddStringToObject(c, "basis",
+                                    "the first minute today when every runtime route of the "
+                                    "Region that was called throttled, each under half its "
+                                    "per-minute quota (\"Too many tokens per day\"): the day's "
+                                    "settled tokens before it");
+        } else {
+            cJSON_AddNullToObject(o, "observed_ceiling");
+        }
         cJSON *ms = cJSON_AddArrayToObject(o, "models");
         for (int j = 0; j < l->nmodels; j++) {
             cJSON *m = cJSON_CreateObject();
@@ -138,6 +154,26 @@ void bt_spend_json(const struct bt_report *r, cJSON *root)
         bt_spend_of_group(r->cfg, r->evals, i, &g);
         cJSON_AddItemToArray(groups, sum_json(r, &g, "group"));
     }
+    struct bt_spend_team *tm = NULL;
+    int nt = bt_spend_by_team(r->cfg, r->store, r->evals, r->keep, &tm);
+    cJSON *teams = cJSON_AddArrayToObject(sp, "teams");
+    for (int k = 0; k < nt; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "team", tm[k].name);
+        add_usd(o, "usd_per_hour", tm[k].usd_per_hour);
+        add_usd(o, "usd_today", tm[k].usd_today);
+        cJSON_AddStringToObject(o, "quality", bt_quality_name(tm[k].quality));
+        cJSON_AddNumberToObject(o, "routes", tm[k].routes);
+        add_opt_str(o, "top_route", tm[k].top >= 0 ? r->cfg->routes[tm[k].top].name : NULL);
+        double b = bt_spend_team_budget(r->cfg, tm[k].name);
+        add_usd(o, "budget_usd_per_day", b);
+        cJSON_AddItemToArray(teams, o);
+    }
+    free(tm);
+    if (nt)
+        cJSON_AddStringToObject(sp, "teams_basis",
+                                "each route's spend split by the team's share of its use (the "
+                                "admission counters' team label, now); the day's likewise");
     ledger_json(r, sp);
 }
 
@@ -158,7 +194,7 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
         bt_fmt_hhmm(l->reset, rs, sizeof rs);
         bool lower = l->used_q == BT_QL_LOWER;
         if (isnan(l->quota))
-            bt_buf_printf(b, "  %-14s %s%s tokens today; no cross-model daily quota listed\n",
+            bt_buf_printf(b, "  %-14s %s%s tokens today; no cross-model quota listed\n",
                           reg, lower ? "at least " : "", t);
         else
             bt_buf_printf(b, "  %-14s %s%s of %s tokens (%.1f%%)\n", reg,
@@ -173,6 +209,33 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
                               ? "no trend (not enough data)"
                               : "lasts to the assumed reset at the trend");
         }
+        if (lower && l->used_why[0]) {
+            /* why, in lines of 80 columns under the figures */
+            char why[224];
+            bt_san_term(why, sizeof why, l->used_why);
+            const char *p = why;
+            for (bool first = true; *p; first = false) {
+                size_t len = strlen(p), w = first ? 46 : 63;
+                if (len > w) {
+                    size_t cut = w;
+                    while (cut > 0 && p[cut] != ' ')
+                        cut--;
+                    len = cut ? cut : w;
+                }
+                bt_buf_printf(b, "  %-14s %s%.*s\n", "", first ? "a lower bound: " : "",
+                              (int)len, p);
+                p += len;
+                while (*p == ' ')
+                    p++;
+            }
+        }
+        if (l->onset) {
+            char on[8], c[16];
+            bt_fmt_hhmm(l->onset, on, sizeof on);
+            bt_fmt_tokens(l->ceiling, c, sizeof c);
+            bt_buf_printf(b, "  %-14s observed ceiling %s tokens: throttled from %s UTC\n", "", c,
+                          on);
+        }
         for (int j = 0; j < l->nmodels && j < 3; j++) {
             char mt[16], usd[32], name[41]; /* 80 columns with the figures */
             bt_fmt_tokens(l->models[j].tokens_today, mt, sizeof mt);
@@ -183,6 +246,31 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
         }
     }
     bt_ledger_free(ls, nl);
+}
+
+/* Spend per team (core/cost.h), where the admission counters name teams. */
+static void teams_text(const struct bt_report *r, struct bt_buf *b)
+{
+    struct bt_spend_team *tm = NULL;
+    int nt = bt_spend_by_team(r->cfg, r->store, r->evals, r->keep, &tm);
+    if (nt)
+        bt_buf_puts(b, "\nspend by team (each route's spend split by the team's share):\n");
+    for (int k = 0; k < nt && k < 8; k++) {
+        char h[32], d[32], name[40], top[40] = "";
+        bt_fmt_usd(tm[k].usd_per_hour, h, sizeof h);
+        bt_fmt_usd(tm[k].usd_today, d, sizeof d);
+        bt_san_term(name, sizeof name, tm[k].name);
+        if (tm[k].top >= 0)
+            bt_san_term(top, sizeof top, r->cfg->routes[tm[k].top].name);
+        const char *lb = tm[k].quality == BT_QL_LOWER   ? "at least "
+                         : tm[k].quality == BT_QL_UPPER ? "at most "
+                                                        : "";
+        bt_buf_printf(b, "  %-14.14s %s%s/h, %s%s today%s%.24s\n", name, lb, h, lb, d,
+                      top[0] ? "; most on " : "", top);
+    }
+    if (nt > 8)
+        bt_buf_printf(b, "  %d more teams\n", nt - 8);
+    free(tm);
 }
 
 void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
@@ -220,6 +308,7 @@ void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
         bt_buf_putc(b, '\n');
     }
     free(sums);
+    teams_text(r, b);
     ledger_text(r, b);
 }
 

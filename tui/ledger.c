@@ -13,6 +13,7 @@
 #include "core/cost.h"
 #include "core/format.h"
 #include "core/ledger.h"
+#include "core/sanitize.h"
 #include "core/util.h"
 #include "render/spend.h"
 
@@ -93,12 +94,27 @@ static int build(struct bt_tui *t, int width)
                     l->fit_minutes < BT_LEDGER_FIT_MIN ? "no trend yet (not enough data)"
                                                        : "lasts to the assumed reset at the trend");
             }
+            if (l->used_q == BT_QL_LOWER && l->used_why[0]) {
+                char why[224];
+                bt_san_term(why, sizeof why, l->used_why);
+                add(t, &n, width, BT_ROLE_NORMAL, -1, "a lower bound: %s", why);
+            }
+            if (l->onset) {
+                char on[8], c[16];
+                bt_fmt_hhmm(l->onset, on, sizeof on);
+                bt_fmt_tokens(l->ceiling, c, sizeof c);
+                add(t, &n, width, BT_ROLE_WARN, -1,
+                    "observed ceiling: %s tokens today when %d route%s throttled from %s UTC, each "
+                    "under half its per-minute quota (\"Too many tokens per day\")",
+                    c, l->onset_routes, l->onset_routes == 1 ? "" : "s", on);
+            }
             for (int m = 0; m < l->nmodels && m < 5; m++) {
-                char mt[16], usd[32];
+                char mt[16], usd[32], model[192];
                 bt_fmt_tokens(l->models[m].tokens_today, mt, sizeof mt);
                 bt_fmt_usd(l->models[m].usd_today, usd, sizeof usd);
-                add(t, &n, width, BT_ROLE_NORMAL, -1, "  %-44.44s %8s %3.0f%% %s",
-                    l->models[m].model, mt, 100 * l->models[m].share, usd);
+                bt_san_term(model, sizeof model, l->models[m].model); /* a ModelId: outside text */
+                add(t, &n, width, BT_ROLE_NORMAL, -1, "  %-44.44s %8s %3.0f%% %s", model, mt,
+                    100 * l->models[m].share, usd);
             }
         }
         /* the Region's biggest spenders per hour */
@@ -120,6 +136,32 @@ static int build(struct bt_tui *t, int width)
         free(sp);
         add(t, &n, width, BT_ROLE_NORMAL, -1, " ");
     }
+    struct bt_spend_team *tm = NULL;
+    int nt = bt_spend_by_team(cfg, t->host->store, t->evals, NULL, &tm);
+    if (nt)
+        add(t, &n, width, BT_ROLE_KEY, -1, "by team (each route's spend split by the team's share)");
+    for (int k = 0; k < nt && k < 8 && n < MAX_WLINES - 4; k++) {
+        char h[32], d[32];
+        bt_fmt_usd(tm[k].usd_per_hour, h, sizeof h);
+        bt_fmt_usd(tm[k].usd_today, d, sizeof d);
+        const char *lb = tm[k].quality == BT_QL_LOWER   ? "  (at least)"
+                         : tm[k].quality == BT_QL_UPPER ? "  (at most)"
+                                                        : "";
+        double bud = bt_spend_team_budget(cfg, tm[k].name);
+        char bs[48] = "";
+        if (!isnan(bud)) {
+            char bu[32];
+            bt_fmt_usd(bud, bu, sizeof bu);
+            snprintf(bs, sizeof bs, "  budget %s", bu);
+        }
+        char nm[64];
+        bt_san_term(nm, sizeof nm, tm[k].name); /* an admission label: outside text */
+        add(t, &n, width, BT_ROLE_NORMAL, tm[k].top, "  %-20.20s %10s/h %10s today%s%s", nm, h, d,
+            bs, lb);
+    }
+    if (nt)
+        add(t, &n, width, BT_ROLE_NORMAL, -1, " ");
+    free(tm);
     add(t, &n, width, BT_ROLE_HELP, -1,
         "List prices (data/prices.conf, the Price List API's cache, [prices]): estimates, no "
         "discounts or credits. Routes whose model has no price row are unknown, never $0.");

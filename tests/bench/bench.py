@@ -439,6 +439,51 @@ def serve_one(a, tmp, n, plain_too):
            "gzip body %d B" % (len(spaced), len(back), max(spaced) * 1000, res[True][1]))
 
 
+# ---------------------------------------------------------------- spend (issue 36)
+
+def bench_spend(a, tmp):
+    """What prices cost a 5,000-route poll (issue 36): the fleet polled live against the
+    stub (bench_drv spend: CloudWatch and Service Quotas, 3 polls a simulated minute
+    apart), then the evaluation each poll makes (every route with its spend, SPEND_SPIKE
+    and the Region, group and team sums) and serve's exposition of it, with the price
+    table and without it, alternated in one process, medians: the poll as the fleet
+    figures time it (collection + evaluation + exposition, rendered and gzipped). Targets: the poll with
+    prices within 5 % of the poll without them, the spend figures alone within 5 % of
+    the poll. Instruction counts (callgrind, load-free) are in BENCHMARKS.md."""
+    env = env_aws()
+    n, nq = (40, 20) if a.smoke else (5000, 2500)
+    reps = max(3, a.runs)
+    conf = os.path.join(tmp, "s%d.conf" % n)
+    gen("config", conf, "--routes", n, "--no-quota")
+    stub = Stub(tmp, "spend%d" % n, n, nq)
+    try:
+        out = subprocess.run([a.drv, "spend", conf, stub.url, "3", str(reps)], env=env,
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        stub.stop()
+    r = json.loads(out)
+    # a poll as the fleet figures time it (bench_drv scale): the collection, the
+    # evaluation and the exposition serve renders and gzips from it
+    w, wo, poll = r["eval_with_prices_s"], r["eval_without_prices_s"], r["poll_cpu_s"]
+    xw, xwo = r["expo_with_prices_s"], r["expo_without_prices_s"]
+    total_w, total_wo = poll + w + xw, poll + wo + xwo
+    figure("spend: a %d-route poll with prices vs without (CPU)" % n, total_w, "s",
+           "the same poll, no price table", total_wo, total_w / total_wo, "<= 1.05x",
+           total_w / total_wo <= 1.05,
+           "collection %.2f s (steady, median); evaluation %.0f ms with prices, %.0f ms without; "
+           "exposition (rendered and gzipped) %.0f ms with the spend series, %.0f ms without (medians of %d, "
+           "alternated in one process); %d of %d routes priced by %d rows"
+           % (poll, w * 1000, wo * 1000, xw * 1000, xwo * 1000, r["reps"], r["priced"],
+              r["routes"], r["price_rows"]))
+    sp = r["spend_alone_s"]
+    figure("spend: %d routes' spend figures alone vs the poll (CPU)" % n, sp, "s",
+           "the poll (collection + evaluation + exposition)", total_w, sp / total_w,
+           "<= 0.05x (within 5 % of the poll)", sp / total_w <= 0.05,
+           "each route's rate, day and spike windows, the Region, group and team sums and the "
+           "groups' spike windows, timed alone over an evaluated report (median of %d); the "
+           "evaluation alone: %.0f ms with prices, %.0f ms without" % (r["reps"], w * 1000, wo * 1000))
+
+
 # ---------------------------------------------------------------- API cost
 
 def bench_cost(a, tmp):
@@ -1032,7 +1077,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 runs, 20 s idle")
     ap.add_argument("--only", default="",
                     help="comma list: check,scale,serve,cost,cadence,busy,render,replay,dashboard,config,groups,"
-                         "export,discover")
+                         "export,discover,spend")
     ap.add_argument("--smoke", action="store_true",
                     help="small fleet sizes (500 and 2,000 routes): t_bench_smoke keeps it runnable")
     ap.add_argument("--md", default=os.path.join(SRC, "BENCHMARKS.md"))
@@ -1045,7 +1090,7 @@ def main():
              "render": bench_render,
              "replay": bench_replay, "dashboard": bench_dashboard, "config": bench_config,
              "groups": bench_groups, "export": bench_export,
-             "discover": bench_discover}
+             "discover": bench_discover, "spend": bench_spend}
     only = [x for x in a.only.split(",") if x] or list(parts)
     with tempfile.TemporaryDirectory(prefix="bedtop-bench.") as tmp:
         for name in only:

@@ -26,6 +26,9 @@
  *                            against the bench's stub, POLLS polls a simulated minute
  *                            apart: each poll's wall and CPU, requests, and memory
  *                            per route (serve's history, 3 hours)
+ *   spend CONF URL POLLS REPS  the fleet polled as scale does, then serve's per-poll
+ *                            work (report + exposition) REPS times with the price table
+ *                            and REPS times without: what the spend figures cost a poll
  *   discover CONF URL        the CloudWatch collector's ListMetrics discovery (live
  *                            mode: every metric listed, matched to its routes) against
  *                            the stub, to the end of the listing: CPU and requests */
@@ -45,6 +48,7 @@
 #include "net/http.h"
 #include "net/httpd.h"
 #include "core/config.h"
+#include "core/cost.h"
 #include "core/recording.h"
 #include "render/exposition.h"
 #include "render/report.h"
@@ -372,6 +376,170 @@ static int do_scale(const char *conf, const char *url, int polls)
     return 0;
 }
 
+/* Issue 36: what the spend figures cost a fleet's poll. The fleet polled live against
+ * the stub (CloudWatch and Service Quotas, POLLS polls a simulated minute apart, as
+ * do_scale), then the evaluation serve does each poll (the report built: every
+ * route evaluated, its spend, SPEND_SPIKE and the sums) and its exposition, REPS
+ * times with the price table and REPS times without it (no row: every cost unknown
+ * at once), alternated so load drifts alike: the medians, the steady polls' own CPU,
+ * and the spend figures alone (spend_work). */
+static void serve_work(const struct bt_config *cfg, struct bt_store *store, int64_t now,
+                       double *eval_s, double *expo_s)
+{
+    double c = cpu_s();
+    struct bt_report rep;
+    struct bt_buf body = {0};
+    bt_report_build(&rep, cfg, store, now);
+    rep.mode = "live";
+    *eval_s = cpu_s() - c;
+    c = cpu_s();
+    struct bt_buf gz = {0};
+    bt_expo_render(&rep, BT_EXPO_OPENMETRICS, &body); /* as do_scale: rendered and gzipped */
+    bt_gzip(body.buf, body.len, &gz);
+    *expo_s = cpu_s() - c;
+    bt_report_free(&rep);
+    bt_buf_free(&body);
+    bt_buf_free(&gz);
+}
+
+/* The two sides of the comparison under names of their own (callgrind counts each) */
+__attribute__((noinline)) static void serve_with_prices(struct bt_config *cfg,
+                                                        const struct bt_prices *table,
+                                                        struct bt_store *store, int64_t now,
+                                                        double *eval_s, double *expo_s)
+{
+    cfg->prices = *table;
+    serve_work(cfg, store, now, eval_s, expo_s);
+}
+
+__attribute__((noinline)) static void serve_without_prices(struct bt_config *cfg,
+                                                           const struct bt_prices *table,
+                                                           struct bt_store *store, int64_t now,
+                                                           double *eval_s, double *expo_s)
+{
+    cfg->prices = *table;
+    cfg->prices.n = 0; /* no table: bt_cost_row finds no row, every cost unknown */
+    serve_work(cfg, store, now, eval_s, expo_s);
+    cfg->prices = *table;
+}
+
+/* The spend figures alone over an evaluated report: each route's (bt_cost_eval: its
+ * rate, its day, the spike windows), the Region, quota group and team sums, the groups'
+ * spike windows: what the price table adds to an evaluation. */
+/* noinline: callgrind counts it by its name */
+__attribute__((noinline)) static double spend_work(const struct bt_config *cfg,
+                                                   struct bt_store *store, int64_t now)
+{
+    struct bt_report rep;
+    bt_report_build(&rep, cfg, store, now);
+    double c = cpu_s();
+    for (int r = 0; r < cfg->nroutes; r++)
+        bt_cost_eval(cfg, store, r, true, rep.evals[r].tokens_today_q, &rep.evals[r]);
+    struct bt_spend_sum *sums = NULL;
+    bt_spend_by_region(cfg, rep.evals, NULL, &sums);
+    free(sums);
+    struct bt_spend_team *teams = NULL;
+    bt_spend_by_team(cfg, store, rep.evals, NULL, &teams);
+    free(teams);
+    for (int r = 0; r < cfg->nroutes; r++) {
+        if (rep.evals[r].group_leader != r)
+            continue;
+        struct bt_spend_sum g;
+        double recent, base;
+        int bmin;
+        bt_spend_of_group(cfg, rep.evals, r, &g);
+        bt_spend_group_window(cfg, store, rep.evals, r, &recent, &base, &bmin);
+    }
+    double d = cpu_s() - c;
+    bt_report_free(&rep);
+    return d;
+}
+
+/* One poll of the collectors to its end (noinline: callgrind counts it by its name) */
+__attribute__((noinline)) static void spend_poll(const struct bt_collector_ops *const *ops,
+                                                 void *const *inst, struct bt_http *http,
+                                                 int64_t now)
+{
+    for (int i = 0; i < 2; i++)
+        if (inst[i])
+            ops[i]->tick(inst[i], now);
+    for (int i = 0; i < 600000; i++) {
+        bool busy = false;
+        for (int k = 0; k < 2; k++)
+            busy |= inst[k] && ops[k]->busy(inst[k]);
+        if (!busy)
+            break;
+        bt_http_poll(http, 100, -1, NULL);
+    }
+}
+
+static int do_spend(const char *conf, const char *url, int polls, int reps)
+{
+    struct bt_config cfg;
+    struct bt_store store;
+    char err[600];
+    bt_config_defaults(&cfg);
+    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return 3;
+    }
+    bt_config_serve_history(&cfg);
+    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
+    bt_store_bind_routes(&store, cfg.routes);
+    struct bt_http *http = bt_http_new(0);
+    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
+                         .endpoint_url = url};
+    const struct bt_collector_ops *ops[] = {&bt_cloudwatch_collector, &bt_quotas_collector};
+    void *inst[2];
+    for (int i = 0; i < 2; i++)
+        inst[i] = ops[i]->create(&ctx);
+    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10, now = t;
+    double *poll = bt_xcalloc((size_t)(polls > 0 ? polls : 1), sizeof *poll);
+    for (int p = 0; p < polls; p++) {
+        double c = cpu_s();
+        now = t + p * 60;
+        spend_poll(ops, inst, http, now);
+        poll[p] = cpu_s() - c;
+    }
+    size_t nr = (size_t)(reps > 0 ? reps : 1);
+    double *with = bt_xcalloc(nr, sizeof *with), *without = bt_xcalloc(nr, sizeof *without);
+    double *xwith = bt_xcalloc(nr, sizeof *xwith), *xwithout = bt_xcalloc(nr, sizeof *xwithout);
+    struct bt_prices table = cfg.prices;
+    int priced = 0;
+    for (int i = 0; i < reps; i++) {
+        serve_with_prices(&cfg, &table, &store, now, &with[i], &xwith[i]);
+        serve_without_prices(&cfg, &table, &store, now, &without[i], &xwithout[i]);
+    }
+    cfg.prices = table;
+    double *alone = bt_xcalloc((size_t)(reps > 0 ? reps : 1), sizeof *alone);
+    for (int i = 0; i < reps; i++)
+        alone[i] = spend_work(&cfg, &store, now);
+    for (int r = 0; r < cfg.nroutes; r++) {
+        char why[192];
+        priced += bt_cost_row(&cfg, &cfg.routes[r], why, sizeof why) != NULL;
+    }
+    double steady = polls > 1 ? median(poll + 1, polls - 1) : poll[0];
+    printf("{\"routes\":%d,\"priced\":%d,\"price_rows\":%d,\"poll_cpu_s\":%.4f,"
+           "\"eval_with_prices_s\":%.4f,\"eval_without_prices_s\":%.4f,"
+           "\"expo_with_prices_s\":%.4f,\"expo_without_prices_s\":%.4f,\"spend_alone_s\":%.5f,"
+           "\"reps\":%d}\n",
+           cfg.nroutes, priced, table.n, steady, median(with, reps), median(without, reps),
+           median(xwith, reps), median(xwithout, reps), median(alone, reps), reps);
+    free(alone);
+    free(xwith);
+    free(xwithout);
+    free(poll);
+    free(with);
+    free(without);
+    for (int i = 0; i < 2; i++)
+        if (inst[i])
+            ops[i]->destroy(inst[i]);
+    bt_http_free(http);
+    bt_store_free(&store);
+    bt_config_free(&cfg);
+    return 0;
+}
+
 static int do_config(const char *path, int n)
 {
     double *t = bt_xcalloc((size_t)(n > 0 ? n : 1), sizeof *t);
@@ -500,6 +668,8 @@ int main(int argc, char **argv)
         return do_cost(argv[2], argv[3], atoi(argv[4]));
     if (argc == 5 && !strcmp(argv[1], "scale"))
         return do_scale(argv[2], argv[3], atoi(argv[4]));
+    if (argc == 6 && !strcmp(argv[1], "spend"))
+        return do_spend(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
     if (argc == 5 && !strcmp(argv[1], "groups"))
         return do_groups(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "discover"))
@@ -508,6 +678,7 @@ int main(int argc, char **argv)
         return do_config(argv[2], atoi(argv[3]));
     fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT [eval|full|repaint|tick] | cost CONF URL POLLS"
                     " | discover CONF URL"
-                    " | config CONF N | groups N ONE RUNS | scale CONF URL POLLS\n");
+                    " | config CONF N | groups N ONE RUNS | scale CONF URL POLLS"
+                    " | spend CONF URL POLLS REPS\n");
     return 3;
 }

@@ -60,6 +60,35 @@ check "bedtop_spend_usd_per_hour for nightly-eval" grep -q '^bedtop_spend_usd_pe
 check "bedtop_spend_usd_today with its quality" grep -q '^bedtop_spend_usd_today{route="triage".*quality="' "$TMP/15.prom"
 check "no spend series for an unpriced route" bash -c "! grep -q '^bedtop_spend_usd_per_hour{route=\"opus48\"' '$TMP/15.prom'"
 
+# spend per team (the demo's triage: workers of team search and ads): each route's
+# spend split by the team's share of its use, so the teams (unattributed included)
+# sum to the routes' spend; the teams priced from a share are estimates
+check "check JSON: spend per team sums to the routes' spend (search, ads, unattributed)" python3 - "$TMP/15.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = {x["team"]: x for x in d["spend"]["teams"]}
+assert set(t) == {"search", "ads", "unattributed"}, t.keys()
+routes = sum(r["cost"]["usd_per_hour"] or 0 for r in d["routes"])
+assert abs(sum(x["usd_per_hour"] for x in t.values()) - routes) < 0.01, (t, routes)
+assert t["search"]["top_route"] == "triage" and t["search"]["quality"] == "estimate", t["search"]
+assert t["search"]["usd_per_hour"] > t["ads"]["usd_per_hour"] > 0, t
+assert t["unattributed"]["quality"] == "lower-bound"  # opus48 and others unpriced
+PY
+check "check text: spend by team" grep -q '^spend by team' "$TMP/15.txt"
+check "bedtop_team_spend_usd_per_hour{team=\"search\"}" grep -q '^bedtop_team_spend_usd_per_hour{team="search",quality="estimate"' "$TMP/15.prom"
+check "bedtop_team_spend_usd_today{team=\"ads\"}" grep -q '^bedtop_team_spend_usd_today{team="ads",quality="estimate"' "$TMP/15.prom"
+if command -v promtool >/dev/null; then
+    check "the exposition with the team series passes promtool check metrics" \
+        bash -c "promtool check metrics <'$TMP/15.prom'"
+else
+    skip "promtool check metrics (no promtool)"
+fi
+
+# the cross-model ledger says why it is a lower bound
+expect_eq "check JSON: the ledger's lower bound says why" \
+    "$(python3 -c "import json,sys; l={x['region']: x for x in json.load(open(sys.argv[1]))['spend']['ledger']}['us-west-2']; print(l['used_quality'], 'Metrics Insights' in l['used_quality_reason'], l['observed_ceiling'])" "$TMP/15.json")" \
+    "lower-bound True None"
+
 # export: the CSV's usd_per_hour column is the JSON rows' cost.usd_per_hour, row for row
 # (the figure table's one reading), and the runaway shows in it: nightly-eval's spend at
 # 10:15 is its JSON row's, unknown (empty) where the JSON's is null (opus48: no price)
@@ -94,6 +123,8 @@ keys sp '$'
 check "\$ opens the spend overlay" wait_for sp "spend and the cross-model day, per Region"
 check "it names the runaway with SPEND_SPIKE" wait_for sp "SPEND_SPIKE"
 check "and the cross-model day" wait_for sp "cross-model day:"
+check "and the spend by team" wait_for sp "by team (each route's spend split by the team's share)"
+check "search among the teams" wait_for sp "  search "
 keys sp Escape
 check "Esc closes it" wait_gone sp "spend and the cross-model day, per Region"
 finish

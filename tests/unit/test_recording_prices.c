@@ -58,6 +58,7 @@ int main(void)
         "budget_usd_per_day = 123\n"
         "[route pt]\nmodel = arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abcd\n"
         "base_model = anthropic.claude-3-haiku-20240307-v1:0\nmodel_units = 2\n"
+        "[team search]\nbudget_usd_per_day = 50\n[group flex]\nbudget_usd_per_day = 100\n"
         "[prices]\nanthropic.claude-3-haiku* = in=0.20 out=0.50 cache_read=0.02 tier=flex "
         "region=us-* source=ours date=2026-11-30\n"
         "anthropic.claude-3-haiku* = unit_hour=40 inference=provisioned endpoint=runtime\n";
@@ -97,6 +98,10 @@ int main(void)
            "the routes' tier, model_units and budget_usd_per_day come back");
         OK(r->budget_usd_per_day == 5000 && r->spend_spike_factor == 7 && r->spend_spike_floor == 11 &&
            r->spend_spike_minutes == 4, "the global budget and spend_spike_* keys come back");
+        OK(r->nbudgets == 2 && r->budgets[0].team && !strcmp(r->budgets[0].name, "search") &&
+               r->budgets[0].usd == 50 && !r->budgets[1].team &&
+               !strcmp(r->budgets[1].name, "flex") && r->budgets[1].usd == 100,
+           "the [team] and [group] budgets come back (%d)", r->nbudgets);
         bt_replay_free(&rp);
     }
     bt_config_free(&c);
@@ -111,6 +116,24 @@ int main(void)
     /* an empty "prices": recorded with no table; nothing is priced, as live */
     ok = open_hdr(&rp, "", "", "[]", err, sizeof err);
     OK(ok && rp.prices_recorded && rp.cfg.prices.n == 0, "an empty prices array is a recorded empty table");
+    if (ok)
+        bt_replay_free(&rp);
+
+    /* hostile budgets: a control character in a name, a budget out of bounds, a name
+     * too long, neither team nor group, not an array: each left out, the good one kept */
+    ok = open_hdr(&rp, "",
+                  "\"budgets\":[{\"team\":\"a\\u001b[2J\",\"budget_usd_per_day\":5},"
+                  "{\"team\":\"b\",\"budget_usd_per_day\":1e99},{\"group\":\"a\",\"budget_usd_per_day\":-1},"
+                  "{\"budget_usd_per_day\":5},{\"team\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\",\"budget_usd_per_day\":5},"
+                  "{\"team\":\"ok\",\"budget_usd_per_day\":7}]",
+                  NULL, err, sizeof err);
+    OK(ok && rp.cfg.nbudgets == 1 && !strcmp(rp.cfg.budgets[0].name, "ok") && rp.cfg.budgets[0].usd == 7,
+       "hostile budgets are left out, the good one kept (%d)", ok ? rp.cfg.nbudgets : -1);
+    if (ok)
+        bt_replay_free(&rp);
+    ok = open_hdr(&rp, "", "\"budgets\":{\"team\":\"x\"}", NULL, err, sizeof err);
+    OK(ok && rp.cfg.nbudgets == 0, "budgets not an array: none");
     if (ok)
         bt_replay_free(&rp);
 
