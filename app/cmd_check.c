@@ -37,6 +37,13 @@ static bool no_usage_read(const struct bt_report *r)
     return true;
 }
 
+/* The report's sink: each piece written as it is made (render/report.h) */
+static void to_file(void *ctx, struct bt_buf *b)
+{
+    fwrite(b->buf, 1, b->len, (FILE *)ctx);
+    bt_buf_reset(b);
+}
+
 int cmd_check(struct opts *o)
 {
     enum bt_format fmt = BT_FMT_TEXT;
@@ -130,8 +137,8 @@ int cmd_check(struct opts *o)
     if (o->by)
         bt_shares_render_table(&rep, by, NULL, &buf);
     else
-        bt_report_render(&rep, fmt, color, &buf);
-    fwrite(buf.buf, 1, buf.len, out.f);
+        bt_report_write(&rep, fmt, color, &buf, &(struct bt_report_sink){to_file, out.f});
+    fwrite(buf.buf, 1, buf.len, out.f); /* --by's table (the sink took the rest) */
     rc = bt_status_exit(rep.status);
     if (blind)
         bt_err("check: no usage data: neither CloudWatch nor the admission counters answered "

@@ -124,7 +124,18 @@ static void compact_number(struct bt_buf *b, const cJSON *j)
     bt_buf_puts(b, n);
 }
 
-void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
+static void put_tabs(struct bt_buf *b, int n)
+{
+    static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    for (; n > 0; n -= 16)
+        bt_buf_add(b, tabs, (size_t)(n < 16 ? n : 16));
+}
+
+/* cJSON's print_value: compact, or cJSON_Print's layout (pretty) for a value that
+ * sits at `depth` of its tree (the root at 0): an object's members one a line, each
+ * indented by depth + 1 tabs, its key, ':' and a tab; its '}' at depth tabs (so an
+ * empty object is "{\n}" indented); an array's items on one line, ", " between. */
+static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty)
 {
     if (!j)
         return;
@@ -148,24 +159,54 @@ void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
         compact_string(b, j->valuestring);
         return;
     case cJSON_Array:
-    case cJSON_Object: {
-        bool obj = (j->type & 0xff) == cJSON_Object;
-        bt_buf_putc(b, obj ? '{' : '[');
+        bt_buf_putc(b, '[');
         for (const cJSON *c = j->child; c; c = c->next) {
-            if (obj) {
-                compact_string(b, c->string);
-                bt_buf_putc(b, ':');
-            }
-            bt_buf_json_compact(b, c);
+            put_value(b, c, depth + 1, pretty);
+            if (c->next)
+                bt_buf_add(b, ", ", pretty ? 2 : 1);
+        }
+        bt_buf_putc(b, ']');
+        return;
+    case cJSON_Object:
+        bt_buf_putc(b, '{');
+        if (pretty)
+            bt_buf_putc(b, '\n');
+        for (const cJSON *c = j->child; c; c = c->next) {
+            if (pretty)
+                put_tabs(b, depth + 1);
+            compact_string(b, c->string);
+            bt_buf_add(b, ":\t", pretty ? 2 : 1);
+            put_value(b, c, depth + 1, pretty);
             if (c->next)
                 bt_buf_putc(b, ',');
+            if (pretty)
+                bt_buf_putc(b, '\n');
         }
-        bt_buf_putc(b, obj ? '}' : ']');
+        if (pretty)
+            put_tabs(b, depth);
+        bt_buf_putc(b, '}');
         return;
-    }
     default:
         return;
     }
+}
+
+void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
+{
+    put_value(b, j, 0, false);
+}
+
+void bt_buf_json_pretty(struct bt_buf *b, const cJSON *j, int depth)
+{
+    put_value(b, j, depth, true);
+}
+
+void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth)
+{
+    put_tabs(b, depth);
+    compact_string(b, m->string);
+    bt_buf_add(b, ":\t", 2);
+    put_value(b, m, depth, true);
 }
 
 /* Blocks of at least 256 kB, each bump-allocated; a chain freed whole. */
@@ -232,6 +273,19 @@ cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **
     }
     *arena = a;
     return root;
+}
+
+void bt_json_arena_reset(struct bt_json_arena *a)
+{
+    if (!a || !a->head)
+        return;
+    /* the newest block stays (a tree that fit once fits again), the rest go */
+    for (struct arena_block *b = a->head->next, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    a->head->next = NULL;
+    a->head->used = 0;
 }
 
 void bt_json_arena_free(struct bt_json_arena *a)

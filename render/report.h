@@ -52,6 +52,16 @@ void bt_report_free(struct bt_report *r);
 cJSON *bt_report_route_json(const struct bt_report *r, int i);
 cJSON *bt_report_json(const struct bt_report *r);
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out);
+/* Where a report goes as it is written: flush takes what out holds (and empties
+ * it) whenever it holds some 64 kB, and once at the end. */
+struct bt_report_sink {
+    void (*flush)(void *ctx, struct bt_buf *out);
+    void *ctx;
+};
+/* bt_report_render, the same bytes, handed to sink as they are written (NULL: all
+ * of it left in out). The JSON is built and printed a route at a time. */
+void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out,
+                     const struct bt_report_sink *sink);
 /* The text format (render/report_text.c); color adds ANSI colours to statuses. */
 void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *out);
 #endif
