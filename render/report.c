@@ -490,15 +490,22 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     bt_json_arena_free(ar);
 }
 
+void bt_report_flush(const struct bt_report *r, struct bt_buf *out)
+{
+    sink_flush(r->sink, out, false);
+}
+
 void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out,
                      const struct bt_report_sink *sink)
 {
+    struct bt_report with = *r;
+    with.sink = sink;
     if (f == BT_FMT_JSON)
-        render_json(r, out, sink);
+        render_json(&with, out, sink);
     else if (f == BT_FMT_PROMETHEUS)
-        bt_expo_render(r, BT_EXPO_TEXT, out);
+        bt_expo_render(&with, BT_EXPO_TEXT, out);
     else
-        bt_report_render_text(r, color, out);
+        bt_report_render_text(&with, color, out);
     sink_flush(sink, out, true);
 }
 
