@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,76 +464,73 @@ static bool is_num_char(unsigned char c)
     return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
 }
 
-/* The whole run as a plain decimal (sign, digits, fraction, exponent), exactly; false
- * when it is not one or is beyond the exact range (strtod reads it then). */
-static bool exact_decimal(const unsigned char *s, size_t n, double *out)
+/* A plain decimal from s (sign, digits, fraction, exponent) read exactly: where it
+ * ends, or NULL when it has more than 19 digits, a value past 2^53 or a power of
+ * ten past 10^22 (strtod
+ * reads it then). Where it ends is not checked here (see jr_number). */
+static const unsigned char *exact_decimal(const unsigned char *s, const unsigned char *end,
+                                          double *out)
 {
     static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    size_t i = 0;
-    bool neg = false;
-    if (i < n && s[i] == '-')
-        neg = true, i++;
+    const unsigned char *p = s;
+    bool neg = p < end && *p == '-';
+    p += neg;
+    /* at most 19 digits in all (leading zeros counted: rarer than a lost fast path
+     * is costly), so w never wraps */
     unsigned long long w = 0;
-    int digits = 0, frac = 0;
-    size_t d0 = i;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-        if (w || s[i] != '0')
-            digits++;
-        w = w * 10 + (unsigned)(s[i] - '0');
-        if (digits > 19)
-            return false;
+    const unsigned char *d0 = p;
+    for (; p < end && (unsigned)(*p - '0') < 10; p++)
+        w = w * 10 + (unsigned)(*p - '0');
+    if (p == d0)
+        return NULL;
+    ptrdiff_t nd = p - d0, frac = 0;
+    if (p < end && *p == '.') {
+        const unsigned char *f0 = ++p;
+        for (; p < end && (unsigned)(*p - '0') < 10; p++)
+            w = w * 10 + (unsigned)(*p - '0');
+        frac = p - f0;
+        nd += frac;
     }
-    if (i == d0)
-        return false;
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-            if (w || s[i] != '0')
-                digits++;
-            if (digits > 19)
-                return false;
-            w = w * 10 + (unsigned)(s[i] - '0');
-            frac++;
-        }
-    }
+    if (nd > 19)
+        return NULL;
     int ex = 0;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
         bool eneg = false;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
-            eneg = s[i++] == '-';
-        size_t e0 = i;
-        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-            ex = ex * 10 + (s[i] - '0');
-            if (ex > 1000)
-                return false;
-        }
-        if (i == e0)
-            return false;
+        if (p < end && (*p == '+' || *p == '-'))
+            eneg = *p++ == '-';
+        const unsigned char *e0 = p;
+        for (; p < end && *p >= '0' && *p <= '9'; p++)
+            if (ex < 1000)
+                ex = ex * 10 + (*p - '0');
+        if (p == e0)
+            return NULL;
         if (eneg)
             ex = -ex;
     }
-    if (i != n || w > (1ull << 53))
-        return false;
-    int k = ex - frac;
-    if (k < -22 || k > 22)
-        return false;
+    int k = ex - (int)frac;
+    if (w > (1ull << 53) || k < -22 || k > 22)
+        return NULL;
     double v = (double)w;
     v = k < 0 ? v / p10[-k] : v * p10[k];
     *out = neg ? -v : v;
-    return true;
+    return p;
 }
 
 static bool jr_number(struct jr *r, double *out)
 {
+    /* exact when the plain decimal is the whole run of number bytes (cJSON's strtod
+     * would read the same run, to the same double) */
+    const unsigned char *stop = exact_decimal(r->p, r->end, out);
+    if (stop && (stop == r->end || !is_num_char(*stop))) {
+        r->p = stop;
+        return true;
+    }
     size_t n = 0;
     while (r->p + n < r->end && is_num_char(r->p[n]))
         n++;
-    if (exact_decimal(r->p, n, out)) {
-        r->p += n;
-        return true;
-    }
     char stack[64], *buf = n < sizeof stack ? stack : bt_xmalloc(n + 1);
     for (size_t i = 0; i < n; i++)
         buf[i] = r->p[i] == '.' ? r->dp : (char)r->p[i];
@@ -692,12 +690,9 @@ struct gmd {
         }                                                                                 \
     } while (0)
 
-static bool ts_item(struct jr *r, void *arg, size_t key, int i)
+/* One timestamp: a number of epoch seconds or, defensively, an ISO-8601 string */
+static bool ts_value(struct jr *r, struct gmd_t *t)
 {
-    (void)key, (void)i;
-    struct gmd *g = arg;
-    GROW(g->ts, g->nts, g->cap_ts);
-    struct gmd_t *t = &g->ts[g->nts++];
     t->ok = false;
     t->when = 0;
     enum jr_kind k = jr_peek(r);
@@ -720,12 +715,9 @@ static bool ts_item(struct jr *r, void *arg, size_t key, int i)
     return jr_skip(r);
 }
 
-static bool vs_item(struct jr *r, void *arg, size_t key, int i)
+/* One value: a finite number */
+static bool vs_value(struct jr *r, struct gmd_v *v)
 {
-    (void)key, (void)i;
-    struct gmd *g = arg;
-    GROW(g->vs, g->nvs, g->cap_vs);
-    struct gmd_v *v = &g->vs[g->nvs++];
     v->ok = false;
     v->v = 0;
     if (jr_peek(r) != JR_NUMBER)
@@ -734,6 +726,44 @@ static bool vs_item(struct jr *r, void *arg, size_t key, int i)
         return false;
     v->ok = isfinite(v->v);
     return true;
+}
+
+/* A result's Timestamps or Values: jr_items' grammar, written out for the ~180
+ * numbers of each (the page's bulk) */
+static bool jr_series(struct jr *r, struct gmd *g, bool ts)
+{
+    if (r->depth >= JR_NESTING)
+        return false;
+    r->p++;
+    jr_ws(r);
+    if (jr_at(r, ']')) {
+        r->p++;
+        return true;
+    }
+    r->depth++;
+    for (;;) {
+        bool ok;
+        if (ts) {
+            GROW(g->ts, g->nts, g->cap_ts);
+            ok = ts_value(r, &g->ts[g->nts++]);
+        } else {
+            GROW(g->vs, g->nvs, g->cap_vs);
+            ok = vs_value(r, &g->vs[g->nvs++]);
+        }
+        if (!ok)
+            return false;
+        jr_ws(r);
+        if (jr_at(r, ',')) {
+            r->p++;
+            jr_ws(r);
+            continue;
+        }
+        if (!jr_at(r, ']'))
+            return false;
+        r->p++;
+        r->depth--;
+        return true;
+    }
 }
 
 /* A message object's Code and Value (str_or's "" for absent or not a string) */
@@ -797,14 +827,14 @@ static bool res_member(struct jr *r, void *arg, size_t key, int i)
     if (!strcmp(k, "Timestamps") && !res->ts_kind) {
         res->ts_kind = kind == JR_ARRAY ? GMD_ARRAY : GMD_OTHER;
         res->t0 = g->nts;
-        bool ok = kind == JR_ARRAY ? jr_items(r, false, ts_item, g) : jr_skip(r);
+        bool ok = kind == JR_ARRAY ? jr_series(r, g, true) : jr_skip(r);
         res->nt = g->nts - res->t0;
         return ok;
     }
     if (!strcmp(k, "Values") && !res->vs_kind) {
         res->vs_kind = kind == JR_ARRAY ? GMD_ARRAY : GMD_OTHER;
         res->v0 = g->nvs;
-        bool ok = kind == JR_ARRAY ? jr_items(r, false, vs_item, g) : jr_skip(r);
+        bool ok = kind == JR_ARRAY ? jr_series(r, g, false) : jr_skip(r);
         res->nv = g->nvs - res->v0;
         return ok;
     }

@@ -33,10 +33,17 @@ void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty)
 static void compact_string(struct bt_buf *b, const char *s)
 {
     bt_buf_putc(b, '"');
+    /* 1: ends a run (the terminator, a control character, '"' or '\\') */
+    static const unsigned char stop[256] = {
+        [0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,  [4] = 1,  [5] = 1,  [6] = 1,  [7] = 1,
+        [8] = 1,  [9] = 1,  [10] = 1, [11] = 1, [12] = 1, [13] = 1, [14] = 1, [15] = 1,
+        [16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1, [23] = 1,
+        [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1,
+        ['"'] = 1, ['\\'] = 1};
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         const unsigned char *q = p;
-        while (*q >= 32 && *q != '"' && *q != '\\')
+        while (!stop[*q])
             q++;
         bt_buf_add(b, p, (size_t)(q - p));
         if (!*q)
@@ -57,11 +64,12 @@ static void compact_string(struct bt_buf *b, const char *s)
     bt_buf_putc(b, '"');
 }
 
-/* q / 10^d's digits with the point put in, its trailing zeros dropped */
+/* q / 10^d's digits with the point put in, its trailing zeros dropped; written
+ * into one small buffer and appended once (a report prints millions) */
 static void put_decimal(struct bt_buf *b, long long q, int d)
 {
     char t[32];
-    unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
+    unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
     int n = 0;
     do {
         t[n++] = (char)('0' + u % 10);
@@ -72,15 +80,18 @@ static void put_decimal(struct bt_buf *b, long long q, int d)
     int skip = 0;
     while (skip < d && t[skip] == '0')
         skip++;
+    char o[40];
+    int k = 0;
     if (q < 0)
-        bt_buf_putc(b, '-');
+        o[k++] = '-';
     for (int i = n - 1; i >= d; i--)
-        bt_buf_putc(b, t[i]);
+        o[k++] = t[i];
     if (skip < d) {
-        bt_buf_putc(b, '.');
+        o[k++] = '.';
         for (int i = d - 1; i >= skip; i--)
-            bt_buf_putc(b, t[i]);
+            o[k++] = t[i];
     }
+    bt_buf_add(b, o, (size_t)k);
 }
 
 /* cJSON's print_number: null for NaN and infinities, else %1.15g when it reads
