@@ -130,12 +130,32 @@ static void put_json(struct bt_buf *out, cJSON *root)
 
 /* Written straight into the buffer: a poll re-sends this body for every page, and
  * building it as a cJSON tree cost more than parsing the answers. */
+/* bt_buf_json_str's text: a string with nothing to escape (every name and model
+ * ID of a request, some 5 a query) appended whole between its quotes */
+static void put_str(struct bt_buf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p >= 0x20 && *p != '"' && *p != '\\')
+        p++;
+    if (*p) {
+        bt_buf_json_str(out, s);
+        return;
+    }
+    size_t n = (size_t)(p - (const unsigned char *)s);
+    bt_buf_reserve(out, n + 2);
+    out->buf[out->len++] = '"';
+    memcpy(out->buf + out->len, s, n);
+    out->len += n;
+    out->buf[out->len++] = '"';
+    out->buf[out->len] = '\0';
+}
+
 static void dim_json(struct bt_buf *out, const char *name, const char *value, bool first)
 {
     bt_buf_puts(out, first ? "{\"Name\":" : ",{\"Name\":");
-    bt_buf_json_str(out, name); /* a listed dimension's name is the answer's: escaped */
+    put_str(out, name); /* a listed dimension's name is the answer's: escaped */
     bt_buf_puts(out, ",\"Value\":");
-    bt_buf_json_str(out, value);
+    put_str(out, value);
     bt_buf_putc(out, '}');
 }
 
@@ -160,9 +180,9 @@ static void stat_json(struct bt_buf *out, const struct bt_route *rt, const struc
     bt_buf_puts(out, first ? "{\"Id\":\"" : ",{\"Id\":\"");
     bt_buf_puts(out, id);
     bt_buf_puts(out, "\",\"MetricStat\":{\"Metric\":{\"Namespace\":");
-    bt_buf_json_str(out, q->ns);
+    put_str(out, q->ns);
     bt_buf_puts(out, ",\"MetricName\":");
-    bt_buf_json_str(out, q->metric);
+    put_str(out, q->metric);
     bt_buf_puts(out, ",\"Dimensions\":[");
     if (set) {
         for (int d = 0; d < set->n; d++)
@@ -173,12 +193,12 @@ static void stat_json(struct bt_buf *out, const struct bt_route *rt, const struc
     bt_buf_puts(out, "]},\"Period\":");
     bt_buf_put_int(out, q->period ? q->period : BT_CW_PERIOD);
     bt_buf_puts(out, ",\"Stat\":");
-    bt_buf_json_str(out, q->stat);
+    put_str(out, q->stat);
     bt_buf_puts(out, visible ? "},\"ReturnData\":true" : "},\"ReturnData\":false");
     /* cross-account observability: the source account the metric lives in */
     if (rt->account[0]) {
         bt_buf_puts(out, ",\"AccountId\":");
-        bt_buf_json_str(out, rt->account);
+        put_str(out, rt->account);
     }
     bt_buf_putc(out, '}');
 }

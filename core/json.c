@@ -146,7 +146,8 @@ static void put_tabs(struct bt_buf *b, int n)
  * sits at `depth` of its tree (the root at 0): an object's members one a line, each
  * indented by depth + 1 tabs, its key, ':' and a tab; its '}' at depth tabs (so an
  * empty object is "{\n}" indented); an array's items on one line, ", " between. */
-static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty)
+static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty,
+                      const struct bt_json_piece *piece)
 {
     if (!j)
         return;
@@ -172,9 +173,11 @@ static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty)
     case cJSON_Array:
         bt_buf_putc(b, '[');
         for (const cJSON *c = j->child; c; c = c->next) {
-            put_value(b, c, depth + 1, pretty);
+            put_value(b, c, depth + 1, pretty, piece);
             if (c->next)
                 bt_buf_add(b, ", ", pretty ? 2 : 1);
+            if (piece)
+                piece->done(piece->ctx, b);
         }
         bt_buf_putc(b, ']');
         return;
@@ -187,11 +190,13 @@ static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty)
                 put_tabs(b, depth + 1);
             compact_string(b, c->string);
             bt_buf_add(b, ":\t", pretty ? 2 : 1);
-            put_value(b, c, depth + 1, pretty);
+            put_value(b, c, depth + 1, pretty, piece);
             if (c->next)
                 bt_buf_putc(b, ',');
             if (pretty)
                 bt_buf_putc(b, '\n');
+            if (piece)
+                piece->done(piece->ctx, b);
         }
         if (pretty)
             put_tabs(b, depth);
@@ -204,20 +209,20 @@ static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty)
 
 void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
 {
-    put_value(b, j, 0, false);
+    put_value(b, j, 0, false, NULL);
 }
 
 void bt_buf_json_pretty(struct bt_buf *b, const cJSON *j, int depth)
 {
-    put_value(b, j, depth, true);
+    put_value(b, j, depth, true, NULL);
 }
 
-void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth)
+void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struct bt_json_piece *piece)
 {
     put_tabs(b, depth);
     compact_string(b, m->string);
     bt_buf_add(b, ":\t", 2);
-    put_value(b, m, depth, true);
+    put_value(b, m, depth, true, piece);
 }
 
 /* Blocks of at least 256 kB, each bump-allocated; a chain freed whole. */

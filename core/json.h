@@ -29,8 +29,14 @@ void bt_buf_json_compact(struct bt_buf *b, const cJSON *j);
  * bt_buf_json_member prints, one a line). */
 void bt_buf_json_pretty(struct bt_buf *b, const cJSON *j, int depth);
 /* Member m of an object that sits at depth - 1, as cJSON_Print prints it: depth
- * tabs, its key, ':', a tab and its value (no comma, no newline). */
-void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth);
+ * tabs, its key, ':', a tab and its value (no comma, no newline). With piece, b
+ * is handed to piece->done after each item of every array or object inside m,
+ * the text so far being whole JSON tokens (a big member written as it goes). */
+struct bt_json_piece {
+    void (*done)(void *ctx, struct bt_buf *b);
+    void *ctx;
+};
+void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struct bt_json_piece *piece);
 
 /* A parse whose tree lives in one arena: while cJSON parses, its allocation hooks
  * take blocks from the arena and free nothing, and cJSON's default hooks are set

@@ -431,12 +431,32 @@ static void sink_flush(const struct bt_report_sink *sink, struct bt_buf *out, bo
         sink->flush(sink->ctx, out);
 }
 
-/* The members of o at depth 1 of the report, each followed by a comma when more
- * follow (`more`: the report goes on after o's last member). */
-static void put_members(struct bt_buf *t, const cJSON *o, bool more)
+/* What is printed so far (whole JSON tokens), sanitised into out and handed on */
+struct piece_out {
+    struct bt_buf *out;
+    const struct bt_report_sink *sink;
+};
+
+static void piece_done(void *ctx, struct bt_buf *t)
 {
+    struct piece_out *po = ctx;
+    if (t->len < SINK_AT)
+        return;
+    bt_san_json_text(po->out, bt_buf_str(t));
+    bt_buf_reset(t);
+    sink_flush(po->sink, po->out, false);
+}
+
+/* The members of o at depth 1 of the report, each followed by a comma when more
+ * follow (`more`: the report goes on after o's last member); with a sink, a big
+ * member (spend's groups) goes out as it is printed. */
+static void put_members(struct bt_buf *t, const cJSON *o, bool more, struct bt_buf *out,
+                        const struct bt_report_sink *sink)
+{
+    struct piece_out po = {out, sink};
+    struct bt_json_piece piece = {piece_done, &po};
     for (const cJSON *m = o->child; m; m = m->next) {
-        bt_buf_json_member(t, m, 1);
+        bt_buf_json_member(t, m, 1, sink ? &piece : NULL);
         if (m->next || more)
             bt_buf_putc(t, ',');
         bt_buf_putc(t, '\n');
@@ -457,7 +477,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         out_of_memory();
     head_json(r, head);
     bt_buf_puts(&t, "{\n");
-    put_members(&t, head, true);
+    put_members(&t, head, true, out, sink);
     bt_buf_puts(&t, "\t\"routes\":\t[");
     bool first = true;
     for (int i = 0; i < r->n; i++) {
@@ -482,7 +502,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     tail_json(r, tail);
     bt_buf_putc(&t, ']');
     bt_buf_puts(&t, tail->child ? ",\n" : "\n");
-    put_members(&t, tail, false);
+    put_members(&t, tail, false, out, sink);
     bt_buf_puts(&t, "}\n");
     bt_json_arena_end();
     bt_san_json_text(out, bt_buf_str(&t));

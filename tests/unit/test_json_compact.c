@@ -24,6 +24,21 @@ static bool same(const cJSON *j, const char *what)
     return ok;
 }
 
+static void count_piece(void *ctx, struct bt_buf *b)
+{
+    (void)b;
+    ++*(int *)ctx;
+}
+
+/* takes what is printed so far, as a writer sends it on */
+static int taken;
+static void take_piece(void *ctx, struct bt_buf *b)
+{
+    bt_buf_add(ctx, b->buf, b->len);
+    bt_buf_reset(b);
+    taken++;
+}
+
 static bool same_pretty(const cJSON *j)
 {
     char *want = cJSON_Print(j);
@@ -73,15 +88,31 @@ int main(void)
     cJSON_AddItemToArray(arr, cJSON_Duplicate(o, true));
     cJSON_AddItemToObject(mid, "after", cJSON_CreateObject());
     struct bt_buf b = {0};
+    /* the last member handed over item by item: what is handed is the text so far */
+    int pieces = 0;
+    struct bt_json_piece piece = {count_piece, &pieces};
     bt_buf_puts(&b, "[{\n");
-    bt_buf_json_member(&b, mid->child, 2);
+    bt_buf_json_member(&b, mid->child, 2, NULL);
     bt_buf_puts(&b, ",\n\t\t\"items\":\t[\"first\", ");
     bt_buf_json_pretty(&b, o, 3);
     bt_buf_puts(&b, "],\n");
-    bt_buf_json_member(&b, mid->child->next->next, 2);
+    bt_buf_json_member(&b, mid->child->next->next, 2, &piece);
     bt_buf_puts(&b, "\n\t}]");
     char *want = cJSON_Print(root);
     OK(!strcmp(bt_buf_str(&b), want), "a tree printed a piece at a time is cJSON_Print's text");
+    OK(pieces == 0, "an empty object is no item (%d handed)", pieces);
+    /* "every kind" as a member, handed over after each item: the pieces joined are
+     * the text printed whole */
+    struct bt_buf whole = {0}, sent = {0}, rest = {0};
+    struct bt_json_piece take = {take_piece, &sent};
+    bt_buf_json_member(&whole, mid->child->next, 2, NULL);
+    bt_buf_json_member(&rest, mid->child->next, 2, &take);
+    bt_buf_add(&sent, rest.buf, rest.len);
+    OK(taken > 20 && !strcmp(bt_buf_str(&sent), bt_buf_str(&whole)),
+       "a member handed over item by item (%d pieces) is the member printed whole", taken);
+    bt_buf_free(&whole);
+    bt_buf_free(&sent);
+    bt_buf_free(&rest);
     if (strcmp(bt_buf_str(&b), want))
         printf("# got:\n%s\n# cJSON:\n%s\n", bt_buf_str(&b), want);
     cJSON_free(want);
