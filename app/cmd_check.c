@@ -1,6 +1,7 @@
 /* bedtop check: one poll, print, exit 0/1/2/3. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,31 @@ static bool no_usage_read(const struct bt_report *r)
                 return false;
     }
     return true;
+}
+
+/* The report's sink: each piece written as it is made (render/report.h) */
+static void to_file(void *ctx, struct bt_buf *b)
+{
+    fwrite(b->buf, 1, b->len, (FILE *)ctx);
+    bt_buf_reset(b);
+}
+
+/* Once the poll is in, its state saved and its cost read, nothing reads the
+ * collectors or the HTTP client again: what they hold (query sets, per-route
+ * state, connections: ~5 kB a route) goes before the evaluation needs the room. */
+static void drop_collectors(struct app *a)
+{
+    for (int i = 0; i < a->loop.n; i++)
+        if (a->inst[i]) {
+            a->ops[i]->destroy(a->inst[i]);
+            a->inst[i] = NULL;
+        }
+    bt_http_free(a->ctx.http);
+    a->ctx.http = NULL;
+    a->loop.http = NULL;
+    /* what was freed lies among what stays (the store grew as the pages came): its
+     * pages go back to the system rather than count in the peak */
+    malloc_trim(0);
 }
 
 static int cmd_check(struct check_opts *o)
@@ -149,13 +175,17 @@ static int cmd_check(struct check_opts *o)
     }
     if (state[0])
         check_state_save(&a, state, now); /* a failure is said; the report still stands */
+    double per_poll, per_day;
+    app_cost(&a, &per_poll, &per_day);
+    drop_collectors(&a);
     struct bt_report rep;
     bt_report_build(&rep, &a.cfg, &a.store, now);
     bt_report_select(&rep, keep, app_unknown_as(o->unknown_as));
     bt_report_decide(&rep);
     rep.mode = o->demo ? "demo" : "live";
     rep.wide = o->wide;
-    app_cost(&a, &rep.metrics_per_poll, &rep.metrics_per_day);
+    rep.metrics_per_poll = per_poll;
+    rep.metrics_per_day = per_day;
     rep.api = a.ctx.api_cost;
     bool color = fmt == BT_FMT_TEXT && !o->no_color && out.f == stdout &&
                  isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
@@ -166,8 +196,8 @@ static int cmd_check(struct check_opts *o)
     if (o->by)
         bt_shares_render_table(&rep, by, NULL, &buf);
     else
-        bt_report_render(&rep, fmt, color, &buf);
-    fwrite(buf.buf, 1, buf.len, out.f);
+        bt_report_write(&rep, fmt, color, &buf, &(struct bt_report_sink){to_file, out.f});
+    fwrite(buf.buf, 1, buf.len, out.f); /* --by's table (the sink took the rest) */
     rc = bt_status_exit(rep.status);
     if (blind)
         bt_err("check: no usage data: neither CloudWatch nor the admission counters answered "

@@ -33,10 +33,17 @@ void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty)
 static void compact_string(struct bt_buf *b, const char *s)
 {
     bt_buf_putc(b, '"');
+    /* 1: ends a run (the terminator, a control character, '"' or '\\') */
+    static const unsigned char stop[256] = {
+        [0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,  [4] = 1,  [5] = 1,  [6] = 1,  [7] = 1,
+        [8] = 1,  [9] = 1,  [10] = 1, [11] = 1, [12] = 1, [13] = 1, [14] = 1, [15] = 1,
+        [16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1, [23] = 1,
+        [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1,
+        ['"'] = 1, ['\\'] = 1};
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
         const unsigned char *q = p;
-        while (*q >= 32 && *q != '"' && *q != '\\')
+        while (!stop[*q])
             q++;
         bt_buf_add(b, p, (size_t)(q - p));
         if (!*q)
@@ -57,11 +64,12 @@ static void compact_string(struct bt_buf *b, const char *s)
     bt_buf_putc(b, '"');
 }
 
-/* q / 10^d's digits with the point put in, its trailing zeros dropped */
+/* q / 10^d's digits with the point put in, its trailing zeros dropped; written
+ * into one small buffer and appended once (a report prints millions) */
 static void put_decimal(struct bt_buf *b, long long q, int d)
 {
     char t[32];
-    unsigned long long u = q < 0 ? (unsigned long long)-q : (unsigned long long)q;
+    unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
     int n = 0;
     do {
         t[n++] = (char)('0' + u % 10);
@@ -72,15 +80,18 @@ static void put_decimal(struct bt_buf *b, long long q, int d)
     int skip = 0;
     while (skip < d && t[skip] == '0')
         skip++;
+    char o[40];
+    int k = 0;
     if (q < 0)
-        bt_buf_putc(b, '-');
+        o[k++] = '-';
     for (int i = n - 1; i >= d; i--)
-        bt_buf_putc(b, t[i]);
+        o[k++] = t[i];
     if (skip < d) {
-        bt_buf_putc(b, '.');
+        o[k++] = '.';
         for (int i = d - 1; i >= skip; i--)
-            bt_buf_putc(b, t[i]);
+            o[k++] = t[i];
     }
+    bt_buf_add(b, o, (size_t)k);
 }
 
 /* cJSON's print_number: null for NaN and infinities, else %1.15g when it reads
@@ -124,7 +135,19 @@ static void compact_number(struct bt_buf *b, const cJSON *j)
     bt_buf_puts(b, n);
 }
 
-void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
+static void put_tabs(struct bt_buf *b, int n)
+{
+    static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    for (; n > 0; n -= 16)
+        bt_buf_add(b, tabs, (size_t)(n < 16 ? n : 16));
+}
+
+/* cJSON's print_value: compact, or cJSON_Print's layout (pretty) for a value that
+ * sits at `depth` of its tree (the root at 0): an object's members one a line, each
+ * indented by depth + 1 tabs, its key, ':' and a tab; its '}' at depth tabs (so an
+ * empty object is "{\n}" indented); an array's items on one line, ", " between. */
+static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty,
+                      const struct bt_json_piece *piece)
 {
     if (!j)
         return;
@@ -148,24 +171,58 @@ void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
         compact_string(b, j->valuestring);
         return;
     case cJSON_Array:
-    case cJSON_Object: {
-        bool obj = (j->type & 0xff) == cJSON_Object;
-        bt_buf_putc(b, obj ? '{' : '[');
+        bt_buf_putc(b, '[');
         for (const cJSON *c = j->child; c; c = c->next) {
-            if (obj) {
-                compact_string(b, c->string);
-                bt_buf_putc(b, ':');
-            }
-            bt_buf_json_compact(b, c);
+            put_value(b, c, depth + 1, pretty, piece);
+            if (c->next)
+                bt_buf_add(b, ", ", pretty ? 2 : 1);
+            if (piece)
+                piece->done(piece->ctx, b);
+        }
+        bt_buf_putc(b, ']');
+        return;
+    case cJSON_Object:
+        bt_buf_putc(b, '{');
+        if (pretty)
+            bt_buf_putc(b, '\n');
+        for (const cJSON *c = j->child; c; c = c->next) {
+            if (pretty)
+                put_tabs(b, depth + 1);
+            compact_string(b, c->string);
+            bt_buf_add(b, ":\t", pretty ? 2 : 1);
+            put_value(b, c, depth + 1, pretty, piece);
             if (c->next)
                 bt_buf_putc(b, ',');
+            if (pretty)
+                bt_buf_putc(b, '\n');
+            if (piece)
+                piece->done(piece->ctx, b);
         }
-        bt_buf_putc(b, obj ? '}' : ']');
+        if (pretty)
+            put_tabs(b, depth);
+        bt_buf_putc(b, '}');
         return;
-    }
     default:
         return;
     }
+}
+
+void bt_buf_json_compact(struct bt_buf *b, const cJSON *j)
+{
+    put_value(b, j, 0, false, NULL);
+}
+
+void bt_buf_json_pretty(struct bt_buf *b, const cJSON *j, int depth)
+{
+    put_value(b, j, depth, true, NULL);
+}
+
+void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struct bt_json_piece *piece)
+{
+    put_tabs(b, depth);
+    compact_string(b, m->string);
+    bt_buf_add(b, ":\t", 2);
+    put_value(b, m, depth, true, piece);
 }
 
 /* Blocks of at least 256 kB, each bump-allocated; a chain freed whole. */
@@ -232,6 +289,19 @@ cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **
     }
     *arena = a;
     return root;
+}
+
+void bt_json_arena_reset(struct bt_json_arena *a)
+{
+    if (!a || !a->head)
+        return;
+    /* the newest block stays (a tree that fit once fits again), the rest go */
+    for (struct arena_block *b = a->head->next, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    a->head->next = NULL;
+    a->head->used = 0;
 }
 
 void bt_json_arena_free(struct bt_json_arena *a)

@@ -23,6 +23,20 @@ void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty);
  * (what bedtop's figures are) is written from its digits, not through cJSON's
  * %1.15g, sscanf and %1.17g round trip (export prints millions). */
 void bt_buf_json_compact(struct bt_buf *b, const cJSON *j);
+/* The same for cJSON_Print's layout, as j prints inside a tree where it sits at
+ * `depth` (0: j is the tree), so a tree can be printed a piece at a time: an
+ * array's items at depth + 1, an object's members at depth + 1 (what
+ * bt_buf_json_member prints, one a line). */
+void bt_buf_json_pretty(struct bt_buf *b, const cJSON *j, int depth);
+/* Member m of an object that sits at depth - 1, as cJSON_Print prints it: depth
+ * tabs, its key, ':', a tab and its value (no comma, no newline). With piece, b
+ * is handed to piece->done after each item of every array or object inside m,
+ * the text so far being whole JSON tokens (a big member written as it goes). */
+struct bt_json_piece {
+    void (*done)(void *ctx, struct bt_buf *b);
+    void *ctx;
+};
+void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struct bt_json_piece *piece);
 
 /* A parse whose tree lives in one arena: while cJSON parses, its allocation hooks
  * take blocks from the arena and free nothing, and cJSON's default hooks are set
@@ -33,6 +47,9 @@ void bt_buf_json_compact(struct bt_buf *b, const cJSON *j);
 struct bt_json_arena;
 cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **arena);
 void bt_json_arena_free(struct bt_json_arena *a);
+/* Releases everything a made at once and keeps it for more (one block kept): a tree
+ * built, printed and dropped again and again reuses the same memory. */
+void bt_json_arena_reset(struct bt_json_arena *a);
 /* The same around any cJSON work: between begin and end everything cJSON allocates
  * (trees, printed text) comes from the arena and cJSON_Delete/cJSON_free release
  * nothing; after end, what was made stays readable until bt_json_arena_free. Not

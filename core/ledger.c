@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/eval_int.h"
+#include "core/strmap.h"
 #include "core/util.h"
 
 double bt_ledger_runout_minutes(double remaining, double rate, double slope)
@@ -185,6 +186,9 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
     struct bt_ledger *ls = NULL;
     bool *asked = NULL;      /* per Region: a Metrics Insights answer heard */
     int nl = 0;
+    /* each Region's models by ID (a linear search per route was quadratic: 20,000
+     * routes on as many models, most of a check's report) */
+    struct bt_strmap *by_model = NULL;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
         if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED)
@@ -196,6 +200,8 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
             ls = bt_xrealloc(ls, (size_t)(nl + 1) * sizeof *ls);
             asked = bt_xrealloc(asked, (size_t)(nl + 1) * sizeof *asked);
             asked[nl] = false;
+            by_model = bt_xrealloc(by_model, (size_t)(nl + 1) * sizeof *by_model);
+            bt_strmap_init(&by_model[nl], 16);
             struct bt_ledger *l = &ls[nl++];
             memset(l, 0, sizeof *l);
             bt_strlcpy(l->region, rt->region, sizeof l->region);
@@ -234,16 +240,17 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         if (dm > l->fit_end)
             l->fit_end = dm;
         const char *model = bt_profile_strip(rt->base_model[0] ? rt->base_model : rt->model);
-        int j = 0;
-        while (j < l->nmodels && strcmp(l->models[j].model, model))
-            j++;
-        if (j == l->nmodels) {
-            l->models = bt_xrealloc(l->models, (size_t)(l->nmodels + 1) * sizeof *l->models);
+        int *at = bt_strmap_put(&by_model[k], model);
+        if (*at < 0) {
+            *at = l->nmodels;
+            if (!(l->nmodels & (l->nmodels - 1))) /* 0, 1, 2, 4 ...: room doubles */
+                l->models = bt_xrealloc(l->models, (size_t)(l->nmodels ? 2 * l->nmodels : 1) *
+                                                       sizeof *l->models);
             struct bt_ledger_model *lm = &l->models[l->nmodels++];
             memset(lm, 0, sizeof *lm);
             bt_strlcpy(lm->model, model, sizeof lm->model);
         }
-        struct bt_ledger_model *lm = &l->models[j];
+        struct bt_ledger_model *lm = &l->models[*at];
         lm->routes++;
         lm->tokens_today += bt_z(tok);
         l->tokens_today += bt_z(tok);
@@ -251,6 +258,9 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         lm->usd_today = lm->routes == 1 ? usd : lm->usd_today + usd; /* NAN stays NAN */
         l->usd_today += bt_z(usd);
     }
+    for (int k = 0; k < nl; k++)
+        bt_strmap_free(&by_model[k]);
+    free(by_model);
     for (int k = 0; k < nl; k++) {
         struct bt_ledger *l = &ls[k];
         /* callers outside the config draw on it too, or may, unlooked for */

@@ -383,41 +383,153 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     return o;
 }
 
-cJSON *bt_report_json(const struct bt_report *r)
+/* The members before "routes" and after it: the whole report is these around the
+ * route objects, whether built as one tree or streamed. */
+static void head_json(const struct bt_report *r, cJSON *o)
 {
-    cJSON *o = cJSON_CreateObject();
     add_time(o, "generated_at", r->now);
     cJSON_AddStringToObject(o, "status", bt_status_name(r->status));
     cJSON_AddStringToObject(o, "mode", r->mode);
     if (r->recorded_mode) /* a demo recording replayed is still simulated */
         cJSON_AddStringToObject(o, "recorded_mode", r->recorded_mode);
-    cJSON *routes = cJSON_AddArrayToObject(o, "routes");
-    for (int i = 0; i < r->n; i++)
-        if (bt_report_shows(r, i))
-            cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+}
+
+static void tail_json(const struct bt_report *r, cJSON *o)
+{
     bt_spend_json(r, o);
     if (!isnan(r->metrics_per_poll)) {
         cJSON *c = cJSON_AddObjectToObject(o, "cost");
         add_num(c, "metrics_per_poll", r->metrics_per_poll);
         add_num(c, "metrics_per_day", r->metrics_per_day);
     }
+}
+
+cJSON *bt_report_json(const struct bt_report *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    head_json(r, o);
+    cJSON *routes = cJSON_AddArrayToObject(o, "routes");
+    for (int i = 0; i < r->n; i++)
+        if (bt_report_shows(r, i))
+            cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+    tail_json(r, o);
     return o;
+}
+
+static void out_of_memory(void)
+{
+    fputs("bedtop: out of memory\n", stderr); /* bt_json_print's rule */
+    exit(3);
+}
+
+/* Hands out to the sink once it holds this much (and at the end) */
+#define SINK_AT (64u << 10)
+
+static void sink_flush(const struct bt_report_sink *sink, struct bt_buf *out, bool last)
+{
+    if (sink && sink->flush && (last || out->len >= SINK_AT))
+        sink->flush(sink->ctx, out);
+}
+
+/* What is printed so far (whole JSON tokens), sanitised into out and handed on */
+struct piece_out {
+    struct bt_buf *out;
+    const struct bt_report_sink *sink;
+};
+
+static void piece_done(void *ctx, struct bt_buf *t)
+{
+    struct piece_out *po = ctx;
+    if (t->len < SINK_AT)
+        return;
+    bt_san_json_text(po->out, bt_buf_str(t));
+    bt_buf_reset(t);
+    sink_flush(po->sink, po->out, false);
+}
+
+/* The members of o at depth 1 of the report, each followed by a comma when more
+ * follow (`more`: the report goes on after o's last member); with a sink, a big
+ * member (spend's groups) goes out as it is printed. */
+static void put_members(struct bt_buf *t, const cJSON *o, bool more, struct bt_buf *out,
+                        const struct bt_report_sink *sink)
+{
+    struct piece_out po = {out, sink};
+    struct bt_json_piece piece = {piece_done, &po};
+    for (const cJSON *m = o->child; m; m = m->next) {
+        bt_buf_json_member(t, m, 1, sink ? &piece : NULL);
+        if (m->next || more)
+            bt_buf_putc(t, ',');
+        bt_buf_putc(t, '\n');
+    }
+}
+
+/* bt_report_json printed as cJSON_Print prints it, byte for byte, one route at a
+ * time: each route's object is built, printed and dropped (its arena reset) before
+ * the next, so neither the whole tree nor (with a sink) the whole text is ever held:
+ * at 20,000 routes they were 24 kB and 4.6 kB a route, most of check's peak. */
+static void render_json(const struct bt_report *r, struct bt_buf *out,
+                        const struct bt_report_sink *sink)
+{
+    struct bt_json_arena *ar = bt_json_arena_begin();
+    struct bt_buf t = {0};
+    cJSON *head = cJSON_CreateObject();
+    if (!head)
+        out_of_memory();
+    head_json(r, head);
+    bt_buf_puts(&t, "{\n");
+    put_members(&t, head, true, out, sink);
+    bt_buf_puts(&t, "\t\"routes\":\t[");
+    bool first = true;
+    for (int i = 0; i < r->n; i++) {
+        if (!bt_report_shows(r, i))
+            continue;
+        bt_json_arena_reset(ar); /* the head or the route before: printed already */
+        cJSON *o = bt_report_route_json(r, i);
+        if (!o)
+            out_of_memory();
+        if (!first)
+            bt_buf_puts(&t, ", ");
+        first = false;
+        bt_buf_json_pretty(&t, o, 2);
+        bt_san_json_text(out, bt_buf_str(&t));
+        bt_buf_reset(&t);
+        sink_flush(sink, out, false);
+    }
+    bt_json_arena_reset(ar);
+    cJSON *tail = cJSON_CreateObject();
+    if (!tail)
+        out_of_memory();
+    tail_json(r, tail);
+    bt_buf_putc(&t, ']');
+    bt_buf_puts(&t, tail->child ? ",\n" : "\n");
+    put_members(&t, tail, false, out, sink);
+    bt_buf_puts(&t, "}\n");
+    bt_json_arena_end();
+    bt_san_json_text(out, bt_buf_str(&t));
+    bt_buf_free(&t);
+    bt_json_arena_free(ar);
+}
+
+void bt_report_flush(const struct bt_report *r, struct bt_buf *out)
+{
+    sink_flush(r->sink, out, false);
+}
+
+void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out,
+                     const struct bt_report_sink *sink)
+{
+    struct bt_report with = *r;
+    with.sink = sink;
+    if (f == BT_FMT_JSON)
+        render_json(&with, out, sink);
+    else if (f == BT_FMT_PROMETHEUS)
+        bt_expo_render(&with, BT_EXPO_TEXT, out);
+    else
+        bt_report_render_text(&with, color, out);
+    sink_flush(sink, out, true);
 }
 
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out)
 {
-    if (f == BT_FMT_JSON) {
-        /* the tree and its text in an arena: 40 nodes a route, freed at once */
-        struct bt_json_arena *ar = bt_json_arena_begin();
-        cJSON *j = bt_report_json(r);
-        char *s = bt_json_print(j, true);
-        bt_json_arena_end();
-        bt_san_json_text(out, s);
-        bt_buf_putc(out, '\n');
-        bt_json_arena_free(ar);
-    } else if (f == BT_FMT_PROMETHEUS) {
-        bt_expo_render(r, BT_EXPO_TEXT, out);
-    } else {
-        bt_report_render_text(r, color, out);
-    }
+    bt_report_write(r, f, color, out, NULL);
 }

@@ -34,6 +34,8 @@ struct bt_report {
      * export's rows and serve) */
     struct bt_forecast *forecast;
     struct bt_ceiling *ceiling;
+    /* bt_report_write: where what is written goes as it is written (NULL: kept) */
+    const struct bt_report_sink *sink;
 };
 
 /* Evaluates every route at now (status as with every route shown and unknown
@@ -52,6 +54,19 @@ void bt_report_free(struct bt_report *r);
 cJSON *bt_report_route_json(const struct bt_report *r, int i);
 cJSON *bt_report_json(const struct bt_report *r);
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out);
+/* Where a report goes as it is written: flush takes what out holds (and empties
+ * it) whenever it holds some 64 kB, and once at the end. */
+struct bt_report_sink {
+    void (*flush)(void *ctx, struct bt_buf *out);
+    void *ctx;
+};
+/* bt_report_render, the same bytes, handed to sink as they are written (NULL: all
+ * of it left in out). The JSON is built and printed a route at a time. */
+void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out,
+                     const struct bt_report_sink *sink);
+/* A writer's "out may go now": out handed to r's sink once it holds some 64 kB (the
+ * text writer calls it between its sections and its warnings). */
+void bt_report_flush(const struct bt_report *r, struct bt_buf *out);
 /* The text format (render/report_text.c); color adds ANSI colours to statuses. */
 void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *out);
 #endif

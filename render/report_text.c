@@ -413,6 +413,7 @@ static void warnings_text(const struct bt_report *r, const int *idx, int n, bool
         pad(b, 10);
         bt_buf_puts(b, "-> ");
         put_wrapped(b, wa->action ? wa->action : bt_wcode_action(wa->code), 13, 13, width);
+        bt_report_flush(r, b); /* check writes as it goes */
     }
     free(ws);
 }
@@ -443,9 +444,11 @@ void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf 
         table_wide(r, idx, n, color, b);
     else
         table_compact(r, idx, n, color, b);
+    bt_report_flush(r, b);
     sides_note(r, idx, n, b);
     rpm_note(r, idx, n, b);
     decide_text(r, idx, n, b);
+    bt_report_flush(r, b);
     warnings_text(r, idx, n, color, b);
     bt_spend_text(r, b);
     if (!isnan(r->metrics_per_poll)) {

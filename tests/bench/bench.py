@@ -280,22 +280,34 @@ def bench_scale(a, tmp):
     figure("fleet, %d routes: peak memory per route (serve: polls, evaluation, render)" % n, pk,
            "kB/route", "budget", 40, pk / 40, "< 40 kB a route (issue 38)", pk < 40,
            "peak RSS %.0f MB; peaks by phase: %s" % (r["peak_kb"] / 1024, phases))
-    # 20,000 routes, one `check`
+    # 20,000 routes, one `check` (cold: --no-state, as a first run or cron's first
+    # minute), then 5,000 for the growth ratio (issue 38: < 3 s CPU, < 300 MiB)
     n2 = 200 if a.smoke else 20000
-    conf2 = os.path.join(tmp, "f%d.conf" % n2)
-    gen("config", conf2, "--routes", n2, "--no-quota")
-    stub = Stub(tmp, "check%d" % n2, n2, n2 // 8)
-    try:
-        s0 = stub.cpu()
-        w, c, rss, rc = run([a.bedtop, "check", "--format", "json", "--config", conf2,
-                             "--endpoint-url", stub.url], env)
-        stub_cpu = stub.cpu() - s0
-    finally:
-        stub.stop()
+    got = {}
+    for nn in (n2 // 4, n2):
+        conf2 = os.path.join(tmp, "f%d.conf" % nn)
+        gen("config", conf2, "--routes", nn, "--no-quota")
+        stub = Stub(tmp, "check%d" % nn, nn, nn // 8)
+        try:
+            s0 = stub.cpu()
+            got[nn] = run([a.bedtop, "check", "--format", "json", "--no-state", "--config", conf2,
+                           "--endpoint-url", stub.url], env) + (stub.cpu() - s0,)
+        finally:
+            stub.stop()
+    w, c, rss, rc, stub_cpu = got[n2]
     figure("check, %d routes" % n2, w, "s", "budget", 10, w / 10, "< 10 s", w < 10 and rc <= 2,
            "bedtop's CPU %.2f s (%.0f us a route), the stub's %.2f s, on 2 shared cores; peak "
            "RSS %.0f MB (%.0f kB a route); exit %d"
            % (c, c / n2 * 1e6, stub_cpu, rss / 1024, rss / n2, rc))
+    figure("check, %d routes: CPU" % n2, c, "s", "budget", 3, c / 3, "< 3 s (issue 38)", c < 3,
+           "user + system of bedtop alone; the stub's CPU is not counted")
+    figure("check, %d routes: peak RSS" % n2, rss, "kB", "budget", 300 * 1024,
+           rss / (300 * 1024), "< 300 MiB (issue 38)", rss < 300 * 1024,
+           "%.1f kB a route (/usr/bin/time's maximum resident set)" % (rss / n2))
+    c4 = got[n2 // 4][1]
+    figure("check, %d routes against 4 x %d: CPU" % (n2, n2 // 4), c, "s",
+           "4 x %d routes:" % (n2 // 4), 4 * c4, c / (4 * c4), "ratio <= 1.25 (linear)",
+           c / (4 * c4) <= 1.25, "one %d-route check: %.2f s" % (n2 // 4, c4))
 
 
 def bench_discover(a, tmp):

@@ -1,5 +1,7 @@
 /* bt_buf_json_compact (core/json.h): cJSON_PrintUnformatted's text byte for byte,
- * without its number round trip. The reference is cJSON itself, on the same tree. */
+ * without its number round trip; bt_buf_json_pretty and bt_buf_json_member:
+ * cJSON_Print's, whole or a piece at a time (check's streamed report). The reference
+ * is cJSON itself, on the same tree. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +19,34 @@ static bool same(const cJSON *j, const char *what)
     bool ok = !strcmp(bt_buf_str(&b), want);
     if (!ok)
         printf("# %s: got %s\n# cJSON:  %s\n", what, bt_buf_str(&b), want);
+    cJSON_free(want);
+    bt_buf_free(&b);
+    return ok;
+}
+
+static void count_piece(void *ctx, struct bt_buf *b)
+{
+    (void)b;
+    ++*(int *)ctx;
+}
+
+/* takes what is printed so far, as a writer sends it on */
+static int taken;
+static void take_piece(void *ctx, struct bt_buf *b)
+{
+    bt_buf_add(ctx, b->buf, b->len);
+    bt_buf_reset(b);
+    taken++;
+}
+
+static bool same_pretty(const cJSON *j)
+{
+    char *want = cJSON_Print(j);
+    struct bt_buf b = {0};
+    bt_buf_json_pretty(&b, j, 0);
+    bool ok = !strcmp(bt_buf_str(&b), want);
+    if (!ok)
+        printf("# got:\n%s\n# cJSON:\n%s\n", bt_buf_str(&b), want);
     cJSON_free(want);
     bt_buf_free(&b);
     return ok;
@@ -46,6 +76,48 @@ int main(void)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         cJSON_AddItemToArray(a, cJSON_CreateNumber(nums[i]));
     OK(same(o, "every kind"), "every kind of node prints as cJSON prints it");
+    OK(same_pretty(o), "the same tree, pretty, prints as cJSON_Print prints it");
+    /* a piece of a tree: o as the second item of an array that is a member of an
+     * object that is an item of the root array, printed from its depth (3), and
+     * that object's members one by one at theirs: the whole tree's text around them */
+    cJSON *root = cJSON_CreateArray(), *mid = cJSON_CreateObject();
+    cJSON_AddItemToArray(root, mid);
+    cJSON_AddNumberToObject(mid, "before", 38.4);
+    cJSON *arr = cJSON_AddArrayToObject(mid, "items");
+    cJSON_AddItemToArray(arr, cJSON_CreateString("first"));
+    cJSON_AddItemToArray(arr, cJSON_Duplicate(o, true));
+    cJSON_AddItemToObject(mid, "after", cJSON_CreateObject());
+    struct bt_buf b = {0};
+    /* the last member handed over item by item: what is handed is the text so far */
+    int pieces = 0;
+    struct bt_json_piece piece = {count_piece, &pieces};
+    bt_buf_puts(&b, "[{\n");
+    bt_buf_json_member(&b, mid->child, 2, NULL);
+    bt_buf_puts(&b, ",\n\t\t\"items\":\t[\"first\", ");
+    bt_buf_json_pretty(&b, o, 3);
+    bt_buf_puts(&b, "],\n");
+    bt_buf_json_member(&b, mid->child->next->next, 2, &piece);
+    bt_buf_puts(&b, "\n\t}]");
+    char *want = cJSON_Print(root);
+    OK(!strcmp(bt_buf_str(&b), want), "a tree printed a piece at a time is cJSON_Print's text");
+    OK(pieces == 0, "an empty object is no item (%d handed)", pieces);
+    /* "every kind" as a member, handed over after each item: the pieces joined are
+     * the text printed whole */
+    struct bt_buf whole = {0}, sent = {0}, rest = {0};
+    struct bt_json_piece take = {take_piece, &sent};
+    bt_buf_json_member(&whole, mid->child->next, 2, NULL);
+    bt_buf_json_member(&rest, mid->child->next, 2, &take);
+    bt_buf_add(&sent, rest.buf, rest.len);
+    OK(taken > 20 && !strcmp(bt_buf_str(&sent), bt_buf_str(&whole)),
+       "a member handed over item by item (%d pieces) is the member printed whole", taken);
+    bt_buf_free(&whole);
+    bt_buf_free(&sent);
+    bt_buf_free(&rest);
+    if (strcmp(bt_buf_str(&b), want))
+        printf("# got:\n%s\n# cJSON:\n%s\n", bt_buf_str(&b), want);
+    cJSON_free(want);
+    bt_buf_free(&b);
+    cJSON_Delete(root);
     cJSON_Delete(o);
     /* 50,000 numbers of every size, rounded to 0-6 decimals (the fast path) or not */
     int bad = 0;
@@ -58,7 +130,7 @@ int main(void)
         if (x & 1)
             v = bt_round_to(v, (int)(x % 7));
         cJSON *n = cJSON_CreateNumber(v);
-        bad += !same(n, "number");
+        bad += !same(n, "number") || !same_pretty(n);
         cJSON_Delete(n);
     }
     OK(!bad, "50,000 numbers print as cJSON prints them (%d differ)", bad);
