@@ -20,5 +20,5 @@ check "the file list of $DOC is not empty" test -s "$TMP/listed"
 gone=
 while read -r p; do [ -f "$p" ] || gone="$gone $p"; done <"$TMP/listed"
 if [ -z "$gone" ]; then ok "every file $DOC lists exists"; else notok "$DOC lists files that do not exist:$gone"; fi
-sort -c "$TMP/listed" 2>/dev/null && ok "$DOC lists the files in order" || notok "$DOC's file list is not sorted"
+LC_ALL=C sort -c "$TMP/listed" 2>/dev/null && ok "$DOC lists the files in order" || notok "$DOC's file list is not sorted"
 finish
