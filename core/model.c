@@ -128,6 +128,48 @@ struct bt_cov_rec {
     int64_t arrival;
 };
 
+struct bt_sum_memo {
+    bool valid, exact;       /* exact: every value added so far was a whole number */
+    uint64_t nsamples;       /* the store's then: any sample since may change a minute */
+    int64_t from, through;   /* the minutes summed */
+    int64_t vis;             /* the horizon they were summed at (INT64_MAX: everything) */
+    int64_t hidden;          /* the oldest of them holding a value that had not arrived
+                              * by vis (INT64_MAX: none): a later horizon may show it */
+    double sum;
+    int n;
+};
+
+static int memo_slot(enum bt_signal sig)
+{
+    switch (sig) {
+    case BT_SIG_INPUT_TOKENS: return 0;
+    case BT_SIG_OUTPUT_TOKENS: return 1;
+    case BT_SIG_CACHE_WRITE: return 2;
+    case BT_SIG_CACHE_READ: return 3;
+    default: return -1;
+    }
+}
+#define MEMO_SLOTS 4
+
+struct bt_newest_memo {
+    bool valid;
+    uint64_t nsamples;
+    int64_t limit, vis;      /* the minute asked (at most the series' newest), the horizon */
+    int64_t found;           /* the newest minute <= limit visible at vis (0: none) */
+    int64_t hidden;          /* the oldest minute of (found, limit] holding a value that had
+                              * not arrived by vis (INT64_MAX: none) */
+};
+
+static void memo_alloc(struct bt_store *s)
+{
+    free(s->sum_memo);
+    free(s->newest_memo);
+    s->sum_memo_routes = s->nroutes > 0 ? s->nroutes : 0;
+    size_t n = (size_t)(s->sum_memo_routes ? s->sum_memo_routes : 1);
+    s->sum_memo = bt_xcalloc(n * MEMO_SLOTS, sizeof *s->sum_memo);
+    s->newest_memo = bt_xcalloc(n * BT_SIG_COUNT, sizeof *s->newest_memo);
+}
+
 static void span_add(struct bt_span_list *l, int64_t from, int64_t to, int64_t keep_after)
 {
     if (to <= from)
@@ -289,6 +331,9 @@ void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
 {
     size_t n = (size_t)src->nroutes;
     dst->cov = NULL;
+    dst->sum_memo = NULL; /* the copy's series change: none of src's sums hold there */
+    dst->newest_memo = NULL;
+    dst->sum_memo_routes = 0;
     dst->cov_recorded = NULL;
     dst->covlog = NULL;
     dst->ncovlog = dst->capcovlog = dst->covlog_applied = 0;
@@ -308,6 +353,7 @@ void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
 void bt_store_track_arrival(struct bt_store *s)
 {
     s->track_arrival = true;
+    memo_alloc(s);
 }
 
 void bt_store_clear(struct bt_store *s)
@@ -330,6 +376,10 @@ void bt_store_clear(struct bt_store *s)
     s->ncovlog = s->capcovlog = s->covlog_applied = 0;
     s->covlog_unsorted = false;
     bt_counters_free(s);
+    if (s->sum_memo)
+        memset(s->sum_memo, 0, (size_t)s->sum_memo_routes * MEMO_SLOTS * sizeof *s->sum_memo);
+    if (s->newest_memo)
+        memset(s->newest_memo, 0, (size_t)s->sum_memo_routes * BT_SIG_COUNT * sizeof *s->newest_memo);
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
     s->nsamples = 0;
@@ -343,6 +393,11 @@ void bt_store_free(struct bt_store *s)
     bt_store_clear(s);
     free(s->series);
     free(s->status);
+    free(s->sum_memo);
+    free(s->newest_memo);
+    s->sum_memo = NULL;
+    s->newest_memo = NULL;
+    s->sum_memo_routes = 0;
     s->series = NULL;
     s->status = NULL;
 }
@@ -588,6 +643,25 @@ void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int
     }
 }
 
+/* The newest minute of (lo, hi] of se holding a value arrived by vis (0: none); a
+ * value still to arrive lowers *hidden. */
+static int64_t newest_scan(const struct bt_series *se, int64_t hi, int64_t lo, int64_t vis,
+                           int64_t *hidden)
+{
+    bool arr = has_arr(se);
+    for (int64_t m = hi; m > lo; m -= 60) {
+        size_t k = slot(se, m);
+        if (isnan(sval(se, k)))
+            continue;
+        if (arr && m + aval(se, k) > vis) {
+            *hidden = m;
+            continue;
+        }
+        return m;
+    }
+    return 0;
+}
+
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit)
 {
     const struct bt_series *se = series_of(s, route, sig);
@@ -596,15 +670,39 @@ int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig,
     int64_t m = bt_minute_floor(limit);
     if (m > se->newest)
         m = se->newest;
-    for (int64_t lo = se->newest - (int64_t)se->cap * 60; m > lo; m -= 60) {
-        size_t k = slot(se, m);
-        if (isnan(sval(se, k)))
-            continue;
-        if (s->horizon && has_arr(se) && m + aval(se, k) > s->horizon)
-            continue;
-        return m;
+    int64_t lo = se->newest - (int64_t)se->cap * 60;
+    int64_t vis = s->horizon ? s->horizon : INT64_MAX;
+    if (!s->newest_memo || route >= s->sum_memo_routes) {
+        int64_t hidden = INT64_MAX;
+        return newest_scan(se, m, lo, vis, &hidden);
     }
-    return 0;
+    /* replay: carried from the last answer while the limit and the horizon only move on
+     * (the minutes under the last limit are scanned again only from the oldest that
+     * held a value still to arrive) */
+    struct bt_newest_memo *mm = &s->newest_memo[(size_t)route * BT_SIG_COUNT + (size_t)sig];
+    if (mm->valid && mm->nsamples == s->nsamples && m >= mm->limit && vis >= mm->vis) {
+        int64_t hidden = INT64_MAX;
+        int64_t found = newest_scan(se, m, mm->limit > lo ? mm->limit : lo, vis, &hidden);
+        if (!found) {
+            if (vis > mm->vis && mm->hidden != INT64_MAX) {
+                int64_t old = INT64_MAX;
+                found = newest_scan(se, mm->limit, mm->hidden - 60, vis, &old);
+                hidden = old < hidden ? old : hidden;
+            } else {
+                hidden = mm->hidden < hidden ? mm->hidden : hidden;
+            }
+            if (!found)
+                found = mm->found; /* still visible: the horizon only moved on */
+        }
+        *mm = (struct bt_newest_memo){.valid = true, .nsamples = s->nsamples, .limit = m,
+                                      .vis = vis, .found = found, .hidden = hidden};
+        return found;
+    }
+    int64_t hidden = INT64_MAX;
+    int64_t found = newest_scan(se, m, lo, vis, &hidden);
+    *mm = (struct bt_newest_memo){.valid = true, .nsamples = s->nsamples, .limit = m, .vis = vis,
+                                  .found = found, .hidden = hidden};
+    return found;
 }
 
 struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src)
@@ -1023,6 +1121,106 @@ bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal d
            bt_store_covered(s, route, daily, day) == BT_COV_SETTLED;
 }
 
+/* ---- sums over minutes (replay carries them forward) ---- */
+
+/* A whole number whose sums (at most a store's minutes of them, < 2^16) stay below
+ * 2^53, so they are exact whatever the order of adding; -0 is left to the loop (its
+ * sign depends on the order). */
+static bool whole(double v)
+{
+    return fabs(v) < 0x1p36 && v == floor(v) && !(v == 0 && signbit(v));
+}
+
+/* Adds minute m of se to the memo when it holds a value that arrived by vis; a value
+ * still to arrive lowers *hidden. False: the value is not a whole number. */
+static bool memo_take(struct bt_sum_memo *mm, const struct bt_series *se, int64_t m,
+                      int64_t after, int64_t vis, int64_t *hidden)
+{
+    if (m > se->newest || m <= se->newest - (int64_t)se->cap * 60)
+        return true;
+    size_t k = slot(se, m);
+    double v = sval(se, k);
+    if (isnan(v))
+        return true;
+    if (has_arr(se)) {
+        int64_t a = m + aval(se, k);
+        if (a <= after)
+            return true; /* summed already */
+        if (a > vis) {
+            if (m < *hidden)
+                *hidden = m;
+            return true;
+        }
+    }
+    if (!whole(v))
+        return false;
+    mm->sum += v;
+    mm->n++;
+    return true;
+}
+
+/* The sum of route's sig over from..through from the replay's memo: false when it
+ * cannot say (no memo, another signal, a value that is not a whole number). */
+static bool memo_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                     int64_t through, double *sum, int *n)
+{
+    int k = memo_slot(sig);
+    const struct bt_series *se = series_of(s, route, sig);
+    if (!s->sum_memo || k < 0 || !se || route >= s->sum_memo_routes)
+        return false;
+    struct bt_sum_memo *mm = &s->sum_memo[(size_t)route * MEMO_SLOTS + (size_t)k];
+    int64_t vis = s->horizon ? s->horizon : INT64_MAX;
+    if (!mm->valid || mm->nsamples != s->nsamples || mm->from != from || through < mm->through ||
+        vis < mm->vis)
+        *mm = (struct bt_sum_memo){.valid = true, .exact = true, .nsamples = s->nsamples,
+                                   .from = from, .through = from - 60, .vis = vis,
+                                   .hidden = INT64_MAX};
+    if (!mm->exact)
+        return false;
+    if (se->cap && (vis > mm->vis || through > mm->through)) {
+        int64_t hidden = INT64_MAX;
+        if (vis > mm->vis) { /* the minutes summed before that have arrived since */
+            for (int64_t m = mm->hidden; m <= mm->through; m += 60)
+                if (!memo_take(mm, se, m, mm->vis, vis, &hidden))
+                    return mm->exact = false;
+        } else {
+            hidden = mm->hidden;
+        }
+        for (int64_t m = mm->through + 60; m <= through; m += 60)
+            if (!memo_take(mm, se, m, INT64_MIN, vis, &hidden))
+                return mm->exact = false;
+        mm->hidden = hidden;
+    }
+    mm->through = through > mm->through ? through : mm->through;
+    mm->vis = vis;
+    *sum = mm->sum;
+    *n = mm->n;
+    return true;
+}
+
+double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                    int64_t through, int *n)
+{
+    from = bt_minute_floor(from);
+    through = bt_minute_floor(through);
+    double sum = 0;
+    int k = 0;
+    if (!memo_sum(s, route, sig, from, through, &sum, &k)) {
+        sum = 0;
+        k = 0;
+        for (int64_t t = from; t <= through; t += 60) {
+            double v = bt_store_at(s, route, sig, t);
+            if (!isnan(v)) {
+                sum += v;
+                k++;
+            }
+        }
+    }
+    if (n)
+        *n = k;
+    return sum;
+}
+
 double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through)
 {
     int64_t day = through - through % 86400;
@@ -1031,7 +1229,15 @@ double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal dail
     if (t0 == day)
         return sum; /* to the poll that asked: nothing after it is added */
     enum bt_signal per = bt_signal_daily_minute(daily);
-    for (int64_t t = t0 >= 0 ? t0 + 60 : day; t <= through; t += 60) {
+    int64_t from = t0 >= 0 ? t0 + 60 : day;
+    double part;
+    int n;
+    /* whole numbers (token counts) add up exactly in any order: the replay's running
+     * sum of the minutes is the loop's */
+    if ((isnan(sum) || whole(sum)) &&
+        memo_sum(s, route, per, from, bt_minute_floor(through), &part, &n))
+        return !n ? sum : isnan(sum) ? part : sum + part;
+    for (int64_t t = from; t <= through; t += 60) {
         double v = bt_store_at(s, route, per, t);
         if (!isnan(v))
             sum = isnan(sum) ? v : sum + v;

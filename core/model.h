@@ -287,6 +287,8 @@ struct bt_counter_state; /* core/counters.c */
 struct bt_series_store;  /* core/shares.c */
 struct bt_cov_series;    /* core/model.c: one route and signal's covered minutes */
 struct bt_cov_rec;
+struct bt_sum_memo;      /* core/model.c: replay's running sums since midnight */
+struct bt_newest_memo;
 
 struct bt_store {
     int nroutes;
@@ -328,6 +330,14 @@ struct bt_store {
     size_t ncovlog, capcovlog;
     size_t covlog_applied;   /* replay: records [0, applied) are in cov (the horizon's) */
     bool covlog_unsorted;    /* a record arrived before the one logged before it */
+    /* replay (bt_store_track_arrival): per route and per-minute signal a day sums
+     * (input, output, cache write, cache read), the last sum bt_store_sum took, carried
+     * forward as the horizon and the minute move on (a day's export asks it for every
+     * route at every step: summed afresh, it was quadratic in the recording) */
+    struct bt_sum_memo *sum_memo;
+    /* and per route and signal, the last newest minute bt_store_newest found */
+    struct bt_newest_memo *newest_memo;
+    int sum_memo_routes;     /* the routes both have room for */
 };
 
 struct bt_sample {
@@ -411,7 +421,8 @@ int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_sig
 /* How many of the n minutes from `from` on are settled and covered for sig. */
 int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
                            int n);
-/* dst's coverage becomes a deep copy of src's (a what-if copy of the store). */
+/* dst's coverage becomes a deep copy of src's (a what-if copy of the store); dst keeps
+ * none of src's carried sums (bt_store_sum: its series are about to change). */
 void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
@@ -445,6 +456,14 @@ bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through);
  * answered with no datapoint. False: it was not asked (a recording from before
  * DAY_CACHE_READ, a metric ListMetrics does not list) and only minutes can tell. */
 bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
+/* The sum of sig's values visible at the minutes from..through (bt_store_at of each,
+ * the missing ones skipped), added in minute order; *n (may be NULL) says how many
+ * were added (0: the sum is NAN). A replay's store carries the last sum of each route's
+ * per-minute token signal forward while the horizon and `through` only move on (the
+ * result is the one the loop gives: carried only while every value is a whole number,
+ * whose sums are exact in any order). */
+double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                    int64_t through, int *n);
 /* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out);

@@ -152,6 +152,82 @@ static void test_range(void)
     bt_store_free(&st);
 }
 
+/* The minute of route 0's INPUT_TOKENS visible at the store's horizon newest at or
+ * before limit, by bt_store_at minute by minute (what bt_store_newest must say). */
+static int64_t newest_ref(const struct bt_store *st, int64_t limit, int64_t oldest)
+{
+    for (int64_t m = limit - limit % 60; m >= oldest; m -= 60)
+        if (!isnan(at(st, m)))
+            return m;
+    return 0;
+}
+
+static double sum_ref(const struct bt_store *st, int64_t from, int64_t through, int *n)
+{
+    double sum = 0;
+    *n = 0;
+    for (int64_t m = from; m <= through; m += 60)
+        if (!isnan(at(st, m))) {
+            sum += at(st, m);
+            ++*n;
+        }
+    return sum;
+}
+
+/* A replay asks every route's sum since midnight and its newest minute at every step;
+ * the store carries both forward (bt_store_sum, bt_store_day_sum, bt_store_newest) as
+ * the horizon moves on, and they must be what a fresh loop over the minutes says: at
+ * every step of a horizon walking 30 s at a time over an hour whose minutes arrive
+ * 120 s + (m mod 7) x 30 s late, minute 10 at 2,000 s (a backfill), then a seek back,
+ * then a value that is not a whole number (the loop's order is kept).
+ * Worked by hand: at horizon T0 + 1,320 s (minute 20 + 120 s) minute m (value m + 1)
+ * has arrived when 60 m + 120 + (m mod 7) 30 <= 1,320: minutes 0..18 (18: 1,080 + 120
+ * = 1,200) but not 19 (1,140 + 150) nor 20 (1,200 + 180), and not 10 (600 + 2,000):
+ * 1 + ... + 19 - 11 = 179 over 18 minutes; at T0 + 2,600 s every minute 0..20 has
+ * arrived (20: 1,200 + 180; 10: 600 + 2,000): 1 + ... + 21 = 231. */
+static void test_carried_sums(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 1440);
+    bt_store_track_arrival(&st);
+    for (int m = 0; m < 60; m++)
+        put(&st, T0 + m * 60, m + 1, T0 + m * 60 + (m == 10 ? 2000 : 120 + (m % 7) * 30));
+    int64_t day = T0 - T0 % 86400;
+    int bad = 0, badn = 0, steps = 0;
+    for (int64_t h = T0 + 60; h <= T0 + 3900; h += 30, steps++) {
+        st.horizon = h;
+        int64_t through = h - h % 60;
+        int n, rn;
+        double v = bt_store_sum(&st, 0, BT_SIG_INPUT_TOKENS, day, through, &n);
+        double w = sum_ref(&st, day, through, &rn);
+        double d = bt_store_day_sum(&st, 0, BT_SIG_DAY_INPUT_TOKENS, through);
+        bad += v != w || n != rn || (rn ? d != w : !isnan(d));
+        badn += bt_store_newest(&st, 0, BT_SIG_INPUT_TOKENS, through) != newest_ref(&st, through, T0);
+    }
+    OK(bad == 0 && badn == 0, "%d steps of a moving horizon: sums as the loop's (%d differ), "
+       "newest minutes as the loop's (%d differ)", steps, bad, badn);
+    st.horizon = T0 + 1320;
+    int n;
+    double v = bt_store_sum(&st, 0, BT_SIG_INPUT_TOKENS, day, T0 + 1200, &n);
+    OK(v == 179 && n == 18 && bt_store_day_sum(&st, 0, BT_SIG_DAY_INPUT_TOKENS, T0 + 1200) == 179,
+       "sought back to minute 20 + 120 s: 179 over 18 minutes (got %g over %d)", v, n);
+    OK(bt_store_newest(&st, 0, BT_SIG_INPUT_TOKENS, T0 + 1200) == T0 + 18 * 60,
+       "its newest minute: 18");
+    st.horizon = T0 + 2600;
+    v = bt_store_sum(&st, 0, BT_SIG_INPUT_TOKENS, day, T0 + 1200, &n);
+    OK(v == 231 && n == 21, "at T0 + 2,600 s minute 10 (the backfill) counts: all of 1..21, 231 "
+       "(got %g over %d)", v, n);
+    put(&st, T0 + 30 * 60, 0.1, T0 + 30 * 60 + 120); /* a value no whole number */
+    put(&st, T0 + 31 * 60, 0.2, T0 + 31 * 60 + 120);
+    st.horizon = 0;
+    for (int k = 0; k < 2; k++) {
+        double w = sum_ref(&st, day, T0 + 3540, &n);
+        v = bt_store_sum(&st, 0, BT_SIG_INPUT_TOKENS, day, T0 + 3540, &n);
+        OK(v == w, "with 0.1 and 0.2 among them: the loop's order (%.17g, loop %.17g)", v, w);
+    }
+    bt_store_free(&st);
+}
+
 int main(void)
 {
     test_check_window();
@@ -160,5 +236,6 @@ int main(void)
     test_history_edge();
     test_arrival();
     test_range();
+    test_carried_sums();
     return tap_done();
 }
