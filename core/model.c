@@ -361,10 +361,17 @@ void bt_store_clear(struct bt_store *s)
     for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
         free(s->series[i].f);
         free(s->series[i].d);
-        free(s->series[i].arr16);
-        free(s->series[i].arr);
+        if (!s->series[i].arr_shared) {
+            free(s->series[i].arr16);
+            free(s->series[i].arr);
+        }
         s->series[i] = (struct bt_series){0};
     }
+    for (size_t i = 0; i < s->narr_pool; i++)
+        free(s->arr_pool[i]);
+    free(s->arr_pool);
+    s->arr_pool = NULL;
+    s->narr_pool = 0;
     free(s->log);
     s->log = NULL;
     s->nlog = s->caplog = 0;
@@ -447,8 +454,30 @@ static int32_t aval(const struct bt_series *se, size_t k)
     return se->arr ? se->arr[k] : se->arr16[k];
 }
 
+/* The series' own copy of the offsets it shares (before a change). */
+static void arr_own(struct bt_series *se)
+{
+    if (!se->arr_shared)
+        return;
+    size_t c = (size_t)se->cap;
+    if (se->arr16) {
+        int16_t *n = bt_xmalloc(c * sizeof *n);
+        memcpy(n, se->arr16, c * sizeof *n);
+        se->arr16 = n;
+    }
+    if (se->arr) {
+        int32_t *n = bt_xmalloc(c * sizeof *n);
+        memcpy(n, se->arr, c * sizeof *n);
+        se->arr = n;
+    }
+    se->arr_shared = false;
+}
+
 static void aset(struct bt_series *se, size_t k, int32_t a)
 {
+    if (se->arr_shared && aval(se, k) == a)
+        return;
+    arr_own(se);
     if (!se->arr && (a < INT16_MIN || a > INT16_MAX)) {
         se->arr = bt_xmalloc((size_t)se->cap * sizeof *se->arr);
         for (int i = 0; i < se->cap; i++)
@@ -484,8 +513,11 @@ static void series_resize(struct bt_series *se, int cap, int64_t from, bool arri
     }
     free(se->f);
     free(se->d);
-    free(se->arr16);
-    free(se->arr);
+    if (!se->arr_shared) {
+        free(se->arr16);
+        free(se->arr);
+    }
+    n.arr_shared = false;
     *se = n;
 }
 
@@ -505,6 +537,47 @@ void bt_series_copy(struct bt_series *dst, const struct bt_series *src)
         memcpy(dst->arr16, src->arr16, c * sizeof *dst->arr16);
     if (src->arr)
         memcpy(dst->arr, src->arr, c * sizeof *dst->arr);
+    dst->arr_shared = false;
+}
+
+/* Do b's offsets say a's wherever a holds a value (elsewhere they are never read)? */
+static bool arr_agree(const struct bt_series *a, const struct bt_series *b)
+{
+    if (a->cap != b->cap || !a->arr16 != !b->arr16)
+        return false;
+    for (int k = 0; k < a->cap; k++)
+        if (!isnan(sval(a, (size_t)k)) && aval(a, (size_t)k) != aval(b, (size_t)k))
+            return false;
+    return true;
+}
+
+void bt_store_share_arrivals(struct bt_store *s)
+{
+    for (int r = 0; r < s->nroutes; r++) {
+        struct bt_series *own[BT_SIG_COUNT]; /* the route's distinct offsets so far */
+        int n = 0;
+        for (int g = 0; g < BT_SIG_COUNT; g++) {
+            struct bt_series *se = &s->series[(size_t)r * BT_SIG_COUNT + (size_t)g];
+            if (!has_arr(se) || se->arr_shared)
+                continue;
+            int i = 0;
+            while (i < n && !arr_agree(se, own[i]))
+                i++;
+            if (i < n) { /* another's: this one's are dropped */
+                free(se->arr16);
+                free(se->arr);
+                se->arr16 = own[i]->arr16;
+                se->arr = own[i]->arr;
+                se->arr_shared = true;
+                continue;
+            }
+            own[n++] = se;
+            /* the store keeps them; every series reading them only reads */
+            s->arr_pool = bt_xrealloc(s->arr_pool, (s->narr_pool + 1) * sizeof *s->arr_pool);
+            s->arr_pool[s->narr_pool++] = se->arr16 ? (void *)se->arr16 : (void *)se->arr;
+            se->arr_shared = true;
+        }
+    }
 }
 
 size_t bt_series_bytes(const struct bt_series *se)

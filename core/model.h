@@ -213,6 +213,8 @@ struct bt_series {
     int16_t *arr16;
     int32_t *arr;
     int cap;                 /* slots: minute m at (m / 60) % cap; 0 before the first sample */
+    bool arr_shared;         /* the offsets are the store's (bt_store_share_arrivals): read
+                              * only, copied before a change */
     int64_t oldest;          /* oldest minute stored still inside the history */
     int64_t newest;          /* newest minute present, 0 if none */
 };
@@ -338,6 +340,9 @@ struct bt_store {
     /* and per route and signal, the last newest minute bt_store_newest found */
     struct bt_newest_memo *newest_memo;
     int sum_memo_routes;     /* the routes both have room for */
+    /* replay: arrival offsets shared by the series of a route that agree on them */
+    void **arr_pool;
+    size_t narr_pool;
 };
 
 struct bt_sample {
@@ -468,6 +473,10 @@ double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out);
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
+/* Replay, once a recording is read: the series of one route whose minutes arrived
+ * together (the signals of one sample line) share one array of arrival offsets (a
+ * day of 200 routes: 11.6 MB of offsets, most of them copies). Nothing read changes. */
+void bt_store_share_arrivals(struct bt_store *s);
 /* Replay: keep arrivals and an event log (call right after init). */
 void bt_store_track_arrival(struct bt_store *s);
 /* Replay: show the model as at time t: samples that arrived later are hidden,
