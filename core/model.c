@@ -418,9 +418,15 @@ static size_t slot(const struct bt_series *se, int64_t minute)
     return (size_t)(((m % c) + c) % c);
 }
 
+#define MAX_SCALE 4
+static const double pow10s[MAX_SCALE + 1] = {1, 10, 100, 1000, 10000};
+
 static double sval(const struct bt_series *se, size_t k)
 {
-    return se->d ? se->d[k] : (double)se->f[k];
+    if (se->d)
+        return se->d[k];
+    /* q / 10^scale rounds once, to the double nearest the decimal (as strtod did) */
+    return se->scale ? (double)se->f[k] / pow10s[se->scale] : (double)se->f[k];
 }
 
 static bool fits_float(double v)
@@ -428,15 +434,58 @@ static bool fits_float(double v)
     return isnan(v) || (fabs(v) <= FLT_MAX && (double)(float)v == v);
 }
 
+/* Whether v is q / 10^p for a whole q a float holds exactly (|q| < 2^24); *q: it. */
+static bool fits_scaled(double v, int p, double *q)
+{
+    *q = nearbyint(v * pow10s[p]);
+    return fabs(*q) < 16777216.0 && *q / pow10s[p] == v;
+}
+
+/* A float ring whose values (and v) are all decimals of at most MAX_SCALE places
+ * that fit as whole floats: moved to the fewest places that hold them all. */
+static bool rescale(struct bt_series *se, double v)
+{
+    double q;
+    for (int p = se->scale + 1; p <= MAX_SCALE; p++) {
+        if (!fits_scaled(v, p, &q))
+            continue;
+        bool all = true;
+        for (int i = 0; i < se->cap && all; i++) {
+            double x = sval(se, (size_t)i);
+            all = isnan(x) || fits_scaled(x, p, &q);
+        }
+        if (!all)
+            continue;
+        for (int i = 0; i < se->cap; i++) {
+            double x = sval(se, (size_t)i);
+            if (!isnan(x) && fits_scaled(x, p, &q))
+                se->f[i] = (float)q;
+        }
+        se->scale = (int8_t)p;
+        return true;
+    }
+    return false;
+}
+
 static void sset(struct bt_series *se, size_t k, double v)
 {
-    if (!se->d && !fits_float(v)) {
+    double q;
+    if (!se->d && !isnan(v) && (se->scale || !fits_float(v))) {
+        /* a latency of 2383.7 is no float: kept as 23837 with one decimal place */
+        if (fits_scaled(v, se->scale, &q) || (rescale(se, v) && fits_scaled(v, se->scale, &q))) {
+            se->f[k] = (float)q;
+            return;
+        }
+    }
+    if (!se->d && !isnan(v) && (se->scale || !fits_float(v))) {
         /* the first value a float would round: the whole ring in double from now on */
-        se->d = bt_xmalloc((size_t)se->cap * sizeof *se->d);
+        double *d = bt_xmalloc((size_t)se->cap * sizeof *d);
         for (int i = 0; i < se->cap; i++)
-            se->d[i] = se->f[i];
+            d[i] = sval(se, (size_t)i);
         free(se->f);
         se->f = NULL;
+        se->d = d;
+        se->scale = 0;
     }
     if (se->d)
         se->d[k] = v;

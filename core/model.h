@@ -213,6 +213,8 @@ struct bt_series {
     int16_t *arr16;
     int32_t *arr;
     int cap;                 /* slots: minute m at (m / 60) % cap; 0 before the first sample */
+    int8_t scale;            /* f holds value x 10^scale, whole (a latency's 2383.7 as
+                              * 23837: read back as the double nearest it), 0: the value */
     bool arr_shared;         /* the offsets are the store's (bt_store_share_arrivals): read
                               * only, copied before a change */
     int64_t oldest;          /* oldest minute stored still inside the history */

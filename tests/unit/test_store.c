@@ -282,6 +282,28 @@ static void test_shared_arrivals(void)
     bt_store_free(&st);
 }
 
+/* A latency of 2383.7 ms is no float: the ring keeps it as the whole 23,837 with one
+ * decimal place (4 bytes, not a double's 8), and reads back the double strtod gives
+ * "2383.7"; 0.25 then moves the ring to two places (238370, 25); a value with more
+ * places than four (0.123456) turns it double, every earlier value unchanged. */
+static void test_decimals(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 60);
+    put(&st, T0, 2383.7, T0 + 600);
+    put(&st, T0 + 60, 12, T0 + 600);
+    OK(series(&st)->f && !series(&st)->d && series(&st)->scale == 1 && at(&st, T0) == 2383.7 &&
+       at(&st, T0 + 60) == 12, "2383.7 and 12: floats of one decimal place, read back exactly");
+    put(&st, T0 + 120, 0.25, T0 + 600);
+    OK(series(&st)->f && series(&st)->scale == 2 && at(&st, T0) == 2383.7 && at(&st, T0 + 120) == 0.25,
+       "0.25 arrives: two places, 2383.7 unchanged");
+    put(&st, T0 + 180, 0.123456, T0 + 600);
+    OK(series(&st)->d && !series(&st)->f && at(&st, T0) == 2383.7 && at(&st, T0 + 60) == 12 &&
+       at(&st, T0 + 120) == 0.25 && at(&st, T0 + 180) == 0.123456 && isnan(at(&st, T0 + 240)),
+       "0.123456 arrives: double from then on, every value read back as stored");
+    bt_store_free(&st);
+}
+
 int main(void)
 {
     test_check_window();
@@ -292,5 +314,6 @@ int main(void)
     test_range();
     test_carried_sums();
     test_shared_arrivals();
+    test_decimals();
     return tap_done();
 }
