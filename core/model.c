@@ -545,6 +545,7 @@ static void series_resize(struct bt_series *se, int cap, int64_t from, bool arri
 {
     struct bt_series n = *se;
     n.cap = cap;
+    n.arr_shared = false; /* its offsets are new arrays */
     n.f = se->d ? NULL : bt_xmalloc((size_t)cap * sizeof *n.f);
     n.d = se->d ? bt_xmalloc((size_t)cap * sizeof *n.d) : NULL;
     n.arr16 = arrival && !se->arr ? bt_xcalloc((size_t)cap, sizeof *n.arr16) : NULL;
@@ -566,7 +567,6 @@ static void series_resize(struct bt_series *se, int cap, int64_t from, bool arri
         free(se->arr16);
         free(se->arr);
     }
-    n.arr_shared = false;
     *se = n;
 }
 
