@@ -304,6 +304,10 @@ static void test_decimals(void)
     put(&st, T0 + 120, 0.25, T0 + 600);
     OK(series(&st)->f && series(&st)->scale == 2 && at(&st, T0) == 2383.7 && at(&st, T0 + 120) == 0.25,
        "0.25 arrives: two places, 2383.7 unchanged");
+    double r[6];
+    bt_store_range(&st, 0, BT_SIG_INPUT_TOKENS, T0 - 60, 6, r);
+    OK(isnan(r[0]) && r[1] == 2383.7 && r[2] == 12 && r[3] == 0.25 && isnan(r[4]) && isnan(r[5]),
+       "a range of them reads the same: -, 2383.7, 12, 0.25, -, -");
     put(&st, T0 + 180, 0.123456, T0 + 600);
     OK(series(&st)->d && !series(&st)->f && at(&st, T0) == 2383.7 && at(&st, T0 + 60) == 12 &&
        at(&st, T0 + 120) == 0.25 && at(&st, T0 + 180) == 0.123456 && isnan(at(&st, T0 + 240)),
