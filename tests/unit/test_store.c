@@ -274,7 +274,7 @@ static void test_shared_arrivals(void)
     struct bt_sample again = {.t = T0 + 9 * 60 + 60, .route = 0, .signal = BT_SIG_OUTPUT_TOKENS, .value = 10};
     bt_store_add(&st, &late, T0 + 100); /* earlier than +190: output's own copy now */
     bt_store_add(&st, &again, T0 + 10 * 60 + 190);
-    for (int m = 11; m < 40; m++) { /* input's ring grows (16 -> 64 slots) from shared offsets */
+    for (int m = 39; m >= 11; m--) { /* input's ring grows (16 -> 40 slots) from shared offsets */
         struct bt_sample g = {.t = T0 + m * 60, .route = 0, .signal = BT_SIG_INPUT_TOKENS, .value = m};
         bt_store_add(&st, &g, T0 + m * 60 + 190);
     }
