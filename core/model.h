@@ -201,10 +201,12 @@ struct bt_threshold {
  * first sample and grown (doubling, up to the store's history) as the minutes
  * it holds span more, so memory follows what is actually observed: `check`'s
  * ten-minute window takes 16 slots, not a day's 1440. Values are kept as float
- * while every one is exactly a float (token and call counts below 2^24), and the
- * whole ring in double from the first that is not (a day's sum, an average), so
- * no number read back ever differs from the one stored; arrival offsets the same
- * way in int16 or int32. */
+ * while every one is exactly a float (token and call counts below 2^24) or a decimal
+ * of at most 4 places that is one scaled (a latency's 2383.7 as 23837, scale 1), and
+ * the whole ring in double from the first that is neither (a day's sum, an average
+ * of many digits), so no number read back ever differs from the one stored; arrival
+ * offsets the same way in int16 or int32 (a read recording's series of one route
+ * share them where they agree: bt_store_share_arrivals). */
 struct bt_series {
     float *f;                /* NAN = no data; while every value fits a float exactly */
     double *d;               /* the same in double, once one did not (then f is NULL) */
