@@ -206,16 +206,9 @@ static double usd_today(const struct bt_store *st, int r, const struct bt_price_
         cr = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_READ, dm);
     } else if (se->cap) {
         int64_t from = se->oldest > day ? se->oldest : day;
-        double buf[256];
-        for (int64_t m = from; m <= dm;) { /* a range at a time, not a lookup per minute */
-            int k = (int)((dm - m) / 60 + 1);
-            if (k > (int)BT_ARRAY_LEN(buf))
-                k = (int)BT_ARRAY_LEN(buf);
-            bt_store_range(st, r, BT_SIG_CACHE_READ, m, k, buf);
-            for (int i = 0; i < k; i++)
-                cr += bt_z(buf[i]);
-            m += 60 * (int64_t)k;
-        }
+        /* the minutes' sum (a replay carries it from step to step: a day's export
+         * summed every minute since midnight at every step) */
+        cr = bt_store_sum(st, r, BT_SIG_CACHE_READ, from, dm, NULL);
         if (from > day && cr > 0)
             *partial = true; /* cache reads before the oldest minute kept are not read */
     }

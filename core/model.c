@@ -128,6 +128,48 @@ struct bt_cov_rec {
     int64_t arrival;
 };
 
+struct bt_sum_memo {
+    bool valid, exact;       /* exact: every value added so far was a whole number */
+    uint64_t nsamples;       /* the store's then: any sample since may change a minute */
+    int64_t from, through;   /* the minutes summed */
+    int64_t vis;             /* the horizon they were summed at (INT64_MAX: everything) */
+    int64_t hidden;          /* the oldest of them holding a value that had not arrived
+                              * by vis (INT64_MAX: none): a later horizon may show it */
+    double sum;
+    int n;
+};
+
+static int memo_slot(enum bt_signal sig)
+{
+    switch (sig) {
+    case BT_SIG_INPUT_TOKENS: return 0;
+    case BT_SIG_OUTPUT_TOKENS: return 1;
+    case BT_SIG_CACHE_WRITE: return 2;
+    case BT_SIG_CACHE_READ: return 3;
+    default: return -1;
+    }
+}
+#define MEMO_SLOTS 4
+
+struct bt_newest_memo {
+    bool valid;
+    uint64_t nsamples;
+    int64_t limit, vis;      /* the minute asked (at most the series' newest), the horizon */
+    int64_t found;           /* the newest minute <= limit visible at vis (0: none) */
+    int64_t hidden;          /* the oldest minute of (found, limit] holding a value that had
+                              * not arrived by vis (INT64_MAX: none) */
+};
+
+static void memo_alloc(struct bt_store *s)
+{
+    free(s->sum_memo);
+    free(s->newest_memo);
+    s->sum_memo_routes = s->nroutes > 0 ? s->nroutes : 0;
+    size_t n = (size_t)(s->sum_memo_routes ? s->sum_memo_routes : 1);
+    s->sum_memo = bt_xcalloc(n * MEMO_SLOTS, sizeof *s->sum_memo);
+    s->newest_memo = bt_xcalloc(n * BT_SIG_COUNT, sizeof *s->newest_memo);
+}
+
 static void span_add(struct bt_span_list *l, int64_t from, int64_t to, int64_t keep_after)
 {
     if (to <= from)
@@ -289,6 +331,9 @@ void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
 {
     size_t n = (size_t)src->nroutes;
     dst->cov = NULL;
+    dst->sum_memo = NULL; /* the copy's series change: none of src's sums hold there */
+    dst->newest_memo = NULL;
+    dst->sum_memo_routes = 0;
     dst->cov_recorded = NULL;
     dst->covlog = NULL;
     dst->ncovlog = dst->capcovlog = dst->covlog_applied = 0;
@@ -308,6 +353,7 @@ void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
 void bt_store_track_arrival(struct bt_store *s)
 {
     s->track_arrival = true;
+    memo_alloc(s);
 }
 
 void bt_store_clear(struct bt_store *s)
@@ -315,10 +361,17 @@ void bt_store_clear(struct bt_store *s)
     for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
         free(s->series[i].f);
         free(s->series[i].d);
-        free(s->series[i].arr16);
-        free(s->series[i].arr);
+        if (!s->series[i].arr_shared) {
+            free(s->series[i].arr16);
+            free(s->series[i].arr);
+        }
         s->series[i] = (struct bt_series){0};
     }
+    for (size_t i = 0; i < s->narr_pool; i++)
+        free(s->arr_pool[i]);
+    free(s->arr_pool);
+    s->arr_pool = NULL;
+    s->narr_pool = 0;
     free(s->log);
     s->log = NULL;
     s->nlog = s->caplog = 0;
@@ -330,6 +383,10 @@ void bt_store_clear(struct bt_store *s)
     s->ncovlog = s->capcovlog = s->covlog_applied = 0;
     s->covlog_unsorted = false;
     bt_counters_free(s);
+    if (s->sum_memo)
+        memset(s->sum_memo, 0, (size_t)s->sum_memo_routes * MEMO_SLOTS * sizeof *s->sum_memo);
+    if (s->newest_memo)
+        memset(s->newest_memo, 0, (size_t)s->sum_memo_routes * BT_SIG_COUNT * sizeof *s->newest_memo);
     memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
     s->nsamples = 0;
@@ -343,6 +400,11 @@ void bt_store_free(struct bt_store *s)
     bt_store_clear(s);
     free(s->series);
     free(s->status);
+    free(s->sum_memo);
+    free(s->newest_memo);
+    s->sum_memo = NULL;
+    s->newest_memo = NULL;
+    s->sum_memo_routes = 0;
     s->series = NULL;
     s->status = NULL;
 }
@@ -356,9 +418,15 @@ static size_t slot(const struct bt_series *se, int64_t minute)
     return (size_t)(((m % c) + c) % c);
 }
 
+#define MAX_SCALE 4
+static const double pow10s[MAX_SCALE + 1] = {1, 10, 100, 1000, 10000};
+
 static double sval(const struct bt_series *se, size_t k)
 {
-    return se->d ? se->d[k] : (double)se->f[k];
+    if (se->d)
+        return se->d[k];
+    /* q / 10^scale rounds once, to the double nearest the decimal (as strtod did) */
+    return se->scale ? (double)se->f[k] / pow10s[se->scale] : (double)se->f[k];
 }
 
 static bool fits_float(double v)
@@ -366,15 +434,58 @@ static bool fits_float(double v)
     return isnan(v) || (fabs(v) <= FLT_MAX && (double)(float)v == v);
 }
 
+/* Whether v is q / 10^p for a whole q a float holds exactly (|q| < 2^24); *q: it. */
+static bool fits_scaled(double v, int p, double *q)
+{
+    *q = nearbyint(v * pow10s[p]);
+    return fabs(*q) < 16777216.0 && *q / pow10s[p] == v;
+}
+
+/* A float ring whose values (and v) are all decimals of at most MAX_SCALE places
+ * that fit as whole floats: moved to the fewest places that hold them all. */
+static bool rescale(struct bt_series *se, double v)
+{
+    double q;
+    for (int p = se->scale + 1; p <= MAX_SCALE; p++) {
+        if (!fits_scaled(v, p, &q))
+            continue;
+        bool all = true;
+        for (int i = 0; i < se->cap && all; i++) {
+            double x = sval(se, (size_t)i);
+            all = isnan(x) || fits_scaled(x, p, &q);
+        }
+        if (!all)
+            continue;
+        for (int i = 0; i < se->cap; i++) {
+            double x = sval(se, (size_t)i);
+            if (!isnan(x) && fits_scaled(x, p, &q))
+                se->f[i] = (float)q;
+        }
+        se->scale = (int8_t)p;
+        return true;
+    }
+    return false;
+}
+
 static void sset(struct bt_series *se, size_t k, double v)
 {
-    if (!se->d && !fits_float(v)) {
+    double q;
+    if (!se->d && !isnan(v) && (se->scale || !fits_float(v))) {
+        /* a latency of 2383.7 is no float: kept as 23837 with one decimal place */
+        if (fits_scaled(v, se->scale, &q) || (rescale(se, v) && fits_scaled(v, se->scale, &q))) {
+            se->f[k] = (float)q;
+            return;
+        }
+    }
+    if (!se->d && !isnan(v) && (se->scale || !fits_float(v))) {
         /* the first value a float would round: the whole ring in double from now on */
-        se->d = bt_xmalloc((size_t)se->cap * sizeof *se->d);
+        double *d = bt_xmalloc((size_t)se->cap * sizeof *d);
         for (int i = 0; i < se->cap; i++)
-            se->d[i] = se->f[i];
+            d[i] = sval(se, (size_t)i);
         free(se->f);
         se->f = NULL;
+        se->d = d;
+        se->scale = 0;
     }
     if (se->d)
         se->d[k] = v;
@@ -392,8 +503,30 @@ static int32_t aval(const struct bt_series *se, size_t k)
     return se->arr ? se->arr[k] : se->arr16[k];
 }
 
+/* The series' own copy of the offsets it shares (before a change). */
+static void arr_own(struct bt_series *se)
+{
+    if (!se->arr_shared)
+        return;
+    size_t c = (size_t)se->cap;
+    if (se->arr16) {
+        int16_t *n = bt_xmalloc(c * sizeof *n);
+        memcpy(n, se->arr16, c * sizeof *n);
+        se->arr16 = n;
+    }
+    if (se->arr) {
+        int32_t *n = bt_xmalloc(c * sizeof *n);
+        memcpy(n, se->arr, c * sizeof *n);
+        se->arr = n;
+    }
+    se->arr_shared = false;
+}
+
 static void aset(struct bt_series *se, size_t k, int32_t a)
 {
+    if (se->arr_shared && aval(se, k) == a)
+        return;
+    arr_own(se);
     if (!se->arr && (a < INT16_MIN || a > INT16_MAX)) {
         se->arr = bt_xmalloc((size_t)se->cap * sizeof *se->arr);
         for (int i = 0; i < se->cap; i++)
@@ -412,6 +545,7 @@ static void series_resize(struct bt_series *se, int cap, int64_t from, bool arri
 {
     struct bt_series n = *se;
     n.cap = cap;
+    n.arr_shared = false; /* its offsets are new arrays */
     n.f = se->d ? NULL : bt_xmalloc((size_t)cap * sizeof *n.f);
     n.d = se->d ? bt_xmalloc((size_t)cap * sizeof *n.d) : NULL;
     n.arr16 = arrival && !se->arr ? bt_xcalloc((size_t)cap, sizeof *n.arr16) : NULL;
@@ -429,8 +563,10 @@ static void series_resize(struct bt_series *se, int cap, int64_t from, bool arri
     }
     free(se->f);
     free(se->d);
-    free(se->arr16);
-    free(se->arr);
+    if (!se->arr_shared) {
+        free(se->arr16);
+        free(se->arr);
+    }
     *se = n;
 }
 
@@ -450,6 +586,47 @@ void bt_series_copy(struct bt_series *dst, const struct bt_series *src)
         memcpy(dst->arr16, src->arr16, c * sizeof *dst->arr16);
     if (src->arr)
         memcpy(dst->arr, src->arr, c * sizeof *dst->arr);
+    dst->arr_shared = false;
+}
+
+/* Do b's offsets say a's wherever a holds a value (elsewhere they are never read)? */
+static bool arr_agree(const struct bt_series *a, const struct bt_series *b)
+{
+    if (a->cap != b->cap || !a->arr16 != !b->arr16)
+        return false;
+    for (int k = 0; k < a->cap; k++)
+        if (!isnan(sval(a, (size_t)k)) && aval(a, (size_t)k) != aval(b, (size_t)k))
+            return false;
+    return true;
+}
+
+void bt_store_share_arrivals(struct bt_store *s)
+{
+    for (int r = 0; r < s->nroutes; r++) {
+        struct bt_series *own[BT_SIG_COUNT]; /* the route's distinct offsets so far */
+        int n = 0;
+        for (int g = 0; g < BT_SIG_COUNT; g++) {
+            struct bt_series *se = &s->series[(size_t)r * BT_SIG_COUNT + (size_t)g];
+            if (!has_arr(se) || se->arr_shared)
+                continue;
+            int i = 0;
+            while (i < n && !arr_agree(se, own[i]))
+                i++;
+            if (i < n) { /* another's: this one's are dropped */
+                free(se->arr16);
+                free(se->arr);
+                se->arr16 = own[i]->arr16;
+                se->arr = own[i]->arr;
+                se->arr_shared = true;
+                continue;
+            }
+            own[n++] = se;
+            /* the store keeps them; every series reading them only reads */
+            s->arr_pool = bt_xrealloc(s->arr_pool, (s->narr_pool + 1) * sizeof *s->arr_pool);
+            s->arr_pool[s->narr_pool++] = se->arr16 ? (void *)se->arr16 : (void *)se->arr;
+            se->arr_shared = true;
+        }
+    }
 }
 
 size_t bt_series_bytes(const struct bt_series *se)
@@ -577,15 +754,45 @@ void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int
             out[i] = NAN;
         return;
     }
-    int64_t lo = se->newest - (int64_t)se->cap * 60; /* as bt_store_at: (lo, newest] */
-    size_t k = slot(se, from);
-    int64_t m = from;
-    for (int i = 0; i < n; i++, m += 60, k = k + 1 == (size_t)se->cap ? 0 : k + 1) {
-        if (m > se->newest || m <= lo || (s->horizon && has_arr(se) && m + aval(se, k) > s->horizon))
-            out[i] = NAN;
-        else
-            out[i] = sval(se, k);
+    /* as bt_store_at: the ring holds (lo, newest]; the minutes of the window inside it
+     * are [i, end), read slot after slot with the store's form of value decided once
+     * (speed and spend read an hour of several series per route and evaluation) */
+    int64_t lo = se->newest - (int64_t)se->cap * 60;
+    int64_t skip = from > lo ? 0 : (lo - from) / 60 + 1;
+    int64_t upto = se->newest < from ? 0 : (se->newest - from) / 60 + 1;
+    int i = skip < n ? (int)skip : n;
+    int end = upto < n ? (int)upto : n;
+    for (int j = 0; j < i; j++)
+        out[j] = NAN;
+    int64_t m = from + 60 * (int64_t)i;
+    size_t k = slot(se, m);
+    bool hz = s->horizon && has_arr(se);
+    double div = se->d ? 1 : pow10s[se->scale];
+    for (; i < end; i++, m += 60, k = k + 1 == (size_t)se->cap ? 0 : k + 1) {
+        double v = se->d ? se->d[k] : se->scale ? (double)se->f[k] / div : (double)se->f[k];
+        out[i] = hz && m + aval(se, k) > s->horizon ? NAN : v;
     }
+    for (; i < n; i++)
+        out[i] = NAN;
+}
+
+/* The newest minute of (lo, hi] of se holding a value arrived by vis (0: none); a
+ * value still to arrive lowers *hidden. */
+static int64_t newest_scan(const struct bt_series *se, int64_t hi, int64_t lo, int64_t vis,
+                           int64_t *hidden)
+{
+    bool arr = has_arr(se);
+    for (int64_t m = hi; m > lo; m -= 60) {
+        size_t k = slot(se, m);
+        if (isnan(sval(se, k)))
+            continue;
+        if (arr && m + aval(se, k) > vis) {
+            *hidden = m;
+            continue;
+        }
+        return m;
+    }
+    return 0;
 }
 
 int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit)
@@ -596,15 +803,39 @@ int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig,
     int64_t m = bt_minute_floor(limit);
     if (m > se->newest)
         m = se->newest;
-    for (int64_t lo = se->newest - (int64_t)se->cap * 60; m > lo; m -= 60) {
-        size_t k = slot(se, m);
-        if (isnan(sval(se, k)))
-            continue;
-        if (s->horizon && has_arr(se) && m + aval(se, k) > s->horizon)
-            continue;
-        return m;
+    int64_t lo = se->newest - (int64_t)se->cap * 60;
+    int64_t vis = s->horizon ? s->horizon : INT64_MAX;
+    if (!s->newest_memo || route >= s->sum_memo_routes) {
+        int64_t hidden = INT64_MAX;
+        return newest_scan(se, m, lo, vis, &hidden);
     }
-    return 0;
+    /* replay: carried from the last answer while the limit and the horizon only move on
+     * (the minutes under the last limit are scanned again only from the oldest that
+     * held a value still to arrive) */
+    struct bt_newest_memo *mm = &s->newest_memo[(size_t)route * BT_SIG_COUNT + (size_t)sig];
+    if (mm->valid && mm->nsamples == s->nsamples && m >= mm->limit && vis >= mm->vis) {
+        int64_t hidden = INT64_MAX;
+        int64_t found = newest_scan(se, m, mm->limit > lo ? mm->limit : lo, vis, &hidden);
+        if (!found) {
+            if (vis > mm->vis && mm->hidden != INT64_MAX) {
+                int64_t old = INT64_MAX;
+                found = newest_scan(se, mm->limit, mm->hidden - 60, vis, &old);
+                hidden = old < hidden ? old : hidden;
+            } else {
+                hidden = mm->hidden < hidden ? mm->hidden : hidden;
+            }
+            if (!found)
+                found = mm->found; /* still visible: the horizon only moved on */
+        }
+        *mm = (struct bt_newest_memo){.valid = true, .nsamples = s->nsamples, .limit = m,
+                                      .vis = vis, .found = found, .hidden = hidden};
+        return found;
+    }
+    int64_t hidden = INT64_MAX;
+    int64_t found = newest_scan(se, m, lo, vis, &hidden);
+    *mm = (struct bt_newest_memo){.valid = true, .nsamples = s->nsamples, .limit = m, .vis = vis,
+                                  .found = found, .hidden = hidden};
+    return found;
 }
 
 struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src)
@@ -1032,6 +1263,106 @@ bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal d
            bt_store_covered(s, route, daily, day) == BT_COV_SETTLED;
 }
 
+/* ---- sums over minutes (replay carries them forward) ---- */
+
+/* A whole number whose sums (at most a store's minutes of them, < 2^16) stay below
+ * 2^53, so they are exact whatever the order of adding; -0 is left to the loop (its
+ * sign depends on the order). */
+static bool whole(double v)
+{
+    return fabs(v) < 0x1p36 && v == floor(v) && !(v == 0 && signbit(v));
+}
+
+/* Adds minute m of se to the memo when it holds a value that arrived by vis; a value
+ * still to arrive lowers *hidden. False: the value is not a whole number. */
+static bool memo_take(struct bt_sum_memo *mm, const struct bt_series *se, int64_t m,
+                      int64_t after, int64_t vis, int64_t *hidden)
+{
+    if (m > se->newest || m <= se->newest - (int64_t)se->cap * 60)
+        return true;
+    size_t k = slot(se, m);
+    double v = sval(se, k);
+    if (isnan(v))
+        return true;
+    if (has_arr(se)) {
+        int64_t a = m + aval(se, k);
+        if (a <= after)
+            return true; /* summed already */
+        if (a > vis) {
+            if (m < *hidden)
+                *hidden = m;
+            return true;
+        }
+    }
+    if (!whole(v))
+        return false;
+    mm->sum += v;
+    mm->n++;
+    return true;
+}
+
+/* The sum of route's sig over from..through from the replay's memo: false when it
+ * cannot say (no memo, another signal, a value that is not a whole number). */
+static bool memo_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                     int64_t through, double *sum, int *n)
+{
+    int k = memo_slot(sig);
+    const struct bt_series *se = series_of(s, route, sig);
+    if (!s->sum_memo || k < 0 || !se || route >= s->sum_memo_routes)
+        return false;
+    struct bt_sum_memo *mm = &s->sum_memo[(size_t)route * MEMO_SLOTS + (size_t)k];
+    int64_t vis = s->horizon ? s->horizon : INT64_MAX;
+    if (!mm->valid || mm->nsamples != s->nsamples || mm->from != from || through < mm->through ||
+        vis < mm->vis)
+        *mm = (struct bt_sum_memo){.valid = true, .exact = true, .nsamples = s->nsamples,
+                                   .from = from, .through = from - 60, .vis = vis,
+                                   .hidden = INT64_MAX};
+    if (!mm->exact)
+        return false;
+    if (se->cap && (vis > mm->vis || through > mm->through)) {
+        int64_t hidden = INT64_MAX;
+        if (vis > mm->vis) { /* the minutes summed before that have arrived since */
+            for (int64_t m = mm->hidden; m <= mm->through; m += 60)
+                if (!memo_take(mm, se, m, mm->vis, vis, &hidden))
+                    return mm->exact = false;
+        } else {
+            hidden = mm->hidden;
+        }
+        for (int64_t m = mm->through + 60; m <= through; m += 60)
+            if (!memo_take(mm, se, m, INT64_MIN, vis, &hidden))
+                return mm->exact = false;
+        mm->hidden = hidden;
+    }
+    mm->through = through > mm->through ? through : mm->through;
+    mm->vis = vis;
+    *sum = mm->sum;
+    *n = mm->n;
+    return true;
+}
+
+double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                    int64_t through, int *n)
+{
+    from = bt_minute_floor(from);
+    through = bt_minute_floor(through);
+    double sum = 0;
+    int k = 0;
+    if (!memo_sum(s, route, sig, from, through, &sum, &k)) {
+        sum = 0;
+        k = 0;
+        for (int64_t t = from; t <= through; t += 60) {
+            double v = bt_store_at(s, route, sig, t);
+            if (!isnan(v)) {
+                sum += v;
+                k++;
+            }
+        }
+    }
+    if (n)
+        *n = k;
+    return sum;
+}
+
 double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through)
 {
     int64_t day = through - through % 86400;
@@ -1040,7 +1371,15 @@ double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal dail
     if (t0 == day)
         return sum; /* to the poll that asked: nothing after it is added */
     enum bt_signal per = bt_signal_daily_minute(daily);
-    for (int64_t t = t0 >= 0 ? t0 + 60 : day; t <= through; t += 60) {
+    int64_t from = t0 >= 0 ? t0 + 60 : day;
+    double part;
+    int n;
+    /* whole numbers (token counts) add up exactly in any order: the replay's running
+     * sum of the minutes is the loop's */
+    if ((isnan(sum) || whole(sum)) &&
+        memo_sum(s, route, per, from, bt_minute_floor(through), &part, &n))
+        return !n ? sum : isnan(sum) ? part : sum + part;
+    for (int64_t t = from; t <= through; t += 60) {
         double v = bt_store_at(s, route, per, t);
         if (!isnan(v))
             sum = isnan(sum) ? v : sum + v;

@@ -204,10 +204,12 @@ struct bt_threshold {
  * first sample and grown (doubling, up to the store's history) as the minutes
  * it holds span more, so memory follows what is actually observed: `check`'s
  * ten-minute window takes 16 slots, not a day's 1440. Values are kept as float
- * while every one is exactly a float (token and call counts below 2^24), and the
- * whole ring in double from the first that is not (a day's sum, an average), so
- * no number read back ever differs from the one stored; arrival offsets the same
- * way in int16 or int32. */
+ * while every one is exactly a float (token and call counts below 2^24) or a decimal
+ * of at most 4 places that is one scaled (a latency's 2383.7 as 23837, scale 1), and
+ * the whole ring in double from the first that is neither (a day's sum, an average
+ * of many digits), so no number read back ever differs from the one stored; arrival
+ * offsets the same way in int16 or int32 (a read recording's series of one route
+ * share them where they agree: bt_store_share_arrivals). */
 struct bt_series {
     float *f;                /* NAN = no data; while every value fits a float exactly */
     double *d;               /* the same in double, once one did not (then f is NULL) */
@@ -216,6 +218,10 @@ struct bt_series {
     int16_t *arr16;
     int32_t *arr;
     int cap;                 /* slots: minute m at (m / 60) % cap; 0 before the first sample */
+    int8_t scale;            /* f holds value x 10^scale, whole (a latency's 2383.7 as
+                              * 23837: read back as the double nearest it), 0: the value */
+    bool arr_shared;         /* the offsets are the store's (bt_store_share_arrivals): read
+                              * only, copied before a change */
     int64_t oldest;          /* oldest minute stored still inside the history */
     int64_t newest;          /* newest minute present, 0 if none */
 };
@@ -290,6 +296,8 @@ struct bt_counter_state; /* core/counters.c */
 struct bt_series_store;  /* core/shares.c */
 struct bt_cov_series;    /* core/model.c: one route and signal's covered minutes */
 struct bt_cov_rec;
+struct bt_sum_memo;      /* core/model.c: replay's running sums since midnight */
+struct bt_newest_memo;
 
 struct bt_store {
     int nroutes;
@@ -331,6 +339,17 @@ struct bt_store {
     size_t ncovlog, capcovlog;
     size_t covlog_applied;   /* replay: records [0, applied) are in cov (the horizon's) */
     bool covlog_unsorted;    /* a record arrived before the one logged before it */
+    /* replay (bt_store_track_arrival): per route and per-minute signal a day sums
+     * (input, output, cache write, cache read), the last sum bt_store_sum took, carried
+     * forward as the horizon and the minute move on (a day's export asks it for every
+     * route at every step: summed afresh, it was quadratic in the recording) */
+    struct bt_sum_memo *sum_memo;
+    /* and per route and signal, the last newest minute bt_store_newest found */
+    struct bt_newest_memo *newest_memo;
+    int sum_memo_routes;     /* the routes both have room for */
+    /* replay: arrival offsets shared by the series of a route that agree on them */
+    void **arr_pool;
+    size_t narr_pool;
 };
 
 struct bt_sample {
@@ -414,7 +433,8 @@ int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_sig
 /* How many of the n minutes from `from` on are settled and covered for sig. */
 int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
                            int n);
-/* dst's coverage becomes a deep copy of src's (a what-if copy of the store). */
+/* dst's coverage becomes a deep copy of src's (a what-if copy of the store); dst keeps
+ * none of src's carried sums (bt_store_sum: its series are about to change). */
 void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
@@ -448,10 +468,22 @@ bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through);
  * answered with no datapoint. False: it was not asked (a recording from before
  * DAY_CACHE_READ, a metric ListMetrics does not list) and only minutes can tell. */
 bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
+/* The sum of sig's values visible at the minutes from..through (bt_store_at of each,
+ * the missing ones skipped), added in minute order; *n (may be NULL) says how many
+ * were added (0: the sum is NAN). A replay's store carries the last sum of each route's
+ * per-minute token signal forward while the horizon and `through` only move on (the
+ * result is the one the loop gives: carried only while every value is a whole number,
+ * whose sums are exact in any order). */
+double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
+                    int64_t through, int *n);
 /* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out);
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
+/* Replay, once a recording is read: the series of one route whose minutes arrived
+ * together (the signals of one sample line) share one array of arrival offsets (a
+ * day of 200 routes: 11.6 MB of offsets, most of them copies). Nothing read changes. */
+void bt_store_share_arrivals(struct bt_store *s);
 /* Replay: keep arrivals and an event log (call right after init). */
 void bt_store_track_arrival(struct bt_store *s);
 /* Replay: show the model as at time t: samples that arrived later are hidden,

@@ -754,6 +754,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         rp->polls[j] = v;
     }
     bound_window(rp, path, warn, warn_arg);
+    bt_store_share_arrivals(&rp->store); /* every sample is in: a route's lines agree */
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);
     return true;
