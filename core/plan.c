@@ -135,6 +135,14 @@ static void clone_store(struct bt_store *d, const struct bt_store *s)
      * (shared, they were freed twice: plan on any admission counters crashed) */
     d->counters = NULL;
     d->series_store = NULL; /* the per-series values too (core/shares.c): the original's */
+    /* replay's shared arrival offsets and running day sums are the original's: the
+     * copy's series get their own offsets (bt_series_copy), and its sums are summed
+     * afresh (the changed observations are not the original's) */
+    d->arr_pool = NULL;
+    d->narr_pool = 0;
+    d->sum_memo = NULL;
+    d->newest_memo = NULL;
+    d->sum_memo_routes = 0;
     size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
     d->series = bt_xcalloc(ns, sizeof *d->series);
     for (size_t i = 0; i < ns && s->nroutes; i++)
