@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/shares.h"
+#include "core/sanitize.h"
 #include "core/util.h"
 
 /* ---- signals, from the BT_SIGNALS table ------------------------------- */
@@ -78,14 +79,7 @@ static void series_id(const struct bt_prom_series *s, const char *skip, char *ou
         if (skip && !strcmp(next->name, skip))
             continue;
         bt_buf_printf(&b, "%s%s=\"", b.len ? "," : "", next->name);
-        for (const char *p = next->value; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                bt_buf_putc(&b, '\\');
-            if (*p == '\n')
-                bt_buf_puts(&b, "\\n");
-            else
-                bt_buf_putc(&b, *p);
-        }
+        bt_label_escape_buf(&b, next->value);
         bt_buf_putc(&b, '"');
     }
     const char *id = bt_buf_str(&b);

@@ -136,6 +136,18 @@ void bt_san_csv_buf(struct bt_buf *b, const char *s)
     bt_buf_putc(b, '"');
 }
 
+void bt_label_escape_buf(struct bt_buf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            bt_buf_putc(b, '\\');
+        if (*p == '\n')
+            bt_buf_puts(b, "\\n");
+        else
+            bt_buf_putc(b, *p);
+    }
+}
+
 void bt_san_prom_label_buf(struct bt_buf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");

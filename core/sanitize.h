@@ -54,6 +54,10 @@ void bt_san_md_buf(struct bt_buf *b, const char *s);
 
 /* Prometheus text format: appends s escaped for use inside a label value's quotes. */
 void bt_san_prom_label_buf(struct bt_buf *b, const char *s);
+/* The same three escapes (\\ \" \n) and nothing else: a series' identity
+ * (label="value",...) keeps every other byte as it came, so two series told apart
+ * by a byte the sanitiser would turn into '?' stay apart. */
+void bt_label_escape_buf(struct bt_buf *b, const char *s);
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when s does not start one
  * (NUL, a stray continuation byte, an overlong or surrogate form, a truncated tail). */

@@ -10,6 +10,7 @@
 #include "core/counters.h"
 #include "core/eval_int.h"
 #include "core/shares_int.h"
+#include "core/sanitize.h"
 #include "core/util.h"
 
 /* ---- the per-series store ---- */
@@ -296,14 +297,7 @@ bool bt_share_readback_id(enum bt_share_by by, const char *name, char *out, size
 {
     struct bt_buf b = {0};
     bt_buf_printf(&b, "__share=\"%s\",name=\"", bt_share_by_name(by));
-    for (const char *p = name; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            bt_buf_putc(&b, '\\');
-        if (*p == '\n')
-            bt_buf_puts(&b, "\\n");
-        else
-            bt_buf_putc(&b, *p);
-    }
+    bt_label_escape_buf(&b, name);
     bt_buf_putc(&b, '"');
     bool fits = b.len < n;
     if (fits)
