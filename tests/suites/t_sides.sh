@@ -78,6 +78,9 @@ detail() { # detail ROUTE: the route's detail screen, captured
     T capture-pane -p -t "$s"
     T send-keys -t "$s" -l $'\eOF' # End: the figures section
     wait_for "$s" " PgUp" || return 1
+    # the pane may be caught mid-redraw (the header's PgUp drawn, the figures not
+    # yet): wait for the figures section's own headroom line too
+    wait_for "$s" ", binding side " || return 1
     T capture-pane -p -t "$s"
     T kill-session -t "$s"
 }
