@@ -147,6 +147,31 @@ static const struct bt_collector_ops *const live_collectors[] = {
     &bt_pricing_collector,
 };
 static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
+
+/* what the credential chain asks beside the collectors (aws/creds_assume.c) */
+static const struct bt_iam_need creds_iam[] = {
+    {"sts:AssumeRole", "a profile with role_arn, on that role", false},
+    {NULL, NULL, false},
+};
+
+size_t app_iam_needs(const struct bt_iam_need **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= BT_ARRAY_LEN(live_collectors); i++) {
+        const struct bt_iam_need *l = i < BT_ARRAY_LEN(live_collectors) ? live_collectors[i]->iam : creds_iam;
+        for (; l && l->action; l++) {
+            bool seen = false;
+            for (size_t k = 0; k < n && k < max && !seen; k++)
+                seen = !strcmp(out[k]->action, l->action);
+            if (seen)
+                continue;
+            if (n < max)
+                out[n] = l;
+            n++;
+        }
+    }
+    return n;
+}
 /* --source prometheus+http://...: bedtop's own series, no AWS request */
 static const struct bt_collector_ops *const source_collectors[] = {&bt_promsource_collector};
 

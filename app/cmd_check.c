@@ -56,6 +56,7 @@ const struct bt_cmd_entry bt_cmd_check_entry = {
                "route; an unknown route counts as --unknown-as), 3 bedtop could not run",
     .opts = check_options, .nopts = BT_ARRAY_LEN(check_options),
     .size = sizeof(struct check_opts), .exec = cmd_check_exec,
+    .aws = "unless --demo or --source", .aws_once = true,
 };
 
 /* True when no usage source (CloudWatch, admission counters) answered for any

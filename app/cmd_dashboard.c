@@ -48,6 +48,7 @@ const struct bt_cmd_entry bt_cmd_dashboard_entry = {
     .name = "the dashboard",
     .opts = dash_options, .nopts = BT_ARRAY_LEN(dash_options),
     .size = sizeof(struct dash_opts), .exec = cmd_dashboard_exec,
+    .aws = "unless --demo or --source",
 };
 
 struct dash {

@@ -57,6 +57,7 @@ const struct bt_cmd_entry bt_cmd_plan_entry = {
                "--limits: the limits to set at the admission boundary",
     .opts = plan_options, .nopts = BT_ARRAY_LEN(plan_options),
     .size = sizeof(struct plan_opts), .exec = cmd_plan_exec,
+    .aws = "unless --demo, --source or --replay",
 };
 
 static bool number(const char *opt, const char *s, double lo, double hi, double *out)

@@ -42,6 +42,7 @@ const struct bt_cmd_entry bt_cmd_record_entry = {
                "to FILE (--since D: backfills the last D from CloudWatch)",
     .opts = record_options, .nopts = BT_ARRAY_LEN(record_options),
     .size = sizeof(struct record_opts), .init = record_init, .exec = cmd_record_exec,
+    .aws = "unless --demo or --source",
 };
 
 static void record_after_tick(void *arg, int64_t now)

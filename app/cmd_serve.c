@@ -51,6 +51,7 @@ const struct bt_cmd_entry bt_cmd_serve_entry = {
                "headroom in the Prometheus exposition format",
     .opts = serve_options, .nopts = BT_ARRAY_LEN(serve_options),
     .size = sizeof(struct serve_opts), .exec = cmd_serve_exec,
+    .aws = "unless --demo",
 };
 
 /* One evaluation's exposition in one format: rendered once, at the first scrape that

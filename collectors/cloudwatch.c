@@ -664,8 +664,13 @@ static const struct bt_collector_kind cw_kind = {
     .free_group = cw_free_group, .free_self = cw_free,
 };
 
+static const struct bt_iam_need cw_iam[] = {
+    {"cloudwatch:GetMetricData", NULL, false},
+    {"cloudwatch:ListMetrics", NULL, false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_cloudwatch_collector =
-    BT_COLLECTOR_SKELETON("cloudwatch", cw_create, cw_tick);
+    BT_COLLECTOR_SKELETON("cloudwatch", cw_create, cw_tick, cw_iam);
 
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {

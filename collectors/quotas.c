@@ -505,8 +505,14 @@ static void sq_tick(void *self, int64_t now)
     }
 }
 
+static const struct bt_iam_need sq_iam[] = {
+    {"servicequotas:ListServiceQuotas", NULL, false},
+    {"servicequotas:ListAWSDefaultServiceQuotas", NULL, false},
+    {"bedrock:GetInferenceProfile", "a route on an application inference profile without base_model", false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_quotas_collector =
-    BT_COLLECTOR_SKELETON("quotas", sq_create, sq_tick);
+    BT_COLLECTOR_SKELETON("quotas", sq_create, sq_tick, sq_iam);
 
 unsigned long bt_quotas_requests(void *self)
 {

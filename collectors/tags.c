@@ -322,6 +322,10 @@ static void tg_destroy(void *self)
     free(t);
 }
 
+static const struct bt_iam_need tg_iam[] = {
+    {"bedrock:ListTagsForResource", "attribute_by = tag:KEY", false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_tags_collector = {
     .name = "tags",
     .create = tg_create,
@@ -329,4 +333,5 @@ const struct bt_collector_ops bt_tags_collector = {
     .next_due = tg_next_due,
     .busy = tg_busy,
     .destroy = tg_destroy,
+    .iam = tg_iam,
 };
