@@ -330,3 +330,11 @@ void bt_json_add_str(cJSON *o, const char *k, const char *v)
     else
         cJSON_AddNullToObject(o, k);
 }
+
+void bt_json_add_time(cJSON *o, const char *k, int64_t t)
+{
+    char iso[32] = "";
+    if (t)
+        bt_fmt_iso(t, iso, sizeof iso);
+    bt_json_add_str(o, k, iso);
+}

@@ -216,6 +216,43 @@ bool bt_cache_file(const char *name, bool make_dir, char *out, size_t n)
     return w > 0 && (size_t)w < n;
 }
 
+bool bt_write_private_file(const char *path, const void *data, size_t len, bool sync)
+{
+    size_t n = strlen(path) + 8;
+    char *tmp = bt_xmalloc(n);
+    snprintf(tmp, n, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    bool ok = fd >= 0;
+    if (ok)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    const char *p = data;
+    for (size_t off = 0; ok && off < len;) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            ok = false;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (ok && sync && fsync(fd) != 0)
+        ok = false;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok && fd >= 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return ok;
+}
+
 bool bt_exe_dir(char *out, size_t n)
 {
     char exe[1024];

@@ -31,6 +31,13 @@ bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n);
  * when there is no cache directory or the path does not fit. */
 bool bt_cache_file(const char *name, bool make_dir, char *out, size_t n);
 
+/* Writes a file bedtop keeps itself (a cache, the state, a token), whole or not at all:
+ * a new file of our own beside path (mkstemp: O_EXCL, 0600, so a symlink or FIFO planted
+ * at a guessable name is never followed or written through; close-on-exec), the data
+ * written (sync: and fsync'd), then renamed over path. False on any failure, with errno
+ * set and path as it was. */
+bool bt_write_private_file(const char *path, const void *data, size_t len, bool sync);
+
 /* A set of files written together into one directory (report incident's report.md and
  * charts): each is written to a new temporary name there (O_EXCL: never a planted FIFO,
  * device or link) and all are renamed into place at the end, or none: a full disk or
