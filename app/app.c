@@ -27,6 +27,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "io/recfile.h"
 #include "io/conffile.h"
 

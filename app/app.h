@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/headroom.h"
 #include "core/model.h"
+#include "io/file.h" /* bt_err: the commands' messages, and main.c's */
 
 /* The options every command shares: the account and Region to poll, the config, the
  * --source, the demo, the view's looks, and the operand FILE (plan: ROUTE). Each command

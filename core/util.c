@@ -502,24 +502,6 @@ bool bt_streq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* One line on stderr, whatever the message carries: outside strings (a file
- * name, a server's error text, a ModelId) go through the terminal sanitiser, so
- * no escape sequence and no newline reaches the terminal. */
-void bt_err(const char *fmt, ...)
-{
-    struct bt_buf msg = {0}, line = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    bt_buf_vprintf(&msg, fmt, ap);
-    va_end(ap);
-    bt_buf_puts(&line, "bedtop: ");
-    bt_san_term_buf(&line, bt_buf_str(&msg), false);
-    bt_buf_putc(&line, '\n');
-    fputs(line.buf, stderr);
-    bt_buf_free(&msg);
-    bt_buf_free(&line);
-}
-
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
                        void *arg, char *err, size_t errlen)
 {

@@ -90,7 +90,4 @@ typedef bool (*bt_kv_fn)(void *arg, char *key, char *value, const char *name, in
                          char *err, size_t errlen);
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
                        void *arg, char *err, size_t errlen);
-
-/* Writes "bedtop: " + message to stderr. */
-void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif
