@@ -65,6 +65,11 @@ static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
     return len ? 0 : -1;
 }
 
+void app_process_init(void)
+{
+    bt_set_oom_hook(bt_oom_say);
+}
+
 bool app_setup_config(struct app_opts *o, struct bt_config *cfg)
 {
     char err[2048];

@@ -141,6 +141,9 @@ struct app {
     struct bt_api_cost cost;   /* requests and metrics counted, unless o->api_cost */
 };
 
+/* What the process sets up before anything runs (main.c, first): core's out-of-memory
+ * hook, so out of memory says so on stderr before exit 3. */
+void app_process_init(void);
 /* Loads the config (or the demo's) and applies command-line overrides. */
 bool app_setup_config(struct app_opts *o, struct bt_config *cfg);
 /* Simulated start time of the demo (minute --demo-at, else default_minute). */

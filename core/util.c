@@ -12,33 +12,43 @@
 #include <string.h>
 #include <time.h>
 
+/* Out of memory: core writes nowhere (it only computes), so what says it is the
+ * program's hook; then exit 3 (bt_status_exit's UNKNOWN), hook or none. */
+static bt_oom_fn oom_say;
+
+void bt_set_oom_hook(bt_oom_fn say)
+{
+    oom_say = say;
+}
+
+_Noreturn void bt_out_of_memory(void)
+{
+    if (oom_say)
+        oom_say();
+    exit(3);
+}
+
 void *bt_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) {
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!p)
+        bt_out_of_memory();
     return p;
 }
 
 void *bt_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!p)
+        bt_out_of_memory();
     return p;
 }
 
 void *bt_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!q)
+        bt_out_of_memory();
     return q;
 }
 

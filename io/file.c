@@ -279,3 +279,8 @@ void bt_err(const char *fmt, ...)
     bt_buf_free(&msg);
     bt_buf_free(&line);
 }
+
+void bt_oom_say(void)
+{
+    fputs("bedtop: out of memory\n", stderr); /* allocates nothing: stderr is unbuffered */
+}

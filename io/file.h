@@ -58,4 +58,7 @@ bool bt_data_path(const char *file, char *out, size_t n);
 /* Writes "bedtop: " + message to stderr, one line: outside strings go through the
  * terminal sanitiser. */
 void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The out-of-memory hook (bt_set_oom_hook, core/util.h) the program installs at
+ * start-up: "bedtop: out of memory" on stderr (core then exits 3). */
+void bt_oom_say(void);
 #endif
