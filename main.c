@@ -637,6 +637,7 @@ int main(int argc, char **argv)
 {
     void *opts;
     const struct bt_cmd_entry *cmd;
+    app_process_init(); /* out of memory from here on says so */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C"); /* JSON, CSV and recordings need a dot */
     int r = parse_args(argc, argv, &opts, &cmd);

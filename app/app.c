@@ -27,6 +27,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "io/recfile.h"
 #include "io/conffile.h"
 
@@ -62,6 +63,11 @@ static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
         len = 0;
     close(fd);
     return len ? 0 : -1;
+}
+
+void app_process_init(void)
+{
+    bt_set_oom_hook(bt_oom_say);
 }
 
 bool app_setup_config(struct app_opts *o, struct bt_config *cfg)

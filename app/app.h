@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/headroom.h"
 #include "core/model.h"
+#include "io/file.h" /* bt_err: the commands' messages, and main.c's */
 
 /* The options every command shares: the account and Region to poll, the config, the
  * --source, the demo, the view's looks, and the operand FILE (plan: ROUTE). Each command
@@ -150,6 +151,9 @@ struct app {
     struct bt_api_cost cost;   /* requests and metrics counted, unless o->api_cost */
 };
 
+/* What the process sets up before anything runs (main.c, first): core's out-of-memory
+ * hook, so out of memory says so on stderr before exit 3. */
+void app_process_init(void);
 /* Loads the config (or the demo's) and applies command-line overrides. */
 bool app_setup_config(struct app_opts *o, struct bt_config *cfg);
 /* Simulated start time of the demo (minute --demo-at, else default_minute). */

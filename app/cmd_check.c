@@ -21,6 +21,7 @@
 #include "render/report.h"
 #include "render/shares.h"
 #include "core/util.h"
+#include "io/file.h"
 
 /* check's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
 #define CHECK_OPTIONS(X, T)                                                                  \

@@ -19,6 +19,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 
 /* the dashboard's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
 #define DASH_OPTIONS(X, T)                                                                   \

@@ -17,6 +17,7 @@
 #include "render/plan.h"
 #include "render/shares.h"
 #include "render/report.h"
+#include "io/file.h"
 #include "io/recfile.h"
 
 /* plan's options: the change asked (core/plan.h), --limits, --replay FILE --at TIME; the

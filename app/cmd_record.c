@@ -18,6 +18,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "io/recfile.h"
 
 APP_CMD_EXEC(cmd_record, struct record_opts)

@@ -24,6 +24,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 
 /* serve's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
 #define SERVE_OPTIONS(X, T)                                                                  \

@@ -19,6 +19,7 @@
 #include "collectors/skeleton.h"
 #include "core/burndown.h"
 #include "core/json.h"
+#include "io/file.h"
 
 #define MAX_TOKEN_LEN 4096   /* bound on a NextToken we echo back */
 #define MAX_QUOTAS 20000     /* bound on quotas kept from one listing */

@@ -16,8 +16,7 @@ char *bt_json_print(const cJSON *j, bool pretty)
     if (!s) {
         /* cJSON_Print fails only when its allocation does (or j is NULL, which is
          * what cJSON_Create* return when theirs did) */
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
+        bt_out_of_memory();
     }
     return s;
 }

@@ -1,4 +1,5 @@
 #include "io/file.h"
+#include "core/sanitize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -296,4 +297,27 @@ bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void 
     bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
     free(text);
     return ok;
+}
+
+/* One line on stderr, whatever the message carries: outside strings (a file
+ * name, a server's error text, a ModelId) go through the terminal sanitiser, so
+ * no escape sequence and no newline reaches the terminal. */
+void bt_err(const char *fmt, ...)
+{
+    struct bt_buf msg = {0}, line = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    bt_buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    bt_buf_puts(&line, "bedtop: ");
+    bt_san_term_buf(&line, bt_buf_str(&msg), false);
+    bt_buf_putc(&line, '\n');
+    fputs(line.buf, stderr);
+    bt_buf_free(&msg);
+    bt_buf_free(&line);
+}
+
+void bt_oom_say(void)
+{
+    fputs("bedtop: out of memory\n", stderr); /* allocates nothing: stderr is unbuffered */
 }

@@ -1,5 +1,6 @@
 /* Reading files for the rooms that compute (core/ never opens one): whole
- * files into memory, "key = value" data files, and where the data files are. */
+ * files into memory, "key = value" data files, and where the data files are; and
+ * the messages on stderr (core/ writes nothing). */
 #ifndef BEDTOP_IO_FILE_H
 #define BEDTOP_IO_FILE_H
 #include <stdbool.h>
@@ -60,4 +61,11 @@ bool bt_exe_dir(char *out, size_t n);
  * data/ beside the binary or its parent (a source-tree build never picks up an
  * older install), then the install directory. */
 bool bt_data_path(const char *file, char *out, size_t n);
+
+/* Writes "bedtop: " + message to stderr, one line: outside strings go through the
+ * terminal sanitiser. */
+void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The out-of-memory hook (bt_set_oom_hook, core/util.h) the program installs at
+ * start-up: "bedtop: out of memory" on stderr (core then exits 3). */
+void bt_oom_say(void);
 #endif

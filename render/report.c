@@ -405,12 +405,6 @@ cJSON *bt_report_json(const struct bt_report *r)
     return o;
 }
 
-static void out_of_memory(void)
-{
-    fputs("bedtop: out of memory\n", stderr); /* bt_json_print's rule */
-    exit(3);
-}
-
 /* Hands out to the sink once it holds this much (and at the end) */
 #define SINK_AT (64u << 10)
 
@@ -463,7 +457,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     struct bt_buf t = {0};
     cJSON *head = cJSON_CreateObject();
     if (!head)
-        out_of_memory();
+        bt_out_of_memory(); /* cJSON failed to allocate, as bt_json_print */
     head_json(r, head);
     bt_buf_puts(&t, "{\n");
     put_members(&t, head, true, out, sink);
@@ -475,7 +469,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         bt_json_arena_reset(ar); /* the head or the route before: printed already */
         cJSON *o = bt_report_route_json(r, i);
         if (!o)
-            out_of_memory();
+            bt_out_of_memory();
         if (!first)
             bt_buf_puts(&t, ", ");
         first = false;
@@ -487,7 +481,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     bt_json_arena_reset(ar);
     cJSON *tail = cJSON_CreateObject();
     if (!tail)
-        out_of_memory();
+        bt_out_of_memory();
     tail_json(r, tail);
     bt_buf_putc(&t, ']');
     bt_buf_puts(&t, tail->child ? ",\n" : "\n");
