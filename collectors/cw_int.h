@@ -1,6 +1,6 @@
-/* Between the CloudWatch files (cw_wire.c, cloudwatch.c, cw_discover.c): the
+/* Between the CloudWatch files (cw_wire.c, cw_collect.c, cw_discover.c): the
  * protocol's constants. Not for other rooms.
- * Their layers, each calling only those below it: cloudwatch.c (the collector) on
+ * Their layers, each calling only those below it: cw_collect.c (the collector) on
  * top; cw_list.c (ListMetrics) and cw_query.c (a poll's queries) under it, neither
  * calling the other (what cw_list.c needs of the collector is handed to it:
  * cw->listed, and cw_submit here); cw_sets.c, then cw_wire.c (the wire format) at
@@ -76,7 +76,7 @@ int cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_que
  * returns how many (at most max). */
 int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
                          struct bt_cw_query *out, int max);
-/* ---- the collector's state (cloudwatch.c polls, cw_list.c lists) ---- */
+/* ---- the collector's state (cw_collect.c polls, cw_list.c lists) ---- */
 #include <stdint.h>
 
 #include "core/strmap.h"
@@ -181,7 +181,7 @@ struct cw {
                                   * stamped tick_now + the time since (tests simulate it) */
     unsigned long requests;
     /* A group's listing is over (cw_list.c calls it): what comes next, the
-     * collector's (cloudwatch.c: the queries built anew, then the poll at now) */
+     * collector's (cw_collect.c: the queries built anew, then the poll at now) */
     void (*listed)(struct cw_group *g, int64_t now);
 };
 
@@ -198,7 +198,7 @@ static inline int cw_wire_slot(int route, int sig, bool alt)
     return (route * BT_SIG_COUNT + sig) * 2 + (alt ? 1 : 0);
 }
 /* One CloudWatch request of the group's (ListMetrics, GetMetricData), counted: what
- * cloudwatch.c and cw_list.c send through, here so neither calls the other for it. */
+ * cw_collect.c and cw_list.c send through, here so neither calls the other for it. */
 static inline void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body,
                              bt_http_cb cb, void *arg)
 {

@@ -1,7 +1,7 @@
 /* CloudWatch ListMetrics: which cache-metric spelling a route's account publishes,
  * whether it lists LegacyModelInvocations, and (AWS/BedrockMantle) the dimension sets
  * that carry each mantle model; then the collector's poll (cw->listed: this file
- * calls nothing of cloudwatch.c's). */
+ * calls nothing of cw_collect.c's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
