@@ -1056,7 +1056,7 @@ void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt
 {
     struct bt_event e;
     char why[160];
-    /* a quota event of NAN says why the quota is unknown (collectors/quotas.c) */
+    /* a quota event of NAN says why the quota is unknown (collectors/quota_collect.c) */
     if (ev->type == BT_EV_QUOTA && ev->route >= 0 && !isnan(ev->value) &&
         !bt_quota_plausible(ev->quota_kind, ev->value, why, sizeof why)) {
         e = (struct bt_event){.t = ev->t, .type = BT_EV_ERROR, .route = ev->route,

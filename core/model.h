@@ -118,7 +118,7 @@ const char *bt_quota_match_name(enum bt_quota_match m); /* "usage-metric", "code
 int bt_quota_match_by_name(const char *name);          /* -1 unknown */
 
 /* The start of a mantle quota's unknown reason when AWS publishes none for the model
- * (collectors/quotas.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
+ * (collectors/quota_collect.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
 #define BT_MANTLE_NO_QUOTA "no published quota (internal capacity)"
 
 /* Service Quotas' `Adjustable` flag: an adjustable quota is raised with

@@ -401,7 +401,7 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
     return true;
 }
 
-/* A mantle model AWS publishes no quota for (collectors/quotas.c says so in the
+/* A mantle model AWS publishes no quota for (collectors/quota_collect.c says so in the
  * quota's unknown reason). */
 static bool mantle_unpublished(const struct bt_route *r, const struct bt_eval *e)
 {
