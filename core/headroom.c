@@ -58,15 +58,6 @@ double bt_littles_law(double invocations_per_min, double latency_avg_ms)
     return invocations_per_min / 60 * (latency_avg_ms / 1000);
 }
 
-double bt_fits_more(double headroom_tpm, double reservation_per_call)
-{
-    if (isnan(headroom_tpm) || isnan(reservation_per_call) || reservation_per_call <= 0)
-        return NAN;
-    if (headroom_tpm <= 0)
-        return 0;
-    return floor(headroom_tpm / reservation_per_call);
-}
-
 /* A route's quota code, where known (Service Quotas or config `quota_code`). */
 static const char *route_quota_code(const struct bt_route *r)
 {

@@ -64,7 +64,8 @@ bool bt_capacity_evidence(double server_errors, double throttles);
 double bt_settled_tpm(double input, double cache_write, double output, double burndown);
 /* Little's law: calls in flight = arrivals per second x average seconds per call. */
 double bt_littles_law(double invocations_per_min, double latency_avg_ms);
-/* floor(headroom / reservation per call): more calls that fit in flight at once. */
+/* floor(headroom / reservation per call): more calls that fit in flight at once
+ * (core/sides.c). */
 double bt_fits_more(double headroom_tpm, double reservation_per_call);
 
 /* The quota a route draws from: routes with equal keys share one quota (same

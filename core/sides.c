@@ -113,6 +113,15 @@ void bt_side_sum(double *sum, enum bt_quality *q, bool first, const struct bt_si
     *sum = *q == BT_QL_UNKNOWN ? NAN : bt_z(*sum) + bt_z(f->used);
 }
 
+double bt_fits_more(double headroom_tpm, double reservation_per_call)
+{
+    if (isnan(headroom_tpm) || isnan(reservation_per_call) || reservation_per_call <= 0)
+        return NAN;
+    if (headroom_tpm <= 0)
+        return 0;
+    return floor(headroom_tpm / reservation_per_call);
+}
+
 /* headroom = quota - what the side's group uses; the quality follows the use's. A
  * quota of 0 is no divisor: nothing fits, the percentage is unknown. */
 void bt_side_group(struct bt_side_fig *f, double group_used, enum bt_quality group_q)
