@@ -10,25 +10,6 @@
 #include "core/format.h"
 #include "core/util.h"
 
-const char *bt_status_name(enum bt_status s)
-{
-    static const char *const names[] = {"ok", "warn", "unknown", "crit"};
-    return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "unknown";
-}
-
-/* Monitoring-plugin convention: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. */
-int bt_status_exit(enum bt_status s)
-{
-    static const int codes[] = {0, 1, 3, 2};
-    return (unsigned)s < BT_ARRAY_LEN(codes) ? codes[s] : 3;
-}
-
-/* Order of badness: ok < warn < unknown < crit (a known emergency beats doubt). */
-enum bt_status bt_status_worse(enum bt_status a, enum bt_status b)
-{
-    return a > b ? a : b;
-}
-
 double bt_settled_tpm(double input, double cache_write, double output, double burndown)
 {
     return input + cache_write + output * burndown;

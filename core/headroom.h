@@ -8,6 +8,7 @@
 #include "core/model.h"
 #include "core/speed.h"
 
+/* A route's status, set by the warning rules (core/rules.c). */
 enum bt_status { BT_ST_OK, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_CRIT };
 const char *bt_status_name(enum bt_status s); /* ok warn unknown crit */
 int bt_status_exit(enum bt_status s);         /* 0 1 3 2 */
