@@ -61,7 +61,8 @@ const char *bt_throttle_cause(const struct bt_warning *w, const char **words);
  * of the throttles beside them: the rules' test, and the observed ceiling's. */
 bool bt_capacity_evidence(double server_errors, double throttles);
 
-/* The contract's pure formulas, exposed for tests and views (docs/headroom.md). */
+/* The contract's pure formulas, exposed for tests and views (docs/headroom.md;
+ * core/frame.c). */
 double bt_settled_tpm(double input, double cache_write, double output, double burndown);
 /* Little's law: calls in flight = arrivals per second x average seconds per call. */
 double bt_littles_law(double invocations_per_min, double latency_avg_ms);
