@@ -1,7 +1,7 @@
 /* One route's figures in its quota group's evaluation frame: what is read from the
  * store at the evaluated minute and at the newest scrape, and the contract's formulas
  * (DESIGN.md "Headroom: the contract, version 3"). */
-#include "core/headroom.h"
+#include "core/frame.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include "core/dataminute.h"
 #include "core/eval_int.h"
 #include "core/format.h"
+#include "core/headroom.h"
 #include "core/plausible.h"
 #include "core/util.h"
 

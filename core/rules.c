@@ -1,6 +1,6 @@
 /* The warning rules, table-driven: one row per code {code, title, action, check}
  * (DESIGN.md "Warnings"; bedtop(1) WARNINGS). */
-#include "core/headroom.h"
+#include "core/rules.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include "core/cost.h"
 #include "core/eval_int.h"
 #include "core/format.h"
+#include "core/headroom.h"
 #include "core/util.h"
 
 static void fmt_span(double seconds, char *out, size_t n)

@@ -1,7 +1,7 @@
 /* Figure qualities and their one set of combination rules; one function per side
  * (the limit a route can be bound by) and the one rule that picks the binding side
  * (DESIGN.md "Headroom: the contract, version 3"). */
-#include "core/headroom.h"
+#include "core/sides.h"
 
 #include <math.h>
 #include <string.h>
