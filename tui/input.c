@@ -344,7 +344,9 @@ static unsigned context(const struct bt_tui *t)
     return ctx;
 }
 
-void tui_key(struct bt_tui *t, int c)
+/* A key where no overlay or prompt takes it: the key table's action, or why it does
+ * nothing (also what a click on the F-key bar presses, through tui_mouse). */
+static void key(struct bt_tui *t, int c)
 {
     enum bt_action a = bt_key_action(c, context(t));
     if (a == BT_ACT_NONE)
@@ -554,9 +556,9 @@ void bt_tui_input(struct bt_tui *t)
             continue;
         }
         if (c == KEY_MOUSE)
-            tui_mouse(t);
+            tui_mouse(t, key);
         else
-            tui_key(t, c);
+            key(t, c);
         if (t->quit)
             break;
     }

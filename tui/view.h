@@ -279,7 +279,7 @@ void tui_draw_too_small(struct bt_tui *t, int cols, int rows);
 
 /* input.c */
 void tui_replay_seek(struct bt_tui *t, int64_t to);
-void tui_key(struct bt_tui *t, int c);
+void tui_markers_key(struct bt_tui *t, int c);
 
 /* plan.c: `w`, the what-if and the limits to set */
 void tui_plan_open(struct bt_tui *t);
@@ -293,7 +293,8 @@ void tui_holders_toggle(struct bt_tui *t);
 void tui_holders_key(struct bt_tui *t, int c);
 void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l);
 
-/* mouse.c */
-void tui_mouse(struct bt_tui *t);
-void tui_markers_key(struct bt_tui *t, int c);
+/* mouse.c: the events queued; a click on the F-key bar presses its key through key,
+ * the dispatcher's (input.c hands it down: mouse.c sits beneath it) */
+typedef void (*tui_key_fn)(struct bt_tui *t, int c);
+void tui_mouse(struct bt_tui *t, tui_key_fn key);
 #endif
