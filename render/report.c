@@ -43,11 +43,6 @@ void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
     bt_report_select(r, NULL, BT_ST_WARN);
 }
 
-bool bt_report_shows(const struct bt_report *r, int i)
-{
-    return !r->keep || r->keep[i];
-}
-
 /* Exit 3 means "bedtop could not run"; a route whose quota or data is unknown
  * counts as --unknown-as (warn by default), so it never masks another route's
  * warn or crit. */
@@ -405,15 +400,6 @@ cJSON *bt_report_json(const struct bt_report *r)
     return o;
 }
 
-/* Hands out to the sink once it holds this much (and at the end) */
-#define SINK_AT (64u << 10)
-
-static void sink_flush(const struct bt_report_sink *sink, struct bt_buf *out, bool last)
-{
-    if (sink && sink->flush && (last || out->len >= SINK_AT))
-        sink->flush(sink->ctx, out);
-}
-
 /* What is printed so far (whole JSON tokens), sanitised into out and handed on */
 struct piece_out {
     struct bt_buf *out;
@@ -423,11 +409,11 @@ struct piece_out {
 static void piece_done(void *ctx, struct bt_buf *t)
 {
     struct piece_out *po = ctx;
-    if (t->len < SINK_AT)
+    if (t->len < BT_REPORT_SINK_AT)
         return;
     bt_san_json_text(po->out, bt_buf_str(t));
     bt_buf_reset(t);
-    sink_flush(po->sink, po->out, false);
+    bt_report_sink_flush(po->sink, po->out, false);
 }
 
 /* The members of o at depth 1 of the report, each followed by a comma when more
@@ -476,7 +462,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         bt_buf_json_pretty(&t, o, 2);
         bt_san_json_text(out, bt_buf_str(&t));
         bt_buf_reset(&t);
-        sink_flush(sink, out, false);
+        bt_report_sink_flush(sink, out, false);
     }
     bt_json_arena_reset(ar);
     cJSON *tail = cJSON_CreateObject();
@@ -493,11 +479,6 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     bt_json_arena_free(ar);
 }
 
-void bt_report_flush(const struct bt_report *r, struct bt_buf *out)
-{
-    sink_flush(r->sink, out, false);
-}
-
 void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out,
                      const struct bt_report_sink *sink)
 {
@@ -509,7 +490,7 @@ void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, st
         bt_expo_render(&with, BT_EXPO_TEXT, out);
     else
         bt_report_render_text(&with, color, out);
-    sink_flush(sink, out, true);
+    bt_report_sink_flush(sink, out, true);
 }
 
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out)

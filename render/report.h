@@ -45,7 +45,13 @@ void bt_report_build(struct bt_report *r, const struct bt_config *cfg,
 /* Shows only the routes with keep[i] (NULL: all) and counts an unknown route as
  * unknown_as (BT_ST_WARN, BT_ST_CRIT or BT_ST_UNKNOWN); recomputes r->status. */
 void bt_report_select(struct bt_report *r, const bool *keep, enum bt_status unknown_as);
-bool bt_report_shows(const struct bt_report *r, int i);
+/* Route i is shown (check --route). Inline, as bt_report_flush: the writers the report
+ * picks (render/exposition.c, render/report_text.c) read the report without calling
+ * back into render/report.c. */
+static inline bool bt_report_shows(const struct bt_report *r, int i)
+{
+    return !r->keep || r->keep[i];
+}
 /* "warn", "crit" or "unknown" -> the status; false for anything else. */
 bool bt_status_parse(const char *s, enum bt_status *out);
 /* Computes r->forecast and r->ceiling (core/plan.h, core/ceiling.h) for check. */
@@ -64,9 +70,21 @@ struct bt_report_sink {
  * of it left in out). The JSON is built and printed a route at a time. */
 void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out,
                      const struct bt_report_sink *sink);
+/* Hands out to the sink once it holds this much (and at the end) */
+#define BT_REPORT_SINK_AT (64u << 10)
+/* out handed to sink (NULL: kept in out) once it holds BT_REPORT_SINK_AT, or if last */
+static inline void bt_report_sink_flush(const struct bt_report_sink *sink, struct bt_buf *out,
+                                        bool last)
+{
+    if (sink && sink->flush && (last || out->len >= BT_REPORT_SINK_AT))
+        sink->flush(sink->ctx, out);
+}
 /* A writer's "out may go now": out handed to r's sink once it holds some 64 kB (the
  * text writer calls it between its sections and its warnings). */
-void bt_report_flush(const struct bt_report *r, struct bt_buf *out);
+static inline void bt_report_flush(const struct bt_report *r, struct bt_buf *out)
+{
+    bt_report_sink_flush(r->sink, out, false);
+}
 /* The text format (render/report_text.c); color adds ANSI colours to statuses. */
 void bt_report_render_text(const struct bt_report *r, bool color, struct bt_buf *out);
 #endif

@@ -86,12 +86,6 @@ bool bt_shares_parse_by(const struct bt_config *cfg, const char *s, enum bt_shar
     return false;
 }
 
-/* check --route: the routes shown (bt_report_shows, read here without calling back) */
-static bool shown(const struct bt_report *r, int i)
-{
-    return !r->keep || r->keep[i];
-}
-
 static void cell(struct bt_buf *b, const char *s, int w)
 {
     char clean[128];
@@ -111,11 +105,11 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
             /* each group once, at its first member shown */
             bool earlier = false;
             for (int m = e->group_leader; m >= 0 && m < i && !earlier; m = bt_group_next(r->evals, m))
-                earlier = shown(r, m);
+                earlier = bt_report_shows(r, m);
             if (earlier)
                 continue;
         }
-        if (!shown(r, i))
+        if (!bt_report_shows(r, i))
             continue;
         bt_shares_of_route(r->cfg, r->store, r->evals, i, by, label, &l);
         const char *group = r->cfg->routes[e->group_leader >= 0 ? e->group_leader : i].name;

@@ -144,36 +144,6 @@ static bool act_replay(struct bt_tui *t, enum bt_action a)
     return true;
 }
 
-/* Moves a scrolled pane; says so when it cannot move. */
-void tui_scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what)
-{
-    long to = (long)sc->pos + delta;
-    if (to > sc->max)
-        to = sc->max;
-    if (to < 0)
-        to = 0;
-    if (to == sc->pos && delta) {
-        if (sc->max == 0)
-            snprintf(t->msg, sizeof t->msg, "all of the %s is shown", what);
-        else
-            snprintf(t->msg, sizeof t->msg, delta < 0 ? "top of the %s" : "end of the %s", what);
-    }
-    sc->pos = (int)to;
-}
-
-/* Moves the selection; says so at either end. */
-void tui_select_by(struct bt_tui *t, int delta)
-{
-    if (!t->nvis) {
-        snprintf(t->msg, sizeof t->msg, "no routes to select");
-        return;
-    }
-    int before = t->sel_route;
-    tui_move_sel(t, delta);
-    if (t->sel_route == before && delta)
-        snprintf(t->msg, sizeof t->msg, delta < 0 ? "first route" : "last route");
-}
-
 /* Up, Down, pages, Home and End move whatever has the focus: the help, the detail's
  * document, the warnings pane, else the route selection. */
 static void move_focus(struct bt_tui *t, long delta, bool page)
@@ -201,26 +171,6 @@ static void move_focus(struct bt_tui *t, long delta, bool page)
         tui_scroll_pane(t, sc, (int)d, what);
     else
         tui_select_by(t, (int)d);
-}
-
-/* The sort just chosen, and why the rows may not seem to follow it. */
-void tui_sort_msg(struct bt_tui *t)
-{
-    enum bt_col c = tui_sort_info[t->sort].col;
-    bool shown = c == BT_COL_COUNT || bt_layout_has_col(&t->lay, c, NULL, NULL);
-    snprintf(t->msg, sizeof t->msg, "sort by %s%s%s", tui_sort_info[t->sort].name,
-             t->sort_rev ? " (inverted)" : "",
-             shown ? "" : " (its column is hidden at this width)");
-}
-
-void tui_open_detail(struct bt_tui *t)
-{
-    if (t->sel_route < 0) {
-        snprintf(t->msg, sizeof t->msg, "no route to open");
-        return;
-    }
-    t->view = BT_VIEW_DETAIL;
-    t->dsc.pos = 0;
 }
 
 static void act(struct bt_tui *t, enum bt_action a)
@@ -394,7 +344,9 @@ static unsigned context(const struct bt_tui *t)
     return ctx;
 }
 
-void tui_key(struct bt_tui *t, int c)
+/* A key where no overlay or prompt takes it: the key table's action, or why it does
+ * nothing (also what a click on the F-key bar presses, through tui_mouse). */
+static void key(struct bt_tui *t, int c)
 {
     enum bt_action a = bt_key_action(c, context(t));
     if (a == BT_ACT_NONE)
@@ -604,9 +556,9 @@ void bt_tui_input(struct bt_tui *t)
             continue;
         }
         if (c == KEY_MOUSE)
-            tui_mouse(t);
+            tui_mouse(t, key);
         else
-            tui_key(t, c);
+            key(t, c);
         if (t->quit)
             break;
     }

@@ -71,13 +71,13 @@ static void pick(struct bt_tui *t, int r)
         tui_open_detail(t);
 }
 
-static void click(struct bt_tui *t, int x, int y)
+static void click(struct bt_tui *t, int x, int y, tui_key_fn key)
 {
     const struct bt_layout *l = &t->lay;
     if (in(l->fbar, x, y)) {
         for (int i = 0; i < t->nfbar_x; i++)
             if (x >= t->fbar_x[i] && x < t->fbar_x[i + 1]) {
-                tui_key(t, t->fbar_key[i]);
+                key(t, t->fbar_key[i]);
                 return;
             }
         return;
@@ -112,7 +112,7 @@ static void click(struct bt_tui *t, int x, int y)
     }
 }
 
-void tui_mouse(struct bt_tui *t)
+void tui_mouse(struct bt_tui *t, tui_key_fn key)
 {
     MEVENT ev;
     /* every event queued (a burst of input can hold several) */
@@ -122,6 +122,6 @@ void tui_mouse(struct bt_tui *t)
         else if (ev.bstate & BUTTON5_PRESSED)
             wheel(t, ev.y, 1);
         else if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))
-            click(t, ev.x, ev.y);
+            click(t, ev.x, ev.y, key);
     }
 }

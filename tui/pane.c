@@ -110,6 +110,23 @@ void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n)
                  sc->pos + shown < sc->lines ? sc->pos + shown : sc->lines, sc->lines);
 }
 
+/* Moves a scrolled pane; says so when it cannot move. */
+void tui_scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what)
+{
+    long to = (long)sc->pos + delta;
+    if (to > sc->max)
+        to = sc->max;
+    if (to < 0)
+        to = 0;
+    if (to == sc->pos && delta) {
+        if (sc->max == 0)
+            snprintf(t->msg, sizeof t->msg, "all of the %s is shown", what);
+        else
+            snprintf(t->msg, sizeof t->msg, delta < 0 ? "top of the %s" : "end of the %s", what);
+    }
+    sc->pos = (int)to;
+}
+
 void tui_box_scroll_tag(struct bt_rect box, const struct tui_scroll *sc, int shown,
                         const char *keys, attr_t a)
 {

@@ -1,7 +1,9 @@
-/* The route list: evaluation per store change or minute, filter, sort, selection. */
+/* The route list: evaluation per store change or minute, filter, sort, selection (moved, its
+ * sort said, its detail opened: what the key dispatcher and the panes share). */
 #include "tui/view.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -210,4 +212,37 @@ void tui_move_sel(struct bt_tui *t, int delta)
     if (pos >= t->nvis)
         pos = t->nvis - 1;
     t->sel_route = t->order[pos];
+}
+
+/* Moves the selection; says so at either end. */
+void tui_select_by(struct bt_tui *t, int delta)
+{
+    if (!t->nvis) {
+        snprintf(t->msg, sizeof t->msg, "no routes to select");
+        return;
+    }
+    int before = t->sel_route;
+    tui_move_sel(t, delta);
+    if (t->sel_route == before && delta)
+        snprintf(t->msg, sizeof t->msg, delta < 0 ? "first route" : "last route");
+}
+
+/* The sort just chosen, and why the rows may not seem to follow it. */
+void tui_sort_msg(struct bt_tui *t)
+{
+    enum bt_col c = tui_sort_info[t->sort].col;
+    bool shown = c == BT_COL_COUNT || bt_layout_has_col(&t->lay, c, NULL, NULL);
+    snprintf(t->msg, sizeof t->msg, "sort by %s%s%s", tui_sort_info[t->sort].name,
+             t->sort_rev ? " (inverted)" : "",
+             shown ? "" : " (its column is hidden at this width)");
+}
+
+void tui_open_detail(struct bt_tui *t)
+{
+    if (t->sel_route < 0) {
+        snprintf(t->msg, sizeof t->msg, "no route to open");
+        return;
+    }
+    t->view = BT_VIEW_DETAIL;
+    t->dsc.pos = 0;
 }

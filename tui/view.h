@@ -191,6 +191,11 @@ bool tui_contains(const char *hay, const char *needle); /* case-insensitive */
 void tui_evaluate(struct bt_tui *t);
 int tui_sel_pos(const struct bt_tui *t);
 void tui_move_sel(struct bt_tui *t, int delta);
+/* What a key or a click on a pane does to the selection, beneath the key dispatcher
+ * (input.c) and the panes it hands keys to: move it, say the sort, open its detail. */
+void tui_select_by(struct bt_tui *t, int delta);
+void tui_sort_msg(struct bt_tui *t);
+void tui_open_detail(struct bt_tui *t);
 
 /* labels.c */
 void tui_fmt_age(int64_t s, char *o, size_t n);
@@ -218,6 +223,8 @@ void tui_entry(struct wline *lines, int *n, int width, const char *name, const c
 void tui_draw_lines(struct bt_tui *t, struct bt_rect r, const struct wline *lines, int n,
                     struct tui_scroll *sc);
 void tui_scroll_pos(const struct tui_scroll *sc, int shown, char *out, size_t n);
+/* Moves a scrolled pane; says so when it cannot move (every pane's Up/Down/pages). */
+void tui_scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what);
 /* An overlay's position in its bottom border: " 1-20/98  KEYS ". */
 void tui_box_scroll_tag(struct bt_rect box, const struct tui_scroll *sc, int shown,
                         const char *keys, attr_t a);
@@ -272,11 +279,7 @@ void tui_draw_too_small(struct bt_tui *t, int cols, int rows);
 
 /* input.c */
 void tui_replay_seek(struct bt_tui *t, int64_t to);
-void tui_scroll_pane(struct bt_tui *t, struct tui_scroll *sc, int delta, const char *what);
-void tui_select_by(struct bt_tui *t, int delta);
-void tui_sort_msg(struct bt_tui *t);
-void tui_open_detail(struct bt_tui *t);
-void tui_key(struct bt_tui *t, int c);
+void tui_markers_key(struct bt_tui *t, int c);
 
 /* plan.c: `w`, the what-if and the limits to set */
 void tui_plan_open(struct bt_tui *t);
@@ -290,7 +293,8 @@ void tui_holders_toggle(struct bt_tui *t);
 void tui_holders_key(struct bt_tui *t, int c);
 void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l);
 
-/* mouse.c */
-void tui_mouse(struct bt_tui *t);
-void tui_markers_key(struct bt_tui *t, int c);
+/* mouse.c: the events queued; a click on the F-key bar presses its key through key,
+ * the dispatcher's (input.c hands it down: mouse.c sits beneath it) */
+typedef void (*tui_key_fn)(struct bt_tui *t, int c);
+void tui_mouse(struct bt_tui *t, tui_key_fn key);
 #endif
