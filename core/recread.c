@@ -633,6 +633,41 @@ static void bound_window(struct bt_replay *rp, const char *path,
     }
 }
 
+/* One line's scan by the first pass, its pointers as offsets into the line (0: none;
+ * the line's first byte is its '{'), so that the second pass reads the samples without
+ * validating them again: every sample line was scanned three times, for the span, to
+ * validate and to store (18 % of an export's instructions). */
+enum { LINE_PTRS = 9 };
+struct scanned {
+    size_t len;
+    bool ok;
+    double t;
+    size_t off[LINE_PTRS];
+};
+
+static const char **line_ptr(struct bt_rec_line *pl, int j)
+{
+    const char **p[LINE_PTRS] = {&pl->s, &pl->e, &pl->e_end, &pl->c, &pl->c_end,
+                                 &pl->k, &pl->k_end, &pl->v, &pl->v_end};
+    return p[j];
+}
+
+static void scanned_keep(struct scanned *sc, struct bt_rec_line *pl, const char *line)
+{
+    sc->t = pl->t;
+    for (int j = 0; j < LINE_PTRS; j++) {
+        const char *p = *line_ptr(pl, j);
+        sc->off[j] = p ? (size_t)(p - line) : 0;
+    }
+}
+
+static void scanned_line(const struct scanned *sc, struct bt_rec_line *pl, const char *line)
+{
+    *pl = (struct bt_rec_line){.t = sc->t};
+    for (int j = 0; j < LINE_PTRS; j++)
+        *line_ptr(pl, j) = sc->off[j] ? line + sc->off[j] : NULL;
+}
+
 /* The one reader behind bt_replay_open_lines. */
 static bool replay_open_src(struct bt_replay *rp, const char *path, const struct bt_rec_lines *ls,
                             void (*warn)(void *, const char *), void *warn_arg, char *err,
@@ -657,11 +692,21 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
     struct bt_rec_span span = {0};
     int64_t first = 0, last = 0;
     int kind;
+    struct scanned *seen = NULL; /* each line's scan, for the second pass */
+    size_t nseen = 0, capseen = 0;
     for (kind = ls->next(ls->arg, &line, &len); kind == 1; kind = ls->next(ls->arg, &line, &len)) {
         struct bt_rec_line pl;
         char why[160];
-        if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
+        if (nseen == capseen) {
+            capseen = capseen ? capseen * 2 : 1024;
+            seen = bt_xrealloc(seen, capseen * sizeof *seen);
+        }
+        struct scanned *sc = &seen[nseen++];
+        sc->len = len;
+        sc->ok = bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why);
+        if (!sc->ok)
             continue;
+        scanned_keep(sc, &pl, line);
         int64_t t;
         if (!bt_rec_time(pl.t, &t) || t <= 0)
             continue; /* a pre-2.0 closing line (below) */
@@ -695,8 +740,14 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         bool truncated = kind == 2;
         struct bt_rec_line pl;
         bool blank = !len;
+        /* a line the first pass found valid is not validated again (the same line: its
+         * length agrees; a line that grew or failed is scanned again, for its reason) */
+        size_t i = (size_t)(lineno - 2);
+        bool known = !truncated && i < nseen && seen[i].ok && seen[i].len == len;
+        if (known)
+            scanned_line(&seen[i], &pl, line);
         if (!blank && !truncated &&
-            bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, NULL, why, sizeof why)) {
+            (known || bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, NULL, why, sizeof why))) {
             const char *end;
             if (pl.s)
                 bt_rec_scan_samples(rp, rp->cfg.nroutes, sigmap, pl.s, &end, NULL);
@@ -743,6 +794,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         if (truncated)
             break;
     }
+    free(seen);
     /* polls are written in order; sort defensively for binary search */
     for (size_t i = 1; i < rp->npolls; i++) {
         int64_t v = rp->polls[i];
