@@ -333,6 +333,11 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
  * spend today. INT64_MAX: none. */
 int64_t bt_eval_changes_at(const struct bt_config *cfg, const struct bt_store *st,
                            const struct bt_eval *evals, int64_t now);
+/* Whether bt_eval_all at `later` (> now), the store unchanged, finds what it found at
+ * now (evals) but for e->now: the same minute and data minute, before
+ * bt_eval_changes_at, and no route stale by an age its reason counts in minutes. */
+bool bt_eval_same_at(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, int64_t now, int64_t later);
 /* One route (its quota group is evaluated with it). */
 void bt_eval_route(const struct bt_config *cfg, const struct bt_store *st, int route,
                    int64_t now, struct bt_eval *out);

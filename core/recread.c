@@ -489,6 +489,7 @@ static void load_coverage(struct bt_replay *rp, const cJSON *v, const int *sigma
                 c.signals |= BT_SIG_BIT(sig);
         }
         bt_store_cover(&rp->store, &c, h[5]);
+        bt_rec_note_arrival(rp, h[5]);
     }
 }
 
@@ -527,6 +528,7 @@ static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigma
             rd.signal = (enum bt_signal)sig;
             rd.value = v->valuedouble;
             bt_store_reading(&rp->store, &rd, arrival);
+            bt_rec_note_arrival(rp, arrival);
             rp->has_admission = true;
         }
     }
@@ -631,6 +633,23 @@ static void bound_window(struct bt_replay *rp, const char *path,
                  "recording ends at its last poll", path, a, b);
         note(warn, warn_arg, msg);
     }
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The arrivals ascending, once each. */
+static void arrivals_sort(struct bt_replay *rp)
+{
+    qsort(rp->arrivals, rp->narrivals, sizeof *rp->arrivals, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < rp->narrivals; i++)
+        if (!u || rp->arrivals[i] != rp->arrivals[u - 1])
+            rp->arrivals[u++] = rp->arrivals[i];
+    rp->narrivals = u;
 }
 
 /* One line's scan by the first pass, its pointers as offsets into the line (0: none;
@@ -806,6 +825,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         rp->polls[j] = v;
     }
     bound_window(rp, path, warn, warn_arg);
+    arrivals_sort(rp);
     bt_store_share_arrivals(&rp->store); /* every sample is in: a route's lines agree */
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);
@@ -869,7 +889,33 @@ void bt_replay_free(struct bt_replay *rp)
     for (size_t i = 0; i < rp->nseries; i++)
         free(rp->series[i]);
     free(rp->series);
+    free(rp->arrivals);
     memset(rp, 0, sizeof *rp);
+}
+
+bool bt_replay_quiet(const struct bt_replay *rp, int64_t from, int64_t to)
+{
+    const struct bt_store *st = &rp->store;
+    if (from >= to || !st->hz_sorted)
+        return false;
+    size_t lo = 0, hi = rp->narrivals; /* the first arrival after from */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rp->arrivals[mid] <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < rp->narrivals && rp->arrivals[lo] <= to)
+        return false;
+    for (lo = 0, hi = st->nlog; lo < hi;) { /* the first event after from */
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->log[mid].t <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return !(lo < st->nlog && st->log[lo].t <= to);
 }
 
 bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out)
