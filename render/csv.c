@@ -130,9 +130,13 @@ static void shares_field(struct bt_buf *f, const struct bt_share_list *l)
                           : s->quality == BT_QL_ESTIMATE ? "~" : s->quality == BT_QL_UNKNOWN ? "=?"
                                                                                             : "=";
         char n[BT_FMT_LONG];
-        bt_buf_printf(f, "%s%s", rel, bt_fmt_plain(round(s->used), 0, n, sizeof n));
-        if (isfinite(s->pct))
-            bt_buf_printf(f, " (%s%%)", bt_fmt_plain(bt_round_to(s->pct, 2), 2, n, sizeof n));
+        bt_buf_puts(f, rel); /* puts, not printf: 4 % of an export's instructions */
+        bt_buf_puts(f, bt_fmt_plain(round(s->used), 0, n, sizeof n));
+        if (isfinite(s->pct)) {
+            bt_buf_puts(f, " (");
+            bt_buf_puts(f, bt_fmt_plain(bt_round_to(s->pct, 2), 2, n, sizeof n));
+            bt_buf_puts(f, "%)");
+        }
     }
 }
 
