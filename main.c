@@ -240,7 +240,8 @@ static void usage(FILE *f)
             "       bedtop --demo                    dashboard on the simulated workload\n");
     for (size_t i = 0; i < BT_ARRAY_LEN(commands); i++)
         fprintf(f, "       bedtop %s\n", commands[i]->usage);
-    fprintf(f, "       bedtop help [COMMAND]            a command's synopsis and options\n");
+    fprintf(f, "       bedtop help [COMMAND]            a command's options and AWS permissions\n"
+               "       bedtop help policy               the IAM policy bedtop needs (read only)\n");
     fprintf(f, "\noptions (each applies only to the commands named; elsewhere it is an error):\n");
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
         opt_help(f, &opt_defs[i]);
@@ -263,6 +264,33 @@ static bool takes(const struct bt_cmd_entry *c, const struct opt_def *d)
     return d->type == BT_OPT_T_NONE || slot_of(c, d);
 }
 
+/* A command's AWS permissions, from its entry (when it asks AWS) and the collectors'
+ * own lists: each action, and when it is needed, wrapped at 80 columns. */
+static void print_aws_needs(FILE *f, const struct bt_cmd_entry *c)
+{
+    if (!c->aws) {
+        fprintf(f, "\nAWS permissions: none (%s asks AWS nothing)\n", c->name);
+        return;
+    }
+    fprintf(f, "\nAWS permissions (each read only)%s%s:\n", *c->aws ? ", " : "", c->aws);
+    const struct bt_iam_need *l[64];
+    size_t n = app_iam_needs(l, BT_ARRAY_LEN(l));
+    for (size_t i = 0; i < n && i < BT_ARRAY_LEN(l); i++) {
+        if (c->aws_once && l[i]->live_only)
+            continue;
+        int col = fprintf(f, l[i]->when ? "  %-30s" : "  %s", l[i]->action);
+        for (const char *w = l[i]->when; w && *w;) {
+            size_t len = strcspn(w, " ");
+            if (col + 1 + (int)len > 80 && col > 33)
+                col = fprintf(f, "\n%32s", "") - 1;
+            col += fprintf(f, " %.*s", (int)len, w);
+            w += len + (w[len] == ' ');
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "  (bedtop help policy prints them as an IAM policy)\n");
+}
+
 /* `bedtop CMD --help`, `bedtop help CMD`: the synopsis, what it does, and exactly the
  * options parse_args takes for it (those its entry names). */
 static void command_usage(FILE *f, const struct bt_cmd_entry *c)
@@ -277,7 +305,31 @@ static void command_usage(FILE *f, const struct bt_cmd_entry *c)
     for (size_t i = 0; i < BT_ARRAY_LEN(opt_defs); i++)
         if (takes(c, &opt_defs[i]))
             opt_help(f, &opt_defs[i]);
+    print_aws_needs(f, c);
     fprintf(f, "\nbedtop --help lists every command; bedtop(1) says more.\n");
+}
+
+/* `bedtop help policy`: an IAM policy that allows every action bedtop asks (each read
+ * only), sorted, to attach to the identity that polls. */
+static int cmp_action(const void *a, const void *b)
+{
+    return strcmp((*(const struct bt_iam_need *const *)a)->action,
+                  (*(const struct bt_iam_need *const *)b)->action);
+}
+
+static void print_policy(FILE *f)
+{
+    const struct bt_iam_need *l[64];
+    size_t n = app_iam_needs(l, BT_ARRAY_LEN(l));
+    if (n > BT_ARRAY_LEN(l))
+        n = BT_ARRAY_LEN(l);
+    qsort(l, n, sizeof l[0], cmp_action);
+    fprintf(f, "{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": [\n    {\n"
+               "      \"Sid\": \"BedtopReadOnly\",\n      \"Effect\": \"Allow\",\n"
+               "      \"Action\": [\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "        \"%s\"%s\n", l[i]->action, i + 1 < n ? "," : "");
+    fprintf(f, "      ],\n      \"Resource\": \"*\"\n    }\n  ]\n}\n");
 }
 
 /* getopt's value for row i: its short letter, else 256 + i (past every letter) */
@@ -413,6 +465,7 @@ struct cmdline {
     int values[BT_ARRAY_LEN(opt_defs)]; /* by row: values given (--route, repeatable) */
     bool help;                          /* -h/--help or the help command: after the checks */
     bool help_cmd;                      /* `bedtop help [COMMAND]` */
+    bool help_policy;                   /* `bedtop help policy` */
     const struct bt_cmd_entry *cmd;     /* NULL: the dashboard */
     const char *file, *word;
 };
@@ -476,7 +529,11 @@ static int read_operands(int argc, char **argv, struct cmdline *cl)
             cl->help = cl->help_cmd = true;
             continue;
         }
-        if (cl->help_cmd && cl->cmd) {
+        if (cl->help_cmd && !cl->cmd && !cl->help_policy && i == optind + 1 && !strcmp(arg, "policy")) {
+            cl->help_policy = true;
+            continue;
+        }
+        if (cl->help_cmd && (cl->cmd || cl->help_policy)) {
             bt_err("help: unexpected argument '%s'; use bedtop help COMMAND", arg);
             return 3 + 1;
         }
@@ -560,7 +617,9 @@ static int parse_args(int argc, char **argv, void **opts, const struct bt_cmd_en
     if (!rc && (!entry_ok(run) || !all_taken(run, &cl)))
         rc = 3 + 1;
     if (!rc && cl.help) { /* an option the command does not take was refused above, as kubectl does */
-        if (cl.cmd)
+        if (cl.help_policy)
+            print_policy(stdout);
+        else if (cl.cmd)
             command_usage(stdout, cl.cmd);
         else
             usage(stdout);
@@ -578,6 +637,7 @@ int main(int argc, char **argv)
 {
     void *opts;
     const struct bt_cmd_entry *cmd;
+    app_process_init(); /* out of memory from here on says so */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C"); /* JSON, CSV and recordings need a dot */
     int r = parse_args(argc, argv, &opts, &cmd);

@@ -27,6 +27,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "io/recfile.h"
 #include "io/conffile.h"
 
@@ -62,6 +63,11 @@ static int tty_mfa_prompt(const char *serial, char *code, size_t n, void *arg)
         len = 0;
     close(fd);
     return len ? 0 : -1;
+}
+
+void app_process_init(void)
+{
+    bt_set_oom_hook(bt_oom_say);
 }
 
 bool app_setup_config(struct app_opts *o, struct bt_config *cfg)
@@ -147,6 +153,31 @@ static const struct bt_collector_ops *const live_collectors[] = {
     &bt_pricing_collector,
 };
 static const struct bt_collector_ops *const demo_collectors[] = {&bt_demo_collector};
+
+/* what the credential chain asks beside the collectors (aws/creds_assume.c) */
+static const struct bt_iam_need creds_iam[] = {
+    {"sts:AssumeRole", "a profile with role_arn, on that role", false},
+    {NULL, NULL, false},
+};
+
+size_t app_iam_needs(const struct bt_iam_need **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= BT_ARRAY_LEN(live_collectors); i++) {
+        const struct bt_iam_need *l = i < BT_ARRAY_LEN(live_collectors) ? live_collectors[i]->iam : creds_iam;
+        for (; l && l->action; l++) {
+            bool seen = false;
+            for (size_t k = 0; k < n && k < max && !seen; k++)
+                seen = !strcmp(out[k]->action, l->action);
+            if (seen)
+                continue;
+            if (n < max)
+                out[n] = l;
+            n++;
+        }
+    }
+    return n;
+}
 /* --source prometheus+http://...: bedtop's own series, no AWS request */
 static const struct bt_collector_ops *const source_collectors[] = {&bt_promsource_collector};
 

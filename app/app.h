@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/headroom.h"
 #include "core/model.h"
+#include "io/file.h" /* bt_err: the commands' messages, and main.c's */
 
 /* The options every command shares: the account and Region to poll, the config, the
  * --source, the demo, the view's looks, and the operand FILE (plan: ROUTE). Each command
@@ -99,7 +100,17 @@ struct bt_cmd_entry {
     size_t word_off;
     void (*init)(void *opts); /* its own defaults, after the common ones; may be NULL */
     int (*exec)(void *opts);
+    /* When it asks AWS, which then needs app_iam_needs' actions: "" always, else the
+     * condition ("unless --demo or --source"); NULL: never (it reads a file). Its --help
+     * prints the actions with it, `bedtop help policy` the IAM policy of them all. */
+    const char *aws;
+    bool aws_once; /* it polls once (BT_MODE_ONCE): the live-only actions are not asked */
 };
+
+/* The AWS actions the live collectors ask (each read only), in their order and each
+ * once, then the credential chain's (sts:AssumeRole with a role): what an identity
+ * needs. At most max into out; returns how many there are. */
+size_t app_iam_needs(const struct bt_iam_need **out, size_t max);
 /* The entry's exec: fn run on the command's own options struct T. */
 #define APP_CMD_EXEC(fn, T)                                                                  \
     static int fn(T *o);                                                                     \
@@ -140,6 +151,9 @@ struct app {
     struct bt_api_cost cost;   /* requests and metrics counted, unless o->api_cost */
 };
 
+/* What the process sets up before anything runs (main.c, first): core's out-of-memory
+ * hook, so out of memory says so on stderr before exit 3. */
+void app_process_init(void);
 /* Loads the config (or the demo's) and applies command-line overrides. */
 bool app_setup_config(struct app_opts *o, struct bt_config *cfg);
 /* Simulated start time of the demo (minute --demo-at, else default_minute). */

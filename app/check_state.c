@@ -305,24 +305,10 @@ bool check_state_save(struct app *a, const char *path, int64_t now)
     }
     bt_buf_puts(&b, "]}\n");
     /* whole or not at all, 0600: beside it, then renamed over it */
-    size_t n = strlen(path) + 8;
-    char *tmp = bt_xmalloc(n);
-    snprintf(tmp, n, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 && fchmod(fd, 0600) == 0 ? fdopen(fd, "w") : NULL;
-    bool ok = f && fwrite(b.buf, 1, b.len, f) == b.len;
-    if (f)
-        ok = fclose(f) == 0 && ok;
-    else if (fd >= 0)
-        close(fd);
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok) {
+    bool ok = bt_write_private_file(path, b.buf, b.len, false);
+    if (!ok)
         bt_err("check --state %s: cannot write it (%s); the next run asks every minute again", path,
                strerror(errno));
-        if (fd >= 0)
-            unlink(tmp);
-    }
-    free(tmp);
     bt_buf_free(&b);
     return ok;
 }

@@ -21,6 +21,7 @@
 #include "render/report.h"
 #include "render/shares.h"
 #include "core/util.h"
+#include "io/file.h"
 
 /* check's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
 #define CHECK_OPTIONS(X, T)                                                                  \
@@ -56,6 +57,7 @@ const struct bt_cmd_entry bt_cmd_check_entry = {
                "route; an unknown route counts as --unknown-as), 3 bedtop could not run",
     .opts = check_options, .nopts = BT_ARRAY_LEN(check_options),
     .size = sizeof(struct check_opts), .exec = cmd_check_exec,
+    .aws = "unless --demo or --source", .aws_once = true,
 };
 
 /* True when no usage source (CloudWatch, admission counters) answered for any

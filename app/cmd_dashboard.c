@@ -19,6 +19,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 
 /* the dashboard's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
 #define DASH_OPTIONS(X, T)                                                                   \
@@ -48,6 +49,7 @@ const struct bt_cmd_entry bt_cmd_dashboard_entry = {
     .name = "the dashboard",
     .opts = dash_options, .nopts = BT_ARRAY_LEN(dash_options),
     .size = sizeof(struct dash_opts), .exec = cmd_dashboard_exec,
+    .aws = "unless --demo or --source",
 };
 
 struct dash {

@@ -17,6 +17,7 @@
 #include "render/plan.h"
 #include "render/shares.h"
 #include "render/report.h"
+#include "io/file.h"
 #include "io/recfile.h"
 
 /* plan's options: the change asked (core/plan.h), --limits, --replay FILE --at TIME; the
@@ -57,6 +58,7 @@ const struct bt_cmd_entry bt_cmd_plan_entry = {
                "--limits: the limits to set at the admission boundary",
     .opts = plan_options, .nopts = BT_ARRAY_LEN(plan_options),
     .size = sizeof(struct plan_opts), .exec = cmd_plan_exec,
+    .aws = "unless --demo, --source or --replay",
 };
 
 static bool number(const char *opt, const char *s, double lo, double hi, double *out)

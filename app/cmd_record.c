@@ -18,6 +18,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "io/recfile.h"
 
 APP_CMD_EXEC(cmd_record, struct record_opts)
@@ -42,6 +43,7 @@ const struct bt_cmd_entry bt_cmd_record_entry = {
                "to FILE (--since D: backfills the last D from CloudWatch)",
     .opts = record_options, .nopts = BT_ARRAY_LEN(record_options),
     .size = sizeof(struct record_opts), .init = record_init, .exec = cmd_record_exec,
+    .aws = "unless --demo or --source",
 };
 
 static void record_after_tick(void *arg, int64_t now)

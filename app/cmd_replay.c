@@ -26,6 +26,7 @@
 #include "render/report.h"
 #include "core/sanitize.h"
 #include "core/util.h"
+#include "io/file.h"
 #include "io/recfile.h"
 
 /* replay's and export's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW); both read the

@@ -50,6 +50,7 @@ const struct bt_cmd_entry bt_cmd_report_entry = {
     .opts = report_options, .nopts = BT_ARRAY_LEN(report_options),
     .size = sizeof(struct report_opts), .word = true, .word_off = offsetof(struct report_opts, report),
     .exec = cmd_report_exec,
+    .aws = "with quota-request --since only", .aws_once = true,
 };
 
 static void report_warn(void *arg, const char *msg)

@@ -24,6 +24,7 @@
 #include "core/recording.h"
 #include "render/report.h"
 #include "core/util.h"
+#include "io/file.h"
 
 /* serve's own options (app/app.h APP_OPT_FIELD, APP_OPT_ROW) */
 #define SERVE_OPTIONS(X, T)                                                                  \
@@ -51,6 +52,7 @@ const struct bt_cmd_entry bt_cmd_serve_entry = {
                "headroom in the Prometheus exposition format",
     .opts = serve_options, .nopts = BT_ARRAY_LEN(serve_options),
     .size = sizeof(struct serve_opts), .exec = cmd_serve_exec,
+    .aws = "unless --demo",
 };
 
 /* One evaluation's exposition in one format: rendered once, at the first scrape that

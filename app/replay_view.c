@@ -15,6 +15,7 @@
 #include "core/headroom.h"
 #include "core/util.h"
 #include "tui/tui.h"
+#include "io/file.h"
 
 #define THROTTLE_BIT (1u << 31)
 #define SCAN_SLICE 0.015 /* seconds of scanning per update: keys stay responsive */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "io/file.h"
 
 static void view_input(void *self)
 {

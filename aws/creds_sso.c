@@ -194,29 +194,7 @@ static int sso_cache_write(const char *path, const cJSON *obj)
     char *text = cJSON_PrintUnformatted(obj);
     if (!text)
         return -1;
-    char tmp[PATH_LEN + 16];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    int rc = -1;
-    if (fd >= 0) {
-        size_t len = strlen(text), off = 0;
-        while (off < len) {
-            ssize_t w = write(fd, text + off, len - off);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            off += (size_t)w;
-        }
-        if (off == len && fsync(fd) == 0 && close(fd) == 0) {
-            fd = -1;
-            rc = rename(tmp, path);
-        }
-        if (fd >= 0)
-            close(fd);
-        if (rc != 0)
-            unlink(tmp);
-    }
+    int rc = bt_write_private_file(path, text, strlen(text), true) ? 0 : -1;
     OPENSSL_cleanse(text, strlen(text));
     cJSON_free(text);
     return rc;

@@ -1,7 +1,7 @@
 /* Admission documents to readings: which signal a series reports, its identity,
  * the route it speaks for, and the hand-off to core (counter readings per series,
  * gauges summed per route, output-token quantiles). The collector that fetches
- * the documents is collectors/admission.c. */
+ * the documents is collectors/adm_collect.c. */
 #include "collectors/admission.h"
 
 #include <math.h>

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "io/file.h"
 
 static double req_timeout;
 

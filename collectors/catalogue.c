@@ -364,5 +364,10 @@ static void cat_tick(void *self, int64_t now)
     }
 }
 
+static const struct bt_iam_need cat_iam[] = {
+    {"bedrock:ListInferenceProfiles", "the model catalogue (else prefixes by pattern)", false},
+    {"bedrock:ListFoundationModels", "the model catalogue (else lifecycle unknown)", false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_catalogue_collector =
-    BT_COLLECTOR_SKELETON("catalogue", cat_create, cat_tick);
+    BT_COLLECTOR_SKELETON("catalogue", cat_create, cat_tick, cat_iam);

@@ -3,7 +3,7 @@
  * request; ListMetrics to learn the cache-metric spelling and, with no routes
  * configured, to discover routes. The pure parts (request building, response
  * parsing, the settled-minute window) are exposed for tests. Files: cw_wire.c (the
- * wire), cloudwatch.c (the collector), cw_discover.c (route discovery). */
+ * wire), cw_collect.c (the collector), cw_discover.c (route discovery). */
 #ifndef BEDTOP_CLOUDWATCH_H
 #define BEDTOP_CLOUDWATCH_H
 #include <stdbool.h>

@@ -39,6 +39,15 @@ struct bt_ctx {
     const char *source_match; /* --match label matchers, or NULL */
 };
 
+/* An AWS action a collector's requests need (each is read only) and when: NULL, always
+ * while it polls; else the condition, as `bedtop CMD --help` and `bedtop help policy`
+ * print it. A collector's list ends with {NULL}. */
+struct bt_iam_need {
+    const char *action; /* "cloudwatch:GetMetricData" */
+    const char *when;   /* NULL: always; "attribute_by = tag:KEY" */
+    bool live_only;     /* not asked by one poll (check, a backfill: BT_MODE_ONCE) */
+};
+
 struct bt_collector_ops {
     const char *name;                           /* "cloudwatch", "quotas", "admission", "demo" */
     void *(*create)(struct bt_ctx *ctx);        /* NULL: nothing to collect (not configured) */
@@ -46,6 +55,7 @@ struct bt_collector_ops {
     int64_t (*next_due)(void *self);            /* epoch s of the next tick wanted */
     bool (*busy)(void *self);                   /* requests in flight or work still owed */
     void (*destroy)(void *self);
+    const struct bt_iam_need *iam;              /* the AWS actions it asks; NULL: none */
 };
 
 /* Applies an event to the model: records it, updates route quotas (BT_EV_QUOTA)

@@ -388,8 +388,12 @@ static void ins_tick(void *self, int64_t now)
     }
 }
 
+static const struct bt_iam_need ins_iam[] = { /* Metrics Insights: GetMetricData's own */
+    {"cloudwatch:GetMetricData", NULL, false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_cw_insights_collector =
-    BT_COLLECTOR_SKELETON("cloudwatch-insights", ins_create, ins_tick);
+    BT_COLLECTOR_SKELETON("cloudwatch-insights", ins_create, ins_tick, ins_iam);
 
 void bt_cw_insights_cost(void *self, double *metrics_per_day)
 {

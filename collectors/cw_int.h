@@ -1,5 +1,10 @@
-/* Between the CloudWatch files (cw_wire.c, cloudwatch.c, cw_discover.c): the
- * protocol's constants. Not for other rooms. */
+/* Between the CloudWatch files (cw_wire.c, cw_collect.c, cw_discover.c): the
+ * protocol's constants. Not for other rooms.
+ * Their layers, each calling only those below it: cw_collect.c (the collector) on
+ * top; cw_list.c (ListMetrics) and cw_query.c (a poll's queries) under it, neither
+ * calling the other (what cw_list.c needs of the collector is handed to it:
+ * cw->listed, and cw_submit here); cw_sets.c, then cw_wire.c (the wire format) at
+ * the bottom. */
 #ifndef BEDTOP_CW_INT_H
 #define BEDTOP_CW_INT_H
 
@@ -71,7 +76,7 @@ int cw_sets_apply(struct cw_sets *s, const struct bt_route *rt, struct bt_cw_que
  * returns how many (at most max). */
 int cw_sets_tier_queries(struct cw_sets *s, const struct bt_route *rt, int ri,
                          struct bt_cw_query *out, int max);
-/* ---- the collector's state (cloudwatch.c polls, cw_list.c lists) ---- */
+/* ---- the collector's state (cw_collect.c polls, cw_list.c lists) ---- */
 #include <stdint.h>
 
 #include "core/strmap.h"
@@ -175,6 +180,9 @@ struct cw {
     int64_t tick_now, tick_wall; /* the tick's clock and the wall clock then: events are
                                   * stamped tick_now + the time since (tests simulate it) */
     unsigned long requests;
+    /* A group's listing is over (cw_list.c calls it): what comes next, the
+     * collector's (cw_collect.c: the queries built anew, then the poll at now) */
+    void (*listed)(struct cw_group *g, int64_t now);
 };
 
 /* What AWS bills for a wire query: each metric requested, so a summed figure costs
@@ -184,12 +192,22 @@ static inline unsigned cw_billed(const struct bt_cw_query *x)
     return x->nsum > 1 ? (unsigned)x->nsum : 1;
 }
 
-/* cloudwatch.c */
 /* The slot of cw->wire_of for a (route, signal, spelling). */
 static inline int cw_wire_slot(int route, int sig, bool alt)
 {
     return (route * BT_SIG_COUNT + sig) * 2 + (alt ? 1 : 0);
 }
+/* One CloudWatch request of the group's (ListMetrics, GetMetricData), counted: what
+ * cw_collect.c and cw_list.c send through, here so neither calls the other for it. */
+static inline void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body,
+                             bt_http_cb cb, void *arg)
+{
+    struct cw *cw = g->cw;
+    cw->requests++;
+    bt_awsgroup_submit(&cw->b.ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
+                       g->label, op, body, cb, arg);
+}
+/* cw_query.c: the queries of a poll */
 void cw_build_queries(struct cw_group *g);
 /* Frees what cw_build_queries made of the query set (the kinds and the wire arrays). */
 void cw_free_queries(struct cw_group *g);
@@ -197,11 +215,8 @@ void cw_free_queries(struct cw_group *g);
  * first poll or a backfill). */
 void cw_build_wire(struct cw_group *g, bool detail, bool all);
 void cw_count_cost(struct cw_group *g);
-void cw_start_poll(struct cw_group *g, int64_t now);
-void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
-               void *arg);
 /* cw_list.c: ListMetrics (phase 0: AWS/Bedrock then, with mantle routes, AWS/BedrockMantle;
- * phase 1: only AWS/BedrockMantle), then the poll */
+ * phase 1: only AWS/BedrockMantle), then cw->listed (the collector's: the poll) */
 void cw_start_list(struct cw_group *g, int64_t now, int phase);
 /* The spellings and series ListMetrics showed (cw->seen[r]), applied to route r. */
 void cw_apply_seen(struct cw *cw, int r);

@@ -1,6 +1,7 @@
 /* CloudWatch ListMetrics: which cache-metric spelling a route's account publishes,
  * whether it lists LegacyModelInvocations, and (AWS/BedrockMantle) the dimension sets
- * that carry each mantle model; then the poll. */
+ * that carry each mantle model; then the collector's poll (cw->listed: this file
+ * calls nothing of cw_collect.c's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,8 +137,7 @@ static void list_finish(struct cw_group *g)
         if ((cw->seen[r] & SEEN_LEGACY) && !cw->ctx->cfg->routes[r].legacy_seen)
             legacy_event(cw, r);
     }
-    cw_build_queries(g);
-    cw_start_poll(g, g->poll_now);
+    cw->listed(g, g->poll_now);
 }
 
 void cw_apply_seen(struct cw *cw, int r)

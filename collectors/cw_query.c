@@ -9,6 +9,13 @@
 #include "collectors/cw_int.h"
 #include "core/cadence.h"
 
+bool bt_cloudwatch_signal_detail(enum bt_signal s)
+{
+    return s == BT_SIG_LATENCY_P50 || s == BT_SIG_LATENCY_P90 || s == BT_SIG_LATENCY_P99 ||
+           s == BT_SIG_CLIENT_ERRORS || s == BT_SIG_SERVER_ERRORS || s == BT_SIG_TTFT_AVG ||
+           s == BT_SIG_ESTIMATED_TPM;
+}
+
 /* Which part of a poll a per-minute query q[i] goes in: -1 not this poll, 0 with the
  * queries reaching back to the last poll, 1 with those that backfill minutes (the
  * 5-minute tier, a calm route's per-minute signals): one StartTime per request, so

@@ -601,7 +601,7 @@ static void publish_minute(struct demo *d, int64_t m, int64_t now)
         }
     }
     /* The day's sums as CloudWatch's hourly datapoints give them (collectors/
-     * cloudwatch.c day_sums_done): at the last minute of each hour, midnight through
+     * cw_collect.c day_sums_done): at the last minute of each hour, midnight through
      * it, so a store that keeps fewer minutes than the day (serve: 3 hours) has the
      * day whole, as live serve asks it, and agrees with check. */
     if ((m + 60) % 3600 == 0)

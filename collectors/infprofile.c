@@ -187,7 +187,7 @@ bool bt_infprofile_cache_get(const char *arn, int64_t now, struct bt_infprofile 
 
 void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, int64_t at)
 {
-    char path[1000], tmp[1100];
+    char path[1000];
     if (!cache_path(path, sizeof path, true))
         return;
     cJSON *root = cache_load();
@@ -210,18 +210,8 @@ void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, in
     cJSON_AddNumberToObject(o, "at", (double)at);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    /* a new file of our own (O_EXCL, 0600: a symlink or FIFO planted at a guessable
-     * name is never followed or written through), renamed over the cache */
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = text ? mkstemp(tmp) : -1;
-    if (fd >= 0)
-        fcntl(fd, F_SETFD, FD_CLOEXEC); /* one thread: nothing runs a child in between */
-    size_t len = text ? strlen(text) : 0;
-    bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
-        unlink(tmp);
+    if (text) /* whole or not at all, never through a planted link (io/file.h) */
+        bt_write_private_file(path, text, strlen(text), false);
     free(text);
 }
 

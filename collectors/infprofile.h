@@ -3,7 +3,7 @@
  * quota of the model the profile routes to. The Bedrock control-plane call
  * GetInferenceProfile (REST-JSON, GET /inference-profiles/{id}, SigV4 service
  * "bedrock") lists the model ARNs; these pure parts build the request path and
- * read the answer. The quotas collector sends it (collectors/quotas.c). */
+ * read the answer. The quotas collector sends it (collectors/quota_collect.c). */
 #ifndef BEDTOP_INFPROFILE_H
 #define BEDTOP_INFPROFILE_H
 #include <stdbool.h>

@@ -466,5 +466,9 @@ static void pr_tick(void *self, int64_t now)
             bt_pages_start(&p->g[i].pages, &pr_pages, &p->g[i], PL_MAX_PAGES);
 }
 
+static const struct bt_iam_need pr_iam[] = {
+    {"pricing:GetProducts", "list prices (else the shipped table)", .live_only = true},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_pricing_collector =
-    BT_COLLECTOR_SKELETON("pricing", pr_create, pr_tick);
+    BT_COLLECTOR_SKELETON("pricing", pr_create, pr_tick, pr_iam);

@@ -7,7 +7,7 @@
  * first (collectors/infprofile.h). Matching never guesses: a route whose model
  * cannot be tied to exactly one quota stays unknown, with the reason shown.
  * Files: quota_wire.c (requests, pages), quota_names.c (the name rules),
- * quota_match.c (the index and the matcher), quotas.c (the collector). */
+ * quota_match.c (the index and the matcher), quota_collect.c (the collector). */
 #ifndef BEDTOP_QUOTAS_H
 #define BEDTOP_QUOTAS_H
 #include <stdbool.h>

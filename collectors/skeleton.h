@@ -49,11 +49,11 @@ struct bt_collector_base {
 };
 
 /* The collector's ops: its name, create and tick; the rest is the skeleton's. */
-#define BT_COLLECTOR_SKELETON(name_, create_, tick_)                                          \
+#define BT_COLLECTOR_SKELETON(name_, create_, tick_, iam_)                                    \
     {                                                                                         \
         .name = (name_), .create = (create_), .tick = (tick_),                                \
         .next_due = bt_collector_next_due, .busy = bt_collector_busy,                         \
-        .destroy = bt_collector_destroy,                                                      \
+        .destroy = bt_collector_destroy, .iam = (iam_),                                       \
     }
 
 /* The base of an instance: its kind, mode, the routes grouped and a group each (calloc'd,

@@ -107,7 +107,7 @@ static bool cache_get(const char *arn, const char *key, int64_t now, bool *found
 
 static void cache_put(const char *arn, const char *key, bool found, const char *value, int64_t at)
 {
-    char path[1000], tmp[1100];
+    char path[1000];
     if (!cache_path(path, sizeof path, true))
         return;
     cJSON *root = cache_load();
@@ -131,17 +131,8 @@ static void cache_put(const char *arn, const char *key, bool found, const char *
     cJSON_AddNumberToObject(o, "at", (double)at);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    /* a new file of our own (O_EXCL, 0600), renamed over the cache */
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = text ? mkstemp(tmp) : -1;
-    if (fd >= 0)
-        fcntl(fd, F_SETFD, FD_CLOEXEC);
-    size_t len = text ? strlen(text) : 0;
-    bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
-    if (fd >= 0 && close(fd) != 0)
-        ok = false;
-    if (fd >= 0 && (!ok || rename(tmp, path) != 0))
-        unlink(tmp);
+    if (text)
+        bt_write_private_file(path, text, strlen(text), false);
     free(text);
 }
 
@@ -322,6 +313,10 @@ static void tg_destroy(void *self)
     free(t);
 }
 
+static const struct bt_iam_need tg_iam[] = {
+    {"bedrock:ListTagsForResource", "attribute_by = tag:KEY", false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_tags_collector = {
     .name = "tags",
     .create = tg_create,
@@ -329,4 +324,5 @@ const struct bt_collector_ops bt_tags_collector = {
     .next_due = tg_next_due,
     .busy = tg_busy,
     .destroy = tg_destroy,
+    .iam = tg_iam,
 };

@@ -1,7 +1,7 @@
 /* One route's figures in its quota group's evaluation frame: what is read from the
  * store at the evaluated minute and at the newest scrape, and the contract's formulas
  * (DESIGN.md "Headroom: the contract, version 3"). */
-#include "core/headroom.h"
+#include "core/frame.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -15,8 +15,40 @@
 #include "core/dataminute.h"
 #include "core/eval_int.h"
 #include "core/format.h"
+#include "core/headroom.h"
 #include "core/plausible.h"
 #include "core/util.h"
+
+/* ---- the contract's pure formulas (docs/headroom.md) ---- */
+
+double bt_settled_tpm(double input, double cache_write, double output, double burndown)
+{
+    return input + cache_write + output * burndown;
+}
+
+double bt_requests_offered(double accepted, double throttles)
+{
+    return isnan(accepted) ? NAN : accepted + bt_z(throttles);
+}
+
+/* Offered beside the RPM side's accepted use: the admission counters' throttled
+ * responses with their admitted rate, else InvocationThrottles. */
+double bt_eval_offered(const struct bt_eval *e)
+{
+    bool adm = e->requests_source && !strcmp(e->requests_source, "admission");
+    return bt_requests_offered(e->requests, adm ? e->adm_throttled : e->throttles);
+}
+
+double bt_littles_law(double invocations_per_min, double latency_avg_ms)
+{
+    if (isnan(invocations_per_min) || invocations_per_min < 0)
+        return NAN;
+    if (invocations_per_min == 0)
+        return 0; /* no arrivals: nothing in flight, whatever the latency */
+    if (isnan(latency_avg_ms) || latency_avg_ms < 0)
+        return NAN;
+    return invocations_per_min / 60 * (latency_avg_ms / 1000);
+}
 
 /* ---- evaluation ---- */
 
@@ -96,6 +128,49 @@ struct raw {
     enum bt_frame_state state;
 };
 
+/* A figure read as it is from one signal's sample: the signal and where its value goes
+ * (offsetof in the struct it fills). The ladders of `x = at(st, r, SIG, m)` as tables,
+ * each read by read_table (issue 33). */
+struct sig_field {
+    enum bt_signal sig;
+    size_t off;
+};
+
+static void read_table(const struct bt_store *st, int r, int64_t m, const struct sig_field *t,
+                       size_t n, void *dst)
+{
+    for (size_t i = 0; i < n; i++)
+        *(double *)((char *)dst + t[i].off) = at(st, r, t[i].sig, m);
+}
+
+/* offsetof field f of T, which must be a double (else a compile error: a row cannot
+ * point a value at a field of another type) */
+#define DBL_FIELD(T, f) (offsetof(T, f) + 0 * sizeof(_Generic(((T *)0)->f, double: 1)))
+#define RAW(f) DBL_FIELD(struct raw, f)
+/* CloudWatch's minute (read at m) and admission's newest scrape (read at am) */
+static const struct sig_field raw_cw[] = {
+    {BT_SIG_INVOCATIONS, RAW(inv)},           {BT_SIG_INPUT_TOKENS, RAW(input)},
+    {BT_SIG_OUTPUT_TOKENS, RAW(output)},      {BT_SIG_CACHE_READ, RAW(cache_read)},
+    {BT_SIG_CACHE_WRITE, RAW(cache_write)},   {BT_SIG_ESTIMATED_TPM, RAW(estimated)},
+    {BT_SIG_LATENCY_AVG, RAW(lat_avg)},
+};
+static const struct sig_field raw_adm[] = {
+    {BT_SIG_ADM_IN_FLIGHT, RAW(adm_in_flight)}, {BT_SIG_ADM_RESERVED_HELD, RAW(adm_held)},
+    {BT_SIG_ADM_RESERVED, RAW(adm_reserved)},   {BT_SIG_ADM_ADMITTED, RAW(adm_admitted)},
+};
+#undef RAW
+
+#define EV(f) DBL_FIELD(struct bt_eval, f)
+/* the admission counters an evaluation carries as the newest scrape read them */
+static const struct sig_field eval_adm[] = {
+    {BT_SIG_ADM_QUEUE, EV(queue_depth)},        {BT_SIG_ADM_ADMITTED, EV(admitted)},
+    {BT_SIG_ADM_REJECTED, EV(rejected)},        {BT_SIG_ADM_RETRIES, EV(retries)},
+    {BT_SIG_ADM_COMPLETED, EV(completed)},      {BT_SIG_ADM_THROTTLED, EV(adm_throttled)},
+    {BT_SIG_ADM_SETTLED, EV(adm_settled)},      {BT_SIG_ADM_OUT_P50, EV(out_p50)},
+    {BT_SIG_ADM_OUT_P99, EV(out_p99)},
+};
+#undef EV
+
 /* CloudWatch at minute m (idle: a good poll settled it and found no datapoints, so
  * every count is 0; unknown: nothing from CloudWatch is claimed), admission at the
  * newest scrape am. */
@@ -103,13 +178,7 @@ static void read_raw(const struct bt_store *st, int r, const struct bt_route *rt
                      int64_t am, enum bt_frame_state state, struct raw *x)
 {
     x->state = state;
-    x->inv = at(st, r, BT_SIG_INVOCATIONS, m);
-    x->input = at(st, r, BT_SIG_INPUT_TOKENS, m);
-    x->output = at(st, r, BT_SIG_OUTPUT_TOKENS, m);
-    x->cache_read = at(st, r, BT_SIG_CACHE_READ, m);
-    x->cache_write = at(st, r, BT_SIG_CACHE_WRITE, m);
-    x->estimated = at(st, r, BT_SIG_ESTIMATED_TPM, m);
-    x->lat_avg = at(st, r, BT_SIG_LATENCY_AVG, m);
+    read_table(st, r, m, raw_cw, BT_ARRAY_LEN(raw_cw), x);
     if (state == BT_FR_IDLE) {
         x->inv = count_at(st, r, BT_SIG_INVOCATIONS, m);
         x->input = count_at(st, r, BT_SIG_INPUT_TOKENS, m);
@@ -122,10 +191,7 @@ static void read_raw(const struct bt_store *st, int r, const struct bt_route *rt
     }
     if (state != BT_FR_UNKNOWN && isnan(x->inv) && at(st, r, BT_SIG_THROTTLES, m) > 0)
         x->inv = 0; /* only throttles this minute: nothing was accepted */
-    x->adm_in_flight = at(st, r, BT_SIG_ADM_IN_FLIGHT, am);
-    x->adm_held = at(st, r, BT_SIG_ADM_RESERVED_HELD, am);
-    x->adm_reserved = at(st, r, BT_SIG_ADM_RESERVED, am);
-    x->adm_admitted = at(st, r, BT_SIG_ADM_ADMITTED, am);
+    read_table(st, r, am, raw_adm, BT_ARRAY_LEN(raw_adm), x);
     x->max_tokens = rt->max_tokens;
     double gauge_mt = at(st, r, BT_SIG_ADM_MAX_TOKENS, am);
     if (!isnan(gauge_mt))
@@ -624,15 +690,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->conc_limit = at(st, r, BT_SIG_ADM_CONC_LIMIT, am);
     if (isnan(e->conc_limit))
         e->conc_limit = rt->concurrency_limit;
-    e->queue_depth = at(st, r, BT_SIG_ADM_QUEUE, am);
-    e->admitted = at(st, r, BT_SIG_ADM_ADMITTED, am);
-    e->rejected = at(st, r, BT_SIG_ADM_REJECTED, am);
-    e->retries = at(st, r, BT_SIG_ADM_RETRIES, am);
-    e->completed = at(st, r, BT_SIG_ADM_COMPLETED, am);
-    e->adm_throttled = at(st, r, BT_SIG_ADM_THROTTLED, am);
-    e->adm_settled = at(st, r, BT_SIG_ADM_SETTLED, am);
-    e->out_p50 = at(st, r, BT_SIG_ADM_OUT_P50, am);
-    e->out_p99 = at(st, r, BT_SIG_ADM_OUT_P99, am);
+    read_table(st, r, am, eval_adm, BT_ARRAY_LEN(eval_adm), e);
     if (am) {
         static const enum bt_signal offered[] = {BT_SIG_ADM_ADMITTED, BT_SIG_ADM_RETRIES,
                                                  BT_SIG_ADM_REJECTED};

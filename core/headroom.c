@@ -10,63 +10,6 @@
 #include "core/format.h"
 #include "core/util.h"
 
-const char *bt_status_name(enum bt_status s)
-{
-    static const char *const names[] = {"ok", "warn", "unknown", "crit"};
-    return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "unknown";
-}
-
-/* Monitoring-plugin convention: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. */
-int bt_status_exit(enum bt_status s)
-{
-    static const int codes[] = {0, 1, 3, 2};
-    return (unsigned)s < BT_ARRAY_LEN(codes) ? codes[s] : 3;
-}
-
-/* Order of badness: ok < warn < unknown < crit (a known emergency beats doubt). */
-enum bt_status bt_status_worse(enum bt_status a, enum bt_status b)
-{
-    return a > b ? a : b;
-}
-
-double bt_settled_tpm(double input, double cache_write, double output, double burndown)
-{
-    return input + cache_write + output * burndown;
-}
-
-double bt_requests_offered(double accepted, double throttles)
-{
-    return isnan(accepted) ? NAN : accepted + bt_z(throttles);
-}
-
-/* Offered beside the RPM side's accepted use: the admission counters' throttled
- * responses with their admitted rate, else InvocationThrottles. */
-double bt_eval_offered(const struct bt_eval *e)
-{
-    bool adm = e->requests_source && !strcmp(e->requests_source, "admission");
-    return bt_requests_offered(e->requests, adm ? e->adm_throttled : e->throttles);
-}
-
-double bt_littles_law(double invocations_per_min, double latency_avg_ms)
-{
-    if (isnan(invocations_per_min) || invocations_per_min < 0)
-        return NAN;
-    if (invocations_per_min == 0)
-        return 0; /* no arrivals: nothing in flight, whatever the latency */
-    if (isnan(latency_avg_ms) || latency_avg_ms < 0)
-        return NAN;
-    return invocations_per_min / 60 * (latency_avg_ms / 1000);
-}
-
-double bt_fits_more(double headroom_tpm, double reservation_per_call)
-{
-    if (isnan(headroom_tpm) || isnan(reservation_per_call) || reservation_per_call <= 0)
-        return NAN;
-    if (headroom_tpm <= 0)
-        return 0;
-    return floor(headroom_tpm / reservation_per_call);
-}
-
 /* A route's quota code, where known (Service Quotas or config `quota_code`). */
 static const char *route_quota_code(const struct bt_route *r)
 {

@@ -16,8 +16,7 @@ char *bt_json_print(const cJSON *j, bool pretty)
     if (!s) {
         /* cJSON_Print fails only when its allocation does (or j is NULL, which is
          * what cJSON_Create* return when theirs did) */
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
+        bt_out_of_memory();
     }
     return s;
 }
@@ -329,4 +328,12 @@ void bt_json_add_str(cJSON *o, const char *k, const char *v)
         cJSON_AddStringToObject(o, k, v);
     else
         cJSON_AddNullToObject(o, k);
+}
+
+void bt_json_add_time(cJSON *o, const char *k, int64_t t)
+{
+    char iso[32] = "";
+    if (t)
+        bt_fmt_iso(t, iso, sizeof iso);
+    bt_json_add_str(o, k, iso);
 }

@@ -15,6 +15,9 @@
 void bt_json_add_round(cJSON *o, const char *k, double v, int decimals);
 /* o[k] = v, null when v is NULL or empty. */
 void bt_json_add_str(cJSON *o, const char *k, const char *v);
+/* o[k] = the instant t as ISO 8601 UTC ("2026-11-29T10:00:00Z"), null when t is 0
+ * (never: not a time of 1970). */
+void bt_json_add_time(cJSON *o, const char *k, int64_t t);
 char *bt_json_print(const cJSON *j, bool pretty);
 /* Appends j, printed, to b. */
 void bt_buf_json(struct bt_buf *b, const cJSON *j, bool pretty);

@@ -327,13 +327,11 @@ static void span_copy(struct bt_span_list *d, const struct bt_span_list *src)
         memcpy(d->s, src->s, (size_t)src->n * sizeof *d->s);
 }
 
-void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
+/* dst's coverage becomes a deep copy of src's */
+static void copy_coverage(struct bt_store *dst, const struct bt_store *src)
 {
     size_t n = (size_t)src->nroutes;
     dst->cov = NULL;
-    dst->sum_memo = NULL; /* the copy's series change: none of src's sums hold there */
-    dst->newest_memo = NULL;
-    dst->sum_memo_routes = 0;
     dst->cov_recorded = NULL;
     dst->covlog = NULL;
     dst->ncovlog = dst->capcovlog = dst->covlog_applied = 0;
@@ -348,6 +346,34 @@ void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src)
             span_copy(&dst->cov[i].settled, &src->cov[i].settled);
         }
     }
+}
+
+void bt_store_clone(struct bt_store *d, const struct bt_store *s)
+{
+    *d = *s;
+    d->tap = (struct bt_store_tap){0};
+    d->log = NULL;
+    d->nlog = d->caplog = 0;
+    /* the rates are already samples; the series' last readings stay the original's
+     * (shared, they were freed twice: plan on any admission counters crashed) */
+    d->counters = NULL;
+    d->series_store = NULL; /* the per-series values too (core/shares.c): the original's */
+    /* replay's shared arrival offsets and running day sums are the original's: the
+     * copy's series get their own offsets (bt_series_copy), and its sums are summed
+     * afresh (the copy's series are about to change: none of the original's hold) */
+    d->arr_pool = NULL;
+    d->narr_pool = 0;
+    d->sum_memo = NULL;
+    d->newest_memo = NULL;
+    d->sum_memo_routes = 0;
+    size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
+    d->series = bt_xcalloc(ns, sizeof *d->series);
+    for (size_t i = 0; i < ns && s->nroutes; i++)
+        bt_series_copy(&d->series[i], &s->series[i]);
+    size_t nst = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SRC_COUNT;
+    d->status = bt_xmalloc(nst * sizeof *d->status);
+    memcpy(d->status, s->status, nst * sizeof *d->status);
+    copy_coverage(d, s);
 }
 
 void bt_store_track_arrival(struct bt_store *s)
@@ -1030,7 +1056,7 @@ void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt
 {
     struct bt_event e;
     char why[160];
-    /* a quota event of NAN says why the quota is unknown (collectors/quotas.c) */
+    /* a quota event of NAN says why the quota is unknown (collectors/quota_collect.c) */
     if (ev->type == BT_EV_QUOTA && ev->route >= 0 && !isnan(ev->value) &&
         !bt_quota_plausible(ev->quota_kind, ev->value, why, sizeof why)) {
         e = (struct bt_event){.t = ev->t, .type = BT_EV_ERROR, .route = ev->route,

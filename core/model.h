@@ -118,7 +118,7 @@ const char *bt_quota_match_name(enum bt_quota_match m); /* "usage-metric", "code
 int bt_quota_match_by_name(const char *name);          /* -1 unknown */
 
 /* The start of a mantle quota's unknown reason when AWS publishes none for the model
- * (collectors/quotas.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
+ * (collectors/quota_collect.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
 #define BT_MANTLE_NO_QUOTA "no published quota (internal capacity)"
 
 /* Service Quotas' `Adjustable` flag: an adjustable quota is raised with
@@ -433,11 +433,13 @@ int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_sig
 /* How many of the n minutes from `from` on are settled and covered for sig. */
 int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
                            int n);
-/* dst's coverage becomes a deep copy of src's (a what-if copy of the store); dst keeps
- * none of src's carried sums (bt_store_sum: its series are about to change). */
-void bt_store_copy_coverage(struct bt_store *dst, const struct bt_store *src);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
+/* d becomes a what-if copy of s (plan) that bt_store_free frees on its own: its own
+ * series (with their own arrival offsets), source states and coverage; no tap, no
+ * replay log, none of s's counter readings, per-series values or carried sums
+ * (bt_store_sum: the copy's series are about to change). The routes stay s's. */
+void bt_store_clone(struct bt_store *d, const struct bt_store *s);
 void bt_store_free(struct bt_store *s);
 void bt_store_clear(struct bt_store *s);
 /* Takes a sample. NAN (no value) is skipped; a value out of bounds

@@ -125,34 +125,6 @@ void bt_plan_frame_at(const struct bt_config *cfg, const struct bt_store *st, in
 
 /* ---- a copy of the observations, changed ---- */
 
-static void clone_store(struct bt_store *d, const struct bt_store *s)
-{
-    *d = *s;
-    d->tap = (struct bt_store_tap){0};
-    d->log = NULL;
-    d->nlog = d->caplog = 0;
-    /* the rates are already samples; the series' last readings stay the original's
-     * (shared, they were freed twice: plan on any admission counters crashed) */
-    d->counters = NULL;
-    d->series_store = NULL; /* the per-series values too (core/shares.c): the original's */
-    /* replay's shared arrival offsets and running day sums are the original's: the
-     * copy's series get their own offsets (bt_series_copy), and its sums are summed
-     * afresh (the changed observations are not the original's) */
-    d->arr_pool = NULL;
-    d->narr_pool = 0;
-    d->sum_memo = NULL;
-    d->newest_memo = NULL;
-    d->sum_memo_routes = 0;
-    size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
-    d->series = bt_xcalloc(ns, sizeof *d->series);
-    for (size_t i = 0; i < ns && s->nroutes; i++)
-        bt_series_copy(&d->series[i], &s->series[i]);
-    size_t nst = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SRC_COUNT;
-    d->status = bt_xmalloc(nst * sizeof *d->status);
-    memcpy(d->status, s->status, nst * sizeof *d->status);
-    bt_store_copy_coverage(d, s);
-}
-
 static void clone_config(struct bt_config *d, const struct bt_config *s)
 {
     *d = *s;
@@ -486,7 +458,7 @@ bool bt_plan_whatif(const struct bt_config *cfg, const struct bt_store *st, int 
     struct bt_config ca;
     struct bt_store sa;
     clone_config(&ca, cfg);
-    clone_store(&sa, st);
+    bt_store_clone(&sa, st);
     struct bt_eval *eb = bt_xcalloc((size_t)cfg->nroutes, sizeof *eb);
     struct bt_eval *ea = bt_xcalloc((size_t)cfg->nroutes, sizeof *ea);
     bt_eval_all(cfg, st, now, eb);

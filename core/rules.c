@@ -1,6 +1,6 @@
 /* The warning rules, table-driven: one row per code {code, title, action, check}
  * (DESIGN.md "Warnings"; bedtop(1) WARNINGS). */
-#include "core/headroom.h"
+#include "core/rules.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include "core/cost.h"
 #include "core/eval_int.h"
 #include "core/format.h"
+#include "core/headroom.h"
 #include "core/util.h"
 
 static void fmt_span(double seconds, char *out, size_t n)
@@ -401,7 +402,7 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
     return true;
 }
 
-/* A mantle model AWS publishes no quota for (collectors/quotas.c says so in the
+/* A mantle model AWS publishes no quota for (collectors/quota_collect.c says so in the
  * quota's unknown reason). */
 static bool mantle_unpublished(const struct bt_route *r, const struct bt_eval *e)
 {
@@ -1057,6 +1058,25 @@ static const struct {
     {BT_W_SPEND_SPIKE, "SPEND_SPIKE", "spend rate off its baseline, or over budget", act_spend,
      rule_spend_spike},
 };
+
+const char *bt_status_name(enum bt_status s)
+{
+    static const char *const names[] = {"ok", "warn", "unknown", "crit"};
+    return (unsigned)s < BT_ARRAY_LEN(names) ? names[s] : "unknown";
+}
+
+/* Monitoring-plugin convention: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. */
+int bt_status_exit(enum bt_status s)
+{
+    static const int codes[] = {0, 1, 3, 2};
+    return (unsigned)s < BT_ARRAY_LEN(codes) ? codes[s] : 3;
+}
+
+/* Order of badness: ok < warn < unknown < crit (a known emergency beats doubt). */
+enum bt_status bt_status_worse(enum bt_status a, enum bt_status b)
+{
+    return a > b ? a : b;
+}
 
 const char *bt_wcode_name(enum bt_wcode c)
 {

@@ -1,7 +1,7 @@
 /* Figure qualities and their one set of combination rules; one function per side
  * (the limit a route can be bound by) and the one rule that picks the binding side
  * (DESIGN.md "Headroom: the contract, version 3"). */
-#include "core/headroom.h"
+#include "core/sides.h"
 
 #include <math.h>
 #include <string.h>
@@ -111,6 +111,15 @@ void bt_side_sum(double *sum, enum bt_quality *q, bool first, const struct bt_si
     }
     *q = bt_quality_add(*q, f->used_q);
     *sum = *q == BT_QL_UNKNOWN ? NAN : bt_z(*sum) + bt_z(f->used);
+}
+
+double bt_fits_more(double headroom_tpm, double reservation_per_call)
+{
+    if (isnan(headroom_tpm) || isnan(reservation_per_call) || reservation_per_call <= 0)
+        return NAN;
+    if (headroom_tpm <= 0)
+        return 0;
+    return floor(headroom_tpm / reservation_per_call);
 }
 
 /* headroom = quota - what the side's group uses; the quality follows the use's. A

@@ -12,33 +12,43 @@
 #include <string.h>
 #include <time.h>
 
+/* Out of memory: core writes nowhere (it only computes), so what says it is the
+ * program's hook; then exit 3 (bt_status_exit's UNKNOWN), hook or none. */
+static bt_oom_fn oom_say;
+
+void bt_set_oom_hook(bt_oom_fn say)
+{
+    oom_say = say;
+}
+
+_Noreturn void bt_out_of_memory(void)
+{
+    if (oom_say)
+        oom_say();
+    exit(3);
+}
+
 void *bt_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) {
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!p)
+        bt_out_of_memory();
     return p;
 }
 
 void *bt_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) {
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!p)
+        bt_out_of_memory();
     return p;
 }
 
 void *bt_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fputs("bedtop: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!q)
+        bt_out_of_memory();
     return q;
 }
 
@@ -545,24 +555,6 @@ bool bt_streq_nocase(const char *a, const char *b)
         if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
             return false;
     return *a == *b;
-}
-
-/* One line on stderr, whatever the message carries: outside strings (a file
- * name, a server's error text, a ModelId) go through the terminal sanitiser, so
- * no escape sequence and no newline reaches the terminal. */
-void bt_err(const char *fmt, ...)
-{
-    struct bt_buf msg = {0}, line = {0};
-    va_list ap;
-    va_start(ap, fmt);
-    bt_buf_vprintf(&msg, fmt, ap);
-    va_end(ap);
-    bt_buf_puts(&line, "bedtop: ");
-    bt_san_term_buf(&line, bt_buf_str(&msg), false);
-    bt_buf_putc(&line, '\n');
-    fputs(line.buf, stderr);
-    bt_buf_free(&msg);
-    bt_buf_free(&line);
 }
 
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,

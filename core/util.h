@@ -9,10 +9,17 @@
 
 #define BT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Checked allocation: out of memory is bt_out_of_memory. */
 void *bt_xmalloc(size_t n);
 void *bt_xcalloc(size_t n, size_t size);
 void *bt_xrealloc(void *p, size_t n);
 char *bt_xstrdup(const char *s);
+/* Out of memory: calls the hook the program installed at start-up (which says so: core
+ * writes nothing itself; io/file.h's bt_oom_say writes "bedtop: out of memory" on
+ * stderr), then exits 3; with no hook (NULL, the default) it exits 3 alone. */
+typedef void (*bt_oom_fn)(void);
+void bt_set_oom_hook(bt_oom_fn say);
+_Noreturn void bt_out_of_memory(void);
 
 /* Copies at most dstsize-1 bytes and always terminates; returns strlen(src). */
 size_t bt_strlcpy(char *dst, const char *src, size_t dstsize);
@@ -94,7 +101,4 @@ typedef bool (*bt_kv_fn)(void *arg, char *key, char *value, const char *name, in
                          char *err, size_t errlen);
 bool bt_parse_kv_lines(const char *text, const char *name, const char *expect, bt_kv_fn line,
                        void *arg, char *err, size_t errlen);
-
-/* Writes "bedtop: " + message to stderr. */
-void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif

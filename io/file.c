@@ -1,4 +1,5 @@
 #include "io/file.h"
+#include "core/sanitize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -216,6 +217,43 @@ bool bt_cache_file(const char *name, bool make_dir, char *out, size_t n)
     return w > 0 && (size_t)w < n;
 }
 
+bool bt_write_private_file(const char *path, const void *data, size_t len, bool sync)
+{
+    size_t n = strlen(path) + 8;
+    char *tmp = bt_xmalloc(n);
+    snprintf(tmp, n, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    bool ok = fd >= 0;
+    if (ok)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    const char *p = data;
+    for (size_t off = 0; ok && off < len;) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            ok = false;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (ok && sync && fsync(fd) != 0)
+        ok = false;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (ok && rename(tmp, path) != 0)
+        ok = false;
+    if (!ok && fd >= 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    }
+    free(tmp);
+    return ok;
+}
+
 bool bt_exe_dir(char *out, size_t n)
 {
     char exe[1024];
@@ -259,4 +297,27 @@ bool bt_parse_kv_file(const char *path, const char *expect, bt_kv_fn line, void 
     bool ok = bt_parse_kv_lines(text, path, expect, line, arg, err, errlen);
     free(text);
     return ok;
+}
+
+/* One line on stderr, whatever the message carries: outside strings (a file
+ * name, a server's error text, a ModelId) go through the terminal sanitiser, so
+ * no escape sequence and no newline reaches the terminal. */
+void bt_err(const char *fmt, ...)
+{
+    struct bt_buf msg = {0}, line = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    bt_buf_vprintf(&msg, fmt, ap);
+    va_end(ap);
+    bt_buf_puts(&line, "bedtop: ");
+    bt_san_term_buf(&line, bt_buf_str(&msg), false);
+    bt_buf_putc(&line, '\n');
+    fputs(line.buf, stderr);
+    bt_buf_free(&msg);
+    bt_buf_free(&line);
+}
+
+void bt_oom_say(void)
+{
+    fputs("bedtop: out of memory\n", stderr); /* allocates nothing: stderr is unbuffered */
 }

@@ -1,5 +1,6 @@
 /* Reading files for the rooms that compute (core/ never opens one): whole
- * files into memory, "key = value" data files, and where the data files are. */
+ * files into memory, "key = value" data files, and where the data files are; and
+ * the messages on stderr (core/ writes nothing). */
 #ifndef BEDTOP_IO_FILE_H
 #define BEDTOP_IO_FILE_H
 #include <stdbool.h>
@@ -31,6 +32,13 @@ bool bt_xdg_dir(const char *xdg_var, const char *home_sub, char *out, size_t n);
  * when there is no cache directory or the path does not fit. */
 bool bt_cache_file(const char *name, bool make_dir, char *out, size_t n);
 
+/* Writes a file bedtop keeps itself (a cache, the state, a token), whole or not at all:
+ * a new file of our own beside path (mkstemp: O_EXCL, 0600, so a symlink or FIFO planted
+ * at a guessable name is never followed or written through; close-on-exec), the data
+ * written (sync: and fsync'd), then renamed over path. False on any failure, with errno
+ * set and path as it was. */
+bool bt_write_private_file(const char *path, const void *data, size_t len, bool sync);
+
 /* A set of files written together into one directory (report incident's report.md and
  * charts): each is written to a new temporary name there (O_EXCL: never a planted FIFO,
  * device or link) and all are renamed into place at the end, or none: a full disk or
@@ -53,4 +61,11 @@ bool bt_exe_dir(char *out, size_t n);
  * data/ beside the binary or its parent (a source-tree build never picks up an
  * older install), then the install directory. */
 bool bt_data_path(const char *file, char *out, size_t n);
+
+/* Writes "bedtop: " + message to stderr, one line: outside strings go through the
+ * terminal sanitiser. */
+void bt_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The out-of-memory hook (bt_set_oom_hook, core/util.h) the program installs at
+ * start-up: "bedtop: out of memory" on stderr (core then exits 3). */
+void bt_oom_say(void);
 #endif

@@ -14,7 +14,7 @@
  *   bedtop_source_last_error_timestamp_seconds{source}, bedtop_max_tokens, bedtop_burndown,
  *   bedtop_signal{signal}: the raw inputs of the evaluation (CloudWatch signals at the
  *   minute evaluated, admission signals at their scrape, day sums at UTC midnight), so a
- *   reader (collectors/promsource.c) can put them back in a store and re-evaluate.
+ *   reader (collectors/prom_collect.c) can put them back in a store and re-evaluate.
  * The poller: bedtop_cloudwatch_metrics_requested_total, bedtop_api_requests_total{api,outcome},
  *   bedtop_cloudwatch_metrics_requested_per_minute, ..._per_day,
  *   bedtop_cloudwatch_cost_usd_per_day, bedtop_status, bedtop_evaluation_timestamp_seconds,

@@ -394,13 +394,6 @@ static void jstr(cJSON *o, const char *k, const char *v)
         cJSON_AddNullToObject(o, k);
 }
 
-static void jtime(cJSON *o, const char *k, int64_t t)
-{
-    char iso[32];
-    bt_fmt_iso(t, iso, sizeof iso);
-    jstr(o, k, t ? iso : NULL);
-}
-
 static cJSON *frame_json(const struct bt_eval *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -482,11 +475,11 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     const struct bt_whatif *w = v->w;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "plan_version", 1);
-    jtime(o, "generated_at", v->now);
+    bt_json_add_time(o, "generated_at", v->now);
     jstr(o, "mode", v->mode);
     jstr(o, "route", v->cfg->routes[w->route].name);
-    jtime(o, "evaluated_minute", w->before.minute);
-    jtime(o, "admission_at", w->before.adm_minute);
+    bt_json_add_time(o, "evaluated_minute", w->before.minute);
+    bt_json_add_time(o, "admission_at", w->before.adm_minute);
     const struct bt_plan_change *c = v->change;
     cJSON *ch = cJSON_AddObjectToObject(o, "change");
     jnum(ch, "max_tokens", c->max_tokens, 1);
@@ -501,7 +494,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     else
         cJSON_AddNullToObject(o, "after");
     cJSON *p = cJSON_AddObjectToObject(o, "peak");
-    jtime(p, "minute", w->peak_minute);
+    bt_json_add_time(p, "minute", w->peak_minute);
     cJSON_AddNumberToObject(p, "minutes_seen", w->minutes_seen);
     cJSON_AddNumberToObject(p, "window_minutes", BT_PLAN_WINDOW);
     jnum(p, "headroom_pct_now", w->peak_minute ? w->peak_pct_before : NAN, 10);
@@ -536,7 +529,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     cJSON_AddNumberToObject(co, "covered_minutes", ce->covered_minutes);
     jnum(co, "tokens_per_minute", ce->tokens, 1);
     jnum(co, "requests_per_minute", ce->requests, 1);
-    jtime(co, "minute", ce->tokens_minute);
+    bt_json_add_time(co, "minute", ce->tokens_minute);
     jnum(co, "pct_of_quota", ce->pct_of_quota, 10);
     jstr(co, "points_to", ce->points_to);
     const struct bt_speed *s = &w->before.speed;
@@ -553,8 +546,8 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
         cJSON_AddItemToObject(lo, "admission_policy", policy(v));
         jstr(lo, "concurrency_basis", v->limits->concurrency_basis);
         jnum(lo, "throttle_level", v->limits->throttle_level, 1);
-        jtime(lo, "window_from", v->limits->window_from);
-        jtime(lo, "window_to", v->limits->window_to);
+        bt_json_add_time(lo, "window_from", v->limits->window_from);
+        bt_json_add_time(lo, "window_to", v->limits->window_to);
         jstr(lo, "budget_quality", bt_quality_name(v->limits->budget_q));
         jnum(lo, "reserve_tpm", v->limits->reserve_tpm, 1);
         jstr(lo, "max_tokens_basis", v->limits->max_tokens_basis);

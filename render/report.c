@@ -113,17 +113,6 @@ static void add_pct(cJSON *o, const char *k, double v)
         cJSON_AddNumberToObject(o, k, bt_round_to(v, 1));
 }
 
-static void add_time(cJSON *o, const char *k, int64_t t)
-{
-    if (!t) {
-        cJSON_AddNullToObject(o, k);
-        return;
-    }
-    char iso[32];
-    bt_fmt_iso(t, iso, sizeof iso);
-    cJSON_AddStringToObject(o, k, iso);
-}
-
 /* Fractions that matter (0.25 calls in flight, burndown 4.98): two decimals. */
 static void add_dec(cJSON *o, const char *k, double v)
 {
@@ -190,7 +179,7 @@ static void forecast_json(cJSON *o, const struct bt_forecast *f)
     add_dec(j, "minutes_to_quota", f->minutes);
     add_str(j, "minutes_quality", runs_out ? bt_quality_name(f->minutes_q) : NULL);
     /* on the data-minute clock: the minute the fitted line reaches the quota */
-    add_time(j, "runs_out_minute", runs_out && f->minute && f->minutes < 1e6
+    bt_json_add_time(j, "runs_out_minute", runs_out && f->minute && f->minutes < 1e6
                                        ? bt_minute_floor(f->minute + (int64_t)ceil(f->minutes * 60))
                                        : 0);
     add_dec(j, "slope_per_minute", f->slope);
@@ -214,7 +203,7 @@ static void ceiling_json(cJSON *o, const struct bt_ceiling *c)
     add_num(j, "tokens_per_minute", c->tokens);
     add_str(j, "quality", isnan(c->tokens) ? "unknown" : "lower-bound");
     add_num(j, "requests_per_minute", c->requests);
-    add_time(j, "minute", isnan(c->tokens) ? 0 : c->tokens_minute);
+    bt_json_add_time(j, "minute", isnan(c->tokens) ? 0 : c->tokens_minute);
     add_num(j, "quota", c->quota);
     add_pct(j, "pct_of_quota", c->pct_of_quota);
     add_str(j, "points_to", c->points_to);
@@ -323,8 +312,8 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
      * input or output side), named here, from the figure table */
     cJSON_AddStringToObject(o, "token_side", bt_side_binding_name(
                                                  bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)));
-    add_time(o, "evaluated_minute", e->minute);
-    add_time(o, "admission_at", e->adm_minute);
+    bt_json_add_time(o, "evaluated_minute", e->minute);
+    bt_json_add_time(o, "admission_at", e->adm_minute);
     cJSON_AddStringToObject(o, "frame_state", bt_frame_state_name(e->state));
     if (!isnan(e->tier_reserved_share)) {
         cJSON *tj = cJSON_AddObjectToObject(o, "tiers");
@@ -358,7 +347,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
     add_num(o, "tokens_today", e->tokens_today);
     cJSON_AddStringToObject(o, "tokens_today_quality", bt_quality_name(e->tokens_today_q));
     add_num(o, "tokens_today_group", e->group_tokens_today);
-    add_time(o, "data_minute", e->data_minute);
+    bt_json_add_time(o, "data_minute", e->data_minute);
     cJSON_AddBoolToObject(o, "idle", e->state == BT_FR_IDLE);
     cJSON_AddBoolToObject(o, "stale", e->stale);
     cJSON_AddStringToObject(o, "status", bt_status_name(e->status));
@@ -387,7 +376,7 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
  * route objects, whether built as one tree or streamed. */
 static void head_json(const struct bt_report *r, cJSON *o)
 {
-    add_time(o, "generated_at", r->now);
+    bt_json_add_time(o, "generated_at", r->now);
     cJSON_AddStringToObject(o, "status", bt_status_name(r->status));
     cJSON_AddStringToObject(o, "mode", r->mode);
     if (r->recorded_mode) /* a demo recording replayed is still simulated */
@@ -414,12 +403,6 @@ cJSON *bt_report_json(const struct bt_report *r)
             cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
     tail_json(r, o);
     return o;
-}
-
-static void out_of_memory(void)
-{
-    fputs("bedtop: out of memory\n", stderr); /* bt_json_print's rule */
-    exit(3);
 }
 
 /* Hands out to the sink once it holds this much (and at the end) */
@@ -474,7 +457,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     struct bt_buf t = {0};
     cJSON *head = cJSON_CreateObject();
     if (!head)
-        out_of_memory();
+        bt_out_of_memory(); /* cJSON failed to allocate, as bt_json_print */
     head_json(r, head);
     bt_buf_puts(&t, "{\n");
     put_members(&t, head, true, out, sink);
@@ -486,7 +469,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         bt_json_arena_reset(ar); /* the head or the route before: printed already */
         cJSON *o = bt_report_route_json(r, i);
         if (!o)
-            out_of_memory();
+            bt_out_of_memory();
         if (!first)
             bt_buf_puts(&t, ", ");
         first = false;
@@ -498,7 +481,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
     bt_json_arena_reset(ar);
     cJSON *tail = cJSON_CreateObject();
     if (!tail)
-        out_of_memory();
+        bt_out_of_memory();
     tail_json(r, tail);
     bt_buf_putc(&t, ']');
     bt_buf_puts(&t, tail->child ? ",\n" : "\n");

@@ -70,17 +70,6 @@ static cJSON *sum_json(const struct bt_report *r, const struct bt_spend_sum *s, 
     return o;
 }
 
-static void add_when(cJSON *o, const char *k, int64_t t)
-{
-    if (!t) {
-        cJSON_AddNullToObject(o, k);
-        return;
-    }
-    char iso[32];
-    bt_fmt_iso(t, iso, sizeof iso);
-    cJSON_AddStringToObject(o, k, iso);
-}
-
 /* The cross-model daily ledger of every Region with runtime routes (core/ledger.h). */
 static void ledger_json(const struct bt_report *r, cJSON *root)
 {
@@ -100,14 +89,14 @@ static void ledger_json(const struct bt_report *r, cJSON *root)
         add_usd(o, "rate_tokens_per_min", isnan(l->rate) ? NAN : round(l->rate));
         add_usd(o, "rate_change_per_min", isnan(l->slope) ? NAN : round(l->slope));
         cJSON_AddNumberToObject(o, "fit_minutes", l->fit_minutes);
-        add_when(o, "runout_at", l->runout);
-        add_when(o, "reset_at", l->reset);
+        bt_json_add_time(o, "runout_at", l->runout);
+        bt_json_add_time(o, "reset_at", l->reset);
         cJSON_AddBoolToObject(o, "reset_assumed", true);
         cJSON_AddBoolToObject(o, "outside_callers", l->outside);
         add_opt_str(o, "used_quality_reason", l->used_why);
         if (l->onset) {
             cJSON *c = cJSON_AddObjectToObject(o, "observed_ceiling");
-            add_when(c, "onset", l->onset);
+            bt_json_add_time(c, "onset", l->onset);
             add_usd(c, "tokens", l->ceiling);
             cJSON_AddStringToObject(c, "quality", "estimate");
             cJSON_AddNumberToObject(c, "routes_throttled", l->onset_routes);

@@ -41,6 +41,36 @@ expect_rc() {
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
+# expect_policy_covers CMD SERVICES LOG...: every AWS action the fake logged (service:op,
+# the scope's "monitoring" read as "cloudwatch") is one `bedtop help policy` allows and
+# `bedtop CMD --help` lists: a request by a collector that did not name its action would be
+# refused in an account given that policy. SERVICES: the services asked, sorted, spaced.
+expect_policy_covers() {
+    local cmd=$1 services=$2 asked missing a; shift 2
+    "$BEDTOP" help policy >"$TMP/policy.json"
+    "$BEDTOP" "$cmd" --help >"$TMP/$cmd-help.txt"
+    asked=$(python3 -c "
+import json, sys
+svc = {'monitoring': 'cloudwatch'}
+ops = set()
+for f in sys.argv[1:]:
+    for line in open(f):
+        e = json.loads(line)
+        if e.get('op'):
+            ops.add(svc.get(e['service'], e['service']) + ':' + e['op'])
+print(' '.join(sorted(ops)))" "$@")
+    expect_eq "$cmd asked these services' actions" \
+        "$(tr ' ' '\n' <<<"$asked" | sed 's/:.*//' | sort -u | paste -sd' ')" "$services"
+    missing=$(python3 -c "
+import json, sys
+allowed = set(json.load(open(sys.argv[1]))['Statement'][0]['Action'])
+print(' '.join(a for a in sys.argv[2].split() if a not in allowed))" "$TMP/policy.json" "$asked")
+    expect_eq "every action $cmd asked is in bedtop help policy" "$missing" ""
+    for a in $asked; do
+        check "$cmd --help lists $a" grep -qE "^  $a( |\$)" "$TMP/$cmd-help.txt"
+    done
+}
+
 # start_fake NAME [fake_aws.py args...]: the fake AWS endpoint on 127.0.0.1; its
 # request log is $TMP/NAME.log, its stdout $TMP/NAME.out. Sets PORT (1 if it never came up).
 start_fake() {

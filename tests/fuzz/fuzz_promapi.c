@@ -1,6 +1,6 @@
 /* The Prometheus API client end to end as --source uses it: a /api/v1/query or
  * query_range answer (vector, matrix, scalar, errors) parsed, then ingested into
- * a store for two routes (collectors/promsource.c). Whatever the answer holds
+ * a store for two routes (collectors/prom_collect.c). Whatever the answer holds
  * (a matrix of many points sharing labels, times of 1e300, a point dated 2100,
  * bedtop_max_tokens of -1e9), the parse is bounded, refused values are never
  * stored, and every stored value passes core/plausible.h. */

@@ -95,6 +95,9 @@ expect_eq "refused: the prefix read by pattern, unconfirmed, still cross-region"
     "('unknown', True, 'cross-region', 6000000)"
 expect_eq "refused: no LEGACY_MODEL without a source for it" \
     "$(j "$D" "[w['code'] for w in r['haiku3']['warnings'] if w['code']=='LEGACY_MODEL']")" "[]"
+# every AWS action check asked the fake is one `bedtop help policy` allows and check's
+# --help lists (the collectors' own lists, issue 33)
+expect_policy_covers check "bedrock cloudwatch servicequotas" "$TMP/cat.log" "$TMP/den.log"
 hits=$(cat "$TMP"/*.json "$TMP"/*.err "$TMP"/*.log 2>/dev/null | grep -c -e "$SK" -e 'Signature=')
 expect_eq "no secret key or signature in any output" "$hits" 0
 finish

@@ -2,23 +2,50 @@
 # Commands as entries (issue 33): main.c reads every option by its row of the option
 # table (how its value is read and checked, its help), each command's entry beside its
 # app/cmd_*.c says which options it takes and where each value goes in its own options
-# struct. What the user sees did not change: the helps are those 1d9533e printed
-# (tests/data/help/, its output kept), a refused value says what it said, and a value of
-# each kind (text, flag, number, repeatable, the demo-at that is also --demo, the report's
-# word) reaches the command that takes it.
+# struct. The helps are those 1d9533e printed (tests/data/help/) with one section more:
+# each command's AWS permissions, from its entry (when it asks AWS) and the collectors'
+# own action lists; `bedtop help policy` is the IAM policy of them all. A refused value
+# says what it said, and a value of each kind (text, flag, number, repeatable, the
+# demo-at that is also --demo, the report's word) reaches the command that takes it.
 . "$BEDTOP_SRCDIR/tests/lib.sh"
 cd "$TMP" || exit 2
 H=$BEDTOP_SRCDIR/tests/data/help
 
-# ---- the helps, generated from the table and the entries, are 1d9533e's byte for byte
+# ---- the helps, generated from the table and the entries, byte for byte
 "$BEDTOP" --help >global.txt 2>&1
-check "bedtop --help is 1d9533e's" cmp -s global.txt "$H/global.txt"
+check "bedtop --help is the committed one" cmp -s global.txt "$H/global.txt"
 for c in check record replay export serve report plan; do
     "$BEDTOP" "$c" --help >"$c.txt" 2>&1
-    check "bedtop $c --help is 1d9533e's" cmp -s "$c.txt" "$H/$c.txt"
+    check "bedtop $c --help is the committed one" cmp -s "$c.txt" "$H/$c.txt"
     "$BEDTOP" help "$c" >"$c.2.txt" 2>&1
     check "bedtop help $c is the same" cmp -s "$c.2.txt" "$H/$c.txt"
 done
+
+# ---- permissions: each command's, and the policy of them all
+"$BEDTOP" help policy >policy.json 2>policy.err
+expect_rc "bedtop help policy exits 0" 0 "$BEDTOP" help policy
+actions=$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = d['Statement']
+assert d['Version'] == '2012-10-17' and len(st) == 1 and st[0]['Effect'] == 'Allow' and st[0]['Resource'] == '*'
+a = st[0]['Action']
+assert a == sorted(set(a)), 'sorted, each once'
+print(' '.join(a))" policy.json 2>&1)
+# README's "It only reads. The identity needs:" list, worked by hand from the collectors:
+# CloudWatch 2, Service Quotas 2 (+ GetInferenceProfile), the catalogue 2, tags 1,
+# pricing 1, the credential chain's AssumeRole: 10 actions
+readme=$(sed -n '/^It only reads. The identity needs:/,/^$/p;/^It only reads/,/^GetMetricData is billed/p' \
+    "$BEDTOP_SRCDIR/README.md" | grep -oE '`[a-z]+:[A-Za-z]+`' | tr -d '`' | sort -u | paste -sd' ')
+expect_eq "help policy: valid, one read-only statement, the README's 10 actions" "$actions" "$readme"
+expect_eq "... which are 10" "$(wc -w <<<"$actions")" 10
+check "check --help: no pricing:GetProducts (one poll: the Price List is a live poll's)" \
+    bash -c '! grep -q "pricing:GetProducts" "$1"' _ "$H/check.txt"
+check "serve --help: pricing:GetProducts, when it is asked" \
+    grep -qE "^  pricing:GetProducts +list prices" "$H/serve.txt"
+check "replay --help: asks AWS nothing" grep -qx "AWS permissions: none (replay asks AWS nothing)" "$H/replay.txt"
+expect_rc "help policy takes no more operands" 3 "$BEDTOP" help policy check
+expect_eq "... saying so" "$(cat "$TMP/last.err")" "bedtop: help: unexpected argument 'check'; use bedtop help COMMAND"
 
 # ---- each kind of row refuses a value as before, before the command runs
 refused() { # NAME MESSAGE ARGS...: exit 3, the one line, nothing on stdout

@@ -61,10 +61,10 @@ for flag in --demo --since --from --duration --at; do
 done
 
 # ---- bedtop.1: warning codes, both ways, and the action of each ----
-sed -n '/#define BT_WARNINGS/,/^$/p' core/headroom.h | grep -oE 'X\([A-Z_]+\)' | sed -E 's/X\((.*)\)/\1/' |
+sed -n '/#define BT_WARNINGS/,/^$/p' core/rules.h | grep -oE 'X\([A-Z_]+\)' | sed -E 's/X\((.*)\)/\1/' |
     sort -u >"$TMP/src_codes"
 section $MAN1 WARNINGS | sed -nE 's/^     ([A-Z][A-Z_]+) \(.*/\1/p' | sort -u >"$TMP/man_codes"
-check "core/headroom.h's warning table was found" test "$(wc -l <"$TMP/src_codes")" -ge 10
+check "core/rules.h's warning table was found" test "$(wc -l <"$TMP/src_codes")" -ge 10
 expect_eq "bedtop(1) WARNINGS lists exactly the codes of BT_WARNINGS" \
     "$(comm -3 "$TMP/src_codes" "$TMP/man_codes" | tr -d '\t' | tr '\n' ' ')" ""
 # The action printed under each warning (core/headroom.c's table) is in the page word for word.

@@ -50,6 +50,8 @@ fi
 "${AWS_ENV[@]}" "$BEDTOP" record "$TMP/p.rec" --config "$TMP/p.conf" \
     --endpoint-url "http://127.0.0.1:$FAKE" --interval 5 --duration 4s 2>"$TMP/record.err"
 products_log "$TMP/fake.log" >"$TMP/gp.txt"
+# record asked GetProducts (a live poll's): the policy's action, listed by record --help
+expect_policy_covers record "bedrock cloudwatch pricing servicequotas" "$TMP/fake.log"
 sed 's/^/#   /' "$TMP/gp.txt"
 expect_eq "GetProducts: 4 pages (the first, then 3 with the NextToken of the one before), once" \
     "$(cut -d'|' -f5 "$TMP/gp.txt" | tr '\n' ' ')" "first token token token "

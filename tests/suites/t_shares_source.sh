@@ -3,7 +3,7 @@
 # team (and tag) shares as bedtop_share_used_tokens_per_minute{group,by,name}, the real
 # Prometheus (Debian package prometheus) scrapes it every second, and `bedtop check
 # --source prometheus+http://...` must show the same team shares (core derives them
-# from the series read back: collectors/promsource.c, core/shares.c), not
+# from the series read back: collectors/prom_collect.c, core/shares.c), not
 # "unattributed" for the whole group (what it showed before: no per-series reading
 # comes through bedtop_signal).
 #

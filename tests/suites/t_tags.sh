@@ -116,4 +116,6 @@ expect_eq "... the group's use is unattributed by tag, with the reason" \
     "$(j "$TMP/denied.out" "(sh[('tag','unattributed')]['used'], 'refused' in sh[('tag','unattributed')]['reason'], 'allow bedrock:ListTagsForResource' in sh[('tag','unattributed')]['reason'])")" \
     "(126400, True, True)"
 check "... and no route error names it" bash -c "! grep -q ListTagsForResource '$TMP/denied.out.err'"
+# the actions check asked, tags' among them, are the policy's and check --help's
+expect_policy_covers check "bedrock cloudwatch servicequotas" "$TMP/fake.log" "$TMP/denied.log"
 finish

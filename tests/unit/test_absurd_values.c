@@ -136,7 +136,7 @@ static void store_path(void)
     q.value = 2000000;
     bt_model_event(&s, c.routes, &q);
     OK(c.routes[0].quota[BT_Q_TPM].value == 2000000, "a plausible quota is used");
-    q.value = NAN; /* "unknown, and why" (collectors/quotas.c) */
+    q.value = NAN; /* "unknown, and why" (collectors/quota_collect.c) */
     q.quota_source = BT_QS_CONFIG;
     bt_strlcpy(q.text, "no 1m-context quota listed", sizeof q.text);
     bt_model_event(&s, c.routes, &q);

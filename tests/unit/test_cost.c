@@ -222,7 +222,7 @@ static void test_table_order(void)
                    "[route c]\nmodel = example.model-c-v1\nregion = us-east-1\n"
                    "[prices]\nexample.model-c* = in=9 out=9 source=ours\n"),
        "config parses");
-    char why[192];
+    char why[192] = ""; /* printed below even when nothing wrote it */
     const struct bt_price_row *h = bt_cost_row(&f.cfg, &f.cfg.routes[0], why, sizeof why);
     const struct bt_price_row *c = bt_cost_row(&f.cfg, &f.cfg.routes[1], why, sizeof why);
     OK(h && h->in == 0.5 && !strcmp(h->source, "price-list-api"),

@@ -3,7 +3,8 @@
  * (every block 16 bytes into a tagged allocation, as a custom allocator would do), so
  * a free() of a cJSON buffer aborts and a cJSON_free of anything else is caught; then
  * with hooks that fail, a print must end in "out of memory" (exit 3), not a NULL
- * dereference. */
+ * dereference. Core says nothing itself: the message is the out-of-memory hook's that
+ * bedtop installs at start-up (bt_oom_say); with none, exit 3 alone. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -111,13 +112,15 @@ static void printers(const char *dir)
 
 /* In a child: a print that cannot allocate. Returns its exit status; its stderr in
  * errpath. */
-static int out_of_memory(const char *errpath, int what)
+static int out_of_memory(const char *errpath, int what, bool hook)
 {
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(fd, 2);
+        if (hook)
+            bt_set_oom_hook(bt_oom_say); /* as main.c does (app_process_init) */
         struct bt_config c;
         one_route(&c);
         cJSON *j = what == 0 ? cJSON_CreateObject() : NULL; /* before the allocator fails */
@@ -150,7 +153,7 @@ int main(void)
     snprintf(errpath, sizeof errpath, "%s/err", dir);
     const char *what[] = {"a print", "a recording header"};
     for (int i = 0; i < 2; i++) {
-        int st = out_of_memory(errpath, i);
+        int st = out_of_memory(errpath, i, true);
         char *msg = bt_read_file(errpath, 4096, NULL);
         OK(WIFEXITED(st) && WEXITSTATUS(st) == 3 && msg && !strcmp(msg, "bedtop: out of memory\n"),
            "%s that cannot allocate: 'bedtop: out of memory', exit 3 (status %d)", what[i], st);
@@ -161,6 +164,11 @@ int main(void)
         snprintf(rec, sizeof rec, "%s.rec", errpath);
         unlink(rec);
     }
+    int st = out_of_memory(errpath, 0, false);
+    char *msg = bt_read_file(errpath, 4096, NULL);
+    OK(WIFEXITED(st) && WEXITSTATUS(st) == 3 && msg && !*msg,
+       "a print that cannot allocate, no hook installed: exit 3, nothing written (status %d)", st);
+    free(msg);
     unlink(errpath);
     rmdir(dir);
     return tap_done();

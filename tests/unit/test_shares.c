@@ -491,7 +491,7 @@ static void test_history(void)
     fx_free(&f);
 }
 
-/* --source prometheus: serve's team shares read back (collectors/promsource.c), as a
+/* --source prometheus: serve's team shares read back (collectors/prom_collect.c), as a
  * query answer would bring them at 10:10: the fixture's group as serve exported it
  * (bedtop_share_used_tokens_per_minute{group,by="team",name}: search 90,000, ads
  * 35,000, unattributed 50,700) with chat's admission stamp 10:09 and its route sums

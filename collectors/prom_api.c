@@ -1,6 +1,6 @@
 /* A Prometheus server's /api/v1/query and /api/v1/query_range answers
  * (bt_prom_parse_api). */
-#include "collectors/promdoc.h"
+#include "collectors/prom_int.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

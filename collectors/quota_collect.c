@@ -19,6 +19,7 @@
 #include "collectors/skeleton.h"
 #include "core/burndown.h"
 #include "core/json.h"
+#include "io/file.h"
 
 #define MAX_TOKEN_LEN 4096   /* bound on a NextToken we echo back */
 #define MAX_QUOTAS 20000     /* bound on quotas kept from one listing */
@@ -505,8 +506,14 @@ static void sq_tick(void *self, int64_t now)
     }
 }
 
+static const struct bt_iam_need sq_iam[] = {
+    {"servicequotas:ListServiceQuotas", NULL, false},
+    {"servicequotas:ListAWSDefaultServiceQuotas", NULL, false},
+    {"bedrock:GetInferenceProfile", "a route on an application inference profile without base_model", false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_quotas_collector =
-    BT_COLLECTOR_SKELETON("quotas", sq_create, sq_tick);
+    BT_COLLECTOR_SKELETON("quotas", sq_create, sq_tick, sq_iam);
 
 unsigned long bt_quotas_requests(void *self)
 {

@@ -1,8 +1,8 @@
-/* Internal to the Prometheus parsers (promdoc.c, promtext.c, promjson.c,
- * promapi.c): how each adds to the document of collectors/promtext.h. Nothing
+/* Internal to the Prometheus parsers (prom_doc.c, prom_text.c, prom_json.c,
+ * prom_api.c): how each adds to the document of collectors/promtext.h. Nothing
  * else includes this. */
-#ifndef BEDTOP_PROMDOC_H
-#define BEDTOP_PROMDOC_H
+#ifndef BEDTOP_PROM_INT_H
+#define BEDTOP_PROM_INT_H
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>

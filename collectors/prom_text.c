@@ -1,5 +1,5 @@
 /* Prometheus text 0.0.4 and OpenMetrics 1.0 (bt_prom_parse). */
-#include "collectors/promdoc.h"
+#include "collectors/prom_int.h"
 
 #include <ctype.h>
 #include <errno.h>

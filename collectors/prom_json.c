@@ -1,6 +1,6 @@
 /* bedtop's JSON form of the admission counters (bt_prom_parse_json), and the
- * JSON helpers the Prometheus API answer shares (collectors/promapi.c). */
-#include "collectors/promdoc.h"
+ * JSON helpers the Prometheus API answer shares (collectors/prom_api.c). */
+#include "collectors/prom_int.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

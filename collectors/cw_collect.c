@@ -64,22 +64,6 @@ static void wire_fail(struct cw_group *g, int w, const char *fmt, const char *a,
         route_fail(g->cw, g->q[g->member[k]].route, fmt, a, b);
 }
 
-bool bt_cloudwatch_signal_detail(enum bt_signal s)
-{
-    return s == BT_SIG_LATENCY_P50 || s == BT_SIG_LATENCY_P90 || s == BT_SIG_LATENCY_P99 ||
-           s == BT_SIG_CLIENT_ERRORS || s == BT_SIG_SERVER_ERRORS || s == BT_SIG_TTFT_AVG ||
-           s == BT_SIG_ESTIMATED_TPM;
-}
-
-void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body, bt_http_cb cb,
-               void *arg)
-{
-    struct cw *cw = g->cw;
-    cw->requests++;
-    bt_awsgroup_submit(&cw->b.ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE, g->label,
-                       op, body, cb, arg);
-}
-
 /* --- polling --- */
 
 /* What the poll asked for, per route whose poll was good and request: the signals,
@@ -386,7 +370,7 @@ static int64_t range_start(const struct cw_group *g, int from, int to, int64_t n
     return start;
 }
 
-void cw_start_poll(struct cw_group *g, int64_t now)
+static void cw_start_poll(struct cw_group *g, int64_t now)
 {
     struct cw *cw = g->cw;
     const struct bt_config *cfg = cw->ctx->cfg;
@@ -468,6 +452,14 @@ void cw_start_poll(struct cw_group *g, int64_t now)
     }
 }
 
+/* The query set built anew (the routes' spellings and series may have changed), then
+ * the poll: after a listing (cw->listed), or in check mode without one. */
+static void poll_anew(struct cw_group *g, int64_t now)
+{
+    cw_build_queries(g);
+    cw_start_poll(g, now);
+}
+
 /* --- the interface --- */
 
 static int64_t next_poll(const struct cw *cw, int64_t now)
@@ -488,6 +480,7 @@ static void *cw_create(struct bt_ctx *ctx)
         return NULL;
     struct cw *cw = bt_xcalloc(1, sizeof *cw);
     cw->ctx = ctx;
+    cw->listed = poll_anew;
     cw->nroutes = ctx->cfg->nroutes;
     cw->settled = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled);
     cw->settled_detail = bt_xcalloc((size_t)cw->nroutes, sizeof *cw->settled_detail);
@@ -599,12 +592,10 @@ static void cw_tick(void *self, int64_t now)
                     runtime = runtime || cw->ctx->cfg->routes[r].endpoint == BT_EP_RUNTIME;
                 }
             }
-            if (runtime || g->has_mantle) {
+            if (runtime || g->has_mantle)
                 cw_start_list(g, now, runtime ? 0 : 1);
-            } else {
-                cw_build_queries(g);
-                cw_start_poll(g, now);
-            }
+            else
+                poll_anew(g, now);
         } else if (!g->listed || now - g->listed_at >= LIST_EVERY) {
             cw_start_list(g, now, 0);
         } else {
@@ -664,8 +655,13 @@ static const struct bt_collector_kind cw_kind = {
     .free_group = cw_free_group, .free_self = cw_free,
 };
 
+static const struct bt_iam_need cw_iam[] = {
+    {"cloudwatch:GetMetricData", NULL, false},
+    {"cloudwatch:ListMetrics", NULL, false},
+    {NULL, NULL, false},
+};
 const struct bt_collector_ops bt_cloudwatch_collector =
-    BT_COLLECTOR_SKELETON("cloudwatch", cw_create, cw_tick);
+    BT_COLLECTOR_SKELETON("cloudwatch", cw_create, cw_tick, cw_iam);
 
 void bt_cloudwatch_cost(void *self, double *metrics_per_poll, double *metrics_per_day)
 {

@@ -1,7 +1,7 @@
 /* The series list every Prometheus parser fills (collectors/promtext.h): the
  * document, its lookup tables, names and values as the formats share them, and
  * histogram_quantile. */
-#include "collectors/promdoc.h"
+#include "collectors/prom_int.h"
 
 #include <ctype.h>
 #include <errno.h>
