@@ -91,11 +91,6 @@ double bt_cost_minute(const struct bt_store *st, int r, const struct bt_price_ro
     return bt_cost_tokens(row, in, out, cr, cw, NULL, 0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* One minute's USD at row's prices: bt_cost_tokens, with the arithmetic alone where
  * the row prices all four kinds (a window reads it for up to 120 minutes a route). */
@@ -136,14 +131,6 @@ static int window_rates(const struct bt_store *st, int r, const struct bt_price_
     return k;
 }
 
-static double median_of(double *v, int k)
-{
-    if (!k)
-        return NAN;
-    qsort(v, (size_t)k, sizeof v[0], cmp_double);
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
 /* The median of the known minutes' spend in [from, from + n minutes), USD per hour;
  * *known gets how many were known. */
 static double median_rate(const struct bt_store *st, int r, const struct bt_price_row *row,
@@ -151,7 +138,7 @@ static double median_rate(const struct bt_store *st, int r, const struct bt_pric
 {
     double v[SPEND_WINDOW_MAX];
     *known = window_rates(st, r, row, from, n, v);
-    return median_of(v, *known);
+    return bt_median(v, *known);
 }
 
 /* The baseline's median where `recent` could be above factor times it, else NAN (the
@@ -183,7 +170,7 @@ static double baseline_rate(const struct bt_store *st, int r, const struct bt_pr
     *known = k;
     if (2 * c < k)
         return NAN;
-    return median_of(v, k);
+    return bt_median(v, k);
 }
 
 /* The day's tokens of route r through minute dm, priced: the day sums (hourly
@@ -440,11 +427,11 @@ bool bt_spend_group_window(const struct bt_config *cfg, const struct bt_store *s
     int k = cfg->spend_spike_minutes > 0 ? cfg->spend_spike_minutes : 3;
     double v[SPEND_WINDOW_MAX];
     int n = group_rates(cfg, st, evals, leader, m - 60 * (int64_t)(k - 1), k, v);
-    *recent = median_of(v, n);
+    *recent = bt_median(v, n);
     n = group_rates(cfg, st, evals, leader, m - 60 * (int64_t)(k - 1 + BT_SPEND_BASELINE),
                     BT_SPEND_BASELINE, v);
     *baseline_minutes = n;
-    *baseline = n >= BT_SPEND_BASELINE_MIN ? median_of(v, n) : NAN;
+    *baseline = n >= BT_SPEND_BASELINE_MIN ? bt_median(v, n) : NAN;
     return true;
 }
 

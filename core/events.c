@@ -310,7 +310,18 @@ bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_
     while (l->next_event < st->nlog && st->log[l->next_event].t <= t)
         bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
     bt_replay_seek(rp, t);
-    bt_eval_all(&rp->cfg, &rp->store, t, l->evals);
+    /* a data minute's instant after its poll, nothing arrived between: the poll's
+     * evaluation at the later instant (two evaluations a data minute were 43 % of an
+     * export) */
+    int nr = rp->cfg.nroutes;
+    if (l->evals_at && bt_replay_quiet(rp, l->evals_at, t) &&
+        bt_eval_same_at(&rp->cfg, &rp->store, l->evals, l->evals_at, t)) {
+        for (int r = 0; r < nr; r++)
+            l->evals[r].now = t;
+    } else {
+        bt_eval_all(&rp->cfg, &rp->store, t, l->evals);
+    }
+    l->evals_at = t;
     bt_evlog_observe(l, &rp->cfg, l->evals, t);
     if (at)
         *at = t;

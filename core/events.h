@@ -68,6 +68,7 @@ struct bt_evlog {
     size_t nsteps, step, next_event;
     int64_t *ev_min_t;       /* [i]: the earliest time of the store's events i.. (nlog + 1) */
     struct bt_eval *evals;   /* the step's evaluations (nroutes), kept between steps */
+    int64_t evals_at;        /* the instant they were evaluated at (0: none) */
 };
 
 /* The live dashboard's cap (tui/events.c): a week of flapping stays bounded. */

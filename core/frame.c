@@ -789,3 +789,18 @@ int64_t bt_eval_changes_at(const struct bt_config *cfg, const struct bt_store *s
     }
     return at;
 }
+
+bool bt_eval_same_at(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, int64_t now, int64_t later)
+{
+    if (later <= now || bt_minute_floor(later) != bt_minute_floor(now) ||
+        bt_data_minute(cfg, later) != bt_data_minute(cfg, now) ||
+        later >= bt_eval_changes_at(cfg, st, evals, now))
+        return false;
+    for (int r = 0; r < cfg->nroutes; r++) { /* check_staleness: "(%.0f min)" */
+        const struct bt_source_status *cw = bt_store_status_c(st, r, BT_SRC_CLOUDWATCH);
+        if (cw->last_ok && !source_failing(cw) && later - cw->last_ok > stale_after(cfg))
+            return false;
+    }
+    return true;
+}

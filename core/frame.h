@@ -62,6 +62,11 @@ void bt_minute_figures_on_demand(const struct bt_config *cfg, const struct bt_st
  * spend today. INT64_MAX: none. */
 int64_t bt_eval_changes_at(const struct bt_config *cfg, const struct bt_store *st,
                            const struct bt_eval *evals, int64_t now);
+/* Whether bt_eval_all at `later` (> now), the store unchanged, finds what it found at
+ * now (evals) but for e->now: the same minute and data minute, before
+ * bt_eval_changes_at, and no route stale by an age its reason counts in minutes. */
+bool bt_eval_same_at(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, int64_t now, int64_t later);
 /* Route r's settled tokens since 00:00 UTC through minute dm, as the daily sides count
  * them: the day sums (and the minutes after them) of input + cache write + output x
  * burndown (1 on mantle). NAN when none of them was read. */

@@ -770,6 +770,38 @@ double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int6
     return sval(se, k);
 }
 
+/* out[j] = minute m + 60 j of se at slots k + j (no wrap), j < len: the values in the
+ * series' form, then the ones still to arrive hidden, each a loop of its own (one
+ * branch a minute was half of reading an hour of a series, the speed means' and the
+ * spend windows' way) */
+static void range_part(const struct bt_store *s, const struct bt_series *se, size_t k, int len,
+                       int64_t m, double *out)
+{
+    if (se->d) {
+        for (int j = 0; j < len; j++)
+            out[j] = se->d[k + (size_t)j];
+    } else if (se->scale) {
+        double div = pow10s[se->scale];
+        for (int j = 0; j < len; j++)
+            out[j] = (double)se->f[k + (size_t)j] / div;
+    } else {
+        for (int j = 0; j < len; j++)
+            out[j] = (double)se->f[k + (size_t)j];
+    }
+    int64_t hz = s->horizon;
+    if (!hz || !has_arr(se))
+        return;
+    if (se->arr) {
+        for (int j = 0; j < len; j++, m += 60)
+            if (m + se->arr[k + (size_t)j] > hz)
+                out[j] = NAN;
+    } else {
+        for (int j = 0; j < len; j++, m += 60)
+            if (m + se->arr16[k + (size_t)j] > hz)
+                out[j] = NAN;
+    }
+}
+
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out)
 {
@@ -792,11 +824,14 @@ void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int
         out[j] = NAN;
     int64_t m = from + 60 * (int64_t)i;
     size_t k = slot(se, m);
-    bool hz = s->horizon && has_arr(se);
-    double div = se->d ? 1 : pow10s[se->scale];
-    for (; i < end; i++, m += 60, k = k + 1 == (size_t)se->cap ? 0 : k + 1) {
-        double v = se->d ? se->d[k] : se->scale ? (double)se->f[k] / div : (double)se->f[k];
-        out[i] = hz && m + aval(se, k) > s->horizon ? NAN : v;
+    while (i < end) { /* up to the ring's end, then from its start */
+        int len = end - i;
+        if ((size_t)len > (size_t)se->cap - k)
+            len = (int)((size_t)se->cap - k);
+        range_part(s, se, k, len, m, out + i);
+        i += len;
+        m += 60 * (int64_t)len;
+        k = 0;
     }
     for (; i < n; i++)
         out[i] = NAN;

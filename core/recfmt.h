@@ -53,6 +53,9 @@ enum bt_rec_scan { BT_SCAN_OK, BT_SCAN_SYNTAX, BT_SCAN_BAD_GROUP };
 enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const int *sigmap,
                                      const char *p, const char **endp, struct bt_rec_span *span);
 
+/* An instant something read becomes visible at (bt_replay_quiet). */
+void bt_rec_note_arrival(struct bt_replay *rp, int64_t a);
+
 /* A poll line's parts, located and checked without touching the store. */
 struct bt_rec_line {
     double t;

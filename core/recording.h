@@ -93,6 +93,9 @@ struct bt_replay {
     bool prices_recorded;        /* 2.2: the header carried "prices" (cfg.prices holds them);
                                   * false: bt_replay_open prices with the installed table */
     size_t nseries;
+    int64_t *arrivals;           /* every instant a sample, reading or coverage record
+                                  * becomes visible at, ascending, once each */
+    size_t narrivals, caparrivals;
 };
 
 /* Lines of a recording, read twice (one pass sizes the store). */
@@ -116,6 +119,10 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
                         size_t errlen);
 /* Shows the model as it was at t (clamped to the recording). */
 void bt_replay_seek(struct bt_replay *rp, int64_t t);
+/* Whether the store sought to `to` shows what it showed sought to `from` (from < to):
+ * no sample, reading or coverage record arrived and no event was logged in (from, to]
+ * (false where the log is not in time order). */
+bool bt_replay_quiet(const struct bt_replay *rp, int64_t from, int64_t to);
 /* Index of the last poll at or before t (0 if before the first). */
 size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t);
 void bt_replay_free(struct bt_replay *rp);

@@ -489,6 +489,7 @@ static void load_coverage(struct bt_replay *rp, const cJSON *v, const int *sigma
                 c.signals |= BT_SIG_BIT(sig);
         }
         bt_store_cover(&rp->store, &c, h[5]);
+        bt_rec_note_arrival(rp, h[5]);
     }
 }
 
@@ -527,6 +528,7 @@ static void load_readings(struct bt_replay *rp, const cJSON *c, const int *sigma
             rd.signal = (enum bt_signal)sig;
             rd.value = v->valuedouble;
             bt_store_reading(&rp->store, &rd, arrival);
+            bt_rec_note_arrival(rp, arrival);
             rp->has_admission = true;
         }
     }
@@ -633,6 +635,58 @@ static void bound_window(struct bt_replay *rp, const char *path,
     }
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The arrivals ascending, once each. */
+static void arrivals_sort(struct bt_replay *rp)
+{
+    qsort(rp->arrivals, rp->narrivals, sizeof *rp->arrivals, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < rp->narrivals; i++)
+        if (!u || rp->arrivals[i] != rp->arrivals[u - 1])
+            rp->arrivals[u++] = rp->arrivals[i];
+    rp->narrivals = u;
+}
+
+/* One line's scan by the first pass, its pointers as offsets into the line (0: none;
+ * the line's first byte is its '{'), so that the second pass reads the samples without
+ * validating them again: every sample line was scanned three times, for the span, to
+ * validate and to store (18 % of an export's instructions). */
+enum { LINE_PTRS = 9 };
+struct scanned {
+    size_t len;
+    bool ok;
+    double t;
+    size_t off[LINE_PTRS];
+};
+
+static const char **line_ptr(struct bt_rec_line *pl, int j)
+{
+    const char **p[LINE_PTRS] = {&pl->s, &pl->e, &pl->e_end, &pl->c, &pl->c_end,
+                                 &pl->k, &pl->k_end, &pl->v, &pl->v_end};
+    return p[j];
+}
+
+static void scanned_keep(struct scanned *sc, struct bt_rec_line *pl, const char *line)
+{
+    sc->t = pl->t;
+    for (int j = 0; j < LINE_PTRS; j++) {
+        const char *p = *line_ptr(pl, j);
+        sc->off[j] = p ? (size_t)(p - line) : 0;
+    }
+}
+
+static void scanned_line(const struct scanned *sc, struct bt_rec_line *pl, const char *line)
+{
+    *pl = (struct bt_rec_line){.t = sc->t};
+    for (int j = 0; j < LINE_PTRS; j++)
+        *line_ptr(pl, j) = sc->off[j] ? line + sc->off[j] : NULL;
+}
+
 /* The one reader behind bt_replay_open_lines. */
 static bool replay_open_src(struct bt_replay *rp, const char *path, const struct bt_rec_lines *ls,
                             void (*warn)(void *, const char *), void *warn_arg, char *err,
@@ -657,11 +711,21 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
     struct bt_rec_span span = {0};
     int64_t first = 0, last = 0;
     int kind;
+    struct scanned *seen = NULL; /* each line's scan, for the second pass */
+    size_t nseen = 0, capseen = 0;
     for (kind = ls->next(ls->arg, &line, &len); kind == 1; kind = ls->next(ls->arg, &line, &len)) {
         struct bt_rec_line pl;
         char why[160];
-        if (!bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why))
+        if (nseen == capseen) {
+            capseen = capseen ? capseen * 2 : 1024;
+            seen = bt_xrealloc(seen, capseen * sizeof *seen);
+        }
+        struct scanned *sc = &seen[nseen++];
+        sc->len = len;
+        sc->ok = bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, &span, why, sizeof why);
+        if (!sc->ok)
             continue;
+        scanned_keep(sc, &pl, line);
         int64_t t;
         if (!bt_rec_time(pl.t, &t) || t <= 0)
             continue; /* a pre-2.0 closing line (below) */
@@ -695,8 +759,14 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         bool truncated = kind == 2;
         struct bt_rec_line pl;
         bool blank = !len;
+        /* a line the first pass found valid is not validated again (the same line: its
+         * length agrees; a line that grew or failed is scanned again, for its reason) */
+        size_t i = (size_t)(lineno - 2);
+        bool known = !truncated && i < nseen && seen[i].ok && seen[i].len == len;
+        if (known)
+            scanned_line(&seen[i], &pl, line);
         if (!blank && !truncated &&
-            bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, NULL, why, sizeof why)) {
+            (known || bt_rec_scan_line(line, rp->cfg.nroutes, sigmap, &pl, NULL, why, sizeof why))) {
             const char *end;
             if (pl.s)
                 bt_rec_scan_samples(rp, rp->cfg.nroutes, sigmap, pl.s, &end, NULL);
@@ -743,6 +813,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         if (truncated)
             break;
     }
+    free(seen);
     /* polls are written in order; sort defensively for binary search */
     for (size_t i = 1; i < rp->npolls; i++) {
         int64_t v = rp->polls[i];
@@ -754,6 +825,7 @@ static bool replay_open_src(struct bt_replay *rp, const char *path, const struct
         rp->polls[j] = v;
     }
     bound_window(rp, path, warn, warn_arg);
+    arrivals_sort(rp);
     bt_store_share_arrivals(&rp->store); /* every sample is in: a route's lines agree */
     rp->store.tap = (struct bt_store_tap){0};
     bt_replay_seek(rp, rp->end);
@@ -817,7 +889,33 @@ void bt_replay_free(struct bt_replay *rp)
     for (size_t i = 0; i < rp->nseries; i++)
         free(rp->series[i]);
     free(rp->series);
+    free(rp->arrivals);
     memset(rp, 0, sizeof *rp);
+}
+
+bool bt_replay_quiet(const struct bt_replay *rp, int64_t from, int64_t to)
+{
+    const struct bt_store *st = &rp->store;
+    if (from >= to || !st->hz_sorted)
+        return false;
+    size_t lo = 0, hi = rp->narrivals; /* the first arrival after from */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rp->arrivals[mid] <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < rp->narrivals && rp->arrivals[lo] <= to)
+        return false;
+    for (lo = 0, hi = st->nlog; lo < hi;) { /* the first event after from */
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->log[mid].t <= from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return !(lo < st->nlog && st->log[lo].t <= to);
 }
 
 bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out)

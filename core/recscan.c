@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/plausible.h"
+#include "core/util.h"
 
 bool bt_rec_time(double t, int64_t *out)
 {
@@ -128,6 +129,17 @@ static const char *skip_value(const char *p, int depth)
     }
 }
 
+void bt_rec_note_arrival(struct bt_replay *rp, int64_t a)
+{
+    if (rp->narrivals && rp->arrivals[rp->narrivals - 1] == a)
+        return; /* a poll's samples arrive together */
+    if (rp->narrivals == rp->caparrivals) {
+        rp->caparrivals = rp->caparrivals ? rp->caparrivals * 2 : 1024;
+        rp->arrivals = bt_xrealloc(rp->arrivals, rp->caparrivals * sizeof *rp->arrivals);
+    }
+    rp->arrivals[rp->narrivals++] = a;
+}
+
 enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const int *sigmap,
                                      const char *p, const char **endp, struct bt_rec_span *span)
 {
@@ -206,6 +218,10 @@ enum bt_rec_scan bt_rec_scan_samples(struct bt_replay *rp, int nroutes, const in
                         struct bt_sample smp = {.t = m, .route = route,
                                                 .signal = (enum bt_signal)sig, .value = d};
                         bt_store_add(&rp->store, &smp, a);
+                        /* the store keeps a - minute in 32 bits: the instant it shows it */
+                        int64_t mf = m - ((m % 60) + 60) % 60, off = a - mf;
+                        off = off < INT32_MIN ? INT32_MIN : off > INT32_MAX ? INT32_MAX : off;
+                        bt_rec_note_arrival(rp, mf + off);
                         if (bt_signal_info[sig].source == BT_SRC_ADMISSION)
                             rp->has_admission = true;
                     }

@@ -785,10 +785,10 @@ static bool rule_spend_spike(const struct bt_config *cfg, const struct bt_route 
                              struct bt_eval *e, struct bt_warning *w)
 {
     const struct bt_spend *sp = &e->spend;
-    char who[160];
-    spender(r, who, sizeof who);
+    char who[160]; /* named only where the rule speaks (it was formatted every evaluation) */
     if (!isnan(r->budget_usd_per_day) && !isnan(sp->usd_today) &&
         sp->usd_today >= r->budget_usd_per_day) {
+        spender(r, who, sizeof who);
         say(w, BT_ST_WARN,
             "today's spend $%.2f%s passes the route's budget_usd_per_day $%.2f: %s spends $%.2f/h "
             "now (list prices: an estimate)",
@@ -800,6 +800,7 @@ static bool rule_spend_spike(const struct bt_config *cfg, const struct bt_route 
         sp->recent <= cfg->spend_spike_factor * sp->baseline)
         return false;
     char ratio[48];
+    spender(r, who, sizeof who);
     if (sp->baseline > 0)
         snprintf(ratio, sizeof ratio, "%.1fx", sp->recent / sp->baseline);
     else

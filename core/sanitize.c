@@ -126,7 +126,13 @@ void bt_san_csv_buf(struct bt_buf *b, const char *s)
     if (*p == '=' || *p == '+' || *p == '-' || *p == '@' || *p == '\t' || *p == '\r')
         bt_buf_putc(b, '\'');
     while (*p) {
-        if (*p == '"') {
+        const unsigned char *q = p; /* a run of printable ASCII but '"', appended at once */
+        while (*q >= 0x20 && *q < 0x7f && *q != '"')
+            q++;
+        if (q > p) {
+            bt_buf_add(b, p, (size_t)(q - p));
+            p = q;
+        } else if (*p == '"') {
             bt_buf_puts(b, "\"\"");
             p++;
         } else {

@@ -388,6 +388,51 @@ void bt_fmt_si(double v, char *out, size_t n)
     bt_fmt_tokens(v, out, n); /* one formatter per figure: core/format.h */
 }
 
+/* The value sorted order puts at index i of v[0 .. k), the smaller ones left before it
+ * (a selection, in place: Hoare's partition about a median of three). */
+static double select_nth(double *v, int k, int i)
+{
+    int lo = 0, hi = k - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double pv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        int l = lo, h = hi;
+        while (l <= h) {
+            while (v[l] < pv)
+                l++;
+            while (v[h] > pv)
+                h--;
+            if (l <= h) {
+                double x = v[l];
+                v[l++] = v[h];
+                v[h--] = x;
+            }
+        }
+        if (i <= h)
+            hi = h;
+        else if (i >= l)
+            lo = l;
+        else
+            break; /* h < i < l: v[i] is the pivot's value */
+    }
+    return v[i];
+}
+
+double bt_median(double *v, int k)
+{
+    if (k <= 0)
+        return NAN;
+    double hi = select_nth(v, k, k / 2);
+    if (k % 2)
+        return hi;
+    double lo = v[0]; /* the largest of those before it: the lower middle value */
+    for (int i = 1; i < k / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return (lo + hi) / 2;
+}
+
 bool bt_parse_double(const char *s, double *out)
 {
     char *end;

@@ -80,6 +80,10 @@ void bt_fmt_si(double v, char *out, size_t n);
 
 /* Strict number parsing: the whole string must be a finite number. */
 bool bt_parse_double(const char *s, double *out);
+/* The median of v[0 .. k) (no NaN among them; NAN for none), the mean of the two middle
+ * values for an even k: the values a sort gives, found by selection (v is reordered).
+ * The spend baseline and the steady burndown took a qsort per route and evaluation. */
+double bt_median(double *v, int k);
 bool bt_parse_long(const char *s, long min, long max, long *out);
 /* url as a message, a --verbose line or a recording may show it (the one redactor):
  * a password becomes "user:***@" (a user alone, which may be a token, "***@"), every

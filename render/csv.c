@@ -130,9 +130,13 @@ static void shares_field(struct bt_buf *f, const struct bt_share_list *l)
                           : s->quality == BT_QL_ESTIMATE ? "~" : s->quality == BT_QL_UNKNOWN ? "=?"
                                                                                             : "=";
         char n[BT_FMT_LONG];
-        bt_buf_printf(f, "%s%s", rel, bt_fmt_plain(round(s->used), 0, n, sizeof n));
-        if (isfinite(s->pct))
-            bt_buf_printf(f, " (%s%%)", bt_fmt_plain(bt_round_to(s->pct, 2), 2, n, sizeof n));
+        bt_buf_puts(f, rel); /* puts, not printf: 4 % of an export's instructions */
+        bt_buf_puts(f, bt_fmt_plain(round(s->used), 0, n, sizeof n));
+        if (isfinite(s->pct)) {
+            bt_buf_puts(f, " (");
+            bt_buf_puts(f, bt_fmt_plain(bt_round_to(s->pct, 2), 2, n, sizeof n));
+            bt_buf_puts(f, "%)");
+        }
     }
 }
 
@@ -221,8 +225,10 @@ void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
         csv_num(b, bt_export_signal(st, r, k, e, m), 3);
     /* rounded as check --format json rounds them (the table's decimals): one figure,
      * one reading */
-    enum bt_fig_id ids[BT_FIG_COUNT];
-    int nf = bt_figures_of(BT_FW_CSV, ids);
+    static enum bt_fig_id ids[BT_FIG_COUNT]; /* the table's CSV columns: the same every row */
+    static int nf = -1;
+    if (nf < 0)
+        nf = bt_figures_of(BT_FW_CSV, ids);
     for (int k = 0; k < nf; k++) {
         const struct bt_figure *f = &bt_figures[ids[k]];
         csv_num(b, bt_figure_value(f, e), f->decimals);

@@ -1,6 +1,7 @@
 /* One formatter per figure (core/format.h). Expected strings are written out by
  * hand from the rules in the header. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +131,36 @@ int main(void)
                !strcmp(m, "CloudWatch failing: ..."), "formatted whole, then cut: %s", m);
         OK(bt_fmt_cut(m, sizeof m, "%s failing", "quotas") && !strcmp(m, "quotas failing"),
            "a message that fits is unchanged");
+    }
+    /* bt_median: the values a sort gives, by selection (the spend baseline, the burndown) */
+    {
+        double v1[] = {5}, v2[] = {7, 3}, v3[] = {2, 9, 4}, v4[] = {1, 1, 1, 8}, v5[] = {0.5, -2, 3, 3, 3, -2};
+        OK(isnan(bt_median(v1, 0)), "bt_median of none is NAN");
+        OK(bt_median(v1, 1) == 5, "bt_median of one");
+        OK(bt_median(v2, 2) == 5, "bt_median of two: their mean");
+        OK(bt_median(v3, 3) == 4, "bt_median of three: the middle one");
+        OK(bt_median(v4, 4) == 1, "bt_median with repeats");
+        OK(bt_median(v5, 6) == 1.75, "bt_median of six: (0.5 + 3) / 2");
+        unsigned x = 12345; /* every size up to a baseline's, against an insertion sort */
+        bool all = true;
+        for (int k = 1; k <= 190 && all; k++) {
+            for (int round = 0; round < 20; round++) {
+                double v[190], w[190];
+                for (int i = 0; i < k; i++) {
+                    x = x * 1103515245u + 12345u;
+                    v[i] = w[i] = round % 2 ? (double)(x >> 16) / 65536 : (double)((x >> 16) % 4);
+                }
+                for (int i = 1; i < k; i++)
+                    for (int j = i; j > 0 && w[j - 1] > w[j]; j--) {
+                        double t = w[j];
+                        w[j] = w[j - 1];
+                        w[j - 1] = t;
+                    }
+                double want = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+                all &= bt_median(v, k) == want;
+            }
+        }
+        OK(all, "bt_median agrees with a sort for 1 to 190 values, repeats and not");
     }
     return tap_done();
 }
