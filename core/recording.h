@@ -119,6 +119,10 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
                         size_t errlen);
 /* Shows the model as it was at t (clamped to the recording). */
 void bt_replay_seek(struct bt_replay *rp, int64_t t);
+/* The instant the model is shown at (the last seek; the end when none): what a walk over
+ * a caller's replay (the quota request, the incident, its holders) seeks back to, so it
+ * leaves the caller's replay where it found it. */
+int64_t bt_replay_now(const struct bt_replay *rp);
 /* Whether the store sought to `to` shows what it showed sought to `from` (from < to):
  * no sample, reading or coverage record arrived and no event was logged in (from, to]
  * (false where the log is not in time order). */

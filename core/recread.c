@@ -857,6 +857,11 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
     return ok;
 }
 
+int64_t bt_replay_now(const struct bt_replay *rp)
+{
+    return rp->store.horizon ? rp->store.horizon : rp->end;
+}
+
 void bt_replay_seek(struct bt_replay *rp, int64_t t)
 {
     if (t < rp->start)

@@ -481,6 +481,7 @@ static bool minute_known(const struct bt_store *st, int r, int64_t m, bool faili
 
 void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
 {
+    const int64_t was = bt_replay_now(rp); /* the caller's: sought back to at the end */
     const struct bt_config *cfg = &rp->cfg;
     const struct bt_store *st = &rp->store;
     int nr = cfg->nroutes;
@@ -558,7 +559,7 @@ void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
     free(evals);
     free(throttled);
     free(group_of);
-    bt_replay_seek(rp, rp->end);
+    bt_replay_seek(rp, was);
     for (int i = 0; i < q->ngroups; i++) {
         struct bt_qr_group *g = &q->groups[i];
         const struct qr_tally *best = NULL;
@@ -890,6 +891,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
                        struct bt_incident *out)
 {
     const struct bt_config *cfg = &rp->cfg;
+    const int64_t was = bt_replay_now(rp); /* the caller's: sought back to at the end */
     *out = (struct bt_incident){.from = from, .to = to, .nroutes = cfg->nroutes};
     if (cfg->nroutes <= 0 || to < from)
         return;
@@ -945,7 +947,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
         qsort(out->tl, (size_t)out->ntl, sizeof *out->tl, cmp_tl);
     summarize_routes(out, keep);
     rank_causes(&b);
-    bt_replay_seek(rp, rp->end);
+    bt_replay_seek(rp, was);
 }
 
 void bt_incident_free(struct bt_incident *inc)

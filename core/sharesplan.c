@@ -166,6 +166,7 @@ void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
                             struct bt_share_minutes *out)
 {
     const struct bt_config *cfg = &rp->cfg;
+    const int64_t was = bt_replay_now(rp); /* the caller's: sought back to at the end */
     memset(out, 0, sizeof *out);
     out->route = r;
     out->from = from;
@@ -245,5 +246,5 @@ void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
     free(team);
     free(route);
     free(ev);
-    bt_replay_seek(rp, rp->end);
+    bt_replay_seek(rp, was);
 }

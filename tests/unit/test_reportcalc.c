@@ -8,6 +8,7 @@
 #include "core/ceiling.h"
 #include "core/reportcalc.h"
 #include "core/sanitize.h"
+#include "core/shares.h"
 #include "render/reportdoc.h"
 #include "io/conffile.h"
 #include "io/recfile.h"
@@ -264,7 +265,19 @@ static void incident(void)
         return;
     int64_t from = bt_data_minute(&rp.cfg, rp.start), to = bt_data_minute(&rp.cfg, rp.end);
     struct bt_incident inc;
+    /* the caller's replay where it was left: a walk seeks it back there, not to the end
+     * (issue 33: core never moves a caller's replay; before, it was left at rp.end) */
+    int64_t mid = rp.start + (rp.end - rp.start) / 2;
+    bt_replay_seek(&rp, mid);
     bt_incident_build(&rp, from, to, NULL, &inc);
+    OK(bt_replay_now(&rp) == mid && rp.store.horizon == mid,
+       "the incident leaves the caller's replay at its instant (%lld, was %lld)",
+       (long long)bt_replay_now(&rp), (long long)mid);
+    struct bt_share_minutes smin;
+    bt_share_minutes_build(&rp, 0, from, inc.n, &smin);
+    OK(bt_replay_now(&rp) == mid, "... and so do its holders, minute by minute");
+    bt_share_minutes_free(&smin);
+    bt_replay_seek(&rp, rp.end);
     OK(inc.n == 6 && inc.nroutes == 3, "six data minutes, three routes");
     const struct bt_inc_route *chat = &inc.route[0];
     OK(chat->throttled_minutes == 2, "chat: two throttled minutes (got %d)", chat->throttled_minutes);
