@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/burndown.h"
-#include "core/counters.h"
 #include "core/plausible.h"
 #include "core/util.h"
 
@@ -408,7 +407,8 @@ void bt_store_clear(struct bt_store *s)
     s->covlog = NULL;
     s->ncovlog = s->capcovlog = s->covlog_applied = 0;
     s->covlog_unsorted = false;
-    bt_counters_free(s);
+    if (s->readings_free)
+        s->readings_free(s); /* bt_counters_free: core/counters.c's */
     if (s->sum_memo)
         memset(s->sum_memo, 0, (size_t)s->sum_memo_routes * MEMO_SLOTS * sizeof *s->sum_memo);
     if (s->newest_memo)

@@ -328,6 +328,9 @@ struct bt_store {
     /* per admission series: its own rates and gauges per minute, the team shares'
      * raw readings (core/shares.c) */
     struct bt_series_store *series_store;
+    /* frees counters and series_store (bt_store_clear): core/counters.c, their
+     * keeper, sets it at the first reading, so the store never calls up into it */
+    void (*readings_free)(struct bt_store *s);
     /* the routes events apply to (the config's; bt_store_bind_routes) */
     struct bt_route *routes;
     /* coverage (bt_store_cover): per route and signal the minutes asked; per route
