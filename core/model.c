@@ -837,6 +837,25 @@ void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int
         out[i] = NAN;
 }
 
+void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
+                              int64_t through)
+{
+    if (!bt_route_burndown_settles(r))
+        return; /* mantle, or a route whose prior was never set: nothing to read */
+    /* the store reads its own minutes and hands them down (core/burndown.c reads
+     * no store), the window's four series a range each: one pass over each ring (this
+     * runs at every CloudWatch OK of a replay); the last minute is the newest ended */
+    struct bt_burndown_window w;
+    int64_t first = bt_minute_floor(through) - 60 * (int64_t)BT_BURNDOWN_WINDOW;
+    bt_store_range(st, route, BT_SIG_ESTIMATED_TPM, first, BT_BURNDOWN_WINDOW, w.est);
+    bt_store_range(st, route, BT_SIG_OUTPUT_TOKENS, first, BT_BURNDOWN_WINDOW, w.out);
+    bt_store_range(st, route, BT_SIG_INPUT_TOKENS, first, BT_BURNDOWN_WINDOW, w.in);
+    bt_store_range(st, route, BT_SIG_CACHE_WRITE, first, BT_BURNDOWN_WINDOW, w.cw);
+    struct bt_burndown_steady m;
+    bt_burndown_measure(&w, &m);
+    bt_route_burndown_steady(r, &m);
+}
+
 /* The newest minute of (lo, hi] of se holding a value arrived by vis (0: none); a
  * value still to arrive lowers *hidden. */
 static int64_t newest_scan(const struct bt_series *se, int64_t hi, int64_t lo, int64_t vis,
