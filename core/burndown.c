@@ -139,26 +139,15 @@ bool bt_burndown_disagrees(double measured, double expected)
            fabs(measured - expected) > fmax(0.5, 0.2 * expected);
 }
 
-void bt_burndown_measure(const struct bt_store *st, int route, int64_t through,
-                         struct bt_burndown_steady *out)
+void bt_burndown_measure(const struct bt_burndown_window *w, struct bt_burndown_steady *out)
 {
     double v[BT_BURNDOWN_WINDOW];
     int n = 0;
     out->value = out->spread = NAN;
     out->minutes = 0;
-    int64_t last = bt_minute_floor(through) - 60; /* the newest minute that has ended */
-    /* the window's four series a range each (one pass over each ring, as the spend
-     * windows read them; this ran at every CloudWatch OK of a replay: 9 % of an export) */
-    enum { W = BT_BURNDOWN_WINDOW };
-    int64_t from = last - 60 * (int64_t)(W - 1);
-    double est_v[W], out_v[W], in_v[W], cw_v[W];
-    bt_store_range(st, route, BT_SIG_ESTIMATED_TPM, from, W, est_v);
-    bt_store_range(st, route, BT_SIG_OUTPUT_TOKENS, from, W, out_v);
-    bt_store_range(st, route, BT_SIG_INPUT_TOKENS, from, W, in_v);
-    bt_store_range(st, route, BT_SIG_CACHE_WRITE, from, W, cw_v);
     double lo = INFINITY, hi = -INFINITY;
-    for (int i = W - 1; i >= 0; i--) { /* newest first */
-        double est = est_v[i], out_tok = out_v[i], in = in_v[i], cw = cw_v[i];
+    for (int i = BT_BURNDOWN_WINDOW - 1; i >= 0; i--) { /* newest first */
+        double est = w->est[i], out_tok = w->out[i], in = w->in[i], cw = w->cw[i];
         if (!isfinite(est) || !isfinite(out_tok) || out_tok < BT_BURNDOWN_MIN_OUTPUT || isnan(in))
             continue;
         double b = (est - in - (isnan(cw) ? 0 : cw)) / out_tok;
@@ -209,18 +198,21 @@ void bt_route_burndown(struct bt_route *r, const struct bt_burndown *b)
     r->burndown_steady_minutes = 0;
 }
 
-void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
-                              int64_t through)
+bool bt_route_burndown_settles(const struct bt_route *r)
 {
     const char *prior = r->burndown_prior_source ? r->burndown_prior_source : "default";
-    if (isnan(r->burndown_prior) || !strcmp(prior, "none"))
+    return !isnan(r->burndown_prior) && strcmp(prior, "none") != 0;
+}
+
+void bt_route_burndown_steady(struct bt_route *r, const struct bt_burndown_steady *m)
+{
+    if (!bt_route_burndown_settles(r))
         return; /* mantle, or a route whose prior was never set */
-    struct bt_burndown_steady m;
-    bt_burndown_measure(st, route, through, &m);
-    r->burndown_steady = m.value;
-    r->burndown_steady_minutes = m.minutes;
-    bool steady = !isnan(m.value);
-    bool agrees = steady && !bt_burndown_disagrees(m.value, r->burndown_prior);
+    const char *prior = r->burndown_prior_source ? r->burndown_prior_source : "default";
+    r->burndown_steady = m->value;
+    r->burndown_steady_minutes = m->minutes;
+    bool steady = !isnan(m->value);
+    bool agrees = steady && !bt_burndown_disagrees(m->value, r->burndown_prior);
     if (!strcmp(prior, "config") || (!strcmp(prior, "table") && (!steady || agrees))) {
         /* the config always wins; a table row wins where nothing steady contradicts it */
         r->burndown = r->burndown_prior;
@@ -228,7 +220,7 @@ void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int
         r->burndown_verified = !strcmp(prior, "table") || agrees;
     } else if (steady) {
         /* an agreeing floor or default keeps its exact value, now backed */
-        r->burndown = agrees ? r->burndown_prior : m.value;
+        r->burndown = agrees ? r->burndown_prior : m->value;
         r->burndown_source = "measured";
         r->burndown_verified = true;
     } else {

@@ -68,9 +68,17 @@ struct bt_burndown_steady {
     double spread;           /* (max - min) / median of the minutes used, NAN with none */
     int minutes;             /* minutes with enough output and an estimate */
 };
-struct bt_store;
-void bt_burndown_measure(const struct bt_store *st, int route, int64_t through,
-                         struct bt_burndown_steady *out);
+/* The minutes the measurement reads, oldest first: [i] is the minute that starts
+ * 60 x (BT_BURNDOWN_WINDOW - i) s before the minute of `through`, so the last is
+ * the newest that has ended; NAN where no value is held. The store fills it
+ * (bt_route_burndown_settle, core/model.h): the measurement reads no store. */
+struct bt_burndown_window {
+    double est[BT_BURNDOWN_WINDOW];  /* EstimatedTPMQuotaUsage */
+    double out[BT_BURNDOWN_WINDOW];  /* OutputTokenCount */
+    double in[BT_BURNDOWN_WINDOW];   /* InputTokenCount */
+    double cw[BT_BURNDOWN_WINDOW];   /* CacheWriteInputTokenCount */
+};
+void bt_burndown_measure(const struct bt_burndown_window *w, struct bt_burndown_steady *out);
 
 struct bt_route;
 /* Sets a route's prior (burndown_prior, burndown_prior_source: "config" when the
@@ -78,11 +86,13 @@ struct bt_route;
  * burndown_row (the table row for its base model, else model, on its endpoint,
  * named even when the config wins), and makes the prior the value used. */
 void bt_route_burndown(struct bt_route *r, const struct bt_burndown *b);
-/* The value used, in order: the config; a steady measurement over the minutes
- * before `through` (a table row it agrees with stays, exact, and is verified by
- * it); the table row; the family floor; 1. Sets burndown, burndown_source,
- * burndown_verified, burndown_steady(_minutes). Derived from the store only, so a
- * replay recomputes it from the recorded samples. */
-void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
-                              int64_t through);
+/* Whether a measurement can settle the route's burndown: its prior is set and it
+ * is not mantle's "none". */
+bool bt_route_burndown_settles(const struct bt_route *r);
+/* The value used, in order: the config; the steady measurement m (a table row it
+ * agrees with stays, exact, and is verified by it); the table row; the family
+ * floor; 1. Sets burndown, burndown_source, burndown_verified,
+ * burndown_steady(_minutes); nothing when the route does not settle. The store
+ * runs it over its own minutes (bt_route_burndown_settle, core/model.h). */
+void bt_route_burndown_steady(struct bt_route *r, const struct bt_burndown_steady *m);
 #endif

@@ -124,6 +124,7 @@ void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t a
     if (rd->route < 0 || rd->route >= s->nroutes || (!bt_signal_counter(rd->signal) && !gauge) ||
         !isfinite(rd->value) || rd->value < 0 || !isfinite(rd->t))
         return;
+    s->readings_free = bt_counters_free; /* what is kept below goes with bt_store_clear */
     if (s->tap.reading)
         s->tap.reading(s->tap.arg, rd, arrival);
     if (gauge) {

@@ -4,7 +4,8 @@
 #define BEDTOP_COUNTERS_H
 #include "core/model.h"
 
-/* Forgets every series (bt_store_clear), the per-series store too. */
+/* Forgets every series, the per-series store too: the store's readings_free, which
+ * bt_store_reading sets, so bt_store_clear reaches it without calling up. */
 void bt_counters_free(struct bt_store *s);
 /* Forgets every per-series value (core/shares.c). */
 void bt_series_store_free(struct bt_store *s);

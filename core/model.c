@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/burndown.h"
-#include "core/counters.h"
 #include "core/plausible.h"
 #include "core/util.h"
 
@@ -408,7 +407,8 @@ void bt_store_clear(struct bt_store *s)
     s->covlog = NULL;
     s->ncovlog = s->capcovlog = s->covlog_applied = 0;
     s->covlog_unsorted = false;
-    bt_counters_free(s);
+    if (s->readings_free)
+        s->readings_free(s); /* bt_counters_free: core/counters.c's */
     if (s->sum_memo)
         memset(s->sum_memo, 0, (size_t)s->sum_memo_routes * MEMO_SLOTS * sizeof *s->sum_memo);
     if (s->newest_memo)
@@ -835,6 +835,25 @@ void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int
     }
     for (; i < n; i++)
         out[i] = NAN;
+}
+
+void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
+                              int64_t through)
+{
+    if (!bt_route_burndown_settles(r))
+        return; /* mantle, or a route whose prior was never set: nothing to read */
+    /* the store reads its own minutes and hands them down (core/burndown.c reads
+     * no store), the window's four series a range each: one pass over each ring (this
+     * runs at every CloudWatch OK of a replay); the last minute is the newest ended */
+    struct bt_burndown_window w;
+    int64_t first = bt_minute_floor(through) - 60 * (int64_t)BT_BURNDOWN_WINDOW;
+    bt_store_range(st, route, BT_SIG_ESTIMATED_TPM, first, BT_BURNDOWN_WINDOW, w.est);
+    bt_store_range(st, route, BT_SIG_OUTPUT_TOKENS, first, BT_BURNDOWN_WINDOW, w.out);
+    bt_store_range(st, route, BT_SIG_INPUT_TOKENS, first, BT_BURNDOWN_WINDOW, w.in);
+    bt_store_range(st, route, BT_SIG_CACHE_WRITE, first, BT_BURNDOWN_WINDOW, w.cw);
+    struct bt_burndown_steady m;
+    bt_burndown_measure(&w, &m);
+    bt_route_burndown_steady(r, &m);
 }
 
 /* The newest minute of (lo, hi] of se holding a value arrived by vis (0: none); a

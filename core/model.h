@@ -328,6 +328,9 @@ struct bt_store {
     /* per admission series: its own rates and gauges per minute, the team shares'
      * raw readings (core/shares.c) */
     struct bt_series_store *series_store;
+    /* frees counters and series_store (bt_store_clear): core/counters.c, their
+     * keeper, sets it at the first reading, so the store never calls up into it */
+    void (*readings_free)(struct bt_store *s);
     /* the routes events apply to (the config's; bt_store_bind_routes) */
     struct bt_route *routes;
     /* coverage (bt_store_cover): per route and signal the minutes asked; per route
@@ -482,6 +485,12 @@ double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int
 void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
                     double *out);
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
+/* The route's burndown settled at `through` (core/burndown.h bt_route_burndown_steady)
+ * by the steady measurement over the store's minutes before it: derived from the
+ * store only, so a replay recomputes it from the recorded samples. The store runs
+ * it at each CloudWatch event (bt_store_event). */
+void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
+                              int64_t through);
 /* Replay, once a recording is read: the series of one route whose minutes arrived
  * together (the signals of one sample line) share one array of arrival offsets (a
  * day of 200 routes: 11.6 MB of offsets, most of them copies). Nothing read changes. */

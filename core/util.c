@@ -2,7 +2,6 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/plausible.h"
-#include "core/sanitize.h"
 
 #include <ctype.h>
 #include <errno.h>
