@@ -44,6 +44,7 @@ void bt_evlog_free(struct bt_evlog *l)
     free(l->steps);
     free(l->ev_min_t);
     free(l->evals);
+    bt_eval_groups_free(l->groups);
     memset(l, 0, sizeof *l);
 }
 
@@ -319,7 +320,9 @@ bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_
         for (int r = 0; r < nr; r++)
             l->evals[r].now = t;
     } else {
-        bt_eval_all(&rp->cfg, &rp->store, t, l->evals);
+        /* bt_eval_all, its groups keyed once while the routes key the same */
+        l->groups = bt_eval_groups_renew(l->groups, &rp->cfg);
+        bt_eval_all_with(&rp->cfg, &rp->store, t, l->groups, false, NULL, l->evals);
     }
     l->evals_at = t;
     bt_evlog_observe(l, &rp->cfg, l->evals, t);

@@ -69,6 +69,7 @@ struct bt_evlog {
     int64_t *ev_min_t;       /* [i]: the earliest time of the store's events i.. (nlog + 1) */
     struct bt_eval *evals;   /* the step's evaluations (nroutes), kept between steps */
     int64_t evals_at;        /* the instant they were evaluated at (0: none) */
+    struct bt_eval_groups *groups; /* the replay's grouping, renewed as its routes change */
 };
 
 /* The live dashboard's cap (tui/events.c): a week of flapping stays bounded. */

@@ -576,6 +576,43 @@ static void group_members(struct bt_eval_groups *g)
     free(count);
 }
 
+/* What a route's quota and daily group keys are made of (model_key,
+ * bt_quota_group_key, daily_key): equal inputs, equal groups. */
+#define BT_ROUTE_FIELD(f) sizeof(((struct bt_route *)0)->f)
+struct bt_group_input {
+    char account[BT_ROUTE_FIELD(account)];
+    char profile[BT_ROUTE_FIELD(profile)];
+    char region[BT_ROUTE_FIELD(region)];
+    char model[BT_ROUTE_FIELD(model)];
+    char base_model[BT_ROUTE_FIELD(base_model)];
+    char context[BT_ROUTE_FIELD(context)];
+    char code[BT_ROUTE_FIELD(quota_code)]; /* route_quota_code */
+    enum bt_endpoint endpoint;
+    enum bt_inference inference;
+};
+
+static void group_input(const struct bt_route *r, struct bt_group_input *in)
+{
+    bt_strlcpy(in->account, r->account, sizeof in->account);
+    bt_strlcpy(in->profile, r->profile, sizeof in->profile);
+    bt_strlcpy(in->region, r->region, sizeof in->region);
+    bt_strlcpy(in->model, r->model, sizeof in->model);
+    bt_strlcpy(in->base_model, r->base_model, sizeof in->base_model);
+    bt_strlcpy(in->context, r->context, sizeof in->context);
+    bt_strlcpy(in->code, route_quota_code(r), sizeof in->code);
+    in->endpoint = r->endpoint;
+    in->inference = r->inference;
+}
+
+static bool group_input_same(const struct bt_route *r, const struct bt_group_input *in)
+{
+    return r->endpoint == in->endpoint && r->inference == in->inference &&
+           !strcmp(r->model, in->model) && !strcmp(r->base_model, in->base_model) &&
+           !strcmp(route_quota_code(r), in->code) && !strcmp(r->region, in->region) &&
+           !strcmp(r->account, in->account) && !strcmp(r->profile, in->profile) &&
+           !strcmp(r->context, in->context);
+}
+
 struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg)
 {
     struct bt_eval_groups *g = bt_xcalloc(1, sizeof *g);
@@ -585,7 +622,22 @@ struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg)
     g->group = quota_groups(cfg);
     group_members(g);
     daily_groups(cfg, g);
+    g->input = bt_xmalloc((size_t)cfg->nroutes * sizeof *g->input);
+    for (int r = 0; r < cfg->nroutes; r++)
+        group_input(&cfg->routes[r], &g->input[r]);
     return g;
+}
+
+struct bt_eval_groups *bt_eval_groups_renew(struct bt_eval_groups *g,
+                                            const struct bt_config *cfg)
+{
+    bool same = g && g->nroutes == cfg->nroutes;
+    for (int r = 0; same && r < cfg->nroutes; r++)
+        same = group_input_same(&cfg->routes[r], &g->input[r]);
+    if (same)
+        return g;
+    bt_eval_groups_free(g);
+    return bt_eval_groups_new(cfg);
 }
 
 const struct bt_group *bt_eval_group_of(const struct bt_eval_groups *g, int r)
@@ -601,6 +653,7 @@ void bt_eval_groups_free(struct bt_eval_groups *g)
     free(g->groups);
     free(g->group_index);
     free(g->member);
+    free(g->input);
     for (int p = 0; p < 2; p++) {
         free(g->daily[p]);
         free(g->daily_run[p]);

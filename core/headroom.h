@@ -138,6 +138,8 @@ static inline int bt_group_next(const struct bt_eval *evals, int m)
     return n > m ? n : -1;
 }
 
+struct bt_group_input;
+
 /* A quota group: the routes that draw from one quota (DESIGN.md "quota group"),
  * computed once per config by bt_eval_groups_new (sorted by group key, n log n) and
  * read by the evaluation, the rules, plan --limits, the observed ceiling and the
@@ -160,9 +162,16 @@ struct bt_eval_groups {
     int *daily[2];         /* runtime routes by daily key: [0] the model's, [1] the account's */
     int *daily_run[2];     /* where each run of equal keys starts in daily[]; one more: the end */
     int ndaily_runs[2];
+    struct bt_group_input *input; /* each route's fields the groups were keyed by */
 };
 struct bt_eval_groups *bt_eval_groups_new(const struct bt_config *cfg);
 void bt_eval_groups_free(struct bt_eval_groups *g);
+/* g while cfg's routes still key the same groups (a replay's seek can learn a quota
+ * code, a base model or an inference type), else g freed and cfg's new grouping
+ * (g NULL: new): a replay evaluating every minute keys its groups once, not at every
+ * evaluation (their snprintf and sorts were 7 % of an export's instructions). */
+struct bt_eval_groups *bt_eval_groups_renew(struct bt_eval_groups *g,
+                                            const struct bt_config *cfg);
 /* Route r's quota group (r in 0..g->nroutes-1). */
 const struct bt_group *bt_eval_group_of(const struct bt_eval_groups *g, int r);
 /* bt_eval_all with g (of this cfg); figures_only leaves the warnings out (status OK,

@@ -576,15 +576,32 @@ static void series_resize(struct bt_series *se, int cap, int64_t from, bool arri
     n.d = se->d ? bt_xmalloc((size_t)cap * sizeof *n.d) : NULL;
     n.arr16 = arrival && !se->arr ? bt_xcalloc((size_t)cap, sizeof *n.arr16) : NULL;
     n.arr = arrival && se->arr ? bt_xcalloc((size_t)cap, sizeof *n.arr) : NULL;
-    for (int i = 0; i < cap; i++)
-        sset(&n, (size_t)i, NAN);
+    /* the slots empty, then each minute kept copied in the ring's own form: n has se's
+     * form and scale, so a value's float or double is the one sset would store (a
+     * call a slot, two divisions a minute, was most of opening a recording's rings) */
+    for (int i = 0; i < cap; i++) {
+        if (n.d)
+            n.d[i] = NAN;
+        else
+            n.f[i] = NAN;
+    }
     if (se->cap) {
         int64_t lo = se->newest - (int64_t)(se->cap - 1) * 60;
-        for (int64_t m = lo > from ? lo : from; m <= se->newest; m += 60) {
-            size_t k = slot(se, m), j = slot(&n, m);
-            sset(&n, j, sval(se, k));
-            if (has_arr(&n) && has_arr(se))
-                aset(&n, j, aval(se, k));
+        int64_t m = lo > from ? lo : from;
+        size_t k = slot(se, m), j = slot(&n, m);
+        for (; m <= se->newest; m += 60) {
+            if (n.d)
+                n.d[j] = se->d[k];
+            else
+                n.f[j] = se->f[k];
+            if (n.arr16 && se->arr16)
+                n.arr16[j] = se->arr16[k];
+            else if (n.arr && se->arr)
+                n.arr[j] = se->arr[k];
+            if (++k == (size_t)se->cap)
+                k = 0;
+            if (++j == (size_t)cap)
+                j = 0;
         }
     }
     free(se->f);

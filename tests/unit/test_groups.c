@@ -251,6 +251,15 @@ static void test_group_objects(void)
     const struct bt_group *ge = bt_eval_group_of(g, 4);
     OK(ge && ge->n == 1 && ge->members[0] == 4, "e alone");
     OK(!bt_eval_group_of(g, 5) && !bt_eval_group_of(g, -1), "no group past the routes");
+    /* a replay keys its groups once: the same grouping while the routes key the
+     * same, a new one once a seek learns a quota code that moves a route */
+    struct bt_eval_groups *same = bt_eval_groups_renew(g, &f.cfg);
+    OK(same == g, "renewed with no change: the same grouping");
+    bt_strlcpy(f.cfg.routes[4].quota[BT_Q_TPM].code, "L-A", sizeof f.cfg.routes[4].quota[BT_Q_TPM].code);
+    g = bt_eval_groups_renew(same, &f.cfg);
+    ga = bt_eval_group_of(g, 4);
+    OK(g->ngroups == 2 && ga && ga->leader == 0 && ga->n == 3,
+       "e learns a's code: two groups, e in a's (%d)", g->ngroups);
     bt_eval_groups_free(g);
     bt_config_free(&f.cfg);
 }
