@@ -644,6 +644,8 @@ static int cmp_i64(const void *a, const void *b)
 /* The arrivals ascending, once each. */
 static void arrivals_sort(struct bt_replay *rp)
 {
+    if (!rp->narrivals)
+        return; /* none (a header alone): no array, and qsort must not be handed NULL */
     qsort(rp->arrivals, rp->narrivals, sizeof *rp->arrivals, cmp_i64);
     size_t u = 0;
     for (size_t i = 0; i < rp->narrivals; i++)
