@@ -3,12 +3,14 @@
 #include "core/format.h"
 
 #include <float.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 char *bt_json_print(const cJSON *j, bool pretty)
 {
@@ -99,15 +101,14 @@ static void put_decimal(struct bt_buf *b, long long q, int d)
  * double nearest q / 10^d (d <= 6, 1e-4 <= |v|, |q| < 10^15) prints as q's digits:
  * %1.15g gives them (15 significant digits hold q; the exponent form starts below
  * 1e-4 or at 1e15) and they read back as v itself. */
-static void compact_number(struct bt_buf *b, const cJSON *j)
+static void put_number(struct bt_buf *b, double v, int valueint)
 {
-    double v = j->valuedouble;
     if (isnan(v) || isinf(v)) {
         bt_buf_puts(b, "null");
         return;
     }
-    if (v == (double)j->valueint && !(v == 0 && signbit(v))) { /* -0 stays "-0" */
-        put_decimal(b, j->valueint, 0);
+    if (v == (double)valueint && !(v == 0 && signbit(v))) { /* -0 stays "-0" */
+        put_decimal(b, valueint, 0);
         return;
     }
     static const double p10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
@@ -161,7 +162,7 @@ static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty,
         bt_buf_puts(b, "true");
         return;
     case cJSON_Number:
-        compact_number(b, j);
+        put_number(b, j->valuedouble, j->valueint);
         return;
     case cJSON_Raw:
         bt_buf_puts(b, j->valuestring ? j->valuestring : "");
@@ -314,26 +315,185 @@ void bt_json_arena_free(struct bt_json_arena *a)
     free(a);
 }
 
-void bt_json_add_round(cJSON *o, const char *k, double v, int decimals)
+/* cJSON_SetNumberHelper's valueint: v saturated to int's range */
+static int number_int(double v)
+{
+    if (v >= INT_MAX)
+        return INT_MAX;
+    if (v <= (double)INT_MIN)
+        return INT_MIN;
+    return (int)v;
+}
+
+void bt_jw_tree(struct bt_jw *w, cJSON *o)
+{
+    memset(w, 0, sizeof *w);
+    w->open[0] = o;
+}
+
+void bt_jw_text(struct bt_jw *w, struct bt_buf *b)
+{
+    memset(w, 0, sizeof *w);
+    w->b = b;
+    w->shut[0] = '}';
+    bt_buf_putc(b, '{');
+}
+
+/* text: the comma before a member or item and its key */
+static void jw_key(struct bt_jw *w, const char *k)
+{
+    if (w->more[w->depth])
+        bt_buf_putc(w->b, ',');
+    w->more[w->depth] = true;
+    if (k) {
+        compact_string(w->b, k);
+        bt_buf_putc(w->b, ':');
+    }
+}
+
+/* tree: item added to the open object or array (cJSON_AddItemToObject's rule: a
+ * NULL item, which a failed allocation returns, adds nothing) */
+static void jw_add(struct bt_jw *w, const char *k, cJSON *item)
+{
+    if (!item)
+        return;
+    if (k)
+        cJSON_AddItemToObject(w->open[w->depth], k, item);
+    else
+        cJSON_AddItemToArray(w->open[w->depth], item);
+}
+
+static void jw_open(struct bt_jw *w, const char *k, bool array)
+{
+    if (w->lost || w->depth + 1 >= BT_JW_DEPTH) {
+        w->lost++; /* deeper than bedtop's objects nest: dropped whole, never a crash */
+        return;
+    }
+    if (w->b) {
+        jw_key(w, k);
+        bt_buf_putc(w->b, array ? '[' : '{');
+        w->more[++w->depth] = false;
+        w->shut[w->depth] = array ? ']' : '}';
+        return;
+    }
+    cJSON *c = array ? cJSON_CreateArray() : cJSON_CreateObject();
+    if (!c)
+        bt_out_of_memory();
+    jw_add(w, k, c);
+    w->open[++w->depth] = c;
+}
+
+void bt_jw_obj(struct bt_jw *w, const char *k)
+{
+    jw_open(w, k, false);
+}
+
+void bt_jw_arr(struct bt_jw *w, const char *k)
+{
+    jw_open(w, k, true);
+}
+
+void bt_jw_end(struct bt_jw *w)
+{
+    if (w->lost) {
+        w->lost--;
+        return;
+    }
+    if (w->b)
+        bt_buf_putc(w->b, w->shut[w->depth]);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void bt_jw_num(struct bt_jw *w, const char *k, double v)
+{
+    if (w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateNumber(v));
+        return;
+    }
+    jw_key(w, k);
+    put_number(w->b, v, isnan(v) ? 0 : number_int(v));
+}
+
+void bt_jw_str(struct bt_jw *w, const char *k, const char *v)
+{
+    if (!v || w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateString(v));
+        return;
+    }
+    jw_key(w, k);
+    compact_string(w->b, v);
+}
+
+void bt_jw_null(struct bt_jw *w, const char *k)
+{
+    if (w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateNull());
+        return;
+    }
+    jw_key(w, k);
+    bt_buf_puts(w->b, "null");
+}
+
+void bt_jw_bool(struct bt_jw *w, const char *k, bool v)
+{
+    if (w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateBool(v));
+        return;
+    }
+    jw_key(w, k);
+    bt_buf_puts(w->b, v ? "true" : "false");
+}
+
+void bt_jw_round(struct bt_jw *w, const char *k, double v, int decimals)
 {
     if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
+        bt_jw_null(w, k);
     else
-        cJSON_AddNumberToObject(o, k, bt_round_to(v, decimals));
+        bt_jw_num(w, k, bt_round_to(v, decimals));
 }
 
-void bt_json_add_str(cJSON *o, const char *k, const char *v)
+void bt_jw_str_or_null(struct bt_jw *w, const char *k, const char *v)
 {
     if (v && *v)
-        cJSON_AddStringToObject(o, k, v);
+        bt_jw_str(w, k, v);
     else
-        cJSON_AddNullToObject(o, k);
+        bt_jw_null(w, k);
 }
 
-void bt_json_add_time(cJSON *o, const char *k, int64_t t)
+void bt_jw_time(struct bt_jw *w, const char *k, int64_t t)
 {
     char iso[32] = "";
     if (t)
         bt_fmt_iso(t, iso, sizeof iso);
-    bt_json_add_str(o, k, iso);
+    bt_jw_str_or_null(w, k, iso);
+}
+
+void bt_json_add_round(cJSON *o, const char *k, double v, int decimals)
+{
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_jw_round(&w, k, v, decimals);
+}
+
+void bt_json_add_str(cJSON *o, const char *k, const char *v)
+{
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_jw_str_or_null(&w, k, v);
+}
+
+void bt_json_add_time(cJSON *o, const char *k, int64_t t)
+{
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_jw_time(&w, k, t);
 }
