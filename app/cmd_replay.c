@@ -258,11 +258,11 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     struct bt_report rep = {.cfg = &rp->cfg, .store = &rp->store, .now = shown, .evals = evals,
                             .n = rp->cfg.nroutes, .mode = "replay"};
     const struct bt_eval *e = &evals[r];
-    /* written as text straight into the scratch (no tree: a row was some hundred
-     * cJSON nodes built, printed and dropped), then sanitised as json_put's */
-    bt_buf_reset(&json_scratch);
+    /* written as text straight onto b, sanitised as json_put's (no tree: a row was
+     * some hundred cJSON nodes built, printed, dropped, then sanitised in a pass) */
+    bt_buf_puts(b, first ? "" : ",\n");
     struct bt_jw w;
-    bt_jw_text(&w, &json_scratch);
+    bt_jw_text(&w, b);
     bt_report_route_write(&rep, r, &w);
     char iso[32];
     bt_fmt_iso(m, iso, sizeof iso);
@@ -277,8 +277,6 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     }
     bt_jw_end(&w);
     bt_jw_end(&w);
-    bt_buf_puts(b, first ? "" : ",\n");
-    bt_san_json_text(b, bt_buf_str(&json_scratch));
 }
 
 /* The markers and the event log of data minutes from..to into the arrays mk and ev,

@@ -1,6 +1,7 @@
 #include "core/json.h"
 
 #include "core/format.h"
+#include "core/sanitize.h"
 
 #include <float.h>
 #include <limits.h>
@@ -339,16 +340,65 @@ void bt_jw_text(struct bt_jw *w, struct bt_buf *b)
     bt_buf_putc(b, '{');
 }
 
+/* text: s as compact_string writes it, sanitised as bt_san_json_text would have it
+ * (the text around strings is ASCII, which it keeps), between pre and post (0:
+ * none). A plain string (printable ASCII without '"' and '\\': nearly every key and
+ * value) is copied at once, the rest escaped and sanitised through a scratch. */
+static void text_string(struct bt_buf *b, char pre, const char *s, char post)
+{
+    static const unsigned char plain[256] = {
+        [' '] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
+        ['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, ['-'] = 1, ['.'] = 1,
+        ['/'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+        ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, [';'] = 1, ['<'] = 1,
+        ['='] = 1, ['>'] = 1, ['?'] = 1, ['@'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1,
+        ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+        ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1,
+        ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+        ['Y'] = 1, ['Z'] = 1, ['['] = 1, [']'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1,
+        ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+        ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+        ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+        ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1,
+        ['}'] = 1, ['~'] = 1};
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = 0;
+    while (plain[p[n]])
+        n++;
+    if (p[n]) {
+        struct bt_buf t = {0};
+        compact_string(&t, s);
+        if (pre)
+            bt_buf_putc(b, pre);
+        bt_san_json_text(b, bt_buf_str(&t));
+        if (post)
+            bt_buf_putc(b, post);
+        bt_buf_free(&t);
+        return;
+    }
+    bt_buf_reserve(b, n + 4);
+    char *d = b->buf + b->len;
+    if (pre)
+        *d++ = pre;
+    *d++ = '"';
+    memcpy(d, s, n);
+    d += n;
+    *d++ = '"';
+    if (post)
+        *d++ = post;
+    *d = '\0';
+    b->len = (size_t)(d - b->buf);
+}
+
 /* text: the comma before a member or item and its key */
 static void jw_key(struct bt_jw *w, const char *k)
 {
-    if (w->more[w->depth])
-        bt_buf_putc(w->b, ',');
+    char comma = w->more[w->depth] ? ',' : 0;
     w->more[w->depth] = true;
-    if (k) {
-        compact_string(w->b, k);
-        bt_buf_putc(w->b, ':');
-    }
+    if (k)
+        text_string(w->b, comma, k, ':');
+    else if (comma)
+        bt_buf_putc(w->b, comma);
 }
 
 /* tree: item added to the open object or array (cJSON_AddItemToObject's rule: a
@@ -426,7 +476,7 @@ void bt_jw_str(struct bt_jw *w, const char *k, const char *v)
         return;
     }
     jw_key(w, k);
-    compact_string(w->b, v);
+    text_string(w->b, 0, v, 0);
 }
 
 void bt_jw_null(struct bt_jw *w, const char *k)

@@ -49,7 +49,8 @@ void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struc
  * cJSON_Delete). NULL when text is not JSON (the arena freed). */
 /* A writer of one JSON object, either onto a cJSON tree (bt_jw_tree: members added
  * to an object that exists) or as the text bt_buf_json_compact would print for that
- * tree, byte for byte, written straight into a buffer (bt_jw_text: no tree; export
+ * tree, sanitised as bt_san_json_text (core/sanitize.h) has it, byte for byte,
+ * written straight into a buffer (bt_jw_text: no tree, no second pass; export
  * writes millions of members). k is the member's key, NULL for an array's item.
  * Each call does what the cJSON_Add* call of its name does; bt_jw_str with a NULL
  * value adds nothing, as cJSON_AddStringToObject. */

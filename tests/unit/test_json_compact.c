@@ -9,6 +9,7 @@
 
 #include "core/format.h"
 #include "core/json.h"
+#include "core/sanitize.h"
 #include "tests/tap.h"
 
 static bool same(const cJSON *j, const char *what)
@@ -63,6 +64,7 @@ static void jw_sample(struct bt_jw *w, const double *nums, size_t n)
     bt_jw_str(w, "s", "a\"b\\c\b\f\n\r\t\v\x01\x1f \x7f caf\xc3\xa9");
     bt_jw_str(w, "k\"ey\n", "");
     bt_jw_str(w, "none", NULL);
+    bt_jw_str(w, "bad\xc3", "c1 \xc2\x85 cut \xe2\x82 end \xff");
     bt_jw_str_or_null(w, "empty", "");
     bt_jw_round(w, "r", 38.456, 1);
     bt_jw_time(w, "t0", 0);
@@ -187,9 +189,13 @@ int main(void)
     jw_sample(&w, more, sizeof more / sizeof more[0]);
     bt_jw_end(&w);
     char *tree_text = cJSON_PrintUnformatted(t);
-    OK(!strcmp(bt_buf_str(&text), tree_text), "the writer's text is its tree's, as cJSON prints it");
-    if (strcmp(bt_buf_str(&text), tree_text))
-        printf("# text: %s\n# tree: %s\n", bt_buf_str(&text), tree_text);
+    struct bt_buf san = {0};
+    bt_san_json_text(&san, tree_text);
+    OK(!strcmp(bt_buf_str(&text), bt_buf_str(&san)),
+       "the writer's text is its tree's, as cJSON prints it, sanitised");
+    if (strcmp(bt_buf_str(&text), bt_buf_str(&san)))
+        printf("# text: %s\n# tree: %s\n", bt_buf_str(&text), bt_buf_str(&san));
+    bt_buf_free(&san);
     OK(strstr(tree_text, "\"last\":\"after the deep\"") && !strstr(tree_text, "\"none\""),
        "past the deepest level the writer goes on; a NULL string is no member");
     cJSON_free(tree_text);
