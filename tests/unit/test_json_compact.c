@@ -64,6 +64,9 @@ static void jw_sample(struct bt_jw *w, const double *nums, size_t n)
     bt_jw_str(w, "s", "a\"b\\c\b\f\n\r\t\v\x01\x1f \x7f caf\xc3\xa9");
     bt_jw_str(w, "k\"ey\n", "");
     bt_jw_str(w, "none", NULL);
+    /* past the short copy: plain, then an escape and a bad byte after 64 plain bytes */
+    bt_jw_str(w, "long", "0123456789012345678901234567890123456789012345678901234567890123456789");
+    bt_jw_str(w, "long\"", "0123456789012345678901234567890123456789012345678901234567890123\n\xc3");
     bt_jw_str(w, "bad\xc3", "c1 \xc2\x85 cut \xe2\x82 end \xff");
     bt_jw_str_or_null(w, "empty", "");
     bt_jw_round(w, "r", 38.456, 1);
