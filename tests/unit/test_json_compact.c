@@ -53,6 +53,19 @@ static bool same_pretty(const cJSON *j)
     return ok;
 }
 
+/* The next of 50,000 numbers of every size, rounded to 0-6 decimals (the fast
+ * path) or not (xorshift from *x) */
+static double next_number(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    double v = (double)(int64_t)(*x >> 11) / (double)(1ull << (*x % 60));
+    if (*x & 2)
+        v = -v;
+    if (*x & 1)
+        v = bt_round_to(v, (int)(*x % 7));
+    return v;
+}
+
 /* One object through a writer: every kind of member, nesting, a NULL string (no
  * member, as cJSON_AddStringToObject), numbers; then 20 levels (deeper than the
  * writer holds: the levels past it dropped, never a crash) */
@@ -166,12 +179,7 @@ int main(void)
     int bad = 0;
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < 50000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        double v = (double)(int64_t)(x >> 11) / (double)(1ull << (x % 60));
-        if (x & 2)
-            v = -v;
-        if (x & 1)
-            v = bt_round_to(v, (int)(x % 7));
+        double v = next_number(&x);
         cJSON *n = cJSON_CreateNumber(v);
         bad += !same(n, "number") || !same_pretty(n);
         cJSON_Delete(n);
@@ -207,12 +215,7 @@ int main(void)
     bad = 0;
     x = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < 50000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        double v = (double)(int64_t)(x >> 11) / (double)(1ull << (x % 60));
-        if (x & 2)
-            v = -v;
-        if (x & 1)
-            v = bt_round_to(v, (int)(x % 7));
+        double v = next_number(&x);
         cJSON *n = cJSON_CreateObject();
         cJSON_AddNumberToObject(n, "v", v);
         char *expect = cJSON_PrintUnformatted(n);
