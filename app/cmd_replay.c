@@ -258,21 +258,29 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     struct bt_report rep = {.cfg = &rp->cfg, .store = &rp->store, .now = shown, .evals = evals,
                             .n = rp->cfg.nroutes, .mode = "replay"};
     const struct bt_eval *e = &evals[r];
-    cJSON *j = bt_report_route_json(&rep, r);
-    char iso[32];
-    bt_fmt_iso(m, iso, sizeof iso);
-    cJSON_AddStringToObject(j, "time", iso);
-    bt_fmt_iso(e->now, iso, sizeof iso);
-    cJSON_AddStringToObject(j, "evaluated_at", iso);
-    cJSON *sig = cJSON_AddObjectToObject(j, "signals");
+    /* written as text straight onto b, sanitised as json_put's (no tree: a row was
+     * some hundred cJSON nodes built, printed, dropped, then sanitised in a pass) */
+    bt_buf_puts(b, first ? "" : ",\n");
+    struct bt_jw w;
+    bt_jw_text(&w, b);
+    bt_report_route_write(&rep, r, &w);
+    /* the row's minute and instant: the same for every route of a step */
+    static int64_t at_m = -1, at_now = -1;
+    static char m_iso[32], now_iso[32];
+    if (m != at_m)
+        bt_fmt_iso(at_m = m, m_iso, sizeof m_iso);
+    if (e->now != at_now)
+        bt_fmt_iso(at_now = e->now, now_iso, sizeof now_iso);
+    bt_jw_str(&w, "time", m_iso);
+    bt_jw_str(&w, "evaluated_at", now_iso);
+    bt_jw_obj(&w, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
         double v = bt_export_signal(&rp->store, r, k, e, m);
         if (!isnan(v))
-            cJSON_AddNumberToObject(sig, bt_signal_info[k].name, v);
+            bt_jw_num(&w, bt_signal_info[k].name, v);
     }
-    bt_buf_puts(b, first ? "" : ",\n");
-    json_put(b, j);
-    cJSON_Delete(j);
+    bt_jw_end(&w);
+    bt_jw_end(&w);
 }
 
 /* The markers and the event log of data minutes from..to into the arrays mk and ev,
@@ -522,9 +530,6 @@ static int cmd_export(struct export_opts *o)
     }
     int64_t m = from, t;
     struct bt_eval *evals;
-    /* JSON: each row's tree in one arena, dropped whole before the next (a row was some
-     * hundred malloc and free calls); nothing else in the loop makes cJSON */
-    struct bt_json_arena *ar = csv ? NULL : bt_json_arena_begin();
     while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
            bt_evlog_replay_step_evals(&log, &rp, &t, &evals)) {
         for (; m <= to && bt_replay_minute_instant(&rp, m) <= t; m += 60) {
@@ -539,7 +544,6 @@ static int cmd_export(struct export_opts *o)
                     pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q,
                                 evals[r].binding);
                 } else {
-                    bt_json_arena_reset(ar);
                     json_row(&b, &rp, r, evals, m, t, first_row);
                 }
                 first_row = false;
@@ -550,10 +554,6 @@ static int cmd_export(struct export_opts *o)
             fwrite(b.buf, 1, b.len, w.f);
             bt_buf_reset(&b);
         }
-    }
-    if (ar) {
-        bt_json_arena_end();
-        bt_json_arena_free(ar);
     }
     pending_flush(&pend, &heads, &b, &mk, &log, INT64_MAX);
     free(pend.row);

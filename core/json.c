@@ -1,14 +1,17 @@
 #include "core/json.h"
 
 #include "core/format.h"
+#include "core/sanitize.h"
 
 #include <float.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 char *bt_json_print(const cJSON *j, bool pretty)
 {
@@ -99,15 +102,14 @@ static void put_decimal(struct bt_buf *b, long long q, int d)
  * double nearest q / 10^d (d <= 6, 1e-4 <= |v|, |q| < 10^15) prints as q's digits:
  * %1.15g gives them (15 significant digits hold q; the exponent form starts below
  * 1e-4 or at 1e15) and they read back as v itself. */
-static void compact_number(struct bt_buf *b, const cJSON *j)
+static void put_number(struct bt_buf *b, double v, int valueint)
 {
-    double v = j->valuedouble;
     if (isnan(v) || isinf(v)) {
         bt_buf_puts(b, "null");
         return;
     }
-    if (v == (double)j->valueint && !(v == 0 && signbit(v))) { /* -0 stays "-0" */
-        put_decimal(b, j->valueint, 0);
+    if (v == (double)valueint && !(v == 0 && signbit(v))) { /* -0 stays "-0" */
+        put_decimal(b, valueint, 0);
         return;
     }
     static const double p10[7] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
@@ -161,7 +163,7 @@ static void put_value(struct bt_buf *b, const cJSON *j, int depth, bool pretty,
         bt_buf_puts(b, "true");
         return;
     case cJSON_Number:
-        compact_number(b, j);
+        put_number(b, j->valuedouble, j->valueint);
         return;
     case cJSON_Raw:
         bt_buf_puts(b, j->valuestring ? j->valuestring : "");
@@ -314,26 +316,246 @@ void bt_json_arena_free(struct bt_json_arena *a)
     free(a);
 }
 
-void bt_json_add_round(cJSON *o, const char *k, double v, int decimals)
+/* cJSON_SetNumberHelper's valueint: v saturated to int's range */
+static int number_int(double v)
+{
+    if (v >= INT_MAX)
+        return INT_MAX;
+    if (v <= (double)INT_MIN)
+        return INT_MIN;
+    return (int)v;
+}
+
+void bt_jw_tree(struct bt_jw *w, cJSON *o)
+{
+    memset(w, 0, sizeof *w);
+    w->open[0] = o;
+}
+
+void bt_jw_text(struct bt_jw *w, struct bt_buf *b)
+{
+    memset(w, 0, sizeof *w);
+    w->b = b;
+    w->shut[0] = '}';
+    bt_buf_putc(b, '{');
+}
+
+/* text: s as compact_string writes it, sanitised as bt_san_json_text would have it
+ * (the text around strings is ASCII, which it keeps), between pre and post (0:
+ * none). A plain string (printable ASCII without '"' and '\\': nearly every key and
+ * value) is copied at once, the rest escaped and sanitised through a scratch. */
+static void text_string(struct bt_buf *b, char pre, const char *s, char post)
+{
+    static const unsigned char plain[256] = {
+        [' '] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
+        ['('] = 1, [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, ['-'] = 1, ['.'] = 1,
+        ['/'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+        ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1, [';'] = 1, ['<'] = 1,
+        ['='] = 1, ['>'] = 1, ['?'] = 1, ['@'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1,
+        ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+        ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1,
+        ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+        ['Y'] = 1, ['Z'] = 1, ['['] = 1, [']'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1,
+        ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+        ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+        ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+        ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1,
+        ['}'] = 1, ['~'] = 1};
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = 0;
+    while (plain[p[n]])
+        n++;
+    if (p[n]) {
+        struct bt_buf t = {0};
+        compact_string(&t, s);
+        if (pre)
+            bt_buf_putc(b, pre);
+        bt_san_json_text(b, bt_buf_str(&t));
+        if (post)
+            bt_buf_putc(b, post);
+        bt_buf_free(&t);
+        return;
+    }
+    bt_buf_reserve(b, n + 4);
+    char *d = b->buf + b->len;
+    if (pre)
+        *d++ = pre;
+    *d++ = '"';
+    memcpy(d, s, n);
+    d += n;
+    *d++ = '"';
+    if (post)
+        *d++ = post;
+    *d = '\0';
+    b->len = (size_t)(d - b->buf);
+}
+
+/* text: the comma before a member or item and its key */
+static void jw_key(struct bt_jw *w, const char *k)
+{
+    char comma = w->more[w->depth] ? ',' : 0;
+    w->more[w->depth] = true;
+    if (k)
+        text_string(w->b, comma, k, ':');
+    else if (comma)
+        bt_buf_putc(w->b, comma);
+}
+
+/* tree: item added to the open object or array (cJSON_AddItemToObject's rule: a
+ * NULL item, which a failed allocation returns, adds nothing) */
+static void jw_add(struct bt_jw *w, const char *k, cJSON *item)
+{
+    if (!item)
+        return;
+    if (k)
+        cJSON_AddItemToObject(w->open[w->depth], k, item);
+    else
+        cJSON_AddItemToArray(w->open[w->depth], item);
+}
+
+static void jw_open(struct bt_jw *w, const char *k, bool array)
+{
+    if (w->lost || w->depth + 1 >= BT_JW_DEPTH) {
+        w->lost++; /* deeper than bedtop's objects nest: dropped whole, never a crash */
+        return;
+    }
+    if (w->b) {
+        jw_key(w, k);
+        bt_buf_putc(w->b, array ? '[' : '{');
+        w->more[++w->depth] = false;
+        w->shut[w->depth] = array ? ']' : '}';
+        return;
+    }
+    cJSON *c = array ? cJSON_CreateArray() : cJSON_CreateObject();
+    if (!c)
+        bt_out_of_memory();
+    jw_add(w, k, c);
+    w->open[++w->depth] = c;
+}
+
+void bt_jw_obj(struct bt_jw *w, const char *k)
+{
+    jw_open(w, k, false);
+}
+
+void bt_jw_arr(struct bt_jw *w, const char *k)
+{
+    jw_open(w, k, true);
+}
+
+void bt_jw_end(struct bt_jw *w)
+{
+    if (w->lost) {
+        w->lost--;
+        return;
+    }
+    if (w->b)
+        bt_buf_putc(w->b, w->shut[w->depth]);
+    if (w->depth > 0)
+        w->depth--;
+}
+
+void bt_jw_num(struct bt_jw *w, const char *k, double v)
+{
+    if (w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateNumber(v));
+        return;
+    }
+    jw_key(w, k);
+    put_number(w->b, v, isnan(v) ? 0 : number_int(v));
+}
+
+void bt_jw_str(struct bt_jw *w, const char *k, const char *v)
+{
+    if (!v || w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateString(v));
+        return;
+    }
+    jw_key(w, k);
+    text_string(w->b, 0, v, 0);
+}
+
+void bt_jw_null(struct bt_jw *w, const char *k)
+{
+    if (w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateNull());
+        return;
+    }
+    jw_key(w, k);
+    bt_buf_puts(w->b, "null");
+}
+
+void bt_jw_bool(struct bt_jw *w, const char *k, bool v)
+{
+    if (w->lost)
+        return;
+    if (!w->b) {
+        jw_add(w, k, cJSON_CreateBool(v));
+        return;
+    }
+    jw_key(w, k);
+    bt_buf_puts(w->b, v ? "true" : "false");
+}
+
+void bt_jw_round(struct bt_jw *w, const char *k, double v, int decimals)
 {
     if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
+        bt_jw_null(w, k);
     else
-        cJSON_AddNumberToObject(o, k, bt_round_to(v, decimals));
+        bt_jw_num(w, k, bt_round_to(v, decimals));
+}
+
+void bt_jw_str_or_null(struct bt_jw *w, const char *k, const char *v)
+{
+    if (v && *v)
+        bt_jw_str(w, k, v);
+    else
+        bt_jw_null(w, k);
+}
+
+void bt_jw_time(struct bt_jw *w, const char *k, int64_t t)
+{
+    /* the last instants written, by minute: export writes the same few minutes for
+     * every route of a row (strftime was 2 % of a JSON export) */
+    static struct {
+        int64_t t;
+        char iso[32];
+    } seen[8];
+    if (!t) {
+        bt_jw_null(w, k);
+        return;
+    }
+    unsigned slot = (unsigned)((uint64_t)t / 60 % 8);
+    if (seen[slot].t != t || !seen[slot].iso[0]) {
+        seen[slot].t = t;
+        bt_fmt_iso(t, seen[slot].iso, sizeof seen[slot].iso);
+    }
+    bt_jw_str_or_null(w, k, seen[slot].iso);
+}
+
+void bt_json_add_round(cJSON *o, const char *k, double v, int decimals)
+{
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_jw_round(&w, k, v, decimals);
 }
 
 void bt_json_add_str(cJSON *o, const char *k, const char *v)
 {
-    if (v && *v)
-        cJSON_AddStringToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_jw_str_or_null(&w, k, v);
 }
 
 void bt_json_add_time(cJSON *o, const char *k, int64_t t)
 {
-    char iso[32] = "";
-    if (t)
-        bt_fmt_iso(t, iso, sizeof iso);
-    bt_json_add_str(o, k, iso);
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_jw_time(&w, k, t);
 }

@@ -47,6 +47,38 @@ void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struc
  * results is some 60,000 nodes: as many malloc and free calls were half of reading
  * it. The tree is read, never changed; release it with bt_json_arena_free (never
  * cJSON_Delete). NULL when text is not JSON (the arena freed). */
+/* A writer of one JSON object, either onto a cJSON tree (bt_jw_tree: members added
+ * to an object that exists) or as the text bt_buf_json_compact would print for that
+ * tree, sanitised as bt_san_json_text (core/sanitize.h) has it, byte for byte,
+ * written straight into a buffer (bt_jw_text: no tree, no second pass; export
+ * writes millions of members). k is the member's key, NULL for an array's item.
+ * Each call does what the cJSON_Add* call of its name does; bt_jw_str with a NULL
+ * value adds nothing, as cJSON_AddStringToObject. */
+#define BT_JW_DEPTH 16
+struct bt_jw {
+    struct bt_buf *b;           /* text: appended to; NULL: a tree */
+    cJSON *open[BT_JW_DEPTH];   /* tree: the open object or array at each depth */
+    bool more[BT_JW_DEPTH];     /* text: something written at that depth already */
+    char shut[BT_JW_DEPTH];     /* text: what closes the object or array at that depth */
+    int depth;
+    int lost; /* opened deeper than BT_JW_DEPTH: what is written there is dropped */
+};
+/* members go into the object o */
+void bt_jw_tree(struct bt_jw *w, cJSON *o);
+/* '{' appended to b, members after it; bt_jw_end writes the '}' */
+void bt_jw_text(struct bt_jw *w, struct bt_buf *b);
+void bt_jw_obj(struct bt_jw *w, const char *k);
+void bt_jw_arr(struct bt_jw *w, const char *k);
+void bt_jw_end(struct bt_jw *w); /* closes the innermost bt_jw_obj or bt_jw_arr */
+void bt_jw_num(struct bt_jw *w, const char *k, double v);
+void bt_jw_str(struct bt_jw *w, const char *k, const char *v);
+void bt_jw_null(struct bt_jw *w, const char *k);
+void bt_jw_bool(struct bt_jw *w, const char *k, bool v);
+/* bt_json_add_round, bt_json_add_str and bt_json_add_time through a writer */
+void bt_jw_round(struct bt_jw *w, const char *k, double v, int decimals);
+void bt_jw_str_or_null(struct bt_jw *w, const char *k, const char *v);
+void bt_jw_time(struct bt_jw *w, const char *k, int64_t t);
+
 struct bt_json_arena;
 cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **arena);
 void bt_json_arena_free(struct bt_json_arena *a);

@@ -92,54 +92,51 @@ void bt_report_free(struct bt_report *r)
 }
 
 /* Numbers: whole where whole, one decimal for percentages; null when unknown. */
-static void add_num(cJSON *o, const char *k, double v)
+static void add_num(struct bt_jw *o, const char *k, double v)
 {
     if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
+        bt_jw_null(o, k);
     else
-        cJSON_AddNumberToObject(o, k, round(v));
+        bt_jw_num(o, k, round(v));
 }
 
-static void add_pct(cJSON *o, const char *k, double v)
+static void add_pct(struct bt_jw *o, const char *k, double v)
 {
-    if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, bt_round_to(v, 1));
+    bt_jw_round(o, k, v, 1);
 }
 
 /* Fractions that matter (0.25 calls in flight, burndown 4.98): two decimals. */
-static void add_dec(cJSON *o, const char *k, double v)
+static void add_dec(struct bt_jw *o, const char *k, double v)
 {
-    bt_json_add_round(o, k, v, 2);
+    bt_jw_round(o, k, v, 2);
 }
 
-static void add_str(cJSON *o, const char *k, const char *v)
+static void add_str(struct bt_jw *o, const char *k, const char *v)
 {
-    bt_json_add_str(o, k, v);
+    bt_jw_str_or_null(o, k, v);
 }
 
 /* A figure of the table in JSON: its key rounded to its decimals (null unknown),
  * then its source, its quality, "is an upper bound" and an older name, where set. */
-static void add_figure(cJSON *o, const struct bt_figure *f, const struct bt_eval *e)
+static void add_figure(struct bt_jw *o, const struct bt_figure *f, const struct bt_eval *e)
 {
     double v = bt_figure_value(f, e);
     if (isnan(v) || isinf(v))
-        cJSON_AddNullToObject(o, f->json);
+        bt_jw_null(o, f->json);
     else
-        cJSON_AddNumberToObject(o, f->json, f->decimals ? bt_round_to(v, f->decimals) : round(v));
+        bt_jw_num(o, f->json, f->decimals ? bt_round_to(v, f->decimals) : round(v));
     if (f->json_source)
         add_str(o, f->json_source, f->source ? f->source(e) : NULL);
     if (f->json_quality)
-        cJSON_AddStringToObject(o, f->json_quality, bt_quality_name(f->quality(e)));
+        bt_jw_str(o, f->json_quality, bt_quality_name(f->quality(e)));
     if (f->json_upper)
-        cJSON_AddBoolToObject(o, f->json_upper, f->quality(e) == BT_QL_UPPER);
+        bt_jw_bool(o, f->json_upper, f->quality(e) == BT_QL_UPPER);
     if (f->json_alias)
         add_num(o, f->json_alias, v);
 }
 
 /* The figures of one JSON place, in the table's order. */
-static void add_figures(cJSON *o, enum bt_fig_writer w, const struct bt_eval *e)
+static void add_figures(struct bt_jw *o, enum bt_fig_writer w, const struct bt_eval *e)
 {
     enum bt_fig_id ids[BT_FIG_COUNT];
     int n = bt_figures_of(w, ids);
@@ -148,109 +145,117 @@ static void add_figures(cJSON *o, enum bt_fig_writer w, const struct bt_eval *e)
 }
 
 /* One side of a route: its quota, use and headroom, each with how sure it is. */
-static void add_side(cJSON *m, const char *key, const struct bt_side_fig *f, bool tpm_names)
+static void add_side(struct bt_jw *o, const char *key, const struct bt_side_fig *f, bool tpm_names,
+                     const struct bt_eval *offered)
 {
-    cJSON *o = cJSON_AddObjectToObject(m, key);
+    bt_jw_obj(o, key);
     add_num(o, "quota", f->quota);
-    cJSON_AddStringToObject(o, "source", bt_quota_source_name(f->source));
+    bt_jw_str(o, "source", bt_quota_source_name(f->source));
     add_num(o, "used", f->used);
-    cJSON_AddStringToObject(o, "used_quality", bt_quality_name(f->used_q));
+    bt_jw_str(o, "used_quality", bt_quality_name(f->used_q));
     add_str(o, "used_source", f->source_name);
     add_num(o, "group_used", f->group_used);
-    cJSON_AddStringToObject(o, "group_used_quality", bt_quality_name(f->group_q));
+    bt_jw_str(o, "group_used_quality", bt_quality_name(f->group_q));
     add_num(o, tpm_names ? "headroom_tpm" : "headroom", f->headroom);
     add_pct(o, "headroom_pct", f->pct);
-    cJSON_AddStringToObject(o, "headroom_quality", bt_quality_name(f->headroom_q));
+    bt_jw_str(o, "headroom_quality", bt_quality_name(f->headroom_q));
     add_num(o, "fits_more", f->fits);
+    if (offered) /* the RPM side: accepted + throttled beside its use */
+        add_num(o, "offered", bt_eval_offered(offered));
+    bt_jw_end(o);
 }
 
 /* The minute the binding side runs out at the trend of the last 15 minutes, with
  * what that assumed; minutes null when there is none (flat, falling, too few). */
-static void forecast_json(cJSON *o, const struct bt_forecast *f)
+static void forecast_json(struct bt_jw *j, const struct bt_forecast *f)
 {
-    cJSON *j = cJSON_AddObjectToObject(o, "forecast");
+    bt_jw_obj(j, "forecast");
     add_str(j, "side", bt_side_binding_name(f->side));
     bool runs_out = !isnan(f->minutes);
     add_dec(j, "minutes_to_quota", f->minutes);
     add_str(j, "minutes_quality", runs_out ? bt_quality_name(f->minutes_q) : NULL);
     /* on the data-minute clock: the minute the fitted line reaches the quota */
-    bt_json_add_time(j, "runs_out_minute", runs_out && f->minute && f->minutes < 1e6
+    bt_jw_time(j, "runs_out_minute", runs_out && f->minute && f->minutes < 1e6
                                        ? bt_minute_floor(f->minute + (int64_t)ceil(f->minutes * 60))
                                        : 0);
     add_dec(j, "slope_per_minute", f->slope);
-    cJSON_AddNumberToObject(j, "points", f->points);
+    bt_jw_num(j, "points", f->points);
     add_str(j, "none", runs_out ? NULL : f->none);
     char a[300];
     snprintf(a, sizeof a, "least squares on the quota group's %s use, fit over %d minutes (of the "
              "last %d, those a poll covered), extended at that slope: a trend, not a promise",
              bt_side_binding_name(f->side), f->points, BT_FORECAST_MINUTES);
-    cJSON_AddStringToObject(j, "assumption", a);
+    bt_jw_str(j, "assumption", a);
+    bt_jw_end(j);
 }
 
 /* The most the group was charged in a throttled minute of the last hour: a lower
  * bound on the limit that bound, beside the quota. */
-static void ceiling_json(cJSON *o, const struct bt_ceiling *c)
+static void ceiling_json(struct bt_jw *j, const struct bt_ceiling *c)
 {
-    cJSON *j = cJSON_AddObjectToObject(o, "observed_ceiling");
-    cJSON_AddNumberToObject(j, "window_minutes", BT_CEILING_WINDOW);
-    cJSON_AddNumberToObject(j, "throttled_minutes", c->throttled_minutes);
-    cJSON_AddNumberToObject(j, "covered_minutes", c->covered_minutes);
+    bt_jw_obj(j, "observed_ceiling");
+    bt_jw_num(j, "window_minutes", BT_CEILING_WINDOW);
+    bt_jw_num(j, "throttled_minutes", c->throttled_minutes);
+    bt_jw_num(j, "covered_minutes", c->covered_minutes);
     add_num(j, "tokens_per_minute", c->tokens);
     add_str(j, "quality", isnan(c->tokens) ? "unknown" : "lower-bound");
     add_num(j, "requests_per_minute", c->requests);
-    bt_json_add_time(j, "minute", isnan(c->tokens) ? 0 : c->tokens_minute);
+    bt_jw_time(j, "minute", isnan(c->tokens) ? 0 : c->tokens_minute);
     add_num(j, "quota", c->quota);
     add_pct(j, "pct_of_quota", c->pct_of_quota);
     add_str(j, "points_to", c->points_to);
     add_str(j, "why", c->points_to ? c->why : NULL);
+    bt_jw_end(j);
 }
 
 /* What the catalogue says about the route's model (DESIGN.md "Coverage and the
  * catalogue"): whether its burndown is backed, the table row, the steady
  * measurement; the lifecycle. */
-static void add_catalogue(cJSON *o, const struct bt_route *rt, const struct bt_eval *e)
+static void add_catalogue(struct bt_jw *o, const struct bt_route *rt, const struct bt_eval *e)
 {
     if (e->mantle) {
-        cJSON_AddNullToObject(o, "burndown_verified");
-        cJSON_AddNullToObject(o, "burndown_row");
-        cJSON_AddNullToObject(o, "burndown_steady");
+        bt_jw_null(o, "burndown_verified");
+        bt_jw_null(o, "burndown_row");
+        bt_jw_null(o, "burndown_steady");
     } else {
-        cJSON_AddBoolToObject(o, "burndown_verified", rt->burndown_verified);
+        bt_jw_bool(o, "burndown_verified", rt->burndown_verified);
         add_str(o, "burndown_row", rt->burndown_row[0] ? rt->burndown_row : NULL);
-        cJSON *m = cJSON_AddObjectToObject(o, "burndown_steady");
-        add_dec(m, "value", rt->burndown_steady);
-        cJSON_AddNumberToObject(m, "minutes", rt->burndown_steady_minutes);
+        bt_jw_obj(o, "burndown_steady");
+        add_dec(o, "value", rt->burndown_steady);
+        bt_jw_num(o, "minutes", rt->burndown_steady_minutes);
+        bt_jw_end(o);
     }
     /* ListFoundationModels' modelLifecycle; ListInferenceProfiles' word on the prefix */
-    cJSON *l = cJSON_AddObjectToObject(o, "lifecycle");
-    add_str(l, "status", rt->lifecycle[0] ? rt->lifecycle : NULL);
-    add_str(l, "text", rt->lifecycle_text[0] ? rt->lifecycle_text : NULL);
-    add_str(l, "profile", rt->profile_check[0] ? rt->profile_check : NULL);
-    add_str(l, "profile_text", rt->profile_text[0] ? rt->profile_text : NULL);
+    bt_jw_obj(o, "lifecycle");
+    add_str(o, "status", rt->lifecycle[0] ? rt->lifecycle : NULL);
+    add_str(o, "text", rt->lifecycle_text[0] ? rt->lifecycle_text : NULL);
+    add_str(o, "profile", rt->profile_check[0] ? rt->profile_check : NULL);
+    add_str(o, "profile_text", rt->profile_text[0] ? rt->profile_text : NULL);
+    bt_jw_end(o);
 }
 
-cJSON *bt_report_route_json(const struct bt_report *r, int i)
+void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
 {
     const struct bt_eval *e = &r->evals[i];
     const struct bt_route *rt = &r->cfg->routes[i];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", rt->name);
-    cJSON_AddStringToObject(o, "model_id", rt->model);
+    bt_jw_str(o, "name", rt->name);
+    bt_jw_str(o, "model_id", rt->model);
     if (rt->base_model[0])
-        cJSON_AddStringToObject(o, "base_model", rt->base_model);
+        bt_jw_str(o, "base_model", rt->base_model);
     else
-        cJSON_AddNullToObject(o, "base_model");
+        bt_jw_null(o, "base_model");
     if (rt->project[0])
-        cJSON_AddStringToObject(o, "project", rt->project);
+        bt_jw_str(o, "project", rt->project);
     if (rt->account[0])
-        cJSON_AddStringToObject(o, "account", rt->account);
-    cJSON_AddStringToObject(o, "region", rt->region);
-    cJSON_AddStringToObject(o, "endpoint", bt_endpoint_name(rt->endpoint));
-    cJSON_AddStringToObject(o, "inference", bt_inference_name(rt->inference));
-    cJSON_AddStringToObject(o, "priority", rt->priority == BT_PRIO_OFFLINE ? "offline" : "online");
+        bt_jw_str(o, "account", rt->account);
+    bt_jw_str(o, "region", rt->region);
+    bt_jw_str(o, "endpoint", bt_endpoint_name(rt->endpoint));
+    bt_jw_str(o, "inference", bt_inference_name(rt->inference));
+    bt_jw_str(o, "priority", rt->priority == BT_PRIO_OFFLINE ? "offline" : "online");
 
     /* the quota the route draws from: its group's (docs/headroom.md) */
-    cJSON *q = cJSON_AddObjectToObject(o, "quota");
+    bt_jw_obj(o, "quota");
+    struct bt_jw *q = o;
     add_num(q, "tpm", e->side[BT_SIDE_TPM].quota);
     add_num(q, "rpm", e->side[BT_SIDE_RPM].quota);
     add_num(q, "tpd", e->side[BT_SIDE_DAILY].quota);
@@ -266,104 +271,120 @@ cJSON *bt_report_route_json(const struct bt_report *r, int i)
         add_num(q, "reserved_input_tpm", e->side[BT_SIDE_RES_INPUT].quota);
         add_num(q, "reserved_output_tpm", e->side[BT_SIDE_RES_OUTPUT].quota);
     }
-    cJSON_AddStringToObject(q, "source", bt_quota_source_name(e->quota_source));
+    bt_jw_str(q, "source", bt_quota_source_name(e->quota_source));
     /* how the quota was tied to the route: usage-metric, code, name or config */
     add_str(q, "matched_by",
             bt_quota_match_name(rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM]));
     add_str(q, "code", e->quota_code);
-    cJSON *sw = cJSON_AddArrayToObject(q, "shared_with");
+    bt_jw_arr(q, "shared_with");
     for (int m = e->group_leader; m >= 0; m = bt_group_next(r->evals, m)) /* every member */
         if (m != e->route)
-            cJSON_AddItemToArray(sw, cJSON_CreateString(r->cfg->routes[m].name));
+            bt_jw_str(q, NULL, r->cfg->routes[m].name);
+    bt_jw_end(q);
     const struct bt_quota *tq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     if (tq->name[0])
-        cJSON_AddStringToObject(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);
+        bt_jw_str(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);
+    bt_jw_end(q);
 
     /* the token side's figures (the figure table; upper_bound and reserved: the
      * version 2 and version 1 names, kept for scripts) */
-    add_figures(cJSON_AddObjectToObject(o, "tpm"), BT_FW_JSON_TPM, e);
+    bt_jw_obj(o, "tpm");
+    add_figures(o, BT_FW_JSON_TPM, e);
+    bt_jw_end(o);
 
     /* requests per minute: the RPM side, where Service Quotas lists one */
     /* used: accepted; offered = accepted + throttled, beside it, never the side's use */
     if (e->side[BT_SIDE_RPM].applies) {
-        add_side(o, "rpm", &e->side[BT_SIDE_RPM], false);
-        add_num(cJSON_GetObjectItemCaseSensitive(o, "rpm"), "offered", bt_eval_offered(e));
+        add_side(o, "rpm", &e->side[BT_SIDE_RPM], false, e);
     } else {
-        cJSON_AddNullToObject(o, "rpm");
+        bt_jw_null(o, "rpm");
     }
     add_num(o, "requests_per_min", e->requests);
     add_num(o, "requests_offered_per_min", bt_eval_offered(e));
-    cJSON *sj = cJSON_AddObjectToObject(o, "sides");
+    bt_jw_obj(o, "sides");
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
         if (!e->side[k].applies)
             continue;
-        add_side(sj, bt_side_name((enum bt_side)k), &e->side[k], false);
-        if (k == BT_SIDE_RPM)
-            add_num(cJSON_GetObjectItemCaseSensitive(sj, "rpm"), "offered", bt_eval_offered(e));
+        add_side(o, bt_side_name((enum bt_side)k), &e->side[k], false, k == BT_SIDE_RPM ? e : NULL);
     }
-    cJSON_AddStringToObject(o, "binding_side", bt_side_binding_name(e->binding));
+    bt_jw_end(o);
+    bt_jw_str(o, "binding_side", bt_side_binding_name(e->binding));
     /* one side per number: headroom_pct and fits_more are the binding side's; the tpm
      * object, quota.tpm and headroom_tpm the token side's (tpm, or mantle's binding
      * input or output side), named here, from the figure table */
-    cJSON_AddStringToObject(o, "token_side", bt_side_binding_name(
+    bt_jw_str(o, "token_side", bt_side_binding_name(
                                                  bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)));
-    bt_json_add_time(o, "evaluated_minute", e->minute);
-    bt_json_add_time(o, "admission_at", e->adm_minute);
-    cJSON_AddStringToObject(o, "frame_state", bt_frame_state_name(e->state));
+    bt_jw_time(o, "evaluated_minute", e->minute);
+    bt_jw_time(o, "admission_at", e->adm_minute);
+    bt_jw_str(o, "frame_state", bt_frame_state_name(e->state));
     if (!isnan(e->tier_reserved_share)) {
-        cJSON *tj = cJSON_AddObjectToObject(o, "tiers");
-        add_dec(tj, "reserved_share", e->tier_reserved_share);
-        add_num(tj, "reserved_invocations", e->tier_reserved_inv);
-        add_num(tj, "reserved_input_tokens", e->tier_reserved_input);
-        add_num(tj, "reserved_output_tokens", e->tier_reserved_output);
+        bt_jw_obj(o, "tiers");
+        add_dec(o, "reserved_share", e->tier_reserved_share);
+        add_num(o, "reserved_invocations", e->tier_reserved_inv);
+        add_num(o, "reserved_input_tokens", e->tier_reserved_input);
+        add_num(o, "reserved_output_tokens", e->tier_reserved_output);
+        bt_jw_end(o);
     }
 
     /* reservation_per_call .. fits_more: headroom_tpm the token side's, headroom_pct
      * and fits_more the binding side's (the figure table) */
     add_figures(o, BT_FW_JSON_HEADROOM, e);
     if (e->mantle) {
-        cJSON *m = cJSON_AddObjectToObject(o, "mantle");
-        add_side(m, "input", &e->side[BT_SIDE_INPUT], true);
-        add_side(m, "output", &e->side[BT_SIDE_OUTPUT], true);
-        cJSON_AddStringToObject(m, "binding", bt_side_name(e->token_side));
+        bt_jw_obj(o, "mantle");
+        add_side(o, "input", &e->side[BT_SIDE_INPUT], true, NULL);
+        add_side(o, "output", &e->side[BT_SIDE_OUTPUT], true, NULL);
+        bt_jw_str(o, "binding", bt_side_name(e->token_side));
+        bt_jw_end(o);
     }
     add_num(o, "max_tokens", e->max_tokens);
     const char *bsrc = e->burndown_source ? e->burndown_source : "default";
     add_dec(o, "burndown", strcmp(bsrc, "none") ? e->burndown : NAN); /* mantle: null */
-    cJSON_AddStringToObject(o, "burndown_source", bsrc);
+    bt_jw_str(o, "burndown_source", bsrc);
     add_dec(o, "burndown_measured", e->burndown_measured);
     add_catalogue(o, rt, e);
     add_num(o, "invocations_per_min", e->invocations);
     add_num(o, "throttles_per_min", e->throttles);
-    cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");
-    add_num(l, "p50", e->lat_p50);
-    add_num(l, "p99", e->lat_p99);
+    bt_jw_obj(o, "latency_ms");
+    add_num(o, "p50", e->lat_p50);
+    add_num(o, "p99", e->lat_p99);
+    bt_jw_end(o);
     add_num(o, "concurrency_limit", e->conc_limit);
     add_num(o, "tokens_today", e->tokens_today);
-    cJSON_AddStringToObject(o, "tokens_today_quality", bt_quality_name(e->tokens_today_q));
+    bt_jw_str(o, "tokens_today_quality", bt_quality_name(e->tokens_today_q));
     add_num(o, "tokens_today_group", e->group_tokens_today);
-    bt_json_add_time(o, "data_minute", e->data_minute);
-    cJSON_AddBoolToObject(o, "idle", e->state == BT_FR_IDLE);
-    cJSON_AddBoolToObject(o, "stale", e->stale);
-    cJSON_AddStringToObject(o, "status", bt_status_name(e->status));
-    cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
+    bt_jw_time(o, "data_minute", e->data_minute);
+    bt_jw_bool(o, "idle", e->state == BT_FR_IDLE);
+    bt_jw_bool(o, "stale", e->stale);
+    bt_jw_str(o, "status", bt_status_name(e->status));
+    bt_jw_arr(o, "warnings");
     for (int w = 0; w < e->nwarn; w++) {
-        cJSON *wj = cJSON_CreateObject();
-        cJSON_AddStringToObject(wj, "code", bt_wcode_name(e->warnings[w].code));
-        cJSON_AddStringToObject(wj, "severity", e->warnings[w].severity == BT_ST_OK
-                                                    ? "info"
-                                                    : bt_status_name(e->warnings[w].severity));
-        cJSON_AddStringToObject(wj, "message", e->warnings[w].message);
-        cJSON_AddStringToObject(wj, "action", e->warnings[w].action ? e->warnings[w].action
-                                                  : bt_wcode_action(e->warnings[w].code));
-        cJSON_AddItemToArray(ws, wj);
+        bt_jw_obj(o, NULL);
+        bt_jw_str(o, "code", bt_wcode_name(e->warnings[w].code));
+        bt_jw_str(o, "severity", e->warnings[w].severity == BT_ST_OK
+                                     ? "info"
+                                     : bt_status_name(e->warnings[w].severity));
+        bt_jw_str(o, "message", e->warnings[w].message);
+        bt_jw_str(o, "action", e->warnings[w].action ? e->warnings[w].action
+                                   : bt_wcode_action(e->warnings[w].code));
+        bt_jw_end(o);
     }
+    bt_jw_end(o);
     bt_spend_route_json(r, i, o);
     bt_shares_json(o, r, i);
     if (r->forecast)
         forecast_json(o, &r->forecast[i]);
     if (r->ceiling)
         ceiling_json(o, &r->ceiling[i]);
+}
+
+cJSON *bt_report_route_json(const struct bt_report *r, int i)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    bt_report_route_write(r, i, &w);
     return o;
 }
 
@@ -382,9 +403,12 @@ static void tail_json(const struct bt_report *r, cJSON *o)
 {
     bt_spend_json(r, o);
     if (!isnan(r->metrics_per_poll)) {
-        cJSON *c = cJSON_AddObjectToObject(o, "cost");
-        add_num(c, "metrics_per_poll", r->metrics_per_poll);
-        add_num(c, "metrics_per_day", r->metrics_per_day);
+        struct bt_jw c;
+        bt_jw_tree(&c, o);
+        bt_jw_obj(&c, "cost");
+        add_num(&c, "metrics_per_poll", r->metrics_per_poll);
+        add_num(&c, "metrics_per_day", r->metrics_per_day);
+        bt_jw_end(&c);
     }
 }
 

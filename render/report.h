@@ -58,6 +58,10 @@ bool bt_status_parse(const char *s, enum bt_status *out);
 void bt_report_decide(struct bt_report *r);
 void bt_report_free(struct bt_report *r);
 cJSON *bt_report_route_json(const struct bt_report *r, int i);
+/* The same route's members written through w into its open object (export streams
+ * them as text: core/json.h's bt_jw_text). */
+struct bt_jw;
+void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *w);
 cJSON *bt_report_json(const struct bt_report *r);
 void bt_report_render(const struct bt_report *r, enum bt_format f, bool color, struct bt_buf *out);
 /* Where a report goes as it is written: flush takes what out holds (and empties

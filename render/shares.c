@@ -10,34 +10,34 @@
 #include "core/json.h"
 #include "core/sanitize.h"
 
-static void num_or_null(cJSON *o, const char *k, double v, int digits)
+static void num_or_null(struct bt_jw *o, const char *k, double v, int digits)
 {
     if (!isfinite(v))
-        cJSON_AddNullToObject(o, k);
+        bt_jw_null(o, k);
     else
-        cJSON_AddNumberToObject(o, k, digits ? bt_round_to(v, digits) : round(v));
+        bt_jw_num(o, k, digits ? bt_round_to(v, digits) : round(v));
 }
 
-static void add_list(cJSON *arr, const struct bt_share_list *l)
+static void add_list(struct bt_jw *o, const struct bt_share_list *l)
 {
     for (int k = 0; k < l->n; k++) {
         const struct bt_share *s = &l->s[k];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "by", s->outside ? "outside" : bt_share_by_name(s->by));
-        cJSON_AddStringToObject(o, "name", s->name);
+        bt_jw_obj(o, NULL);
+        bt_jw_str(o, "by", s->outside ? "outside" : bt_share_by_name(s->by));
+        bt_jw_str(o, "name", s->name);
         num_or_null(o, "used", s->used, 0);
         num_or_null(o, "pct", s->pct, 2);
-        cJSON_AddStringToObject(o, "quality", bt_quality_name(s->quality));
-        cJSON_AddStringToObject(o, "source", s->source ? s->source : "unattributed");
+        bt_jw_str(o, "quality", bt_quality_name(s->quality));
+        bt_jw_str(o, "source", s->source ? s->source : "unattributed");
         if (s->reason[0])
-            cJSON_AddStringToObject(o, "reason", s->reason);
-        cJSON_AddItemToArray(arr, o);
+            bt_jw_str(o, "reason", s->reason);
+        bt_jw_end(o);
     }
 }
 
-void bt_shares_json(cJSON *route, const struct bt_report *r, int i)
+void bt_shares_json(struct bt_jw *arr, const struct bt_report *r, int i)
 {
-    cJSON *arr = cJSON_AddArrayToObject(route, "shares");
+    bt_jw_arr(arr, "shares");
     struct bt_share_list l = {0};
     const struct bt_eval *e = &r->evals[i];
     static const enum bt_share_by order[] = {BT_SHARE_TEAM, BT_SHARE_TAG, BT_SHARE_PROJECT,
@@ -55,6 +55,7 @@ void bt_shares_json(cJSON *route, const struct bt_report *r, int i)
                     l.s[s--] = l.s[--l.n];
         add_list(arr, &l);
     }
+    bt_jw_end(arr);
     bt_shares_free(&l);
 }
 
@@ -168,20 +169,23 @@ void bt_shares_budgets_json(const struct bt_config *cfg, int r, int64_t now,
         cJSON_AddStringToObject(o, "label", cfg->share_label);
     else if (b->by == BT_SHARE_TAG)
         cJSON_AddStringToObject(o, "tag", cfg->attribute_tag);
-    num_or_null(o, "quota_tpm", b->quota, 0);
-    num_or_null(o, "reserve_tpm", b->reserve, 0);
-    num_or_null(o, "unattributed_tpm", b->unattributed, 0);
-    num_or_null(o, "available_tpm", b->available, 0);
-    num_or_null(o, "cap_tpm", b->cap, 0);
-    cJSON *arr = cJSON_AddArrayToObject(o, "budgets");
+    struct bt_jw w;
+    bt_jw_tree(&w, o);
+    num_or_null(&w, "quota_tpm", b->quota, 0);
+    num_or_null(&w, "reserve_tpm", b->reserve, 0);
+    num_or_null(&w, "unattributed_tpm", b->unattributed, 0);
+    num_or_null(&w, "available_tpm", b->available, 0);
+    num_or_null(&w, "cap_tpm", b->cap, 0);
+    bt_jw_arr(&w, "budgets");
     for (int i = 0; i < b->n; i++) {
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "name", b->b[i].name);
-        num_or_null(x, "demand_tpm", b->b[i].demand, 0);
-        num_or_null(x, "budget_tpm", b->b[i].budget, 0);
-        cJSON_AddStringToObject(x, "demand_quality", bt_quality_name(b->b[i].quality));
-        cJSON_AddItemToArray(arr, x);
+        bt_jw_obj(&w, NULL);
+        bt_jw_str(&w, "name", b->b[i].name);
+        num_or_null(&w, "demand_tpm", b->b[i].demand, 0);
+        num_or_null(&w, "budget_tpm", b->b[i].budget, 0);
+        bt_jw_str(&w, "demand_quality", bt_quality_name(b->b[i].quality));
+        bt_jw_end(&w);
     }
+    bt_jw_end(&w);
     cJSON_AddStringToObject(o, "basis", isnan(b->cap)
         ? "the demands fit: each holder's use now plus an equal part of what is left"
         : "oversubscribed: one cap for every holder (max-min fair); smaller demands kept whole");

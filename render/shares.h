@@ -9,7 +9,7 @@
 
 /* "shares": [{"by","name","used","pct","quality","source"[,"reason"]}, ...] of route
  * i's quota group, by team, by project (a mantle group) and by route. */
-void bt_shares_json(cJSON *route, const struct bt_report *r, int i);
+void bt_shares_json(struct bt_jw *route, const struct bt_report *r, int i);
 /* The table of check --by: every quota group with a route shown, its shares by `by`
  * (label: the team label, NULL: the config's). */
 void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, const char *label,

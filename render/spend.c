@@ -38,23 +38,24 @@ static void add_opt_str(cJSON *o, const char *k, const char *v)
     bt_json_add_str(o, k, v);
 }
 
-void bt_spend_route_json(const struct bt_report *r, int i, cJSON *o)
+void bt_spend_route_json(const struct bt_report *r, int i, struct bt_jw *c)
 {
     const struct bt_spend *sp = &r->evals[i].spend;
     const struct bt_route *rt = &r->cfg->routes[i];
-    cJSON *c = cJSON_AddObjectToObject(o, "cost");
-    add_usd(c, "usd_per_hour", sp->usd_per_hour);
-    add_usd(c, "usd_today", sp->usd_today);
-    cJSON_AddStringToObject(c, "quality", bt_quality_name(sp->quality));
-    cJSON_AddStringToObject(c, "usd_today_quality", bt_quality_name(sp->today_q));
-    add_opt_str(c, "source", sp->row ? sp->row->source : NULL);
-    add_opt_str(c, "price_date", sp->row ? sp->row->date : NULL);
+    bt_jw_obj(c, "cost");
+    bt_jw_round(c, "usd_per_hour", sp->usd_per_hour, 4); /* add_usd's */
+    bt_jw_round(c, "usd_today", sp->usd_today, 4);
+    bt_jw_str(c, "quality", bt_quality_name(sp->quality));
+    bt_jw_str(c, "usd_today_quality", bt_quality_name(sp->today_q));
+    bt_jw_str_or_null(c, "source", sp->row ? sp->row->source : NULL);
+    bt_jw_str_or_null(c, "price_date", sp->row ? sp->row->date : NULL);
     char row[256] = "";
     if (sp->row)
         bt_price_row_text(sp->row, row, sizeof row);
-    add_opt_str(c, "price_row", row);
-    cJSON_AddStringToObject(c, "tier", bt_tier_name((enum bt_tier)rt->tier));
-    add_opt_str(c, "reason", sp->reason);
+    bt_jw_str_or_null(c, "price_row", row);
+    bt_jw_str(c, "tier", bt_tier_name((enum bt_tier)rt->tier));
+    bt_jw_str_or_null(c, "reason", sp->reason);
+    bt_jw_end(c);
 }
 
 static cJSON *sum_json(const struct bt_report *r, const struct bt_spend_sum *s, const char *key)

@@ -9,7 +9,7 @@
 /* "$12.34", "$0.0123" below a dollar, "$1,234" from a thousand; "?" unknown */
 void bt_fmt_usd(double usd, char *out, size_t n);
 /* Adds route i's "cost" object to its JSON object o. */
-void bt_spend_route_json(const struct bt_report *r, int i, cJSON *o);
+void bt_spend_route_json(const struct bt_report *r, int i, struct bt_jw *o);
 /* Adds the top-level "spend" object (Regions and quota groups of the routes shown). */
 void bt_spend_json(const struct bt_report *r, cJSON *root);
 /* check's text: a "spend" paragraph (per Region, the biggest spenders, unpriced). */
