@@ -262,7 +262,9 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
      * some hundred cJSON nodes built, printed, dropped, then sanitised in a pass) */
     bt_buf_puts(b, first ? "" : ",\n");
     struct bt_jw w;
+    static struct bt_jw_times times; /* the instants of the export's last rows */
     bt_jw_text(&w, b);
+    w.times = &times;
     bt_report_route_write(&rep, r, &w);
     /* the row's minute and instant: the same for every route of a step */
     static int64_t at_m = -1, at_now = -1;

@@ -521,22 +521,25 @@ void bt_jw_str_or_null(struct bt_jw *w, const char *k, const char *v)
 
 void bt_jw_time(struct bt_jw *w, const char *k, int64_t t)
 {
-    /* the last instants written, by minute: export writes the same few minutes for
-     * every route of a row (strftime was 2 % of a JSON export) */
-    static struct {
-        int64_t t;
-        char iso[32];
-    } seen[8];
+    /* the last instants written, by minute, in the caller's cache: export writes the
+     * same few minutes for every route of a row (strftime was 2 % of a JSON export) */
     if (!t) {
         bt_jw_null(w, k);
         return;
     }
-    unsigned slot = (unsigned)((uint64_t)t / 60 % 8);
-    if (seen[slot].t != t || !seen[slot].iso[0]) {
-        seen[slot].t = t;
-        bt_fmt_iso(t, seen[slot].iso, sizeof seen[slot].iso);
+    if (!w->times) {
+        char iso[32];
+        bt_fmt_iso(t, iso, sizeof iso);
+        bt_jw_str_or_null(w, k, iso);
+        return;
     }
-    bt_jw_str_or_null(w, k, seen[slot].iso);
+    unsigned slot = (unsigned)((uint64_t)t / 60 % 8);
+    struct bt_jw_times *c = w->times;
+    if (c->seen[slot].t != t || !c->seen[slot].iso[0]) {
+        c->seen[slot].t = t;
+        bt_fmt_iso(t, c->seen[slot].iso, sizeof c->seen[slot].iso);
+    }
+    bt_jw_str_or_null(w, k, c->seen[slot].iso);
 }
 
 void bt_json_add_round(cJSON *o, const char *k, double v, int decimals)

@@ -55,8 +55,18 @@ void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struc
  * Each call does what the cJSON_Add* call of its name does; bt_jw_str with a NULL
  * value adds nothing, as cJSON_AddStringToObject. */
 #define BT_JW_DEPTH 16
+/* The ISO texts of the last instants a writer wrote, by minute: a caller that writes the
+ * same few instants for many rows (export) keeps one and hands it to each row's writer
+ * (bt_jw.times), so core keeps no cache of its own. */
+struct bt_jw_times {
+    struct {
+        int64_t t;
+        char iso[32];
+    } seen[8];
+};
 struct bt_jw {
     struct bt_buf *b;           /* text: appended to; NULL: a tree */
+    struct bt_jw_times *times;  /* bt_jw_time's cache (NULL: none); the caller's */
     cJSON *open[BT_JW_DEPTH];   /* tree: the open object or array at each depth */
     bool more[BT_JW_DEPTH];     /* text: something written at that depth already */
     char shut[BT_JW_DEPTH];     /* text: what closes the object or array at that depth */
