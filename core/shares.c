@@ -227,12 +227,9 @@ void bt_shares_free(struct bt_share_list *l)
     l->n = l->cap = 0;
 }
 
-/* The share named name (added at 0, known, when absent). */
-struct bt_share *bt_share_of(struct bt_share_list *l, const char *name, const char *source)
+/* A new share named name, at 0 and known, without looking for one of that name. */
+static struct bt_share *share_new(struct bt_share_list *l, const char *name, const char *source)
 {
-    for (int i = 0; i < l->n; i++)
-        if (!strcmp(l->s[i].name, name))
-            return &l->s[i];
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 8;
         l->s = bt_xrealloc(l->s, (size_t)l->cap * sizeof *l->s);
@@ -246,6 +243,15 @@ struct bt_share *bt_share_of(struct bt_share_list *l, const char *name, const ch
     s->quality = BT_QL_IDLE;
     s->source = source;
     return s;
+}
+
+/* The share named name (added at 0, known, when absent). */
+struct bt_share *bt_share_of(struct bt_share_list *l, const char *name, const char *source)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->s[i].name, name))
+            return &l->s[i];
+    return share_new(l, name, source);
 }
 
 /* Adds a part of quality q to a share: an idle share and an exact part make an
@@ -542,7 +548,15 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
             }
             break;
         default:
-            bt_share_add(bt_share_of(out, rt->name, "route"), e->used, e->used_q);
+            /* route names are unique in a config ("defined twice" is refused), so a
+             * member's share is new unless a route bears a name the shares keep for
+             * themselves: no search, which made a group of N routes N^2/2 compares
+             * (8,000 routes on one quota: 0.46 s against 0.05 s on as many quotas) */
+            if (strcmp(rt->name, BT_SHARE_UNATTRIBUTED) && strcmp(rt->name, BT_SHARE_OUTSIDE) &&
+                strcmp(rt->name, BT_SHARE_OTHER))
+                bt_share_add(share_new(out, rt->name, "route"), e->used, e->used_q);
+            else
+                bt_share_add(bt_share_of(out, rt->name, "route"), e->used, e->used_q);
             break;
         }
     }
@@ -641,7 +655,7 @@ void bt_shares_say_holders(const struct bt_config *cfg, const struct bt_store *s
                            struct bt_eval *evals, const struct bt_group *g)
 {
     char h[200] = "";
-    int most = 3;
+    int most = 3, made = 0; /* h holds the `made` biggest holders (0: not yet asked) */
     for (int i = 0; i < g->n; i++) {
         struct bt_eval *e = &evals[g->members[i]];
         for (int w = 0; w < e->nwarn; w++) {
@@ -649,10 +663,14 @@ void bt_shares_say_holders(const struct bt_config *cfg, const struct bt_store *s
             if (wr->code != BT_W_SHARED_QUOTA)
                 continue;
             size_t len = strlen(wr->message);
-            /* three holders, else as many as fit the message whole */
+            /* three holders, else as many as fit the message whole; the group's
+             * holders are asked once for each count, not again for every member (a
+             * group with no holder to name asked them again for each: quadratic) */
             for (; most > 0; most--) {
-                if (!h[0] || most < 3)
+                if (made != most) {
                     bt_shares_holders(cfg, st, evals, g, most, h, sizeof h);
+                    made = most;
+                }
                 if (!h[0] || len + strlen(h) + 24 < sizeof wr->message)
                     break;
             }
