@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -666,11 +667,18 @@ struct scanned {
     size_t off[LINE_PTRS];
 };
 
+#define LINE_FIELD(f) offsetof(struct bt_rec_line, f)
+static const size_t line_fields[LINE_PTRS] = {
+    LINE_FIELD(s), LINE_FIELD(e), LINE_FIELD(e_end), LINE_FIELD(c), LINE_FIELD(c_end),
+    LINE_FIELD(k), LINE_FIELD(k_end), LINE_FIELD(v), LINE_FIELD(v_end),
+};
+#undef LINE_FIELD
+
+/* the j-th pointer of a scanned line (a table of its fields, not an array of their
+ * addresses built at every call: two passes over every line ask it 9 times each) */
 static const char **line_ptr(struct bt_rec_line *pl, int j)
 {
-    const char **p[LINE_PTRS] = {&pl->s, &pl->e, &pl->e_end, &pl->c, &pl->c_end,
-                                 &pl->k, &pl->k_end, &pl->v, &pl->v_end};
-    return p[j];
+    return (const char **)(void *)((char *)pl + line_fields[j]);
 }
 
 static void scanned_keep(struct scanned *sc, struct bt_rec_line *pl, const char *line)
