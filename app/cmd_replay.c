@@ -266,15 +266,10 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     bt_jw_text(&w, b);
     w.times = &times;
     bt_report_route_write(&rep, r, &w);
-    /* the row's minute and instant: the same for every route of a step */
-    static int64_t at_m = -1, at_now = -1;
-    static char m_iso[32], now_iso[32];
-    if (m != at_m)
-        bt_fmt_iso(at_m = m, m_iso, sizeof m_iso);
-    if (e->now != at_now)
-        bt_fmt_iso(at_now = e->now, now_iso, sizeof now_iso);
-    bt_jw_str(&w, "time", m_iso);
-    bt_jw_str(&w, "evaluated_at", now_iso);
+    /* the row's minute and instant, the same for every route of a step: formatted
+     * once through the same cache as the route's own instants */
+    bt_jw_time(&w, "time", m);
+    bt_jw_time(&w, "evaluated_at", e->now);
     bt_jw_obj(&w, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
         double v = bt_export_signal(&rp->store, r, k, e, m);
