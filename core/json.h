@@ -41,12 +41,6 @@ struct bt_json_piece {
 };
 void bt_buf_json_member(struct bt_buf *b, const cJSON *m, int depth, const struct bt_json_piece *piece);
 
-/* A parse whose tree lives in one arena: while cJSON parses, its allocation hooks
- * take blocks from the arena and free nothing, and cJSON's default hooks are set
- * again after (bedtop runs cJSON on its defaults). A GetMetricData page of 500
- * results is some 60,000 nodes: as many malloc and free calls were half of reading
- * it. The tree is read, never changed; release it with bt_json_arena_free (never
- * cJSON_Delete). NULL when text is not JSON (the arena freed). */
 /* A writer of one JSON object, either onto a cJSON tree (bt_jw_tree: members added
  * to an object that exists) or as the text bt_buf_json_compact would print for that
  * tree, sanitised as bt_san_json_text (core/sanitize.h) has it, byte for byte,
@@ -89,6 +83,12 @@ void bt_jw_round(struct bt_jw *w, const char *k, double v, int decimals);
 void bt_jw_str_or_null(struct bt_jw *w, const char *k, const char *v);
 void bt_jw_time(struct bt_jw *w, const char *k, int64_t t);
 
+/* A parse whose tree lives in one arena: while cJSON parses, its allocation hooks
+ * take blocks from the arena and free nothing, and cJSON's default hooks are set
+ * again after (bedtop runs cJSON on its defaults). A GetMetricData page of 500
+ * results is some 60,000 nodes: as many malloc and free calls were half of reading
+ * it. The tree is read, never changed; release it with bt_json_arena_free (never
+ * cJSON_Delete). NULL when text is not JSON (the arena freed). */
 struct bt_json_arena;
 cJSON *bt_json_parse_arena(const char *text, size_t len, struct bt_json_arena **arena);
 void bt_json_arena_free(struct bt_json_arena *a);
