@@ -983,7 +983,8 @@ int bt_quota_rank(enum bt_quota_source q)
     }
 }
 
-static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev);
+static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev,
+                        int64_t *defer);
 
 static void apply_status(struct bt_store *s, int route, const struct bt_event *ev)
 {
@@ -1103,7 +1104,7 @@ static void apply_tag(struct bt_route *r, const struct bt_event *ev)
 static void record_apply(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
 {
     bt_store_event(s, ev);
-    apply_event(s, routes, ev);
+    apply_event(s, routes, ev, NULL);
 }
 
 /* The error an OK becomes for route r when its poll brought a value out of
@@ -1159,8 +1160,36 @@ void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt
                 record_apply(s, routes, &e);
 }
 
-static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev)
+/* Route r's steady burndown as a CloudWatch poll at t left it: measured from the
+ * samples that had arrived by t, as apply_event does live. */
+static void settle_at(struct bt_store *s, struct bt_route *routes, int r, int64_t t)
 {
+    int64_t hz = s->horizon;
+    s->horizon = t;
+    bt_route_burndown_settle(&routes[r], s, r, t);
+    s->horizon = hz;
+}
+
+/* A seek's deferred settles (defer[r]: the time of route r's newest CloudWatch poll
+ * not yet measured, 0 none). A settle rewrites all of the steady burndown from its
+ * measurement and the route's prior, and only a setting or an info event changes the
+ * prior: so of the settles between two of those only the last counts, and a seek
+ * that applies a day of polls measures each route once, not once a poll. */
+static void settle_deferred(struct bt_store *s, struct bt_route *routes, int64_t *defer, int r)
+{
+    if (defer && r >= 0 && r < s->nroutes && defer[r]) {
+        settle_at(s, routes, r, defer[r]);
+        defer[r] = 0;
+    }
+}
+
+/* ev applied to routes; defer NULL: a CloudWatch poll's settle is measured now (live),
+ * else it is deferred (a seek, settle_deferred) */
+static void apply_event(struct bt_store *s, struct bt_route *routes, const struct bt_event *ev,
+                        int64_t *defer)
+{
+    if (ev->type == BT_EV_INFO || ev->type == BT_EV_SETTING)
+        settle_deferred(s, routes, defer, ev->route);
     switch (ev->type) {
     case BT_EV_QUOTA: {
         if (ev->route < 0 || ev->route >= s->nroutes || (unsigned)ev->quota_kind >= BT_Q_COUNT)
@@ -1209,7 +1238,10 @@ static void apply_event(struct bt_store *s, struct bt_route *routes, const struc
         /* a CloudWatch poll answered or failed: the steady burndown from the minutes
          * stored before it (the same whether the process saw the earlier polls or not) */
         for (int r = ev->route < 0 ? 0 : ev->route; ev->source == BT_SRC_CLOUDWATCH && r < s->nroutes; r++) {
-            bt_route_burndown_settle(&routes[r], s, r, ev->t);
+            if (defer)
+                defer[r] = ev->t;
+            else
+                bt_route_burndown_settle(&routes[r], s, r, ev->t);
             if (ev->route >= 0)
                 break;
         }
@@ -1241,6 +1273,21 @@ static void cov_to_horizon(struct bt_store *s, int64_t t)
     }
 }
 
+/* A seek's deferred settles: one time per route, none yet (NULL: no routes). */
+static int64_t *defer_new(const struct bt_store *s)
+{
+    return s->nroutes > 0 ? bt_xcalloc((size_t)s->nroutes, sizeof(int64_t)) : NULL;
+}
+
+/* Every route's last deferred settle measured (in route order: each reads only its own
+ * series), and the list freed. */
+static void defer_flush(struct bt_store *s, struct bt_route *routes, int64_t *defer)
+{
+    for (int r = 0; defer && r < s->nroutes; r++)
+        settle_deferred(s, routes, defer, r);
+    free(defer);
+}
+
 void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
                           const struct bt_route *base_routes, int64_t t)
 {
@@ -1250,10 +1297,12 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         s->generation == s->hz_gen && s->nlog == s->hz_nlog && s->hz_routes == routes &&
         s->hz_base == base_routes) {
         size_t i = s->hz_next;
+        int64_t *defer = defer_new(s);
         for (; i < s->nlog && s->log[i].t <= t; i++) {
             s->horizon = s->log[i].t;
-            apply_event(s, routes, &s->log[i]);
+            apply_event(s, routes, &s->log[i], defer);
         }
+        defer_flush(s, routes, defer);
         s->hz_next = i;
         s->horizon = t;
         cov_to_horizon(s, t);
@@ -1293,16 +1342,18 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
      * burndown (bt_route_burndown_settle) is measured from those, not later ones */
     bool sorted = true;
     size_t next = 0; /* with the log in time order: the first event after t */
+    int64_t *defer = defer_new(s);
     for (size_t i = 0; i < s->nlog; i++) {
         if (i && s->log[i].t < s->log[i - 1].t)
             sorted = false;
         if (!t || s->log[i].t <= t) {
             s->horizon = s->log[i].t;
-            apply_event(s, routes, &s->log[i]);
+            apply_event(s, routes, &s->log[i], defer);
             if (sorted)
                 next = i + 1;
         }
     }
+    defer_flush(s, routes, defer);
     s->horizon = t;
     cov_to_horizon(s, t);
     s->generation++;

@@ -238,10 +238,82 @@ static void test_scoped_rows(void)
     bt_burndown_free(&b);
 }
 
+/* A seek (bt_store_set_horizon, core/model.c) measures each route's steady burndown
+ * once, from its newest CloudWatch poll, and not at every poll it passes (issue 38: a
+ * backward seek of a 24 h recording re-measured every poll of the day, 41 ms). It must
+ * leave what measuring at every poll left: each poll sees the minutes that had arrived
+ * by it, and a setting between two polls comes after the first and before the second. */
+static void test_seek_settles_once(void)
+{
+    char path[1024], err[256] = "";
+    snprintf(path, sizeof path, "%s/data/burndown.conf", tap_srcdir());
+    struct bt_burndown b = {0};
+    OK(bt_burndown_load_file(&b, path, err, sizeof err), "data/burndown.conf loads (%s)", err);
+    struct bt_store st;
+    bt_store_init(&st, 1, 1440);
+    bt_store_track_arrival(&st);
+    static const double ten[6] = {10, 10, 10, 10, 10, 10};
+    minutes(&st, 6, ten); /* 10:00..10:05, each arrived 2 minutes after its minute */
+    struct bt_route base, rt;
+    route_of(&base, "anthropic.claude-haiku-5-5", &b); /* the family floor 5 */
+    rt = base;
+    struct bt_event ok = {.type = BT_EV_OK, .route = -1, .source = BT_SRC_CLOUDWATCH};
+    ok.t = T0 + 4 * 60 + 30; /* 10:04:30: minutes 10:00..10:02 have arrived */
+    bt_store_event(&st, &ok);
+    /* 10:05:40: an event after it (a quota), by which four minutes had arrived */
+    struct bt_event quota = {.t = T0 + 5 * 60 + 40, .type = BT_EV_QUOTA, .route = 0,
+                             .source = BT_SRC_QUOTAS, .quota_kind = BT_Q_TPM, .value = 1e6,
+                             .quota_source = BT_QS_SERVICE_QUOTAS};
+    bt_store_event(&st, &quota);
+    ok.t = T0 + 8 * 60 + 30; /* 10:08:30: all six */
+    bt_store_event(&st, &ok);
+    /* 10:09: a table row of 7 learned at run time */
+    struct bt_event set = {.t = T0 + 9 * 60, .type = BT_EV_SETTING, .route = 0,
+                           .source = BT_SRC_CLOUDWATCH, .setting = BT_SET_BURNDOWN, .value = 7};
+    bt_strlcpy(set.str, "table", sizeof set.str);
+    bt_store_event(&st, &set);
+    ok.t = T0 + 10 * 60 + 30; /* 10:10:30: the steady 10 contradicts the row's 7 */
+    bt_store_event(&st, &ok);
+
+    for (int pass = 0; pass < 2; pass++) { /* forward, then each seek backward (a rebuild) */
+        static const int64_t fwd[] = {6 * 60, 9 * 60 + 30, 11 * 60},
+                             back[] = {11 * 60, 9 * 60 + 30, 6 * 60};
+        const int64_t *at = pass ? back : fwd;
+        for (int i = 0; i < 3; i++) {
+            bt_store_set_horizon(&st, &rt, &base, T0 + at[i]);
+            int64_t m = at[i];
+            if (m == 6 * 60)
+                /* 10:06: the 10:04:30 poll's three arrived minutes, not the four that
+                 * had arrived by the quota event after it: not steady, the floor stands */
+                OK(rt.burndown == 5 && !strcmp(rt.burndown_source, "family") &&
+                       rt.burndown_steady_minutes == 3,
+                   "%s to 10:06: the 10:04:30 poll measured 3 minutes, floor 5 (%g %s, %d)",
+                   pass ? "back" : "forward", rt.burndown, rt.burndown_source,
+                   rt.burndown_steady_minutes);
+            else if (m == 9 * 60 + 30)
+                /* 10:09:30: 10:08:30 measured 10 over 6 minutes, then the 10:09 row set
+                 * 7 (table, verified): measured first, the setting after it */
+                OK(rt.burndown == 7 && !strcmp(rt.burndown_source, "table") && rt.burndown_verified &&
+                       rt.burndown_steady == 10 && rt.burndown_steady_minutes == 6,
+                   "%s to 10:09:30: steady 10 measured, then the row's 7 (%g %s, steady %g/%d)",
+                   pass ? "back" : "forward", rt.burndown, rt.burndown_source,
+                   rt.burndown_steady, rt.burndown_steady_minutes);
+            else
+                /* 10:11: the 10:10:30 poll's steady 10 contradicts the row: measured */
+                OK(rt.burndown == 10 && !strcmp(rt.burndown_source, "measured"),
+                   "%s to 10:11: the 10:10:30 poll's steady 10 wins over the row (%g %s)",
+                   pass ? "back" : "forward", rt.burndown, rt.burndown_source);
+        }
+    }
+    bt_store_free(&st);
+    bt_burndown_free(&b);
+}
+
 int main(void)
 {
     test_installed_table();
     test_scoped_rows();
     test_measured();
+    test_seek_settles_once();
     return tap_done();
 }
