@@ -61,6 +61,12 @@ struct bt_quota_index {
     struct ixent *e;
     int ne;
     unsigned long cmp;
+    /* the model keys of the model asked last (a route is matched kind by kind, each
+     * by name: its keys were 7 % of check's instructions, computed for every kind):
+     * they depend on the model ID and t alone */
+    char keys_model[256];
+    uint64_t keys[BT_QKEYS];
+    int nkeys;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -165,6 +171,7 @@ struct bt_quota_index *bt_quota_index_build(const struct bt_sq_list *l,
     struct bt_quota_index *ix = bt_xcalloc(1, sizeof *ix);
     ix->l = l;
     ix->t = t;
+    ix->nkeys = -1; /* none asked yet */
     int n = l->n;
     ix->qi = bt_xcalloc((size_t)(n ? n : 1), sizeof *ix->qi);
     ix->bare = bt_xcalloc((size_t)(n ? n : 1), sizeof *ix->bare);
@@ -367,8 +374,21 @@ static void by_name(struct bt_quota_index *ix, const struct bt_route *r, enum bt
         name_slot(ix, r, k, slot_key(TAG_ACCOUNT, (int)k, 0, "", 0), f);
         return;
     }
-    uint64_t keys[BT_QKEYS];
-    int nk = bt_quotas_model_keys(bt_quotas_route_model(r), ix->t, keys);
+    const char *model = bt_quotas_route_model(r);
+    size_t ml = strlen(model);
+    uint64_t own[BT_QKEYS];
+    const uint64_t *keys = own;
+    int nk;
+    if (ml < sizeof ix->keys_model && ix->nkeys >= 0 && !strcmp(ix->keys_model, model)) {
+        keys = ix->keys;
+        nk = ix->nkeys;
+    } else if (ml < sizeof ix->keys_model) {
+        ix->nkeys = nk = bt_quotas_model_keys(model, ix->t, ix->keys);
+        memcpy(ix->keys_model, model, ml + 1);
+        keys = ix->keys;
+    } else {
+        nk = bt_quotas_model_keys(model, ix->t, own);
+    }
     int infs[2], ni = route_infs(r, infs);
     /* the route's own inference type first: a scope-less row only when no scoped one
      * names the model */
