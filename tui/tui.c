@@ -280,6 +280,7 @@ void bt_tui_free(struct bt_tui *t)
         delscreen(t->scr);
     tui_plan_close(t);
     free(t->evals);
+    bt_eval_groups_free(t->groups);
     free(t->order);
     tui_overview_free(t);
     bt_evlog_free(&t->own_log);

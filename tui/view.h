@@ -112,6 +112,7 @@ struct bt_tui {
     int64_t e_minute;      /* this minute */
     int e_n;               /* and this many routes */
     uint64_t e_serial;     /* bumped by each evaluation */
+    struct bt_eval_groups *groups; /* the config's grouping, renewed as its routes change */
     int *order;            /* visible routes, sorted */
     int nvis;
     uint64_t o_serial;     /* order was built from evaluation o_serial, */
