@@ -353,6 +353,16 @@ static void add_warning(struct bt_tui *t, struct wline *lines, int *n, int r,
  * many as fit (a big terminal shows whole messages and what to do). */
 int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int rows)
 {
+    /* the same evaluation, order, size and cursor: the lines already built (each is
+     * a printf and the long ones a wrap: a fifth of a redraw of 500 routes) */
+    struct tui_wkey key = {true,         t->o_version,   width,          rows,           0,
+                           t->wfocus,    t->wsel_route,  t->wsel_code,   t->wexp_route,
+                           t->wexp_code};
+    if (lines == t->lines && t->wkey.valid && t->wkey.o_version == key.o_version &&
+        t->wkey.width == width && t->wkey.rows == rows && t->wkey.wfocus == key.wfocus &&
+        t->wkey.wsel_route == key.wsel_route && t->wkey.wsel_code == key.wsel_code &&
+        t->wkey.wexp_route == key.wexp_route && t->wkey.wexp_code == key.wexp_code)
+        return t->wkey.n;
     struct item {
         int r;
         const struct bt_warning *wa;
@@ -391,6 +401,10 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int 
     for (int k = 0; k < nitems; k++)
         add_warning(t, lines, &n, it[k].r, it[k].wa, it[k].exp, width);
     free(it);
+    if (lines == t->lines) {
+        key.n = n;
+        t->wkey = key;
+    }
     return n;
 }
 

@@ -188,6 +188,7 @@ void tui_evaluate(struct bt_tui *t)
         qsort(t->order, (size_t)t->nvis, sizeof *t->order, cmp_routes);
         sort_ctx = NULL;
         t->o_serial = t->e_serial;
+        t->o_version++;
         t->o_sort = t->sort;
         t->o_rev = t->sort_rev;
         bt_strlcpy(t->o_filter, t->filter, sizeof t->o_filter);
