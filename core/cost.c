@@ -39,7 +39,9 @@ const struct bt_price_row *bt_cost_row(const struct bt_config *cfg, const struct
                                        char *why, size_t n)
 {
     if (!cfg->prices.n) {
-        bt_fmt_cut(why, n, "%s", cfg->prices_note[0] ? cfg->prices_note : "no price table loaded");
+        /* a copy, not a format: each route's evaluation says it (a printf a route was a
+         * tenth of the dashboard's frame after a data change) */
+        bt_strlcpy_cut(why, cfg->prices_note[0] ? cfg->prices_note : "no price table loaded", n);
         return NULL;
     }
     bool prov = r->inference == BT_INF_PROVISIONED;

@@ -8,33 +8,67 @@
 /* Compact scale: 12, 12.5 (below 1000 only when not whole), 1.2k, 350k, 1.23M,
  * 4.5G, 1.2T; a value that rounds up to the next unit moves to it (999,960 is
  * 1.00M, not 1000k). */
+/* s into out as snprintf(out, n, "%s", s) writes it. */
+static char *put(char *out, size_t n, const char *s)
+{
+    if (!n)
+        return out;
+    size_t len = strlen(s);
+    if (len > n - 1)
+        len = n - 1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return out;
+}
+
+/* r (>= 0, below 10^6, already rounded to dec <= 2 decimals) as
+ * snprintf("%s%.*f%s", neg ? "-" : "", dec, r, unit) prints it, without printf:
+ * r is the double nearest k / 10^dec for a whole k, so its digits are k's (the
+ * compact figures of every visible row, and the rules' messages, were a tenth of a
+ * frame after a data change in printf's float conversion). */
+static char *fixed(char *out, size_t n, bool neg, double r, int dec, const char *unit)
+{
+    static const long long p10[] = {1, 10, 100};
+    long long p = p10[dec], k = llround(r * (double)p);
+    char buf[48], *e = buf + sizeof buf;
+    *--e = '\0';
+    for (size_t u = strlen(unit); u > 0; u--)
+        *--e = unit[u - 1];
+    for (int d = 0; d < dec; d++, k /= 10)
+        *--e = (char)('0' + k % 10);
+    if (dec)
+        *--e = '.';
+    do {
+        *--e = (char)('0' + k % 10);
+        k /= 10;
+    } while (k);
+    if (neg)
+        *--e = '-';
+    return put(out, n, e);
+}
+
 static char *compact(double v, char *out, size_t n)
 {
-    if (!isfinite(v)) {
-        snprintf(out, n, "-");
-        return out;
-    }
+    if (!isfinite(v))
+        return put(out, n, "-");
     static const struct { double div; const char *unit; int dec; double below; } steps[] = {
         {1, "", 0, 1e3}, {1e3, "k", 1, 1e4}, {1e3, "k", 0, 1e6}, {1e6, "M", 2, 1e9},
         {1e9, "G", 1, 1e12}, {1e12, "T", 1, 1e15},
     };
+    static const double p10[] = {1, 10, 100};
     double a = fabs(v);
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         double scaled = a / steps[i].div;
-        double p = pow(10, steps[i].dec);
+        double p = p10[steps[i].dec];
         double r = round(scaled * p) / p;
         if (i == 0 && a != floor(a)) {
             r = round(a * 10) / 10;
-            if (r < 1e3) {
-                snprintf(out, n, "%.*f", r == floor(r) ? 0 : 1, v < 0 && r > 0 ? -r : r);
-                return out;
-            }
+            if (r < 1e3)
+                return fixed(out, n, v < 0 && r > 0, r, r == floor(r) ? 0 : 1, "");
             continue;
         }
-        if (r * steps[i].div < steps[i].below) {
-            snprintf(out, n, "%.*f%s", steps[i].dec, v < 0 && r > 0 ? -r : r, steps[i].unit);
-            return out;
-        }
+        if (r * steps[i].div < steps[i].below)
+            return fixed(out, n, v < 0 && r > 0, r, steps[i].dec, steps[i].unit);
     }
     snprintf(out, n, "%s>999T", v < 0 ? "-" : "");
     return out;

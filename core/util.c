@@ -95,11 +95,21 @@ bool bt_strlcpy_cut(char *dst, const char *src, size_t dstsize)
 
 bool bt_fmt_cut(char *dst, size_t dstsize, const char *fmt, ...)
 {
-    struct bt_buf b = {0};
-    va_list ap;
+    /* one vsnprintf into a stack buffer for the common short text; the heap (and a
+     * second pass) only for a longer one */
+    char small[512];
+    va_list ap, ap2;
     va_start(ap, fmt);
-    bt_buf_vprintf(&b, fmt, ap);
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof small) {
+        va_end(ap2);
+        return bt_strlcpy_cut(dst, small, dstsize);
+    }
+    struct bt_buf b = {0};
+    bt_buf_vprintf(&b, fmt, ap2);
+    va_end(ap2);
     bool fit = bt_strlcpy_cut(dst, bt_buf_str(&b), dstsize);
     bt_buf_free(&b);
     return fit;

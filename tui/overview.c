@@ -114,8 +114,9 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
     x->end = end;
     x->ntrend = 0; /* the trend again at its next draw */
     const struct bt_eval *e = &t->evals[r];
-    /* the bound marks as check prints them: "<55.8" at most, ">38.4" at least */
-    bt_fmt_pct_q(e->headroom_pct, e->headroom_q, x->head, sizeof x->head);
+    /* the figures the table describes are its text, as check prints them (the bound
+     * marks: "<55.8" at most, ">38.4" at least; in flight of the limit "3/8") */
+    bt_figure_text(&bt_figures[BT_FIG_HEADROOM_PCT], e, x->head, sizeof x->head);
     /* calls that fit in flight now, and the side that limits them */
     char f[BT_FMT_SHORT];
     bt_fmt_count(e->fits_more, f, sizeof f);
@@ -123,9 +124,10 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
         snprintf(x->fits, sizeof x->fits, "-");
     else
         snprintf(x->fits, sizeof x->fits, "%s %s", f, side_short(e->binding));
-    bt_fmt_tokens(e->settled, x->settled, sizeof x->settled); /* core: the mantle side that binds */
-    bt_fmt_tokens(e->estimated, x->estimated, sizeof x->estimated);
-    bt_fmt_tokens(e->held, x->held, sizeof x->held);
+    /* core: the mantle side that binds */
+    bt_figure_text(&bt_figures[BT_FIG_SETTLED], e, x->settled, sizeof x->settled);
+    bt_figure_text(&bt_figures[BT_FIG_ESTIMATED], e, x->estimated, sizeof x->estimated);
+    bt_figure_text(&bt_figures[BT_FIG_HELD], e, x->held, sizeof x->held);
     char q[16];
     bt_fmt_tokens(e->quota, q, sizeof q);
     if (isnan(e->quota))
@@ -135,13 +137,8 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
     bt_fmt_count(e->invocations, x->rpm, sizeof x->rpm);
     bt_fmt_count(e->throttles, x->thr, sizeof x->thr);
     bt_fmt_latency(e->lat_p50, x->p50, sizeof x->p50);
-    bt_fmt_latency(e->lat_p99, x->p99, sizeof x->p99);
-    char lim[BT_FMT_SHORT];
-    bt_fmt_count(e->in_flight, x->infl, sizeof x->infl);
-    if (!isnan(e->in_flight) && !isnan(e->conc_limit)) {
-        size_t len = strlen(x->infl);
-        snprintf(x->infl + len, sizeof x->infl - len, "/%s", bt_fmt_count(e->conc_limit, lim, sizeof lim));
-    }
+    bt_figure_text(&bt_figures[BT_FIG_LAT_P99], e, x->p99, sizeof x->p99);
+    bt_figure_text(&bt_figures[BT_FIG_IN_FLIGHT], e, x->infl, sizeof x->infl);
     return x;
 }
 
@@ -356,6 +353,16 @@ static void add_warning(struct bt_tui *t, struct wline *lines, int *n, int r,
  * many as fit (a big terminal shows whole messages and what to do). */
 int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int rows)
 {
+    /* the same evaluation, order, size and cursor: the lines already built (each is
+     * a printf and the long ones a wrap: a fifth of a redraw of 500 routes) */
+    struct tui_wkey key = {true,         t->o_version,   width,          rows,           0,
+                           t->wfocus,    t->wsel_route,  t->wsel_code,   t->wexp_route,
+                           t->wexp_code};
+    if (lines == t->lines && t->wkey.valid && t->wkey.o_version == key.o_version &&
+        t->wkey.width == width && t->wkey.rows == rows && t->wkey.wfocus == key.wfocus &&
+        t->wkey.wsel_route == key.wsel_route && t->wkey.wsel_code == key.wsel_code &&
+        t->wkey.wexp_route == key.wexp_route && t->wkey.wexp_code == key.wexp_code)
+        return t->wkey.n;
     struct item {
         int r;
         const struct bt_warning *wa;
@@ -394,6 +401,10 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int 
     for (int k = 0; k < nitems; k++)
         add_warning(t, lines, &n, it[k].r, it[k].wa, it[k].exp, width);
     free(it);
+    if (lines == t->lines) {
+        key.n = n;
+        t->wkey = key;
+    }
     return n;
 }
 

@@ -162,7 +162,12 @@ void tui_evaluate(struct bt_tui *t)
             free(t->evals);
             t->evals = bt_xcalloc((size_t)n + 1, sizeof *t->evals);
         }
-        bt_eval_all(cfg, t->host->store, t->host->now, t->evals); /* quota groups together */
+        /* bt_eval_all, its grouping kept while the routes key the same groups (their
+         * keys' snprintf and sorts were a fifth of a frame after a data change) */
+        if (n > 0) {
+            t->groups = bt_eval_groups_renew(t->groups, cfg);
+            bt_eval_all_with(cfg, t->host->store, t->host->now, t->groups, false, NULL, t->evals);
+        }
         t->e_gen = t->host->store->generation;
         t->e_minute = minute;
         t->e_n = n;
@@ -183,6 +188,7 @@ void tui_evaluate(struct bt_tui *t)
         qsort(t->order, (size_t)t->nvis, sizeof *t->order, cmp_routes);
         sort_ctx = NULL;
         t->o_serial = t->e_serial;
+        t->o_version++;
         t->o_sort = t->sort;
         t->o_rev = t->sort_rev;
         bt_strlcpy(t->o_filter, t->filter, sizeof t->o_filter);

@@ -47,6 +47,7 @@ static void draw(struct bt_tui *t)
         const struct bt_eval *e = &t->evals[t->sel_route];
         estimate_only = tui_estimate_only(e);
         crit = e->status == BT_ST_CRIT;
+        t->wkey.valid = false; /* the detail's lines replace the overview's */
         nw = tui_detail_warnings(t, t->sel_route, cols - 2, t->lines);
         lo.nfig_lines = tui_detail_figures(t, t->sel_route, cols - 2, t->fig_lines);
         lo.ngraphs = tui_detail_graphs(t, t->sel_route, gk);
@@ -280,6 +281,7 @@ void bt_tui_free(struct bt_tui *t)
         delscreen(t->scr);
     tui_plan_close(t);
     free(t->evals);
+    bt_eval_groups_free(t->groups);
     free(t->order);
     tui_overview_free(t);
     bt_evlog_free(&t->own_log);

@@ -112,12 +112,14 @@ struct bt_tui {
     int64_t e_minute;      /* this minute */
     int e_n;               /* and this many routes */
     uint64_t e_serial;     /* bumped by each evaluation */
+    struct bt_eval_groups *groups; /* the config's grouping, renewed as its routes change */
     int *order;            /* visible routes, sorted */
     int nvis;
     uint64_t o_serial;     /* order was built from evaluation o_serial, */
     enum sort_key o_sort;  /* this sort, */
     bool o_rev;
     char o_filter[64];     /* and this filter */
+    uint64_t o_version;    /* bumped by each rebuild of order */
     struct tui_rowtext *rowtext; /* per route: its overview cells as text (overview.c) */
     int nrowtext;
 
@@ -126,6 +128,16 @@ struct bt_tui {
     unsigned state;        /* bumped by every key, mouse event and resize */
     bool repaint;          /* the next draw repaints every cell (after a resize) */
     struct wline lines[MAX_WLINES]; /* the warnings pane being drawn */
+    /* the overview's warning lines in `lines` were built from this order version (of
+     * this evaluation), width, rows and cursor (tui_overview_warnings): a redraw that
+     * changes none of them reuses them; cleared where anything else writes `lines` */
+    struct tui_wkey {
+        bool valid;
+        uint64_t o_version;
+        int width, rows, n;
+        bool wfocus;
+        int wsel_route, wsel_code, wexp_route, wexp_code;
+    } wkey;
     struct wline help_lines[MAX_WLINES];
     struct wline fig_lines[MAX_WLINES]; /* the detail's figures */
     struct tui_scroll wsc, dsc, hsc; /* overview warnings, detail document, help */
