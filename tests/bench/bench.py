@@ -997,7 +997,7 @@ def bench_dashboard(a, tmp):
     with open(scen, "w") as f:
         json.dump({"series": series}, f)
     fake = Fake(tmp, "quiet", scen)
-    pipe2 = os.path.join(tmp, "quiet.out")
+    pipe2 = os.path.join(tmp, "quiet.pane")
     envs = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env_aws().items() if k.startswith(("AWS_", "BEDTOP_")))
     try:
         subprocess.run(tm + ["-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "50",
