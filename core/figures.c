@@ -184,11 +184,21 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
 
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids)
 {
-    int n = 0;
-    for (int at = 1; at <= BT_FIG_COUNT; at++)
-        for (int k = 0; k < BT_FIG_COUNT; k++)
-            if (order_of(&bt_figures[k], w) == at)
-                ids[n++] = (enum bt_fig_id)k;
+    /* the figures the writer shows, by order and then by id: one pass and an
+     * insertion of each (the JSON writer asks twice a route, export for every row) */
+    int n = 0, at[BT_FIG_COUNT];
+    for (int k = 0; k < BT_FIG_COUNT; k++) {
+        int o = order_of(&bt_figures[k], w);
+        if (o < 1 || o > BT_FIG_COUNT)
+            continue;
+        int j = n++;
+        for (; j > 0 && at[j - 1] > o; j--) {
+            at[j] = at[j - 1];
+            ids[j] = ids[j - 1];
+        }
+        at[j] = o;
+        ids[j] = (enum bt_fig_id)k;
+    }
     return n;
 }
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,13 +345,56 @@ void bt_jw_text(struct bt_jw *w, struct bt_buf *b)
  * (the text around strings is ASCII, which it keeps), between pre and post (0:
  * none). A plain string (printable ASCII without '"' and '\\': nearly every key and
  * value) is copied at once, the rest escaped and sanitised through a scratch. */
+/* Whether the 8 bytes of x hold one outside the plain run: below ' ' (the
+ * terminator and the control characters), above '~', '"' or '\\' (each test is
+ * exact for "some byte", the bit tricks of Sean Anderson's bithacks: haszero,
+ * hasless and hasmore). */
+static inline bool word_stops(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t quote = x ^ (ones * '"'), bslash = x ^ (ones * '\\');
+    uint64_t low = (x - ones * ' ') & ~x;                    /* a byte < 0x20 */
+    uint64_t high = (x + ones * (127 - '~')) | x;             /* a byte > 0x7e */
+    uint64_t q = (quote - ones) & ~quote, s = (bslash - ones) & ~bslash;
+    return ((low | high | q | s) & highs) != 0;
+}
+
+/* The length of s when every byte of it is plain (printable ASCII but '"' and
+ * '\\'), else SIZE_MAX: strlen first, then eight bytes at a time, the last word
+ * overlapping the one before it and a short string's bytes put together into one
+ * (a test a byte at a time was 11 % of a JSON export; keys average a dozen bytes).
+ * Nothing past the terminator is read. */
+static size_t plain_len(const char *s)
+{
+    size_t n = strlen(s);
+    uint64_t x;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            if (word_stops(x))
+                return SIZE_MAX;
+        }
+        memcpy(&x, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        x = (uint64_t)lo | (uint64_t)hi << 32;
+    } else if (n) {
+        /* bytes 0, n / 2 and n - 1 are every byte of a string of 1 to 3; the rest 'a' */
+        const unsigned char *p = (const unsigned char *)s;
+        x = 0x6161616161000000u | (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 |
+            (uint64_t)p[n - 1] << 16;
+    } else {
+        return 0;
+    }
+    return word_stops(x) ? SIZE_MAX : n;
+}
+
 static void text_string(struct bt_buf *b, char pre, const char *s, char post)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = 0;
-    while (p[n] >= ' ' && p[n] <= '~' && p[n] != '"' && p[n] != '\\')
-        n++;
-    if (p[n]) {
+    size_t n = plain_len(s);
+    if (n == SIZE_MAX) {
         struct bt_buf t = {0};
         compact_string(&t, s);
         if (pre)
@@ -361,7 +405,8 @@ static void text_string(struct bt_buf *b, char pre, const char *s, char post)
         bt_buf_free(&t);
         return;
     }
-    bt_buf_reserve(b, n + 4);
+    if (b->len + n + 5 > b->cap)
+        bt_buf_reserve(b, n + 4);
     char *d = b->buf + b->len;
     if (pre)
         *d++ = pre;
