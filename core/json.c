@@ -485,52 +485,56 @@ void bt_jw_end(struct bt_jw *w)
         w->depth--;
 }
 
-void bt_jw_num(struct bt_jw *w, const char *k, double v)
+/* One value: what cJSON_Create* of its kind makes, added to the tree, or its text
+ * after the comma and the key (each of bt_jw_num, _str, _null and _bool is one) */
+enum jw_kind { JW_NUM, JW_STR, JW_NULL, JW_BOOL };
+static void jw_value(struct bt_jw *w, const char *k, enum jw_kind kind, double v, const char *s)
 {
     if (w->lost)
         return;
     if (!w->b) {
-        jw_add(w, k, cJSON_CreateNumber(v));
+        jw_add(w, k, kind == JW_NUM ? cJSON_CreateNumber(v)
+                     : kind == JW_STR ? cJSON_CreateString(s)
+                     : kind == JW_NULL ? cJSON_CreateNull()
+                                       : cJSON_CreateBool(v != 0));
         return;
     }
     jw_key(w, k);
-    put_number(w->b, v, isnan(v) ? 0 : number_int(v));
+    switch (kind) {
+    case JW_NUM:
+        put_number(w->b, v, isnan(v) ? 0 : number_int(v));
+        break;
+    case JW_STR:
+        text_string(w->b, 0, s, 0);
+        break;
+    case JW_NULL:
+        bt_buf_add(w->b, "null", 4);
+        break;
+    case JW_BOOL:
+        bt_buf_puts(w->b, v != 0 ? "true" : "false");
+        break;
+    }
+}
+
+void bt_jw_num(struct bt_jw *w, const char *k, double v)
+{
+    jw_value(w, k, JW_NUM, v, NULL);
 }
 
 void bt_jw_str(struct bt_jw *w, const char *k, const char *v)
 {
-    if (!v || w->lost)
-        return;
-    if (!w->b) {
-        jw_add(w, k, cJSON_CreateString(v));
-        return;
-    }
-    jw_key(w, k);
-    text_string(w->b, 0, v, 0);
+    if (v) /* cJSON_AddStringToObject's rule: no string, no member */
+        jw_value(w, k, JW_STR, 0, v);
 }
 
 void bt_jw_null(struct bt_jw *w, const char *k)
 {
-    if (w->lost)
-        return;
-    if (!w->b) {
-        jw_add(w, k, cJSON_CreateNull());
-        return;
-    }
-    jw_key(w, k);
-    bt_buf_puts(w->b, "null");
+    jw_value(w, k, JW_NULL, 0, NULL);
 }
 
 void bt_jw_bool(struct bt_jw *w, const char *k, bool v)
 {
-    if (w->lost)
-        return;
-    if (!w->b) {
-        jw_add(w, k, cJSON_CreateBool(v));
-        return;
-    }
-    jw_key(w, k);
-    bt_buf_puts(w->b, v ? "true" : "false");
+    jw_value(w, k, JW_BOOL, v, NULL);
 }
 
 void bt_jw_round(struct bt_jw *w, const char *k, double v, int decimals)
