@@ -67,6 +67,22 @@ static void compact_string(struct bt_buf *b, const char *s)
     bt_buf_putc(b, '"');
 }
 
+/* n more bytes and the terminator fit in b (bt_buf_reserve's rule, its test inline:
+ * the writer appends millions of short pieces) */
+static inline void buf_room(struct bt_buf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        bt_buf_reserve(b, n);
+}
+
+/* c appended to b, as bt_buf_putc */
+static inline void buf_putc(struct bt_buf *b, char c)
+{
+    buf_room(b, 1);
+    b->buf[b->len++] = c;
+    b->buf[b->len] = '\0';
+}
+
 /* q / 10^d's digits with the point put in, its trailing zeros dropped; written
  * into one small buffer and appended once (a report prints millions) */
 static void put_decimal(struct bt_buf *b, long long q, int d)
@@ -83,18 +99,19 @@ static void put_decimal(struct bt_buf *b, long long q, int d)
     int skip = 0;
     while (skip < d && t[skip] == '0')
         skip++;
-    char o[40];
-    int k = 0;
+    buf_room(b, 40);
+    char *o = b->buf + b->len;
     if (q < 0)
-        o[k++] = '-';
+        *o++ = '-';
     for (int i = n - 1; i >= d; i--)
-        o[k++] = t[i];
+        *o++ = t[i];
     if (skip < d) {
-        o[k++] = '.';
+        *o++ = '.';
         for (int i = d - 1; i >= skip; i--)
-            o[k++] = t[i];
+            *o++ = t[i];
     }
-    bt_buf_add(b, o, (size_t)k);
+    *o = '\0';
+    b->len = (size_t)(o - b->buf);
 }
 
 /* cJSON's print_number: null for NaN and infinities, else %1.15g when it reads
@@ -405,8 +422,7 @@ static void text_string(struct bt_buf *b, char pre, const char *s, char post)
         bt_buf_free(&t);
         return;
     }
-    if (b->len + n + 5 > b->cap)
-        bt_buf_reserve(b, n + 4);
+    buf_room(b, n + 4);
     char *d = b->buf + b->len;
     if (pre)
         *d++ = pre;
@@ -428,7 +444,7 @@ static void jw_key(struct bt_jw *w, const char *k)
     if (k)
         text_string(w->b, comma, k, ':');
     else if (comma)
-        bt_buf_putc(w->b, comma);
+        buf_putc(w->b, comma);
 }
 
 /* tree: item added to the open object or array (cJSON_AddItemToObject's rule: a
@@ -451,7 +467,7 @@ static void jw_open(struct bt_jw *w, const char *k, bool array)
     }
     if (w->b) {
         jw_key(w, k);
-        bt_buf_putc(w->b, array ? '[' : '{');
+        buf_putc(w->b, array ? '[' : '{');
         w->more[++w->depth] = false;
         w->shut[w->depth] = array ? ']' : '}';
         return;
@@ -480,7 +496,7 @@ void bt_jw_end(struct bt_jw *w)
         return;
     }
     if (w->b)
-        bt_buf_putc(w->b, w->shut[w->depth]);
+        buf_putc(w->b, w->shut[w->depth]);
     if (w->depth > 0)
         w->depth--;
 }
