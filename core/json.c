@@ -87,28 +87,41 @@ static inline void buf_putc(struct bt_buf *b, char c)
  * into one small buffer and appended once (a report prints millions) */
 static void put_decimal(struct bt_buf *b, long long q, int d)
 {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
     char t[32];
+    char *p = t + sizeof t; /* the digits, written from the last, two at a time */
     unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
-    int n = 0;
-    do {
-        t[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    while (n <= d)
-        t[n++] = '0';
-    int skip = 0;
-    while (skip < d && t[skip] == '0')
-        skip++;
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * r, 2);
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
+    int n = (int)(t + sizeof t - p);
+    for (; n <= d; n++)
+        *--p = '0';
+    int whole = n - d, frac = d; /* the fraction's trailing zeros dropped */
+    while (frac > 0 && p[whole + frac - 1] == '0')
+        frac--;
     buf_room(b, 40);
     char *o = b->buf + b->len;
     if (q < 0)
         *o++ = '-';
-    for (int i = n - 1; i >= d; i--)
-        *o++ = t[i];
-    if (skip < d) {
+    for (int i = 0; i < whole; i++)
+        *o++ = p[i];
+    if (frac) {
         *o++ = '.';
-        for (int i = d - 1; i >= skip; i--)
-            *o++ = t[i];
+        for (int i = 0; i < frac; i++)
+            *o++ = p[whole + i];
     }
     *o = '\0';
     b->len = (size_t)(o - b->buf);
