@@ -371,10 +371,6 @@ void bt_jw_text(struct bt_jw *w, struct bt_buf *b)
     bt_buf_putc(b, '{');
 }
 
-/* text: s as compact_string writes it, sanitised as bt_san_json_text would have it
- * (the text around strings is ASCII, which it keeps), between pre and post (0:
- * none). A plain string (printable ASCII without '"' and '\\': nearly every key and
- * value) is copied at once, the rest escaped and sanitised through a scratch. */
 /* Whether the 8 bytes of x hold one outside the plain run: below ' ' (the
  * terminator and the control characters), above '~', '"' or '\\' (each test is
  * exact for "some byte", the bit tricks of Sean Anderson's bithacks: haszero,
@@ -421,18 +417,30 @@ static size_t plain_len(const char *s)
     return word_stops(x) ? SIZE_MAX : n;
 }
 
-static void text_string(struct bt_buf *b, char pre, const char *s, char post)
+/* text_string's escaping and sanitising way, for the rare string that is not plain:
+ * kept out of line so the plain way saves no registers for it */
+__attribute__((noinline, cold)) static void text_string_escaped(struct bt_buf *b, char pre,
+                                                                const char *s, char post)
+{
+    struct bt_buf t = {0};
+    compact_string(&t, s);
+    if (pre)
+        bt_buf_putc(b, pre);
+    bt_san_json_text(b, bt_buf_str(&t));
+    if (post)
+        bt_buf_putc(b, post);
+    bt_buf_free(&t);
+}
+
+/* text: s as compact_string writes it, sanitised as bt_san_json_text would have it
+ * (the text around strings is ASCII, which it keeps), between pre and post (0:
+ * none). A plain string (printable ASCII without '"' and '\\': nearly every key and
+ * value) is copied at once, the rest escaped and sanitised through a scratch. */
+static inline void text_string(struct bt_buf *b, char pre, const char *s, char post)
 {
     size_t n = plain_len(s);
     if (n == SIZE_MAX) {
-        struct bt_buf t = {0};
-        compact_string(&t, s);
-        if (pre)
-            bt_buf_putc(b, pre);
-        bt_san_json_text(b, bt_buf_str(&t));
-        if (post)
-            bt_buf_putc(b, post);
-        bt_buf_free(&t);
+        text_string_escaped(b, pre, s, post);
         return;
     }
     buf_room(b, n + 4);
