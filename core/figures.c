@@ -28,6 +28,8 @@ READ(v_fits, e->fits_more)
 READ(v_usd_per_hour, e->spend.usd_per_hour)
 READ(v_throttles, e->throttles)
 READ(v_lat_p99, e->lat_p99)
+READ(v_lat_p50, e->lat_p50)
+READ(v_invocations, e->invocations)
 READ(v_conc_limit, e->conc_limit)
 QUAL(q_held, e->held_q)
 QUAL(q_used, e->used_q)
@@ -150,13 +152,22 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
     [BT_FIG_USD_PER_HOUR] = {.name = "spend", .unit = "USD/hour", .decimals = 4,
                              .side = BT_FS_NONE, .value = v_usd_per_hour, .quality = q_spend,
                              .csv_at = 9, .csv = "usd_per_hour"},
-    /* check's text columns only (JSON and the exposition write them with their
-     * neighbours: throttles_per_min, latency_ms) */
+    /* the call rates and latencies: check's text columns and the route JSON's
+     * invocations_per_min, throttles_per_min and latency_ms (the exposition writes
+     * them with their neighbours) */
+    [BT_FIG_INVOCATIONS] = {.name = "invocations", .unit = "calls/min", .side = BT_FS_NONE,
+                            .value = v_invocations, .json_in = BT_FJ_CALLS, .json_at = 1,
+                            .json = "invocations_per_min"},
     [BT_FIG_THROTTLES] = {.name = "throttles", .unit = "calls/min", .side = BT_FS_NONE,
-                          .value = v_throttles, .text_at = 7, .text_head = "THR/M", .text_w = 5,
+                          .value = v_throttles, .json_in = BT_FJ_CALLS, .json_at = 2,
+                          .json = "throttles_per_min",
+                          .text_at = 7, .text_head = "THR/M", .text_w = 5,
                           .wide_at = 7, .wide_head = "THR/MIN", .wide_w = 7, .fmt = BT_FF_COUNT,
                           .unpublished = np_mantle},
+    [BT_FIG_LAT_P50] = {.name = "p50 latency", .unit = "ms", .side = BT_FS_NONE, .value = v_lat_p50,
+                        .json_in = BT_FJ_LATENCY, .json_at = 1, .json = "p50"},
     [BT_FIG_LAT_P99] = {.name = "p99 latency", .unit = "ms", .side = BT_FS_NONE, .value = v_lat_p99,
+                        .json_in = BT_FJ_LATENCY, .json_at = 2, .json = "p99",
                         .text_at = 8, .text_head = "P99", .text_w = 5, .wide_at = 8,
                         .wide_head = "P99", .wide_w = 6, .fmt = BT_FF_LATENCY},
 };
@@ -168,6 +179,10 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
         return f->json_in == BT_FJ_TPM ? f->json_at : 0;
     case BT_FW_JSON_HEADROOM:
         return f->json_in == BT_FJ_HEADROOM ? f->json_at : 0;
+    case BT_FW_JSON_CALLS:
+        return f->json_in == BT_FJ_CALLS ? f->json_at : 0;
+    case BT_FW_JSON_LATENCY:
+        return f->json_in == BT_FJ_LATENCY ? f->json_at : 0;
     case BT_FW_CSV:
         return f->csv_at;
     case BT_FW_PROM:
@@ -184,11 +199,21 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
 
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids)
 {
-    int n = 0;
-    for (int at = 1; at <= BT_FIG_COUNT; at++)
-        for (int k = 0; k < BT_FIG_COUNT; k++)
-            if (order_of(&bt_figures[k], w) == at)
-                ids[n++] = (enum bt_fig_id)k;
+    /* the figures the writer shows, by order and then by id: one pass and an
+     * insertion of each (the JSON writer asks twice a route, export for every row) */
+    int n = 0, at[BT_FIG_COUNT];
+    for (int k = 0; k < BT_FIG_COUNT; k++) {
+        int o = order_of(&bt_figures[k], w);
+        if (o < 1 || o > BT_FIG_COUNT)
+            continue;
+        int j = n++;
+        for (; j > 0 && at[j - 1] > o; j--) {
+            at[j] = at[j - 1];
+            ids[j] = ids[j - 1];
+        }
+        at[j] = o;
+        ids[j] = (enum bt_fig_id)k;
+    }
     return n;
 }
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,34 +67,64 @@ static void compact_string(struct bt_buf *b, const char *s)
     bt_buf_putc(b, '"');
 }
 
+/* n more bytes and the terminator fit in b (bt_buf_reserve's rule, its test inline:
+ * the writer appends millions of short pieces) */
+static inline void buf_room(struct bt_buf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        bt_buf_reserve(b, n);
+}
+
+/* c appended to b, as bt_buf_putc */
+static inline void buf_putc(struct bt_buf *b, char c)
+{
+    buf_room(b, 1);
+    b->buf[b->len++] = c;
+    b->buf[b->len] = '\0';
+}
+
 /* q / 10^d's digits with the point put in, its trailing zeros dropped; written
  * into one small buffer and appended once (a report prints millions) */
 static void put_decimal(struct bt_buf *b, long long q, int d)
 {
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
     char t[32];
+    char *p = t + sizeof t; /* the digits, written from the last, two at a time */
     unsigned long long u = q < 0 ? 0ull - (unsigned long long)q : (unsigned long long)q;
-    int n = 0;
-    do {
-        t[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    while (n <= d)
-        t[n++] = '0';
-    int skip = 0;
-    while (skip < d && t[skip] == '0')
-        skip++;
-    char o[40];
-    int k = 0;
-    if (q < 0)
-        o[k++] = '-';
-    for (int i = n - 1; i >= d; i--)
-        o[k++] = t[i];
-    if (skip < d) {
-        o[k++] = '.';
-        for (int i = d - 1; i >= skip; i--)
-            o[k++] = t[i];
+    while (u >= 100) {
+        unsigned r = (unsigned)(u % 100);
+        u /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * r, 2);
     }
-    bt_buf_add(b, o, (size_t)k);
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
+    int n = (int)(t + sizeof t - p);
+    for (; n <= d; n++)
+        *--p = '0';
+    int whole = n - d, frac = d; /* the fraction's trailing zeros dropped */
+    while (frac > 0 && p[whole + frac - 1] == '0')
+        frac--;
+    buf_room(b, 40);
+    char *o = b->buf + b->len;
+    if (q < 0)
+        *o++ = '-';
+    for (int i = 0; i < whole; i++)
+        *o++ = p[i];
+    if (frac) {
+        *o++ = '.';
+        for (int i = 0; i < frac; i++)
+            *o++ = p[whole + i];
+    }
+    *o = '\0';
+    b->len = (size_t)(o - b->buf);
 }
 
 /* cJSON's print_number: null for NaN and infinities, else %1.15g when it reads
@@ -340,28 +371,79 @@ void bt_jw_text(struct bt_jw *w, struct bt_buf *b)
     bt_buf_putc(b, '{');
 }
 
+/* Whether the 8 bytes of x hold one outside the plain run: below ' ' (the
+ * terminator and the control characters), above '~', '"' or '\\' (each test is
+ * exact for "some byte", the bit tricks of Sean Anderson's bithacks: haszero,
+ * hasless and hasmore). */
+static inline bool word_stops(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t quote = x ^ (ones * '"'), bslash = x ^ (ones * '\\');
+    uint64_t low = (x - ones * ' ') & ~x;                    /* a byte < 0x20 */
+    uint64_t high = (x + ones * (127 - '~')) | x;             /* a byte > 0x7e */
+    uint64_t q = (quote - ones) & ~quote, s = (bslash - ones) & ~bslash;
+    return ((low | high | q | s) & highs) != 0;
+}
+
+/* The length of s when every byte of it is plain (printable ASCII but '"' and
+ * '\\'), else SIZE_MAX: strlen first, then eight bytes at a time, the last word
+ * overlapping the one before it and a short string's bytes put together into one
+ * (a test a byte at a time was 11 % of a JSON export; keys average a dozen bytes).
+ * Nothing past the terminator is read. */
+static size_t plain_len(const char *s)
+{
+    size_t n = strlen(s);
+    uint64_t x;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            if (word_stops(x))
+                return SIZE_MAX;
+        }
+        memcpy(&x, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        x = (uint64_t)lo | (uint64_t)hi << 32;
+    } else if (n) {
+        /* bytes 0, n / 2 and n - 1 are every byte of a string of 1 to 3; the rest 'a' */
+        const unsigned char *p = (const unsigned char *)s;
+        x = 0x6161616161000000u | (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 |
+            (uint64_t)p[n - 1] << 16;
+    } else {
+        return 0;
+    }
+    return word_stops(x) ? SIZE_MAX : n;
+}
+
+/* text_string's escaping and sanitising way, for the rare string that is not plain:
+ * kept out of line so the plain way saves no registers for it */
+__attribute__((noinline, cold)) static void text_string_escaped(struct bt_buf *b, char pre,
+                                                                const char *s, char post)
+{
+    struct bt_buf t = {0};
+    compact_string(&t, s);
+    if (pre)
+        bt_buf_putc(b, pre);
+    bt_san_json_text(b, bt_buf_str(&t));
+    if (post)
+        bt_buf_putc(b, post);
+    bt_buf_free(&t);
+}
+
 /* text: s as compact_string writes it, sanitised as bt_san_json_text would have it
  * (the text around strings is ASCII, which it keeps), between pre and post (0:
  * none). A plain string (printable ASCII without '"' and '\\': nearly every key and
  * value) is copied at once, the rest escaped and sanitised through a scratch. */
-static void text_string(struct bt_buf *b, char pre, const char *s, char post)
+static inline void text_string(struct bt_buf *b, char pre, const char *s, char post)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = 0;
-    while (p[n] >= ' ' && p[n] <= '~' && p[n] != '"' && p[n] != '\\')
-        n++;
-    if (p[n]) {
-        struct bt_buf t = {0};
-        compact_string(&t, s);
-        if (pre)
-            bt_buf_putc(b, pre);
-        bt_san_json_text(b, bt_buf_str(&t));
-        if (post)
-            bt_buf_putc(b, post);
-        bt_buf_free(&t);
+    size_t n = plain_len(s);
+    if (n == SIZE_MAX) {
+        text_string_escaped(b, pre, s, post);
         return;
     }
-    bt_buf_reserve(b, n + 4);
+    buf_room(b, n + 4);
     char *d = b->buf + b->len;
     if (pre)
         *d++ = pre;
@@ -383,7 +465,7 @@ static void jw_key(struct bt_jw *w, const char *k)
     if (k)
         text_string(w->b, comma, k, ':');
     else if (comma)
-        bt_buf_putc(w->b, comma);
+        buf_putc(w->b, comma);
 }
 
 /* tree: item added to the open object or array (cJSON_AddItemToObject's rule: a
@@ -406,7 +488,7 @@ static void jw_open(struct bt_jw *w, const char *k, bool array)
     }
     if (w->b) {
         jw_key(w, k);
-        bt_buf_putc(w->b, array ? '[' : '{');
+        buf_putc(w->b, array ? '[' : '{');
         w->more[++w->depth] = false;
         w->shut[w->depth] = array ? ']' : '}';
         return;
@@ -435,57 +517,61 @@ void bt_jw_end(struct bt_jw *w)
         return;
     }
     if (w->b)
-        bt_buf_putc(w->b, w->shut[w->depth]);
+        buf_putc(w->b, w->shut[w->depth]);
     if (w->depth > 0)
         w->depth--;
 }
 
-void bt_jw_num(struct bt_jw *w, const char *k, double v)
+/* One value: what cJSON_Create* of its kind makes, added to the tree, or its text
+ * after the comma and the key (each of bt_jw_num, _str, _null and _bool is one) */
+enum jw_kind { JW_NUM, JW_STR, JW_NULL, JW_BOOL };
+static void jw_value(struct bt_jw *w, const char *k, enum jw_kind kind, double v, const char *s)
 {
     if (w->lost)
         return;
     if (!w->b) {
-        jw_add(w, k, cJSON_CreateNumber(v));
+        jw_add(w, k, kind == JW_NUM ? cJSON_CreateNumber(v)
+                     : kind == JW_STR ? cJSON_CreateString(s)
+                     : kind == JW_NULL ? cJSON_CreateNull()
+                                       : cJSON_CreateBool(v != 0));
         return;
     }
     jw_key(w, k);
-    put_number(w->b, v, isnan(v) ? 0 : number_int(v));
+    switch (kind) {
+    case JW_NUM:
+        put_number(w->b, v, isnan(v) ? 0 : number_int(v));
+        break;
+    case JW_STR:
+        text_string(w->b, 0, s, 0);
+        break;
+    case JW_NULL:
+        bt_buf_add(w->b, "null", 4);
+        break;
+    case JW_BOOL:
+        bt_buf_puts(w->b, v != 0 ? "true" : "false");
+        break;
+    }
+}
+
+void bt_jw_num(struct bt_jw *w, const char *k, double v)
+{
+    jw_value(w, k, JW_NUM, v, NULL);
 }
 
 void bt_jw_str(struct bt_jw *w, const char *k, const char *v)
 {
-    if (!v || w->lost)
-        return;
-    if (!w->b) {
-        jw_add(w, k, cJSON_CreateString(v));
-        return;
-    }
-    jw_key(w, k);
-    text_string(w->b, 0, v, 0);
+    if (v) /* cJSON_AddStringToObject's rule: no string, no member */
+        jw_value(w, k, JW_STR, 0, v);
 }
 
 void bt_jw_null(struct bt_jw *w, const char *k)
 {
-    if (w->lost)
-        return;
-    if (!w->b) {
-        jw_add(w, k, cJSON_CreateNull());
-        return;
-    }
-    jw_key(w, k);
-    bt_buf_puts(w->b, "null");
+    jw_value(w, k, JW_NULL, 0, NULL);
 }
 
 void bt_jw_bool(struct bt_jw *w, const char *k, bool v)
 {
-    if (w->lost)
-        return;
-    if (!w->b) {
-        jw_add(w, k, cJSON_CreateBool(v));
-        return;
-    }
-    jw_key(w, k);
-    bt_buf_puts(w->b, v ? "true" : "false");
+    jw_value(w, k, JW_BOOL, v, NULL);
 }
 
 void bt_jw_round(struct bt_jw *w, const char *k, double v, int decimals)

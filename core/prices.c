@@ -287,9 +287,22 @@ void bt_price_row_text(const struct bt_price_row *row, char *out, size_t n)
         snprintf(out, n, "no price row");
         return;
     }
-    snprintf(out, n, "%s%s%s (%s%s%s%s%s)", row->origin, row->origin[0] ? " " : "", row->pattern,
-             bt_tier_name((enum bt_tier)row->tier), row->source[0] ? ", " : "", row->source,
-             row->date[0] ? ", " : "", row->date);
+    /* "ORIGIN PATTERN (TIER, SOURCE, DATE)", cut at n - 1 bytes as snprintf cuts it:
+     * the pieces put together, not a format parsed (export writes it every row) */
+    const char *part[] = {row->origin, row->origin[0] ? " " : "", row->pattern, " (",
+                          bt_tier_name((enum bt_tier)row->tier), row->source[0] ? ", " : "",
+                          row->source, row->date[0] ? ", " : "", row->date, ")"};
+    if (!n)
+        return;
+    size_t at = 0;
+    for (size_t k = 0; k < sizeof part / sizeof part[0] && at + 1 < n; k++) {
+        size_t len = strlen(part[k]);
+        if (len > n - 1 - at)
+            len = n - 1 - at;
+        memcpy(out + at, part[k], len);
+        at += len;
+    }
+    out[at] = '\0';
 }
 
 void bt_prices_free(struct bt_prices *p)

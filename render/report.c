@@ -342,11 +342,9 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
     bt_jw_str(o, "burndown_source", bsrc);
     add_dec(o, "burndown_measured", e->burndown_measured);
     add_catalogue(o, rt, e);
-    add_num(o, "invocations_per_min", e->invocations);
-    add_num(o, "throttles_per_min", e->throttles);
+    add_figures(o, BT_FW_JSON_CALLS, e); /* invocations_per_min, throttles_per_min */
     bt_jw_obj(o, "latency_ms");
-    add_num(o, "p50", e->lat_p50);
-    add_num(o, "p99", e->lat_p99);
+    add_figures(o, BT_FW_JSON_LATENCY, e);
     bt_jw_end(o);
     add_num(o, "concurrency_limit", e->conc_limit);
     add_num(o, "tokens_today", e->tokens_today);

@@ -20,6 +20,9 @@ static void orders(void)
          * series: headroom ratio used held in_flight reservation reserved group_used fits */
         {BT_FW_JSON_TPM, "json tpm", 6},
         {BT_FW_JSON_HEADROOM, "json headroom", 5},
+        /* invocations_per_min throttles_per_min; latency_ms: p50 p99 */
+        {BT_FW_JSON_CALLS, "json calls", 2},
+        {BT_FW_JSON_LATENCY, "json latency", 2},
         {BT_FW_CSV, "csv", 9},
         {BT_FW_PROM, "prom", 9},
         /* check's text: QUOTA SETTLD ESTIM HELD HEAD% FITS THR/M P99; --wide adds INFL */
