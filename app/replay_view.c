@@ -53,9 +53,7 @@ static void show(struct rview *v, int64_t t)
 
 static uint32_t eval_mask(const struct bt_eval *e)
 {
-    uint32_t m = 0;
-    for (int w = 0; w < e->nwarn; w++)
-        m |= 1u << e->warnings[w].code;
+    uint32_t m = bt_eval_warn_bits(e);
     if (e->throttles > 0)
         m |= THROTTLE_BIT;
     return m;

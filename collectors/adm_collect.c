@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/skeleton.h"
 #include "net/http.h"
 #include "core/util.h"
 
@@ -49,12 +50,13 @@ struct adm_source {
 };
 
 struct adm {
+    struct bt_collector_base b; /* first: the skeleton's (next: the next round due, INT64_MAX
+                                 * none or waiting; started: check mode's rounds are done) */
     struct bt_ctx *ctx;
     int nroutes;
     struct adm_source *src;
     int nsrc;
     double period;           /* seconds between rounds */
-    int64_t next;            /* next round due (INT64_MAX: none / waiting) */
     double round_start;      /* wall time the current round began */
     int rounds_needed;       /* BT_MODE_ONCE: 2 with any scraped source, else 1 */
     int rounds_started, rounds_done;
@@ -152,10 +154,11 @@ static void round_check(struct adm *a)
             return;
     a->rounds_done++;
     if (a->ctx->mode == BT_MODE_ONCE) {
+        a->b.started = a->rounds_done >= a->rounds_needed; /* busy until then */
         /* the second scrape is due a gap after the first began */
         int64_t due = (int64_t)ceil(a->round_start + a->period);
         int64_t now = (int64_t)now_real();
-        a->next = a->rounds_started < a->rounds_needed ? (due > now ? due : now) : NEVER;
+        a->b.next = a->rounds_started < a->rounds_needed ? (due > now ? due : now) : NEVER;
     }
 }
 
@@ -284,6 +287,11 @@ static void start_source(struct adm *a, struct adm_source *s)
         source_done(s);
 }
 
+static bool adm_busy(void *self);
+static void adm_free(void *self);
+/* No AWS: the routes are not grouped; the sources are the instance's own. */
+static const struct bt_collector_kind adm_kind = {.free_self = adm_free, .busy = adm_busy};
+
 static void *adm_create(struct bt_ctx *ctx)
 {
     const struct bt_config *cfg = ctx->cfg;
@@ -340,6 +348,7 @@ static void *adm_create(struct bt_ctx *ctx)
         free(a);
         return NULL;
     }
+    bt_collector_base_init(&a->b, &adm_kind, ctx);
     a->rounds_needed = 1;
     for (int i = 0; i < a->nsrc; i++)
         if (!a->src[i].api)
@@ -349,7 +358,7 @@ static void *adm_create(struct bt_ctx *ctx)
     else
         a->period = cfg->interval > 0 && cfg->interval < BT_ADM_INTERVAL ? cfg->interval
                                                                         : BT_ADM_INTERVAL;
-    a->next = 0;
+    a->b.next = 0;
     return a;
 }
 
@@ -357,14 +366,14 @@ static void adm_tick(void *self, int64_t now)
 {
     struct adm *a = self;
     if (a->ctx->mode == BT_MODE_ONCE) {
-        if (now < a->next)
+        if (now < a->b.next)
             return; /* the loop's first tick is forced: the gap still holds */
         if (a->rounds_started >= a->rounds_needed || a->rounds_done < a->rounds_started)
             return;
-        a->next = NEVER; /* set again when this round is over */
+        a->b.next = NEVER; /* set again when this round is over */
     } else {
         /* an early (forced, e.g. refresh) tick scrapes now */
-        a->next = now + (int64_t)ceil(a->period);
+        a->b.next = now + (int64_t)ceil(a->period);
     }
     a->round_start = now_real();
     a->rounds_started++;
@@ -379,27 +388,19 @@ static void adm_tick(void *self, int64_t now)
     round_check(a);
 }
 
-static int64_t adm_next_due(void *self)
-{
-    return ((struct adm *)self)->next;
-}
-
+/* Work is out while a source's scrape or query is. */
 static bool adm_busy(void *self)
 {
     struct adm *a = self;
-    if (a->ctx->mode == BT_MODE_ONCE && a->rounds_done < a->rounds_needed)
-        return true;
     for (int i = 0; i < a->nsrc; i++)
         if (a->src[i].inflight)
             return true;
     return false;
 }
 
-static void adm_destroy(void *self)
+static void adm_free(void *self)
 {
     struct adm *a = self;
-    if (!a)
-        return;
     for (int i = 0; i < a->nsrc; i++) {
         free(a->src[i].accept);
         free(a->src[i].named);
@@ -408,14 +409,7 @@ static void adm_destroy(void *self)
         bt_adm_state_free(a->src[i].st);
     }
     free(a->src);
-    free(a);
 }
 
-const struct bt_collector_ops bt_admission_collector = {
-    .name = "admission",
-    .create = adm_create,
-    .tick = adm_tick,
-    .next_due = adm_next_due,
-    .busy = adm_busy,
-    .destroy = adm_destroy,
-};
+const struct bt_collector_ops bt_admission_collector =
+    BT_COLLECTOR_SKELETON("admission", adm_create, adm_tick, NULL);

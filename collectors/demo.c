@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/skeleton.h"
 #include "core/util.h"
 
 /*
@@ -460,6 +461,8 @@ static void adm_values(int r, int64_t t, struct adm_values *o)
 #define DEMO_PREFILL (10 * 60) /* minutes of history before the first tick: since 00:00 */
 
 struct demo {
+    struct bt_collector_base b; /* first: the skeleton's (next: the sooner of the next minute's
+                                 * arrival and the next scrape) */
     struct bt_ctx *ctx;
     int64_t next_cw;           /* next minute to publish */
     int64_t next_adm;          /* next scrape time */
@@ -476,9 +479,14 @@ struct demo {
 static const enum bt_signal day_signals[4] = {BT_SIG_DAY_INPUT_TOKENS, BT_SIG_DAY_OUTPUT_TOKENS,
                                               BT_SIG_DAY_CACHE_WRITE, BT_SIG_DAY_CACHE_READ};
 
+/* No AWS, no work out: the story is played on the clock. */
+static const struct bt_collector_kind demo_kind = {0};
+
 static void *demo_create(struct bt_ctx *ctx)
 {
     struct demo *d = bt_xcalloc(1, sizeof *d);
+    bt_collector_base_init(&d->b, &demo_kind, ctx);
+    d->b.mode = BT_MODE_LIVE; /* check mode too: due when the story is, never busy */
     d->ctx = ctx;
     return d;
 }
@@ -720,31 +728,9 @@ static void demo_tick(void *self, int64_t now)
         }
         d->next_adm += DEMO_ADM_STEP;
     }
-}
-
-static int64_t demo_next_due(void *self)
-{
-    struct demo *d = self;
     int64_t cw = d->next_cw + 60 + DEMO_CW_LAG;
-    return cw < d->next_adm ? cw : d->next_adm;
+    d->b.next = cw < d->next_adm ? cw : d->next_adm;
 }
 
-static bool demo_busy(void *self)
-{
-    (void)self;
-    return false;
-}
-
-static void demo_destroy(void *self)
-{
-    free(self);
-}
-
-const struct bt_collector_ops bt_demo_collector = {
-    .name = "demo",
-    .create = demo_create,
-    .tick = demo_tick,
-    .next_due = demo_next_due,
-    .busy = demo_busy,
-    .destroy = demo_destroy,
-};
+const struct bt_collector_ops bt_demo_collector =
+    BT_COLLECTOR_SKELETON("demo", demo_create, demo_tick, NULL);

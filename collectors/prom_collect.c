@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collectors/admission.h"
+#include "collectors/skeleton.h"
 #include "core/plausible.h"
 #include "core/shares.h"
 #include "net/http.h"
@@ -334,14 +335,15 @@ struct psrc_req {
 };
 
 struct psrc {
+    struct bt_collector_base b; /* first: the skeleton's (next; started: check mode's one
+                                 * fetch is answered) */
     struct bt_ctx *ctx;
     char base[512];
     char shown[512];         /* base as messages and recordings show it (no password) */
     char range_sel[1024], instant_sel[1024];
     int64_t fetched_to;      /* end of the last successful range, 0 none */
-    int64_t next;
     int inflight;
-    bool failed, done_once;
+    bool failed;
     char err[224];
     struct psrc_req instant;
     struct psrc_req *range;  /* one per chunk of the window */
@@ -408,7 +410,7 @@ static void on_answer(void *arg, const struct bt_http_resp *resp)
         return;
     if (p->failed)
         fail_event(p);
-    p->done_once = true;
+    p->b.started = true;
 }
 
 static bool submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t from, int64_t to,
@@ -435,12 +437,27 @@ static bool submit(struct psrc *p, struct psrc_req *q, const char *sel, int64_t 
     return sent;
 }
 
+/* Work is out while a query is. */
+static bool psrc_busy(void *self)
+{
+    return ((struct psrc *)self)->inflight > 0;
+}
+
+static void psrc_free(void *self)
+{
+    free(((struct psrc *)self)->range);
+}
+
+/* No AWS: the routes are not grouped. */
+static const struct bt_collector_kind psrc_kind = {.free_self = psrc_free, .busy = psrc_busy};
+
 static void *psrc_create(struct bt_ctx *ctx)
 {
     char base[512];
     if (!ctx->http || !bt_promsrc_parse(ctx->source_url, base, sizeof base))
         return NULL;
     struct psrc *p = bt_xcalloc(1, sizeof *p);
+    bt_collector_base_init(&p->b, &psrc_kind, ctx);
     p->ctx = ctx;
     bt_strlcpy(p->base, base, sizeof p->base);
     bt_url_redact(base, p->shown, sizeof p->shown);
@@ -460,7 +477,7 @@ static void *psrc_create(struct bt_ctx *ctx)
 static void psrc_tick(void *self, int64_t now)
 {
     struct psrc *p = self;
-    if (p->inflight || (p->ctx->mode == BT_MODE_ONCE && p->done_once))
+    if (p->inflight || (p->ctx->mode == BT_MODE_ONCE && p->b.started))
         return;
     int64_t from, to = now;
     /* a window of minutes [from, to): minute m is exported from about m + 60 + lag
@@ -508,38 +525,11 @@ static void psrc_tick(void *self, int64_t now)
     p->inflight--;
     p->fetched_to = to;
     double iv = p->ctx->cfg->interval > 0 ? p->ctx->cfg->interval : 60;
-    p->next = now + (int64_t)iv;
+    p->b.next = now + (int64_t)iv;
 }
 
-static int64_t psrc_next_due(void *self)
-{
-    struct psrc *p = self;
-    if (p->ctx->mode == BT_MODE_ONCE && p->done_once)
-        return INT64_MAX;
-    return p->next;
-}
-
-static bool psrc_busy(void *self)
-{
-    struct psrc *p = self;
-    return p->inflight > 0 || (p->ctx->mode == BT_MODE_ONCE && !p->done_once);
-}
-
-static void psrc_destroy(void *self)
-{
-    struct psrc *p = self;
-    free(p->range);
-    free(p);
-}
-
-const struct bt_collector_ops bt_promsource_collector = {
-    .name = "prometheus",
-    .create = psrc_create,
-    .tick = psrc_tick,
-    .next_due = psrc_next_due,
-    .busy = psrc_busy,
-    .destroy = psrc_destroy,
-};
+const struct bt_collector_ops bt_promsource_collector =
+    BT_COLLECTOR_SKELETON("prometheus", psrc_create, psrc_tick, NULL);
 
 /* ---- discovery ---- */
 

@@ -12,7 +12,10 @@ void *bt_collector_base_init(struct bt_collector_base *b, const struct bt_collec
 {
     b->kind = kind;
     b->mode = ctx->mode;
-    bt_awsgroups_build(&b->ag, ctx, kind->service, kind->runtime_only);
+    if (kind->service)
+        bt_awsgroups_build(&b->ag, ctx, kind->service, kind->runtime_only);
+    if (!kind->group_size)
+        return NULL; /* grouped routes at most (b->ag), no struct per group */
     b->ngroups = b->ag.n;
     b->groups = bt_xcalloc((size_t)(b->ngroups ? b->ngroups : 1), kind->group_size);
     for (int i = 0; i < b->ngroups; i++) {
@@ -40,7 +43,7 @@ int64_t bt_collector_next_due(void *self)
 {
     const struct bt_collector_base *b = self;
     if (b->mode == BT_MODE_ONCE)
-        return b->started ? INT64_MAX : 0;
+        return b->started ? INT64_MAX : b->next;
     /* a failed round is retried soon; what it reads rarely changes */
     if (b->failed && b->retry_at && !groups_busy(b))
         return b->retry_at;

@@ -1,9 +1,12 @@
 /* The collector skeleton: busy, next_due and destroy, written once for every
- * collector that polls AWS in rounds per (profile, Region) group (cloudwatch,
- * quotas, Metrics Insights, the catalogue). Such a collector's instance begins with
- * struct bt_collector_base, says in a struct bt_collector_kind where its groups'
- * "round out" flag is and what it frees, and lists bt_collector_next_due,
- * bt_collector_busy and bt_collector_destroy in its struct bt_collector_ops. */
+ * collector. Most poll AWS in rounds per (profile, Region) group (cloudwatch,
+ * quotas, Metrics Insights, the catalogue, pricing); the tags collector groups its
+ * routes but keeps no struct per group; admission, promsource and the demo ask no
+ * AWS service at all. A collector's instance begins with struct bt_collector_base,
+ * says in a struct bt_collector_kind where its groups' "round out" flag is (or how
+ * it knows work is out) and what it frees, and lists bt_collector_next_due,
+ * bt_collector_busy and bt_collector_destroy in its struct bt_collector_ops
+ * (BT_COLLECTOR_SKELETON). */
 #ifndef BEDTOP_SKELETON_H
 #define BEDTOP_SKELETON_H
 #include <stdbool.h>
@@ -15,10 +18,11 @@
 
 struct bt_collector_kind {
     /* the groups: one per (profile, Region) of the routes, for this AWS service */
-    const char *service;             /* "monitoring", "servicequotas", "bedrock" */
+    const char *service;             /* "monitoring", "servicequotas", "bedrock";
+                                      * NULL: the routes are not grouped (no AWS) */
     bool runtime_only;               /* only runtime routes (not mantle) */
     const char *label;               /* a group is labelled "<label> <Region>" */
-    size_t group_size;               /* bytes of one group */
+    size_t group_size;               /* bytes of one group (0: no struct per group) */
     size_t group_ag;                 /* offsetof its struct bt_awsgroup * */
     size_t group_label;              /* offsetof its char label[group_label_size] */
     size_t group_label_size;
@@ -44,7 +48,9 @@ struct bt_collector_base {
     int64_t next;                    /* live: when the next round is due (epoch s) */
     int64_t retry_at;                /* a failed round is tried again then, once nothing is out
                                       * (0: at next) */
-    bool started;                    /* a round began (check mode: its only one) */
+    bool started;                    /* check mode: no further tick is wanted (a round
+                                      * began: its only one; a collector of several
+                                      * rounds or steps sets it once the last is out) */
     bool failed;                     /* the last round failed somewhere */
 };
 
@@ -57,14 +63,15 @@ struct bt_collector_base {
     }
 
 /* The base of an instance: its kind, mode, the routes grouped and a group each (calloc'd,
- * at least one; each pointing at its bt_awsgroup, labelled). Returns the groups. */
+ * at least one; each pointing at its bt_awsgroup, labelled). Returns the groups (NULL
+ * for a kind without a struct per group). */
 void *bt_collector_base_init(struct bt_collector_base *b, const struct bt_collector_kind *kind,
                              const struct bt_ctx *ctx);
-/* Check mode: due at once until the round began, then never; live: the next round, or
- * the retry of a failed one. */
+/* Check mode: never once started, else at next (0 until a tick set it: at once); live:
+ * the next round, or the retry of a failed one. */
 int64_t bt_collector_next_due(void *self);
-/* Check mode: busy until the round began; then while a group's round is out (the
- * kind's busy, else the groups' flag). */
+/* Check mode: busy until started; then, and live, while a group's round is out (the
+ * kind's busy, else the groups' flag; neither: never). */
 bool bt_collector_busy(void *self);
 /* Frees every group (kind->free_group), the groups, the rest (kind->free_self), the
  * grouping, self. */

@@ -12,6 +12,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/infprofile.h"
+#include "collectors/skeleton.h"
 #include "core/sanitize.h"
 #include "core/util.h"
 #include "io/file.h"
@@ -145,11 +146,9 @@ struct tg_route {
 };
 
 struct tg {
+    struct bt_collector_base b; /* first: the skeleton's (next, started, the routes grouped) */
     struct bt_ctx *ctx;
-    struct bt_awsgroups ag;
     struct tg_route *r;      /* per route */
-    int64_t next;
-    bool started;
     int out;
 };
 
@@ -210,7 +209,7 @@ static void tg_done(void *arg, const struct bt_http_resp *resp)
 
 static void tg_submit(struct tg *t, struct tg_route *tr)
 {
-    const struct bt_awsgroup *g = &t->ag.g[tr->group];
+    const struct bt_awsgroup *g = &t->b.ag.g[tr->group];
     const char *arn = t->ctx->cfg->routes[tr->route].model;
     char url[sizeof g->url + 32], label[160];
     snprintf(url, sizeof url, "%s/listTagsForResource", g->url);
@@ -222,7 +221,7 @@ static void tg_submit(struct tg *t, struct tg_route *tr)
     struct bt_http_req req = {
         .policy = &bt_aws_policy,
         .method = "POST", .url = url, .service = "bedrock", .region = g->region,
-        .creds = &t->ag.prov[g->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
+        .creds = &t->b.ag.prov[g->provider].p, .label = label, .timeout = bt_awsgroup_timeout(),
         .content_type = "application/json", .body = body, .body_len = body ? strlen(body) : 0,
     };
     tr->out = true;
@@ -234,6 +233,22 @@ static void tg_submit(struct tg *t, struct tg_route *tr)
     }
     cJSON_free(body);
 }
+
+/* Work is out while a route's request is; the routes are grouped by Region for bedrock's
+ * endpoint, with no struct per group. */
+static bool tg_busy(void *self)
+{
+    return ((struct tg *)self)->out > 0;
+}
+
+static void tg_free(void *self)
+{
+    free(((struct tg *)self)->r);
+}
+
+static const struct bt_collector_kind tg_kind = {
+    .service = "bedrock", .label = "tags", .free_self = tg_free, .busy = tg_busy,
+};
 
 static void *tg_create(struct bt_ctx *ctx)
 {
@@ -247,33 +262,33 @@ static void *tg_create(struct bt_ctx *ctx)
         return NULL; /* only application inference profiles carry tags bedtop reads */
     struct tg *t = bt_xcalloc(1, sizeof *t);
     t->ctx = ctx;
-    bt_awsgroups_build(&t->ag, ctx, "bedrock", false);
+    bt_collector_base_init(&t->b, &tg_kind, ctx);
     t->r = bt_xcalloc((size_t)ctx->cfg->nroutes, sizeof *t->r);
     for (int r = 0; r < ctx->cfg->nroutes; r++) {
         t->r[r].t = t;
         t->r[r].route = r;
         t->r[r].group = -1;
     }
-    for (int i = 0; i < t->ag.n; i++)
-        for (int k = 0; k < t->ag.g[i].nroutes; k++)
-            t->r[t->ag.g[i].routes[k]].group = i;
+    for (int i = 0; i < t->b.ag.n; i++)
+        for (int k = 0; k < t->b.ag.g[i].nroutes; k++)
+            t->r[t->b.ag.g[i].routes[k]].group = i;
     return t;
 }
 
 static void tg_tick(void *self, int64_t now)
 {
     struct tg *t = self;
-    if ((t->ctx->mode == BT_MODE_ONCE && t->started) || now < t->next)
+    if ((t->ctx->mode == BT_MODE_ONCE && t->b.started) || now < t->b.next)
         return;
-    t->started = true;
-    t->next = now + BT_TAGS_REFRESH;
+    t->b.started = true;
+    t->b.next = now + BT_TAGS_REFRESH;
     const struct bt_config *cfg = t->ctx->cfg;
     for (int r = 0; r < cfg->nroutes; r++) {
         struct tg_route *tr = &t->r[r];
         const char *arn = cfg->routes[r].model;
         if (!bt_infprofile_is_arn(arn) || tr->out)
             continue;
-        if (tr->group < 0 || !t->ag.g[tr->group].url[0]) {
+        if (tr->group < 0 || !t->b.ag.g[tr->group].url[0]) {
             say(t, r, false, "ListTagsForResource: no bedrock endpoint for the route's Region");
             continue;
         }
@@ -290,37 +305,9 @@ static void tg_tick(void *self, int64_t now)
     }
 }
 
-static int64_t tg_next_due(void *self)
-{
-    struct tg *t = self;
-    return t->ctx->mode == BT_MODE_ONCE && t->started ? INT64_MAX : t->next;
-}
-
-static bool tg_busy(void *self)
-{
-    return ((struct tg *)self)->out > 0;
-}
-
-static void tg_destroy(void *self)
-{
-    struct tg *t = self;
-    if (!t)
-        return;
-    free(t->r);
-    bt_awsgroups_free(&t->ag);
-    free(t);
-}
-
 static const struct bt_iam_need tg_iam[] = {
     {"bedrock:ListTagsForResource", "attribute_by = tag:KEY", false},
     {NULL, NULL, false},
 };
-const struct bt_collector_ops bt_tags_collector = {
-    .name = "tags",
-    .create = tg_create,
-    .tick = tg_tick,
-    .next_due = tg_next_due,
-    .busy = tg_busy,
-    .destroy = tg_destroy,
-    .iam = tg_iam,
-};
+const struct bt_collector_ops bt_tags_collector =
+    BT_COLLECTOR_SKELETON("tags", tg_create, tg_tick, tg_iam);

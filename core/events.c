@@ -198,14 +198,6 @@ void bt_evlog_store_events(struct bt_evlog *l, const struct bt_config *cfg,
         bt_evlog_store_event(l, cfg, bt_store_event_at(st, l->store_seen));
 }
 
-static uint32_t code_bits(const struct bt_eval *e)
-{
-    uint32_t b = 0;
-    for (int w = 0; w < e->nwarn; w++)
-        b |= 1u << e->warnings[w].code;
-    return b;
-}
-
 static const struct bt_warning *find_warning(const struct bt_eval *e, int code)
 {
     for (int w = 0; w < e->nwarn; w++)
@@ -222,7 +214,7 @@ void bt_evlog_observe(struct bt_evlog *l, const struct bt_config *cfg,
     char tx[BT_LOGTEXT];
     for (int r = 0; r < n; r++) {
         const struct bt_eval *e = &evals[r];
-        uint32_t now = code_bits(e), before = l->primed ? l->codes[r] : 0;
+        uint32_t now = bt_eval_warn_bits(e), before = l->primed ? l->codes[r] : 0;
         enum bt_status was = l->primed ? l->status[r] : BT_ST_OK;
         if (e->status != was) {
             struct bt_logent *x = add(l, BT_LOG_STATUS, r, at, m, e->status);

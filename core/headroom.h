@@ -195,4 +195,15 @@ static inline int64_t bt_eval_day_minute(const struct bt_eval *e)
 {
     return e->minute ? e->minute : e->data_minute;
 }
+/* The warning codes e holds, one bit each (1u << code): what the event log compares
+ * minute to minute, the incident's points and the replay's next/previous warning read.
+ * Bit 31 is never a code (the replay marks throttling there). */
+_Static_assert(BT_W_COUNT <= 31, "a warning code's bit is below bit 31");
+static inline uint32_t bt_eval_warn_bits(const struct bt_eval *e)
+{
+    uint32_t b = 0;
+    for (int w = 0; w < e->nwarn; w++)
+        b |= 1u << e->warnings[w].code;
+    return b;
+}
 #endif

@@ -108,6 +108,10 @@ enum bt_inference bt_inference_from_model(const char *model_id);
 enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
                      BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_CONCURRENT,
                      BT_Q_COUNT };
+/* The quota kind's name, as the recording's quota key, check's `quota` object, the
+ * exposition's `kind` label and the quota-names table spell it: tpm rpm tpd input_tpm
+ * output_tpm reserved_input_tpm reserved_output_tpm tpd_account concurrent. A quota's
+ * kind, not a side: the side it bounds is named by bt_side_name (reserved-input ...). */
 const char *bt_quota_kind_name(enum bt_quota_kind k);
 
 /* How a quota was tied to a route (DOMAIN.md "Where quota values come from"): the

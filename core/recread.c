@@ -881,16 +881,26 @@ void bt_replay_seek(struct bt_replay *rp, int64_t t)
     bt_store_set_horizon(&rp->store, rp->cfg.routes, rp->base, t ? t : 1);
 }
 
-size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t)
+/* The index of the first of n ascending times after t (n: none); the times are the
+ * int64_t at offset off of each of n elements of size bytes from base (an int64_t
+ * array: size 8, off 0; the event log: its .t). */
+static size_t first_after(const void *base, size_t n, size_t size, size_t off, int64_t t)
 {
-    size_t lo = 0, hi = rp->npolls;
+    const char *p = base;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (rp->polls[mid] <= t)
+        size_t mid = lo + (hi - lo) / 2;
+        if (*(const int64_t *)(const void *)(p + mid * size + off) <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+size_t bt_replay_poll_at(const struct bt_replay *rp, int64_t t)
+{
+    size_t lo = first_after(rp->polls, rp->npolls, sizeof *rp->polls, 0, t);
     return lo ? lo - 1 : 0;
 }
 
@@ -913,24 +923,12 @@ bool bt_replay_quiet(const struct bt_replay *rp, int64_t from, int64_t to)
     const struct bt_store *st = &rp->store;
     if (from >= to || !st->hz_sorted)
         return false;
-    size_t lo = 0, hi = rp->narrivals; /* the first arrival after from */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rp->arrivals[mid] <= from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < rp->narrivals && rp->arrivals[lo] <= to)
+    /* the first arrival after from, and the first event */
+    size_t a = first_after(rp->arrivals, rp->narrivals, sizeof *rp->arrivals, 0, from);
+    if (a < rp->narrivals && rp->arrivals[a] <= to)
         return false;
-    for (lo = 0, hi = st->nlog; lo < hi;) { /* the first event after from */
-        size_t mid = lo + (hi - lo) / 2;
-        if (st->log[mid].t <= from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return !(lo < st->nlog && st->log[lo].t <= to);
+    size_t e = first_after(st->log, st->nlog, sizeof *st->log, offsetof(struct bt_event, t), from);
+    return !(e < st->nlog && st->log[e].t <= to);
 }
 
 bool bt_replay_when(const struct bt_replay *rp, const char *s, int64_t *out)

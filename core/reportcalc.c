@@ -651,9 +651,7 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
         p->pct_q[k] = f->applies ? f->headroom_q : BT_QL_UNKNOWN;
         p->quota[k] = f->applies ? f->quota : NAN;
     }
-    p->warn = 0;
-    for (int w = 0; w < e->nwarn; w++)
-        p->warn |= (uint64_t)1 << e->warnings[w].code;
+    p->warn = bt_eval_warn_bits(e);
 }
 
 /* Warnings about the data rather than the load: caveats, not causes. */

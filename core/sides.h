@@ -42,8 +42,9 @@ enum bt_side {
     BT_SIDE_CONCURRENT,   /* calls in flight, where Service Quotas lists a concurrent-requests quota */
     BT_SIDE_COUNT
 };
-/* The side's one name, as JSON key, Prometheus `side` label and text: tpm rpm input
- * output reserved-input reserved-output daily daily-account concurrent */
+/* The side's one name, as JSON key, Prometheus `side` label, man page and text: tpm rpm
+ * input output reserved-input reserved-output daily daily-account concurrent (DESIGN.md's
+ * spelling). reserved_input_tpm and the like are quota kinds (bt_quota_kind_name). */
 const char *bt_side_name(enum bt_side s);
 /* binding_side value: bt_side_name, except that the account's day binds as "daily"
  * (DESIGN.md's list of binding_side values) */

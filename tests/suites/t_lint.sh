@@ -2,7 +2,8 @@
 # collectors, net}; collectors -> {aws, net, core}; aws -> net; tui -> {render, core};
 # render -> core; app -> io -> core; aws/, collectors/ and tui/ use io/file.h alone of io/;
 # aws/ and net/ use only core's leaf helpers; core points nowhere, does no I/O, writes to no
-# stream and reads no environment) and the banned functions in every directory. On a copy of the sources: clean as
+# stream, reads no environment and keeps no mutable file-scope or static variable but its
+# allow-list's) and the banned functions in every directory. On a copy of the sources: clean as
 # it is, then each planted violation (one per arrow that must not exist) is caught and
 # named by file and line, and what the graph allows is not. No circles inside a room: a
 # planted mutual call between two files of one folder fails the lint, naming both.
@@ -103,6 +104,14 @@ plant core/util.c 'static void p5(const char *s) { puts (s); }' "puts (spaced) i
 plant core/json.c 'static void *p6(void) { return stdout; } /* no call: the stream named */' "stdout named in core"
 plant core/sanitize.h 'static inline int p7(void) { return getc(stdin); }' "stdin read in a core header"
 plant core/config.c 'static const char *e1(void) { return getenv("HOME"); }' "getenv in core"
+# no process-global state in core (issue 33): a mutable file-scope or static variable
+plant core/model.c 'static int lint_calls;' "a mutable file-scope static in core"
+plant core/util.c 'int bt_lint_live = 0;' "a mutable global in core"
+plant core/model.h 'extern double bt_lint_scale;' "an extern global in a core header"
+plant core/format.c 'static void (*lint_hook)(void);' "a file-scope hook (function pointer) in core"
+plant core/sides.c 'static int s1(void) { static int n; return ++n; }' "a static local in core"
+plant core/events.c 'static _Thread_local char lint_buf[64];' "a thread-local buffer in core"
+plant core/json.c 'static struct bt_json_arena *arena_now2;' "a second arena pointer beside the allowed one"
 plant core/recread.c '#include <unistd.h>' "core including unistd.h"
 plant core/util.c '#include <sys/stat.h>' "core including sys/stat.h"
 plant core/model.c '#include <ini.h>' "inih outside core/config_ini.c"
@@ -168,6 +177,9 @@ printf '#include "render/report.h"\n#include "net/httpd.h"\n' >>"$TMP/src/app/vi
 printf '#include "render/report.h"\n' >>"$TMP/src/tui/draw.c"
 printf '#include "io/file.h"\n' >>"$TMP/src/collectors/demo.c"
 printf '#include "core/config.h"\n' >>"$TMP/src/io/file.c"
+# constants, declarations and types are not state
+printf '%s\n' 'static const int ok5 = 1;' 'static const char *const ok6[] = {"static int x;"};' 'struct ok7;' \
+    'typedef int ok8;' 'static int ok9(int x) { const int y = x; return y; } /* static int z; */' >>"$TMP/src/core/format.c"
 printf 'static int op(int x) { return x; } /* a name ending in open is not I/O */\nstatic int reopen_count(void) { return op(1); }\n' >>"$TMP/src/core/format.c"
 printf 'static int cmpok(int a, int b) { if (a == b || a <= b || a != -b || a >= 2) return 1; for (int i = 0; i < 2; i++) a += i; return a; }\n' >>"$TMP/src/core/model.c"
 printf 'static int sk(const struct bt_rec_sink *k) { return k->write(k->arg, "", 0) + bt_rec_write_x(); }\n' >>"$TMP/src/core/recording.c"
@@ -178,7 +190,8 @@ printf 'void lint_f(void); void lint_g(void); void lint_g(void) { lint_f(); }\n'
 expect_eq "the arrows that exist are allowed (app -> tui, collectors, render, net; tui -> render;
 collectors -> aws, net, io/file.h; aws -> net and core's leaf helpers; net -> core/json.h;
 io -> core), snprintf is fine, a sink's write member is not I/O, stdio named in a comment or a
-string and a buffer's printf are not stdio, comparisons are not assignments,
+string and a buffer's printf are not stdio, comparisons are not assignments, constants,
+declarations and types are not state,
 a call one way between two files of one folder is not a circle" \
     "$? $(cat "$TMP/lint.out")" "0 "
 finish
