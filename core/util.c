@@ -165,6 +165,20 @@ void bt_buf_printf(struct bt_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
+void bt_buf_fixed0(struct bt_buf *b, double v)
+{
+    if (!(fabs(v) < 1e15)) { /* NaN, infinite, huge: printf's own digits */
+        bt_buf_printf(b, "%.0f", v);
+        return;
+    }
+    double w = nearbyint(v); /* the default rounding: to nearest, ties to even, as printf */
+    char t[24];
+    char *p = bt_fmt_int_before(t + sizeof t, (long long)w);
+    if (w == 0 && signbit(w))
+        *--p = '-'; /* "-0", as printf */
+    bt_buf_add(b, p, (size_t)(t + sizeof t - p));
+}
+
 void bt_buf_reset(struct bt_buf *b)
 {
     b->len = 0;
