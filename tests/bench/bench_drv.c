@@ -500,73 +500,6 @@ __attribute__((noinline)) static void spend_poll(const struct bt_collector_ops *
     }
 }
 
-static int do_spend(const char *conf, const char *url, int polls, int reps)
-{
-    struct bt_config cfg;
-    struct bt_store store;
-    char err[600];
-    bt_config_defaults(&cfg);
-    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
-        fprintf(stderr, "bench_drv: %s\n", err);
-        return 3;
-    }
-    bt_config_serve_history(&cfg);
-    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
-    bt_store_bind_routes(&store, cfg.routes);
-    struct bt_http *http = bt_http_new(0);
-    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
-                         .endpoint_url = url};
-    const struct bt_collector_ops *ops[] = {&bt_cloudwatch_collector, &bt_quotas_collector};
-    void *inst[2];
-    for (int i = 0; i < 2; i++)
-        inst[i] = ops[i]->create(&ctx);
-    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10, now = t;
-    double *poll = bt_xcalloc((size_t)(polls > 0 ? polls : 1), sizeof *poll);
-    for (int p = 0; p < polls; p++) {
-        double c = cpu_s();
-        now = t + p * 60;
-        spend_poll(ops, inst, http, now);
-        poll[p] = cpu_s() - c;
-    }
-    size_t nr = (size_t)(reps > 0 ? reps : 1);
-    double *with = bt_xcalloc(nr, sizeof *with), *without = bt_xcalloc(nr, sizeof *without);
-    double *xwith = bt_xcalloc(nr, sizeof *xwith), *xwithout = bt_xcalloc(nr, sizeof *xwithout);
-    struct bt_prices table = cfg.prices;
-    int priced = 0;
-    for (int i = 0; i < reps; i++) {
-        serve_with_prices(&cfg, &table, &store, now, &with[i], &xwith[i]);
-        serve_without_prices(&cfg, &table, &store, now, &without[i], &xwithout[i]);
-    }
-    cfg.prices = table;
-    double *alone = bt_xcalloc((size_t)(reps > 0 ? reps : 1), sizeof *alone);
-    for (int i = 0; i < reps; i++)
-        alone[i] = spend_work(&cfg, &store, now);
-    for (int r = 0; r < cfg.nroutes; r++) {
-        char why[192];
-        priced += bt_cost_row(&cfg, &cfg.routes[r], why, sizeof why) != NULL;
-    }
-    double steady = polls > 1 ? median(poll + 1, polls - 1) : poll[0];
-    printf("{\"routes\":%d,\"priced\":%d,\"price_rows\":%d,\"poll_cpu_s\":%.4f,"
-           "\"eval_with_prices_s\":%.4f,\"eval_without_prices_s\":%.4f,"
-           "\"expo_with_prices_s\":%.4f,\"expo_without_prices_s\":%.4f,\"spend_alone_s\":%.5f,"
-           "\"reps\":%d}\n",
-           cfg.nroutes, priced, table.n, steady, median(with, reps), median(without, reps),
-           median(xwith, reps), median(xwithout, reps), median(alone, reps), reps);
-    free(alone);
-    free(xwith);
-    free(xwithout);
-    free(poll);
-    free(with);
-    free(without);
-    for (int i = 0; i < 2; i++)
-        if (inst[i])
-            ops[i]->destroy(inst[i]);
-    bt_http_free(http);
-    bt_store_free(&store);
-    bt_config_free(&cfg);
-    return 0;
-}
-
 /* Issue 38: what shares by team cost a fleet's poll. The fleet polled as do_spend
  * does, and at each poll every route's admission counters read per series (admitted,
  * reserved and settled tokens; `per` series a route, each of one team of `teams`,
@@ -593,6 +526,109 @@ static void shares_feed(struct bt_store *store, int nroutes, int per, int teams,
         }
 }
 
+/* The fleet do_spend and do_shares poll: the config (serve's history), the store, the
+ * CloudWatch and Service Quotas collectors in live mode against url. */
+struct fleet {
+    struct bt_config cfg;
+    struct bt_store store;
+    struct bt_http *http;
+    struct bt_ctx ctx;
+    const struct bt_collector_ops *ops[2];
+    void *inst[2];
+};
+
+static bool fleet_open(struct fleet *f, const char *conf, const char *url)
+{
+    char err[600];
+    bt_config_defaults(&f->cfg);
+    if (!bt_config_load(&f->cfg, conf, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return false;
+    }
+    bt_config_serve_history(&f->cfg);
+    bt_store_init(&f->store, f->cfg.nroutes, f->cfg.history_minutes);
+    bt_store_bind_routes(&f->store, f->cfg.routes);
+    f->http = bt_http_new(0);
+    f->ctx = (struct bt_ctx){.cfg = &f->cfg, .store = &f->store, .http = f->http,
+                             .mode = BT_MODE_LIVE, .endpoint_url = url};
+    f->ops[0] = &bt_cloudwatch_collector;
+    f->ops[1] = &bt_quotas_collector;
+    for (int i = 0; i < 2; i++)
+        f->inst[i] = f->ops[i]->create(&f->ctx);
+    return true;
+}
+
+static void fleet_close(struct fleet *f)
+{
+    for (int i = 0; i < 2; i++)
+        if (f->inst[i])
+            f->ops[i]->destroy(f->inst[i]);
+    bt_http_free(f->http);
+    bt_store_free(&f->store);
+    bt_config_free(&f->cfg);
+}
+
+/* POLLS polls of the fleet a simulated minute apart, each with every route's admission
+ * counters read (shares_feed) where per > 0; *now: the last poll's instant; returns
+ * the steady polls' CPU (the median after the first). */
+static double fleet_polls(struct fleet *f, int polls, int per, int teams, int64_t *now)
+{
+    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10;
+    double *poll = bt_xcalloc((size_t)(polls > 0 ? polls : 1), sizeof *poll);
+    *now = t;
+    for (int p = 0; p < polls; p++) {
+        double c = cpu_s();
+        *now = t + p * 60;
+        spend_poll(f->ops, f->inst, f->http, *now);
+        if (per > 0)
+            shares_feed(&f->store, f->cfg.nroutes, per, teams, p, *now);
+        poll[p] = cpu_s() - c;
+    }
+    double steady = polls > 1 ? median(poll + 1, polls - 1) : poll[0];
+    free(poll);
+    return steady;
+}
+
+static int do_spend(const char *conf, const char *url, int polls, int reps)
+{
+    struct fleet f;
+    if (!fleet_open(&f, conf, url))
+        return 3;
+    struct bt_config *cfg = &f.cfg;
+    int64_t now;
+    double steady = fleet_polls(&f, polls, 0, 0, &now);
+    size_t nr = (size_t)(reps > 0 ? reps : 1);
+    double *with = bt_xcalloc(nr, sizeof *with), *without = bt_xcalloc(nr, sizeof *without);
+    double *xwith = bt_xcalloc(nr, sizeof *xwith), *xwithout = bt_xcalloc(nr, sizeof *xwithout);
+    struct bt_prices table = cfg->prices;
+    int priced = 0;
+    for (int i = 0; i < reps; i++) {
+        serve_with_prices(cfg, &table, &f.store, now, &with[i], &xwith[i]);
+        serve_without_prices(cfg, &table, &f.store, now, &without[i], &xwithout[i]);
+    }
+    cfg->prices = table;
+    double *alone = bt_xcalloc((size_t)(reps > 0 ? reps : 1), sizeof *alone);
+    for (int i = 0; i < reps; i++)
+        alone[i] = spend_work(cfg, &f.store, now);
+    for (int r = 0; r < cfg->nroutes; r++) {
+        char why[192];
+        priced += bt_cost_row(cfg, &cfg->routes[r], why, sizeof why) != NULL;
+    }
+    printf("{\"routes\":%d,\"priced\":%d,\"price_rows\":%d,\"poll_cpu_s\":%.4f,"
+           "\"eval_with_prices_s\":%.4f,\"eval_without_prices_s\":%.4f,"
+           "\"expo_with_prices_s\":%.4f,\"expo_without_prices_s\":%.4f,\"spend_alone_s\":%.5f,"
+           "\"reps\":%d}\n",
+           cfg->nroutes, priced, table.n, steady, median(with, reps), median(without, reps),
+           median(xwith, reps), median(xwithout, reps), median(alone, reps), reps);
+    free(alone);
+    free(xwith);
+    free(xwithout);
+    free(with);
+    free(without);
+    fleet_close(&f);
+    return 0;
+}
+
 __attribute__((noinline)) static void serve_with_teams(struct bt_config *cfg, struct bt_store *store,
                                                        int64_t now, double *eval_s, double *expo_s)
 {
@@ -611,69 +647,41 @@ __attribute__((noinline)) static void serve_without_teams(struct bt_config *cfg,
 
 static int do_shares(const char *conf, const char *url, int polls, int reps, int teams, int per)
 {
-    struct bt_config cfg;
-    struct bt_store store;
-    char err[600];
-    bt_config_defaults(&cfg);
-    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
-        fprintf(stderr, "bench_drv: %s\n", err);
+    struct fleet f;
+    if (!fleet_open(&f, conf, url))
         return 3;
-    }
-    bt_config_serve_history(&cfg);
-    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
-    bt_store_bind_routes(&store, cfg.routes);
-    struct bt_http *http = bt_http_new(0);
-    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
-                         .endpoint_url = url};
-    const struct bt_collector_ops *ops[] = {&bt_cloudwatch_collector, &bt_quotas_collector};
-    void *inst[2];
-    for (int i = 0; i < 2; i++)
-        inst[i] = ops[i]->create(&ctx);
-    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10, now = t;
-    double *poll = bt_xcalloc((size_t)(polls > 0 ? polls : 1), sizeof *poll);
-    for (int p = 0; p < polls; p++) {
-        double c = cpu_s();
-        now = t + p * 60;
-        spend_poll(ops, inst, http, now);
-        shares_feed(&store, cfg.nroutes, per, teams, p, now);
-        poll[p] = cpu_s() - c;
-    }
+    struct bt_config *cfg = &f.cfg;
+    int64_t now;
+    double steady = fleet_polls(&f, polls, per, teams, &now);
     size_t nr = (size_t)(reps > 0 ? reps : 1);
     double *with = bt_xcalloc(nr, sizeof *with), *without = bt_xcalloc(nr, sizeof *without);
     double *xwith = bt_xcalloc(nr, sizeof *xwith), *xwithout = bt_xcalloc(nr, sizeof *xwithout);
     for (int i = 0; i < reps; i++) {
-        serve_with_teams(&cfg, &store, now, &with[i], &xwith[i]);
-        serve_without_teams(&cfg, &store, now, &without[i], &xwithout[i]);
+        serve_with_teams(cfg, &f.store, now, &with[i], &xwith[i]);
+        serve_without_teams(cfg, &f.store, now, &without[i], &xwithout[i]);
     }
     /* what the report tells apart: the teams named by the routes' shares */
     struct bt_report rep;
-    bt_report_build(&rep, &cfg, &store, now);
+    bt_report_build(&rep, cfg, &f.store, now);
     struct bt_share_list l = {0};
     int told = 0;
-    for (int r = 0; r < cfg.nroutes; r++) {
-        bt_shares_of_route(&cfg, &store, rep.evals, r, BT_SHARE_TEAM, NULL, &l);
+    for (int r = 0; r < cfg->nroutes; r++) {
+        bt_shares_of_route(cfg, &f.store, rep.evals, r, BT_SHARE_TEAM, NULL, &l);
         for (int k = 0; k < l.n; k++)
             told += strcmp(l.s[k].name, BT_SHARE_UNATTRIBUTED) && !l.s[k].outside;
     }
     bt_shares_free(&l);
     bt_report_free(&rep);
-    double steady = polls > 1 ? median(poll + 1, polls - 1) : poll[0];
     printf("{\"routes\":%d,\"teams\":%d,\"series_per_route\":%d,\"team_shares\":%d,"
            "\"poll_cpu_s\":%.4f,\"eval_with_teams_s\":%.4f,\"eval_without_teams_s\":%.4f,"
            "\"expo_with_teams_s\":%.4f,\"expo_without_teams_s\":%.4f,\"reps\":%d}\n",
-           cfg.nroutes, teams, per, told, steady, median(with, reps), median(without, reps),
+           cfg->nroutes, teams, per, told, steady, median(with, reps), median(without, reps),
            median(xwith, reps), median(xwithout, reps), reps);
     free(xwith);
     free(xwithout);
-    free(poll);
     free(with);
     free(without);
-    for (int i = 0; i < 2; i++)
-        if (inst[i])
-            ops[i]->destroy(inst[i]);
-    bt_http_free(http);
-    bt_store_free(&store);
-    bt_config_free(&cfg);
+    fleet_close(&f);
     return 0;
 }
 
