@@ -158,6 +158,14 @@ void bt_san_prom_label_buf(struct bt_buf *b, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
+        const unsigned char *q = p; /* a run of printable ASCII but '\\' and '"', at once */
+        while (*q >= 0x20 && *q < 0x7f && *q != '\\' && *q != '"')
+            q++;
+        if (q > p) {
+            bt_buf_add(b, p, (size_t)(q - p));
+            p = q;
+            continue;
+        }
         const char *esc = *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : *p == '\n' ? "\\n" : NULL;
         if (esc) {
             bt_buf_puts(b, esc);

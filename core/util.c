@@ -148,14 +148,22 @@ void bt_buf_vprintf(struct bt_buf *b, const char *fmt, va_list ap)
 {
     if (!fmt)
         return;
+    /* formatted once into the room the buffer has; a second time only when it did
+     * not fit (a sample line was formatted twice, once to measure it) */
     va_list ap2;
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap2);
+    size_t room = b->cap > b->len ? b->cap - b->len : 0;
+    int n = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap2);
     va_end(ap2);
-    if (n < 0)
+    if (n < 0) {
+        if (room)
+            b->buf[b->len] = '\0';
         return;
-    bt_buf_reserve(b, (size_t)n);
-    vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+    }
+    if ((size_t)n >= room) {
+        bt_buf_reserve(b, (size_t)n);
+        vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+    }
     b->len += (size_t)n;
 }
 
@@ -165,6 +173,20 @@ void bt_buf_printf(struct bt_buf *b, const char *fmt, ...)
     va_start(ap, fmt);
     bt_buf_vprintf(b, fmt, ap);
     va_end(ap);
+}
+
+void bt_buf_fixed0(struct bt_buf *b, double v)
+{
+    if (!(fabs(v) < 1e15)) { /* NaN, infinite, huge: printf's own digits */
+        bt_buf_printf(b, "%.0f", v);
+        return;
+    }
+    double w = nearbyint(v); /* the default rounding: to nearest, ties to even, as printf */
+    char t[24];
+    char *p = bt_fmt_int_before(t + sizeof t, (long long)w);
+    if (w == 0 && signbit(w))
+        *--p = '-'; /* "-0", as printf */
+    bt_buf_add(b, p, (size_t)(t + sizeof t - p));
 }
 
 void bt_buf_reset(struct bt_buf *b)

@@ -42,6 +42,9 @@ void bt_buf_add(struct bt_buf *b, const void *data, size_t n);
 void bt_buf_puts(struct bt_buf *b, const char *s);
 void bt_buf_putc(struct bt_buf *b, char c);
 void bt_buf_printf(struct bt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What printf's "%.0f" writes for v (rounded to nearest, ties to even; "-0" for a
+ * negative that rounds to 0), without printf where |v| < 1e15. */
+void bt_buf_fixed0(struct bt_buf *b, double v);
 void bt_buf_vprintf(struct bt_buf *b, const char *fmt, va_list ap);
 void bt_buf_reset(struct bt_buf *b);
 void bt_buf_free(struct bt_buf *b);

@@ -16,7 +16,9 @@
 
 static void label(struct bt_buf *b, const char *k, const char *v, bool first)
 {
-    bt_buf_printf(b, "%s%s=\"", first ? "{" : ",", k);
+    bt_buf_putc(b, first ? '{' : ',');
+    bt_buf_puts(b, k);
+    bt_buf_add(b, "=\"", 2);
     bt_san_prom_label_buf(b, v);
     bt_buf_putc(b, '"');
 }
@@ -32,7 +34,9 @@ static void sample(const struct bt_report *r, const char *group, const struct bt
         label(out, "mode", "demo", false);
     if (r->replica)
         label(out, "replica", r->replica, false);
-    bt_buf_printf(out, "} %.0f\n", s->used);
+    bt_buf_add(out, "} ", 2);
+    bt_buf_fixed0(out, s->used);
+    bt_buf_putc(out, '\n');
 }
 
 void bt_expo_shares(const struct bt_report *r, struct bt_buf *out)

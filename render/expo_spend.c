@@ -21,9 +21,12 @@ static void sample(const struct bt_report *r, const char *family, const char *te
 {
     if (!isfinite(v))
         return; /* unknown is absent, never NaN */
-    bt_buf_printf(out, "%s{team=\"", family);
+    bt_buf_puts(out, family);
+    bt_buf_puts(out, "{team=\"");
     bt_san_prom_label_buf(out, team);
-    bt_buf_printf(out, "\",quality=\"%s\"", bt_quality_name(q));
+    bt_buf_puts(out, "\",quality=\"");
+    bt_buf_puts(out, bt_quality_name(q));
+    bt_buf_putc(out, '"');
     if (r->mode && !strcmp(r->mode, "demo"))
         bt_buf_puts(out, ",mode=\"demo\"");
     if (r->replica) {

@@ -122,7 +122,9 @@ static const char *fam_type(const struct expo *x, int k)
 
 static void label(struct bt_buf *b, const char *k, const char *v, bool *first)
 {
-    bt_buf_printf(b, "%s%s=\"", *first ? "{" : ",", k);
+    bt_buf_putc(b, *first ? '{' : ',');
+    bt_buf_puts(b, k);
+    bt_buf_add(b, "=\"", 2);
     bt_san_prom_label_buf(b, v);
     bt_buf_putc(b, '"');
     *first = false;
@@ -131,7 +133,9 @@ static void label(struct bt_buf *b, const char *k, const char *v, bool *first)
 static void value(struct bt_buf *b, double v)
 {
     if (v == floor(v) && fabs(v) < 1e15) {
-        bt_buf_printf(b, " %.0f\n", v);
+        bt_buf_putc(b, ' ');
+        bt_buf_fixed0(b, v);
+        bt_buf_putc(b, '\n');
         return;
     }
     /* 15 significant digits, every sample alike: what a double carries of a decimal

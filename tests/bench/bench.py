@@ -496,6 +496,41 @@ def bench_spend(a, tmp):
            "evaluation alone: %.0f ms with prices, %.0f ms without" % (r["reps"], w * 1000, wo * 1000))
 
 
+# ---------------------------------------------------------------- shares (issue 38)
+
+def bench_shares(a, tmp):
+    """What shares by team cost a poll (issue 38): 1,000 routes polled live against the
+    stub (bench_drv shares: CloudWatch and Service Quotas, 3 polls a simulated minute
+    apart), each poll with every route's admission counters read per series (3 series a
+    route, each of one of 1,000 teams, each team on 3 routes), then the evaluation and
+    serve's exposition (rendered and gzipped) with the config's share_label naming the
+    series' team label and with it naming a label no series carries (the same store,
+    no team told apart: every share unattributed), alternated in one process, medians.
+    Target: the poll with shares by team within 5 % of the poll without them."""
+    n, teams, per = (40, 20, 3) if a.smoke else (1000, 1000, 3)
+    reps = max(3, a.runs)
+    conf = os.path.join(tmp, "t%d.conf" % n)
+    gen("config", conf, "--routes", n, "--no-quota")
+    stub = Stub(tmp, "shares%d" % n, n, n // 2)
+    try:
+        out = subprocess.run([a.drv, "shares", conf, stub.url, "3", str(reps), str(teams), str(per)],
+                             env=env_aws(), capture_output=True, text=True, check=True).stdout
+    finally:
+        stub.stop()
+    r = json.loads(out)
+    w, wo, poll = r["eval_with_teams_s"], r["eval_without_teams_s"], r["poll_cpu_s"]
+    xw, xwo = r["expo_with_teams_s"], r["expo_without_teams_s"]
+    total_w, total_wo = poll + w + xw, poll + wo + xwo
+    figure("shares: a %d-route poll with shares by %d teams vs without (CPU)" % (n, teams), total_w,
+           "s", "the same poll, no team label named", total_wo, total_w / total_wo, "<= 1.05x",
+           total_w / total_wo <= 1.05,
+           "collection and admission readings %.3f s (steady, median); evaluation %.1f ms with "
+           "teams, %.1f ms without; exposition (rendered and gzipped) %.1f ms with the team "
+           "series, %.1f ms without (medians of %d, alternated in one process); %d team shares "
+           "told apart" % (poll, w * 1000, wo * 1000, xw * 1000, xwo * 1000, r["reps"],
+                           r["team_shares"]))
+
+
 # ---------------------------------------------------------------- API cost
 
 def bench_cost(a, tmp):
@@ -1089,7 +1124,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 runs, 20 s idle")
     ap.add_argument("--only", default="",
                     help="comma list: check,scale,serve,cost,cadence,busy,render,replay,dashboard,config,groups,"
-                         "export,discover,spend")
+                         "export,discover,spend,shares")
     ap.add_argument("--smoke", action="store_true",
                     help="small fleet sizes (500 and 2,000 routes): t_bench_smoke keeps it runnable")
     ap.add_argument("--md", default=os.path.join(SRC, "BENCHMARKS.md"))
@@ -1102,7 +1137,7 @@ def main():
              "render": bench_render,
              "replay": bench_replay, "dashboard": bench_dashboard, "config": bench_config,
              "groups": bench_groups, "export": bench_export,
-             "discover": bench_discover, "spend": bench_spend}
+             "discover": bench_discover, "spend": bench_spend, "shares": bench_shares}
     only = [x for x in a.only.split(",") if x] or list(parts)
     with tempfile.TemporaryDirectory(prefix="bedtop-bench.") as tmp:
         for name in only:

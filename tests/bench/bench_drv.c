@@ -29,6 +29,11 @@
  *   spend CONF URL POLLS REPS  the fleet polled as scale does, then serve's per-poll
  *                            work (report + exposition) REPS times with the price table
  *                            and REPS times without: what the spend figures cost a poll
+ *   shares CONF URL POLLS REPS TEAMS PER  the fleet polled as spend does, each route's
+ *                            admission counters read per series at each poll (PER series
+ *                            a route, each of one of TEAMS teams), then serve's per-poll
+ *                            work REPS times with share_label naming the team label and
+ *                            REPS times naming none the series carry: what shares cost
  *   discover CONF URL        the CloudWatch collector's ListMetrics discovery (live
  *                            mode: every metric listed, matched to its routes) against
  *                            the stub, to the end of the listing: CPU and requests */
@@ -50,6 +55,7 @@
 #include "core/config.h"
 #include "core/cost.h"
 #include "core/recording.h"
+#include "core/shares.h"
 #include "render/exposition.h"
 #include "render/report.h"
 #include "core/util.h"
@@ -383,6 +389,26 @@ static int do_scale(const char *conf, const char *url, int polls)
  * times with the price table and REPS times without it (no row: every cost unknown
  * at once), alternated so load drifts alike: the medians, the steady polls' own CPU,
  * and the spend figures alone (spend_work). */
+/* BENCH_DRV_BODY=PREFIX: each side's plain body written to PREFIX.prices,
+ * PREFIX.noprices (spend), PREFIX.prices, PREFIX.tenant (shares: the team label named
+ * or not), the last rep's, so
+ * a change's output can be compared byte for byte on the bench's own inputs. */
+static void body_dump(const struct bt_config *cfg, const struct bt_buf *body)
+{
+    const char *pre = getenv("BENCH_DRV_BODY");
+    if (!pre || !pre[0])
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%s", pre,
+             strcmp(cfg->share_label, "team") ? cfg->share_label
+                                              : cfg->prices.n ? "prices" : "noprices");
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fwrite(body->buf, 1, body->len, f);
+        fclose(f);
+    }
+}
+
 static void serve_work(const struct bt_config *cfg, struct bt_store *store, int64_t now,
                        double *eval_s, double *expo_s)
 {
@@ -397,6 +423,7 @@ static void serve_work(const struct bt_config *cfg, struct bt_store *store, int6
     bt_expo_render(&rep, BT_EXPO_OPENMETRICS, &body); /* as do_scale: rendered and gzipped */
     bt_gzip(body.buf, body.len, &gz);
     *expo_s = cpu_s() - c;
+    body_dump(cfg, &body);
     bt_report_free(&rep);
     bt_buf_free(&body);
     bt_buf_free(&gz);
@@ -473,70 +500,188 @@ __attribute__((noinline)) static void spend_poll(const struct bt_collector_ops *
     }
 }
 
-static int do_spend(const char *conf, const char *url, int polls, int reps)
+/* Issue 38: what shares by team cost a fleet's poll. The fleet polled as do_spend
+ * does, and at each poll every route's admission counters read per series (admitted,
+ * reserved and settled tokens; `per` series a route, each of one team of `teams`,
+ * team t on routes t, t + teams, ...: what core/counters.c takes from an admission
+ * scrape), then serve's per-poll work (report + exposition, rendered and gzipped)
+ * REPS times with the config's share_label naming the series' team label and REPS
+ * times with it naming a label no series carries (every share unattributed: the
+ * same store, no team told apart), alternated. */
+static void shares_feed(struct bt_store *store, int nroutes, int per, int teams, int p,
+                        int64_t now)
 {
+    static const enum bt_signal sigs[3] = {BT_SIG_ADM_ADMITTED, BT_SIG_ADM_RESERVED,
+                                           BT_SIG_ADM_SETTLED};
+    static const double rate[3] = {60, 60000, 30000}; /* per minute, per series */
+    for (int r = 0; r < nroutes; r++)
+        for (int k = 0; k < per; k++) {
+            int team = (r * per + k) % (teams > 0 ? teams : 1);
+            for (int s = 0; s < 3; s++) {
+                struct bt_reading rd = {.route = r, .signal = sigs[s], .t = (double)now,
+                                        .value = rate[s] * (1 + k) * (p + 1)};
+                snprintf(rd.series, sizeof rd.series, "team=\"t%04d\",worker=\"w%d\"", team, k);
+                bt_store_reading(store, &rd, now);
+            }
+        }
+}
+
+/* The fleet do_spend and do_shares poll: the config (serve's history), the store, the
+ * CloudWatch and Service Quotas collectors in live mode against url. */
+struct fleet {
     struct bt_config cfg;
     struct bt_store store;
-    char err[600];
-    bt_config_defaults(&cfg);
-    if (!bt_config_load(&cfg, conf, err, sizeof err)) {
-        fprintf(stderr, "bench_drv: %s\n", err);
-        return 3;
-    }
-    bt_config_serve_history(&cfg);
-    bt_store_init(&store, cfg.nroutes, cfg.history_minutes);
-    bt_store_bind_routes(&store, cfg.routes);
-    struct bt_http *http = bt_http_new(0);
-    struct bt_ctx ctx = {.cfg = &cfg, .store = &store, .http = http, .mode = BT_MODE_LIVE,
-                         .endpoint_url = url};
-    const struct bt_collector_ops *ops[] = {&bt_cloudwatch_collector, &bt_quotas_collector};
+    struct bt_http *http;
+    struct bt_ctx ctx;
+    const struct bt_collector_ops *ops[2];
     void *inst[2];
+};
+
+static bool fleet_open(struct fleet *f, const char *conf, const char *url)
+{
+    char err[600];
+    bt_config_defaults(&f->cfg);
+    if (!bt_config_load(&f->cfg, conf, err, sizeof err)) {
+        fprintf(stderr, "bench_drv: %s\n", err);
+        return false;
+    }
+    bt_config_serve_history(&f->cfg);
+    bt_store_init(&f->store, f->cfg.nroutes, f->cfg.history_minutes);
+    bt_store_bind_routes(&f->store, f->cfg.routes);
+    f->http = bt_http_new(0);
+    f->ctx = (struct bt_ctx){.cfg = &f->cfg, .store = &f->store, .http = f->http,
+                             .mode = BT_MODE_LIVE, .endpoint_url = url};
+    f->ops[0] = &bt_cloudwatch_collector;
+    f->ops[1] = &bt_quotas_collector;
     for (int i = 0; i < 2; i++)
-        inst[i] = ops[i]->create(&ctx);
-    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10, now = t;
+        f->inst[i] = f->ops[i]->create(&f->ctx);
+    return true;
+}
+
+static void fleet_close(struct fleet *f)
+{
+    for (int i = 0; i < 2; i++)
+        if (f->inst[i])
+            f->ops[i]->destroy(f->inst[i]);
+    bt_http_free(f->http);
+    bt_store_free(&f->store);
+    bt_config_free(&f->cfg);
+}
+
+/* POLLS polls of the fleet a simulated minute apart, each with every route's admission
+ * counters read (shares_feed) where per > 0; *now: the last poll's instant; returns
+ * the steady polls' CPU (the median after the first). */
+static double fleet_polls(struct fleet *f, int polls, int per, int teams, int64_t *now)
+{
+    int64_t t = (int64_t)time(NULL) / 60 * 60 + 10;
     double *poll = bt_xcalloc((size_t)(polls > 0 ? polls : 1), sizeof *poll);
+    *now = t;
     for (int p = 0; p < polls; p++) {
         double c = cpu_s();
-        now = t + p * 60;
-        spend_poll(ops, inst, http, now);
+        *now = t + p * 60;
+        spend_poll(f->ops, f->inst, f->http, *now);
+        if (per > 0)
+            shares_feed(&f->store, f->cfg.nroutes, per, teams, p, *now);
         poll[p] = cpu_s() - c;
     }
+    double steady = polls > 1 ? median(poll + 1, polls - 1) : poll[0];
+    free(poll);
+    return steady;
+}
+
+static int do_spend(const char *conf, const char *url, int polls, int reps)
+{
+    struct fleet f;
+    if (!fleet_open(&f, conf, url))
+        return 3;
+    struct bt_config *cfg = &f.cfg;
+    int64_t now;
+    double steady = fleet_polls(&f, polls, 0, 0, &now);
     size_t nr = (size_t)(reps > 0 ? reps : 1);
     double *with = bt_xcalloc(nr, sizeof *with), *without = bt_xcalloc(nr, sizeof *without);
     double *xwith = bt_xcalloc(nr, sizeof *xwith), *xwithout = bt_xcalloc(nr, sizeof *xwithout);
-    struct bt_prices table = cfg.prices;
+    struct bt_prices table = cfg->prices;
     int priced = 0;
     for (int i = 0; i < reps; i++) {
-        serve_with_prices(&cfg, &table, &store, now, &with[i], &xwith[i]);
-        serve_without_prices(&cfg, &table, &store, now, &without[i], &xwithout[i]);
+        serve_with_prices(cfg, &table, &f.store, now, &with[i], &xwith[i]);
+        serve_without_prices(cfg, &table, &f.store, now, &without[i], &xwithout[i]);
     }
-    cfg.prices = table;
+    cfg->prices = table;
     double *alone = bt_xcalloc((size_t)(reps > 0 ? reps : 1), sizeof *alone);
     for (int i = 0; i < reps; i++)
-        alone[i] = spend_work(&cfg, &store, now);
-    for (int r = 0; r < cfg.nroutes; r++) {
+        alone[i] = spend_work(cfg, &f.store, now);
+    for (int r = 0; r < cfg->nroutes; r++) {
         char why[192];
-        priced += bt_cost_row(&cfg, &cfg.routes[r], why, sizeof why) != NULL;
+        priced += bt_cost_row(cfg, &cfg->routes[r], why, sizeof why) != NULL;
     }
-    double steady = polls > 1 ? median(poll + 1, polls - 1) : poll[0];
     printf("{\"routes\":%d,\"priced\":%d,\"price_rows\":%d,\"poll_cpu_s\":%.4f,"
            "\"eval_with_prices_s\":%.4f,\"eval_without_prices_s\":%.4f,"
            "\"expo_with_prices_s\":%.4f,\"expo_without_prices_s\":%.4f,\"spend_alone_s\":%.5f,"
            "\"reps\":%d}\n",
-           cfg.nroutes, priced, table.n, steady, median(with, reps), median(without, reps),
+           cfg->nroutes, priced, table.n, steady, median(with, reps), median(without, reps),
            median(xwith, reps), median(xwithout, reps), median(alone, reps), reps);
     free(alone);
     free(xwith);
     free(xwithout);
-    free(poll);
     free(with);
     free(without);
-    for (int i = 0; i < 2; i++)
-        if (inst[i])
-            ops[i]->destroy(inst[i]);
-    bt_http_free(http);
-    bt_store_free(&store);
-    bt_config_free(&cfg);
+    fleet_close(&f);
+    return 0;
+}
+
+__attribute__((noinline)) static void serve_with_teams(struct bt_config *cfg, struct bt_store *store,
+                                                       int64_t now, double *eval_s, double *expo_s)
+{
+    bt_strlcpy(cfg->share_label, "team", sizeof cfg->share_label);
+    serve_work(cfg, store, now, eval_s, expo_s);
+}
+
+__attribute__((noinline)) static void serve_without_teams(struct bt_config *cfg,
+                                                          struct bt_store *store, int64_t now,
+                                                          double *eval_s, double *expo_s)
+{
+    bt_strlcpy(cfg->share_label, "tenant", sizeof cfg->share_label); /* no series has it */
+    serve_work(cfg, store, now, eval_s, expo_s);
+    bt_strlcpy(cfg->share_label, "team", sizeof cfg->share_label);
+}
+
+static int do_shares(const char *conf, const char *url, int polls, int reps, int teams, int per)
+{
+    struct fleet f;
+    if (!fleet_open(&f, conf, url))
+        return 3;
+    struct bt_config *cfg = &f.cfg;
+    int64_t now;
+    double steady = fleet_polls(&f, polls, per, teams, &now);
+    size_t nr = (size_t)(reps > 0 ? reps : 1);
+    double *with = bt_xcalloc(nr, sizeof *with), *without = bt_xcalloc(nr, sizeof *without);
+    double *xwith = bt_xcalloc(nr, sizeof *xwith), *xwithout = bt_xcalloc(nr, sizeof *xwithout);
+    for (int i = 0; i < reps; i++) {
+        serve_with_teams(cfg, &f.store, now, &with[i], &xwith[i]);
+        serve_without_teams(cfg, &f.store, now, &without[i], &xwithout[i]);
+    }
+    /* what the report tells apart: the teams named by the routes' shares */
+    struct bt_report rep;
+    bt_report_build(&rep, cfg, &f.store, now);
+    struct bt_share_list l = {0};
+    int told = 0;
+    for (int r = 0; r < cfg->nroutes; r++) {
+        bt_shares_of_route(cfg, &f.store, rep.evals, r, BT_SHARE_TEAM, NULL, &l);
+        for (int k = 0; k < l.n; k++)
+            told += strcmp(l.s[k].name, BT_SHARE_UNATTRIBUTED) && !l.s[k].outside;
+    }
+    bt_shares_free(&l);
+    bt_report_free(&rep);
+    printf("{\"routes\":%d,\"teams\":%d,\"series_per_route\":%d,\"team_shares\":%d,"
+           "\"poll_cpu_s\":%.4f,\"eval_with_teams_s\":%.4f,\"eval_without_teams_s\":%.4f,"
+           "\"expo_with_teams_s\":%.4f,\"expo_without_teams_s\":%.4f,\"reps\":%d}\n",
+           cfg->nroutes, teams, per, told, steady, median(with, reps), median(without, reps),
+           median(xwith, reps), median(xwithout, reps), reps);
+    free(xwith);
+    free(xwithout);
+    free(with);
+    free(without);
+    fleet_close(&f);
     return 0;
 }
 
@@ -670,6 +815,9 @@ int main(int argc, char **argv)
         return do_scale(argv[2], argv[3], atoi(argv[4]));
     if (argc == 6 && !strcmp(argv[1], "spend"))
         return do_spend(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+    if (argc == 8 && !strcmp(argv[1], "shares"))
+        return do_shares(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+                         atoi(argv[7]));
     if (argc == 5 && !strcmp(argv[1], "groups"))
         return do_groups(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     if (argc == 4 && !strcmp(argv[1], "discover"))
@@ -679,6 +827,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: bench_drv replay FILE N SEED | render FILE N OUT [eval|full|repaint|tick] | cost CONF URL POLLS"
                     " | discover CONF URL"
                     " | config CONF N | groups N ONE RUNS | scale CONF URL POLLS"
-                    " | spend CONF URL POLLS REPS\n");
+                    " | spend CONF URL POLLS REPS | shares CONF URL POLLS REPS TEAMS PER\n");
     return 3;
 }

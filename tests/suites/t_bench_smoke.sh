@@ -134,4 +134,12 @@ check "discovery matched every one of the 800 routes to its listed metrics" \
     grep -qF "800 routes matched" "$TMP/discover.out"
 check "the fleet's 20 quotas matched their 20 routes, each with usage (bench_drv scale)" \
     grep -qF "20 of 40 routes with a quota and usage" "$TMP/bench.out"
+python3 "$BEDTOP_SRCDIR/tests/bench/bench.py" --bedtop "$BEDTOP" --drv "$DRV" --smoke --runs 1 \
+    --only shares >"$TMP/shares.out" 2>&1
+rc=$?
+check "bench.py --smoke --only shares exits 0 ($rc)" test "$rc" -eq 0
+check "bench prints 'shares: a 40-route poll with shares by 20 teams vs without'" \
+    grep -qF "shares: a 40-route poll with shares by 20 teams vs without (CPU)" "$TMP/shares.out"
+check "every route's 3 team series told apart (40 x 3 team shares; bench_drv shares)" \
+    grep -qF "120 team shares told apart" "$TMP/shares.out"
 finish

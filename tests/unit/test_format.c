@@ -162,5 +162,43 @@ int main(void)
         }
         OK(all, "bt_median agrees with a sort for 1 to 190 values, repeats and not");
     }
+    {
+        /* bt_buf_fixed0 writes what "%.0f" writes: ties to even, "-0", huge and NaN
+         * through printf, and a spread of values either side of each power of ten */
+        static const double v[] = {0, -0.0, 0.5, 1.5, 2.5, -0.5, -0.4, -2.5, 0.49999999999999994,
+                                   123456.5, 999999999999999.0, -999999999999999.0, 1e15, 1e300,
+                                   -1e300, 4503599627370495.5, NAN, INFINITY, -INFINITY, 86400,
+                                   1796235238, 632000.4999};
+        bool all = true;
+        char want[400];
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            struct bt_buf b = {0};
+            bt_buf_fixed0(&b, v[i]);
+            snprintf(want, sizeof want, "%.0f", v[i]);
+            if (strcmp(bt_buf_str(&b), want)) {
+                printf("# %.17g: %s, printf %s\n", v[i], bt_buf_str(&b), want);
+                all = false;
+            }
+            bt_buf_free(&b);
+        }
+        uint64_t x = 88172645463325252ull;
+        for (int i = 0; i < 200000; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            double d = (double)(x >> 11) / (double)(1ull << 53) * pow(10, (double)(i % 17)) *
+                       (i & 1 ? -1 : 1);
+            if (i % 5 == 0)
+                d = floor(d) + 0.5; /* a tie */
+            struct bt_buf b = {0};
+            bt_buf_fixed0(&b, d);
+            snprintf(want, sizeof want, "%.0f", d);
+            if (strcmp(bt_buf_str(&b), want)) {
+                if (all)
+                    printf("# %.17g: %s, printf %s\n", d, bt_buf_str(&b), want);
+                all = false;
+            }
+            bt_buf_free(&b);
+        }
+        OK(all, "bt_buf_fixed0 writes what printf writes at precision 0 for ties, -0, whole numbers, huge and 200,000 others");
+    }
     return tap_done();
 }
