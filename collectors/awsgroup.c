@@ -397,6 +397,7 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n)
 void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, struct bt_http *h,
                         const char *service, const char *target_prefix, const char *content_type,
                         const char *label, const char *op, const struct bt_buf *body,
+                        void (*body_fn)(void *body_arg, struct bt_buf *out), void *body_arg,
                         bt_http_cb cb, void *arg)
 {
     char target[96], full_label[160];
@@ -406,7 +407,8 @@ void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, st
         .policy = &bt_aws_policy,
         .method = "POST", .url = g->url, .service = service, .region = g->region,
         .creds = &gs->prov[g->provider].p, .target = target, .content_type = content_type,
-        .body = body->buf ? body->buf : "", .body_len = body->len, .label = full_label,
+        .body = !body ? NULL : body->buf ? body->buf : "", .body_len = body ? body->len : 0,
+        .body_fn = body ? NULL : body_fn, .body_arg = body_arg, .label = full_label,
         .timeout = bt_awsgroup_timeout(),
     };
     struct counted *c = NULL;

@@ -65,10 +65,12 @@ void bt_awsgroup_describe(const struct bt_http_resp *resp, char *out, size_t n);
  * tests shorten it. */
 void bt_awsgroup_set_timeout(double seconds);
 /* A signed AWS JSON-protocol POST of group g: X-Amz-Target target_prefix + op,
- * labelled "<label> <op>" for --verbose and errors. */
+ * labelled "<label> <op>" for --verbose and errors. body NULL: body_fn(body_arg, out)
+ * writes it when the request starts (struct bt_http_req's body_fn). */
 void bt_awsgroup_submit(struct bt_awsgroups *gs, const struct bt_awsgroup *g, struct bt_http *h,
                         const char *service, const char *target_prefix, const char *content_type,
                         const char *label, const char *op, const struct bt_buf *body,
+                        void (*body_fn)(void *body_arg, struct bt_buf *out), void *body_arg,
                         bt_http_cb cb, void *arg);
 /* Warns on stderr, once per file, when the shared credentials/config files are
  * readable by others. The dashboard calls it before the screen is taken. */

@@ -313,7 +313,7 @@ static void ins_submit(void *arg, const char *token, bt_http_cb done, void *done
     struct bt_buf body = {0};
     bt_insights_request_json(&body, g->k, g->start, g->end, token);
     bt_awsgroup_submit(&g->in->b.ag, g->ag, g->in->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
-                       g->label, "GetMetricData", &body, done, done_arg);
+                       g->label, "GetMetricData", &body, NULL, NULL, done, done_arg);
     bt_buf_free(&body);
 }
 

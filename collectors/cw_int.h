@@ -198,14 +198,16 @@ static inline int cw_wire_slot(int route, int sig, bool alt)
     return (route * BT_SIG_COUNT + sig) * 2 + (alt ? 1 : 0);
 }
 /* One CloudWatch request of the group's (ListMetrics, GetMetricData), counted: what
- * cw_collect.c and cw_list.c send through, here so neither calls the other for it. */
+ * cw_collect.c and cw_list.c send through, here so neither calls the other for it.
+ * body NULL: body_fn(body_arg, out) writes it when the request starts. */
 static inline void cw_submit(struct cw_group *g, const char *op, const struct bt_buf *body,
-                             bt_http_cb cb, void *arg)
+                             void (*body_fn)(void *body_arg, struct bt_buf *out),
+                             void *body_arg, bt_http_cb cb, void *arg)
 {
     struct cw *cw = g->cw;
     cw->requests++;
     bt_awsgroup_submit(&cw->b.ag, g->ag, cw->ctx->http, "monitoring", CW_TARGET, CW_CTYPE,
-                       g->label, op, body, cb, arg);
+                       g->label, op, body, body_fn, body_arg, cb, arg);
 }
 /* cw_query.c: the queries of a poll */
 void cw_build_queries(struct cw_group *g);

@@ -227,7 +227,7 @@ static void list_submit(void *arg, const char *token, bt_http_cb done, void *don
         bt_cloudwatch_list_tier_json(&body, token, linked, linked && one ? owner : NULL);
     else
         bt_cloudwatch_list_json(&body, token, linked, linked && one ? owner : NULL);
-    cw_submit(g, "ListMetrics", &body, done, done_arg);
+    cw_submit(g, "ListMetrics", &body, NULL, NULL, done, done_arg);
     bt_buf_free(&body);
 }
 

@@ -304,7 +304,7 @@ static void sq_submit(void *arg, const char *token, bt_http_cb done, void *done_
     bt_quotas_request_json(&body, token);
     sq->requests++;
     bt_awsgroup_submit(&sq->b.ag, g->ag, sq->ctx->http, "servicequotas", SQ_TARGET, SQ_CTYPE,
-                       g->label, sq_op(g), &body, done, done_arg);
+                       g->label, sq_op(g), &body, NULL, NULL, done, done_arg);
     bt_buf_free(&body);
 }
 

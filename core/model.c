@@ -115,8 +115,14 @@ void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
 struct bt_span {
     int64_t from, to;
 };
+/* A list of cap 1 holds its span inline (u.one), a longer one on the heap (u.heap):
+ * a check asks each series once, and a malloc of two spans for each of the ~16 a route
+ * asked (both lists) was 1.5 kB a route of the peak. Read through spans(). */
 struct bt_span_list {
-    struct bt_span *s;
+    union {
+        struct bt_span *heap; /* cap > 1 */
+        struct bt_span one;   /* cap <= 1 */
+    } u;
     int n, cap;
 };
 struct bt_cov_series {
@@ -169,18 +175,29 @@ static void memo_alloc(struct bt_store *s)
     s->newest_memo = bt_xcalloc(n * BT_SIG_COUNT, sizeof *s->newest_memo);
 }
 
+static struct bt_span *spans(struct bt_span_list *l)
+{
+    return l->cap > 1 ? l->u.heap : &l->u.one;
+}
+
+static const struct bt_span *spans_c(const struct bt_span_list *l)
+{
+    return l->cap > 1 ? l->u.heap : &l->u.one;
+}
+
 static void span_add(struct bt_span_list *l, int64_t from, int64_t to, int64_t keep_after)
 {
     if (to <= from)
         return;
     /* merge with every span it touches, then insert in order */
+    struct bt_span *s = spans(l);
     int w = 0, at = -1;
     for (int i = 0; i < l->n; i++) {
-        struct bt_span x = l->s[i];
+        struct bt_span x = s[i];
         if (x.to < from || x.from > to) {
             if (x.from > to && at < 0)
                 at = w;
-            l->s[w++] = x;
+            s[w++] = x;
             continue;
         }
         from = x.from < from ? x.from : from;
@@ -190,29 +207,38 @@ static void span_add(struct bt_span_list *l, int64_t from, int64_t to, int64_t k
     if (at < 0)
         at = l->n;
     if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 2;
-        l->s = bt_xrealloc(l->s, (size_t)l->cap * sizeof *l->s);
+        int cap = l->cap ? l->cap * 2 : 1;
+        if (cap > 1) {
+            struct bt_span *h = l->cap > 1 ? l->u.heap : NULL;
+            h = bt_xrealloc(h, (size_t)cap * sizeof *h);
+            if (l->cap <= 1 && l->n)
+                h[0] = l->u.one; /* the inline span moves out */
+            l->u.heap = h;
+        }
+        l->cap = cap;
+        s = spans(l);
     }
-    memmove(l->s + at + 1, l->s + at, (size_t)(l->n - at) * sizeof *l->s);
-    l->s[at] = (struct bt_span){from, to};
+    memmove(s + at + 1, s + at, (size_t)(l->n - at) * sizeof *s);
+    s[at] = (struct bt_span){from, to};
     l->n++;
     /* the history: spans that end before it go, and past COV_SPANS the oldest */
     int drop = 0;
-    while (drop < l->n && (l->s[drop].to <= keep_after || l->n - drop > COV_SPANS))
+    while (drop < l->n && (s[drop].to <= keep_after || l->n - drop > COV_SPANS))
         drop++;
     if (drop) {
-        memmove(l->s, l->s + drop, (size_t)(l->n - drop) * sizeof *l->s);
+        memmove(s, s + drop, (size_t)(l->n - drop) * sizeof *s);
         l->n -= drop;
     }
-    if (l->n && l->s[0].from < keep_after)
-        l->s[0].from = keep_after;
+    if (l->n && s[0].from < keep_after)
+        s[0].from = keep_after;
 }
 
 static bool span_has(const struct bt_span_list *l, int64_t m)
 {
+    const struct bt_span *s = spans_c(l);
     for (int i = l->n - 1; i >= 0; i--) {
-        if (l->s[i].from <= m)
-            return m < l->s[i].to;
+        if (s[i].from <= m)
+            return m < s[i].to;
     }
     return false;
 }
@@ -220,8 +246,10 @@ static bool span_has(const struct bt_span_list *l, int64_t m)
 static void cov_free(struct bt_store *s)
 {
     for (size_t i = 0; s->cov && i < (size_t)s->nroutes * BT_SIG_COUNT; i++) {
-        free(s->cov[i].asked.s);
-        free(s->cov[i].settled.s);
+        if (s->cov[i].asked.cap > 1)
+            free(s->cov[i].asked.u.heap);
+        if (s->cov[i].settled.cap > 1)
+            free(s->cov[i].settled.u.heap);
     }
     free(s->cov);
     s->cov = NULL;
@@ -238,7 +266,7 @@ static void cov_apply(struct bt_store *s, const struct bt_coverage *c)
             continue;
         struct bt_cov_series *cs = &s->cov[(size_t)c->route * BT_SIG_COUNT + (size_t)sig];
         /* the newest minute asked decides what the history still holds */
-        int64_t newest = cs->asked.n ? cs->asked.s[cs->asked.n - 1].to : to;
+        int64_t newest = cs->asked.n ? spans(&cs->asked)[cs->asked.n - 1].to : to;
         newest = newest > to ? newest : to;
         int64_t keep = newest - (int64_t)s->history * 60;
         span_add(&cs->asked, from, to, keep);
@@ -302,7 +330,7 @@ int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_sig
     const struct bt_cov_series *cs = cov_of(s, route, sig);
     limit = bt_minute_floor(limit);
     for (int i = cs ? cs->settled.n - 1 : -1; i >= 0; i--) {
-        const struct bt_span *x = &cs->settled.s[i];
+        const struct bt_span *x = &spans_c(&cs->settled)[i];
         if (x->from <= limit)
             return limit < x->to ? limit : x->to - 60;
     }
@@ -320,10 +348,12 @@ int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal s
 
 static void span_copy(struct bt_span_list *d, const struct bt_span_list *src)
 {
-    *d = *src;
-    d->s = src->cap ? bt_xmalloc((size_t)src->cap * sizeof *d->s) : NULL;
-    if (src->n)
-        memcpy(d->s, src->s, (size_t)src->n * sizeof *d->s);
+    *d = *src; /* an inline span comes with it */
+    if (src->cap > 1) {
+        d->u.heap = bt_xmalloc((size_t)src->cap * sizeof *d->u.heap);
+        if (src->n)
+            memcpy(d->u.heap, src->u.heap, (size_t)src->n * sizeof *d->u.heap);
+    }
 }
 
 /* dst's coverage becomes a deep copy of src's */

@@ -278,11 +278,16 @@ int bt_http_submit(struct bt_http *h, const struct bt_http_req *req, bt_http_cb 
     x->target = bt_http_i_dup(req->target);
     x->content_type = bt_http_i_dup(req->content_type);
     x->label = bt_xstrdup(req->label ? req->label : "");
-    x->body_len = req->body ? req->body_len : 0;
-    x->body = bt_xmalloc(x->body_len + 1);
-    if (x->body_len)
-        memcpy(x->body, req->body, x->body_len);
-    x->body[x->body_len] = '\0';
+    if (!req->body && req->body_fn) {
+        x->body_fn = req->body_fn; /* written at the first attempt (lazy_body) */
+        x->body_arg = req->body_arg;
+    } else {
+        x->body_len = req->body ? req->body_len : 0;
+        x->body = bt_xmalloc(x->body_len + 1);
+        if (x->body_len)
+            memcpy(x->body, req->body, x->body_len);
+        x->body[x->body_len] = '\0';
+    }
     x->policy = req->policy;
     x->creds = req->creds;
     x->timeout_ms = (long)((req->timeout > 0 ? req->timeout : DEFAULT_TIMEOUT) * 1000.0);
@@ -350,8 +355,22 @@ static CURL *get_easy(struct bt_http *h)
     return curl_easy_init();
 }
 
+/* A body_fn request's body, written once before its first attempt: the queue behind
+ * the running transfers holds none. */
+static void lazy_body(struct xfer *x)
+{
+    if (x->body)
+        return;
+    struct bt_buf b = {0};
+    if (x->body_fn)
+        x->body_fn(x->body_arg, &b);
+    x->body_len = b.len;
+    x->body = b.buf ? b.buf : bt_xstrdup("");
+}
+
 static bool start_attempt(struct bt_http *h, struct xfer *x)
 {
+    lazy_body(x);
     x->attempts++;
     h->stats.attempts++;
     bt_buf_reset(&x->in);

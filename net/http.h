@@ -74,6 +74,12 @@ struct bt_http_req {
     const char *target;           /* X-Amz-Target or NULL */
     const char *content_type;     /* or NULL */
     const char *body; size_t body_len; /* copied */
+    /* Or, where body is NULL and body_fn is set: the body body_fn(body_arg, out) writes at
+     * the request's first attempt, kept for its retries until the callback. A queue of
+     * requests then holds no bodies; body_arg must live until the request is called back
+     * (or cancelled), and what it writes must not change between submit and the attempt. */
+    void (*body_fn)(void *body_arg, struct bt_buf *out);
+    void *body_arg;
     const struct bt_header *headers; size_t nheaders; /* extra headers, copied */
     double timeout;               /* seconds per attempt (0: 10 s) */
     int max_attempts;             /* 0: 3 (AWS SDK standard mode) */

@@ -25,8 +25,10 @@ struct xfer {
     unsigned long seq;
     char *method, *url, *url_log, *service, *region, *target, *content_type, *label;
     char *host_hdr, *path, *query;
-    char *body;
+    char *body;              /* NULL until the first attempt where body_fn writes it */
     size_t body_len;
+    void (*body_fn)(void *body_arg, struct bt_buf *out);
+    void *body_arg;
     struct bt_header *headers;
     size_t nheaders;
     const struct bt_http_policy *policy;
