@@ -453,6 +453,18 @@ def serve_one(a, tmp, n, plain_too):
 
 # ---------------------------------------------------------------- spend (issue 36)
 
+def drv_on_stub(a, tmp, mode, n, nq, conf, *args):
+    """bench_drv MODE CONF URL ARGS... against a stub of n routes and nq quotas started for
+    it (and stopped after); its JSON line, parsed."""
+    stub = Stub(tmp, "%s%d" % (mode, n), n, nq)
+    try:
+        out = subprocess.run([a.drv, mode, conf, stub.url] + [str(x) for x in args],
+                             env=env_aws(), capture_output=True, text=True, check=True).stdout
+    finally:
+        stub.stop()
+    return json.loads(out)
+
+
 def bench_spend(a, tmp):
     """What prices cost a 5,000-route poll (issue 36): the fleet polled live against the
     stub (bench_drv spend: CloudWatch and Service Quotas, 3 polls a simulated minute
@@ -462,18 +474,11 @@ def bench_spend(a, tmp):
     figures time it (collection + evaluation + exposition, rendered and gzipped). Targets: the poll with
     prices within 5 % of the poll without them, the spend figures alone within 5 % of
     the poll. Instruction counts (callgrind, load-free) are in BENCHMARKS.md."""
-    env = env_aws()
     n, nq = (40, 20) if a.smoke else (5000, 2500)
     reps = max(3, a.runs)
     conf = os.path.join(tmp, "s%d.conf" % n)
     gen("config", conf, "--routes", n, "--no-quota")
-    stub = Stub(tmp, "spend%d" % n, n, nq)
-    try:
-        out = subprocess.run([a.drv, "spend", conf, stub.url, "3", str(reps)], env=env,
-                             capture_output=True, text=True, check=True).stdout
-    finally:
-        stub.stop()
-    r = json.loads(out)
+    r = drv_on_stub(a, tmp, "spend", n, nq, conf, "3", reps)
     # a poll as the fleet figures time it (bench_drv scale): the collection, the
     # evaluation and the exposition serve renders and gzips from it
     w, wo, poll = r["eval_with_prices_s"], r["eval_without_prices_s"], r["poll_cpu_s"]
@@ -511,13 +516,7 @@ def bench_shares(a, tmp):
     reps = max(3, a.runs)
     conf = os.path.join(tmp, "t%d.conf" % n)
     gen("config", conf, "--routes", n, "--no-quota")
-    stub = Stub(tmp, "shares%d" % n, n, n // 2)
-    try:
-        out = subprocess.run([a.drv, "shares", conf, stub.url, "3", str(reps), str(teams), str(per)],
-                             env=env_aws(), capture_output=True, text=True, check=True).stdout
-    finally:
-        stub.stop()
-    r = json.loads(out)
+    r = drv_on_stub(a, tmp, "shares", n, n // 2, conf, "3", reps, teams, per)
     w, wo, poll = r["eval_with_teams_s"], r["eval_without_teams_s"], r["poll_cpu_s"]
     xw, xwo = r["expo_with_teams_s"], r["expo_without_teams_s"]
     total_w, total_wo = poll + w + xw, poll + wo + xwo
