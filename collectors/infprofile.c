@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "collectors/keycache.h"
 #include "core/util.h"
 #include "io/file.h"
 
@@ -131,31 +132,15 @@ bool bt_infprofile_parse(const char *body, size_t len, struct bt_infprofile *out
     return ok;
 }
 
-/* ---- the cache between runs ---------------------------------------------- */
+/* ---- the cache between runs (collectors/keycache.h) ---------------------- */
 
+#define CACHE_NAME "inference-profiles.json"
 #define CACHE_MAX 1000       /* entries kept */
 
-static bool cache_path(char *out, size_t n, bool make_dir)
-{
-    return bt_cache_file("inference-profiles.json", make_dir, out, n);
-}
-
-static cJSON *cache_load(void)
-{
-    char path[1000];
-    char *text = cache_path(path, sizeof path, false) ? bt_read_regular_file(path, 1 << 20, NULL) : NULL;
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        root = cJSON_CreateObject();
-    }
-    return root;
-}
-
 /* One entry, validated: the file is ours but may be damaged or edited. */
-static bool cache_entry(const cJSON *e, struct bt_infprofile *out, int64_t *at)
+static bool cache_entry(const cJSON *e, void *arg, int64_t *at)
 {
+    struct bt_infprofile *out = arg;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "base_model");
     const cJSON *inf = cJSON_GetObjectItemCaseSensitive(e, "inference");
     const cJSON *nr = cJSON_GetObjectItemCaseSensitive(e, "regions");
@@ -176,41 +161,18 @@ static bool cache_entry(const cJSON *e, struct bt_infprofile *out, int64_t *at)
 
 bool bt_infprofile_cache_get(const char *arn, int64_t now, struct bt_infprofile *out, int64_t *at)
 {
-    cJSON *root = cache_load();
-    bool ok = cache_entry(cJSON_GetObjectItemCaseSensitive(root, arn), out, at) && *at <= now &&
-              now - *at < BT_INFPROFILE_REFRESH;
-    cJSON_Delete(root);
-    return ok;
+    return bt_keycache_get(CACHE_NAME, arn, now, BT_INFPROFILE_REFRESH, cache_entry, out, at);
 }
 
 void bt_infprofile_cache_put(const char *arn, const struct bt_infprofile *ip, int64_t at)
 {
-    char path[1000];
-    if (!cache_path(path, sizeof path, true))
-        return;
-    cJSON *root = cache_load();
-    /* stale or damaged entries go; the file stays bounded */
-    cJSON *e = root->child;
-    int n = 0;
-    while (e) {
-        cJSON *next = e->next;
-        struct bt_infprofile x;
-        int64_t t;
-        if (!cache_entry(e, &x, &t) || at - t >= BT_INFPROFILE_REFRESH || !strcmp(e->string, arn) ||
-            ++n >= CACHE_MAX)
-            cJSON_Delete(cJSON_DetachItemViaPointer(root, e));
-        e = next;
-    }
-    cJSON *o = cJSON_AddObjectToObject(root, arn);
+    cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "base_model", ip->base_model);
     cJSON_AddStringToObject(o, "inference", bt_inference_name(ip->inference));
     cJSON_AddNumberToObject(o, "regions", ip->nregions);
     cJSON_AddNumberToObject(o, "at", (double)at);
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (text) /* whole or not at all, never through a planted link (io/file.h) */
-        bt_write_private_file(path, text, strlen(text), false);
-    free(text);
+    struct bt_infprofile x; /* the entries kept are read into it, and forgotten */
+    bt_keycache_put(CACHE_NAME, arn, o, at, BT_INFPROFILE_REFRESH, CACHE_MAX, cache_entry, &x);
 }
 
 bool bt_infprofile_parse_list(const char *body, size_t len,

@@ -12,6 +12,7 @@
 
 #include "collectors/awsgroup.h"
 #include "collectors/infprofile.h"
+#include "collectors/keycache.h"
 #include "collectors/skeleton.h"
 #include "core/sanitize.h"
 #include "core/util.h"
@@ -54,85 +55,57 @@ bool bt_tags_parse(const char *body, size_t len, const char *key, bool *found, c
     return ok;
 }
 
-/* ---- the cache between runs (as the profiles': collectors/infprofile.c) ---- */
+/* ---- the cache between runs (collectors/keycache.h) ---- */
 
-static bool cache_path(char *out, size_t n, bool make_dir)
-{
-    return bt_cache_file("tags.json", make_dir, out, n);
-}
-
-static cJSON *cache_load(void)
-{
-    char path[1000];
-    char *text = cache_path(path, sizeof path, false) ? bt_read_regular_file(path, 1 << 20, NULL) : NULL;
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        root = cJSON_CreateObject();
-    }
-    return root;
-}
+#define CACHE_NAME "tags.json"
 
 /* An entry: {"key": KEY, "value": V | null, "at": T}, validated (the file may be
- * damaged or edited). */
-static bool cache_entry(const cJSON *e, const char *key, bool *found, char *value, size_t n,
-                        int64_t *at)
+ * damaged or edited): under the tag key asked (any key: NULL), its value fitting n. */
+struct entry_want {
+    const char *key;
+    bool found;
+    char *value; /* NULL: not wanted */
+    size_t n;
+};
+
+static bool cache_entry(const cJSON *e, void *arg, int64_t *at)
 {
+    struct entry_want *w = arg;
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "key");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "value");
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "at");
-    if (!cJSON_IsString(k) || (key && strcmp(k->valuestring, key) != 0) || !cJSON_IsNumber(t) ||
-        !bt_time_from_double(t->valuedouble, at) ||
-        !(cJSON_IsNull(v) || (cJSON_IsString(v) && strlen(v->valuestring) < n &&
+    if (!cJSON_IsString(k) || (w->key && strcmp(k->valuestring, w->key) != 0) ||
+        !cJSON_IsNumber(t) || !bt_time_from_double(t->valuedouble, at) ||
+        !(cJSON_IsNull(v) || (cJSON_IsString(v) && strlen(v->valuestring) < w->n &&
                               bt_san_term_clean(v->valuestring))))
         return false;
-    *found = cJSON_IsString(v);
-    if (value)
-        bt_strlcpy(value, *found ? v->valuestring : "", n);
+    w->found = cJSON_IsString(v);
+    if (w->value)
+        bt_strlcpy(w->value, w->found ? v->valuestring : "", w->n);
     return true;
 }
 
 static bool cache_get(const char *arn, const char *key, int64_t now, bool *found, char *value,
                       size_t n)
 {
-    cJSON *root = cache_load();
+    struct entry_want w = {key, false, value, n};
     int64_t at;
-    bool ok = cache_entry(cJSON_GetObjectItemCaseSensitive(root, arn), key, found, value, n, &at) &&
-              at <= now && now - at < BT_TAGS_REFRESH;
-    cJSON_Delete(root);
+    bool ok = bt_keycache_get(CACHE_NAME, arn, now, BT_TAGS_REFRESH, cache_entry, &w, &at);
+    *found = w.found;
     return ok;
 }
 
 static void cache_put(const char *arn, const char *key, bool found, const char *value, int64_t at)
 {
-    char path[1000];
-    if (!cache_path(path, sizeof path, true))
-        return;
-    cJSON *root = cache_load();
-    cJSON *e = root->child;
-    int n = 0;
-    while (e) {
-        cJSON *next = e->next;
-        bool f;
-        int64_t t;
-        if (!cache_entry(e, NULL, &f, NULL, 256, &t) || at - t >= BT_TAGS_REFRESH ||
-            !strcmp(e->string, arn) || ++n >= CACHE_MAX)
-            cJSON_Delete(cJSON_DetachItemViaPointer(root, e));
-        e = next;
-    }
-    cJSON *o = cJSON_AddObjectToObject(root, arn);
+    cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "key", key);
     if (found)
         cJSON_AddStringToObject(o, "value", value);
     else
         cJSON_AddNullToObject(o, "value");
     cJSON_AddNumberToObject(o, "at", (double)at);
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (text)
-        bt_write_private_file(path, text, strlen(text), false);
-    free(text);
+    struct entry_want any = {NULL, false, NULL, 256}; /* which entries are kept */
+    bt_keycache_put(CACHE_NAME, arn, o, at, BT_TAGS_REFRESH, CACHE_MAX, cache_entry, &any);
 }
 
 /* ---- the collector ---- */
