@@ -500,11 +500,7 @@ bool app_output_open(struct app_output *w, const char *path)
         }
     }
     w->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (w->f) {
-        enum { OUT_BUF = 1 << 20 };
-        w->buf = bt_xmalloc(OUT_BUF);
-        setvbuf(w->f, w->buf, _IOFBF, OUT_BUF);
-    } else {
+    if (!w->f) {
         bt_err("-o %s: %s; choose a file in a directory you can write", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
@@ -525,7 +521,6 @@ void app_output_discard(struct app_output *w)
     if (w->tmp)
         unlink(w->tmp); /* the file it would have replaced stays as it was */
     free(w->tmp);
-    free(w->buf); /* after fclose: stdio writes from it until then */
     *w = (struct app_output){0};
 }
 
@@ -543,7 +538,6 @@ bool app_output_close(struct app_output *w)
             unlink(w->tmp);
     }
     free(w->tmp);
-    free(w->buf); /* after fclose: stdio writes from it until then */
     *w = (struct app_output){0};
     return !bad;
 }

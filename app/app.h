@@ -201,8 +201,6 @@ struct app_output {
     FILE *f;
     const char *path;
     char *tmp;
-    char *buf; /* -o's stdio buffer: 1 MiB, not st_blksize (4 KiB), so a 0.9 GB export
-                * makes 900 write(2) calls, not 230,000 */
 };
 /* False, with a one-line error, when the file cannot be created. */
 bool app_output_open(struct app_output *w, const char *path);
