@@ -453,6 +453,13 @@ def serve_one(a, tmp, n, plain_too):
 
 # ---------------------------------------------------------------- spend (issue 36)
 
+def spend_reps(a):
+    """The alternated repetitions of bench_spend and bench_shares: at least 11, even under
+    --quick. Their figures are ratios of two medians a few percent apart (each repetition
+    0.1-0.6 s), and medians of 3 moved by 1.01x-1.14x between runs of the same binary."""
+    return max(3, a.runs) if a.smoke else max(11, a.runs)
+
+
 def drv_on_stub(a, tmp, mode, n, nq, conf, *args):
     """bench_drv MODE CONF URL ARGS... against a stub of n routes and nq quotas started for
     it (and stopped after); its JSON line, parsed."""
@@ -475,7 +482,7 @@ def bench_spend(a, tmp):
     prices within 5 % of the poll without them, the spend figures alone within 5 % of
     the poll. Instruction counts (callgrind, load-free) are in BENCHMARKS.md."""
     n, nq = (40, 20) if a.smoke else (5000, 2500)
-    reps = max(3, a.runs)
+    reps = spend_reps(a)
     conf = os.path.join(tmp, "s%d.conf" % n)
     gen("config", conf, "--routes", n, "--no-quota")
     r = drv_on_stub(a, tmp, "spend", n, nq, conf, "3", reps)
@@ -513,7 +520,7 @@ def bench_shares(a, tmp):
     no team told apart: every share unattributed), alternated in one process, medians.
     Target: the poll with shares by team within 5 % of the poll without them."""
     n, teams, per = (40, 20, 3) if a.smoke else (1000, 1000, 3)
-    reps = max(3, a.runs)
+    reps = spend_reps(a)
     conf = os.path.join(tmp, "t%d.conf" % n)
     gen("config", conf, "--routes", n, "--no-quota")
     r = drv_on_stub(a, tmp, "shares", n, n // 2, conf, "3", reps, teams, per)
