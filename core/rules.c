@@ -246,12 +246,19 @@ static bool rule_oversized(const struct bt_config *cfg, const struct bt_route *r
         bt_fmt_si(e->fits_more_recommended, rec, sizeof rec);
         snprintf(gain, sizeof gain, " would fit %s more calls in flight instead of %s", rec, now);
     }
+    /* "%.0f"'s text without printf's way for each (this rule fires for most routes of
+     * a fleet whose max_tokens is a default: half of the dashboard's rule time) */
+    char mt[BT_FIXED0_MAX], x[BT_FIXED0_MAX], b[BT_FIXED0_MAX], rec[BT_FIXED0_MAX],
+        margin[BT_FIXED0_MAX];
     say(w, BT_ST_WARN,
-        "max_tokens %.0f is %.0fx the observed %s output (%.0f tokens%s); recommended max_tokens "
-        "%.0f (%s + %.0f%% margin)%s",
-        e->max_tokens, e->max_tokens / basis, p99 ? "p99" : "mean", basis,
+        "max_tokens %s is %sx the observed %s output (%s tokens%s); recommended max_tokens "
+        "%s (%s + %s%% margin)%s",
+        bt_fmt_fixed0(e->max_tokens, mt, sizeof mt),
+        bt_fmt_fixed0(e->max_tokens / basis, x, sizeof x), p99 ? "p99" : "mean",
+        bt_fmt_fixed0(basis, b, sizeof b),
         p99 ? ", admission histogram" : ", OutputTokenCount/Invocations: no histogram, using the mean",
-        e->recommended_max_tokens, p99 ? "p99" : "2 x mean", 100 * cfg->oversize_margin, gain);
+        bt_fmt_fixed0(e->recommended_max_tokens, rec, sizeof rec), p99 ? "p99" : "2 x mean",
+        bt_fmt_fixed0(100 * cfg->oversize_margin, margin, sizeof margin), gain);
     return true;
 }
 

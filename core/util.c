@@ -175,18 +175,41 @@ void bt_buf_printf(struct bt_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
-void bt_buf_fixed0(struct bt_buf *b, double v)
+/* "%.0f" of v where |v| < 1e15, ending just before end (24 bytes before it); NULL
+ * beyond (NaN, infinite, huge: printf's own digits) */
+static char *fixed0_before(char *end, double v)
 {
-    if (!(fabs(v) < 1e15)) { /* NaN, infinite, huge: printf's own digits */
-        bt_buf_printf(b, "%.0f", v);
-        return;
-    }
+    if (!(fabs(v) < 1e15))
+        return NULL;
     double w = nearbyint(v); /* the default rounding: to nearest, ties to even, as printf */
-    char t[24];
-    char *p = bt_fmt_int_before(t + sizeof t, (long long)w);
+    char *p = bt_fmt_int_before(end, (long long)w);
     if (w == 0 && signbit(w))
         *--p = '-'; /* "-0", as printf */
-    bt_buf_add(b, p, (size_t)(t + sizeof t - p));
+    return p;
+}
+
+void bt_buf_fixed0(struct bt_buf *b, double v)
+{
+    char t[24];
+    char *p = fixed0_before(t + sizeof t, v);
+    if (p)
+        bt_buf_add(b, p, (size_t)(t + sizeof t - p));
+    else
+        bt_buf_printf(b, "%.0f", v);
+}
+
+char *bt_fmt_fixed0(double v, char *out, size_t n)
+{
+    char t[24];
+    char *p = fixed0_before(t + sizeof t, v);
+    size_t len = p ? (size_t)(t + sizeof t - p) : 0;
+    if (!p || len >= n) {
+        snprintf(out, n, "%.0f", v);
+        return out;
+    }
+    memcpy(out, p, len);
+    out[len] = '\0';
+    return out;
 }
 
 void bt_buf_reset(struct bt_buf *b)

@@ -170,13 +170,24 @@ int main(void)
                                    -1e300, 4503599627370495.5, NAN, INFINITY, -INFINITY, 86400,
                                    1796235238, 632000.4999};
         bool all = true;
-        char want[400];
+        char want[400], got[BT_FIXED0_MAX];
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
             struct bt_buf b = {0};
             bt_buf_fixed0(&b, v[i]);
             snprintf(want, sizeof want, "%.0f", v[i]);
             if (strcmp(bt_buf_str(&b), want)) {
                 printf("# %.17g: %s, printf %s\n", v[i], bt_buf_str(&b), want);
+                all = false;
+            }
+            if (strcmp(bt_fmt_fixed0(v[i], got, sizeof got), want)) {
+                printf("# bt_fmt_fixed0 %.17g: %s, printf %s\n", v[i], got, want);
+                all = false;
+            }
+            /* cut as snprintf cuts: 3 bytes hold two characters */
+            char cut[3], want3[3];
+            snprintf(want3, sizeof want3, "%.0f", v[i]);
+            if (strcmp(bt_fmt_fixed0(v[i], cut, sizeof cut), want3)) {
+                printf("# bt_fmt_fixed0 %.17g in 3 bytes: %s, printf %s\n", v[i], cut, want3);
                 all = false;
             }
             bt_buf_free(&b);
@@ -191,14 +202,14 @@ int main(void)
             struct bt_buf b = {0};
             bt_buf_fixed0(&b, d);
             snprintf(want, sizeof want, "%.0f", d);
-            if (strcmp(bt_buf_str(&b), want)) {
+            if (strcmp(bt_buf_str(&b), want) || strcmp(bt_fmt_fixed0(d, got, sizeof got), want)) {
                 if (all)
-                    printf("# %.17g: %s, printf %s\n", d, bt_buf_str(&b), want);
+                    printf("# %.17g: %s and %s, printf %s\n", d, bt_buf_str(&b), got, want);
                 all = false;
             }
             bt_buf_free(&b);
         }
-        OK(all, "bt_buf_fixed0 writes what printf writes at precision 0 for ties, -0, whole numbers, huge and 200,000 others");
+        OK(all, "bt_buf_fixed0 and bt_fmt_fixed0 write what printf writes at precision 0 for ties, -0, whole numbers, huge and 200,000 others");
     }
     return tap_done();
 }
