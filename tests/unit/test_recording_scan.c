@@ -5,6 +5,7 @@
  * the cJSON reader gave, adding nothing to the store. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,14 +41,18 @@ static bool open_lines(struct bt_replay *rp, const char *body, char *err, size_t
 
 /* Every [route, minute, arrival, [sig, value...]] of a line, as cJSON reads it,
  * must be what the store holds (values are stored as doubles, exactly). */
-static void same_as_cjson(const char *line, const char *what)
+static bool read_as_cjson(const char *line, const char *what, int *nsamples)
 {
     char err[300];
     struct bt_replay rp;
     char body[4096];
     snprintf(body, sizeof body, "%s\n", line);
     bool ok = open_lines(&rp, body, err, sizeof err);
+    if (!ok)
+        printf("# %s: %s\n# %s\n", what, err, line);
     cJSON *o = cJSON_Parse(line);
+    if (!o)
+        printf("# %s: cJSON does not parse it\n# %s\n", what, line);
     const cJSON *g;
     int n = 0, bad = 0;
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(o, "s")) {
@@ -72,10 +77,19 @@ static void same_as_cjson(const char *line, const char *what)
             }
         }
     }
-    OK(ok && rp.skipped == 0 && n > 0 && bad == 0, "%s: %d samples as cJSON reads them", what, n);
+    bool same = ok && rp.skipped == 0 && n > 0 && bad == 0;
     cJSON_Delete(o);
     if (ok)
         bt_replay_free(&rp);
+    *nsamples = n;
+    return same;
+}
+
+static void same_as_cjson(const char *line, const char *what)
+{
+    int n;
+    bool same = read_as_cjson(line, what, &n);
+    OK(same, "%s: %d samples as cJSON reads them", what, n);
 }
 
 static void refused(const char *line, const char *why, const char *what)
@@ -106,6 +120,52 @@ int main(void)
              "1,2.2250738585072014e-308,0,999999999999999]]]}",
              T0 + 70, T0, T0 + 70);
     same_as_cjson(line, "values strtod rounds (17 digits, extremes)");
+    {
+        /* numbers of 1 to 18 digits, either side of the point, signed or not, and
+         * signal indexes written as 1.9 or -0.5: the fast path ends at 15 digits and
+         * must hand the rest to strtod as cJSON does (xorshift, fixed seed) */
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+        int lines = 0, worse = 0, samples = 0;
+        for (int i = 0; i < 300; i++) {
+            size_t o = (size_t)snprintf(line, sizeof line, "{\"t\":%d,\"s\":[", T0 + 300);
+            for (int g = 0; g < 4; g++) {
+                o += (size_t)snprintf(line + o, sizeof line - o, "%s[%d,%d,%d,[", g ? "," : "",
+                                      g % 2, T0 + 60 * g, T0 + 300);
+                for (int k = 0; k < 4; k++) {
+                    char num[40];
+                    size_t nn = 0;
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    if (x % 7 == 0)
+                        num[nn++] = '-';
+                    int whole = 1 + (int)((x >> 8) % 18), frac = (x >> 16) % 4 ? 0 : (int)((x >> 24) % 6);
+                    for (int d = 0; d < whole; d++)
+                        num[nn++] = (char)('0' + (x >> (d * 3 % 60)) % 10);
+                    if (frac) {
+                        num[nn++] = '.';
+                        for (int d = 0; d < frac; d++)
+                            num[nn++] = (char)('0' + (x >> (d * 5 % 60 + 1)) % 10);
+                    }
+                    num[nn] = '\0';
+                    static const char *odd[4] = {"-0.5", "1.9", "2.0", "3.00"}; /* each its own signal */
+                    const char *sig = (x >> 40) % 9 == 0 ? odd[k] : NULL;
+                    char sk[8];
+                    snprintf(sk, sizeof sk, "%d", k);
+                    o += (size_t)snprintf(line + o, sizeof line - o, "%s%s,%s", k ? "," : "",
+                                          sig ? sig : sk, num);
+                }
+                o += (size_t)snprintf(line + o, sizeof line - o, "]]");
+            }
+            snprintf(line + o, sizeof line - o, "]}");
+            char what[64];
+            snprintf(what, sizeof what, "random numbers, line %d", i);
+            int n;
+            worse += !read_as_cjson(line, what, &n);
+            samples += n;
+            lines++;
+        }
+        OK(worse == 0, "%d lines of random numbers (%d samples) read as cJSON reads them", lines,
+           samples);
+    }
     snprintf(line, sizeof line,
              " { \"x\" : {\"y\":[1,\"]\",null]} , \"t\" : %d , \"s\" : [ [ 1 , %d , %d , [ 0 , 5 ,"
              " 1 , \"no\" , \"sig\" , 6 , 2 , 8 ] , \"extra\" ] ] } trailing",
