@@ -68,17 +68,20 @@ static inline const char *scan_number(const char *p, double *out)
         return NULL;
     const char *q = p + (*p == '-'), *first = q;
     uint64_t v = 0;
-    unsigned d;
-    while (q < first + 16 && (d = (unsigned char)*q - '0') < 10) {
+    for (; q < first + 16; q++) {
+        unsigned d = (unsigned)(unsigned char)*q - '0';
+        if (d > 9)
+            break;
         v = v * 10 + d;
-        q++;
     }
     int digits = (int)(q - first), frac = 0;
     if (*q == '.' && digits && (unsigned char)(q[1] - '0') < 10) {
         const char *f = ++q;
-        while (q < f + (16 - digits) && (d = (unsigned char)*q - '0') < 10) {
+        for (; q < f + (16 - digits); q++) {
+            unsigned d = (unsigned)(unsigned char)*q - '0';
+            if (d > 9)
+                break;
             v = v * 10 + d;
-            q++;
         }
         frac = (int)(q - f);
         digits += frac;
