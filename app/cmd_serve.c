@@ -118,7 +118,7 @@ static void serve_eval(struct serve *s, int64_t now)
     for (int f = 0; f < 2; f++)
         body_free(&s->body[f]);
     s->evals++;
-    s->gen = s->a->store.generation;
+    s->gen = bt_store_generation(&s->a->store);
     s->requests = serve_requests(s);
     s->until = 0;
     s->built = (int64_t)bt_wall_now();
@@ -193,7 +193,7 @@ static void metrics(struct serve *s, const struct bt_httpd_req *req, struct bt_h
      * fill the store in the background. */
     int64_t now = serve_now(s);
     bool rendered = s->body[0].plain || s->body[1].plain || s->body[0].gz || s->body[1].gz;
-    if (s->a->store.generation != s->gen || serve_requests(s) != s->requests ||
+    if (bt_store_generation(&s->a->store) != s->gen || serve_requests(s) != s->requests ||
         (rendered && s->until && now >= s->until) || (!rendered && now != s->evaluated))
         serve_eval(s, now);
     bool om = bt_httpd_wants_openmetrics(req->accept);

@@ -978,6 +978,11 @@ const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int r
     return bt_store_status((struct bt_store *)s, route, src);
 }
 
+uint64_t bt_store_generation(const struct bt_store *s)
+{
+    return s->generation;
+}
+
 void bt_store_event(struct bt_store *s, const struct bt_event *ev)
 {
     s->events[s->nevents % BT_EVENT_RING] = *ev;

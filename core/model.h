@@ -510,6 +510,9 @@ const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i); 
 struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src);
 const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
                                                  enum bt_source src);
+/* The store's generation: it bumps on every change, so a view or a memo keyed by it
+ * is redone once the store changed (read it here, never the field). */
+uint64_t bt_store_generation(const struct bt_store *s);
 
 
 /* Recordings before 2.0 said a resolved application inference profile with

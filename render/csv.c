@@ -155,8 +155,8 @@ void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct b
                    const struct bt_eval *evals, int r)
 {
     int leader = evals[r].group_leader >= 0 ? evals[r].group_leader : r;
-    if (share_memo.st != st || share_memo.evals != evals || share_memo.gen != st->generation ||
-        share_memo.n != cfg->nroutes) {
+    if (share_memo.st != st || share_memo.evals != evals ||
+        share_memo.gen != bt_store_generation(st) || share_memo.n != cfg->nroutes) {
         for (int i = 0; i < share_memo.n; i++)
             bt_buf_free(&share_memo.text[i]);
         free(share_memo.text);
@@ -166,7 +166,7 @@ void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct b
         share_memo.now = bt_xcalloc((size_t)cfg->nroutes + 1, sizeof *share_memo.now);
         share_memo.st = st;
         share_memo.evals = evals;
-        share_memo.gen = st->generation;
+        share_memo.gen = bt_store_generation(st);
     }
     struct bt_buf *t = &share_memo.text[leader];
     if (!t->len || share_memo.now[leader] != evals[leader].now) {

@@ -112,13 +112,13 @@ void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l)
         return;
     struct bt_share_list now = {0};
     bt_shares_of_route(host->cfg, host->store, t->evals, r, hv.by, NULL, &now);
-    if (hv.h_route != r || hv.h_by != hv.by || hv.h_gen != host->store->generation ||
+    if (hv.h_route != r || hv.h_by != hv.by || hv.h_gen != bt_store_generation(host->store) ||
         hv.h_now != bt_minute_floor(host->now)) {
         hv.hour_minutes = bt_shares_history(host->cfg, host->store, host->now, r, hv.by, HOUR_MIN,
                                             &hv.hour);
         hv.h_route = r;
         hv.h_by = hv.by;
-        hv.h_gen = host->store->generation;
+        hv.h_gen = bt_store_generation(host->store);
         hv.h_now = bt_minute_floor(host->now);
     }
     const struct bt_eval *e = &t->evals[r];

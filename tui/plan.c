@@ -153,7 +153,7 @@ static void compute(struct bt_tui *t, struct tui_plan *p, int width)
     bt_buf_free(&out);
     free(lim);
     free(w);
-    p->gen = h->store->generation;
+    p->gen = bt_store_generation(h->store);
     p->now = h->now;
     p->stale = false;
 }
@@ -166,7 +166,7 @@ void tui_plan_draw(struct bt_tui *t, const struct bt_layout *l)
     struct bt_rect h = {(l->cols - w) / 2, 1, w, hh};
     if (h.w < 20 || h.h < 5)
         return;
-    if (p->stale || p->gen != t->host->store->generation || p->now != t->host->now)
+    if (p->stale || p->gen != bt_store_generation(t->host->store) || p->now != t->host->now)
         compute(t, p, w - 4);
     attr_t a = A(t, BT_ROLE_HELP);
     char title[128];

@@ -153,7 +153,7 @@ void tui_evaluate(struct bt_tui *t)
     /* An evaluation depends on the store and the minute only: the clock ticking
      * each second redraws without evaluating every route again. */
     int64_t minute = bt_minute_floor(t->host->now);
-    if (!t->evals || t->e_gen != t->host->store->generation || t->e_minute != minute ||
+    if (!t->evals || t->e_gen != bt_store_generation(t->host->store) || t->e_minute != minute ||
         t->e_n != n) {
         /* the array is kept from one evaluation to the next: core writes every field
          * it reads (clearing ~4.6 MB of evaluations for 500 routes was a fifth of a
@@ -168,7 +168,7 @@ void tui_evaluate(struct bt_tui *t)
             t->groups = bt_eval_groups_renew(t->groups, cfg);
             bt_eval_all_with(cfg, t->host->store, t->host->now, t->groups, false, NULL, t->evals);
         }
-        t->e_gen = t->host->store->generation;
+        t->e_gen = bt_store_generation(t->host->store);
         t->e_minute = minute;
         t->e_n = n;
         t->e_serial++;

@@ -173,7 +173,7 @@ struct bt_tui *bt_tui_new(const struct bt_tui_opts *o, struct bt_tui_host *host,
 static struct tui_shown to_show(const struct bt_tui *t)
 {
     const struct bt_tui_host *h = t->host;
-    return (struct tui_shown){.gen = h->store->generation, .recfail = h->recording_failed,
+    return (struct tui_shown){.gen = bt_store_generation(h->store), .recfail = h->recording_failed,
                               .now = h->now, .next_poll = h->next_poll, .cols = COLS,
                               .rows = LINES, .paused = h->paused, .interval = h->interval,
                               .state = t->state,
