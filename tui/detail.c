@@ -79,6 +79,27 @@ static const struct bt_figure *tui_fig(const struct bt_eval *e, enum bt_fig_id i
     return f;
 }
 
+/* A figure's value and quality as the table reads them (core/figures.h): the detail
+ * reads the evaluation's figures through it, never their fields. */
+static double fig_v(const struct bt_eval *e, enum bt_fig_id id)
+{
+    return bt_figure_value(&bt_figures[id], e);
+}
+
+static enum bt_quality fig_q(const struct bt_eval *e, enum bt_fig_id id)
+{
+    const struct bt_figure *f = &bt_figures[id];
+    return f->quality ? f->quality(e) : BT_QL_KNOWN;
+}
+
+/* Its source, none where it has none. */
+static const char *fig_s(const struct bt_eval *e, enum bt_fig_id id, const char *none)
+{
+    const struct bt_figure *f = &bt_figures[id];
+    const char *s = f->source ? f->source(e) : NULL;
+    return s ? s : none;
+}
+
 int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
@@ -95,11 +116,12 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
     const struct bt_side_fig *bf = &e->side[bs];
     bool own = bs == bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e);
-    bt_fmt_tokens(own ? e->headroom_tpm : bf->headroom, a, sizeof a);
-    bt_fmt_tokens(own ? e->quota : bf->quota, b, sizeof b);
-    bt_fmt_pct(e->headroom_pct, c, sizeof c);
-    FIG("headroom", "%s%s of %s %s, %s%% (%s), binding side %s", tui_bound_word(e->headroom_q),
-        a, b, own ? "TPM" : bt_side_unit(bs), c, bt_quality_name(e->headroom_q),
+    enum bt_quality hq = fig_q(e, BT_FIG_HEADROOM_PCT);
+    bt_fmt_tokens(own ? fig_v(e, BT_FIG_HEADROOM_TPM) : bf->headroom, a, sizeof a);
+    bt_fmt_tokens(own ? fig_v(e, BT_FIG_QUOTA) : bf->quota, b, sizeof b);
+    bt_fmt_pct(fig_v(e, BT_FIG_HEADROOM_PCT), c, sizeof c);
+    FIG("headroom", "%s%s of %s %s, %s%% (%s), binding side %s", tui_bound_word(hq),
+        a, b, own ? "TPM" : bt_side_unit(bs), c, bt_quality_name(hq),
         bt_side_binding_name(e->binding));
     bt_fmt_count(bt_figure_value(&bt_figures[BT_FIG_FITS], e), a, sizeof a);
     if (own)
@@ -111,10 +133,10 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     bt_plan_forecast(t->host->cfg, t->host->store, r, t->host->now, &fc);
     if (fc.minutes < BT_FORECAST_SHOW && bt_plan_forecast_text(&fc, v, sizeof v))
         tui_entry(lines, &n, width, "forecast", v, BT_ROLE_WARN);
-    bt_fmt_tokens(e->used, a, sizeof a);
-    bt_fmt_tokens(e->group_used, b, sizeof b);
-    FIG("used", "%s TPM (%s); the quota group %s (%s)", a, bt_quality_name(e->used_q), b,
-        bt_quality_name(e->group_used_q));
+    bt_fmt_tokens(fig_v(e, BT_FIG_USED), a, sizeof a);
+    bt_fmt_tokens(fig_v(e, BT_FIG_GROUP_USED), b, sizeof b);
+    FIG("used", "%s TPM (%s); the quota group %s (%s)", a, bt_quality_name(fig_q(e, BT_FIG_USED)),
+        b, bt_quality_name(fig_q(e, BT_FIG_GROUP_USED)));
     char em[8] = "-", am[8] = "-";
     if (e->minute)
         bt_fmt_hhmm(e->minute, em, sizeof em);
@@ -146,8 +168,8 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     if (!isnan(e->tier_reserved_share))
         FIG("tiers", "%.0f%% of calls served by the reserved tier (taken out of on-demand use), "
             "%.0f%% on-demand", 100 * e->tier_reserved_share, 100 * (1 - e->tier_reserved_share));
-    bt_fmt_tokens(e->settled, a, sizeof a);
-    bt_fmt_tokens(e->estimated, b, sizeof b);
+    bt_fmt_tokens(fig_v(e, BT_FIG_SETTLED), a, sizeof a);
+    bt_fmt_tokens(fig_v(e, BT_FIG_ESTIMATED), b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
         a, b);
     /* the figure table's held, in flight and R: name, value and source */
@@ -155,10 +177,10 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     const struct bt_figure *f = tui_fig(e, BT_FIG_HELD, a, sizeof a, &src);
     FIG(f->name, "%s tokens (%s)", a, src);
     f = tui_fig(e, BT_FIG_IN_FLIGHT, a, sizeof a, &src);
-    bt_fmt_count(e->conc_limit, b, sizeof b);
+    bt_fmt_count(f->of(e), b, sizeof b); /* the concurrency limit it is counted out of */
     FIG(f->name, "%s (%s), limit %s", a, src, b);
     const struct bt_figure *rf = tui_fig(e, BT_FIG_RESERVATION, a, sizeof a, &src);
-    double bound = bt_burndown_hold_bound(e->reservation, e->max_tokens, rt->burndown);
+    double bound = bt_burndown_hold_bound(bt_figure_value(rf, e), e->max_tokens, rt->burndown);
     char hb[160] = "";
     if (!isnan(bound)) {
         bt_fmt_tokens(bound, b, sizeof b);
@@ -166,10 +188,10 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
                  "(not documented; headroom uses R)", rt->burndown, b);
     }
     FIG(rf->name, "%s tokens (%s)%s", a, src, hb);
-    bt_fmt_tokens(e->quota, a, sizeof a);
+    const struct bt_figure *qf = tui_fig(e, BT_FIG_QUOTA, a, sizeof a, &src);
     enum bt_quota_match qm = rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
     const char *mb = qm == BT_QM_CONFIG ? NULL : bt_quota_match_name(qm); /* "from config" says it */
-    FIG("quota", "%s TPM from %s%s%s%s%s%s", a, bt_quota_source_name(e->quota_source),
+    FIG(qf->name, "%s TPM from %s%s%s%s%s%s", a, src,
         e->quota_code[0] ? " " : "", e->quota_code, mb ? ", matched by " : "", mb ? mb : "",
         e->nshared ? ", shared with other routes" : "");
     struct bt_ceiling ce; /* beside the quota, when throttled in the hour (core/ceiling.h) */
@@ -261,16 +283,16 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              mt, bd);
     tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
-    bt_fmt_tokens(e->headroom_tpm, hd, sizeof hd);
-    bt_fmt_tokens(e->quota, q, sizeof q);
-    bt_fmt_tokens(e->used, used, sizeof used);
-    bt_fmt_count(e->fits_more, fits, sizeof fits);
+    bt_fmt_tokens(fig_v(e, BT_FIG_HEADROOM_TPM), hd, sizeof hd);
+    bt_fmt_tokens(fig_v(e, BT_FIG_QUOTA), q, sizeof q);
+    bt_fmt_tokens(fig_v(e, BT_FIG_USED), used, sizeof used);
+    bt_fmt_count(fig_v(e, BT_FIG_FITS), fits, sizeof fits);
     char pv[BT_FMT_SHORT], pct[BT_FMT_SHORT + 1], held[16], infl[16], res[16];
-    bt_fmt_tokens(e->held, held, sizeof held);
-    bt_fmt_tokens(e->reservation, res, sizeof res);
-    bt_fmt_tokens(e->in_flight, infl, sizeof infl);
-    bt_fmt_pct(e->headroom_pct, pv, sizeof pv);
-    snprintf(pct, sizeof pct, "%s%s", pv, isnan(e->headroom_pct) ? "" : "%");
+    bt_fmt_tokens(fig_v(e, BT_FIG_HELD), held, sizeof held);
+    bt_fmt_tokens(fig_v(e, BT_FIG_RESERVATION), res, sizeof res);
+    bt_fmt_tokens(fig_v(e, BT_FIG_IN_FLIGHT), infl, sizeof infl);
+    bt_fmt_pct(fig_v(e, BT_FIG_HEADROOM_PCT), pv, sizeof pv);
+    snprintf(pct, sizeof pct, "%s%s", pv, isnan(fig_v(e, BT_FIG_HEADROOM_PCT)) ? "" : "%");
     /* one side per number: where a side other than the token side binds, its own
      * headroom and quota go beside its percentage, and the token side's after */
     char side_hd[200] = "";
@@ -279,8 +301,8 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     if (bs != bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)) {
         const struct bt_side_fig *bf = &e->side[bs], *tf = &e->side[e->token_side];
         char th[16], tq[16], tp[BT_FMT_SHORT];
-        bt_fmt_tokens(e->headroom_tpm, th, sizeof th);
-        bt_fmt_tokens(e->quota, tq, sizeof tq);
+        bt_fmt_tokens(fig_v(e, BT_FIG_HEADROOM_TPM), th, sizeof th);
+        bt_fmt_tokens(fig_v(e, BT_FIG_QUOTA), tq, sizeof tq);
         bt_fmt_pct(tf->pct, tp, sizeof tp);
         snprintf(side_hd, sizeof side_hd, "  %s%s %s of %s TPM (%s%s)",
                  bt_side_binding_name(e->token_side), tui_bound_word(tf->headroom_q), th, tq, tp,
@@ -293,17 +315,17 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     /* every figure with its source (docs/headroom.md); the figures section below
      * repeats them one a line, for widths that cut this line */
     snprintf(line, sizeof line, " headroom%s %s of %s %s (%s%s%s)  fits %s more %s%s  used %s%s  "
-             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", tui_bound_word(e->headroom_q),
+             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", tui_bound_word(fig_q(e, BT_FIG_HEADROOM_PCT)),
              hd, q, unit, pct, e->binding != BT_SIDE_TPM ? ", " : "",
              e->binding != BT_SIDE_TPM ? bt_side_binding_name(e->binding) : "", fits, fits_word,
              side_hd, used,
-             e->used_q == BT_QL_UPPER   ? " (upper bound)"
-             : e->used_q == BT_QL_LOWER ? " (at least)"
+             fig_q(e, BT_FIG_USED) == BT_QL_UPPER   ? " (upper bound)"
+             : fig_q(e, BT_FIG_USED) == BT_QL_LOWER ? " (at least)"
                                         : "", held,
-             e->held_source ? e->held_source : "-", infl,
-             e->in_flight_source ? e->in_flight_source : "-", res,
-             e->reservation_source ? e->reservation_source : "-",
-             bt_quota_source_name(e->quota_source), e->quota_code[0] ? " " : "", e->quota_code,
+             fig_s(e, BT_FIG_HELD, "-"), infl,
+             fig_s(e, BT_FIG_IN_FLIGHT, "-"), res,
+             fig_s(e, BT_FIG_RESERVATION, "-"),
+             fig_s(e, BT_FIG_QUOTA, "-"), e->quota_code[0] ? " " : "", e->quota_code,
              e->nshared ? " shared" : "");
     tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
     tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
