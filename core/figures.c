@@ -235,6 +235,24 @@ double bt_figure_value(const struct bt_figure *f, const struct bt_eval *e)
     return f->value(e);
 }
 
+double bt_fig(const struct bt_eval *e, enum bt_fig_id id)
+{
+    return bt_figures[id].value(e);
+}
+
+enum bt_quality bt_fig_quality(const struct bt_eval *e, enum bt_fig_id id)
+{
+    const struct bt_figure *f = &bt_figures[id];
+    return f->quality ? f->quality(e) : BT_QL_KNOWN;
+}
+
+const char *bt_fig_source(const struct bt_eval *e, enum bt_fig_id id, const char *none)
+{
+    const struct bt_figure *f = &bt_figures[id];
+    const char *s = f->source ? f->source(e) : NULL;
+    return s ? s : none;
+}
+
 const char *bt_side_fits_word(enum bt_side s)
 {
     switch (s) {

@@ -123,6 +123,13 @@ double bt_figure_value(const struct bt_figure *f, const struct bt_eval *e);
 /* Its value as text (fmt; "n/p" where not published; "-" unknown): out. */
 char *bt_figure_text(const struct bt_figure *f, const struct bt_eval *e, char *out, size_t n);
 
+/* Figure id of e as the table reads it (the views read figures so, never the
+ * evaluation's fields): its value (NAN unknown), its quality (BT_QL_KNOWN where the
+ * figure has none of its own) and its source (none where it has none). */
+double bt_fig(const struct bt_eval *e, enum bt_fig_id id);
+enum bt_quality bt_fig_quality(const struct bt_eval *e, enum bt_fig_id id);
+const char *bt_fig_source(const struct bt_eval *e, enum bt_fig_id id, const char *none);
+
 /* What "fits N more ..." counts on side s: "in flight" (tpm, mantle, reserved,
  * concurrent: calls that could be in flight at once), "calls this minute" (rpm),
  * "calls today" (the daily quotas). */

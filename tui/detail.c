@@ -79,27 +79,6 @@ static const struct bt_figure *tui_fig(const struct bt_eval *e, enum bt_fig_id i
     return f;
 }
 
-/* A figure's value and quality as the table reads them (core/figures.h): the detail
- * reads the evaluation's figures through it, never their fields. */
-static double fig_v(const struct bt_eval *e, enum bt_fig_id id)
-{
-    return bt_figure_value(&bt_figures[id], e);
-}
-
-static enum bt_quality fig_q(const struct bt_eval *e, enum bt_fig_id id)
-{
-    const struct bt_figure *f = &bt_figures[id];
-    return f->quality ? f->quality(e) : BT_QL_KNOWN;
-}
-
-/* Its source, none where it has none. */
-static const char *fig_s(const struct bt_eval *e, enum bt_fig_id id, const char *none)
-{
-    const struct bt_figure *f = &bt_figures[id];
-    const char *s = f->source ? f->source(e) : NULL;
-    return s ? s : none;
-}
-
 int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
@@ -116,10 +95,10 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
     const struct bt_side_fig *bf = &e->side[bs];
     bool own = bs == bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e);
-    enum bt_quality hq = fig_q(e, BT_FIG_HEADROOM_PCT);
-    bt_fmt_tokens(own ? fig_v(e, BT_FIG_HEADROOM_TPM) : bf->headroom, a, sizeof a);
-    bt_fmt_tokens(own ? fig_v(e, BT_FIG_QUOTA) : bf->quota, b, sizeof b);
-    bt_fmt_pct(fig_v(e, BT_FIG_HEADROOM_PCT), c, sizeof c);
+    enum bt_quality hq = bt_fig_quality(e, BT_FIG_HEADROOM_PCT);
+    bt_fmt_tokens(own ? bt_fig(e, BT_FIG_HEADROOM_TPM) : bf->headroom, a, sizeof a);
+    bt_fmt_tokens(own ? bt_fig(e, BT_FIG_QUOTA) : bf->quota, b, sizeof b);
+    bt_fmt_pct(bt_fig(e, BT_FIG_HEADROOM_PCT), c, sizeof c);
     FIG("headroom", "%s%s of %s %s, %s%% (%s), binding side %s", tui_bound_word(hq),
         a, b, own ? "TPM" : bt_side_unit(bs), c, bt_quality_name(hq),
         bt_side_binding_name(e->binding));
@@ -133,10 +112,11 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     bt_plan_forecast(t->host->cfg, t->host->store, r, t->host->now, &fc);
     if (fc.minutes < BT_FORECAST_SHOW && bt_plan_forecast_text(&fc, v, sizeof v))
         tui_entry(lines, &n, width, "forecast", v, BT_ROLE_WARN);
-    bt_fmt_tokens(fig_v(e, BT_FIG_USED), a, sizeof a);
-    bt_fmt_tokens(fig_v(e, BT_FIG_GROUP_USED), b, sizeof b);
-    FIG("used", "%s TPM (%s); the quota group %s (%s)", a, bt_quality_name(fig_q(e, BT_FIG_USED)),
-        b, bt_quality_name(fig_q(e, BT_FIG_GROUP_USED)));
+    bt_fmt_tokens(bt_fig(e, BT_FIG_USED), a, sizeof a);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_GROUP_USED), b, sizeof b);
+    FIG("used", "%s TPM (%s); the quota group %s (%s)", a,
+        bt_quality_name(bt_fig_quality(e, BT_FIG_USED)), b,
+        bt_quality_name(bt_fig_quality(e, BT_FIG_GROUP_USED)));
     char em[8] = "-", am[8] = "-";
     if (e->minute)
         bt_fmt_hhmm(e->minute, em, sizeof em);
@@ -168,8 +148,8 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     if (!isnan(e->tier_reserved_share))
         FIG("tiers", "%.0f%% of calls served by the reserved tier (taken out of on-demand use), "
             "%.0f%% on-demand", 100 * e->tier_reserved_share, 100 * (1 - e->tier_reserved_share));
-    bt_fmt_tokens(fig_v(e, BT_FIG_SETTLED), a, sizeof a);
-    bt_fmt_tokens(fig_v(e, BT_FIG_ESTIMATED), b, sizeof b);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_SETTLED), a, sizeof a);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_ESTIMATED), b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
         a, b);
     /* the figure table's held, in flight and R: name, value and source */
@@ -283,16 +263,16 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              mt, bd);
     tui_text_cut(y, x, l->cols - x - tag_w, line, A(t, BT_ROLE_NORMAL));
     char hd[16], used[16], fits[16];
-    bt_fmt_tokens(fig_v(e, BT_FIG_HEADROOM_TPM), hd, sizeof hd);
-    bt_fmt_tokens(fig_v(e, BT_FIG_QUOTA), q, sizeof q);
-    bt_fmt_tokens(fig_v(e, BT_FIG_USED), used, sizeof used);
-    bt_fmt_count(fig_v(e, BT_FIG_FITS), fits, sizeof fits);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_HEADROOM_TPM), hd, sizeof hd);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_QUOTA), q, sizeof q);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_USED), used, sizeof used);
+    bt_fmt_count(bt_fig(e, BT_FIG_FITS), fits, sizeof fits);
     char pv[BT_FMT_SHORT], pct[BT_FMT_SHORT + 1], held[16], infl[16], res[16];
-    bt_fmt_tokens(fig_v(e, BT_FIG_HELD), held, sizeof held);
-    bt_fmt_tokens(fig_v(e, BT_FIG_RESERVATION), res, sizeof res);
-    bt_fmt_tokens(fig_v(e, BT_FIG_IN_FLIGHT), infl, sizeof infl);
-    bt_fmt_pct(fig_v(e, BT_FIG_HEADROOM_PCT), pv, sizeof pv);
-    snprintf(pct, sizeof pct, "%s%s", pv, isnan(fig_v(e, BT_FIG_HEADROOM_PCT)) ? "" : "%");
+    bt_fmt_tokens(bt_fig(e, BT_FIG_HELD), held, sizeof held);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_RESERVATION), res, sizeof res);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_IN_FLIGHT), infl, sizeof infl);
+    bt_fmt_pct(bt_fig(e, BT_FIG_HEADROOM_PCT), pv, sizeof pv);
+    snprintf(pct, sizeof pct, "%s%s", pv, isnan(bt_fig(e, BT_FIG_HEADROOM_PCT)) ? "" : "%");
     /* one side per number: where a side other than the token side binds, its own
      * headroom and quota go beside its percentage, and the token side's after */
     char side_hd[200] = "";
@@ -301,8 +281,8 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     if (bs != bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)) {
         const struct bt_side_fig *bf = &e->side[bs], *tf = &e->side[e->token_side];
         char th[16], tq[16], tp[BT_FMT_SHORT];
-        bt_fmt_tokens(fig_v(e, BT_FIG_HEADROOM_TPM), th, sizeof th);
-        bt_fmt_tokens(fig_v(e, BT_FIG_QUOTA), tq, sizeof tq);
+        bt_fmt_tokens(bt_fig(e, BT_FIG_HEADROOM_TPM), th, sizeof th);
+        bt_fmt_tokens(bt_fig(e, BT_FIG_QUOTA), tq, sizeof tq);
         bt_fmt_pct(tf->pct, tp, sizeof tp);
         snprintf(side_hd, sizeof side_hd, "  %s%s %s of %s TPM (%s%s)",
                  bt_side_binding_name(e->token_side), tui_bound_word(tf->headroom_q), th, tq, tp,
@@ -315,17 +295,18 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     /* every figure with its source (docs/headroom.md); the figures section below
      * repeats them one a line, for widths that cut this line */
     snprintf(line, sizeof line, " headroom%s %s of %s %s (%s%s%s)  fits %s more %s%s  used %s%s  "
-             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s", tui_bound_word(fig_q(e, BT_FIG_HEADROOM_PCT)),
+             "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s",
+             tui_bound_word(bt_fig_quality(e, BT_FIG_HEADROOM_PCT)),
              hd, q, unit, pct, e->binding != BT_SIDE_TPM ? ", " : "",
              e->binding != BT_SIDE_TPM ? bt_side_binding_name(e->binding) : "", fits, fits_word,
              side_hd, used,
-             fig_q(e, BT_FIG_USED) == BT_QL_UPPER   ? " (upper bound)"
-             : fig_q(e, BT_FIG_USED) == BT_QL_LOWER ? " (at least)"
+             bt_fig_quality(e, BT_FIG_USED) == BT_QL_UPPER   ? " (upper bound)"
+             : bt_fig_quality(e, BT_FIG_USED) == BT_QL_LOWER ? " (at least)"
                                         : "", held,
-             fig_s(e, BT_FIG_HELD, "-"), infl,
-             fig_s(e, BT_FIG_IN_FLIGHT, "-"), res,
-             fig_s(e, BT_FIG_RESERVATION, "-"),
-             fig_s(e, BT_FIG_QUOTA, "-"), e->quota_code[0] ? " " : "", e->quota_code,
+             bt_fig_source(e, BT_FIG_HELD, "-"), infl,
+             bt_fig_source(e, BT_FIG_IN_FLIGHT, "-"), res,
+             bt_fig_source(e, BT_FIG_RESERVATION, "-"),
+             bt_fig_source(e, BT_FIG_QUOTA, "-"), e->quota_code[0] ? " " : "", e->quota_code,
              e->nshared ? " shared" : "");
     tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
     tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));

@@ -119,8 +119,8 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
     bt_figure_text(&bt_figures[BT_FIG_HEADROOM_PCT], e, x->head, sizeof x->head);
     /* calls that fit in flight now, and the side that limits them */
     char f[BT_FMT_SHORT];
-    bt_fmt_count(e->fits_more, f, sizeof f);
-    if (isnan(e->fits_more))
+    bt_fmt_count(bt_fig(e, BT_FIG_FITS), f, sizeof f);
+    if (isnan(bt_fig(e, BT_FIG_FITS)))
         snprintf(x->fits, sizeof x->fits, "-");
     else
         snprintf(x->fits, sizeof x->fits, "%s %s", f, side_short(e->binding));
@@ -129,14 +129,14 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
     bt_figure_text(&bt_figures[BT_FIG_ESTIMATED], e, x->estimated, sizeof x->estimated);
     bt_figure_text(&bt_figures[BT_FIG_HELD], e, x->held, sizeof x->held);
     char q[16];
-    bt_fmt_tokens(e->quota, q, sizeof q);
-    if (isnan(e->quota))
+    bt_fmt_tokens(bt_fig(e, BT_FIG_QUOTA), q, sizeof q);
+    if (isnan(bt_fig(e, BT_FIG_QUOTA)))
         snprintf(x->quota, sizeof x->quota, "? none");
     else
         snprintf(x->quota, sizeof x->quota, "%s %s", q, quota_src_short(e->quota_source));
-    bt_fmt_count(e->invocations, x->rpm, sizeof x->rpm);
-    bt_fmt_count(e->throttles, x->thr, sizeof x->thr);
-    bt_fmt_latency(e->lat_p50, x->p50, sizeof x->p50);
+    bt_fmt_count(bt_fig(e, BT_FIG_INVOCATIONS), x->rpm, sizeof x->rpm);
+    bt_fmt_count(bt_fig(e, BT_FIG_THROTTLES), x->thr, sizeof x->thr);
+    bt_fmt_latency(bt_fig(e, BT_FIG_LAT_P50), x->p50, sizeof x->p50);
     bt_figure_text(&bt_figures[BT_FIG_LAT_P99], e, x->p99, sizeof x->p99);
     bt_figure_text(&bt_figures[BT_FIG_IN_FLIGHT], e, x->infl, sizeof x->infl);
     return x;
@@ -152,7 +152,7 @@ static const double *row_trend(struct bt_tui *t, struct tui_rowtext *x, int r, i
         const struct bt_eval *e = &t->evals[r];
         free(x->trend);
         x->trend = bt_xcalloc((size_t)tw + 1, sizeof *x->trend);
-        double top = e->quota;
+        double top = bt_fig(e, BT_FIG_QUOTA);
         for (int i = 0; i < tw; i++) {
             struct bt_minute_fig f;
             bt_minute_figures_shown(t->host->cfg, t->host->store, r, end - (int64_t)(tw - 1 - i) * 60,
@@ -229,8 +229,8 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                 tui_text(y, bx + bw - tw + 1, tw - 1, tag, look(&k, BT_ROLE_NORMAL));
         } else {
             char used[16];
-            bt_fmt_tokens(e->used, used, sizeof used);
-            bool zero = e->quota == 0; /* known to be 0: nothing can run, not a mystery */
+            bt_fmt_tokens(bt_fig(e, BT_FIG_USED), used, sizeof used);
+            bool zero = bt_fig(e, BT_FIG_QUOTA) == 0; /* known to be 0: nothing can run, not a mystery */
             if (bw >= 24)
                 snprintf(b, sizeof b, zero ? "%s used, quota is 0" : "%s used, no quota known",
                          used);
@@ -241,7 +241,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         bt_canvas_free(&cv);
     }
     if (bt_layout_has_col(l, BT_COL_FITS, NULL, NULL)) {
-        cell_text(y, l, BT_COL_FITS, x->fits, look(&k, e->fits_more <= 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
+        cell_text(y, l, BT_COL_FITS, x->fits, look(&k, bt_fig(e, BT_FIG_FITS) <= 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
     }
     cell_text(y, l, BT_COL_SETTLED, x->settled, look(&k, BT_ROLE_SETTLED));
     cell_text(y, l, BT_COL_ESTIMATED, x->estimated, look(&k, BT_ROLE_ESTIMATED));
@@ -251,11 +251,12 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                                                               : BT_ROLE_WARN;
     cell_text(y, l, BT_COL_QUOTA, x->quota, look(&k, qr));
     cell_text(y, l, BT_COL_RPM, x->rpm, base);
-    cell_text(y, l, BT_COL_THR, x->thr, look(&k, e->throttles > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
+    cell_text(y, l, BT_COL_THR, x->thr, look(&k, bt_fig(e, BT_FIG_THROTTLES) > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
     cell_text(y, l, BT_COL_P50, x->p50, base);
     cell_text(y, l, BT_COL_P99, x->p99, base);
+    const struct bt_figure *inf = &bt_figures[BT_FIG_IN_FLIGHT]; /* of: the limit */
     cell_text(y, l, BT_COL_INFL, x->infl,
-              look(&k, e->in_flight > e->conc_limit ? BT_ROLE_WARN : BT_ROLE_NORMAL));
+              look(&k, inf->value(e) > inf->of(e) ? BT_ROLE_WARN : BT_ROLE_NORMAL));
     int tx, tw;
     if (bt_layout_has_col(l, BT_COL_TREND, &tx, &tw)) {
         /* wide terminals: the route's used tokens/min over the last minutes (one a

@@ -152,9 +152,32 @@ static void text(void)
        "--wide: QUOTA (then its SOURCE) first, INFL last");
 }
 
+/* The views' accessors read what the row reads: a value, the row's quality or
+ * KNOWN where it has none, the row's source or the caller's word for none. */
+static void accessors(void)
+{
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.used = 1234;
+    e.used_q = BT_QL_UPPER;
+    e.settled = NAN;
+    e.held_source = NULL;
+    e.reservation_source = "admission";
+    OK(bt_fig(&e, BT_FIG_USED) == 1234 && isnan(bt_fig(&e, BT_FIG_SETTLED)),
+       "bt_fig: the row's value, NAN unknown");
+    OK(bt_fig_quality(&e, BT_FIG_USED) == BT_QL_UPPER &&
+           bt_fig_quality(&e, BT_FIG_SETTLED) == BT_QL_KNOWN,
+       "bt_fig_quality: the row's quality, known where the row has none");
+    OK(!strcmp(bt_fig_source(&e, BT_FIG_RESERVATION, "-"), "admission") &&
+           !strcmp(bt_fig_source(&e, BT_FIG_HELD, "-"), "-") &&
+           !strcmp(bt_fig_source(&e, BT_FIG_SETTLED, "none"), "none"),
+       "bt_fig_source: the row's source, the caller's word where none is set or the row has none");
+}
+
 int main(void)
 {
     orders();
+    accessors();
     names();
     sides();
     text();
