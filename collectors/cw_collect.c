@@ -387,7 +387,8 @@ static void cw_start_poll(struct cw_group *g, int64_t now)
     int back = bt_cloudwatch_backfill_minutes(now, cw->ctx->mode, cfg->history_minutes);
     for (int i = 0; i < g->ag->nroutes; i++) {
         int r = g->ag->routes[i];
-        bt_strlcpy(cw->err[r], cw->nodata[r], sizeof cw->err[r]);
+        if (cw->err[r][0] || cw->nodata[r][0]) /* "" over "": no write, the page stays unused */
+            bt_strlcpy(cw->err[r], cw->nodata[r], sizeof cw->err[r]);
     }
     g->poll_now = now;
     g->poll_end = cw->ctx->window_to ? cw->ctx->window_to : bt_cloudwatch_end(now);

@@ -293,7 +293,8 @@ void cw_build_queries(struct cw_group *g)
         int kept = cw_sets_apply(&cw->sets[r], &routes[r], g->q + g->nq, n, cw->nodata[r],
                                  sizeof cw->nodata[r]);
         if (kept > 0) {
-            cw->nodata[r][0] = '\0';
+            if (cw->nodata[r][0]) /* untouched when it was "" (most routes' page stays unused) */
+                cw->nodata[r][0] = '\0';
             g->nq += kept;
             /* the reserved tier, where ListMetrics lists it for the ModelId */
             g->nq += cw_sets_tier_queries(&cw->sets[r], &routes[r], r, g->q + g->nq, 3);
