@@ -78,7 +78,7 @@ static bool idle_minute(const struct bt_store *st, int r, int64_t minute)
         return bt_store_covered(st, r, BT_SIG_INPUT_TOKENS, minute) == BT_COV_SETTLED;
     /* coverage inferred (the demo, a Prometheus source, an old recording): the minutes
      * the series holds, up to its newest */
-    const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_INPUT_TOKENS];
+    const struct bt_series *se = bt_store_series_c(st, r, BT_SIG_INPUT_TOKENS);
     return se->cap && minute >= se->oldest && minute <= se->newest;
 }
 
@@ -188,7 +188,7 @@ static double usd_today(const struct bt_store *st, int r, const struct bt_price_
     double in = bt_store_day_sum(st, r, BT_SIG_DAY_INPUT_TOKENS, dm);
     double out = bt_store_day_sum(st, r, BT_SIG_DAY_OUTPUT_TOKENS, dm);
     double cw = bt_store_day_sum(st, r, BT_SIG_DAY_CACHE_WRITE, dm);
-    const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_CACHE_READ];
+    const struct bt_series *se = bt_store_series_c(st, r, BT_SIG_CACHE_READ);
     double cr = 0;
     /* the day's sums as sure as the daily sides' (coverage since midnight) */
     *partial = day_q == BT_QL_LOWER;

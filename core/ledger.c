@@ -123,7 +123,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
     int64_t day = end - end % 86400, first = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
-        const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_THROTTLES];
+        const struct bt_series *se = bt_store_series_c(st, r, BT_SIG_THROTTLES);
         if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
             strcmp(rt->region, l->region) || !se->cap || !se->newest)
             continue;
@@ -164,7 +164,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
             continue;
         sum += bt_z(bt_day_tokens(st, rt, r, end));
         /* a day sum reaches the poll that asked it: every minute the store holds */
-        const struct bt_series *se = &st->series[(size_t)r * BT_SIG_COUNT + BT_SIG_INPUT_TOKENS];
+        const struct bt_series *se = bt_store_series_c(st, r, BT_SIG_INPUT_TOKENS);
         int64_t last = se->cap && se->newest > end ? se->newest : end;
         for (int64_t m = first; m <= last; m += 60)
             sum -= bt_z(route_tokens(st, rt, r, m));

@@ -102,8 +102,30 @@ void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
     memset(s, 0, sizeof *s);
     s->nroutes = nroutes;
     s->history = history_minutes > 2 ? history_minutes : 2;
+    s->slots = nroutes;
     s->series = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SIG_COUNT, sizeof *s->series);
     s->status = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SRC_COUNT, sizeof *s->status);
+}
+
+/* Moves each signal's (or source's) run of `from` routes to its place in runs of `to`
+ * (a new array of n * to, the rest zero). */
+static void *relayout(void *a, size_t size, int n, int from, int to)
+{
+    char *b = bt_xcalloc((size_t)n * (size_t)(to ? to : 1), size);
+    for (int k = 0; k < n && from > 0; k++)
+        memcpy(b + (size_t)k * (size_t)to * size, (char *)a + (size_t)k * (size_t)from * size,
+               (size_t)from * size);
+    free(a);
+    return b;
+}
+
+void bt_store_grow(struct bt_store *s, int slots)
+{
+    if (slots <= s->slots)
+        return;
+    s->series = relayout(s->series, sizeof *s->series, BT_SIG_COUNT, s->slots, slots);
+    s->status = relayout(s->status, sizeof *s->status, BT_SRC_COUNT, s->slots, slots);
+    s->slots = slots;
 }
 
 /* ---- coverage ---- */
@@ -245,7 +267,7 @@ static bool span_has(const struct bt_span_list *l, int64_t m)
 
 static void cov_free(struct bt_store *s)
 {
-    for (size_t i = 0; s->cov && i < (size_t)s->nroutes * BT_SIG_COUNT; i++) {
+    for (size_t i = 0; s->cov && i < (size_t)s->slots * BT_SIG_COUNT; i++) {
         if (s->cov[i].asked.cap > 1)
             free(s->cov[i].asked.u.heap);
         if (s->cov[i].settled.cap > 1)
@@ -258,13 +280,13 @@ static void cov_free(struct bt_store *s)
 static void cov_apply(struct bt_store *s, const struct bt_coverage *c)
 {
     if (!s->cov)
-        s->cov = bt_xcalloc((size_t)s->nroutes * BT_SIG_COUNT, sizeof *s->cov);
+        s->cov = bt_xcalloc((size_t)(s->slots ? s->slots : 1) * BT_SIG_COUNT, sizeof *s->cov);
     int64_t from = bt_minute_floor(c->from), to = bt_minute_floor(c->to);
     int64_t st = c->settled_to < to ? bt_minute_floor(c->settled_to) : to;
     for (int sig = 0; sig < BT_SIG_COUNT; sig++) {
         if (!(c->signals & BT_SIG_BIT(sig)))
             continue;
-        struct bt_cov_series *cs = &s->cov[(size_t)c->route * BT_SIG_COUNT + (size_t)sig];
+        struct bt_cov_series *cs = &s->cov[(size_t)sig * (size_t)s->slots + (size_t)c->route];
         /* the newest minute asked decides what the history still holds */
         int64_t newest = cs->asked.n ? spans(&cs->asked)[cs->asked.n - 1].to : to;
         newest = newest > to ? newest : to;
@@ -309,7 +331,7 @@ static const struct bt_cov_series *cov_of(const struct bt_store *s, int route, e
 {
     if (!s->cov || route < 0 || route >= s->nroutes || (unsigned)sig >= BT_SIG_COUNT)
         return NULL;
-    return &s->cov[(size_t)route * BT_SIG_COUNT + sig];
+    return &s->cov[(size_t)sig * (size_t)s->slots + (size_t)route];
 }
 
 enum bt_cover bt_store_covered(const struct bt_store *s, int route, enum bt_signal sig,
@@ -359,7 +381,7 @@ static void span_copy(struct bt_span_list *d, const struct bt_span_list *src)
 /* dst's coverage becomes a deep copy of src's */
 static void copy_coverage(struct bt_store *dst, const struct bt_store *src)
 {
-    size_t n = (size_t)src->nroutes;
+    size_t n = (size_t)src->nroutes, ns = (size_t)src->slots;
     dst->cov = NULL;
     dst->cov_recorded = NULL;
     dst->covlog = NULL;
@@ -369,8 +391,8 @@ static void copy_coverage(struct bt_store *dst, const struct bt_store *src)
         memcpy(dst->cov_recorded, src->cov_recorded, n * sizeof *dst->cov_recorded);
     }
     if (src->cov) {
-        dst->cov = bt_xcalloc((n ? n : 1) * BT_SIG_COUNT, sizeof *dst->cov);
-        for (size_t i = 0; i < n * BT_SIG_COUNT; i++) {
+        dst->cov = bt_xcalloc((ns ? ns : 1) * BT_SIG_COUNT, sizeof *dst->cov);
+        for (size_t i = 0; i < ns * BT_SIG_COUNT; i++) {
             span_copy(&dst->cov[i].asked, &src->cov[i].asked);
             span_copy(&dst->cov[i].settled, &src->cov[i].settled);
         }
@@ -395,11 +417,11 @@ void bt_store_clone(struct bt_store *d, const struct bt_store *s)
     d->sum_memo = NULL;
     d->newest_memo = NULL;
     d->sum_memo_routes = 0;
-    size_t ns = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SIG_COUNT;
+    size_t ns = (size_t)(s->slots ? s->slots : 1) * BT_SIG_COUNT;
     d->series = bt_xcalloc(ns, sizeof *d->series);
-    for (size_t i = 0; i < ns && s->nroutes; i++)
+    for (size_t i = 0; i < ns && s->slots; i++)
         bt_series_copy(&d->series[i], &s->series[i]);
-    size_t nst = (size_t)(s->nroutes ? s->nroutes : 1) * BT_SRC_COUNT;
+    size_t nst = (size_t)(s->slots ? s->slots : 1) * BT_SRC_COUNT;
     d->status = bt_xmalloc(nst * sizeof *d->status);
     memcpy(d->status, s->status, nst * sizeof *d->status);
     copy_coverage(d, s);
@@ -413,7 +435,7 @@ void bt_store_track_arrival(struct bt_store *s)
 
 void bt_store_clear(struct bt_store *s)
 {
-    for (int i = 0; i < s->nroutes * BT_SIG_COUNT; i++) {
+    for (size_t i = 0; i < (size_t)s->slots * BT_SIG_COUNT; i++) {
         free(s->series[i].f);
         free(s->series[i].d);
         if (!s->series[i].arr_shared) {
@@ -443,7 +465,7 @@ void bt_store_clear(struct bt_store *s)
         memset(s->sum_memo, 0, (size_t)s->sum_memo_routes * MEMO_SLOTS * sizeof *s->sum_memo);
     if (s->newest_memo)
         memset(s->newest_memo, 0, (size_t)s->sum_memo_routes * BT_SIG_COUNT * sizeof *s->newest_memo);
-    memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
+    memset(s->status, 0, (size_t)s->slots * BT_SRC_COUNT * sizeof *s->status);
     s->nevents = 0;
     s->nsamples = 0;
     s->generation++;
@@ -679,7 +701,7 @@ void bt_store_share_arrivals(struct bt_store *s)
         struct bt_series *own[BT_SIG_COUNT]; /* the route's distinct offsets so far */
         int n = 0;
         for (int g = 0; g < BT_SIG_COUNT; g++) {
-            struct bt_series *se = &s->series[(size_t)r * BT_SIG_COUNT + (size_t)g];
+            struct bt_series *se = &s->series[(size_t)g * (size_t)s->slots + (size_t)r];
             if (!has_arr(se) || se->arr_shared)
                 continue;
             int i = 0;
@@ -713,7 +735,7 @@ static struct bt_series *series_of(const struct bt_store *s, int route, enum bt_
 {
     if (route < 0 || route >= s->nroutes || (unsigned)sig >= BT_SIG_COUNT)
         return NULL;
-    return &s->series[(size_t)route * BT_SIG_COUNT + sig];
+    return &s->series[(size_t)sig * (size_t)s->slots + (size_t)route];
 }
 
 void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const char *why)
@@ -969,7 +991,7 @@ struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_
 {
     if (route < 0 || route >= s->nroutes || (unsigned)src >= BT_SRC_COUNT)
         return NULL;
-    return &s->status[(size_t)route * BT_SRC_COUNT + src];
+    return &s->status[(size_t)src * (size_t)s->slots + (size_t)route];
 }
 
 const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
@@ -1346,7 +1368,7 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         return;
     }
     s->horizon = t;
-    memset(s->status, 0, (size_t)s->nroutes * BT_SRC_COUNT * sizeof *s->status);
+    memset(s->status, 0, (size_t)s->slots * BT_SRC_COUNT * sizeof *s->status);
     for (int r = 0; r < s->nroutes; r++) {
         memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
         memcpy(routes[r].quota_match, base_routes[r].quota_match, sizeof routes[r].quota_match);

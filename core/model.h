@@ -306,8 +306,13 @@ struct bt_newest_memo;
 struct bt_store {
     int nroutes;
     int history;             /* minutes kept per series */
-    struct bt_series *series; /* nroutes * BT_SIG_COUNT */
-    struct bt_source_status *status; /* nroutes * BT_SRC_COUNT */
+    /* Both signal-major (one signal's, or one source's, routes together: a signal no
+     * source fills, an admission signal in a check without admission, stays untouched
+     * pages, never resident), `slots` routes a signal: series[sig * slots + route],
+     * status[src * slots + route]; slots is nroutes (the shares' store: its capacity) */
+    struct bt_series *series; /* slots * BT_SIG_COUNT */
+    struct bt_source_status *status; /* slots * BT_SRC_COUNT */
+    int slots;
     struct bt_event events[BT_EVENT_RING];
     uint64_t nevents;        /* total ever added; ring index = n % BT_EVENT_RING */
     uint64_t nsamples;       /* total ever added */
@@ -442,6 +447,15 @@ int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal s
                            int n);
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
+/* Room for slots routes (at least nroutes), the series and statuses kept: the shares'
+ * store, which grows a route (a series) at a time. */
+void bt_store_grow(struct bt_store *s, int slots);
+/* Route route's series of signal sig (route and sig in range). */
+static inline const struct bt_series *bt_store_series_c(const struct bt_store *s, int route,
+                                                        enum bt_signal sig)
+{
+    return &s->series[(size_t)sig * (size_t)s->slots + (size_t)route];
+}
 /* d becomes a what-if copy of s (plan) that bt_store_free frees on its own: its own
  * series (with their own arrival offsets), source states and coverage; no tap, no
  * replay log, none of s's counter readings, per-series values or carried sums

@@ -119,12 +119,7 @@ static int slot_of(struct bt_store *s, int route, const char *id)
     if (ss->n == ss->cap) {
         int cap = ss->cap ? ss->cap * 2 : 16;
         ss->slot = bt_xrealloc(ss->slot, (size_t)cap * sizeof *ss->slot);
-        ss->st.series = bt_xrealloc(ss->st.series, (size_t)cap * BT_SIG_COUNT * sizeof *ss->st.series);
-        ss->st.status = bt_xrealloc(ss->st.status, (size_t)cap * BT_SRC_COUNT * sizeof *ss->st.status);
-        memset(ss->st.series + (size_t)ss->cap * BT_SIG_COUNT, 0,
-               (size_t)(cap - ss->cap) * BT_SIG_COUNT * sizeof *ss->st.series);
-        memset(ss->st.status + (size_t)ss->cap * BT_SRC_COUNT, 0,
-               (size_t)(cap - ss->cap) * BT_SRC_COUNT * sizeof *ss->st.status);
+        bt_store_grow(&ss->st, cap);
         ss->cap = cap;
     }
     int k = ss->n;

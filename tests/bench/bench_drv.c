@@ -95,7 +95,7 @@ static size_t store_bytes(const struct bt_store *st, int *nseries)
 {
     size_t b = 0;
     *nseries = 0;
-    for (int i = 0; i < st->nroutes * BT_SIG_COUNT; i++) {
+    for (int i = 0; i < st->slots * BT_SIG_COUNT; i++) {
         b += bt_series_bytes(&st->series[i]);
         *nseries += st->series[i].cap > 0;
     }

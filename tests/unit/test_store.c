@@ -24,7 +24,7 @@ static double at(const struct bt_store *st, int64_t minute)
 
 static const struct bt_series *series(const struct bt_store *st)
 {
-    return &st->series[BT_SIG_INPUT_TOKENS];
+    return bt_store_series_c(st, 0, BT_SIG_INPUT_TOKENS);
 }
 
 /* `check` asks for the last 10 minutes: with the default history of 1440 the ring
@@ -256,8 +256,9 @@ static void test_shared_arrivals(void)
         for (int m = 0; m < 10; m++)
             before[i][m] = bt_store_at(&st, 0, sig[i], T0 + m * 60);
     bt_store_share_arrivals(&st);
-    const struct bt_series *in = &st.series[BT_SIG_INPUT_TOKENS], *out = &st.series[BT_SIG_OUTPUT_TOKENS],
-                           *cr = &st.series[BT_SIG_CACHE_READ];
+    const struct bt_series *in = bt_store_series_c(&st, 0, BT_SIG_INPUT_TOKENS),
+                           *out = bt_store_series_c(&st, 0, BT_SIG_OUTPUT_TOKENS),
+                           *cr = bt_store_series_c(&st, 0, BT_SIG_CACHE_READ);
     OK(in->arr16 == out->arr16 && cr->arr16 != in->arr16 && st.narr_pool == 2,
        "input and output share their offsets, cache reads (minute 4 later) keep theirs (%zu arrays)",
        st.narr_pool);
