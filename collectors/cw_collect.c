@@ -540,7 +540,7 @@ static void cadence_update(struct cw *cw, int64_t now)
     /* the figures alone (the rule reads no warning), in scratch: 9 kB a route kept
      * between polls was a fifth of serve's memory */
     struct bt_eval *ev = bt_xcalloc((size_t)cw->nroutes, sizeof *ev);
-    struct bt_eval_groups *groups = bt_eval_groups_new(cw->ctx->cfg);
+    struct bt_eval_groups *groups = bt_eval_groups_once(cw->ctx->cfg);
     bt_eval_all_with(cw->ctx->cfg, cw->ctx->store, now, groups, true, NULL, ev);
     bt_eval_groups_free(groups);
     bt_cadence_all(cw->ctx->cfg, cw->ctx->store, ev, now, cw->slow);

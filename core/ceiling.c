@@ -167,7 +167,7 @@ void bt_ceiling_of(const struct bt_config *cfg, const struct bt_store *st, const
 {
     /* the group's members from the config (e may be a copy, away from its evals):
      * every member, none dropped */
-    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    struct bt_eval_groups *g = bt_eval_groups_once(cfg);
     const struct bt_group *gr = bt_eval_group_of(g, e->route);
     if (gr) {
         ceiling_scan_group(cfg, st, e, gr, c);
@@ -185,7 +185,7 @@ void bt_ceiling_all(const struct bt_config *cfg, const struct bt_store *st,
 {
     /* one scan a group, read by each member (a scan a member was quadratic in the
      * group's size) */
-    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    struct bt_eval_groups *g = bt_eval_groups_once(cfg);
     for (int i = 0; i < g->ngroups; i++) {
         const struct bt_group *gr = &g->groups[i];
         struct bt_ceiling scan;

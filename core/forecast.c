@@ -159,7 +159,7 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
         m0 = evals[r].minute > m0 ? evals[r].minute : m0;
     struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
     struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
-    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    struct bt_eval_groups *g = bt_eval_groups_once(cfg);
     /* only the routes a trend can be fitted for, and only their quota side's group:
      * a daily side binding has a run-out of its own */
     bool *need = bt_xcalloc((size_t)n, sizeof *need);

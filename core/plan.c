@@ -320,7 +320,7 @@ static void replay_peak(const struct bt_config *cb, const struct bt_store *sb, c
     int r = w->route;
     struct bt_eval *eb = bt_xcalloc((size_t)cb->nroutes, sizeof *eb);
     struct bt_eval *ea = bt_xcalloc((size_t)ca->nroutes, sizeof *ea);
-    struct bt_eval_groups *gb = bt_eval_groups_new(cb), *ga = bt_eval_groups_new(ca);
+    struct bt_eval_groups *gb = bt_eval_groups_once(cb), *ga = bt_eval_groups_once(ca);
     double best = NAN, peak_fit_b = NAN, peak_fit_a = NAN;
     w->peak_verdict = "unknown";
     for (int i = 0; i < BT_PLAN_WINDOW && w->before.minute; i++) {

@@ -24,7 +24,7 @@ int bt_shares_history(const struct bt_config *cfg, const struct bt_store *st, in
     out->told = 0;
     if (r < 0 || r >= cfg->nroutes || minutes <= 0)
         return 0;
-    struct bt_eval_groups *g = bt_eval_groups_new(cfg);
+    struct bt_eval_groups *g = bt_eval_groups_once(cfg);
     const struct bt_group *gr = bt_eval_group_of(g, r);
     out->group = gr->leader;
     bool *need = bt_xcalloc((size_t)cfg->nroutes, sizeof *need);
