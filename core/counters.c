@@ -153,7 +153,7 @@ void bt_store_reading(struct bt_store *s, const struct bt_reading *rd, int64_t a
     if (!se) {
         struct bt_source_status *st = bt_store_status(s, rd->route, BT_SRC_ADMISSION);
         if (st && !c->full_said && !st->implausible[0])
-            snprintf(st->implausible, sizeof st->implausible,
+            snprintf(st->implausible, BT_STATUS_IMPLAUSIBLE_LEN,
                      "more than %d series of %s: the rest not counted", BT_COUNTER_SERIES,
                      bt_signal_info[rd->signal].metric);
         c->full_said = true;

@@ -97,6 +97,31 @@ const char *bt_quota_kind_name(enum bt_quota_kind k)
     return (unsigned)k < BT_ARRAY_LEN(names) ? names[k] : "?";
 }
 
+struct bt_status_text {
+    char error[BT_STATUS_ERROR_LEN];
+    char implausible[BT_STATUS_IMPLAUSIBLE_LEN];
+};
+
+/* Points every status at its texts. */
+static void status_link(struct bt_store *s)
+{
+    for (size_t i = 0; i < (size_t)s->slots * BT_SRC_COUNT; i++) {
+        s->status[i].error = s->status_text[i].error;
+        s->status[i].implausible = s->status_text[i].implausible;
+    }
+}
+
+/* Every status empty, its texts "" (fresh zeroed pages: none is written before a
+ * text is). */
+static void status_reset(struct bt_store *s)
+{
+    size_t n = (size_t)(s->slots ? s->slots : 1) * BT_SRC_COUNT;
+    memset(s->status, 0, n * sizeof *s->status);
+    free(s->status_text);
+    s->status_text = bt_xcalloc(n, sizeof *s->status_text);
+    status_link(s);
+}
+
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
 {
     memset(s, 0, sizeof *s);
@@ -105,6 +130,8 @@ void bt_store_init(struct bt_store *s, int nroutes, int history_minutes)
     s->slots = nroutes;
     s->series = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SIG_COUNT, sizeof *s->series);
     s->status = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SRC_COUNT, sizeof *s->status);
+    s->status_text = bt_xcalloc((size_t)(nroutes ? nroutes : 1) * BT_SRC_COUNT, sizeof *s->status_text);
+    status_link(s);
 }
 
 /* Moves each signal's (or source's) run of `from` routes to its place in runs of `to`
@@ -125,7 +152,9 @@ void bt_store_grow(struct bt_store *s, int slots)
         return;
     s->series = relayout(s->series, sizeof *s->series, BT_SIG_COUNT, s->slots, slots);
     s->status = relayout(s->status, sizeof *s->status, BT_SRC_COUNT, s->slots, slots);
+    s->status_text = relayout(s->status_text, sizeof *s->status_text, BT_SRC_COUNT, s->slots, slots);
     s->slots = slots;
+    status_link(s);
 }
 
 /* ---- coverage ---- */
@@ -424,6 +453,9 @@ void bt_store_clone(struct bt_store *d, const struct bt_store *s)
     size_t nst = (size_t)(s->slots ? s->slots : 1) * BT_SRC_COUNT;
     d->status = bt_xmalloc(nst * sizeof *d->status);
     memcpy(d->status, s->status, nst * sizeof *d->status);
+    d->status_text = bt_xmalloc(nst * sizeof *d->status_text);
+    memcpy(d->status_text, s->status_text, nst * sizeof *d->status_text);
+    status_link(d);
     copy_coverage(d, s);
 }
 
@@ -465,7 +497,7 @@ void bt_store_clear(struct bt_store *s)
         memset(s->sum_memo, 0, (size_t)s->sum_memo_routes * MEMO_SLOTS * sizeof *s->sum_memo);
     if (s->newest_memo)
         memset(s->newest_memo, 0, (size_t)s->sum_memo_routes * BT_SIG_COUNT * sizeof *s->newest_memo);
-    memset(s->status, 0, (size_t)s->slots * BT_SRC_COUNT * sizeof *s->status);
+    status_reset(s);
     s->nevents = 0;
     s->nsamples = 0;
     s->generation++;
@@ -478,6 +510,8 @@ void bt_store_free(struct bt_store *s)
     bt_store_clear(s);
     free(s->series);
     free(s->status);
+    free(s->status_text);
+    s->status_text = NULL;
     free(s->sum_memo);
     free(s->newest_memo);
     s->sum_memo = NULL;
@@ -742,7 +776,7 @@ void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const c
 {
     struct bt_source_status *st = bt_store_status(s, route, src);
     if (st && !st->implausible[0])
-        bt_strlcpy(st->implausible, why, sizeof st->implausible);
+        bt_strlcpy(st->implausible, why, BT_STATUS_IMPLAUSIBLE_LEN);
 }
 
 bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival)
@@ -1051,10 +1085,11 @@ static void apply_status(struct bt_store *s, int route, const struct bt_event *e
     if (ev->type == BT_EV_OK) {
         st->last_ok = ev->t;
         st->last_error = 0;
-        st->error[0] = '\0';
+        if (st->error[0]) /* "" over "": unwritten, the text's page stays unused */
+            st->error[0] = '\0';
     } else {
         st->last_error = ev->t;
-        bt_strlcpy(st->error, ev->text, sizeof st->error);
+        bt_strlcpy(st->error, ev->text, BT_STATUS_ERROR_LEN);
     }
 }
 
@@ -1204,7 +1239,7 @@ void bt_model_event(struct bt_store *s, struct bt_route *routes, const struct bt
         /* the poll failed anyway: that error is the reason, no later OK's */
         for (int r = ev->route < 0 ? 0 : ev->route; r < s->nroutes; r++) {
             struct bt_source_status *st = bt_store_status(s, r, ev->source);
-            if (st)
+            if (st && st->implausible[0])
                 st->implausible[0] = '\0';
             if (ev->route >= 0)
                 break;
@@ -1368,7 +1403,7 @@ void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
         return;
     }
     s->horizon = t;
-    memset(s->status, 0, (size_t)s->slots * BT_SRC_COUNT * sizeof *s->status);
+    status_reset(s);
     for (int r = 0; r < s->nroutes; r++) {
         memcpy(routes[r].quota, base_routes[r].quota, sizeof routes[r].quota);
         memcpy(routes[r].quota_match, base_routes[r].quota_match, sizeof routes[r].quota_match);
