@@ -92,6 +92,10 @@ int bt_cloudwatch_nrequests(int nqueries);
 void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *routes,
                                 const struct bt_cw_query *q, int nq, int64_t start,
                                 int64_t end, const char *next_token);
+/* The same for the queries q[idx[0..nq)] (a poll's wire indices into its query set). */
+void bt_cloudwatch_request_json_of(struct bt_buf *out, const struct bt_route *routes,
+                                   const struct bt_cw_query *q, const int *idx, int nq,
+                                   int64_t start, int64_t end, const char *next_token);
 
 /* What a GetMetricData page delivers, by callback. */
 struct bt_cw_sink {

@@ -250,7 +250,7 @@ static void day_sums_done(struct cw_chunk *c)
             bt_store_add(cw->ctx->store,
                          &(struct bt_sample){.t = bt_minute_floor(c->end - 60),
                                              .route = g->q[g->member[k]].route,
-                                             .signal = g->wq[w].signal, .value = c->daysum[i]},
+                                             .signal = g->q[g->wire[w]].signal, .value = c->daysum[i]},
                          cw_clock(cw));
     }
 }
@@ -297,7 +297,7 @@ static void page_body(void *arg, struct bt_buf *out)
 {
     struct cw_chunk *c = arg;
     struct cw_group *g = c->g;
-    bt_cloudwatch_request_json(out, g->cw->ctx->cfg->routes, g->wq + c->first, c->count,
+    bt_cloudwatch_request_json_of(out, g->cw->ctx->cfg->routes, g->q, g->wire + c->first, c->count,
                                c->start, c->end, c->pages.token);
 }
 
@@ -309,7 +309,7 @@ static void page_submit(void *arg, const char *token, bt_http_cb done, void *don
     /* billed per metric requested: a summed figure costs each series it sums */
     unsigned metrics = 0;
     for (int w = c->first; w < c->first + c->count; w++)
-        metrics += cw_billed(&g->wq[w]);
+        metrics += cw_billed(&g->q[g->wire[w]]);
     bt_api_cost_metrics(g->cw->ctx->api_cost, (int64_t)time(NULL), metrics);
     cw_submit(g, "GetMetricData", NULL, page_body, c, done, done_arg);
 }
@@ -346,7 +346,7 @@ static int chunk_ranges(const struct cw_group *g, int base, int end, int *first,
 {
     int n = 0, weight = 0;
     for (int w = base; w < end; w++) {
-        int x = bt_cloudwatch_query_weight(&g->wq[w]);
+        int x = bt_cloudwatch_query_weight(&g->q[g->wire[w]]);
         if (n == 0 || weight + x > BT_CW_MAX_QUERIES) {
             first[n] = w;
             count[n++] = 0;

@@ -218,7 +218,6 @@ static void add_wire(struct cw_group *g, int from, int to, int part, bool detail
             continue;
         pos[i] = g->nwire;
         g->wire[g->nwire] = i;
-        g->wq[g->nwire] = g->q[i];
         g->mcount[g->nwire] = 0;
         g->nwire++;
     }
@@ -267,13 +266,11 @@ void cw_build_wire(struct cw_group *g, bool detail, bool all)
 void cw_free_queries(struct cw_group *g)
 {
     free(g->kind);
-    free(g->wq);
     free(g->wire);
     free(g->mfirst);
     free(g->mcount);
     free(g->member);
     g->kind = NULL;
-    g->wq = NULL;
     g->wire = g->mfirst = g->mcount = g->member = NULL;
 }
 
@@ -318,7 +315,7 @@ void cw_build_queries(struct cw_group *g)
     }
     /* built in room for every signal of every route; kept at the size used (at
      * 20,000 routes 16 queries a route of the 38 there was room for, 1.4 kB a route
-     * in q and as much in wq) */
+     * in q) */
     cap = (size_t)g->nq + 1;
     g->q = bt_xrealloc(g->q, cap * sizeof *g->q);
     /* every query's kind, once: the polls below only look them up */
@@ -329,7 +326,6 @@ void cw_build_queries(struct cw_group *g)
     g->kind = bt_xcalloc((size_t)g->nq + 1, sizeof *g->kind);
     g->nkinds = query_kinds(routes, g->q, all, g->nq, g->kind);
     free(all);
-    g->wq = bt_xcalloc(cap, sizeof *g->wq);
     g->wire = bt_xcalloc(cap, sizeof *g->wire);
     g->mfirst = bt_xcalloc(cap + 1, sizeof *g->mfirst);
     g->mcount = bt_xcalloc(cap, sizeof *g->mcount);
@@ -348,7 +344,7 @@ void cw_count_cost(struct cw_group *g)
     cw_build_wire(g, true, true);
     g->nfast = g->nslow = g->ndetail = 0;
     for (int w = 0; w < g->nwire_min; w++) {
-        const struct bt_cw_query *x = &g->wq[w];
+        const struct bt_cw_query *x = &g->q[g->wire[w]];
         bool fast = x->signal == BT_SIG_THROTTLES;
         for (int k = g->mfirst[w]; !fast && k < g->mfirst[w] + g->mcount[w]; k++)
             fast = !cw->slow[g->q[g->member[k]].route];
@@ -363,5 +359,5 @@ void cw_count_cost(struct cw_group *g)
     }
     g->nday = 0;
     for (int w = g->nwire_min; w < g->nwire; w++)
-        g->nday += (int)cw_billed(&g->wq[w]);
+        g->nday += (int)cw_billed(&g->q[g->wire[w]]);
 }

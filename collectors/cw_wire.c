@@ -207,27 +207,35 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
                                 const struct bt_cw_query *q, int nq, int64_t start,
                                 int64_t end, const char *next_token)
 {
+    bt_cloudwatch_request_json_of(out, routes, q, NULL, nq, start, end, next_token);
+}
+
+void bt_cloudwatch_request_json_of(struct bt_buf *out, const struct bt_route *routes,
+                                   const struct bt_cw_query *q, const int *idx, int nq,
+                                   int64_t start, int64_t end, const char *next_token)
+{
     bt_buf_reset(out);
     bt_buf_puts(out, "{\"MetricDataQueries\":[");
     for (int i = 0; i < nq; i++) {
-        const struct bt_route *rt = &routes[q[i].route];
+        const struct bt_cw_query *x = &q[idx ? idx[i] : i];
+        const struct bt_route *rt = &routes[x->route];
         char id[32];
-        bt_cloudwatch_query_id(q[i].route, q[i].signal, id, sizeof id);
-        if (q[i].alt)
+        bt_cloudwatch_query_id(x->route, x->signal, id, sizeof id);
+        if (x->alt)
             bt_strlcpy(id + strlen(id), "_a", sizeof id - strlen(id));
-        if (q[i].nsum <= 1) {
+        if (x->nsum <= 1) {
             /* one series: asked directly, under its listed dimension set if any */
-            stat_json(out, rt, &q[i], id, q[i].nsum ? &q[i].sum[0] : NULL, true, i == 0);
+            stat_json(out, rt, x, id, x->nsum ? &x->sum[0] : NULL, true, i == 0);
             continue;
         }
         /* the series as listed, hidden, and their sum under the figure's Id */
         char sid[sizeof id + 16]; /* the Id, "_p" and any int */
-        for (int k = 0; k < q[i].nsum; k++) {
+        for (int k = 0; k < x->nsum; k++) {
             snprintf(sid, sizeof sid, "%s_p%d", id, k);
-            stat_json(out, rt, &q[i], sid, &q[i].sum[k], false, i == 0 && k == 0);
+            stat_json(out, rt, x, sid, &x->sum[k], false, i == 0 && k == 0);
         }
         bt_buf_printf(out, ",{\"Id\":\"%s\",\"Expression\":\"SUM([", id);
-        for (int k = 0; k < q[i].nsum; k++)
+        for (int k = 0; k < x->nsum; k++)
             bt_buf_printf(out, "%s%s_p%d", k ? "," : "", id, k);
         bt_buf_puts(out, "])\",\"ReturnData\":true}");
     }
