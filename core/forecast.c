@@ -104,11 +104,12 @@ static void forecast_fit(const struct bt_eval *now, const struct forecast_pt *pt
  * now), or the other way round, the older one is no point (DESIGN.md v4: a gauge read
  * only now does not make the newest point a step above the ones Little's law gave). */
 static void collect_points(const struct bt_config *cfg, const struct bt_store *st,
-                           const struct bt_eval *evals, const bool *need, int64_t m0,
-                           struct bt_eval_groups *g, struct bt_eval *frame, struct forecast_pt *pts)
+                           const struct bt_eval *evals, const bool *need, const int *slot,
+                           int nneed, int64_t m0, struct bt_eval_groups *g, struct bt_eval *frame,
+                           struct forecast_pt *pts)
 {
     int n = cfg->nroutes;
-    unsigned char *adm = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *adm);
+    unsigned char *adm = bt_xcalloc((size_t)nneed * BT_FORECAST_MINUTES, sizeof *adm);
     for (int k = 0; k < BT_FORECAST_MINUTES && m0; k++) {
         bt_plan_frame_at(cfg, st, m0 - 60 * (int64_t)k, g, need, frame);
         for (int r = 0; r < n; r++) {
@@ -120,17 +121,18 @@ static void collect_points(const struct bt_config *cfg, const struct bt_store *s
                 continue;
             const struct bt_eval *e = &frame[r];
             const struct bt_side_fig *fi = &e->side[evals[r].binding];
-            struct forecast_pt *p = &pts[(size_t)r * BT_FORECAST_MINUTES + (size_t)i];
+            size_t at = (size_t)slot[r] * BT_FORECAST_MINUTES + (size_t)i;
+            struct forecast_pt *p = &pts[at];
             p->valid = e->minute == evals[r].minute - 60 * (int64_t)i && fi->group_q != BT_QL_UNKNOWN &&
                        !isnan(fi->group_used);
             p->used = fi->group_used;
             p->q = (unsigned char)fi->group_q;
-            adm[(size_t)r * BT_FORECAST_MINUTES + (size_t)i] = e->adm_minute != 0;
+            adm[at] = e->adm_minute != 0;
         }
     }
-    for (int r = 0; r < n; r++) {
-        struct forecast_pt *p = &pts[(size_t)r * BT_FORECAST_MINUTES];
-        const unsigned char *a = &adm[(size_t)r * BT_FORECAST_MINUTES];
+    for (int k = 0; k < nneed; k++) {
+        struct forecast_pt *p = &pts[(size_t)k * BT_FORECAST_MINUTES];
+        const unsigned char *a = &adm[(size_t)k * BT_FORECAST_MINUTES];
         int newest = 0;
         while (newest < BT_FORECAST_MINUTES && !p[newest].valid)
             newest++;
@@ -157,21 +159,27 @@ void bt_plan_forecast_all(const struct bt_config *cfg, const struct bt_store *st
     int64_t m0 = 0;
     for (int r = 0; r < n; r++)
         m0 = evals[r].minute > m0 ? evals[r].minute : m0;
-    struct forecast_pt *pts = bt_xcalloc((size_t)n * BT_FORECAST_MINUTES, sizeof *pts);
     struct bt_eval *frame = bt_xcalloc((size_t)n, sizeof *frame);
     struct bt_eval_groups *g = bt_eval_groups_once(cfg);
     /* only the routes a trend can be fitted for, and only their quota side's group:
-     * a daily side binding has a run-out of its own */
+     * a daily side binding has a run-out of its own; their points only (slot: the
+     * route's place among them, -1 none), the others' are none (a check of 20,000
+     * routes needs a trend for an eighth: 4 MB of points for all was most zeros) */
     bool *need = bt_xcalloc((size_t)n, sizeof *need);
-    bool any = false;
+    int *slot = bt_xmalloc((size_t)n * sizeof *slot);
+    int nneed = 0;
     for (int r = 0; r < n; r++) {
         need[r] = !no_trend(&evals[r]);
-        any |= need[r];
+        slot[r] = need[r] ? nneed++ : -1;
     }
-    if (any)
-        collect_points(cfg, st, evals, need, m0, g, frame, pts);
+    struct forecast_pt *pts = bt_xcalloc((size_t)(nneed ? nneed : 1) * BT_FORECAST_MINUTES, sizeof *pts);
+    if (nneed)
+        collect_points(cfg, st, evals, need, slot, nneed, m0, g, frame, pts);
+    static const struct forecast_pt none[BT_FORECAST_MINUTES];
     for (int r = 0; r < n; r++)
-        forecast_fit(&evals[r], &pts[(size_t)r * BT_FORECAST_MINUTES], &out[r]);
+        forecast_fit(&evals[r], slot[r] < 0 ? none : &pts[(size_t)slot[r] * BT_FORECAST_MINUTES],
+                     &out[r]);
+    free(slot);
     free(need);
     bt_eval_groups_free(g);
     free(frame);
