@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 #include "core/shares.h"
@@ -136,10 +137,10 @@ void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l)
     fmt_used(now.group_used, now.group_q, u, sizeof u);
     fmt_used(hv.hour.group_used, hv.hour.group_q, hu, sizeof hu);
     snprintf(line, sizeof line, "group use now %s TPM of %s; last hour mean %s over %d minute%s", u,
-             isnan(e->quota) ? "unknown" : "", hu, hv.hour_minutes, hv.hour_minutes == 1 ? "" : "s");
-    if (!isnan(e->quota)) {
+             isnan(bt_fig(e, BT_FIG_QUOTA)) ? "unknown" : "", hu, hv.hour_minutes, hv.hour_minutes == 1 ? "" : "s");
+    if (!isnan(bt_fig(e, BT_FIG_QUOTA))) {
         char q[32];
-        bt_fmt_si(e->quota, q, sizeof q);
+        bt_fmt_si(bt_fig(e, BT_FIG_QUOTA), q, sizeof q);
         snprintf(line, sizeof line, "group use now %s of %s TPM; last hour mean %s over %d minute%s", u,
                  q, hu, hv.hour_minutes, hv.hour_minutes == 1 ? "" : "s");
     }

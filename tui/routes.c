@@ -70,10 +70,10 @@ enum bt_side tui_bar_values(const struct bt_eval *e, double v[BT_SEG_COUNT], dou
         *total = e->side[bs].quota;
         return bs;
     }
-    v[BT_SEG_SETTLED] = e->settled;
-    v[BT_SEG_ESTIMATED] = e->estimated;
-    v[BT_SEG_RESERVED] = e->group_used;
-    *total = e->quota;
+    v[BT_SEG_SETTLED] = bt_fig(e, BT_FIG_SETTLED);
+    v[BT_SEG_ESTIMATED] = bt_fig(e, BT_FIG_ESTIMATED);
+    v[BT_SEG_RESERVED] = bt_fig(e, BT_FIG_GROUP_USED);
+    *total = bt_fig(e, BT_FIG_QUOTA);
     return BT_SIDE_COUNT;
 }
 
