@@ -127,6 +127,16 @@ struct bt_share_minutes {
 void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
                             struct bt_share_minutes *out);
 void bt_share_minutes_free(struct bt_share_minutes *sm);
+/* Holder h's line of the stacked chart at minute i: the use of holders 0..h summed
+ * (NAN once one of them is unknown), so the top line is the group's use. */
+double bt_share_minutes_stacked(const struct bt_share_minutes *sm, int h, int i);
+/* The holders at minute i (0..n-1) of sm: out[h] for each of its nh holders, with its
+ * name, its use (NAN unknown; quality unknown then) and its share of what the known
+ * holders used together (NAN when its use is unknown or nobody used any). Returns
+ * that sum. Not bt_shares_finish's rule: a minute nobody used has no share of 0 %,
+ * and the holders keep the window's order (largest over the window first). */
+double bt_share_minutes_at(const struct bt_share_minutes *sm, int i,
+                           struct bt_share out[BT_SHARE_MINUTES_TOP + 2]);
 /* Keeps the top n shares by use (unattributed and outside keep their own rows) and
  * folds the rest into one "other" share: bounded cardinality for serve. */
 void bt_shares_top(struct bt_share_list *l, int n);

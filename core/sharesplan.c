@@ -248,3 +248,29 @@ void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
     free(ev);
     bt_replay_seek(rp, was);
 }
+
+double bt_share_minutes_stacked(const struct bt_share_minutes *sm, int h, int i)
+{
+    double sum = 0;
+    for (int k = 0; k <= h && k < sm->nh; k++)
+        sum += sm->v[(size_t)k * (size_t)sm->n + (size_t)i];
+    return sum;
+}
+
+double bt_share_minutes_at(const struct bt_share_minutes *sm, int i,
+                           struct bt_share out[BT_SHARE_MINUTES_TOP + 2])
+{
+    double total = 0;
+    for (int h = 0; h < sm->nh; h++)
+        total += bt_z(sm->v[(size_t)h * (size_t)sm->n + (size_t)i]);
+    for (int h = 0; h < sm->nh; h++) {
+        struct bt_share *s = &out[h];
+        memset(s, 0, sizeof *s);
+        s->by = sm->by;
+        bt_strlcpy(s->name, sm->name[h], sizeof s->name);
+        s->used = sm->v[(size_t)h * (size_t)sm->n + (size_t)i];
+        s->quality = isnan(s->used) ? BT_QL_UNKNOWN : BT_QL_KNOWN;
+        s->pct = total > 0 && !isnan(s->used) ? 100 * s->used / total : NAN;
+    }
+    return total;
+}

@@ -1,7 +1,8 @@
 /* The incident report's "who held the quota when it ran out" (render/reportdoc.h): a
  * stacked chart of the holders of the most affected route's quota group, minute by
  * minute, and the holders at the minute of the least headroom. Core computes the
- * holders (core/shares.h bt_share_minutes_build). */
+ * holders, their stacked lines and their shares (core/shares.h bt_share_minutes_*);
+ * this file only draws and prints them. */
 #include "render/reportdoc.h"
 
 #include <math.h>
@@ -9,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/eval_int.h"
 #include "core/format.h"
 #include "core/sanitize.h"
 #include "core/shares.h"
@@ -30,10 +30,8 @@ void bt_inc_holders_chart(const struct bt_share_minutes *sm, const struct bt_con
         struct bt_chart_series *s = &c->series[c->nseries++];
         snprintf(s->label, sizeof s->label, "%s%s", h ? "+ " : "", sm->name[h]);
         s->v = bt_xcalloc((size_t)(sm->n ? sm->n : 1), sizeof *s->v);
-        for (int i = 0; i < sm->n; i++) {
-            double below = h ? c->series[c->nseries - 2].v[i] : 0;
-            s->v[i] = below + sm->v[(size_t)h * (size_t)sm->n + (size_t)i];
-        }
+        for (int i = 0; i < sm->n; i++)
+            s->v[i] = bt_share_minutes_stacked(sm, h, i);
     }
     double q = sm->n ? sm->quota[sm->n - 1] : NAN;
     if (isfinite(q) && q > 0) {
@@ -69,22 +67,20 @@ void bt_inc_holders_md(const struct bt_share_minutes *sm, const struct bt_config
         return;
     char hm[8];
     bt_fmt_hhmm(sm->from + 60 * (int64_t)sm->worst, hm, sizeof hm);
-    double total = 0;
-    for (int h = 0; h < sm->nh; h++)
-        total += bt_z(sm->v[(size_t)h * (size_t)sm->n + (size_t)sm->worst]);
+    struct bt_share at[BT_SHARE_MINUTES_TOP + 2];
+    bt_share_minutes_at(sm, sm->worst, at);
     bt_buf_printf(b, "\nAt %s UTC, the minute of the least headroom:\n\n| holder | tokens/min | share |\n"
                      "|---|---:|---:|\n", hm);
     for (int h = 0; h < sm->nh; h++) {
-        double v = sm->v[(size_t)h * (size_t)sm->n + (size_t)sm->worst];
         char u[32];
-        if (isnan(v))
+        if (isnan(at[h].used))
             bt_strlcpy(u, "unknown", sizeof u);
         else
-            bt_fmt_grouped(round(v), u, sizeof u);
+            bt_fmt_grouped(round(at[h].used), u, sizeof u);
         bt_buf_puts(b, "| ");
-        bt_san_md_buf(b, sm->name[h]);
-        if (total > 0 && !isnan(v))
-            bt_buf_printf(b, " | %s | %.1f %% |\n", u, 100 * v / total);
+        bt_san_md_buf(b, at[h].name);
+        if (!isnan(at[h].pct))
+            bt_buf_printf(b, " | %s | %.1f %% |\n", u, at[h].pct);
         else
             bt_buf_printf(b, " | %s | - |\n", u);
     }

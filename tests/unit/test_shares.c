@@ -557,6 +557,36 @@ static void test_readback(void)
     fx_free(&f);
 }
 
+/* The incident's holders minute by minute: the stacked lines and the shares of a
+ * minute are core's (render/inc_holders.c prints them). */
+static void test_share_minutes_at(void)
+{
+    double v[] = {300, 0, 20,   /* search */
+                  100, 0, NAN,  /* ads */
+                  0, 0, 60};    /* unattributed */
+    struct bt_share_minutes sm = {.by = BT_SHARE_TEAM, .n = 3, .nh = 3, .v = v};
+    bt_strlcpy(sm.name[0], "search", sizeof sm.name[0]);
+    bt_strlcpy(sm.name[1], "ads", sizeof sm.name[0]);
+    bt_strlcpy(sm.name[2], BT_SHARE_UNATTRIBUTED, sizeof sm.name[0]);
+    struct bt_share at[BT_SHARE_MINUTES_TOP + 2];
+    NEAR(bt_share_minutes_at(&sm, 0, at), 400, 0, "minute 0: the holders used 400 together");
+    NEAR(at[0].pct, 75, 1e-9, "search held 75 percent");
+    NEAR(at[1].pct, 25, 1e-9, "ads 25 percent");
+    NEAR(at[2].pct, 0, 0, "unattributed 0 percent of a known use");
+    OK(!strcmp(at[1].name, "ads") && at[1].quality == BT_QL_KNOWN, "the holders keep their order");
+    NEAR(bt_share_minutes_at(&sm, 1, at), 0, 0, "minute 1: nobody used any");
+    OK(isnan(at[0].pct) && at[0].used == 0, "... so no share, not 0 percent");
+    NEAR(bt_share_minutes_at(&sm, 2, at), 80, 0, "minute 2: the known holders' sum");
+    OK(isnan(at[1].used) && isnan(at[1].pct) && at[1].quality == BT_QL_UNKNOWN,
+       "ads unknown: its use and its share unknown");
+    NEAR(at[2].pct, 75, 1e-9, "unattributed 60 of 80");
+    NEAR(bt_share_minutes_stacked(&sm, 0, 0), 300, 0, "stacked: the first line is search");
+    NEAR(bt_share_minutes_stacked(&sm, 2, 0), 400, 0, "the top line is the group's use");
+    NEAR(bt_share_minutes_stacked(&sm, 0, 2), 20, 0, "below an unknown holder: known");
+    OK(isnan(bt_share_minutes_stacked(&sm, 1, 2)) && isnan(bt_share_minutes_stacked(&sm, 2, 2)),
+       "from an unknown holder up: unknown");
+}
+
 int main(void)
 {
     test_label();
@@ -567,5 +597,6 @@ int main(void)
     test_top_n();
     test_history();
     test_readback();
+    test_share_minutes_at();
     return tap_done();
 }
