@@ -292,3 +292,56 @@ char *bt_figure_text(const struct bt_figure *f, const struct bt_eval *e, char *o
     }
     return out;
 }
+
+/* ---- a side's figures ---- */
+#define SREAD(fn, expr)                                           \
+    static double fn(const struct bt_side_fig *f) { return (expr); }
+#define SWORD(fn, expr)                                                \
+    static const char *fn(const struct bt_side_fig *f) { return (expr); }
+SREAD(sv_quota, f->quota)
+SREAD(sv_used, f->used)
+SREAD(sv_group_used, f->group_used)
+SREAD(sv_headroom, f->headroom)
+SREAD(sv_pct, f->pct)
+SREAD(sv_fits, f->fits)
+SWORD(sw_source, bt_quota_source_name(f->source))
+SWORD(sw_used_q, bt_quality_name(f->used_q))
+SWORD(sw_used_source, f->source_name)
+SWORD(sw_group_q, bt_quality_name(f->group_q))
+SWORD(sw_headroom_q, bt_quality_name(f->headroom_q))
+
+const struct bt_side_figure bt_side_figures[] = {
+    {.json = "quota", .value = sv_quota},
+    {.json = "source", .text = sw_source},
+    {.json = "used", .value = sv_used},
+    {.json = "used_quality", .text = sw_used_q},
+    {.json = "used_source", .text = sw_used_source},
+    {.json = "group_used", .value = sv_group_used},
+    {.json = "group_used_quality", .text = sw_group_q},
+    {.json = "headroom", .json_tpm = "headroom_tpm", .value = sv_headroom},
+    {.json = "headroom_pct", .decimals = 1, .value = sv_pct},
+    {.json = "headroom_quality", .text = sw_headroom_q},
+    {.json = "fits_more", .value = sv_fits},
+};
+const int bt_side_figures_n = (int)(sizeof bt_side_figures / sizeof bt_side_figures[0]);
+
+static bool qs_mantle(const struct bt_eval *e) { return e->mantle; }
+static bool qs_account(const struct bt_eval *e) { return e->side[BT_SIDE_DAILY_ACCOUNT].applies; }
+static bool qs_concurrent(const struct bt_eval *e) { return e->side[BT_SIDE_CONCURRENT].applies; }
+/* the reserved tier's two quotas come as a pair: both where either applies */
+static bool qs_reserved(const struct bt_eval *e)
+{
+    return e->side[BT_SIDE_RES_INPUT].applies || e->side[BT_SIDE_RES_OUTPUT].applies;
+}
+
+const struct bt_quota_figure bt_quota_figures[BT_QUOTA_FIGURES] = {
+    {BT_Q_TPM, BT_SIDE_TPM, NULL},
+    {BT_Q_RPM, BT_SIDE_RPM, NULL},
+    {BT_Q_TPD, BT_SIDE_DAILY, NULL},
+    {BT_Q_TPD_ACCOUNT, BT_SIDE_DAILY_ACCOUNT, qs_account},
+    {BT_Q_INPUT_TPM, BT_SIDE_INPUT, qs_mantle},
+    {BT_Q_OUTPUT_TPM, BT_SIDE_OUTPUT, qs_mantle},
+    {BT_Q_CONCURRENT, BT_SIDE_CONCURRENT, qs_concurrent},
+    {BT_Q_RES_INPUT_TPM, BT_SIDE_RES_INPUT, qs_reserved},
+    {BT_Q_RES_OUTPUT_TPM, BT_SIDE_RES_OUTPUT, qs_reserved},
+};

@@ -134,4 +134,28 @@ const char *bt_fig_source(const struct bt_eval *e, enum bt_fig_id id, const char
  * concurrent: calls that could be in flight at once), "calls this minute" (rpm),
  * "calls today" (the daily quotas). */
 const char *bt_side_fits_word(enum bt_side s);
+
+/* ---- a side's figures (struct bt_side_fig), each described once ----
+ * The route JSON's side objects ("rpm", "daily", ..., mantle's "input" and
+ * "output") write these rows in this order; adding a side figure is one row in
+ * core/figures.c (and its test). */
+struct bt_side_figure {
+    const char *json;     /* its key in a side's object */
+    const char *json_tpm; /* the key in mantle's input and output objects (NULL: json) */
+    int decimals;         /* a number's rounding (bt_round_to; 0: whole) */
+    double (*value)(const struct bt_side_fig *f);     /* a number, NAN unknown; or */
+    const char *(*text)(const struct bt_side_fig *f); /* a word (NULL or "": null) */
+};
+extern const struct bt_side_figure bt_side_figures[];
+extern const int bt_side_figures_n;
+
+/* The route JSON's "quota" object: the quota of each side under its quota kind's
+ * name (bt_quota_kind_name), in this order, where shown(e) (NULL: always). */
+struct bt_quota_figure {
+    enum bt_quota_kind kind;
+    enum bt_side side;
+    bool (*shown)(const struct bt_eval *e);
+};
+#define BT_QUOTA_FIGURES 9
+extern const struct bt_quota_figure bt_quota_figures[BT_QUOTA_FIGURES];
 #endif

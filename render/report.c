@@ -144,22 +144,22 @@ static void add_figures(struct bt_jw *o, enum bt_fig_writer w, const struct bt_e
         add_figure(o, &bt_figures[ids[k]], e);
 }
 
-/* One side of a route: its quota, use and headroom, each with how sure it is. */
+/* One side of a route: its quota, use and headroom, each with how sure it is (the
+ * side figure table, core/figures.h). */
 static void add_side(struct bt_jw *o, const char *key, const struct bt_side_fig *f, bool tpm_names,
                      const struct bt_eval *offered)
 {
     bt_jw_obj(o, key);
-    add_num(o, "quota", f->quota);
-    bt_jw_str(o, "source", bt_quota_source_name(f->source));
-    add_num(o, "used", f->used);
-    bt_jw_str(o, "used_quality", bt_quality_name(f->used_q));
-    add_str(o, "used_source", f->source_name);
-    add_num(o, "group_used", f->group_used);
-    bt_jw_str(o, "group_used_quality", bt_quality_name(f->group_q));
-    add_num(o, tpm_names ? "headroom_tpm" : "headroom", f->headroom);
-    add_pct(o, "headroom_pct", f->pct);
-    bt_jw_str(o, "headroom_quality", bt_quality_name(f->headroom_q));
-    add_num(o, "fits_more", f->fits);
+    for (int k = 0; k < bt_side_figures_n; k++) {
+        const struct bt_side_figure *sf = &bt_side_figures[k];
+        const char *name = tpm_names && sf->json_tpm ? sf->json_tpm : sf->json;
+        if (sf->text)
+            add_str(o, name, sf->text(f));
+        else if (sf->decimals)
+            bt_jw_round(o, name, sf->value(f), sf->decimals);
+        else
+            add_num(o, name, sf->value(f));
+    }
     if (offered) /* the RPM side: accepted + throttled beside its use */
         add_num(o, "offered", bt_eval_offered(offered));
     bt_jw_end(o);
@@ -256,20 +256,10 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
     /* the quota the route draws from: its group's (docs/headroom.md) */
     bt_jw_obj(o, "quota");
     struct bt_jw *q = o;
-    add_num(q, "tpm", e->side[BT_SIDE_TPM].quota);
-    add_num(q, "rpm", e->side[BT_SIDE_RPM].quota);
-    add_num(q, "tpd", e->side[BT_SIDE_DAILY].quota);
-    if (e->side[BT_SIDE_DAILY_ACCOUNT].applies)
-        add_num(q, "tpd_account", e->side[BT_SIDE_DAILY_ACCOUNT].quota);
-    if (e->mantle) {
-        add_num(q, "input_tpm", e->side[BT_SIDE_INPUT].quota);
-        add_num(q, "output_tpm", e->side[BT_SIDE_OUTPUT].quota);
-    }
-    if (e->side[BT_SIDE_CONCURRENT].applies)
-        add_num(q, "concurrent", e->side[BT_SIDE_CONCURRENT].quota);
-    if (e->side[BT_SIDE_RES_INPUT].applies || e->side[BT_SIDE_RES_OUTPUT].applies) {
-        add_num(q, "reserved_input_tpm", e->side[BT_SIDE_RES_INPUT].quota);
-        add_num(q, "reserved_output_tpm", e->side[BT_SIDE_RES_OUTPUT].quota);
+    for (int k = 0; k < BT_QUOTA_FIGURES; k++) { /* each side's, under its kind's name */
+        const struct bt_quota_figure *qf = &bt_quota_figures[k];
+        if (!qf->shown || qf->shown(e))
+            add_num(q, bt_quota_kind_name(qf->kind), e->side[qf->side].quota);
     }
     bt_jw_str(q, "source", bt_quota_source_name(e->quota_source));
     /* how the quota was tied to the route: usage-metric, code, name or config */

@@ -174,6 +174,58 @@ static void accessors(void)
        "bt_fig_source: the row's source, the caller's word where none is set or the row has none");
 }
 
+/* The side figure table: each row a number or a word, never both, its keys unique;
+ * the quota table names each quota kind once, of its own side. */
+static const struct bt_side_figure *side_row(const char *json)
+{
+    for (int k = 0; k < bt_side_figures_n; k++)
+        if (!strcmp(bt_side_figures[k].json, json))
+            return &bt_side_figures[k];
+    return NULL;
+}
+
+static void side_rows(void)
+{
+    struct bt_side_fig f = {.applies = true, .quota = 100, .source = BT_QS_CONFIG, .used = 30,
+                            .used_q = BT_QL_LOWER, .group_used = 60, .group_q = BT_QL_KNOWN,
+                            .headroom = 40, .pct = 40, .headroom_q = BT_QL_UPPER, .fits = 4,
+                            .source_name = "admission"};
+    bool one = true, unique = true;
+    for (int k = 0; k < bt_side_figures_n; k++) {
+        const struct bt_side_figure *a = &bt_side_figures[k];
+        one &= a->json && (!a->value != !a->text);
+        for (int j = 0; j < k; j++)
+            unique &= strcmp(a->json, bt_side_figures[j].json) != 0;
+    }
+    OK(one, "every side figure has a key and is a number or a word");
+    OK(unique, "no side figure key twice");
+    NEAR(side_row("headroom")->value(&f), 40, 0, "headroom reads the side's headroom");
+    OK(!strcmp(side_row("headroom")->json_tpm, "headroom_tpm"),
+       "mantle's input and output name it headroom_tpm");
+    OK(!strcmp(side_row("used_quality")->text(&f), "lower-bound"), "used_quality is the side's");
+    OK(!strcmp(side_row("source")->text(&f), "config"), "source: the quota's");
+    bool kinds = true, sides_ok = true;
+    for (int k = 0; k < BT_QUOTA_FIGURES; k++) {
+        for (int j = 0; j < k; j++)
+            kinds &= bt_quota_figures[k].kind != bt_quota_figures[j].kind;
+        sides_ok &= (unsigned)bt_quota_figures[k].side < BT_SIDE_COUNT;
+    }
+    OK(kinds && BT_QUOTA_FIGURES == BT_Q_COUNT, "every quota kind once in the quota object");
+    OK(sides_ok, "each of a side");
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    int shown = 0;
+    for (int k = 0; k < BT_QUOTA_FIGURES; k++)
+        shown += !bt_quota_figures[k].shown || bt_quota_figures[k].shown(&e);
+    OK(shown == 3, "a plain route: tpm, rpm and tpd (got %d)", shown);
+    e.mantle = true;
+    e.side[BT_SIDE_RES_OUTPUT].applies = true;
+    shown = 0;
+    for (int k = 0; k < BT_QUOTA_FIGURES; k++)
+        shown += !bt_quota_figures[k].shown || bt_quota_figures[k].shown(&e);
+    OK(shown == 7, "mantle with a reserved tier: input, output and both reserved too (got %d)", shown);
+}
+
 int main(void)
 {
     orders();
@@ -181,5 +233,6 @@ int main(void)
     names();
     sides();
     text();
+    side_rows();
     return tap_done();
 }
