@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/format.h"
+#include "core/util.h"
 
 #define READ(fn, expr)                                        \
     static double fn(const struct bt_eval *e) { return (expr); }
@@ -345,3 +346,26 @@ const struct bt_quota_figure bt_quota_figures[BT_QUOTA_FIGURES] = {
     {BT_Q_RES_INPUT_TPM, BT_SIDE_RES_INPUT, qs_reserved},
     {BT_Q_RES_OUTPUT_TPM, BT_SIDE_RES_OUTPUT, qs_reserved},
 };
+
+int64_t bt_eval_day_through(const struct bt_eval *e, int64_t now)
+{
+    if (!e->minute)
+        return 0;
+    int64_t through = bt_minute_floor(now) - 60;
+    return through > e->minute ? through : e->minute;
+}
+
+double bt_eval_signal(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s)
+{
+    if (bt_signal_daily(s) && e->minute) {
+        int64_t at = bt_eval_day_through(e, e->now);
+        /* the cache reads' day sum only where it was asked with the others (not the
+         * minutes after an hour alone, for a store without it) */
+        bool held = s != BT_SIG_DAY_CACHE_READ || !bt_store_has_day_sum(st, e->route, at) ||
+                    bt_store_day_sum_held(st, e->route, BT_SIG_DAY_CACHE_READ, at);
+        return !e->mantle && held ? bt_store_day_sum(st, e->route, s, at) : NAN;
+    }
+    if (bt_signal_info[s].source == BT_SRC_ADMISSION)
+        return e->adm_minute ? bt_store_at(st, e->route, s, e->adm_minute) : NAN;
+    return e->minute ? bt_store_at(st, e->route, s, e->minute) : NAN;
+}

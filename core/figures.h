@@ -158,4 +158,14 @@ struct bt_quota_figure {
 };
 #define BT_QUOTA_FIGURES 9
 extern const struct bt_quota_figure bt_quota_figures[BT_QUOTA_FIGURES];
+/* ---- the raw inputs, as the evaluation read them ---- */
+/* The minute a route's day sums run through at `now`: the last whole minute before
+ * it, as check's one-day sums run to the poll's end, or the evaluated minute where
+ * that is later (0: the route has no evaluated minute). */
+int64_t bt_eval_day_through(const struct bt_eval *e, int64_t now);
+/* Signal s of route e->route where its evaluation read it (NAN unknown): a daily
+ * signal's day sum through bt_eval_day_through (none for mantle; the cache reads'
+ * only where they were asked with the others), an admission signal at the newest
+ * scrape, the others at the evaluated minute. */
+double bt_eval_signal(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s);
 #endif

@@ -233,26 +233,9 @@ void bt_expo_quota_group(const struct bt_config *cfg, int i, char *out, size_t n
 static void route_signals(struct expo *x, int i)
 {
     const struct bt_report *r = x->r;
-    const struct bt_eval *e = &r->evals[i];
-    const struct bt_store *st = r->store;
     for (int s = 0; s < BT_SIG_COUNT; s++) {
         const char *name = bt_signal_info[s].name;
-        double v = NAN;
-        if (bt_signal_daily((enum bt_signal)s) && e->minute) {
-            /* through the last whole minute, as check's one-day sums run to the poll's end */
-            int64_t through = bt_minute_floor(e->now) - 60;
-            int64_t at = through > e->minute ? through : e->minute;
-            /* the cache reads' day sum only where it was asked with the others (not the
-             * minutes after an hour alone, for a store without it) */
-            bool held = s != BT_SIG_DAY_CACHE_READ || !bt_store_has_day_sum(st, i, at) ||
-                        bt_store_day_sum_held(st, i, BT_SIG_DAY_CACHE_READ, at);
-            if (!e->mantle && held)
-                v = bt_store_day_sum(st, i, (enum bt_signal)s, at);
-        } else if (bt_signal_info[s].source == BT_SRC_ADMISSION) {
-            v = e->adm_minute ? bt_store_at(st, i, (enum bt_signal)s, e->adm_minute) : NAN;
-        } else if (e->minute) {
-            v = bt_store_at(st, i, (enum bt_signal)s, e->minute);
-        }
+        double v = bt_eval_signal(r->store, &r->evals[i], (enum bt_signal)s);
         add(x, F_SIGNAL, i, v, "signal", name, NULL);
     }
 }
@@ -502,13 +485,13 @@ int64_t bt_expo_changes_at(const struct bt_report *r)
     int64_t at = r->n > 0 ? bt_eval_changes_at(r->cfg, r->store, r->evals, r->now) : INT64_MAX;
     /* route_signals: the day's sums run through the last whole minute before now, so a
      * minute the store holds after that, or the next UTC day, moves them */
-    int64_t through = bt_minute_floor(r->now) - 60;
+    int64_t through = bt_minute_floor(r->now) - 60; /* bt_eval_day_through's */
     int64_t next_day = through - through % 86400 + 86400 + 60;
     for (int i = 0; i < r->n; i++) {
         const struct bt_eval *e = &r->evals[i];
         if (!bt_report_shows(r, i) || !e->minute || e->mantle)
             continue;
-        int64_t upto = through > e->minute ? through : e->minute;
+        int64_t upto = bt_eval_day_through(e, r->now);
         if (next_day < at)
             at = next_day;
         for (int s = 0; s < BT_SIG_COUNT; s++) {

@@ -226,6 +226,17 @@ static void side_rows(void)
     OK(shown == 7, "mantle with a reserved tier: input, output and both reserved too (got %d)", shown);
 }
 
+/* The day sums' minute: the last whole minute before now, or the evaluated one. */
+static void day_through(void)
+{
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    OK(bt_eval_day_through(&e, 86400 + 630) == 0, "no evaluated minute: none");
+    e.minute = 86400 + 300;
+    OK(bt_eval_day_through(&e, 86400 + 630) == 86400 + 540, "10:30 past: through the minute before");
+    OK(bt_eval_day_through(&e, 86400 + 330) == 86400 + 300, "never before the evaluated minute");
+}
+
 int main(void)
 {
     orders();
@@ -234,5 +245,6 @@ int main(void)
     sides();
     text();
     side_rows();
+    day_through();
     return tap_done();
 }
