@@ -151,6 +151,13 @@ static inline int bt_group_next(const struct bt_eval *evals, int m)
     int n = evals[m].group_next;
     return n > m ? n : -1;
 }
+/* The first member of route r's quota group in evals (its label; r itself where the
+ * route was never grouped). */
+static inline int bt_group_leader(const struct bt_eval *evals, int r)
+{
+    int l = evals[r].group_leader;
+    return l >= 0 ? l : r;
+}
 
 struct bt_group_input;
 

@@ -575,7 +575,7 @@ void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
 {
     int n = 0, cap = 8;
     int *m = bt_xmalloc((size_t)cap * sizeof *m);
-    for (int k = evals[r].group_leader >= 0 ? evals[r].group_leader : r; k >= 0;
+    for (int k = bt_group_leader(evals, r); k >= 0;
          k = bt_group_next(evals, k)) {
         if (n == cap) {
             cap *= 2;

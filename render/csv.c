@@ -154,7 +154,7 @@ static struct {
 void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
                    const struct bt_eval *evals, int r)
 {
-    int leader = evals[r].group_leader >= 0 ? evals[r].group_leader : r;
+    int leader = bt_group_leader(evals, r);
     if (share_memo.st != st || share_memo.evals != evals ||
         share_memo.gen != bt_store_generation(st) || share_memo.n != cfg->nroutes) {
         for (int i = 0; i < share_memo.n; i++)

@@ -102,10 +102,11 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
     struct bt_share_list l = {0};
     for (int i = 0; i < r->n; i++) {
         const struct bt_eval *e = &r->evals[i];
-        if (e->group_leader >= 0 && e->group_leader != i) {
+        int leader = bt_group_leader(r->evals, i);
+        if (leader != i) {
             /* each group once, at its first member shown */
             bool earlier = false;
-            for (int m = e->group_leader; m >= 0 && m < i && !earlier; m = bt_group_next(r->evals, m))
+            for (int m = leader; m >= 0 && m < i && !earlier; m = bt_group_next(r->evals, m))
                 earlier = bt_report_shows(r, m);
             if (earlier)
                 continue;
@@ -113,7 +114,7 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
         if (!bt_report_shows(r, i))
             continue;
         bt_shares_of_route(r->cfg, r->store, r->evals, i, by, label, &l);
-        const char *group = r->cfg->routes[e->group_leader >= 0 ? e->group_leader : i].name;
+        const char *group = r->cfg->routes[leader].name;
         for (int k = 0; k < l.n; k++) {
             const struct bt_share *s = &l.s[k];
             char used[32], pct[16];
