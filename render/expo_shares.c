@@ -49,7 +49,9 @@ void bt_expo_shares(const struct bt_report *r, struct bt_buf *out)
     bool *done = bt_xcalloc((size_t)(r->n ? r->n : 1), sizeof *done);
     for (int i = 0; i < r->n; i++) {
         const struct bt_eval *e = &r->evals[i];
-        int leader = e->group_leader >= 0 && e->group_leader < r->n ? e->group_leader : i;
+        int leader = bt_group_leader(r->evals, i);
+        if (leader >= r->n)
+            leader = i;
         if ((r->keep && !r->keep[i]) || done[leader])
             continue;
         done[leader] = true;
