@@ -185,16 +185,24 @@ static void figure_cells(struct bt_buf *b, const struct text_cols *c, const stru
 static void sides_note(const struct bt_report *r, const int *idx, int n, struct bt_buf *b)
 {
     bool bound = false, any = false, est = false, mantle = false;
+    /* the table's: HEAD% is of the side that binds, headroom_tpm of the token side, and
+     * THR is not published for some routes */
+    const struct bt_figure *pct = &bt_figures[BT_FIG_HEADROOM_PCT],
+                           *tok = &bt_figures[BT_FIG_HEADROOM_TPM],
+                           *thr = &bt_figures[BT_FIG_THROTTLES];
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
-        bound |= !isnan(e->headroom_pct) && (e->headroom_q == BT_QL_UPPER || e->headroom_q == BT_QL_LOWER);
-        est |= !isnan(e->headroom_pct) && e->headroom_q == BT_QL_ESTIMATE;
-        mantle |= e->mantle;
-        if (e->binding == e->token_side)
+        enum bt_quality q = pct->quality(e);
+        bool known = !isnan(bt_figure_value(pct, e));
+        bound |= known && (q == BT_QL_UPPER || q == BT_QL_LOWER);
+        est |= known && q == BT_QL_ESTIMATE;
+        mantle |= thr->unpublished(e);
+        enum bt_side side = bt_figure_side(pct, e);
+        if (side == bt_figure_side(tok, e))
             continue;
         bt_buf_puts(b, any ? ", " : "\nHEAD% of the side that binds: ");
         bt_san_term_buf(b, r->cfg->routes[idx[k]].name, false);
-        bt_buf_printf(b, " %s", bt_side_binding_name(e->binding));
+        bt_buf_printf(b, " %s", bt_side_binding_name(side));
         any = true;
     }
     if (any)
