@@ -32,11 +32,14 @@ READ(v_lat_p99, e->lat_p99)
 READ(v_lat_p50, e->lat_p50)
 READ(v_invocations, e->invocations)
 READ(v_conc_limit, e->conc_limit)
+READ(v_tokens_today, e->tokens_today)
+READ(v_group_today, e->group_tokens_today)
 QUAL(q_held, e->held_q)
 QUAL(q_used, e->used_q)
 QUAL(q_group_used, e->group_used_q)
 QUAL(q_headroom, e->headroom_q)
 QUAL(q_spend, e->spend.quality)
+QUAL(q_tokens_today, e->tokens_today_q)
 SRC(s_held, e->held_source)
 SRC(s_reserved, e->reserved_source)
 SRC(s_quota, bt_quota_source_name(e->quota_source))
@@ -171,6 +174,17 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
                         .json_in = BT_FJ_LATENCY, .json_at = 2, .json = "p99",
                         .text_at = 8, .text_head = "P99", .text_w = 5, .wide_at = 8,
                         .wide_head = "P99", .wide_w = 6, .fmt = BT_FF_LATENCY},
+    /* the concurrency limit and the day's tokens: the route JSON's run after latency_ms */
+    [BT_FIG_CONC_LIMIT] = {.name = "concurrency limit", .unit = "calls", .side = BT_FS_NONE,
+                           .value = v_conc_limit, .json_in = BT_FJ_TODAY, .json_at = 1,
+                           .json = "concurrency_limit"},
+    [BT_FIG_TOKENS_TODAY] = {.name = "tokens today", .unit = "tokens", .side = BT_FS_NONE,
+                             .value = v_tokens_today, .quality = q_tokens_today,
+                             .json_in = BT_FJ_TODAY, .json_at = 2, .json = "tokens_today",
+                             .json_quality = "tokens_today_quality"},
+    [BT_FIG_GROUP_TODAY] = {.name = "group tokens today", .unit = "tokens", .side = BT_FS_NONE,
+                            .value = v_group_today, .json_in = BT_FJ_TODAY, .json_at = 3,
+                            .json = "tokens_today_group"},
 };
 
 static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
@@ -184,6 +198,8 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
         return f->json_in == BT_FJ_CALLS ? f->json_at : 0;
     case BT_FW_JSON_LATENCY:
         return f->json_in == BT_FJ_LATENCY ? f->json_at : 0;
+    case BT_FW_JSON_TODAY:
+        return f->json_in == BT_FJ_TODAY ? f->json_at : 0;
     case BT_FW_CSV:
         return f->csv_at;
     case BT_FW_PROM:

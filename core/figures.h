@@ -32,6 +32,7 @@ enum bt_fig_json {
     BT_FJ_HEADROOM, /* the route object's headroom run (reservation_per_call .. fits_more) */
     BT_FJ_CALLS,    /* the route object's call rates (invocations_per_min, throttles_per_min) */
     BT_FJ_LATENCY,  /* the "latency_ms" object */
+    BT_FJ_TODAY,    /* the route object's limit and day run (concurrency_limit .. tokens_today_group) */
 };
 
 enum bt_fig_id {
@@ -52,6 +53,9 @@ enum bt_fig_id {
     BT_FIG_LAT_P99,
     BT_FIG_INVOCATIONS,
     BT_FIG_LAT_P50,
+    BT_FIG_CONC_LIMIT,
+    BT_FIG_TOKENS_TODAY,
+    BT_FIG_GROUP_TODAY,
     BT_FIG_COUNT
 };
 
@@ -112,7 +116,8 @@ extern const struct bt_figure bt_figures[BT_FIG_COUNT];
 
 /* The writers that iterate the table. */
 enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_JSON_CALLS, BT_FW_JSON_LATENCY,
-                     BT_FW_CSV, BT_FW_PROM, BT_FW_TEXT, BT_FW_TEXT_WIDE, BT_FW_PLAN };
+                     BT_FW_CSV, BT_FW_PROM, BT_FW_TEXT, BT_FW_TEXT_WIDE, BT_FW_PLAN,
+                     BT_FW_JSON_TODAY };
 /* The figures a writer shows, in its order: ids[0..return-1] (ids holds BT_FIG_COUNT). */
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
 

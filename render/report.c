@@ -336,10 +336,7 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
     bt_jw_obj(o, "latency_ms");
     add_figures(o, BT_FW_JSON_LATENCY, e);
     bt_jw_end(o);
-    add_num(o, "concurrency_limit", e->conc_limit);
-    add_num(o, "tokens_today", e->tokens_today);
-    bt_jw_str(o, "tokens_today_quality", bt_quality_name(e->tokens_today_q));
-    add_num(o, "tokens_today_group", e->group_tokens_today);
+    add_figures(o, BT_FW_JSON_TODAY, e); /* concurrency_limit, tokens_today[_quality|_group] */
     bt_jw_time(o, "data_minute", e->data_minute);
     bt_jw_bool(o, "idle", e->state == BT_FR_IDLE);
     bt_jw_bool(o, "stale", e->stale);

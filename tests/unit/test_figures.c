@@ -30,6 +30,8 @@ static void orders(void)
         {BT_FW_TEXT_WIDE, "text wide", 9},
         /* plan: reservation per call, in flight, held, used, headroom %, fits */
         {BT_FW_PLAN, "plan", 6},
+        /* concurrency_limit tokens_today tokens_today_group */
+        {BT_FW_JSON_TODAY, "json today", 3},
     };
     for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++) {
         enum bt_fig_id ids[BT_FIG_COUNT];
