@@ -125,7 +125,7 @@ void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l)
     const struct bt_eval *e = &t->evals[r];
     attr_t a = A(t, BT_ROLE_HELP);
     char title[200], name[64];
-    bt_san_term(name, sizeof name, host->cfg->routes[e->group_leader >= 0 ? e->group_leader : r].name);
+    bt_san_term(name, sizeof name, host->cfg->routes[bt_group_leader(t->evals, r)].name);
     snprintf(title, sizeof title, " who holds quota %s (group of %s, %d route%s), by %s  b: by  Esc closes ",
              e->quota_code[0] ? e->quota_code : "-", name, e->nshared + 1, e->nshared ? "s" : "",
              bt_share_by_name(hv.by));
