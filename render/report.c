@@ -384,9 +384,8 @@ static void head_json(const struct bt_report *r, cJSON *o)
         cJSON_AddStringToObject(o, "recorded_mode", r->recorded_mode);
 }
 
-static void tail_json(const struct bt_report *r, cJSON *o)
+static void cost_json(const struct bt_report *r, cJSON *o)
 {
-    bt_spend_json(r, o);
     if (!isnan(r->metrics_per_poll)) {
         struct bt_jw c;
         bt_jw_tree(&c, o);
@@ -395,6 +394,12 @@ static void tail_json(const struct bt_report *r, cJSON *o)
         add_num(&c, "metrics_per_day", r->metrics_per_day);
         bt_jw_end(&c);
     }
+}
+
+static void tail_json(const struct bt_report *r, cJSON *o)
+{
+    bt_spend_json(r, o);
+    cost_json(r, o);
 }
 
 cJSON *bt_report_json(const struct bt_report *r)
@@ -441,6 +446,60 @@ static void put_members(struct bt_buf *t, const cJSON *o, bool more, struct bt_b
     }
 }
 
+/* The members of o at depth 2 (spend's), each followed by a comma when more follow
+ * (`more`: spend goes on after o's last member). */
+static void put_spend_members(struct bt_buf *t, const cJSON *o, bool more, struct bt_buf *out,
+                              const struct bt_report_sink *sink)
+{
+    struct piece_out po = {out, sink};
+    struct bt_json_piece piece = {piece_done, &po};
+    for (const cJSON *m = o->child; m; m = m->next) {
+        bt_buf_json_member(t, m, 2, sink ? &piece : NULL);
+        if (m->next || more)
+            bt_buf_putc(t, ',');
+        bt_buf_putc(t, '\n');
+    }
+}
+
+/* The tail's "spend" member (bt_spend_json's), as cJSON_Print prints it at depth 1,
+ * its quota groups built, printed and dropped one at a time (the arena reset), as
+ * the routes are: the members before "groups", the groups, the members after. */
+static void spend_stream(const struct bt_report *r, struct bt_json_arena *ar, struct bt_buf *t,
+                         struct bt_buf *out, const struct bt_report_sink *sink)
+{
+    bt_json_arena_reset(ar);
+    cJSON *head = cJSON_CreateObject();
+    if (!head)
+        bt_out_of_memory();
+    bt_spend_json_head(r, head);
+    bt_buf_puts(t, "\t\"spend\":\t{\n");
+    put_spend_members(t, head, true, out, sink);
+    bt_buf_puts(t, "\t\t\"groups\":\t[");
+    bool first = true;
+    for (int i = 0; i < r->n; i++) {
+        bt_json_arena_reset(ar);
+        cJSON *g = bt_spend_group_json(r, i);
+        if (!g)
+            continue;
+        if (!first)
+            bt_buf_puts(t, ", ");
+        first = false;
+        bt_buf_json_pretty(t, g, 3);
+        bt_san_json_text(out, bt_buf_str(t));
+        bt_buf_reset(t);
+        bt_report_sink_flush(sink, out, false);
+    }
+    bt_json_arena_reset(ar);
+    cJSON *rest = cJSON_CreateObject();
+    if (!rest)
+        bt_out_of_memory();
+    bt_spend_json_rest(r, rest);
+    bt_buf_putc(t, ']');
+    bt_buf_puts(t, rest->child ? ",\n" : "\n");
+    put_spend_members(t, rest, false, out, sink);
+    bt_buf_puts(t, "\t}");
+}
+
 /* bt_report_json printed as cJSON_Print prints it, byte for byte, one route at a
  * time: each route's object is built, printed and dropped (its arena reset) before
  * the next, so neither the whole tree nor (with a sink) the whole text is ever held:
@@ -473,12 +532,13 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         bt_buf_reset(&t);
         bt_report_sink_flush(sink, out, false);
     }
+    bt_buf_puts(&t, "],\n");
+    spend_stream(r, ar, &t, out, sink);
     bt_json_arena_reset(ar);
     cJSON *tail = cJSON_CreateObject();
     if (!tail)
         bt_out_of_memory();
-    tail_json(r, tail);
-    bt_buf_putc(&t, ']');
+    cost_json(r, tail);
     bt_buf_puts(&t, tail->child ? ",\n" : "\n");
     put_members(&t, tail, false, out, sink);
     bt_buf_puts(&t, "}\n");

@@ -125,9 +125,8 @@ static void ledger_json(const struct bt_report *r, cJSON *root)
     bt_ledger_free(ls, nl);
 }
 
-void bt_spend_json(const struct bt_report *r, cJSON *root)
+void bt_spend_json_head(const struct bt_report *r, cJSON *sp)
 {
-    cJSON *sp = cJSON_AddObjectToObject(root, "spend");
     cJSON_AddStringToObject(sp, "basis", "list prices, no discounts or credits: an estimate");
     add_opt_str(sp, "prices_note", r->cfg->prices_note);
     struct bt_spend_sum *sums = NULL;
@@ -136,14 +135,32 @@ void bt_spend_json(const struct bt_report *r, cJSON *root)
     for (int k = 0; k < ns; k++)
         cJSON_AddItemToArray(regs, sum_json(r, &sums[k], "region"));
     free(sums);
+}
+
+cJSON *bt_spend_group_json(const struct bt_report *r, int i)
+{
+    if ((r->keep && !r->keep[i]) || r->evals[i].group_leader != i)
+        return NULL;
+    struct bt_spend_sum g;
+    bt_spend_of_group(r->cfg, r->evals, i, &g);
+    return sum_json(r, &g, "group");
+}
+
+void bt_spend_json(const struct bt_report *r, cJSON *root)
+{
+    cJSON *sp = cJSON_AddObjectToObject(root, "spend");
+    bt_spend_json_head(r, sp);
     cJSON *groups = cJSON_AddArrayToObject(sp, "groups");
     for (int i = 0; i < r->n; i++) {
-        if ((r->keep && !r->keep[i]) || r->evals[i].group_leader != i)
-            continue;
-        struct bt_spend_sum g;
-        bt_spend_of_group(r->cfg, r->evals, i, &g);
-        cJSON_AddItemToArray(groups, sum_json(r, &g, "group"));
+        cJSON *g = bt_spend_group_json(r, i);
+        if (g)
+            cJSON_AddItemToArray(groups, g);
     }
+    bt_spend_json_rest(r, sp);
+}
+
+void bt_spend_json_rest(const struct bt_report *r, cJSON *sp)
+{
     struct bt_spend_team *tm = NULL;
     int nt = bt_spend_by_team(r->cfg, r->store, r->evals, r->keep, &tm);
     cJSON *teams = cJSON_AddArrayToObject(sp, "teams");
