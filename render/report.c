@@ -430,31 +430,16 @@ static void piece_done(void *ctx, struct bt_buf *t)
     bt_report_sink_flush(po->sink, po->out, false);
 }
 
-/* The members of o at depth 1 of the report, each followed by a comma when more
- * follow (`more`: the report goes on after o's last member); with a sink, a big
- * member (spend's groups) goes out as it is printed. */
-static void put_members(struct bt_buf *t, const cJSON *o, bool more, struct bt_buf *out,
-                        const struct bt_report_sink *sink)
+/* The members of o at `depth` of the report (1: the report's own, 2: spend's), each
+ * followed by a comma when more follow (`more`: the object goes on after o's last
+ * member); with a sink, a big member goes out as it is printed. */
+static void put_members(struct bt_buf *t, const cJSON *o, int depth, bool more,
+                        struct bt_buf *out, const struct bt_report_sink *sink)
 {
     struct piece_out po = {out, sink};
     struct bt_json_piece piece = {piece_done, &po};
     for (const cJSON *m = o->child; m; m = m->next) {
-        bt_buf_json_member(t, m, 1, sink ? &piece : NULL);
-        if (m->next || more)
-            bt_buf_putc(t, ',');
-        bt_buf_putc(t, '\n');
-    }
-}
-
-/* The members of o at depth 2 (spend's), each followed by a comma when more follow
- * (`more`: spend goes on after o's last member). */
-static void put_spend_members(struct bt_buf *t, const cJSON *o, bool more, struct bt_buf *out,
-                              const struct bt_report_sink *sink)
-{
-    struct piece_out po = {out, sink};
-    struct bt_json_piece piece = {piece_done, &po};
-    for (const cJSON *m = o->child; m; m = m->next) {
-        bt_buf_json_member(t, m, 2, sink ? &piece : NULL);
+        bt_buf_json_member(t, m, depth, sink ? &piece : NULL);
         if (m->next || more)
             bt_buf_putc(t, ',');
         bt_buf_putc(t, '\n');
@@ -473,7 +458,7 @@ static void spend_stream(const struct bt_report *r, struct bt_json_arena *ar, st
         bt_out_of_memory();
     bt_spend_json_head(r, head);
     bt_buf_puts(t, "\t\"spend\":\t{\n");
-    put_spend_members(t, head, true, out, sink);
+    put_members(t, head, 2, true, out, sink);
     bt_buf_puts(t, "\t\t\"groups\":\t[");
     bool first = true;
     for (int i = 0; i < r->n; i++) {
@@ -496,7 +481,7 @@ static void spend_stream(const struct bt_report *r, struct bt_json_arena *ar, st
     bt_spend_json_rest(r, rest);
     bt_buf_putc(t, ']');
     bt_buf_puts(t, rest->child ? ",\n" : "\n");
-    put_spend_members(t, rest, false, out, sink);
+    put_members(t, rest, 2, false, out, sink);
     bt_buf_puts(t, "\t}");
 }
 
@@ -514,7 +499,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         bt_out_of_memory(); /* cJSON failed to allocate, as bt_json_print */
     head_json(r, head);
     bt_buf_puts(&t, "{\n");
-    put_members(&t, head, true, out, sink);
+    put_members(&t, head, 1, true, out, sink);
     bt_buf_puts(&t, "\t\"routes\":\t[");
     bool first = true;
     for (int i = 0; i < r->n; i++) {
@@ -540,7 +525,7 @@ static void render_json(const struct bt_report *r, struct bt_buf *out,
         bt_out_of_memory();
     cost_json(r, tail);
     bt_buf_puts(&t, tail->child ? ",\n" : "\n");
-    put_members(&t, tail, false, out, sink);
+    put_members(&t, tail, 1, false, out, sink);
     bt_buf_puts(&t, "}\n");
     bt_json_arena_end();
     bt_san_json_text(out, bt_buf_str(&t));

@@ -72,11 +72,9 @@ static void tui_burndown_text(const struct bt_route *rt, const char *meas, char 
 static const struct bt_figure *tui_fig(const struct bt_eval *e, enum bt_fig_id id, char *a,
                                        size_t n, const char **src)
 {
-    const struct bt_figure *f = &bt_figures[id];
-    bt_fmt_tokens(bt_figure_value(f, e), a, n);
-    const char *s = f->source ? f->source(e) : NULL;
-    *src = s ? s : "unknown";
-    return f;
+    bt_fmt_tokens(bt_fig(e, id), a, n);
+    *src = bt_fig_source(e, id, "unknown");
+    return &bt_figures[id];
 }
 
 int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
