@@ -146,7 +146,22 @@ struct parse_ctx {
     struct name_ix seen;     /* "section\x1fkey" of every key set (keys: copies in seen_keys) */
     char **seen_keys;
     int nseen;
+    struct name_ix sections; /* route name -> its section lines, built once (ctx_sections) */
+    int sections_toolong;
+    bool sections_built;
 };
+
+/* The route sections of the text, indexed on first use and kept: a [route NAME]
+ * written twice asks for every key of its second copy, and indexing the text each
+ * time made one long config quadratic (fuzz_config_routes found it). */
+static const struct name_ix *ctx_sections(struct parse_ctx *p)
+{
+    if (!p->sections_built) {
+        index_sections(&p->sections, p->text, &p->sections_toolong);
+        p->sections_built = true;
+    }
+    return &p->sections;
+}
 
 /* The section as keys are told apart: "route NAME" by the route's name alone. */
 static void section_id(struct bt_buf *b, const char *section, size_t len)
@@ -209,12 +224,8 @@ static bool duplicate_key(struct parse_ctx *p, const char *section, const char *
     bool dup = sl && sl->key;
     if (dup && !strncmp(id.buf, "route ", 6)) {
         /* a [route NAME] written twice: check_routes says so, naming both sections */
-        struct name_ix sections = {0};
-        int toolong;
-        index_sections(&sections, p->text, &toolong);
-        struct ix_slot *rs = ix_find(&sections, id.buf + 6, slen - 6);
+        const struct ix_slot *rs = ix_find(ctx_sections(p), id.buf + 6, slen - 6);
         dup = !(rs && rs->key && rs->b);
-        ix_free(&sections);
     }
     if (dup) {
         id.buf[slen] = '\0';
@@ -824,20 +835,18 @@ static bool check_routes_in(struct parse_ctx *p, const struct name_ix *sections,
 
 static bool check_routes(struct parse_ctx *p, char *err, size_t errlen)
 {
-    struct name_ix sections = {0};
-    int toolong;
-    index_sections(&sections, p->text, &toolong);
+    const struct name_ix *sections = ctx_sections(p);
+    int toolong = p->sections_toolong;
     bool ok = !toolong;
     if (toolong)
         snprintf(err, errlen, "%s:%d: section name longer than %d characters (a route name "
                  "can have %d); shorten it", p->name, toolong, INI_SECTION_MAX, INI_SECTION_MAX - 6);
-    ok = ok && check_routes_in(p, &sections, err, errlen);
-    ix_free(&sections);
-    return ok;
+    return ok && check_routes_in(p, sections, err, errlen);
 }
 
 static void parse_ctx_free(struct parse_ctx *p)
 {
+    ix_free(&p->sections);
     ix_free(&p->routes);
     ix_free(&p->seen);
     for (int i = 0; i < p->nseen; i++)
@@ -880,8 +889,8 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
     ini_allow_realloc = allow_realloc;
     ini_allow_multiline = multiline;
     ini_max_line = max_line;
-    parse_ctx_free(&p);
-    if (rc != 0 || p.err[0]) {
+    bool ok = rc == 0 && !p.err[0];
+    if (!ok) {
         char why[256];
         if (rc > 0 && line_problem(text, rc, why, sizeof why))
             snprintf(err, errlen, "%s:%d: %s", name, rc, why);
@@ -889,11 +898,11 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
             snprintf(err, errlen, "%s:%d: %s", name, rc, p.err[0] ? p.err : "syntax error; use key = value or [section]");
         else
             snprintf(err, errlen, "%s: %s", name, p.err[0] ? p.err : "cannot parse");
-        return false;
     }
-    if (!check_routes(&p, err, errlen) || !check_budgets(c, name, err, errlen))
-        return false;
-    bt_config_finish(c);
-    return true;
+    ok = ok && check_routes(&p, err, errlen) && check_budgets(c, name, err, errlen);
+    parse_ctx_free(&p);
+    if (ok)
+        bt_config_finish(c);
+    return ok;
 }
 

@@ -58,6 +58,23 @@ int main(void)
     bt_config_free(&c);
     free(text);
 
+    /* a [route twice] with keys after every one of 20,000 routes: each key of each
+     * copy used to index the whole text again (quadratic; fuzz_config_routes timed
+     * out on 10,000). Route i on line 3 + 4i, [route twice] on 5 + 4i: the error
+     * names the second copy, line 9. */
+    {
+        struct bt_buf b = {0};
+        bt_buf_puts(&b, "[bedtop]\nregion = us-east-1\n");
+        for (int i = 0; i < N; i++)
+            bt_buf_printf(&b, "[route r%05d]\nmodel = m%d\n[route twice]\nmodel = x\n", i, i);
+        bt_config_init(&c);
+        ok = bt_config_parse_string(&c, bt_buf_str(&b), "big.conf", err, sizeof err);
+        OK(!ok && !strcmp(err, "big.conf:9: route 'twice' defined twice"),
+           "a route section written 20,000 times, keys in each copy (%s)", err);
+        bt_config_free(&c);
+        bt_buf_free(&b);
+    }
+
     /* blanks before the name do not make another route (as before) */
     bt_config_init(&c);
     ok = bt_config_parse_string(&c, "[route a]\nmodel = m\n[route b]\nmodel = m\n[route  a]\nmodel = n\n",
