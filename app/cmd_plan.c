@@ -189,7 +189,8 @@ static int plan_print(const struct plan_opts *o, const struct bt_config *cfg, co
     fwrite(out.buf, 1, out.len, so.f);
     bool written = app_output_close(&so);
     bt_buf_free(&out);
-    bool read = w->before.minute || (lim && lim->window_to); /* limits from the gauges alone */
+    /* limits from the gauges alone */
+    bool read = bt_eval_cw_minute(&w->before) || (lim && lim->window_to);
     free(lim);
     int rc = read && written ? 0 : 3;
     if (!read)

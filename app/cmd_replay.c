@@ -19,6 +19,7 @@
 #include "collectors/quotas.h"
 #include "core/dataminute.h"
 #include "core/events.h"
+#include "core/figures.h"
 #include "core/json.h"
 #include "core/recording.h"
 #include "core/format.h"
@@ -269,7 +270,7 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     /* the row's minute and instant, the same for every route of a step: formatted
      * once through the same cache as the route's own instants */
     bt_jw_time(&w, "time", m);
-    bt_jw_time(&w, "evaluated_at", e->now);
+    bt_jw_time(&w, "evaluated_at", bt_eval_now(e));
     bt_jw_obj(&w, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
         double v = bt_export_signal(&rp->store, r, k, e, m);
@@ -538,8 +539,9 @@ static int cmd_export(struct export_opts *o)
                     bt_csv_row_head_with(&heads, fields.buf + field_at[r],
                                          field_at[r + 1] - field_at[r], &rp.store, r, &evals[r], m);
                     bt_csv_shares(&heads, &rp.cfg, &rp.store, evals, r);
-                    pending_add(&pend, m, r, off, heads.len - off, evals[r].headroom_q,
-                                evals[r].binding);
+                    pending_add(&pend, m, r, off, heads.len - off,
+                                bt_fig_quality(&evals[r], BT_FIG_HEADROOM_PCT),
+                                bt_eval_binding(&evals[r]));
                 } else {
                     json_row(&b, &rp, r, evals, m, t, first_row);
                 }

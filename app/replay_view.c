@@ -12,6 +12,7 @@
 #include "net/loop.h"
 #include "core/dataminute.h"
 #include "core/events.h"
+#include "core/figures.h"
 #include "core/headroom.h"
 #include "core/util.h"
 #include "tui/tui.h"
@@ -54,7 +55,7 @@ static void show(struct rview *v, int64_t t)
 static uint32_t eval_mask(const struct bt_eval *e)
 {
     uint32_t m = bt_eval_warn_bits(e);
-    if (e->throttles > 0)
+    if (bt_fig(e, BT_FIG_THROTTLES) > 0)
         m |= THROTTLE_BIT;
     return m;
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/format.h"
 #include "core/util.h"
@@ -34,6 +35,21 @@ READ(v_invocations, e->invocations)
 READ(v_conc_limit, e->conc_limit)
 READ(v_tokens_today, e->tokens_today)
 READ(v_group_today, e->group_tokens_today)
+READ(v_max_tokens, e->max_tokens)
+/* mantle has no burndown (its source "none"): null, never its table value */
+READ(v_burndown, e->burndown_source && !strcmp(e->burndown_source, "none") ? NAN : e->burndown)
+READ(v_burndown_measured, e->burndown_measured)
+READ(v_avg_output, e->avg_output)
+READ(v_requests, e->requests)
+READ(v_tier_share, e->tier_reserved_share)
+READ(v_tier_inv, e->tier_reserved_inv)
+READ(v_tier_input, e->tier_reserved_input)
+READ(v_tier_output, e->tier_reserved_output)
+READ(v_input_tokens, e->input_tokens)
+READ(v_admitted, e->admitted)
+READ(v_retries, e->retries)
+READ(v_adm_throttled, e->adm_throttled)
+READ(v_completed, e->completed)
 QUAL(q_held, e->held_q)
 QUAL(q_used, e->used_q)
 QUAL(q_group_used, e->group_used_q)
@@ -45,6 +61,8 @@ SRC(s_reserved, e->reserved_source)
 SRC(s_quota, bt_quota_source_name(e->quota_source))
 SRC(s_reservation, e->reservation_source)
 SRC(s_in_flight, e->in_flight_source)
+SRC(s_burndown, e->burndown_source ? e->burndown_source : "default")
+SRC(s_requests, e->requests_source)
 /* bedrock-mantle publishes no throttle metric: not published, never 0 */
 static bool np_mantle(const struct bt_eval *e) { return e->mantle; }
 
@@ -185,6 +203,51 @@ const struct bt_figure bt_figures[BT_FIG_COUNT] = {
     [BT_FIG_GROUP_TODAY] = {.name = "group tokens today", .unit = "tokens", .side = BT_FS_NONE,
                             .value = v_group_today, .json_in = BT_FJ_TODAY, .json_at = 3,
                             .json = "tokens_today_group"},
+    /* the output allowance: max_tokens, the burndown resolved (and where from) and the
+     * one EstimatedTPMQuotaUsage implies */
+    [BT_FIG_MAX_TOKENS] = {.name = "max_tokens", .unit = "tokens", .side = BT_FS_NONE,
+                           .value = v_max_tokens, .json_in = BT_FJ_BURNDOWN, .json_at = 1,
+                           .json = "max_tokens"},
+    [BT_FIG_BURNDOWN] = {.name = "burndown", .unit = "multiplier", .decimals = 2,
+                         .side = BT_FS_NONE, .value = v_burndown, .source = s_burndown,
+                         .json_in = BT_FJ_BURNDOWN, .json_at = 2, .json = "burndown",
+                         .json_source = "burndown_source"},
+    [BT_FIG_BURNDOWN_MEASURED] = {.name = "burndown measured", .unit = "multiplier",
+                                  .decimals = 2, .side = BT_FS_NONE,
+                                  .value = v_burndown_measured, .json_in = BT_FJ_BURNDOWN,
+                                  .json_at = 3, .json = "burndown_measured"},
+    [BT_FIG_AVG_OUTPUT] = {.name = "mean output", .unit = "tokens", .side = BT_FS_NONE,
+                           .value = v_avg_output},
+    /* requests accepted per minute (the RPM side's use), from Invocations or admission */
+    [BT_FIG_REQUESTS] = {.name = "requests", .unit = "calls/min", .side = BT_FS_NONE,
+                         .value = v_requests, .source = s_requests},
+    /* service tiers: the reserved tier's part of the route's traffic */
+    [BT_FIG_TIER_SHARE] = {.name = "reserved tier share", .unit = "fraction", .decimals = 2,
+                           .side = BT_FS_NONE, .value = v_tier_share, .json_in = BT_FJ_TIERS,
+                           .json_at = 1, .json = "reserved_share"},
+    [BT_FIG_TIER_INVOCATIONS] = {.name = "reserved tier calls", .unit = "calls",
+                                 .side = BT_FS_NONE, .value = v_tier_inv,
+                                 .json_in = BT_FJ_TIERS, .json_at = 2,
+                                 .json = "reserved_invocations"},
+    [BT_FIG_TIER_INPUT] = {.name = "reserved tier input", .unit = "tokens", .side = BT_FS_NONE,
+                           .value = v_tier_input, .json_in = BT_FJ_TIERS, .json_at = 3,
+                           .json = "reserved_input_tokens"},
+    [BT_FIG_TIER_OUTPUT] = {.name = "reserved tier output", .unit = "tokens",
+                            .side = BT_FS_NONE, .value = v_tier_output, .json_in = BT_FJ_TIERS,
+                            .json_at = 4, .json = "reserved_output_tokens"},
+    /* the minute's InputTokenCount (mantle's tokens graph plots it against the input
+     * quota) */
+    [BT_FIG_INPUT_TOKENS] = {.name = "input tokens", .unit = "tokens/min", .side = BT_FS_NONE,
+                             .value = v_input_tokens},
+    /* the admission controller's counters, per minute (offered against accepted load) */
+    [BT_FIG_ADMITTED] = {.name = "admitted", .unit = "calls/min", .side = BT_FS_NONE,
+                         .value = v_admitted},
+    [BT_FIG_RETRIES] = {.name = "retried", .unit = "calls/min", .side = BT_FS_NONE,
+                        .value = v_retries},
+    [BT_FIG_ADM_THROTTLED] = {.name = "throttled (admission)", .unit = "calls/min",
+                              .side = BT_FS_NONE, .value = v_adm_throttled},
+    [BT_FIG_COMPLETED] = {.name = "completed", .unit = "calls/min", .side = BT_FS_NONE,
+                          .value = v_completed},
 };
 
 static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
@@ -200,6 +263,10 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
         return f->json_in == BT_FJ_LATENCY ? f->json_at : 0;
     case BT_FW_JSON_TODAY:
         return f->json_in == BT_FJ_TODAY ? f->json_at : 0;
+    case BT_FW_JSON_BURNDOWN:
+        return f->json_in == BT_FJ_BURNDOWN ? f->json_at : 0;
+    case BT_FW_JSON_TIERS:
+        return f->json_in == BT_FJ_TIERS ? f->json_at : 0;
     case BT_FW_CSV:
         return f->csv_at;
     case BT_FW_PROM:

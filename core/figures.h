@@ -33,6 +33,8 @@ enum bt_fig_json {
     BT_FJ_CALLS,    /* the route object's call rates (invocations_per_min, throttles_per_min) */
     BT_FJ_LATENCY,  /* the "latency_ms" object */
     BT_FJ_TODAY,    /* the route object's limit and day run (concurrency_limit .. tokens_today_group) */
+    BT_FJ_BURNDOWN, /* the route object's output allowance run (max_tokens .. burndown_measured) */
+    BT_FJ_TIERS,    /* the "tiers" object (where the route has a tier series) */
 };
 
 enum bt_fig_id {
@@ -56,6 +58,20 @@ enum bt_fig_id {
     BT_FIG_CONC_LIMIT,
     BT_FIG_TOKENS_TODAY,
     BT_FIG_GROUP_TODAY,
+    BT_FIG_MAX_TOKENS,
+    BT_FIG_BURNDOWN,
+    BT_FIG_BURNDOWN_MEASURED,
+    BT_FIG_AVG_OUTPUT,
+    BT_FIG_REQUESTS,
+    BT_FIG_TIER_SHARE,
+    BT_FIG_TIER_INVOCATIONS,
+    BT_FIG_TIER_INPUT,
+    BT_FIG_TIER_OUTPUT,
+    BT_FIG_INPUT_TOKENS,
+    BT_FIG_ADMITTED,
+    BT_FIG_RETRIES,
+    BT_FIG_ADM_THROTTLED,
+    BT_FIG_COMPLETED,
     BT_FIG_COUNT
 };
 
@@ -117,7 +133,7 @@ extern const struct bt_figure bt_figures[BT_FIG_COUNT];
 /* The writers that iterate the table. */
 enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_JSON_CALLS, BT_FW_JSON_LATENCY,
                      BT_FW_CSV, BT_FW_PROM, BT_FW_TEXT, BT_FW_TEXT_WIDE, BT_FW_PLAN,
-                     BT_FW_JSON_TODAY };
+                     BT_FW_JSON_TODAY, BT_FW_JSON_BURNDOWN, BT_FW_JSON_TIERS };
 /* The figures a writer shows, in its order: ids[0..return-1] (ids holds BT_FIG_COUNT). */
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
 

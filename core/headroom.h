@@ -138,6 +138,113 @@ struct bt_eval {
 _Static_assert(sizeof(struct bt_eval) == BT_EVAL_BYTES,
                "struct bt_eval outgrew BT_EVAL_BYTES: make it a page more");
 
+/* ---- Reading an evaluation (issue 33: the API around core) ----
+ * What app/, tui/ and render/ read of a struct bt_eval beside its figures (bt_fig,
+ * bt_fig_quality and bt_fig_source, core/figures.h): its verdict, its shape (mantle,
+ * the sides, the binding one), its clocks and its quota's name. The views read these
+ * and never the fields, which are core's to lay out (scripts/lint keeps it so). */
+static inline enum bt_status bt_eval_status(const struct bt_eval *e)
+{
+    return e->status;
+}
+/* stale: its newest data is older than its source's cadence allows; the reason ("":
+ * none given) */
+static inline bool bt_eval_stale(const struct bt_eval *e)
+{
+    return e->stale;
+}
+static inline const char *bt_eval_stale_reason(const struct bt_eval *e)
+{
+    return e->stale_reason;
+}
+/* Its warnings, in the order the rules raised them: bt_eval_warning(e, i) for i in
+ * 0 .. bt_eval_nwarn(e) - 1 (NULL outside). */
+static inline int bt_eval_nwarn(const struct bt_eval *e)
+{
+    return e->nwarn;
+}
+static inline const struct bt_warning *bt_eval_warning(const struct bt_eval *e, int i)
+{
+    return i >= 0 && i < e->nwarn ? &e->warnings[i] : NULL;
+}
+/* A mantle route (input and output token quotas, no TPM side) */
+static inline bool bt_eval_mantle(const struct bt_eval *e)
+{
+    return e->mantle;
+}
+/* The side that binds (headroom_pct and fits_more are its), and the token side the
+ * TPM headline figures follow (tpm, or mantle's binding input or output side). */
+static inline enum bt_side bt_eval_binding(const struct bt_eval *e)
+{
+    return e->binding;
+}
+static inline enum bt_side bt_eval_token_side(const struct bt_eval *e)
+{
+    return e->token_side;
+}
+/* Side s's figures (s < BT_SIDE_COUNT) */
+static inline const struct bt_side_fig *bt_eval_side(const struct bt_eval *e, enum bt_side s)
+{
+    return &e->side[s];
+}
+/* The token side's quota code ("": none known) and the other routes on that quota */
+static inline const char *bt_eval_quota_code(const struct bt_eval *e)
+{
+    return e->quota_code;
+}
+static inline int bt_eval_nshared(const struct bt_eval *e)
+{
+    return e->nshared;
+}
+/* Where the token side's quota came from (Service Quotas, config, default, ...) */
+static inline enum bt_quota_source bt_eval_quota_source(const struct bt_eval *e)
+{
+    return e->quota_source;
+}
+/* The route it evaluates (its index in the config), and its quota group's first
+ * member: walk the group with bt_group_next over the evals array it is in */
+static inline int bt_eval_index(const struct bt_eval *e)
+{
+    return e->route;
+}
+static inline int bt_eval_group_first(const struct bt_eval *e)
+{
+    return e->group_leader;
+}
+/* What it costs (core/cost.h) and its output speed (core/speed.h) */
+static inline const struct bt_spend *bt_eval_spend(const struct bt_eval *e)
+{
+    return &e->spend;
+}
+static inline const struct bt_speed *bt_eval_speed(const struct bt_eval *e)
+{
+    return &e->speed;
+}
+/* The clocks: when it was evaluated (JSON evaluated_at), the group's CloudWatch
+ * minute evaluated (evaluated_minute; 0 none), the route's newest datapoint at or
+ * before it (data_minute; 0 none), the newest admission scrape read (admission_at; 0
+ * none), and what the frame holds at that minute (active, idle, unknown). */
+static inline int64_t bt_eval_now(const struct bt_eval *e)
+{
+    return e->now;
+}
+static inline int64_t bt_eval_cw_minute(const struct bt_eval *e)
+{
+    return e->minute;
+}
+static inline int64_t bt_eval_data_minute(const struct bt_eval *e)
+{
+    return e->data_minute;
+}
+static inline int64_t bt_eval_adm_at(const struct bt_eval *e)
+{
+    return e->adm_minute;
+}
+static inline enum bt_frame_state bt_eval_state(const struct bt_eval *e)
+{
+    return e->state;
+}
+
 /* Evaluates every route at time now (the last complete minute before it); evals
  * holds cfg->nroutes entries. Routes on one quota are evaluated together. */
 void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t now,

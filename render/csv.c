@@ -82,7 +82,7 @@ double bt_export_signal(const struct bt_store *st, int r, int k, const struct bt
                         int64_t m)
 {
     if (bt_signal_info[k].source == BT_SRC_ADMISSION)
-        return e->adm_minute ? bt_store_at(st, r, (enum bt_signal)k, e->adm_minute) : NAN;
+        return bt_eval_adm_at(e) ? bt_store_at(st, r, (enum bt_signal)k, bt_eval_adm_at(e)) : NAN;
     return bt_store_at(st, r, (enum bt_signal)k, m);
 }
 
@@ -111,7 +111,8 @@ void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_s
     const struct bt_eval *e = &evals[r];
     bt_csv_row_head(b, cfg, st, r, e, m);
     bt_csv_shares(b, cfg, st, evals, r);
-    bt_csv_row_tail(b, r, m, markers, log, e->headroom_q, e->binding);
+    bt_csv_row_tail(b, r, m, markers, log, bt_fig_quality(e, BT_FIG_HEADROOM_PCT),
+                    bt_eval_binding(e));
 }
 
 /* One share list as a field: "search=324000 (51.27%); ads=..."; a bound says so
@@ -169,7 +170,7 @@ void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct b
         share_memo.gen = bt_store_generation(st);
     }
     struct bt_buf *t = &share_memo.text[leader];
-    if (!t->len || share_memo.now[leader] != evals[leader].now) {
+    if (!t->len || share_memo.now[leader] != bt_eval_now(&evals[leader])) {
         bt_buf_reset(t);
         struct bt_share_list l = {0};
         struct bt_buf f = {0};
@@ -177,7 +178,7 @@ void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct b
             bt_buf_reset(&f);
             /* as the JSON: a tag where attribute_by names one, a project on mantle */
             if (!(by == BT_SHARE_TAG && !cfg->attribute_tag[0]) &&
-                !(by == BT_SHARE_PROJECT && !evals[r].mantle)) {
+                !(by == BT_SHARE_PROJECT && !bt_eval_mantle(&evals[r]))) {
                 bt_shares_of_route(cfg, st, evals, r, (enum bt_share_by)by, NULL, &l);
                 /* the callers outside the config: once, in the route field */
                 if (by != BT_SHARE_ROUTE)
@@ -190,7 +191,7 @@ void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct b
         }
         bt_buf_free(&f);
         bt_shares_free(&l);
-        share_memo.now[leader] = evals[leader].now;
+        share_memo.now[leader] = bt_eval_now(&evals[leader]);
     }
     bt_buf_add(b, t->buf, t->len);
 }
@@ -235,17 +236,17 @@ void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
         if (f->csv_source)
             csv_str(b, f->source ? f->source(e) : NULL);
     }
-    csv_str(b, bt_status_name(e->status));
+    csv_str(b, bt_status_name(bt_eval_status(e)));
     struct bt_buf w = {0};
-    for (int i = 0; i < e->nwarn; i++) {
+    for (int i = 0; i < bt_eval_nwarn(e); i++) {
         if (i)
             bt_buf_putc(&w, ';');
-        bt_buf_puts(&w, bt_wcode_name(e->warnings[i].code));
+        bt_buf_puts(&w, bt_wcode_name(bt_eval_warning(e, i)->code));
     }
     csv_str(b, bt_buf_str(&w));
     bt_buf_reset(&w);
-    csv_time(b, e->now);
-    csv_time(b, e->adm_minute);
+    csv_time(b, bt_eval_now(e));
+    csv_time(b, bt_eval_adm_at(e));
     bt_buf_free(&w);
 }
 

@@ -61,7 +61,7 @@ void bt_expo_shares(const struct bt_report *r, struct bt_buf *out)
         if (group[0] == '|')
             memmove(group, group + 1, strlen(group));
         for (int by = 0; by < BT_SHARE_COUNT; by++) {
-            if ((by == BT_SHARE_PROJECT && !e->mantle) ||
+            if ((by == BT_SHARE_PROJECT && !bt_eval_mantle(e)) ||
                 (by == BT_SHARE_TAG && !r->cfg->attribute_tag[0]))
                 continue;
             bt_shares_of_route(r->cfg, r->store, r->evals, i, (enum bt_share_by)by, NULL, &l);

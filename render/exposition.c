@@ -244,7 +244,7 @@ static void route_signals(struct expo *x, int i)
 /* Route i's spend (core/cost.h): absent when unknown, never 0 for want of a price. */
 static void spend_series(struct expo *x, int i)
 {
-    const struct bt_spend *sp = &x->r->evals[i].spend;
+    const struct bt_spend *sp = bt_eval_spend(&x->r->evals[i]);
     const char *tier = bt_tier_name((enum bt_tier)x->r->cfg->routes[i].tier);
     add(x, F_SPEND_HOUR, i, sp->usd_per_hour, "tier", tier, NULL);
     add(x, F_SPEND_TODAY, i, sp->usd_today, "tier", tier, "quality", bt_quality_name(sp->today_q),
@@ -288,18 +288,20 @@ static void quota_series(struct expo *x, int i)
 static void side_series(struct expo *x, int i)
 {
     const struct bt_eval *e = &x->r->evals[i];
-    for (int k = 0; k < BT_SIDE_COUNT; k++)
-        if (e->side[k].applies)
-            add(x, F_SIDE_RATIO, i, e->side[k].pct / 100, "side", bt_side_name((enum bt_side)k),
-                "binding", (int)e->binding == k ? "true" : "false", "quality",
-                bt_quality_name(e->side[k].headroom_q), NULL);
+    for (int k = 0; k < BT_SIDE_COUNT; k++) {
+        const struct bt_side_fig *f = bt_eval_side(e, k);
+        if (f->applies)
+            add(x, F_SIDE_RATIO, i, f->pct / 100, "side", bt_side_name((enum bt_side)k),
+                "binding", (int)bt_eval_binding(e) == k ? "true" : "false", "quality",
+                bt_quality_name(f->headroom_q), NULL);
+    }
 }
 
 static void warning_series(struct expo *x, int i)
 {
     const struct bt_eval *e = &x->r->evals[i];
-    for (int w = 0; w < e->nwarn; w++) {
-        const struct bt_warning *wa = &e->warnings[w];
+    for (int w = 0; w < bt_eval_nwarn(e); w++) {
+        const struct bt_warning *wa = bt_eval_warning(e, w);
         add(x, F_WARNING, i, 1, "code", bt_wcode_name(wa->code), "severity",
             wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity), NULL);
     }
@@ -308,13 +310,14 @@ static void warning_series(struct expo *x, int i)
 static void age_series(struct expo *x, int i)
 {
     const struct bt_eval *e = &x->r->evals[i];
-    if (e->minute) {
-        add(x, F_AGE, i, (double)(e->now - e->minute), "source", "cloudwatch", NULL);
-        add(x, F_DATA_TS, i, (double)e->minute, "source", "cloudwatch", NULL);
+    if (bt_eval_cw_minute(e)) {
+        add(x, F_AGE, i, (double)(bt_eval_now(e) - bt_eval_cw_minute(e)), "source", "cloudwatch",
+            NULL);
+        add(x, F_DATA_TS, i, (double)bt_eval_cw_minute(e), "source", "cloudwatch", NULL);
     }
-    if (e->adm_minute) {
-        add(x, F_AGE, i, (double)(e->now - e->adm_minute), "source", "admission", NULL);
-        add(x, F_DATA_TS, i, (double)e->adm_minute, "source", "admission", NULL);
+    if (bt_eval_adm_at(e)) {
+        add(x, F_AGE, i, (double)(bt_eval_now(e) - bt_eval_adm_at(e)), "source", "admission", NULL);
+        add(x, F_DATA_TS, i, (double)bt_eval_adm_at(e), "source", "admission", NULL);
     }
 }
 
@@ -349,7 +352,7 @@ static void route_family(struct expo *x, int i)
         side_series(x, i);
         break;
     case F_STATUS:
-        add(x, F_STATUS, i, bt_status_exit(e->status), NULL);
+        add(x, F_STATUS, i, bt_status_exit(bt_eval_status(e)), NULL);
         break;
     case F_WARNING:
         warning_series(x, i);
@@ -363,7 +366,7 @@ static void route_family(struct expo *x, int i)
         source_series(x, i);
         break;
     case F_MAX_TOKENS:
-        add(x, F_MAX_TOKENS, i, e->max_tokens, NULL);
+        add(x, F_MAX_TOKENS, i, bt_fig(e, BT_FIG_MAX_TOKENS), NULL);
         break;
     case F_BURNDOWN:
         if (!rt->burndown_source || strcmp(rt->burndown_source, "none") != 0) /* mantle: absent */
@@ -489,7 +492,7 @@ int64_t bt_expo_changes_at(const struct bt_report *r)
     int64_t next_day = through - through % 86400 + 86400 + 60;
     for (int i = 0; i < r->n; i++) {
         const struct bt_eval *e = &r->evals[i];
-        if (!bt_report_shows(r, i) || !e->minute || e->mantle)
+        if (!bt_report_shows(r, i) || !bt_eval_cw_minute(e) || bt_eval_mantle(e))
             continue;
         int64_t upto = bt_eval_day_through(e, r->now);
         if (next_day < at)

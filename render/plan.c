@@ -133,7 +133,7 @@ static void notes_text(struct bt_buf *b, const struct bt_plan_notes *n)
 static void sides_text(struct bt_buf *b, const struct bt_eval *e, const struct bt_eval *a)
 {
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
-        const struct bt_side_fig *f = &e->side[k], *g = a ? &a->side[k] : NULL;
+        const struct bt_side_fig *f = bt_eval_side(e, k), *g = a ? bt_eval_side(a, k) : NULL;
         if (!f->applies && !(g && g->applies))
             continue;
         char q[BT_FMT_SHORT], u1[40], u2[40], h1[40], h2[40], line[200];
@@ -169,7 +169,8 @@ static void whatif_text(const struct bt_plan_view *v, struct bt_buf *b)
     for (int k = 0; k < nf; k++) {
         const struct bt_figure *f = &bt_figures[ids[k]];
         if (f->side == BT_FS_BINDING && !named) {
-            row(b, two, "binding side", bt_side_binding_name(e->binding), bt_side_binding_name(a->binding));
+            row(b, two, "binding side", bt_side_binding_name(bt_eval_binding(e)),
+                bt_side_binding_name(bt_eval_binding(a)));
             named = true;
         }
         plan_cell(f, e, c1, sizeof c1);
@@ -352,8 +353,8 @@ void bt_plan_render_text(const struct bt_plan_view *v, struct bt_buf *b)
     bt_san_term(name, sizeof name, rt->name);
     bt_san_term(model, sizeof model, rt->model);
     bt_san_term(reg, sizeof reg, rt->region);
-    if (w->before.minute)
-        bt_fmt_hhmm(w->before.minute, hm, sizeof hm);
+    if (bt_eval_cw_minute(&w->before))
+        bt_fmt_hhmm(bt_eval_cw_minute(&w->before), hm, sizeof hm);
     /* the one clock: the data minute planned for, the clock it is seen at beside it */
     int sod = (int)(((v->now % 86400) + 86400) % 86400);
     bt_buf_printf(b, "bedtop plan %s (%s, %s) data %s UTC, %s %02d:%02d:%02d, %s\n", name, reg,
@@ -367,7 +368,7 @@ void bt_plan_render_text(const struct bt_plan_view *v, struct bt_buf *b)
     }
     forecast_text(v->forecast, b);
     ceiling_text(v->ceiling, b);
-    speed_text(&w->before.speed, b);
+    speed_text(bt_eval_speed(&w->before), b);
     if (v->limits)
         limits_text(v, b);
     if (!v->limits || bt_plan_change_any(v->change)) {
@@ -405,7 +406,7 @@ static cJSON *frame_json(const struct bt_eval *e)
     for (int k = 0; k < nf; k++) {
         const struct bt_figure *f = &bt_figures[ids[k]];
         if (f->side == BT_FS_BINDING && !named) {
-            jstr(o, "binding_side", bt_side_binding_name(e->binding));
+            jstr(o, "binding_side", bt_side_binding_name(bt_eval_binding(e)));
             named = true;
         }
         double scale = 1;
@@ -419,7 +420,7 @@ static cJSON *frame_json(const struct bt_eval *e)
     }
     cJSON *s = cJSON_AddObjectToObject(o, "sides");
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
-        const struct bt_side_fig *f = &e->side[k];
+        const struct bt_side_fig *f = bt_eval_side(e, k);
         if (!f->applies)
             continue;
         cJSON *x = cJSON_AddObjectToObject(s, bt_side_name((enum bt_side)k));
@@ -478,8 +479,8 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     bt_json_add_time(o, "generated_at", v->now);
     jstr(o, "mode", v->mode);
     jstr(o, "route", v->cfg->routes[w->route].name);
-    bt_json_add_time(o, "evaluated_minute", w->before.minute);
-    bt_json_add_time(o, "admission_at", w->before.adm_minute);
+    bt_json_add_time(o, "evaluated_minute", bt_eval_cw_minute(&w->before));
+    bt_json_add_time(o, "admission_at", bt_eval_adm_at(&w->before));
     const struct bt_plan_change *c = v->change;
     cJSON *ch = cJSON_AddObjectToObject(o, "change");
     jnum(ch, "max_tokens", c->max_tokens, 1);
@@ -532,7 +533,7 @@ void bt_plan_render_json(const struct bt_plan_view *v, struct bt_buf *out)
     bt_json_add_time(co, "minute", ce->tokens_minute);
     jnum(co, "pct_of_quota", ce->pct_of_quota, 10);
     jstr(co, "points_to", ce->points_to);
-    const struct bt_speed *s = &w->before.speed;
+    const struct bt_speed *s = bt_eval_speed(&w->before);
     cJSON *so = cJSON_AddObjectToObject(o, "speed");
     jnum(so, "otps", s->otps, 10);
     jnum(so, "otps_hour", s->otps_hour, 10);

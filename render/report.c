@@ -54,7 +54,7 @@ void bt_report_select(struct bt_report *r, const bool *keep, enum bt_status unkn
     for (int i = 0; i < r->n; i++) {
         if (!bt_report_shows(r, i))
             continue;
-        enum bt_status s = r->evals[i].status;
+        enum bt_status s = bt_eval_status(&r->evals[i]);
         r->status = bt_status_worse(r->status, s == BT_ST_UNKNOWN ? unknown_as : s);
     }
 }
@@ -213,7 +213,7 @@ static void ceiling_json(struct bt_jw *j, const struct bt_ceiling *c)
  * measurement; the lifecycle. */
 static void add_catalogue(struct bt_jw *o, const struct bt_route *rt, const struct bt_eval *e)
 {
-    if (e->mantle) {
+    if (bt_eval_mantle(e)) {
         bt_jw_null(o, "burndown_verified");
         bt_jw_null(o, "burndown_row");
         bt_jw_null(o, "burndown_steady");
@@ -259,19 +259,19 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
     for (int k = 0; k < BT_QUOTA_FIGURES; k++) { /* each side's, under its kind's name */
         const struct bt_quota_figure *qf = &bt_quota_figures[k];
         if (!qf->shown || qf->shown(e))
-            add_num(q, bt_quota_kind_name(qf->kind), e->side[qf->side].quota);
+            add_num(q, bt_quota_kind_name(qf->kind), bt_eval_side(e, qf->side)->quota);
     }
-    bt_jw_str(q, "source", bt_quota_source_name(e->quota_source));
+    bt_jw_str(q, "source", bt_quota_source_name(bt_eval_quota_source(e)));
     /* how the quota was tied to the route: usage-metric, code, name or config */
     add_str(q, "matched_by",
-            bt_quota_match_name(rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM]));
-    add_str(q, "code", e->quota_code);
+            bt_quota_match_name(rt->quota_match[bt_eval_mantle(e) ? BT_Q_INPUT_TPM : BT_Q_TPM]));
+    add_str(q, "code", bt_eval_quota_code(e));
     bt_jw_arr(q, "shared_with");
-    for (int m = e->group_leader; m >= 0; m = bt_group_next(r->evals, m)) /* every member */
-        if (m != e->route)
+    for (int m = bt_eval_group_first(e); m >= 0; m = bt_group_next(r->evals, m)) /* every member */
+        if (m != bt_eval_index(e))
             bt_jw_str(q, NULL, r->cfg->routes[m].name);
     bt_jw_end(q);
-    const struct bt_quota *tq = &rt->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    const struct bt_quota *tq = &rt->quota[bt_eval_mantle(e) ? BT_Q_INPUT_TPM : BT_Q_TPM];
     if (tq->name[0])
         bt_jw_str(q, isnan(tq->value) ? "unknown_reason" : "name", tq->name);
     bt_jw_end(q);
@@ -284,73 +284,67 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
 
     /* requests per minute: the RPM side, where Service Quotas lists one */
     /* used: accepted; offered = accepted + throttled, beside it, never the side's use */
-    if (e->side[BT_SIDE_RPM].applies) {
-        add_side(o, "rpm", &e->side[BT_SIDE_RPM], false, e);
+    if (bt_eval_side(e, BT_SIDE_RPM)->applies) {
+        add_side(o, "rpm", bt_eval_side(e, BT_SIDE_RPM), false, e);
     } else {
         bt_jw_null(o, "rpm");
     }
-    add_num(o, "requests_per_min", e->requests);
+    add_num(o, "requests_per_min", bt_fig(e, BT_FIG_REQUESTS));
     add_num(o, "requests_offered_per_min", bt_eval_offered(e));
     bt_jw_obj(o, "sides");
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
-        if (!e->side[k].applies)
+        if (!bt_eval_side(e, k)->applies)
             continue;
-        add_side(o, bt_side_name((enum bt_side)k), &e->side[k], false, k == BT_SIDE_RPM ? e : NULL);
+        add_side(o, bt_side_name((enum bt_side)k), bt_eval_side(e, k), false,
+                 k == BT_SIDE_RPM ? e : NULL);
     }
     bt_jw_end(o);
-    bt_jw_str(o, "binding_side", bt_side_binding_name(e->binding));
+    bt_jw_str(o, "binding_side", bt_side_binding_name(bt_eval_binding(e)));
     /* one side per number: headroom_pct and fits_more are the binding side's; the tpm
      * object, quota.tpm and headroom_tpm the token side's (tpm, or mantle's binding
      * input or output side), named here, from the figure table */
     bt_jw_str(o, "token_side", bt_side_binding_name(
                                                  bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)));
-    bt_jw_time(o, "evaluated_minute", e->minute);
-    bt_jw_time(o, "admission_at", e->adm_minute);
-    bt_jw_str(o, "frame_state", bt_frame_state_name(e->state));
-    if (!isnan(e->tier_reserved_share)) {
+    bt_jw_time(o, "evaluated_minute", bt_eval_cw_minute(e));
+    bt_jw_time(o, "admission_at", bt_eval_adm_at(e));
+    bt_jw_str(o, "frame_state", bt_frame_state_name(bt_eval_state(e)));
+    if (!isnan(bt_fig(e, BT_FIG_TIER_SHARE))) { /* reserved_share .. reserved_output_tokens */
         bt_jw_obj(o, "tiers");
-        add_dec(o, "reserved_share", e->tier_reserved_share);
-        add_num(o, "reserved_invocations", e->tier_reserved_inv);
-        add_num(o, "reserved_input_tokens", e->tier_reserved_input);
-        add_num(o, "reserved_output_tokens", e->tier_reserved_output);
+        add_figures(o, BT_FW_JSON_TIERS, e);
         bt_jw_end(o);
     }
 
     /* reservation_per_call .. fits_more: headroom_tpm the token side's, headroom_pct
      * and fits_more the binding side's (the figure table) */
     add_figures(o, BT_FW_JSON_HEADROOM, e);
-    if (e->mantle) {
+    if (bt_eval_mantle(e)) {
         bt_jw_obj(o, "mantle");
-        add_side(o, "input", &e->side[BT_SIDE_INPUT], true, NULL);
-        add_side(o, "output", &e->side[BT_SIDE_OUTPUT], true, NULL);
-        bt_jw_str(o, "binding", bt_side_name(e->token_side));
+        add_side(o, "input", bt_eval_side(e, BT_SIDE_INPUT), true, NULL);
+        add_side(o, "output", bt_eval_side(e, BT_SIDE_OUTPUT), true, NULL);
+        bt_jw_str(o, "binding", bt_side_name(bt_eval_token_side(e)));
         bt_jw_end(o);
     }
-    add_num(o, "max_tokens", e->max_tokens);
-    const char *bsrc = e->burndown_source ? e->burndown_source : "default";
-    add_dec(o, "burndown", strcmp(bsrc, "none") ? e->burndown : NAN); /* mantle: null */
-    bt_jw_str(o, "burndown_source", bsrc);
-    add_dec(o, "burndown_measured", e->burndown_measured);
+    add_figures(o, BT_FW_JSON_BURNDOWN, e); /* max_tokens, burndown[_source], burndown_measured */
     add_catalogue(o, rt, e);
     add_figures(o, BT_FW_JSON_CALLS, e); /* invocations_per_min, throttles_per_min */
     bt_jw_obj(o, "latency_ms");
     add_figures(o, BT_FW_JSON_LATENCY, e);
     bt_jw_end(o);
     add_figures(o, BT_FW_JSON_TODAY, e); /* concurrency_limit, tokens_today[_quality|_group] */
-    bt_jw_time(o, "data_minute", e->data_minute);
-    bt_jw_bool(o, "idle", e->state == BT_FR_IDLE);
-    bt_jw_bool(o, "stale", e->stale);
-    bt_jw_str(o, "status", bt_status_name(e->status));
+    bt_jw_time(o, "data_minute", bt_eval_data_minute(e));
+    bt_jw_bool(o, "idle", bt_eval_state(e) == BT_FR_IDLE);
+    bt_jw_bool(o, "stale", bt_eval_stale(e));
+    bt_jw_str(o, "status", bt_status_name(bt_eval_status(e)));
     bt_jw_arr(o, "warnings");
-    for (int w = 0; w < e->nwarn; w++) {
+    for (int w = 0; w < bt_eval_nwarn(e); w++) {
         bt_jw_obj(o, NULL);
-        bt_jw_str(o, "code", bt_wcode_name(e->warnings[w].code));
-        bt_jw_str(o, "severity", e->warnings[w].severity == BT_ST_OK
+        bt_jw_str(o, "code", bt_wcode_name(bt_eval_warning(e, w)->code));
+        bt_jw_str(o, "severity", bt_eval_warning(e, w)->severity == BT_ST_OK
                                      ? "info"
-                                     : bt_status_name(e->warnings[w].severity));
-        bt_jw_str(o, "message", e->warnings[w].message);
-        bt_jw_str(o, "action", e->warnings[w].action ? e->warnings[w].action
-                                   : bt_wcode_action(e->warnings[w].code));
+                                     : bt_status_name(bt_eval_warning(e, w)->severity));
+        bt_jw_str(o, "message", bt_eval_warning(e, w)->message);
+        bt_jw_str(o, "action", bt_eval_warning(e, w)->action ? bt_eval_warning(e, w)->action
+                                   : bt_wcode_action(bt_eval_warning(e, w)->code));
         bt_jw_end(o);
     }
     bt_jw_end(o);

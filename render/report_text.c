@@ -139,7 +139,7 @@ static int route_order(const struct bt_report *r, int *idx)
     int n = 0;
     for (int rank = 0; rank <= 3; rank++)
         for (int i = 0; i < r->n; i++)
-            if (severity_rank(r->evals[i].status) == rank && bt_report_shows(r, i))
+            if (severity_rank(bt_eval_status(&r->evals[i])) == rank && bt_report_shows(r, i))
                 idx[n++] = i;
     return n;
 }
@@ -228,7 +228,7 @@ static void rpm_note(const struct bt_report *r, const int *idx, int n, struct bt
     bool first = true;
     for (int k = 0; k < n; k++) {
         const struct bt_eval *e = &r->evals[idx[k]];
-        const struct bt_side_fig *f = &e->side[BT_SIDE_RPM];
+        const struct bt_side_fig *f = bt_eval_side(e, BT_SIDE_RPM);
         if (!f->applies)
             continue;
         char u[BT_FMT_SHORT], q[BT_FMT_SHORT], o[BT_FMT_SHORT];
@@ -249,8 +249,8 @@ static void rpm_note(const struct bt_report *r, const int *idx, int n, struct bt
 static void put_status(struct bt_buf *b, const struct bt_eval *e, bool color, int w)
 {
     char st[16];
-    snprintf(st, sizeof st, "%s%s", bt_status_name(e->status), e->stale ? "*" : "");
-    bt_buf_puts(b, color ? status_color(e->status) : "");
+    snprintf(st, sizeof st, "%s%s", bt_status_name(bt_eval_status(e)), bt_eval_stale(e) ? "*" : "");
+    bt_buf_puts(b, color ? status_color(bt_eval_status(e)) : "");
     put_cell(b, st, w, false);
     bt_buf_puts(b, color ? C_RESET : "");
 }
@@ -282,7 +282,7 @@ static void table_compact(const struct bt_report *r, const int *idx, int n, bool
         bt_buf_puts(b, "  ");
         put_status(b, e, color, 8);
         figure_cells(b, &cols, e);
-        stale |= e->stale;
+        stale |= bt_eval_stale(e);
     }
     if (stale)
         bt_buf_puts(b, "* stale: the newest data is older than expected (see STALE below)\n");
@@ -406,7 +406,7 @@ static void warnings_text(const struct bt_report *r, const int *idx, int n, bool
     int width = r->wide ? 0 : TEXT_WIDTH;
     bt_buf_puts(b, "\nWARNINGS (most severe first)\n");
     for (int i = 0; i < m; i++) {
-        const struct bt_warning *wa = &r->evals[ws[i].route].warnings[ws[i].w];
+        const struct bt_warning *wa = bt_eval_warning(&r->evals[ws[i].route], ws[i].w);
         const char *sev = wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity);
         bt_buf_printf(b, "%s%-9s%s %s", color ? status_color(wa->severity) : "", sev,
                       color ? C_RESET : "", color ? C_BOLD : "");

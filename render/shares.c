@@ -43,7 +43,7 @@ void bt_shares_json(struct bt_jw *arr, const struct bt_report *r, int i)
     static const enum bt_share_by order[] = {BT_SHARE_TEAM, BT_SHARE_TAG, BT_SHARE_PROJECT,
                                              BT_SHARE_ROUTE};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        if (order[k] == BT_SHARE_PROJECT && !e->mantle)
+        if (order[k] == BT_SHARE_PROJECT && !bt_eval_mantle(e))
             continue; /* the Project dimension is mantle's */
         if (order[k] == BT_SHARE_TAG && !r->cfg->attribute_tag[0])
             continue; /* no attribute_by: no tag asked */
@@ -127,7 +127,7 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
             else
                 snprintf(pct, sizeof pct, "%.1f%%", s->pct);
             cell(out, group, 16);
-            cell(out, e->quota_code[0] ? e->quota_code : "-", 12);
+            cell(out, bt_eval_quota_code(e)[0] ? bt_eval_quota_code(e) : "-", 12);
             cell(out, s->outside ? "outside" : bt_share_by_name(s->by), 7);
             cell(out, s->name, 24);
             bt_buf_printf(out, "%9s %7s  ", used, pct);
@@ -148,7 +148,7 @@ void bt_shares_render_table(const struct bt_report *r, enum bt_share_by by, cons
         else
             bt_fmt_si(l.group_used, u, sizeof u);
         cell(out, group, 16);
-        cell(out, e->quota_code[0] ? e->quota_code : "-", 12);
+        cell(out, bt_eval_quota_code(e)[0] ? bt_eval_quota_code(e) : "-", 12);
         cell(out, "total", 7);
         cell(out, "", 24);
         bt_buf_printf(out, "%9s %7s  %s\n", u, l.group_used > 0 ? "100.0%" : "-", bt_quality_name(l.group_q));

@@ -40,7 +40,7 @@ static void add_opt_str(cJSON *o, const char *k, const char *v)
 
 void bt_spend_route_json(const struct bt_report *r, int i, struct bt_jw *c)
 {
-    const struct bt_spend *sp = &r->evals[i].spend;
+    const struct bt_spend *sp = bt_eval_spend(&r->evals[i]);
     const struct bt_route *rt = &r->cfg->routes[i];
     bt_jw_obj(c, "cost");
     bt_jw_round(c, "usd_per_hour", sp->usd_per_hour, 4); /* add_usd's */
@@ -139,7 +139,7 @@ void bt_spend_json_head(const struct bt_report *r, cJSON *sp)
 
 cJSON *bt_spend_group_json(const struct bt_report *r, int i)
 {
-    if ((r->keep && !r->keep[i]) || r->evals[i].group_leader != i)
+    if ((r->keep && !r->keep[i]) || bt_eval_group_first(&r->evals[i]) != i)
         return NULL;
     struct bt_spend_sum g;
     bt_spend_of_group(r->cfg, r->evals, i, &g);
@@ -321,7 +321,7 @@ void bt_spend_text(const struct bt_report *r, struct bt_buf *b)
 
 void bt_spend_line(const struct bt_eval *e, char *out, size_t n)
 {
-    const struct bt_spend *sp = &e->spend;
+    const struct bt_spend *sp = bt_eval_spend(e);
     char h[32], d[32];
     bt_fmt_usd(sp->usd_per_hour, h, sizeof h);
     bt_fmt_usd(sp->usd_today, d, sizeof d);

@@ -51,7 +51,7 @@ void tui_draw_header(struct bt_tui *t, const struct bt_layout *l)
      * not rewrite the status ("13 routes: 2 crit ... · 2 shown") */
     int cnt[4] = {0}, nall = h->cfg->nroutes;
     for (int r = 0; r < nall; r++)
-        cnt[t->evals[r].status]++;
+        cnt[bt_eval_status(&t->evals[r])]++;
     static const enum bt_status order[] = {BT_ST_CRIT, BT_ST_WARN, BT_ST_UNKNOWN, BT_ST_OK};
     char counts[96] = "";
     for (size_t i = 0; i < BT_ARRAY_LEN(order); i++) {
@@ -306,8 +306,8 @@ static void status_parts(const struct bt_tui *t, struct sbar *sb)
         if (srcs[s].src == BT_SRC_CLOUDWATCH) {
             int64_t newest = 0;
             for (int r = 0; r < h->cfg->nroutes; r++)
-                if (t->evals[r].minute > newest)
-                    newest = t->evals[r].minute;
+                if (bt_eval_cw_minute(&t->evals[r]) > newest)
+                    newest = bt_eval_cw_minute(&t->evals[r]);
             if (newest) {
                 tui_fmt_age(h->now - (newest + 60), age, sizeof age);
                 sb_add(sb, 1, BT_ROLE_STATUS, " lag %s", age);

@@ -25,14 +25,14 @@ int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
 {
     const struct bt_eval *e = &t->evals[r];
     int n = 0;
-    if (e->stale && e->stale_reason[0]) {
+    if (bt_eval_stale(e) && bt_eval_stale_reason(e)[0]) {
         char buf[300];
-        snprintf(buf, sizeof buf, "STALE data: %s", e->stale_reason);
+        snprintf(buf, sizeof buf, "STALE data: %s", bt_eval_stale_reason(e));
         tui_wrap(lines, &n, buf, width, 0, BT_ROLE_CRIT);
     }
     for (int rank = 4; rank >= 1; rank--)
-        for (int w = 0; w < e->nwarn; w++) {
-            const struct bt_warning *wa = &e->warnings[w];
+        for (int w = 0; w < bt_eval_nwarn(e); w++) {
+            const struct bt_warning *wa = bt_eval_warning(e, w);
             if (tui_sev_rank(wa->severity) != rank)
                 continue;
             char buf[400];
@@ -51,8 +51,12 @@ int tui_detail_warnings(struct bt_tui *t, int r, int width, struct wline *lines)
 /* "burndown 5 (table, verified, measured 4.98)", "burndown 10 (measured over 6 min,
  * verified; prior table 5)", "burndown 5 (family floor, unverified)", or "no
  * burndown" for a mantle route: core/burndown.c decides, this only words it */
-static void tui_burndown_text(const struct bt_route *rt, const char *meas, char *out, size_t n)
+static void burndown_words(const struct bt_route *rt, const struct bt_eval *e, char *out, size_t n)
 {
+    char meas[48] = ""; /* the one EstimatedTPMQuotaUsage implies, where measured */
+    double m = bt_fig(e, BT_FIG_BURNDOWN_MEASURED);
+    if (!isnan(m))
+        snprintf(meas, sizeof meas, ", measured %.2f", m);
     const char *src = rt->burndown_source ? rt->burndown_source : "default";
     const char *prior = rt->burndown_prior_source ? rt->burndown_prior_source : "default";
     const char *ver = rt->burndown_verified ? "verified" : "unverified";
@@ -91,7 +95,7 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     /* one side per number: the percentage beside its own side's headroom and quota
      * (the figure table's sides); the token side's apart when another side binds */
     enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
-    const struct bt_side_fig *bf = &e->side[bs];
+    const struct bt_side_fig *bf = bt_eval_side(e, bs);
     bool own = bs == bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e);
     enum bt_quality hq = bt_fig_quality(e, BT_FIG_HEADROOM_PCT);
     bt_fmt_tokens(own ? bt_fig(e, BT_FIG_HEADROOM_TPM) : bf->headroom, a, sizeof a);
@@ -99,13 +103,13 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     bt_fmt_pct(bt_fig(e, BT_FIG_HEADROOM_PCT), c, sizeof c);
     FIG("headroom", "%s%s of %s %s, %s%% (%s), binding side %s", tui_bound_word(hq),
         a, b, own ? "TPM" : bt_side_unit(bs), c, bt_quality_name(hq),
-        bt_side_binding_name(e->binding));
+        bt_side_binding_name(bt_eval_binding(e)));
     bt_fmt_count(bt_figure_value(&bt_figures[BT_FIG_FITS], e), a, sizeof a);
     if (own)
-        FIG("fits", "%s more calls (%s side)", a, bt_side_binding_name(e->binding));
+        FIG("fits", "%s more calls (%s side)", a, bt_side_binding_name(bt_eval_binding(e)));
     else
         FIG("fits", "%s more %s (%s side)", a, bt_side_fits_word(bs),
-            bt_side_binding_name(e->binding));
+            bt_side_binding_name(bt_eval_binding(e)));
     struct bt_forecast fc; /* beside headroom when under an hour (core/plan.h) */
     bt_plan_forecast(t->host->cfg, t->host->store, r, t->host->now, &fc);
     if (fc.minutes < BT_FORECAST_SHOW && bt_plan_forecast_text(&fc, v, sizeof v))
@@ -116,14 +120,14 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
         bt_quality_name(bt_fig_quality(e, BT_FIG_USED)), b,
         bt_quality_name(bt_fig_quality(e, BT_FIG_GROUP_USED)));
     char em[8] = "-", am[8] = "-";
-    if (e->minute)
-        bt_fmt_hhmm(e->minute, em, sizeof em);
-    if (e->adm_minute)
-        bt_fmt_hhmm(e->adm_minute, am, sizeof am);
+    if (bt_eval_cw_minute(e))
+        bt_fmt_hhmm(bt_eval_cw_minute(e), em, sizeof em);
+    if (bt_eval_adm_at(e))
+        bt_fmt_hhmm(bt_eval_adm_at(e), am, sizeof am);
     FIG("frame", "CloudWatch minute %s UTC (%s), admission read at %s UTC", em,
-        bt_frame_state_name(e->state), am);
+        bt_frame_state_name(bt_eval_state(e)), am);
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
-        const struct bt_side_fig *sf = &e->side[k];
+        const struct bt_side_fig *sf = bt_eval_side(e, k);
         if (!sf->applies || k == BT_SIDE_TPM)
             continue;
         char qa[16], ua[16], ha[16], pa[BT_FMT_SHORT];
@@ -133,19 +137,21 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
         bt_fmt_pct(sf->pct, pa, sizeof pa);
         FIG(bt_side_name((enum bt_side)k), "used %s (%s) of %s %s; headroom%s %s, %s%%%s", ua,
             bt_quality_name(sf->group_q), qa, bt_side_unit((enum bt_side)k),
-            tui_bound_word(sf->headroom_q), ha, pa, (int)e->binding == k ? ", binds" : "");
+            tui_bound_word(sf->headroom_q), ha, pa, (int)bt_eval_binding(e) == k ? ", binds" : "");
     }
-    if (e->side[BT_SIDE_RPM].applies) { /* use is accepted; offered beside it, never the use */
-        bt_fmt_count(e->requests, a, sizeof a);
+    /* use is accepted; offered beside it, never the use */
+    if (bt_eval_side(e, BT_SIDE_RPM)->applies) {
+        bt_fmt_count(bt_fig(e, BT_FIG_REQUESTS), a, sizeof a);
         bt_fmt_count(bt_eval_offered(e), b, sizeof b);
         FIG("requests", "%s accepted/min (the rpm side's use, %s); %s offered (accepted + "
-            "throttled)", a, e->requests_source ? e->requests_source : "unknown", b);
+            "throttled)", a, bt_fig_source(e, BT_FIG_REQUESTS, "unknown"), b);
     }
-    if (e->mantle)
+    if (bt_eval_mantle(e))
         FIG("throttles", "not published (no mantle throttle metric; its errors omit 429s)");
-    if (!isnan(e->tier_reserved_share))
+    double share = bt_fig(e, BT_FIG_TIER_SHARE);
+    if (!isnan(share))
         FIG("tiers", "%.0f%% of calls served by the reserved tier (taken out of on-demand use), "
-            "%.0f%% on-demand", 100 * e->tier_reserved_share, 100 * (1 - e->tier_reserved_share));
+            "%.0f%% on-demand", 100 * share, 100 * (1 - share));
     bt_fmt_tokens(bt_fig(e, BT_FIG_SETTLED), a, sizeof a);
     bt_fmt_tokens(bt_fig(e, BT_FIG_ESTIMATED), b, sizeof b);
     FIG("settled", "%s TPM (CloudWatch token counts); estimated %s (EstimatedTPMQuotaUsage)",
@@ -158,7 +164,8 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     bt_fmt_count(f->of(e), b, sizeof b); /* the concurrency limit it is counted out of */
     FIG(f->name, "%s (%s), limit %s", a, src, b);
     const struct bt_figure *rf = tui_fig(e, BT_FIG_RESERVATION, a, sizeof a, &src);
-    double bound = bt_burndown_hold_bound(bt_figure_value(rf, e), e->max_tokens, rt->burndown);
+    double bound = bt_burndown_hold_bound(bt_figure_value(rf, e), bt_fig(e, BT_FIG_MAX_TOKENS),
+                                          rt->burndown);
     char hb[160] = "";
     if (!isnan(bound)) {
         bt_fmt_tokens(bound, b, sizeof b);
@@ -167,11 +174,12 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
     }
     FIG(rf->name, "%s tokens (%s)%s", a, src, hb);
     const struct bt_figure *qf = tui_fig(e, BT_FIG_QUOTA, a, sizeof a, &src);
-    enum bt_quota_match qm = rt->quota_match[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
+    enum bt_quota_match qm = rt->quota_match[bt_eval_mantle(e) ? BT_Q_INPUT_TPM : BT_Q_TPM];
     const char *mb = qm == BT_QM_CONFIG ? NULL : bt_quota_match_name(qm); /* "from config" says it */
-    FIG(qf->name, "%s TPM from %s%s%s%s%s%s", a, src,
-        e->quota_code[0] ? " " : "", e->quota_code, mb ? ", matched by " : "", mb ? mb : "",
-        e->nshared ? ", shared with other routes" : "");
+    const char *code = bt_eval_quota_code(e);
+    FIG(qf->name, "%s TPM from %s%s%s%s%s%s", a, src, code[0] ? " " : "", code,
+        mb ? ", matched by " : "", mb ? mb : "",
+        bt_eval_nshared(e) ? ", shared with other routes" : "");
     struct bt_ceiling ce; /* beside the quota, when throttled in the hour (core/ceiling.h) */
     bt_ceiling_of(t->host->cfg, t->host->store, e, &ce);
     if (ce.throttled_minutes && ce.tokens > 0) {
@@ -183,13 +191,10 @@ int tui_detail_figures(struct bt_tui *t, int r, int width, struct wline *lines)
             "%s%% of the quota%s%s", a, hm, ce.throttled_minutes, BT_CEILING_WINDOW, c,
             ce.points_to ? ": points to " : "", ce.points_to ? ce.why : "");
     }
-    bt_fmt_tokens(e->max_tokens, a, sizeof a);
-    bt_fmt_tokens(e->avg_output, c, sizeof c);
-    char meas[48] = "";
-    if (!isnan(e->burndown_measured))
-        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_MAX_TOKENS), a, sizeof a);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_AVG_OUTPUT), c, sizeof c);
     char bd[128];
-    tui_burndown_text(rt, meas, bd, sizeof bd);
+    burndown_words(rt, e, bd, sizeof bd);
     FIG("max_tokens", "%s per call; observed mean output %s; %s", a, c, bd);
     if (strcmp(rt->burndown_source ? rt->burndown_source : "", "table") != 0 && rt->burndown_row[0])
         FIG("burndown row", "%s", rt->burndown_row); /* the row the value used is not */
@@ -238,22 +243,20 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
         tag_w = w;
     }
     int x = tui_text(y, 1, l->cols - 1, rt->name, A(t, BT_ROLE_KEY)) + 2;
-    x += tui_text(y, x, 5, tui_status_label(e->status), A(t, tui_status_role(e->status))) + 1;
-    if (e->stale) {
+    enum bt_status status = bt_eval_status(e);
+    x += tui_text(y, x, 5, tui_status_label(status), A(t, tui_status_role(status))) + 1;
+    if (bt_eval_stale(e)) {
         /* stale is explicit state: how old the newest data is, before anything else */
         char age[16], st[48];
-        tui_fmt_age(t->host->now - (e->data_minute + 60), age, sizeof age);
-        snprintf(st, sizeof st, e->data_minute ? "STALE %s old" : "STALE no data", age);
+        tui_fmt_age(t->host->now - (bt_eval_data_minute(e) + 60), age, sizeof age);
+        snprintf(st, sizeof st, bt_eval_data_minute(e) ? "STALE %s old" : "STALE no data", age);
         x += tui_text(y, x, l->cols - x, st, A(t, BT_ROLE_STALE)) + 1;
     }
     if (rt->identity[0]) /* the AWS identity the route is polled as (never a key) */
         x += tui_text(y, x, l->cols - x - tag_w, rt->identity, A(t, BT_ROLE_STATUS)) + 2;
-    bt_fmt_tokens(e->max_tokens, mt, sizeof mt);
-    char meas[32] = "";
-    if (!isnan(e->burndown_measured))
-        snprintf(meas, sizeof meas, ", measured %.2f", e->burndown_measured);
+    bt_fmt_tokens(bt_fig(e, BT_FIG_MAX_TOKENS), mt, sizeof mt);
     char bd[128];
-    tui_burndown_text(rt, meas, bd, sizeof bd);
+    burndown_words(rt, e, bd, sizeof bd);
     snprintf(line, sizeof line, "%s  %s  %s  %s  %s  max_tokens %s  %s",
              rt->model, rt->region, bt_endpoint_name(rt->endpoint),
              bt_inference_name(rt->inference), rt->priority == BT_PRIO_OFFLINE ? "offline"
@@ -277,13 +280,14 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     const char *unit = "TPM", *fits_word = "in flight";
     enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
     if (bs != bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)) {
-        const struct bt_side_fig *bf = &e->side[bs], *tf = &e->side[e->token_side];
+        enum bt_side ts = bt_eval_token_side(e);
+        const struct bt_side_fig *bf = bt_eval_side(e, bs), *tf = bt_eval_side(e, ts);
         char th[16], tq[16], tp[BT_FMT_SHORT];
         bt_fmt_tokens(bt_fig(e, BT_FIG_HEADROOM_TPM), th, sizeof th);
         bt_fmt_tokens(bt_fig(e, BT_FIG_QUOTA), tq, sizeof tq);
         bt_fmt_pct(tf->pct, tp, sizeof tp);
         snprintf(side_hd, sizeof side_hd, "  %s%s %s of %s TPM (%s%s)",
-                 bt_side_binding_name(e->token_side), tui_bound_word(tf->headroom_q), th, tq, tp,
+                 bt_side_binding_name(ts), tui_bound_word(tf->headroom_q), th, tq, tp,
                  isnan(tf->pct) ? "" : "%");
         bt_fmt_tokens(bf->headroom, hd, sizeof hd);
         bt_fmt_tokens(bf->quota, q, sizeof q);
@@ -292,11 +296,13 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
     }
     /* every figure with its source (docs/headroom.md); the figures section below
      * repeats them one a line, for widths that cut this line */
+    enum bt_side binding = bt_eval_binding(e);
+    const char *code = bt_eval_quota_code(e);
     snprintf(line, sizeof line, " headroom%s %s of %s %s (%s%s%s)  fits %s more %s%s  used %s%s  "
              "held %s (%s)  in flight %s (%s)  R %s (%s)  quota: %s%s%s%s",
              tui_bound_word(bt_fig_quality(e, BT_FIG_HEADROOM_PCT)),
-             hd, q, unit, pct, e->binding != BT_SIDE_TPM ? ", " : "",
-             e->binding != BT_SIDE_TPM ? bt_side_binding_name(e->binding) : "", fits, fits_word,
+             hd, q, unit, pct, binding != BT_SIDE_TPM ? ", " : "",
+             binding != BT_SIDE_TPM ? bt_side_binding_name(binding) : "", fits, fits_word,
              side_hd, used,
              bt_fig_quality(e, BT_FIG_USED) == BT_QL_UPPER   ? " (upper bound)"
              : bt_fig_quality(e, BT_FIG_USED) == BT_QL_LOWER ? " (at least)"
@@ -304,10 +310,10 @@ void tui_draw_detail(struct bt_tui *t, const struct bt_layout *l, int nw,
              bt_fig_source(e, BT_FIG_HELD, "-"), infl,
              bt_fig_source(e, BT_FIG_IN_FLIGHT, "-"), res,
              bt_fig_source(e, BT_FIG_RESERVATION, "-"),
-             bt_fig_source(e, BT_FIG_QUOTA, "-"), e->quota_code[0] ? " " : "", e->quota_code,
-             e->nshared ? " shared" : "");
+             bt_fig_source(e, BT_FIG_QUOTA, "-"), code[0] ? " " : "", code,
+             bt_eval_nshared(e) ? " shared" : "");
     tui_fill(y + 1, 0, l->cols, A(t, BT_ROLE_NORMAL));
-    tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(e->status)));
+    tui_text_cut(y + 1, 0, l->cols, line, A(t, tui_status_role(status)));
     tui_clip(l->body.y, l->body.y + l->body.h, sc->pos - l->body.y);
     for (int i = 0; i < l->ngraphs; i++)
         tui_draw_graph(t, r, gk[i], l->graph[i]);

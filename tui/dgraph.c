@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/dataminute.h"
+#include "core/figures.h"
 #include "core/format.h"
 #include "core/headroom.h"
 #include "core/oppoint.h"
@@ -318,7 +319,8 @@ static void blit_free(const struct gctx *g, struct bt_canvas *cv)
 static void draw_tokens(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
-    double quota = e->mantle ? e->side[BT_SIDE_INPUT].quota : e->quota;
+    double quota = bt_eval_mantle(e) ? bt_eval_side(e, BT_SIDE_INPUT)->quota : bt_fig(e,
+                                                                                      BT_FIG_QUOTA);
     /* mantle: core's minute figures are the input side */
     double *settled = series(g, S_SETTLED);
     double *est = series(g, S_ESTIMATED);
@@ -334,12 +336,14 @@ static void draw_tokens(struct gctx *g)
     it[ni] = (struct item){.pat = PAT_QUOTA};
     snprintf(it[ni].label, sizeof it[ni].label, isnan(quota) ? "quota unknown" : "quota %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, isnan(quota) ? "quota unknown" : "quota");
-    bt_fmt_tokens(at_cursor(g, S_SETTLED, e->mantle ? e->input_tokens : e->settled), v, sizeof v);
+    bt_fmt_tokens(at_cursor(g, S_SETTLED, bt_fig(e, bt_eval_mantle(e) ? BT_FIG_INPUT_TOKENS
+                                                                      : BT_FIG_SETTLED)),
+                  v, sizeof v);
     it[ni] = (struct item){.pat = PAT_SETTLED};
-    snprintf(it[ni].label, sizeof it[0].label, "%s %s", e->mantle ? "input" : "settled", v);
-    snprintf(it[ni++].name, sizeof it[0].name, "%s", e->mantle ? "input" : "settled");
-    if (!e->mantle) {
-        bt_fmt_tokens(at_cursor(g, S_ESTIMATED, e->estimated), v, sizeof v);
+    snprintf(it[ni].label, sizeof it[0].label, "%s %s", bt_eval_mantle(e) ? "input" : "settled", v);
+    snprintf(it[ni++].name, sizeof it[0].name, "%s", bt_eval_mantle(e) ? "input" : "settled");
+    if (!bt_eval_mantle(e)) {
+        bt_fmt_tokens(at_cursor(g, S_ESTIMATED, bt_fig(e, BT_FIG_ESTIMATED)), v, sizeof v);
         it[ni] = (struct item){.pat = PAT_ESTIMATED};
         snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
         snprintf(it[ni++].name, sizeof it[0].name, "est");
@@ -347,14 +351,15 @@ static void draw_tokens(struct gctx *g)
     /* now's used is core's figure for the minute on screen; the series' last column is
      * the same minute (the right edge is the data minute, not the clock minute whose
      * CloudWatch figures are not published yet: used fell to ~0 there) */
-    bt_fmt_tokens(at_cursor(g, S_USED, e->mantle ? e->side[BT_SIDE_INPUT].used : e->used), v,
-                  sizeof v);
+    double used_now = bt_eval_mantle(e) ? bt_eval_side(e, BT_SIDE_INPUT)->used
+                                        : bt_fig(e, BT_FIG_USED);
+    bt_fmt_tokens(at_cursor(g, S_USED, used_now), v, sizeof v);
     it[ni] = (struct item){.pat = PAT_USED};
     snprintf(it[ni].label, sizeof it[0].label, "used %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, "used");
-    title_rule(g, e->mantle ? "Input tokens/min against the input quota"
+    title_rule(g, bt_eval_mantle(e) ? "Input tokens/min against the input quota"
                             : "Tokens/min against the quota",
-               e->mantle ? "input tokens/min" : "tokens/min", it, ni);
+               bt_eval_mantle(e) ? "input tokens/min" : "tokens/min", it, ni);
     y_axis(g, ymax, fmt_count);
     time_axis(g);
     struct bt_canvas cv;
@@ -424,7 +429,8 @@ static void draw_mantle_out(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
     draw_level_graph(g, &(struct level_graph){
-        .series = S_OUTPUT, .level = e->side[BT_SIDE_OUTPUT].quota, .now = e->side[BT_SIDE_OUTPUT].used,
+        .series = S_OUTPUT, .level = bt_eval_side(e, BT_SIDE_OUTPUT)->quota,
+        .now = bt_eval_side(e, BT_SIDE_OUTPUT)->used,
         .level_pat = PAT_QUOTA, .line_pat = PAT_SETTLED, .level_name = "quota",
         .no_level = "quota unknown", .line_name = "output",
         .title = "Output tokens/min against the output quota",
@@ -437,7 +443,7 @@ static void draw_throttles(struct gctx *g)
     double ymax = axis_max(vmax(v, g->n, 1));
     struct item it[1] = {{.pat = PAT_THROTTLE}};
     char s[16];
-    bt_fmt_count(at_cursor(g, S_THROTTLES, g->e->throttles), s, sizeof s);
+    bt_fmt_count(at_cursor(g, S_THROTTLES, bt_fig(g->e, BT_FIG_THROTTLES)), s, sizeof s);
     snprintf(it[0].label, sizeof it[0].label, "throttles %s", s);
     snprintf(it[0].name, sizeof it[0].name, "throttles");
     title_rule(g, "Throttles/min: is Bedrock refusing calls?", "throttles/min", it, 1);
@@ -456,10 +462,10 @@ static void draw_latency(struct gctx *g)
     double ymax = axis_max(vmax(p99, g->n, vmax(p50, g->n, 1)) * 1.1);
     struct item it[2] = {{.pat = PAT_P50}, {.pat = PAT_P99}};
     char s[16];
-    bt_fmt_latency(at_cursor(g, S_P50, g->e->lat_p50), s, sizeof s);
+    bt_fmt_latency(at_cursor(g, S_P50, bt_fig(g->e, BT_FIG_LAT_P50)), s, sizeof s);
     snprintf(it[0].label, sizeof it[0].label, "p50 %s", s);
     snprintf(it[0].name, sizeof it[0].name, "p50");
-    bt_fmt_latency(at_cursor(g, S_P99, g->e->lat_p99), s, sizeof s);
+    bt_fmt_latency(at_cursor(g, S_P99, bt_fig(g->e, BT_FIG_LAT_P99)), s, sizeof s);
     snprintf(it[1].label, sizeof it[1].label, "p99 %s", s);
     snprintf(it[1].name, sizeof it[1].name, "p99");
     title_rule(g, "Latency: are calls slowing down?", "latency", it, 2);
@@ -544,7 +550,7 @@ static void draw_speed(struct gctx *g, const struct speed_graph *d)
 
 static void draw_otps(struct gctx *g)
 {
-    const struct bt_speed *s = &g->e->speed;
+    const struct bt_speed *s = bt_eval_speed(g->e);
     draw_speed(g, &(struct speed_graph){
         .series = S_OTPS, .now = s->otps, .hour = s->otps_hour, .line = s->otps_floor,
         .floor = true, .verdict = s->slowdown,
@@ -556,7 +562,7 @@ static void draw_otps(struct gctx *g)
 
 static void draw_ttft(struct gctx *g)
 {
-    const struct bt_speed *s = &g->e->speed;
+    const struct bt_speed *s = bt_eval_speed(g->e);
     draw_speed(g, &(struct speed_graph){
         .series = S_TTFT, .now = s->ttft, .hour = s->ttft_hour, .line = s->ttft_ceiling,
         .floor = false, .verdict = s->queueing,
@@ -582,7 +588,8 @@ static void draw_offered(struct gctx *g)
     double *v[NS];
     double ymax = 1;
     const struct bt_eval *e = g->e;
-    const double now[NS] = {e->admitted, e->retries, e->adm_throttled, e->completed};
+    const double now[NS] = {bt_fig(e, BT_FIG_ADMITTED), bt_fig(e, BT_FIG_RETRIES),
+                            bt_fig(e, BT_FIG_ADM_THROTTLED), bt_fig(e, BT_FIG_COMPLETED)};
     struct item it[NS];
     struct bt_plot_series sr[NS];
     for (int k = 0; k < NS; k++) {
@@ -615,7 +622,8 @@ static void draw_inflight(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
     draw_level_graph(g, &(struct level_graph){
-        .series = S_INFLIGHT, .level = e->conc_limit, .now = e->in_flight,
+        .series = S_INFLIGHT, .level = bt_fig(e, BT_FIG_CONC_LIMIT),
+        .now = bt_fig(e, BT_FIG_IN_FLIGHT),
         .level_pat = PAT_LIMIT, .line_pat = PAT_INFLIGHT, .level_name = "limit",
         .no_level = "no limit known", .line_name = "in flight",
         .title = "Calls in flight against the concurrency limit", .short_title = "in flight",
@@ -719,23 +727,23 @@ static bool want_always(const struct bt_tui *t, int r)
 
 static bool want_mantle(const struct bt_tui *t, int r)
 {
-    return t->evals[r].mantle;
+    return bt_eval_mantle(&t->evals[r]);
 }
 
 static bool want_runtime(const struct bt_tui *t, int r)
 {
-    return !t->evals[r].mantle;
+    return !bt_eval_mantle(&t->evals[r]);
 }
 
 /* a runtime route whose CloudWatch publishes TimeToFirstToken (mantle publishes no latency) */
 static bool want_speed(const struct bt_tui *t, int r)
 {
-    return !t->evals[r].mantle && has_signal(t, r, BT_SIG_TTFT_AVG);
+    return !bt_eval_mantle(&t->evals[r]) && has_signal(t, r, BT_SIG_TTFT_AVG);
 }
 
 static bool want_inflight(const struct bt_tui *t, int r)
 {
-    return has_signal(t, r, BT_SIG_ADM_IN_FLIGHT) || !isnan(t->evals[r].in_flight);
+    return has_signal(t, r, BT_SIG_ADM_IN_FLIGHT) || !isnan(bt_fig(&t->evals[r], BT_FIG_IN_FLIGHT));
 }
 
 static bool want_offered(const struct bt_tui *t, int r)

@@ -68,7 +68,7 @@ bool tui_was_crit(struct bt_tui *t, int r)
 {
     const struct bt_evlog *l = tui_log(t);
     int64_t last = bt_evlog_last_crit(l, r);
-    if (!last || t->evals[r].status == BT_ST_CRIT)
+    if (!last || bt_eval_status(&t->evals[r]) == BT_ST_CRIT)
         return false;
     int64_t now = bt_data_minute(t->host->cfg, t->host->now);
     if (t->host->evlog) /* replay: the log covers the whole recording; up to here only */

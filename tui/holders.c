@@ -127,7 +127,8 @@ void tui_draw_holders(struct bt_tui *t, const struct bt_layout *l)
     char title[200], name[64];
     bt_san_term(name, sizeof name, host->cfg->routes[bt_group_leader(t->evals, r)].name);
     snprintf(title, sizeof title, " who holds quota %s (group of %s, %d route%s), by %s  b: by  Esc closes ",
-             e->quota_code[0] ? e->quota_code : "-", name, e->nshared + 1, e->nshared ? "s" : "",
+             bt_eval_quota_code(e)[0] ? bt_eval_quota_code(e) : "-", name, bt_eval_nshared(e) + 1,
+             bt_eval_nshared(e) ? "s" : "",
              bt_share_by_name(hv.by));
     tui_box(t, h, title, a);
     int x = h.x + 2, y = h.y + 1, cw = h.w - 4;

@@ -121,13 +121,14 @@ static int build(struct bt_tui *t, int width)
         struct spender *sp = bt_xcalloc((size_t)(cfg->nroutes ? cfg->nroutes : 1), sizeof *sp);
         int np = 0;
         for (int r = 0; r < cfg->nroutes; r++)
-            if (!strcmp(cfg->routes[r].region, s->key) && !isnan(t->evals[r].spend.usd_per_hour))
-                sp[np++] = (struct spender){r, t->evals[r].spend.usd_per_hour};
+            if (!strcmp(cfg->routes[r].region,
+                        s->key) && !isnan(bt_eval_spend(&t->evals[r])->usd_per_hour))
+                sp[np++] = (struct spender){r, bt_eval_spend(&t->evals[r])->usd_per_hour};
         qsort(sp, (size_t)np, sizeof *sp, cmp_spender);
         for (int i = 0; i < np && i < 5; i++) {
             const struct bt_eval *e = &t->evals[sp[i].route];
-            bt_fmt_usd(e->spend.usd_per_hour, h, sizeof h);
-            bt_fmt_usd(e->spend.usd_today, d, sizeof d);
+            bt_fmt_usd(bt_eval_spend(e)->usd_per_hour, h, sizeof h);
+            bt_fmt_usd(bt_eval_spend(e)->usd_today, d, sizeof d);
             bool spike = bt_eval_has(e, BT_W_SPEND_SPIKE);
             add(t, &n, width, spike ? BT_ROLE_WARN : BT_ROLE_NORMAL, sp[i].route,
                 "  %-20.20s %10s/h %10s today%s", cfg->routes[sp[i].route].name, h, d,

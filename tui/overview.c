@@ -123,7 +123,7 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
     if (isnan(bt_fig(e, BT_FIG_FITS)))
         snprintf(x->fits, sizeof x->fits, "-");
     else
-        snprintf(x->fits, sizeof x->fits, "%s %s", f, side_short(e->binding));
+        snprintf(x->fits, sizeof x->fits, "%s %s", f, side_short(bt_eval_binding(e)));
     /* core: the mantle side that binds */
     bt_figure_text(&bt_figures[BT_FIG_SETTLED], e, x->settled, sizeof x->settled);
     bt_figure_text(&bt_figures[BT_FIG_ESTIMATED], e, x->estimated, sizeof x->estimated);
@@ -133,7 +133,7 @@ static struct tui_rowtext *row_text(struct bt_tui *t, int r, int64_t end)
     if (isnan(bt_fig(e, BT_FIG_QUOTA)))
         snprintf(x->quota, sizeof x->quota, "? none");
     else
-        snprintf(x->quota, sizeof x->quota, "%s %s", q, quota_src_short(e->quota_source));
+        snprintf(x->quota, sizeof x->quota, "%s %s", q, quota_src_short(bt_eval_quota_source(e)));
     bt_fmt_count(bt_fig(e, BT_FIG_INVOCATIONS), x->rpm, sizeof x->rpm);
     bt_fmt_count(bt_fig(e, BT_FIG_THROTTLES), x->thr, sizeof x->thr);
     bt_fmt_latency(bt_fig(e, BT_FIG_LAT_P50), x->p50, sizeof x->p50);
@@ -174,27 +174,27 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
 {
     const struct bt_route *rt = &t->host->cfg->routes[r];
     const struct bt_eval *e = &t->evals[r];
-    struct rowlook k = {t, sel, e->stale};
+    struct rowlook k = {t, sel, bt_eval_stale(e)};
     int64_t end = bt_data_minute(t->host->cfg, t->host->now);
     struct tui_rowtext *x = row_text(t, r, end);
     attr_t base = look(&k, BT_ROLE_NORMAL);
     tui_fill(y, 0, l->cols, base);
     char b[128];
-    cell_text(y, l, BT_COL_NAME, rt->name, sel || e->stale ? base : base | A_BOLD);
+    cell_text(y, l, BT_COL_NAME, rt->name, sel || bt_eval_stale(e) ? base : base | A_BOLD);
     cell_text(y, l, BT_COL_MODEL, rt->model, base);
     cell_text(y, l, BT_COL_REGION, rt->region, base);
     cell_text(y, l, BT_COL_EP, bt_endpoint_name(rt->endpoint), base);
     cell_text(y, l, BT_COL_INF, bt_inference_name(rt->inference), base);
-    attr_t st = look_status(&k, tui_status_role(e->status));
-    cell_text(y, l, BT_COL_STATUS, tui_status_label(e->status), st);
+    attr_t st = look_status(&k, tui_status_role(bt_eval_status(e)));
+    cell_text(y, l, BT_COL_STATUS, tui_status_label(bt_eval_status(e)), st);
     int sx, sw;
     if (tui_was_crit(t, r) && bt_layout_has_col(l, BT_COL_STATUS, &sx, &sw))
         tui_glyph(y, sx + sw, '*', look_status(&k, BT_ROLE_CRIT)); /* crit lately: e lists it */
-    if (e->stale) {
+    if (bt_eval_stale(e)) {
         /* stale: the age of the newest data instead of a headroom that is not current */
         char age[16];
-        tui_fmt_age(t->host->now - (e->data_minute + 60), age, sizeof age);
-        if (e->data_minute)
+        tui_fmt_age(t->host->now - (bt_eval_data_minute(e) + 60), age, sizeof age);
+        if (bt_eval_data_minute(e))
             snprintf(b, sizeof b, "old%3s", age);
         else
             snprintf(b, sizeof b, "nodata");
@@ -202,7 +202,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         bt_strlcpy(b, x->head, sizeof b);
     }
     /* HEAD% by its own thresholds: another warning does not turn 90 % yellow */
-    enum bt_status lv = e->stale ? BT_ST_UNKNOWN : bt_headroom_level(t->host->cfg, e);
+    enum bt_status lv = bt_eval_stale(e) ? BT_ST_UNKNOWN : bt_headroom_level(t->host->cfg, e);
     cell_text(y, l, BT_COL_HEADPCT, b, look_status(&k, tui_status_role(lv)));
     int bx, bw;
     if (bt_layout_has_col(l, BT_COL_BAR, &bx, &bw)) {
@@ -221,7 +221,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
                                                           BT_ROLE_RESERVED};
         if (bt_graph_hbar(&cv, 0, 0, bw - tw, v, total, roles, BT_ROLE_EMPTY, BT_ROLE_CRIT,
                           t->utf8)) {
-            if (sel || e->stale)
+            if (sel || bt_eval_stale(e))
                 tui_blit_attr(&cv, y, bx, base); /* the glyphs still tell the segments apart */
             else
                 tui_blit(t, &cv, y, bx);
@@ -246,9 +246,10 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
     cell_text(y, l, BT_COL_SETTLED, x->settled, look(&k, BT_ROLE_SETTLED));
     cell_text(y, l, BT_COL_ESTIMATED, x->estimated, look(&k, BT_ROLE_ESTIMATED));
     cell_text(y, l, BT_COL_RESERVED, x->held, look(&k, BT_ROLE_RESERVED));
-    enum bt_role qr = e->quota_source == BT_QS_SERVICE_QUOTAS ? BT_ROLE_NORMAL
-                      : e->quota_source == BT_QS_UNKNOWN      ? BT_ROLE_UNKNOWN
-                                                              : BT_ROLE_WARN;
+    enum bt_quota_source qs = bt_eval_quota_source(e);
+    enum bt_role qr = qs == BT_QS_SERVICE_QUOTAS ? BT_ROLE_NORMAL
+                      : qs == BT_QS_UNKNOWN      ? BT_ROLE_UNKNOWN
+                                                 : BT_ROLE_WARN;
     cell_text(y, l, BT_COL_QUOTA, x->quota, look(&k, qr));
     cell_text(y, l, BT_COL_RPM, x->rpm, base);
     cell_text(y, l, BT_COL_THR, x->thr, look(&k, bt_fig(e, BT_FIG_THROTTLES) > 0 ? BT_ROLE_CRIT : BT_ROLE_NORMAL));
@@ -266,7 +267,7 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         struct bt_canvas cv;
         bt_canvas_init(&cv, tw, 1);
         bt_graph_bars(&cv, 0, 0, tw, 1, v, tw, top, BT_ROLE_RESERVED, t->utf8);
-        if (sel || e->stale)
+        if (sel || bt_eval_stale(e))
             tui_blit_attr(&cv, y, tx, base);
         else
             tui_blit(t, &cv, y, tx);
@@ -278,22 +279,23 @@ static void draw_row(struct bt_tui *t, const struct bt_layout *l, int y, int r, 
         char codes[256] = "";
         int shown = 0;
         for (int rank = 4; rank >= 1 && shown >= 0; rank--)
-            for (int w = 0; w < e->nwarn; w++) {
-                if (tui_sev_rank(e->warnings[w].severity) != rank)
+            for (int w = 0; w < bt_eval_nwarn(e); w++) {
+                if (tui_sev_rank(bt_eval_warning(e, w)->severity) != rank)
                     continue;
-                const char *c = bt_wcode_name(e->warnings[w].code);
+                const char *c = bt_wcode_name(bt_eval_warning(e, w)->code);
                 size_t len = strlen(codes);
                 int need = (int)(len + strlen(c)) + (shown ? 1 : 0) +
-                           (shown + 1 < e->nwarn ? 3 : 0);
+                           (shown + 1 < bt_eval_nwarn(e) ? 3 : 0);
                 if (shown && need > ww) {
-                    snprintf(codes + len, sizeof codes - len, " +%d", e->nwarn - shown);
+                    snprintf(codes + len, sizeof codes - len, " +%d", bt_eval_nwarn(e) - shown);
                     shown = -1;
                     break;
                 }
                 snprintf(codes + len, sizeof codes - len, "%s%s", shown ? " " : "", c);
                 shown++;
             }
-        cell_text(y, l, BT_COL_WARN, codes, look(&k, e->nwarn ? tui_sev_role(e->status) : BT_ROLE_NORMAL));
+        cell_text(y, l, BT_COL_WARN, codes,
+                  look(&k, bt_eval_nwarn(e) ? tui_sev_role(bt_eval_status(e)) : BT_ROLE_NORMAL));
     }
 }
 
@@ -375,15 +377,16 @@ int tui_overview_warnings(struct bt_tui *t, struct wline *lines, int width, int 
         for (int i = 0; i < t->nvis; i++) {
             int r = t->order[i];
             const struct bt_eval *e = &t->evals[r];
-            for (int w = 0; w < e->nwarn; w++) {
-                if (tui_sev_rank(e->warnings[w].severity) != rank)
+            for (int w = 0; w < bt_eval_nwarn(e); w++) {
+                if (tui_sev_rank(bt_eval_warning(e, w)->severity) != rank)
                     continue;
                 if (nitems == cap) {
                     cap = cap ? cap * 2 : 32;
                     it = bt_xrealloc(it, (size_t)cap * sizeof *it);
                 }
-                bool opened = r == t->wexp_route && (int)e->warnings[w].code == t->wexp_code;
-                it[nitems++] = (struct item){r, &e->warnings[w], opened};
+                bool opened = r == t->wexp_route && (int)bt_eval_warning(e,
+                                                                         w)->code == t->wexp_code;
+                it[nitems++] = (struct item){r, bt_eval_warning(e, w), opened};
             }
         }
     int n = nitems < MAX_WLINES ? nitems : MAX_WLINES;
@@ -512,13 +515,15 @@ static const struct bt_warning *worst_warning(const struct bt_tui *t, bool hidde
         if (hidden && vis[r])
             continue;
         const struct bt_eval *e = &t->evals[r];
-        for (int w = 0; w < e->nwarn; w++) {
-            const struct bt_warning *wa = &e->warnings[w];
+        for (int w = 0; w < bt_eval_nwarn(e); w++) {
+            const struct bt_warning *wa = bt_eval_warning(e, w);
             int d = best ? tui_sev_rank(wa->severity) - tui_sev_rank(best->severity) : 1;
             if (!d)
                 d = cause_rank(wa) - cause_rank(best);
-            double calls = isnan(e->invocations) ? 0 : e->invocations;
-            double bcalls = br < 0 || isnan(t->evals[br].invocations) ? 0 : t->evals[br].invocations;
+            double calls = bt_fig(e, BT_FIG_INVOCATIONS);
+            double bcalls = br < 0 ? NAN : bt_fig(&t->evals[br], BT_FIG_INVOCATIONS);
+            calls = isnan(calls) ? 0 : calls;
+            bcalls = isnan(bcalls) ? 0 : bcalls;
             if (d > 0 || (d == 0 && br != r && calls > bcalls)) {
                 best = wa;
                 br = r;
@@ -664,7 +669,7 @@ void tui_overview_tick(struct bt_tui *t, const struct bt_layout *l)
     int rows = l->table.h - 1;
     for (int i = 0; i < rows && t->scroll + i < t->nvis; i++) {
         int r = t->order[t->scroll + i];
-        if (t->evals[r].stale)
+        if (bt_eval_stale(&t->evals[r]))
             draw_row(t, l, l->table.y + 1 + i, r, r == t->sel_route);
     }
     tui_draw_status(t, l);

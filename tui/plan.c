@@ -133,7 +133,7 @@ static void compute(struct bt_tui *t, struct tui_plan *p, int width)
     bt_plan_forecast(h->cfg, h->store, p->route, h->now, &f);
     bt_ceiling_of(h->cfg, h->store, &w->before, &ce);
     bt_plan_limits(h->cfg, h->store, p->route, h->now, lim);
-    speed_lines(t, p, w->before.minute, width);
+    speed_lines(t, p, bt_eval_cw_minute(&w->before), width);
     struct bt_plan_view v = {.cfg = h->cfg, .mode = h->mode, .now = h->now, .change = &p->change,
                              .w = w, .forecast = &f, .ceiling = &ce, .limits = lim,
                              .width = width};

@@ -46,10 +46,10 @@ static bool matches(const struct bt_tui *t, int r)
     if (tui_contains(rt->name, t->filter) || tui_contains(rt->model, t->filter) ||
         tui_contains(rt->region, t->filter) || tui_contains(bt_endpoint_name(rt->endpoint), t->filter) ||
         tui_contains(bt_inference_name(rt->inference), t->filter) ||
-        tui_contains(bt_status_name(e->status), t->filter))
+        tui_contains(bt_status_name(bt_eval_status(e)), t->filter))
         return true;
-    for (int w = 0; w < e->nwarn; w++)
-        if (tui_contains(bt_wcode_name(e->warnings[w].code), t->filter))
+    for (int w = 0; w < bt_eval_nwarn(e); w++)
+        if (tui_contains(bt_wcode_name(bt_eval_warning(e, w)->code), t->filter))
             return true;
     return false;
 }
@@ -65,9 +65,9 @@ enum bt_side tui_bar_values(const struct bt_eval *e, double v[BT_SEG_COUNT], dou
      * are of one side (issue 34), not TPM tokens beside an rpm %. */
     enum bt_side bs = bt_figure_side(&bt_figures[BT_FIG_HEADROOM_PCT], e);
     if (bs != bt_figure_side(&bt_figures[BT_FIG_HEADROOM_TPM], e)) {
-        v[BT_SEG_SETTLED] = e->side[bs].group_used;
+        v[BT_SEG_SETTLED] = bt_eval_side(e, bs)->group_used;
         v[BT_SEG_ESTIMATED] = v[BT_SEG_RESERVED] = NAN;
-        *total = e->side[bs].quota;
+        *total = bt_eval_side(e, bs)->quota;
         return bs;
     }
     v[BT_SEG_SETTLED] = bt_fig(e, BT_FIG_SETTLED);
@@ -108,13 +108,14 @@ static int cmp_num(double a, double b, bool desc)
 
 /* Headroom, least first; a route with none known (no quota, or a quota of 0) is the
  * most urgent of all, not the last: it sorts first, crit before the rest. */
-static int cmp_headroom(const struct bt_eval *a, const struct bt_eval *b)
+static int cmp_headroom(const struct bt_eval *ea, const struct bt_eval *eb)
 {
-    if (isnan(a->headroom_pct) || isnan(b->headroom_pct)) {
-        int c = isnan(b->headroom_pct) - isnan(a->headroom_pct);
-        return c ? c : tui_sev_rank(b->status) - tui_sev_rank(a->status);
+    double ha = bt_fig(ea, BT_FIG_HEADROOM_PCT), hb = bt_fig(eb, BT_FIG_HEADROOM_PCT);
+    if (isnan(ha) || isnan(hb)) {
+        int c = isnan(hb) - isnan(ha);
+        return c ? c : tui_sev_rank(bt_eval_status(eb)) - tui_sev_rank(bt_eval_status(ea));
     }
-    return cmp_num(a->headroom_pct, b->headroom_pct, false);
+    return cmp_num(ha, hb, false);
 }
 
 static int cmp_routes(const void *pa, const void *pb)
@@ -125,7 +126,7 @@ static int cmp_routes(const void *pa, const void *pb)
     int c = 0;
     switch (t->sort) {
     case SORT_STATUS:
-        c = tui_sev_rank(eb->status) - tui_sev_rank(ea->status);
+        c = tui_sev_rank(bt_eval_status(eb)) - tui_sev_rank(bt_eval_status(ea));
         if (!c)
             c = cmp_headroom(ea, eb);
         break;
@@ -133,9 +134,11 @@ static int cmp_routes(const void *pa, const void *pb)
     case SORT_USED: /* the fraction the bar draws, not tokens: 1.0M of 30M is not fuller than 900k of 1M */
         c = cmp_num(tui_bar_fraction(ea), tui_bar_fraction(eb), true);
         break;
-    case SORT_THROTTLES: c = cmp_num(ea->throttles, eb->throttles, true); break;
-    case SORT_P99: c = cmp_num(ea->lat_p99, eb->lat_p99, true); break;
-    case SORT_INFLIGHT: c = cmp_num(ea->in_flight, eb->in_flight, true); break;
+    case SORT_THROTTLES: c = cmp_num(bt_fig(ea, BT_FIG_THROTTLES), bt_fig(eb, BT_FIG_THROTTLES),
+                                     true); break;
+    case SORT_P99: c = cmp_num(bt_fig(ea, BT_FIG_LAT_P99), bt_fig(eb, BT_FIG_LAT_P99), true); break;
+    case SORT_INFLIGHT: c = cmp_num(bt_fig(ea, BT_FIG_IN_FLIGHT), bt_fig(eb, BT_FIG_IN_FLIGHT),
+                                    true); break;
     case SORT_NAME:
         c = strcmp(t->host->cfg->routes[a].name, t->host->cfg->routes[b].name);
         break;

@@ -46,7 +46,7 @@ static void draw(struct bt_tui *t)
     if (t->view == BT_VIEW_DETAIL) {
         const struct bt_eval *e = &t->evals[t->sel_route];
         estimate_only = tui_estimate_only(e);
-        crit = e->status == BT_ST_CRIT;
+        crit = bt_eval_status(e) == BT_ST_CRIT;
         t->wkey.valid = false; /* the detail's lines replace the overview's */
         nw = tui_detail_warnings(t, t->sel_route, cols - 2, t->lines);
         lo.nfig_lines = tui_detail_figures(t, t->sel_route, cols - 2, t->fig_lines);
@@ -55,7 +55,7 @@ static void draw(struct bt_tui *t)
         for (int i = 0; i < t->nvis; i++) {
             const struct bt_eval *e = &t->evals[t->order[i]];
             estimate_only |= tui_estimate_only(e);
-            crit |= e->status == BT_ST_CRIT;
+            crit |= bt_eval_status(e) == BT_ST_CRIT;
         }
         /* the rows the warnings pane gets: everything but the header, the banner, the
          * table, the action line, its own title, the status, timeline and key lines */

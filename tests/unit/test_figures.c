@@ -2,9 +2,11 @@
  * and no place twice, every name a writer prints is unique in it, and the side and
  * reader of each figure are the evaluation's (one side per number, issue 34). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/figures.h"
+#include "core/headroom.h"
 #include "tests/tap.h"
 
 static void orders(void)
@@ -32,6 +34,11 @@ static void orders(void)
         {BT_FW_PLAN, "plan", 6},
         /* concurrency_limit tokens_today tokens_today_group */
         {BT_FW_JSON_TODAY, "json today", 3},
+        /* max_tokens burndown (then burndown_source) burndown_measured */
+        {BT_FW_JSON_BURNDOWN, "json burndown", 3},
+        /* tiers: reserved_share reserved_invocations reserved_input_tokens
+         * reserved_output_tokens */
+        {BT_FW_JSON_TIERS, "json tiers", 4},
     };
     for (size_t k = 0; k < sizeof ws / sizeof ws[0]; k++) {
         enum bt_fig_id ids[BT_FIG_COUNT];
@@ -176,6 +183,86 @@ static void accessors(void)
        "bt_fig_source: the row's source, the caller's word where none is set or the row has none");
 }
 
+/* The output allowance run: a mantle route (burndown source "none") has no burndown,
+ * null in the JSON whatever the table's value; a route without a source says
+ * "default"; the JSON's order is max_tokens, burndown, burndown_measured. */
+static void burndown_rows(void)
+{
+    struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.max_tokens = 4096;
+    e.burndown = 5;
+    e.burndown_measured = 4.98;
+    e.burndown_source = "table";
+    OK(bt_fig(&e, BT_FIG_BURNDOWN) == 5 && !strcmp(bt_fig_source(&e, BT_FIG_BURNDOWN, "-"),
+                                                   "table"),
+       "burndown 5 from the table");
+    e.burndown_source = NULL;
+    STREQ(bt_fig_source(&e, BT_FIG_BURNDOWN, "-"), "default", "no source set: default");
+    e.mantle = true;
+    e.burndown_source = "none";
+    OK(isnan(bt_fig(&e, BT_FIG_BURNDOWN)), "mantle: no burndown (null), not the table's 5");
+    NEAR(bt_fig(&e, BT_FIG_BURNDOWN_MEASURED), 4.98, 0, "the measured one still shown");
+    enum bt_fig_id ids[BT_FIG_COUNT];
+    int n = bt_figures_of(BT_FW_JSON_BURNDOWN, ids);
+    OK(n == 3 && ids[0] == BT_FIG_MAX_TOKENS && ids[1] == BT_FIG_BURNDOWN &&
+           ids[2] == BT_FIG_BURNDOWN_MEASURED && bt_figures[BT_FIG_BURNDOWN].decimals == 2,
+       "max_tokens, burndown (two decimals), burndown_measured");
+    n = bt_figures_of(BT_FW_JSON_TIERS, ids);
+    OK(n == 4 && ids[0] == BT_FIG_TIER_SHARE && ids[3] == BT_FIG_TIER_OUTPUT,
+       "tiers: reserved_share first, reserved_output_tokens last");
+}
+
+/* The reading API of an evaluation (core/headroom.h): what the views read beside the
+ * figures, each the evaluation's own; a warning outside 0..nwarn-1 is none. */
+static void eval_reads(void)
+{
+    static struct bt_eval e; /* three pages: not on the stack */
+    memset(&e, 0, sizeof e);
+    e.route = 3;
+    e.group_leader = 1;
+    e.status = BT_ST_WARN;
+    e.stale = true;
+    snprintf(e.stale_reason, sizeof e.stale_reason, "no poll for 12 min");
+    e.nwarn = 2;
+    e.warnings[0].code = BT_W_COUNT - 1;
+    e.warnings[1].code = 0;
+    e.mantle = true;
+    e.binding = BT_SIDE_RPM;
+    e.token_side = BT_SIDE_OUTPUT;
+    e.side[BT_SIDE_OUTPUT].quota = 500000;
+    snprintf(e.quota_code, sizeof e.quota_code, "L-12345678");
+    e.nshared = 4;
+    e.quota_source = BT_QS_CONFIG;
+    e.now = 1795910459;
+    e.minute = 1795910340;
+    e.data_minute = 1795910280;
+    e.adm_minute = 1795910400;
+    e.state = BT_FR_IDLE;
+    e.spend.usd_per_hour = 2.5;
+    OK(bt_eval_status(&e) == BT_ST_WARN && bt_eval_stale(&e) &&
+           !strcmp(bt_eval_stale_reason(&e), "no poll for 12 min"),
+       "status, stale and its reason");
+    OK(bt_eval_nwarn(&e) == 2 && bt_eval_warning(&e, 0)->code == BT_W_COUNT - 1 &&
+           bt_eval_warning(&e, 1)->code == 0 && !bt_eval_warning(&e, 2) &&
+           !bt_eval_warning(&e, -1),
+       "two warnings in order; none outside them");
+    OK(bt_eval_mantle(&e) && bt_eval_binding(&e) == BT_SIDE_RPM &&
+           bt_eval_token_side(&e) == BT_SIDE_OUTPUT &&
+           bt_eval_side(&e, BT_SIDE_OUTPUT)->quota == 500000,
+       "mantle, the binding side, the token side and a side's figures");
+    OK(!strcmp(bt_eval_quota_code(&e), "L-12345678") && bt_eval_nshared(&e) == 4 &&
+           bt_eval_quota_source(&e) == BT_QS_CONFIG,
+       "the quota's code, its other routes and where it came from");
+    OK(bt_eval_now(&e) == 1795910459 && bt_eval_cw_minute(&e) == 1795910340 &&
+           bt_eval_data_minute(&e) == 1795910280 && bt_eval_adm_at(&e) == 1795910400 &&
+           bt_eval_state(&e) == BT_FR_IDLE,
+       "the clocks: evaluated at, the CloudWatch minute, the data minute, the scrape");
+    OK(bt_eval_index(&e) == 3 && bt_eval_group_first(&e) == 1 &&
+           bt_eval_spend(&e)->usd_per_hour == 2.5,
+       "the route, its group's first member and its spend");
+}
+
 /* The side figure table: each row a number or a word, never both, its keys unique;
  * the quota table names each quota kind once, of its own side. */
 static const struct bt_side_figure *side_row(const char *json)
@@ -248,5 +335,7 @@ int main(void)
     text();
     side_rows();
     day_through();
+    burndown_rows();
+    eval_reads();
     return tap_done();
 }
