@@ -122,6 +122,10 @@ plant io/file.h '#include "core/model.h"' "io/file.h including core beyond its l
 plant render/chart.c '#include "io/file.h"' "render including io/"
 plant net/loop.c '#include "io/file.h"' "net including io/"
 plant net/httpd.c '#include <ncursesw/curses.h>' "net including curses"
+# the views read an evaluation through core's readers (issue 33), not its fields
+plant tui/routes.c 'static int p1(const struct bt_eval *e) { return e->status; }' "tui reading bt_eval's status"
+plant render/report.c 'static double p2(const struct bt_eval *evals) { return evals[0].quota; }' "render reading an evals element's quota"
+plant app/replay_view.c 'static long p3(const struct bt_eval *ea) { return (long)ea->minute; }' "app reading an evaluation's minute"
 
 # circles inside a room: FILE LINE FILE LINE WHAT, two files of one folder that call each
 # other; lint must fail and name the pair
