@@ -273,7 +273,7 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     bt_jw_time(&w, "evaluated_at", bt_eval_now(e));
     bt_jw_obj(&w, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
-        double v = bt_export_signal(&rp->store, r, k, e, m);
+        double v = bt_eval_signal_row(&rp->store, r, e, (enum bt_signal)k, m);
         if (!isnan(v))
             bt_jw_num(&w, bt_signal_info[k].name, v);
     }

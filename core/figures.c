@@ -438,6 +438,14 @@ int64_t bt_eval_day_through(const struct bt_eval *e, int64_t now)
     return through > e->minute ? through : e->minute;
 }
 
+double bt_eval_signal_row(const struct bt_store *st, int r, const struct bt_eval *e,
+                          enum bt_signal s, int64_t m)
+{
+    if (bt_signal_info[s].source == BT_SRC_ADMISSION)
+        return e->adm_minute ? bt_store_at(st, r, s, e->adm_minute) : NAN;
+    return bt_store_at(st, r, s, m);
+}
+
 double bt_eval_signal(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s)
 {
     if (bt_signal_daily(s) && e->minute) {

@@ -169,6 +169,12 @@ static const struct sig_field eval_adm[] = {
     {BT_SIG_ADM_SETTLED, EV(adm_settled)},      {BT_SIG_ADM_OUT_P50, EV(out_p50)},
     {BT_SIG_ADM_OUT_P99, EV(out_p99)},
 };
+/* CloudWatch's latency percentiles at the group's minute: a gauge, unknown where none */
+static const struct sig_field eval_latency[] = {
+    {BT_SIG_LATENCY_P50, EV(lat_p50)},
+    {BT_SIG_LATENCY_P90, EV(lat_p90)},
+    {BT_SIG_LATENCY_P99, EV(lat_p99)},
+};
 #undef EV
 
 /* CloudWatch at minute m (idle: a good poll settled it and found no datapoints, so
@@ -671,9 +677,7 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     /* five minutes before: 0 where a poll asked and found none, unknown where none asked */
     e->server_errors_before = cm ? count_at(st, r, BT_SIG_SERVER_ERRORS, cm - 300) : NAN;
     e->throttles_before = cm ? count_at(st, r, BT_SIG_THROTTLES, cm - 300) : NAN;
-    e->lat_p50 = at(st, r, BT_SIG_LATENCY_P50, cm);
-    e->lat_p90 = at(st, r, BT_SIG_LATENCY_P90, cm);
-    e->lat_p99 = at(st, r, BT_SIG_LATENCY_P99, cm);
+    read_table(st, r, cm, eval_latency, BT_ARRAY_LEN(eval_latency), e);
     e->littles_in_flight = bt_littles_law(x.inv, x.lat_avg);
     e->max_tokens = x.max_tokens;
     if (!isnan(x.inv) && x.inv > 0) {

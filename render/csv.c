@@ -78,14 +78,6 @@ void bt_csv_header(struct bt_buf *b)
     bt_buf_putc(b, '\n');
 }
 
-double bt_export_signal(const struct bt_store *st, int r, int k, const struct bt_eval *e,
-                        int64_t m)
-{
-    if (bt_signal_info[k].source == BT_SRC_ADMISSION)
-        return bt_eval_adm_at(e) ? bt_store_at(st, r, (enum bt_signal)k, bt_eval_adm_at(e)) : NAN;
-    return bt_store_at(st, r, (enum bt_signal)k, m);
-}
-
 void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64_t m)
 {
     if (!log)
@@ -223,7 +215,7 @@ void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
     bt_buf_putc(b, '"');
     bt_buf_add(b, fields, len);
     for (int k = 0; k < BT_SIG_COUNT; k++)
-        csv_num(b, bt_export_signal(st, r, k, e, m), 3);
+        csv_num(b, bt_eval_signal_row(st, r, e, (enum bt_signal)k, m), 3);
     /* rounded as check --format json rounds them (the table's decimals): one figure,
      * one reading */
     static enum bt_fig_id ids[BT_FIG_COUNT]; /* the table's CSV columns: the same every row */

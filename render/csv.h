@@ -38,10 +38,6 @@ void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
                           const struct bt_store *st, int r, const struct bt_eval *e, int64_t m);
 void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
                      const struct bt_evlog *log, enum bt_quality hq, enum bt_side binding);
-/* The value of signal k in an export row: a CloudWatch signal at the data
- * minute, an admission counter at the admission instant the evaluation used. */
-double bt_export_signal(const struct bt_store *st, int r, int k, const struct bt_eval *e,
-                        int64_t m);
 /* The log's entries for route r (or -1: those of no route) at data minute m,
  * "; "-joined as "kind: text". */
 void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64_t m);

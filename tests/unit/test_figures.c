@@ -326,6 +326,34 @@ static void day_through(void)
     OK(bt_eval_day_through(&e, 86400 + 330) == 86400 + 300, "never before the evaluated minute");
 }
 
+/* An export row's signals (bt_eval_signal_row): CloudWatch's at the row's minute, an
+ * admission counter at the scrape the evaluation read, unknown where it read none. */
+static void signal_row(void)
+{
+    const int64_t m = 1795910400; /* 2026-11-29 00:00 UTC */
+    struct bt_store st;
+    bt_store_init(&st, 1, 60);
+    struct bt_sample in0 = {.t = m - 60, .route = 0, .signal = BT_SIG_INPUT_TOKENS, .value = 900};
+    struct bt_sample in1 = {.t = m, .route = 0, .signal = BT_SIG_INPUT_TOKENS, .value = 1200};
+    struct bt_sample adm = {.t = m - 30, .route = 0, .signal = BT_SIG_ADM_QUEUE, .value = 7};
+    bt_store_add(&st, &in0, m + 120);
+    bt_store_add(&st, &in1, m + 120);
+    bt_store_add(&st, &adm, m + 120);
+    static struct bt_eval e;
+    memset(&e, 0, sizeof e);
+    e.minute = m;
+    e.adm_minute = m - 60; /* the scrape's minute: 23:59 */
+    NEAR(bt_eval_signal_row(&st, 0, &e, BT_SIG_INPUT_TOKENS, m - 60), 900, 0,
+         "the 23:59 row: its own minute's 900 input tokens, not the evaluated minute's");
+    NEAR(bt_eval_signal_row(&st, 0, &e, BT_SIG_INPUT_TOKENS, m), 1200, 0, "the 00:00 row: 1,200");
+    NEAR(bt_eval_signal_row(&st, 0, &e, BT_SIG_ADM_QUEUE, m), 7, 0,
+         "admission: the queue at the scrape read (7), whatever the row's minute");
+    e.adm_minute = 0;
+    OK(isnan(bt_eval_signal_row(&st, 0, &e, BT_SIG_ADM_QUEUE, m)),
+       "no scrape read: the queue is unknown, never 0");
+    bt_store_free(&st);
+}
+
 int main(void)
 {
     orders();
@@ -337,5 +365,6 @@ int main(void)
     day_through();
     burndown_rows();
     eval_reads();
+    signal_row();
     return tap_done();
 }
