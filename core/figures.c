@@ -277,6 +277,8 @@ static int order_of(const struct bt_figure *f, enum bt_fig_writer w)
         return f->wide_at;
     case BT_FW_PLAN:
         return f->plan_at;
+    case BT_FW_COUNT:
+        break;
     }
     return 0;
 }

@@ -133,7 +133,8 @@ extern const struct bt_figure bt_figures[BT_FIG_COUNT];
 /* The writers that iterate the table. */
 enum bt_fig_writer { BT_FW_JSON_TPM, BT_FW_JSON_HEADROOM, BT_FW_JSON_CALLS, BT_FW_JSON_LATENCY,
                      BT_FW_CSV, BT_FW_PROM, BT_FW_TEXT, BT_FW_TEXT_WIDE, BT_FW_PLAN,
-                     BT_FW_JSON_TODAY, BT_FW_JSON_BURNDOWN, BT_FW_JSON_TIERS };
+                     BT_FW_JSON_TODAY, BT_FW_JSON_BURNDOWN, BT_FW_JSON_TIERS,
+                     BT_FW_COUNT };
 /* The figures a writer shows, in its order: ids[0..return-1] (ids holds BT_FIG_COUNT). */
 int bt_figures_of(enum bt_fig_writer w, enum bt_fig_id *ids);
 

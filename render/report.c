@@ -138,10 +138,14 @@ static void add_figure(struct bt_jw *o, const struct bt_figure *f, const struct 
 /* The figures of one JSON place, in the table's order. */
 static void add_figures(struct bt_jw *o, enum bt_fig_writer w, const struct bt_eval *e)
 {
-    enum bt_fig_id ids[BT_FIG_COUNT];
-    int n = bt_figures_of(w, ids);
-    for (int k = 0; k < n; k++)
-        add_figure(o, &bt_figures[ids[k]], e);
+    /* each writer's list is the (constant) table's: ordered once, as csv.c's columns
+     * (a route object asks for seven; export writes one a route and minute) */
+    static enum bt_fig_id ids[BT_FW_COUNT][BT_FIG_COUNT];
+    static int n[BT_FW_COUNT] = {0};
+    if (!n[w])
+        n[w] = 1 + bt_figures_of(w, ids[w]);
+    for (int k = 0; k < n[w] - 1; k++)
+        add_figure(o, &bt_figures[ids[w][k]], e);
 }
 
 /* One side of a route: its quota, use and headroom, each with how sure it is (the
