@@ -273,7 +273,7 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     bt_jw_time(&w, "evaluated_at", bt_eval_now(e));
     bt_jw_obj(&w, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
-        double v = bt_eval_signal_row(&rp->store, r, e, (enum bt_signal)k, m);
+        double v = bt_eval_signal_row(&rp->store, e, (enum bt_signal)k, m);
         if (!isnan(v))
             bt_jw_num(&w, bt_signal_info[k].name, v);
     }
@@ -537,7 +537,7 @@ static int cmd_export(struct export_opts *o)
                 if (csv) {
                     size_t off = heads.len;
                     bt_csv_row_head_with(&heads, fields.buf + field_at[r],
-                                         field_at[r + 1] - field_at[r], &rp.store, r, &evals[r], m);
+                                         field_at[r + 1] - field_at[r], &rp.store, &evals[r], m);
                     bt_csv_shares(&heads, &rp.cfg, &rp.store, evals, r);
                     pending_add(&pend, m, r, off, heads.len - off,
                                 bt_fig_quality(&evals[r], BT_FIG_HEADROOM_PCT),

@@ -440,12 +440,12 @@ int64_t bt_eval_day_through(const struct bt_eval *e, int64_t now)
     return through > e->minute ? through : e->minute;
 }
 
-double bt_eval_signal_row(const struct bt_store *st, int r, const struct bt_eval *e,
-                          enum bt_signal s, int64_t m)
+double bt_eval_signal_row(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s,
+                          int64_t m)
 {
     if (bt_signal_info[s].source == BT_SRC_ADMISSION)
-        return e->adm_minute ? bt_store_at(st, r, s, e->adm_minute) : NAN;
-    return bt_store_at(st, r, s, m);
+        return e->adm_minute ? bt_store_at(st, e->route, s, e->adm_minute) : NAN;
+    return bt_store_at(st, e->route, s, m);
 }
 
 double bt_eval_signal(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s)
@@ -458,7 +458,7 @@ double bt_eval_signal(const struct bt_store *st, const struct bt_eval *e, enum b
                     bt_store_day_sum_held(st, e->route, BT_SIG_DAY_CACHE_READ, at);
         return !e->mantle && held ? bt_store_day_sum(st, e->route, s, at) : NAN;
     }
-    if (bt_signal_info[s].source == BT_SRC_ADMISSION)
-        return e->adm_minute ? bt_store_at(st, e->route, s, e->adm_minute) : NAN;
-    return e->minute ? bt_store_at(st, e->route, s, e->minute) : NAN;
+    if (bt_signal_info[s].source != BT_SRC_ADMISSION && !e->minute)
+        return NAN;
+    return bt_eval_signal_row(st, e, s, e->minute);
 }

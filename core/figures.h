@@ -190,9 +190,10 @@ int64_t bt_eval_day_through(const struct bt_eval *e, int64_t now);
  * only where they were asked with the others), an admission signal at the newest
  * scrape, the others at the evaluated minute. */
 double bt_eval_signal(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s);
-/* Signal s of route r as an export row of data minute m reads it (NAN unknown): an
+/* Signal s of e's route as an export row of data minute m reads it (NAN unknown): an
  * admission signal at the scrape e's evaluation read (none: unknown), every other one,
- * the day sums' minutes too, as the store holds it at m. */
-double bt_eval_signal_row(const struct bt_store *st, int r, const struct bt_eval *e,
-                          enum bt_signal s, int64_t m);
+ * the day sums' minutes too, as the store holds it at m. bt_eval_signal reads a
+ * per-minute signal so at the evaluated minute. */
+double bt_eval_signal_row(const struct bt_store *st, const struct bt_eval *e, enum bt_signal s,
+                          int64_t m);
 #endif

@@ -203,19 +203,19 @@ void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct
 {
     struct bt_buf f = {0};
     bt_csv_route_fields(&f, cfg, r);
-    bt_csv_row_head_with(b, f.buf, f.len, st, r, e, m);
+    bt_csv_row_head_with(b, f.buf, f.len, st, e, m);
     bt_buf_free(&f);
 }
 
 void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
-                          const struct bt_store *st, int r, const struct bt_eval *e, int64_t m)
+                          const struct bt_store *st, const struct bt_eval *e, int64_t m)
 {
     bt_buf_putc(b, '"');
     bt_buf_puts(b, iso_of(m));
     bt_buf_putc(b, '"');
     bt_buf_add(b, fields, len);
     for (int k = 0; k < BT_SIG_COUNT; k++)
-        csv_num(b, bt_eval_signal_row(st, r, e, (enum bt_signal)k, m), 3);
+        csv_num(b, bt_eval_signal_row(st, e, (enum bt_signal)k, m), 3);
     /* rounded as check --format json rounds them (the table's decimals): one figure,
      * one reading */
     static enum bt_fig_id ids[BT_FIG_COUNT]; /* the table's CSV columns: the same every row */

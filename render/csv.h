@@ -35,7 +35,7 @@ void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct
  * them once per route and passes them to bt_csv_row_head_with. */
 void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r);
 void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
-                          const struct bt_store *st, int r, const struct bt_eval *e, int64_t m);
+                          const struct bt_store *st, const struct bt_eval *e, int64_t m);
 void bt_csv_row_tail(struct bt_buf *b, int r, int64_t m, const char *markers,
                      const struct bt_evlog *log, enum bt_quality hq, enum bt_side binding);
 /* The log's entries for route r (or -1: those of no route) at data minute m,

@@ -288,8 +288,9 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
 
     /* requests per minute: the RPM side, where Service Quotas lists one */
     /* used: accepted; offered = accepted + throttled, beside it, never the side's use */
-    if (bt_eval_side(e, BT_SIDE_RPM)->applies) {
-        add_side(o, "rpm", bt_eval_side(e, BT_SIDE_RPM), false, e);
+    const struct bt_side_fig *rpm = bt_eval_side(e, BT_SIDE_RPM);
+    if (rpm->applies) {
+        add_side(o, "rpm", rpm, false, e);
     } else {
         bt_jw_null(o, "rpm");
     }
@@ -297,10 +298,9 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
     add_num(o, "requests_offered_per_min", bt_eval_offered(e));
     bt_jw_obj(o, "sides");
     for (int k = 0; k < BT_SIDE_COUNT; k++) {
-        if (!bt_eval_side(e, k)->applies)
-            continue;
-        add_side(o, bt_side_name((enum bt_side)k), bt_eval_side(e, k), false,
-                 k == BT_SIDE_RPM ? e : NULL);
+        const struct bt_side_fig *f = bt_eval_side(e, k);
+        if (f->applies)
+            add_side(o, bt_side_name((enum bt_side)k), f, false, k == BT_SIDE_RPM ? e : NULL);
     }
     bt_jw_end(o);
     bt_jw_str(o, "binding_side", bt_side_binding_name(bt_eval_binding(e)));
@@ -341,14 +341,12 @@ void bt_report_route_write(const struct bt_report *r, int i, struct bt_jw *o)
     bt_jw_str(o, "status", bt_status_name(bt_eval_status(e)));
     bt_jw_arr(o, "warnings");
     for (int w = 0; w < bt_eval_nwarn(e); w++) {
+        const struct bt_warning *wa = bt_eval_warning(e, w);
         bt_jw_obj(o, NULL);
-        bt_jw_str(o, "code", bt_wcode_name(bt_eval_warning(e, w)->code));
-        bt_jw_str(o, "severity", bt_eval_warning(e, w)->severity == BT_ST_OK
-                                     ? "info"
-                                     : bt_status_name(bt_eval_warning(e, w)->severity));
-        bt_jw_str(o, "message", bt_eval_warning(e, w)->message);
-        bt_jw_str(o, "action", bt_eval_warning(e, w)->action ? bt_eval_warning(e, w)->action
-                                   : bt_wcode_action(bt_eval_warning(e, w)->code));
+        bt_jw_str(o, "code", bt_wcode_name(wa->code));
+        bt_jw_str(o, "severity", wa->severity == BT_ST_OK ? "info" : bt_status_name(wa->severity));
+        bt_jw_str(o, "message", wa->message);
+        bt_jw_str(o, "action", wa->action ? wa->action : bt_wcode_action(wa->code));
         bt_jw_end(o);
     }
     bt_jw_end(o);

@@ -319,9 +319,10 @@ static void blit_free(const struct gctx *g, struct bt_canvas *cv)
 static void draw_tokens(struct gctx *g)
 {
     const struct bt_eval *e = g->e;
-    double quota = bt_eval_mantle(e) ? bt_eval_side(e, BT_SIDE_INPUT)->quota : bt_fig(e,
-                                                                                      BT_FIG_QUOTA);
     /* mantle: core's minute figures are the input side */
+    bool mantle = bt_eval_mantle(e);
+    const struct bt_side_fig *in = bt_eval_side(e, BT_SIDE_INPUT);
+    double quota = mantle ? in->quota : bt_fig(e, BT_FIG_QUOTA);
     double *settled = series(g, S_SETTLED);
     double *est = series(g, S_ESTIMATED);
     double *used = series(g, S_USED);
@@ -336,13 +337,12 @@ static void draw_tokens(struct gctx *g)
     it[ni] = (struct item){.pat = PAT_QUOTA};
     snprintf(it[ni].label, sizeof it[ni].label, isnan(quota) ? "quota unknown" : "quota %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, isnan(quota) ? "quota unknown" : "quota");
-    bt_fmt_tokens(at_cursor(g, S_SETTLED, bt_fig(e, bt_eval_mantle(e) ? BT_FIG_INPUT_TOKENS
-                                                                      : BT_FIG_SETTLED)),
+    bt_fmt_tokens(at_cursor(g, S_SETTLED, bt_fig(e, mantle ? BT_FIG_INPUT_TOKENS : BT_FIG_SETTLED)),
                   v, sizeof v);
     it[ni] = (struct item){.pat = PAT_SETTLED};
-    snprintf(it[ni].label, sizeof it[0].label, "%s %s", bt_eval_mantle(e) ? "input" : "settled", v);
-    snprintf(it[ni++].name, sizeof it[0].name, "%s", bt_eval_mantle(e) ? "input" : "settled");
-    if (!bt_eval_mantle(e)) {
+    snprintf(it[ni].label, sizeof it[0].label, "%s %s", mantle ? "input" : "settled", v);
+    snprintf(it[ni++].name, sizeof it[0].name, "%s", mantle ? "input" : "settled");
+    if (!mantle) {
         bt_fmt_tokens(at_cursor(g, S_ESTIMATED, bt_fig(e, BT_FIG_ESTIMATED)), v, sizeof v);
         it[ni] = (struct item){.pat = PAT_ESTIMATED};
         snprintf(it[ni].label, sizeof it[0].label, "est %s", v);
@@ -351,15 +351,13 @@ static void draw_tokens(struct gctx *g)
     /* now's used is core's figure for the minute on screen; the series' last column is
      * the same minute (the right edge is the data minute, not the clock minute whose
      * CloudWatch figures are not published yet: used fell to ~0 there) */
-    double used_now = bt_eval_mantle(e) ? bt_eval_side(e, BT_SIDE_INPUT)->used
-                                        : bt_fig(e, BT_FIG_USED);
-    bt_fmt_tokens(at_cursor(g, S_USED, used_now), v, sizeof v);
+    bt_fmt_tokens(at_cursor(g, S_USED, mantle ? in->used : bt_fig(e, BT_FIG_USED)), v, sizeof v);
     it[ni] = (struct item){.pat = PAT_USED};
     snprintf(it[ni].label, sizeof it[0].label, "used %s", v);
     snprintf(it[ni++].name, sizeof it[0].name, "used");
-    title_rule(g, bt_eval_mantle(e) ? "Input tokens/min against the input quota"
-                            : "Tokens/min against the quota",
-               bt_eval_mantle(e) ? "input tokens/min" : "tokens/min", it, ni);
+    title_rule(g, mantle ? "Input tokens/min against the input quota"
+                         : "Tokens/min against the quota",
+               mantle ? "input tokens/min" : "tokens/min", it, ni);
     y_axis(g, ymax, fmt_count);
     time_axis(g);
     struct bt_canvas cv;

@@ -341,15 +341,16 @@ static void signal_row(void)
     bt_store_add(&st, &adm, m + 120);
     static struct bt_eval e;
     memset(&e, 0, sizeof e);
+    e.route = 0;
     e.minute = m;
     e.adm_minute = m - 60; /* the scrape's minute: 23:59 */
-    NEAR(bt_eval_signal_row(&st, 0, &e, BT_SIG_INPUT_TOKENS, m - 60), 900, 0,
+    NEAR(bt_eval_signal_row(&st, &e, BT_SIG_INPUT_TOKENS, m - 60), 900, 0,
          "the 23:59 row: its own minute's 900 input tokens, not the evaluated minute's");
-    NEAR(bt_eval_signal_row(&st, 0, &e, BT_SIG_INPUT_TOKENS, m), 1200, 0, "the 00:00 row: 1,200");
-    NEAR(bt_eval_signal_row(&st, 0, &e, BT_SIG_ADM_QUEUE, m), 7, 0,
+    NEAR(bt_eval_signal_row(&st, &e, BT_SIG_INPUT_TOKENS, m), 1200, 0, "the 00:00 row: 1,200");
+    NEAR(bt_eval_signal_row(&st, &e, BT_SIG_ADM_QUEUE, m), 7, 0,
          "admission: the queue at the scrape read (7), whatever the row's minute");
     e.adm_minute = 0;
-    OK(isnan(bt_eval_signal_row(&st, 0, &e, BT_SIG_ADM_QUEUE, m)),
+    OK(isnan(bt_eval_signal_row(&st, &e, BT_SIG_ADM_QUEUE, m)),
        "no scrape read: the queue is unknown, never 0");
     bt_store_free(&st);
 }
