@@ -140,6 +140,12 @@ struct cw_group {
     int list_phase;          /* 0: AWS/Bedrock (ModelId), 1: AWS/BedrockMantle (Model) */
     bool list_ok[2];
     bool has_mantle;         /* a mantle route is in the group */
+    /* the listing's account scope (cw_list.c list_start), found once a listing: each
+     * page's request was a pass over the group's routes (quadratic: pages grow with
+     * routes too) */
+    char list_owner[16];     /* every route's account when they name one and the same
+                              * ("": not one, or none named) */
+    bool list_linked;        /* a route names a source account */
     /* cw_list.c: the group's routes by model (the first index into ag->routes, then
      * model_next[i] the next of the same model, -1 the last), so a listed metric
      * finds its routes by one lookup, not a strcmp with every route */

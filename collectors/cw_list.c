@@ -208,25 +208,15 @@ static void list_end(void *arg, enum bt_pages_end how, const struct bt_http_resp
 static void list_submit(void *arg, const char *token, bt_http_cb done, void *done_arg)
 {
     struct cw_group *g = arg;
-    const struct bt_route *routes = g->cw->ctx->cfg->routes;
-    const char *owner = NULL;
-    bool linked = false, one = true;
-    for (int i = 0; i < g->ag->nroutes; i++) {
-        const char *a = routes[g->ag->routes[i]].account;
-        linked = linked || a[0];
-        if (i == 0)
-            owner = a;
-        else if (strcmp(owner, a) != 0)
-            one = false;
-    }
+    const char *owner = g->list_owner[0] ? g->list_owner : NULL;
     struct bt_buf body = {0};
     if (g->list_phase == 1)
-        bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", token, linked,
-                                   linked && one ? owner : NULL);
+        bt_cloudwatch_list_json_ns(&body, NS_MANTLE, "Model", token, g->list_linked,
+                                   owner);
     else if (tier_only(g->cw))
-        bt_cloudwatch_list_tier_json(&body, token, linked, linked && one ? owner : NULL);
+        bt_cloudwatch_list_tier_json(&body, token, g->list_linked, owner);
     else
-        bt_cloudwatch_list_json(&body, token, linked, linked && one ? owner : NULL);
+        bt_cloudwatch_list_json(&body, token, g->list_linked, owner);
     cw_submit(g, "ListMetrics", &body, NULL, NULL, done, done_arg);
     bt_buf_free(&body);
 }
@@ -235,6 +225,20 @@ static const struct bt_pages_ops list_ops = {list_submit, list_read, list_end};
 
 static void list_start(struct cw_group *g)
 {
+    /* the scope of every page of this listing (list_submit) */
+    const struct bt_route *routes = g->cw->ctx->cfg->routes;
+    const char *owner = NULL;
+    bool linked = false, one = true;
+    for (int i = 0; i < g->ag->nroutes; i++) {
+        const char *a = routes[g->ag->routes[i]].account;
+        linked = linked || a[0];
+        if (i == 0)
+            owner = a;
+        else if (one && strcmp(owner, a) != 0)
+            one = false;
+    }
+    g->list_linked = linked;
+    bt_strlcpy(g->list_owner, linked && one ? owner : "", sizeof g->list_owner);
     bt_pages_start(&g->list, &list_ops, g, MAX_PAGES);
 }
 

@@ -510,6 +510,8 @@ static void live_stop(struct live *lv)
 #define GMD_MAX 64
 struct gmd_log {
     int n, queries[GMD_MAX], accounts_ok, model_ok, checked, lists;
+    int lists_linked, lists_owned; /* ListMetrics pages with IncludeLinkedAccounts, and
+                                    * with OwningAccount 111122223333 */
     int64_t start[GMD_MAX], end[GMD_MAX];
     bool invocations[GMD_MAX];
 };
@@ -526,6 +528,11 @@ static void read_gmd(const char *log, const char *acct_prefix, struct gmd_log *g
         const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(j, "op"));
         const cJSON *body = cJSON_GetObjectItem(j, "body");
         g->lists += op && !strcmp(op, "ListMetrics");
+        if (op && !strcmp(op, "ListMetrics")) {
+            const char *own = cJSON_GetStringValue(cJSON_GetObjectItem(body, "OwningAccount"));
+            g->lists_linked += cJSON_IsTrue(cJSON_GetObjectItem(body, "IncludeLinkedAccounts"));
+            g->lists_owned += own && !strcmp(own, "111122223333");
+        }
         if (op && strcmp(op, "GetInferenceProfile") != 0) {
             g->checked++;
             g->model_ok += cJSON_IsTrue(cJSON_GetObjectItem(j, "model_ok"));
@@ -756,6 +763,11 @@ static void test_shared_and_cadence(void)
     OK(g.checked > 0 && g.model_ok == g.checked,
        "every request fits the CloudWatch model (AccountId, IncludeLinkedAccounts): %d of %d",
        g.model_ok, g.checked);
+    /* c names a source account, a and b none: every page reaches the linked accounts
+     * and names no one owner */
+    OK(g.lists > 0 && g.lists_linked == g.lists && g.lists_owned == 0,
+       "ListMetrics: IncludeLinkedAccounts on each of %d pages (%d), no OwningAccount (%d)",
+       g.lists, g.lists_linked, g.lists_owned);
     /* poll 1 settled through S1 = floor((T - 240) / 60) * 60; the detail queries of
      * poll 6 start right after it: the minutes between are backfilled; its every-poll
      * queries start after poll 5's settled minute, as polls 2-5 did */
@@ -796,6 +808,54 @@ static void test_shared_and_cadence(void)
     OK(per_day / 24 == 504, "one runtime route: %g metrics an hour (naive 840)", per_day / 24);
     bt_cloudwatch_collector.destroy(ocw);
     bt_config_free(&one);
+}
+
+/* Every route in one source account: each ListMetrics page of the listing (one metric a
+ * page here) asks that account alone (OwningAccount) with IncludeLinkedAccounts, the
+ * scope found once for the listing, and the listing reaches the last page's model. */
+static void test_one_source_account(void)
+{
+    char scen[400], log[400], conf[400];
+    FILE *f = scratch_files("owner", scen, log, conf, sizeof scen);
+    fputs("[bedtop]\nregion = us-east-1\nadaptive_cadence = no\n"
+          "[route a]\nmodel = us.anthropic.claude-sonnet-4-5-20250929-v1:0\naccount = 111122223333\n"
+          "[route b]\nmodel = anthropic.claude-3-haiku-20240307-v1:0\naccount = 111122223333\n",
+          f);
+    fclose(f);
+    int64_t T = (int64_t)time(NULL);
+    f = fopen(scen, "w");
+    fprintf(f, "{\"page_size\":{\"ListMetrics\":1},\"series\":["
+               "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"Invocations\",\"stat\":\"Sum\",\"account\":\"111122223333\",\"end\":%lld,"
+               "\"dimensions\":{\"ModelId\":\"us.anthropic.claude-sonnet-4-5-20250929-v1:0\"},\"generator\":{\"constant\":3}},"
+               "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"Invocations\",\"stat\":\"Sum\",\"account\":\"111122223333\",\"end\":%lld,"
+               "\"dimensions\":{\"ModelId\":\"anthropic.claude-3-haiku-20240307-v1:0\"},\"generator\":{\"constant\":5}},"
+               "{\"namespace\":\"AWS/Bedrock\",\"metric\":\"InputTokenCount\",\"stat\":\"Sum\",\"account\":\"111122223333\",\"end\":%lld,"
+               "\"dimensions\":{\"ModelId\":\"anthropic.claude-3-haiku-20240307-v1:0\"},\"generator\":{\"constant\":900}}"
+               "]}",
+            (long long)(T + 600), (long long)(T + 600), (long long)(T + 600));
+    fclose(f);
+    struct live lv;
+    if (!live_start(&lv, scen, log, conf)) {
+        OK(false, "one source account: fake started");
+        return;
+    }
+    live_poll(&lv, T);
+    live_poll(&lv, T + 60);
+    int b = bt_config_find_route(&lv.cfg, "b");
+    int64_t end0 = T / 60 * 60;
+    double inv = bt_store_at(&lv.store, b, BT_SIG_INVOCATIONS, end0 - 300);
+    live_stop(&lv);
+    struct gmd_log g;
+    read_gmd(log, "", &g);
+    /* three metrics, one a page: three pages, each the same scope */
+    OK(g.lists == 3 && g.lists_linked == 3 && g.lists_owned == 3,
+       "one source account: %d ListMetrics pages, %d with IncludeLinkedAccounts, %d with "
+       "OwningAccount 111122223333 (want 3, 3, 3)", g.lists, g.lists_linked, g.lists_owned);
+    OK(g.checked > 0 && g.model_ok == g.checked, "one source account: every request fits the "
+       "CloudWatch model: %d of %d", g.model_ok, g.checked);
+    OK(inv == 5, "one source account: route b reads its model's Invocations (5, got %g)", inv);
+    bt_store_free(&lv.store);
+    bt_config_free(&lv.cfg);
 }
 
 /* A transport failure is described by its kind, not its words: the signer's own
@@ -968,6 +1028,7 @@ int main(void)
     test_live();
     test_insights_cost();
     test_shared_and_cadence();
+    test_one_source_account();
     adaptive_cadence(true);
     adaptive_cadence(false);
     test_faults();
