@@ -22,6 +22,7 @@
 #include "core/figures.h"
 #include "core/json.h"
 #include "core/recording.h"
+#include "core/shares.h"
 #include "core/format.h"
 #include "render/csv.h"
 #include "render/report.h"
@@ -252,12 +253,12 @@ static void json_put(struct bt_buf *b, const cJSON *j)
 }
 
 static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *evals,
-                     int64_t m, int64_t shown, bool first)
+                     int64_t m, int64_t shown, bool first, struct bt_share_memo *shares)
 {
     /* the whole configuration and every route's evaluation: quota.shared_with
-     * names the other routes of the group */
+     * names the other routes of the group; shares: the minute's group lists */
     struct bt_report rep = {.cfg = &rp->cfg, .store = &rp->store, .now = shown, .evals = evals,
-                            .n = rp->cfg.nroutes, .mode = "replay"};
+                            .n = rp->cfg.nroutes, .mode = "replay", .share_memo = shares};
     const struct bt_eval *e = &evals[r];
     /* written as text straight onto b, sanitised as json_put's (no tree: a row was
      * some hundred cJSON nodes built, printed, dropped, then sanitised in a pass) */
@@ -528,9 +529,11 @@ static int cmd_export(struct export_opts *o)
     }
     int64_t m = from, t;
     struct bt_eval *evals;
+    struct bt_share_memo shares = {0}; /* JSON: each group's share lists once a minute */
     while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
            bt_evlog_replay_step_evals(&log, &rp, &t, &evals)) {
         for (; m <= to && bt_replay_minute_instant(&rp, m) <= t; m += 60) {
+            bt_share_memo_reset(&shares); /* a group's last member may not be kept */
             for (int r = 0; r < rp.cfg.nroutes; r++) {
                 if (keep && !keep[r])
                     continue;
@@ -543,7 +546,7 @@ static int cmd_export(struct export_opts *o)
                                 bt_fig_quality(&evals[r], BT_FIG_HEADROOM_PCT),
                                 bt_eval_binding(&evals[r]));
                 } else {
-                    json_row(&b, &rp, r, evals, m, t, first_row);
+                    json_row(&b, &rp, r, evals, m, t, first_row, &shares);
                 }
                 first_row = false;
             }
@@ -555,6 +558,7 @@ static int cmd_export(struct export_opts *o)
         }
     }
     pending_flush(&pend, &heads, &b, &mk, &log, INT64_MAX);
+    bt_share_memo_free(&shares);
     free(pend.row);
     free(field_at);
     bt_buf_free(&fields);

@@ -588,6 +588,80 @@ void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
     free(m);
 }
 
+void bt_shares_shown(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, int r, enum bt_share_by by,
+                     struct bt_share_list *out)
+{
+    bt_shares_of_route(cfg, st, evals, r, by, NULL, out);
+    if (by == BT_SHARE_ROUTE)
+        return;
+    for (int k = 0; k < out->n; k++)
+        if (out->s[k].outside)
+            out->s[k--] = out->s[--out->n];
+}
+
+static void memo_drop(struct bt_share_memo *m, int leader)
+{
+    for (int by = 0; by < BT_SHARE_COUNT; by++) {
+        size_t i = (size_t)leader * BT_SHARE_COUNT + (size_t)by;
+        bt_shares_free(&m->lists[i]);
+        m->have[i] = false;
+    }
+}
+
+const struct bt_share_list *bt_share_memo_get(struct bt_share_memo *m,
+                                              const struct bt_config *cfg,
+                                              const struct bt_store *st,
+                                              const struct bt_eval *evals, int r,
+                                              enum bt_share_by by,
+                                              struct bt_share_list *scratch)
+{
+    int leader = bt_group_leader(evals, r);
+    if (!m || bt_eval_nshared(&evals[r]) <= 0 || leader < 0 || leader >= cfg->nroutes) {
+        bt_shares_shown(cfg, st, evals, r, by, scratch);
+        return scratch;
+    }
+    if (m->n != cfg->nroutes) {
+        bt_share_memo_free(m);
+        m->n = cfg->nroutes;
+        m->lists = bt_xcalloc((size_t)m->n * BT_SHARE_COUNT, sizeof *m->lists);
+        m->have = bt_xcalloc((size_t)m->n * BT_SHARE_COUNT, sizeof *m->have);
+    }
+    size_t i = (size_t)leader * BT_SHARE_COUNT + (size_t)by;
+    if (!m->have[i]) {
+        bt_shares_shown(cfg, st, evals, r, by, &m->lists[i]);
+        m->have[i] = true;
+    }
+    return &m->lists[i];
+}
+
+void bt_share_memo_done(struct bt_share_memo *m, const struct bt_eval *evals, int r)
+{
+    int leader = bt_group_leader(evals, r);
+    if (m && m->n && leader >= 0 && leader < m->n && bt_group_next(evals, r) < 0)
+        memo_drop(m, leader);
+}
+
+void bt_share_memo_reset(struct bt_share_memo *m)
+{
+    for (int r = 0; m && r < m->n; r++)
+        for (int by = 0; by < BT_SHARE_COUNT; by++)
+            if (m->have[(size_t)r * BT_SHARE_COUNT + (size_t)by]) {
+                memo_drop(m, r);
+                break;
+            }
+}
+
+void bt_share_memo_free(struct bt_share_memo *m)
+{
+    if (!m)
+        return;
+    bt_share_memo_reset(m);
+    free(m->lists);
+    free(m->have);
+    *m = (struct bt_share_memo){0};
+}
+
 void bt_shares_top(struct bt_share_list *l, int n)
 {
     int named = 0;

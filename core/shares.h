@@ -72,6 +72,34 @@ void bt_shares_group(const struct bt_config *cfg, const struct bt_store *st,
 void bt_shares_of_route(const struct bt_config *cfg, const struct bt_store *st,
                         const struct bt_eval *evals, int r, enum bt_share_by by,
                         const char *label, struct bt_share_list *out);
+/* Route r's shares by `by` as a route's JSON and CSV list them: the callers outside
+ * the config once, in the route shares, and in no other list. Replaces out's shares. */
+void bt_shares_shown(const struct bt_config *cfg, const struct bt_store *st,
+                     const struct bt_eval *evals, int r, enum bt_share_by by,
+                     struct bt_share_list *out);
+/* bt_shares_shown once per quota group and by: a writer of every route's shares keeps
+ * its group's lists from its first member to its last (a list a route was the whole
+ * group's each time: 4,000 routes on one quota spent 70 % of a JSON check there, N x N).
+ * One memo serves one evals array as evaluated: bt_share_memo_reset before the next
+ * evaluation, bt_share_memo_free at the end. A zeroed memo is empty. */
+struct bt_share_memo {
+    int n;                        /* routes the lists are indexed by */
+    struct bt_share_list *lists;  /* [leader * BT_SHARE_COUNT + by] */
+    bool *have;                   /* the same index: computed */
+};
+/* Route r's list by `by`: its group's, computed at the first member asked (routes
+ * alone on their quota: into scratch, as bt_shares_shown). Valid until the next call
+ * for another group's last member, the reset or the free. */
+const struct bt_share_list *bt_share_memo_get(struct bt_share_memo *m,
+                                              const struct bt_config *cfg,
+                                              const struct bt_store *st,
+                                              const struct bt_eval *evals, int r,
+                                              enum bt_share_by by,
+                                              struct bt_share_list *scratch);
+/* After route r's shares are written: its group's lists go when r is its last member. */
+void bt_share_memo_done(struct bt_share_memo *m, const struct bt_eval *evals, int r);
+void bt_share_memo_reset(struct bt_share_memo *m);
+void bt_share_memo_free(struct bt_share_memo *m);
 /* Each holder's mean use over the `minutes` minutes up to now: route r's group
  * evaluated a frame a minute as it was then (core/headroom.h), the shares by `by` of
  * each frame summed and divided by the minutes whose group use was known (returned;

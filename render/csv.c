@@ -171,12 +171,8 @@ void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct b
             /* as the JSON: a tag where attribute_by names one, a project on mantle */
             if (!(by == BT_SHARE_TAG && !cfg->attribute_tag[0]) &&
                 !(by == BT_SHARE_PROJECT && !bt_eval_mantle(&evals[r]))) {
-                bt_shares_of_route(cfg, st, evals, r, (enum bt_share_by)by, NULL, &l);
                 /* the callers outside the config: once, in the route field */
-                if (by != BT_SHARE_ROUTE)
-                    for (int k = 0; k < l.n; k++)
-                        if (l.s[k].outside)
-                            l.s[k--] = l.s[--l.n];
+                bt_shares_shown(cfg, st, evals, r, (enum bt_share_by)by, &l);
                 shares_field(&f, &l);
             }
             csv_str(t, bt_buf_str(&f));

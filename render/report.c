@@ -13,6 +13,7 @@
 #include "core/figures.h"
 #include "core/format.h"
 #include "core/json.h"
+#include "core/shares.h"
 
 bool bt_format_parse(const char *s, enum bt_format *out)
 {
@@ -403,9 +404,14 @@ cJSON *bt_report_json(const struct bt_report *r)
     cJSON *o = cJSON_CreateObject();
     head_json(r, o);
     cJSON *routes = cJSON_AddArrayToObject(o, "routes");
+    struct bt_report with = *r;
+    struct bt_share_memo memo = {0};
+    if (!with.share_memo)
+        with.share_memo = &memo; /* each group's shares once for its members */
     for (int i = 0; i < r->n; i++)
         if (bt_report_shows(r, i))
-            cJSON_AddItemToArray(routes, bt_report_route_json(r, i));
+            cJSON_AddItemToArray(routes, bt_report_route_json(&with, i));
+    bt_share_memo_free(&memo);
     tail_json(r, o);
     return o;
 }
@@ -533,13 +539,18 @@ void bt_report_write(const struct bt_report *r, enum bt_format f, bool color, st
                      const struct bt_report_sink *sink)
 {
     struct bt_report with = *r;
+    struct bt_share_memo memo = {0};
     with.sink = sink;
-    if (f == BT_FMT_JSON)
+    if (f == BT_FMT_JSON) {
+        if (!with.share_memo)
+            with.share_memo = &memo; /* each group's shares once for its members */
         render_json(&with, out, sink);
-    else if (f == BT_FMT_PROMETHEUS)
+    } else if (f == BT_FMT_PROMETHEUS) {
         bt_expo_render(&with, BT_EXPO_TEXT, out);
-    else
+    } else {
         bt_report_render_text(&with, color, out);
+    }
+    bt_share_memo_free(&memo);
     bt_report_sink_flush(sink, out, true);
 }
 

@@ -36,6 +36,10 @@ struct bt_report {
     struct bt_ceiling *ceiling;
     /* bt_report_write: where what is written goes as it is written (NULL: kept) */
     const struct bt_report_sink *sink;
+    /* the quota groups' share lists, each computed once for every member's route
+     * JSON (core/shares.h; NULL: each route's computed anew). The JSON writers keep
+     * one for the routes they write; the caller of bt_report_route_write may. */
+    struct bt_share_memo *share_memo;
 };
 
 /* Evaluates every route at now (status as with every route shown and unknown

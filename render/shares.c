@@ -38,7 +38,7 @@ static void add_list(struct bt_jw *o, const struct bt_share_list *l)
 void bt_shares_json(struct bt_jw *arr, const struct bt_report *r, int i)
 {
     bt_jw_arr(arr, "shares");
-    struct bt_share_list l = {0};
+    struct bt_share_list scratch = {0};
     const struct bt_eval *e = &r->evals[i];
     static const enum bt_share_by order[] = {BT_SHARE_TEAM, BT_SHARE_TAG, BT_SHARE_PROJECT,
                                              BT_SHARE_ROUTE};
@@ -47,16 +47,12 @@ void bt_shares_json(struct bt_jw *arr, const struct bt_report *r, int i)
             continue; /* the Project dimension is mantle's */
         if (order[k] == BT_SHARE_TAG && !r->cfg->attribute_tag[0])
             continue; /* no attribute_by: no tag asked */
-        bt_shares_of_route(r->cfg, r->store, r->evals, i, order[k], NULL, &l);
-        /* the callers outside the config: once, with the route shares */
-        if (order[k] != BT_SHARE_ROUTE)
-            for (int s = 0; s < l.n; s++)
-                if (l.s[s].outside)
-                    l.s[s--] = l.s[--l.n];
-        add_list(arr, &l);
+        add_list(arr, bt_share_memo_get(r->share_memo, r->cfg, r->store, r->evals, i, order[k],
+                                        &scratch));
     }
     bt_jw_end(arr);
-    bt_shares_free(&l);
+    bt_shares_free(&scratch);
+    bt_share_memo_done(r->share_memo, r->evals, i);
 }
 
 bool bt_shares_parse_by(const struct bt_config *cfg, const char *s, enum bt_share_by *by,

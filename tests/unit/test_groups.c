@@ -11,6 +11,7 @@
 #include "core/ceiling.h"
 #include "core/headroom.h"
 #include "core/plan.h"
+#include "core/shares.h"
 #include "core/util.h"
 #include "io/conffile.h"
 #include "render/report.h"
@@ -294,10 +295,110 @@ static void test_unknown_members(void)
     fx_free(&f);
 }
 
+/* Each group's shares computed once for all its members (core/shares.h's memo), the
+ * same as computed for each route alone. Groups interleave in config order: a, c, e
+ * on L-A, b, d on L-B, x alone. In the minute 10:07 (burndown 1, latency 500 ms,
+ * max_tokens 400; used = settled + held, held = calls / 60 x 0.5 s x R):
+ *   a: 60 calls, 6,000 in, 5,000 out: R = 100 + 400 = 500, held 250, used 11,250
+ *   c: 60 calls, 12,000 in, 3,000 out: R = 600, held 300, used 15,300
+ *   e: 30 calls, 3,000 in, 1,000 out: R = 500, held 0.25 x 500 = 125, used 4,125
+ * L-A's use: 30,675; by route c 15,300 / 30,675 = 49.88 %, a 36.67 %, e 13.45 %. */
+static void test_share_memo(void)
+{
+    struct fx f;
+    bt_config_init(&f.cfg);
+    fx_route(&f, "a", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
+    fx_route(&f, "b", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
+    fx_route(&f, "c", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
+    fx_route(&f, "d", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
+    fx_route(&f, "e", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
+    fx_route(&f, "x", "amazon.nova-micro-v1:0", 1000000, "L-X", 400);
+    fx_start(&f);
+    minute(&f, 0, M, 60, 6000, 5000, 500);
+    minute(&f, 1, M, 60, 6000, 5000, 500);
+    minute(&f, 2, M, 60, 12000, 3000, 500);
+    minute(&f, 3, M, 20, 2000, 1000, 500);
+    minute(&f, 4, M, 30, 3000, 1000, 500);
+    minute(&f, 5, M, 10, 1000, 1000, 500);
+    struct bt_report rep;
+    bt_report_build(&rep, &f.cfg, &f.st, NOW);
+
+    /* the whole report's JSON (one memo for its routes) against each route alone */
+    cJSON *all = bt_report_json(&rep);
+    const cJSON *routes = cJSON_GetObjectItemCaseSensitive(all, "routes");
+    int same = 0;
+    for (int i = 0; i < rep.n; i++) {
+        cJSON *one = bt_report_route_json(&rep, i); /* no memo: computed anew */
+        same += cJSON_Compare(cJSON_GetObjectItemCaseSensitive(one, "shares"),
+                              cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(routes, i),
+                                                               "shares"), true);
+        cJSON_Delete(one);
+    }
+    OK(same == 6, "every route's shares through the memo are those computed alone (%d of 6)", same);
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(routes, 2), "shares");
+    const char *want[3] = {"c", "a", "e"};
+    const double pct[3] = {49.88, 36.67, 13.45};
+    int right = 0, k = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, sh) {
+        const char *by = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "by"));
+        if (!by || strcmp(by, "route") || k >= 3)
+            continue;
+        const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "name"));
+        double p = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(s, "pct"));
+        right += nm && !strcmp(nm, want[k]) && fabs(p - pct[k]) < 1e-9;
+        k++;
+    }
+    OK(right == 3 && k == 3, "c's route shares: c 49.88 %%, a 36.67 %%, e 13.45 %% (%d of 3 right)",
+       right);
+    cJSON_Delete(all);
+
+    /* the memo itself: a's list is c's and e's, b's another; e (L-A's last) lets it go */
+    struct bt_share_memo memo = {0};
+    struct bt_share_list scratch = {0};
+    const struct bt_share_list *la = bt_share_memo_get(&memo, &f.cfg, &f.st, rep.evals, 0,
+                                                       BT_SHARE_ROUTE, &scratch);
+    const struct bt_share_list *lb = bt_share_memo_get(&memo, &f.cfg, &f.st, rep.evals, 1,
+                                                       BT_SHARE_ROUTE, &scratch);
+    const struct bt_share_list *lc = bt_share_memo_get(&memo, &f.cfg, &f.st, rep.evals, 2,
+                                                       BT_SHARE_ROUTE, &scratch);
+    OK(la == lc && la != lb && la->n == 3 && lb->n == 2, "a and c read one list of 3, b its own of 2");
+    bt_share_memo_done(&memo, rep.evals, 2);
+    OK(memo.have[0 * BT_SHARE_COUNT + BT_SHARE_ROUTE], "c is not L-A's last: its list stays");
+    bt_share_memo_done(&memo, rep.evals, 4);
+    OK(!memo.have[0 * BT_SHARE_COUNT + BT_SHARE_ROUTE] && memo.have[1 * BT_SHARE_COUNT + BT_SHARE_ROUTE],
+       "after e, L-A's last member, its list is gone; L-B's stays");
+    const struct bt_share_list *lx = bt_share_memo_get(&memo, &f.cfg, &f.st, rep.evals, 5,
+                                                       BT_SHARE_ROUTE, &scratch);
+    OK(lx == &scratch && lx->n == 1, "x, alone on its quota, is computed into the scratch");
+    bt_share_memo_free(&memo);
+    bt_shares_free(&scratch);
+
+    /* check --route without e: L-A's last member is not written, the shares are the
+     * whole group's still */
+    bool keep[6] = {true, true, true, true, false, false};
+    bt_report_select(&rep, keep, BT_ST_WARN);
+    struct bt_buf out = {0};
+    bt_report_render(&rep, BT_FMT_JSON, false, &out);
+    cJSON *shown = cJSON_Parse(bt_buf_str(&out));
+    const cJSON *sr = cJSON_GetObjectItemCaseSensitive(shown, "routes");
+    cJSON *c_alone = bt_report_route_json(&rep, 2);
+    OK(cJSON_GetArraySize(sr) == 4 &&
+           cJSON_Compare(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sr, 2), "shares"),
+                         cJSON_GetObjectItemCaseSensitive(c_alone, "shares"), true),
+       "four routes shown; c's shares as computed alone");
+    cJSON_Delete(c_alone);
+    cJSON_Delete(shown);
+    bt_buf_free(&out);
+    bt_report_free(&rep);
+    fx_free(&f);
+}
+
 int main(void)
 {
     test_ten_on_one_quota();
     test_twenty_members();
+    test_share_memo();
     test_daily_runout_own_rate();
     test_group_objects();
     test_unknown_members();
