@@ -385,17 +385,18 @@ static const char *source_remedy(enum bt_source s)
 /* Collector errors seen since the last call, once each, on stderr. */
 void app_print_new_errors(struct app *a)
 {
-    const struct bt_store *s = &a->store;
+    const struct bt_store *st = &a->store;
+    uint64_t n = bt_store_nevents(st);
     uint64_t from = a->errors_seen;
-    if (s->nevents > BT_EVENT_RING && from < s->nevents - BT_EVENT_RING)
-        from = s->nevents - BT_EVENT_RING;
-    for (uint64_t i = from; i < s->nevents; i++) {
-        const struct bt_event *ev = bt_store_event_at(s, i);
+    if (n > BT_EVENT_RING && from < n - BT_EVENT_RING)
+        from = n - BT_EVENT_RING;
+    for (uint64_t i = from; i < n; i++) {
+        const struct bt_event *ev = bt_store_event_at(st, i);
         if (!ev || ev->type != BT_EV_ERROR)
             continue;
         bool dup = false;
         for (uint64_t j = from; j < i && !dup; j++) {
-            const struct bt_event *p = bt_store_event_at(s, j);
+            const struct bt_event *p = bt_store_event_at(st, j);
             dup = p && p->type == BT_EV_ERROR && !strcmp(p->text, ev->text);
         }
         if (!dup && strcmp(a->last_error[ev->source], ev->text) != 0) {
@@ -407,7 +408,7 @@ void app_print_new_errors(struct app *a)
             bt_strlcpy(a->last_error[ev->source], ev->text, sizeof a->last_error[0]);
         }
     }
-    a->errors_seen = s->nevents;
+    a->errors_seen = n;
 }
 
 int app_init_live(struct app *a, struct app_opts *o, const char *rec_path, int64_t *start)

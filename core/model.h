@@ -528,6 +528,11 @@ void bt_store_track_arrival(struct bt_store *s);
 void bt_store_set_horizon(struct bt_store *s, struct bt_route *routes,
                           const struct bt_route *base_routes, int64_t t);
 const struct bt_event *bt_store_event_at(const struct bt_store *s, uint64_t i); /* i < nevents */
+/* Events ever added (the newest BT_EVENT_RING are kept: bt_store_event_at). */
+static inline uint64_t bt_store_nevents(const struct bt_store *s)
+{
+    return s->nevents;
+}
 struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src);
 const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
                                                  enum bt_source src);

@@ -126,6 +126,9 @@ plant net/httpd.c '#include <ncursesw/curses.h>' "net including curses"
 plant tui/routes.c 'static int p1(const struct bt_eval *e) { return e->status; }' "tui reading bt_eval's status"
 plant render/report.c 'static double p2(const struct bt_eval *evals) { return evals[0].quota; }' "render reading an evals element's quota"
 plant app/replay_view.c 'static long p3(const struct bt_eval *ea) { return (long)ea->minute; }' "app reading an evaluation's minute"
+plant app/app.c 'static unsigned long p4(const struct bt_store *st) { return st->nevents; }' "app reading the store's event count"
+plant tui/routes.c 'static unsigned long p5(const struct app_like { struct bt_store store; } *a) { return a->store.generation; }' "tui reading a member store's generation"
+plant render/csv.c 'static int p6(const struct bt_store *store) { return store->nroutes; }' "render reading the store's routes"
 
 # circles inside a room: FILE LINE FILE LINE WHAT, two files of one folder that call each
 # other; lint must fail and name the pair
