@@ -1619,10 +1619,17 @@ double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal dail
     if ((isnan(sum) || whole(sum)) &&
         memo_sum(s, route, per, from, bt_minute_floor(through), &part, &n))
         return !n ? sum : isnan(sum) ? part : sum + part;
-    for (int64_t t = from; t <= through; t += 60) {
-        double v = bt_store_at(s, route, per, t);
-        if (!isnan(v))
-            sum = isnan(sum) ? v : sum + v;
+    /* the minutes from..through read a range at a time, added in the same order (a
+     * lookup a minute was most of tokens today and the day's spend) */
+    double v[256];
+    for (int64_t t = from; t <= through;) {
+        int64_t left = (through - t) / 60 + 1; /* the loop's minutes: t, t + 60, ... <= through */
+        int len = left < (int64_t)BT_ARRAY_LEN(v) ? (int)left : (int)BT_ARRAY_LEN(v);
+        bt_store_range(s, route, per, t, len, v);
+        for (int i = 0; i < len; i++)
+            if (!isnan(v[i]))
+                sum = isnan(sum) ? v[i] : sum + v[i];
+        t += 60 * (int64_t)len;
     }
     return sum;
 }

@@ -316,9 +316,31 @@ static void test_decimals(void)
     bt_store_free(&st);
 }
 
+/* A live store's day sum with no day-sum datapoint: the minutes since midnight, read a
+ * range at a time. Minute i of the day holds (i mod 7) + 1, every fifth minute (i mod 5
+ * = 0) none. Through minute 599 (asked at 599 min 30 s, not on the minute): the 600
+ * minutes hold 85 x (1 + ... + 7) + (1 + ... + 5) = 2,395, less the 120 fifth minutes
+ * (k = 0..119, 5k mod 7 cycling 0, 5, 3, 1, 6, 4, 2: 17 x 28 + 1 = 477): 1,918. Through
+ * minute 256: 36 x 28 + 15 = 1,023 less k = 0..51 (7 x 28 + 1 + 6 + 4 = 207): 816. */
+static void test_day_sum_minutes(void)
+{
+    struct bt_store st;
+    bt_store_init(&st, 1, 1440);
+    int64_t day = T0 - T0 % 86400;
+    for (int i = 0; i < 600; i++)
+        if (i % 5)
+            put(&st, day + 60 * (int64_t)i, i % 7 + 1, day + 60 * (int64_t)i + 120);
+    double a = bt_store_day_sum(&st, 0, BT_SIG_DAY_INPUT_TOKENS, day + 599 * 60 + 30);
+    double b = bt_store_day_sum(&st, 0, BT_SIG_DAY_INPUT_TOKENS, day + 256 * 60);
+    OK(a == 1918 && b == 816, "tokens today from the minutes: 1,918 through minute 599, 816 "
+       "through 256 (got %g, %g)", a, b);
+    bt_store_free(&st);
+}
+
 int main(void)
 {
     test_check_window();
+    test_day_sum_minutes();
     test_exact();
     test_grow_backward();
     test_history_edge();
