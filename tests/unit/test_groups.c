@@ -230,16 +230,22 @@ static void test_daily_runout_own_rate(void)
     fx_free(&f);
 }
 
+/* Two quotas whose routes interleave in config order: a and c on L-A, b and d on L-B. */
+static void fx_interleaved(struct fx *f)
+{
+    fx_route(f, "a", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
+    fx_route(f, "b", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
+    fx_route(f, "c", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
+    fx_route(f, "d", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
+}
+
 /* The group objects of a config: one per quota, members in config order, each
  * route's group found by its index. */
 static void test_group_objects(void)
 {
     struct fx f;
     bt_config_init(&f.cfg);
-    fx_route(&f, "a", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
-    fx_route(&f, "b", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
-    fx_route(&f, "c", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
-    fx_route(&f, "d", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
+    fx_interleaved(&f);
     fx_route(&f, "e", "amazon.nova-micro-v1:0", 1000000, "L-E", 400);
     bt_config_finish(&f.cfg);
     struct bt_eval_groups *g = bt_eval_groups_new(&f.cfg);
@@ -307,10 +313,7 @@ static void test_share_memo(void)
 {
     struct fx f;
     bt_config_init(&f.cfg);
-    fx_route(&f, "a", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
-    fx_route(&f, "b", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
-    fx_route(&f, "c", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
-    fx_route(&f, "d", "amazon.nova-pro-v1:0", 1000000, "L-B", 400);
+    fx_interleaved(&f);
     fx_route(&f, "e", "amazon.nova-lite-v1:0", 1000000, "L-A", 400);
     fx_route(&f, "x", "amazon.nova-micro-v1:0", 1000000, "L-X", 400);
     fx_start(&f);
