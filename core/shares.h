@@ -88,8 +88,9 @@ struct bt_share_memo {
     bool *have;                   /* the same index: computed */
 };
 /* Route r's list by `by`: its group's, computed at the first member asked (routes
- * alone on their quota: into scratch, as bt_shares_shown). Valid until the next call
- * for another group's last member, the reset or the free. */
+ * alone on their quota: into scratch, as bt_shares_shown). Valid until
+ * bt_share_memo_done for the group's last member, the reset or the free (scratch's:
+ * until scratch is used again). */
 const struct bt_share_list *bt_share_memo_get(struct bt_share_memo *m,
                                               const struct bt_config *cfg,
                                               const struct bt_store *st,
