@@ -600,10 +600,10 @@ void bt_shares_shown(const struct bt_config *cfg, const struct bt_store *st,
             out->s[k--] = out->s[--out->n];
 }
 
-static void memo_drop(struct bt_share_memo *m, int leader)
+/* The memo's slots [from, from + n) freed, none computed. */
+static void memo_drop(struct bt_share_memo *m, size_t from, size_t n)
 {
-    for (int by = 0; by < BT_SHARE_COUNT; by++) {
-        size_t i = (size_t)leader * BT_SHARE_COUNT + (size_t)by;
+    for (size_t i = from; i < from + n; i++) {
         bt_shares_free(&m->lists[i]);
         m->have[i] = false;
     }
@@ -639,17 +639,13 @@ void bt_share_memo_done(struct bt_share_memo *m, const struct bt_eval *evals, in
 {
     int leader = bt_group_leader(evals, r);
     if (m && m->n && leader >= 0 && leader < m->n && bt_group_next(evals, r) < 0)
-        memo_drop(m, leader);
+        memo_drop(m, (size_t)leader * BT_SHARE_COUNT, BT_SHARE_COUNT);
 }
 
 void bt_share_memo_reset(struct bt_share_memo *m)
 {
-    for (int r = 0; m && r < m->n; r++)
-        for (int by = 0; by < BT_SHARE_COUNT; by++)
-            if (m->have[(size_t)r * BT_SHARE_COUNT + (size_t)by]) {
-                memo_drop(m, r);
-                break;
-            }
+    if (m && m->n)
+        memo_drop(m, 0, (size_t)m->n * BT_SHARE_COUNT);
 }
 
 void bt_share_memo_free(struct bt_share_memo *m)
