@@ -77,8 +77,14 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL):
     return wall, ru.ru_utime + ru.ru_stime, rss, rc
 
 
-def med(cmd, n, env=None):
-    rs = [run(cmd, env) for _ in range(n)]
+def med(cmd, n, env=None, before=None):
+    """cmd run n times (before() ahead of each, when given): the median wall and CPU,
+    the peak RSS and the last exit code."""
+    rs = []
+    for _ in range(n):
+        if before:
+            before()
+        rs.append(run(cmd, env))
     return (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
             max(r[2] for r in rs), rs[-1][3])
 
@@ -965,13 +971,11 @@ def bench_export(a, tmp):
             # run's output also frees that file's page cache when its rename replaces
             # it (0.9 GB at 24 h, system time charged to the exporter), which the first
             # run never pays, so the runs of one median measured two things
-            rs = []
-            for _ in range(a.runs):
+            def fresh():
                 if os.path.exists(out):
                     os.unlink(out)
-                rs.append(run([a.bedtop, "export", recs[h], "--format", fmt_, "-o", out]))
-            got[fmt_, h] = (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
-                            max(r[2] for r in rs), rs[-1][3])
+            got[fmt_, h] = med([a.bedtop, "export", recs[h], "--format", fmt_, "-o", out], a.runs,
+                               before=fresh)
             # The kernel's part: the CPU that dd spends writing the same bytes to a file on
             # the same file system (a 24 h JSON export is ~0.9 GB; its page-cache writes
             # are charged to the exporter as system time and grow faster than linearly
