@@ -179,7 +179,7 @@ static int replay_print(struct replay_opts *o, struct bt_replay *rp)
     if (!app_select_routes(o->routes, o->nroutes, &rp->cfg, &keep))
         return 3;
     /* JSON carries minute T's markers and events, as export's row of T does (the log
-     * of that minute alone: it moves the replay, which is sought after) */
+     * of that minute alone, walked by the log's own cursor) */
     struct bt_evlog log = {0};
     if (fmt == BT_FMT_JSON) {
         bt_evlog_init(&log, rp->cfg.nroutes);
@@ -252,13 +252,14 @@ static void json_put(struct bt_buf *b, const cJSON *j)
     bt_san_json_text(b, bt_buf_str(&json_scratch));
 }
 
-static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_eval *evals,
-                     int64_t m, int64_t shown, bool first, struct bt_share_memo *shares)
+static void json_row(struct bt_buf *b, const struct bt_replay_cursor *cur, int r,
+                     struct bt_eval *evals, int64_t m, int64_t shown, bool first,
+                     struct bt_share_memo *shares)
 {
     /* the whole configuration and every route's evaluation: quota.shared_with
      * names the other routes of the group; shares: the minute's group lists */
-    struct bt_report rep = {.cfg = &rp->cfg, .store = &rp->store, .now = shown, .evals = evals,
-                            .n = rp->cfg.nroutes, .mode = "replay", .share_memo = shares};
+    struct bt_report rep = {.cfg = &cur->cfg, .store = &cur->store, .now = shown, .evals = evals,
+                            .n = cur->cfg.nroutes, .mode = "replay", .share_memo = shares};
     const struct bt_eval *e = &evals[r];
     /* written as text straight onto b, sanitised as json_put's (no tree: a row was
      * some hundred cJSON nodes built, printed, dropped, then sanitised in a pass) */
@@ -274,7 +275,7 @@ static void json_row(struct bt_buf *b, struct bt_replay *rp, int r, struct bt_ev
     bt_jw_time(&w, "evaluated_at", bt_eval_now(e));
     bt_jw_obj(&w, "signals");
     for (int k = 0; k < BT_SIG_COUNT; k++) {
-        double v = bt_eval_signal_row(&rp->store, e, (enum bt_signal)k, m);
+        double v = bt_eval_signal_row(&cur->store, e, (enum bt_signal)k, m);
         if (!isnan(v))
             bt_jw_num(&w, bt_signal_info[k].name, v);
     }
@@ -532,6 +533,8 @@ static int cmd_export(struct export_opts *o)
     struct bt_share_memo shares = {0}; /* JSON: each group's share lists once a minute */
     while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
            bt_evlog_replay_step_evals(&log, &rp, &t, &evals)) {
+        /* the step's routes and store, as its evaluations were made */
+        const struct bt_replay_cursor *cur = bt_evlog_cursor(&log);
         for (; m <= to && bt_replay_minute_instant(&rp, m) <= t; m += 60) {
             bt_share_memo_reset(&shares); /* a group's last member may not be kept */
             for (int r = 0; r < rp.cfg.nroutes; r++) {
@@ -540,13 +543,13 @@ static int cmd_export(struct export_opts *o)
                 if (csv) {
                     size_t off = heads.len;
                     bt_csv_row_head_with(&heads, fields.buf + field_at[r],
-                                         field_at[r + 1] - field_at[r], &rp.store, &evals[r], m);
-                    bt_csv_shares(&heads, &rp.cfg, &rp.store, evals, r);
+                                         field_at[r + 1] - field_at[r], &cur->store, &evals[r], m);
+                    bt_csv_shares(&heads, &cur->cfg, &cur->store, evals, r);
                     pending_add(&pend, m, r, off, heads.len - off,
                                 bt_fig_quality(&evals[r], BT_FIG_HEADROOM_PCT),
                                 bt_eval_binding(&evals[r]));
                 } else {
-                    json_row(&b, &rp, r, evals, m, t, first_row, &shares);
+                    json_row(&b, cur, r, evals, m, t, first_row, &shares);
                 }
                 first_row = false;
             }

@@ -41,15 +41,17 @@ struct rview {
     size_t scan_next;
     bool marks_dirty;        /* timeline marks changed since the screen last showed them */
     double marks_shown;      /* wall time of that */
-    bool displaced;          /* the scan moved the store's horizon: put it back */
-    struct bt_evlog log;     /* the event log of the whole recording, built in the background */
+    /* the scan's own place in the recording: it evaluates polls and instants there,
+     * never moving the replay on screen (core/recording.h) */
+    struct bt_replay_cursor scan;
+    struct bt_evlog log;     /* the event log of the whole recording, built in the background
+                              * on the log's own cursor */
     bool log_done;
 };
 
 static void show(struct rview *v, int64_t t)
 {
     bt_replay_seek(v->rp, t);
-    v->displaced = false;
 }
 
 static uint32_t eval_mask(const struct bt_eval *e)
@@ -70,12 +72,11 @@ static void evaluate_poll(struct rview *v, size_t i)
     if (v->evaluated[i])
         return;
     int64_t t = v->rp->polls[i];
-    bt_replay_seek(v->rp, t);
-    v->displaced = true;
+    bt_replay_cursor_seek(&v->scan, t);
     uint32_t *m = mask_at(v, i);
     /* every route at once: routes on one quota are evaluated together */
     struct bt_eval *e = bt_xcalloc((size_t)(v->nr ? v->nr : 1), sizeof *e);
-    bt_eval_all(&v->rp->cfg, &v->rp->store, t, e);
+    bt_eval_all(&v->scan.cfg, &v->scan.store, t, e);
     for (int r = 0; r < v->nr; r++)
         m[r] = eval_mask(&e[r]);
     free(e);
@@ -108,10 +109,9 @@ static void mark_minute(struct rview *v, int64_t t, unsigned char want)
 
 static bool visible(struct rview *v, const uint32_t *newbits, int64_t t)
 {
-    bt_replay_seek(v->rp, t);
-    v->displaced = true;
+    bt_replay_cursor_seek(&v->scan, t);
     struct bt_eval *e = bt_xcalloc((size_t)(v->nr ? v->nr : 1), sizeof *e);
-    bt_eval_all(&v->rp->cfg, &v->rp->store, t, e);
+    bt_eval_all(&v->scan.cfg, &v->scan.store, t, e);
     bool seen = false;
     for (int r = 0; r < v->nr && !seen; r++)
         seen = newbits[r] && (eval_mask(&e[r]) & newbits[r]);
@@ -281,7 +281,6 @@ static void scan_slice(struct rview *v)
     size_t before = v->log.n;
     while (!v->log_done && bt_wall_now() - t0 <= SCAN_SLICE) {
         v->log_done = !bt_evlog_replay_step(&v->log, v->rp, &v->host.evlog_upto);
-        v->displaced = true;
     }
     if (v->log.n != before || v->log_done)
         v->marks_dirty = true;
@@ -309,12 +308,10 @@ static void rv_before_update(void *arg, int64_t now)
             v->host.now = t;
             rv_set_playing(v, false);
         }
-        if (t != v->host.now || v->displaced) {
+        if (t != v->host.now) {
             v->host.now = t;
             show(v, t);
         }
-    } else if (v->displaced) {
-        show(v, v->host.now);
     }
 }
 
@@ -384,6 +381,7 @@ int replay_view_run(struct app_opts *o, struct bt_replay *rp)
                                   .now = rp->start, .interval = rp->cfg.interval,
                                   .paused = true, .metrics_per_poll = NAN,
                                   .metrics_per_day = NAN, .arg = &v, .replay = &v.ctl};
+    bt_replay_cursor_open(&v.scan, rp);
     bt_evlog_init(&v.log, v.nr);
     v.host.evlog = &v.log;
     v.host.evlog_upto = rp->start;
@@ -398,5 +396,6 @@ int replay_view_run(struct app_opts *o, struct bt_replay *rp)
     free(v.minutes);
     free(v.markers);
     bt_evlog_free(&v.log);
+    bt_replay_cursor_close(&v.scan);
     return rc;
 }

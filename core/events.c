@@ -45,6 +45,9 @@ void bt_evlog_free(struct bt_evlog *l)
     free(l->ev_min_t);
     free(l->evals);
     bt_eval_groups_free(l->groups);
+    if (l->cur)
+        bt_replay_cursor_close(l->cur);
+    free(l->cur);
     memset(l, 0, sizeof *l);
 }
 
@@ -289,35 +292,46 @@ static void plan(struct bt_evlog *l, const struct bt_replay *rp)
         l->ev_min_t[i - 1] = st->log[i - 1].t < l->ev_min_t[i] ? st->log[i - 1].t : l->ev_min_t[i];
     if (!l->evals)
         l->evals = bt_xcalloc((size_t)(rp->cfg.nroutes ? rp->cfg.nroutes : 1), sizeof *l->evals);
+    if (l->cur && l->cur->rp != rp) {
+        bt_replay_cursor_close(l->cur);
+        free(l->cur);
+        l->cur = NULL;
+        l->evals_at = 0; /* another recording's: evaluated afresh */
+    }
+    if (!l->cur) {
+        l->cur = bt_xcalloc(1, sizeof *l->cur);
+        bt_replay_cursor_open(l->cur, rp);
+    }
 }
 
-bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_t *at,
+bool bt_evlog_replay_step_evals(struct bt_evlog *l, const struct bt_replay *rp, int64_t *at,
                                 struct bt_eval **evals)
 {
-    if (!l->steps)
+    if (!l->steps || !l->cur || l->cur->rp != rp)
         plan(l, rp);
     if (l->step >= l->nsteps)
         return false;
     int64_t t = l->steps[l->step++];
+    struct bt_replay_cursor *c = l->cur;
     const struct bt_store *st = &rp->store;
     while (l->next_event < st->nlog && st->log[l->next_event].t <= t)
-        bt_evlog_store_event(l, &rp->cfg, &st->log[l->next_event++]);
-    bt_replay_seek(rp, t);
+        bt_evlog_store_event(l, &c->cfg, &st->log[l->next_event++]);
+    bt_replay_cursor_seek(c, t);
     /* a data minute's instant after its poll, nothing arrived between: the poll's
      * evaluation at the later instant (two evaluations a data minute were 43 % of an
      * export) */
-    int nr = rp->cfg.nroutes;
+    int nr = c->cfg.nroutes;
     if (l->evals_at && bt_replay_quiet(rp, l->evals_at, t) &&
-        bt_eval_same_at(&rp->cfg, &rp->store, l->evals, l->evals_at, t)) {
+        bt_eval_same_at(&c->cfg, &c->store, l->evals, l->evals_at, t)) {
         for (int r = 0; r < nr; r++)
             l->evals[r].now = t;
     } else {
         /* bt_eval_all, its groups keyed once while the routes key the same */
-        l->groups = bt_eval_groups_renew(l->groups, &rp->cfg);
-        bt_eval_all_with(&rp->cfg, &rp->store, t, l->groups, false, NULL, l->evals);
+        l->groups = bt_eval_groups_renew(l->groups, &c->cfg);
+        bt_eval_all_with(&c->cfg, &c->store, t, l->groups, false, NULL, l->evals);
     }
     l->evals_at = t;
-    bt_evlog_observe(l, &rp->cfg, l->evals, t);
+    bt_evlog_observe(l, &c->cfg, l->evals, t);
     if (at)
         *at = t;
     if (evals)
@@ -338,7 +352,12 @@ int64_t bt_evlog_complete_before(const struct bt_evlog *l, const struct bt_repla
     return m;
 }
 
-bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto)
+const struct bt_replay_cursor *bt_evlog_cursor(const struct bt_evlog *l)
+{
+    return l->cur && l->cur->at ? l->cur : NULL;
+}
+
+bool bt_evlog_replay_step(struct bt_evlog *l, const struct bt_replay *rp, int64_t *upto)
 {
     int64_t t;
     if (!bt_evlog_replay_step_evals(l, rp, &t, NULL)) {
@@ -351,7 +370,7 @@ bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upt
     return l->step < l->nsteps;
 }
 
-void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64_t from,
+void bt_evlog_from_replay_window(struct bt_evlog *l, const struct bt_replay *rp, int64_t from,
                                  int64_t to)
 {
     plan(l, rp);
@@ -378,7 +397,7 @@ void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64
         bt_evlog_replay_step(l, rp, NULL);
 }
 
-void bt_evlog_from_replay(struct bt_evlog *l, struct bt_replay *rp)
+void bt_evlog_from_replay(struct bt_evlog *l, const struct bt_replay *rp)
 {
     while (bt_evlog_replay_step(l, rp, NULL))
         ;

@@ -16,6 +16,8 @@
 #include "core/headroom.h"
 #include "core/model.h"
 
+struct bt_replay_cursor; /* core/recording.h */
+
 enum bt_logkind {
     BT_LOG_STATUS,      /* a route's status changed (from -> to) */
     BT_LOG_RAISED,      /* a warning appeared on a route (code) */
@@ -70,6 +72,9 @@ struct bt_evlog {
     struct bt_eval *evals;   /* the step's evaluations (nroutes), kept between steps */
     int64_t evals_at;        /* the instant they were evaluated at (0: none) */
     struct bt_eval_groups *groups; /* the replay's grouping, renewed as its routes change */
+    /* the walk's own place in the recording (the replay's routes and store, sought by
+     * the steps: the caller's replay is never moved) */
+    struct bt_replay_cursor *cur;
 };
 
 /* The live dashboard's cap (tui/events.c): a week of flapping stays bounded. */
@@ -104,24 +109,30 @@ int64_t bt_evlog_last_crit(const struct bt_evlog *l, int route);
 struct bt_replay;
 /* The whole log of a recording: every store event in order and an evaluation at
  * every poll and at every data minute's first instant (as export rows are), so a
- * crit shorter than a minute is still found. Leaves the recording at its end. */
-void bt_evlog_from_replay(struct bt_evlog *l, struct bt_replay *rp);
+ * crit shorter than a minute is still found. The walk is the log's own
+ * (bt_replay_cursor): rp shows what it showed before. */
+void bt_evlog_from_replay(struct bt_evlog *l, const struct bt_replay *rp);
 /* Only what the log holds for data minutes from..to, at the cost of those minutes:
  * the state before them (statuses, warnings, failing sources) is primed from the
  * evaluation just before the window, so the entries are the whole log's (replay --at
  * on a week's recording evaluates a few instants, not every minute of the week). */
-void bt_evlog_from_replay_window(struct bt_evlog *l, struct bt_replay *rp, int64_t from,
+void bt_evlog_from_replay_window(struct bt_evlog *l, const struct bt_replay *rp, int64_t from,
                                  int64_t to);
 /* The same in steps, for a replay that must stay responsive: each call does one
  * evaluation; false once the log is complete. *upto gets the instant covered so
- * far. It moves the recording's horizon: seek back afterwards. */
-bool bt_evlog_replay_step(struct bt_evlog *l, struct bt_replay *rp, int64_t *upto);
+ * far. rp is not moved: the log's cursor is. */
+bool bt_evlog_replay_step(struct bt_evlog *l, const struct bt_replay *rp, int64_t *upto);
 /* The same for a caller that uses the step's evaluations too (export's rows, so each
  * minute is evaluated once): false when the log is complete (nothing done); else
- * *at is the step's instant (the recording is sought there) and *evals the routes'
+ * *at is the step's instant (the log's cursor is sought there) and *evals the routes'
  * evaluations at it, valid until the next step. */
-bool bt_evlog_replay_step_evals(struct bt_evlog *l, struct bt_replay *rp, int64_t *at,
+bool bt_evlog_replay_step_evals(struct bt_evlog *l, const struct bt_replay *rp, int64_t *at,
                                 struct bt_eval **evals);
+/* The log's place in the recording, at the last step's instant: the routes (their
+ * quotas then) and the store (as sought there) that step's evaluations were made
+ * from, for a caller that writes more of that instant (export's rows). NULL before
+ * the first step. */
+const struct bt_replay_cursor *bt_evlog_cursor(const struct bt_evlog *l);
 /* The data minute the log is complete below: no later step adds an entry of an
  * earlier minute (INT64_MAX once every step is done). */
 int64_t bt_evlog_complete_before(const struct bt_evlog *l, const struct bt_replay *rp);

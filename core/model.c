@@ -459,6 +459,50 @@ void bt_store_clone(struct bt_store *d, const struct bt_store *s)
     copy_coverage(d, s);
 }
 
+void bt_store_view(struct bt_store *v, const struct bt_store *s)
+{
+    *v = *s;
+    v->view = true;
+    v->tap = (struct bt_store_tap){0};
+    v->readings_free = NULL;
+    /* its own horizon: nothing applied, the first seek rebuilds from the log */
+    v->horizon = 0;
+    v->hz_valid = false;
+    v->hz_next = v->hz_nlog = 0;
+    v->hz_gen = 0;
+    v->hz_routes = v->hz_base = NULL;
+    v->routes = NULL;
+    size_t nst = (size_t)(s->slots ? s->slots : 1) * BT_SRC_COUNT;
+    v->status = bt_xcalloc(nst, sizeof *v->status);
+    v->status_text = bt_xcalloc(nst, sizeof *v->status_text);
+    status_link(v);
+    if (s->track_arrival) {
+        v->cov = NULL; /* applied from the shared records up to each horizon */
+        v->covlog_applied = 0;
+    } else {
+        copy_coverage(v, s); /* no records to apply: s's coverage as it is, its own */
+        free(v->cov_recorded);
+        v->cov_recorded = s->cov_recorded; /* taken once, never by a horizon: s's */
+        v->covlog = NULL;
+    }
+    v->sum_memo = NULL;
+    v->newest_memo = NULL;
+    v->sum_memo_routes = 0;
+    if (s->sum_memo)
+        memo_alloc(v);
+}
+
+/* What a view (bt_store_view) owns, freed; the rest is its original's. */
+static void view_free(struct bt_store *v)
+{
+    cov_free(v);
+    free(v->status);
+    free(v->status_text);
+    free(v->sum_memo);
+    free(v->newest_memo);
+    memset(v, 0, sizeof *v);
+}
+
 void bt_store_track_arrival(struct bt_store *s)
 {
     s->track_arrival = true;
@@ -505,6 +549,10 @@ void bt_store_clear(struct bt_store *s)
 
 void bt_store_free(struct bt_store *s)
 {
+    if (s->view) {
+        view_free(s);
+        return;
+    }
     if (!s->series)
         return;
     bt_store_clear(s);

@@ -369,6 +369,9 @@ struct bt_store {
     /* replay: arrival offsets shared by the series of a route that agree on them */
     void **arr_pool;
     size_t narr_pool;
+    /* a view of another store (bt_store_view): series, log, coverage records, readings
+     * and arrival offsets are that store's, never written or freed through this one */
+    bool view;
 };
 
 struct bt_sample {
@@ -468,6 +471,14 @@ static inline const struct bt_series *bt_store_series_c(const struct bt_store *s
  * replay log, none of s's counter readings, per-series values or carried sums
  * (bt_store_sum: the copy's series are about to change). The routes stay s's. */
 void bt_store_clone(struct bt_store *d, const struct bt_store *s);
+/* v becomes a second view of replay store s (bt_store_track_arrival) for a walk over
+ * it that leaves s alone: the series, the event log, the coverage records, the counter
+ * readings and per-series values stay s's, read only; what a horizon changes (the
+ * horizon, the source states, the coverage applied, the carried sums) is v's own, with
+ * nothing applied until v's first bt_store_set_horizon. bt_store_free(v) frees only
+ * v's own. Valid while s is open and takes nothing more (no sample, event or record:
+ * a replay's store is complete once read). */
+void bt_store_view(struct bt_store *v, const struct bt_store *s);
 void bt_store_free(struct bt_store *s);
 void bt_store_clear(struct bt_store *s);
 /* Takes a sample. NAN (no value) is skipped; a value out of bounds

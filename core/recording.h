@@ -119,10 +119,24 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
                         size_t errlen);
 /* Shows the model as it was at t (clamped to the recording). */
 void bt_replay_seek(struct bt_replay *rp, int64_t t);
-/* The instant the model is shown at (the last seek; the end when none): what a walk over
- * a caller's replay (the quota request, the incident, its holders) seeks back to, so it
- * leaves the caller's replay where it found it. */
-int64_t bt_replay_now(const struct bt_replay *rp);
+
+/* A walk over an opened replay that never moves it: the routes and a view of the store
+ * (bt_store_view) of its own, sought on their own, while the caller's replay stays at
+ * the instant it shows (the quota request's causes, the incident, its holders, the
+ * event log each walk one; so does the dashboard's background scan of a replay). The
+ * samples, events and coverage records stay the replay's, read only. Valid while rp is
+ * open. */
+struct bt_replay_cursor {
+    const struct bt_replay *rp;
+    struct bt_config cfg;    /* rp's, its routes a copy (a seek sets their quotas and
+                              * learned settings); the tables are rp's */
+    struct bt_store store;   /* a view of rp's */
+    int64_t at;              /* the instant sought (0: none yet) */
+};
+void bt_replay_cursor_open(struct bt_replay_cursor *c, const struct bt_replay *rp);
+/* The model as it was at t (clamped to the recording), as bt_replay_seek shows it. */
+void bt_replay_cursor_seek(struct bt_replay_cursor *c, int64_t t);
+void bt_replay_cursor_close(struct bt_replay_cursor *c);
 /* Whether the store sought to `to` shows what it showed sought to `from` (from < to):
  * no sample, reading or coverage record arrived and no event was logged in (from, to]
  * (false where the log is not in time order). */

@@ -867,18 +867,43 @@ bool bt_replay_open_mem(struct bt_replay *rp, const char *name, const char *data
     return ok;
 }
 
-int64_t bt_replay_now(const struct bt_replay *rp)
+/* t clamped to the recording (a seek's instant) */
+static int64_t inside(const struct bt_replay *rp, int64_t t)
 {
-    return rp->store.horizon ? rp->store.horizon : rp->end;
+    return t < rp->start ? rp->start : t > rp->end ? rp->end : t;
 }
 
 void bt_replay_seek(struct bt_replay *rp, int64_t t)
 {
-    if (t < rp->start)
-        t = rp->start;
-    if (t > rp->end)
-        t = rp->end;
+    t = inside(rp, t);
     bt_store_set_horizon(&rp->store, rp->cfg.routes, rp->base, t ? t : 1);
+}
+
+void bt_replay_cursor_open(struct bt_replay_cursor *c, const struct bt_replay *rp)
+{
+    memset(c, 0, sizeof *c);
+    c->rp = rp;
+    c->cfg = rp->cfg;
+    size_t n = (size_t)(rp->cfg.nroutes > 0 ? rp->cfg.nroutes : 0);
+    c->cfg.routes = bt_xcalloc(n ? n : 1, sizeof *c->cfg.routes);
+    if (n)
+        memcpy(c->cfg.routes, rp->cfg.routes, n * sizeof *c->cfg.routes);
+    bt_store_view(&c->store, &rp->store);
+    bt_store_bind_routes(&c->store, c->cfg.routes);
+}
+
+void bt_replay_cursor_seek(struct bt_replay_cursor *c, int64_t t)
+{
+    t = inside(c->rp, t);
+    bt_store_set_horizon(&c->store, c->cfg.routes, c->rp->base, t ? t : 1);
+    c->at = t;
+}
+
+void bt_replay_cursor_close(struct bt_replay_cursor *c)
+{
+    bt_store_free(&c->store);
+    free(c->cfg.routes);
+    memset(c, 0, sizeof *c);
 }
 
 /* The index of the first of n ascending times after t (n: none); the times are the

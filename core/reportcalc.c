@@ -479,9 +479,8 @@ static bool minute_known(const struct bt_store *st, int r, int64_t m, bool faili
            unseen_idle(st, r, BT_SIG_INVOCATIONS, m, !failing);
 }
 
-void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
+void bt_qr_walk(struct bt_qr *q, const struct bt_replay *rp)
 {
-    const int64_t was = bt_replay_now(rp); /* the caller's: sought back to at the end */
     const struct bt_config *cfg = &rp->cfg;
     const struct bt_store *st = &rp->store;
     int nr = cfg->nroutes;
@@ -529,12 +528,14 @@ void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
         for (int j = 0; j < q->groups[i].nroutes && j < BT_QR_MAX_ROUTES; j++)
             group_of[q->groups[i].routes[j]] = i;
     struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
+    struct bt_replay_cursor cur;
+    bt_replay_cursor_open(&cur, rp);
     for (int m = 0; m < n; m++) {
         if (!throttled[m])
             continue;
         int64_t t = q->from + 60 * (int64_t)m, at = bt_replay_minute_instant(rp, t);
-        bt_replay_seek(rp, at);
-        bt_eval_all(cfg, &rp->store, at, evals);
+        bt_replay_cursor_seek(&cur, at);
+        bt_eval_all(&cur.cfg, &cur.store, at, evals);
         for (int r = 0; r < nr; r++) {
             if (group_of[r] < 0)
                 continue;
@@ -556,10 +557,10 @@ void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp)
             }
         }
     }
+    bt_replay_cursor_close(&cur);
     free(evals);
     free(throttled);
     free(group_of);
-    bt_replay_seek(rp, was);
     for (int i = 0; i < q->ngroups; i++) {
         struct bt_qr_group *g = &q->groups[i];
         const struct qr_tally *best = NULL;
@@ -885,11 +886,10 @@ static void rank_causes(struct builder *b)
     qsort(inc->cause, (size_t)inc->ncause, sizeof *inc->cause, cmp_cause);
 }
 
-void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const bool *keep,
+void bt_incident_build(const struct bt_replay *rp, int64_t from, int64_t to, const bool *keep,
                        struct bt_incident *out)
 {
     const struct bt_config *cfg = &rp->cfg;
-    const int64_t was = bt_replay_now(rp); /* the caller's: sought back to at the end */
     *out = (struct bt_incident){.from = from, .to = to, .nroutes = cfg->nroutes};
     if (cfg->nroutes <= 0 || to < from)
         return;
@@ -906,24 +906,27 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
     }
     struct bt_eval *evals = bt_xcalloc((size_t)nr, sizeof *evals);
     struct builder b = {.inc = out};
+    struct bt_replay_cursor cur;
+    bt_replay_cursor_open(&cur, rp);
+    const struct bt_store *st = &cur.store;
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
         /* as on screen while m was the newest complete minute: export's rows and
          * replay --at use the same instant (core/dataminute.h) */
         int64_t shown = bt_replay_minute_instant(rp, m);
-        bt_replay_seek(rp, shown);
-        bt_eval_all(cfg, &rp->store, shown, evals);
+        bt_replay_cursor_seek(&cur, shown);
+        bt_eval_all(&cur.cfg, st, shown, evals);
         for (int r = 0; r < nr; r++) {
             if (keep && !keep[r])
                 continue;
             out->mantle[r] = evals[r].mantle;
             out->group[r] = evals[r].group_leader;
             bool adm;
-            point_of(&rp->store, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
+            point_of(st, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;
             struct bt_inc_route *ro = &out->route[r];
-            ro->coverage_inferred = !bt_store_cover_recorded(&rp->store, r);
-            if (!isnan(raw_at(&rp->store, &evals[r], r, BT_SIG_INVOCATIONS, m))) {
+            ro->coverage_inferred = !bt_store_cover_recorded(st, r);
+            if (!isnan(raw_at(st, &evals[r], r, BT_SIG_INVOCATIONS, m))) {
                 ro->covered_minutes++;
             } else {
                 ro->first_unknown = ro->first_unknown ? ro->first_unknown : m;
@@ -934,6 +937,7 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
             tally_causes(&b, &evals[r], r, m);
         }
     }
+    bt_replay_cursor_close(&cur);
     free(evals);
     /* the event log of the whole recording (so the window's first minute shows what
      * changed then, not what was already so), the one the dashboard's `e` shows */
@@ -945,7 +949,6 @@ void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const boo
         qsort(out->tl, (size_t)out->ntl, sizeof *out->tl, cmp_tl);
     summarize_routes(out, keep);
     rank_causes(&b);
-    bt_replay_seek(rp, was);
 }
 
 void bt_incident_free(struct bt_incident *inc)

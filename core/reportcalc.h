@@ -178,7 +178,7 @@ void bt_qr_free(struct bt_qr *q);
  * or asked for by a good poll: a minute whose CloudWatch poll was failing when it was
  * shown is unknown). */
 struct bt_replay;
-void bt_qr_walk(struct bt_qr *q, struct bt_replay *rp);
+void bt_qr_walk(struct bt_qr *q, const struct bt_replay *rp);
 
 /* ---- incident write-up ---- */
 /* One route at one data minute, as bedtop showed it (NAN unknown). */
@@ -291,7 +291,7 @@ enum bt_side bt_inc_side(bool mantle, int k);
  * showed it when that minute was the newest complete one: the same evaluation as
  * export) and derives the summary, the timeline and the ranked causes. keep
  * (NULL: all) limits the routes considered. Leaves the replay seeked to its end. */
-void bt_incident_build(struct bt_replay *rp, int64_t from, int64_t to, const bool *keep,
+void bt_incident_build(const struct bt_replay *rp, int64_t from, int64_t to, const bool *keep,
                        struct bt_incident *out);
 void bt_incident_free(struct bt_incident *inc);
 static inline const struct bt_inc_point *bt_inc_at(const struct bt_incident *inc, int r, int i)

@@ -153,7 +153,7 @@ struct bt_share_minutes {
     double *quota;           /* n */
     int worst;               /* the minute of the least headroom (-1: none known) */
 };
-void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
+void bt_share_minutes_build(const struct bt_replay *rp, int r, int64_t from, int n,
                             struct bt_share_minutes *out);
 void bt_share_minutes_free(struct bt_share_minutes *sm);
 /* Holder h's line of the stacked chart at minute i: the use of holders 0..h summed

@@ -162,11 +162,10 @@ void bt_share_minutes_free(struct bt_share_minutes *sm)
     sm->nh = 0;
 }
 
-void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
+void bt_share_minutes_build(const struct bt_replay *rp, int r, int64_t from, int n,
                             struct bt_share_minutes *out)
 {
     const struct bt_config *cfg = &rp->cfg;
-    const int64_t was = bt_replay_now(rp); /* the caller's: sought back to at the end */
     memset(out, 0, sizeof *out);
     out->route = r;
     out->from = from;
@@ -180,13 +179,15 @@ void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
     out->quota = bt_xcalloc((size_t)n, sizeof *out->quota);
     bool teams = false;
     double least = INFINITY;
+    struct bt_replay_cursor cur;
+    bt_replay_cursor_open(&cur, rp);
     for (int i = 0; i < n; i++) {
         int64_t m = from + 60 * (int64_t)i;
         int64_t shown = bt_replay_minute_instant(rp, m); /* as the incident's figures */
-        bt_replay_seek(rp, shown);
-        bt_eval_all(cfg, &rp->store, shown, ev);
-        bt_shares_of_route(cfg, &rp->store, ev, r, BT_SHARE_TEAM, NULL, &team[i]);
-        bt_shares_of_route(cfg, &rp->store, ev, r, BT_SHARE_ROUTE, NULL, &route[i]);
+        bt_replay_cursor_seek(&cur, shown);
+        bt_eval_all(&cur.cfg, &cur.store, shown, ev);
+        bt_shares_of_route(&cur.cfg, &cur.store, ev, r, BT_SHARE_TEAM, NULL, &team[i]);
+        bt_shares_of_route(&cur.cfg, &cur.store, ev, r, BT_SHARE_ROUTE, NULL, &route[i]);
         for (int k = 0; k < team[i].n && !teams; k++)
             teams = !team[i].s[k].outside && strcmp(team[i].s[k].name, BT_SHARE_UNATTRIBUTED);
         out->quota[i] = ev[r].quota;
@@ -196,6 +197,7 @@ void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
             out->worst = i;
         }
     }
+    bt_replay_cursor_close(&cur);
     struct bt_share_list *use = teams ? team : route;
     out->by = teams ? BT_SHARE_TEAM : BT_SHARE_ROUTE;
     /* the holders by their use over the window */
@@ -246,7 +248,6 @@ void bt_share_minutes_build(struct bt_replay *rp, int r, int64_t from, int n,
     free(team);
     free(route);
     free(ev);
-    bt_replay_seek(rp, was);
 }
 
 double bt_share_minutes_stacked(const struct bt_share_minutes *sm, int h, int i)

@@ -58,8 +58,9 @@ static bool same_eval(const struct bt_eval *a, const struct bt_eval *b)
 }
 
 /* A replay's steps: a data minute's instant may take its poll's evaluation (nothing
- * arrived between, the clock alone changes nothing); every step's evaluations are
- * what a fresh bt_eval_all at its instant finds. */
+ * arrived between, the clock alone changes nothing); every step's evaluations (made
+ * on the log's own cursor) are what a fresh bt_eval_all finds on the replay itself
+ * sought to the step's instant. */
 static void test_step_reuse(const char *path, bool some_reused)
 {
     struct bt_replay rp;
@@ -76,6 +77,7 @@ static void test_step_reuse(const char *path, bool some_reused)
     struct bt_eval *ev;
     int steps = 0, reused = 0, differ = 0;
     while (bt_evlog_replay_step_evals(&l, &rp, &t, &ev)) {
+        bt_replay_seek(&rp, t);
         reused += prev && bt_replay_quiet(&rp, prev, t) &&
                   bt_eval_same_at(&rp.cfg, &rp.store, fresh, prev, t);
         bt_eval_all(&rp.cfg, &rp.store, t, fresh);
