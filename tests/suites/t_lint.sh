@@ -112,6 +112,9 @@ plant core/format.c 'static void (*lint_hook)(void);' "a file-scope hook (functi
 plant core/sides.c 'static int s1(void) { static int n; return ++n; }' "a static local in core"
 plant core/events.c 'static _Thread_local char lint_buf[64];' "a thread-local buffer in core"
 plant core/json.c 'static struct bt_json_arena *arena_now2;' "a second arena pointer beside the allowed one"
+# core never seeks a caller's replay (issue 33): walks seek a cursor of their own
+plant core/reportcalc.c 'static void w1(struct bt_replay *rp) { bt_replay_seek(rp, 0); }' "a walk seeking the caller's replay"
+plant core/events.h 'static inline void w2(struct bt_replay *rp) { bt_replay_seek (rp, 1); }' "a seek of the caller's replay in a core header"
 plant core/recread.c '#include <unistd.h>' "core including unistd.h"
 plant core/util.c '#include <sys/stat.h>' "core including sys/stat.h"
 plant core/model.c '#include <ini.h>' "inih outside core/config_ini.c"
