@@ -17,12 +17,17 @@ static const char *route_quota_code(const struct bt_route *r)
     return q->code[0] ? q->code : r->endpoint == BT_EP_RUNTIME ? r->quota_code : "";
 }
 
+const char *bt_route_account_key(const struct bt_route *r)
+{
+    return r->account[0] ? r->account : r->profile;
+}
+
 /* by model: account or profile, Region, endpoint, inference type, base model, and the
  * context-length variant (a 1M-context quota is not the 200K one) */
 static void model_key(const struct bt_route *r, char *out, size_t n)
 {
-    snprintf(out, n, "%s|%s|%s|%s|%s|ctx=%s", r->account[0] ? r->account : r->profile,
-             r->region, bt_endpoint_name(r->endpoint), bt_inference_name(r->inference),
+    snprintf(out, n, "%s|%s|%s|%s|%s|ctx=%s", bt_route_account_key(r), r->region,
+             bt_endpoint_name(r->endpoint), bt_inference_name(r->inference),
              r->base_model[0] ? r->base_model : r->model, r->context);
 }
 
@@ -55,7 +60,7 @@ void bt_quota_group_key(const struct bt_route *r, char *out, size_t n)
 {
     const char *code = route_quota_code(r);
     if (code[0])
-        snprintf(out, n, "%s|%s|%s|code=%s", r->account[0] ? r->account : r->profile, r->region,
+        snprintf(out, n, "%s|%s|%s|code=%s", bt_route_account_key(r), r->region,
                  bt_endpoint_name(r->endpoint), code);
     else
         model_key(r, out, n);
@@ -245,9 +250,9 @@ static void daily_key(const struct bt_route *r, bool account, char *out, size_t 
     if (bt_inference_from_model(model) != BT_INF_ON_DEMAND && dot && strchr(dot + 1, '.'))
         model = dot + 1;
     if (account)
-        snprintf(out, n, "%s|%s", r->account[0] ? r->account : r->profile, r->region);
+        snprintf(out, n, "%s|%s", bt_route_account_key(r), r->region);
     else
-        snprintf(out, n, "%s|%s|%s|%s|ctx=%s", r->account[0] ? r->account : r->profile, r->region,
+        snprintf(out, n, "%s|%s|%s|%s|ctx=%s", bt_route_account_key(r), r->region,
                  r->inference == BT_INF_GLOBAL ? "global" : "regional", model, r->context);
 }
 

@@ -18,6 +18,11 @@
  * account or profile and Region, then the quota code, else endpoint, inference type
  * and model: base_model when set). */
 void bt_quota_group_key(const struct bt_route *r, char *out, size_t n);
+/* Whose account-wide daily quota ("Cross-Model Max Tokens Per Day", per account and
+ * Region) route r draws on: its CloudWatch account, else its AWS profile ("": the
+ * default credentials). The account's daily groups (the DAILY_ACCOUNT side) and the
+ * cross-model ledger (core/ledger.h) both key by it and the Region. */
+const char *bt_route_account_key(const struct bt_route *r);
 /* Whether a caller of model_id, a ModelId the config does not name, seen in route r's
  * account and Region, draws from r's quota: the same endpoint, inference type and base
  * model (a model called directly that r reaches through an application inference
