@@ -1,6 +1,7 @@
 #include "core/ledger.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,10 +47,18 @@ static int cmp_model(const void *a, const void *b)
     return strcmp(x->model, y->model);
 }
 
+/* Whether route rt is one of ledger l's: a bedrock-runtime route, not provisioned (no
+ * token quota), of l's account and Region. */
+static bool of_ledger(const struct bt_route *rt, const struct bt_ledger *l)
+{
+    return rt->endpoint == BT_EP_RUNTIME && rt->inference != BT_INF_PROVISIONED &&
+           !strcmp(rt->region, l->region) && !strcmp(bt_route_account_key(rt), l->key);
+}
+
 /* The Region's trend: a least-squares line through its runtime routes' tokens of the
  * BT_LEGDER_FIT minutes through `end` (a minute with none of them read is left out). */
-static void fit(const struct bt_config *cfg, const struct bt_store *st, const char *region,
-                int64_t end, struct bt_ledger *l)
+static void fit(const struct bt_config *cfg, const struct bt_store *st, int64_t end,
+                struct bt_ledger *l)
 {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     int n = 0;
@@ -59,8 +68,7 @@ static void fit(const struct bt_config *cfg, const struct bt_store *st, const ch
         bool any = false;
         for (int r = 0; r < cfg->nroutes; r++) {
             const struct bt_route *rt = &cfg->routes[r];
-            if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
-                strcmp(rt->region, region))
+            if (!of_ledger(rt, l))
                 continue;
             double v = route_tokens(st, rt, r, m);
             if (!isnan(v)) {
@@ -89,14 +97,13 @@ static void fit(const struct bt_config *cfg, const struct bt_store *st, const ch
  * every runtime route called in m throttled (one at least), each under half its
  * per-minute token quota (a route at its TPM quota throttles for that instead). */
 static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st,
-                          const char *region, int64_t m, int *routes, double *thr)
+                          const struct bt_ledger *l, int64_t m, int *routes, double *thr)
 {
     *routes = 0;
     *thr = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
-        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
-            strcmp(rt->region, region))
+        if (!of_ledger(rt, l))
             continue;
         double t = bt_store_at(st, r, BT_SIG_THROTTLES, m);
         double inv = bt_store_at(st, r, BT_SIG_INVOCATIONS, m);
@@ -124,8 +131,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
         const struct bt_series *se = bt_store_series_c(st, r, BT_SIG_THROTTLES);
-        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
-            strcmp(rt->region, l->region) || !se->cap || !se->newest)
+        if (!of_ledger(rt, l) || !se->cap || !se->newest)
             continue;
         int64_t from = se->oldest > day ? se->oldest : day;
         int64_t to = first && first - 60 < end ? first - 60 : end;
@@ -139,7 +145,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
             for (; i < k; i++) {
                 int n;
                 double thr;
-                if (buf[i] > 0 && day_throttled(cfg, st, l->region, m + 60 * (int64_t)i, &n, &thr))
+                if (buf[i] > 0 && day_throttled(cfg, st, l, m + 60 * (int64_t)i, &n, &thr))
                     break;
             }
             if (i < k) {
@@ -153,14 +159,13 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
     if (!first)
         return;
     l->onset = first;
-    day_throttled(cfg, st, l->region, first, &l->onset_routes, &l->onset_throttles);
+    day_throttled(cfg, st, l, first, &l->onset_routes, &l->onset_throttles);
     /* the day (its day sums) less the minutes from the onset on (in the store: the
      * onset was found there), as a day's sums cannot be cut at a minute */
     double sum = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
-        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED ||
-            strcmp(rt->region, l->region))
+        if (!of_ledger(rt, l))
             continue;
         sum += bt_z(bt_day_tokens(st, rt, r, end));
         /* a day sum reaches the poll that asked it: every minute the store holds */
@@ -194,7 +199,7 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED)
             continue; /* the cross-model quota is bedrock-runtime's; PT has no token quota */
         int k = 0;
-        while (k < nl && strcmp(ls[k].region, rt->region))
+        while (k < nl && !of_ledger(rt, &ls[k]))
             k++;
         if (k == nl) {
             ls = bt_xrealloc(ls, (size_t)(nl + 1) * sizeof *ls);
@@ -205,6 +210,9 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
             struct bt_ledger *l = &ls[nl++];
             memset(l, 0, sizeof *l);
             bt_strlcpy(l->region, rt->region, sizeof l->region);
+            bt_strlcpy(l->account, rt->account, sizeof l->account);
+            bt_strlcpy(l->profile, rt->account[0] ? "" : rt->profile, sizeof l->profile);
+            bt_strlcpy(l->key, bt_route_account_key(rt), sizeof l->key);
             l->usd_today = 0;
             l->used_q = BT_QL_ESTIMATE;
             l->quota = l->pct = l->rate = l->slope = l->ceiling = NAN;
@@ -261,6 +269,18 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
     for (int k = 0; k < nl; k++)
         bt_strmap_free(&by_model[k]);
     free(by_model);
+    /* whose: said where two ledgers share a Region (two accounts, or profiles) */
+    for (int k = 0; k < nl; k++)
+        for (int j = 0; j < nl && !ls[k].who[0]; j++)
+            if (j != k && !strcmp(ls[j].region, ls[k].region)) {
+                struct bt_ledger *l = &ls[k];
+                if (l->account[0])
+                    snprintf(l->who, sizeof l->who, "account %s", l->account);
+                else if (l->profile[0])
+                    snprintf(l->who, sizeof l->who, "profile %s", l->profile);
+                else
+                    bt_strlcpy(l->who, "the default credentials", sizeof l->who);
+            }
     for (int k = 0; k < nl; k++) {
         struct bt_ledger *l = &ls[k];
         /* callers outside the config draw on it too, or may, unlooked for */
@@ -276,7 +296,7 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         int64_t end = l->fit_end;
         l->fit_end = 0;
         if (end) {
-            fit(cfg, st, l->region, end, l);
+            fit(cfg, st, end, l);
             onset(cfg, st, end, l);
         }
         l->reset = end ? end - end % 86400 + 86400 : 0;

@@ -21,8 +21,17 @@ struct bt_ledger_model {
 #define BT_LEDGER_FIT 15     /* minutes of the trend fit */
 #define BT_LEDGER_FIT_MIN 5  /* at least this many of them read */
 
+/* One ledger per account and Region: the routes that draw on one account-wide daily
+ * quota, grouped as the account's daily side groups them (bt_route_account_key and the
+ * Region), so a config with two accounts in one Region has two ledgers. */
 struct bt_ledger {
     char region[32];
+    char account[16];        /* the routes' CloudWatch account ("": none set) */
+    char profile[64];        /* else their AWS profile ("": the default credentials) */
+    /* whose ledger, for a reader: "" when it is the Region's only one, else "account
+     * ID", "profile NAME" or "the default credentials" (outside text: sanitise) */
+    char who[96];
+    char key[64];            /* bt_route_account_key of its routes */
     struct bt_ledger_model *models; /* biggest holder first */
     int nmodels;
     double tokens_today;     /* every runtime route of the Region */
@@ -58,8 +67,9 @@ struct bt_ledger {
  * changing by `slope` per minute: the least m > 0 with rate m + slope m^2 / 2 =
  * remaining; NAN when never (the rate falls to zero first) or unknown. */
 double bt_ledger_runout_minutes(double remaining, double rate, double slope);
-/* One ledger per Region with runtime routes, in order of first appearance; returns
- * how many (*out malloc'd; bt_ledger_free). */
+/* One ledger per account and Region with runtime routes (not provisioned: it has no
+ * token quota), in order of first appearance; returns how many (*out malloc'd;
+ * bt_ledger_free). */
 int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
                     const struct bt_eval *evals, struct bt_ledger **out);
 void bt_ledger_free(struct bt_ledger *l, int n);

@@ -51,6 +51,10 @@ static void ledger_md(const struct bt_incident *inc, const struct bt_replay *rp,
         const char *lb = l->used_q == BT_QL_LOWER ? "at least " : "";
         bt_buf_puts(b, "Cross-model day in ");
         bt_san_md_buf(b, l->region);
+        if (l->who[0]) { /* two accounts (or profiles) in the Region */
+            bt_buf_puts(b, " of ");
+            bt_san_md_buf(b, l->who);
+        }
         if (isnan(l->quota))
             bt_buf_printf(b, ": %s%s settled tokens by the incident's end", lb, t);
         else

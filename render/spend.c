@@ -81,6 +81,9 @@ static void ledger_json(const struct bt_report *r, cJSON *root)
         const struct bt_ledger *l = &ls[k];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "region", l->region);
+        /* whose day: the routes' account, else their profile (null: none set) */
+        add_opt_str(o, "account", l->account);
+        add_opt_str(o, "profile", l->profile);
         add_usd(o, "quota", l->quota);
         add_opt_str(o, "quota_code", l->quota_code);
         add_usd(o, "tokens_today", l->tokens_today);
@@ -196,6 +199,12 @@ static void ledger_text(const struct bt_report *r, struct bt_buf *b)
         const struct bt_ledger *l = &ls[k];
         char t[16], q[16], when[8], rs[8], reg[64];
         bt_san_term(reg, sizeof reg, l->region);
+        if (l->who[0]) { /* two ledgers in this Region: whose, on a line of its own */
+            char who[96];
+            bt_san_term(who, sizeof who, l->who);
+            bt_buf_printf(b, "  %s, %s:\n", reg, who);
+            reg[0] = '\0';
+        }
         bt_fmt_tokens(l->tokens_today, t, sizeof t);
         bt_fmt_tokens(l->quota, q, sizeof q);
         bt_fmt_hhmm(l->reset, rs, sizeof rs);

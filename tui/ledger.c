@@ -76,14 +76,21 @@ static int build(struct bt_tui *t, int width)
             bt_fmt_tokens(l->tokens_today, tk, sizeof tk);
             bt_fmt_tokens(l->quota, q, sizeof q);
             const char *lb = l->used_q == BT_QL_LOWER ? "at least " : "";
+            /* two accounts (or profiles) in the Region: whose day */
+            char who[112] = "";
+            if (l->who[0]) {
+                char w[96];
+                bt_san_term(w, sizeof w, l->who);
+                snprintf(who, sizeof who, " of %s", w);
+            }
             if (isnan(l->quota))
                 add(t, &n, width, BT_ROLE_NORMAL, -1,
-                    "cross-model day: %s%s settled tokens; no Cross-Model Max Tokens Per Day listed",
-                    lb, tk);
+                    "cross-model day%s: %s%s settled tokens; no Cross-Model Max Tokens Per Day listed",
+                    who, lb, tk);
             else
                 add(t, &n, width, BT_ROLE_NORMAL, -1,
-                    "cross-model day: %s%s of %s tokens (%.1f%%, an estimate: AWS weights by price)",
-                    lb, tk, q, l->pct);
+                    "cross-model day%s: %s%s of %s tokens (%.1f%%, an estimate: AWS weights by price)",
+                    who, lb, tk, q, l->pct);
             if (!isnan(l->quota) && l->runout) {
                 bt_fmt_hhmm(l->runout, when, sizeof when);
                 add(t, &n, width, BT_ROLE_WARN, -1,

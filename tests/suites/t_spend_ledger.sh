@@ -60,6 +60,61 @@ run record "$TMP/l.rec" --since 20m 2>"$TMP/rec.err"
 check "report incident: the cross-model day's observed ceiling" \
     grep -q "observed ceiling .* tokens: from $(date -u -d "@$ONSET" +%H:%M) UTC every called route throttled" "$TMP/inc/report.md"
 
+# two accounts in one Region (issue 33: the ledger's group is the account's daily side's):
+# one ledger each, against its own cross-model quota, named in the text. The fake's
+# series carry their account (cross-account observability): account 111111111111's
+# route 100,000 input and 20,000 output tokens a minute (200,000 settled at burndown
+# 5), 222222222222's 50,000 and 20,000 (150,000): each day is its own route's, so the
+# two days stand 4 : 3 (one us-east-1 ledger summed both, against the first quota).
+python3 - "$TMP/scen.json" "$TMP/a2.json" <<'PY'
+import copy, json, sys
+sc = json.load(open(sys.argv[1]))
+out = []
+for s in sc["series"]:
+    if s["metric"] == "InvocationThrottles":
+        continue
+    for acct, scale in (("111111111111", 1), ("222222222222", 0.5)):
+        c = copy.deepcopy(s)
+        c["account"] = acct
+        if c["metric"] == "InputTokenCount":
+            c["generator"]["constant"] *= scale
+        out.append(c)
+sc["series"] = out
+json.dump(sc, open(sys.argv[2], "w"))
+PY
+cat >"$TMP/a2.conf" <<'CONF'
+[bedtop]
+region = us-east-1
+
+[route batch]
+model = anthropic.claude-3-haiku-20240307-v1:0
+max_tokens = 500
+account = 111111111111
+quota_tpd_account = 900000000
+
+[route batch-b]
+model = anthropic.claude-3-haiku-20240307-v1:0
+max_tokens = 500
+account = 222222222222
+quota_tpd_account = 300000000
+CONF
+PORT1=$PORT
+start_fake fake2 --scenario "$TMP/a2.json"
+run2() { "${AWS_ENV[@]}" "$BEDTOP" "$@" --config "$TMP/a2.conf" --endpoint-url "http://127.0.0.1:$PORT"; }
+run2 check --format json >"$TMP/a2.json.out" 2>"$TMP/a2.err"
+expect_eq "two accounts in us-east-1: two ledgers, each its own account and quota" \
+    "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([(l['region'], l['account'], l['quota'], len(l['models'])) for l in d['spend']['ledger']])" "$TMP/a2.json.out")" \
+    "[('us-east-1', '111111111111', 900000000, 1), ('us-east-1', '222222222222', 300000000, 1)]"
+expect_eq "each ledger's day is its own account's route: 200,000 to 150,000 a minute, 4 : 3" \
+    "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); l=d['spend']['ledger']; print(l[1]['tokens_today'] > 0 and abs(l[0]['tokens_today'] / l[1]['tokens_today'] - 4 / 3) < 1e-9)" "$TMP/a2.json.out")" "True"
+check "check JSON with two accounts' ledgers validates" \
+    python3 "$BEDTOP_SRCDIR/tests/schema_check.py" "$BEDTOP_SRCDIR/data/check.schema.json" "$TMP/a2.json.out"
+run2 check >"$TMP/a2.txt" 2>/dev/null
+check "check text names whose day each is" \
+    sh -c 'grep -q "^  us-east-1, account 111111111111:\$" "$1" && grep -q "^  us-east-1, account 222222222222:\$" "$1"' _ "$TMP/a2.txt"
+expect_eq "check text with two accounts fits 80 columns" "$(awk 'length($0) > 80' "$TMP/a2.txt" | wc -l)" 0
+PORT=$PORT1
+
 # the dashboard's $ view, live against the same fake: the observed ceiling; its
 # Metrics Insights query answered (the fake finds no one outside the config), so the
 # day is an estimate, not "not looked for"

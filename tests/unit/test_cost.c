@@ -387,6 +387,66 @@ static void test_ledger(void)
     fx_free(&f);
 }
 
+/* One ledger per account and Region, grouped as the account's daily side is (issue
+ * 33: one daily group). Routes a and c in account 111111111111, b in 222222222222, all
+ * of us-east-1 (burndown 1); a and c list their account's cross-model quota of
+ * 10,000,000 (Service Quotas lists it on every route of the account), b its own of
+ * 4,000,000. The 15 minutes through M: a 10,000 input tokens a minute, b 5,000, c 2,000.
+ * Worked by hand: account 111's day = 15 x (10,000 + 2,000) = 180,000, 1.8 % of
+ * 10,000,000; account 222's = 15 x 5,000 = 75,000, 1.875 % of 4,000,000. Before, one
+ * us-east-1 ledger summed 255,000 against the first quota found (2.55 %), while a's
+ * DAILY_ACCOUNT side summed its account's 180,000. */
+static void test_ledger_accounts(void)
+{
+    struct fx f;
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "account = 111111111111\nquota_tpd_account = 10000000\n"
+                "[route b]\nmodel = example.model-b-v1\nregion = us-east-1\n"
+                "account = 222222222222\nquota_tpd_account = 4000000\n"
+                "[route c]\nmodel = example.model-c-v1\nregion = us-east-1\n"
+                "account = 111111111111\nquota_tpd_account = 10000000\n");
+    for (int i = 0; i < 15; i++) {
+        int64_t m = M - 60 * (int64_t)(14 - i);
+        tokens(&f, 0, m, 10000, 0, NAN, NAN);
+        tokens(&f, 1, m, 5000, 0, NAN, NAN);
+        tokens(&f, 2, m, 2000, 0, NAN, NAN);
+    }
+    struct bt_eval ev[3];
+    bt_eval_all(&f.cfg, &f.st, NOW, ev);
+    struct bt_ledger *ls = NULL;
+    int n = bt_ledger_build(&f.cfg, &f.st, ev, &ls);
+    OK(n == 2, "two accounts in one Region: two ledgers (got %d)", n);
+    if (n == 2) {
+        OK(!strcmp(ls[0].region, "us-east-1") && !strcmp(ls[0].account, "111111111111") &&
+               !strcmp(ls[1].account, "222222222222"),
+           "in order of first appearance: account 111, then 222");
+        NEAR(ls[0].tokens_today, 180000, 1e-6, "account 111: 180,000 tokens today (a and c)");
+        NEAR(ls[0].quota, 10000000, 0, "against its own quota, 10,000,000");
+        NEAR(ls[0].pct, 1.8, 1e-9, "1.8 %%");
+        OK(ls[0].nmodels == 2, "two models in account 111's ledger (got %d)", ls[0].nmodels);
+        NEAR(ls[1].tokens_today, 75000, 1e-6, "account 222: 75,000 tokens today");
+        NEAR(ls[1].pct, 1.875, 1e-9, "1.875 %% of 4,000,000");
+        STREQ(ls[0].who, "account 111111111111", "a shared Region says whose ledger");
+        STREQ(ls[1].who, "account 222222222222", "... each of them");
+        /* the one rule: a's account-wide daily side sums the same routes */
+        NEAR(bt_eval_side(&ev[0], BT_SIDE_DAILY_ACCOUNT)->group_used, ls[0].tokens_today, 1e-6,
+             "a's DAILY_ACCOUNT side sums what account 111's ledger does");
+        NEAR(bt_eval_side(&ev[1], BT_SIDE_DAILY_ACCOUNT)->group_used, ls[1].tokens_today, 1e-6,
+             "b's sums what account 222's does");
+    }
+    bt_ledger_free(ls, n);
+    fx_free(&f);
+    /* one account: the Region's only ledger needs no name */
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "[route b]\nmodel = example.model-b-v1\nregion = us-west-2\n");
+    struct bt_eval e2[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, e2);
+    n = bt_ledger_build(&f.cfg, &f.st, e2, &ls);
+    OK(n == 2 && !ls[0].who[0] && !ls[1].who[0], "a Region's only ledger: no name beside it");
+    bt_ledger_free(ls, n);
+    fx_free(&f);
+}
+
 /* The ledger's observed ceiling: the first minute today when every runtime route of
  * the Region that was called throttled, each under half its TPM quota ("Too many
  * tokens per day"), the day's tokens before it. Routes a and b (burndown 1, TPM
@@ -583,6 +643,7 @@ int main(void)
     test_table_order();
     test_spend_spike();
     test_ledger();
+    test_ledger_accounts();
     test_ledger_onset();
     test_group_spend();
     test_team_spend();
