@@ -219,10 +219,13 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         }
         struct bt_ledger *l = &ls[k];
         const struct bt_eval *e = &evals[r];
-        const struct bt_quota *q = &rt->quota[BT_Q_TPD_ACCOUNT];
-        if (isnan(l->quota) && !isnan(q->value)) {
-            l->quota = q->value;
-            bt_strlcpy(l->quota_code, q->code, sizeof l->quota_code);
+        /* the quota of the account's daily group, as its daily side found it (the
+         * best-sourced value a member knows): one reading of the group's quota, not
+         * the first route's that lists one */
+        const struct bt_side_fig *ds = bt_eval_side(e, BT_SIDE_DAILY_ACCOUNT);
+        if (isnan(l->quota) && ds->applies) {
+            l->quota = ds->quota;
+            bt_strlcpy(l->quota_code, ds->code, sizeof l->quota_code);
         }
         if (rt->unseen[0])
             l->outside = true;

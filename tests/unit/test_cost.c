@@ -422,10 +422,10 @@ static void test_ledger_accounts(void)
            "in order of first appearance: account 111, then 222");
         NEAR(ls[0].tokens_today, 180000, 1e-6, "account 111: 180,000 tokens today (a and c)");
         NEAR(ls[0].quota, 10000000, 0, "against its own quota, 10,000,000");
-        NEAR(ls[0].pct, 1.8, 1e-9, "1.8 %%");
+        NEAR(ls[0].pct, 1.8, 1e-9, "1.8 %");
         OK(ls[0].nmodels == 2, "two models in account 111's ledger (got %d)", ls[0].nmodels);
         NEAR(ls[1].tokens_today, 75000, 1e-6, "account 222: 75,000 tokens today");
-        NEAR(ls[1].pct, 1.875, 1e-9, "1.875 %% of 4,000,000");
+        NEAR(ls[1].pct, 1.875, 1e-9, "1.875 % of 4,000,000");
         STREQ(ls[0].who, "account 111111111111", "a shared Region says whose ledger");
         STREQ(ls[1].who, "account 222222222222", "... each of them");
         /* the one rule: a's account-wide daily side sums the same routes */
@@ -433,6 +433,36 @@ static void test_ledger_accounts(void)
              "a's DAILY_ACCOUNT side sums what account 111's ledger does");
         NEAR(bt_eval_side(&ev[1], BT_SIDE_DAILY_ACCOUNT)->group_used, ls[1].tokens_today, 1e-6,
              "b's sums what account 222's does");
+    }
+    bt_ledger_free(ls, n);
+    fx_free(&f);
+    /* the group's quota is read once: a's Service Quotas value (8,000,000, learned at
+     * run time) and b's from the config (5,000,000, the better source: a config value
+     * wins) in one account. The daily side takes the best-sourced value any member
+     * knows, 5,000,000; the ledger took the first route's that had one, 8,000,000.
+     * Now both say 5,000,000: 15 x (10,000 + 5,000) = 225,000 is 4.5 % of it. */
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "[route b]\nmodel = example.model-b-v1\nregion = us-east-1\n"
+                "quota_tpd_account = 5000000\n");
+    struct bt_event qe = {.t = NOW, .type = BT_EV_QUOTA, .route = 0, .source = BT_SRC_QUOTAS,
+                          .quota_kind = BT_Q_TPD_ACCOUNT, .value = 8000000,
+                          .quota_source = BT_QS_SERVICE_QUOTAS};
+    bt_strlcpy(qe.code, "L-E3F10727", sizeof qe.code);
+    bt_model_event(&f.st, f.cfg.routes, &qe);
+    for (int i = 0; i < 15; i++) {
+        int64_t m = M - 60 * (int64_t)(14 - i);
+        tokens(&f, 0, m, 10000, 0, NAN, NAN);
+        tokens(&f, 1, m, 5000, 0, NAN, NAN);
+    }
+    struct bt_eval e3[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, e3);
+    n = bt_ledger_build(&f.cfg, &f.st, e3, &ls);
+    OK(n == 1, "one account: one ledger");
+    if (n == 1) {
+        NEAR(bt_eval_side(&e3[0], BT_SIDE_DAILY_ACCOUNT)->quota, 5000000, 0,
+             "the daily side's quota: the config's 5,000,000, the better source");
+        NEAR(ls[0].quota, 5000000, 0, "the ledger's is the same 5,000,000 (was a's 8,000,000)");
+        NEAR(ls[0].pct, 4.5, 1e-9, "225,000 tokens today: 4.5 %");
     }
     bt_ledger_free(ls, n);
     fx_free(&f);
