@@ -586,6 +586,23 @@ static enum bt_quality tokens_today_quality(const struct bt_config *cfg, const s
     return BT_QL_KNOWN;
 }
 
+/* The day through minute dm, as sure as day_q, into e's tokens today. */
+static void take_day(const struct bt_store *st, const struct bt_route *rt, int r, int64_t dm,
+                     enum bt_quality day_q, struct bt_eval *e)
+{
+    e->tokens_today_q = day_q;
+    double t = bt_day_tokens(st, rt, r, dm);
+    e->tokens_today = isnan(t) ? 0 : t;
+}
+
+void bt_eval_read_day(const struct bt_config *cfg, const struct bt_store *st, int r,
+                      struct bt_eval *e)
+{
+    int64_t dm = bt_eval_day_minute(e);
+    if (dm && e->tokens_today_q == BT_QL_UNKNOWN)
+        take_day(st, &cfg->routes[r], r, dm, tokens_today_quality(cfg, st, r, dm), e);
+}
+
 /* Everything about one route that does not depend on the other routes, in its
  * group's frame: CloudWatch at the group's evaluated minute m, gauges at the newest
  * scrape. */
@@ -718,12 +735,11 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->tokens_today_q = BT_QL_UNKNOWN;
     int64_t dm = bt_eval_day_minute(e); /* the one minute the day is read through */
     enum bt_quality day_q = dm ? tokens_today_quality(cfg, st, r, dm) : BT_QL_UNKNOWN;
+    /* read where a daily quota of the route's own asks for it; a member of a daily
+     * group whose quota another member lists is read by its group (bt_eval_read_day) */
     if (dm && (bt_store_has_day_sum(st, r, dm) || !isnan(rt->quota[BT_Q_TPD].value) ||
-               !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value))) {
-        e->tokens_today_q = day_q;
-        double t = bt_day_tokens(st, rt, r, dm);
-        e->tokens_today = isnan(t) ? 0 : t;
-    }
+               !isnan(rt->quota[BT_Q_TPD_ACCOUNT].value)))
+        take_day(st, rt, r, dm, day_q, e);
     bt_cost_eval(cfg, st, r, !figures_only, day_q, e);
 }
 

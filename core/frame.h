@@ -71,6 +71,12 @@ bool bt_eval_same_at(const struct bt_config *cfg, const struct bt_store *st,
  * them: the day sums (and the minutes after them) of input + cache write + output x
  * burndown (1 on mantle). NAN when none of them was read. */
 double bt_day_tokens(const struct bt_store *st, const struct bt_route *rt, int r, int64_t dm);
+/* Route r's tokens today (bt_day_tokens through its day minute, with the quality its
+ * coverage gives) into e, where the route's evaluation left it unknown: a member of a
+ * daily group whose quota only another member lists (core/headroom.c's daily sides),
+ * so the group sums what the cross-model ledger does. */
+void bt_eval_read_day(const struct bt_config *cfg, const struct bt_store *st, int r,
+                      struct bt_eval *e);
 /* The newest admission scrape minute of route r at or before limit (0: none): the
  * minute an evaluation at limit reads the admission counters at (adm_minute). */
 int64_t bt_eval_adm_minute(const struct bt_store *st, int r, int64_t limit);

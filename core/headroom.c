@@ -305,8 +305,8 @@ static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
 /* Each daily side over its group; rate[pass * n + r]: route r's daily group's
  * settled tokens per minute now (the model's group, pass 0, or the account's), what
  * the day's remaining tokens run out at (DAILY_QUOTA). */
-static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups *g,
-                        struct bt_eval *evals, double *rate)
+static void daily_sides(const struct bt_config *cfg, const struct bt_store *st,
+                        const struct bt_eval_groups *g, struct bt_eval *evals, double *rate)
 {
     int n = cfg->nroutes;
     for (int r = 0; r < n; r++)
@@ -328,6 +328,8 @@ static void daily_sides(const struct bt_config *cfg, const struct bt_eval_groups
             enum bt_quality ql = BT_QL_UNKNOWN;
             for (int k = 0; k < cnt; k++) {
                 struct bt_side_fig *f = &evals[members[k]].side[side];
+                if (q) /* the group's quota asks for every member's day */
+                    bt_eval_read_day(cfg, st, members[k], &evals[members[k]]);
                 side_daily(f, q, &evals[members[k]], &cfg->routes[members[k]], pass);
                 bt_side_sum(&sum, &ql, k == 0, f);
                 if (!isnan(evals[members[k]].settled))
@@ -718,7 +720,7 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
         drate = bt_xmalloc(2 * (size_t)n * sizeof *drate);
         for (int i = 0; i < 2 * n; i++)
             drate[i] = NAN;
-        daily_sides(cfg, g, evals, drate);
+        daily_sides(cfg, st, g, evals, drate);
     }
     for (int i = 0; i < g->ngroups; i++) {
         const struct bt_group *gr = &g->groups[i];

@@ -10,6 +10,7 @@
 #include "collectors/admission.h"
 #include "core/cost.h"
 #include "core/headroom.h"
+#include "core/figures.h"
 #include "core/ledger.h"
 #include "core/util.h"
 #include "io/conffile.h"
@@ -434,6 +435,30 @@ static void test_ledger_accounts(void)
         NEAR(bt_eval_side(&ev[1], BT_SIDE_DAILY_ACCOUNT)->group_used, ls[1].tokens_today, 1e-6,
              "b's sums what account 222's does");
     }
+    bt_ledger_free(ls, n);
+    fx_free(&f);
+    /* c lists no quota of its own: its account's group (a lists 10,000,000) reads c's
+     * day all the same, so a's DAILY_ACCOUNT side sums a and c, 180,000, as account
+     * 111's ledger does. Before, c's tokens today were read only for a quota of its
+     * own: unknown, and a's side summed 150,000 as a lower bound. */
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "account = 111111111111\nquota_tpd_account = 10000000\n"
+                "[route c]\nmodel = example.model-c-v1\nregion = us-east-1\n"
+                "account = 111111111111\n");
+    for (int i = 0; i < 15; i++) {
+        int64_t m = M - 60 * (int64_t)(14 - i);
+        tokens(&f, 0, m, 10000, 0, NAN, NAN);
+        tokens(&f, 1, m, 2000, 0, NAN, NAN);
+    }
+    struct bt_eval e4[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, e4);
+    NEAR(bt_fig(&e4[1], BT_FIG_TOKENS_TODAY), 30000, 1e-6,
+         "c's tokens today, read for its group's quota: 30,000");
+    NEAR(bt_eval_side(&e4[0], BT_SIDE_DAILY_ACCOUNT)->group_used, 180000, 1e-6,
+         "a's DAILY_ACCOUNT side sums a and c: 180,000");
+    n = bt_ledger_build(&f.cfg, &f.st, e4, &ls);
+    OK(n == 1 && ls[0].tokens_today == bt_eval_side(&e4[0], BT_SIDE_DAILY_ACCOUNT)->group_used,
+       "the ledger's day is the side's");
     bt_ledger_free(ls, n);
     fx_free(&f);
     /* the group's quota is read once: a's Service Quotas value (8,000,000, learned at
