@@ -242,6 +242,11 @@ static void route_sides(struct bt_eval *e, const struct group_quotas *gq)
 /* The daily sides have groups of their own: the model's daily quota is shared
  * across its inference types (global profiles have their own), the account-wide
  * cross-model quota by every runtime route of the account and Region. */
+bool bt_route_draws_daily(const struct bt_route *r)
+{
+    return r->endpoint == BT_EP_RUNTIME && r->inference != BT_INF_PROVISIONED;
+}
+
 static void daily_key(const struct bt_route *r, bool account, char *out, size_t n)
 {
     const char *model = r->base_model[0] ? r->base_model : r->model;
@@ -279,8 +284,8 @@ static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
     for (int pass = 0; pass < 2; pass++) {
         int m = 0;
         for (int r = 0; r < n; r++) {
-            if (cfg->routes[r].endpoint == BT_EP_MANTLE)
-                continue; /* mantle: no daily quota of runtime's */
+            if (!bt_route_draws_daily(&cfg->routes[r]))
+                continue; /* mantle, provisioned: no daily quota of runtime's */
             rec[m].route = r;
             daily_key(&cfg->routes[r], pass, rec[m].key, sizeof rec[m].key);
             keys[m] = &rec[m];

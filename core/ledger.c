@@ -47,12 +47,12 @@ static int cmp_model(const void *a, const void *b)
     return strcmp(x->model, y->model);
 }
 
-/* Whether route rt is one of ledger l's: a bedrock-runtime route, not provisioned (no
- * token quota), of l's account and Region. */
+/* Whether route rt is one of ledger l's: it draws on the daily quotas, of l's account
+ * and Region (the account's daily group). */
 static bool of_ledger(const struct bt_route *rt, const struct bt_ledger *l)
 {
-    return rt->endpoint == BT_EP_RUNTIME && rt->inference != BT_INF_PROVISIONED &&
-           !strcmp(rt->region, l->region) && !strcmp(bt_route_account_key(rt), l->key);
+    return bt_route_draws_daily(rt) && !strcmp(rt->region, l->region) &&
+           !strcmp(bt_route_account_key(rt), l->key);
 }
 
 /* The Region's trend: a least-squares line through its runtime routes' tokens of the
@@ -196,7 +196,7 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
     struct bt_strmap *by_model = NULL;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
-        if (rt->endpoint != BT_EP_RUNTIME || rt->inference == BT_INF_PROVISIONED)
+        if (!bt_route_draws_daily(rt))
             continue; /* the cross-model quota is bedrock-runtime's; PT has no token quota */
         int k = 0;
         while (k < nl && !of_ledger(rt, &ls[k]))

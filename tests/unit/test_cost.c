@@ -461,6 +461,30 @@ static void test_ledger_accounts(void)
        "the ledger's day is the side's");
     bt_ledger_free(ls, n);
     fx_free(&f);
+    /* a Provisioned Throughput route of the same account and Region draws on no token
+     * quota: it is in neither the account's daily group nor the ledger (the ledger left
+     * it out already; the daily side summed its 7,000 a minute, 255,000 in all) */
+    fx_init(&f, "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                "quota_tpd_account = 10000000\n"
+                "[route pt]\nmodel = arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abc\n"
+                "region = us-east-1\nquota_tpd_account = 10000000\n");
+    for (int i = 0; i < 15; i++) {
+        int64_t m = M - 60 * (int64_t)(14 - i);
+        tokens(&f, 0, m, 10000, 0, NAN, NAN);
+        tokens(&f, 1, m, 7000, 0, NAN, NAN);
+    }
+    struct bt_eval e5[2];
+    bt_eval_all(&f.cfg, &f.st, NOW, e5);
+    OK(f.cfg.routes[1].inference == BT_INF_PROVISIONED, "the ARN's route is provisioned");
+    NEAR(bt_eval_side(&e5[0], BT_SIDE_DAILY_ACCOUNT)->group_used, 150000, 1e-6,
+         "a's DAILY_ACCOUNT side: a's 150,000 alone, not the provisioned route's");
+    OK(!bt_eval_side(&e5[1], BT_SIDE_DAILY_ACCOUNT)->applies,
+       "the provisioned route has no daily side");
+    n = bt_ledger_build(&f.cfg, &f.st, e5, &ls);
+    OK(n == 1 && ls[0].tokens_today == 150000 && ls[0].nmodels == 1,
+       "the ledger counts a alone: 150,000, one model");
+    bt_ledger_free(ls, n);
+    fx_free(&f);
     /* the group's quota is read once: a's Service Quotas value (8,000,000, learned at
      * run time) and b's from the config (5,000,000, the better source: a config value
      * wins) in one account. The daily side takes the best-sourced value any member
