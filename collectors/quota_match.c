@@ -333,8 +333,8 @@ static bool reading_fits(const struct bt_qname *q, const struct bt_route *r,
      * scoped to an inference type; neither endpoint takes the other's */
     if (mantle_kind && (mantle ? q->inference >= 0 : q->inference < 0))
         return false;
-    if (q->inference == BT_QROW_ACCOUNT)
-        return r->endpoint == BT_EP_RUNTIME && r->inference != BT_INF_PROVISIONED;
+    if (q->inference == BT_QROW_ACCOUNT) /* the cross-model daily quota's routes */
+        return bt_route_runtime_quotas(r);
     if (q->inference >= 0 ? q->inference != (int)r->inference : !standard_inference(r))
         return false;
     if (strcmp(q->context, r->context) != 0)

@@ -34,8 +34,7 @@ static void model_key(const struct bt_route *r, char *out, size_t n)
 bool bt_quota_shared_by(const struct bt_route *r, const char *model_id, const char *base_model,
                         int inference)
 {
-    if (r->endpoint != BT_EP_RUNTIME || r->inference == BT_INF_PROVISIONED ||
-        !strcmp(r->model, model_id))
+    if (!bt_route_runtime_quotas(r) || !strcmp(r->model, model_id))
         return false;
     struct bt_route other = {.endpoint = BT_EP_RUNTIME,
                              .inference = inference >= 0 && inference < BT_INF_COUNT
@@ -242,11 +241,6 @@ static void route_sides(struct bt_eval *e, const struct group_quotas *gq)
 /* The daily sides have groups of their own: the model's daily quota is shared
  * across its inference types (global profiles have their own), the account-wide
  * cross-model quota by every runtime route of the account and Region. */
-bool bt_route_draws_daily(const struct bt_route *r)
-{
-    return r->endpoint == BT_EP_RUNTIME && r->inference != BT_INF_PROVISIONED;
-}
-
 static void daily_key(const struct bt_route *r, bool account, char *out, size_t n)
 {
     const char *model = r->base_model[0] ? r->base_model : r->model;
@@ -284,7 +278,7 @@ static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
     for (int pass = 0; pass < 2; pass++) {
         int m = 0;
         for (int r = 0; r < n; r++) {
-            if (!bt_route_draws_daily(&cfg->routes[r]))
+            if (!bt_route_runtime_quotas(&cfg->routes[r]))
                 continue; /* mantle, provisioned: no daily quota of runtime's */
             rec[m].route = r;
             daily_key(&cfg->routes[r], pass, rec[m].key, sizeof rec[m].key);

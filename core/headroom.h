@@ -23,11 +23,6 @@ void bt_quota_group_key(const struct bt_route *r, char *out, size_t n);
  * default credentials). The account's daily groups (the DAILY_ACCOUNT side) and the
  * cross-model ledger (core/ledger.h) both key by it and the Region. */
 const char *bt_route_account_key(const struct bt_route *r);
-/* Whether route r draws on bedrock-runtime's daily quotas (the model's legacy one and
- * the account's cross-model one): a bedrock-runtime route, not Provisioned Throughput
- * (reserved model-unit capacity, no token quota); mantle has none of runtime's. The
- * daily groups and the cross-model ledger count the same routes by it. */
-bool bt_route_draws_daily(const struct bt_route *r);
 /* Whether a caller of model_id, a ModelId the config does not name, seen in route r's
  * account and Region, draws from r's quota: the same endpoint, inference type and base
  * model (a model called directly that r reaches through an application inference

@@ -51,7 +51,7 @@ static int cmp_model(const void *a, const void *b)
  * and Region (the account's daily group). */
 static bool of_ledger(const struct bt_route *rt, const struct bt_ledger *l)
 {
-    return bt_route_draws_daily(rt) && !strcmp(rt->region, l->region) &&
+    return bt_route_runtime_quotas(rt) && !strcmp(rt->region, l->region) &&
            !strcmp(bt_route_account_key(rt), l->key);
 }
 
@@ -196,7 +196,7 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
     struct bt_strmap *by_model = NULL;
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
-        if (!bt_route_draws_daily(rt))
+        if (!bt_route_runtime_quotas(rt))
             continue; /* the cross-model quota is bedrock-runtime's; PT has no token quota */
         int k = 0;
         while (k < nl && !of_ledger(rt, &ls[k]))

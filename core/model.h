@@ -199,6 +199,16 @@ struct bt_route {
     int line;                /* config line, for messages */
 };
 
+/* Whether route r draws on bedrock-runtime's token quotas (per minute, the model's
+ * legacy daily one, the account's cross-model daily one): a bedrock-runtime route, not
+ * Provisioned Throughput (reserved model-unit capacity, no token quota); mantle has
+ * its own. The quota matcher gives the account-wide rows to these routes, and the
+ * daily groups, the cross-model ledger and the shared-quota test count them alike. */
+static inline bool bt_route_runtime_quotas(const struct bt_route *r)
+{
+    return r->endpoint == BT_EP_RUNTIME && r->inference != BT_INF_PROVISIONED;
+}
+
 struct bt_threshold {
     double value;
     bool pct;                /* percent of quota, else absolute TPM */
