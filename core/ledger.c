@@ -93,11 +93,29 @@ static void fit(const struct bt_config *cfg, const struct bt_store *st, int64_t 
     l->rate = icpt + slope * (BT_LEDGER_FIT - 1);
 }
 
+/* The settled tokens at minute m of route r's quota group (its members in evals, as
+ * the frame grouped them), NAN when none was read. */
+static double group_tokens(const struct bt_config *cfg, const struct bt_store *st,
+                           const struct bt_eval *evals, int r, int64_t m)
+{
+    double sum = NAN;
+    for (int k = bt_group_leader(evals, r); k >= 0; k = bt_group_next(evals, k)) {
+        double v = route_tokens(st, &cfg->routes[k], k, m);
+        if (!isnan(v))
+            sum = bt_z(sum) + v;
+    }
+    return sum;
+}
+
 /* Whether the Region throttled at minute m as the cross-model day running out reads:
- * every runtime route called in m throttled (one at least), each under half its
- * per-minute token quota (a route at its TPM quota throttles for that instead). */
+ * every runtime route called in m throttled (one at least), each quota group under
+ * half its per-minute token quota (a group at its TPM quota throttles for that
+ * instead). The group's quota and members are the frame's (evals): one reading of
+ * the TPM quota, not each route's own record (a member listing none could not be
+ * told, and members sharing one were each measured against all of it). */
 static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st,
-                          const struct bt_ledger *l, int64_t m, int *routes, double *thr)
+                          const struct bt_eval *evals, const struct bt_ledger *l, int64_t m,
+                          int *routes, double *thr)
 {
     *routes = 0;
     *thr = 0;
@@ -112,9 +130,10 @@ static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st
                 return false; /* called and served: the day had room */
             continue;
         }
-        double q = rt->quota[BT_Q_TPM].value, tok = route_tokens(st, rt, r, m);
+        double q = bt_eval_side(&evals[r], BT_SIDE_TPM)->quota;
+        double tok = group_tokens(cfg, st, evals, r, m);
         if (isnan(q) || q <= 0 || bt_z(tok) >= q / 2)
-            return false; /* bound by its own TPM quota, or cannot be told */
+            return false; /* bound by its group's TPM quota, or cannot be told */
         (*routes)++;
         *thr += t;
     }
@@ -124,8 +143,8 @@ static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st
 /* The first minute of the day (end's) that day_throttled reads, the day's tokens
  * through the minute before it as the observed ceiling. Only minutes with throttles
  * are looked at (each route's throttles read a range at a time). */
-static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_t end,
-                  struct bt_ledger *l)
+static void onset(const struct bt_config *cfg, const struct bt_store *st,
+                  const struct bt_eval *evals, int64_t end, struct bt_ledger *l)
 {
     int64_t day = end - end % 86400, first = 0;
     for (int r = 0; r < cfg->nroutes; r++) {
@@ -145,7 +164,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
             for (; i < k; i++) {
                 int n;
                 double thr;
-                if (buf[i] > 0 && day_throttled(cfg, st, l, m + 60 * (int64_t)i, &n, &thr))
+                if (buf[i] > 0 && day_throttled(cfg, st, evals, l, m + 60 * (int64_t)i, &n, &thr))
                     break;
             }
             if (i < k) {
@@ -159,7 +178,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st, int64_
     if (!first)
         return;
     l->onset = first;
-    day_throttled(cfg, st, l, first, &l->onset_routes, &l->onset_throttles);
+    day_throttled(cfg, st, evals, l, first, &l->onset_routes, &l->onset_throttles);
     /* the day (its day sums) less the minutes from the onset on (in the store: the
      * onset was found there), as a day's sums cannot be cut at a minute */
     double sum = 0;
@@ -300,7 +319,7 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
         l->fit_end = 0;
         if (end) {
             fit(cfg, st, end, l);
-            onset(cfg, st, end, l);
+            onset(cfg, st, evals, end, l);
         }
         l->reset = end ? end - end % 86400 + 86400 : 0;
         if (!isnan(l->quota) && l->quota > 0) {

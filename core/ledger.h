@@ -55,8 +55,9 @@ struct bt_ledger {
                               * query failed, a route unknown, the day not all read */
     /* the observed ceiling (DOMAIN.md "Daily quotas": the first "Too many tokens per
      * day" onset): the first minute today when every runtime route of the Region that
-     * was called throttled, each far below its per-minute quota (under half of it:
-     * not its TPM binding), and the day's tokens through the minute before it */
+     * was called throttled, each far below its per-minute quota (its quota group's
+     * tokens under half the group's quota, as the frame groups them: not its TPM
+     * binding), and the day's tokens through the minute before it */
     int64_t onset;           /* that minute (0: none seen today) */
     double ceiling;          /* tokens today through the minute before (NAN: none) */
     int onset_routes;        /* the routes that throttled in it */

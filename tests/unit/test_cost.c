@@ -581,6 +581,53 @@ static void test_ledger_onset(void)
     OK(l.onset == 0, "a route at its own TPM quota: no onset");
 }
 
+/* The onset reads each route's quota group as the frame does (issue 33: one reading
+ * of the TPM quota). Routes a and b share one quota (quota_code L-G) of 1,000,000 TPM,
+ * a listing the cross-model quota; both throttle from M-2.
+ *   shared: each settles 300,000 a minute from M-2: the group's 600,000 is past half
+ *     its quota, so the throttles are its per-minute quota's, not the day's: no onset
+ *     (each route against the whole quota read 300,000 < 500,000: an onset).
+ *   unlisted: b lists no quota of its own; 10,000 and 5,000 a minute: the group's
+ *     15,000 is 1.5 % of its 1,000,000: the day's, onset M-2 (b's own record, none,
+ *     could not be told: no onset). */
+static void test_ledger_onset_groups(void)
+{
+    for (int shared = 1; shared >= 0; shared--) {
+        struct fx f;
+        fx_init(&f, shared ? "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                             "quota_code = L-G\nquota_tpm = 1000000\nquota_tpd_account = 10000000\n"
+                             "[route b]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                             "quota_code = L-G\nquota_tpm = 1000000\n"
+                           : "[route a]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                             "quota_code = L-G\nquota_tpm = 1000000\nquota_tpd_account = 10000000\n"
+                             "[route b]\nmodel = example.model-a-v1\nregion = us-east-1\n"
+                             "quota_code = L-G\n");
+        for (int i = 0; i < 15; i++) {
+            int64_t m = M - 60 * (int64_t)(14 - i);
+            double big = shared && i >= 12 ? 300000 : 0;
+            tokens(&f, 0, m, big ? big : 10000, 0, NAN, NAN);
+            tokens(&f, 1, m, big ? big : 5000, 0, NAN, NAN);
+            if (i >= 12) {
+                put(&f, 0, BT_SIG_THROTTLES, m, 3);
+                put(&f, 1, BT_SIG_THROTTLES, m, 2);
+            }
+        }
+        struct bt_eval ev[2];
+        bt_eval_all(&f.cfg, &f.st, NOW, ev);
+        OK(bt_group_leader(ev, 1) == 0, "%s: a and b are one quota group", shared ? "shared" : "unlisted");
+        struct bt_ledger *ls = NULL;
+        int n = bt_ledger_build(&f.cfg, &f.st, ev, &ls);
+        if (shared)
+            OK(n == 1 && ls[0].onset == 0,
+               "shared: the group at 600,000 of 1,000,000 throttles for its TPM quota: no onset");
+        else
+            OK(n == 1 && ls[0].onset == M - 120 && ls[0].onset_routes == 2,
+               "unlisted: b's group quota is a's: the day's onset at M-2, two routes");
+        bt_ledger_free(ls, n);
+        fx_free(&f);
+    }
+}
+
 /* SPEND_SPIKE of a quota group and budgets of a group and a team. */
 static void test_group_spend(void)
 {
@@ -724,6 +771,7 @@ int main(void)
     test_ledger();
     test_ledger_accounts();
     test_ledger_onset();
+    test_ledger_onset_groups();
     test_group_spend();
     test_team_spend();
     char p[300];
