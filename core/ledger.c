@@ -93,17 +93,29 @@ static void fit(const struct bt_config *cfg, const struct bt_store *st, int64_t 
     l->rate = icpt + slope * (BT_LEDGER_FIT - 1);
 }
 
+/* The groups' sums of one minute, each summed once (a group of N throttled members
+ * summed for each of them was N x N): sum[leader] holds minute at[leader]'s. */
+struct group_memo {
+    double *sum;
+    int64_t *at;
+};
+
 /* The settled tokens at minute m of route r's quota group (its members in evals, as
  * the frame grouped them), NAN when none was read. */
 static double group_tokens(const struct bt_config *cfg, const struct bt_store *st,
-                           const struct bt_eval *evals, int r, int64_t m)
+                           const struct bt_eval *evals, struct group_memo *gm, int r, int64_t m)
 {
+    int leader = bt_group_leader(evals, r);
+    if (gm->at[leader] == m)
+        return gm->sum[leader];
     double sum = NAN;
-    for (int k = bt_group_leader(evals, r); k >= 0; k = bt_group_next(evals, k)) {
+    for (int k = leader; k >= 0; k = bt_group_next(evals, k)) {
         double v = route_tokens(st, &cfg->routes[k], k, m);
         if (!isnan(v))
             sum = bt_z(sum) + v;
     }
+    gm->at[leader] = m;
+    gm->sum[leader] = sum;
     return sum;
 }
 
@@ -114,8 +126,8 @@ static double group_tokens(const struct bt_config *cfg, const struct bt_store *s
  * the TPM quota, not each route's own record (a member listing none could not be
  * told, and members sharing one were each measured against all of it). */
 static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st,
-                          const struct bt_eval *evals, const struct bt_ledger *l, int64_t m,
-                          int *routes, double *thr)
+                          const struct bt_eval *evals, struct group_memo *gm,
+                          const struct bt_ledger *l, int64_t m, int *routes, double *thr)
 {
     *routes = 0;
     *thr = 0;
@@ -131,7 +143,7 @@ static bool day_throttled(const struct bt_config *cfg, const struct bt_store *st
             continue;
         }
         double q = bt_eval_side(&evals[r], BT_SIDE_TPM)->quota;
-        double tok = group_tokens(cfg, st, evals, r, m);
+        double tok = group_tokens(cfg, st, evals, gm, r, m);
         if (isnan(q) || q <= 0 || bt_z(tok) >= q / 2)
             return false; /* bound by its group's TPM quota, or cannot be told */
         (*routes)++;
@@ -147,6 +159,10 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st,
                   const struct bt_eval *evals, int64_t end, struct bt_ledger *l)
 {
     int64_t day = end - end % 86400, first = 0;
+    size_t nr = (size_t)(cfg->nroutes > 0 ? cfg->nroutes : 1);
+    struct group_memo gm = {bt_xmalloc(nr * sizeof *gm.sum), bt_xmalloc(nr * sizeof *gm.at)};
+    for (size_t i = 0; i < nr; i++)
+        gm.at[i] = INT64_MIN; /* no minute summed yet */
     for (int r = 0; r < cfg->nroutes; r++) {
         const struct bt_route *rt = &cfg->routes[r];
         const struct bt_series *se = bt_store_series_c(st, r, BT_SIG_THROTTLES);
@@ -164,7 +180,7 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st,
             for (; i < k; i++) {
                 int n;
                 double thr;
-                if (buf[i] > 0 && day_throttled(cfg, st, evals, l, m + 60 * (int64_t)i, &n, &thr))
+                if (buf[i] > 0 && day_throttled(cfg, st, evals, &gm, l, m + 60 * (int64_t)i, &n, &thr))
                     break;
             }
             if (i < k) {
@@ -175,10 +191,15 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st,
             m += 60 * (int64_t)k;
         }
     }
-    if (!first)
+    if (!first) {
+        free(gm.sum);
+        free(gm.at);
         return;
+    }
     l->onset = first;
-    day_throttled(cfg, st, evals, l, first, &l->onset_routes, &l->onset_throttles);
+    day_throttled(cfg, st, evals, &gm, l, first, &l->onset_routes, &l->onset_throttles);
+    free(gm.sum);
+    free(gm.at);
     /* the day (its day sums) less the minutes from the onset on (in the store: the
      * onset was found there), as a day's sums cannot be cut at a minute */
     double sum = 0;
