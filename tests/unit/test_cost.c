@@ -388,6 +388,14 @@ static void test_ledger(void)
     fx_free(&f);
 }
 
+/* The 15 minutes M-14 .. M: route r takes in[r] input tokens a minute (no output). */
+static void steady15(struct fx *f, const double *in, int n)
+{
+    for (int i = 0; i < 15; i++)
+        for (int r = 0; r < n; r++)
+            tokens(f, r, M - 60 * (int64_t)(14 - i), in[r], 0, NAN, NAN);
+}
+
 /* One ledger per account and Region, grouped as the account's daily side is (issue
  * 33: one daily group). Routes a and c in account 111111111111, b in 222222222222, all
  * of us-east-1 (burndown 1); a and c list their account's cross-model quota of
@@ -406,12 +414,7 @@ static void test_ledger_accounts(void)
                 "account = 222222222222\nquota_tpd_account = 4000000\n"
                 "[route c]\nmodel = example.model-c-v1\nregion = us-east-1\n"
                 "account = 111111111111\nquota_tpd_account = 10000000\n");
-    for (int i = 0; i < 15; i++) {
-        int64_t m = M - 60 * (int64_t)(14 - i);
-        tokens(&f, 0, m, 10000, 0, NAN, NAN);
-        tokens(&f, 1, m, 5000, 0, NAN, NAN);
-        tokens(&f, 2, m, 2000, 0, NAN, NAN);
-    }
+    steady15(&f, (const double[]){10000, 5000, 2000}, 3);
     struct bt_eval ev[3];
     bt_eval_all(&f.cfg, &f.st, NOW, ev);
     struct bt_ledger *ls = NULL;
@@ -445,11 +448,7 @@ static void test_ledger_accounts(void)
                 "account = 111111111111\nquota_tpd_account = 10000000\n"
                 "[route c]\nmodel = example.model-c-v1\nregion = us-east-1\n"
                 "account = 111111111111\n");
-    for (int i = 0; i < 15; i++) {
-        int64_t m = M - 60 * (int64_t)(14 - i);
-        tokens(&f, 0, m, 10000, 0, NAN, NAN);
-        tokens(&f, 1, m, 2000, 0, NAN, NAN);
-    }
+    steady15(&f, (const double[]){10000, 2000}, 2);
     struct bt_eval e4[2];
     bt_eval_all(&f.cfg, &f.st, NOW, e4);
     NEAR(bt_fig(&e4[1], BT_FIG_TOKENS_TODAY), 30000, 1e-6,
@@ -468,11 +467,7 @@ static void test_ledger_accounts(void)
                 "quota_tpd_account = 10000000\n"
                 "[route pt]\nmodel = arn:aws:bedrock:us-east-1:123456789012:provisioned-model/abc\n"
                 "region = us-east-1\nquota_tpd_account = 10000000\n");
-    for (int i = 0; i < 15; i++) {
-        int64_t m = M - 60 * (int64_t)(14 - i);
-        tokens(&f, 0, m, 10000, 0, NAN, NAN);
-        tokens(&f, 1, m, 7000, 0, NAN, NAN);
-    }
+    steady15(&f, (const double[]){10000, 7000}, 2);
     struct bt_eval e5[2];
     bt_eval_all(&f.cfg, &f.st, NOW, e5);
     OK(f.cfg.routes[1].inference == BT_INF_PROVISIONED, "the ARN's route is provisioned");
@@ -498,11 +493,7 @@ static void test_ledger_accounts(void)
                           .quota_source = BT_QS_SERVICE_QUOTAS};
     bt_strlcpy(qe.code, "L-E3F10727", sizeof qe.code);
     bt_model_event(&f.st, f.cfg.routes, &qe);
-    for (int i = 0; i < 15; i++) {
-        int64_t m = M - 60 * (int64_t)(14 - i);
-        tokens(&f, 0, m, 10000, 0, NAN, NAN);
-        tokens(&f, 1, m, 5000, 0, NAN, NAN);
-    }
+    steady15(&f, (const double[]){10000, 5000}, 2);
     struct bt_eval e3[2];
     bt_eval_all(&f.cfg, &f.st, NOW, e3);
     n = bt_ledger_build(&f.cfg, &f.st, e3, &ls);
