@@ -100,6 +100,7 @@ quota_tpd_account = 300000000
 CONF
 PORT1=$PORT
 start_fake fake2 --scenario "$TMP/a2.json"
+PORT2=$PORT
 run2() { "${AWS_ENV[@]}" "$BEDTOP" "$@" --config "$TMP/a2.conf" --endpoint-url "http://127.0.0.1:$PORT"; }
 run2 check --format json >"$TMP/a2.json.out" 2>"$TMP/a2.err"
 expect_eq "two accounts in us-east-1: two ledgers, each its own account and quota" \
@@ -127,4 +128,13 @@ keys led '$'
 check "\$: the observed ceiling" wait_for led "observed ceiling:" 200
 check "\$: its onset minute" wait_for led "throttled from $(date -u -d "@$ONSET" +%H:%M) UTC" 100
 check "\$: Metrics Insights answered, so no 'not looked for'" wait_gone led "not looked for" 200
+# the two accounts' days in the \$ view, each named, each against its own quota
+TUI_CMD="${AWS_ENV[*]} $BEDTOP --config $TMP/a2.conf --endpoint-url http://127.0.0.1:$PORT2"
+start led2 120 40 C.UTF-8
+check "two accounts: dashboard up" wait_for led2 "batch-b" 200
+keys led2 '$'
+check "\$: the days named by account" wait_for led2 "cross-model day of account 222222222222: " 200
+expect_eq "\$: each day against its own quota" \
+    "$(T capture-pane -p -t led2 | grep -oE 'account [0-9]+: [0-9.]+[kMG] of [0-9.]+M' | sed 's/: [0-9.]*[kMG]//')" \
+    "$(printf 'account 111111111111 of 900.00M\naccount 222222222222 of 300.00M')"
 finish
