@@ -48,11 +48,12 @@ static int cmp_model(const void *a, const void *b)
 }
 
 /* Whether route rt is one of ledger l's: it draws on the daily quotas, of l's account
- * and Region (the account's daily group). */
+ * and Region (the account's daily group: bt_route_account_key, read off l as of a
+ * route, account else profile). */
 static bool of_ledger(const struct bt_route *rt, const struct bt_ledger *l)
 {
     return bt_route_runtime_quotas(rt) && !strcmp(rt->region, l->region) &&
-           !strcmp(bt_route_account_key(rt), l->key);
+           !strcmp(bt_route_account_key(rt), l->account[0] ? l->account : l->profile);
 }
 
 /* The Region's trend: a least-squares line through its runtime routes' tokens of the
@@ -191,15 +192,13 @@ static void onset(const struct bt_config *cfg, const struct bt_store *st,
             m += 60 * (int64_t)k;
         }
     }
-    if (!first) {
-        free(gm.sum);
-        free(gm.at);
-        return;
-    }
-    l->onset = first;
-    day_throttled(cfg, st, evals, &gm, l, first, &l->onset_routes, &l->onset_throttles);
+    if (first)
+        day_throttled(cfg, st, evals, &gm, l, first, &l->onset_routes, &l->onset_throttles);
     free(gm.sum);
     free(gm.at);
+    if (!first)
+        return;
+    l->onset = first;
     /* the day (its day sums) less the minutes from the onset on (in the store: the
      * onset was found there), as a day's sums cannot be cut at a minute */
     double sum = 0;
@@ -252,7 +251,6 @@ int bt_ledger_build(const struct bt_config *cfg, const struct bt_store *st,
             bt_strlcpy(l->region, rt->region, sizeof l->region);
             bt_strlcpy(l->account, rt->account, sizeof l->account);
             bt_strlcpy(l->profile, rt->account[0] ? "" : rt->profile, sizeof l->profile);
-            bt_strlcpy(l->key, bt_route_account_key(rt), sizeof l->key);
             l->usd_today = 0;
             l->used_q = BT_QL_ESTIMATE;
             l->quota = l->pct = l->rate = l->slope = l->ceiling = NAN;

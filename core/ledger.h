@@ -31,7 +31,6 @@ struct bt_ledger {
     /* whose ledger, for a reader: "" when it is the Region's only one, else "account
      * ID", "profile NAME" or "the default credentials" (outside text: sanitise) */
     char who[96];
-    char key[64];            /* bt_route_account_key of its routes */
     struct bt_ledger_model *models; /* biggest holder first */
     int nmodels;
     double tokens_today;     /* every runtime route of the Region */

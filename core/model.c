@@ -483,7 +483,6 @@ void bt_store_view(struct bt_store *v, const struct bt_store *s)
         copy_coverage(v, s); /* no records to apply: s's coverage as it is, its own */
         free(v->cov_recorded);
         v->cov_recorded = s->cov_recorded; /* taken once, never by a horizon: s's */
-        v->covlog = NULL;
     }
     v->sum_memo = NULL;
     v->newest_memo = NULL;
