@@ -128,13 +128,15 @@ keys led '$'
 check "\$: the observed ceiling" wait_for led "observed ceiling:" 200
 check "\$: its onset minute" wait_for led "throttled from $(date -u -d "@$ONSET" +%H:%M) UTC" 100
 check "\$: Metrics Insights answered, so no 'not looked for'" wait_gone led "not looked for" 200
-# the two accounts' days in the \$ view, each named, each against its own quota
+# the two accounts' days in the \$ view, each named, each against its own quota (a day
+# is "at least" until the view's Metrics Insights query has answered: either reads)
 TUI_CMD="${AWS_ENV[*]} $BEDTOP --config $TMP/a2.conf --endpoint-url http://127.0.0.1:$PORT2"
 start led2 120 40 C.UTF-8
 check "two accounts: dashboard up" wait_for led2 "batch-b" 200
 keys led2 '$'
 check "\$: the days named by account" wait_for led2 "cross-model day of account 222222222222: " 200
 expect_eq "\$: each day against its own quota" \
-    "$(T capture-pane -p -t led2 | grep -oE 'account [0-9]+: [0-9.]+[kMG] of [0-9.]+M' | sed 's/: [0-9.]*[kMG]//')" \
+    "$(T capture-pane -p -t led2 | grep -oE 'day of account [0-9]+: (at least )?[0-9.]+[kMG]? of [0-9.]+[kMG]' |
+        sed -E 's/^day of (account [0-9]+): .* (of [0-9.]+[kMG])$/\1 \2/')" \
     "$(printf 'account 111111111111 of 900.00M\naccount 222222222222 of 300.00M')"
 finish
