@@ -93,13 +93,13 @@ int bt_cadence_all(const struct bt_config *cfg, const struct bt_store *st,
     bool *busy = bt_xcalloc((size_t)(n ? n : 1), sizeof *busy);
     for (int r = 0; r < n; r++) {
         slow[r] = bt_cadence_rule(cfg, st, &evals[r], now) == BT_CAD_CALM;
-        int g = evals[r].group_leader;
+        int g = evals[r].group.leader;
         if (!slow[r] && g >= 0 && g < n)
             busy[g] = true;
     }
     int k = 0;
     for (int r = 0; r < n; r++) {
-        int g = evals[r].group_leader;
+        int g = evals[r].group.leader;
         if (slow[r] && g >= 0 && g < n && busy[g])
             slow[r] = false;
         k += slow[r];

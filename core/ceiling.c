@@ -121,10 +121,10 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
     c->far_below = c->tokens < 0.5 * c->quota;
     if (!c->far_below)
         return;
-    if (e->tpd > 0 && e->group_tokens_today >= 0.95 * e->tpd) {
+    if (bt_eval_tpd(e) > 0 && bt_eval_group_today(e) >= 0.95 * bt_eval_tpd(e)) {
         c->points_to = "daily";
         snprintf(c->why, sizeof c->why, "the daily quota: %.1f%% of it used today",
-                 100 * e->group_tokens_today / e->tpd);
+                 100 * bt_eval_group_today(e) / bt_eval_tpd(e));
     } else if (c->rpm_quota > 0 && c->submitted_max >= 0.8 * c->rpm_quota) {
         c->points_to = "rpm";
         snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests accepted a minute "

@@ -369,8 +369,8 @@ int bt_spend_by_region(const struct bt_config *cfg, const struct bt_eval *evals,
 void bt_spend_of_group(const struct bt_config *cfg, const struct bt_eval *evals, int i,
                        struct bt_spend_sum *out)
 {
-    sum_init(out, cfg->routes[evals[i].group_leader].name);
-    for (int m = evals[i].group_leader; m >= 0; m = bt_group_next(evals, m))
+    sum_init(out, cfg->routes[evals[i].group.leader].name);
+    for (int m = evals[i].group.leader; m >= 0; m = bt_group_next(evals, m))
         sum_add(out, &evals[m], m);
     sum_end(out);
 }
@@ -452,7 +452,7 @@ double bt_spend_group_budget(const struct bt_config *cfg, const struct bt_eval *
         if (cfg->budgets[i].team)
             continue;
         int b = bt_config_find_route(cfg, cfg->budgets[i].name);
-        if (b >= 0 && evals[b].group_leader == evals[r].group_leader)
+        if (b >= 0 && evals[b].group.leader == evals[r].group.leader)
             return cfg->budgets[i].usd;
     }
     return NAN;

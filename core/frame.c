@@ -617,15 +617,18 @@ void bt_eval_route_part(const struct bt_config *cfg, const struct bt_store *st, 
     e->route = r;
     e->now = now;
     e->mantle = rt->endpoint == BT_EP_MANTLE;
-    e->unknown_member = -1;
-    e->group_leader = r; /* alone until its group is evaluated (core/headroom.c) */
+    /* alone until its groups are evaluated (core/headroom.c) */
+    e->group = (struct bt_group_fig){.leader = r, .n = 1, .unknown = {-1, -1}, .rate = NAN};
     e->group_next = -1;
+    for (int d = 0; d < 2; d++)
+        e->day[d] = (struct bt_group_fig){.leader = r, .unknown = {-1, -1}, .rate = NAN};
+    e->daily = BT_SIDE_COUNT;
     double *nans[] = {&e->settled, &e->estimated, &e->held, &e->used, &e->reserved_per_min,
-                      &e->reservation, &e->in_flight, &e->group_used, &e->quota,
+                      &e->reservation, &e->in_flight, &e->quota,
                       &e->headroom_tpm, &e->headroom_pct, &e->fits_more,
                       &e->burndown_measured, &e->avg_input, &e->avg_output,
                       &e->recommended_max_tokens, &e->fits_more_recommended, &e->tokens_today,
-                      &e->group_tokens_today, &e->tpd, &e->daily_rate, &e->offered_growth,
+                      &e->offered_growth,
                       &e->accepted_growth, &e->littles_in_flight, &e->server_errors_before,
                       &e->throttles_before};
     for (size_t i = 0; i < BT_ARRAY_LEN(nans); i++)

@@ -301,11 +301,12 @@ static void daily_groups(const struct bt_config *cfg, struct bt_eval_groups *g)
     free(rec);
 }
 
-/* Each daily side over its group; rate[pass * n + r]: route r's daily group's
- * settled tokens per minute now (the model's group, pass 0, or the account's), what
- * the day's remaining tokens run out at (DAILY_QUOTA). */
+/* Each daily side over its group, and each daily group's figures (its members and
+ * its settled tokens per minute now, what the day's remaining tokens run out at:
+ * DAILY_QUOTA) in every member's day[pass] (the model's group, pass 0, or the
+ * account's). */
 static void daily_sides(const struct bt_config *cfg, const struct bt_store *st,
-                        const struct bt_eval_groups *g, struct bt_eval *evals, double *rate)
+                        const struct bt_eval_groups *g, struct bt_eval *evals)
 {
     int n = cfg->nroutes;
     for (int r = 0; r < n; r++)
@@ -334,9 +335,12 @@ static void daily_sides(const struct bt_config *cfg, const struct bt_store *st,
                 if (!isnan(evals[members[k]].settled))
                     now = bt_z(now) + evals[members[k]].settled;
             }
+            /* a run is in route order (cmp_daily): its first is its leader */
+            struct bt_group_fig day = {.leader = members[0], .n = cnt, .unknown = {-1, -1},
+                                       .rate = now};
             for (int k = 0; k < cnt; k++) {
                 bt_side_group(&evals[members[k]].side[side], sum, ql);
-                rate[pass * n + members[k]] = now;
+                evals[members[k]].day[pass] = day;
             }
         }
     }
@@ -374,53 +378,39 @@ static void recommend(const struct bt_config *cfg, struct bt_eval *e, double hea
     e->fits_more_recommended = bt_fits_more(head + e->used - used2, r2);
 }
 
-/* Whether a member's use is unknown, on the side its group sums: tpm, or mantle's
- * input (a group is all runtime or all mantle: the endpoint is in its key). */
-static bool member_unknown(const struct bt_eval *o)
-{
-    return o->state == BT_FR_UNKNOWN ||
-           o->side[o->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN;
-}
-
 /* Sides, the binding one, warnings: evals[] holds the evaluations of quota group g's
- * routes, their route parts and daily sides done (drate: daily_sides' rates, NULL:
- * none). Linear in the group's size: its quotas, sums and unknown members are found
- * once, each member reads them. */
+ * routes, their route parts and daily sides done. Linear in the group's size: its
+ * quotas, sums and unknown members (its struct bt_group_fig) are found once, each
+ * member reads them. */
 static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const struct bt_group *g,
-                       const double *drate, bool figures_only)
+                       bool figures_only)
 {
     static const enum bt_side grouped[] = {BT_SIDE_TPM, BT_SIDE_RPM, BT_SIDE_INPUT, BT_SIDE_OUTPUT,
                                            BT_SIDE_RES_INPUT, BT_SIDE_RES_OUTPUT,
                                            BT_SIDE_CONCURRENT};
     const int *members = g->members;
-    int n = g->n, nroutes = cfg->nroutes;
+    int n = g->n;
     double sum[BT_SIDE_COUNT];
     enum bt_quality sq[BT_SIDE_COUNT];
     struct group_quotas gq;
     find_group_quotas(cfg, members, n, &gq);
-    int unknown[2] = {-1, -1}, nunknown = 0; /* the first two unknown members, how many */
+    struct bt_group_fig fig = {.leader = g->leader, .n = n, .unknown = {-1, -1}, .rate = NAN};
     for (int i = 0; i < n; i++) {
         struct bt_eval *e = &evals[members[i]];
         route_sides(e, &gq);
         for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
             bt_side_sum(&sum[grouped[k]], &sq[grouped[k]], i == 0, &e->side[grouped[k]]);
-        e->group_leader = g->leader;
         e->group_next = i + 1 < n ? members[i + 1] : -1;
-        e->nshared = n - 1;
-    }
-    for (int i = 0; i < n; i++) {
-        if (member_unknown(&evals[members[i]])) {
-            if (nunknown < 2)
-                unknown[nunknown] = members[i];
-            nunknown++;
+        if (bt_eval_use_unknown(e)) {
+            if (fig.nunknown < 2)
+                fig.unknown[fig.nunknown] = members[i];
+            fig.nunknown++;
         }
     }
     for (int i = 0; i < n; i++) {
         struct bt_eval *e = &evals[members[i]];
         const struct bt_route *rt = &cfg->routes[e->route];
-        /* the others: the group's unknown members less this one */
-        e->nunknown = nunknown - (member_unknown(e) ? 1 : 0);
-        e->unknown_member = !e->nunknown ? -1 : unknown[0] != e->route ? unknown[0] : unknown[1];
+        e->group = fig;
         for (size_t k = 0; k < BT_ARRAY_LEN(grouped); k++)
             bt_side_group(&e->side[grouped[k]], sum[grouped[k]], sq[grouped[k]]);
 
@@ -438,8 +428,6 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const
         e->quota = ts->quota;
         e->quota_source = ts->source;
         bt_strlcpy(e->quota_code, ts->code, sizeof e->quota_code);
-        e->group_used = ts->group_used;
-        e->group_used_q = ts->group_q;
         e->headroom_tpm = ts->headroom;
         recommend(cfg, e, e->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].headroom);
 
@@ -456,11 +444,9 @@ static void eval_group(const struct bt_config *cfg, struct bt_eval *evals, const
         const struct bt_side_fig *d = &e->side[BT_SIDE_DAILY], *da = &e->side[BT_SIDE_DAILY_ACCOUNT];
         if (da->applies && !isnan(da->pct) && (!d->applies || isnan(d->pct) || da->pct < d->pct))
             d = da;
-        e->tpd = d->applies ? d->quota : NAN;
-        e->group_tokens_today = d->applies ? d->group_used : NAN;
-        /* what that daily group charges now: its own members' rate, not the TPM
-         * group's (a daily group can hold several TPM groups, and back) */
-        e->daily_rate = drate && d->applies ? drate[(d == da ? nroutes : 0) + e->route] : NAN;
+        /* what that daily group charges now is its own members' rate (e->day), not
+         * the TPM group's: a daily group can hold several TPM groups, and back */
+        e->daily = d->applies ? (d == da ? BT_SIDE_DAILY_ACCOUNT : BT_SIDE_DAILY) : BT_SIDE_COUNT;
         if (!figures_only)
             bt_rules_apply(cfg, rt, e, g);
     }
@@ -714,24 +700,18 @@ void bt_eval_all_with(const struct bt_config *cfg, const struct bt_store *st, in
             continue;
         bt_eval_route_part(cfg, st, r, now, minute[group[r]], figures_only, &evals[r]);
     }
-    double *drate = NULL;
-    if (!need) {
-        drate = bt_xmalloc(2 * (size_t)n * sizeof *drate);
-        for (int i = 0; i < 2 * n; i++)
-            drate[i] = NAN;
-        daily_sides(cfg, st, g, evals, drate);
-    }
+    if (!need)
+        daily_sides(cfg, st, g, evals);
     for (int i = 0; i < g->ngroups; i++) {
         const struct bt_group *gr = &g->groups[i];
         if (want && !want[gr->leader])
             continue;
-        eval_group(cfg, evals, gr, drate, figures_only);
+        eval_group(cfg, evals, gr, figures_only);
         if (!figures_only && gr->n > 1)
             bt_shares_say_holders(cfg, st, evals, gr);
     }
     if (!figures_only && !need)
         bt_rules_spend_sums(cfg, st, evals);
-    free(drate);
     free(minute);
     free(want);
 }

@@ -4,6 +4,8 @@
  * warning rules, table-driven (core/rules.h). */
 #ifndef BEDTOP_HEADROOM_H
 #define BEDTOP_HEADROOM_H
+#include <math.h>
+
 #include "core/config.h"
 #include "core/model.h"
 #include "core/speed.h"
@@ -60,6 +62,22 @@ struct bt_spend {
  * struct's own size the written parts landed in two pages of three for most routes:
  * 7.3 kB resident a route, 145 MB of a 20,000-route check. */
 #define BT_EVAL_BYTES (3 * 4096)
+/* One group's figures at one evaluation (issue 33, the group object): a quota group
+ * (the routes on one quota, struct bt_group) or a daily group (the routes on one
+ * daily quota). The evaluation works each group's figures out once, from all its
+ * members, and each member's evaluation holds its groups' (an evaluation is read
+ * alone too: bt_eval_route's copy, a what-if's); readers read them through
+ * bt_eval_qgroup and bt_eval_day_group, never from the members again. A side's sum over
+ * the group is in the side's figures (struct bt_side_fig group_used). */
+struct bt_group_fig {
+    int leader;              /* its first member in config order: a stable label */
+    int n;                   /* its members, this route included (0: no such group) */
+    int nunknown;            /* quota group: members whose use is unknown, on the side
+                              * it sums (tpm, or mantle's input) */
+    int unknown[2];          /* the first two of them in config order (-1: none) */
+    double rate;             /* daily group: its settled tokens per minute now, what its
+                              * day runs out at (NAN: unknown) */
+};
 struct bt_eval {
   union {
     char stride_[BT_EVAL_BYTES];
@@ -85,21 +103,17 @@ struct bt_eval {
     double requests;
     enum bt_quality requests_q;
     const char *requests_source;
-    /* the quota group (struct bt_group): every member, none dropped, is reached from
-     * group_leader through group_next in the evals it was evaluated with
-     * (bt_group_next) */
-    int group_leader;        /* its first route in config order: a stable group label */
+    /* its quota group's figures (struct bt_group_fig, read through bt_eval_qgroup):
+     * every member, none dropped, is reached from group.leader through group_next in
+     * the evals it was evaluated with (bt_group_next) */
+    struct bt_group_fig group;
     int group_next;          /* the next member in config order (-1: the last) */
-    int nshared;             /* the other routes on this quota, all of them */
-    int unknown_member;      /* another member whose usage is unknown (-1: none) */
-    int nunknown;
     /* every side, and the one that binds: headroom_pct and fits_more are its */
     struct bt_side_fig side[BT_SIDE_COUNT];
     enum bt_side binding;
     enum bt_side token_side; /* tpm, or mantle's binding input/output side */
-    /* the token side's quota and figures (the route's TPM headline) */
-    double group_used;
-    enum bt_quality group_used_q;
+    /* the token side's quota and figures (the route's TPM headline; its group's use
+     * is the token side's, bt_eval_group_used) */
     double quota;
     enum bt_quota_source quota_source;
     char quota_code[32];
@@ -126,8 +140,11 @@ struct bt_eval {
      * summed from the minutes covered, some of the day never asked (a failed or
      * missing day sum); unknown: none */
     enum bt_quality tokens_today_q;
-    double group_tokens_today, tpd; /* the daily side's group, against its daily quota */
-    double daily_rate;       /* that daily group's settled tokens per minute now */
+    /* its daily groups' figures: [0] the model's (BT_SIDE_DAILY), [1] the account's
+     * (BT_SIDE_DAILY_ACCOUNT); and the daily side nearest to running out, whose quota,
+     * day and rate DAILY_QUOTA reads (BT_SIDE_COUNT: none applies; bt_eval_daily_side) */
+    struct bt_group_fig day[2];
+    enum bt_side daily;
     double rpm_quota;
     bool stale;
     char stale_reason[224];
@@ -199,7 +216,65 @@ static inline const char *bt_eval_quota_code(const struct bt_eval *e)
 }
 static inline int bt_eval_nshared(const struct bt_eval *e)
 {
-    return e->nshared;
+    return e->group.n > 1 ? e->group.n - 1 : 0;
+}
+/* Its quota group's figures, and its daily group's of side s (BT_SIDE_DAILY or
+ * BT_SIDE_DAILY_ACCOUNT; NULL else) */
+static inline const struct bt_group_fig *bt_eval_qgroup(const struct bt_eval *e)
+{
+    return &e->group;
+}
+static inline const struct bt_group_fig *bt_eval_day_group(const struct bt_eval *e, enum bt_side s)
+{
+    return s == BT_SIDE_DAILY ? &e->day[0] : s == BT_SIDE_DAILY_ACCOUNT ? &e->day[1] : NULL;
+}
+/* Whether its own use is unknown on the side its group sums (tpm, or mantle's input:
+ * a group is all runtime or all mantle, the endpoint is in its key) */
+static inline bool bt_eval_use_unknown(const struct bt_eval *e)
+{
+    return e->state == BT_FR_UNKNOWN ||
+           e->side[e->mantle ? BT_SIDE_INPUT : BT_SIDE_TPM].used_q == BT_QL_UNKNOWN;
+}
+/* The other members of its quota group whose use is unknown: how many, and the first
+ * of them in config order (-1: none) */
+static inline int bt_eval_nunknown_others(const struct bt_eval *e)
+{
+    return e->group.nunknown - (e->group.nunknown && bt_eval_use_unknown(e) ? 1 : 0);
+}
+static inline int bt_eval_unknown_other(const struct bt_eval *e)
+{
+    if (!bt_eval_nunknown_others(e))
+        return -1;
+    return e->group.unknown[0] != e->route ? e->group.unknown[0] : e->group.unknown[1];
+}
+/* Its quota group's use on the token side (the TPM headline's used_group) */
+static inline double bt_eval_group_used(const struct bt_eval *e)
+{
+    return e->side[e->token_side].group_used;
+}
+static inline enum bt_quality bt_eval_group_used_q(const struct bt_eval *e)
+{
+    return e->side[e->token_side].group_q;
+}
+/* The daily quota nearest to running out (DAILY_QUOTA's): its side (BT_SIDE_COUNT:
+ * none applies), its quota (tokens per day), its group's tokens today and its
+ * group's rate now; NAN where none applies */
+static inline enum bt_side bt_eval_daily_side(const struct bt_eval *e)
+{
+    return e->daily;
+}
+static inline double bt_eval_tpd(const struct bt_eval *e)
+{
+    return e->daily < BT_SIDE_COUNT ? e->side[e->daily].quota : NAN;
+}
+static inline double bt_eval_group_today(const struct bt_eval *e)
+{
+    return e->daily < BT_SIDE_COUNT ? e->side[e->daily].group_used : NAN;
+}
+static inline double bt_eval_daily_rate(const struct bt_eval *e)
+{
+    const struct bt_group_fig *d = bt_eval_day_group(e, e->daily);
+    return d ? d->rate : NAN;
 }
 /* Where the token side's quota came from (Service Quotas, config, default, ...) */
 static inline enum bt_quota_source bt_eval_quota_source(const struct bt_eval *e)
@@ -214,7 +289,7 @@ static inline int bt_eval_index(const struct bt_eval *e)
 }
 static inline int bt_eval_group_first(const struct bt_eval *e)
 {
-    return e->group_leader;
+    return e->group.leader;
 }
 /* What it costs (core/cost.h) and its output speed (core/speed.h) */
 static inline const struct bt_spend *bt_eval_spend(const struct bt_eval *e)
@@ -256,7 +331,7 @@ void bt_eval_all(const struct bt_config *cfg, const struct bt_store *st, int64_t
                  struct bt_eval *evals);
 /* The members of e's quota group in config order, from the evals array e was
  * evaluated in (none dropped, whatever the group's size):
- *     for (int m = e->group_leader; m >= 0; m = bt_group_next(evals, m))
+ *     for (int m = e->group.leader; m >= 0; m = bt_group_next(evals, m))
  * A chain that does not move forward (an eval never evaluated) ends. */
 static inline int bt_group_next(const struct bt_eval *evals, int m)
 {
@@ -267,7 +342,7 @@ static inline int bt_group_next(const struct bt_eval *evals, int m)
  * route was never grouped). */
 static inline int bt_group_leader(const struct bt_eval *evals, int r)
 {
-    int l = evals[r].group_leader;
+    int l = evals[r].group.leader;
     return l >= 0 ? l : r;
 }
 

@@ -259,8 +259,7 @@ static void tier_bound(struct bt_eval *e, enum bt_quality q)
         f->group_q = bt_quality_add(f->group_q, q);
         f->headroom_q = bt_quality_headroom(f->group_q);
     }
-    e->used_q = bt_quality_add(e->used_q, q);
-    e->group_used_q = bt_quality_add(e->group_used_q, q);
+    e->used_q = bt_quality_add(e->used_q, q); /* the group's is its token side's */
     if (e->side[e->binding].applies)
         e->headroom_q = e->side[e->binding].headroom_q;
 }
@@ -290,7 +289,7 @@ static void members(const struct bt_whatif *w, const struct bt_eval *eb, const s
                     struct bt_whatif *out)
 {
     out->nmembers = 0;
-    for (int o = eb[w->route].group_leader; o >= 0 && out->nmembers < BT_PLAN_MEMBERS;
+    for (int o = eb[w->route].group.leader; o >= 0 && out->nmembers < BT_PLAN_MEMBERS;
          o = bt_group_next(eb, o)) {
         if (o == w->route)
             continue;
@@ -300,7 +299,7 @@ static void members(const struct bt_whatif *w, const struct bt_eval *eb, const s
         pm->q_before = eb[o].headroom_q;
         pm->pct_after = ea[o].headroom_pct;
         pm->q_after = ea[o].headroom_q;
-        pm->left_group = ea[o].group_leader != ea[w->route].group_leader;
+        pm->left_group = ea[o].group.leader != ea[w->route].group.leader;
     }
 }
 

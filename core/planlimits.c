@@ -89,8 +89,8 @@ void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int 
     l->budget_q = BT_QL_UNKNOWN;
     double others = 0;
     enum bt_quality oq = BT_QL_IDLE;
-    l->others = e->nshared;
-    for (int m = e->group_leader; m >= 0; m = bt_group_next(ev, m)) {
+    l->others = bt_eval_nshared(e);
+    for (int m = e->group.leader; m >= 0; m = bt_group_next(ev, m)) {
         if (m == r)
             continue; /* every other member of the group, none dropped */
         const struct bt_side_fig *of = &ev[m].side[e->token_side];
@@ -98,7 +98,7 @@ void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int 
         if (of->used_q == BT_QL_UNKNOWN)
             l->others_unknown++;
     }
-    if (!e->nshared)
+    if (!bt_eval_nshared(e))
         oq = BT_QL_KNOWN;
     if (!isnan(l->quota)) {
         l->others_used = bt_z(others);
@@ -108,7 +108,7 @@ void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int 
         bt_fmt_tokens(l->quota, a, sizeof a);
         bt_fmt_tokens(l->others_used, b, sizeof b);
         bt_plan_note(&l->notes, "token budget: %s quota - %s used by %d other route%s of the group - %.0f%% "
-             "reserve for bursts and recovery", a, b, e->nshared, e->nshared == 1 ? "" : "s",
+             "reserve for bursts and recovery", a, b, bt_eval_nshared(e), bt_eval_nshared(e) == 1 ? "" : "s",
              100 * BT_LIMITS_RESERVE);
     }
 

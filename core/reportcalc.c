@@ -373,7 +373,7 @@ void bt_qr_build(const struct bt_config *cfg, const struct bt_store *st,
             continue;
         /* the group's members that were asked for, in config order */
         int nm = 0; /* the group's own chain: a scan of every route per group was quadratic */
-        for (int k = evals[r].group_leader; k >= 0; k = bt_group_next(evals, k)) {
+        for (int k = evals[r].group.leader; k >= 0; k = bt_group_next(evals, k)) {
             /* every member, asked for or not: the quota is the group's, and a request
              * sized without a member asks too little (the others are marked added) */
             if (!done[k]) {
@@ -920,7 +920,7 @@ void bt_incident_build(const struct bt_replay *rp, int64_t from, int64_t to, con
             if (keep && !keep[r])
                 continue;
             out->mantle[r] = evals[r].mantle;
-            out->group[r] = evals[r].group_leader;
+            out->group[r] = evals[r].group.leader;
             bool adm;
             point_of(st, &evals[r], r, m, &out->pt[(size_t)r * (size_t)n + (size_t)i], &adm);
             out->route[r].admission |= adm;

@@ -161,7 +161,7 @@ struct bt_qr {
     int ngroups;
 };
 
-/* Per quota group (evals[r].group_leader, from bt_eval_all: the dashboard's
+/* Per quota group (evals[r].group.leader, from bt_eval_all: the dashboard's
  * groups) of the routes with keep[r] (NULL: all), over the data minutes from..to
  * of the store. The quotas are the ones the evaluations resolved (in a replay,
  * seek to the end and evaluate there: the quotas learned while recording apply). */
@@ -268,7 +268,7 @@ struct bt_incident {
     struct bt_inc_route *route;
     bool *mantle;            /* per route: two sides */
     bool *shown;             /* per route: considered (keep), else every figure is empty */
-    int *group;              /* per route: its quota group's leader (bt_eval.group_leader):
+    int *group;              /* per route: its quota group's leader (bt_eval.group.leader):
                               * routes of one group share every side's headroom */
     int nshown;
     struct bt_evlog *log;    /* the recording's whole event log the timeline is taken from */

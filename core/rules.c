@@ -173,11 +173,11 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "RPM%s (many short calls throttle with tokens to spare)", g, qq,
                  rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
         w->action = act_rpm;
-    } else if (!isnan(e->tpd) && e->tpd > 0 && !isnan(e->group_tokens_today) &&
-        e->group_tokens_today >= e->tpd) {
+    } else if (!isnan(bt_eval_tpd(e)) && bt_eval_tpd(e) > 0 && !isnan(bt_eval_group_today(e)) &&
+        bt_eval_group_today(e) >= bt_eval_tpd(e)) {
         char t[32], d[32];
-        bt_fmt_si(e->group_tokens_today, t, sizeof t);
-        bt_fmt_si(e->tpd, d, sizeof d);
+        bt_fmt_si(bt_eval_group_today(e), t, sizeof t);
+        bt_fmt_si(bt_eval_tpd(e), d, sizeof d);
         if (e->side[BT_SIDE_DAILY_ACCOUNT].applies) /* pricing-weighted: an estimate */
             snprintf(cause, sizeof cause, "the account-wide cross-model daily quota looks used up "
                      "(about %s of %s, an estimate: it is pricing-weighted): calls throttle until "
@@ -199,12 +199,12 @@ static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_ro
                  "throttle", res, e->max_tokens, !isnan(e->out_p99) ? "p99" : "mean", basis,
                  isnan(e->reservation) ? 0 : floor(e->quota / e->reservation));
         w->action = act_held;
-    } else if (e->nshared > 0 && (e->group_used - bt_z(e->used) > 0 || e->nunknown > 0)) {
+    } else if (bt_eval_nshared(e) > 0 && (bt_eval_group_used(e) - bt_z(e->used) > 0 || bt_eval_nunknown_others(e) > 0)) {
         char o[32];
-        bt_fmt_si(e->group_used - bt_z(e->used), o, sizeof o);
+        bt_fmt_si(bt_eval_group_used(e) - bt_z(e->used), o, sizeof o);
         snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s%s TPM of it, "
-                 "and callers outside the config are unseen", e->nshared, e->nshared == 1 ? "" : "s",
-                 e->nshared == 1 ? "s" : "", e->nunknown ? "at least " : "", o);
+                 "and callers outside the config are unseen", bt_eval_nshared(e), bt_eval_nshared(e) == 1 ? "" : "s",
+                 bt_eval_nshared(e) == 1 ? "s" : "", bt_eval_nunknown_others(e) ? "at least " : "", o);
         w->action = act_shared;
     } else if ((!isnan(e->in_flight) && !isnan(e->littles_in_flight) &&
                 !strcmp(e->in_flight_source ? e->in_flight_source : "", "admission") &&
@@ -389,7 +389,7 @@ static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route
         e->headroom_pct,
         b->headroom_q == BT_QL_LOWER ? ", from the per-minute upper bound of use" : "",
         sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side, which,
-        e->nshared ? " (for the whole shared quota)" : "");
+        bt_eval_nshared(e) ? " (for the whole shared quota)" : "");
     return true;
 }
 
@@ -547,17 +547,17 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
                        struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (isnan(e->tpd) || e->tpd <= 0 || isnan(e->group_tokens_today))
+    if (isnan(bt_eval_tpd(e)) || bt_eval_tpd(e) <= 0 || isnan(bt_eval_group_today(e)))
         return false;
-    double pct = 100 * e->group_tokens_today / e->tpd;
+    double pct = 100 * bt_eval_group_today(e) / bt_eval_tpd(e);
     if (pct < cfg->daily_warn_pct)
         return false;
     char t[32], q[32], when[200];
-    bt_fmt_si(e->group_tokens_today, t, sizeof t);
-    bt_fmt_si(e->tpd, q, sizeof q);
+    bt_fmt_si(bt_eval_group_today(e), t, sizeof t);
+    bt_fmt_si(bt_eval_tpd(e), q, sizeof q);
     int64_t from = bt_eval_day_minute(e); /* counted from where the day was read */
-    daily_runout(from ? from : bt_minute_floor(e->now), e->tpd - e->group_tokens_today,
-                 e->daily_rate, when, sizeof when);
+    daily_runout(from ? from : bt_minute_floor(e->now), bt_eval_tpd(e) - bt_eval_group_today(e),
+                 bt_eval_daily_rate(e), when, sizeof when);
     /* the cross-model quota (the per-model ones are used only where it is absent) is
      * pricing-weighted: the sum of tokens is an estimate of its use, never known */
     const struct bt_side_fig *acc = &e->side[BT_SIDE_DAILY_ACCOUNT];
@@ -565,7 +565,7 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
     say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
         "%s%s tokens used today of the %s %s (%.0f%%%s%s)%s", est ? "about " : "", t, q,
         est ? "account-wide Cross-Model Max Tokens Per Day" : "daily quota", pct,
-        e->nshared && !est ? ", whole shared quota" : "",
+        bt_eval_nshared(e) && !est ? ", whole shared quota" : "",
         !est ? ""
         : acc->group_q == BT_QL_LOWER
             ? ", an estimate and at least: pricing-weighted, and ModelIds outside the config "
@@ -626,7 +626,7 @@ static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route
                               struct bt_eval *e, struct bt_warning *w, const struct bt_group *g)
 {
     (void)r;
-    if (e->nshared <= 0 || !g)
+    if (bt_eval_nshared(e) <= 0 || !g)
         return false;
     char names[200] = "";
     size_t len = 0;
@@ -644,17 +644,17 @@ static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route
         named++;
     }
     char more[40] = "";
-    if (named < e->nshared)
-        snprintf(more, sizeof more, " and %d more", e->nshared - named);
+    if (named < bt_eval_nshared(e))
+        snprintf(more, sizeof more, " and %d more", bt_eval_nshared(e) - named);
     /* both figures and the route name whole */
     char others[32], u[32], use[2 * 32 + sizeof cfg->routes[0].name + 64];
-    bt_fmt_si(e->group_used - bt_z(e->used), others, sizeof others);
-    bt_fmt_si(e->group_used, u, sizeof u);
-    if (e->nunknown >= e->nshared)
+    bt_fmt_si(bt_eval_group_used(e) - bt_z(e->used), others, sizeof others);
+    bt_fmt_si(bt_eval_group_used(e), u, sizeof u);
+    if (bt_eval_nunknown_others(e) >= bt_eval_nshared(e))
         snprintf(use, sizeof use, "their use is unknown");
-    else if (e->nunknown)
+    else if (bt_eval_nunknown_others(e))
         snprintf(use, sizeof use, "they use at least %s TPM, %s's unknown; at least %s together",
-                 others, cfg->routes[e->unknown_member].name, u);
+                 others, cfg->routes[bt_eval_unknown_other(e)].name, u);
     else
         snprintf(use, sizeof use, "they use %s TPM; %s together", others, u);
     say(w, BT_ST_OK,
@@ -710,9 +710,9 @@ static bool rule_partial_group(const struct bt_config *cfg, const struct bt_rout
                                struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (e->nunknown <= 0 || e->unknown_member < 0)
+    if (bt_eval_nunknown_others(e) <= 0 || bt_eval_unknown_other(e) < 0)
         return false;
-    const struct bt_route *m = &cfg->routes[e->unknown_member];
+    const struct bt_route *m = &cfg->routes[bt_eval_unknown_other(e)];
     char pct[48] = "";
     const struct bt_side_fig *t = &e->side[e->token_side];
     if (!isnan(t->pct))
@@ -720,7 +720,7 @@ static bool rule_partial_group(const struct bt_config *cfg, const struct bt_rout
     say(w, BT_ST_WARN,
         "%s%s on the same quota could not be read (its CloudWatch poll failed, stopped or never "
         "answered): the group's use is a lower bound and its headroom an upper bound%s",
-        m->name, e->nunknown > 1 ? " and other members" : "", pct);
+        m->name, bt_eval_nunknown_others(e) > 1 ? " and other members" : "", pct);
     return true;
 }
 
@@ -853,7 +853,7 @@ static void top_spenders(const struct bt_config *cfg, const struct bt_eval *eval
     top[0] = top[1] = top[2] = -1;
     for (int i = 0; i < cfg->nroutes; i++) {
         if (region ? strcmp(cfg->routes[i].region, region) != 0
-                   : evals[i].group_leader != leader)
+                   : evals[i].group.leader != leader)
             continue;
         double v = today ? evals[i].spend.usd_today : evals[i].spend.usd_per_hour;
         if (isnan(v))
@@ -886,7 +886,7 @@ static void group_spend(const struct bt_config *cfg, const struct bt_store *st,
                         struct bt_eval *evals)
 {
     for (int i = 0; i < cfg->nroutes; i++) {
-        if (evals[i].group_leader != i || bt_group_next(evals, i) < 0)
+        if (evals[i].group.leader != i || bt_group_next(evals, i) < 0)
             continue;
         struct bt_spend_sum g;
         bt_spend_of_group(cfg, evals, i, &g);

@@ -469,7 +469,7 @@ __attribute__((noinline)) static double spend_work(const struct bt_config *cfg,
     bt_spend_by_team(cfg, store, rep.evals, NULL, &teams);
     free(teams);
     for (int r = 0; r < cfg->nroutes; r++) {
-        if (rep.evals[r].group_leader != r)
+        if (rep.evals[r].group.leader != r)
             continue;
         struct bt_spend_sum g;
         double recent, base;
@@ -749,8 +749,8 @@ static int do_groups(int n, int one, int runs)
         t[i] = now_s() - t0;
     }
     printf("{\"routes\": %d, \"one_group\": %s, \"eval_median_s\": %.6f, \"group_used\": %.0f, "
-           "\"others\": %d}\n", n, one ? "true" : "false", median(t, runs), ev[n - 1].group_used,
-           ev[n - 1].nshared);
+           "\"others\": %d}\n", n, one ? "true" : "false", median(t, runs), bt_eval_group_used(&ev[n - 1]),
+           bt_eval_nshared(&ev[n - 1]));
     free(t);
     free(ev);
     bt_store_free(&st);

@@ -149,7 +149,7 @@ int main(void)
            slow[bound] && !slow[rise],
        "bt_cadence_all agrees with the rule per route");
     /* slow: calm, unk, bound */
-    OK(ev[sa].group_leader == ev[sb].group_leader && !slow[sa] && !slow[sb] && n == 3,
+    OK(ev[sa].group.leader == ev[sb].group.leader && !slow[sa] && !slow[sb] && n == 3,
        "a calm route on a quota with a busy member is asked every minute with it (%d slow)", n);
     /* stale: the last good poll 10 minutes before now (over 5 minutes + one interval) */
     bt_eval_all(&f.cfg, &f.st, NOW + 600, ev);

@@ -277,7 +277,7 @@ static void test_one_day(void)
     NEAR(ev[1].tokens_today, 2840000, 0, "b's tokens today through the frame's 10:07, not its newest 10:09 (3,195,000)");
     OK(ev[1].tokens_today_q == BT_QL_LOWER, "b's tokens today a lower bound (%s)",
        bt_quality_name(ev[1].tokens_today_q));
-    NEAR(ev[0].group_tokens_today, 5680000, 0, "the daily group: 2 x 2,840,000");
+    NEAR(bt_eval_group_today(&ev[0]), 5680000, 0, "the daily group: 2 x 2,840,000");
     struct bt_ledger *ls = NULL;
     int nl = bt_ledger_build(&cfg, &st, ev, &ls);
     double lb = NAN;
@@ -285,7 +285,7 @@ static void test_one_day(void)
         if (!strcmp(ls[0].models[k].model, models[1]))
             lb = ls[0].models[k].tokens_today;
     NEAR(lb, ev[1].tokens_today, 0, "the ledger's b is the frame's tokens today");
-    NEAR(nl == 1 ? ls[0].tokens_today : NAN, ev[0].group_tokens_today, 0,
+    NEAR(nl == 1 ? ls[0].tokens_today : NAN, bt_eval_group_today(&ev[0]), 0,
          "the ledger's Region is the daily group's sum");
     bt_ledger_free(ls, nl);
     bt_store_free(&st);
@@ -303,8 +303,7 @@ static void test_ceiling_retries_unknown(void)
     struct bt_eval e;
     memset(&e, 0, sizeof e);
     e.quota = 1000000;
-    e.tpd = NAN;
-    e.group_tokens_today = NAN;
+    e.daily = BT_SIDE_COUNT; /* no daily quota applies */
     e.retries = NAN;
     e.nwarn = 1;
     e.warnings[0].code = BT_W_RETRY_LOAD;

@@ -213,6 +213,50 @@ static void burndown_rows(void)
        "tiers: reserved_share first, reserved_output_tokens last");
 }
 
+/* The group object (struct bt_group_fig) as a member reads it: a quota group of four
+ * whose unknown members are routes 1 and 3 (two, in config order), and the daily
+ * groups' figures. Route 1, itself unknown, has one unknown other (3); route 2,
+ * known, has two, the first of them 1. The daily side nearest to running out is the
+ * account's: its quota 100,000,000, its group's day 40,000,000 and its group's rate
+ * 1,000 a minute (the model's group's 200 is not it); with none applying, each is
+ * NAN. */
+static void group_reads(void)
+{
+    static struct bt_eval e; /* three pages: not on the stack */
+    memset(&e, 0, sizeof e);
+    e.group = (struct bt_group_fig){.leader = 0, .n = 4, .nunknown = 2, .unknown = {1, 3}};
+    e.route = 1;
+    e.state = BT_FR_UNKNOWN;
+    OK(bt_eval_nshared(&e) == 3 && bt_eval_use_unknown(&e) && bt_eval_nunknown_others(&e) == 1 &&
+           bt_eval_unknown_other(&e) == 3,
+       "an unknown member: three others, one of them unknown, route 3 (%d, %d)",
+       bt_eval_nunknown_others(&e), bt_eval_unknown_other(&e));
+    e.route = 2;
+    e.state = BT_FR_ACTIVE;
+    e.side[BT_SIDE_TPM].used_q = BT_QL_KNOWN;
+    OK(!bt_eval_use_unknown(&e) && bt_eval_nunknown_others(&e) == 2 && bt_eval_unknown_other(&e) == 1,
+       "a known member: two unknown others, the first route 1 (%d, %d)",
+       bt_eval_nunknown_others(&e), bt_eval_unknown_other(&e));
+    e.group.nunknown = 0;
+    OK(bt_eval_nunknown_others(&e) == 0 && bt_eval_unknown_other(&e) == -1, "none unknown: -1");
+    e.token_side = BT_SIDE_TPM;
+    e.side[BT_SIDE_TPM].group_used = 154000;
+    e.side[BT_SIDE_TPM].group_q = BT_QL_LOWER;
+    OK(bt_eval_group_used(&e) == 154000 && bt_eval_group_used_q(&e) == BT_QL_LOWER,
+       "the group's use is its token side's");
+    e.side[BT_SIDE_DAILY_ACCOUNT].quota = 1e8;
+    e.side[BT_SIDE_DAILY_ACCOUNT].group_used = 4e7;
+    e.day[0].rate = 200;
+    e.day[1].rate = 1000;
+    e.daily = BT_SIDE_DAILY_ACCOUNT;
+    OK(bt_eval_tpd(&e) == 1e8 && bt_eval_group_today(&e) == 4e7 && bt_eval_daily_rate(&e) == 1000 &&
+           bt_eval_day_group(&e, BT_SIDE_DAILY) == &e.day[0] && !bt_eval_day_group(&e, BT_SIDE_TPM),
+       "the account's day: 100,000,000, 40,000,000 of it, 1,000 a minute");
+    e.daily = BT_SIDE_COUNT;
+    OK(isnan(bt_eval_tpd(&e)) && isnan(bt_eval_group_today(&e)) && isnan(bt_eval_daily_rate(&e)),
+       "no daily quota: each NAN, not 0");
+}
+
 /* The reading API of an evaluation (core/headroom.h): what the views read beside the
  * figures, each the evaluation's own; a warning outside 0..nwarn-1 is none. */
 static void eval_reads(void)
@@ -220,7 +264,7 @@ static void eval_reads(void)
     static struct bt_eval e; /* three pages: not on the stack */
     memset(&e, 0, sizeof e);
     e.route = 3;
-    e.group_leader = 1;
+    e.group.leader = 1;
     e.status = BT_ST_WARN;
     e.stale = true;
     snprintf(e.stale_reason, sizeof e.stale_reason, "no poll for 12 min");
@@ -232,7 +276,7 @@ static void eval_reads(void)
     e.token_side = BT_SIDE_OUTPUT;
     e.side[BT_SIDE_OUTPUT].quota = 500000;
     snprintf(e.quota_code, sizeof e.quota_code, "L-12345678");
-    e.nshared = 4;
+    e.group.n = 5; /* it and four others */
     e.quota_source = BT_QS_CONFIG;
     e.now = 1795910459;
     e.minute = 1795910340;
@@ -366,6 +410,7 @@ int main(void)
     day_through();
     burndown_rows();
     eval_reads();
+    group_reads();
     signal_row();
     return tap_done();
 }

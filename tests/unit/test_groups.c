@@ -110,10 +110,10 @@ static void test_ten_on_one_quota(void)
     struct bt_eval ev[10];
     bt_eval_all(&f.cfg, &f.st, NOW, ev);
     NEAR(ev[0].used, 11250, 1e-9, "each route uses 11,000 + 0.5 x 500 = 11,250");
-    NEAR(ev[0].group_used, 112500, 1e-9, "the group uses 10 x 11,250 = 112,500");
-    OK(ev[9].nshared == 9 && ev[0].nshared == 9, "nine others for each member");
+    NEAR(bt_eval_group_used(&ev[0]), 112500, 1e-9, "the group uses 10 x 11,250 = 112,500");
+    OK(bt_eval_nshared(&ev[9]) == 9 && bt_eval_nshared(&ev[0]) == 9, "nine others for each member");
     int n = 0, last = -1;
-    for (int m = ev[9].group_leader; m >= 0; m = bt_group_next(ev, m)) {
+    for (int m = ev[9].group.leader; m >= 0; m = bt_group_next(ev, m)) {
         OK(m > last, "members in config order (%d)", m);
         last = m;
         n++;
@@ -217,10 +217,16 @@ static void test_daily_runout_own_rate(void)
     minute(&f, xr, M, 9, 900, 0, 1000);
     struct bt_eval ev[2];
     bt_eval_all(&f.cfg, &f.st, NOW, ev);
-    OK(ev[od].nshared == 0 && ev[xr].nshared == 0, "two TPM groups of one route each");
-    NEAR(ev[od].group_tokens_today, 902000, 0, "the daily group's day: 902,000");
-    NEAR(ev[od].daily_rate, 1000, 1e-9, "od's daily rate is its daily group's 1,000/min, not 100");
-    NEAR(ev[xr].daily_rate, 1000, 1e-9, "xr's the same 1,000/min, not 900");
+    OK(bt_eval_nshared(&ev[od]) == 0 && bt_eval_nshared(&ev[xr]) == 0, "two TPM groups of one route each");
+    NEAR(bt_eval_group_today(&ev[od]), 902000, 0, "the daily group's day: 902,000");
+    NEAR(bt_eval_daily_rate(&ev[od]), 1000, 1e-9, "od's daily rate is its daily group's 1,000/min, not 100");
+    NEAR(bt_eval_daily_rate(&ev[xr]), 1000, 1e-9, "xr's the same 1,000/min, not 900");
+    const struct bt_group_fig *dod = bt_eval_day_group(&ev[od], BT_SIDE_DAILY),
+                              *dxr = bt_eval_day_group(&ev[xr], BT_SIDE_DAILY);
+    OK(dod->n == 2 && dod->leader == od && dxr->n == 2 && dxr->leader == od &&
+           bt_eval_qgroup(&ev[od])->n == 1 && bt_eval_qgroup(&ev[xr])->leader == xr &&
+           bt_eval_daily_side(&ev[od]) == BT_SIDE_DAILY,
+       "one daily group object of two (led by od) over two quota groups of one");
     const struct bt_warning *w = warning(&ev[od], BT_W_DAILY_QUOTA);
     OK(w && strstr(w->message, "runs out at 11:45 UTC today (in 1 h 38 min)"),
        "od: runs out at 11:45 UTC: %s", w ? w->message : "none");
@@ -291,12 +297,17 @@ static void test_unknown_members(void)
     minute(&f, 0, M, 60, 6000, 5000, 500);
     struct bt_eval ev[4];
     bt_eval_all(&f.cfg, &f.st, NOW, ev);
-    OK(ev[0].nunknown == 3 && ev[0].unknown_member == 1, "g0: 3 unknown others, the first g1 (%d, %d)",
-       ev[0].nunknown, ev[0].unknown_member);
-    OK(ev[1].nunknown == 2 && ev[1].unknown_member == 2, "g1: 2 unknown others, the first g2 (%d, %d)",
-       ev[1].nunknown, ev[1].unknown_member);
-    OK(ev[3].nunknown == 2 && ev[3].unknown_member == 1, "g3: 2 unknown others, the first g1 (%d, %d)",
-       ev[3].nunknown, ev[3].unknown_member);
+    OK(bt_eval_nunknown_others(&ev[0]) == 3 && bt_eval_unknown_other(&ev[0]) == 1, "g0: 3 unknown others, the first g1 (%d, %d)",
+       bt_eval_nunknown_others(&ev[0]), bt_eval_unknown_other(&ev[0]));
+    OK(bt_eval_nunknown_others(&ev[1]) == 2 && bt_eval_unknown_other(&ev[1]) == 2, "g1: 2 unknown others, the first g2 (%d, %d)",
+       bt_eval_nunknown_others(&ev[1]), bt_eval_unknown_other(&ev[1]));
+    OK(bt_eval_nunknown_others(&ev[3]) == 2 && bt_eval_unknown_other(&ev[3]) == 1, "g3: 2 unknown others, the first g1 (%d, %d)",
+       bt_eval_nunknown_others(&ev[3]), bt_eval_unknown_other(&ev[3]));
+    const struct bt_group_fig *g0 = bt_eval_qgroup(&ev[0]);
+    OK(g0->n == 4 && g0->nunknown == 3 && g0->unknown[0] == 1 && g0->unknown[1] == 2 &&
+           bt_eval_qgroup(&ev[3])->leader == 0 && bt_eval_qgroup(&ev[3])->nunknown == 3 &&
+           bt_eval_qgroup(&ev[3])->unknown[1] == 2,
+       "the group object: 4 members, 3 unknown, the first two g1 and g2, the same for every member");
     OK(bt_eval_has(&ev[0], BT_W_PARTIAL_GROUP), "PARTIAL_GROUP on the read member");
     fx_free(&f);
 }

@@ -228,7 +228,7 @@ static void test_shared_quota(void)
     bt_eval_all(&f.cfg, &f.st, NOW, ev);
     NEAR(ev[a].used, 73000, 1e-9, "a uses 73,000");
     NEAR(ev[b].used, 81000, 1e-9, "b uses 81,000");
-    NEAR(ev[a].group_used, 154000, 1e-9, "group used 154,000");
+    NEAR(bt_eval_group_used(&ev[a]), 154000, 1e-9, "group used 154,000");
     NEAR(ev[a].headroom_tpm, 846000, 1e-9, "a: headroom of the quota, 846,000");
     NEAR(ev[b].headroom_tpm, 846000, 1e-9, "b: the same headroom");
     NEAR(ev[b].headroom_pct, 84.6, 1e-9, "84.6 %");
@@ -236,13 +236,13 @@ static void test_shared_quota(void)
     NEAR(ev[b].fits_more, 282, 0, "b fits 282 more");
     OK(ev[b].quota == 1000000 && ev[b].quota_source == BT_QS_SERVICE_QUOTAS &&
        !strcmp(ev[b].quota_code, "L-a"), "b draws from a's quota L-a");
-    OK(ev[a].nshared == 1 && ev[a].group_leader == a && bt_group_next(ev, a) == b &&
-       bt_group_next(ev, b) < 0 && ev[b].nshared == 1 && ev[b].group_leader == a,
+    OK(bt_eval_nshared(&ev[a]) == 1 && ev[a].group.leader == a && bt_group_next(ev, a) == b &&
+       bt_group_next(ev, b) < 0 && bt_eval_nshared(&ev[b]) == 1 && ev[b].group.leader == a,
        "each names the other");
     const struct bt_warning *w = warning(&ev[a], BT_W_SHARED_QUOTA);
     OK(w && w->severity == BT_ST_OK && strstr(w->message, "b") && strstr(w->message, "invisible"),
        "SHARED_QUOTA (info) names the other route and says outside callers are invisible");
-    OK(ev[c].nshared == 0 && !bt_eval_has(&ev[c], BT_W_SHARED_QUOTA), "c in another Region is alone");
+    OK(bt_eval_nshared(&ev[c]) == 0 && !bt_eval_has(&ev[c], BT_W_SHARED_QUOTA), "c in another Region is alone");
     NEAR(ev[c].headroom_tpm, 927000, 1e-9, "c: 1,000,000 - 73,000");
     /* bt_eval_route gives the same as bt_eval_all */
     struct bt_eval one;
@@ -610,13 +610,13 @@ static void test_daily_group(void)
             minute(&f, r, M, 10, 10000, 0, 1000);
         struct bt_eval ev[3];
         bt_eval_all(&f.cfg, &f.st, NOW, ev);
-        NEAR(ev[od].group_tokens_today, 7.2e8, 0, coded ? "code: od's day counts xr's calls (720,000,000)"
+        NEAR(bt_eval_group_today(&ev[od]), 7.2e8, 0, coded ? "code: od's day counts xr's calls (720,000,000)"
                                                         : "model: od's day counts xr's calls (720,000,000)");
-        NEAR(ev[xr].group_tokens_today, 7.2e8, 0, "xr's day: the same 720,000,000");
-        NEAR(ev[gl].group_tokens_today, 5e7, 0, "the global route's day is its own (50,000,000)");
+        NEAR(bt_eval_group_today(&ev[xr]), 7.2e8, 0, "xr's day: the same 720,000,000");
+        NEAR(bt_eval_group_today(&ev[gl]), 5e7, 0, "the global route's day is its own (50,000,000)");
         struct bt_eval one;
         bt_eval_route(&f.cfg, &f.st, od, NOW, &one);
-        NEAR(one.group_tokens_today, 7.2e8, 0, "bt_eval_route sums the same day");
+        NEAR(bt_eval_group_today(&one), 7.2e8, 0, "bt_eval_route sums the same day");
         fx_free(&f);
     }
 }
@@ -829,8 +829,8 @@ static void test_unknown_member(void)
     struct bt_eval ev2[2];
     bt_eval_all(&f.cfg, &f.st, NOW, ev2);
     NEAR(ev2[a].used, 305000, 0, "a uses 305,000");
-    NEAR(ev2[a].group_used, 305000, 0, "group: at least 305,000");
-    OK(ev2[a].group_used_q == BT_QL_LOWER, "group use is a lower bound");
+    NEAR(bt_eval_group_used(&ev2[a]), 305000, 0, "group: at least 305,000");
+    OK(bt_eval_group_used_q(&ev2[a]) == BT_QL_LOWER, "group use is a lower bound");
     NEAR(ev2[a].headroom_pct, 69.5, 1e-9, "headroom at most 69.5 %");
     OK(ev2[a].headroom_q == BT_QL_UPPER, "headroom an upper bound");
     const struct bt_warning *w = warning(&ev2[a], BT_W_PARTIAL_GROUP);
