@@ -530,7 +530,7 @@ static int cmd_export(struct export_opts *o)
     }
     int64_t m = from, t;
     struct bt_eval *evals;
-    struct bt_share_memo shares = {0}; /* JSON: each group's share lists once a minute */
+    struct bt_share_memo shares = {0}; /* each group's share lists once a minute */
     while ((m <= to || bt_evlog_complete_before(&log, &rp) <= to) &&
            bt_evlog_replay_step_evals(&log, &rp, &t, &evals)) {
         /* the step's routes and store, as its evaluations were made */
@@ -544,7 +544,7 @@ static int cmd_export(struct export_opts *o)
                     size_t off = heads.len;
                     bt_csv_row_head_with(&heads, fields.buf + field_at[r],
                                          field_at[r + 1] - field_at[r], &cur->store, &evals[r], m);
-                    bt_csv_shares(&heads, &cur->cfg, &cur->store, evals, r);
+                    bt_csv_shares(&heads, &cur->cfg, &cur->store, evals, r, &shares);
                     pending_add(&pend, m, r, off, heads.len - off,
                                 bt_fig_quality(&evals[r], BT_FIG_HEADROOM_PCT),
                                 bt_eval_binding(&evals[r]));

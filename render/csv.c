@@ -96,16 +96,6 @@ void bt_export_events(struct bt_buf *b, const struct bt_evlog *log, int r, int64
     }
 }
 
-void bt_csv_row(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st, int r,
-                const struct bt_eval *evals, int64_t m, const char *markers,
-                const struct bt_evlog *log)
-{
-    const struct bt_eval *e = &evals[r];
-    bt_csv_row_head(b, cfg, st, r, e, m);
-    bt_csv_shares(b, cfg, st, evals, r);
-    bt_csv_row_tail(b, r, m, markers, log, bt_fig_quality(e, BT_FIG_HEADROOM_PCT),
-                    bt_eval_binding(e));
-}
 
 /* One share list as a field: "search=324000 (51.27%); ads=..."; a bound says so
  * (<= an upper bound, >= a lower one, ~ an estimate), unknown use is "unknown". */
@@ -133,55 +123,24 @@ static void shares_field(struct bt_buf *f, const struct bt_share_list *l)
     }
 }
 
-/* The share fields of each group as last written: every member's row of one
- * evaluation carries its group's, computed once (export writes 10^5 rows). */
-static struct {
-    const struct bt_store *st;
-    const struct bt_eval *evals;
-    uint64_t gen;
-    int n;
-    int64_t *now;            /* per leader: the evaluation instant its text is of */
-    struct bt_buf *text;     /* per leader: the four fields, each with its comma */
-} share_memo;
-
 void bt_csv_shares(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
-                   const struct bt_eval *evals, int r)
+                   const struct bt_eval *evals, int r, struct bt_share_memo *memo)
 {
-    int leader = bt_group_leader(evals, r);
-    if (share_memo.st != st || share_memo.evals != evals ||
-        share_memo.gen != bt_store_generation(st) || share_memo.n != cfg->nroutes) {
-        for (int i = 0; i < share_memo.n; i++)
-            bt_buf_free(&share_memo.text[i]);
-        free(share_memo.text);
-        free(share_memo.now);
-        share_memo.n = cfg->nroutes;
-        share_memo.text = bt_xcalloc((size_t)cfg->nroutes + 1, sizeof *share_memo.text);
-        share_memo.now = bt_xcalloc((size_t)cfg->nroutes + 1, sizeof *share_memo.now);
-        share_memo.st = st;
-        share_memo.evals = evals;
-        share_memo.gen = bt_store_generation(st);
+    struct bt_share_list scratch = {0};
+    struct bt_buf f = {0};
+    for (int by = 0; by < BT_SHARE_COUNT; by++) {
+        bt_buf_reset(&f);
+        /* as the JSON: a tag where attribute_by names one, a project on mantle */
+        if (!(by == BT_SHARE_TAG && !cfg->attribute_tag[0]) &&
+            !(by == BT_SHARE_PROJECT && !bt_eval_mantle(&evals[r])))
+            /* the group's lists, once per group (core's memo); the callers outside the
+             * config once, in the route field */
+            shares_field(&f, bt_share_memo_get(memo, cfg, st, evals, r, (enum bt_share_by)by,
+                                               &scratch));
+        csv_str(b, bt_buf_str(&f));
     }
-    struct bt_buf *t = &share_memo.text[leader];
-    if (!t->len || share_memo.now[leader] != bt_eval_now(&evals[leader])) {
-        bt_buf_reset(t);
-        struct bt_share_list l = {0};
-        struct bt_buf f = {0};
-        for (int by = 0; by < BT_SHARE_COUNT; by++) {
-            bt_buf_reset(&f);
-            /* as the JSON: a tag where attribute_by names one, a project on mantle */
-            if (!(by == BT_SHARE_TAG && !cfg->attribute_tag[0]) &&
-                !(by == BT_SHARE_PROJECT && !bt_eval_mantle(&evals[r]))) {
-                /* the callers outside the config: once, in the route field */
-                bt_shares_shown(cfg, st, evals, r, (enum bt_share_by)by, &l);
-                shares_field(&f, &l);
-            }
-            csv_str(t, bt_buf_str(&f));
-        }
-        bt_buf_free(&f);
-        bt_shares_free(&l);
-        share_memo.now[leader] = bt_eval_now(&evals[leader]);
-    }
-    bt_buf_add(b, t->buf, t->len);
+    bt_buf_free(&f);
+    bt_shares_free(&scratch);
 }
 
 void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r)
@@ -194,14 +153,6 @@ void bt_csv_route_fields(struct bt_buf *b, const struct bt_config *cfg, int r)
     csv_str(b, bt_inference_name(rt->inference));
 }
 
-void bt_csv_row_head(struct bt_buf *b, const struct bt_config *cfg, const struct bt_store *st,
-                     int r, const struct bt_eval *e, int64_t m)
-{
-    struct bt_buf f = {0};
-    bt_csv_route_fields(&f, cfg, r);
-    bt_csv_row_head_with(b, f.buf, f.len, st, e, m);
-    bt_buf_free(&f);
-}
 
 void bt_csv_row_head_with(struct bt_buf *b, const char *fields, size_t len,
                           const struct bt_store *st, const struct bt_eval *e, int64_t m)
