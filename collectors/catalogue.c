@@ -348,10 +348,8 @@ static void *cat_create(struct bt_ctx *ctx)
 static void cat_tick(void *self, int64_t now)
 {
     struct cat *c = self;
-    if ((c->ctx->mode == BT_MODE_ONCE && c->b.started) || now < c->b.next)
+    if (!bt_collector_round_due(&c->b, now, BT_CATALOGUE_EVERY))
         return;
-    c->b.started = true;
-    c->b.next = now + BT_CATALOGUE_EVERY;
     for (int i = 0; i < c->ng; i++) {
         struct cat_group *g = &c->g[i];
         if (g->running || !g->ag->url[0] || g->ag->nroutes == 0)

@@ -367,10 +367,8 @@ static void *ins_create(struct bt_ctx *ctx)
 static void ins_tick(void *self, int64_t now)
 {
     struct ins *in = self;
-    if ((in->ctx->mode == BT_MODE_ONCE && in->b.started) || now < in->b.next)
+    if (!bt_collector_round_due(&in->b, now, BT_INSIGHTS_EVERY))
         return;
-    in->b.started = true;
-    in->b.next = now + BT_INSIGHTS_EVERY;
     int64_t end = bt_minute_floor(now - BT_INSIGHTS_LAG);
     for (int i = 0; i < in->ng; i++) {
         struct ins_group *g = &in->g[i];

@@ -50,6 +50,15 @@ int64_t bt_collector_next_due(void *self)
     return b->next;
 }
 
+bool bt_collector_round_due(struct bt_collector_base *b, int64_t now, int64_t every)
+{
+    if ((b->mode == BT_MODE_ONCE && b->started) || now < b->next)
+        return false;
+    b->started = true;
+    b->next = now + every;
+    return true;
+}
+
 bool bt_collector_busy(void *self)
 {
     const struct bt_collector_base *b = self;

@@ -70,6 +70,11 @@ void *bt_collector_base_init(struct bt_collector_base *b, const struct bt_collec
 /* Check mode: never once started, else at next (0 until a tick set it: at once); live:
  * the next round, or the retry of a failed one. */
 int64_t bt_collector_next_due(void *self);
+/* Whether a kind that runs a round every `every` seconds is due at now (check mode:
+ * its one round, not yet started; live: now at or past next); when it is, marks the
+ * round started and sets the next one. A kind that retries a failed round before next
+ * (retry_at) or steps through several rounds decides for itself. */
+bool bt_collector_round_due(struct bt_collector_base *b, int64_t now, int64_t every);
 /* Check mode: busy until started; then, and live, while a group's round is out (the
  * kind's busy, else the groups' flag; neither: never). */
 bool bt_collector_busy(void *self);

@@ -251,10 +251,8 @@ static void *tg_create(struct bt_ctx *ctx)
 static void tg_tick(void *self, int64_t now)
 {
     struct tg *t = self;
-    if ((t->ctx->mode == BT_MODE_ONCE && t->b.started) || now < t->b.next)
+    if (!bt_collector_round_due(&t->b, now, BT_TAGS_REFRESH))
         return;
-    t->b.started = true;
-    t->b.next = now + BT_TAGS_REFRESH;
     const struct bt_config *cfg = t->ctx->cfg;
     for (int r = 0; r < cfg->nroutes; r++) {
         struct tg_route *tr = &t->r[r];

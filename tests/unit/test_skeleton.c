@@ -84,6 +84,23 @@ int main(void)
         OK(!bt_collector_busy(t), "live: not busy with nothing out");
         bt_collector_destroy(t);
     }
+    {
+        /* a round every 600 s: check mode's one round, live's at or past next */
+        struct tinst *t = make(BT_MODE_ONCE);
+        OK(bt_collector_round_due(&t->b, 1000, 600) && t->b.started && t->b.next == 1600,
+           "check mode: the first tick starts its round (next 1000 + 600)");
+        OK(!bt_collector_round_due(&t->b, 5000, 600) && t->b.next == 1600,
+           "check mode: no second round, however late");
+        bt_collector_destroy(t);
+        t = make(BT_MODE_LIVE);
+        OK(bt_collector_round_due(&t->b, 1000, 600) && t->b.next == 1600,
+           "live: due at once (next 0)");
+        OK(!bt_collector_round_due(&t->b, 1599, 600) && t->b.next == 1600,
+           "live: not due a second before next");
+        OK(bt_collector_round_due(&t->b, 1600, 600) && t->b.next == 2200,
+           "live: due at next; the one after 600 s on (2200)");
+        bt_collector_destroy(t);
+    }
     bt_collector_destroy(NULL);
     OK(true, "destroy(NULL) is nothing");
     return tap_done();
