@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/shares.h"
+#include "core/strmap.h"
 #include "core/util.h"
 
 struct ctr_series {
@@ -74,14 +75,6 @@ double bt_counter_rate(double v1, double t1, double v2, double t2)
     return inc / (t2 - t1) * 60.0;
 }
 
-static uint64_t fnv1a(const char *p)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
-}
-
 void bt_counters_free(struct bt_store *s)
 {
     bt_series_store_free(s); /* the per-series values go with the series */
@@ -101,7 +94,7 @@ void bt_counters_free(struct bt_store *s)
 
 static struct ctr_series *find_series(struct ctr_sig *c, const char *id, bool *fresh)
 {
-    uint64_t h = fnv1a(id);
+    uint64_t h = bt_str_hash(id);
     *fresh = false;
     for (int k = 0; k < c->n; k++)
         if (c->s[k].hash == h && !strcmp(c->s[k].id, id))

@@ -8,6 +8,7 @@
 
 #include "core/json.h"
 #include "core/recfmt.h"
+#include "core/strmap.h"
 #include "core/util.h"
 
 /* The recording writer (man 5 bedtop-recording): the header from the config,
@@ -195,18 +196,10 @@ static void put_num(struct bt_buf *b, double v)
     bt_buf_puts(b, num);
 }
 
-static uint64_t id_hash(const char *p)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
-}
-
 /* The index of a series in this file; a new one is named in the line's "k". */
 static int series_index(struct bt_recorder *r, const char *id)
 {
-    uint64_t h = id_hash(id);
+    uint64_t h = bt_str_hash(id);
     for (int i = 0; i < r->nseries; i++)
         if (r->series[i].hash == h && !strcmp(r->series[i].id, id))
             return i;

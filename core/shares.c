@@ -11,6 +11,7 @@
 #include "core/eval_int.h"
 #include "core/shares_int.h"
 #include "core/sanitize.h"
+#include "core/strmap.h"
 #include "core/util.h"
 
 /* ---- the per-series store ---- */
@@ -41,14 +42,6 @@ bool bt_signal_share_gauge(enum bt_signal sig)
 static bool kept(enum bt_signal sig)
 {
     return bt_signal_share_gauge(sig) || sig == BT_SIG_ADM_SETTLED || sig == BT_SIG_ADM_RESERVED;
-}
-
-static uint64_t fnv1a(const char *p)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
 }
 
 void bt_series_store_free(struct bt_store *s)
@@ -108,7 +101,7 @@ static int slot_of(struct bt_store *s, int route, const char *id)
         s->series_store = n;
     }
     struct bt_series_store *ss = s->series_store;
-    uint64_t h = fnv1a(id);
+    uint64_t h = bt_str_hash(id);
     for (size_t i = ht_pos(h, route, ss->htcap); ss->ht[i]; i = (i + 1) & (ss->htcap - 1)) {
         const struct ss_slot *sl = &ss->slot[ss->ht[i] - 1];
         if (sl->route == route && sl->hash == h && !strcmp(sl->id, id))

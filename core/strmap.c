@@ -7,14 +7,6 @@
 
 #include "core/util.h"
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 void bt_strmap_init(struct bt_strmap *m, size_t expect)
 {
     size_t cap = 16;
@@ -42,7 +34,7 @@ void bt_strmap_clear(struct bt_strmap *m)
 
 static size_t find(const struct bt_strmap *m, const char *key)
 {
-    size_t i = (size_t)fnv(key) & (m->cap - 1);
+    size_t i = (size_t)bt_str_hash(key) & (m->cap - 1);
     while (m->key[i] && strcmp(m->key[i], key) != 0)
         i = (i + 1) & (m->cap - 1);
     return i;
