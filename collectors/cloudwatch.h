@@ -3,7 +3,8 @@
  * request; ListMetrics to learn the cache-metric spelling and, with no routes
  * configured, to discover routes. The pure parts (request building, response
  * parsing, the settled-minute window) are exposed for tests. Files: cw_wire.c (the
- * wire), cw_collect.c (the collector), cw_discover.c (route discovery). */
+ * wire), cw_page.c (a GetMetricData page read), cw_collect.c (the collector),
+ * cw_discover.c (route discovery). */
 #ifndef BEDTOP_CLOUDWATCH_H
 #define BEDTOP_CLOUDWATCH_H
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "collectors/collector.h"
+#include "collectors/cw_page.h"
 #include "core/error.h"
 #include "core/util.h"
 
@@ -96,20 +98,6 @@ void bt_cloudwatch_request_json(struct bt_buf *out, const struct bt_route *route
 void bt_cloudwatch_request_json_of(struct bt_buf *out, const struct bt_route *routes,
                                    const struct bt_cw_query *q, const int *idx, int nq,
                                    int64_t start, int64_t end, const char *next_token);
-
-/* What a GetMetricData page delivers, by callback. */
-struct bt_cw_sink {
-    void (*sample)(void *arg, const char *id, int64_t t, double v);
-    /* a result whose StatusCode is not Complete (PartialData, InternalError, Forbidden) */
-    void (*status)(void *arg, const char *id, const char *code, const char *detail);
-    void (*message)(void *arg, const char *code, const char *value); /* top-level Messages */
-    void *arg;
-};
-/* Parses one page; *next_token gets a malloc'd NextToken or NULL. On a
- * malformed body returns false with err set (nothing half-delivered is lost:
- * samples already delivered stay valid minutes). */
-bool bt_cloudwatch_parse_page(const char *body, size_t len, const struct bt_cw_sink *sink,
-                              char **next_token, char *err, size_t errlen);
 
 /* ListMetrics: body for AWS/Bedrock metrics with a ModelId dimension; linked: a
  * monitoring account also lists its source accounts' metrics (IncludeLinkedAccounts),

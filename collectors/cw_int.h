@@ -1,10 +1,10 @@
-/* Between the CloudWatch files (cw_wire.c, cw_collect.c, cw_discover.c): the
- * protocol's constants. Not for other rooms.
+/* Between the CloudWatch files (cw_wire.c, cw_page.c, cw_collect.c, cw_discover.c):
+ * the protocol's constants. Not for other rooms.
  * Their layers, each calling only those below it: cw_collect.c (the collector) on
  * top; cw_list.c (ListMetrics) and cw_query.c (a poll's queries) under it, neither
  * calling the other (what cw_list.c needs of the collector is handed to it:
- * cw->listed, and cw_submit here); cw_sets.c, then cw_wire.c (the wire format) at
- * the bottom. */
+ * cw->listed, and cw_submit here); cw_sets.c, then cw_wire.c and cw_page.c (the wire
+ * format; neither calls the other) at the bottom. */
 #ifndef BEDTOP_CW_INT_H
 #define BEDTOP_CW_INT_H
 
@@ -13,6 +13,7 @@
 #define CW_TARGET "GraniteServiceVersion20100801."
 #define CW_CTYPE "application/x-amz-json-1.0"
 #define MAX_PAGES 1000       /* a pagination that never ends is an error */
+#define MAX_TOKEN_LEN 4096   /* bound on a NextToken we echo back */
 
 #include "collectors/cloudwatch.h"
 

@@ -1,4 +1,4 @@
-/* bt_cloudwatch_parse_page (collectors/cw_wire.c) reads a GetMetricData page without
+/* bt_cloudwatch_parse_page (collectors/cw_page.c) reads a GetMetricData page without
  * a cJSON tree. What it delivers must be what the cJSON reading delivered, for every
  * input: the same samples (the same doubles, bit for bit), statuses, messages and
  * token, and the same error where the page is refused. The reference below is that
