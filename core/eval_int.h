@@ -1,6 +1,6 @@
 /* The figures' NAN helpers, shared by the evaluation and core's other readers of it
- * (each part's own functions are in its header: core/sides.h, rules.h, frame.h,
- * headroom.h); not for views. */
+ * (each part's own functions are in its header: core/sides.h, formulas.h, rules.h,
+ * frame.h, headroom.h); not for views. */
 #ifndef BEDTOP_EVAL_INT_H
 #define BEDTOP_EVAL_INT_H
 #include <math.h>

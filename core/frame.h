@@ -1,27 +1,18 @@
 /* One route's figures in its quota group's evaluation frame (core/frame.c): what is read
  * from the store at the evaluated minute and at the newest scrape, and the contract's
- * formulas. Above core/sides.h in the evaluation's layers; core/headroom.c evaluates the
- * groups with it. */
+ * formulas (the pure ones: core/formulas.h, which this header includes). Above
+ * core/sides.h and core/formulas.h in the evaluation's layers; core/headroom.c evaluates
+ * the groups with it. */
 #ifndef BEDTOP_FRAME_H
 #define BEDTOP_FRAME_H
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/config.h"
+#include "core/formulas.h"
 #include "core/sides.h"
 
 struct bt_eval;
-
-/* The contract's pure formulas, exposed for tests and views (docs/headroom.md). */
-double bt_settled_tpm(double input, double cache_write, double output, double burndown);
-/* Little's law: calls in flight = arrivals per second x average seconds per call. */
-double bt_littles_law(double invocations_per_min, double latency_avg_ms);
-/* Requests per minute, the RPM quota's measure: the accepted calls, Invocations
- * (it already counts calls that later failed; throttled ones are not in it), or the
- * admission counters' admitted rate. offered = accepted + throttled (retries
- * included), shown beside it, never the side's use. NAN when accepted is unknown. */
-double bt_requests_offered(double accepted, double throttles);
-double bt_eval_offered(const struct bt_eval *e);
 
 /* One route's figures for one minute, as the graphs draw them and as the
  * evaluation uses them (NAN unknown). For a mantle route they are the input side. */

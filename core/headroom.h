@@ -9,10 +9,11 @@
 #include "core/config.h"
 #include "core/model.h"
 #include "core/speed.h"
-/* The evaluation's layers, each file's functions in its own header: sides (lowest),
- * then rules and frame, then this file's, which runs them (scripts/lint keeps them
- * from calling back up). */
+/* The evaluation's layers, each file's functions in its own header: sides and formulas
+ * (lowest), then rules and frame, then this file's, which runs them (scripts/lint keeps
+ * them from calling back up). */
 #include "core/sides.h"
+#include "core/formulas.h"
 #include "core/rules.h"
 #include "core/frame.h"
 
