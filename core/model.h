@@ -60,19 +60,6 @@ struct bt_signal_info {
     const char *mantle;    /* AWS/BedrockMantle metric, or NULL */
     enum bt_source source;
 };
-extern const struct bt_signal_info bt_signal_info[BT_SIG_COUNT];
-int bt_signal_by_name(const char *name); /* -1 if unknown */
-/* The DAY_* signals hold one value per UTC day (stored at midnight): the day's sum
- * so far, the hourly datapoints since midnight summed, so that `check` need not fetch
- * every minute since midnight for the daily-token total. */
-bool bt_signal_daily(enum bt_signal s);
-/* The per-minute signal a daily one sums (DAY_INPUT_TOKENS: INPUT_TOKENS, ...). */
-enum bt_signal bt_signal_daily_minute(enum bt_signal daily);
-/* The TIER_RES_* signals are the route's ModelId with ResolvedServiceTier=reserved
- * (the tier that actually served): queried only where ListMetrics lists that
- * dimension for the ModelId, never as the plain ModelId series. */
-bool bt_signal_tier(enum bt_signal s);
-const char *bt_source_name(enum bt_source s);
 
 enum bt_endpoint { BT_EP_RUNTIME, BT_EP_MANTLE };
 /* latency-optimized: a "+latency-optimized" ModelId, its own quotas; provisioned: a
@@ -81,13 +68,6 @@ enum bt_inference { BT_INF_ON_DEMAND, BT_INF_CROSS_REGION, BT_INF_GLOBAL, BT_INF
                     BT_INF_PROVISIONED, BT_INF_COUNT };
 enum bt_priority { BT_PRIO_ONLINE, BT_PRIO_OFFLINE };
 enum bt_quota_source { BT_QS_UNKNOWN, BT_QS_SERVICE_QUOTAS, BT_QS_CONFIG, BT_QS_DEFAULT };
-const char *bt_endpoint_name(enum bt_endpoint e);
-const char *bt_inference_name(enum bt_inference i);
-/* -1 when the name is none of on-demand, cross-region, global, latency-optimized, provisioned */
-int bt_inference_by_name(const char *name);
-const char *bt_quota_source_name(enum bt_quota_source s);
-/* Precedence of quota sources: config 3 > service-quotas 2 > default 1 > unknown 0. */
-int bt_quota_rank(enum bt_quota_source s);
 /* Inference-profile prefixes ("us.", "us-gov.", "apac.", "in.", "global.", ...),
  * recognised by pattern, never a fixed list: "global.", or two to four lower-case
  * letters with an optional "-letters" tail, then a '.', then vendor.model (vendor:
@@ -108,18 +88,11 @@ enum bt_inference bt_inference_from_model(const char *model_id);
 enum bt_quota_kind { BT_Q_TPM, BT_Q_RPM, BT_Q_TPD, BT_Q_INPUT_TPM, BT_Q_OUTPUT_TPM,
                      BT_Q_RES_INPUT_TPM, BT_Q_RES_OUTPUT_TPM, BT_Q_TPD_ACCOUNT, BT_Q_CONCURRENT,
                      BT_Q_COUNT };
-/* The quota kind's name, as the recording's quota key, check's `quota` object, the
- * exposition's `kind` label and the quota-names table spell it: tpm rpm tpd input_tpm
- * output_tpm reserved_input_tpm reserved_output_tpm tpd_account concurrent. A quota's
- * kind, not a side: the side it bounds is named by bt_side_name (reserved-input ...). */
-const char *bt_quota_kind_name(enum bt_quota_kind k);
 
 /* How a quota was tied to a route (DOMAIN.md "Where quota values come from"): the
  * quota's UsageMetric names the route's ModelId, its code (configured, or learned at
  * an earlier listing), its name (data/quota-names.conf), or the config gave the value. */
 enum bt_quota_match { BT_QM_NONE, BT_QM_USAGE_METRIC, BT_QM_CODE, BT_QM_NAME, BT_QM_CONFIG };
-const char *bt_quota_match_name(enum bt_quota_match m); /* "usage-metric", "code", ... ; NONE: NULL */
-int bt_quota_match_by_name(const char *name);          /* -1 unknown */
 
 /* The start of a mantle quota's unknown reason when AWS publishes none for the model
  * (collectors/quota_collect.c): information, not QUOTA_UNKNOWN (core/headroom.c). */
@@ -239,10 +212,6 @@ struct bt_series {
     int64_t oldest;          /* oldest minute stored still inside the history */
     int64_t newest;          /* newest minute present, 0 if none */
 };
-/* A deep copy of src (for a store's what-if copy). */
-void bt_series_copy(struct bt_series *dst, const struct bt_series *src);
-/* Bytes a series' slots take (the bench's memory per route). */
-size_t bt_series_bytes(const struct bt_series *se);
 
 enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INFO,
                       BT_EV_SETTING };
@@ -260,9 +229,8 @@ enum bt_event_type { BT_EV_ERROR, BT_EV_OK, BT_EV_QUOTA, BT_EV_MARKER, BT_EV_INF
  * "unlisted", "unknown") and why in text. */
 enum bt_setting { BT_SET_MAX_TOKENS, BT_SET_BURNDOWN, BT_SET_BASE_MODEL, BT_SET_INFERENCE,
                   BT_SET_IDENTITY, BT_SET_LIFECYCLE, BT_SET_PROFILE, BT_SET_COUNT };
-const char *bt_setting_name(enum bt_setting k);
-int bt_setting_by_name(const char *name); /* -1 if unknown */
-bool bt_setting_is_number(enum bt_setting k);
+/* The names and their lookups: core/names.h. */
+#include "core/names.h"
 struct bt_event {
     int64_t t;
     enum bt_event_type type;
@@ -314,9 +282,9 @@ struct bt_store_tap {
 };
 struct bt_counter_state; /* core/counters.c */
 struct bt_series_store;  /* core/shares.c */
-struct bt_cov_series;    /* core/model.c: one route and signal's covered minutes */
+struct bt_cov_series;    /* core/coverage.c: one route and signal's covered minutes */
 struct bt_cov_rec;
-struct bt_sum_memo;      /* core/model.c: replay's running sums since midnight */
+struct bt_sum_memo;      /* core/store_int.h: replay's running sums since midnight */
 struct bt_newest_memo;
 
 struct bt_store {
@@ -449,22 +417,8 @@ struct bt_coverage {
     int64_t asked;           /* when the request was sent (epoch s) */
 };
 enum bt_cover { BT_COV_NONE, BT_COV_ASKED, BT_COV_SETTLED };
-/* Takes a coverage record that arrived (was answered) at `arrival`; replay: visible
- * from its arrival on (bt_store_set_horizon). Records nothing for a bad route or an
- * empty range. */
-void bt_store_cover(struct bt_store *s, const struct bt_coverage *c, int64_t arrival);
-/* Whether a poll recorded coverage for route (false: it is inferred). */
-bool bt_store_cover_recorded(const struct bt_store *s, int route);
-/* What polls asked for at route's minute of sig: NONE, ASKED (not settled when asked)
- * or SETTLED; minutes older than the history are NONE. */
-enum bt_cover bt_store_covered(const struct bt_store *s, int route, enum bt_signal sig,
-                               int64_t minute);
-/* The newest settled, covered minute of sig <= limit (0: none). */
-int64_t bt_store_covered_newest(const struct bt_store *s, int route, enum bt_signal sig,
-                                int64_t limit);
-/* How many of the n minutes from `from` on are settled and covered for sig. */
-int bt_store_covered_count(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
-                           int n);
+/* The coverage's functions: core/coverage.h. */
+#include "core/coverage.h"
 
 void bt_store_init(struct bt_store *s, int nroutes, int history_minutes);
 /* Room for slots routes (at least nroutes), the series and statuses kept: the shares'
@@ -491,56 +445,9 @@ void bt_store_clone(struct bt_store *d, const struct bt_store *s);
 void bt_store_view(struct bt_store *v, const struct bt_store *s);
 void bt_store_free(struct bt_store *s);
 void bt_store_clear(struct bt_store *s);
-/* Takes a sample. NAN (no value) is skipped; a value out of bounds
- * (bt_sample_plausible) is not stored and is held as the reason the source's next
- * OK for the route is an error. Returns whether the sample was stored. */
-/* A sample dated more than this after its arrival is refused (and its source's
- * next OK for the route becomes an error naming it): the skew SigV4 allows
- * between clocks, 5 minutes. */
-#define BT_SAMPLE_MAX_SKEW_S 300
-/* A value from outside was refused for route (its source src): the source's
- * next OK for the route becomes an error with this reason (the first one kept). */
-void bt_store_refused(struct bt_store *s, int route, enum bt_source src, const char *why);
-bool bt_store_add(struct bt_store *s, const struct bt_sample *smp, int64_t arrival);
-/* Value at a minute, NAN when missing or outside the window. */
-double bt_store_at(const struct bt_store *s, int route, enum bt_signal sig, int64_t minute);
-/* Newest minute <= limit holding a value (0 if none within the window). */
-int64_t bt_store_newest(const struct bt_store *s, int route, enum bt_signal sig, int64_t limit);
-/* The day's sum so far of a daily signal (bt_signal_daily) through minute `through`.
- * The route's newest day sums of the day (input and output; cache write with them)
- * sum the day's hourly datapoints from UTC midnight to the minute they are stored at
- * (at midnight itself: to the poll that asked, as check's and older recordings' do);
- * the per-minute signal of each minute after that is added. Without day sums, the
- * per-minute signal since midnight within the history. NAN: no value at all. */
-double bt_store_day_sum(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
-bool bt_store_has_day_sum(const struct bt_store *s, int route, int64_t through);
-/* Whether the route's newest day sums of the day through `through` hold daily's own:
- * its value stored with them, or (coverage recorded) its day-sum query asked and
- * answered with no datapoint. False: it was not asked (a recording from before
- * DAY_CACHE_READ, a metric ListMetrics does not list) and only minutes can tell. */
-bool bt_store_day_sum_held(const struct bt_store *s, int route, enum bt_signal daily, int64_t through);
-/* The sum of sig's values visible at the minutes from..through (bt_store_at of each,
- * the missing ones skipped), added in minute order; *n (may be NULL) says how many
- * were added (0: the sum is NAN). A replay's store carries the last sum of each route's
- * per-minute token signal forward while the horizon and `through` only move on (the
- * result is the one the loop gives: carried only while every value is a whole number,
- * whose sums are exact in any order). */
-double bt_store_sum(const struct bt_store *s, int route, enum bt_signal sig, int64_t from,
-                    int64_t through, int *n);
-/* out[i] = bt_store_at(s, route, sig, from + 60 i) for i < n, in one pass over the ring. */
-void bt_store_range(const struct bt_store *s, int route, enum bt_signal sig, int64_t from, int n,
-                    double *out);
+/* Taking samples and reading the series: core/series.h. */
+#include "core/series.h"
 void bt_store_event(struct bt_store *s, const struct bt_event *ev);
-/* The route's burndown settled at `through` (core/burndown.h bt_route_burndown_steady)
- * by the steady measurement over the store's minutes before it: derived from the
- * store only, so a replay recomputes it from the recorded samples. The store runs
- * it at each CloudWatch event (bt_store_event). */
-void bt_route_burndown_settle(struct bt_route *r, const struct bt_store *st, int route,
-                              int64_t through);
-/* Replay, once a recording is read: the series of one route whose minutes arrived
- * together (the signals of one sample line) share one array of arrival offsets (a
- * day of 200 routes: 11.6 MB of offsets, most of them copies). Nothing read changes. */
-void bt_store_share_arrivals(struct bt_store *s);
 /* Replay: keep arrivals and an event log (call right after init). */
 void bt_store_track_arrival(struct bt_store *s);
 /* Replay: show the model as at time t: samples that arrived later are hidden,
@@ -554,9 +461,6 @@ static inline uint64_t bt_store_nevents(const struct bt_store *s)
 {
     return s->nevents;
 }
-struct bt_source_status *bt_store_status(struct bt_store *s, int route, enum bt_source src);
-const struct bt_source_status *bt_store_status_c(const struct bt_store *s, int route,
-                                                 enum bt_source src);
 /* The store's generation: it bumps on every change, so a view or a memo keyed by it
  * is redone once the store changed (read it here, never the field). */
 uint64_t bt_store_generation(const struct bt_store *s);

@@ -155,13 +155,14 @@ circle aws/awsauth.c '' aws/creds_env.c \
 circle core/headroom.c '' core/sides.c \
     'void bt_lint_back(void); void bt_lint_back(void) { bt_eval_groups_free(0); }' \
     "a side calling back up into headroom.c"
-# the store calls burndown.c (bt_burndown_measure) and frees the readings through the hook
-# counters.c sets; the measurement reading the store again, or the store calling
-# counters.c, closes a circle untied
+# the store's series (core/series.c) call burndown.c (bt_burndown_measure), and counters.c
+# adds to them (the store frees the readings through the hook counters.c sets); the
+# measurement reading the store again, or the store calling counters.c, closes a circle
+# untied
 circle core/burndown.c \
     'double bt_lint_bd(const struct bt_store *s); double bt_lint_bd(const struct bt_store *s) { return bt_store_at(s, 0, BT_SIG_INVOCATIONS, 0); }' \
-    core/model.c '' "the burndown measurement reading the store again"
-circle core/counters.c '' core/model.c \
+    core/series.c '' "the burndown measurement reading the store again"
+circle core/counters.c '' core/series.c \
     'void bt_counters_free(struct bt_store *s); void bt_lint_ctr(struct bt_store *s); void bt_lint_ctr(struct bt_store *s) { bt_counters_free(s); }' \
     "the store calling counters.c to free them"
 circle io/conffile.c 'void lint_b(void); void lint_a(void); void lint_a(void) { lint_b(); }' \

@@ -201,10 +201,10 @@ expect_eq "the version is core/recording.h's" "$v" \
     "$(sed -nE 's/^#define BT_REC_MAJOR ([0-9]+)/\1/p' core/recording.h).$(sed -nE 's/^#define BT_REC_MINOR ([0-9]+)/\1/p' core/recording.h)"
 # the quota kinds and sources written are the ones listed
 missing=""
-for w in $(sed -nE 's/.*names\[\] = \{(.*)\};/\1/p' core/model.c | grep -oE '"[a-z_-]+"' | tr -d '"' | sort -u); do
+for w in $(sed -nE 's/.*names\[\] = \{(.*)\};/\1/p' core/names.c | grep -oE '"[a-z_-]+"' | tr -d '"' | sort -u); do
     grep -qw -- "$w" "$TMP/rec_man" || missing="$missing $w"
 done
-expect_eq "bedtop-recording(5) names every source, quota source and quota kind of core/model.c" "$missing" ""
+expect_eq "bedtop-recording(5) names every source, quota source and quota kind of core/names.c" "$missing" ""
 
 # The reading rules bedtop-recording(5) states, on variants of that recording.
 R=$TMP/rec.jsonl

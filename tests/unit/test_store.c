@@ -1,4 +1,4 @@
-/* The store's per-minute series (core/model.c): rings sized to what was observed
+/* The store's per-minute series (core/series.c): rings sized to what was observed
  * (a ten-minute `check` takes 16 slots, not the history's 1440), compact storage
  * (float, int16 arrival offsets) that never changes a number read back, growth that
  * keeps every minute inside the history, and the history's edge. */
