@@ -1,6 +1,7 @@
 /* Inside the recording format (man 5 bedtop-recording), shared by its writer
- * (core/recording.c), reader and index (core/recread.c) and poll-line scanner
- * (core/recscan.c). Not for views or collectors: they use core/recording.h. */
+ * (core/recording.c), reader and index (core/recread.c), what the reader reads of
+ * the lines (core/recload.c) and poll-line scanner (core/recscan.c). Not for views
+ * or collectors: they use core/recording.h. */
 #ifndef BEDTOP_RECFMT_H
 #define BEDTOP_RECFMT_H
 #include <cjson/cJSON.h>
@@ -82,6 +83,18 @@ bool bt_rec_scan_array(const char *p, bool (*each)(void *, size_t, const char *,
 /* Locates and checks a poll line's parts; false with the reason in why. */
 bool bt_rec_scan_line(const char *line, int nroutes, const int *sigmap, struct bt_rec_line *pl,
                       struct bt_rec_span *span, char *why, size_t n);
+/* What the reader reads of the lines (core/recload.c). bt_rec_parse_header reads
+ * the header line into rp (its mode, start, config, routes and prices) and fills
+ * sigmap[256], the file's signal indices as ours (-1: a name this reader does not
+ * know); false with the reason in err. A poll line's arrays, each one cJSON tree:
+ * "e" its events (into the store; markers kept), "k" the series names later rows
+ * use, "v" (2.1) what each good poll asked for, "c" counter readings. */
+bool bt_rec_parse_header(struct bt_replay *rp, const char *line, int *sigmap, char *err,
+                         size_t errlen);
+void bt_rec_load_events(struct bt_replay *rp, const cJSON *e);
+void bt_rec_load_series(struct bt_replay *rp, const cJSON *k);
+void bt_rec_load_coverage(struct bt_replay *rp, const cJSON *v, const int *sigmap);
+void bt_rec_load_readings(struct bt_replay *rp, const cJSON *c, const int *sigmap);
 /* The header's share settings (core/recshares.c): share_label, share_top_n and the
  * attribute_by tag, written with the thresholds and read back into cfg. */
 void bt_rec_header_shares(cJSON *c, const struct bt_config *cfg);

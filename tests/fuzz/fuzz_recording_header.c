@@ -1,5 +1,5 @@
 /* A recording header (man 5 bedtop-recording): the input is the header line, read
- * member by member (core/recread.c, core/recscan.c) with a fixed poll line after it,
+ * member by member (core/recload.c, core/recscan.c) with a fixed poll line after it,
  * then the window and the data-minute clock it sets (core/dataminute.c: its
  * cloudwatch_lag and interval reached an unchecked float-to-integer conversion,
  * issue 37) and one evaluation at each end, as replay --at would. */
