@@ -1,273 +1,17 @@
 /* The config's INI text (bedtop.conf(5)) into a struct bt_config: inih splits
  * the lines (from a buffer: io/conffile.c reads the file), this checks every key
- * and names the line of the first problem. */
+ * and names the line of the first problem (core/config_index.c finds the lines). */
 #include "core/config.h"
 
 #include <ctype.h>
 #include <ini.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "core/config_int.h"
 #include "core/format.h"
 #include "core/plausible.h"
 #include "core/util.h"
-
-/* ---- section lines: one pass over the text, looked up by name ----
- * Linear in the routes: a scan of the whole text per route for its "[route NAME]"
- * line, and a search of the routes per key, would be quadratic (20,000 routes). */
-
-struct ix_slot {
-    const char *key;         /* NULL: empty */
-    size_t len;
-    int a, b;                /* section lines: first and second line; routes: index */
-};
-
-/* An open-addressing hash of names to two ints; keys are not copied. */
-struct name_ix {
-    struct ix_slot *slot;
-    size_t cap, n;           /* cap: a power of two, at most half full */
-};
-
-static size_t ix_hash(const char *k, size_t len)
-{
-    size_t h = 14695981039346656037u; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)k[i]) * 1099511628211u;
-    return h;
-}
-
-static struct ix_slot *ix_find(const struct name_ix *ix, const char *k, size_t len)
-{
-    if (!ix->cap)
-        return NULL;
-    for (size_t i = ix_hash(k, len) & (ix->cap - 1);; i = (i + 1) & (ix->cap - 1)) {
-        struct ix_slot *sl = &ix->slot[i];
-        if (!sl->key || (sl->len == len && !memcmp(sl->key, k, len)))
-            return sl;
-    }
-}
-
-/* The slot of k, added (a = b = 0) when new. */
-static struct ix_slot *ix_get(struct name_ix *ix, const char *k, size_t len)
-{
-    if (2 * (ix->n + 1) > ix->cap) {
-        struct name_ix big = {.cap = ix->cap ? 2 * ix->cap : 64};
-        big.slot = bt_xcalloc(big.cap, sizeof *big.slot);
-        for (size_t i = 0; i < ix->cap; i++)
-            if (ix->slot[i].key)
-                *ix_find(&big, ix->slot[i].key, ix->slot[i].len) = ix->slot[i];
-        big.n = ix->n;
-        free(ix->slot);
-        *ix = big;
-    }
-    struct ix_slot *sl = ix_find(ix, k, len);
-    if (!sl->key) {
-        *sl = (struct ix_slot){.key = k, .len = len};
-        ix->n++;
-    }
-    return sl;
-}
-
-static void ix_free(struct name_ix *ix)
-{
-    free(ix->slot);
-    *ix = (struct name_ix){0};
-}
-
-/* A name as section lines are matched: trailing blanks do not count. */
-static size_t name_len(const char *k, size_t len)
-{
-    while (len && (k[len - 1] == ' ' || k[len - 1] == '\t'))
-        len--;
-    return len;
-}
-
-/* inih keeps at most 49 bytes of a section name (its MAX_SECTION, 50) and cuts
- * the rest silently: a longer [route NAME] would become another route's name. */
-#define INI_SECTION_MAX 49
-
-/* Every "[route NAME]" line of the text (blanks allowed around "route" and the
- * name): the first and second line of each name. *toolong: the first section line
- * longer than inih reads (0: none). */
-static void index_sections(struct name_ix *ix, const char *text, int *toolong)
-{
-    int line = 1;
-    *toolong = 0;
-    for (const char *p = text; *p; line++) {
-        const char *q = p;
-        while (*q == ' ' || *q == '\t')
-            q++;
-        if (*q == '[') {
-            q++;
-            const char *close = q;
-            while (*close && *close != ']' && *close != '\n')
-                close++;
-            if (*close == ']' && close - q > INI_SECTION_MAX && !*toolong)
-                *toolong = line;
-            while (*q == ' ')
-                q++;
-            if (!strncmp(q, "route", 5)) {
-                q += 5;
-                while (*q == ' ')
-                    q++;
-                const char *e = q;
-                while (*e && *e != ']' && *e != '\n')
-                    e++;
-                size_t len = name_len(q, (size_t)(e - q));
-                if (*e == ']' && len) {
-                    struct ix_slot *sl = ix_get(ix, q, len);
-                    if (!sl->a)
-                        sl->a = line;
-                    else if (!sl->b)
-                        sl->b = line;
-                }
-            }
-        }
-        const char *nl = strchr(p, '\n');
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-}
-
-struct parse_ctx {
-    struct bt_config *c;
-    const char *text;
-    const char *name;
-    char err[1024];
-    int errline_hint;
-    struct name_ix routes;   /* route name -> index (keys: copies in names) */
-    char **names;
-    int nnames;
-    char last_section[256];  /* the section of the previous key and its route */
-    int last_route;
-    struct name_ix seen;     /* "section\x1fkey" of every key set (keys: copies in seen_keys) */
-    char **seen_keys;
-    int nseen;
-    struct name_ix sections; /* route name -> its section lines, built once (ctx_sections) */
-    int sections_toolong;
-    bool sections_built;
-};
-
-/* The route sections of the text, indexed on first use and kept: a [route NAME]
- * written twice asks for every key of its second copy, and indexing the text each
- * time made one long config quadratic (fuzz_config_routes found it). */
-static const struct name_ix *ctx_sections(struct parse_ctx *p)
-{
-    if (!p->sections_built) {
-        index_sections(&p->sections, p->text, &p->sections_toolong);
-        p->sections_built = true;
-    }
-    return &p->sections;
-}
-
-/* The section as keys are told apart: "route NAME" by the route's name alone. */
-static void section_id(struct bt_buf *b, const char *section, size_t len)
-{
-    if (len >= 6 && !strncmp(section, "route ", 6)) {
-        size_t i = 6;
-        while (i < len && section[i] == ' ')
-            i++;
-        bt_buf_puts(b, "route ");
-        bt_buf_add(b, section + i, name_len(section + i, len - i));
-    } else {
-        bt_buf_add(b, section, len);
-    }
-}
-
-/* The line of the first "key = value" of section in text (as inih reads it: blanks
- * around the key, = or : after it); 0 when not found. */
-static int first_key_line(const char *text, const char *id, const char *key)
-{
-    struct bt_buf cur = {0};
-    size_t klen = strlen(key);
-    int line = 1, found = 0;
-    for (const char *p = text; *p && !found; line++) {
-        const char *q = p, *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        while (q < p + n && (*q == ' ' || *q == '\t'))
-            q++;
-        if (*q == '[') {
-            const char *close = memchr(q, ']', (size_t)(p + n - q));
-            if (close) {
-                bt_buf_reset(&cur);
-                section_id(&cur, q + 1, (size_t)(close - q - 1));
-            }
-        } else if (!strcmp(bt_buf_str(&cur), id) && (size_t)(p + n - q) > klen &&
-                   !strncmp(q, key, klen)) {
-            const char *e = q + klen;
-            while (e < p + n && (*e == ' ' || *e == '\t'))
-                e++;
-            if (e < p + n && (*e == '=' || *e == ':'))
-                found = line;
-        }
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    bt_buf_free(&cur);
-    return found;
-}
-
-/* A key set twice in one section is refused, naming both lines (the second is the
- * line inih reports): which of the two was meant is not bedtop's to guess. */
-static bool duplicate_key(struct parse_ctx *p, const char *section, const char *name)
-{
-    struct bt_buf id = {0};
-    section_id(&id, section, strlen(section));
-    size_t slen = id.len;
-    bt_buf_putc(&id, '\x1f');
-    bt_buf_puts(&id, name);
-    struct ix_slot *sl = ix_find(&p->seen, id.buf, id.len);
-    bool dup = sl && sl->key;
-    if (dup && !strncmp(id.buf, "route ", 6)) {
-        /* a [route NAME] written twice: check_routes says so, naming both sections */
-        const struct ix_slot *rs = ix_find(ctx_sections(p), id.buf + 6, slen - 6);
-        dup = !(rs && rs->key && rs->b);
-    }
-    if (dup) {
-        id.buf[slen] = '\0';
-        int first = first_key_line(p->text, id.buf, name);
-        char at[48] = "";
-        if (first)
-            snprintf(at, sizeof at, " (first on line %d)", first);
-        snprintf(p->err, sizeof p->err, "'%s' is set twice in [%s]%s; keep one", name, section, at);
-    } else {
-        size_t n = (size_t)p->nseen; /* doubled at powers of two */
-        if ((n & (n - 1)) == 0)
-            p->seen_keys = bt_xrealloc(p->seen_keys, (n ? 2 * n : 1) * sizeof *p->seen_keys);
-        char *k = p->seen_keys[p->nseen++] = bt_xmalloc(id.len + 1);
-        memcpy(k, id.buf, id.len + 1);
-        ix_get(&p->seen, k, id.len);
-    }
-    bt_buf_free(&id);
-    return dup;
-}
-
-/* The route of section "route NAME", added when new. */
-static int route_of_section(struct parse_ctx *p, const char *section, const char *rn)
-{
-    if (p->nnames && !strcmp(section, p->last_section))
-        return p->last_route;
-    size_t len = strlen(rn);
-    struct ix_slot *sl = ix_find(&p->routes, rn, len);
-    int i;
-    if (sl && sl->key) {
-        i = sl->a;
-    } else {
-        i = bt_config_add_route(p->c, rn);
-        size_t n = (size_t)p->nnames; /* doubled at powers of two, as the routes */
-        if ((n & (n - 1)) == 0)
-            p->names = bt_xrealloc(p->names, (n ? 2 * n : 1) * sizeof *p->names);
-        char *k = p->names[p->nnames++] = bt_xstrdup(rn);
-        ix_get(&p->routes, k, len)->a = i;
-    }
-    bt_strlcpy(p->last_section, section, sizeof p->last_section);
-    p->last_route = i;
-    return i;
-}
 
 /* Sets a positive number, or records why not. */
 static bool num(struct parse_ctx *p, const char *key, const char *value, double min, double max,
@@ -738,7 +482,7 @@ static int handler(void *user, const char *section, const char *name, const char
         return 1; /* report the first error only */
     if (!strcmp(section, "prices"))
         return price_row(p, name, value); /* one pattern may have a row per tier */
-    if (duplicate_key(p, section, name))
+    if (bt_ini_duplicate_key(p, section, name))
         return 0;
     if (!strcmp(section, "bedtop"))
         return global_key(p, name, value);
@@ -762,7 +506,7 @@ static int handler(void *user, const char *section, const char *name, const char
                      (size_t)(INI_SECTION_MAX - 6)); /* what inih keeps of "route NAME" */
             return 0;
         }
-        int i = route_of_section(p, section, rn);
+        int i = bt_ini_route_of_section(p, section, rn);
         return route_key(p, &p->c->routes[i], name, value);
     }
     if (!*section)
@@ -800,61 +544,6 @@ static bool line_problem(const char *text, int n, char *why, size_t len)
         return true;
     }
     return false;
-}
-
-static bool check_routes_in(struct parse_ctx *p, const struct name_ix *sections, char *err,
-                            size_t errlen)
-{
-    for (int i = 0; i < p->c->nroutes; i++) {
-        struct bt_route *r = &p->c->routes[i];
-        const struct ix_slot *sl = ix_find(sections, r->name, name_len(r->name, strlen(r->name)));
-        r->line = sl && sl->key ? sl->a : 0;
-        if (sl && sl->key && sl->b) {
-            snprintf(err, errlen, "%s:%d: route '%s' defined twice", p->name, sl->b, r->name);
-            return false;
-        }
-        if (!r->model[0]) {
-            snprintf(err, errlen, "%s:%d: route '%s' has no model (add model = <model or inference-profile ID>)",
-                     p->name, r->line, r->name);
-            return false;
-        }
-        if (r->endpoint == BT_EP_RUNTIME &&
-            (!isnan(r->quota[BT_Q_INPUT_TPM].value) || !isnan(r->quota[BT_Q_OUTPUT_TPM].value))) {
-            snprintf(err, errlen, "%s:%d: route '%s': quota_input_tpm/quota_output_tpm apply to endpoint = mantle only",
-                     p->name, r->line, r->name);
-            return false;
-        }
-    }
-    if (p->c->crit.pct == p->c->warn.pct && p->c->crit.value > p->c->warn.value) {
-        snprintf(err, errlen, "%s: crit_headroom (%g) must not exceed warn_headroom (%g)", p->name,
-                 p->c->crit.value, p->c->warn.value);
-        return false;
-    }
-    return true;
-}
-
-static bool check_routes(struct parse_ctx *p, char *err, size_t errlen)
-{
-    const struct name_ix *sections = ctx_sections(p);
-    int toolong = p->sections_toolong;
-    bool ok = !toolong;
-    if (toolong)
-        snprintf(err, errlen, "%s:%d: section name longer than %d characters (a route name "
-                 "can have %d); shorten it", p->name, toolong, INI_SECTION_MAX, INI_SECTION_MAX - 6);
-    return ok && check_routes_in(p, sections, err, errlen);
-}
-
-static void parse_ctx_free(struct parse_ctx *p)
-{
-    ix_free(&p->sections);
-    ix_free(&p->routes);
-    ix_free(&p->seen);
-    for (int i = 0; i < p->nseen; i++)
-        free(p->seen_keys[i]);
-    free(p->seen_keys);
-    for (int i = 0; i < p->nnames; i++)
-        free(p->names[i]);
-    free(p->names);
 }
 
 bool bt_config_parse_string(struct bt_config *c, const char *text, const char *name, char *err,
@@ -899,8 +588,8 @@ bool bt_config_parse_string(struct bt_config *c, const char *text, const char *n
         else
             snprintf(err, errlen, "%s: %s", name, p.err[0] ? p.err : "cannot parse");
     }
-    ok = ok && check_routes(&p, err, errlen) && check_budgets(c, name, err, errlen);
-    parse_ctx_free(&p);
+    ok = ok && bt_ini_check_routes(&p, err, errlen) && check_budgets(c, name, err, errlen);
+    bt_ini_parse_ctx_free(&p);
     if (ok)
         bt_config_finish(c);
     return ok;
