@@ -10,11 +10,12 @@
 #include "core/model.h"
 #include "core/speed.h"
 /* The evaluation's layers, each file's functions in its own header: sides and formulas
- * (lowest), then rules and frame, then this file's, which runs them (scripts/lint keeps
- * them from calling back up). */
+ * (lowest), then rules (the load rules beneath the table, on its types) and frame, then
+ * this file's, which runs them (scripts/lint keeps them from calling back up). */
 #include "core/sides.h"
 #include "core/formulas.h"
 #include "core/rules.h"
+#include "core/rulesload.h"
 #include "core/frame.h"
 
 /* The quota a route draws from: routes with equal keys share one quota (same

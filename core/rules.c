@@ -3,7 +3,6 @@
 #include "core/rules.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "core/eval_int.h"
 #include "core/format.h"
 #include "core/headroom.h"
+#include "core/rulesload.h"
 #include "core/util.h"
 
 static void fmt_span(double seconds, char *out, size_t n)
@@ -33,366 +33,6 @@ static void fmt_span(double seconds, char *out, size_t n)
 typedef bool (*bt_rule_fn)(const struct bt_config *cfg, const struct bt_route *r,
                            struct bt_eval *e, struct bt_warning *w);
 
-static void say(struct bt_warning *w, enum bt_status sev, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(struct bt_warning *w, enum bt_status sev, const char *fmt, ...)
-{
-    va_list ap;
-    w->severity = sev;
-    va_start(ap, fmt);
-    vsnprintf(w->message, sizeof w->message, fmt, ap);
-    va_end(ap);
-}
-
-static bool rule_estimate_only(const struct bt_config *cfg, const struct bt_route *r,
-                               struct bt_eval *e, struct bt_warning *w)
-{
-    (void)cfg;
-    (void)r;
-    if (e->state != BT_FR_ACTIVE || e->used_q == BT_QL_UNKNOWN || !isnan(e->reservation) ||
-        !isnan(e->held))
-        return false;
-    char est[32];
-    bt_fmt_si(e->mantle ? e->side[BT_SIDE_INPUT].used : bt_nanmax(e->estimated, e->settled), est,
-              sizeof est);
-    if (e->mantle)
-        say(w, BT_ST_WARN,
-            "input headroom counts completed input only (%s TPM): no admission counters and no "
-            "max_tokens, so the input + max_tokens reservations that admission checks are unseen", est);
-    else
-        say(w, BT_ST_WARN,
-            "headroom rests on EstimatedTPMQuotaUsage/completed tokens alone (%s TPM): no admission "
-            "counters and no max_tokens; Bedrock throttles on input + max_tokens reservations held "
-            "by calls in flight, which the estimate does not see", est);
-    return true;
-}
-
-/* Why a route is throttled below the estimate: the first cause the evidence
- * supports, with that cause's remedy (bedtop(1) WARNINGS lists them). */
-static const char *const act_daily =
-    "Defer work until the daily quota resets at 00:00 UTC, or move it to a batch inference job; "
-    "request a higher daily quota if the volume is planned.";
-static const char *const act_retries =
-    "Cap retries with a retry budget and back off with jitter; lowering max_tokens will not help "
-    "while retries are much of the load.";
-static const char *const act_held =
-    "Lower max_tokens toward the observed output length plus a margin: each call holds "
-    "input + max_tokens of the quota while in flight.";
-static const char *const act_shared =
-    "Find the other callers on this quota (the routes named, or callers outside the config) and "
-    "schedule or split their load, or request a quota increase.";
-static const char *const act_bursts =
-    "Smooth bursts at the admission boundary (a semaphore or a token bucket) so calls in flight "
-    "stay near their average.";
-static const char *const act_rpm =
-    "Send fewer, larger requests (batch prompts, fewer tool round trips) or request an RPM "
-    "increase in Service Quotas with steady-state and peak requests per minute; more tokens will "
-    "not help.";
-static const char *const act_capacity =
-    "No quota increase fixes service capacity: retry with backoff and jitter, spread load over "
-    "another Region or a cross-Region profile, and check the AWS Health Dashboard.";
-static const char *const act_unseen =
-    "Expose the admission counters (in-flight gauge, retries) to see bursts and retries, and look "
-    "for callers outside the config on this quota.";
-
-bool bt_capacity_evidence(double server_errors, double throttles)
-{
-    return server_errors > 0 && server_errors >= 0.1 * bt_z(throttles);
-}
-
-const char *bt_throttle_cause(const struct bt_warning *w, const char **words)
-{
-    static const struct {
-        const char *const *action;
-        const char *name, *words;
-    } causes[] = {
-        {&act_capacity, "capacity", "service capacity, not a quota"},
-        {&act_rpm, "rpm", "the requests-per-minute quota"},
-        {&act_daily, "daily", "the daily token quota"},
-        {&act_retries, "retries", "a retry storm (throttles feeding on retries)"},
-        {&act_held, "reservations", "reservations held in flight (max_tokens far above the "
-                                    "output)"},
-        {&act_shared, "shared", "other callers on the shared quota"},
-        {&act_bursts, "bursts", "bursts of concurrency"},
-        {&act_unseen, "unseen", "a cause not in the data (sub-minute bursts, callers outside "
-                                "the config)"},
-    };
-    if (w->code != BT_W_THROTTLED_BELOW_ESTIMATE)
-        return NULL;
-    for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++) {
-        if (w->action == *causes[i].action) {
-            if (words)
-                *words = causes[i].words;
-            return causes[i].name;
-        }
-    }
-    return NULL;
-}
-
-static bool oversized(const struct bt_config *cfg, const struct bt_eval *e, double *basis)
-{
-    *basis = !isnan(e->out_p99) ? e->out_p99 : e->avg_output;
-    return !isnan(e->max_tokens) && !isnan(*basis) && *basis > 0 &&
-           e->max_tokens > cfg->oversize_factor * *basis;
-}
-
-static double retry_share(const struct bt_eval *e)
-{
-    if (isnan(e->retries) || isnan(e->admitted))
-        return NAN;
-    double offered = e->admitted + bt_z(e->retries) + bt_z(e->rejected);
-    return offered > 0 ? e->retries / offered : NAN;
-}
-
-static bool rule_throttled_below(const struct bt_config *cfg, const struct bt_route *r,
-                                 struct bt_eval *e, struct bt_warning *w)
-{
-    (void)r;
-    if (e->mantle || isnan(e->throttles) || e->throttles <= 0 || isnan(e->estimated) ||
-        isnan(e->quota) || e->quota <= 0 || e->estimated >= e->quota)
-        return false;
-    char est[32], q[32], cause[240];
-    bt_fmt_si(e->estimated, est, sizeof est);
-    bt_fmt_si(e->quota, q, sizeof q);
-    double share = retry_share(e), basis;
-    const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
-    /* rising only against a minute a poll asked for (coverage): an unknown one is not 0 */
-    bool rising = e->server_errors > 0 && !isnan(e->server_errors_before) &&
-                  e->server_errors > e->server_errors_before &&
-                  e->throttles >= bt_z(e->throttles_before);
-    if (rising && bt_capacity_evidence(e->server_errors, e->throttles)) {
-        snprintf(cause, sizeof cause, "service capacity, not a quota: %.0f server errors/min rising "
-                 "with the throttles (from %.0f five minutes before): 503/529 overloaded or "
-                 "ModelNotReady", e->server_errors, bt_z(e->server_errors_before));
-        w->action = act_capacity;
-    } else if (rpm->applies && !isnan(rpm->pct) && rpm->pct <= 100 - 90) {
-        char g[32], qq[32];
-        bt_fmt_si(rpm->group_used, g, sizeof g);
-        bt_fmt_si(rpm->quota, qq, sizeof qq);
-        snprintf(cause, sizeof cause, "the requests-per-minute quota: %s requests accepted of %s "
-                 "RPM%s (many short calls throttle with tokens to spare)", g, qq,
-                 rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
-        w->action = act_rpm;
-    } else if (!isnan(bt_eval_tpd(e)) && bt_eval_tpd(e) > 0 && !isnan(bt_eval_group_today(e)) &&
-        bt_eval_group_today(e) >= bt_eval_tpd(e)) {
-        char t[32], d[32];
-        bt_fmt_si(bt_eval_group_today(e), t, sizeof t);
-        bt_fmt_si(bt_eval_tpd(e), d, sizeof d);
-        if (e->side[BT_SIDE_DAILY_ACCOUNT].applies) /* pricing-weighted: an estimate */
-            snprintf(cause, sizeof cause, "the account-wide cross-model daily quota looks used up "
-                     "(about %s of %s, an estimate: it is pricing-weighted): calls throttle until "
-                     "it resets at 00:00 UTC (assumed)", t, d);
-        else
-            snprintf(cause, sizeof cause, "the daily token quota is used up (%s of %s): calls "
-                     "throttle until it resets at 00:00 UTC", t, d);
-        w->action = act_daily;
-    } else if (!isnan(share) && share > cfg->retry_share) {
-        snprintf(cause, sizeof cause, "retries are %.0f%% of offered load (%.0f of %.0f calls/min): "
-                 "a retry storm, throttles feeding on retries", 100 * share, e->retries,
-                 e->admitted + bt_z(e->retries) + bt_z(e->rejected));
-        w->action = act_retries;
-    } else if (oversized(cfg, e, &basis)) {
-        char res[32];
-        bt_fmt_si(e->reservation, res, sizeof res);
-        snprintf(cause, sizeof cause, "each call holds %s while in flight (max_tokens %.0f against "
-                 "a %s output of %.0f), so about %.0f fit in flight at once and short bursts "
-                 "throttle", res, e->max_tokens, !isnan(e->out_p99) ? "p99" : "mean", basis,
-                 isnan(e->reservation) ? 0 : floor(e->quota / e->reservation));
-        w->action = act_held;
-    } else if (bt_eval_nshared(e) > 0 && (bt_eval_group_used(e) - bt_z(e->used) > 0 || bt_eval_nunknown_others(e) > 0)) {
-        char o[32];
-        bt_fmt_si(bt_eval_group_used(e) - bt_z(e->used), o, sizeof o);
-        snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s%s TPM of it, "
-                 "and callers outside the config are unseen", bt_eval_nshared(e), bt_eval_nshared(e) == 1 ? "" : "s",
-                 bt_eval_nshared(e) == 1 ? "s" : "", bt_eval_nunknown_others(e) ? "at least " : "", o);
-        w->action = act_shared;
-    } else if ((!isnan(e->in_flight) && !isnan(e->littles_in_flight) &&
-                !strcmp(e->in_flight_source ? e->in_flight_source : "", "admission") &&
-                e->in_flight > 1.5 * e->littles_in_flight + 1) ||
-               (!isnan(e->queue_depth) && e->queue_depth > 0)) {
-        snprintf(cause, sizeof cause, "bursts of concurrency: %.0f calls in flight now (queue %.0f) "
-                 "against an average of %.1f (Little's law)", e->in_flight, bt_z(e->queue_depth),
-                 bt_z(e->littles_in_flight));
-        w->action = act_bursts;
-    } else if (isnan(e->server_errors_before) && bt_capacity_evidence(e->server_errors, e->throttles)) {
-        /* errors beside the throttles, but five minutes before was never asked for:
-         * whether they rise with them (service capacity) is not known */
-        snprintf(cause, sizeof cause, "the cause is not in the data: %.0f server errors/min beside "
-                 "the throttles, but five minutes before was not read, so whether they rise with "
-                 "them (service capacity) is unknown", e->server_errors);
-        w->action = act_unseen;
-    } else {
-        snprintf(cause, sizeof cause, "the cause is not in the data: bursts shorter than a minute "
-                 "or callers outside the config on this quota");
-        w->action = act_unseen;
-    }
-    say(w, BT_ST_WARN, "%.0f throttles/min while EstimatedTPMQuotaUsage is %s of %s TPM (%.0f%%): %s",
-        e->throttles, est, q, 100 * e->estimated / e->quota, cause);
-    return true;
-}
-
-static bool rule_oversized(const struct bt_config *cfg, const struct bt_route *r,
-                           struct bt_eval *e, struct bt_warning *w)
-{
-    (void)r;
-    double basis;
-    if (isnan(e->recommended_max_tokens) || !oversized(cfg, e, &basis))
-        return false;
-    bool p99 = !isnan(e->out_p99);
-    char gain[2 * 32 + 48] = ""; /* both figures whole */
-    if (!isnan(e->fits_more) && !isnan(e->fits_more_recommended)) {
-        char now[32], rec[32];
-        bt_fmt_si(e->fits_more, now, sizeof now);
-        bt_fmt_si(e->fits_more_recommended, rec, sizeof rec);
-        snprintf(gain, sizeof gain, " would fit %s more calls in flight instead of %s", rec, now);
-    }
-    /* "%.0f"'s text without printf's way for each (this rule fires for most routes of
-     * a fleet whose max_tokens is a default: half of the dashboard's rule time) */
-    char mt[BT_FIXED0_MAX], x[BT_FIXED0_MAX], b[BT_FIXED0_MAX], rec[BT_FIXED0_MAX],
-        margin[BT_FIXED0_MAX];
-    say(w, BT_ST_WARN,
-        "max_tokens %s is %sx the observed %s output (%s tokens%s); recommended max_tokens "
-        "%s (%s + %s%% margin)%s",
-        bt_fmt_fixed0(e->max_tokens, mt, sizeof mt),
-        bt_fmt_fixed0(e->max_tokens / basis, x, sizeof x), p99 ? "p99" : "mean",
-        bt_fmt_fixed0(basis, b, sizeof b),
-        p99 ? ", admission histogram" : ", OutputTokenCount/Invocations: no histogram, using the mean",
-        bt_fmt_fixed0(e->recommended_max_tokens, rec, sizeof rec), p99 ? "p99" : "2 x mean",
-        bt_fmt_fixed0(100 * cfg->oversize_margin, margin, sizeof margin), gain);
-    return true;
-}
-
-static bool rule_retry_load(const struct bt_config *cfg, const struct bt_route *r,
-                            struct bt_eval *e, struct bt_warning *w)
-{
-    (void)r;
-    if (!isnan(e->retries) && !isnan(e->admitted)) {
-        double offered = e->admitted + bt_z(e->retries) + bt_z(e->rejected);
-        if (offered <= 0)
-            return false;
-        double share = e->retries / offered;
-        if (share > cfg->retry_share) {
-            say(w, share > 0.5 ? BT_ST_CRIT : BT_ST_WARN,
-                "retries are %.0f%% of offered load (%.0f of %.0f calls/min); accepted completions "
-                "%.0f/min: retries add load, not throughput",
-                100 * share, e->retries, offered, bt_z(e->completed));
-            return true;
-        }
-        if (e->offered_growth > 0.3 && fabs(e->accepted_growth) < 0.05) {
-            say(w, BT_ST_WARN,
-                "offered load rose %.0f%% over 5 minutes while accepted completions stayed flat "
-                "(%+.0f%%): more callers are not adding throughput",
-                100 * e->offered_growth, 100 * e->accepted_growth);
-            return true;
-        }
-        return false;
-    }
-    /* with no quota every call throttles: NO_QUOTA says so, retries are not the story */
-    if (isnan(e->throttles) || isnan(e->invocations) || e->quota == 0)
-        return false;
-    double offered = e->invocations + e->throttles;
-    if (offered <= 0 || e->throttles / offered <= cfg->retry_share)
-        return false;
-    say(w, e->throttles / offered > 0.5 ? BT_ST_CRIT : BT_ST_WARN,
-        "%.0f%% of calls are throttled (%.0f of %.0f/min, CloudWatch): callers' retries add "
-        "offered load, not throughput; admission counters would show retries directly",
-        100 * e->throttles / offered, e->throttles, offered);
-    return true;
-}
-
-static bool rule_hidden_parallelism(const struct bt_config *cfg, const struct bt_route *r,
-                                    struct bt_eval *e, struct bt_warning *w)
-{
-    (void)cfg;
-    (void)r;
-    if (isnan(e->in_flight) || isnan(e->conc_limit) || e->in_flight <= e->conc_limit)
-        return false;
-    say(w, BT_ST_WARN,
-        "%.0f model calls in flight (%s) against a tested concurrency of %.0f: calls made inside "
-        "each worker multiply the worker cap (e.g. 10 workers x 4 calls = 40)",
-        e->in_flight, e->in_flight_source ? e->in_flight_source : "?", e->conc_limit);
-    return true;
-}
-
-static bool threshold_hit(const struct bt_threshold *t, const struct bt_side_fig *b)
-{
-    return t->pct ? b->pct < t->value : b->headroom < t->value;
-}
-
-/* How sure a headroom is, as a few words after the number. */
-static const char *bound_words(enum bt_quality q)
-{
-    return q == BT_QL_UPPER      ? " at most"
-           : q == BT_QL_LOWER    ? " at least"
-           : q == BT_QL_ESTIMATE ? " about"
-                                 : "";
-}
-
-/* HEAD%'s colour: the binding side against the thresholds, as LOW_HEADROOM reads it. */
-enum bt_status bt_headroom_level(const struct bt_config *cfg, const struct bt_eval *e)
-{
-    if (e->quota == 0)
-        return BT_ST_CRIT; /* a quota known to be 0: nothing fits */
-    if (isnan(e->headroom_pct))
-        return BT_ST_UNKNOWN;
-    const struct bt_side_fig *b = &e->side[e->binding];
-    bool tokens = e->binding != BT_SIDE_RPM;
-    if ((cfg->crit.pct || tokens) && threshold_hit(&cfg->crit, b))
-        return BT_ST_CRIT;
-    if ((cfg->warn.pct || tokens) && threshold_hit(&cfg->warn, b))
-        return BT_ST_WARN;
-    return BT_ST_OK;
-}
-static const char act_low_runtime[] =
-    "Shed or defer offline work, or request an increase of the Cross-Region TPM quota in Service "
-    "Quotas (one request there can raise the on-demand and daily quotas too), or move traffic "
-    "to another Region or inference profile.";
-static const char act_low_mantle[] =
-    "Shed or defer offline work, or open an AWS Support limit-increase case for the "
-    "bedrock-mantle quota (mantle increases do not go through the Service Quotas console).";
-
-static bool rule_low_headroom(const struct bt_config *cfg, const struct bt_route *r,
-                              struct bt_eval *e, struct bt_warning *w)
-{
-    (void)r;
-    const struct bt_side_fig *b = &e->side[e->binding];
-    /* a daily side has its own thresholds (DAILY_QUOTA) */
-    if (isnan(e->headroom_pct) || e->binding == BT_SIDE_DAILY || e->binding == BT_SIDE_DAILY_ACCOUNT)
-        return false;
-    enum bt_status sev;
-    /* an absolute threshold is in tokens: it reads token sides only */
-    bool tokens = e->binding != BT_SIDE_RPM && e->binding != BT_SIDE_CONCURRENT;
-    if ((cfg->crit.pct || tokens) && threshold_hit(&cfg->crit, b))
-        sev = BT_ST_CRIT;
-    else if ((cfg->warn.pct || tokens) && threshold_hit(&cfg->warn, b))
-        sev = BT_ST_WARN;
-    else
-        return false;
-    char h[32], q[32], th[BT_FMT_LONG];
-    bt_fmt_si(b->headroom, h, sizeof h);
-    bt_fmt_si(b->quota, q, sizeof q);
-    const struct bt_threshold *t = sev == BT_ST_CRIT ? &cfg->crit : &cfg->warn;
-    if (t->pct) /* one formatter per figure: no "1e+06" for a threshold */
-        bt_fmt_plain(t->value, 1, th, sizeof th);
-    else
-        bt_fmt_tokens(t->value, th, sizeof th);
-    const char *side = e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT
-                           ? "reserved"
-                           : bt_side_name(e->binding);
-    char which[64] = "";
-    if (e->binding == BT_SIDE_RES_INPUT || e->binding == BT_SIDE_RES_OUTPUT)
-        snprintf(which, sizeof which, " (reserved tier, %s)",
-                 e->binding == BT_SIDE_RES_INPUT ? "input" : "output");
-    w->action = e->mantle ? act_low_mantle : act_low_runtime;
-    say(w, sev, "%s headroom%s %s of %s %s (%.1f%%%s) is below the %s threshold of %s%s: the %s "
-        "quota binds%s%s", side, bound_words(b->headroom_q), h, q, bt_side_unit(e->binding),
-        e->headroom_pct,
-        b->headroom_q == BT_QL_LOWER ? ", from the per-minute upper bound of use" : "",
-        sev == BT_ST_CRIT ? "critical" : "warning", th, t->pct ? "%" : " TPM", side, which,
-        bt_eval_nshared(e) ? " (for the whole shared quota)" : "");
-    return true;
-}
-
 static bool rule_quota_default(const struct bt_config *cfg, const struct bt_route *r,
                                struct bt_eval *e, struct bt_warning *w)
 {
@@ -401,11 +41,11 @@ static bool rule_quota_default(const struct bt_config *cfg, const struct bt_rout
     if (e->quota_source != BT_QS_DEFAULT && e->quota_source != BT_QS_CONFIG)
         return false;
     if (e->quota_source == BT_QS_DEFAULT)
-        say(w, BT_ST_OK,
+        bt_rule_say(w, BT_ST_OK,
             "quota is AWS's published default, not the value applied to this account; applied "
             "values can be lower");
     else
-        say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas");
+        bt_rule_say(w, BT_ST_OK, "quota comes from the config, not from Service Quotas");
     return true;
 }
 
@@ -429,7 +69,7 @@ static bool rule_no_published(const struct bt_config *cfg, const struct bt_route
     (void)cfg;
     if (!mantle_unpublished(r, e))
         return false;
-    say(w, BT_ST_OK,
+    bt_rule_say(w, BT_ST_OK,
         "%s for %s on bedrock-mantle: AWS governs it by internal service capacity, so headroom "
         "against a quota cannot be shown; usage is shown as measured",
         BT_MANTLE_NO_QUOTA, r->base_model[0] ? r->base_model : r->model);
@@ -444,7 +84,7 @@ static bool rule_provisioned(const struct bt_config *cfg, const struct bt_route 
     (void)e;
     if (r->inference != BT_INF_PROVISIONED)
         return false;
-    say(w, BT_ST_OK,
+    bt_rule_say(w, BT_ST_OK,
         "Provisioned Throughput (%s): reserved model-unit capacity, not an on-demand "
         "tokens-per-minute quota; it is in no quota group and its usage is shown as measured",
         r->model);
@@ -461,7 +101,7 @@ static bool rule_legacy(const struct bt_config *cfg, const struct bt_route *r, s
         return false;
     /* ListFoundationModels' lifecycle, with its dates (the 2026-09-07 policy: a legacy
      * period of 6 months or 45 days, then end of life), and/or CloudWatch's count */
-    say(w, listed ? BT_ST_WARN : BT_ST_OK,
+    bt_rule_say(w, listed ? BT_ST_WARN : BT_ST_OK,
         "%s%s%s%s%s: calls go to a model AWS lists as legacy; AWS refuses quota increases for "
         "it, new customers cannot use it and existing ones may lose access after about 15 days "
         "without calls",
@@ -481,7 +121,7 @@ static bool rule_unseen(const struct bt_config *cfg, const struct bt_route *r, s
     (void)e;
     if (!r->unseen[0])
         return false;
-    say(w, BT_ST_WARN,
+    bt_rule_say(w, BT_ST_WARN,
         "ModelIds the config does not name draw on this quota (last 5 minutes): %s; the "
         "headroom shown leaves them out, so less is left than it says",
         r->unseen);
@@ -496,7 +136,7 @@ static bool rule_quota_unknown(const struct bt_config *cfg, const struct bt_rout
         return false;
     /* the quotas collector keeps why in the quota's name while it is unknown */
     const struct bt_quota *q = &r->quota[e->mantle ? BT_Q_INPUT_TPM : BT_Q_TPM];
-    say(w, BT_ST_UNKNOWN,
+    bt_rule_say(w, BT_ST_UNKNOWN,
         "no %s quota known for %s: headroom cannot be computed%s%s%s",
         e->mantle ? "input/output TPM" : "tokens-per-minute", r->model,
         isnan(q->value) && q->name[0] ? " (" : "", isnan(q->value) ? q->name : "",
@@ -511,7 +151,7 @@ static bool rule_stale(const struct bt_config *cfg, const struct bt_route *r,
     (void)r;
     if (!e->stale)
         return false;
-    say(w, BT_ST_UNKNOWN, "%s", e->stale_reason);
+    bt_rule_say(w, BT_ST_UNKNOWN, "%s", e->stale_reason);
     return true;
 }
 
@@ -562,7 +202,7 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
      * pricing-weighted: the sum of tokens is an estimate of its use, never known */
     const struct bt_side_fig *acc = &e->side[BT_SIDE_DAILY_ACCOUNT];
     bool est = acc->applies;
-    say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
+    bt_rule_say(w, pct >= cfg->daily_crit_pct ? BT_ST_CRIT : BT_ST_WARN,
         "%s%s tokens used today of the %s %s (%.0f%%%s%s)%s", est ? "about " : "", t, q,
         est ? "account-wide Cross-Model Max Tokens Per Day" : "daily quota", pct,
         bt_eval_nshared(e) && !est ? ", whole shared quota" : "",
@@ -583,7 +223,7 @@ static bool rule_batch(const struct bt_config *cfg, const struct bt_route *r, st
         return false;
     char u[32];
     bt_fmt_si(e->used, u, sizeof u);
-    say(w, BT_ST_OK,
+    bt_rule_say(w, BT_ST_OK,
         "offline route uses %s TPM of online quota; if its work needs no tools or multi-turn, a "
         "batch inference job (CreateModelInvocationJob) frees this quota for online routes", u);
     return true;
@@ -612,7 +252,7 @@ static bool rule_no_quota(const struct bt_config *cfg, const struct bt_route *r,
         w->action = "Request model access, or open an AWS Support limit-increase case for the "
                     "bedrock-mantle quota (not the Service Quotas console), or send this traffic "
                     "to a Region that has quota.";
-    say(w, BT_ST_CRIT,
+    bt_rule_say(w, BT_ST_CRIT,
         "the applied %s quota for %s in %s is 0 (%s%s%s): the account has no usable quota, "
         "every call will throttle%s", what[zero],
         r->base_model[0] ? r->base_model : r->model, r->region,
@@ -657,7 +297,7 @@ static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route
                  others, cfg->routes[bt_eval_unknown_other(e)].name, u);
     else
         snprintf(use, sizeof use, "they use %s TPM; %s together", others, u);
-    say(w, BT_ST_OK,
+    bt_rule_say(w, BT_ST_OK,
         "the %s quota%s%s is shared with %s%s (%s): headroom is the "
         "quota's, and callers outside the config on it are invisible here",
         e->mantle ? "input/output" : "tokens-per-minute", e->quota_code[0] ? " " : "",
@@ -699,7 +339,7 @@ static bool rule_burndown_mismatch(const struct bt_config *cfg, const struct bt_
                       : !strcmp(prior, "config")              ? "the config's value is used"
                       : !strcmp(prior, "table")               ? "the table row is used"
                                                               : "the unverified floor is used";
-    say(w, BT_ST_WARN,
+    bt_rule_say(w, BT_ST_WARN,
         "EstimatedTPMQuotaUsage implies burndown %.2f ((estimate - input - cache write) / output, "
         "%s) but %s: %s, settled tokens and headroom use %g",
         m, how, said, won, e->burndown);
@@ -717,64 +357,13 @@ static bool rule_partial_group(const struct bt_config *cfg, const struct bt_rout
     const struct bt_side_fig *t = &e->side[e->token_side];
     if (!isnan(t->pct))
         snprintf(pct, sizeof pct, ": at most %.1f%% free", t->pct);
-    say(w, BT_ST_WARN,
+    bt_rule_say(w, BT_ST_WARN,
         "%s%s on the same quota could not be read (its CloudWatch poll failed, stopped or never "
         "answered): the group's use is a lower bound and its headroom an upper bound%s",
         m->name, bt_eval_nunknown_others(e) > 1 ? " and other members" : "", pct);
     return true;
 }
 
-/* mantle output and the reserved tier's output are counted as generated: when they
- * run out, answers stop mid-generation rather than throttle */
-static bool rule_output_cutoff(const struct bt_config *cfg, const struct bt_route *r,
-                               struct bt_eval *e, struct bt_warning *w)
-{
-    (void)r;
-    static const enum bt_side outs[] = {BT_SIDE_OUTPUT, BT_SIDE_RES_OUTPUT};
-    for (size_t i = 0; i < BT_ARRAY_LEN(outs); i++) {
-        const struct bt_side_fig *f = &e->side[outs[i]];
-        if (!f->applies || isnan(f->pct) || f->quota <= 0)
-            continue;
-        enum bt_status sev;
-        if (threshold_hit(&cfg->crit, f))
-            sev = BT_ST_CRIT;
-        else if (threshold_hit(&cfg->warn, f))
-            sev = BT_ST_WARN;
-        else
-            continue;
-        char u[32], q[32];
-        bt_fmt_si(f->group_used, u, sizeof u);
-        bt_fmt_si(f->quota, q, sizeof q);
-        say(w, sev,
-            "%s output tokens %s of %s TPM (%.1f%% left%s): when it runs out, generation stops "
-            "and answers come back cut off (a truncation finish reason), not throttled with 429",
-            outs[i] == BT_SIDE_OUTPUT ? "mantle" : "reserved-tier", u, q, f->pct,
-            bound_words(f->headroom_q));
-        return true;
-    }
-    return false;
-}
-
-/* Calls got slower with no more traffic: each holds its reservation longer, so the
- * same calls take more of the quota (DOMAIN.md, TimeToFirstToken row). */
-static bool rule_slowdown(const struct bt_config *cfg, const struct bt_route *r, struct bt_eval *e,
-                          struct bt_warning *w)
-{
-    (void)cfg;
-    (void)r;
-    const struct bt_speed *s = &e->speed;
-    if (e->state != BT_FR_ACTIVE || !s->slowdown)
-        return false;
-    say(w, BT_ST_WARN,
-        "output tokens per second %.0f, %.0f%% below the trailing hour's %.0f, with %.0f calls/min "
-        "against the hour's %.0f: each call holds its reservation longer, so headroom shrinks with "
-        "no more traffic%s",
-        s->otps, 100 * (1 - s->otps / s->otps_hour), s->otps_hour, s->inv, s->inv_hour,
-        s->queueing ? "; time to first token rose with output per call flat: calls queue before "
-                      "generating (service-side queueing)"
-                    : "");
-    return true;
-}
 
 /* ---- spend (core/cost.h): a rate off its baseline, or a day past its budget ---- */
 static const char act_spend[] =
@@ -796,7 +385,7 @@ static bool rule_spend_spike(const struct bt_config *cfg, const struct bt_route 
     if (!isnan(r->budget_usd_per_day) && !isnan(sp->usd_today) &&
         sp->usd_today >= r->budget_usd_per_day) {
         spender(r, who, sizeof who);
-        say(w, BT_ST_WARN,
+        bt_rule_say(w, BT_ST_WARN,
             "today's spend $%.2f%s passes the route's budget_usd_per_day $%.2f: %s spends $%.2f/h "
             "now (list prices: an estimate)",
             sp->usd_today, sp->today_q == BT_QL_LOWER ? " or more" : "", r->budget_usd_per_day, who,
@@ -812,7 +401,7 @@ static bool rule_spend_spike(const struct bt_config *cfg, const struct bt_route 
         snprintf(ratio, sizeof ratio, "%.1fx", sp->recent / sp->baseline);
     else
         snprintf(ratio, sizeof ratio, "up from");
-    say(w, BT_ST_WARN,
+    bt_rule_say(w, BT_ST_WARN,
         "spend $%.2f/h over the last %d minutes, %s the trailing %d-minute median of $%.2f/h: %s "
         "has spent $%.2f today (list prices: an estimate)",
         sp->recent, cfg->spend_spike_minutes, ratio, sp->baseline_minutes, sp->baseline, who,
@@ -838,7 +427,7 @@ static void spend_warn(struct bt_eval *evals, int on, const char *msg)
         return;
     struct bt_warning *w = &e->warnings[e->nwarn];
     memset(w, 0, sizeof *w);
-    say(w, BT_ST_WARN, "%s", msg);
+    bt_rule_say(w, BT_ST_WARN, "%s", msg);
     w->code = BT_W_SPEND_SPIKE;
     w->action = act_spend;
     e->status = bt_status_worse(e->status, w->severity);
@@ -1001,22 +590,22 @@ static const struct {
 } rules[BT_W_COUNT] = {
     {BT_W_ESTIMATE_ONLY, "ESTIMATE_ONLY", "headroom rests on the estimate alone",
      "Expose the admission counters (reserved tokens) or set max_tokens for this route; until "
-     "then the headroom shown can be far too optimistic.", rule_estimate_only},
+     "then the headroom shown can be far too optimistic.", bt_rule_estimate_only},
     {BT_W_THROTTLED_BELOW_ESTIMATE, "THROTTLED_BELOW_ESTIMATE", "throttled below the estimate",
      "Act on the cause named: the remedy differs for held reservations, bursts, retries, the "
-     "daily quota and other callers on a shared quota.", rule_throttled_below},
+     "daily quota and other callers on a shared quota.", bt_rule_throttled_below},
     {BT_W_OVERSIZED_MAX_TOKENS, "OVERSIZED_MAX_TOKENS", "max_tokens far above observed output",
      "Lower max_tokens to the recommended value, then watch for truncated answers "
-     "(stop_reason max_tokens).", rule_oversized},
+     "(stop_reason max_tokens).", bt_rule_oversized},
     {BT_W_RETRY_LOAD, "RETRY_LOAD", "retries are a large share of load",
      "Cap retries with a retry budget and back off with jitter; shed or queue offered load at "
-     "the admission boundary instead of retrying into the quota.", rule_retry_load},
+     "the admission boundary instead of retrying into the quota.", bt_rule_retry_load},
     {BT_W_HIDDEN_PARALLELISM, "HIDDEN_PARALLELISM", "more calls in flight than tested",
      "Bound model calls per worker with a semaphore so workers x calls stays within the tested "
-     "concurrency.", rule_hidden_parallelism},
+     "concurrency.", bt_rule_hidden_parallelism},
     {BT_W_LOW_HEADROOM, "LOW_HEADROOM", "low headroom",
      "Shed or defer offline work, request a quota increase, or move traffic to another Region "
-     "or inference profile.", rule_low_headroom},
+     "or inference profile.", bt_rule_low_headroom},
     {BT_W_QUOTA_DEFAULT, "QUOTA_DEFAULT", "quota not from the account",
      "Check the applied value in Service Quotas (permissions servicequotas:ListServiceQuotas) "
      "or set quota_code for this route.", rule_quota_default},
@@ -1046,11 +635,11 @@ static const struct {
      "headroom shown is at most what is left.", rule_partial_group},
     {BT_W_OUTPUT_CUTOFF, "OUTPUT_CUTOFF", "output quota nearly used: answers get cut off",
      "Lower max_tokens or shed output-heavy work; request an output quota increase (mantle: an "
-     "AWS Support limit-increase case) and watch for truncated answers.", rule_output_cutoff},
+     "AWS Support limit-increase case) and watch for truncated answers.", bt_rule_output_cutoff},
     {BT_W_SLOWDOWN, "SLOWDOWN", "calls got slower with no more traffic",
      "Expect less headroom at the same traffic until the service recovers; lower max_tokens or "
      "the concurrency cap meanwhile, and check the AWS Health Dashboard for the model and Region "
-     "(bedtop plan ROUTE --limits).", rule_slowdown},
+     "(bedtop plan ROUTE --limits).", bt_rule_slowdown},
     {BT_W_LEGACY_MODEL, "LEGACY_MODEL", "legacy model",
      "Plan the move to a current model: AWS refuses quota increases for legacy models.",
      rule_legacy},

@@ -1,6 +1,7 @@
 /* A route's status and the warning rules, table-driven: one row per code (core/rules.c,
- * DESIGN.md "Warnings"). Above core/sides.h in the evaluation's layers; core/headroom.c
- * runs the rules on what core/frame.c and the sides computed. */
+ * DESIGN.md "Warnings"; the load rules' own functions are in core/rulesload.h). Above
+ * core/sides.h in the evaluation's layers; core/headroom.c runs the rules on what
+ * core/frame.c and the sides computed. */
 #ifndef BEDTOP_RULES_H
 #define BEDTOP_RULES_H
 #include <stdbool.h>
@@ -50,21 +51,9 @@ const char *bt_wcode_name(enum bt_wcode c);
 const char *bt_wcode_title(enum bt_wcode c);   /* short phrase */
 const char *bt_wcode_action(enum bt_wcode c);  /* what the engineer should do */
 int bt_wcode_by_name(const char *name);
-/* The cause a THROTTLED_BELOW_ESTIMATE warning named (core/rules.c, the one rule every
- * view reads): a short name ("capacity", "rpm", "daily", "retries", "reservations",
- * "shared", "bursts", "unseen") and its words ("a retry storm"); NULL for any other
- * warning. */
-const char *bt_throttle_cause(const struct bt_warning *w, const char **words);
-/* Server errors point to service capacity, not a quota, when they are at least a tenth
- * of the throttles beside them: the rules' test, and the observed ceiling's. */
-bool bt_capacity_evidence(double server_errors, double throttles);
 
 struct bt_eval;
 struct bt_group;
-/* What the headroom alone says against the warn/crit thresholds (ok, warn, crit;
- * unknown when the headroom is): the dashboard colours HEAD% by it, not by the
- * route's status, which other warnings raise too. */
-enum bt_status bt_headroom_level(const struct bt_config *cfg, const struct bt_eval *e);
 bool bt_eval_has(const struct bt_eval *e, enum bt_wcode code);
 
 /* The evaluation's own (core/headroom.c runs them); not for views. */
