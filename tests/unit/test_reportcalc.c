@@ -1,4 +1,4 @@
-/* The figures of bedtop report (core/reportcalc.c), worked by hand. */
+/* The figures of bedtop report (core/reportcalc.c, core/incidentcalc.c), worked by hand. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
