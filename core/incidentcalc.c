@@ -9,14 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/eval_int.h"
 #include "core/util.h"
 
 _Static_assert(BT_W_COUNT <= 64, "a point holds one bit per warning code");
-
-static double z(double v)
-{
-    return isnan(v) ? 0 : v;
-}
 
 /* A minute of route r without a datapoint of sig is idle (0) only where a good poll
  * asked for it (coverage v4); for a route whose polls record no coverage, where its
@@ -73,11 +69,11 @@ static void point_of(const struct bt_store *st, const struct bt_eval *e, int r, 
      * throttled ones */
     *admission = !isnan(e->admitted);
     if (*admission) {
-        p->offered = e->admitted + z(e->retries) + z(e->rejected);
+        p->offered = e->admitted + bt_z(e->retries) + bt_z(e->rejected);
         p->accepted = e->completed;
     } else {
         /* mantle: with no throttle metric the offered load is not known */
-        p->offered = e->mantle || (isnan(inv) && isnan(p->throttles)) ? NAN : z(inv) + z(p->throttles);
+        p->offered = e->mantle || (isnan(inv) && isnan(p->throttles)) ? NAN : bt_z(inv) + bt_z(p->throttles);
         p->accepted = inv;
     }
     p->lat_p50 = bt_store_at(st, r, BT_SIG_LATENCY_P50, m);
