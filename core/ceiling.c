@@ -121,10 +121,11 @@ void bt_ceiling_explain(const struct bt_eval *e, struct bt_ceiling *c)
     c->far_below = c->tokens < 0.5 * c->quota;
     if (!c->far_below)
         return;
-    if (bt_eval_tpd(e) > 0 && bt_eval_group_today(e) >= 0.95 * bt_eval_tpd(e)) {
+    double tpd = bt_eval_tpd(e), today = bt_eval_group_today(e);
+    if (tpd > 0 && today >= 0.95 * tpd) {
         c->points_to = "daily";
         snprintf(c->why, sizeof c->why, "the daily quota: %.1f%% of it used today",
-                 100 * bt_eval_group_today(e) / bt_eval_tpd(e));
+                 100 * today / tpd);
     } else if (c->rpm_quota > 0 && c->submitted_max >= 0.8 * c->rpm_quota) {
         c->points_to = "rpm";
         snprintf(c->why, sizeof c->why, "the RPM quota: up to %.0f requests accepted a minute "

@@ -98,7 +98,7 @@ void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int 
         if (of->used_q == BT_QL_UNKNOWN)
             l->others_unknown++;
     }
-    if (!bt_eval_nshared(e))
+    if (!l->others)
         oq = BT_QL_KNOWN;
     if (!isnan(l->quota)) {
         l->others_used = bt_z(others);
@@ -108,7 +108,7 @@ void bt_plan_limits(const struct bt_config *cfg, const struct bt_store *st, int 
         bt_fmt_tokens(l->quota, a, sizeof a);
         bt_fmt_tokens(l->others_used, b, sizeof b);
         bt_plan_note(&l->notes, "token budget: %s quota - %s used by %d other route%s of the group - %.0f%% "
-             "reserve for bursts and recovery", a, b, bt_eval_nshared(e), bt_eval_nshared(e) == 1 ? "" : "s",
+             "reserve for bursts and recovery", a, b, l->others, l->others == 1 ? "" : "s",
              100 * BT_LIMITS_RESERVE);
     }
 

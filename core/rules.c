@@ -187,17 +187,18 @@ static bool rule_daily(const struct bt_config *cfg, const struct bt_route *r,
                        struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (isnan(bt_eval_tpd(e)) || bt_eval_tpd(e) <= 0 || isnan(bt_eval_group_today(e)))
+    double tpd = bt_eval_tpd(e), today = bt_eval_group_today(e);
+    if (isnan(tpd) || tpd <= 0 || isnan(today))
         return false;
-    double pct = 100 * bt_eval_group_today(e) / bt_eval_tpd(e);
+    double pct = 100 * today / tpd;
     if (pct < cfg->daily_warn_pct)
         return false;
     char t[32], q[32], when[200];
-    bt_fmt_si(bt_eval_group_today(e), t, sizeof t);
-    bt_fmt_si(bt_eval_tpd(e), q, sizeof q);
+    bt_fmt_si(today, t, sizeof t);
+    bt_fmt_si(tpd, q, sizeof q);
     int64_t from = bt_eval_day_minute(e); /* counted from where the day was read */
-    daily_runout(from ? from : bt_minute_floor(e->now), bt_eval_tpd(e) - bt_eval_group_today(e),
-                 bt_eval_daily_rate(e), when, sizeof when);
+    daily_runout(from ? from : bt_minute_floor(e->now), tpd - today, bt_eval_daily_rate(e), when,
+                 sizeof when);
     /* the cross-model quota (the per-model ones are used only where it is absent) is
      * pricing-weighted: the sum of tokens is an estimate of its use, never known */
     const struct bt_side_fig *acc = &e->side[BT_SIDE_DAILY_ACCOUNT];
@@ -266,7 +267,8 @@ static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route
                               struct bt_eval *e, struct bt_warning *w, const struct bt_group *g)
 {
     (void)r;
-    if (bt_eval_nshared(e) <= 0 || !g)
+    int nshared = bt_eval_nshared(e), nunknown = bt_eval_nunknown_others(e);
+    if (nshared <= 0 || !g)
         return false;
     char names[200] = "";
     size_t len = 0;
@@ -284,15 +286,16 @@ static bool rule_shared_group(const struct bt_config *cfg, const struct bt_route
         named++;
     }
     char more[40] = "";
-    if (named < bt_eval_nshared(e))
-        snprintf(more, sizeof more, " and %d more", bt_eval_nshared(e) - named);
+    if (named < nshared)
+        snprintf(more, sizeof more, " and %d more", nshared - named);
     /* both figures and the route name whole */
     char others[32], u[32], use[2 * 32 + sizeof cfg->routes[0].name + 64];
-    bt_fmt_si(bt_eval_group_used(e) - bt_z(e->used), others, sizeof others);
-    bt_fmt_si(bt_eval_group_used(e), u, sizeof u);
-    if (bt_eval_nunknown_others(e) >= bt_eval_nshared(e))
+    double used = bt_eval_group_used(e);
+    bt_fmt_si(used - bt_z(e->used), others, sizeof others);
+    bt_fmt_si(used, u, sizeof u);
+    if (nunknown >= nshared)
         snprintf(use, sizeof use, "their use is unknown");
-    else if (bt_eval_nunknown_others(e))
+    else if (nunknown)
         snprintf(use, sizeof use, "they use at least %s TPM, %s's unknown; at least %s together",
                  others, cfg->routes[bt_eval_unknown_other(e)].name, u);
     else
@@ -350,9 +353,10 @@ static bool rule_partial_group(const struct bt_config *cfg, const struct bt_rout
                                struct bt_eval *e, struct bt_warning *w)
 {
     (void)r;
-    if (bt_eval_nunknown_others(e) <= 0 || bt_eval_unknown_other(e) < 0)
+    int nunknown = bt_eval_nunknown_others(e), other = bt_eval_unknown_other(e);
+    if (nunknown <= 0 || other < 0)
         return false;
-    const struct bt_route *m = &cfg->routes[bt_eval_unknown_other(e)];
+    const struct bt_route *m = &cfg->routes[other];
     char pct[48] = "";
     const struct bt_side_fig *t = &e->side[e->token_side];
     if (!isnan(t->pct))
@@ -360,7 +364,7 @@ static bool rule_partial_group(const struct bt_config *cfg, const struct bt_rout
     bt_rule_say(w, BT_ST_WARN,
         "%s%s on the same quota could not be read (its CloudWatch poll failed, stopped or never "
         "answered): the group's use is a lower bound and its headroom an upper bound%s",
-        m->name, bt_eval_nunknown_others(e) > 1 ? " and other members" : "", pct);
+        m->name, nunknown > 1 ? " and other members" : "", pct);
     return true;
 }
 

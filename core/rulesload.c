@@ -134,6 +134,9 @@ bool bt_rule_throttled_below(const struct bt_config *cfg, const struct bt_route 
     bt_fmt_si(e->quota, q, sizeof q);
     double share = retry_share(e), basis;
     const struct bt_side_fig *rpm = &e->side[BT_SIDE_RPM];
+    double tpd = bt_eval_tpd(e), today = bt_eval_group_today(e);
+    double others_used = bt_eval_group_used(e) - bt_z(e->used);
+    int nshared = bt_eval_nshared(e), nunknown = bt_eval_nunknown_others(e);
     /* rising only against a minute a poll asked for (coverage): an unknown one is not 0 */
     bool rising = e->server_errors > 0 && !isnan(e->server_errors_before) &&
                   e->server_errors > e->server_errors_before &&
@@ -151,11 +154,10 @@ bool bt_rule_throttled_below(const struct bt_config *cfg, const struct bt_route 
                  "RPM%s (many short calls throttle with tokens to spare)", g, qq,
                  rpm->headroom_q == BT_QL_UPPER ? ", at least" : "");
         w->action = act_rpm;
-    } else if (!isnan(bt_eval_tpd(e)) && bt_eval_tpd(e) > 0 && !isnan(bt_eval_group_today(e)) &&
-        bt_eval_group_today(e) >= bt_eval_tpd(e)) {
+    } else if (!isnan(tpd) && tpd > 0 && !isnan(today) && today >= tpd) {
         char t[32], d[32];
-        bt_fmt_si(bt_eval_group_today(e), t, sizeof t);
-        bt_fmt_si(bt_eval_tpd(e), d, sizeof d);
+        bt_fmt_si(today, t, sizeof t);
+        bt_fmt_si(tpd, d, sizeof d);
         if (e->side[BT_SIDE_DAILY_ACCOUNT].applies) /* pricing-weighted: an estimate */
             snprintf(cause, sizeof cause, "the account-wide cross-model daily quota looks used up "
                      "(about %s of %s, an estimate: it is pricing-weighted): calls throttle until "
@@ -177,12 +179,12 @@ bool bt_rule_throttled_below(const struct bt_config *cfg, const struct bt_route 
                  "throttle", res, e->max_tokens, !isnan(e->out_p99) ? "p99" : "mean", basis,
                  isnan(e->reservation) ? 0 : floor(e->quota / e->reservation));
         w->action = act_held;
-    } else if (bt_eval_nshared(e) > 0 && (bt_eval_group_used(e) - bt_z(e->used) > 0 || bt_eval_nunknown_others(e) > 0)) {
+    } else if (nshared > 0 && (others_used > 0 || nunknown > 0)) {
         char o[32];
-        bt_fmt_si(bt_eval_group_used(e) - bt_z(e->used), o, sizeof o);
+        bt_fmt_si(others_used, o, sizeof o);
         snprintf(cause, sizeof cause, "the quota is shared: %d other route%s use%s %s%s TPM of it, "
-                 "and callers outside the config are unseen", bt_eval_nshared(e), bt_eval_nshared(e) == 1 ? "" : "s",
-                 bt_eval_nshared(e) == 1 ? "s" : "", bt_eval_nunknown_others(e) ? "at least " : "", o);
+                 "and callers outside the config are unseen", nshared, nshared == 1 ? "" : "s",
+                 nshared == 1 ? "s" : "", nunknown ? "at least " : "", o);
         w->action = act_shared;
     } else if ((!isnan(e->in_flight) && !isnan(e->littles_in_flight) &&
                 !strcmp(e->in_flight_source ? e->in_flight_source : "", "admission") &&
